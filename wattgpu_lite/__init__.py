@@ -1,0 +1,48 @@
+"""wattgpu_lite: the energy and latency of LLM inference on GPUs, for teaching and for choosing hardware.
+
+The public names are imported lazily, so ``import wattgpu_lite as wl`` is quick and a notebook that only
+uses the catalogs never pays for XGBoost.
+
+    import wattgpu_lite as wl
+    wl.gpu("H100 NVL"), wl.llm("meta-llama/Llama-3.1-8B-Instruct")
+    wl.measurements()                       # the Watt Counts runs, validated
+    wl.estimate_energy(m, gpu="H100 NVL", t_in=500, t_out=500, mode="physical")
+    wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it (the module is imported on first use)
+_EXPORTS: dict[str, str] = {
+    "GPU": "catalog",
+    "LLM": "catalog",
+    "gpu": "catalog",
+    "llm": "catalog",
+    "gpus": "catalog",
+    "llms": "catalog",
+    "estimate_energy": "energy",
+    "WattGPU": "predictors",
+    "evaluate": "evaluation",
+    "rank_gpus": "selection",
+}
+_SUBMODULES = {
+    "catalog", "measurements", "symbolic", "energy", "features", "baselines", "predictors",
+    "evaluation", "selection", "plots", "widgets", "errors",
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)

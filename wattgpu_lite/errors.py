@@ -1,0 +1,75 @@
+"""The exceptions a user of the kit can meet, each with a message that says what to do.
+
+Every error the kit raises on bad input derives from :class:`WattGPUError`, so a caller can catch
+one class. Each subclass also derives from the matching builtin (``KeyError``, ``ValueError``) so
+ordinary Python habits keep working.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class WattGPUError(Exception):
+    """Base class of every error the kit raises on purpose."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; we do not want that
+        return str(self.args[0]) if self.args else ""
+
+
+def close_matches(name: str, choices: Iterable[str], n: int = 5) -> list[str]:
+    """Names in ``choices`` that look like ``name`` (case-insensitive), best first."""
+    choices = list(choices)
+    lowered = {c.lower(): c for c in choices}
+    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.4)
+    sub = [c for c in choices if name.lower() in c.lower() and c not in hits]
+    return [lowered[h] for h in hits] + sub[: max(0, n - len(hits))]
+
+
+class UnknownNameError(WattGPUError, KeyError):
+    """A name that is not in a catalog; the message lists close matches."""
+
+    kind = "name"
+    hint = ""
+
+    def __init__(self, name: str, choices: Iterable[str]):
+        self.name = name
+        self.matches = close_matches(name, choices)
+        near = ", ".join(repr(m) for m in self.matches) if self.matches else "none"
+        msg = f"unknown {self.kind} {name!r}. Close matches: {near}. {self.hint}"
+        super().__init__(msg.strip())
+
+
+class UnknownGPUError(UnknownNameError):
+    kind = "GPU"
+    hint = "See wl.gpus() for the catalog, or build one with wl.GPU.from_spec({...})."
+
+
+class UnknownLLMError(UnknownNameError):
+    kind = "LLM"
+    hint = "See wl.llms() for the catalog, or parse any config.json with wl.LLM.from_hf_config(path)."
+
+
+class UnsupportedModelError(WattGPUError, ValueError):
+    """A model the kit cannot describe honestly: MoE, quantised, or without attention."""
+
+
+class ConfigError(WattGPUError, ValueError):
+    """A Hugging Face config.json that lacks a field the kit needs, or has a nonsensical value."""
+
+
+class SpecError(WattGPUError, ValueError):
+    """A GPU spec with a missing, mistyped or out-of-range field."""
+
+
+class InvalidInputError(WattGPUError, ValueError):
+    """A workload argument out of range: tokens, batch, rate, SLA, scenario."""
+
+
+class DataFileError(WattGPUError, ValueError):
+    """A data file whose checksum, columns, dtypes or value ranges are not what the kit expects."""
+
+
+class NoFeasibleGPUError(WattGPUError, ValueError):
+    """No candidate GPU can hold the model (or meet the request): the message says why for each."""
