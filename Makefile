@@ -27,8 +27,8 @@ browser-deps:
 test: $(STAMP) browser-deps lint pytest nbval
 
 lint: $(STAMP)
-	$(BIN)/ruff check wattgpu_lite tests benchmarks
-	$(BIN)/ruff format --check wattgpu_lite tests benchmarks
+	$(BIN)/ruff check wattgpu_lite tests benchmarks conftest.py
+	$(BIN)/ruff format --check wattgpu_lite tests benchmarks conftest.py
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q tests

@@ -22,9 +22,11 @@ def close_matches(name: str, choices: Iterable[str], n: int = 5) -> list[str]:
     """Names in ``choices`` that look like ``name`` (case-insensitive), best first."""
     choices = list(choices)
     lowered = {c.lower(): c for c in choices}
-    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.4)
+    hits = [
+        lowered[h] for h in difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.4)
+    ]
     sub = [c for c in choices if name.lower() in c.lower() and c not in hits]
-    return [lowered[h] for h in hits] + sub[: max(0, n - len(hits))]
+    return hits + sub[: max(0, n - len(hits))]
 
 
 class UnknownNameError(WattGPUError, KeyError):
@@ -48,7 +50,9 @@ class UnknownGPUError(UnknownNameError):
 
 class UnknownLLMError(UnknownNameError):
     kind = "LLM"
-    hint = "See wl.llms() for the catalog, or parse any config.json with wl.LLM.from_hf_config(path)."
+    hint = (
+        "See wl.llms() for the catalog, or parse any config.json with wl.LLM.from_hf_config(path)."
+    )
 
 
 class UnsupportedModelError(WattGPUError, ValueError):

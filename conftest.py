@@ -1,0 +1,33 @@
+"""Notebook comparison: floats are rounded to 3 significant figures before nbval compares outputs.
+
+nbval's sanitizer file (tests/nbval_sanitize.cfg) takes plain regex → text replacements, which can mask
+a number but not round it. We add one more pattern whose replacement is a function, so a stored
+``0.012345`` and a fresh ``0.0123449`` compare equal while a changed third figure fails the build.
+"""
+
+from __future__ import annotations
+
+import re
+
+FLOAT_PATTERN = (
+    r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])|(?<![\w.])-?\d+[eE][-+]?\d+(?![\w.])"
+)
+SIGNIFICANT_FIGURES = 3
+
+
+def round_float_text(match: re.Match[str]) -> str:
+    """The matched float written with 3 significant figures (``1234.5`` -> ``1.23e+03``)."""
+    return f"{float(match.group(0)):.{SIGNIFICANT_FIGURES}g}"
+
+
+def pytest_collectstart(collector) -> None:
+    """Give every notebook collector the rounding pattern after its file patterns."""
+    if not str(getattr(collector, "path", "")).endswith(".ipynb"):
+        return
+    original = collector.setup_sanitize_files
+
+    def setup_with_rounding() -> None:
+        original()
+        collector.sanitize_patterns[FLOAT_PATTERN] = round_float_text
+
+    collector.setup_sanitize_files = setup_with_rounding

@@ -1,0 +1,36 @@
+"""The error classes themselves: close matches, builtin compatibility, one-line messages."""
+
+import pytest
+
+from wattgpu_lite.errors import (
+    InvalidInputError,
+    UnknownGPUError,
+    UnknownLLMError,
+    WattGPUError,
+    close_matches,
+)
+
+
+def test_close_matches_ranks_near_names_first():
+    names = ["H100 NVL", "H100 PCIe", "H200 NVL", "A100 SXM4 40GB", "L4"]
+    assert close_matches("h100 nvl", names)[0] == "H100 NVL"
+    assert "A100 SXM4 40GB" in close_matches("A100", names)
+
+
+def test_unknown_gpu_error_lists_matches_and_what_to_do():
+    err = UnknownGPUError("H100 NLV", ["H100 NVL", "H200 NVL", "T4"])
+    text = str(err)
+    assert "'H100 NLV'" in text and "'H100 NVL'" in text
+    assert "GPU.from_spec" in text
+    assert isinstance(err, KeyError) and isinstance(err, WattGPUError)
+
+
+def test_unknown_llm_error_points_to_config_parsing():
+    err = UnknownLLMError("llama-3.1-8b", ["meta-llama/Llama-3.1-8B-Instruct"])
+    assert "from_hf_config" in str(err)
+    assert err.matches == ["meta-llama/Llama-3.1-8B-Instruct"]
+
+
+def test_invalid_input_is_a_value_error():
+    with pytest.raises(ValueError, match="t_out"):
+        raise InvalidInputError("t_out must be a positive integer, got 0")
