@@ -1,0 +1,154 @@
+"""The Watt Counts runs: one row per measured run of an LLM on a GPU, validated on every load.
+
+    import wattgpu_lite as wl
+    runs = wl.measurements()                  # the module itself is callable (same as load())
+    dense = wl.measurements(dense_only=True)  # what WattGPU trains and evaluates on
+    exact = wl.measurements.download_upstream()   # the paper's exact server ITL (needs network)
+
+The shipped table (data/watt_counts_runs.csv) is built by data/scripts/build_runs.py; its server
+ITL is mean e2e latency / mean generated tokens, which includes the prefill of the ~15-token
+prompt. ``download_upstream`` rebuilds the same table from the upstream file with the paper's
+per-request ITL. Provenance, quirks and dropped rows: data/SOURCES.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import types
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import DataFileError
+from .upstream import download_upstream, parse_upstream
+from .wattcounts import (
+    COLUMNS,
+    ITL_OFFLINE,
+    LAMBDA_QPS,
+    MEASURED_GPUS,
+    SCENARIOS,
+    SMI_TO_CATALOG,
+    scenario_group,
+)
+
+__all__ = [
+    "DATA_PATH", "DATA_SHA256", "LAMBDA_QPS", "MEASURED_GPUS", "SCENARIOS", "SMI_TO_CATALOG",
+    "download_upstream", "load", "parse_upstream", "scenario_group", "validate",
+]  # fmt: skip
+
+_PACKAGE = Path(__file__).resolve().parent
+# data/ of the source tree (editable install), else the copy a wheel ships as wattgpu_lite/_data
+_DATA_DIR = next(
+    (d for d in (_PACKAGE.parent / "data", _PACKAGE / "_data") if d.is_dir()), _PACKAGE
+)
+DATA_PATH = _DATA_DIR / "watt_counts_runs.csv"
+# sha256 of data/watt_counts_runs.csv as built by data/scripts/build_runs.py
+DATA_SHA256 = "73a2e332278afab5f5b2edd6510364e2034efbb6f9529962925acd1005d16fc5"
+# columns that must be strictly positive in every row (NaN is checked separately)
+POSITIVE = (
+    "n_requests", "prompt_tokens", "generated_tokens", "power_w", "duration_s",
+    "throughput_tps", "tokens_per_j", "energy_per_token_j", "itl_s", "block", "rep",
+)  # fmt: skip
+_KIND_CHECK = {
+    "str": pd.api.types.is_string_dtype,
+    "float": pd.api.types.is_float_dtype,
+    "int": pd.api.types.is_integer_dtype,
+    "bool": pd.api.types.is_bool_dtype,
+}
+
+
+def sha256_of(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _fail(name: str, problem: str) -> DataFileError:
+    return DataFileError(f"{name}: {problem}")
+
+
+def check_columns(df: pd.DataFrame, name: str) -> None:
+    """Exact column set and dtypes of :data:`COLUMNS`; DataFileError names the column."""
+    missing = [c for c in COLUMNS if c not in df.columns]
+    extra = [c for c in df.columns if c not in COLUMNS]
+    if missing or extra:
+        raise _fail(
+            name,
+            f"missing columns {missing}, unexpected columns {extra}; expected {list(COLUMNS)}. "
+            "Restore it with `git checkout data/watt_counts_runs.csv`.",
+        )
+    for col, kind in COLUMNS.items():
+        if not _KIND_CHECK[kind](df[col]):
+            raise _fail(name, f"column {col!r} has dtype {df[col].dtype}, expected {kind}")
+
+
+def check_ranges(df: pd.DataFrame, name: str) -> None:
+    """Positivity, no NaN where a value is required, known scenarios, GPUs and rates."""
+    for col in POSITIVE:
+        bad = df[col].isna() | ~(df[col] > 0)
+        if bad.any():
+            raise _fail(name, f"column {col!r} must be > 0; {int(bad.sum())} rows are not")
+    for col, allowed in (("scenario", SCENARIOS), ("gpu", MEASURED_GPUS)):
+        unknown = sorted(set(df[col]) - set(allowed))
+        if unknown:
+            raise _fail(name, f"column {col!r} has unknown values {unknown}; allowed {allowed}")
+    expected_qps = df["scenario"].map(LAMBDA_QPS)
+    same = (df["lambda_qps"] == expected_qps) | (df["lambda_qps"].isna() & expected_qps.isna())
+    if not same.all():
+        raise _fail(name, f"column 'lambda_qps' disagrees with 'scenario' in {(~same).sum()} rows")
+    offline = df["scenario"] == "offline"
+    if (df.loc[offline, "itl_definition"] != ITL_OFFLINE).any():
+        raise _fail(name, "column 'itl_definition' is wrong for offline rows")
+    if df.loc[~offline, "e2e_latency_s"].isna().any():
+        raise _fail(name, "column 'e2e_latency_s' is empty for server rows")
+
+
+def validate(df: pd.DataFrame, name: str = "measurements") -> pd.DataFrame:
+    """Check columns, dtypes and value ranges; return ``df`` unchanged or raise DataFileError."""
+    check_columns(df, name)
+    check_ranges(df, name)
+    return df
+
+
+def check_sha256(path: Path, expected: str) -> None:
+    """Raise DataFileError if the file's sha256 is not ``expected``."""
+    actual = sha256_of(path)
+    if actual != expected:
+        raise DataFileError(
+            f"{path.name}: checksum mismatch (sha256 expected {expected}, got {actual}). The file "
+            f"was changed; restore it with `git checkout data/{path.name}`, or rebuild it with "
+            "data/scripts/build_runs.py and update DATA_SHA256 in wattgpu_lite/measurements.py."
+        )
+
+
+def load(
+    dense_only: bool = False, path: str | Path | None = None, sha256: str | None = DATA_SHA256
+) -> pd.DataFrame:
+    """The Watt Counts runs as a validated DataFrame, one row per run (columns: see COLUMNS).
+
+    ``dense_only`` drops MoE/Mamba rows. ``path`` reads another file in the same schema; its
+    checksum is only checked when ``sha256`` is given (pass ``sha256=None`` to skip).
+    """
+    file = DATA_PATH if path is None else Path(path)
+    if not file.is_file():
+        raise DataFileError(f"{file.name}: not found at {file}. Restore it with `git checkout`.")
+    df = validate(pd.read_csv(file, keep_default_na=True), file.name)
+    if sha256 is not None:
+        check_sha256(file, sha256)
+    return df[df["dense"]].reset_index(drop=True) if dense_only else df
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable: ``wl.measurements()`` is ``wl.measurements.load()``.
+
+    DESIGN.md promises both ``wl.measurements()`` (the table) and
+    ``wl.measurements.download_upstream()`` (a function of the same name space). A module cannot
+    be called, so we swap this module's class for a ModuleType subclass with ``__call__``; every
+    attribute (and ``import wattgpu_lite.measurements``) keeps working as before.
+    """
+
+    def __call__(self, *args: object, **kwargs: object) -> pd.DataFrame:
+        return load(*args, **kwargs)  # type: ignore[arg-type]
+
+
+sys.modules[__name__].__class__ = _CallableModule
