@@ -44,7 +44,7 @@ _DATA_DIR = next(
 )
 DATA_PATH = _DATA_DIR / "watt_counts_runs.csv"
 # sha256 of data/watt_counts_runs.csv as built by data/scripts/build_runs.py
-DATA_SHA256 = "73a2e332278afab5f5b2edd6510364e2034efbb6f9529962925acd1005d16fc5"
+DATA_SHA256 = "c2bfae0de890e839d5bd9acb31c1d951898b093a32e99eef751519a6ce3a6b91"
 # columns that must be strictly positive in every row (NaN is checked separately)
 POSITIVE = (
     "n_requests", "prompt_tokens", "generated_tokens", "power_w", "duration_s",
