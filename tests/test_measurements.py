@@ -166,3 +166,9 @@ def test_bad_values_are_named(runs, column, value, message):
 def test_a_missing_file_says_how_to_restore_it(tmp_path):
     with pytest.raises(DataFileError, match="not found"):
         ms.load(path=tmp_path / "nope.csv")
+
+
+def test_the_smi_mapping_agrees_with_the_gpu_table():
+    gpus = pd.read_csv(ms.DATA_PATH.parent / "gpus.csv")
+    measured = gpus[gpus["measured"]]
+    assert dict(zip(measured["smi_name"], measured["name"], strict=True)) == ms.SMI_TO_CATALOG
