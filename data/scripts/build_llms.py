@@ -1,0 +1,103 @@
+"""Build data/llms.csv from the shared reference tables (not run by the tests).
+
+    .venv/bin/python data/scripts/build_llms.py [REFERENCE_DIR]
+
+1. Every dense LLM of the Watt Counts runs (wattcounts/watt_counts_runs.csv, `model` column): its
+   config fields from wattgpu/model_features.csv (WattGPU @ 4e010359, ';'-separated) are turned back
+   into a config dict and parsed by LLM.from_hf_config, the kit's own parser. MoE (total != active
+   parameters, or expert keys) and attention-free models are left out, as WattGPU does.
+   params_nominal_b = WattGPU's total_b_params.
+2. More dense decoders from specs/llms.csv (HF config.json values), except the families whose
+   blocks our recipe table does not describe exactly (see SKIP). params_nominal_b = the reported
+   count when there is one, else our computed count.
+params_b is always our own count from the architecture.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from wattgpu_lite.errors import UnsupportedModelError
+from wattgpu_lite.llm_spec import LLM, params_b_of
+
+OUT = Path(__file__).resolve().parents[1] / "llms.csv"
+REF = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/reference")
+WG_SOURCE = "WattGPU model_features.csv @4e010359 (HF config.json of {name})"
+# specs/llms.csv rows left out, and why
+SKIP = {
+    "facebook/opt-350m": "project_in/out (word_embed_proj_dim 512) and post-LN are not modelled",
+    "microsoft/Phi-3-small-8k-instruct": "custom phi3small blocks (trust_remote_code)",
+    "stabilityai/stablelm-2-1_6b": "qkv bias not confirmed from a config text",
+}
+WG_DERIVED = {"model_name", "model_upload_date", "total_b_params", "active_b_params"}
+
+
+def config_of(row: pd.Series) -> dict:
+    """The config dict a model_features row was flattened from (text_config parsed back)."""
+    cfg = {k: v for k, v in row.items() if k not in WG_DERIVED and not _blank(v)}
+    if "text_config" in cfg:
+        cfg["text_config"] = ast.literal_eval(cfg["text_config"])
+    return cfg
+
+
+def _blank(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def wattgpu_llms(ref: Path) -> list[dict]:
+    feats = pd.read_csv(ref / "wattgpu/model_features.csv", sep=";").set_index("model_name")
+    measured = pd.read_csv(ref / "wattcounts/watt_counts_runs.csv")["model"].unique()
+    rows = []
+    for name in sorted(measured):
+        row = feats.loc[name]
+        if row.total_b_params != row.active_b_params:
+            continue
+        try:
+            llm = LLM.from_hf_config(config_of(row), name=name)
+        except UnsupportedModelError:
+            continue
+        rows.append(_row(llm, float(row.total_b_params), True, WG_SOURCE.format(name=name)))
+    return rows
+
+
+def spec_llms(ref: Path, taken: set[str]) -> list[dict]:
+    specs = pd.read_csv(ref / "specs/llms.csv")
+    rows = []
+    for s in specs.itertuples():
+        if s.hf_id in taken or s.hf_id in SKIP or _blank(s.max_position_embeddings):
+            continue  # BLOOM (ALiBi) has no context length in its config
+        fields = {
+            "model_type": s.model_type.split(" ")[0], "n_layers": s.num_hidden_layers,
+            "hidden_size": s.hidden_size, "intermediate_size": s.intermediate_size,
+            "n_heads": s.num_attention_heads, "n_kv_heads": s.num_key_value_heads,
+            "head_dim": int(s.head_dim) if not _blank(s.head_dim)
+            else s.hidden_size // s.num_attention_heads,
+            "vocab_size": s.vocab_size, "context_length": int(s.max_position_embeddings),
+            "tie_embeddings": str(s.tie_word_embeddings) == "True",
+            "mlp_type": "gated" if s.mlp_type.startswith("gated") else "plain",
+        }  # fmt: skip
+        params_b = params_b_of(**fields)
+        nominal = params_b if _blank(s.params_reported_b) else float(s.params_reported_b)
+        llm = LLM(name=s.hf_id, **fields, params_b=params_b, params_nominal_b=nominal,
+                  in_wattgpu=False, source="specs/llms.csv: " + s.source)  # fmt: skip
+        rows.append(_row(llm, nominal, False, llm.source, check=s.params_computed_b))
+    return rows
+
+
+def _row(llm: LLM, nominal: float, in_wg: bool, source: str, check: float | None = None) -> dict:
+    """One CSV row; warns when our count and the reference's computed count differ by > 0.5 %."""
+    if check is not None and abs(llm.params_b / check - 1) > 0.005:
+        print(f"note: {llm.name}: ours {llm.params_b:.3f} B vs reference computed {check} B")
+    return llm.__dict__ | {"params_nominal_b": nominal, "in_wattgpu": in_wg, "source": source}
+
+
+if __name__ == "__main__":
+    wg = wattgpu_llms(REF)
+    table = pd.DataFrame(wg + spec_llms(REF, {r["name"] for r in wg}))
+    assert table.name.is_unique
+    table.to_csv(OUT, index=False)
+    print(f"{len(table)} LLMs ({int(table.in_wattgpu.sum())} from WattGPU) -> {OUT}")
