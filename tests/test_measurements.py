@@ -172,3 +172,8 @@ def test_the_smi_mapping_agrees_with_the_gpu_table():
     gpus = pd.read_csv(ms.DATA_PATH.parent / "gpus.csv")
     measured = gpus[gpus["measured"]]
     assert dict(zip(measured["smi_name"], measured["name"], strict=True)) == ms.SMI_TO_CATALOG
+
+
+def test_every_dense_llm_is_in_the_llm_table():
+    llms = pd.read_csv(ms.DATA_PATH.parent / "llms.csv")
+    assert set(ms.load(dense_only=True)["llm"]) <= set(llms["name"])

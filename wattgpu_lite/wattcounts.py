@@ -89,7 +89,7 @@ def runs_table(agg: pd.DataFrame) -> pd.DataFrame:
     """
     out = agg.loc[:, list(AGGREGATE_COLUMNS)].reset_index(drop=True)
     out["scenario"] = scenario_of(out["lambda_qps"])
-    out["gpu"] = out["gpu_smi_name"].map(SMI_TO_CATALOG)
+    out["gpu"] = out["gpu_smi_name"].map(SMI_TO_CATALOG).fillna(out["gpu_smi_name"])
     out["block"], out["rep"] = block_and_rep(out[["gpu", "llm", "scenario"]])
     offline = out["scenario"] == "offline"
     out["itl_s"] = np.where(offline, 1.0 / out["throughput_tps"], out["itl_server_s"])
