@@ -1,0 +1,161 @@
+"""Numeric energy model, generated from :mod:`wattgpu_lite.symbolic` by ``sympy.lambdify``.
+
+Paper mode (Vartziotis et al. 2026) is here; physical mode is in :mod:`energy_physical`.
+Every ``paper_*`` function broadcasts over numpy arrays (a 10^6-point sweep is one call).
+:func:`estimate_energy` is the user entry point: it resolves the LLM and GPU, checks the
+workload and returns a tidy breakdown (one row per phase × component, J and Wh).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import pandas as pd
+import sympy as sp
+
+from . import energy_data as D
+from . import symbolic as S
+from .errors import InvalidInputError
+
+COMPONENTS = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static")
+J_PER_WH = 3600.0
+_ARGS = (S.N, S.n_l, S.d, S.T_in, S.T_out, S.alpha, S.e_mem)
+_CONST = D.paper_constants()
+
+
+def _paper_fn(expr: sp.Expr):
+    """Lambdify a paper-mode expression of (N, n_l, d, T_in, T_out, alpha, e) once."""
+    return sp.lambdify(_ARGS, expr.subs(_CONST), "numpy")
+
+
+_PAPER_TERMS = {
+    "compute_prefill": _paper_fn(S.alpha * S.flops_prefill),
+    "compute_decode": _paper_fn(S.alpha * S.flops_decode),
+    "parameter_reads": _paper_fn(S.energy_params),
+    "kv_writes": _paper_fn(S.energy_kv_write),
+    "attention_reads": _paper_fn(S.energy_attn_read),
+}
+_OUT_PER_TOKEN = _paper_fn(S.energy_out_per_token)
+_M = sp.lambdify(S.T_in, S.prefill_multiplier(D.prefill_buckets()), "numpy")
+
+
+def _dims(n_layers, d_model):
+    """(n_l, d) with missing values as 0, so the attention terms vanish (paper: dense terms only)."""
+    n_l = np.nan_to_num(np.asarray(n_layers if n_layers is not None else 0, dtype=float))
+    d = np.nan_to_num(np.asarray(d_model if d_model is not None else 0, dtype=float))
+    if np.any(n_l * d == 0):
+        warnings.warn(
+            "n_layers or d_model missing: paper mode falls back to the dense K·N terms only "
+            "(no attention FLOPs or KV traffic), as the paper does.",
+            stacklevel=3,
+        )
+    return n_l, d
+
+
+def paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100") -> dict:
+    """Per-request energy terms (J) of the printed equations: E = alpha·C + e·Q·eta(N).
+
+    ``params`` is N (parameters, not billions). Keys: compute_prefill, compute_decode,
+    parameter_reads, kv_writes, attention_reads. Broadcasts over arrays.
+    """
+    a, e = D.paper_coefficients_j(hardware)
+    n_l, d = _dims(n_layers, d_model)
+    args = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (params, n_l, d, t_in, t_out)))
+    return {k: np.asarray(f(*args, a, e), dtype=float) for k, f in _PAPER_TERMS.items()}
+
+
+def paper_request_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100"):
+    """E_request (J) from the printed equations (the sum of :func:`paper_terms_j`)."""
+    return sum(paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware).values())
+
+
+def paper_out_per_token_j(params, hardware: str = "H100"):
+    """Simplified estimator, E_out/token = alpha·K·N (J): 3.12 mJ per B params on H100."""
+    a, e = D.paper_coefficients_j(hardware)
+    p = np.asarray(params, dtype=float)
+    return np.asarray(_OUT_PER_TOKEN(p, 0, 0, 0, 0, a, e), dtype=float)
+
+
+def paper_in_per_token_j(params, t_in, hardware: str = "H100"):
+    """Simplified estimator, E_in/token = M(T_in)·E_out/token (J), M from Eq. 23."""
+    return np.asarray(_M(np.asarray(t_in, dtype=float)), dtype=float) * paper_out_per_token_j(
+        params, hardware
+    )
+
+
+def paper_request_simple_j(params, t_in, t_out, hardware: str = "H100"):
+    """Simplified E_request = T_in·E_in/token + T_out·E_out/token (J)."""
+    e_in = paper_in_per_token_j(params, t_in, hardware)
+    return np.asarray(t_in) * e_in + np.asarray(t_out) * paper_out_per_token_j(params, hardware)
+
+
+def check_tokens(name: str, value) -> int:
+    """A positive whole number of tokens or sequences (InvalidInputError otherwise)."""
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if isinstance(value, float) and value.is_integer():
+        ok = True
+    if not ok or value < 1:
+        raise InvalidInputError(
+            f"{name} must be a positive whole number, got {value!r}; pass e.g. {name}=500."
+        )
+    return int(value)
+
+
+def breakdown_frame(terms: dict[tuple[str, str], float], t_out: int) -> pd.DataFrame:
+    """Tidy breakdown: phase, component, energy_j, energy_wh, energy_per_output_token_j."""
+    rows = [
+        {"phase": ph, "component": c, "energy_j": float(terms.get((ph, c), 0.0))}
+        for ph in ("prefill", "decode")
+        for c in COMPONENTS
+    ]
+    df = pd.DataFrame(rows)
+    df["energy_wh"] = df["energy_j"] / J_PER_WH
+    df["energy_per_output_token_j"] = df["energy_j"] / t_out
+    return df
+
+
+def _paper_breakdown(llm, gpu, t_in: int, t_out: int) -> pd.DataFrame:
+    """Paper mode as a breakdown: weights counted once (prefill), no static term."""
+    hw = "A100" if gpu.name.upper().startswith("A100") else "H100"
+    n = llm.params_nominal_b * 1e9
+    t = paper_terms_j(n, llm.n_layers or None, llm.hidden_size or None, t_in, t_out, hw)
+    terms = {
+        ("prefill", "compute"): t["compute_prefill"],
+        ("decode", "compute"): t["compute_decode"],
+    }
+    terms |= {("prefill", "parameter_reads"): t["parameter_reads"]}
+    terms |= {("decode", k): t[k] for k in ("kv_writes", "attention_reads")}
+    return breakdown_frame(terms, t_out)
+
+
+def estimate_energy(llm, gpu="H100 NVL", t_in=500, t_out=500, mode="paper", batch=1):
+    """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
+
+    ``llm``: catalog name, :class:`~wattgpu_lite.catalog.LLM`, a config.json path or dict (dense
+    only: MoE raises UnsupportedModelError). ``gpu``: catalog name or GPU. ``mode``: "paper"
+    (Vartziotis et al., printed equations; GPU only picks H100 vs A100 coefficients; ignores
+    ``batch``) or "physical" (:mod:`energy_physical`). Returns a tidy DataFrame (see
+    :func:`breakdown_frame`); ``.attrs`` names the llm, gpu, mode and workload.
+    """
+    from .energy_physical import physical_breakdown, resolve
+
+    t_in, t_out, batch = (check_tokens(n, v) for n, v in (("t_in", t_in), ("t_out", t_out),
+                                                            ("batch", batch)))  # fmt: skip
+    if mode not in ("paper", "physical"):
+        raise InvalidInputError(f"mode must be 'paper' or 'physical', got {mode!r}.")
+    llm, gpu = resolve(llm, gpu)
+    if mode == "paper":
+        df = _paper_breakdown(llm, gpu, t_in, t_out)
+    else:
+        df = physical_breakdown(llm, gpu, t_in, t_out, batch)
+    df.attrs = dict(llm=llm.name, gpu=gpu.name, mode=mode, t_in=t_in, t_out=t_out, batch=batch)
+    return df
+
+
+def components_j(breakdown: pd.DataFrame) -> dict[str, float]:
+    """The five components (J per request, prefill + decode) and their total."""
+    by = breakdown.groupby("component", sort=False)["energy_j"].sum()
+    out = {c: float(by.get(c, 0.0)) for c in COMPONENTS}
+    return out | {"total": sum(out.values())}
