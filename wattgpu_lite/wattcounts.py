@@ -98,3 +98,14 @@ def runs_table(agg: pd.DataFrame) -> pd.DataFrame:
     out["energy_per_token_j"] = 1.0 / out["tokens_per_j"]
     out = out[out["generated_tokens"] >= MIN_GENERATED_TOKENS]
     return out.loc[:, list(COLUMNS)].reset_index(drop=True)
+
+
+def coverage(runs: pd.DataFrame) -> pd.DataFrame:
+    """What was measured: per GPU and scenario, the number of distinct LLMs and of runs.
+
+    Returns a wide table (one row per GPU; columns ``(scenario, "llms" | "runs")``) — the
+    GPUs × LLMs × scenarios grid a reader should see before trusting any model fitted on it.
+    """
+    grouped = runs.groupby(["gpu", "scenario"]).agg(llms=("llm", "nunique"), runs=("llm", "size"))
+    wide = grouped.unstack("scenario").swaplevel(axis=1).sort_index(axis=1)
+    return wide.reindex(columns=list(SCENARIOS), level=0)
