@@ -1,0 +1,88 @@
+"""Where a ranking's power and ITL come from: the measured runs, the WattGPU predictor, or the
+predictor refitted without the GPU's own runs (leave-one-GPU-out, "logo").
+
+Each source returns one row per GPU: gpu, power_w, itl_s, tokens_per_request (generated tokens
+per request), plus power_w_lo/_hi and itl_s_lo/_hi when the predictor provides intervals.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pandas as pd
+
+from . import measurements
+from .accounting import WATT_COUNTS_MAX_NEW_TOKENS
+
+SOURCES: tuple[str, ...] = ("predicted", "measured", "logo")
+_INTERVAL_COLUMNS = ("power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi")
+
+
+def measured_metrics(llm_name: str, scenario: str, gpu_names: list[str]) -> pd.DataFrame:
+    """Mean power_w, itl_s and generated tokens per request over the repeats of each GPU's runs.
+
+    GPUs without a run of this LLM in this scenario are absent from the result.
+    """
+    runs = measurements.load()
+    mine = runs[(runs["llm"] == llm_name) & (runs["scenario"] == scenario)]
+    mine = mine[mine["gpu"].isin(gpu_names)]
+    means = mine.groupby("gpu", sort=False)[["power_w", "itl_s", "generated_tokens"]].mean()
+    return means.rename(columns={"generated_tokens": "tokens_per_request"}).reset_index()
+
+
+def typical_tokens_per_request(llm_name: str, scenario: str) -> float:
+    """Mean generated tokens per request of this LLM in this scenario over all measured GPUs;
+    Watt Counts' cap of 256 new tokens when the LLM was never measured."""
+    runs = measurements.load()
+    mine = runs[(runs["llm"] == llm_name) & (runs["scenario"] == scenario)]
+    return float(mine["generated_tokens"].mean()) if len(mine) else WATT_COUNTS_MAX_NEW_TOKENS
+
+
+@cache
+def full_predictor():
+    """The shipped pre-trained WattGPU; fitted here on every run if none is shipped yet."""
+    from .predictors import WattGPU  # imported on use: the measured source needs no XGBoost
+
+    try:
+        return WattGPU.pretrained()
+    except (FileNotFoundError, OSError):
+        return WattGPU().fit(measurements.load())
+
+
+@cache
+def logo_predictor(held_out_gpu: str):
+    """WattGPU fitted on every run except those on ``held_out_gpu`` (cached per GPU)."""
+    from .predictors import WattGPU
+
+    runs = measurements.load()
+    if held_out_gpu not in set(runs["gpu"]):
+        return full_predictor()  # a GPU without runs: no own data to hold out
+    return WattGPU().fit(runs[runs["gpu"] != held_out_gpu].reset_index(drop=True))
+
+
+def _predict_rows(predictor, llm, gpus: list, scenario: str) -> pd.DataFrame:
+    """power_w, itl_s (and any *_lo/*_hi intervals) of ``llm`` on each GPU."""
+    from .features import feature_frame
+
+    out = predictor.predict_frame(feature_frame([llm], gpus, [scenario]))
+    keep = ["gpu", "power_w", "itl_s", *[c for c in _INTERVAL_COLUMNS if c in out]]
+    return out[keep].reset_index(drop=True)
+
+
+def predicted_metrics(llm, gpus: list, scenario: str, logo: bool = False) -> pd.DataFrame:
+    """Predicted power and ITL per GPU: the full model, or one refitted without each GPU."""
+    if not gpus:
+        return pd.DataFrame(columns=["gpu", "power_w", "itl_s", "tokens_per_request"])
+    if logo:
+        parts = [_predict_rows(logo_predictor(g.name), llm, [g], scenario) for g in gpus]
+        frame = pd.concat(parts, ignore_index=True)
+    else:
+        frame = _predict_rows(full_predictor(), llm, gpus, scenario)
+    return frame.assign(tokens_per_request=typical_tokens_per_request(llm.name, scenario))
+
+
+def gpu_metrics(llm, gpus: list, scenario: str, source: str) -> pd.DataFrame:
+    """One row per GPU with power_w, itl_s, tokens_per_request from ``source`` (see SOURCES)."""
+    if source == "measured":
+        return measured_metrics(llm.name, scenario, [g.name for g in gpus])
+    return predicted_metrics(llm, gpus, scenario, logo=(source == "logo"))

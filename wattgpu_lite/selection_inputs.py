@@ -1,0 +1,59 @@
+"""Checking and resolving the inputs of a GPU ranking: load, candidates, positive numbers."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from .catalog import gpu, gpus
+from .errors import InvalidInputError, NoFeasibleGPUError
+from .features import resolve_gpu
+from .measurements import LAMBDA_QPS, MEASURED_GPUS, SCENARIOS
+from .selection_data import SOURCES
+from .wattcounts import LAMBDA_SPLIT_QPS
+
+
+def positive(name: str, value, allow_zero: bool = False) -> float:
+    """``value`` as a float, or InvalidInputError naming ``name`` if it is not > 0 (>= 0)."""
+    ok = value is not None and math.isfinite(float(value))
+    if not ok or float(value) < 0 or (float(value) == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise InvalidInputError(f"{name} must be a finite number {bound}, got {value!r}")
+    return float(value)
+
+
+def resolve_load(scenario: str | None, rate_qps: float | None) -> tuple[str, float]:
+    """(scenario, λ in req/s; NaN offline) from exactly one of a scenario name or a rate.
+
+    A rate picks the predictor's scenario by WattGPU's rule (< 0.2 req/s is server_low).
+    """
+    if (scenario is None) == (rate_qps is None):
+        raise InvalidInputError("give exactly one of scenario (e.g. 'server_low') or rate_qps")
+    if rate_qps is not None:
+        rate = positive("rate_qps", rate_qps)
+        return ("server_low" if rate < LAMBDA_SPLIT_QPS else "server_high"), rate
+    if scenario not in SCENARIOS:
+        raise InvalidInputError(f"unknown scenario {scenario!r}; use one of {SCENARIOS}")
+    return scenario, LAMBDA_QPS.get(scenario, math.nan)
+
+
+def candidate_gpus(candidates, source: str) -> list:
+    """GPU objects; default: the 8 measured GPUs for 'measured'/'logo', the catalog otherwise."""
+    if source not in SOURCES:
+        raise InvalidInputError(f"unknown source {source!r}; use one of {SOURCES}")
+    if candidates is None:
+        names = list(gpus()["name"]) if source == "predicted" else list(MEASURED_GPUS)
+        return [gpu(n) for n in names]
+    found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())
+    if not found:
+        raise InvalidInputError("candidates is empty: give at least one GPU, or None for all")
+    return found
+
+
+def no_fit_error(llm_name: str, table: pd.DataFrame) -> NoFeasibleGPUError:
+    reasons = "; ".join(f"{g}: {r}" for g, r in table[["gpu", "why_not"]].itertuples(index=False))
+    return NoFeasibleGPUError(
+        f"{llm_name} fits no candidate GPU ({reasons}). "
+        "Try GPUs with more memory, a smaller model, or a shorter context_tokens."
+    )
