@@ -1,0 +1,54 @@
+"""The ``rank`` command: JSON with every candidate, fits/meets flags and energy; errors exit 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.__main__ import main
+
+LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def _rank_json(capsys, *extra: str) -> list[dict]:
+    argv = ["rank", "--llm", LLAMA8, "--scenario", "server_low", "--itl-sla-ms", "30", "--json"]
+    assert main([*argv, *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_rank_json_measured_every_candidate(capsys):
+    rows = {r["gpu"]: r for r in _rank_json(capsys, "--source", "measured")}
+    assert set(rows) == set(wl.measurements.MEASURED_GPUS)
+    assert rows["A30"]["rank"] == 1 and rows["A30"]["meets_sla"] and rows["A30"]["fits"]
+    assert rows["L4"]["fits"] and not rows["L4"]["meets_sla"]
+    assert not rows["T4"]["fits"] and rows["T4"]["energy_per_request_j"] is None
+    assert "90 % of 16 GB" in rows["T4"]["why_not"]
+    # server_low: energy per request = P / 0.017 req/s
+    a30 = rows["A30"]
+    assert a30["energy_per_request_j"] == pytest.approx(a30["power_w"] / 0.017)
+
+
+def test_rank_json_predicted_covers_the_catalog(capsys):
+    rows = _rank_json(capsys)
+    assert {r["gpu"] for r in rows} == set(wl.gpus()["name"])
+    for r in rows:
+        assert isinstance(r["fits"], bool) and isinstance(r["meets_sla"], bool)
+        assert (r["energy_per_1k_tokens_j"] is not None) == r["fits"]
+
+
+def test_rank_gpus_subset_and_table(capsys):
+    argv = ["rank", "--llm", LLAMA8, "--rate", "0.1", "--itl-sla-ms", "30", "--gpus", "A30,L4"]
+    assert main([*argv, "--source", "measured"]) == 0
+    out = capsys.readouterr().out
+    assert "A30" in out and "L4" in out and "H100" not in out and "ITL 59.5 ms > SLA 30 ms" in out
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [["--itl-sla-ms", "0"], ["--itl-sla-ms", "30", "--gpus", ","], ["--itl-sla-ms", "-1"]],
+)
+def test_rank_bad_input_exits_2(capsys, bad):
+    assert main(["rank", "--llm", LLAMA8, "--scenario", "server_low", *bad]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
