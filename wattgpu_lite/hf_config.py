@@ -11,6 +11,7 @@ state-space models without attention heads (no KV cache, no attention FLOPs).
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,20 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
         raise ConfigError(f"{path.name} is not valid JSON ({err}); pass a config.json") from err
 
 
+def as_int(field: str, value: Any) -> int:
+    """``value`` as a positive whole number, or ConfigError naming the field (no bools, no "")."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    whole = number and math.isfinite(value) and value == int(value)
+    if not whole or value <= 0:
+        raise ConfigError(f"config.json field {field!r} must be a positive integer, got {value!r}")
+    return int(value)
+
+
 def text_part(cfg: dict[str, Any]) -> dict[str, Any]:
     """The language-model part: ``text_config`` (multimodal wrappers) over the top level."""
     inner = cfg.get("text_config") or {}
+    if not isinstance(inner, dict):
+        raise ConfigError(f"config.json 'text_config' must be an object, got {inner!r}")
     return {**{k: v for k, v in cfg.items() if k != "text_config"}, **inner}
 
 
@@ -67,10 +79,10 @@ def kv_heads(cfg: dict[str, Any], n_heads: int) -> int:
     if cfg.get("model_type") == "falcon" and not cfg.get("new_decoder_architecture"):
         return 1 if cfg.get("multi_query", True) else n_heads
     if cfg.get("multi_query_attention") and cfg.get("multi_query_group_num"):
-        return int(cfg["multi_query_group_num"])
+        return as_int("multi_query_group_num", cfg["multi_query_group_num"])
     for key in ("num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"):
         if cfg.get(key):
-            return int(cfg[key])
+            return as_int(key, cfg[key])
     return 1 if cfg.get("multi_query") else n_heads
 
 
@@ -78,7 +90,7 @@ def head_dim(cfg: dict[str, Any], hidden_size: int, n_heads: int) -> int:
     """Explicit ``head_dim`` (Gemma, Qwen3, Mistral-NeMo) or ``kv_channels``, else d / h."""
     for key in ("head_dim", "kv_channels"):
         if cfg.get(key):
-            return int(cfg[key])
+            return as_int(key, cfg[key])
     if hidden_size % n_heads:
         raise ConfigError(
             f"hidden_size {hidden_size} is not divisible by {n_heads} heads; add head_dim"
@@ -108,22 +120,25 @@ def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family]:
     text = text_part(cfg)
     check_supported(text)
     model_type = str(cfg.get("model_type") or text.get("model_type") or "unknown")
-    n_heads = int(pick(text, "n_heads"))
-    if n_heads <= 0:
-        raise UnsupportedModelError(f"{n_heads} attention heads: the kit models attention decoders")
-    d = int(pick(text, "hidden_size"))
+    heads = pick(text, "n_heads")
+    if heads == 0:
+        raise UnsupportedModelError("0 attention heads: the kit models attention decoders")
+    n_heads = as_int("n_heads", heads)
+    d = as_int("hidden_size", pick(text, "hidden_size"))
     fam = block_recipe(text, model_type)
     ff_default = 4 * d if fam.mlp_type == "plain" else None  # GPT-2/GPT-J n_inner: null -> 4·d
     fields = {
         "model_type": model_type,
-        "n_layers": int(pick(text, "n_layers")),
+        "n_layers": as_int("n_layers", pick(text, "n_layers")),
         "hidden_size": d,
-        "intermediate_size": int(pick(text, "intermediate_size", default=ff_default)),
+        "intermediate_size": as_int(
+            "intermediate_size", pick(text, "intermediate_size", default=ff_default)
+        ),
         "n_heads": n_heads,
         "n_kv_heads": kv_heads(text, n_heads),
         "head_dim": head_dim(text, d, n_heads),
-        "vocab_size": int(pick(text, "vocab_size")),
-        "context_length": int(pick(text, "context_length")),
+        "vocab_size": as_int("vocab_size", pick(text, "vocab_size")),
+        "context_length": as_int("context_length", pick(text, "context_length")),
         "tie_embeddings": bool(text.get("tie_word_embeddings", fam.tie_default)),
         "mlp_type": fam.mlp_type,
     }
