@@ -130,11 +130,29 @@ def _paper_breakdown(llm, gpu, t_in: int, t_out: int) -> pd.DataFrame:
     return breakdown_frame(terms, t_out)
 
 
+def _bare_paper(params_b: float, t_in: int, t_out: int, mode: str) -> pd.DataFrame:
+    """Paper mode from a bare parameter count (billions): dense terms only, with a warning."""
+    if mode != "paper" or params_b <= 0:
+        raise InvalidInputError(
+            "a bare parameter count works only in paper mode and must be > 0; pass an LLM name "
+            "or config.json for physical mode."
+        )
+    t = paper_terms_j(params_b * 1e9, None, None, t_in, t_out)
+    terms = {
+        ("prefill", "compute"): t["compute_prefill"],
+        ("decode", "compute"): t["compute_decode"],
+    }
+    df = breakdown_frame(terms | {("prefill", "parameter_reads"): t["parameter_reads"]}, t_out)
+    df.attrs = dict(llm=f"{params_b:g}B (bare)", gpu="H100", mode=mode, t_in=t_in, t_out=t_out)
+    return df
+
+
 def estimate_energy(llm, gpu="H100 NVL", t_in=500, t_out=500, mode="paper", batch=1):
     """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
 
     ``llm``: catalog name, :class:`~wattgpu_lite.catalog.LLM`, a config.json path or dict (dense
-    only: MoE raises UnsupportedModelError). ``gpu``: catalog name or GPU. ``mode``: "paper"
+    only: MoE raises UnsupportedModelError), or in paper mode a bare size in billions (no layers
+    or width: dense terms only, with a warning, as the paper does). ``gpu``: catalog name or GPU. ``mode``: "paper"
     (Vartziotis et al., printed equations; GPU only picks H100 vs A100 coefficients; ignores
     ``batch``) or "physical" (:mod:`energy_physical`). Returns a tidy DataFrame (see
     :func:`breakdown_frame`); ``.attrs`` names the llm, gpu, mode and workload.
@@ -145,6 +163,8 @@ def estimate_energy(llm, gpu="H100 NVL", t_in=500, t_out=500, mode="paper", batc
                                                             ("batch", batch)))  # fmt: skip
     if mode not in ("paper", "physical"):
         raise InvalidInputError(f"mode must be 'paper' or 'physical', got {mode!r}.")
+    if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
+        return _bare_paper(float(llm), t_in, t_out, mode)
     llm, gpu = resolve(llm, gpu)
     if mode == "paper":
         df = _paper_breakdown(llm, gpu, t_in, t_out)

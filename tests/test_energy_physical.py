@@ -1,0 +1,115 @@
+"""Physical mode: hand-computed byte counts, invariants, GPU coefficients, and bad input."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite import energy_physical as P
+from wattgpu_lite.energy import COMPONENTS, components_j
+from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
+
+LLAMA2 = "meta-llama/Llama-2-7b-hf"
+UNIT_HW = (0.0, 1.0, 1e30, 1e30, 1e30, 0.0)  # alpha 0, e = 1 J/bit: energy terms are bit counts
+
+
+def _bits(llm, t_in, t_out, batch):
+    return P.physical_terms_j(P.llm_args(llm), (t_in, t_out, batch), UNIT_HW, 1.0)
+
+
+def test_llama2_7b_byte_counts_by_hand():
+    m = wl.llm(LLAMA2)
+    assert m.kv_bytes_per_token == 2 * 32 * 32 * 128 * 2 == 524_288
+    b = _bits(m, 500, 500, 1)
+    context = 500 * 500 + 500 * 499 // 2  # tokens attended over the 500 decode steps
+    assert float(b["decode", "attention_reads"]) / 8 == pytest.approx(524_288 * context)
+    assert float(b["decode", "kv_writes"]) / 8 == pytest.approx(524_288 * 500)
+    assert float(b["prefill", "kv_writes"]) / 8 == pytest.approx(524_288 * 500)
+    assert float(b["decode", "parameter_reads"]) / 8 == pytest.approx(2 * m.params_b * 1e9 * 500)
+
+
+def test_decode_bytes_at_batch_1_at_least_weight_bytes_per_token():
+    for name in (LLAMA2, "meta-llama/Llama-3.1-8B-Instruct"):
+        m = wl.llm(name)
+        b = _bits(m, 16, 1, 1)
+        decode_bytes = sum(float(b["decode", c]) for c in ("parameter_reads", "kv_writes",
+                                                          "attention_reads")) / 8  # fmt: skip
+        assert decode_bytes >= 2 * m.params_b * 1e9
+
+
+def test_kv_bytes_scale_with_kv_heads():
+    m = wl.llm("meta-llama/Llama-3.1-8B-Instruct")  # 8 KV heads of 32
+    mha = dataclasses.replace(m, n_kv_heads=m.n_heads)
+    r = float(_bits(mha, 500, 500, 1)["decode", "attention_reads"]) / float(
+        _bits(m, 500, 500, 1)["decode", "attention_reads"])  # fmt: skip
+    assert r == pytest.approx(m.n_heads / m.n_kv_heads)
+
+
+def test_weights_are_shared_by_the_batch():
+    m = wl.llm(LLAMA2)
+    one, many = _bits(m, 100, 100, 1), _bits(m, 100, 100, 64)
+    ratio = float(one["decode", "parameter_reads"]) / float(many["decode", "parameter_reads"])
+    assert ratio == pytest.approx(64)
+    assert float(one["decode", "attention_reads"]) == float(many["decode", "attention_reads"])
+
+
+@pytest.mark.parametrize("mode", ["paper", "physical"])
+def test_energy_grows_with_tokens_and_size_and_is_never_negative(mode):
+    def total(llm="Qwen/Qwen2.5-7B-Instruct", t_in=500, t_out=500):
+        df = wl.estimate_energy(llm, "H100 NVL", t_in, t_out, mode=mode)
+        assert (df["energy_j"] >= 0).all()
+        return components_j(df)["total"]
+
+    base = total()
+    assert total(t_in=1000) > base and total(t_out=1000) > base
+    assert total(llm="Qwen/Qwen2.5-14B") > base
+
+
+def test_energy_per_token_falls_with_batch():
+    e = [components_j(wl.estimate_energy(LLAMA2, "A100 SXM4 40GB", 500, 500, "physical", b))
+         ["total"] for b in (1, 8, 64)]  # fmt: skip
+    assert e[0] > e[1] > e[2] > 0
+
+
+def test_breakdown_has_five_components_in_two_phases():
+    df = wl.estimate_energy(LLAMA2, "H100 NVL", mode="physical")
+    assert set(df["component"]) == set(COMPONENTS) and set(df["phase"]) == {"prefill", "decode"}
+    assert np.allclose(df["energy_wh"] * 3600, df["energy_j"])
+
+
+def test_gpu_coefficients_measured_and_scaled():
+    assert P.gpu_coefficients_j(wl.gpu("H100 NVL"))[:2] == pytest.approx((0.52e-12, 11.68e-12))
+    assert P.gpu_coefficients_j(wl.gpu("A100 SXM4 40GB"))[:2] == pytest.approx(
+        (0.70e-12, 13.11e-12)
+    )
+    a, e, basis = P.gpu_coefficients_j(wl.gpu("V100 SXM2 32GB"))  # 12 nm, HBM2
+    assert a == pytest.approx(0.70e-12 * 12 / 7) and e == pytest.approx(13.11e-12)
+    a, e, basis = P.gpu_coefficients_j(wl.gpu("L4"))  # 5 nm, GDDR6
+    assert a == pytest.approx(0.52e-12) and e == pytest.approx(13.11e-12 * 1.92)
+    assert "scaled" in basis
+
+
+@pytest.mark.parametrize(
+    "kwargs", [dict(t_in=0), dict(t_out=-5), dict(t_in=2.5), dict(t_out="500"), dict(batch=0),
+               dict(batch=True), dict(mode="magic")],
+)  # fmt: skip
+def test_bad_workload_raises(kwargs):
+    with pytest.raises(InvalidInputError):
+        wl.estimate_energy(LLAMA2, "H100 NVL", **({"mode": "physical"} | kwargs))
+
+
+def test_moe_config_is_rejected():
+    cfg = {"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096,
+           "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 2}  # fmt: skip
+    with pytest.raises(UnsupportedModelError):
+        wl.estimate_energy(cfg, "H100 NVL", mode="physical")
+
+
+def test_bare_size_paper_mode_warns_and_physical_refuses():
+    with pytest.warns(UserWarning, match="dense"):
+        df = wl.estimate_energy(8, t_in=500, t_out=500, mode="paper")
+    assert components_j(df)["attention_reads"] == 0.0
+    with pytest.raises(InvalidInputError):
+        wl.estimate_energy(8, mode="physical")
