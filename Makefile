@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[lab,test]'
 	touch $(STAMP)
 
+# JupyterLab refuses to start as root unless told; containers and CI machines often run as root.
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/00_start_here.ipynb
 
 # System Chromium for the browser test: installed in CI (as root), looked for elsewhere.
 browser-deps:
@@ -35,13 +36,23 @@ pytest: $(STAMP)
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		--nbval-current-env -p no:randomly $(NB)
+		--nbval-current-env $(NB)
 
 dashboard: $(STAMP)
-	$(BIN)/voila notebooks/dashboard.ipynb
+	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks/dashboard.ipynb
+
+# Binder rehearsal: a fresh environment from binder/requirements.txt alone (plus the notebook tester),
+# then every notebook under nbval in it. Catches a pin that drifted from what the tests pass with.
+BINDER_VENV := .binder-venv
+binder-check:
+	rm -rf $(BINDER_VENV)
+	$(PY) -m venv $(BINDER_VENV)
+	$(BINDER_VENV)/bin/python -m pip install -q -r binder/requirements.txt pytest==9.2.0 nbval==0.11.0
+	$(BINDER_VENV)/bin/python -m pytest -q --nbval --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg $(NB)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(BINDER_VENV)
