@@ -27,10 +27,15 @@ from .accounting import (
     saving_pct,
 )
 from .catalog import gpu
-from .features import resolve_llm
 from .measurements import SCENARIOS
 from .selection_data import SOURCES, gpu_metrics
-from .selection_inputs import candidate_gpus, no_fit_error, positive, resolve_load
+from .selection_inputs import (
+    candidate_gpus,
+    no_fit_error,
+    positive,
+    resolve_llm,
+    resolve_load,
+)
 from .selection_table import add_energy, apply_sla, fit_table, order
 
 __all__ = ["SOURCES", "compare_pair", "heuristic_picks", "pick_under_sla", "rank_gpus", "sla_sweep"]

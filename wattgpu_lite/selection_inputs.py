@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pandas as pd
 
-from .catalog import gpu, gpus
+from .catalog import GPU, LLM, gpu, gpus, llm
 from .errors import InvalidInputError, NoFeasibleGPUError
-from .features import resolve_gpu
 from .measurements import LAMBDA_QPS, MEASURED_GPUS, SCENARIOS
 from .selection_data import SOURCES
 from .wattcounts import LAMBDA_SPLIT_QPS
@@ -57,3 +58,21 @@ def no_fit_error(llm_name: str, table: pd.DataFrame) -> NoFeasibleGPUError:
         f"{llm_name} fits no candidate GPU ({reasons}). "
         "Try GPUs with more memory, a smaller model, or a shorter context_tokens."
     )
+
+
+def _is_file_ref(value) -> bool:
+    return isinstance(value, Path) or (isinstance(value, str) and value.endswith(".json"))
+
+
+def resolve_llm(value) -> LLM:
+    """An LLM from an LLM, a catalog name, a config.json dict or a path to a config.json."""
+    if isinstance(value, dict) or _is_file_ref(value):
+        return LLM.from_hf_config(value)
+    return llm(value)
+
+
+def resolve_gpu(value) -> GPU:
+    """A GPU from a GPU, a catalog name, a spec dict or a path to a spec JSON file."""
+    if _is_file_ref(value):
+        value = json.loads(Path(value).read_text())
+    return GPU.from_spec(value) if isinstance(value, dict) else gpu(value)
