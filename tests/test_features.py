@@ -33,7 +33,7 @@ SPECS = {
     "H100 NVL": (1080, 1785, 3940.0, 835),
     "H200 NVL": (1365, 1785, 4890.0, 835),
 }
-RTX_4090 = {  # a GPU in no table of the kit (TechPowerUp / NVIDIA Ada whitepaper figures)
+RTX_4090 = {  # built from a spec dict, not the catalog (TechPowerUp / NVIDIA Ada figures)
     "name": "RTX 4090 (test)", "release_year": 2022, "base_clock_mhz": 2235,
     "boost_clock_mhz": 2520, "memory_gb": 24, "memory_type": "GDDR6X", "bandwidth_gbs": 1008,
     "tdp_w": 450, "fp16_tflops": 165.2, "transistors_m": 76300,

@@ -13,9 +13,7 @@ models exactly WattGPU's ``total_b_params``), so the features equal the paper's.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -69,28 +67,6 @@ def check_scenario(scenario: str) -> str:
             "(offline = 1,000 prompts at once; server_low/high = Poisson 0.017/0.33 req/s)"
         )
     return scenario
-
-
-def _is_json_path(value) -> bool:
-    return isinstance(value, Path) or (isinstance(value, str) and value.endswith(".json"))
-
-
-def resolve_llm(value) -> LLM:
-    """An LLM from an LLM, a catalog name, a config.json dict or a path to a config.json."""
-    if isinstance(value, LLM):
-        return value
-    if isinstance(value, dict) or _is_json_path(value):
-        return LLM.from_hf_config(value)
-    return llm(value)
-
-
-def resolve_gpu(value) -> GPU:
-    """A GPU from a GPU, a catalog name, a spec dict or a path to a spec JSON file."""
-    if isinstance(value, GPU):
-        return value
-    if _is_json_path(value):
-        value = json.loads(Path(value).read_text())
-    return GPU.from_spec(value) if isinstance(value, dict) else gpu(value)
 
 
 def llm_columns(model: LLM) -> dict:
