@@ -90,3 +90,12 @@ def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axe
     ax.set(xscale="log", xlabel="ITL SLA (ms, log scale)",
            ylabel="energy per 1,000 tokens of the pick (J)")  # fmt: skip
     return ax
+
+
+def energy_components_bar(table: pd.DataFrame, title: str = ""):
+    """Horizontal bars of J per generated token by component (widgets.energy_table output)."""
+    ax = plt.subplots(figsize=(6, 2.6), dpi=90)[1]
+    colors = [ENERGY_COLORS[c] for c in table["component"]]
+    ax.barh(table["component"], table["energy_per_output_token_j"], color=colors)
+    ax.set(xlabel="J per generated token", title=title)
+    return ax

@@ -82,3 +82,36 @@ def gpu_explorer(
     redraw()
     left = w.VBox([c["llm"], c["load"], c["rate_qps"], c["itl_sla_ms"], c["grid_gco2_per_kwh"]])
     return w.VBox([w.HBox([left, c["gpus"]]), message, table, chart])
+
+
+# --- energy model explorer (issue 3) --------------------------------------------------------------
+def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: int, mode: str):
+    """Component energies of one request: component, energy_j, energy_per_output_token_j, share."""
+    import pandas as pd
+
+    from .energy import components_j, estimate_energy
+
+    comps = components_j(estimate_energy(llm, gpu, t_in, t_out, mode=mode, batch=batch))
+    total = comps.pop("total")
+    df = pd.DataFrame({"component": list(comps), "energy_j": list(comps.values())})
+    df["energy_per_output_token_j"] = df["energy_j"] / t_out
+    df["share"] = df["energy_j"] / total
+    return df
+
+
+def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H100 NVL"):
+    """LLM, GPU, T_in, T_out, batch, mode -> the redrawn component breakdown of one request."""
+    controls = dict(
+        llm=w.Dropdown(options=sorted(llms()["name"]), value=llm, description="LLM"),
+        gpu=w.Dropdown(options=list(gpus()["name"]), value=gpu, description="GPU"),
+        t_in=w.IntSlider(500, min=1, max=8192, description="T_in"),
+        t_out=w.IntSlider(500, min=1, max=20000, description="T_out"),
+        batch=w.IntSlider(1, min=1, max=256, description="batch"),
+        mode=w.ToggleButtons(options=["physical", "paper"], description="mode"),
+    )
+
+    def draw(**kw):
+        plots.energy_components_bar(energy_table(**kw), f"{kw['llm']} on {kw['gpu']}")
+        plt.show()
+
+    return w.interactive(draw, **controls)
