@@ -14,7 +14,7 @@ import sys
 from .errors import WattGPUError
 
 # one module per command group, in the order `--help` lists them
-COMMAND_MODULES = ("catalogs", "rank", "estimate")
+COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "evaluate")
 
 
 def build_parser() -> argparse.ArgumentParser:
