@@ -24,8 +24,7 @@ from . import energy_data as D
 from . import energy_physical as P
 
 SCENARIOS = ("offline", "server_low")
-KAPPA_GRID = np.round(np.arange(0.5, 6.0001, 0.01), 2)
-STATIC_GRID = np.round(np.arange(0.02, 0.8001, 0.005), 3)
+KAPPA_RANGE, STATIC_RANGE = (0.5, 6.0, 0.01), (0.02, 0.8, 0.005)  # (low, high, final step)
 
 
 def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -100,11 +99,20 @@ def fit_constants(prep: tuple, true_j: np.ndarray, offline: np.ndarray) -> dict[
     low, off = _take(prep, ~offline), _take(prep, offline)
     kappa, frac = 1.0, 0.13
     for _ in range(2):
-        errs = [_mdape(physical_j_per_token(low, kappa, f), true_j[~offline]) for f in STATIC_GRID]
-        frac = float(STATIC_GRID[int(np.argmin(errs))])
-        errs = [_mdape(physical_j_per_token(off, k, frac), true_j[offline]) for k in KAPPA_GRID]
-        kappa = float(KAPPA_GRID[int(np.argmin(errs))])
+        frac = _grid_min(lambda f, k=kappa: _mdape(physical_j_per_token(low, k, f), true_j[~offline]),
+                         *STATIC_RANGE)  # fmt: skip
+        kappa = _grid_min(lambda k, f=frac: _mdape(physical_j_per_token(off, k, f), true_j[offline]),
+                          *KAPPA_RANGE)  # fmt: skip
     return {"kappa": kappa, "static_fraction": frac}
+
+
+def _grid_min(err, low: float, high: float, step: float) -> float:
+    """Argmin of ``err`` on a grid: 10×step coarse, then ``step`` within ±10 steps of the best."""
+    coarse = np.arange(low, high + step / 2, 10 * step)
+    best = coarse[int(np.argmin([err(x) for x in coarse]))]
+    fine = np.round(np.arange(max(low, best - 10 * step), min(high, best + 10 * step) + step / 2,
+                              step), 4)  # fmt: skip
+    return float(fine[int(np.argmin([err(x) for x in fine]))])
 
 
 def calibrate(df: pd.DataFrame | None = None) -> dict[str, float]:
