@@ -1,0 +1,57 @@
+"""The README's errors table matches the code: every row names a real exception, and a test triggers it."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite import errors
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def readme_error_names() -> list[str]:
+    section = ROOT.joinpath("README.md").read_text().split("## Errors you may see")[1]
+    return re.findall(r"^\| `(\w+Error)` \|", section.split("\n## ")[0], flags=re.MULTILINE)
+
+
+def _corrupted_runs(tmp_path: Path) -> None:
+    copy = tmp_path / "runs.csv"
+    shutil.copy(wl.measurements.DATA_PATH, copy)
+    copy.write_text(copy.read_text().replace("163.365", "163.366", 1))
+    wl.measurements(path=copy, sha256=wl.measurements.DATA_SHA256)
+
+
+TRIGGERS = {
+    "UnknownGPUError": lambda tmp: wl.gpu("H100 NLV"),
+    "UnknownLLMError": lambda tmp: wl.llm("llama-9"),
+    "UnsupportedModelError": lambda tmp: wl.LLM.from_hf_config(FIXTURES / "mixtral_moe.json"),
+    "ConfigError": lambda tmp: wl.LLM.from_hf_config(
+        {"model_type": "llama", "num_hidden_layers": 2}
+    ),
+    "SpecError": lambda tmp: wl.GPU.from_spec({"name": "x", "tdp_w": -1}),
+    "InvalidInputError": lambda tmp: wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_in=0),
+    "DataFileError": _corrupted_runs,
+    "NoFeasibleGPUError": lambda tmp: wl.rank_gpus(
+        "meta-llama/Llama-3.3-70B-Instruct", "server_low", itl_sla_ms=50, candidates=["T4", "L4"]
+    ),
+}
+
+
+def test_table_lists_every_user_facing_exception():
+    documented = set(readme_error_names())
+    defined = {n for n, c in vars(errors).items() if isinstance(c, type) and n.endswith("Error")}
+    assert documented == defined - {"WattGPUError", "UnknownNameError"}
+    assert documented == set(TRIGGERS)
+
+
+@pytest.mark.parametrize("name", readme_error_names())
+def test_each_documented_error_is_raised_by_its_trigger(name, tmp_path):
+    with pytest.raises(getattr(errors, name)) as info:
+        TRIGGERS[name](tmp_path)
+    assert type(info.value).__name__ == name
