@@ -76,7 +76,7 @@ class TargetModel:
     @classmethod
     def load(cls, path: Path, state: dict, target: str) -> TargetModel:
         """Read the XGBoost JSON at ``path`` with its preprocessing ``state``."""
-        regressor = XGBRegressor()
+        regressor = XGBRegressor(n_jobs=1)  # one thread: predictions are small and latency-bound
         regressor.load_model(path)
         return cls(target, Preprocessor.from_dict(state), regressor)
 
@@ -93,4 +93,6 @@ def fit_target(
     prep = Preprocessor.fit(rows, columns, [c for c in columns if c in CATEGORICAL])
     model = make_regressor(kind, params, seed)
     model.fit(prep.transform(rows), target_values(rows, target))
+    if isinstance(model, XGBRegressor):
+        model.set_params(n_jobs=1)  # predict on one thread: small inputs, no spin-wait
     return TargetModel(target, prep, model)

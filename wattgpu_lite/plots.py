@@ -10,6 +10,17 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from .wattgpu_plots import (  # noqa: F401  (re-exported: figures of notebooks 03 and 04)
+    coverage_heatmap,
+    fold_maps,
+    importance_bars,
+    itl_vs_bandwidth_latency,
+    mdape_vs_paper,
+    power_scale_invariance,
+    power_vs_load,
+    predicted_vs_measured,
+)
+
 
 def power_vs_itl(runs: pd.DataFrame) -> plt.Figure:
     """Mean GPU power (W) against ITL (ms, log scale), one panel per scenario, coloured by GPU."""

@@ -79,9 +79,10 @@ class Preprocessor:
         return np.column_stack([x, *codes]) if codes else x
 
     def _codes(self, values: pd.Series, i: int) -> np.ndarray:
-        text = values.astype(object).where(values.notna(), self.impute_categorical[i]).astype(str)
         lookup = {cat: float(k) for k, cat in enumerate(self.categories[i])}
-        return text.map(lambda v: lookup.get(v, -1.0)).to_numpy(dtype=float)
+        fill = self.impute_categorical[i]
+        text = [fill if pd.isna(v) else str(v) for v in values.to_numpy(dtype=object)]
+        return np.array([lookup.get(v, -1.0) for v in text], dtype=float)
 
     def to_dict(self) -> dict:
         """Plain JSON-serialisable state."""
