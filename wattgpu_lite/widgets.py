@@ -6,9 +6,10 @@ gpu_explorer()          # LLM, candidate GPUs, load, ITL SLA, grid intensity -> 
 
 from __future__ import annotations
 
+import io
+
 import ipywidgets as w
 import matplotlib.pyplot as plt
-from IPython.display import display
 
 from . import plots
 from .accounting import DEFAULT_GRID_GCO2_PER_KWH
@@ -33,7 +34,7 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
         "itl_sla_ms": w.FloatSlider(value=itl_sla_ms, min=1.0, max=150.0, step=1.0,
                                     description="ITL SLA (ms)", style=_WIDE),
         "grid_gco2_per_kwh": w.FloatSlider(value=DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
-                                           step=10.0, description="grid gCO2e/kWh", style=_WIDE),
+                                           step=1.0, description="grid gCO2e/kWh", style=_WIDE),
     }  # fmt: skip
 
 
@@ -45,29 +46,37 @@ def _read(c: dict, source: str) -> ExplorerControls:
     )  # fmt: skip
 
 
+def _bars_png(view) -> bytes:
+    """The energy bar chart as PNG bytes (an Image widget: nothing leaks into cell outputs)."""
+    fig, ax = plt.subplots(figsize=(6.4, 0.3 * len(view) + 1.0), dpi=80)
+    plots.gpu_energy_bars(view, ax=ax)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
 def gpu_explorer(
     llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=MEASURED_GPUS,
     itl_sla_ms: float = 30.0, source: str = "predicted",
 ) -> w.VBox:  # fmt: skip
     """Rank GPUs for an LLM under an ITL SLA; redraws the table and bar chart on every change."""
     c = _controls(llm, candidates, itl_sla_ms)
-    message, table, chart = w.HTML(), w.HTML(), w.Output()
+    message, table, chart = (
+        w.HTML(),
+        w.HTML(),
+        w.Image(format="png", layout=w.Layout(width="560px")),
+    )
 
     def redraw(_=None) -> None:
         if c["llm"].value not in c["llm"].options:
             return  # still typing
         view, text = explorer_view(_read(c, source))
-        message.value = f"<b class='wl-message'>{text}</b>"
+        chart.value = _bars_png(view) if len(view) else b""
         html = view.to_html(index=False, na_rep="", classes="wl-ranking-table")
         table.value = f"<div class='wl-ranking'>{html}</div>"
-        with chart:
-            chart.clear_output(wait=True)
-            if len(view):
-                fig, ax = plt.subplots(figsize=(6.4, 0.3 * len(view) + 1.0), dpi=80)
-                plots.gpu_energy_bars(view, ax=ax)
-                fig.tight_layout()
-                display(fig)
-                plt.close(fig)
+        message.value = f"<b class='wl-message'>{text}</b>"  # last: the page is up to date
 
     def on_load(change) -> None:
         lo, hi, step = sla_slider_range(change["new"])

@@ -1,0 +1,124 @@
+"""The Voila dashboard in a real browser: start voila on 127.0.0.1, drive headless Chromium with
+Playwright, change the SLA and the LLM, and check the ranking table follows.
+
+Needs the system Chromium (no browser download). Skipped with a reason when it is missing, except
+in CI (``CI`` set), where a missing browser is a failure: the Makefile installs it there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "dashboard.ipynb"
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+START_TIMEOUT_S = 40
+UPDATE_TIMEOUT_MS = 30_000
+
+
+def _chromium() -> str | None:
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return found or ("/usr/bin/chromium" if Path("/usr/bin/chromium").is_file() else None)
+
+
+def _require(ok: bool, reason: str) -> None:
+    """Skip without ``ok``, but fail in CI, where the browser test must run."""
+    if not ok:
+        (pytest.fail if os.environ.get("CI") else pytest.skip)(reason)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for_http(url: str, proc: subprocess.Popen, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"voila exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"voila did not answer on {url} within {timeout_s} s")
+
+
+@pytest.fixture(scope="module")
+def voila_url():
+    port = _free_port()
+    cmd = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}",
+           "--Voila.ip=127.0.0.1", str(NOTEBOOK)]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        _wait_for_http(url, proc, START_TIMEOUT_S)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def _table_text(page) -> str:
+    return page.locator(".wl-ranking").inner_text()
+
+
+def _wait_message(page, text: str) -> None:
+    page.wait_for_function(
+        "t => (document.querySelector('.wl-message') || {}).textContent?.includes(t)",
+        arg=text, timeout=UPDATE_TIMEOUT_MS,
+    )  # fmt: skip
+
+
+def test_dashboard_reranks_when_the_sla_and_the_llm_change(voila_url):
+    chromium = _chromium()
+    _require(chromium is not None, "no system Chromium found (apt install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _require(False, "the playwright Python package is not installed")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 1400})
+            page.goto(voila_url, wait_until="domcontentloaded", timeout=UPDATE_TIMEOUT_MS)
+            _wait_message(page, "Pick: A30")
+            # Llama-3.1-8B at server_low, 30 ms: the L4 is too slow, the T4 too small
+            first = _table_text(page)
+            assert "ITL 60.7 ms > SLA 30 ms" in first and "needs 16.2 GB" in first
+
+            readout = page.locator(".widget-slider", has_text="ITL SLA (ms)")
+            readout = readout.locator(".widget-readout")
+            readout.click()
+            page.keyboard.press("Control+A")
+            page.keyboard.type("100")
+            page.keyboard.press("Enter")
+            _wait_message(page, "Pick: L4")  # at 100 ms the L4 meets it and uses least energy
+            assert "> SLA" not in _table_text(page)
+
+            page.locator("input[list]").first.fill("Qwen/Qwen2.5-0.5B-Instruct")
+            _wait_message(page, "Pick: T4")  # a 0.5 B model fits the 16 GB T4
+            assert "needs" not in _table_text(page)
+            page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
+        finally:
+            browser.close()
