@@ -86,7 +86,7 @@ def gpu_energy_bars(table: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axes
     sns.barplot(data=data, x="energy_per_1k_tokens_j", y="gpu", hue="sla", dodge=False, ax=ax,
                 hue_order=["meets SLA", "misses SLA"], palette=["tab:green", "tab:gray"])  # fmt: skip
     ax.set(xlabel="GPU energy per 1,000 generated tokens (J)", ylabel="")
-    ax.legend(title="", loc="lower right")
+    ax.legend(title="", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
     return ax
 
 
