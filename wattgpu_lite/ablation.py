@@ -1,0 +1,98 @@
+"""Grouped cross-validation of the configurations (:mod:`variants`): the ablation table,
+leave-one-scenario-out, and the out-of-fold residuals that calibrate the prediction intervals.
+
+Predictions are compared in the paper's units (power_w; ITL = aggregate 1/throughput offline,
+per request on a server), so every cell sits beside the paper's published MdAPE.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from . import measurements
+from .evaluation import STRATEGIES, TARGETS, folds
+from .features import run_features
+from .hybrid import add_physics
+from .metrics import scenario_metrics
+from .model import training_rows
+from .paper import paper_results
+from .variants import CONFIGS, fit_variant
+
+_OOF: dict[tuple[str, str, str], pd.DataFrame] = {}
+
+
+@cache
+def _physics_runs() -> pd.DataFrame:
+    return add_physics(run_features(measurements.load(dense_only=True)))
+
+
+def dataset(target: str) -> pd.DataFrame:
+    """Dense Watt Counts runs usable for ``target``, with paper, load and physics inputs."""
+    return training_rows(_physics_runs(), target)
+
+
+def _predict_paper_units(model, frame: pd.DataFrame) -> np.ndarray:
+    out = model.predict(frame)
+    return out["power_w" if model.target == "power" else "paper_itl_s"].to_numpy()
+
+
+def predict_split(rows: pd.DataFrame, target: str, config: str, train, test) -> np.ndarray:
+    """Fit ``config`` on rows ``train``, predict rows ``test`` (paper units)."""
+    model = fit_variant(rows.iloc[train].reset_index(drop=True), CONFIGS[config], target)
+    return _predict_paper_units(model, rows.iloc[test])
+
+
+def out_of_fold(config: str, target: str, strategy: str, progress: bool = False) -> pd.DataFrame:
+    """Out-of-fold predictions: llm, gpu, scenario, fold, y_true, y_pred (paper units) and
+    log_residual = ln(y_true / y_pred). Cached per (config, target, strategy)."""
+    key = (config, target, strategy)
+    if key not in _OOF:
+        rows = dataset(target)
+        y_true = rows["power_w"] if target == "power" else rows["itl_s"]
+        out = rows[["llm", "gpu", "scenario"]].assign(fold=-1, y_true=y_true, y_pred=np.nan)
+        splits = folds(rows, strategy)
+        for k, (train, test) in enumerate(tqdm(splits, desc=str(key), disable=not progress)):
+            out.iloc[test, out.columns.get_loc("y_pred")] = predict_split(
+                rows, target, config, train, test
+            )
+            out.iloc[test, out.columns.get_loc("fold")] = k
+        _OOF[key] = out.assign(log_residual=np.log(out["y_true"] / out["y_pred"]))
+    return _OOF[key].copy()
+
+
+def ablation_table(
+    configs=tuple(CONFIGS), targets=TARGETS, strategies=STRATEGIES, progress: bool = False
+) -> pd.DataFrame:
+    """MdAPE [%] per (target, scenario group, strategy, config) beside the paper's."""
+    parts = []
+    for target in targets:
+        for strategy in strategies:
+            for config in configs:
+                oof = out_of_fold(config, target, strategy, progress)
+                m = scenario_metrics(oof)[["scenario", "mdape_pct", "pearson_r"]]
+                parts.append(m.assign(target=target, strategy=strategy, config=config))
+    table = pd.concat(parts, ignore_index=True)
+    paper = pd.concat([paper_results(t).query("model == 'xgb'") for t in targets])
+    table = table.merge(paper[["target", "scenario", "strategy", "paper_mdape_pct"]],
+                        on=["target", "scenario", "strategy"], how="left")  # fmt: skip
+    cols = ["target", "scenario", "strategy", "config", "mdape_pct", "paper_mdape_pct", "pearson_r"]
+    return table[cols]
+
+
+def leave_one_scenario_out(config: str, target: str) -> pd.DataFrame:
+    """Train on two scenarios, predict the third (each in turn): rows of the held-out scenario
+    with y_true, y_pred (paper units) and held_out."""
+    rows = dataset(target)
+    parts = []
+    for held in measurements.SCENARIOS:
+        test = np.flatnonzero(rows["scenario"] == held)
+        train = np.flatnonzero(rows["scenario"] != held)
+        pred = predict_split(rows, target, config, train, test)
+        y = rows["power_w" if target == "power" else "itl_s"].to_numpy()[test]
+        base = rows.iloc[test][["llm", "gpu", "scenario"]]
+        parts.append(base.assign(held_out=held, config=config, y_true=y, y_pred=pred))
+    return pd.concat(parts, ignore_index=True)

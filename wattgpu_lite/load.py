@@ -1,0 +1,129 @@
+"""Load as a number: the mean count of in-flight sequences, instead of three scenario labels.
+
+- Server (Poisson arrivals at λ req/s): Little's law L = λ · W, with W the mean end-to-end
+  latency of a request. W is *predicted*, never measured: the batch-1 roofline time of the
+  request (prefill + T_out decode steps, :func:`energy_physical.active_time_s`), so the feature
+  uses no target. Busy fraction of an M/G/∞ queue: P(N ≥ 1) = 1 − exp(−L).
+- Offline (every prompt at once): vLLM keeps B = min(max_num_seqs = 256, KV-cache capacity /
+  tokens per sequence) in flight (:func:`energy_physical.vllm_batch`); busy fraction 1.
+
+Two latencies at a load, named apart (with L the mean in-flight count):
+``itl_s`` = time between two tokens of one request; ``time_per_token_s`` = 1 / throughput =
+``itl_s / L`` (Little's law on tokens). The paper's offline "ITL" is ``time_per_token_s``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import energy_physical as P
+from .catalog import GPU, LLM
+from .errors import InvalidInputError
+from .measurements import LAMBDA_QPS
+
+MAX_NUM_SEQS = 256  # vLLM's default max_num_seqs (Watt Counts ran with it)
+T_IN_DEFAULT = 15.0  # Watt Counts prompts: short SQuAD questions, 13–19 tokens
+T_OUT_DEFAULT = 180.0  # mean generated tokens per request over the Watt Counts runs
+
+
+def littles_law_in_flight(rate_qps, latency_s):
+    """Mean requests in the system, L = λ [req/s] · W [s] (Little's law)."""
+    return np.asarray(rate_qps, dtype=float) * np.asarray(latency_s, dtype=float)
+
+
+def busy_fraction(in_flight):
+    """Share of time at least one request is in flight, 1 − exp(−L) (M/G/∞: N ~ Poisson(L))."""
+    return 1.0 - np.exp(-np.asarray(in_flight, dtype=float))
+
+
+def per_request_itl_s(time_per_token_s, in_flight):
+    """Per-request ITL [s] from the aggregate time per token: itl = L · (1/throughput).
+
+    Little's law on tokens: throughput = L / itl (L sequences, each emitting a token per itl).
+    """
+    return np.asarray(time_per_token_s, dtype=float) * np.asarray(in_flight, dtype=float)
+
+
+def aggregate_time_per_token_s(itl_s, in_flight):
+    """Aggregate time per token, 1/throughput [s/token] = itl / L (inverse of the above)."""
+    return np.asarray(itl_s, dtype=float) / np.asarray(in_flight, dtype=float)
+
+
+def both_latencies(paper_itl_s, offline, in_flight) -> tuple[np.ndarray, np.ndarray]:
+    """(itl_s per request, time_per_token_s aggregate) from the paper's ITL, which is the
+    aggregate 1/throughput on offline rows and the per-request ITL on server rows."""
+    y, off = np.asarray(paper_itl_s, dtype=float), np.asarray(offline, dtype=bool)
+    itl = np.where(off, per_request_itl_s(y, in_flight), y)
+    return itl, np.where(off, y, aggregate_time_per_token_s(y, in_flight))
+
+
+def paper_itl_s(itl_s, time_per_token_s, offline) -> np.ndarray:
+    """The paper's ITL: time_per_token_s on offline rows, itl_s (per request) on server rows."""
+    return np.where(np.asarray(offline, dtype=bool), time_per_token_s, itl_s)
+
+
+def batch1_latency_s(model: LLM, device: GPU, t_in, t_out):
+    """Roofline end-to-end time [s] of one request alone on the GPU (prefill + decode, B = 1)."""
+    return P.active_time_s(P.llm_args(model), (t_in, t_out, 1.0), P.gpu_args(device, 0.0), 1.0)
+
+
+def in_flight(model: LLM, device: GPU, t_in, t_out, rate_qps=np.nan, batch=np.nan):
+    """Mean in-flight sequences: ``batch`` if given (capped by KV memory), else λ · W_roofline
+    if ``rate_qps`` is given, else the offline cap min(256, KV capacity)."""
+    cap = P.vllm_batch(model, device, t_in, t_out, max_seqs=MAX_NUM_SEQS)
+    server = littles_law_in_flight(rate_qps, batch1_latency_s(model, device, t_in, t_out))
+    out = np.where(np.isfinite(rate_qps), server, cap)
+    return np.where(np.isfinite(batch), np.minimum(batch, cap), out)
+
+
+def is_batch_mode(frame: pd.DataFrame) -> np.ndarray:
+    """Rows with no arrival rate (offline / a fixed batch), whose paper ITL is aggregate."""
+    if "rate_qps" in frame:
+        return ~np.isfinite(frame["rate_qps"].to_numpy(dtype=float))
+    return (frame["scenario"] == "offline").to_numpy()
+
+
+def scenario_load(scenario: str) -> tuple[float, float]:
+    """(rate_qps, batch) describing a Watt Counts scenario: (λ, NaN) server, (NaN, NaN) offline."""
+    return (LAMBDA_QPS[scenario], np.nan) if scenario in LAMBDA_QPS else (np.nan, np.nan)
+
+
+def check_load(rate: float | None, batch: float | None) -> tuple[float, float]:
+    """Validate a user's ``rate`` (req/s) or ``batch`` (sequences): positive, at most one set."""
+    if rate is not None and batch is not None:
+        raise InvalidInputError("give rate= (requests/s, server) or batch= (sequences), not both")
+    for name, value in (("rate", rate), ("batch", batch)):
+        if value is not None and not (np.isfinite(value) and value > 0):
+            raise InvalidInputError(f"{name} must be a positive number, got {value!r}")
+    return (np.nan if rate is None else float(rate)), (np.nan if batch is None else float(batch))
+
+
+def nearest_scenario(rate_qps: float, batch: float) -> str:
+    """The Watt Counts scenario closest to a load (for the categorical model): a batch is
+    offline; a rate is the server scenario nearest in log λ."""
+    if np.isfinite(batch) or not np.isfinite(rate_qps):
+        return "offline"
+    return min(LAMBDA_QPS, key=lambda s: abs(np.log(LAMBDA_QPS[s] / rate_qps)))
+
+
+def workload_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """t_in, t_out, rate_qps, batch per row: the runs' measured token counts and λ when present,
+    else the Watt Counts defaults and the scenario's λ."""
+    n = len(frame)
+    t_in = (
+        frame["prompt_tokens"] if "prompt_tokens" in frame else pd.Series(T_IN_DEFAULT, frame.index)
+    )
+    t_out = (frame["generated_tokens"] if "generated_tokens" in frame
+             else pd.Series(T_OUT_DEFAULT, frame.index))  # fmt: skip
+    loads = (
+        [scenario_load(s) for s in frame["scenario"]]
+        if "scenario" in frame
+        else [(np.nan,) * 2] * n
+    )
+    rate = (
+        frame["rate_qps"] if "rate_qps" in frame else pd.Series([r for r, _ in loads], frame.index)
+    )
+    batch = frame["batch"] if "batch" in frame else pd.Series([b for _, b in loads], frame.index)
+    return pd.DataFrame({"t_in": t_in.astype(float), "t_out": t_out.astype(float),
+                         "rate_qps": rate.astype(float), "batch": batch.astype(float)})  # fmt: skip
