@@ -17,6 +17,7 @@ from . import measurements
 from .evaluation import STRATEGIES, TARGETS, folds
 from .features import run_features
 from .hybrid import add_physics
+from .intervals import nested_coverage
 from .metrics import scenario_metrics
 from .model import training_rows
 from .paper import paper_results
@@ -46,21 +47,30 @@ def predict_split(rows: pd.DataFrame, target: str, config: str, train, test) -> 
     return _predict_paper_units(model, rows.iloc[test])
 
 
-def out_of_fold(config: str, target: str, strategy: str, progress: bool = False) -> pd.DataFrame:
+def _compute_oof(rows: pd.DataFrame, config: str, target: str, strategy: str, progress: bool):
+    y_true = rows["power_w"] if target == "power" else rows["itl_s"]
+    out = rows[["llm", "gpu", "scenario"]].assign(fold=-1, y_true=y_true, y_pred=np.nan)
+    splits = folds(rows, strategy)
+    desc = f"{config} {target} {strategy}"
+    for k, (train, test) in enumerate(tqdm(splits, desc=desc, disable=not progress)):
+        out.iloc[test, out.columns.get_loc("y_pred")] = predict_split(
+            rows, target, config, train, test
+        )
+        out.iloc[test, out.columns.get_loc("fold")] = k
+    return out.assign(log_residual=np.log(out["y_true"] / out["y_pred"]))
+
+
+def out_of_fold(
+    config: str, target: str, strategy: str, progress: bool = False, rows=None
+) -> pd.DataFrame:
     """Out-of-fold predictions: llm, gpu, scenario, fold, y_true, y_pred (paper units) and
-    log_residual = ln(y_true / y_pred). Cached per (config, target, strategy)."""
+    log_residual = ln(y_true / y_pred). ``rows``: a physics-augmented runs table (default
+    :func:`dataset`, whose results are cached per (config, target, strategy))."""
+    if rows is not None:
+        return _compute_oof(training_rows(rows, target), config, target, strategy, progress)
     key = (config, target, strategy)
     if key not in _OOF:
-        rows = dataset(target)
-        y_true = rows["power_w"] if target == "power" else rows["itl_s"]
-        out = rows[["llm", "gpu", "scenario"]].assign(fold=-1, y_true=y_true, y_pred=np.nan)
-        splits = folds(rows, strategy)
-        for k, (train, test) in enumerate(tqdm(splits, desc=str(key), disable=not progress)):
-            out.iloc[test, out.columns.get_loc("y_pred")] = predict_split(
-                rows, target, config, train, test
-            )
-            out.iloc[test, out.columns.get_loc("fold")] = k
-        _OOF[key] = out.assign(log_residual=np.log(out["y_true"] / out["y_pred"]))
+        _OOF[key] = _compute_oof(dataset(target), config, target, strategy, progress)
     return _OOF[key].copy()
 
 
@@ -96,3 +106,16 @@ def leave_one_scenario_out(config: str, target: str) -> pd.DataFrame:
         base = rows.iloc[test][["llm", "gpu", "scenario"]]
         parts.append(base.assign(held_out=held, config=config, y_true=y, y_pred=pred))
     return pd.concat(parts, ignore_index=True)
+
+
+def coverage_table(config: str = "hybrid", levels=(0.8, 0.9), strategies=("logo", "lolo"),
+                   progress: bool = False) -> pd.DataFrame:  # fmt: skip
+    """Nested conformal coverage (:func:`intervals.nested_coverage`) per target, strategy,
+    scenario group and level."""
+    parts = [
+        nested_coverage(out_of_fold(config, target, strategy, progress), level).assign(
+            target=target, strategy=strategy, config=config)
+        for target in TARGETS for strategy in strategies for level in levels
+    ]  # fmt: skip
+    cols = ["target", "strategy", "scenario", "level", "coverage", "median_width_rel", "config"]
+    return pd.concat(parts, ignore_index=True)[cols]

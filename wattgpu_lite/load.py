@@ -50,6 +50,12 @@ def aggregate_time_per_token_s(itl_s, in_flight):
     return np.asarray(itl_s, dtype=float) / np.asarray(in_flight, dtype=float)
 
 
+def server_time_per_token_s(rate_qps, t_out):
+    """Aggregate time per token of a server at Poisson rate λ: 1/throughput = 1 / (λ · T_out)
+    (every arriving request's tokens are produced; equals itl_s / L with L = λ · T_out · itl_s)."""
+    return 1.0 / (np.asarray(rate_qps, dtype=float) * np.asarray(t_out, dtype=float))
+
+
 def both_latencies(paper_itl_s, offline, in_flight) -> tuple[np.ndarray, np.ndarray]:
     """(itl_s per request, time_per_token_s aggregate) from the paper's ITL, which is the
     aggregate 1/throughput on offline rows and the per-request ITL on server rows."""

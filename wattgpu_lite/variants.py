@@ -24,7 +24,13 @@ import pandas as pd
 
 from .features import CATEGORICAL, ITL_FEATURES, POWER_FEATURES
 from .hybrid import PHYSICS_FEATURES
-from .load import both_latencies, is_batch_mode, paper_itl_s
+from .load import (
+    both_latencies,
+    is_batch_mode,
+    paper_itl_s,
+    server_time_per_token_s,
+    workload_columns,
+)
 from .model import make_regressor
 from .predictors import ITL_PARAMS, POWER_PARAMS
 from .preprocessing import Preprocessor
@@ -90,6 +96,8 @@ def decode_itl(pred: np.ndarray, frame: pd.DataFrame, per_request: bool) -> pd.D
         tpt = itl / load
     else:
         itl, tpt = both_latencies(np.exp(pred), batch_mode, load)
+    work = workload_columns(frame)
+    tpt = np.where(batch_mode, tpt, server_time_per_token_s(work["rate_qps"], work["t_out"]))
     paper = paper_itl_s(itl, tpt, batch_mode)
     return pd.DataFrame({"itl_s": itl, "time_per_token_s": tpt, "paper_itl_s": paper}, frame.index)
 
