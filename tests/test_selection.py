@@ -147,3 +147,11 @@ def test_a30_vs_h100_nvl_measured_both_readings():
     assert high["b_uses_more_pct"] == pytest.approx(44.0, abs=0.1)
     # offline the H100 NVL is the efficient one (energy per token = P * ITL)
     assert off["a_saves_pct"] < 0 and off["energy_b_per_1k_tokens_j"] < 20
+
+
+def test_run_energy_reading_agrees_within_a_few_points():
+    c = sel.compare_pair_run_energy(LLAMA8, "A30", "H100 NVL").set_index("scenario")
+    # Watt Counts' whole-run energy per token: H100 NVL uses 42.0 % more at server_high
+    assert c.loc["server_high", "b_uses_more_pct"] == pytest.approx(42.0, abs=0.1)
+    assert c.loc["server_high", "a_saves_pct"] == pytest.approx(29.6, abs=0.1)
+    assert c.loc["server_low", "a_saves_pct"] == pytest.approx(58.6, abs=0.1)

@@ -19,6 +19,7 @@ import math
 
 import pandas as pd
 
+from . import measurements
 from .accounting import (
     DEFAULT_GRID_GCO2_PER_KWH,
     DEFAULT_PRICE_PER_KWH,
@@ -38,7 +39,10 @@ from .selection_inputs import (
 )
 from .selection_table import add_energy, apply_sla, fit_table, order
 
-__all__ = ["SOURCES", "compare_pair", "heuristic_picks", "pick_under_sla", "rank_gpus", "sla_sweep"]
+__all__ = [
+    "SOURCES", "compare_pair", "compare_pair_run_energy", "heuristic_picks", "pick_under_sla",
+    "rank_gpus", "sla_sweep",
+]  # fmt: skip
 
 
 def rank_gpus(
@@ -52,7 +56,10 @@ def rank_gpus(
     ``source``: 'predicted' (pre-trained WattGPU; default candidates: the whole catalog),
     'measured' (Watt Counts runs) or 'logo' (WattGPU refitted without each GPU's runs); both
     default to the 8 measured GPUs. Grid intensity in gCO2e/kWh, price per kWh (USD by default;
-    defaults: data/electricity_factors.csv). NoFeasibleGPUError when no candidate holds the model.
+    defaults: data/electricity_factors.csv). Give ``scenario`` or ``rate_qps`` (req/s): a rate
+    takes P̄ and ITL of its scenario class (< 0.2 req/s: server_low) and λ for the energy.
+    ``context_tokens``: the context the fit check reserves KV cache for (Watt Counts: 1024).
+    NoFeasibleGPUError (each GPU's reason) when no candidate holds the model.
     """
     scenario, rate = resolve_load(scenario, rate_qps)
     sla = positive("itl_sla_ms", itl_sla_ms)
@@ -130,3 +137,16 @@ def compare_pair(llm, gpu_a: str, gpu_b: str, source: str = "measured", scenario
                      "energy_a_per_1k_tokens_j": e_a, "energy_b_per_1k_tokens_j": e_b,
                      "a_saves_pct": saving_pct(e_a, e_b), "b_uses_more_pct": extra_pct(e_a, e_b)})  # fmt: skip
     return pd.DataFrame(rows).assign(gpu_a=gpu(gpu_a).name, gpu_b=gpu(gpu_b).name)
+
+
+def compare_pair_run_energy(llm_name: str, gpu_a: str, gpu_b: str) -> pd.DataFrame:
+    """The same percentages from Watt Counts' own energy per token (whole-run energy / tokens,
+    mean over repeats) instead of P̄ / (λ · T_out): a check on the accounting."""
+    runs = measurements.load()
+    mine = runs[(runs["llm"] == llm_name) & runs["gpu"].isin([gpu_a, gpu_b])]
+    e = mine.groupby(["scenario", "gpu"])["energy_per_token_j"].mean().unstack()[[gpu_a, gpu_b]]
+    return pd.DataFrame({
+        "energy_a_per_token_j": e[gpu_a], "energy_b_per_token_j": e[gpu_b],
+        "a_saves_pct": saving_pct(e[gpu_a], e[gpu_b]),
+        "b_uses_more_pct": extra_pct(e[gpu_a], e[gpu_b]),
+    }).reindex(list(SCENARIOS)).rename_axis("scenario").reset_index()  # fmt: skip
