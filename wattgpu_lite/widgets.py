@@ -124,3 +124,25 @@ def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H
         plt.show()
 
     return w.interactive(draw, **controls)
+
+
+def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H100 NVL"):
+    """Spec-sheet form: edit a GPU's fields, pick a rate, get predictions with intervals and
+    the extrapolation notes (:func:`wattgpu_lite.byo.predict_for_spec`)."""
+    from .byo import FORM_FIELDS, predict_for_spec, spec_template
+
+    spec = spec_template(like)
+    boxes = {f: (w.Text if isinstance(spec[f], str) else w.FloatText)(value=spec[f], description=f)
+             for f in FORM_FIELDS}  # fmt: skip
+    rate, out = w.FloatLogSlider(value=0.1, min=-2, max=0, description="rate req/s"), w.Output()
+
+    def show(_=None) -> None:
+        edited = spec | {f: b.value for f, b in boxes.items()}
+        table, notes = predict_for_spec(edited, llm, rate=rate.value)
+        with out:
+            out.clear_output()
+            print(table.to_string(index=False), "\n", notes or "inside the training range")
+
+    button = w.Button(description="Predict")
+    button.on_click(show)
+    return w.VBox([*boxes.values(), rate, button, out])
