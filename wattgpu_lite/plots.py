@@ -110,3 +110,30 @@ def energy_components_bar(table: pd.DataFrame, title: str = ""):
     ax.barh(table["component"], table["energy_per_output_token_j"], color=colors)
     ax.set(xlabel="J per generated token", title=title)
     return ax
+
+
+def coverage_bars(coverage: pd.DataFrame) -> plt.Figure:
+    """Empirical vs nominal coverage of the conformal intervals, per target, strategy, scenario."""
+    data = coverage.assign(group=coverage["strategy"] + " · " + coverage["scenario"],
+                           nominal=coverage["level"].map("{:.0%}".format))  # fmt: skip
+    grid = sns.catplot(data=data, x="group", y="coverage", hue="nominal", col="target",
+                       kind="bar", height=3.2, aspect=1.2)  # fmt: skip
+    for ax in grid.axes.flat:
+        for level in sorted(coverage["level"].unique()):
+            ax.axhline(level, ls="--", lw=1, color="grey")
+        ax.set_ylim(0.5, 1.0)
+        ax.tick_params(axis="x", rotation=30)
+    grid.set_axis_labels("", "empirical coverage")
+    return grid.figure
+
+
+def held_out_scatter(pred: pd.DataFrame, unit: str) -> plt.Figure:
+    """Predicted vs measured on a held-out scenario, one panel per configuration (log axes)."""
+    grid = sns.relplot(data=pred, x="y_true", y="y_pred", hue="gpu", col="config", s=10,
+                       alpha=0.6, height=3.0)  # fmt: skip
+    for ax in grid.axes.flat:
+        lo, hi = pred[["y_true", "y_pred"]].min().min(), pred[["y_true", "y_pred"]].max().max()
+        ax.plot([lo, hi], [lo, hi], color="black", lw=1)
+        ax.set(xscale="log", yscale="log")
+    grid.set_axis_labels(f"measured ({unit})", f"predicted ({unit})")
+    return grid.figure
