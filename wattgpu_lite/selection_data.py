@@ -15,6 +15,9 @@ from . import measurements
 from .accounting import WATT_COUNTS_MAX_NEW_TOKENS
 
 SOURCES: tuple[str, ...] = ("predicted", "measured", "logo")
+# leave-one-GPU-out predictions, precomputed by data/scripts/build_logo_predictions.py
+LOGO_PATH = measurements.DATA_PATH.parent / "wattgpu_logo_predictions.csv"
+LOGO_SOURCE = "LOGO refit, data/scripts/build_logo_predictions.py"
 _INTERVAL_COLUMNS = ("power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi")
 
 
@@ -60,6 +63,33 @@ def logo_predictor(held_out_gpu: str):
     return WattGPU().fit(runs[runs["gpu"] != held_out_gpu].reset_index(drop=True))
 
 
+@cache
+def logo_table() -> pd.DataFrame:
+    """The precomputed LOGO predictions (empty if the file is absent), indexed by llm/gpu/scenario."""
+    if not LOGO_PATH.is_file():
+        return pd.DataFrame(columns=["power_w", "itl_s"])
+    return pd.read_csv(LOGO_PATH).set_index(["llm", "gpu", "scenario"])[["power_w", "itl_s"]]
+
+
+def logo_rows(llm, gpu, scenario: str) -> pd.DataFrame:
+    """LOGO power/ITL of a catalog LLM on ``gpu`` from the table; refitted when not in it."""
+    key = (llm.name, gpu.name, scenario)
+    if llm == _catalog_llm(llm.name) and key in logo_table().index:
+        row = logo_table().loc[key]
+        return pd.DataFrame({"gpu": [gpu.name], "power_w": row["power_w"], "itl_s": row["itl_s"]})
+    return _predict_rows(logo_predictor(gpu.name), llm, [gpu], scenario)
+
+
+def _catalog_llm(name: str):
+    from .catalog import llm
+    from .errors import UnknownLLMError
+
+    try:
+        return llm(name)
+    except UnknownLLMError:
+        return None
+
+
 def _predict_rows(predictor, llm, gpus: list, scenario: str) -> pd.DataFrame:
     """power_w, itl_s (and any *_lo/*_hi intervals) of ``llm`` on each GPU."""
     from .features import feature_frame
@@ -74,7 +104,7 @@ def predicted_metrics(llm, gpus: list, scenario: str, logo: bool = False) -> pd.
     if not gpus:
         return pd.DataFrame(columns=["gpu", "power_w", "itl_s", "tokens_per_request"])
     if logo:
-        parts = [_predict_rows(logo_predictor(g.name), llm, [g], scenario) for g in gpus]
+        parts = [logo_rows(llm, g, scenario) for g in gpus]
         frame = pd.concat(parts, ignore_index=True)
     else:
         frame = _predict_rows(full_predictor(), llm, gpus, scenario)

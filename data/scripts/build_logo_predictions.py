@@ -1,0 +1,35 @@
+"""Build data/wattgpu_logo_predictions.csv: WattGPU's predictions for each measured GPU made by a
+model that never saw that GPU's runs (leave-one-GPU-out), for every catalog LLM and scenario.
+
+    .venv/bin/python data/scripts/build_logo_predictions.py
+
+Eight fits of the two XGBoost models take minutes on a laptop; the table lets notebook 05 and
+``rank_gpus(source="logo")`` answer at once. Deterministic (seed 0, hist trees);
+tests/test_selection_logo.py refits one GPU's model and checks its rows.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+import wattgpu_lite as wl
+from wattgpu_lite.features import feature_frame
+from wattgpu_lite.measurements import MEASURED_GPUS, SCENARIOS
+from wattgpu_lite.selection_data import LOGO_PATH, LOGO_SOURCE, logo_predictor
+
+
+def held_out_rows(gpu_name: str) -> pd.DataFrame:
+    """Predictions for every catalog LLM and scenario on ``gpu_name``, fitted without it."""
+    frame = feature_frame(list(wl.llms()["name"]), [gpu_name], SCENARIOS)
+    out = logo_predictor(gpu_name).predict_frame(frame)
+    return out[["llm", "gpu", "scenario", "power_w", "itl_s"]].assign(source=LOGO_SOURCE)
+
+
+def main() -> None:
+    table = pd.concat([held_out_rows(g) for g in MEASURED_GPUS], ignore_index=True)
+    table.to_csv(LOGO_PATH, index=False, float_format="%.10g")
+    print(f"wrote {len(table)} rows to {LOGO_PATH.name}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,44 @@
+"""Leave-one-GPU-out ranking: the precomputed table is what a fresh refit predicts, and the LOGO
+predictor picks the same GPU as the measured runs for Llama-3.1-8B at low load."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite import selection
+from wattgpu_lite.measurements import MEASURED_GPUS, SCENARIOS
+from wattgpu_lite.selection_data import LOGO_PATH, logo_table
+
+pytest.importorskip("wattgpu_lite.predictors")
+LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def test_table_covers_every_measured_gpu_llm_and_scenario():
+    table = pd.read_csv(LOGO_PATH)
+    assert set(table["gpu"]) == set(MEASURED_GPUS) and set(table["scenario"]) == set(SCENARIOS)
+    assert len(table) == len(MEASURED_GPUS) * len(wl.llms()) * len(SCENARIOS)
+    assert (table["power_w"] > 0).all() and (table["itl_s"] > 0).all()
+
+
+def test_table_matches_a_fresh_refit_without_the_l4():
+    from wattgpu_lite.features import feature_frame
+    from wattgpu_lite.predictors import WattGPU
+
+    runs = wl.measurements()
+    model = WattGPU().fit(runs[runs["gpu"] != "L4"].reset_index(drop=True))
+    names = [LLAMA8, "Qwen/Qwen2.5-0.5B-Instruct"]
+    fresh = model.predict_frame(feature_frame(names, ["L4"], SCENARIOS))
+    keys = fresh[["llm", "gpu", "scenario"]].itertuples(index=False, name=None)
+    stored = logo_table().loc[list(keys)]
+    assert fresh["power_w"].to_numpy() == pytest.approx(stored["power_w"].to_numpy(), rel=1e-6)
+    assert fresh["itl_s"].to_numpy() == pytest.approx(stored["itl_s"].to_numpy(), rel=1e-6)
+
+
+def test_logo_picks_the_a30_like_the_measurements():
+    logo = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="logo")
+    measured = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="measured")
+    assert logo["gpu"].iloc[0] == measured["gpu"].iloc[0] == "A30"
+    l4 = logo.set_index("gpu").loc["L4"]
+    assert not l4["meets_sla"] and l4["itl_ms"] > 30  # the L4 is predicted too slow as well
