@@ -62,6 +62,7 @@ def test_summary_without_a_feasible_gpu():
 
 def test_slider_range_offline_is_sub_millisecond():
     assert sla_slider_range("offline")[1] <= 2.0 and sla_slider_range("server_low")[1] >= 100
+    assert sla_slider_range("server_high")[3] == 30.0
 
 
 def test_widget_redraws_on_change():
@@ -74,3 +75,8 @@ def test_widget_redraws_on_change():
     sla = box.children[0].children[0].children[3]
     sla.value = 100.0
     assert "Pick: L4" in message.value and "&gt; SLA" not in table.value
+    load = box.children[0].children[0].children[1]
+    load.value = "offline"  # the slider moves to sub-millisecond ITLs
+    assert sla.max == 2.0 and sla.value == 0.5 and "meet 0.5 ms" in message.value
+    load.value = "custom rate"  # and back
+    assert sla.max == 150.0 and sla.value == 30.0 and "Pick: A30" in message.value

@@ -79,11 +79,13 @@ def gpu_explorer(
         message.value = f"<b class='wl-message'>{text}</b>"  # last: the page is up to date
 
     def on_load(change) -> None:
-        lo, hi, step = sla_slider_range(change["new"])
+        lo, hi, step, start = sla_slider_range(change["new"])
         slider = c["itl_sla_ms"]
-        slider.min, slider.max, slider.step = min(lo, slider.min), max(hi, slider.max), step
-        slider.value = min(max(slider.value, lo), hi)
-        slider.min, slider.max = lo, hi
+        if (slider.min, slider.max) != (lo, hi):  # switching between offline and server
+            with slider.hold_trait_notifications():
+                slider.min, slider.max = min(lo, slider.min), max(hi, slider.max)
+                slider.step, slider.value = step, start
+                slider.min, slider.max = lo, hi
         redraw()
 
     for name, control in c.items():
