@@ -42,3 +42,22 @@ def test_logo_picks_the_a30_like_the_measurements():
     assert logo["gpu"].iloc[0] == measured["gpu"].iloc[0] == "A30"
     l4 = logo.set_index("gpu").loc["L4"]
     assert not l4["meets_sla"] and l4["itl_ms"] > 30  # the L4 is predicted too slow as well
+
+
+class _IntervalPredictor:
+    """A stand-in with WattGPU's predict_frame interface that also returns intervals."""
+
+    def predict_frame(self, frame: pd.DataFrame) -> pd.DataFrame:
+        power, itl = 0.3 * frame["tdp_w"], 0.02 + 0 * frame["tdp_w"]
+        return frame.assign(power_w=power, itl_s=itl, power_w_lo=0.9 * power,
+                            power_w_hi=1.1 * power, itl_s_lo=0.8 * itl, itl_s_hi=1.2 * itl)  # fmt: skip
+
+
+def test_prediction_intervals_pass_through(monkeypatch):
+    from wattgpu_lite import selection_data
+
+    monkeypatch.setattr(selection_data, "full_predictor", lambda: _IntervalPredictor())
+    t = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, candidates=["A30", "L4"])
+    a30 = t.set_index("gpu").loc["A30"]
+    assert a30["power_w"] == pytest.approx(0.3 * 165)  # the stand-in's own value, passed on
+    assert (a30["power_w_lo"], a30["itl_s_hi"]) == pytest.approx((0.27 * 165, 0.024))
