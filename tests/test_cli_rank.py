@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -53,3 +54,21 @@ def test_rank_gpus_subset_and_table(capsys):
 def test_rank_bad_input_exits_2(capsys, bad):
     assert main(["rank", "--llm", LLAMA8, "--scenario", "server_low", *bad]) == 2
     assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_rank_any_config_and_spec_file(capsys):
+    pytest.importorskip("wattgpu_lite.predictors")
+    fixtures = Path(__file__).parent / "fixtures"
+    argv = ["rank", "--llm", str(fixtures / "gpt2.json"), "--scenario", "offline",
+            "--itl-sla-ms", "1", "--gpus", f"A30,{fixtures / 'gpu_rtx5090_spec.json'}", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 2 and all(r["fits"] for r in rows)  # a 0.12 B model fits anywhere
+    assert all(r["energy_per_1k_tokens_j"] > 0 for r in rows)
+
+
+def test_rank_moe_config_is_refused(capsys):
+    fixtures = Path(__file__).parent / "fixtures"
+    argv = ["rank", "--llm", str(fixtures / "mixtral_moe.json"), "--scenario", "server_low"]
+    assert main([*argv, "--itl-sla-ms", "30"]) == 2
+    assert "error: " in capsys.readouterr().err
