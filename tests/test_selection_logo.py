@@ -61,3 +61,27 @@ def test_prediction_intervals_pass_through(monkeypatch):
     a30 = t.set_index("gpu").loc["A30"]
     assert a30["power_w"] == pytest.approx(0.3 * 165)  # the stand-in's own value, passed on
     assert (a30["power_w_lo"], a30["itl_s_hi"]) == pytest.approx((0.27 * 165, 0.024))
+
+
+def test_hybrid_source_brackets_its_predictions_and_picks_the_a30():
+    pytest.importorskip("wattgpu_lite.hybrid_model")
+    t = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="hybrid",
+                            candidates=list(MEASURED_GPUS))  # fmt: skip
+    assert t["gpu"].iloc[0] == "A30"
+    ok = t[t["fits"]]
+    for col in ("power_w", "itl_s", "energy_per_1k_tokens_j"):
+        assert (ok[f"{col}_lo"] <= ok[col]).all() and (ok[col] <= ok[f"{col}_hi"]).all()
+    # server energy bounds are the power bounds / λ / tokens
+    a30 = ok.set_index("gpu").loc["A30"]
+    ratio = a30["energy_per_1k_tokens_j_hi"] / a30["energy_per_1k_tokens_j"]
+    assert ratio == pytest.approx(a30["power_w_hi"] / a30["power_w"])
+
+
+def test_hybrid_offline_itl_is_one_over_throughput():
+    pytest.importorskip("wattgpu_lite.hybrid_model")
+    t = selection.rank_gpus(LLAMA8, "offline", itl_sla_ms=1, source="hybrid",
+                            candidates=["H100 NVL"])  # fmt: skip
+    measured = selection.rank_gpus(LLAMA8, "offline", itl_sla_ms=1, source="measured",
+                                   candidates=["H100 NVL"])  # fmt: skip
+    # measured 1/throughput is 0.050 ms; the hybrid's time per token is within 25 % of it
+    assert t["itl_ms"][0] == pytest.approx(measured["itl_ms"][0], rel=0.25)

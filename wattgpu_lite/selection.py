@@ -54,8 +54,9 @@ def rank_gpus(
     """One row per candidate GPU, sorted by energy among GPUs that fit and meet the ITL SLA.
 
     ``source``: 'predicted' (pre-trained WattGPU; default candidates: the whole catalog),
-    'measured' (Watt Counts runs) or 'logo' (WattGPU refitted without each GPU's runs); both
-    default to the 8 measured GPUs. Grid intensity in gCO2e/kWh, price per kWh (USD by default;
+    'measured' (Watt Counts runs) or 'logo' (WattGPU refitted without each GPU's runs), both
+    defaulting to the 8 measured GPUs, or 'hybrid' (the calibrated hybrid model at the numeric
+    rate, with 80 % intervals *_lo/*_hi; catalog). Grid intensity in gCO2e/kWh, price per kWh (USD by default;
     defaults: data/electricity_factors.csv). Give ``scenario`` or ``rate_qps`` (req/s): a rate
     takes P̄ and ITL of its scenario class (< 0.2 req/s: server_low) and λ for the energy.
     ``context_tokens``: the context the fit check reserves KV cache for (Watt Counts: 1024).
@@ -70,7 +71,8 @@ def rank_gpus(
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
     fitting = [d for d in devices if d.name in set(table.loc[table["fits"], "gpu"])]
-    table = table.merge(gpu_metrics(model, fitting, scenario, source), on="gpu", how="left")
+    metrics = gpu_metrics(model, fitting, scenario, source, rate)
+    table = table.merge(metrics, on="gpu", how="left")
     table = apply_sla(add_energy(table, rate, grid, price), sla, scenario)
     head = {"llm": model.name, "scenario": scenario, "rate_qps": rate, "source": source}
     return order(table).assign(**head)

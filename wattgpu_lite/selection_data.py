@@ -14,7 +14,7 @@ import pandas as pd
 from . import measurements
 from .accounting import WATT_COUNTS_MAX_NEW_TOKENS
 
-SOURCES: tuple[str, ...] = ("predicted", "measured", "logo")
+SOURCES: tuple[str, ...] = ("predicted", "measured", "logo", "hybrid")
 # leave-one-GPU-out predictions, precomputed by data/scripts/build_logo_predictions.py
 LOGO_PATH = measurements.DATA_PATH.parent / "wattgpu_logo_predictions.csv"
 LOGO_SOURCE = "LOGO refit, data/scripts/build_logo_predictions.py"
@@ -90,10 +90,14 @@ def _catalog_llm(name: str):
         return None
 
 
+def feature_frame(*args):
+    from .features import feature_frame as frame  # imported on use (XGBoost-free measured path)
+
+    return frame(*args)
+
+
 def _predict_rows(predictor, llm, gpus: list, scenario: str) -> pd.DataFrame:
     """power_w, itl_s (and any *_lo/*_hi intervals) of ``llm`` on each GPU."""
-    from .features import feature_frame
-
     out = predictor.predict_frame(feature_frame([llm], gpus, [scenario]))
     keep = ["gpu", "power_w", "itl_s", *[c for c in _INTERVAL_COLUMNS if c in out]]
     return out[keep].reset_index(drop=True)
@@ -111,8 +115,28 @@ def predicted_metrics(llm, gpus: list, scenario: str, logo: bool = False) -> pd.
     return frame.assign(tokens_per_request=typical_tokens_per_request(llm.name, scenario))
 
 
-def gpu_metrics(llm, gpus: list, scenario: str, source: str) -> pd.DataFrame:
+def hybrid_metrics(llm, gpus: list, scenario: str, rate_qps: float) -> pd.DataFrame:
+    """The calibrated hybrid model at the numeric rate (NaN offline), with 80 % intervals
+    (power_w_lo/_hi, itl_s_lo/_hi) and their basis. Offline its time per token (1/throughput)
+    is the ITL, as in Watt Counts; its per-sequence ITL in the batch is not used."""
+    from .hybrid_model import HybridModel
+    from .load import nearest_scenario
+
+    label = "offline" if scenario == "offline" else nearest_scenario(rate_qps, float("nan"))
+    frame = feature_frame([llm], gpus, [label]).assign(rate_qps=rate_qps, batch=float("nan"))
+    out = HybridModel.pretrained().predict_frame(frame, 0.8, {llm.name: llm},
+                                                 {g.name: g for g in gpus})  # fmt: skip
+    if scenario == "offline":  # ITL as Watt Counts defines it offline: 1/throughput
+        out = out.drop(columns=["itl_s", "itl_s_lo", "itl_s_hi"])
+        out = out.rename(columns=lambda c: c.replace("time_per_token_s", "itl_s"))
+    keep = ["gpu", "power_w", "itl_s", *_INTERVAL_COLUMNS, "interval_basis"]
+    return out[keep].assign(tokens_per_request=typical_tokens_per_request(llm.name, scenario))
+
+
+def gpu_metrics(llm, gpus: list, scenario: str, source: str, rate_qps=float("nan")):
     """One row per GPU with power_w, itl_s, tokens_per_request from ``source`` (see SOURCES)."""
     if source == "measured":
         return measured_metrics(llm.name, scenario, [g.name for g in gpus])
+    if source == "hybrid" and gpus:
+        return hybrid_metrics(llm, gpus, scenario, rate_qps)
     return predicted_metrics(llm, gpus, scenario, logo=(source == "logo"))

@@ -32,20 +32,28 @@ def fit_table(llm, devices: list, context_tokens: int) -> pd.DataFrame:
     })  # fmt: skip
 
 
-def add_energy(table: pd.DataFrame, rate_qps: float, grid: float, price: float) -> pd.DataFrame:
-    """Energy per request and per 1,000 tokens, kg CO2e and cost per 1e6 tokens (see module)."""
-    tokens = table["tokens_per_request"]
+def energy_per_token_j(power_w, itl_s, rate_qps: float, tokens):
+    """J per generated token: P̄ / (λ · T_out) in a server scenario, P̄ · ITL offline."""
     if math.isnan(rate_qps):
-        per_token = offline_energy_per_token_j(table["power_w"], table["itl_s"])
-        per_request = per_token * tokens
-    else:
-        per_request = server_energy_per_request_j(table["power_w"], rate_qps)
-        per_token = per_request / tokens
-    return table.assign(
-        energy_per_request_j=per_request, energy_per_1k_tokens_j=per_token * 1000.0,
+        return offline_energy_per_token_j(power_w, itl_s)
+    return server_energy_per_request_j(power_w, rate_qps) / tokens
+
+
+def add_energy(table: pd.DataFrame, rate_qps: float, grid: float, price: float) -> pd.DataFrame:
+    """Energy per request and per 1,000 tokens, kg CO2e and cost per 1e6 tokens; with power
+    intervals also energy_per_1k_tokens_j_lo/_hi (lo: both bounds low, hi: both high)."""
+    tokens = table["tokens_per_request"]
+    per_token = energy_per_token_j(table["power_w"], table["itl_s"], rate_qps, tokens)
+    out = table.assign(
+        energy_per_request_j=per_token * tokens, energy_per_1k_tokens_j=per_token * 1000.0,
         kg_co2e_per_mtok=co2e_kg_per_million_tokens(per_token, grid),
         cost_per_mtok=cost_per_million_tokens(per_token, price),
     )  # fmt: skip
+    if {"power_w_lo", "itl_s_lo"} <= set(table.columns):
+        for end in ("lo", "hi"):
+            e = energy_per_token_j(table[f"power_w_{end}"], table[f"itl_s_{end}"], rate_qps, tokens)
+            out[f"energy_per_1k_tokens_j_{end}"] = e * 1000.0
+    return out
 
 
 def apply_sla(table: pd.DataFrame, itl_sla_ms: float, scenario: str) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """``rank``: which GPU serves an LLM within an ITL SLA for the least energy.
 
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --scenario server_low \
-    --itl-sla-ms 30 [--gpus A30,L4,...] [--source predicted|measured|logo] [--json]
+    --itl-sla-ms 30 [--gpus A30,L4,...] [--source predicted|measured|logo|hybrid] [--json]
 """
 
 from __future__ import annotations
@@ -24,7 +24,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     load.add_argument("--rate", type=float, metavar="QPS", help="Poisson request rate, req/s")
     p.add_argument("--itl-sla-ms", type=float, required=True, help="max inter-token latency, ms")
     p.add_argument("--gpus", help="comma-separated candidate GPUs (default: see --source)")
-    p.add_argument("--source", default="predicted", choices=("predicted", "measured", "logo"))
+    p.add_argument(
+        "--source", default="predicted", choices=("predicted", "measured", "logo", "hybrid")
+    )
     p.add_argument("--grid-gco2-per-kwh", type=float, help="grid intensity (default: Ember)")
     p.add_argument("--price-per-kwh", type=float, help="electricity price (default: EIA, USD)")
     add_json_flag(p)
