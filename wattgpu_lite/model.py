@@ -18,7 +18,7 @@ from xgboost import XGBRegressor
 from .features import CATEGORICAL
 from .preprocessing import Preprocessor
 
-N_JOBS = 2  # threads per fit; XGBoost's hist trees give identical results for any count
+N_JOBS = 1  # one thread per fit: on a shared 2-core machine 2 threads run ~5x slower (spin-waits)
 REGRESSORS = ("xgb", "linear", "elastic_net")
 
 
