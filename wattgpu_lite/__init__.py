@@ -7,7 +7,8 @@ uses the catalogs never pays for XGBoost.
     wl.gpu("H100 NVL"), wl.llm("meta-llama/Llama-3.1-8B-Instruct")
     wl.measurements()                       # the Watt Counts runs, validated
     wl.estimate_energy(m, gpu="H100 NVL", t_in=500, t_out=500, mode="physical")
-    wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")
+    wl.predict(m, g, rate=0.1)              # power, ITL, energy per token, with 80 % intervals
+    wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")   # the paper's model
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ _EXPORTS: dict[str, str] = {
     "llms": "catalog",
     "estimate_energy": "energy",
     "WattGPU": "predictors",
+    "predict": "predictors",
+    "HybridModel": "hybrid_model",
     "evaluate": "evaluation",
     "rank_gpus": "selection",
 }
