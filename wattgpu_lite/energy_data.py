@@ -38,6 +38,7 @@ def coefficients() -> pd.DataFrame:
     return _read("energy_coefficients.csv", _COLUMNS)
 
 
+@cache
 def value(name: str, scope: str = "paper") -> float:
     """The single value of ``name`` in ``scope`` (e.g. ``value("alpha_pj_per_flop", "paper")``)."""
     df = coefficients()

@@ -31,29 +31,37 @@ def training_ranges() -> pd.DataFrame:
     return pd.DataFrame({"min": numeric.min(), "max": numeric.max()})
 
 
+def _note(feature: str, value: float, lo: float, hi: float) -> str:
+    side = "above the maximum" if value > hi else "below the minimum"
+    return f"{feature} = {value:.4g} is {side} of the training runs [{lo:.4g}, {hi:.4g}]"
+
+
+def range_notes(frame: pd.DataFrame, features: Sequence[str]) -> list[str]:
+    """Per row of ``frame``, '; '-joined messages naming each feature outside the training range
+    ('' when none). Vectorised: one comparison per feature over the whole frame."""
+    ranges = training_ranges()
+    notes: list[list[str]] = [[] for _ in range(len(frame))]
+    for f in (f for f in features if f in ranges.index and f in frame):
+        values = pd.to_numeric(frame[f], errors="coerce").to_numpy(dtype=float)
+        lo, hi = ranges.loc[f, "min"], ranges.loc[f, "max"]
+        outside = (values < lo - REL_TOL * abs(lo)) | (values > hi + REL_TOL * abs(hi))
+        for i in np.flatnonzero(outside & np.isfinite(values)):
+            notes[i].append(_note(f, float(values[i]), lo, hi))
+    return ["; ".join(n) for n in notes]
+
+
 def out_of_range(row: pd.Series, features: Sequence[str]) -> list[str]:
     """Messages naming each of ``features`` whose value in ``row`` is outside the training range."""
-    ranges, notes = training_ranges(), []
-    for f in features:
-        if f not in ranges.index or f not in row or not np.isfinite(row[f]):
-            continue
-        lo, hi = ranges.loc[f, "min"], ranges.loc[f, "max"]
-        value = float(row[f])
-        if value < lo - REL_TOL * abs(lo) or value > hi + REL_TOL * abs(hi):
-            side = "above the maximum" if value > hi else "below the minimum"
-            notes.append(f"{f} = {value:.4g} is {side} of the training runs [{lo:.4g}, {hi:.4g}]")
-    return notes
+    found = range_notes(row.to_frame().T, features)[0]
+    return found.split("; ") if found else []
 
 
 def warn_extrapolation(frame: pd.DataFrame, features: Sequence[str]) -> list[str]:
     """Per row, the out-of-range messages ('' if none); each non-empty one is also issued as an
     :class:`ExtrapolationWarning` naming the LLM and GPU."""
-    notes = []
-    for _, row in frame.iterrows():
-        found = out_of_range(row, features)
-        notes.append("; ".join(found))
-        if found:
-            where = f"{row.get('llm', '?')} on {row.get('gpu', '?')}"
-            warnings.warn(f"extrapolating for {where}: " + "; ".join(found),
-                          ExtrapolationWarning, stacklevel=3)  # fmt: skip
+    notes = range_notes(frame, features)
+    for i in (i for i, n in enumerate(notes) if n):
+        row = frame.iloc[i]
+        warnings.warn(f"extrapolating for {row.get('llm', '?')} on {row.get('gpu', '?')}: {notes[i]}",
+                      ExtrapolationWarning, stacklevel=3)  # fmt: skip
     return notes
