@@ -28,8 +28,8 @@ browser-deps:
 test: $(STAMP) browser-deps lint pytest nbval
 
 lint: $(STAMP)
-	$(BIN)/ruff check wattgpu_lite tests benchmarks conftest.py
-	$(BIN)/ruff format --check wattgpu_lite tests benchmarks conftest.py
+	$(BIN)/ruff check wattgpu_lite tests benchmarks data/scripts conftest.py
+	$(BIN)/ruff format --check wattgpu_lite tests benchmarks data/scripts conftest.py
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q tests
