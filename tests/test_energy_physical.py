@@ -8,6 +8,7 @@ import pytest
 import wattgpu_lite as wl
 from wattgpu_lite import energy_physical as P
 from wattgpu_lite.energy import COMPONENTS, components_j
+from wattgpu_lite.energy_gpu import mean_occupancy
 from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
 
 LLAMA2 = "meta-llama/Llama-2-7b-hf"
@@ -88,6 +89,30 @@ def test_gpu_coefficients_measured_and_scaled():
     a, e, basis = P.gpu_coefficients_j(wl.gpu("L4"))  # 5 nm, GDDR6
     assert a == pytest.approx(0.52e-12) and e == pytest.approx(13.11e-12 * 1.92)
     assert "scaled" in basis
+
+
+def test_spec_sheet_coefficients_are_tdp_over_peak_flops():
+    a, e, basis = P.gpu_coefficients_j(wl.gpu("A100 SXM4 40GB"), "spec")
+    assert a == pytest.approx(400 / 312e12) and e == pytest.approx(13.11e-12)
+    a, e, _ = P.gpu_coefficients_j(wl.gpu("L4"), "spec")  # 72 W, 121 TFLOP/s, GDDR6
+    assert a == pytest.approx(72 / 121e12) and e == pytest.approx(13.11e-12 * 1.92)
+    assert "spec sheet" in basis
+    with pytest.raises(InvalidInputError, match="basis"):
+        P.gpu_coefficients_j(wl.gpu("L4"), "guess")
+
+
+def test_physical_mode_uses_the_spec_basis_and_its_constants():
+    c, gpu = P.defaults("spec"), wl.gpu("A100 SXM4 40GB")
+    df = wl.estimate_energy(LLAMA2, gpu, 500, 500, mode="physical", batch=8)
+    hw = P.gpu_args(gpu, c["static_fraction"], "spec")
+    terms = P.physical_terms_j(P.llm_args(wl.llm(LLAMA2)), (500, 500, 8), hw, c["kappa"])
+    assert components_j(df)["total"] == pytest.approx(sum(float(v) for v in terms.values()))
+
+
+@pytest.mark.parametrize(("slots", "n", "mean"), [(256, 1000, 250), (256, 56, 56), (151, 1000,
+                                                  1000 / 7), (256, 256, 256), (1, 5, 1)])  # fmt: skip
+def test_mean_occupancy_of_equal_waves(slots, n, mean):
+    assert float(mean_occupancy(slots, n)) == pytest.approx(mean)
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,8 @@
 
 ``energy_coefficients.csv`` is long: one row per (name, scope) with value, unit and source. Scopes:
 ``paper`` (Vartziotis et al. Tables 1, 2 and Eq. 23), ``paper:A100`` (their Table 6),
-``antepara:<arch>`` (Antepara et al. SC'25 Table 3), ``physical`` and ``ecologits``.
+``antepara:<arch>`` (Antepara et al. SC'25 Table 3), ``physical`` (constants of the microbenchmark
+basis), ``physical:spec`` (of the spec-sheet basis, physical mode's default) and ``ecologits``.
 """
 
 from __future__ import annotations

@@ -4,17 +4,12 @@ Equations: :func:`wattgpu_lite.symbolic.phase_terms` (lambdified here once). Per
 dynamic = kappa·(alpha·C + e·Q); time = max(C/F_peak, Q/(8·BW), dynamic/(TDP − P_static));
 static = P_static·time.
 
-Energy coefficients (:func:`gpu_coefficients_j`), our stated method:
-* Hopper (H100/H200/GH200) and A100/A30 (GA100, TSMC N7, HBM2e): Antepara et al. SC'25 measured
-  values; CDNA 2 / CDNA 3: their MI250X / MI300A values.
-* any other GPU: alpha from the nearest measured NVIDIA node, scaled linearly with the process
-  node (CV² switching energy ∝ feature size at roughly constant voltage): nodes ≤ 5 nm from
-  Hopper (0.52 pJ at 5 nm), larger nodes from A100 (0.70 pJ at 7 nm) — V100/T4 (12 nm) get 1.2 pJ.
-  e from the memory type: HBM3/HBM3e -> Hopper 11.68 pJ/bit; HBM2/HBM2e -> A100 13.11 pJ/bit;
-  GDDR -> 13.11 × 1.92 (GDDR6 7.5 vs HBM2 3.9 pJ/bit in the literature).
-Static power = static_fraction × TDP; kappa scales the microbenchmark coefficients to what
-inference kernels spend (on-chip traffic, non-GEMM work). Both defaults come from
-``energy_coefficients.csv`` (see :mod:`energy_validation` for how they were set, out of sample).
+Energy coefficients (:func:`gpu_coefficients_j`): two bases, documented in :mod:`energy_gpu` —
+``"spec"`` (physical mode: alpha = TDP / peak FP16 FLOP/s) and ``"antepara"`` (microbenchmarks of
+Antepara et al., node-scaled elsewhere; the low-level default, which the hybrid predictor's physics
+features use). Static power = static_fraction × TDP; kappa scales the coefficients to what inference
+kernels spend (on-chip traffic, non-GEMM work). Both come from ``energy_coefficients.csv`` per basis
+(see :mod:`energy_validation` for how they were set, out of sample).
 """
 
 from __future__ import annotations
@@ -30,6 +25,7 @@ from . import catalog
 from . import energy_data as D
 from . import symbolic as S
 from .energy import breakdown_frame
+from .energy_gpu import PHYSICAL_BASIS, constants_scope, gpu_coefficients_j
 from .errors import InvalidInputError
 
 ARGS = (S.N, S.n_l, S.d_q, S.d_kv, S.T_in, S.T_out, S.B, S.alpha, S.e_mem,
@@ -41,36 +37,16 @@ _FNS = {
     for comp, expr in S.phase_terms(phase).items()
 }
 _TIME = {ph: sp.lambdify(ARGS, S.phase_time(ph).subs(_WORDS), "numpy") for ph in S.flops}
-_ARCH_SCOPE = {"Hopper": "Hopper", "CDNA 2": "MI250X", "CDNA 3": "MI300A"}
 
 
-def gpu_coefficients_j(gpu) -> tuple[float, float, str]:
-    """(alpha J/FLOP, e J/bit, basis) for ``gpu`` by the method in the module docstring."""
-    pj = 1e-12
-    scope = _ARCH_SCOPE.get(gpu.architecture)
-    if scope is None and gpu.name.startswith(("A100", "A30")):
-        scope = "A100"
-    if scope:
-        a, e = (D.value(n, f"antepara:{scope}") for n in ("alpha_pj_per_flop", "e_mem_pj_per_bit"))
-        return a * pj, e * pj, f"measured ({scope}, Antepara et al.)"
-    node = float(gpu.process_nm) if np.isfinite(gpu.process_nm) else 7.0
-    ref, ref_nm = ("Hopper", 5.0) if node <= 5 else ("A100", 7.0)
-    a = D.value("alpha_pj_per_flop", f"antepara:{ref}") * node / ref_nm
-    mem = str(gpu.memory_type).upper()
-    e = D.value("e_mem_pj_per_bit", "antepara:" + ("Hopper" if "HBM3" in mem else "A100"))
-    if mem.startswith("GDDR"):
-        e *= D.value("gddr_over_hbm_energy", "physical")
-    return a * pj, e * pj, f"scaled from {ref} by process node ({node:g} nm) and {gpu.memory_type}"
+def defaults(basis: str = "antepara") -> dict[str, float]:
+    """kappa and static_fraction fitted for ``basis`` (energy_coefficients.csv)."""
+    return {k: D.value(k, constants_scope(basis)) for k in ("kappa", "static_fraction")}
 
 
-def defaults() -> dict[str, float]:
-    """kappa and static_fraction used by physical mode (energy_coefficients.csv, scope physical)."""
-    return {k: D.value(k, "physical") for k in ("kappa", "static_fraction")}
-
-
-def gpu_args(gpu, static_fraction: float) -> tuple[float, ...]:
+def gpu_args(gpu, static_fraction: float, basis: str = "antepara") -> tuple[float, ...]:
     """(alpha, e, F_peak FLOP/s, BW_peak B/s, P_TDP W, P_static W) of ``gpu``."""
-    a, e, _ = gpu_coefficients_j(gpu)
+    a, e, _ = gpu_coefficients_j(gpu, basis)
     return (
         a,
         e,
@@ -118,10 +94,10 @@ def vllm_batch(llm, gpu, t_in, t_out, max_seqs: int = 256, mem_util: float = 0.9
 
 
 def physical_breakdown(llm, gpu, t_in: int, t_out: int, batch: int) -> pd.DataFrame:
-    """Tidy physical-mode breakdown for one (LLM, GPU, workload) with the default constants."""
-    c = defaults()
+    """Tidy physical-mode breakdown for one (LLM, GPU, workload): ``PHYSICAL_BASIS`` constants."""
+    c = defaults(PHYSICAL_BASIS)
     terms = physical_terms_j(llm_args(llm), (t_in, t_out, batch),
-                             gpu_args(gpu, c["static_fraction"]), c["kappa"])  # fmt: skip
+                             gpu_args(gpu, c["static_fraction"], PHYSICAL_BASIS), c["kappa"])  # fmt: skip
     return breakdown_frame({k: float(v) for k, v in terms.items()}, t_out)
 
 

@@ -1,7 +1,8 @@
 """Tidy component breakdowns over a sweep (one vectorised call each), for plots and widgets.
 
 Each function returns long data: one row per (sweep value, component), ``energy_per_output_token_j``
-summed over prefill and decode. Physical mode uses the library defaults (kappa, static_fraction).
+summed over prefill and decode. Physical mode uses its defaults (coefficients and constants of
+``energy_physical.PHYSICAL_BASIS``).
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ from . import energy_physical as P
 
 
 def _physical(llm_args, workload, gpu) -> dict[str, np.ndarray]:
-    c = P.defaults()
+    c, basis = P.defaults(P.PHYSICAL_BASIS), P.PHYSICAL_BASIS
     terms = P.physical_terms_j(
-        llm_args, workload, P.gpu_args(gpu, c["static_fraction"]), c["kappa"]
+        llm_args, workload, P.gpu_args(gpu, c["static_fraction"], basis), c["kappa"]
     )
     return {comp: terms["prefill", comp] + terms["decode", comp] for comp in E.COMPONENTS}
 

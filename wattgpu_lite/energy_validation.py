@@ -1,16 +1,21 @@
 """Energy per generated token: paper mode, physical mode and EcoLogits vs the Watt Counts runs.
 
 Decisions (stated in notebook 01 too):
-* offline: batch = what vLLM can hold, min(256 = max_num_seqs, KV capacity at 0.9 of memory /
-  (T_in + T_out)) (:func:`energy_physical.vllm_batch`); no wall time (the run is saturated).
+* offline: ``slots`` = the sequences vLLM can hold, min(256 = max_num_seqs, KV capacity at 0.9 of
+  memory / (T_in + T_out)) (:func:`energy_physical.vllm_batch`); ``batch`` = the mean occupancy
+  of the run's decode steps, n / ceil(n / slots) (:func:`energy_gpu.mean_occupancy`: 1,000
+  prompts in 4 waves of 250; a 56-prompt run has 56); no wall time (the run is saturated).
 * server_low (λ = 0.017 req/s): batch 1. The measured J/token is power × the whole 300+ s window /
   tokens, so it includes the idle GPU between requests. The fair comparison charges the model the
   same wall time: physical mode adds P_static × (window / requests − active time). Paper mode and
   EcoLogits have no time or idle term, so they are compared as published.
-* physical constants (kappa, static_fraction) are fitted leave-one-GPU-out: for each GPU, on the
-  other seven only — static_fraction on server_low (idle-dominated), kappa on offline — by
-  minimising the median absolute percentage error on a grid. "physical_apriori" uses kappa 1 and
-  the a-priori 13 % of TDP. EcoLogits: f_E = alpha·exp(beta·B)·N_active + gamma Wh, B = 64.
+* physical constants (kappa, static_fraction) are fitted leave-one-GPU-out (:mod:`energy_fit`):
+  for each GPU, on the other seven only — static_fraction on server_low (idle-dominated), kappa on
+  offline — by minimising the median absolute percentage error on a grid. "physical" uses the
+  spec-sheet coefficients (:data:`energy_gpu.PHYSICAL_BASIS`), "physical_antepara" the first
+  version's microbenchmark coefficients (same occupancy, same refits); "physical_apriori" the
+  spec-sheet coefficients with kappa 1 and the a-priori 13 % of TDP — no constant fitted.
+  EcoLogits: f_E = alpha·exp(beta·B)·N_active + gamma Wh, B = 64.
 """
 
 from __future__ import annotations
@@ -22,13 +27,15 @@ from . import catalog
 from . import energy as E
 from . import energy_data as D
 from . import energy_physical as P
+from .energy_fit import fit_constants
+from .energy_gpu import PHYSICAL_BASIS, mean_occupancy
 
 SCENARIOS = ("offline", "server_low")
-KAPPA_RANGE, STATIC_RANGE = (0.5, 6.0, 0.01), (0.02, 0.8, 0.005)  # (low, high, final step)
+METHODS = ("physical", "physical_antepara", "physical_apriori", "paper", "ecologits")
 
 
 def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Dense offline and server_low runs with workload columns: t_in, t_out, batch, wall_s."""
+    """Dense offline and server_low runs with workload columns: t_in, t_out, slots, batch, wall_s."""
     from . import measurements
 
     runs = measurements() if runs is None else runs
@@ -38,17 +45,18 @@ def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     gpus = [catalog.gpu(n) for n in df["gpu"]]
     df["t_in"], df["t_out"] = df["prompt_tokens"], df["generated_tokens"]
     offline = (df["scenario"] == "offline").to_numpy()
-    df["batch"] = [float(P.vllm_batch(m, g, ti, to)) if off else 1.0 for m, g, ti, to, off
+    df["slots"] = [float(P.vllm_batch(m, g, ti, to)) if off else 1.0 for m, g, ti, to, off
                    in zip(llms, gpus, df["t_in"], df["t_out"], offline, strict=True)]  # fmt: skip
+    df["batch"] = np.where(offline, mean_occupancy(df["slots"], df["n_requests"]), 1.0)
     df["wall_s"] = np.where(offline, 0.0, df["duration_s"] / df["n_requests"])
     df.attrs["llms"], df.attrs["gpus"] = llms, gpus
     return df
 
 
-def prepare(df: pd.DataFrame) -> tuple:
+def prepare(df: pd.DataFrame, basis: str = PHYSICAL_BASIS) -> tuple:
     """Arrays aligned with ``df`` rows, built once: (model args, workload, hw args, wall_s)."""
     model = tuple(np.array([P.llm_args(m) for m in df.attrs["llms"]]).T)
-    hw = tuple(np.array([P.gpu_args(g, 1.0) for g in df.attrs["gpus"]]).T)  # P_static = TDP here
+    hw = tuple(np.array([P.gpu_args(g, 1.0, basis) for g in df.attrs["gpus"]]).T)  # P_static=TDP
     work = tuple(df[c].to_numpy(dtype=float) for c in ("t_in", "t_out", "batch"))
     return model, work, hw, df["wall_s"].to_numpy(dtype=float)
 
@@ -90,59 +98,49 @@ def ecologits_j_per_token(df: pd.DataFrame) -> np.ndarray:
     return (c["alpha"] * np.exp(c["beta"] * c["batch"]) * n_b + c["gamma"]) * E.J_PER_WH
 
 
-def _mdape(pred, true) -> float:
-    return float(np.median(np.abs(pred - true) / true) * 100)
+def _fit(prep: tuple, true_j: np.ndarray, offline: np.ndarray) -> dict[str, float]:
+    """:func:`energy_fit.fit_constants` on prepared runs."""
+    return fit_constants(
+        lambda m, k, f: physical_j_per_token(_take(prep, m), k, f), true_j, offline
+    )
 
 
-def fit_constants(prep: tuple, true_j: np.ndarray, offline: np.ndarray) -> dict[str, float]:
-    """static_fraction on server_low runs, then kappa on offline runs (grid, min MdAPE), twice."""
-    low, off = _take(prep, ~offline), _take(prep, offline)
-    kappa, frac = 1.0, 0.13
-    for _ in range(2):
-        frac = _grid_min(lambda f, k=kappa: _mdape(physical_j_per_token(low, k, f), true_j[~offline]),
-                         *STATIC_RANGE)  # fmt: skip
-        kappa = _grid_min(lambda k, f=frac: _mdape(physical_j_per_token(off, k, f), true_j[offline]),
-                          *KAPPA_RANGE)  # fmt: skip
-    return {"kappa": kappa, "static_fraction": frac}
-
-
-def _grid_min(err, low: float, high: float, step: float) -> float:
-    """Argmin of ``err`` on a grid: 10×step coarse, then ``step`` within ±10 steps of the best."""
-    coarse = np.arange(low, high + step / 2, 10 * step)
-    best = coarse[int(np.argmin([err(x) for x in coarse]))]
-    fine = np.round(np.arange(max(low, best - 10 * step), min(high, best + 10 * step) + step / 2,
-                              step), 4)  # fmt: skip
-    return float(fine[int(np.argmin([err(x) for x in fine]))])
-
-
-def calibrate(df: pd.DataFrame | None = None) -> dict[str, float]:
-    """The library defaults: :func:`fit_constants` on all eight GPUs (in-sample by design)."""
+def calibrate(df: pd.DataFrame | None = None, basis: str = PHYSICAL_BASIS) -> dict[str, float]:
+    """The library defaults of ``basis``: constants fitted on all eight GPUs (in-sample by design)."""
     df = runs_frame() if df is None else df
     true, off = df["energy_per_token_j"].to_numpy(), (df["scenario"] == "offline").to_numpy()
-    return fit_constants(prepare(df), true, off)
+    return _fit(prepare(df, basis), true, off)
+
+
+def _logo(df: pd.DataFrame, basis: str) -> tuple[np.ndarray, np.ndarray]:
+    """Leave-one-GPU-out physical J/token of every run and the (kappa, static_fraction) used."""
+    prep, true = prepare(df, basis), df["energy_per_token_j"].to_numpy()
+    off, gpus = (df["scenario"] == "offline").to_numpy(), df["gpu"].to_numpy()
+    pred, consts = np.empty(len(df)), np.empty((len(df), 2))
+    for gpu in sorted(set(gpus)):
+        held = gpus == gpu
+        c = _fit(_take(prep, ~held), true[~held], off[~held])
+        pred[held] = physical_j_per_token(_take(prep, held), **c)
+        consts[held] = c["kappa"], c["static_fraction"]
+    return pred, consts
 
 
 def predictions(df: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per-run predictions of the four methods, physical fitted leave-one-GPU-out."""
+    """Per-run predictions of the five :data:`METHODS`, physical ones fitted leave-one-GPU-out."""
     df = runs_frame() if df is None else df
-    prep, true = prepare(df), df["energy_per_token_j"].to_numpy()
-    off = (df["scenario"] == "offline").to_numpy()
     apriori = D.value("static_fraction_apriori", "physical")
-    df = df.assign(paper=paper_j_per_token(df), ecologits=ecologits_j_per_token(df),
-                   physical_apriori=physical_j_per_token(prep, 1.0, apriori), physical=np.nan)  # fmt: skip
-    for gpu in sorted(df["gpu"].unique()):
-        held = (df["gpu"] == gpu).to_numpy()
-        c = fit_constants(_take(prep, ~held), true[~held], off[~held])
-        df.loc[held, "physical"] = physical_j_per_token(_take(prep, held), **c)
-        df.loc[held, ["fold_kappa", "fold_static_fraction"]] = c["kappa"], c["static_fraction"]
+    physical, consts = _logo(df, PHYSICAL_BASIS)
+    df = df.assign(physical=physical, physical_antepara=_logo(df, "antepara")[0],
+                   physical_apriori=physical_j_per_token(prepare(df), 1.0, apriori),
+                   paper=paper_j_per_token(df), ecologits=ecologits_j_per_token(df))  # fmt: skip
+    df["fold_kappa"], df["fold_static_fraction"] = consts.T
     return df
 
 
 def mdape_table(pred: pd.DataFrame | None = None) -> pd.DataFrame:
     """Tidy MdAPE (%) per GPU × scenario × method (+ n_runs), from :func:`predictions`."""
     pred = predictions() if pred is None else pred
-    methods = ["physical", "physical_apriori", "paper", "ecologits"]
-    long = pred.melt(["gpu", "scenario", "energy_per_token_j"], methods, "method", "pred_j")
+    long = pred.melt(["gpu", "scenario", "energy_per_token_j"], list(METHODS), "method", "pred_j")
     long["ape_pct"] = (long["pred_j"] - long["energy_per_token_j"]).abs() / long[
         "energy_per_token_j"] * 100  # fmt: skip
     g = long.groupby(["gpu", "scenario", "method"], sort=True)["ape_pct"]
