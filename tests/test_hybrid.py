@@ -24,6 +24,12 @@ def test_physics_features_finite_and_positive_for_every_pair():
     assert (f["phys_power_ratio"] <= 1 + 1e-9).all()  # the power ceiling is the TDP
 
 
+def test_legacy_attention_flags_exactly_the_pre_ampere_gpus():
+    f = _physics_runs()
+    assert set(f.loc[f["legacy_attention"] == 1, "gpu"]) == {"V100 SXM2 32GB", "T4"}
+    assert set(f["legacy_attention"]) == {0.0, 1.0}
+
+
 def test_ablation_csv_is_current():
     table = read("ablation")
     cell = table.query("target == 'power' and strategy == 'logo' and config == 'hybrid'")

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite import energy_physical as P
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.load import (
     aggregate_time_per_token_s,
@@ -14,8 +13,10 @@ from wattgpu_lite.load import (
     busy_fraction,
     check_load,
     in_flight,
+    kv_capacity_seqs,
     littles_law_in_flight,
     nearest_scenario,
+    offline_in_flight,
     per_request_itl_s,
     server_time_per_token_s,
 )
@@ -43,13 +44,22 @@ def test_server_time_per_token_is_one_over_throughput():
     assert server_time_per_token_s(0.1, 200.0) == pytest.approx(0.05)
 
 
-def test_offline_in_flight_is_capped_by_max_num_seqs_and_kv_memory():
-    big, small = wl.gpu("H200 NVL"), wl.gpu("T4")
-    m = wl.llm(LLAMA)
-    assert in_flight(m, big, 15.0, 200.0) == 256.0
-    kv_cap = float(P.vllm_batch(m, small, 15.0, 200.0))
-    assert in_flight(m, small, 15.0, 200.0) == kv_cap < 256
+def test_offline_in_flight_is_capped_by_max_num_seqs_and_kv_blocks():
+    big, small, m = wl.gpu("H200 NVL"), wl.gpu("L4"), wl.llm(LLAMA)
+    assert kv_capacity_seqs(m, big, 15.0, 200.0) == 256.0
+    # L4: (0.9 x 24 GB - FP16 weights) / (16 tokens x 128 KiB) blocks; a sequence of 15 + 2000/2
+    # tokens holds ceil(1015 / 16) = 64 blocks
+    blocks = np.floor((0.9 * 24e9 - 2 * m.params_b * 1e9) / (16 * m.kv_bytes_per_token))
+    assert kv_capacity_seqs(m, small, 15.0, 2000.0) == np.floor(blocks / 64) < 256
+    assert in_flight(m, small, 15.0, 2000.0, batch=500.0) == np.floor(blocks / 64)
     assert in_flight(m, big, 15.0, 200.0, batch=32.0) == 32.0
+
+
+def test_offline_in_flight_is_the_run_mean_with_the_drain():
+    m, big = wl.llm(LLAMA), wl.gpu("H200 NVL")
+    # 1,000 prompts at 256 in flight, then the last wave drains: L = n b / (n + b)
+    assert in_flight(m, big, 15.0, 200.0) == pytest.approx(1000 * 256 / 1256)
+    assert offline_in_flight(256.0, 58.0) == pytest.approx(29.0)  # all at once: n / 2
 
 
 def test_load_input_is_checked_and_mapped():

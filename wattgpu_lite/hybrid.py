@@ -9,7 +9,10 @@ sharing each decode step:
 - ``log_phys_energy_per_token_j`` = ln(E_req(b) / T_out), E_req the physical-mode energy per
   request (compute + traffic + static over the active time);
 - ``phys_power_ratio`` = (P_static + (E_req / t_req − P_static) · busy_fraction) / TDP: the
-  physical mode's mean power while busy, diluted by the idle share, as a fraction of TDP.
+  physical mode's mean power while busy, diluted by the idle share, as a fraction of TDP;
+- ``legacy_attention`` = 1 on NVIDIA architectures before Ampere (compute capability < 8.0),
+  where vLLM has no FlashAttention backend and falls back to slower xFormers kernels in FP16
+  (no BF16): a property of the software stack read off the spec sheet's architecture.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from . import energy_physical as P
 from .catalog import GPU, LLM, gpu, llm
 from .load import busy_fraction, in_flight, workload_columns
 
+LEGACY_ARCHITECTURES = ("Kepler", "Maxwell", "Pascal", "Volta", "Turing")
 PHYSICS_FEATURES: tuple[str, ...] = (
     "log_in_flight", "busy_fraction", "log_roofline_itl_s", "log_phys_energy_per_token_j",
     "phys_power_ratio",
@@ -33,9 +37,8 @@ def _pair_physics(model: LLM, device: GPU, work: pd.DataFrame) -> pd.DataFrame:
     """Physics columns for the rows ``work`` (t_in, t_out, rate_qps, batch) of one pair."""
     c = P.defaults()
     t_in, t_out = work["t_in"].to_numpy(), work["t_out"].to_numpy()
-    load = in_flight(
-        model, device, t_in, t_out, work["rate_qps"].to_numpy(), work["batch"].to_numpy()
-    )
+    rate, batch, n_req = (work[c].to_numpy() for c in ("rate_qps", "batch", "n_requests"))
+    load = in_flight(model, device, t_in, t_out, rate, batch, n_req)
     b = np.maximum(load, 1.0)
     hw = P.gpu_args(device, c["static_fraction"])
     args = (P.llm_args(model), (t_in, t_out, b), hw, c["kappa"])
@@ -49,6 +52,7 @@ def _pair_physics(model: LLM, device: GPU, work: pd.DataFrame) -> pd.DataFrame:
         "log_roofline_itl_s": np.log(t_req * b / t_out),
         "log_phys_energy_per_token_j": np.log(e_req / t_out),
         "phys_power_ratio": power / device.tdp_w,
+        "legacy_attention": float(device.architecture in LEGACY_ARCHITECTURES),
     }, index=work.index)  # fmt: skip
 
 

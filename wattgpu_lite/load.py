@@ -4,8 +4,10 @@
   latency of a request. W is *predicted*, never measured: the batch-1 roofline time of the
   request (prefill + T_out decode steps, :func:`energy_physical.active_time_s`), so the feature
   uses no target. Busy fraction of an M/G/∞ queue: P(N ≥ 1) = 1 − exp(−L).
-- Offline (every prompt at once): vLLM keeps B = min(max_num_seqs = 256, KV-cache capacity /
-  tokens per sequence) in flight (:func:`energy_physical.vllm_batch`); busy fraction 1.
+- Offline (all n prompts at once): vLLM runs at most b = min(max_num_seqs = 256, KV blocks /
+  blocks per sequence, n) sequences (:func:`kv_capacity_seqs`). Over the run the mean is
+  L = n·b / (n + b): the n·T_out tokens take n·T_out / b full steps plus about T_out steps of
+  the last wave draining (:func:`offline_in_flight`); busy fraction 1.
 
 Two latencies at a load, named apart (with L the mean in-flight count):
 ``itl_s`` = time between two tokens of one request; ``time_per_token_s`` = 1 / throughput =
@@ -25,6 +27,9 @@ from .measurements import LAMBDA_QPS
 MAX_NUM_SEQS = 256  # vLLM's default max_num_seqs (Watt Counts ran with it)
 T_IN_DEFAULT = 15.0  # Watt Counts prompts: short SQuAD questions, 13–19 tokens
 T_OUT_DEFAULT = 180.0  # mean generated tokens per request over the Watt Counts runs
+N_REQUESTS_DEFAULT = 1000.0  # Watt Counts offline runs submit 1,000 prompts
+MEM_UTIL = 0.9  # vLLM's default gpu_memory_utilization
+KV_BLOCK_TOKENS = 16  # vLLM's default KV-cache block size (tokens)
 
 
 def littles_law_in_flight(rate_qps, latency_s):
@@ -74,12 +79,34 @@ def batch1_latency_s(model: LLM, device: GPU, t_in, t_out):
     return P.active_time_s(P.llm_args(model), (t_in, t_out, 1.0), P.gpu_args(device, 0.0), 1.0)
 
 
-def in_flight(model: LLM, device: GPU, t_in, t_out, rate_qps=np.nan, batch=np.nan):
+def kv_capacity_seqs(model: LLM, device: GPU, t_in, t_out):
+    """Sequences the KV cache holds: floor(KV blocks / blocks per sequence), in [1, 256].
+
+    KV blocks = (MEM_UTIL · memory − FP16 weights) / (16 tokens · kv bytes per token); a sequence
+    holds on average its prompt and half its output, ceil((T_in + T_out / 2) / 16) blocks (it
+    grows one token per step; vLLM allocates blocks as it grows and preempts when full).
+    """
+    free_b = MEM_UTIL * device.memory_gb * 1e9 - 2.0 * model.params_b * 1e9
+    blocks = np.floor(free_b / (KV_BLOCK_TOKENS * model.kv_bytes_per_token))
+    per_seq = np.ceil((np.asarray(t_in, float) + np.asarray(t_out, float) / 2) / KV_BLOCK_TOKENS)
+    return np.clip(np.floor(blocks / per_seq), 1.0, MAX_NUM_SEQS)
+
+
+def offline_in_flight(cap_seqs, n_requests):
+    """Mean in-flight sequences of an offline run, L = n·b / (n + b) with b = min(cap, n):
+    n·T_out tokens in n·T_out / b steps at b sequences plus ~T_out steps of draining."""
+    n = np.asarray(n_requests, dtype=float)
+    b = np.minimum(cap_seqs, n)
+    return n * b / (n + b)
+
+
+def in_flight(model: LLM, device: GPU, t_in, t_out, rate_qps=np.nan, batch=np.nan,
+              n_requests=N_REQUESTS_DEFAULT):  # fmt: skip
     """Mean in-flight sequences: ``batch`` if given (capped by KV memory), else λ · W_roofline
-    if ``rate_qps`` is given, else the offline cap min(256, KV capacity)."""
-    cap = P.vllm_batch(model, device, t_in, t_out, max_seqs=MAX_NUM_SEQS)
+    if ``rate_qps`` is given, else the offline mean over ``n_requests`` prompts."""
+    cap = kv_capacity_seqs(model, device, t_in, t_out)
     server = littles_law_in_flight(rate_qps, batch1_latency_s(model, device, t_in, t_out))
-    out = np.where(np.isfinite(rate_qps), server, cap)
+    out = np.where(np.isfinite(rate_qps), server, offline_in_flight(cap, n_requests))
     return np.where(np.isfinite(batch), np.minimum(batch, cap), out)
 
 
@@ -113,23 +140,22 @@ def nearest_scenario(rate_qps: float, batch: float) -> str:
     return min(LAMBDA_QPS, key=lambda s: abs(np.log(LAMBDA_QPS[s] / rate_qps)))
 
 
+def _column(frame: pd.DataFrame, name: str, default) -> pd.Series:
+    """frame[name] as floats, or ``default`` (a scalar or one value per row) if absent."""
+    values = frame[name] if name in frame else pd.Series(default, frame.index)
+    return values.astype(float)
+
+
 def workload_columns(frame: pd.DataFrame) -> pd.DataFrame:
-    """t_in, t_out, rate_qps, batch per row: the runs' measured token counts and λ when present,
-    else the Watt Counts defaults and the scenario's λ."""
-    n = len(frame)
-    t_in = (
-        frame["prompt_tokens"] if "prompt_tokens" in frame else pd.Series(T_IN_DEFAULT, frame.index)
-    )
-    t_out = (frame["generated_tokens"] if "generated_tokens" in frame
-             else pd.Series(T_OUT_DEFAULT, frame.index))  # fmt: skip
-    loads = (
-        [scenario_load(s) for s in frame["scenario"]]
-        if "scenario" in frame
-        else [(np.nan,) * 2] * n
-    )
-    rate = (
-        frame["rate_qps"] if "rate_qps" in frame else pd.Series([r for r, _ in loads], frame.index)
-    )
-    batch = frame["batch"] if "batch" in frame else pd.Series([b for _, b in loads], frame.index)
-    return pd.DataFrame({"t_in": t_in.astype(float), "t_out": t_out.astype(float),
-                         "rate_qps": rate.astype(float), "batch": batch.astype(float)})  # fmt: skip
+    """t_in, t_out, rate_qps, batch, n_requests per row: the runs' measured token counts, λ and
+    prompt count when present, else the Watt Counts defaults and the scenario's λ."""
+    loads = [scenario_load(s) for s in frame["scenario"]] if "scenario" in frame else []
+    loads = loads or [(np.nan, np.nan)] * len(frame)
+    n_req = _column(frame, "n_requests", N_REQUESTS_DEFAULT)
+    return pd.DataFrame({
+        "t_in": _column(frame, "prompt_tokens", T_IN_DEFAULT),
+        "t_out": _column(frame, "generated_tokens", T_OUT_DEFAULT),
+        "rate_qps": _column(frame, "rate_qps", [r for r, _ in loads]),
+        "batch": _column(frame, "batch", [b for _, b in loads]),
+        "n_requests": n_req.fillna(N_REQUESTS_DEFAULT),
+    }, index=frame.index)  # fmt: skip

@@ -5,7 +5,8 @@
   ``busy_fraction``; :mod:`wattgpu_lite.load`); ITL target ln(itl_s per request).
 - ``hybrid`` (default): ``load`` + a physics stage. A ridge regression per load mode (a batch
   or a rate) of the target on physics in log space — ITL: ln roofline ITL, ln bandwidth and
-  compute latency, ln L, ln N, ln BW, ln TFLOPS; power: the M/G/∞ busy fraction — then
+  compute latency, ln L, ln N, ln BW, ln TFLOPS and the pre-Ampere flag ``legacy_attention``
+  (no FlashAttention in vLLM); power: the M/G/∞ busy fraction — then
   XGBoost on its residual: y = w·φ + b + f_xgb(x). The linear stage extrapolates to unseen
   GPUs (in log space), where trees alone stay flat.
 - ``physics``: the physics stage with XGBoost on the physics features only.
@@ -39,7 +40,7 @@ from .stages import LinearStage, numeric_only
 LOAD_FEATURES: tuple[str, ...] = ("log_in_flight", "busy_fraction")
 ITL_LINEAR: tuple[str, ...] = (
     "log_roofline_itl_s", "log_bandwidth_latency_s", "log_compute_latency_s", "log_in_flight",
-    "log_params_nominal_b", "log_bandwidth_gbs", "log_fp16_tflops",
+    "log_params_nominal_b", "log_bandwidth_gbs", "log_fp16_tflops", "legacy_attention",
 )  # fmt: skip
 POWER_LINEAR: tuple[str, ...] = ("busy_fraction",)
 
