@@ -52,3 +52,19 @@ def test_b200_extrapolation_names_its_bandwidth():
         ["meta-llama/Llama-3.1-8B-Instruct"], ["H100 NVL"], ["offline"]
     )
     assert out_of_range(h100.iloc[0], ["bandwidth_gbs"]) == []
+
+
+def test_batch_mode_power_tree_survives_save_and_load(tmp_path):
+    from wattgpu_lite.hybrid_model import HybridModel
+
+    runs = wl.measurements(dense_only=True)
+    runs = runs[runs["gpu"].isin(["L4", "A30", "H100 NVL"])]
+    fitted = HybridModel().fit(runs)
+    assert fitted.models["power"].batch_regressor is not None  # offline power: its own tree
+    assert fitted.models["itl"].batch_regressor is None
+    loaded = HybridModel.load(fitted.save(tmp_path))
+    for kw in ({"batch": 64.0}, {"rate": 0.1}):
+        a = fitted.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", **kw)
+        b = loaded.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", **kw)
+        assert a["power_w"] == pytest.approx(b["power_w"], rel=1e-6)
+        assert a["itl_s"] == pytest.approx(b["itl_s"], rel=1e-6)

@@ -78,12 +78,15 @@ class HybridModel:
         }
 
     def save(self, folder: str | Path) -> Path:
-        """power.json, itl.json (XGBoost) and state.json (configuration, stages, calibration)."""
+        """power.json, itl.json (XGBoost; <target>_batch.json for a batch-mode tree) and
+        state.json (configuration, stages, calibration)."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         targets = {}
         for target, m in self.models.items():
             m.regressor.save_model(folder / f"{target}.json")
+            if m.batch_regressor is not None:
+                m.batch_regressor.save_model(H.batch_tree_path(folder / f"{target}.json"))
             targets[target] = H.model_state(m)
         state = {"config": self.config, "seed": self.seed, "targets": targets,
                  "seen_llms": list(self.seen_llms), "seen_gpus": list(self.seen_gpus),

@@ -8,6 +8,8 @@ out-of-fold scores |ln(y / ŷ)| rounded to 5 significant figures.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 from xgboost import XGBRegressor
@@ -88,15 +90,27 @@ def predict_rows(models: dict[str, VariantModel], frame: pd.DataFrame) -> pd.Dat
 
 
 def model_state(model: VariantModel) -> dict:
-    """JSON state of one target besides its XGBoost file."""
+    """JSON state of one target besides its XGBoost file(s)."""
     return {"config": model.config.name, "linear": {"columns": list(model.linear.columns),
-            "coefs": model.linear.coefs}, "preprocessing": model.preprocessor.to_dict()}  # fmt: skip
+            "coefs": model.linear.coefs}, "preprocessing": model.preprocessor.to_dict(),
+            "batch_tree": model.batch_regressor is not None}  # fmt: skip
+
+
+def batch_tree_path(path) -> Path:
+    """Where the batch-mode tree of the XGBoost file ``path`` (power.json) lives."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}_batch.json")
+
+
+def _xgb(path) -> XGBRegressor:
+    reg = XGBRegressor()
+    reg.load_model(path)
+    return reg
 
 
 def model_from_state(path, state: dict, target: str) -> VariantModel:
     """Inverse of :func:`model_state` with the XGBoost JSON at ``path``."""
-    reg = XGBRegressor()
-    reg.load_model(path)
     linear = LinearStage(tuple(state["linear"]["columns"]), state["linear"]["coefs"])
     prep = Preprocessor.from_dict(state["preprocessing"])
-    return VariantModel(CONFIGS[state["config"]], target, linear, prep, reg)
+    batch = _xgb(batch_tree_path(path)) if state.get("batch_tree") else None
+    return VariantModel(CONFIGS[state["config"]], target, linear, prep, _xgb(path), batch)

@@ -8,7 +8,9 @@
   compute latency, ln L, ln N, ln BW, ln TFLOPS and the pre-Ampere flag ``legacy_attention``
   (no FlashAttention in vLLM); power: the M/G/∞ busy fraction — then
   XGBoost on its residual: y = w·φ + b + f_xgb(x). The linear stage extrapolates to unseen
-  GPUs (in log space), where trees alone stay flat.
+  GPUs (in log space), where trees alone stay flat. Power's batch-mode (offline) rows get a tree
+  of their own (``batch_trees``): saturated runs near the TDP are another regime than a server's
+  duty cycle (lower offline power MdAPE under cv, logo and lolo alike: beyond_ablation.csv).
 - ``physics``: the physics stage with XGBoost on the physics features only.
 
 Every configuration predicts both latencies at a load (``itl_s`` per request and
@@ -60,6 +62,7 @@ class Config:
     power_linear: tuple[str, ...] = ()
     itl_linear: tuple[str, ...] = ()
     per_request: bool = True
+    batch_trees: tuple[str, ...] = ()  # targets whose batch-mode rows get a tree of their own
 
     def features(self, target: str) -> tuple[str, ...]:
         return self.power_features if target == "power" else self.itl_features
@@ -72,7 +75,7 @@ _LOAD_P, _LOAD_I = _swap_scenario(POWER_FEATURES), _swap_scenario(ITL_FEATURES)
 CONFIGS: dict[str, Config] = {
     "paper": Config("paper", POWER_FEATURES, ITL_FEATURES, per_request=False),
     "load": Config("load", _LOAD_P, _LOAD_I),
-    "hybrid": Config("hybrid", _LOAD_P, _LOAD_I, POWER_LINEAR, ITL_LINEAR),
+    "hybrid": Config("hybrid", _LOAD_P, _LOAD_I, POWER_LINEAR, ITL_LINEAR, batch_trees=("power",)),
     "physics": Config("physics", PHYSICS_FEATURES, PHYSICS_FEATURES, POWER_LINEAR, ITL_LINEAR),
 }
 DEFAULT_CONFIG = "hybrid"
@@ -112,10 +115,15 @@ class VariantModel:
     linear: LinearStage
     preprocessor: Preprocessor
     regressor: object
+    batch_regressor: object | None = None  # the tree of batch-mode rows, if fitted apart
 
     def raw(self, frame: pd.DataFrame) -> np.ndarray:
         """Model output: P/TDP or ln ITL (see :func:`encode_target`)."""
-        tree = self.regressor.predict(self.preprocessor.transform(frame)).astype(float)
+        x = self.preprocessor.transform(frame)
+        tree = self.regressor.predict(x).astype(float)
+        batch = is_batch_mode(frame)
+        if self.batch_regressor is not None and batch.any():
+            tree[batch] = self.batch_regressor.predict(x[batch]).astype(float)
         return self.linear.predict(frame) + tree
 
     def predict(self, frame: pd.DataFrame) -> pd.DataFrame:
@@ -133,6 +141,10 @@ def fit_variant(rows: pd.DataFrame, config: Config, target: str, seed: int = 0) 
     prep = Preprocessor.fit(rows, cols, cats) if cats else numeric_only(rows, cols)
     y = encode_target(rows, target, config.per_request)
     linear = LinearStage(config.linear(target)).fit(rows, y)
-    reg = make_regressor("xgb", PARAMS[target], seed).set_params(n_jobs=1)
-    reg.fit(prep.transform(rows), y - linear.predict(rows))
-    return VariantModel(config, target, linear, prep, reg)
+    x, resid, batch = prep.transform(rows), y - linear.predict(rows), is_batch_mode(rows)
+    reg = make_regressor("xgb", PARAMS[target], seed).set_params(n_jobs=1).fit(x, resid)
+    batch_reg = None
+    if target in config.batch_trees and batch.any():
+        batch_reg = make_regressor("xgb", PARAMS[target], seed).set_params(n_jobs=1)
+        batch_reg.fit(x[batch], resid[batch])
+    return VariantModel(config, target, linear, prep, reg, batch_reg)
