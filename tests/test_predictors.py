@@ -12,6 +12,7 @@ import pytest
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
 from wattgpu_lite.features import feature_frame
+from wattgpu_lite.load import T_OUT_DEFAULT
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -52,7 +53,12 @@ def test_predictions_are_physical(grid):
     out = wl.WattGPU.pretrained().predict_frame(grid)
     assert (out["power_w"] > 0).all() and (out["power_w"] < 1.2 * out["tdp_w"]).all()
     assert (out["itl_s"] > 0).all()
-    np.testing.assert_allclose(out["energy_per_token_j"], out["power_w"] * out["itl_s"])
+    off = out["scenario"] == "offline"
+    np.testing.assert_allclose(
+        out.loc[off, "energy_per_token_j"], (out["power_w"] * out["itl_s"])[off]
+    )
+    held_s = 1 / (out["scenario"].map({"server_low": 0.017, "server_high": 0.33}) * T_OUT_DEFAULT)
+    np.testing.assert_allclose(out.loc[~off, "energy_per_token_j"], (out["power_w"] * held_s)[~off])
     # offline batching amortises the weight reads: ITL far below the server one (same pair)
     pivot = out.pivot_table(index=["llm", "gpu"], columns="scenario", values="itl_s")
     assert (pivot["offline"] < pivot["server_low"] / 5).all()

@@ -19,12 +19,15 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from .baselines import _DATA_DIR
 from .errors import InvalidInputError
 from .features import FEATURES, feature_frame, run_features
 from .inputs import resolve_gpu, resolve_llm
+from .load import T_OUT_DEFAULT, server_time_per_token_s
+from .measurements import LAMBDA_QPS
 from .model import TargetModel, fit_target, training_rows
 
 __all__ = ["ITL_PARAMS", "POWER_PARAMS", "PRETRAINED_DIR", "WattGPU", "predict"]
@@ -59,18 +62,22 @@ class WattGPU:
         return self
 
     def predict_frame(self, frame: pd.DataFrame) -> pd.DataFrame:
-        """Add power_w, itl_s and energy_per_token_j (= power_w * itl_s) to a feature frame.
+        """Add power_w, itl_s and energy_per_token_j to a feature frame.
 
-        energy_per_token_j is the GPU energy while one token is being produced. Offline it is the
-        measured energy per generated token; at server load the measured figure is larger, since
-        it also charges the idle time between requests to the tokens.
+        energy_per_token_j is the GPU energy per generated token, accounted as the measurements
+        are: offline P̄ · ITL (ITL = 1/throughput there); at a server rate λ the GPU is held, idle
+        or not, for the whole interval, so P̄ / (λ · T_out) with T_out = ``T_OUT_DEFAULT``
+        generated tokens per request (the Watt Counts mean). P̄ · ITL alone would charge only the
+        time a token is being produced and miss the idle power between requests.
         """
         if not self.models:
             raise RuntimeError("WattGPU is not fitted: call fit(runs) or WattGPU.pretrained()")
         out = frame.copy()
         out["power_w"] = self.models["power"].predict(frame)
         out["itl_s"] = self.models["itl"].predict(frame)
-        out["energy_per_token_j"] = out["power_w"] * out["itl_s"]
+        server_s = server_time_per_token_s(frame["scenario"].map(LAMBDA_QPS), T_OUT_DEFAULT)
+        per_token_s = np.where(frame["scenario"] == "offline", out["itl_s"], server_s)
+        out["energy_per_token_j"] = out["power_w"] * per_token_s
         return out
 
     def predict(self, llm, gpu, scenario: str) -> dict:
