@@ -12,19 +12,15 @@ feature frame (``wattgpu_lite.features``) and return a numpy array, one value pe
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .catalog import data_dir
 from .errors import DataFileError
 from .features import bandwidth_latency_s, check_scenario
 
-_PACKAGE = Path(__file__).resolve().parent
-_DATA_DIR = next(
-    (d for d in (_PACKAGE.parent / "data", _PACKAGE / "_data") if d.is_dir()), _PACKAGE
-)
-FACTORS_PATH = _DATA_DIR / "baseline_load_factors.csv"
+FACTORS_PATH = data_dir() / "baseline_load_factors.csv"
 
 
 @cache

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from .ablation import ablation_table, coverage_table, leave_one_scenario_out
-from .baselines import _DATA_DIR
+from .catalog import data_dir
 from .errors import DataFileError
 from .metrics import mdape_pct
 from .variants import DEFAULT_CONFIG
@@ -23,7 +23,7 @@ LOSO_CONFIGS = ("paper", "load", "hybrid")
 
 def path(name: str) -> Path:
     """data/beyond_<name>.csv."""
-    return _DATA_DIR / f"beyond_{name}.csv"
+    return data_dir() / f"beyond_{name}.csv"
 
 
 def loso_table(configs=LOSO_CONFIGS, targets=("power", "itl")) -> pd.DataFrame:

@@ -9,15 +9,14 @@ basis), ``physical:spec`` (of the spec-sheet basis, physical mode's default) and
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import pandas as pd
 
 from . import symbolic as S
+from .catalog import data_dir
 from .errors import DataFileError
 
-_PACKAGE = Path(__file__).resolve().parent
-DATA_DIR = next((p for p in (_PACKAGE.parent / "data", _PACKAGE / "_data") if p.is_dir()), _PACKAGE)
+DATA_DIR = data_dir()
 _COLUMNS = {"name", "scope", "value", "unit", "t_in_upper", "source"}
 
 

@@ -14,7 +14,6 @@ kernels spend (on-chip traffic, non-GEMM work). Both come from ``energy_coeffici
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -101,24 +100,12 @@ def physical_breakdown(llm, gpu, t_in: int, t_out: int, batch: int) -> pd.DataFr
     return breakdown_frame({k: float(v) for k, v in terms.items()}, t_out)
 
 
-def _load(text: str):
-    return json.loads(Path(text).read_text())
-
-
 def resolve(llm, gpu):
-    """(LLM, GPU) from names, dataclasses, config.json / spec.json paths or dicts."""
-    if isinstance(llm, dict):
-        llm = catalog.LLM.from_hf_config(llm)
-    elif isinstance(llm, (str, Path)) and (str(llm).endswith(".json") or Path(llm).is_file()):
-        llm = catalog.LLM.from_hf_config(str(llm))
-    elif isinstance(llm, str):
-        llm = catalog.llm(llm)
-    if isinstance(gpu, dict):
-        gpu = catalog.GPU.from_spec(gpu)
-    elif isinstance(gpu, (str, Path)) and str(gpu).endswith(".json"):
-        gpu = catalog.GPU.from_spec(_load(str(gpu)))
-    elif isinstance(gpu, str):
-        gpu = catalog.gpu(gpu)
-    if not isinstance(llm, catalog.LLM):
+    """(LLM, GPU) from names, dataclasses, config.json / spec.json paths or dicts (see :mod:`inputs`)."""
+    from .inputs import resolve_gpu, resolve_llm  # inputs reads the runs table: import late
+
+    if isinstance(llm, str | Path) and Path(llm).is_file():
+        llm = Path(llm)
+    if not isinstance(llm, catalog.LLM | str | Path | dict):
         raise InvalidInputError(f"llm must be a name, LLM, config path or dict; got {llm!r}.")
-    return llm, gpu
+    return resolve_llm(llm), resolve_gpu(gpu)

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from . import hybrid_predictor as H
-from .baselines import _DATA_DIR
+from .catalog import data_dir
 from .features import check_scenario, feature_frame, run_features
 from .hybrid import add_physics
 from .inputs import resolve_gpu, resolve_llm
@@ -26,7 +26,7 @@ from .intervals import check_level
 from .load import check_load, nearest_scenario, scenario_load
 from .variants import DEFAULT_CONFIG
 
-HYBRID_DIR = _DATA_DIR / "models" / "wattgpu_hybrid"
+HYBRID_DIR = data_dir() / "models" / "wattgpu_hybrid"
 _KEYS = ("llm", "gpu", "rate_qps", "batch", "in_flight", "tdp_w", "power_w", "power_w_lo",
          "power_w_hi", "itl_s", "itl_s_lo", "itl_s_hi", "time_per_token_s", "time_per_token_s_lo",
          "time_per_token_s_hi", "energy_per_token_j", "interval_basis", "extrapolation")  # fmt: skip

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .catalog import data_dir
 from .errors import DataFileError
 from .upstream import download_upstream, parse_upstream
 from .wattcounts import (
@@ -37,12 +38,7 @@ __all__ = [
     "download_upstream", "load", "parse_upstream", "scenario_group", "validate",
 ]  # fmt: skip
 
-_PACKAGE = Path(__file__).resolve().parent
-# data/ of the source tree (editable install), else the copy a wheel ships as wattgpu_lite/_data
-_DATA_DIR = next(
-    (d for d in (_PACKAGE.parent / "data", _PACKAGE / "_data") if d.is_dir()), _PACKAGE
-)
-DATA_PATH = _DATA_DIR / "watt_counts_runs.csv"
+DATA_PATH = data_dir() / "watt_counts_runs.csv"
 # sha256 of data/watt_counts_runs.csv as built by data/scripts/build_runs.py
 DATA_SHA256 = "c2bfae0de890e839d5bd9acb31c1d951898b093a32e99eef751519a6ce3a6b91"
 # columns that must be strictly positive in every row (NaN is checked separately)

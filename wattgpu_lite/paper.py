@@ -6,10 +6,10 @@ from functools import cache
 
 import pandas as pd
 
-from .baselines import _DATA_DIR
+from .catalog import data_dir
 from .errors import DataFileError
 
-PAPER_RESULTS_PATH = _DATA_DIR / "paper_wattgpu_results.csv"
+PAPER_RESULTS_PATH = data_dir() / "paper_wattgpu_results.csv"
 _METRICS = ("mdape_pct", "pearson_r", "gpu_tau", "llm_tau")
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .baselines import _DATA_DIR
+from .catalog import data_dir
 from .errors import InvalidInputError
 from .features import FEATURES, feature_frame, run_features
 from .inputs import resolve_gpu, resolve_llm
@@ -34,7 +34,7 @@ __all__ = ["ITL_PARAMS", "POWER_PARAMS", "PRETRAINED_DIR", "WattGPU", "predict"]
 
 POWER_PARAMS: dict = {"max_depth": 6, "reg_lambda": 150, "n_estimators": 200}
 ITL_PARAMS: dict = {"max_depth": 5, "reg_lambda": 100, "n_estimators": 100}
-PRETRAINED_DIR = _DATA_DIR / "models" / "wattgpu"
+PRETRAINED_DIR = data_dir() / "models" / "wattgpu"
 _STATE = "preprocessing.json"
 
 

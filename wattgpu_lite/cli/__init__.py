@@ -43,24 +43,15 @@ def emit(data: pd.DataFrame | dict[str, Any], as_json: bool) -> None:
             print(f"{key:<{width}}  {value}")
 
 
-def load_json_file(path: str) -> dict[str, Any]:
-    """Read a JSON object from ``path`` (a GPU spec row or a Hugging Face config.json)."""
-    return json.loads(Path(path).read_text())
-
-
 def resolve_gpu(text: str):
     """A catalog name, or a path to a JSON spec file -> GPU."""
-    from ..catalog import GPU, gpu
+    from ..inputs import resolve_gpu as resolve
 
-    if text.endswith(".json") or Path(text).is_file():
-        return GPU.from_spec(load_json_file(text))
-    return gpu(text)
+    return resolve(Path(text) if Path(text).is_file() else text)
 
 
 def resolve_llm(text: str):
     """A catalog name, or a path to a Hugging Face config.json -> LLM."""
-    from ..catalog import LLM, llm
+    from ..inputs import resolve_llm as resolve
 
-    if text.endswith(".json") or Path(text).is_file():
-        return LLM.from_hf_config(text)
-    return llm(text)
+    return resolve(Path(text) if Path(text).is_file() else text)
