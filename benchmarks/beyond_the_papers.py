@@ -9,7 +9,7 @@ checks it against the CSV, so a stale CSV fails the tests.
 
 from __future__ import annotations
 
-from wattgpu_lite import beyond_results as R
+from wattgpu_lite.hybrid import results as R
 
 
 def main() -> None:

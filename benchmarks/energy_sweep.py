@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 import wattgpu_lite as wl
-from wattgpu_lite import energy_physical as P
+from wattgpu_lite.energy import physical as P
 
 N_POINTS, N_LOOP, SEED = 1_000_000, 10_000, 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 import wattgpu_lite as wl
-from wattgpu_lite.evaluation import STRATEGIES, TARGETS
+from wattgpu_lite.wattgpu.evaluation import STRATEGIES, TARGETS
 
 
 def full_evaluation_s() -> float:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from wattgpu_lite.baselines import load_scaled_tdp_power_w, roofline_itl_s, tdp_power_w
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.evaluation import baseline_predictions
-from wattgpu_lite.features import feature_frame
-from wattgpu_lite.metrics import scenario_metrics
-from wattgpu_lite.paper import paper_results
+from wattgpu_lite.wattgpu.baselines import load_scaled_tdp_power_w, roofline_itl_s, tdp_power_w
+from wattgpu_lite.wattgpu.evaluation import baseline_predictions
+from wattgpu_lite.wattgpu.features import feature_frame
+from wattgpu_lite.wattgpu.metrics import scenario_metrics
+from wattgpu_lite.wattgpu.paper_results import paper_results
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 

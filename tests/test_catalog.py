@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite import catalog
 from wattgpu_lite.errors import (
     ConfigError,
     DataFileError,
@@ -18,8 +17,9 @@ from wattgpu_lite.errors import (
     UnknownLLMError,
     UnsupportedModelError,
 )
-from wattgpu_lite.llm_spec import params_b_of
-from wattgpu_lite.params import count_params, family
+from wattgpu_lite.specs import catalog
+from wattgpu_lite.specs.llm import params_b_of
+from wattgpu_lite.specs.params import count_params, family
 
 FIXTURES = Path(__file__).parent / "fixtures"
 RUNS = Path(__file__).parents[1] / "data" / "watt_counts_runs.csv"

@@ -32,7 +32,7 @@ def test_rank_json_measured_every_candidate(capsys):
 
 
 def test_rank_json_predicted_covers_the_catalog(capsys):
-    pytest.importorskip("wattgpu_lite.predictors")
+    pytest.importorskip("wattgpu_lite.wattgpu.predictor")
     rows = _rank_json(capsys)
     assert {r["gpu"] for r in rows} == set(wl.gpus()["name"])
     for r in rows:
@@ -41,7 +41,7 @@ def test_rank_json_predicted_covers_the_catalog(capsys):
 
 
 def test_rank_gpus_subset_and_table(capsys):
-    argv = ["rank", "--llm", LLAMA8, "--rate", "0.1", "--itl-sla-ms", "30", "--gpus", "A30,L4"]
+    argv = ["rank", "--llm", LLAMA8, "--rate", "0.02", "--itl-sla-ms", "30", "--gpus", "A30,L4"]
     assert main([*argv, "--source", "measured"]) == 0
     out = capsys.readouterr().out
     assert "A30" in out and "L4" in out and "H100" not in out and "ITL 59.5 ms > SLA 30 ms" in out
@@ -57,7 +57,7 @@ def test_rank_bad_input_exits_2(capsys, bad):
 
 
 def test_rank_any_config_and_spec_file(capsys):
-    pytest.importorskip("wattgpu_lite.predictors")
+    pytest.importorskip("wattgpu_lite.wattgpu.predictor")
     fixtures = Path(__file__).parent / "fixtures"
     argv = ["rank", "--llm", str(fixtures / "gpt2.json"), "--scenario", "offline",
             "--itl-sla-ms", "1", "--gpus", f"A30,{fixtures / 'gpu_rtx5090_spec.json'}", "--json"]  # fmt: skip

@@ -1,7 +1,7 @@
 """The coverage table of notebook 00 accounts for every run exactly once."""
 
 import wattgpu_lite as wl
-from wattgpu_lite.wattcounts import SCENARIOS, coverage
+from wattgpu_lite.runs.schema import SCENARIOS, coverage
 
 
 def test_coverage_counts_every_dense_run_once():

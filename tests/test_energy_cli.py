@@ -5,7 +5,7 @@ import json
 import pytest
 
 from wattgpu_lite.__main__ import main
-from wattgpu_lite.energy import COMPONENTS
+from wattgpu_lite.energy.estimate import COMPONENTS
 
 
 def test_estimate_json_has_five_components(capsys):

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from wattgpu_lite import energy as E
-from wattgpu_lite import energy_data as D
+from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import estimate as E
 
 
 def _agree_3sf(got: float, want: float) -> bool:

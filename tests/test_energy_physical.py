@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite import energy_physical as P
-from wattgpu_lite.energy import COMPONENTS, components_j
-from wattgpu_lite.energy_gpu import mean_occupancy
+from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.estimate import COMPONENTS, components_j
+from wattgpu_lite.energy.hardware import mean_occupancy
 from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
 
 LLAMA2 = "meta-llama/Llama-2-7b-hf"

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wattgpu_lite import energy_data as D
-from wattgpu_lite import energy_physical as P
-from wattgpu_lite import energy_validation as V
+from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy import validation as V
 
 
 @pytest.fixture(scope="module")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from wattgpu_lite import widgets
-from wattgpu_lite.energy import COMPONENTS, components_j, estimate_energy
+from wattgpu_lite.energy.estimate import COMPONENTS, components_j, estimate_energy
+from wattgpu_lite.face import widgets
 
 
 @pytest.mark.parametrize("mode", ["physical", "paper"])

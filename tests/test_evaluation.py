@@ -8,8 +8,8 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.evaluation import dataset, folds
-from wattgpu_lite.metrics import gpu_tau, llm_tau, mdape_pct, pearson_r, scenario_metrics
+from wattgpu_lite.wattgpu.evaluation import dataset, folds
+from wattgpu_lite.wattgpu.metrics import gpu_tau, llm_tau, mdape_pct, pearson_r, scenario_metrics
 
 
 def test_mdape_by_hand():

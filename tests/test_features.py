@@ -11,14 +11,14 @@ from sklearn.compose import ColumnTransformer
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.features import (
+from wattgpu_lite.wattgpu.features import (
     CATEGORICAL,
     ITL_FEATURES,
     POWER_FEATURES,
     feature_frame,
     run_features,
 )
-from wattgpu_lite.preprocessing import Preprocessor, column_transformer
+from wattgpu_lite.wattgpu.preprocessing import Preprocessor, column_transformer
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 N_B = 8.03  # WattGPU's total_b_params for Llama-3.1-8B-Instruct

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.ablation import _physics_runs, out_of_fold
-from wattgpu_lite.beyond_results import read
-from wattgpu_lite.extrapolation import ExtrapolationWarning, out_of_range
-from wattgpu_lite.metrics import scenario_metrics
+from wattgpu_lite.hybrid.ablation import _physics_runs, out_of_fold
+from wattgpu_lite.hybrid.extrapolation import ExtrapolationWarning, out_of_range
+from wattgpu_lite.hybrid.results import read
+from wattgpu_lite.wattgpu.metrics import scenario_metrics
 
 
 def test_physics_features_finite_and_positive_for_every_pair():
@@ -42,7 +42,7 @@ def test_ablation_csv_is_current():
 
 
 def test_b200_extrapolation_names_its_bandwidth():
-    from wattgpu_lite.hybrid_model import HybridModel
+    from wattgpu_lite.hybrid.model import HybridModel
 
     with pytest.warns(ExtrapolationWarning, match="bandwidth_gbs"):
         result = HybridModel.pretrained().predict("meta-llama/Llama-3.1-8B-Instruct", "B200",
@@ -55,7 +55,7 @@ def test_b200_extrapolation_names_its_bandwidth():
 
 
 def test_batch_mode_power_tree_survives_save_and_load(tmp_path):
-    from wattgpu_lite.hybrid_model import HybridModel
+    from wattgpu_lite.hybrid.model import HybridModel
 
     runs = wl.measurements(dense_only=True)
     runs = runs[runs["gpu"].isin(["L4", "A30", "H100 NVL"])]

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.intervals import (
+from wattgpu_lite.hybrid.intervals import (
     basis_for,
     bounds,
     conformal_quantile,
@@ -66,7 +66,7 @@ def test_basis_follows_what_the_training_runs_contain():
 
 
 def test_shipped_hybrid_names_the_basis_and_brackets_the_prediction():
-    from wattgpu_lite.hybrid_model import HybridModel, finite_interval
+    from wattgpu_lite.hybrid.model import HybridModel, finite_interval
 
     m = HybridModel.pretrained()
     seen = m.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", "server_low")

@@ -7,7 +7,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.load import (
+from wattgpu_lite.hybrid.load import (
     aggregate_time_per_token_s,
     both_latencies,
     busy_fraction,

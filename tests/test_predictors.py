@@ -11,8 +11,8 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
-from wattgpu_lite.features import feature_frame
-from wattgpu_lite.load import T_OUT_DEFAULT
+from wattgpu_lite.hybrid.load import T_OUT_DEFAULT
+from wattgpu_lite.wattgpu.features import feature_frame
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"

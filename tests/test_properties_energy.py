@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wattgpu_lite as wl
-from wattgpu_lite import energy as E
-from wattgpu_lite import energy_physical as P
-from wattgpu_lite import symbolic as S
+from wattgpu_lite.energy import estimate as E
+from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy import symbolic as S
 
 LLM_NAMES = sorted(wl.llms()["name"])
 GPU_NAMES = sorted(wl.gpus()["name"])

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.features import feature_frame
-from wattgpu_lite.hybrid_model import HybridModel
-from wattgpu_lite.load import scenario_load
+from wattgpu_lite.hybrid.load import scenario_load
+from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.wattgpu.features import feature_frame
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite import accounting as acc
-from wattgpu_lite import selection as sel
 from wattgpu_lite.errors import InvalidInputError, NoFeasibleGPUError, UnknownGPUError
-from wattgpu_lite.selection_table import add_energy, apply_sla, order
+from wattgpu_lite.selection import accounting as acc
+from wattgpu_lite.selection import rank as sel
+from wattgpu_lite.selection.table import add_energy, apply_sla, order
 
 LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
 

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite import selection
-from wattgpu_lite.measurements import MEASURED_GPUS, SCENARIOS
-from wattgpu_lite.selection_data import LOGO_PATH, logo_table
+from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
+from wattgpu_lite.selection import rank as selection
+from wattgpu_lite.selection.sources import LOGO_PATH, logo_table
 
-pytest.importorskip("wattgpu_lite.predictors")
+pytest.importorskip("wattgpu_lite.wattgpu.predictor")
 LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
 
 
@@ -23,8 +23,8 @@ def test_table_covers_every_measured_gpu_llm_and_scenario():
 
 
 def test_table_matches_a_fresh_refit_without_the_l4():
-    from wattgpu_lite.features import feature_frame
-    from wattgpu_lite.predictors import WattGPU
+    from wattgpu_lite.wattgpu.features import feature_frame
+    from wattgpu_lite.wattgpu.predictor import WattGPU
 
     runs = wl.measurements()
     model = WattGPU().fit(runs[runs["gpu"] != "L4"].reset_index(drop=True))
@@ -54,7 +54,7 @@ class _IntervalPredictor:
 
 
 def test_prediction_intervals_pass_through(monkeypatch):
-    from wattgpu_lite import selection_data
+    from wattgpu_lite.selection import sources as selection_data
 
     monkeypatch.setattr(selection_data, "full_predictor", lambda: _IntervalPredictor())
     t = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, candidates=["A30", "L4"])
@@ -64,7 +64,7 @@ def test_prediction_intervals_pass_through(monkeypatch):
 
 
 def test_hybrid_source_brackets_its_predictions_and_picks_the_a30():
-    pytest.importorskip("wattgpu_lite.hybrid_model")
+    pytest.importorskip("wattgpu_lite.hybrid.model")
     t = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="hybrid",
                             candidates=list(MEASURED_GPUS))  # fmt: skip
     assert t["gpu"].iloc[0] == "A30"
@@ -78,7 +78,7 @@ def test_hybrid_source_brackets_its_predictions_and_picks_the_a30():
 
 
 def test_hybrid_offline_itl_is_one_over_throughput():
-    pytest.importorskip("wattgpu_lite.hybrid_model")
+    pytest.importorskip("wattgpu_lite.hybrid.model")
     t = selection.rank_gpus(LLAMA8, "offline", itl_sla_ms=1, source="hybrid",
                             candidates=["H100 NVL"])  # fmt: skip
     measured = selection.rank_gpus(LLAMA8, "offline", itl_sla_ms=1, source="measured",

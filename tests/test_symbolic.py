@@ -3,9 +3,9 @@
 import numpy as np
 import sympy as sp
 
-from wattgpu_lite import energy as E
-from wattgpu_lite import energy_data as D
-from wattgpu_lite import symbolic as S
+from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import estimate as E
+from wattgpu_lite.energy import symbolic as S
 
 
 def _random_inputs(seed: int, n: int = 20):

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wattgpu_lite import upstream
 from wattgpu_lite.errors import DataFileError
-from wattgpu_lite.measurements import COLUMNS
-from wattgpu_lite.wattcounts import ITL_SERVER_EXACT
+from wattgpu_lite.runs import upstream
+from wattgpu_lite.runs.measurements import COLUMNS
+from wattgpu_lite.runs.schema import ITL_SERVER_EXACT
 
 FIXTURE = Path(__file__).parent / "fixtures" / "watt_counts_upstream_sample.csv"
 QWEN = "Qwen/Qwen2.5-0.5B-Instruct"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from wattgpu_lite.explorer import (
+from wattgpu_lite.face.explorer import (
     VIEW_COLUMNS,
     ExplorerControls,
     explorer_view,
@@ -67,7 +67,7 @@ def test_slider_range_offline_is_sub_millisecond():
 
 def test_widget_redraws_on_change():
     pytest.importorskip("ipywidgets")
-    from wattgpu_lite.widgets import gpu_explorer
+    from wattgpu_lite.face.widgets import gpu_explorer
 
     box = gpu_explorer(candidates=("A30", "L4", "T4"), source="measured")
     message, table = box.children[1], box.children[2]

@@ -20,32 +20,37 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it (the module is imported on first use)
 _EXPORTS: dict[str, str] = {
-    "GPU": "catalog",
-    "LLM": "catalog",
-    "gpu": "catalog",
-    "llm": "catalog",
-    "gpus": "catalog",
-    "llms": "catalog",
-    "estimate_energy": "energy",
-    "WattGPU": "predictors",
-    "predict": "predictors",
-    "HybridModel": "hybrid_model",
-    "evaluate": "evaluation",
-    "rank_gpus": "selection",
+    "GPU": "specs.catalog",
+    "LLM": "specs.catalog",
+    "gpu": "specs.catalog",
+    "llm": "specs.catalog",
+    "gpus": "specs.catalog",
+    "llms": "specs.catalog",
+    "estimate_energy": "energy.estimate",
+    "WattGPU": "wattgpu.predictor",
+    "evaluate": "wattgpu.evaluation",
+    "HybridModel": "hybrid.model",
+    "predict": "hybrid.api",
+    "rank_gpus": "selection.rank",
 }
-_SUBMODULES = {
-    "catalog", "measurements", "symbolic", "energy", "features", "baselines", "predictors",
-    "evaluation", "selection", "plots", "widgets", "errors",
+# wl.<name> -> module: the chapters (subpackages) and the modules the notebooks and README name
+_SUBMODULES: dict[str, str] = {
+    "specs": "specs", "runs": "runs", "energy": "energy", "wattgpu": "wattgpu", "hybrid": "hybrid",
+    "selection": "selection", "face": "face", "errors": "errors",
+    "catalog": "specs.catalog", "measurements": "runs.measurements", "symbolic": "energy.symbolic",
+    "features": "wattgpu.features", "baselines": "wattgpu.baselines",
+    "predictors": "wattgpu.predictor", "evaluation": "wattgpu.evaluation",
+    "plots": "face.plots", "widgets": "face.widgets",
 }  # fmt: skip
 
 
 def __getattr__(name: str) -> Any:
     if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{name}")
+        return importlib.import_module(f"{__name__}.{_SUBMODULES[name]}")
     if name in _EXPORTS:
         return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS) | _SUBMODULES)
+    return sorted(set(globals()) | set(_EXPORTS) | set(_SUBMODULES))

@@ -9,7 +9,7 @@ Deterministic (seed 0); tests/test_intervals.py checks the shipped model against
 from __future__ import annotations
 
 import wattgpu_lite as wl
-from wattgpu_lite.hybrid_model import HYBRID_DIR, HybridModel
+from wattgpu_lite.hybrid.model import HYBRID_DIR, HybridModel
 
 
 def main() -> None:

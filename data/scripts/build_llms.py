@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 
 from wattgpu_lite.errors import UnsupportedModelError
-from wattgpu_lite.llm_spec import LLM, params_b_of
+from wattgpu_lite.specs.llm import LLM, params_b_of
 
 OUT = Path(__file__).resolve().parents[1] / "llms.csv"
 REF = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/reference")

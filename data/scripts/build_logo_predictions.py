@@ -13,9 +13,9 @@ from __future__ import annotations
 import pandas as pd
 
 import wattgpu_lite as wl
-from wattgpu_lite.features import feature_frame
-from wattgpu_lite.measurements import MEASURED_GPUS, SCENARIOS
-from wattgpu_lite.selection_data import LOGO_PATH, LOGO_SOURCE, logo_predictor
+from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
+from wattgpu_lite.selection.sources import LOGO_PATH, LOGO_SOURCE, logo_predictor
+from wattgpu_lite.wattgpu.features import feature_frame
 
 
 def held_out_rows(gpu_name: str) -> pd.DataFrame:

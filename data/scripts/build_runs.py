@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from wattgpu_lite import wattcounts as wc
+from wattgpu_lite.runs import schema as wc
 
 OUT = Path(__file__).resolve().parents[1] / "watt_counts_runs.csv"
-# reference column -> aggregate column (see wattgpu_lite.wattcounts.AGGREGATE_COLUMNS)
+# reference column -> aggregate column (see wattgpu_lite.runs.schema.AGGREGATE_COLUMNS)
 RENAME = {
     "model": "llm",
     "gpu_type": "gpu_smi_name",

@@ -9,7 +9,7 @@ tests/test_predictors.py checks a fresh fit against the files.
 from __future__ import annotations
 
 import wattgpu_lite as wl
-from wattgpu_lite.predictors import PRETRAINED_DIR
+from wattgpu_lite.wattgpu.predictor import PRETRAINED_DIR
 
 
 def main() -> None:

@@ -1,0 +1,49 @@
+"""``gpus`` and ``llms``: list the catalogs, or show what the kit reads from a config.json.
+
+python -m wattgpu_lite gpus [--json]
+python -m wattgpu_lite llms [--json] [--config PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from wattgpu_lite.face.cli import add_json_flag, emit
+
+# columns of the readable tables (--json prints every field)
+GPU_TABLE = ["name", "memory_gb", "memory_type", "bandwidth_gbs", "fp16_tflops", "tdp_w",
+             "release_year", "measured"]  # fmt: skip
+LLM_TABLE = ["name", "model_type", "params_b", "params_nominal_b", "n_layers", "hidden_size",
+             "n_heads", "n_kv_heads", "in_wattgpu"]  # fmt: skip
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``gpus`` and ``llms``."""
+    gpus = sub.add_parser("gpus", help="list the GPU catalog (data/gpus.csv)")
+    add_json_flag(gpus)
+    gpus.set_defaults(func=run_gpus)
+    llms = sub.add_parser("llms", help="list the LLM catalog, or parse a config.json")
+    add_json_flag(llms)
+    llms.add_argument("--config", metavar="PATH", help="a Hugging Face config.json to parse")
+    llms.set_defaults(func=run_llms)
+
+
+def run_gpus(args: argparse.Namespace) -> int:
+    from wattgpu_lite.specs.catalog import gpus
+
+    table = gpus()
+    emit(table if args.json else table[GPU_TABLE], args.json)
+    return 0
+
+
+def run_llms(args: argparse.Namespace) -> int:
+    from wattgpu_lite.specs.catalog import LLM, llms
+
+    if args.config:
+        model = LLM.from_hf_config(args.config)
+        understood = dict(model.__dict__) | {"kv_bytes_per_token": model.kv_bytes_per_token}
+        emit(understood, args.json)
+        return 0
+    table = llms()
+    emit(table if args.json else table[LLM_TABLE], args.json)
+    return 0

@@ -1,0 +1,139 @@
+"""Seaborn figures used by the notebooks. Each function takes tidy data and returns the Axes or Figure.
+
+Plots import the library, never the other way round; no function here computes a number that a test
+should check — that lives in the module that owns the quantity.
+"""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+import seaborn as sns
+
+from wattgpu_lite.face.plots_wattgpu import (  # noqa: F401  (re-exported: figures of notebooks 03 and 04)
+    coverage_heatmap,
+    fold_maps,
+    importance_bars,
+    itl_vs_bandwidth_latency,
+    mdape_vs_paper,
+    power_scale_invariance,
+    power_vs_load,
+    predicted_vs_measured,
+)
+
+
+def power_vs_itl(runs: pd.DataFrame) -> plt.Figure:
+    """Mean GPU power (W) against ITL (ms, log scale), one panel per scenario, coloured by GPU."""
+    data = runs.assign(itl_ms=runs["itl_s"] * 1e3)
+    grid = sns.relplot(
+        data=data, x="itl_ms", y="power_w", hue="gpu", col="scenario", s=12, alpha=0.6,
+        height=3.2, aspect=1.0, facet_kws={"sharex": False},
+    )  # fmt: skip
+    grid.set(xscale="log")
+    grid.set_axis_labels("ITL (ms, log scale)", "mean GPU power (W)")
+    return grid.figure
+
+
+# --- energy model (issue 3) -----------------------------------------------------------------------
+ENERGY_COLORS = {"compute": "#4c72b0", "parameter_reads": "#dd8452", "kv_writes": "#55a868",
+                 "attention_reads": "#c44e52", "static": "#8c8c8c"}  # fmt: skip
+
+
+def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title: str = ""):
+    """Stacked component energy (J per generated token) against ``x`` from a tidy breakdown."""
+    ax = ax or plt.subplots(figsize=(6, 3.2), dpi=90)[1]
+    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j")
+    cols = [c for c in ENERGY_COLORS if c in wide]
+    ax.stackplot(wide.index, *(wide[c] for c in cols), labels=cols,
+                 colors=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
+    ax.set(
+        xlabel=x, ylabel="J per generated token", title=title, xscale="log" if logx else "linear"
+    )
+    ax.legend(fontsize=7, loc="upper left")
+    return ax
+
+
+def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = ""):
+    """Stacked bars of component energy (J per generated token), one bar per ``x`` value."""
+    ax = ax or plt.subplots(figsize=(7, 3.2), dpi=90)[1]
+    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j")
+    cols = [c for c in ENERGY_COLORS if c in wide]
+    wide[cols].plot.bar(stacked=True, ax=ax, color=[ENERGY_COLORS[c] for c in cols], width=0.8)
+    ax.set(ylabel="J per generated token", title=title)
+    ax.legend(fontsize=7)
+    return ax
+
+
+def measured_vs_estimated(pred: pd.DataFrame, methods: list[str]):
+    """Estimated vs measured J per generated token (log-log), one panel per scenario."""
+    long = pred.melt(["gpu", "scenario", "energy_per_token_j"], methods, "method", "estimate_j")
+    grid = sns.relplot(data=long, x="energy_per_token_j", y="estimate_j", hue="method",
+                       col="scenario", s=8, alpha=0.5, height=3.0, facet_kws={"sharex": False,
+                                                                             "sharey": False})  # fmt: skip
+    for ax in grid.axes.flat:
+        lo, hi = ax.get_xlim()
+        ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
+    grid.set(xscale="log", yscale="log")
+    grid.set_axis_labels("measured J/token", "estimated J/token")
+    return grid.figure
+
+
+def gpu_energy_bars(table: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axes:
+    """Energy per 1,000 generated tokens per GPU (a ``rank_gpus`` table), coloured by SLA."""
+    data = table.dropna(subset=["energy_per_1k_tokens_j"])
+    data = data.assign(sla=data["meets_sla"].map({True: "meets SLA", False: "misses SLA"}))
+    ax = ax or plt.subplots(figsize=(6.4, 0.35 * max(len(data), 3) + 1.0))[1]
+    sns.barplot(data=data, x="energy_per_1k_tokens_j", y="gpu", hue="sla", dodge=False, ax=ax,
+                hue_order=["meets SLA", "misses SLA"], palette=["tab:green", "tab:gray"])  # fmt: skip
+    ax.set(xlabel="GPU energy per 1,000 generated tokens (J)", ylabel="")
+    ax.legend(title="", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    return ax
+
+
+def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axes:
+    """The least-energy choice as the ITL SLA varies (a ``selection.sla_sweep`` table)."""
+    ax = ax or plt.subplots(figsize=(6.4, 3.2))[1]
+    ok = sweep.dropna(subset=["energy_per_1k_tokens_j"])
+    ax.step(ok["itl_sla_ms"], ok["energy_per_1k_tokens_j"], where="post", color="tab:blue")
+    for _, row in ok.drop_duplicates("pick").iterrows():
+        ax.annotate(row["pick"], (row["itl_sla_ms"], row["energy_per_1k_tokens_j"]),
+                    textcoords="offset points", xytext=(3, 4), fontsize=8)  # fmt: skip
+    ax.set(xscale="log", xlabel="ITL SLA (ms, log scale)",
+           ylabel="energy per 1,000 tokens of the pick (J)")  # fmt: skip
+    return ax
+
+
+def energy_components_bar(table: pd.DataFrame, title: str = ""):
+    """Horizontal bars of J per generated token by component (widgets.energy_table output)."""
+    ax = plt.subplots(figsize=(6, 2.6), dpi=90)[1]
+    colors = [ENERGY_COLORS[c] for c in table["component"]]
+    ax.barh(table["component"], table["energy_per_output_token_j"], color=colors)
+    ax.set(xlabel="J per generated token", title=title)
+    return ax
+
+
+def coverage_bars(coverage: pd.DataFrame) -> plt.Figure:
+    """Empirical vs nominal coverage of the conformal intervals, per target, strategy, scenario."""
+    data = coverage.assign(group=coverage["strategy"] + " · " + coverage["scenario"],
+                           nominal=coverage["level"].map("{:.0%}".format))  # fmt: skip
+    grid = sns.catplot(data=data, x="group", y="coverage", hue="nominal", col="target",
+                       kind="bar", height=3.2, aspect=1.2)  # fmt: skip
+    for ax in grid.axes.flat:
+        for level in sorted(coverage["level"].unique()):
+            ax.axhline(level, ls="--", lw=1, color="grey")
+        ax.set_ylim(0.5, 1.0)
+        ax.tick_params(axis="x", rotation=30)
+    grid.set_axis_labels("", "empirical coverage")
+    return grid.figure
+
+
+def held_out_scatter(pred: pd.DataFrame, unit: str) -> plt.Figure:
+    """Predicted vs measured on a held-out scenario, one panel per configuration (log axes)."""
+    grid = sns.relplot(data=pred, x="y_true", y="y_pred", hue="gpu", col="config", s=10,
+                       alpha=0.6, height=3.0)  # fmt: skip
+    for ax in grid.axes.flat:
+        lo, hi = pred[["y_true", "y_pred"]].min().min(), pred[["y_true", "y_pred"]].max().max()
+        ax.plot([lo, hi], [lo, hi], color="black", lw=1)
+        ax.set(xscale="log", yscale="log")
+    grid.set_axis_labels(f"measured ({unit})", f"predicted ({unit})")
+    return grid.figure

@@ -1,0 +1,149 @@
+"""ipywidgets explorers. Thin: read the controls, call the library, draw.
+
+from wattgpu_lite.face.widgets import gpu_explorer
+gpu_explorer()          # LLM, candidate GPUs, load, ITL SLA, grid intensity -> ranking + bars
+"""
+
+from __future__ import annotations
+
+import io
+
+import ipywidgets as w
+import matplotlib.pyplot as plt
+
+from wattgpu_lite.energy.estimate import components_j, estimate_energy
+from wattgpu_lite.face import plots
+from wattgpu_lite.face.explorer import LOADS, ExplorerControls, explorer_view, sla_slider_range
+from wattgpu_lite.hybrid.byo import FORM_FIELDS, predict_for_spec, spec_template
+from wattgpu_lite.runs.measurements import MEASURED_GPUS
+from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH
+from wattgpu_lite.specs.catalog import gpus, llms
+
+_WIDE = {"description_width": "110px"}
+
+
+def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
+    names = sorted(llms()["name"])
+    return {
+        "llm": w.Combobox(value=llm, options=names, ensure_option=True, description="LLM",
+                          placeholder="type to search", style=_WIDE,
+                          layout=w.Layout(width="480px")),
+        "gpus": w.SelectMultiple(options=list(gpus()["name"]), value=tuple(candidates),
+                                 rows=8, description="candidate GPUs", style=_WIDE),
+        "load": w.Dropdown(options=LOADS, value="server_low", description="load", style=_WIDE),
+        "rate_qps": w.BoundedFloatText(value=0.1, min=0.001, max=100.0, step=0.01,
+                                       description="rate (req/s)", style=_WIDE),
+        "itl_sla_ms": w.FloatSlider(value=itl_sla_ms, min=1.0, max=150.0, step=1.0,
+                                    description="ITL SLA (ms)", style=_WIDE),
+        "grid_gco2_per_kwh": w.FloatSlider(value=DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
+                                           step=1.0, description="grid gCO2e/kWh", style=_WIDE),
+    }  # fmt: skip
+
+
+def _read(c: dict, source: str) -> ExplorerControls:
+    return ExplorerControls(
+        llm=c["llm"].value, gpus=tuple(c["gpus"].value), load=c["load"].value,
+        rate_qps=c["rate_qps"].value, itl_sla_ms=c["itl_sla_ms"].value,
+        grid_gco2_per_kwh=c["grid_gco2_per_kwh"].value, source=source,
+    )  # fmt: skip
+
+
+def _bars_png(view) -> bytes:
+    """The energy bar chart as PNG bytes (an Image widget: nothing leaks into cell outputs)."""
+    fig, ax = plt.subplots(figsize=(6.4, 0.3 * len(view) + 1.0), dpi=80)
+    plots.gpu_energy_bars(view, ax=ax)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def gpu_explorer(
+    llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=MEASURED_GPUS,
+    itl_sla_ms: float = 30.0, source: str = "predicted",
+) -> w.VBox:  # fmt: skip
+    """Rank GPUs for an LLM under an ITL SLA; redraws the table and bar chart on every change."""
+    c = _controls(llm, candidates, itl_sla_ms)
+    message, table, chart = (
+        w.HTML(),
+        w.HTML(),
+        w.Image(format="png", layout=w.Layout(width="560px")),
+    )
+
+    def redraw(_=None) -> None:
+        if c["llm"].value not in c["llm"].options:
+            return  # still typing
+        view, text = explorer_view(_read(c, source))
+        chart.value = _bars_png(view) if len(view) else b""
+        html = view.to_html(index=False, na_rep="", classes="wl-ranking-table")
+        table.value = f"<div class='wl-ranking'>{html}</div>"
+        message.value = f"<b class='wl-message'>{text}</b>"  # last: the page is up to date
+
+    def on_load(change) -> None:
+        lo, hi, step, start = sla_slider_range(change["new"])
+        slider = c["itl_sla_ms"]
+        if (slider.min, slider.max) != (lo, hi):  # switching between offline and server
+            with slider.hold_trait_notifications():
+                slider.min, slider.max = min(lo, slider.min), max(hi, slider.max)
+                slider.step, slider.value = step, start
+                slider.min, slider.max = lo, hi
+        redraw()
+
+    for name, control in c.items():
+        control.observe(on_load if name == "load" else redraw, names="value")
+    redraw()
+    left = w.VBox([c["llm"], c["load"], c["rate_qps"], c["itl_sla_ms"], c["grid_gco2_per_kwh"]])
+    return w.VBox([w.HBox([left, c["gpus"]]), message, table, chart])
+
+
+# --- energy model explorer (issue 3) --------------------------------------------------------------
+def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: int, mode: str):
+    """Component energies of one request: component, energy_j, energy_per_output_token_j, share."""
+    import pandas as pd
+
+    comps = components_j(estimate_energy(llm, gpu, t_in, t_out, mode=mode, batch=batch))
+    total = comps.pop("total")
+    df = pd.DataFrame({"component": list(comps), "energy_j": list(comps.values())})
+    df["energy_per_output_token_j"] = df["energy_j"] / t_out
+    df["share"] = df["energy_j"] / total
+    return df
+
+
+def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H100 NVL"):
+    """LLM, GPU, T_in, T_out, batch, mode -> the redrawn component breakdown of one request."""
+    controls = dict(
+        llm=w.Dropdown(options=sorted(llms()["name"]), value=llm, description="LLM"),
+        gpu=w.Dropdown(options=list(gpus()["name"]), value=gpu, description="GPU"),
+        t_in=w.IntSlider(500, min=1, max=8192, description="T_in"),
+        t_out=w.IntSlider(500, min=1, max=20000, description="T_out"),
+        batch=w.IntSlider(1, min=1, max=256, description="batch"),
+        mode=w.ToggleButtons(options=["physical", "paper"], description="mode"),
+    )
+
+    def draw(**kw):
+        plots.energy_components_bar(energy_table(**kw), f"{kw['llm']} on {kw['gpu']}")
+        plt.show()
+
+    return w.interactive(draw, **controls)
+
+
+def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H100 NVL"):
+    """Spec-sheet form: edit a GPU's fields, pick a rate, get predictions with intervals and
+    the extrapolation notes (:func:`wattgpu_lite.hybrid.byo.predict_for_spec`)."""
+
+    spec = spec_template(like)
+    boxes = {f: (w.Text if isinstance(spec[f], str) else w.FloatText)(value=spec[f], description=f)
+             for f in FORM_FIELDS}  # fmt: skip
+    rate, out = w.FloatLogSlider(value=0.1, min=-2, max=0, description="rate req/s"), w.Output()
+
+    def show(_=None) -> None:
+        edited = spec | {f: b.value for f, b in boxes.items()}
+        table, notes = predict_for_spec(edited, llm, rate=rate.value)
+        with out:
+            out.clear_output()
+            print(table.to_string(index=False), "\n", notes or "inside the training range")
+
+    button = w.Button(description="Predict")
+    button.on_click(show)
+    return w.VBox([*boxes.values(), rate, button, out])

@@ -1,0 +1,133 @@
+"""The shipped Watt Counts run table: read, validate (columns, dtypes, ranges, sha256).
+
+:mod:`wattgpu_lite.runs.measurements` is the public face (``wl.measurements()``); this module does
+the work, so that :mod:`wattgpu_lite.runs.upstream` can validate what it builds without a cycle.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+
+from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.errors import DataFileError, UnsupportedModelError
+from wattgpu_lite.runs.schema import (
+    COLUMNS,
+    ITL_OFFLINE,
+    LAMBDA_QPS,
+    MEASURED_GPUS,
+    SCENARIOS,
+)
+
+DATA_PATH = data_dir() / "watt_counts_runs.csv"
+# sha256 of data/watt_counts_runs.csv as built by data/scripts/build_runs.py
+DATA_SHA256 = "c2bfae0de890e839d5bd9acb31c1d951898b093a32e99eef751519a6ce3a6b91"
+# columns that must be strictly positive in every row (NaN is checked separately)
+POSITIVE = (
+    "n_requests", "prompt_tokens", "generated_tokens", "power_w", "duration_s",
+    "throughput_tps", "tokens_per_j", "energy_per_token_j", "itl_s", "block", "rep",
+)  # fmt: skip
+_KIND_CHECK = {
+    "str": pd.api.types.is_string_dtype,
+    "float": pd.api.types.is_float_dtype,
+    "int": pd.api.types.is_integer_dtype,
+    "bool": pd.api.types.is_bool_dtype,
+}
+
+
+def sha256_of(path: Path) -> str:
+    """Hex sha256 of a file's bytes."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _fail(name: str, problem: str) -> DataFileError:
+    return DataFileError(f"{name}: {problem}")
+
+
+def check_columns(df: pd.DataFrame, name: str) -> None:
+    """Exact column set and dtypes of :data:`COLUMNS`; DataFileError names the column."""
+    missing = [c for c in COLUMNS if c not in df.columns]
+    extra = [c for c in df.columns if c not in COLUMNS]
+    if missing or extra:
+        raise _fail(
+            name,
+            f"missing columns {missing}, unexpected columns {extra}; expected {list(COLUMNS)}. "
+            "Restore it with `git checkout data/watt_counts_runs.csv`.",
+        )
+    for col, kind in COLUMNS.items():
+        if not _KIND_CHECK[kind](df[col]):
+            raise _fail(name, f"column {col!r} has dtype {df[col].dtype}, expected {kind}")
+
+
+def check_ranges(df: pd.DataFrame, name: str) -> None:
+    """Positivity, no NaN where a value is required, known scenarios, GPUs and rates."""
+    for col in POSITIVE:
+        bad = df[col].isna() | ~(df[col] > 0)
+        if bad.any():
+            raise _fail(name, f"column {col!r} must be > 0; {int(bad.sum())} rows are not")
+    for col, allowed in (("scenario", SCENARIOS), ("gpu", MEASURED_GPUS)):
+        unknown = sorted(set(df[col]) - set(allowed))
+        if unknown:
+            raise _fail(name, f"column {col!r} has unknown values {unknown}; allowed {allowed}")
+    expected_qps = df["scenario"].map(LAMBDA_QPS)
+    same = (df["lambda_qps"] == expected_qps) | (df["lambda_qps"].isna() & expected_qps.isna())
+    if not same.all():
+        raise _fail(name, f"column 'lambda_qps' disagrees with 'scenario' in {(~same).sum()} rows")
+    offline = df["scenario"] == "offline"
+    if (df.loc[offline, "itl_definition"] != ITL_OFFLINE).any():
+        raise _fail(name, "column 'itl_definition' is wrong for offline rows")
+    if df.loc[~offline, "e2e_latency_s"].isna().any():
+        raise _fail(name, "column 'e2e_latency_s' is empty for server rows")
+
+
+def validate(df: pd.DataFrame, name: str = "measurements") -> pd.DataFrame:
+    """Check columns, dtypes and value ranges; return ``df`` unchanged or raise DataFileError."""
+    check_columns(df, name)
+    check_ranges(df, name)
+    return df
+
+
+def check_sha256(path: Path, expected: str) -> None:
+    """Raise DataFileError if the file's sha256 is not ``expected``."""
+    actual = sha256_of(path)
+    if actual != expected:
+        raise DataFileError(
+            f"{path.name}: checksum mismatch (sha256 expected {expected}, got {actual}). The file "
+            f"was changed; restore it with `git checkout data/{path.name}`, or rebuild it with "
+            "data/scripts/build_runs.py and update DATA_SHA256 in wattgpu_lite/runs/table.py."
+        )
+
+
+def load(
+    dense_only: bool = False, path: str | Path | None = None, sha256: str | None = DATA_SHA256
+) -> pd.DataFrame:
+    """The Watt Counts runs as a validated DataFrame, one row per run (columns: see COLUMNS).
+
+    ``dense_only`` drops MoE/Mamba rows. ``path`` reads another file in the same schema; its
+    checksum is only checked when ``sha256`` is given (pass ``sha256=None`` to skip).
+    """
+    file = DATA_PATH if path is None else Path(path)
+    if not file.is_file():
+        raise DataFileError(f"{file.name}: not found at {file}. Restore it with `git checkout`.")
+    df = validate(pd.read_csv(file, keep_default_na=True), file.name)
+    if sha256 is not None:
+        check_sha256(file, sha256)
+    return df[df["dense"]].reset_index(drop=True) if dense_only else df
+
+
+def refuse_measured_sparse(name: str) -> None:
+    """UnsupportedModelError if ``name`` is one of the MoE/Mamba models Watt Counts measured
+    (they are in the runs, not in the dense catalog)."""
+    runs = load()
+    sparse = {n.lower(): n for n in runs.loc[~runs["dense"], "llm"].unique()}
+    full = sparse.get(name.lower()) or next(
+        (n for k, n in sparse.items() if k.endswith("/" + name.lower())), None
+    )
+    if full:
+        raise UnsupportedModelError(
+            f"{full!r} is a mixture-of-experts or state-space model: WattGPU is trained and "
+            "evaluated on dense models only (its features assume every parameter is used for "
+            "every token). Pick a dense model from wl.llms()."
+        )

@@ -1,0 +1,13 @@
+"""Chapter 4 — choosing hardware: GPUs ranked by energy under a latency SLA.
+
+- :mod:`~wattgpu_lite.selection.rank`: ``wl.rank_gpus``, the SLA sweep, rules of thumb, A-vs-B;
+- :mod:`~wattgpu_lite.selection.sources`: where power and ITL come from (measured, WattGPU,
+  leave-one-GPU-out, the hybrid);
+- :mod:`~wattgpu_lite.selection.table`: the ranking's steps as pure functions on a table;
+- :mod:`~wattgpu_lite.selection.inputs`: checking the ranking's inputs;
+- :mod:`~wattgpu_lite.selection.accounting`: energy, carbon and cost per request and per token,
+  and the memory fit check.
+
+Taught in notebook 05 and the dashboard. Imports every chapter to its left (specs, runs, energy,
+wattgpu, hybrid).
+"""

@@ -1,0 +1,113 @@
+"""Energy, carbon and cost accounting for serving an LLM on a GPU, and the memory fit check.
+
+Every function is one quantity, SI inside (J, s, B), units in the name. The grid intensity and
+electricity price defaults come from data/electricity_factors.csv (a source per row; see
+data/SOURCES.md), never from Python literals.
+
+Accounting (accelerator energy only: no host CPU, cooling or PUE):
+
+- server (Poisson arrivals at rate λ): the GPU is held, and draws P̄, for the whole interval
+  between requests, so energy per request = P̄ / λ, and per generated token = P̄ / (λ · T_out).
+- offline (a batch of requests at once): ITL = 1/throughput, energy per token = P̄ · ITL.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pandas as pd
+
+from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.errors import DataFileError
+
+J_PER_KWH = 3.6e6
+BYTES_PER_PARAM_FP16 = 2  # FP16/BF16 weights, as every Watt Counts run
+USABLE_MEMORY_FRACTION = 0.9  # vLLM's default gpu_memory_utilization
+# vLLM max_model_len of every Watt Counts run (WattGPU §3): the context a fit check assumes
+WATT_COUNTS_CONTEXT_TOKENS = 1024
+# max new tokens per request in Watt Counts: the output length when nothing better is known
+WATT_COUNTS_MAX_NEW_TOKENS = 256
+
+
+def weights_bytes(params_b: float) -> float:
+    """FP16 weight bytes: N · 1e9 · 2 B."""
+    return params_b * 1e9 * BYTES_PER_PARAM_FP16
+
+
+def kv_cache_bytes(kv_bytes_per_token: float, context_tokens: int, batch: int = 1) -> float:
+    """KV-cache bytes for ``batch`` sequences of ``context_tokens``: kv_bytes_per_token · T · B."""
+    return kv_bytes_per_token * context_tokens * batch
+
+
+def memory_need_gb(llm, context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS) -> float:
+    """GB (1e9 B) to hold the FP16 weights and the KV cache of one sequence of the context."""
+    need = weights_bytes(llm.params_b) + kv_cache_bytes(llm.kv_bytes_per_token, context_tokens)
+    return need / 1e9
+
+
+def why_not_fits(llm, gpu, context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS) -> str:
+    """'' when weights + KV cache fit in 90 % of the GPU's memory, else the reason in words."""
+    need_gb = memory_need_gb(llm, context_tokens)
+    usable_gb = USABLE_MEMORY_FRACTION * gpu.memory_gb
+    if need_gb <= usable_gb:
+        return ""
+    return (
+        f"needs {need_gb:.1f} GB (FP16 weights {weights_bytes(llm.params_b) / 1e9:.1f} GB + KV "
+        f"cache for {context_tokens} tokens) > 90 % of {gpu.memory_gb:g} GB = {usable_gb:.1f} GB"
+    )
+
+
+def server_energy_per_request_j(power_w, rate_qps):
+    """Server energy per request, J: P̄ / λ (the GPU draws P̄ for the whole interval 1/λ)."""
+    return power_w / rate_qps
+
+
+def offline_energy_per_token_j(power_w, itl_s):
+    """Offline energy per generated token, J: P̄ · ITL (ITL = 1/throughput)."""
+    return power_w * itl_s
+
+
+def co2e_kg_per_million_tokens(energy_per_token_j, grid_gco2_per_kwh):
+    """kg CO2e per 1e6 generated tokens: E_token · 1e6 / 3.6e6 J/kWh · I_grid / 1000 g/kg."""
+    return energy_per_token_j * 1e6 / J_PER_KWH * grid_gco2_per_kwh / 1000.0
+
+
+def cost_per_million_tokens(energy_per_token_j, price_per_kwh):
+    """Electricity cost per 1e6 generated tokens (currency of the price): E · 1e6 / 3.6e6 · p."""
+    return energy_per_token_j * 1e6 / J_PER_KWH * price_per_kwh
+
+
+def saving_pct(energy_low, energy_high):
+    """How much less the lower-energy option uses, % of the higher: (E_hi − E_lo) / E_hi · 100."""
+    return (energy_high - energy_low) / energy_high * 100.0
+
+
+def extra_pct(energy_low, energy_high):
+    """How much more the higher-energy option uses, % of the lower: (E_hi − E_lo) / E_lo · 100."""
+    return (energy_high - energy_low) / energy_low * 100.0
+
+
+@cache
+def electricity_factors() -> pd.DataFrame:
+    """data/electricity_factors.csv: grid intensities and electricity prices, one source a row."""
+    path = data_dir() / "electricity_factors.csv"
+    if not path.is_file():
+        raise DataFileError(f"{path.name}: not found in data/; restore it with `git checkout`")
+    table = pd.read_csv(path)
+    needed = {"key", "quantity", "value", "unit", "is_default", "source"}
+    if not needed <= set(table.columns):
+        raise DataFileError(f"{path.name}: missing columns {sorted(needed - set(table.columns))}")
+    return table
+
+
+def default_factor(quantity: str) -> float:
+    """The default value of ``quantity`` ('grid_intensity' or 'electricity_price')."""
+    table = electricity_factors()
+    hits = table[(table["quantity"] == quantity) & table["is_default"]]
+    if len(hits) != 1:
+        raise DataFileError(f"electricity_factors.csv: need one default row for {quantity!r}")
+    return float(hits["value"].iloc[0])
+
+
+DEFAULT_GRID_GCO2_PER_KWH = default_factor("grid_intensity")  # Ember, world 2025
+DEFAULT_PRICE_PER_KWH = default_factor("electricity_price")  # EIA, Virginia commercial, USD

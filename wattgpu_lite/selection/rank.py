@@ -1,0 +1,153 @@
+"""Choosing a GPU for an LLM under a latency SLA, for the least energy.
+
+    wl.rank_gpus("meta-llama/Llama-3.1-8B-Instruct", "server_low", itl_sla_ms=30)
+
+Energy accounting (accelerator only; see :mod:`wattgpu_lite.selection.accounting`):
+
+- server scenario at Poisson rate λ: the GPU is held, drawing P̄, for the whole interval between
+  requests, so energy per request = P̄ / λ (λ = 0.017 req/s for server_low, 0.33 for server_high)
+  and energy per generated token = P̄ / (λ · T_out), T_out = generated tokens per request;
+- offline: ITL = 1/throughput, so energy per generated token = P̄ · ITL, per request × T_out.
+
+At a fixed λ every GPU serves the same requests, so the server ranking is a ranking of P̄.
+Offline ITL is a throughput, not a per-user latency; an SLA on it is a throughput floor.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from wattgpu_lite.runs import measurements
+from wattgpu_lite.runs.measurements import SCENARIOS, resolve_llm
+from wattgpu_lite.selection.accounting import (
+    DEFAULT_GRID_GCO2_PER_KWH,
+    DEFAULT_PRICE_PER_KWH,
+    WATT_COUNTS_CONTEXT_TOKENS,
+    extra_pct,
+    saving_pct,
+)
+from wattgpu_lite.selection.inputs import (
+    candidate_gpus,
+    no_fit_error,
+    positive,
+    resolve_load,
+)
+from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
+from wattgpu_lite.selection.table import add_energy, apply_sla, fit_table, order
+from wattgpu_lite.specs.catalog import gpu
+
+__all__ = [
+    "SOURCES", "compare_pair", "compare_pair_run_energy", "heuristic_picks", "pick_under_sla",
+    "rank_gpus", "sla_sweep",
+]  # fmt: skip
+
+
+def rank_gpus(
+    llm, scenario: str | None = None, *, itl_sla_ms: float, rate_qps: float | None = None,
+    candidates=None, grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH,
+    price_per_kwh: float = DEFAULT_PRICE_PER_KWH, source: str = "predicted",
+    context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS,
+) -> pd.DataFrame:  # fmt: skip
+    """One row per candidate GPU, sorted by energy among GPUs that fit and meet the ITL SLA.
+
+    ``source``: 'predicted' (pre-trained WattGPU; default candidates: the whole catalog),
+    'measured' (Watt Counts runs) or 'logo' (WattGPU refitted without each GPU's runs), both
+    defaulting to the 8 measured GPUs, or 'hybrid' (the calibrated hybrid model at the numeric
+    rate, with 80 % intervals *_lo/*_hi; catalog). Grid intensity in gCO2e/kWh, price per kWh (USD by default;
+    defaults: data/electricity_factors.csv). Give ``scenario`` or ``rate_qps`` (req/s): a rate
+    takes P̄ and ITL of its scenario class (< 0.2 req/s: server_low) and λ for the energy.
+    ``context_tokens``: the context the fit check reserves KV cache for (Watt Counts: 1024).
+    NoFeasibleGPUError (each GPU's reason) when no candidate holds the model.
+    """
+    scenario, rate = resolve_load(scenario, rate_qps)
+    sla = positive("itl_sla_ms", itl_sla_ms)
+    grid = positive("grid_gco2_per_kwh", grid_gco2_per_kwh, allow_zero=True)
+    price = positive("price_per_kwh", price_per_kwh, allow_zero=True)
+    model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
+    table = fit_table(model, devices, context_tokens)
+    if not table["fits"].any():
+        raise no_fit_error(model.name, table)
+    fitting = [d for d in devices if d.name in set(table.loc[table["fits"], "gpu"])]
+    metrics = gpu_metrics(model, fitting, scenario, source, rate)
+    table = table.merge(metrics, on="gpu", how="left")
+    table = apply_sla(add_energy(table, rate, grid, price), sla, scenario)
+    head = {"llm": model.name, "scenario": scenario, "rate_qps": rate, "source": source}
+    return order(table).assign(**head)
+
+
+def pick_under_sla(table: pd.DataFrame, itl_sla_ms: float) -> pd.Series | None:
+    """The least-energy row of a ranking table that fits and has ITL ≤ ``itl_sla_ms``."""
+    ok = table[table["fits"] & (table["itl_ms"] <= itl_sla_ms)]
+    return None if ok.empty else ok.loc[ok["energy_per_1k_tokens_j"].idxmin()]
+
+
+def sla_sweep(table: pd.DataFrame, slas_ms) -> pd.DataFrame:
+    """The choice as the SLA varies: per SLA, the pick, its energy and how many GPUs meet it."""
+    rows = []
+    for sla in slas_ms:
+        best = pick_under_sla(table, sla)
+        n_ok = int((table["fits"] & (table["itl_ms"] <= sla)).sum())
+        energy = math.nan if best is None else best["energy_per_1k_tokens_j"]
+        rows.append({"itl_sla_ms": float(sla), "pick": None if best is None else best["gpu"],
+                     "energy_per_1k_tokens_j": energy, "n_meeting_sla": n_ok})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+HEURISTICS = {
+    "lowest TDP that fits": ("tdp_w", True),
+    "highest dense FP16 TFLOPS per watt that fits": ("fp16_tflops_per_w", False),
+}
+
+
+def heuristic_picks(table: pd.DataFrame) -> pd.DataFrame:
+    """What two rules of thumb pick from a ranking, and the extra energy vs the best choice.
+
+    extra_energy_pct = (E_pick − E_best) / E_best · 100, E per 1,000 tokens; E_best is the
+    least-energy GPU meeting the SLA (rank 1).
+    """
+    fits = table[table["fits"]]
+    best = table[table["rank"] == 1]
+    picks = [("least energy meeting the SLA", best.iloc[0] if len(best) else None)]
+    for name, (column, smallest) in HEURISTICS.items():
+        order_ = fits.sort_values([column, "gpu"], ascending=[smallest, True])
+        picks.append((name, order_.iloc[0]))
+    e_best = best["energy_per_1k_tokens_j"].iloc[0] if len(best) else math.nan
+    rows = [{"strategy": name, "gpu": None if row is None else row["gpu"],
+             "meets_sla": bool(row is not None and row["meets_sla"]),
+             "energy_per_1k_tokens_j": math.nan if row is None else row["energy_per_1k_tokens_j"]}
+            for name, row in picks]  # fmt: skip
+    out = pd.DataFrame(rows)
+    return out.assign(extra_energy_pct=extra_pct(e_best, out["energy_per_1k_tokens_j"]))
+
+
+def compare_pair(llm, gpu_a: str, gpu_b: str, source: str = "measured", scenarios=SCENARIOS):
+    """Energy of GPU a vs GPU b per scenario, the percentage read both ways.
+
+    a_saves_pct = (E_b − E_a) / E_b · 100 ("a saves X %"); b_uses_more_pct = (E_b − E_a) / E_a
+    · 100 ("b uses Y % more"); E = energy per 1,000 generated tokens. Server: E ∝ P̄.
+    """
+    rows = []
+    for scenario in scenarios:
+        t = rank_gpus(llm, scenario, itl_sla_ms=1e9,
+                      candidates=[gpu_a, gpu_b], source=source).set_index("gpu")  # fmt: skip
+        e_a, e_b = (t.loc[gpu(n).name, "energy_per_1k_tokens_j"] for n in (gpu_a, gpu_b))
+        p_a, p_b = (t.loc[gpu(n).name, "power_w"] for n in (gpu_a, gpu_b))
+        rows.append({"scenario": scenario, "power_a_w": p_a, "power_b_w": p_b,
+                     "energy_a_per_1k_tokens_j": e_a, "energy_b_per_1k_tokens_j": e_b,
+                     "a_saves_pct": saving_pct(e_a, e_b), "b_uses_more_pct": extra_pct(e_a, e_b)})  # fmt: skip
+    return pd.DataFrame(rows).assign(gpu_a=gpu(gpu_a).name, gpu_b=gpu(gpu_b).name)
+
+
+def compare_pair_run_energy(llm_name: str, gpu_a: str, gpu_b: str) -> pd.DataFrame:
+    """The same percentages from Watt Counts' own energy per token (whole-run energy / tokens,
+    mean over repeats) instead of P̄ / (λ · T_out): a check on the accounting."""
+    runs = measurements.load()
+    mine = runs[(runs["llm"] == llm_name) & runs["gpu"].isin([gpu_a, gpu_b])]
+    e = mine.groupby(["scenario", "gpu"])["energy_per_token_j"].mean().unstack()[[gpu_a, gpu_b]]
+    return pd.DataFrame({
+        "energy_a_per_token_j": e[gpu_a], "energy_b_per_token_j": e[gpu_b],
+        "a_saves_pct": saving_pct(e[gpu_a], e[gpu_b]),
+        "b_uses_more_pct": extra_pct(e[gpu_a], e[gpu_b]),
+    }).reindex(list(SCENARIOS)).rename_axis("scenario").reset_index()  # fmt: skip

@@ -1,0 +1,14 @@
+"""Chapter 0 — what is being run on what: the GPU and LLM spec sheets.
+
+- :mod:`~wattgpu_lite.specs.gpu`: the :class:`GPU` dataclass, validated field by field;
+- :mod:`~wattgpu_lite.specs.llm`: the :class:`LLM` dataclass, built from a Hugging Face config.json;
+- :mod:`~wattgpu_lite.specs.hf_config`, :mod:`~wattgpu_lite.specs.params`,
+  :mod:`~wattgpu_lite.specs.support`: reading config.json, counting parameters from the
+  architecture, and refusing what the kit cannot describe honestly;
+- :mod:`~wattgpu_lite.specs.catalog`: ``wl.gpus()``, ``wl.llms()``, ``wl.gpu(name)``, ``wl.llm(name)``;
+- :mod:`~wattgpu_lite.specs.resolve`: a name, dict or JSON path typed by a user -> GPU or LLM;
+- :mod:`~wattgpu_lite.specs.workload`: a request's tokens and the one default every result uses.
+
+Taught in notebooks 00 (bring your own GPU or config.json) and 03 (the features built from them).
+Imports nothing of the kit but :mod:`wattgpu_lite.errors` and :mod:`wattgpu_lite.datafiles`.
+"""

@@ -1,0 +1,142 @@
+"""The GPU and LLM catalogs: data/gpus.csv and data/llms.csv, validated, and lookup by name.
+
+    wl.gpu("NVIDIA H100 NVL")            # catalog name or alias, case/space/hyphen-insensitive
+    wl.llm("Llama-3.1-8B-Instruct")      # HF id or the part after "/"
+    wl.gpus(), wl.llms()                 # DataFrames, one row per entry, columns = dataclass fields
+    wl.GPU.from_spec({...}), wl.LLM.from_hf_config("config.json")   # entries in no table
+
+Optional GPU columns may be empty (NaN = unknown): process_nm, base_clock_mhz, bus_width_bits,
+l2_cache_mb, sm_count, tensor_cores, transistors_m, fp8_tflops. Every other cell must be filled.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from functools import cache
+
+import pandas as pd
+
+from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.errors import (
+    ConfigError,
+    DataFileError,
+    SpecError,
+    UnknownGPUError,
+    UnknownLLMError,
+)
+from wattgpu_lite.specs.gpu import GPU
+from wattgpu_lite.specs.llm import LLM
+
+__all__ = ["GPU", "LLM", "gpu", "gpus", "llm", "llms", "data_dir"]
+GPU_COLUMNS = [f.name for f in fields(GPU)] + ["aliases"]
+LLM_COLUMNS = [f.name for f in fields(LLM)]
+
+
+def _read(name: str, columns: list[str]) -> pd.DataFrame:
+    """A catalog CSV with exactly ``columns``; DataFileError naming the file and column."""
+    path = data_dir() / name
+    if not path.is_file():
+        raise DataFileError(f"{name}: not found in {data_dir().name}/; restore it from git")
+    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    for col in columns:
+        if col not in table.columns:
+            raise DataFileError(f"{name}: column {col!r} is missing; expected {columns}")
+    extra = sorted(set(table.columns) - set(columns))
+    if extra:
+        raise DataFileError(f"{name}: unexpected column(s) {extra}; expected {columns}")
+    if not table["name"].is_unique:
+        raise DataFileError(f"{name}: column 'name' has duplicates")
+    return table
+
+
+def _row_error(name: str, row: dict, err: Exception) -> DataFileError:
+    column = getattr(err, "field", None) or "?"
+    return DataFileError(f"{name}: row {row.get('name')!r}, column {column!r}: {err}")
+
+
+@cache
+def _gpu_entries() -> tuple[tuple[GPU, str], ...]:
+    """(GPU, aliases) per row of gpus.csv, each row validated by GPU.from_spec."""
+    entries = []
+    for row in _read("gpus.csv", GPU_COLUMNS).to_dict(orient="records"):
+        aliases = row.pop("aliases")
+        if not isinstance(row["measured"], bool):
+            raise DataFileError(
+                f"gpus.csv: column 'measured' must be True/False in {row['name']!r}"
+            )
+        try:
+            entries.append((GPU.from_spec(row), "" if aliases != aliases else str(aliases)))
+        except SpecError as err:
+            raise _row_error("gpus.csv", row, err) from err
+    return tuple(entries)
+
+
+@cache
+def _llm_entries() -> tuple[LLM, ...]:
+    """One LLM per row of llms.csv, with types and ranges checked."""
+    out = []
+    for row in _read("llms.csv", LLM_COLUMNS).to_dict(orient="records"):
+        try:
+            out.append(LLM.from_record(row))
+        except (ConfigError, TypeError, ValueError) as err:
+            raise _row_error("llms.csv", row, err) from err
+    return tuple(out)
+
+
+def gpus() -> pd.DataFrame:
+    """The GPU catalog, one row per GPU; columns = the GPU dataclass fields."""
+    return pd.DataFrame([g.__dict__ for g, _ in _gpu_entries()])
+
+
+def llms() -> pd.DataFrame:
+    """The LLM catalog, one row per LLM; columns = the LLM dataclass fields."""
+    return pd.DataFrame([m.__dict__ for m in _llm_entries()])
+
+
+def _key(text: str) -> str:
+    """Lookup key: lower case without spaces, hyphens, underscores or a vendor prefix."""
+    key = re.sub(r"[\s\-_]", "", text.lower())
+    return re.sub(r"^(nvidia|tesla|amd|amdinstinct)(?=.)", "", key)
+
+
+@cache
+def _gpu_index() -> dict[str, GPU]:
+    index: dict[str, GPU] = {}
+    for g, aliases in _gpu_entries():
+        for text in [g.name, g.smi_name, *aliases.split("|")]:
+            key = _key(text) if text else ""
+            if key and index.setdefault(key, g) is not g:
+                raise DataFileError(f"gpus.csv: alias {text!r} names two GPUs; column 'aliases'")
+    return index
+
+
+def gpu(name: str | GPU) -> GPU:
+    """A GPU by catalog name, nvidia-smi name or alias ("h100nvl", "NVIDIA H200" -> H200 NVL)."""
+    if isinstance(name, GPU):
+        return name
+    hit = _gpu_index().get(_key(str(name)))
+    if hit is None:
+        raise UnknownGPUError(str(name), [g.name for g, _ in _gpu_entries()])
+    return hit
+
+
+@cache
+def _llm_index() -> dict[str, LLM]:
+    index = {m.name.lower(): m for m in _llm_entries()}
+    shorts = pd.Series([m.name.split("/")[-1].lower() for m in _llm_entries()])
+    for m in _llm_entries():
+        short = m.name.split("/")[-1].lower()
+        if (shorts == short).sum() == 1:
+            index.setdefault(short, m)
+    return index
+
+
+def llm(name: str | LLM) -> LLM:
+    """An LLM by Hugging Face id or the part after "/" (case-insensitive)."""
+    if isinstance(name, LLM):
+        return name
+    hit = _llm_index().get(str(name).strip().lower())
+    if hit is None:
+        raise UnknownLLMError(str(name), [m.name for m in _llm_entries()])
+    return hit

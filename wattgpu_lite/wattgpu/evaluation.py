@@ -1,0 +1,121 @@
+"""Cross-validated evaluation of WattGPU, laid out like the paper's Tables 2 and 3.
+
+Strategies (WattGPU §5): ``cv`` = GroupKFold(5) with groups = (LLM, GPU) pair, so the repeats of
+a configuration never straddle train and test; ``logo`` = leave one GPU out; ``lolo`` = leave one
+LLM out. Baselines (TDP, load-scaled TDP, roofline) do not learn and are scored on the same rows.
+
+    wl.evaluate(target="power", strategy="logo")   # ours beside the paper's numbers
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
+from tqdm.auto import tqdm
+
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.runs import measurements
+from wattgpu_lite.wattgpu.baselines import BASELINES
+from wattgpu_lite.wattgpu.features import FEATURES, run_features
+from wattgpu_lite.wattgpu.metrics import scenario_metrics
+from wattgpu_lite.wattgpu.paper_results import paper_results
+from wattgpu_lite.wattgpu.predictor import ITL_PARAMS, POWER_PARAMS
+from wattgpu_lite.wattgpu.regressor import fit_target, target_values, to_natural, training_rows
+
+STRATEGIES = ("cv", "logo", "lolo")
+TARGETS = ("power", "itl")
+_CACHE: dict[tuple, dict] = {}
+
+
+def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise InvalidInputError(f"unknown {name} {value!r}; use one of {', '.join(allowed)}")
+
+
+def dataset(target: str) -> pd.DataFrame:
+    """The dense Watt Counts runs usable for ``target``, with every input attached."""
+    _check("target", target, TARGETS)
+    return training_rows(run_features(measurements.load(dense_only=True)), target)
+
+
+def folds(frame: pd.DataFrame, strategy: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, test) row positions of each fold of ``strategy``."""
+    _check("strategy", strategy, STRATEGIES)
+    if strategy == "cv":
+        return list(GroupKFold(n_splits=5).split(frame, groups=frame["llm"] + "|" + frame["gpu"]))
+    key = "gpu" if strategy == "logo" else "llm"
+    return list(LeaveOneGroupOut().split(frame, groups=frame[key]))
+
+
+def _one_fold(frame, target, train, test, model, params) -> tuple[np.ndarray, pd.Series]:
+    rows = frame.iloc[train].reset_index(drop=True)
+    fitted = fit_target(rows, target, FEATURES[target], params, kind=model)
+    importance = pd.Series(fitted.importance(), index=fitted.preprocessor.feature_names)
+    return fitted.predict(frame.iloc[test]), importance
+
+
+def cross_predict(
+    target: str, strategy: str, model: str = "xgb", params: dict | None = None,
+    progress: bool = True,
+) -> dict:  # fmt: skip
+    """Out-of-fold predictions ("predictions": llm, gpu, scenario, fold, y_true, y_pred) and
+    per-fold feature importances ("importance": fold x feature). Cached per arguments."""
+    default = (POWER_PARAMS if target == "power" else ITL_PARAMS) if model == "xgb" else {}
+    params = dict(default if params is None else params)
+    key = (target, strategy, model, json.dumps(params, sort_keys=True))
+    if key not in _CACHE:
+        frame = dataset(target)
+        out = frame[["llm", "gpu", "scenario"]].assign(fold=-1, y_true=np.nan, y_pred=np.nan)
+        out["y_true"] = to_natural(target_values(frame, target), frame, target)
+        imps = {}
+        splits = folds(frame, strategy)
+        for k, (train, test) in enumerate(
+            tqdm(splits, desc=f"{target} {strategy}", disable=not progress)
+        ):
+            pred, imps[k] = _one_fold(frame, target, train, test, model, params)
+            out.loc[out.index[test], ["fold", "y_pred"]] = np.column_stack(
+                [np.full(len(test), k), pred]
+            )
+        _CACHE[key] = {"predictions": out, "importance": pd.DataFrame(imps).T}
+    return {name: value.copy() for name, value in _CACHE[key].items()}
+
+
+def baseline_predictions(target: str) -> dict[str, pd.DataFrame]:
+    """Each baseline's predictions on the rows of ``target`` (same layout as cross_predict)."""
+    frame = dataset(target)
+    y_true = to_natural(target_values(frame, target), frame, target)
+    base = frame[["llm", "gpu", "scenario"]].assign(y_true=y_true)
+    return {n: base.assign(y_pred=f(frame)) for n, (t, f) in BASELINES.items() if t == target}
+
+
+def _scored(pred: pd.DataFrame, model: str, strategy: str) -> pd.DataFrame:
+    return scenario_metrics(pred).assign(model=model, strategy=strategy)
+
+
+def evaluate(target: str = "power", strategy: str = "logo", progress: bool = True) -> pd.DataFrame:
+    """Our metrics beside the paper's (paper_* columns): the XGBoost rows of ``strategy``
+    ("all" for the three) and the baselines, one row per scenario group."""
+    strategies = STRATEGIES if strategy == "all" else (strategy,)
+    for s in strategies:
+        _check("strategy", s, STRATEGIES)
+    parts = [_scored(cross_predict(target, s, progress=progress)["predictions"], "xgb", s)
+             for s in strategies]  # fmt: skip
+    parts += [_scored(p, n, "none") for n, p in baseline_predictions(target).items()]
+    table = pd.concat(parts, ignore_index=True)
+    paper = paper_results(target).drop(columns=["target"])
+    merged = table.merge(paper, on=["model", "scenario", "strategy"], how="left")
+    return merged[_COLUMNS].rename(columns=_UNITS[target])
+
+
+_COLUMNS = [
+    "model", "scenario", "strategy", "mdape_pct", "paper_mdape_pct", "pearson_r",
+    "paper_pearson_r", "gpu_tau", "paper_gpu_tau", "llm_tau", "paper_llm_tau",
+    "median_abs_error", "mean_abs_error", "n_runs",
+]  # fmt: skip
+_UNITS = {
+    "power": {"median_abs_error": "median_abs_error_w", "mean_abs_error": "mean_abs_error_w"},
+    "itl": {"median_abs_error": "median_abs_error_s", "mean_abs_error": "mean_abs_error_s"},
+}

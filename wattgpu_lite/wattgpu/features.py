@@ -1,0 +1,112 @@
+"""WattGPU's inputs: three engineered features and the two feature lists (WattGPU §4).
+
+Every input comes from public metadata only — the LLM's Hugging Face config and the GPU's spec
+sheet — plus the workload scenario, so a row can be built for any (LLM, GPU, scenario), including
+a GPU or an LLM that is in no table (``GPU.from_spec``, ``LLM.from_hf_config``).
+
+N is :attr:`LLM.params_nominal_b`, the published parameter count in billions (for the Watt Counts
+models exactly WattGPU's ``total_b_params``), so the features equal the paper's.
+
+    import wattgpu_lite as wl
+    wl.features.feature_frame([wl.llm("meta-llama/Llama-3.1-8B-Instruct")], wl.gpus(), ["offline"])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.runs.measurements import SCENARIOS
+from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
+
+# The power model's 11 inputs (target P/TDP), in the order of the authors' notebook.
+POWER_FEATURES: tuple[str, ...] = (
+    "scenario", "log_params_nominal_b", "model_type", "n_kv_heads", "n_layers",
+    "bandwidth_gbs", "boost_ratio", "transistors_m", "base_clock_mhz", "release_year",
+    "bandwidth_latency_s",
+)  # fmt: skip
+# The ITL model's 14 inputs (target ln ITL).
+ITL_FEATURES: tuple[str, ...] = (
+    "scenario", "model_type", "params_nominal_b", "hidden_size", "n_heads", "n_kv_heads",
+    "n_layers", "bandwidth_gbs", "memory_gb", "memory_type", "fp16_tflops", "release_year",
+    "bandwidth_latency_s", "compute_latency_s",
+)  # fmt: skip
+FEATURES: dict[str, tuple[str, ...]] = {"power": POWER_FEATURES, "itl": ITL_FEATURES}
+# text-valued inputs: most-frequent imputation + ordinal encoding (unknown -> -1)
+CATEGORICAL: tuple[str, ...] = ("scenario", "model_type", "memory_type")
+_LLM_FIELDS = ("model_type", "params_nominal_b", "hidden_size", "n_heads", "n_kv_heads", "n_layers")
+_GPU_FIELDS = (
+    "tdp_w", "base_clock_mhz", "boost_clock_mhz", "bandwidth_gbs", "memory_gb", "memory_type",
+    "fp16_tflops", "transistors_m", "release_year",
+)  # fmt: skip
+
+
+def boost_ratio(base_clock_mhz, boost_clock_mhz):
+    """Boosting ratio = boost clock / base clock (dimensionless, >= 1)."""
+    return boost_clock_mhz / base_clock_mhz
+
+
+def bandwidth_latency_s(params_b, bandwidth_gbs):
+    """Seconds to read the FP16 weights once: 2 [B/param] * N [1e9 params] / BW [1e9 B/s]."""
+    return 2.0 * params_b / bandwidth_gbs
+
+
+def compute_latency_s(params_b, fp16_tflops):
+    """Seconds for one token's 2N FLOPs at peak dense FP16: 2 * N * 1e9 / (TFLOPS * 1e12)."""
+    return 2.0 * params_b * 1e9 / (fp16_tflops * 1e12)
+
+
+def check_scenario(scenario: str) -> str:
+    """Return ``scenario`` if it is one of SCENARIOS, else raise InvalidInputError."""
+    if scenario not in SCENARIOS:
+        raise InvalidInputError(
+            f"unknown scenario {scenario!r}; use one of {', '.join(SCENARIOS)} "
+            "(offline = 1,000 prompts at once; server_low/high = Poisson 0.017/0.33 req/s)"
+        )
+    return scenario
+
+
+def llm_columns(model: LLM) -> dict:
+    """The LLM's raw inputs, keyed by feature column name."""
+    return {"llm": model.name, **{f: getattr(model, f) for f in _LLM_FIELDS}}
+
+
+def gpu_columns(device: GPU) -> dict:
+    """The GPU's raw inputs (and TDP, the power normaliser), keyed by feature column name."""
+    return {"gpu": device.name, **{f: getattr(device, f) for f in _GPU_FIELDS}}
+
+
+def engineer(frame: pd.DataFrame) -> pd.DataFrame:
+    """Add boost_ratio, log_params_nominal_b, bandwidth_latency_s, compute_latency_s (vectorised)."""
+    n_b = frame["params_nominal_b"].astype(float)
+    return frame.assign(
+        boost_ratio=boost_ratio(frame["base_clock_mhz"], frame["boost_clock_mhz"]),
+        log_params_nominal_b=np.log(n_b),
+        bandwidth_latency_s=bandwidth_latency_s(n_b, frame["bandwidth_gbs"]),
+        compute_latency_s=compute_latency_s(n_b, frame["fp16_tflops"]),
+    )
+
+
+def feature_frame(
+    llms: Iterable[LLM | str], gpus: Iterable[GPU | str], scenarios: Iterable[str]
+) -> pd.DataFrame:
+    """One tidy row per (LLM, GPU, scenario): identifiers, tdp_w, raw and engineered inputs.
+
+    Names are looked up in the catalogs; GPU and LLM objects (from any source) are used as is.
+    """
+    models = pd.DataFrame([llm_columns(m if isinstance(m, LLM) else llm(m)) for m in llms])
+    devices = pd.DataFrame([gpu_columns(g if isinstance(g, GPU) else gpu(g)) for g in gpus])
+    loads = pd.DataFrame({"scenario": [check_scenario(s) for s in scenarios]})
+    grid = models.merge(devices, how="cross").merge(loads, how="cross")
+    return engineer(grid)
+
+
+def run_features(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs with every input attached (joined on their ``llm`` and ``gpu`` names)."""
+    models = pd.DataFrame([{**llm_columns(llm(n)), "llm": n} for n in runs["llm"].unique()])
+    devices = pd.DataFrame([{**gpu_columns(gpu(n)), "gpu": n} for n in runs["gpu"].unique()])
+    joined = runs.merge(models, on="llm", how="left").merge(devices, on="gpu", how="left")
+    return engineer(joined.set_index(runs.index))

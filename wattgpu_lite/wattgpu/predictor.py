@@ -1,0 +1,120 @@
+"""WattGPU's two XGBoost predictors: mean GPU power and inter-token latency (WattGPU §4).
+
+- Power: target P/TDP (TDP only normalises, so GPUs of any size share one scale);
+  XGBRegressor(max_depth=6, reg_lambda=150, n_estimators=200) on the 11 power inputs.
+- ITL: target ln(ITL [s]); XGBRegressor(max_depth=5, reg_lambda=100, n_estimators=100) on the
+  14 ITL inputs. Hyper-parameters as the authors' released notebook.
+
+Dense models only. A model pre-trained on every dense Watt Counts run ships in data/models/wattgpu
+(built by data/scripts/build_wattgpu_models.py) and loads on first use:
+
+    p = wl.WattGPU.pretrained()
+    p.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", "server_low")   # power_w, itl_s, ...
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.runs.measurements import LAMBDA_QPS, resolve_llm
+from wattgpu_lite.specs.resolve import resolve_gpu
+from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
+from wattgpu_lite.wattgpu.features import FEATURES, feature_frame, run_features
+from wattgpu_lite.wattgpu.regressor import TargetModel, fit_target, training_rows
+
+__all__ = ["ITL_PARAMS", "POWER_PARAMS", "PRETRAINED_DIR", "WattGPU"]
+
+POWER_PARAMS: dict = {"max_depth": 6, "reg_lambda": 150, "n_estimators": 200}
+ITL_PARAMS: dict = {"max_depth": 5, "reg_lambda": 100, "n_estimators": 100}
+PRETRAINED_DIR = data_dir() / "models" / "wattgpu"
+_STATE = "preprocessing.json"
+
+
+class WattGPU:
+    """Both predictors. ``fit(runs)`` trains on the dense rows of a runs table."""
+
+    def __init__(self, params: Mapping[str, dict] | None = None, features=None, seed: int = 0):
+        self.params = {"power": POWER_PARAMS, "itl": ITL_PARAMS, **(params or {})}
+        self.features = {**FEATURES, **(features or {})}
+        self.seed = seed
+        self.models: dict[str, TargetModel] = {}
+
+    def __repr__(self) -> str:
+        state = "fitted" if self.models else "not fitted"
+        return f"WattGPU(power={self.params['power']}, itl={self.params['itl']}, {state})"
+
+    def fit(self, runs: pd.DataFrame) -> WattGPU:
+        """Train both models on ``runs`` (a ``wl.measurements()`` table; MoE rows are dropped)."""
+        frame = run_features(runs[runs["dense"]]) if "dense" in runs else run_features(runs)
+        for target in ("power", "itl"):
+            rows = training_rows(frame, target)
+            self.models[target] = fit_target(
+                rows, target, self.features[target], self.params[target], self.seed
+            )
+        return self
+
+    def predict_frame(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """Add power_w, itl_s and energy_per_token_j to a feature frame.
+
+        energy_per_token_j is the GPU energy per generated token, accounted as the measurements
+        are: offline P̄ · ITL (ITL = 1/throughput there); at a server rate λ the GPU is held, idle
+        or not, for the whole interval, so P̄ / (λ · T_out) with T_out = ``DEFAULT_T_OUT``
+        generated tokens per request (the Watt Counts mean). P̄ · ITL alone would charge only the
+        time a token is being produced and miss the idle power between requests.
+        """
+        if not self.models:
+            raise RuntimeError("WattGPU is not fitted: call fit(runs) or WattGPU.pretrained()")
+        out = frame.copy()
+        out["power_w"] = self.models["power"].predict(frame)
+        out["itl_s"] = self.models["itl"].predict(frame)
+        server_s = server_time_per_token_s(frame["scenario"].map(LAMBDA_QPS), DEFAULT_T_OUT)
+        per_token_s = np.where(frame["scenario"] == "offline", out["itl_s"], server_s)
+        out["energy_per_token_j"] = out["power_w"] * per_token_s
+        return out
+
+    def predict(self, llm, gpu, scenario: str) -> dict:
+        """Prediction for one (LLM, GPU, scenario). ``llm``: LLM, catalog name, config dict or
+        path to a config.json; ``gpu``: GPU, catalog name, spec dict or path to a spec JSON."""
+        row = feature_frame([resolve_llm(llm)], [resolve_gpu(gpu)], [scenario])
+        out = self.predict_frame(row).iloc[0]
+        keys = ("llm", "gpu", "scenario", "tdp_w", "power_w", "itl_s", "energy_per_token_j")
+        return {k: out[k] if isinstance(out[k], str) else float(out[k]) for k in keys}
+
+    def save(self, folder: str | Path) -> Path:
+        """Write power.json and itl.json (XGBoost JSON) and preprocessing.json to ``folder``."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        state = {"seed": self.seed, "params": self.params, "targets": {}}
+        for target, model in self.models.items():
+            model.regressor.save_model(folder / f"{target}.json")
+            state["targets"][target] = model.preprocessor.to_dict()
+        (folder / _STATE).write_text(json.dumps(state, indent=1) + "\n")
+        return folder
+
+    @classmethod
+    def load(cls, folder: str | Path) -> WattGPU:
+        """Read a model written by :meth:`save`."""
+        folder = Path(folder)
+        state = json.loads((folder / _STATE).read_text())
+        self = cls(params=state["params"], seed=state["seed"])
+        for target, prep in state["targets"].items():
+            self.models[target] = TargetModel.load(folder / f"{target}.json", prep, target)
+            self.features[target] = tuple(self.models[target].preprocessor.columns)
+        return self
+
+    @classmethod
+    def pretrained(cls) -> WattGPU:
+        """The shipped model, trained on every dense Watt Counts run (loaded once, cached)."""
+        return _pretrained()
+
+
+@cache
+def _pretrained() -> WattGPU:
+    return WattGPU.load(PRETRAINED_DIR)
