@@ -48,7 +48,9 @@ def imports_of(path: Path) -> list[tuple[str, bool]]:
             nested = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
             if isinstance(child, ast.ImportFrom) and child.level:
                 raise AssertionError(f"{module_name(path)}: relative import; use absolute paths")
-            if isinstance(child, ast.ImportFrom) and (child.module or "").startswith("wattgpu_lite"):
+            if isinstance(child, ast.ImportFrom) and (child.module or "").startswith(
+                "wattgpu_lite"
+            ):
                 for alias in child.names:
                     found.append((resolve(f"{child.module}.{alias.name}"), in_function))
             elif isinstance(child, ast.Import):
@@ -85,7 +87,9 @@ def flow_violations(edges: dict[str, set[tuple[str, bool]]]) -> list[str]:
             if b == "__init__" or a not in RANKS or b not in RANKS:
                 bad.append(f"{src} imports {dst}: not a chapter of the layout")
             elif a != b and RANKS[b] >= RANKS[a]:
-                bad.append(f"{src} imports {dst}: {a} may not import {b} (the flow runs the other way)")
+                bad.append(
+                    f"{src} imports {dst}: {a} may not import {b} (the flow runs the other way)"
+                )
             if lazy and not src.startswith(LAZY_ALLOWED):
                 bad.append(f"{src} imports {dst} inside a function: import it at the top")
     return bad
@@ -117,14 +121,18 @@ def test_every_import_runs_with_the_flow():
 
 
 def test_the_package_has_no_import_cycle():
-    assert cycles(graph()) == [], "import cycles: " + "; ".join(" -> ".join(c) for c in cycles(graph()))
+    assert cycles(graph()) == [], "import cycles: " + "; ".join(
+        " -> ".join(c) for c in cycles(graph())
+    )
 
 
 def test_each_chapter_says_what_it_offers_and_where_it_is_taught():
     for folder in ("specs", "runs", "energy", "wattgpu", "hybrid", "selection", "face"):
         doc = ast.get_docstring(ast.parse((PACKAGE / folder / "__init__.py").read_text())) or ""
         assert "wattgpu_lite." in doc and len(doc) > 200, folder
-        assert "notebook" in doc.lower() or folder == "face", f"{folder}: which notebook teaches it?"
+        assert "notebook" in doc.lower() or folder == "face", (
+            f"{folder}: which notebook teaches it?"
+        )
 
 
 def test_few_modules_remain_at_the_top():
@@ -135,8 +143,14 @@ def test_few_modules_remain_at_the_top():
 @pytest.mark.parametrize(
     ("edges", "expected"),
     [
-        ({"wattgpu_lite.specs.llm": {("wattgpu_lite.hybrid.load", False)}}, "specs may not import hybrid"),
-        ({"wattgpu_lite.energy.physical": {("wattgpu_lite.wattgpu.features", False)}}, "energy may not import wattgpu"),
+        (
+            {"wattgpu_lite.specs.llm": {("wattgpu_lite.hybrid.load", False)}},
+            "specs may not import hybrid",
+        ),
+        (
+            {"wattgpu_lite.energy.physical": {("wattgpu_lite.wattgpu.features", False)}},
+            "energy may not import wattgpu",
+        ),
         ({"wattgpu_lite.hybrid.model": {("wattgpu_lite.runs.table", True)}}, "inside a function"),
     ],
 )

@@ -11,14 +11,16 @@ from wattgpu_lite.errors import SpecError
 # numeric fields that may be NaN (unknown): value used when a spec leaves them out
 OPTIONAL_NUMBERS = (
     "process_nm", "base_clock_mhz", "bus_width_bits", "l2_cache_mb", "sm_count", "tensor_cores",
-    "transistors_m", "fp8_tflops",
+    "transistors_m", "fp8_tflops", "fp4_tflops", "int8_tops", "interconnect_gbs", "idle_power_w",
 )  # fmt: skip
 OPTIONAL_TEXT = {"vendor": "unknown", "architecture": "unknown", "form_factor": "unknown",
-                 "smi_name": "", "source": "user spec"}  # fmt: skip
+                 "smi_name": "", "source": "user spec", "interconnect": "unknown",
+                 "interconnect_direction": "bidirectional"}  # fmt: skip
 INTEGERS = ("release_year", "bus_width_bits", "sm_count", "tensor_cores")
 POSITIVE = ("memory_gb", "bandwidth_gbs", "tdp_w", "fp16_tflops", "boost_clock_mhz",
             "process_nm", "base_clock_mhz", "bus_width_bits", "l2_cache_mb", "sm_count",
-            "tensor_cores", "transistors_m", "fp8_tflops")  # fmt: skip
+            "tensor_cores", "transistors_m", "fp8_tflops", "fp4_tflops", "int8_tops",
+            "interconnect_gbs", "idle_power_w")  # fmt: skip
 YEARS = (1995, 2035)  # a release year outside this range is a typo
 
 
@@ -33,7 +35,10 @@ class GPU:
     """One accelerator's public spec sheet. Units are in the names; NaN means unknown.
 
     ``fp16_tflops`` is the DENSE FP16/BF16 tensor peak (never the 2:4-sparse figure);
-    ``fp8_tflops`` is NaN on GPUs without FP8. ``measured`` marks the 8 Watt Counts GPUs.
+    ``fp8_tflops`` / ``fp4_tflops`` are the dense FP8 / FP4 peaks (NaN where the GPU has none);
+    ``interconnect_gbs`` the per-GPU intra-node bandwidth (NVLink, Infinity Fabric or PCIe) as
+    ``interconnect_direction`` says (vendors quote bidirectional totals); ``idle_power_w`` a
+    published idle draw (NaN if none). ``measured`` marks the 8 Watt Counts GPUs.
     """
 
     name: str
@@ -58,6 +63,12 @@ class GPU:
     measured: bool
     smi_name: str
     source: str
+    fp4_tflops: float = float("nan")
+    int8_tops: float = float("nan")
+    interconnect: str = "unknown"
+    interconnect_gbs: float = float("nan")
+    interconnect_direction: str = "bidirectional"
+    idle_power_w: float = float("nan")
 
     def __post_init__(self) -> None:
         for f in POSITIVE:

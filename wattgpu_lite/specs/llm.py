@@ -11,6 +11,8 @@ from wattgpu_lite.specs.hf_config import load_config, parse_fields
 from wattgpu_lite.specs.params import Family, count_params, family
 
 BYTES_FP16 = 2  # bytes per stored value (weights and KV cache in FP16/BF16)
+# weight storage formats the physics knows (bits per weight are a field of their own)
+WEIGHT_FORMATS = frozenset({"bf16", "fp16", "fp32", "fp8", "int8", "int4", "mxfp4", "nvfp4", "nf4"})
 POSITIVE_INTS = ("n_layers", "hidden_size", "intermediate_size", "n_heads", "n_kv_heads",
                  "head_dim", "vocab_size", "context_length")  # fmt: skip
 
@@ -32,11 +34,19 @@ def params_b_of(
 
 @dataclass(frozen=True)
 class LLM:
-    """A dense decoder-only LLM: the architecture fields of its config.json and its size.
+    """A decoder-only LLM: the architecture fields of its config.json, its size and its weights.
 
-    ``params_b`` is computed from the architecture (billions; the physics uses it);
-    ``params_nominal_b`` is the published figure (for the WattGPU models exactly WattGPU's
-    ``total_b_params``, which the paper's features use).
+    ``params_b`` is the total parameter count computed from the architecture (billions; the
+    physics uses it); ``params_nominal_b`` the published figure (for the WattGPU models exactly
+    WattGPU's ``total_b_params``, which the paper's features use); ``params_active_b`` the
+    parameters used per token (= ``params_b`` for a dense model).
+
+    Mixture-of-experts (``n_experts`` > 0): each of the ``n_moe_layers`` MoE layers holds
+    ``n_experts`` routed experts of ``params_expert_b`` parameters each, of which
+    ``n_experts_active`` (top-k) serve a token, beside ``n_shared_experts`` always-on experts
+    (counted in the dense part). ``weight_format`` / ``weight_bits``: how the weights are stored
+    (bf16 = 16 bits; fp8 = 8; int4 with group scales and mxfp4 ≈ 4.25). ``mla_kv_width``: the
+    cached elements per token and layer of multi-head latent attention (DeepSeek-V3); 0 otherwise.
     """
 
     name: str
@@ -55,6 +65,15 @@ class LLM:
     params_nominal_b: float
     in_wattgpu: bool
     source: str
+    params_active_b: float = 0.0  # 0 = dense: every parameter is active (set in __post_init__)
+    n_experts: int = 0
+    n_experts_active: int = 0
+    n_shared_experts: int = 0
+    n_moe_layers: int = 0
+    params_expert_b: float = 0.0
+    weight_format: str = "bf16"
+    weight_bits: float = 16.0
+    mla_kv_width: int = 0  # cached elements per token and layer of multi-head latent attention
 
     def __post_init__(self) -> None:
         for f in POSITIVE_INTS:
@@ -66,6 +85,29 @@ class LLM:
             raise ConfigError(f"LLM {self.name!r}: {self.n_heads} heads not a multiple of KV heads")
         if not (self.params_b > 0 and self.params_nominal_b > 0):
             raise ConfigError(f"LLM {self.name!r}: parameter counts must be > 0")
+        if self.params_active_b == 0:
+            object.__setattr__(self, "params_active_b", self.params_b)
+        self._check_moe()
+        if self.weight_format not in WEIGHT_FORMATS or not 1 <= self.weight_bits <= 32:
+            raise ConfigError(
+                f"LLM {self.name!r}: weight_format {self.weight_format!r} / weight_bits "
+                f"{self.weight_bits!r}; expected one of {sorted(WEIGHT_FORMATS)} and 1-32 bits"
+            )
+
+    def _check_moe(self) -> None:
+        """Expert fields all zero (dense) or all consistent (MoE)."""
+        moe = (self.n_experts, self.n_experts_active, self.n_moe_layers, self.params_expert_b)
+        if not any(moe):
+            return
+        if not (0 < self.n_experts_active <= self.n_experts and 0 < self.n_moe_layers
+                <= self.n_layers and self.params_expert_b > 0):  # fmt: skip
+            raise ConfigError(
+                f"LLM {self.name!r}: inconsistent experts (n_experts {self.n_experts}, active "
+                f"{self.n_experts_active}, MoE layers {self.n_moe_layers}, expert size "
+                f"{self.params_expert_b} B); every expert field must be > 0, top-k <= experts"
+            )
+        if not 0 < self.params_active_b < self.params_b:
+            raise ConfigError(f"LLM {self.name!r}: active parameters must be < total for MoE")
 
     def __repr__(self) -> str:
         return (
@@ -74,9 +116,36 @@ class LLM:
         )
 
     @property
+    def kv_width(self) -> int:
+        """Cached K and V elements per token and layer: 2 · n_kv_heads · head_dim, or the latent
+        width of multi-head latent attention."""
+        return self.mla_kv_width or 2 * self.n_kv_heads * self.head_dim
+
+    @property
     def kv_bytes_per_token(self) -> int:
-        """KV-cache bytes per token: 2 (K and V) · n_layers · n_kv_heads · head_dim · 2 B (FP16)."""
-        return 2 * self.n_layers * self.n_kv_heads * self.head_dim * BYTES_FP16
+        """KV-cache bytes per token: n_layers · kv_width · 2 B (the cache is kept in 16 bits)."""
+        return self.n_layers * self.kv_width * BYTES_FP16
+
+    @property
+    def is_moe(self) -> bool:
+        """A mixture-of-experts model (routed experts in some layers)."""
+        return self.n_experts > 0
+
+    @property
+    def bytes_per_weight(self) -> float:
+        """Bytes per stored weight, scales included: weight_bits / 8."""
+        return self.weight_bits / 8.0
+
+    @property
+    def params_routed_b(self) -> float:
+        """Parameters of all routed experts, billions: n_moe_layers · n_experts · params_expert_b."""
+        return self.n_moe_layers * self.n_experts * self.params_expert_b
+
+    @property
+    def params_always_b(self) -> float:
+        """Parameters read at every decode step whatever the routing (attention, embeddings,
+        dense MLPs, shared experts, norms), billions: params_b − params_routed_b."""
+        return self.params_b - self.params_routed_b
 
     @classmethod
     def from_hf_config(
@@ -107,7 +176,8 @@ class LLM:
             if f.type == "bool" and not isinstance(value, bool):
                 raise _field_error(f.name, f"must be True/False, got {value!r}")
         ints = {f.name: int(row[f.name]) for f in fields(cls) if f.type == "int"}
-        return cls(**({f.name: row[f.name] for f in fields(cls)} | ints))
+        floats = {f.name: float(row[f.name]) for f in fields(cls) if f.type == "float"}
+        return cls(**({f.name: row[f.name] for f in fields(cls)} | ints | floats))
 
 
 def _field_error(field: str, problem: str) -> ConfigError:
