@@ -10,12 +10,13 @@ from wattgpu_lite.errors import SpecError
 
 # numeric fields that may be NaN (unknown): value used when a spec leaves them out
 OPTIONAL_NUMBERS = (
-    "process_nm", "base_clock_mhz", "bus_width_bits", "l2_cache_mb", "sm_count", "tensor_cores",
+    "process_nm", "base_clock_mhz", "boost_clock_mhz", "bus_width_bits", "l2_cache_mb", "sm_count", "tensor_cores",
     "transistors_m", "fp8_tflops", "fp4_tflops", "int8_tops", "interconnect_gbs", "idle_power_w",
 )  # fmt: skip
 OPTIONAL_TEXT = {"vendor": "unknown", "architecture": "unknown", "form_factor": "unknown",
                  "smi_name": "", "source": "user spec", "interconnect": "unknown",
-                 "interconnect_direction": "bidirectional"}  # fmt: skip
+                 "interconnect_direction": "bidirectional", "source_fp8": "",
+                 "source_interconnect": ""}  # fmt: skip
 INTEGERS = ("release_year", "bus_width_bits", "sm_count", "tensor_cores")
 POSITIVE = ("memory_gb", "bandwidth_gbs", "tdp_w", "fp16_tflops", "boost_clock_mhz",
             "process_nm", "base_clock_mhz", "bus_width_bits", "l2_cache_mb", "sm_count",
@@ -69,6 +70,8 @@ class GPU:
     interconnect_gbs: float = float("nan")
     interconnect_direction: str = "bidirectional"
     idle_power_w: float = float("nan")
+    source_fp8: str = ""
+    source_interconnect: str = ""
 
     def __post_init__(self) -> None:
         for f in POSITIVE:
@@ -77,7 +80,7 @@ class GPU:
                 raise _spec_error(f, f"must be > 0, got {value!r}")
         if not YEARS[0] <= self.release_year <= YEARS[1]:
             raise _spec_error("release_year", f"{self.release_year} is not in {YEARS}")
-        if self.boost_clock_mhz < self.base_clock_mhz:
+        if self.boost_clock_mhz < self.base_clock_mhz:  # False when either is NaN (unknown)
             raise _spec_error(
                 "boost_clock_mhz",
                 f"boost {self.boost_clock_mhz} MHz < base {self.base_clock_mhz} MHz (swapped?)",
@@ -95,11 +98,11 @@ class GPU:
     def from_spec(cls, spec: dict[str, Any]) -> GPU:
         """A GPU from a dict of its spec sheet, with every field checked.
 
-        Required: name, release_year, boost_clock_mhz, memory_gb, memory_type, bandwidth_gbs,
-        tdp_w, fp16_tflops (dense). Optional numbers default to NaN (unknown): process_nm,
-        base_clock_mhz, bus_width_bits, l2_cache_mb, sm_count, tensor_cores, transistors_m,
-        fp8_tflops. Optional text: vendor/architecture/form_factor "unknown", smi_name "",
-        source "user spec"; measured defaults to False. Raises SpecError naming the field.
+        Required: name, release_year, memory_gb, memory_type, bandwidth_gbs, tdp_w, fp16_tflops
+        (dense). Optional numbers default to NaN (unknown): the fields of OPTIONAL_NUMBERS
+        (clocks, bus, L2, SMs, tensor cores, transistors, FP8/FP4/INT8 peaks, interconnect
+        bandwidth, idle power). Optional text: OPTIONAL_TEXT; measured defaults to False.
+        Raises SpecError naming the field.
         """
         valid = [f.name for f in fields(cls)]
         unknown = sorted(set(spec) - set(valid))
