@@ -38,7 +38,9 @@ MODULES = {
 QUANTISABLE = ("attention", "dense_mlp", "shared", "routed", "router", "lm_head")
 
 
-def count_groups(f: dict[str, Any], fam: Family, moe: MoE | None, mla: MLA | None) -> dict[str, int]:
+def count_groups(
+    f: dict[str, Any], fam: Family, moe: MoE | None, mla: MLA | None
+) -> dict[str, int]:
     """Parameters of the model by group (see the module docstring)."""
     d, layers = f["hidden_size"], f["n_layers"]
     attn = mla_params(d, f["n_heads"], mla) if mla else attention_params(

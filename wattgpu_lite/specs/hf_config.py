@@ -60,9 +60,15 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
     path = Path(path_or_dict)
     try:
         cfg = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as err:
+        raise ConfigError(
+            f"config file {str(path)!r} not found: pass a config.json path or dict"
+        ) from err
+    except json.JSONDecodeError as err:
+        raise ConfigError(f"{path.name} is not valid JSON ({err}); pass a config.json") from err
     except (OSError, ValueError, RecursionError) as err:
         raise ConfigError(f"cannot read {str(path)!r} as a config.json ({type(err).__name__}: "
-                          f"{err}); pass the path of a JSON object or a dict")  # fmt: skip
+                          f"{err}); pass the path of a JSON object or a dict") from err  # fmt: skip
     if not isinstance(cfg, dict):
         raise ConfigError(f"{path.name} holds a JSON {type(cfg).__name__}, not an object; a "
                           "config.json is an object of fields")  # fmt: skip

@@ -65,7 +65,11 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
 
 def _shared(cfg: dict[str, Any], expert_ff: int) -> tuple[int, int, bool]:
     if cfg.get("shared_expert_intermediate_size"):
-        return 1, as_int("shared_expert_intermediate_size", cfg["shared_expert_intermediate_size"]), True
+        return (
+            1,
+            as_int("shared_expert_intermediate_size", cfg["shared_expert_intermediate_size"]),
+            True,
+        )
     if cfg.get("n_shared_experts"):
         return as_int("n_shared_experts", cfg["n_shared_experts"]), expert_ff, False
     return 0, 0, False

@@ -27,7 +27,9 @@ class Family:
     """How one model family builds its blocks (the parts a config.json does not spell out)."""
 
     norm: str = "rms"  # "rms" (weight only) or "layer" (weight + bias)
-    norms_per_layer: int = 2  # 1 for parallel blocks (GPT-J, Phi, Falcon-7B, Cohere), 4 for Gemma-2/3
+    norms_per_layer: int = (
+        2  # 1 for parallel blocks (GPT-J, Phi, Falcon-7B, Cohere), 4 for Gemma-2/3
+    )
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False

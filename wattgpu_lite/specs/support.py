@@ -24,7 +24,9 @@ ENC_DEC_TYPES = frozenset({
     "t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "longt5", "switch_transformers",
     "blenderbot", "prophetnet", "m2m_100", "nllb_moe", "fsmt", "encoder-decoder",
 })  # fmt: skip
-RECURRENT_TYPES = frozenset({"mamba", "mamba2", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm"})
+RECURRENT_TYPES = frozenset(
+    {"mamba", "mamba2", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm"}
+)
 HYBRID_TYPES = frozenset({
     "jamba", "zamba", "zamba2", "falcon_h1", "nemotron_h", "bamba", "granitemoehybrid", "lfm2",
     "plamo2", "qwen3_next", "kimi_linear", "minimax",
