@@ -6,6 +6,9 @@ f is an XGBoost forest fitted on ln(y_measured / y_physics) of the training runs
 config inputs only (a user can give every one of them) and the load the backbone computed. Where
 physics fixes a sign, XGBoost's ``monotone_constraints`` hold it: the correction never falls as the
 load rises, so neither does the prediction. The clip bounds how far data may pull physics.
+
+This module predicts with numpy (:mod:`trees`); fitting, which needs XGBoost, is in
+:mod:`wattgpu_lite.hybrid.correction_fit`, so a prediction never imports XGBoost.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from xgboost import XGBRegressor
 
 from wattgpu_lite.hybrid.trees import Forest
 from wattgpu_lite.specs.gpu import GPU
@@ -50,6 +52,12 @@ def llm_features(m: LLM) -> dict[str, float]:
     return {"log_params_b": np.log(m.params_b), "n_layers": float(m.n_layers),
             "log_hidden_size": np.log(m.hidden_size), "kv_group": m.n_heads / m.n_kv_heads,
             "head_dim": float(m.head_dim), "model_type": m.model_type}  # fmt: skip
+
+
+def load_features(out: dict[str, np.ndarray], offline: np.ndarray) -> dict[str, np.ndarray]:
+    """The load inputs of the correction, from the backbone's outputs."""
+    return {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
+            "busy_fraction": out["busy_fraction"], "offline": offline.astype(float)}  # fmt: skip
 
 
 def feature_matrix(llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray],
@@ -98,13 +106,3 @@ def _forest(text: str) -> Forest:
     if key not in _FORESTS:
         _FORESTS[key] = Forest.from_json(text)
     return _FORESTS[key]
-
-
-def fit(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], bound: float,
-        params: dict, families: Sequence[str] = (), seed: int = 0) -> Correction:  # fmt: skip
-    """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints."""
-    cons = tuple(1 if c in MONOTONE_UP else 0 for c in columns)
-    model = XGBRegressor(**params, monotone_constraints=cons, random_state=seed, n_jobs=1)
-    model.fit(x, np.clip(residual, -TARGET_CLIP, TARGET_CLIP))
-    text = model.get_booster().save_raw("json").decode()
-    return Correction(tuple(columns), float(bound), tuple(families), text)

@@ -13,8 +13,7 @@ import numpy as np
 from wattgpu_lite.hybrid import calibration as K
 from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid import serving as S
-from wattgpu_lite.hybrid.correction import feature_matrix
-from wattgpu_lite.hybrid.fitting import load_features
+from wattgpu_lite.hybrid.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM

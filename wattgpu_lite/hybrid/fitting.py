@@ -13,6 +13,7 @@ import numpy as np
 from wattgpu_lite.hybrid import correction as C
 from wattgpu_lite.hybrid import training as T
 from wattgpu_lite.hybrid.candidates import Candidate, candidates, xgb_params
+from wattgpu_lite.hybrid.correction_fit import fit as fit_correction
 from wattgpu_lite.hybrid.fit_physics import fit_constants
 from wattgpu_lite.hybrid.serving import Constants, idle_power_w
 
@@ -25,15 +26,9 @@ class Fitted:
     corrections: dict[tuple[str, str], C.Correction | None]
 
 
-def load_features(out: dict[str, np.ndarray], offline: np.ndarray) -> dict[str, np.ndarray]:
-    """The load inputs of the correction, from the backbone's outputs."""
-    return {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
-            "busy_fraction": out["busy_fraction"], "offline": offline.astype(float)}  # fmt: skip
-
-
 def matrix(ts: T.TrainingSet, out: dict, cand: Candidate, families=()) -> np.ndarray:
     """The correction's input matrix of a set of rows for one candidate."""
-    loads = load_features(out, ts.loads.offline)
+    loads = C.load_features(out, ts.loads.offline)
     return C.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
 
 
@@ -53,7 +48,7 @@ def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None,
                 fits[cand.name, target] = None
                 continue
             resid = np.log(ts.target(target) / phys[target])
-            fits[cand.name, target] = C.fit(x, resid, cand.columns, cand.bound, xgb_params(),
+            fits[cand.name, target] = fit_correction(x, resid, cand.columns, cand.bound, xgb_params(),
                                             families)  # fmt: skip
     return Fitted(const, fits)
 

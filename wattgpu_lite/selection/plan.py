@@ -60,7 +60,9 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level) -> pd.DataFrame:
     share = rate_qps / np.where(np.isfinite(replicas), replicas, 1.0)
     out = _predict(llm, gpus, t_in, t_out, share, np.nan, level)
     light = _predict(llm, gpus, t_in, t_out, 1e-6, np.nan, level)
-    why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light["itl_s"], strict=True)]
+    why = [
+        _why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light["itl_s"], strict=True)
+    ]
     why = [memory_why_not(llm, g, t_in, t_out) if w == "does not fit in memory" else w
            for w, g in zip(why, gpus, strict=True)]  # fmt: skip
     frame = _frame(gpus, out, replicas, why)
