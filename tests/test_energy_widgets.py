@@ -22,3 +22,16 @@ def test_energy_table_passes_gpus_and_weights():
                           weights="fp8")  # fmt: skip
     assert df["energy_j"].sum() == pytest.approx(ref.total_j)
     assert df.set_index("component").loc["communication", "energy_j"] > 0
+
+
+def test_explorer_redraws_and_says_why_it_refuses():
+    view = widgets.energy_explorer("meta-llama/Llama-2-7b-hf", "L4")
+    controls = {c.description: c for c in view.children if hasattr(c, "description")}
+    message, chart = view.children[-2], view.children[-1]
+    first = bytes(chart.value)
+    assert first.startswith(b"\x89PNG") and message.value == ""
+    controls["batch"].value = 64
+    assert bytes(chart.value) != first
+    controls["GPUs"].value = 8
+    controls["GPU"].value = "MI250"  # no interconnect bandwidth in its spec
+    assert "interconnect_gbs" in message.value and bytes(chart.value) == b""

@@ -54,6 +54,15 @@ GLOSSARY: dict[sp.Symbol, tuple[str, str, str]] = {
     SP.t_0: (r"t_{0}", "s", "fixed latency of one collective (0 on one GPU)"),
     SP.t_hop: (r"t_{\mathrm{hop}}", "s", "latency of one ring step over the link"),
     SP.x_ep: (r"x_{\mathrm{EP}}", "0 or 1", "1 if experts are spread over the GPUs (expert parallel)"),
+    S.j: ("j", "1", "decode step, 0 … T_out − 1 (summation index)"),
+    S.i: ("i", "1", "prompt position, 1 … T_in (summation index)"),
+}  # fmt: skip
+#: quantities defined by an equation rather than a symbol (the paper's calibrated factors, M(T_in))
+DERIVED: dict[str, tuple[str, str, str]] = {
+    "gamma": (r"\gamma(N)", "1", "share of the parameter bits the paper counts per request, γ₀·(N/N₀)^β_γ"),
+    "s_attn": (r"s_{\mathrm{attn}}(N)", "1", "the paper's attention-read amplification, 1 + c_s·(N/N₀)^β_s"),
+    "eta": (r"\eta(N)", "1", "the paper's global HBM inefficiency, 1 + c_η·(N/N₀)^β_η"),
+    "experts": (r"E_{B}", "experts", "expected distinct experts a step of B tokens reads, E·(1 − (1 − k/E)^B)"),
 }  # fmt: skip
 NAMES = {sym: tex for sym, (tex, _, _) in GLOSSARY.items()}
 
@@ -63,8 +72,22 @@ def latex(expr: sp.Expr) -> str:
     return sp.latex(expr, symbol_names=NAMES)
 
 
+def equation(name: str, expr: sp.Expr) -> str:
+    """LaTeX of ``name = expr`` (``name`` in LaTeX, e.g. ``r"E_{\\mathrm{compute}}"``)."""
+    return f"{name} = {latex(expr)}"
+
+
+def glossary_markdown(symbols=None) -> str:
+    """The glossary as a Markdown table (symbols in LaTeX), for ``display(Markdown(...))``."""
+    df = glossary_frame(symbols)
+    rows = [f"| {r.symbol} | {r.unit} | {r.meaning} |" for r in df.itertuples()]
+    return "\n".join(["| symbol | unit | meaning |", "|---|---|---|", *rows])
+
+
 def glossary_frame(symbols=None) -> pd.DataFrame:
     """The glossary as a table (symbol as LaTeX, unit, meaning), optionally for ``symbols`` only."""
     rows = [(f"${tex}$", unit, text) for sym, (tex, unit, text) in GLOSSARY.items()
             if symbols is None or sym in symbols]  # fmt: skip
+    if symbols is None:
+        rows += [(f"${tex}$", unit, text) for tex, unit, text in DERIVED.values()]
     return pd.DataFrame(rows, columns=["symbol", "unit", "meaning"])

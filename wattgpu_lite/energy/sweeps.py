@@ -14,7 +14,7 @@ import pandas as pd
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.precision import served_format
-from wattgpu_lite.specs import catalog
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 
 def _physical(llms, gpu, workload, num_gpus: int, weights) -> dict[str, np.ndarray]:
@@ -61,7 +61,7 @@ def _terms(llms, gpu, workload, mode: str, num_gpus: int = 1, weights=None):
 def vs_output_tokens(llm, gpu, t_out, t_in: int = 500, batch: int = 1, mode="physical",
                      num_gpus: int = 1, weights=None):  # fmt: skip
     """Breakdown (J per generated token) against T_out (an array)."""
-    llm, gpu = catalog.llm(llm), catalog.gpu(gpu)
+    llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
     t_out = np.asarray(t_out, dtype=float)
     comps = _terms([llm], gpu, (t_in, t_out, batch), mode, num_gpus, weights)
     return _tidy("t_out", t_out, comps, t_out)
@@ -70,7 +70,7 @@ def vs_output_tokens(llm, gpu, t_out, t_in: int = 500, batch: int = 1, mode="phy
 def vs_batch(llm, gpu, batch, t_in: int = 500, t_out: int = 500, mode="physical",
              num_gpus: int = 1, weights=None):  # fmt: skip
     """Breakdown (J per generated token) against the batch size (an array)."""
-    llm, gpu = catalog.llm(llm), catalog.gpu(gpu)
+    llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
     batch = np.asarray(batch, dtype=float)
     comps = _terms([llm], gpu, (t_in, t_out, batch), mode, num_gpus, weights)
     return _tidy("batch", batch, comps, t_out)
@@ -79,10 +79,23 @@ def vs_batch(llm, gpu, batch, t_in: int = 500, t_out: int = 500, mode="physical"
 def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: int = 1, mode="physical",
              weights=None):  # fmt: skip
     """Breakdown (J per generated token) for each model, with its params_b, sorted by size."""
-    llms = sorted((catalog.llm(n) for n in llm_names), key=lambda m: m.params_b)
-    comps = _terms(llms, catalog.gpu(gpu), (t_in, t_out, batch), mode, 1, weights)
+    llms = sorted((resolve_llm(n) for n in llm_names), key=lambda m: m.params_b)
+    comps = _terms(llms, resolve_gpu(gpu), (t_in, t_out, batch), mode, 1, weights)
     df = _tidy("params_b", np.array([m.params_b for m in llms]), comps, t_out)
     return df.assign(llm=[m.name for m in llms] * len(E.COMPONENTS))
+
+
+def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: int = 1,
+                weights=None, expert_parallel: bool = False):  # fmt: skip
+    """Breakdown (J per generated token, the whole replica) against the GPU count (a list)."""
+    llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
+    c, fmt = P.defaults(P.PHYSICAL_BASIS), served_format(llm, weights)
+    deploy = np.array([P.deploy_args(gpu, int(n), expert_parallel) for n in counts]).T
+    hw = P.gpu_args(gpu, c["static_fraction"], P.PHYSICAL_BASIS, fmt)
+    terms = P.physical_terms_j(P.llm_args(llm, fmt), (t_in, t_out, batch), hw, c["kappa"],
+                               tuple(deploy))  # fmt: skip
+    comps = {comp: terms["prefill", comp] + terms["decode", comp] for comp in E.COMPONENTS}
+    return _tidy("num_gpus", np.asarray(counts, dtype=int), comps, t_out)
 
 
 def dominant_component(tidy: pd.DataFrame, x_name: str) -> pd.DataFrame:

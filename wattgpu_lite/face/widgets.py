@@ -112,9 +112,17 @@ def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: int, mode: st
     return df
 
 
-def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H100 NVL"):
+def _figure_png(fig) -> bytes:
+    """A figure as PNG bytes for an Image widget (nothing leaks into the cell's outputs)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H100 NVL") -> w.VBox:
     """LLM, GPU, T_in, T_out, batch, mode, GPUs, weights -> the redrawn breakdown of one request."""
-    controls = dict(
+    c = dict(
         llm=w.Dropdown(options=sorted(llms()["name"]), value=llm, description="LLM"),
         gpu=w.Dropdown(options=list(gpus()["name"]), value=gpu, description="GPU"),
         t_in=w.IntSlider(500, min=1, max=8192, description="T_in"),
@@ -125,19 +133,24 @@ def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H
         weights=w.Dropdown(options=[("model's own", None), ("bf16", "bf16"), ("fp8", "fp8"),
                                     ("fp4", "fp4"), ("int4", "int4")], description="weights"),
     )  # fmt: skip
+    message, chart = w.HTML(), w.Image(format="png", layout=w.Layout(width="560px"))
 
-    def draw(**kw):
+    def redraw(_=None) -> None:
+        kw = {k: control.value for k, control in c.items()}
         if kw["mode"] == "paper":
             kw |= {"num_gpus": 1, "weights": None}  # paper mode: one GPU, 16-bit weights
         try:
             table = energy_table(**kw)
         except WattGPUError as err:  # a combination the model refuses: say why, draw nothing
-            print(f"not estimated: {err}")
+            message.value, chart.value = f"<b>not estimated:</b> {err}", b""
             return
-        plots.energy_components_bar(table, f"{kw['llm']} on {kw['gpu']}")
-        plt.show()
+        ax = plots.energy_components_bar(table, f"{kw['llm']} on {kw['gpu']}")
+        chart.value, message.value = _figure_png(ax.figure), ""
 
-    return w.interactive(draw, **controls)
+    for control in c.values():
+        control.observe(redraw, names="value")
+    redraw()
+    return w.VBox([*c.values(), message, chart])
 
 
 def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H100 NVL"):
