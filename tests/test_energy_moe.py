@@ -114,3 +114,9 @@ def test_expert_parallel_replaces_the_mlp_allreduce_by_two_all_to_alls():
 def test_deployments_that_make_no_sense_are_refused(kwargs, match):
     with pytest.raises(InvalidInputError, match=match):
         wl.estimate_energy(**({"gpu": "H100 SXM"} | kwargs))
+
+
+def test_more_gpus_than_kv_heads_is_noted():
+    est = wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 SXM", num_gpus=16)
+    assert any("replicates KV heads" in n for n in est.notes)
+    assert not wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 SXM", num_gpus=8).notes

@@ -50,6 +50,9 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
     if fmt in ("fp8", "mxfp4", "nvfp4") and peak == "fp16":
         out.append(f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
                    "weight-only (dequantised to 16 bits) at the FP16 peak.")  # fmt: skip
+    if num_gpus > llm.n_kv_heads and not llm.mla_kv_width:
+        out.append(f"{num_gpus} GPUs > {llm.n_kv_heads} KV heads: vLLM replicates KV heads, which "
+                   "this estimate counts once (KV bytes are a lower bound).")  # fmt: skip
     if llm.is_moe:
         out.append(
             f"a decode step of {batch} tokens reads {experts_per_step(llm, batch):.1f} of "
