@@ -45,10 +45,10 @@ def test_llms_config_prints_what_was_understood(capsys):
     assert info["kv_bytes_per_token"] == 2 * 62 * 16 * 128 * 2
 
 
-def test_moe_config_exits_2_with_the_reason(capsys):
-    assert main(["llms", "--config", str(FIXTURES / "mixtral_moe.json")]) == 2
+def test_recurrent_config_exits_2_with_the_reason(capsys):
+    assert main(["llms", "--config", str(FIXTURES / "mamba.json")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: mixture-of-experts") and "every parameter" in err
+    assert err.startswith("error: recurrent") and "KV cache" in err
 
 
 def test_missing_config_file_exits_2(capsys):

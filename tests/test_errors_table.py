@@ -30,7 +30,7 @@ def _corrupted_runs(tmp_path: Path) -> None:
 TRIGGERS = {
     "UnknownGPUError": lambda tmp: wl.gpu("H100 NLV"),
     "UnknownLLMError": lambda tmp: wl.llm("llama-9"),
-    "UnsupportedModelError": lambda tmp: wl.LLM.from_hf_config(FIXTURES / "mixtral_moe.json"),
+    "UnsupportedModelError": lambda tmp: wl.LLM.from_hf_config(FIXTURES / "mamba.json"),
     "ConfigError": lambda tmp: wl.LLM.from_hf_config(
         {"model_type": "llama", "num_hidden_layers": 2}
     ),

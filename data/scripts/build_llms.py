@@ -10,6 +10,10 @@
 2. More dense decoders from specs/llms.csv (HF config.json values), except the families whose
    blocks our recipe table does not describe exactly (see SKIP). params_nominal_b = the reported
    count when there is one, else our computed count.
+3. MoE and large models from the real config.json corpus in tests/fixtures/configs/ (CORPUS:
+   Hub id, corpus file, published total in billions and where it is published). Each row is the
+   corpus file parsed by LLM.from_hf_config; params_nominal_b = the published total. A model whose
+   exact config was not found is left out (see data/SOURCES.md).
 params_b is always our own count from the architecture.
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +29,7 @@ import pandas as pd
 from wattgpu_lite.errors import UnsupportedModelError
 from wattgpu_lite.specs.llm import LLM, params_b_of
 
-OUT = Path(__file__).resolve().parents[1] / "llms.csv"
+OUT = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[1] / "llms.csv"
 REF = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/reference")
 WG_SOURCE = "WattGPU model_features.csv @4e010359 (HF config.json of {name})"
 # specs/llms.csv rows left out, and why
@@ -33,12 +38,36 @@ SKIP = {
     "microsoft/Phi-3-small-8k-instruct": "custom phi3small blocks (trust_remote_code)",
     "stabilityai/stablelm-2-1_6b": "qkv bias not confirmed from a config text",
 }
+CORPUS_DIR = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "configs"
+# (Hub id, corpus file, published total B, source of that figure, 16-bit weights instead of the file's)
+CORPUS = [
+    ("openai/gpt-oss-20b", "openai__gpt-oss-20b.json", 21.0, "NVIDIA NeMo docs, GPT-OSS 20B: 21B (3.6B active)", False),
+    ("openai/gpt-oss-120b", "openai__gpt-oss-120b.json", 117.0, "NVIDIA NeMo docs, GPT-OSS 120B: 117B (5.1B active)", False),
+    ("unsloth/gpt-oss-20b-BF16", "openai__gpt-oss-20b.json", 21.0, "gpt-oss-20b architecture with BF16 weights (the repo's dequantised checkpoint)", True),
+    ("Qwen/Qwen3-30B-A3B", "Qwen__Qwen3-30B-A3B.json", 30.0, "NVIDIA NeMo docs, Qwen3 MoE: 30B total, 3B activated", False),
+    ("Qwen/Qwen3-30B-A3B-FP8", "Qwen__Qwen3-30B-A3B-FP8.json", 30.0, "NVIDIA NeMo docs, Qwen3 MoE: 30B total, 3B activated", False),
+    ("Qwen/Qwen3-235B-A22B", "Qwen__Qwen3-235B-A22B.json", 235.0, "NVIDIA NeMo docs, Qwen3 MoE: 235B total, 22B activated", False),
+    ("Qwen/Qwen3-235B-A22B-FP8", "Qwen__Qwen3-235B-A22B-FP8.json", 235.0, "NVIDIA NeMo docs, Qwen3 MoE: 235B total, 22B activated", False),
+    ("deepseek-ai/DeepSeek-V3", "deepseek-ai__DeepSeek-V3.json", 671.0, "DeepSeek-V3 model card: 671B total, 37B activated", False),
+    ("deepseek-ai/DeepSeek-R1", "deepseek-ai__DeepSeek-R1.json", 671.0, "DeepSeek-V3 model card (R1 shares the V3 architecture): 671B, 37B activated", False),
+    ("mistralai/Mixtral-8x7B-v0.1", "mistralai__Mixtral-8x7B-v0.1.json", 46.7, "Mistral AI, Mixtral of experts announcement: 46.7B total, 12.9B per token (not re-opened in this session)", False),
+    ("mistralai/Mixtral-8x22B-v0.1", "mistralai__Mixtral-8x22B-v0.1.json", 141.0, "Mistral AI, Mixtral 8x22B announcement: 141B, 39B active (not re-opened in this session)", False),
+    ("allenai/OLMoE-1B-7B-0924", "interview-eval__olmoe-math-train-gsm8k-2.json", 6.9, "OLMoE paper/card 6.9B total, 1.3B active (not re-opened in this session); config of a fine-tune of OLMoE-1B-7B-0924-Instruct, same architecture", False),
+    ("Qwen/Qwen1.5-MoE-A2.7B-Chat", "MaziyarPanahi__Qwen1.5-MoE-A2.7B-Wikihow.json", 14.3, "Qwen1.5-MoE-A2.7B card: 14.3B total, 2.7B activated (not re-opened in this session); config of a fine-tune of Qwen1.5-MoE-A2.7B, same architecture", False),
+    ("databricks/dbrx-instruct", "amd__dbrx-instruct-FP8-KV.json", 132.0, "transformers DBRX docs: 132B total, 36B active; architecture of the AMD FP8 re-quantisation, BF16 weights", True),
+    ("meta-llama/Llama-3.1-405B", "meta-llama__Llama-3.1-405B.json", 405.0, "Llama 3.1 model card, Params 405B (not re-opened in this session)", False),
+    ("moonshotai/Kimi-K2-Instruct", "moonshotai__Kimi-K2-Instruct.json", 1026.408, "our count (no published total re-checked)", False),
+]  # fmt: skip
 WG_DERIVED = {"model_name", "model_upload_date", "total_b_params", "active_b_params"}
 
 
 def config_of(row: pd.Series) -> dict:
     """The config dict a model_features row was flattened from (text_config parsed back)."""
-    cfg = {k: v for k, v in row.items() if k not in WG_DERIVED and not _blank(v)}
+    cfg = {
+        k: (v.item() if hasattr(v, "item") else v)
+        for k, v in row.items()
+        if k not in WG_DERIVED and not _blank(v)
+    }  # numpy scalars -> Python
     if "text_config" in cfg:
         cfg["text_config"] = ast.literal_eval(cfg["text_config"])
     return cfg
@@ -88,6 +117,20 @@ def spec_llms(ref: Path, taken: set[str]) -> list[dict]:
     return rows
 
 
+def corpus_llms(taken: set[str]) -> list[dict]:
+    """MoE and large models parsed from the real config.json corpus (see CORPUS)."""
+    rows = []
+    for hub_id, file, nominal, where, bf16 in CORPUS:
+        if hub_id in taken:
+            continue
+        llm = LLM.from_hf_config(CORPUS_DIR / file, name=hub_id)
+        if bf16:
+            llm = replace(llm, weight_format="bf16", weight_bits=16.0)
+        source = f"config.json corpus {file}; published total: {where}"
+        rows.append(_row(llm, nominal, False, source))
+    return rows
+
+
 def _row(llm: LLM, nominal: float, in_wg: bool, source: str, check: float | None = None) -> dict:
     """One CSV row; warns when our count and the reference's computed count differ by > 0.5 %."""
     if check is not None and abs(llm.params_b / check - 1) > 0.005:
@@ -97,7 +140,8 @@ def _row(llm: LLM, nominal: float, in_wg: bool, source: str, check: float | None
 
 if __name__ == "__main__":
     wg = wattgpu_llms(REF)
-    table = pd.DataFrame(wg + spec_llms(REF, {r["name"] for r in wg}))
+    rows = wg + spec_llms(REF, {r["name"] for r in wg})
+    table = pd.DataFrame(rows + corpus_llms({r["name"] for r in rows}))
     assert table.name.is_unique
     table.to_csv(OUT, index=False)
     print(f"{len(table)} LLMs ({int(table.in_wattgpu.sum())} from WattGPU) -> {OUT}")

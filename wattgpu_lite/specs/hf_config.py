@@ -1,11 +1,15 @@
-"""Read a Hugging Face config.json into the fields of :class:`wattgpu_lite.specs.catalog.LLM`.
+"""Read a Hugging Face config.json into the dense fields of :class:`wattgpu_lite.specs.llm.LLM`.
 
 Families spell the same quantity differently (GPT-2 ``n_layer``/``n_embd``/``n_head``, GLM
-``num_layers``/``ffn_hidden_size``, Falcon ``n_head_kv``/``multi_query``); multimodal wrappers nest
-the language model in ``text_config`` (Gemma-3). Models the kit cannot describe honestly raise
-:class:`UnsupportedModelError`: mixture-of-experts (the features and the energy model assume every
-parameter is used for every token), quantised weights (bytes per parameter are not 2), and
-state-space models without attention heads (no KV cache, no attention FLOPs).
+``num_layers``/``ffn_hidden_size``, Falcon ``n_head_kv``/``multi_query``, MPT ``d_model`` and
+``expansion_ratio``); multimodal wrappers nest the language model in ``text_config``, sometimes
+leaving fields to the text class's documented defaults (``TEXT_DEFAULTS``). Every size must be a
+positive whole number below 10⁷ (context below 10⁸), every flag a real JSON boolean.
+
+``context_length`` is the longest sequence the config declares (max_position_embeddings,
+n_positions, seq_length, max_seq_len …). Families without any such key — ALiBi (BLOOM) or early
+rotary checkpoints (Falcon-40B's RefinedWeb configs) — take the training sequence length their
+authors publish (``TRAINING_CONTEXT``); it bounds the tokens the kit lets a request use.
 """
 
 from __future__ import annotations
@@ -19,46 +23,86 @@ from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 from wattgpu_lite.specs.params import Family, family, with_overrides
 from wattgpu_lite.specs.support import check_supported
 
+SIZE_LIMIT, CONTEXT_LIMIT = 10**7, 10**8
 SPELLINGS: dict[str, tuple[str, ...]] = {
     "n_layers": ("num_hidden_layers", "n_layer", "num_layers", "n_layers"),
     "hidden_size": ("hidden_size", "n_embd", "d_model", "model_dim"),
     "n_heads": ("num_attention_heads", "n_head", "num_heads", "n_heads"),
     "intermediate_size": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim", "d_ff"),
     "vocab_size": ("vocab_size", "padded_vocab_size", "n_vocab"),
-    "context_length": (
-        "max_position_embeddings", "n_positions", "seq_length", "n_ctx", "max_sequence_length",
-    ),
+    "context_length": ("max_position_embeddings", "n_positions", "seq_length", "n_ctx",
+                       "max_sequence_length", "max_seq_len"),
 }  # fmt: skip
+# text_config fields a wrapper may omit: the defaults of the text class in transformers,
+# huggingface/transformers @ 008f5c8c, src/transformers/models/gemma3/configuration_gemma3.py,
+# Gemma3TextConfig.__init__ (vocab_size=262_208, num_attention_heads=8, num_key_value_heads=4,
+# head_dim=256, max_position_embeddings=131_072, tie_word_embeddings=True)
+TEXT_DEFAULTS: dict[str, dict[str, Any]] = {
+    "gemma3_text": {"vocab_size": 262208, "hidden_size": 2304, "intermediate_size": 9216,
+                    "num_hidden_layers": 26, "num_attention_heads": 8, "num_key_value_heads": 4,
+                    "head_dim": 256, "max_position_embeddings": 131072,
+                    "tie_word_embeddings": True},
+}  # fmt: skip
+# training sequence length of families whose config declares none (see the module docstring)
+TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048}
+FLAGS = ("tie_word_embeddings", "attention_bias", "bias", "use_bias", "mlp_bias", "qkv_bias",
+         "add_qkv_bias", "use_qkv_bias", "new_decoder_architecture", "multi_query", "parallel_attn",
+         "multi_query_attention", "no_bias", "alibi", "is_encoder_decoder")  # fmt: skip
 
 
 def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The config as a dict, and a short description of where it came from."""
     if isinstance(path_or_dict, dict):
         return dict(path_or_dict), "config dict"
+    if not isinstance(path_or_dict, str | Path):
+        raise ConfigError(f"a config must be a dict or a path to config.json, got "
+                          f"{type(path_or_dict).__name__}")  # fmt: skip
     path = Path(path_or_dict)
-    if not path.is_file():
-        raise ConfigError(f"config file {str(path)!r} not found: pass a config.json path or dict")
     try:
-        return json.loads(path.read_text()), f"config.json {path.name}"
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as err:
+        raise ConfigError(
+            f"config file {str(path)!r} not found: pass a config.json path or dict"
+        ) from err
     except json.JSONDecodeError as err:
         raise ConfigError(f"{path.name} is not valid JSON ({err}); pass a config.json") from err
+    except (OSError, ValueError, RecursionError) as err:
+        raise ConfigError(f"cannot read {str(path)!r} as a config.json ({type(err).__name__}: "
+                          f"{err}); pass the path of a JSON object or a dict") from err  # fmt: skip
+    if not isinstance(cfg, dict):
+        raise ConfigError(f"{path.name} holds a JSON {type(cfg).__name__}, not an object; a "
+                          "config.json is an object of fields")  # fmt: skip
+    return cfg, f"config.json {path.name}"
 
 
-def as_int(field: str, value: Any) -> int:
-    """``value`` as a positive whole number, or ConfigError naming the field (no bools, no "")."""
+def as_int(field: str, value: Any, limit: int = SIZE_LIMIT) -> int:
+    """``value`` as a positive whole number below ``limit``, or ConfigError naming the field."""
     number = isinstance(value, int | float) and not isinstance(value, bool)
     whole = number and math.isfinite(value) and value == int(value)
-    if not whole or value <= 0:
-        raise ConfigError(f"config.json field {field!r} must be a positive integer, got {value!r}")
+    if not whole or not 0 < value < limit:
+        raise ConfigError(f"config.json field {field!r} must be a positive integer below "
+                          f"{limit:.0e}, got {value!r}")  # fmt: skip
     return int(value)
 
 
+def flag(cfg: dict[str, Any], key: str) -> bool | None:
+    """A boolean field as True/False, None when absent or null; ConfigError for anything else."""
+    value = cfg.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    raise ConfigError(f"config.json field {key!r} must be true or false, got {value!r}")
+
+
 def text_part(cfg: dict[str, Any]) -> dict[str, Any]:
-    """The language-model part: ``text_config`` (multimodal wrappers) over the top level."""
-    inner = cfg.get("text_config") or {}
+    """The language model: ``text_config`` over its class defaults, or the top level."""
+    inner = cfg.get("text_config")
+    if inner is None:
+        return cfg
     if not isinstance(inner, dict):
         raise ConfigError(f"config.json 'text_config' must be an object, got {inner!r}")
-    return {**{k: v for k, v in cfg.items() if k != "text_config"}, **inner}
+    outer = {k: cfg[k] for k in ("tie_word_embeddings", "quantization_config", "quantization")
+             if k in cfg}  # fmt: skip
+    return {**TEXT_DEFAULTS.get(str(inner.get("model_type")), {}), **outer, **inner}
 
 
 def pick(cfg: dict[str, Any], field: str, default: Any = None) -> Any:
@@ -74,72 +118,93 @@ def pick(cfg: dict[str, Any], field: str, default: Any = None) -> Any:
     )
 
 
-def kv_heads(cfg: dict[str, Any], n_heads: int) -> int:
-    """KV heads: GQA key, Falcon's multi_query / new_decoder_architecture, GLM groups, else heads."""
-    if cfg.get("model_type") == "falcon" and not cfg.get("new_decoder_architecture"):
-        return 1 if cfg.get("multi_query", True) else n_heads
-    if cfg.get("multi_query_attention") and cfg.get("multi_query_group_num"):
-        return as_int("multi_query_group_num", cfg["multi_query_group_num"])
-    for key in ("num_key_value_heads", "num_kv_heads", "n_head_kv", "multi_query_group_num"):
-        if cfg.get(key):
-            return as_int(key, cfg[key])
-    return 1 if cfg.get("multi_query") else n_heads
+def kv_heads(cfg: dict[str, Any], n_heads: int, model_type: str) -> int:
+    """KV heads: GQA key, Falcon's multi_query, GLM groups, DBRX attn_config, else heads."""
+    if model_type in ("falcon", "RefinedWebModel") and not flag(cfg, "new_decoder_architecture"):
+        return 1 if flag(cfg, "multi_query") in (True, None) else n_heads
+    attn = cfg.get("attn_config") if isinstance(cfg.get("attn_config"), dict) else {}
+    for key, where in (("num_key_value_heads", cfg), ("num_kv_heads", cfg), ("n_head_kv", cfg),
+                       ("kv_n_heads", attn), ("multi_query_group_num", cfg)):  # fmt: skip
+        if where.get(key) is not None:
+            kv = as_int(key, where[key])
+            if n_heads % kv:
+                raise ConfigError(f"config.json field {key!r} = {kv} does not divide the "
+                                  f"{n_heads} attention heads")  # fmt: skip
+            return kv
+    return 1 if flag(cfg, "multi_query") else n_heads
 
 
 def head_dim(cfg: dict[str, Any], hidden_size: int, n_heads: int) -> int:
     """Explicit ``head_dim`` (Gemma, Qwen3, Mistral-NeMo) or ``kv_channels``, else d / h."""
     for key in ("head_dim", "kv_channels"):
-        if cfg.get(key):
+        if cfg.get(key) is not None:
             return as_int(key, cfg[key])
     if hidden_size % n_heads:
-        raise ConfigError(
-            f"hidden_size {hidden_size} is not divisible by {n_heads} heads; add head_dim"
-        )
+        raise ConfigError(f"hidden_size {hidden_size} is not divisible by {n_heads} heads; "
+                          "add head_dim")  # fmt: skip
     return hidden_size // n_heads
 
 
 def block_recipe(cfg: dict[str, Any], model_type: str) -> Family:
     """The family's recipe with the bias / norm flags this config states explicitly."""
+    for key in FLAGS:
+        flag(cfg, key)
     fam = family(model_type)
-    all_bias = next((cfg[k] for k in ("bias", "use_bias") if k in cfg), None)
-    attn_bias = cfg.get("attention_bias", all_bias)
-    qkv = next((cfg[k] for k in ("qkv_bias", "add_qkv_bias", "use_qkv_bias") if k in cfg), None)
-    new_falcon = model_type == "falcon" and cfg.get("new_decoder_architecture")
+    all_bias = next((cfg[k] for k in ("bias", "use_bias") if cfg.get(k) is not None), None)
+    if cfg.get("no_bias") is not None:
+        all_bias = not cfg["no_bias"]
+    attn_bias = cfg.get("attention_bias") if cfg.get("attention_bias") is not None else all_bias
+    qkv = next((cfg[k] for k in ("qkv_bias", "add_qkv_bias", "use_qkv_bias")
+                if cfg.get(k) is not None), None)  # fmt: skip
+    new_falcon = model_type in ("falcon", "RefinedWeb") and cfg.get("new_decoder_architecture")
     return with_overrides(
-        fam,
-        qkv_bias=qkv if qkv is not None else attn_bias,
-        o_bias=attn_bias,
-        mlp_bias=cfg.get("mlp_bias", all_bias),
-        norms_per_layer=2 if new_falcon else None,
-    )
+        fam, qkv_bias=qkv if qkv is not None else attn_bias, o_bias=attn_bias,
+        mlp_bias=cfg.get("mlp_bias") if cfg.get("mlp_bias") is not None else all_bias,
+        norms_per_layer=2 if new_falcon or model_type == "RefinedWeb" else None,
+    )  # fmt: skip
 
 
-def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family]:
-    """LLM fields (without name, params and provenance) and the block recipe of a config dict."""
+def context_length(cfg: dict[str, Any], model_type: str) -> int:
+    """Declared maximum sequence length, else the family's published training length."""
+    default = TRAINING_CONTEXT.get(model_type)
+    return as_int("context_length", pick(cfg, "context_length", default), CONTEXT_LIMIT)
+
+
+def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str, Any]]:
+    """LLM fields (dense part), the block recipe and the language-model dict of a config."""
     check_supported(cfg)
     text = text_part(cfg)
     check_supported(text)
     model_type = str(cfg.get("model_type") or text.get("model_type") or "unknown")
-    heads = pick(text, "n_heads")
-    if heads == 0:
+    inner_type = str(text.get("model_type") or model_type)
+    if pick(text, "n_heads") == 0:
         raise UnsupportedModelError("0 attention heads: the kit models attention decoders")
-    n_heads = as_int("n_heads", heads)
+    n_heads = as_int("n_heads", pick(text, "n_heads"))
     d = as_int("hidden_size", pick(text, "hidden_size"))
-    fam = block_recipe(text, model_type)
-    ff_default = 4 * d if fam.mlp_type == "plain" else None  # GPT-2/GPT-J n_inner: null -> 4·d
+    fam = block_recipe(text, inner_type)
     fields = {
-        "model_type": model_type,
-        "n_layers": as_int("n_layers", pick(text, "n_layers")),
-        "hidden_size": d,
-        "intermediate_size": as_int(
-            "intermediate_size", pick(text, "intermediate_size", default=ff_default)
-        ),
-        "n_heads": n_heads,
-        "n_kv_heads": kv_heads(text, n_heads),
-        "head_dim": head_dim(text, d, n_heads),
-        "vocab_size": as_int("vocab_size", pick(text, "vocab_size")),
-        "context_length": as_int("context_length", pick(text, "context_length")),
-        "tie_embeddings": bool(text.get("tie_word_embeddings", fam.tie_default)),
-        "mlp_type": fam.mlp_type,
-    }
-    return fields, fam
+        "model_type": model_type, "n_layers": as_int("n_layers", pick(text, "n_layers")),
+        "hidden_size": d, "intermediate_size": ffn_width(text, d, fam),
+        "n_heads": n_heads, "n_kv_heads": kv_heads(text, n_heads, inner_type),
+        "head_dim": head_dim(text, d, n_heads), "vocab_size": as_int("vocab_size",
+        pick(text, "vocab_size")), "context_length": context_length(text, inner_type),
+        "tie_embeddings": _tied(text, fam), "mlp_type": fam.mlp_type,
+    }  # fmt: skip
+    return fields, fam, text
+
+
+def ffn_width(cfg: dict[str, Any], d: int, fam: Family) -> int:
+    """The (dense) MLP width: explicit, MPT's expansion_ratio·d, or 4·d for plain MLPs
+    (GPT-2/GPT-J ``n_inner: null``, Falcon, BLOOM); gated MLPs must state it."""
+    ffn = cfg.get("ffn_config") if isinstance(cfg.get("ffn_config"), dict) else {}
+    if ffn.get("ffn_hidden_size") is not None:
+        return as_int("ffn_config.ffn_hidden_size", ffn["ffn_hidden_size"])
+    if cfg.get("expansion_ratio") is not None:
+        return as_int("expansion_ratio", cfg["expansion_ratio"]) * d
+    return as_int("intermediate_size", pick(cfg, "intermediate_size",
+                  4 * d if fam.mlp_type == "plain" else None))  # fmt: skip
+
+
+def _tied(cfg: dict[str, Any], fam: Family) -> bool:
+    tied = flag(cfg, "tie_word_embeddings")
+    return fam.tie_default if tied is None else tied

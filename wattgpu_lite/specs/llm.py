@@ -7,12 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from wattgpu_lite.errors import ConfigError
+from wattgpu_lite.specs.count import active_params, count_groups, storage_bits
 from wattgpu_lite.specs.hf_config import load_config, parse_fields
-from wattgpu_lite.specs.params import Family, count_params, family
+from wattgpu_lite.specs.moe_config import read_mla, read_moe
+from wattgpu_lite.specs.params import Family, count_params, family, mlp_params
+from wattgpu_lite.specs.quant import weight_format
 
 BYTES_FP16 = 2  # bytes per stored value (weights and KV cache in FP16/BF16)
 # weight storage formats the physics knows (bits per weight are a field of their own)
-WEIGHT_FORMATS = frozenset({"bf16", "fp16", "fp32", "fp8", "int8", "int4", "mxfp4", "nvfp4", "nf4"})
+WEIGHT_FORMATS = frozenset({"bf16", "fp16", "fp32", "fp8", "int8", "int4", "int3", "int2", "mxfp4",
+                            "nvfp4", "nf4", "fp4"})  # fmt: skip
 POSITIVE_INTS = ("n_layers", "hidden_size", "intermediate_size", "n_heads", "n_kv_heads",
                  "head_dim", "vocab_size", "context_length")  # fmt: skip
 
@@ -153,17 +157,36 @@ class LLM:
     ) -> LLM:
         """An LLM from any Hugging Face config.json (a path or the parsed dict).
 
-        Understands GPT-2/GPT-J/GPT-NeoX/Falcon/GLM key spellings, nested ``text_config``, explicit
-        ``head_dim`` and a missing ``num_key_value_heads`` (= heads). Raises UnsupportedModelError
-        for MoE, quantised and attention-free configs, ConfigError for a missing field.
+        Reads dense, mixture-of-experts (routed, shared, top-k, MoE layer pattern), DeepSeek MLA
+        and quantised configs (fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, MLX):
+        see :mod:`~wattgpu_lite.specs.hf_config`, :mod:`~wattgpu_lite.specs.moe_config` and
+        :mod:`~wattgpu_lite.specs.quant`. Raises UnsupportedModelError for encoder, encoder-decoder
+        and (hybrid) recurrent models, ConfigError for a missing or malformed field.
         """
         cfg, where = load_config(path_or_dict)
-        fields, fam = parse_fields(cfg)
-        params_b = params_b_of(**fields, fam=fam)
+        fields, fam, text = parse_fields(cfg)
+        moe = read_moe(text, fields["n_layers"], fields["intermediate_size"])
+        mla = read_mla(text)
+        groups = count_groups(fields, fam, moe, mla)
+        fmt = weight_format(text)
         label = name or cfg.get("_name_or_path") or cfg.get("name_or_path") or "custom model"
+        extra = {
+            "params_active_b": round(active_params(groups, moe) / 1e9, 6),
+            "weight_format": fmt.name, "weight_bits": storage_bits(groups, fmt),
+            "mla_kv_width": mla.kv_lora_rank + mla.qk_rope_head_dim if mla else 0,
+        }  # fmt: skip
+        if mla:
+            fields |= {"n_kv_heads": fields["n_heads"],
+                       "head_dim": mla.qk_nope_head_dim + mla.qk_rope_head_dim}  # fmt: skip
+        if moe:
+            expert = mlp_params(fields["hidden_size"], moe.expert_ff, "gated", fam)
+            extra |= {"n_experts": moe.n_experts, "n_experts_active": moe.top_k,
+                      "n_shared_experts": moe.n_shared, "n_moe_layers": moe.n_moe_layers,
+                      "params_expert_b": round(expert / 1e9, 9)}  # fmt: skip
+        params_b = round(sum(groups.values()) / 1e9, 6)
         return cls(
             name=str(label), **fields, params_b=params_b, params_nominal_b=params_b,
-            in_wattgpu=False, source=where,
+            in_wattgpu=False, source=where, **extra,
         )  # fmt: skip
 
     @classmethod

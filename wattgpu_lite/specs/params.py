@@ -1,16 +1,20 @@
-"""Parameter count of a dense decoder-only transformer, from its architecture.
+"""Parameter count of a decoder-only transformer, dense or mixture-of-experts, from its architecture.
 
     N = embeddings (+ untied LM head) + learned positions
-        + n_layers · (attention + MLP + norms per layer) + final norm
+        + n_layers · (attention + norms per layer)
+        + n_dense_layers · MLP(ff) + n_moe_layers · (router + E · MLP(ff_e) + shared experts)
 
     attention = d·(h·d_h) + 2·d·(kv·d_h) + (h·d_h)·d   (q, k, v, o; GQA when kv < h) + biases
+    MLA       = q: d·r_q + r_q·h·(d_nope+d_rope)  (or d·h·(d_nope+d_rope) without r_q)
+                kv: d·(r_kv + d_rope) + r_kv·h·(d_nope + d_v);  o: h·d_v·d   (+ LoRA norms)
     MLP       = 3·d·ff (gated: gate, up, down) or 2·d·ff (plain: up, down) + biases
     norm      = 2·d (LayerNorm: weight and bias) or d (RMSNorm: weight only)
 
-What differs between families (biases, LayerNorm vs RMSNorm, how many norms a block has, QK-norm,
-learned positions) is read from the ``FAMILIES`` table, keyed by the config's ``model_type``; it
-follows the layer definitions of each family's ``modeling_<type>.py`` in Hugging Face transformers.
-A ``model_type`` not in the table is counted like Llama (RMSNorm, no biases).
+Active parameters (per token) = N − n_moe_layers · (E − k) · MLP(ff_e): every weight except the
+routed experts a token does not use (embeddings included, as most model cards count them).
+What differs between families (biases, norms, QK-norm, learned positions) is the ``FAMILIES``
+table keyed by ``model_type``, following each family's ``modeling_<type>.py`` in transformers;
+a type not in the table is counted like Llama (RMSNorm, no biases).
 """
 
 from __future__ import annotations
@@ -23,7 +27,9 @@ class Family:
     """How one model family builds its blocks (the parts a config.json does not spell out)."""
 
     norm: str = "rms"  # "rms" (weight only) or "layer" (weight + bias)
-    norms_per_layer: int = 2  # 1 for parallel blocks (GPT-J, Phi, Falcon-7B), 4 for Gemma-2/3
+    norms_per_layer: int = (
+        2  # 1 for parallel blocks (GPT-J, Phi, Falcon-7B, Cohere), 4 for Gemma-2/3
+    )
     qkv_bias: bool = False
     o_bias: bool = False
     mlp_bias: bool = False
@@ -33,6 +39,7 @@ class Family:
     embed_norm: bool = False  # a LayerNorm right after the token embedding (BLOOM)
     mlp_type: str = "gated"
     tie_default: bool = False  # tie_word_embeddings when the config does not say
+    router_bias: bool = False  # a bias on the MoE router (gpt-oss)
 
 
 _BIASED = dict(norm="layer", qkv_bias=True, o_bias=True, mlp_bias=True)
@@ -40,8 +47,11 @@ _PLAIN = "plain"
 FAMILIES: dict[str, Family] = {
     "llama": Family(),
     "qwen2": Family(qkv_bias=True),
+    "qwen2_moe": Family(qkv_bias=True),
     "qwen3": Family(qk_norm="head"),
+    "qwen3_moe": Family(qk_norm="head"),
     "olmo2": Family(qk_norm="full"),
+    "olmoe": Family(qk_norm="full"),
     "gemma": Family(tie_default=True),
     "gemma2": Family(norms_per_layer=4, tie_default=True),
     "gemma3": Family(norms_per_layer=4, qk_norm="head", tie_default=True),
@@ -56,6 +66,15 @@ FAMILIES: dict[str, Family] = {
     "bloom": Family(embed_norm=True, mlp_type=_PLAIN, tie_default=True, **_BIASED),
     "starcoder2": Family(mlp_type=_PLAIN, **_BIASED),
     "falcon": Family(norm="layer", norms_per_layer=1, mlp_type=_PLAIN, tie_default=True),
+    "RefinedWeb": Family(norm="layer", norms_per_layer=1, mlp_type=_PLAIN, tie_default=True),
+    "RefinedWebModel": Family(norm="layer", norms_per_layer=1, mlp_type=_PLAIN, tie_default=True),
+    "cohere": Family(norms_per_layer=1, tie_default=True),  # LayerNorm without bias, parallel
+    "mpt": Family(norm="layer", mlp_type=_PLAIN, tie_default=True),
+    "olmo": Family(norm="none", tie_default=False),  # non-parametric LayerNorm
+    "granite": Family(tie_default=True),
+    "gpt_oss": Family(qkv_bias=True, o_bias=True, mlp_bias=True, router_bias=True),
+    "dbrx": Family(),
+    "phimoe": Family(norm="layer", qkv_bias=True, o_bias=True, lm_head_bias=True),
 }  # fmt: skip
 
 
@@ -70,8 +89,8 @@ def with_overrides(fam: Family, **flags: bool | int | str | None) -> Family:
 
 
 def norm_params(d: int, fam: Family) -> int:
-    """Parameters of one norm over width d: 2·d for LayerNorm, d for RMSNorm."""
-    return 2 * d if fam.norm == "layer" else d
+    """Parameters of one norm over width d: 2·d for LayerNorm, d for RMSNorm, 0 non-parametric."""
+    return {"layer": 2 * d, "rms": d, "none": 0}[fam.norm]
 
 
 def attention_params(d: int, n_heads: int, n_kv_heads: int, head_dim: int, fam: Family) -> int:
@@ -83,6 +102,27 @@ def attention_params(d: int, n_heads: int, n_kv_heads: int, head_dim: int, fam: 
     return weights + biases + qk_norm
 
 
+@dataclass(frozen=True)
+class MLA:
+    """DeepSeek multi-head latent attention: LoRA ranks and head widths from config.json."""
+
+    q_lora_rank: int  # 0 = queries projected directly from d
+    kv_lora_rank: int
+    qk_nope_head_dim: int
+    qk_rope_head_dim: int
+    v_head_dim: int
+
+
+def mla_params(d: int, n_heads: int, m: MLA) -> int:
+    """q (optionally via a rank-r_q LoRA with its norm), joint kv LoRA with its norm, o."""
+    qk = m.qk_nope_head_dim + m.qk_rope_head_dim
+    q = d * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * n_heads * qk if m.q_lora_rank else (
+        d * n_heads * qk)  # fmt: skip
+    kv = d * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank
+    kv += m.kv_lora_rank * n_heads * (m.qk_nope_head_dim + m.v_head_dim)
+    return q + kv + n_heads * m.v_head_dim * d
+
+
 def mlp_params(d: int, ff: int, mlp_type: str, fam: Family) -> int:
     """Gated (gate, up, down: 3·d·ff) or plain (up, down: 2·d·ff) MLP, with biases if any."""
     if mlp_type == "gated":
@@ -92,10 +132,15 @@ def mlp_params(d: int, ff: int, mlp_type: str, fam: Family) -> int:
 
 def embedding_params(vocab: int, d: int, tied: bool, context: int, fam: Family) -> int:
     """Token embedding, untied LM head (+ bias), learned positions, embedding norm, final norm."""
+    return sum(embedding_groups(vocab, d, tied, context, fam).values())
+
+
+def embedding_groups(vocab: int, d: int, tied: bool, context: int, fam: Family) -> dict[str, int]:
+    """The embedding-side parameters by group: embed (table, positions, norms) and lm_head."""
     head = 0 if tied else vocab * d + vocab * fam.lm_head_bias
     positions = 0 if fam.pos_offset is None else (context + fam.pos_offset) * d
     embed_norm = norm_params(d, fam) if fam.embed_norm else 0
-    return vocab * d + head + positions + embed_norm + norm_params(d, fam)
+    return {"embed": vocab * d + positions + embed_norm + norm_params(d, fam), "lm_head": head}
 
 
 def count_params(
@@ -103,7 +148,7 @@ def count_params(
     head_dim: int, vocab_size: int, context_length: int, tie_embeddings: bool, mlp_type: str,
     fam: Family,
 ) -> int:  # fmt: skip
-    """Total parameters N of the model (an integer count, not billions)."""
+    """Total parameters N of a dense model (an integer count, not billions)."""
     d = hidden_size
     per_layer = (
         attention_params(d, n_heads, n_kv_heads, head_dim, fam)

@@ -1,8 +1,13 @@
-"""Which Hugging Face configs the kit refuses, and why: MoE, quantised and attention-free models.
+"""Which Hugging Face configs the kit refuses, and why: models that are not attention decoders.
 
-The kit's features and energy model assume a dense decoder whose every parameter is read and used
-for every token, stored in 16 bits, with attention heads and a KV cache. A config that breaks one
-of these assumptions raises :class:`UnsupportedModelError` with the reason.
+The kit describes decoder-only transformers: every generated token runs causal self-attention over
+a KV cache, then an MLP (dense or mixture-of-experts), with weights in any storage format. It
+refuses, with :class:`UnsupportedModelError` naming the evidence:
+
+- encoder-only models (BERT, RoBERTa …): they do not generate tokens;
+- encoder–decoder models (T5, BART …): a second stack and cross-attention the formulas lack;
+- recurrent / state-space models (Mamba, Mamba-2, RWKV, RecurrentGemma): no KV cache to read;
+- hybrid recurrent models (Jamba, Zamba, Falcon-H1, Nemotron-H …): most layers have no KV cache.
 """
 
 from __future__ import annotations
@@ -11,39 +16,73 @@ from typing import Any
 
 from wattgpu_lite.errors import UnsupportedModelError
 
-MOE_KEYS = (
-    "num_local_experts", "num_experts", "n_routed_experts", "num_experts_per_tok",
-    "experts_per_token", "n_shared_experts", "moe_layer_freq", "router_aux_loss_coef",
-)  # fmt: skip
-SSM_KEYS = ("state_size", "ssm_state_size", "mamba_num_heads", "hybrid_override_pattern", "d_state")
+ENCODER_TYPES = frozenset({
+    "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
+    "camembert", "modernbert", "mpnet", "ernie",
+})  # fmt: skip
+ENC_DEC_TYPES = frozenset({
+    "t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "longt5", "switch_transformers",
+    "blenderbot", "prophetnet", "m2m_100", "nllb_moe", "fsmt", "encoder-decoder",
+})  # fmt: skip
+RECURRENT_TYPES = frozenset(
+    {"mamba", "mamba2", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm"}
+)
+HYBRID_TYPES = frozenset({
+    "jamba", "zamba", "zamba2", "falcon_h1", "nemotron_h", "bamba", "granitemoehybrid", "lfm2",
+    "plamo2", "qwen3_next", "kimi_linear", "minimax",
+})  # fmt: skip
+SSM_KEYS = ("state_size", "ssm_state_size", "mamba_d_state", "d_state", "lru_width", "ssm_cfg",
+            "mamba_num_heads", "mamba_expand")  # fmt: skip
+HYBRID_KEYS = ("hybrid_override_pattern", "attn_layer_period", "layers_block_type", "block_types",
+               "layer_types_hybrid", "attn_layer_idx")  # fmt: skip
+ENCODER_HEADS = ("ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
+                 "ForQuestionAnswering", "ForPreTraining", "ForNextSentencePrediction")  # fmt: skip
+DECODER_WORDS = "only decoder-only transformers with attention (and a KV cache) are described"
 
 
 def _stated(cfg: dict[str, Any], key: str) -> bool:
-    value = cfg.get(key)
-    return value not in (None, 0, False, [], {})
+    return cfg.get(key) not in (None, 0, False, [], {}, "")
+
+
+def _refuse(kind: str, evidence: str, why: str) -> UnsupportedModelError:
+    return UnsupportedModelError(f"{kind} ({evidence}): {why}; {DECODER_WORDS}. Use a decoder LLM.")
+
+
+def _architectures(cfg: dict[str, Any]) -> list[str]:
+    archs = cfg.get("architectures")
+    return [str(a) for a in archs] if isinstance(archs, list) else []
 
 
 def check_supported(cfg: dict[str, Any]) -> None:
-    """Raise UnsupportedModelError for MoE, quantised or attention-free (SSM) configs."""
-    moe = [k for k in cfg if (k in MOE_KEYS or k.startswith("moe_")) and _stated(cfg, k)]
-    if moe:
-        raise UnsupportedModelError(
-            f"mixture-of-experts config (keys {', '.join(sorted(moe))}): only a few experts are "
-            "active per token, but the kit's features and energy model assume every parameter is "
-            "used for every token. Use a dense model."
-        )
-    if _stated(cfg, "quantization_config"):
-        quant = cfg["quantization_config"]
-        method = quant.get("quant_method", "unknown") if isinstance(quant, dict) else quant
-        raise UnsupportedModelError(
-            f"quantised config (quantization_config, method {method!r}): weights are not 16-bit, "
-            "so bytes per parameter and kernel speed differ from the BF16/FP16 runs the kit models. "
-            "Use the unquantised model's config.json."
-        )
-    ssm = [k for k in cfg if k in SSM_KEYS or k.startswith("mamba")]
-    if ssm or "mamba" in str(cfg.get("model_type", "")) or "rwkv" in str(cfg.get("model_type")):
-        raise UnsupportedModelError(
-            f"state-space / attention-free model (model_type {cfg.get('model_type')!r}, keys "
-            f"{', '.join(sorted(ssm)) or 'none'}): it has no attention heads or KV cache, which the "
-            "kit's features and energy model need. Use a transformer decoder."
-        )
+    """Raise UnsupportedModelError for encoder, encoder-decoder, recurrent or hybrid configs."""
+    model_type = str(cfg.get("model_type") or "")
+    archs = _architectures(cfg)
+    hybrid = [k for k in HYBRID_KEYS if _stated(cfg, k)]
+    if model_type in HYBRID_TYPES or hybrid:
+        why = "it interleaves recurrent (state-space or linear-attention) layers with attention"
+        return _raise(_refuse("hybrid recurrent model", _evidence(model_type, hybrid), why))
+    ssm = [k for k in SSM_KEYS if _stated(cfg, k)]
+    if model_type in RECURRENT_TYPES or ssm or "mamba" in model_type or "rwkv" in model_type:
+        why = "it keeps a fixed recurrent state instead of a KV cache, and has no attention FLOPs"
+        return _raise(_refuse("recurrent / state-space model", _evidence(model_type, ssm), why))
+    if cfg.get("is_encoder_decoder") is True or model_type in ENC_DEC_TYPES:
+        evidence = "is_encoder_decoder: true" if cfg.get("is_encoder_decoder") is True else ""
+        why = "an encoder stack and cross-attention that a decoder-only model has not"
+        return _raise(_refuse("encoder-decoder model", _evidence(model_type, [evidence]), why))
+    heads = [a for a in archs if a.endswith(ENCODER_HEADS)]
+    if model_type in ENCODER_TYPES or (archs and len(heads) == len(archs)):
+        why = "it encodes text bidirectionally and does not generate tokens"
+        return _raise(_refuse("encoder-only model", _evidence(model_type, heads), why))
+    return None
+
+
+def _evidence(model_type: str, keys: list[str]) -> str:
+    parts = [f"model_type {model_type!r}"] if model_type else []
+    keys = [k for k in keys if k]
+    if keys:
+        parts.append(", ".join(keys))
+    return "; ".join(parts) or "config keys"
+
+
+def _raise(err: UnsupportedModelError) -> None:
+    raise err

@@ -1,0 +1,59 @@
+"""The candidate variants of data/hybrid/candidates.json, and the rule that picks one.
+
+The file was committed before any variant was scored on held-out runs; the code only reads it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.hybrid.correction import FEATURE_GROUPS
+
+PATH = "hybrid/candidates.json"
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One variant: the correction's inputs (empty: the backbone alone) and its bound."""
+
+    name: str
+    columns: tuple[str, ...]
+    bound: float
+
+    @property
+    def physics_only(self) -> bool:
+        return not self.columns
+
+
+@cache
+def spec() -> dict:
+    """The whole candidates file."""
+    return json.loads((data_dir() / PATH).read_text())
+
+
+def candidates() -> tuple[Candidate, ...]:
+    """The candidates, in the file's order."""
+    out = []
+    for c in spec()["candidates"]:
+        cols = [col for g in c["groups"] for col in FEATURE_GROUPS[g] if col not in c.get("drop", ())]
+        cols += ["model_type"] if c["family"] else []
+        out.append(Candidate(c["name"], tuple(cols), float(c["bound"])))
+    return tuple(out)
+
+
+def xgb_params() -> dict:
+    """XGBoost settings of every correction."""
+    return dict(spec()["xgboost"])
+
+
+def select(scores: dict[str, float]) -> str:
+    """The candidate with the lowest score (mean over scenario groups of the inner MdAPE); a tie
+    goes to the earlier candidate of the file."""
+    names = [c.name for c in candidates() if c.name in scores]
+    values = np.array([scores[n] for n in names])
+    return names[int(np.argmin(values))]

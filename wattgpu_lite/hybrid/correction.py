@@ -1,0 +1,106 @@
+"""The learned part: a bounded correction of the backbone, in log space.
+
+    ln y = ln y_physics + clip(f(x), −bound, +bound)
+
+f is an XGBoost forest fitted on ln(y_measured / y_physics) of the training runs, from spec-sheet and
+config inputs only (a user can give every one of them) and the load the backbone computed. Where
+physics fixes a sign, XGBoost's ``monotone_constraints`` hold it: the correction never falls as the
+load rises, so neither does the prediction. The clip bounds how far data may pull physics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from xgboost import XGBRegressor
+
+from wattgpu_lite.hybrid.trees import Forest
+from wattgpu_lite.specs.gpu import GPU
+from wattgpu_lite.specs.llm import LLM
+
+# NVIDIA architectures whose vLLM build has FlashAttention (compute capability >= 8.0), and AMD's
+# CDNA parts with its ROCm port; Volta (7.0) and Turing (7.5) fall back to slower kernels.
+FLASH_ARCHITECTURES = ("Ampere", "Ada Lovelace", "Hopper", "Blackwell", "Blackwell Ultra",
+                       "CDNA 2", "CDNA 3", "CDNA 4")  # fmt: skip
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "gpu": ("log_bandwidth_gbs", "log_fp16_tflops", "log_tdp_w", "log_memory_gb", "release_year",
+            "hbm", "flash_attention"),
+    "llm": ("log_params_b", "n_layers", "log_hidden_size", "kv_group", "head_dim"),
+    "load": ("log_in_flight", "busy_fraction", "offline"),
+}  # fmt: skip
+MONOTONE_UP = ("log_in_flight", "busy_fraction")  # more load never lowers ITL or power
+TARGET_CLIP = 1.0  # residuals beyond ±1 (×e) are clipped before fitting: odd runs do not lead
+
+
+def gpu_features(g: GPU) -> dict[str, float]:
+    """Spec-sheet inputs of one GPU (logs of the rates and sizes)."""
+    return {
+        "log_bandwidth_gbs": np.log(g.bandwidth_gbs), "log_fp16_tflops": np.log(g.fp16_tflops),
+        "log_tdp_w": np.log(g.tdp_w), "log_memory_gb": np.log(g.memory_gb),
+        "release_year": float(g.release_year), "hbm": float(str(g.memory_type).startswith("HBM")),
+        "flash_attention": float(g.architecture in FLASH_ARCHITECTURES),
+    }  # fmt: skip
+
+
+def llm_features(m: LLM) -> dict[str, float]:
+    """config.json inputs of one LLM."""
+    return {"log_params_b": np.log(m.params_b), "n_layers": float(m.n_layers),
+            "log_hidden_size": np.log(m.hidden_size), "kv_group": m.n_heads / m.n_kv_heads,
+            "head_dim": float(m.head_dim), "model_type": m.model_type}  # fmt: skip
+
+
+def feature_matrix(llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray],
+                   columns: Sequence[str], families: Sequence[str] = ()) -> np.ndarray:  # fmt: skip
+    """Rows × ``columns``; ``model_type`` is coded by its position in ``families`` (NaN if new)."""
+    lf = pd.DataFrame([llm_features(m) for m in dict.fromkeys(llms)], index=list(dict.fromkeys(llms)))
+    gf = pd.DataFrame([gpu_features(g) for g in dict.fromkeys(gpus)], index=list(dict.fromkeys(gpus)))
+    li, gi = lf.index.get_indexer(list(llms)), gf.index.get_indexer(list(gpus))
+    code = {f: float(i) for i, f in enumerate(families)}
+    cols = []
+    for c in columns:
+        if c == "model_type":
+            cols.append(lf["model_type"].map(code).to_numpy(dtype=float)[li])
+        elif c in lf:
+            cols.append(lf[c].to_numpy(dtype=float)[li])
+        elif c in gf:
+            cols.append(gf[c].to_numpy(dtype=float)[gi])
+        else:
+            cols.append(np.broadcast_to(np.asarray(load[c], dtype=float), li.shape))
+    return np.column_stack(cols)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """A fitted correction: its inputs, bound, model_type codes, and the forest (as JSON text)."""
+
+    columns: tuple[str, ...]
+    bound: float
+    families: tuple[str, ...]
+    forest_json: str
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        """clip(f(x), −bound, bound), evaluated with numpy (:class:`trees.Forest`)."""
+        return np.clip(_forest(self.forest_json).predict(x), -self.bound, self.bound)
+
+
+_FORESTS: dict[int, Forest] = {}
+
+
+def _forest(text: str) -> Forest:
+    key = hash(text)
+    if key not in _FORESTS:
+        _FORESTS[key] = Forest.from_json(text)
+    return _FORESTS[key]
+
+
+def fit(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], bound: float,
+        params: dict, families: Sequence[str] = (), seed: int = 0) -> Correction:  # fmt: skip
+    """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints."""
+    cons = tuple(1 if c in MONOTONE_UP else 0 for c in columns)
+    model = XGBRegressor(**params, monotone_constraints=cons, random_state=seed, n_jobs=1)
+    model.fit(x, np.clip(residual, -TARGET_CLIP, TARGET_CLIP))
+    text = model.get_booster().save_raw("json").decode()
+    return Correction(tuple(columns), float(bound), tuple(families), text)

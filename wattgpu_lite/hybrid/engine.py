@@ -1,0 +1,167 @@
+"""Predictions for many rows at once: backbone, correction, intervals, notes, capacity.
+
+:func:`predict_arrays` is what ``wl.predict`` and ``wl.predict_many`` call. Rows are independent;
+every step is one numpy operation over all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from wattgpu_lite.hybrid import calibration as K
+from wattgpu_lite.hybrid import rows as R
+from wattgpu_lite.hybrid import serving as S
+from wattgpu_lite.hybrid.correction import feature_matrix
+from wattgpu_lite.hybrid.fitting import load_features
+from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.specs.gpu import GPU
+from wattgpu_lite.specs.llm import LLM
+
+WIDEN_PER_EFOLD = 0.5  # half-width added per e-fold beyond the training range (candidates.json)
+WIDEN_MAX = 1.0
+WATCHED = ("bandwidth_gbs", "fp16_tflops", "params_b", "in_flight", "context_tokens")
+
+
+def gpu_fingerprint(g: GPU) -> str:
+    """The spec values the predictor reads, as text: equal text = the same GPU to the model."""
+    return "|".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in (
+        g.bandwidth_gbs, g.fp16_tflops, g.tdp_w, g.memory_gb, g.release_year, g.memory_type,
+        g.architecture))  # fmt: skip
+
+
+def llm_fingerprint(m: LLM) -> str:
+    """The architecture values the predictor reads, as text."""
+    return "|".join(str(v) for v in (
+        m.model_type, m.n_layers, m.hidden_size, m.intermediate_size, m.n_heads, m.n_kv_heads,
+        m.head_dim, m.vocab_size, f"{m.params_b:.6g}", m.n_experts, m.weight_format))  # fmt: skip
+
+
+def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray) -> np.ndarray:
+    """Rows the runs never cover: MoE, weights below 16 bits, or several GPUs."""
+    odd = np.array([m.is_moe or m.weight_bits < 16 for m in llms], dtype=bool)
+    return odd | (np.asarray(num_gpus) > 1)
+
+
+def _physics(rows: S.Rows, cap, rate, batch, c) -> dict[str, np.ndarray]:
+    """Backbone outputs for mixed batch rows (rate NaN) and rate rows."""
+    off = np.isnan(rate)
+    out = {}
+    for mask, fn in ((off, lambda r, m: S.at_batch(r, batch[m], c)),
+                     (~off, lambda r, m: S.at_rate(r, rate[m], cap[m], c))):  # fmt: skip
+        if mask.any():
+            for key, value in fn(rows.take(mask), mask).items():
+                out.setdefault(key, np.full(len(off), np.nan))[mask] = value
+    return out
+
+
+def _corrected(model, llms, gpus, out, offline, odd) -> dict[str, np.ndarray]:
+    """exp(clipped correction) per target (1 on physics-only rows)."""
+    loads = load_features(out, offline)
+    factors = {}
+    for target, corr in model.corrections.items():
+        f = np.zeros(len(offline))
+        if corr is not None and (~odd).any():
+            idx = np.nonzero(~odd)[0]
+            x = feature_matrix([llms[i] for i in idx], [gpus[i] for i in idx],
+                               {k: v[idx] for k, v in loads.items()}, corr.columns, corr.families)  # fmt: skip
+            f[idx] = corr.predict(x)
+        factors[target] = np.exp(f)
+    return factors
+
+
+def excess_efolds(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Sum over watched inputs of how many e-folds each lies beyond its training range."""
+    total = np.zeros(len(next(iter(values.values()))))
+    for name in WATCHED:
+        lo, hi = model.ranges[name]
+        v = np.maximum(values[name], 1e-12)
+        total += np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0)
+    return total
+
+
+def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list[str]:
+    """Readable notes for row ``i``: which inputs lie beyond the training range."""
+    out = []
+    for name in WATCHED:
+        lo, hi = model.ranges[name]
+        v = float(values[name][i])
+        if v > hi * (1 + 1e-9) or v < lo * (1 - 1e-9):
+            side = "above" if v > hi else "below"
+            out.append(f"{name} = {v:.4g} is {side} the training range [{lo:.4g}, {hi:.4g}]: "
+                       "the interval is widened")  # fmt: skip
+    return out
+
+
+def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
+                   rate_qps, batch, level: float = 0.8) -> dict[str, np.ndarray]:  # fmt: skip
+    """Every quantity of a prediction, one array per quantity, one value per row.
+
+    ``rate_qps`` NaN = batch mode (``batch`` sequences), else Poisson arrivals. Rows beyond the
+    replica's capacity or whose weights do not fit get ``status`` text and NaN values.
+    """
+    n = len(llms)
+    rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,)).copy()
+    bat = np.broadcast_to(np.asarray(batch, dtype=float), (n,)).copy()
+    rows, cap = R.build(llms, gpus, t_in, t_out)
+    c = model.constants
+    odd = physics_only(llms, np.ones(n))
+    safe_cap = np.maximum(cap, 1.0)
+    capacity = S.capacity_qps(rows, safe_cap, c)
+    status = _status(cap, rate, bat, capacity)
+    ok = status == "ok"
+    out = _physics(rows, safe_cap, np.where(ok, rate, np.where(np.isnan(rate), np.nan, 1e-9)),
+                   np.where(ok, bat, 1.0), c)  # fmt: skip
+    offline = np.isnan(rate)
+    factor = _corrected(model, llms, gpus, out, offline, odd)
+    idle = S.idle_power_w(rows, c)
+    power = np.clip(out["power_w"] * factor["power"], idle, rows.tdp_w)
+    itl = out["itl_s"] * factor["itl"]
+    tpt = np.where(offline, itl / out["in_flight"], out["time_per_token_s"])
+    result = {"power_w": power, "itl_s": itl, "time_per_token_s": tpt,
+              "energy_per_token_j": power * tpt, "in_flight": out["in_flight"],
+              "busy_fraction": out["busy_fraction"], "capacity_qps": capacity,
+              "max_batch": cap, "idle_power_w": idle}  # fmt: skip
+    _add_intervals(model, result, llms, gpus, rows, odd, offline, level)
+    for key, value in result.items():
+        if key not in ("capacity_qps", "max_batch", "idle_power_w"):
+            result[key] = np.where(ok, value, np.nan)
+    result["status"] = status
+    return result
+
+
+def _status(cap, rate, batch, capacity) -> np.ndarray:
+    """'ok', or why a row has no steady state."""
+    status = np.full(len(cap), "ok", dtype=object)
+    status[(~np.isnan(rate)) & (rate >= capacity)] = "saturated"
+    status[np.isnan(rate) & (batch > cap)] = "batch above the KV-cache capacity"
+    status[cap < 1] = "does not fit in memory"
+    return status
+
+
+def _add_intervals(model, result, llms, gpus, rows, odd, offline, level) -> None:
+    """lo/hi per quantity, the basis, and the widening beyond the training range."""
+    seen_g = np.array([gpu_fingerprint(g) in model.seen_gpus for g in gpus], dtype=bool)
+    seen_l = np.array([llm_fingerprint(m) in model.seen_llms for m in llms], dtype=bool)
+    basis = K.basis_of(seen_l, seen_g, odd)
+    watched = {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
+               "params_b": rows.model[0] / 1e9, "in_flight": np.maximum(result["in_flight"], 1e-3),
+               "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
+    widen = np.minimum(WIDEN_PER_EFOLD * excess_efolds(model, watched), WIDEN_MAX)
+    regime = np.where(offline, "offline", "server")
+    q = {t: np.zeros(len(basis)) for t in ("power", "itl")}
+    for b in np.unique(basis):
+        m = basis == b
+        for t in q:
+            q[t][m] = K.half_width(model.tables, str(b), t, regime[m], level)
+    for key, t in (("power_w", "power"), ("itl_s", "itl"), ("time_per_token_s", "itl")):
+        half = q[t] + widen
+        result[f"{key}_lo"], result[f"{key}_hi"] = result[key] * np.exp(-half), result[key] * np.exp(half)
+    result["power_w_lo"] = np.maximum(result["power_w_lo"], result["idle_power_w"])
+    result["power_w_hi"] = np.minimum(result["power_w_hi"], rows.tdp_w)
+    e_half = np.maximum(q["power"], q["itl"]) + widen
+    result["energy_per_token_j_lo"] = result["energy_per_token_j"] * np.exp(-e_half)
+    result["energy_per_token_j_hi"] = result["energy_per_token_j"] * np.exp(e_half)
+    result["basis"], result["widening"] = basis, widen
+    result["_watched"] = watched

@@ -1,0 +1,75 @@
+"""Fit every candidate on a training set, and predict another set with any of them.
+
+One fit = the backbone's constants (shared by all candidates) + one correction per candidate and
+target. Predictions are in the targets' units (power_w; ITL as Watt Counts reports it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from wattgpu_lite.hybrid import correction as C
+from wattgpu_lite.hybrid import training as T
+from wattgpu_lite.hybrid.candidates import Candidate, candidates, xgb_params
+from wattgpu_lite.hybrid.fit_physics import fit_constants
+from wattgpu_lite.hybrid.serving import Constants, idle_power_w
+
+
+@dataclass(frozen=True)
+class Fitted:
+    """The constants and, per (candidate name, target), the correction (None: physics alone)."""
+
+    constants: Constants
+    corrections: dict[tuple[str, str], C.Correction | None]
+
+
+def load_features(out: dict[str, np.ndarray], offline: np.ndarray) -> dict[str, np.ndarray]:
+    """The load inputs of the correction, from the backbone's outputs."""
+    return {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
+            "busy_fraction": out["busy_fraction"], "offline": offline.astype(float)}  # fmt: skip
+
+
+def matrix(ts: T.TrainingSet, out: dict, cand: Candidate, families=()) -> np.ndarray:
+    """The correction's input matrix of a set of rows for one candidate."""
+    loads = load_features(out, ts.loads.offline)
+    return C.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
+
+
+def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None,
+            start: Constants = Constants()) -> Fitted:  # fmt: skip
+    """Constants on ``ts``, then each candidate's corrections on the log residuals."""
+    cands = candidates() if cands is None else cands
+    const = fit_constants(ts, start)
+    out = T.physics(ts, const)
+    phys = T.paper_units(out, ts.loads.offline)
+    families = tuple(sorted({m.model_type for m in ts.llms}))
+    fits: dict[tuple[str, str], C.Correction | None] = {}
+    for cand in cands:
+        x = None if cand.physics_only else matrix(ts, out, cand, families)
+        for target in T.TARGETS:
+            if x is None:
+                fits[cand.name, target] = None
+                continue
+            resid = np.log(ts.target(target) / phys[target])
+            fits[cand.name, target] = C.fit(x, resid, cand.columns, cand.bound, xgb_params(),
+                                            families)  # fmt: skip
+    return Fitted(const, fits)
+
+
+def predict(fitted: Fitted, ts: T.TrainingSet, cand: Candidate) -> dict[str, np.ndarray]:
+    """Predictions of ``cand`` for the rows of ``ts``, per target (targets' units)."""
+    out = T.physics(ts, fitted.constants)
+    phys = T.paper_units(out, ts.loads.offline)
+    result = {}
+    for target in T.TARGETS:
+        corr = fitted.corrections[cand.name, target]
+        if corr is None:
+            result[target] = phys[target]
+            continue
+        x = matrix(ts, out, cand, corr.families)
+        result[target] = phys[target] * np.exp(corr.predict(x))
+    floor = idle_power_w(ts.rows, fitted.constants)
+    result["power"] = np.clip(result["power"], floor, ts.rows.tdp_w)
+    return result

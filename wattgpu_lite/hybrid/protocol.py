@@ -1,0 +1,121 @@
+"""The honest protocol: nested cross-validation of the hybrid predictor.
+
+For every outer fold (one held-out GPU, or one held-out LLM):
+
+1. inner folds on the training part only (leave one GPU out, or five folds grouped by LLM) score
+   every candidate of data/hybrid/candidates.json, and the selection rule picks one per target;
+2. the backbone constants, the chosen correction and the conformal scores (the chosen candidate's
+   inner held-out residuals) are all refitted on the training part;
+3. the held-out rows are predicted once, with 80 % and 90 % intervals, and scored.
+
+Nothing of the held-out GPU or LLM touches steps 1–2. The result is one row per held-out run and
+target (:func:`nested`), summarised per held-out group (:mod:`wattgpu_lite.hybrid.report`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sklearn.model_selection import GroupKFold
+from tqdm.auto import tqdm
+
+from wattgpu_lite.hybrid import fitting as F
+from wattgpu_lite.hybrid import training as T
+from wattgpu_lite.hybrid.candidates import candidates, select
+from wattgpu_lite.hybrid.conformal import group_quantile
+from wattgpu_lite.wattgpu.metrics import mdape_pct
+
+LEVELS = (0.8, 0.9)
+OUTER = {"logo": "gpu", "lolo": "llm"}
+INNER = {"logo": "logo", "lolo": "llm5"}
+
+
+def regime(ts: T.TrainingSet) -> np.ndarray:
+    """'offline' or 'server' per row (the Mondrian groups and the paper's scenario groups)."""
+    return np.where(ts.loads.offline, "offline", "server")
+
+
+def folds(ts: T.TrainingSet, kind: str) -> list[tuple[str, np.ndarray]]:
+    """(group name, held-out mask) per fold: 'logo' one GPU, 'lolo' one LLM, 'llm5' five folds
+    grouped by LLM, 'pair5' five folds grouped by (LLM, GPU) pair."""
+    frame = ts.frame
+    if kind in ("logo", "lolo"):
+        key = frame[OUTER[kind]]
+        return [(name, (key == name).to_numpy()) for name in sorted(key.unique())]
+    groups = frame["llm"] if kind == "llm5" else frame["llm"] + "|" + frame["gpu"]
+    out = []
+    for k, (_, test) in enumerate(GroupKFold(n_splits=5).split(frame, groups=groups)):
+        mask = np.zeros(len(frame), dtype=bool)
+        mask[test] = True
+        out.append((f"fold {k}", mask))
+    return out
+
+
+def held_out(ts: T.TrainingSet, kind: str, progress: bool = False) -> dict:
+    """Out-of-fold predictions of every candidate: {"group": labels, (name, target): array}."""
+    out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
+    start = None
+    for name, test in tqdm(folds(ts, kind), desc=f"folds {kind}", disable=not progress):
+        fitted = F.fit_all(ts.take(~test), start=start or F.Constants())
+        start = fitted.constants
+        out["group"][test] = name
+        for cand in candidates():
+            pred = F.predict(fitted, ts.take(test), cand)
+            for target in T.TARGETS:
+                out.setdefault((cand.name, target), np.empty(len(ts.frame)))[test] = pred[target]
+    return out
+
+
+def scenario_mdape(y_true, y_pred, reg) -> float:
+    """Mean over the scenario groups present of the MdAPE: the selection score."""
+    return float(np.mean([mdape_pct(y_true[reg == r], y_pred[reg == r]) for r in np.unique(reg)]))
+
+
+def choose(ts: T.TrainingSet, oof: dict) -> dict[str, str]:
+    """The selection rule on inner held-out predictions: one candidate per target."""
+    reg = regime(ts)
+    return {t: select({c.name: scenario_mdape(ts.target(t), oof[c.name, t], reg)
+                       for c in candidates()}) for t in T.TARGETS}  # fmt: skip
+
+
+def calibrate(ts: T.TrainingSet, oof: dict, chosen: dict[str, str]) -> dict:
+    """{(target, regime, level): q} from the chosen candidates' inner held-out residuals."""
+    reg, table = regime(ts), {}
+    for t, name in chosen.items():
+        score = np.abs(np.log(ts.target(t) / oof[name, t]))
+        for r in np.unique(reg):
+            m = reg == r
+            for lv in LEVELS:
+                table[t, r, lv] = group_quantile(score[m], oof["group"][m], lv)
+    return table
+
+
+def _outer_rows(test: T.TrainingSet, pred, chosen, table, group: str) -> list[pd.DataFrame]:
+    reg, parts = regime(test), []
+    for t in T.TARGETS:
+        y, yhat = test.target(t), pred[t]
+        frame = test.frame[["llm", "gpu", "scenario"]].assign(
+            target=t, regime=reg, held_out=group, candidate=chosen[t], y_true=y, y_pred=yhat)
+        for lv in LEVELS:
+            q = np.array([table.get((t, r, lv), np.inf) for r in reg])
+            frame[f"q{int(lv * 100)}"] = q
+            frame[f"covered{int(lv * 100)}"] = np.abs(np.log(y / yhat)) <= q
+        parts.append(frame)
+    return parts
+
+
+def nested(ts: T.TrainingSet | None = None, outer: str = "logo", progress: bool = False):
+    """One row per held-out run and target: y_true, y_pred, the candidate chosen, the 80/90 %
+    half-widths q80/q90 and whether each interval covered the measurement."""
+    ts = T.watt_counts() if ts is None else ts
+    parts = []
+    for group, test in tqdm(folds(ts, outer), desc=f"outer {outer}", disable=not progress):
+        train = ts.take(~test)
+        oof = held_out(train, INNER[outer])
+        chosen = choose(train, oof)
+        table = calibrate(train, oof, chosen)
+        cands = {c.name: c for c in candidates()}
+        fitted = F.fit_all(train, tuple(cands[n] for n in dict.fromkeys(chosen.values())))
+        pred = {t: F.predict(fitted, ts.take(test), cands[chosen[t]])[t] for t in T.TARGETS}
+        parts += _outer_rows(ts.take(test), pred, chosen, table, group)
+    return pd.concat(parts, ignore_index=True)

@@ -1,0 +1,139 @@
+"""The physics backbone: per-request ITL, time per token and mean power of an LLM served on a GPU.
+
+Per request and phase, :mod:`wattgpu_lite.energy.physical` gives the energy terms and the roofline
+time at a batch of B sequences (weights read once per step and shared by the batch; KV reads growing
+with the context; compute growing with B; a power ceiling). On top of it, with B the sequences in
+flight and T_out the generated tokens:
+
+- step time  s(B) = B · t_req(B) / T_out + c_step,  t_req = prefill + decode time per request at
+  the kernels' achieved bandwidth η_bw·BW and compute η_f·F, c_step = c_0 + c_1·n_layers the fixed
+  cost of a step (scheduling, kernel launches);
+- per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
+  time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
+- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, solved by fixed-point iteration; beyond
+  the capacity B_max / W(B_max) no steady state exists;
+- busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP; mean power
+  P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a request in flight.
+
+Every function takes and returns numpy arrays (one value per row); all rows are computed at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from wattgpu_lite.energy import physical as P
+
+MAX_NUM_SEQS = 256.0  # vLLM's default max_num_seqs
+FIXED_POINT_STEPS = 60
+
+
+@dataclass(frozen=True)
+class Constants:
+    """The backbone's fitted constants (refitted in every training fold)."""
+
+    eta_bw: float = 0.75  # achieved share of the memory bandwidth
+    eta_flops: float = 0.5  # achieved share of the dense FP16 peak
+    step_s: float = 1e-3  # fixed cost of a decode step, s
+    step_per_layer_s: float = 2e-5  # and per layer, s
+    kappa: float = 1.0  # dynamic-energy factor on alpha and e
+    idle_w: float = 20.0  # idle power: idle_w + idle_fraction · TDP
+    idle_fraction: float = 0.15
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Per-row arrays: the model args, the GPU args, and the workload."""
+
+    model: tuple[np.ndarray, ...]  # energy.physical.llm_args, one array per element
+    n_layers: np.ndarray
+    alpha: np.ndarray  # J/FLOP (spec basis)
+    e_bit: np.ndarray  # J/bit
+    flops: np.ndarray  # peak FLOP/s
+    bandwidth: np.ndarray  # peak B/s
+    tdp_w: np.ndarray
+    t_in: np.ndarray
+    t_out: np.ndarray
+
+    def take(self, mask: np.ndarray) -> Rows:
+        """The rows ``mask`` of every array."""
+        pick = {k: (tuple(x[mask] for x in v) if k == "model" else v[mask])
+                for k, v in self.__dict__.items()}  # fmt: skip
+        return Rows(**pick)
+
+
+def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
+    """Idle draw of a GPU holding a model [W]: idle_w + idle_fraction · TDP, at most the TDP."""
+    return np.minimum(c.idle_w + c.idle_fraction * rows.tdp_w, rows.tdp_w)
+
+
+def _hw(rows: Rows, c: Constants, p_static: np.ndarray) -> tuple[np.ndarray, ...]:
+    return rows.alpha, rows.e_bit, c.eta_flops * rows.flops, c.eta_bw * rows.bandwidth, rows.tdp_w, p_static
+
+
+def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
+    """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode)."""
+    p_idle = idle_power_w(rows, c)
+    args = (rows.model, (rows.t_in, rows.t_out, batch), _hw(rows, c, p_idle), c.kappa)
+    t_req = P.active_time_s(*args)
+    terms = P.physical_terms_j(*args)
+    dynamic = sum(v for (_, comp), v in terms.items() if comp != "static")
+    return np.asarray(t_req, dtype=float), np.asarray(dynamic, dtype=float)
+
+
+def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
+    """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + c_0 + c_1·n_layers."""
+    t_req, _ = request_terms(rows, batch, c)
+    return batch * t_req / rows.t_out + c.step_s + c.step_per_layer_s * rows.n_layers
+
+
+def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
+    """Mean power while serving ``batch`` sequences [W]: P_idle + dynamic energy per step / step
+    time, at most the TDP (the board's power limit)."""
+    t_req, dynamic = request_terms(rows, batch, c)
+    step = batch * t_req / rows.t_out + c.step_s + c.step_per_layer_s * rows.n_layers
+    power = idle_power_w(rows, c) + dynamic * batch / rows.t_out / step
+    return np.minimum(power, rows.tdp_w)
+
+
+def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants) -> np.ndarray:
+    """Mean requests in flight L at Poisson rate λ: L = λ · T_out · s(1 + L) (Little's law with
+    the per-request ITL at the batch a request sees), by damped fixed-point iteration; capped at
+    ``cap``. Rows beyond capacity come out at the cap (see :func:`capacity_qps`)."""
+    load = np.zeros_like(rate_qps, dtype=float)
+    for _ in range(FIXED_POINT_STEPS):
+        batch = np.minimum(1.0 + load, cap)
+        new = rate_qps * rows.t_out * step_time_s(rows, batch, c)
+        load = np.minimum(0.5 * load + 0.5 * new, cap)
+    return load
+
+
+def capacity_qps(rows: Rows, cap: np.ndarray, c: Constants) -> np.ndarray:
+    """Highest request rate a replica sustains [req/s]: cap sequences finishing every
+    T_out steps of s(cap): cap / (T_out · s(cap))."""
+    return cap / (rows.t_out * step_time_s(rows, cap, c))
+
+
+def at_batch(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
+    """A fixed batch (offline): ITL = s(B), time per token s(B)/B, power P_busy(B)."""
+    step = step_time_s(rows, batch, c)
+    power = busy_power_w(rows, batch, c)
+    return {"in_flight": batch, "itl_s": step, "time_per_token_s": step / batch, "power_w": power,
+            "busy_fraction": np.ones_like(step)}  # fmt: skip
+
+
+def at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
+    """Poisson arrivals at λ: ITL = s(1 + L), time per token 1/(λ·T_out), mean power
+    P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L)."""
+    load = in_flight_at_rate(rows, rate_qps, cap, c)
+    busy = -np.expm1(-load)
+    itl = step_time_s(rows, np.minimum(1.0 + load, cap), c)
+    p_idle = idle_power_w(rows, c)
+    p_busy = busy_power_w(rows, np.maximum(load / np.maximum(busy, 1e-300), 1.0), c)
+    return {"in_flight": load, "itl_s": itl, "time_per_token_s": 1.0 / (rate_qps * rows.t_out),
+            "power_w": p_idle + busy * (p_busy - p_idle), "busy_fraction": busy}  # fmt: skip

@@ -1,0 +1,89 @@
+"""From parsed config fields to parameter counts by group, totals, active count and storage bits.
+
+Groups (integer counts): ``embed`` (token table, positions, embedding and final norms),
+``lm_head``, ``attention`` (projections, biases, QK-norms, gpt-oss sinks), ``norms`` (per-layer),
+``dense_mlp`` (MLPs of the dense layers), ``router``, ``shared`` (always-on experts and their gate)
+and ``routed`` (all routed experts). Total N = Σ groups; active = N − (E − k)/E · routed.
+
+Storage bits are the parameter-weighted mean over groups: the quantised linear layers at the
+method's bits (:mod:`wattgpu_lite.specs.quant`), and embeddings, norms, the LM head (unless a
+config quantises it) and every module the config keeps out of quantisation at 16 bits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wattgpu_lite.specs.moe_config import MoE
+from wattgpu_lite.specs.params import (
+    MLA,
+    Family,
+    attention_params,
+    embedding_groups,
+    mla_params,
+    mlp_params,
+    norm_params,
+)
+from wattgpu_lite.specs.quant import WeightFormat, kept_16bit
+
+# a representative module name of each group, for matching keep-16-bit lists (layer 1)
+MODULES = {
+    "attention": ("model.layers.1.self_attn.q_proj", "model.layers.1.self_attn.o_proj"),
+    "dense_mlp": ("model.layers.0.mlp.gate_proj", "model.layers.0.mlp.down_proj"),
+    "shared": ("model.layers.1.mlp.shared_experts.down_proj", "model.layers.1.mlp.shared_expert.down_proj"),
+    "routed": ("model.layers.1.mlp.experts.0.down_proj", "model.layers.1.block_sparse_moe.experts.0.w2"),
+    "router": ("model.layers.1.mlp.gate", "model.layers.1.mlp.router", "transformer.blocks.1.ffn.router.layer"),
+    "lm_head": ("lm_head",),
+}  # fmt: skip
+QUANTISABLE = ("attention", "dense_mlp", "shared", "routed", "router", "lm_head")
+
+
+def count_groups(
+    f: dict[str, Any], fam: Family, moe: MoE | None, mla: MLA | None
+) -> dict[str, int]:
+    """Parameters of the model by group (see the module docstring)."""
+    d, layers = f["hidden_size"], f["n_layers"]
+    attn = mla_params(d, f["n_heads"], mla) if mla else attention_params(
+        d, f["n_heads"], f["n_kv_heads"], f["head_dim"], fam)  # fmt: skip
+    sinks = f["n_heads"] if f["model_type"] == "gpt_oss" else 0
+    groups = embedding_groups(f["vocab_size"], d, f["tie_embeddings"], f["context_length"], fam)
+    n_moe = moe.n_moe_layers if moe else 0
+    groups |= {
+        "attention": layers * (attn + sinks),
+        "norms": layers * fam.norms_per_layer * norm_params(d, fam),
+        "dense_mlp": (layers - n_moe) * mlp_params(d, f["intermediate_size"], f["mlp_type"], fam),
+        "router": 0, "shared": 0, "routed": 0,
+    }  # fmt: skip
+    if moe:
+        expert = mlp_params(d, moe.expert_ff, "gated", fam)
+        groups["router"] = n_moe * (d * moe.n_experts + moe.n_experts * fam.router_bias)
+        shared = moe.n_shared * mlp_params(d, moe.shared_ff, "gated", fam) + d * moe.shared_gate
+        groups["shared"] = n_moe * shared
+        groups["routed"] = n_moe * moe.n_experts * expert
+    return groups
+
+
+def active_params(groups: dict[str, int], moe: MoE | None) -> float:
+    """Parameters used per token: all but the (E − k) routed experts a token skips."""
+    if not moe:
+        return float(sum(groups.values()))
+    return sum(groups.values()) - groups["routed"] * (moe.n_experts - moe.top_k) / moe.n_experts
+
+
+def storage_bits(groups: dict[str, int], fmt: WeightFormat) -> float:
+    """Parameter-weighted bits per weight over all groups (see the module docstring)."""
+    if fmt.bits == 16.0:
+        return 16.0
+    total = sum(groups.values())
+    bits = sum(n * _group_bits(g, fmt) for g, n in groups.items())
+    return round(bits / total, 4)
+
+
+def _group_bits(group: str, fmt: WeightFormat) -> float:
+    if group in fmt.also:
+        return fmt.bits
+    if group not in QUANTISABLE or group == "lm_head":
+        return 16.0
+    if any(kept_16bit(m, fmt.keep_16bit) for m in MODULES[group]):
+        return 16.0
+    return fmt.bits

@@ -1,0 +1,110 @@
+"""Read the mixture-of-experts and multi-head-latent-attention fields of a config.json.
+
+Experts: ``num_local_experts`` (Mixtral, gpt-oss, Phi-3.5-MoE), ``num_experts`` (Qwen-MoE, OLMoE),
+``n_routed_experts`` (DeepSeek, GLM-4.5, Kimi), DBRX's ``ffn_config.moe_num_experts``. Top-k:
+``num_experts_per_tok``, ``experts_per_token``, ``moe_top_k``. Expert width: ``moe_intermediate_size``
+(else the MLP width). Shared experts: ``n_shared_experts`` experts of the expert width, or one
+of ``shared_expert_intermediate_size`` with a sigmoid gate (Qwen-MoE). Which layers are MoE:
+
+- ``first_k_dense_replace`` k and ``moe_layer_freq`` f (DeepSeek, GLM-4.5): i ≥ k and i mod f = 0;
+- ``decoder_sparse_step`` s and ``mlp_only_layers`` (Qwen-MoE): (i + 1) mod s = 0, not listed;
+- ``interleave_moe_layer_step`` s (Llama 4): (i + 1) mod s = 0;
+- otherwise every layer.
+
+A config with fewer than two experts is dense.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wattgpu_lite.errors import ConfigError
+from wattgpu_lite.specs.hf_config import as_int
+from wattgpu_lite.specs.params import MLA
+
+EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+TOPK_KEYS = ("num_experts_per_tok", "experts_per_token", "moe_top_k", "num_experts_per_token")
+
+
+@dataclass(frozen=True)
+class MoE:
+    """Routed experts per MoE layer, top-k, shared experts, widths and MoE layer count."""
+
+    n_experts: int
+    top_k: int
+    expert_ff: int
+    n_shared: int  # always-on experts of width shared_ff
+    shared_ff: int
+    shared_gate: bool  # a d→1 gate on the shared expert (Qwen-MoE)
+    n_moe_layers: int
+
+
+def _first(cfg: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | None:
+    return next(((k, cfg[k]) for k in keys if cfg.get(k) is not None), None)
+
+
+def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
+    """The MoE description of a (language-model) config dict, or None for a dense model."""
+    ffn = cfg.get("ffn_config") if isinstance(cfg.get("ffn_config"), dict) else {}
+    experts = _first(cfg, EXPERT_KEYS) or _first(ffn, ("moe_num_experts",))
+    if experts is None or experts[1] in (0, 1):
+        return None
+    n_experts = as_int(*experts)
+    topk = _first(cfg, TOPK_KEYS) or _first(ffn, ("moe_top_k",))
+    if topk is None:
+        raise ConfigError(f"config.json has {experts[0]} = {n_experts} but no top-k; looked for "
+                          f"{', '.join(TOPK_KEYS)}")  # fmt: skip
+    top_k = as_int(*topk)
+    if top_k > n_experts:
+        raise ConfigError(f"config.json {topk[0]} = {top_k} exceeds {experts[0]} = {n_experts}")
+    expert_ff = as_int("moe_intermediate_size", cfg.get("moe_intermediate_size") or dense_ff)
+    n_shared, shared_ff, gate = _shared(cfg, expert_ff)
+    return MoE(n_experts, top_k, expert_ff, n_shared, shared_ff, gate, moe_layers(cfg, n_layers))
+
+
+def _shared(cfg: dict[str, Any], expert_ff: int) -> tuple[int, int, bool]:
+    if cfg.get("shared_expert_intermediate_size"):
+        return (
+            1,
+            as_int("shared_expert_intermediate_size", cfg["shared_expert_intermediate_size"]),
+            True,
+        )
+    if cfg.get("n_shared_experts"):
+        return as_int("n_shared_experts", cfg["n_shared_experts"]), expert_ff, False
+    return 0, 0, False
+
+
+def moe_layers(cfg: dict[str, Any], n_layers: int) -> int:
+    """How many of the ``n_layers`` layers are MoE (see the module docstring)."""
+    layers = range(n_layers)
+    if cfg.get("first_k_dense_replace") is not None or cfg.get("moe_layer_freq") is not None:
+        k = int(cfg.get("first_k_dense_replace") or 0)
+        f = as_int("moe_layer_freq", cfg.get("moe_layer_freq") or 1)
+        count = sum(1 for i in layers if i >= k and i % f == 0)
+    elif cfg.get("decoder_sparse_step") is not None or cfg.get("mlp_only_layers"):
+        s = as_int("decoder_sparse_step", cfg.get("decoder_sparse_step") or 1)
+        dense = set(cfg.get("mlp_only_layers") or [])
+        count = sum(1 for i in layers if (i + 1) % s == 0 and i not in dense)
+    elif cfg.get("interleave_moe_layer_step") is not None:
+        s = as_int("interleave_moe_layer_step", cfg["interleave_moe_layer_step"])
+        count = sum(1 for i in layers if (i + 1) % s == 0)
+    else:
+        count = n_layers
+    if count == 0:
+        raise ConfigError("config.json declares experts but its layer pattern leaves no MoE layer")
+    return count
+
+
+def read_mla(cfg: dict[str, Any]) -> MLA | None:
+    """DeepSeek-style latent attention (``kv_lora_rank`` set), or None for ordinary attention."""
+    if cfg.get("kv_lora_rank") is None:
+        return None
+    q_rank = cfg.get("q_lora_rank")
+    return MLA(
+        q_lora_rank=0 if q_rank is None else as_int("q_lora_rank", q_rank),
+        kv_lora_rank=as_int("kv_lora_rank", cfg["kv_lora_rank"]),
+        qk_nope_head_dim=as_int("qk_nope_head_dim", cfg.get("qk_nope_head_dim")),
+        qk_rope_head_dim=as_int("qk_rope_head_dim", cfg.get("qk_rope_head_dim")),
+        v_head_dim=as_int("v_head_dim", cfg.get("v_head_dim")),
+    )

@@ -1,0 +1,169 @@
+"""How a config.json says its weights are stored: format and bits per weight, scales included.
+
+Rules (bits per *quantised* weight; g = group size; ``WeightFormat.bits`` adds the scale storage):
+
+==================  ====================================================================
+method              bits per weight, and what is assumed
+==================  ====================================================================
+none                16 (BF16/FP16 checkpoints)
+fp8, fbgemm_fp8     8, + one FP32 scale per ``weight_block_size`` block (DeepSeek 128×128:
+                    8 + 32/16384); per-channel or per-tensor scales are neglected (≈ 8)
+mxfp4               4 + 8/32 = 4.25: OCP Microscaling spec, blocks of 32 FP4 values share one
+                    8-bit (E8M0) scale
+gptq, awq           b + (16 + b)/g: packed b-bit weights, one FP16 scale and one packed b-bit
+                    zero point per group (AutoGPTQ / AutoAWQ ``qweight``, ``qzeros``,
+                    ``scales`` tensors); g = −1 (per channel) counts as b
+compressed-tensors  integer ``pack-quantized``: b + 16/g (symmetric: one BF16/FP16 scale per
+                    group), b + 32/g when asymmetric (a zero point too); float 8-bit: 8;
+                    ``nvfp4-pack-quantized``: 4 + 8/16 = 4.5 (one FP8 scale per 16)
+bitsandbytes        8-bit: 8 (per-row scales neglected); 4-bit nf4/fp4: 4 + 32/64 = 4.5 (one
+                    FP32 absmax per block of 64), 4 + 8/64 + 32/16384 with double
+                    quantisation (8-bit absmax, FP32 per 256 blocks); configs written before
+                    ``quant_method`` existed are recognised by ``load_in_4bit``/``load_in_8bit``
+MLX quantization    b + 32/g: MLX stores a 16-bit scale and a 16-bit bias per group; mlx-lm
+                    quantises the embedding and LM head too
+modelopt            FP8: 8; NVFP4: 4.5 (as compressed-tensors nvfp4)
+==================  ====================================================================
+
+Embeddings, norms and — unless the config says otherwise — the LM head stay in 16 bits in every
+method above; modules listed in ``modules_to_not_convert`` / ``ignore`` / ``ignored_layers`` /
+``llm_int8_skip_modules`` stay in 16 bits too (:func:`kept_16bit`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from wattgpu_lite.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class WeightFormat:
+    """Storage of the quantised layers: format name, bits per weight, modules left in 16 bits."""
+
+    name: str = "bf16"
+    bits: float = 16.0
+    keep_16bit: tuple[str, ...] = ()
+    also: tuple[str, ...] = ()  # groups quantised beyond the linear layers (MLX: embed, lm_head)
+
+
+def _num(method: str, field: str, value: Any, lo: float, hi: float) -> float:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and lo <= value <= hi
+    if not ok:
+        raise ConfigError(f"quantization ({method}) field {field!r} must be a number in "
+                          f"[{lo:g}, {hi:g}], got {value!r}")  # fmt: skip
+    return float(value)
+
+
+def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
+    g = q.get(key, -1)
+    return -1.0 if g in (-1, None) else _num(method, key, g, 1, 1e6)
+
+
+def _int_fmt(bits: float) -> str:
+    return f"int{int(bits)}" if bits in (2, 3, 4, 8) else "int4"
+
+
+def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
+    b = _num(method, "bits", q.get("bits", q.get("w_bit", 4)), 2, 8)
+    g = _group(method, q, "group_size" if "group_size" in q else "q_group_size")
+    extra = 0.0 if g < 0 else (16 + b) / g
+    return WeightFormat(_int_fmt(b), b + extra, _names(q.get("modules_to_not_convert")))
+
+
+def _fp8(method: str, q: dict[str, Any]) -> WeightFormat:
+    block = q.get("weight_block_size")
+    extra = 0.0
+    if isinstance(block, list) and len(block) == 2:
+        extra = 32 / (_num(method, "weight_block_size", block[0], 1, 1e6) * block[1])
+    keep = _names(q.get("ignored_layers")) + _names(q.get("modules_to_not_convert"))
+    return WeightFormat("fp8", 8 + extra, keep)
+
+
+def _bnb(q: dict[str, Any]) -> WeightFormat:
+    keep = _names(q.get("llm_int8_skip_modules"))
+    if q.get("load_in_8bit") is True:
+        return WeightFormat("int8", 8.0, keep)
+    if q.get("load_in_4bit") is True or q.get("_load_in_4bit") is True:
+        double = q.get("bnb_4bit_use_double_quant") is True
+        kind = "nf4" if q.get("bnb_4bit_quant_type", "fp4") == "nf4" else "fp4"
+        return WeightFormat(kind, 4 + (8 / 64 + 32 / 16384 if double else 32 / 64), keep)
+    raise ConfigError("quantization_config (bitsandbytes) sets neither load_in_4bit nor "
+                      "load_in_8bit to true; cannot tell the bits per weight")  # fmt: skip
+
+
+def _compressed(q: dict[str, Any]) -> WeightFormat:
+    fmt = str(q.get("format", ""))
+    groups = q.get("config_groups") or {}
+    weights = next((g.get("weights") for g in groups.values() if isinstance(g, dict)), None)
+    keep = _names(q.get("ignore"))
+    if "nvfp4" in fmt:
+        return WeightFormat("nvfp4", 4.5, keep)
+    if not isinstance(weights, dict):
+        raise ConfigError("quantization_config (compressed-tensors) has no config_groups weights")
+    b = _num("compressed-tensors", "num_bits", weights.get("num_bits"), 2, 8)
+    if weights.get("type") == "float":
+        return WeightFormat("fp8" if b == 8 else "fp4", b, keep)
+    g = _group("compressed-tensors", weights)
+    per_group = 16 if weights.get("symmetric", True) is True else 32
+    return WeightFormat(_int_fmt(b), b + (0 if g < 0 else per_group / g), keep)
+
+
+def _modelopt(q: dict[str, Any]) -> WeightFormat:
+    algo = str(q.get("quant_algo", "")).upper()
+    keep = _names(q.get("exclude_modules"))
+    if "FP4" in algo:
+        return WeightFormat("nvfp4", 4.5, keep)
+    if "FP8" in algo:
+        return WeightFormat("fp8", 8.0, keep)
+    raise ConfigError(f"quantization_config (modelopt) quant_algo {algo!r} is not FP8 or NVFP4")
+
+
+def weight_format(cfg: dict[str, Any]) -> WeightFormat:
+    """The storage format of a config's weights (see the module table); bf16 when none is set."""
+    mlx = cfg.get("quantization")
+    if isinstance(mlx, dict) and "bits" in mlx:
+        b = _num("mlx", "bits", mlx["bits"], 2, 8)
+        g = _num("mlx", "group_size", mlx.get("group_size", 64), 1, 1e6)
+        return WeightFormat(_int_fmt(b), b + 32 / g, also=("embed", "lm_head"))
+    q = cfg.get("quantization_config")
+    if q is None:
+        return WeightFormat()
+    if not isinstance(q, dict):
+        raise ConfigError(f"config.json 'quantization_config' must be an object, got {q!r}")
+    method = str(q.get("quant_method") or ("bitsandbytes" if _is_old_bnb(q) else ""))
+    readers = {"gptq": lambda: _gptq_awq("gptq", q), "awq": lambda: _gptq_awq("awq", q),
+               "fp8": lambda: _fp8("fp8", q), "fbgemm_fp8": lambda: _fp8("fbgemm_fp8", q),
+               "mxfp4": lambda: WeightFormat("mxfp4", 4.25, _names(q.get("modules_to_not_convert"))),
+               "bitsandbytes": lambda: _bnb(q), "compressed-tensors": lambda: _compressed(q),
+               "modelopt": lambda: _modelopt(q)}  # fmt: skip
+    if method not in readers:
+        raise ConfigError(f"quantization_config method {method!r} is not one the kit reads "
+                          f"({', '.join(sorted(readers))}); its bits per weight are unknown")  # fmt: skip
+    return readers[method]()
+
+
+def _is_old_bnb(q: dict[str, Any]) -> bool:
+    return any(k in q for k in ("load_in_4bit", "load_in_8bit", "bnb_4bit_quant_type"))
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+
+
+def kept_16bit(module: str, patterns: tuple[str, ...]) -> bool:
+    """Whether ``module`` (e.g. ``model.layers.3.self_attn.q_proj``) or one of its parents matches
+    a keep-16-bit entry: ``re:`` regular expressions, glob patterns, or dotted names."""
+    parents = [".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 2)]
+    for pat in patterns:
+        if pat.startswith("re:"):
+            if re.match(pat[3:], module):
+                return True
+        elif any(fnmatch.fnmatchcase(p, pat) for p in parents):
+            return True
+        elif f".{pat.strip('.')}." in f".{module}.":
+            return True
+    return False
