@@ -50,7 +50,10 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
     if fmt in ("fp8", "mxfp4", "nvfp4") and peak == "fp16":
         out.append(f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
                    "weight-only (dequantised to 16 bits) at the FP16 peak.")  # fmt: skip
-    if num_gpus > llm.n_kv_heads and not llm.mla_kv_width:
+    if num_gpus > 1 and llm.mla_kv_width:
+        out.append("tensor parallel keeps a copy of the latent (MLA) cache on every GPU, which this "
+                   "estimate counts once (KV bytes are a lower bound).")  # fmt: skip
+    elif num_gpus > llm.n_kv_heads:
         out.append(f"{num_gpus} GPUs > {llm.n_kv_heads} KV heads: vLLM replicates KV heads, which "
                    "this estimate counts once (KV bytes are a lower bound).")  # fmt: skip
     if llm.is_moe:
