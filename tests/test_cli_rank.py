@@ -31,9 +31,9 @@ def test_rank_json_measured_every_candidate(capsys):
     assert a30["energy_per_request_j"] == pytest.approx(a30["power_w"] / 0.017)
 
 
-def test_rank_json_predicted_covers_the_catalog(capsys):
-    pytest.importorskip("wattgpu_lite.wattgpu.predictor")
+def test_rank_json_by_default_covers_the_catalog_with_the_hybrid(capsys):
     rows = _rank_json(capsys)
+    assert {r["source"] for r in rows} == {"hybrid"}
     assert {r["gpu"] for r in rows} == set(wl.gpus()["name"])
     for r in rows:
         assert isinstance(r["fits"], bool) and isinstance(r["meets_sla"], bool)
@@ -41,7 +41,17 @@ def test_rank_json_predicted_covers_the_catalog(capsys):
 
 
 def test_rank_gpus_subset_and_table(capsys):
-    argv = ["rank", "--llm", LLAMA8, "--rate", "0.02", "--itl-sla-ms", "30", "--gpus", "A30,L4"]
+    argv = [
+        "rank",
+        "--llm",
+        LLAMA8,
+        "--rate-qps",
+        "0.017",
+        "--itl-sla-ms",
+        "30",
+        "--gpus",
+        "A30,L4",
+    ]
     assert main([*argv, "--source", "measured"]) == 0
     out = capsys.readouterr().out
     assert "A30" in out and "L4" in out and "H100" not in out and "ITL 59.5 ms > SLA 30 ms" in out
@@ -57,7 +67,6 @@ def test_rank_bad_input_exits_2(capsys, bad):
 
 
 def test_rank_any_config_and_spec_file(capsys):
-    pytest.importorskip("wattgpu_lite.wattgpu.predictor")
     fixtures = Path(__file__).parent / "fixtures"
     argv = ["rank", "--llm", str(fixtures / "gpt2.json"), "--scenario", "offline",
             "--itl-sla-ms", "1", "--gpus", f"A30,{fixtures / 'gpu_rtx5090_spec.json'}", "--json"]  # fmt: skip
@@ -67,8 +76,12 @@ def test_rank_any_config_and_spec_file(capsys):
     assert all(r["energy_per_1k_tokens_j"] > 0 for r in rows)
 
 
-def test_rank_moe_config_is_refused(capsys):
+def test_rank_moe_config_is_answered_by_physics_and_refused_by_the_paper_model(capsys):
     fixtures = Path(__file__).parent / "fixtures"
-    argv = ["rank", "--llm", str(fixtures / "mixtral_moe.json"), "--scenario", "server_low"]
-    assert main([*argv, "--itl-sla-ms", "30"]) == 2
-    assert "error: " in capsys.readouterr().err
+    argv = ["rank", "--llm", str(fixtures / "mixtral_moe.json"), "--scenario", "server_low",
+            "--itl-sla-ms", "60", "--gpus", "H100 SXM,B200"]  # fmt: skip
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert {r["basis"] for r in rows} == {"physics"}
+    assert main([*argv, "--source", "paper"]) == 2
+    assert "dense models only" in capsys.readouterr().err

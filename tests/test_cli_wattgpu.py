@@ -19,24 +19,24 @@ def _run_json(capsys, *argv: str):
 
 def test_predict_json_for_a_gpu_spec_in_no_table(capsys):
     out = _run_json(capsys, "predict", "--llm", LLAMA, "--gpu", str(SPEC), "--scenario", "offline")
-    assert out["gpu"] == "RTX 5090"
+    assert out["inputs"]["gpu"] == "RTX 5090" and out["schema_version"] == 1
     for key in ("power_w", "itl_s", "energy_per_token_j"):
         assert math.isfinite(out[key]) and out[key] > 0
-    assert out["power_w"] < 1.2 * 575
+    assert out["power_w"] <= 575 and out["power_w_interval"]["basis"] == "new gpu"
 
 
-def test_predict_moe_is_refused_with_exit_code_2(capsys):
-    argv = [
-        "predict",
-        "--llm",
-        "Qwen/Qwen1.5-MoE-A2.7B-Chat",
-        "--gpu",
-        "L4",
-        "--scenario",
-        "offline",
-    ]
-    assert main(argv) == 2
-    assert "dense models only" in capsys.readouterr().err
+def test_predict_json_is_the_predictions_own_json(capsys):
+    import wattgpu_lite as wl
+
+    out = _run_json(capsys, "predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.05",
+                    "--t-in", "500", "--t-out", "300")  # fmt: skip
+    assert out == json.loads(wl.predict(LLAMA, "A30", rate_qps=0.05, t_in=500, t_out=300).to_json())
+
+
+def test_predict_moe_answers_from_physics(capsys):
+    out = _run_json(capsys, "predict", "--llm", "Qwen/Qwen1.5-MoE-A2.7B-Chat", "--gpu",
+                    "H100 NVL", "--scenario", "offline")  # fmt: skip
+    assert out["model"] == "physics" and out["power_w_interval"]["basis"] == "physics"
 
 
 def test_evaluate_json_has_ours_and_the_papers(capsys):

@@ -37,6 +37,7 @@ TRIGGERS = {
     "SpecError": lambda tmp: wl.GPU.from_spec({"name": "x", "tdp_w": -1}),
     "InvalidInputError": lambda tmp: wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_in=0),
     "DataFileError": _corrupted_runs,
+    "CapacityError": lambda tmp: wl.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", rate_qps=1e3),
     "NoFeasibleGPUError": lambda tmp: wl.rank_gpus(
         "meta-llama/Llama-3.3-70B-Instruct", "server_low", itl_sla_ms=50, candidates=["T4", "L4"]
     ),

@@ -11,7 +11,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
-from wattgpu_lite.hybrid.load import T_OUT_DEFAULT
+from wattgpu_lite.specs.workload import DEFAULT_T_OUT as T_OUT_DEFAULT
 from wattgpu_lite.wattgpu.features import feature_frame
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -84,7 +84,7 @@ def test_bad_scenario_raises():
 
 
 def test_moe_config_raises():
-    with pytest.raises(UnsupportedModelError, match="mixture-of-experts"):
+    with pytest.raises(UnsupportedModelError, match="dense models only"):
         wl.WattGPU.pretrained().predict(FIXTURES / "mixtral_moe.json", "H100 NVL", "offline")
 
 

@@ -77,7 +77,7 @@ def test_the_generated_function_equals_the_sympy_expressions(llm, gpu, t_in, t_o
 @given(llms, st.data())
 def test_kv_bytes_scale_with_kv_heads(llm, data):
     model = wl.llm(llm)
-    assume(not model.mla_kv_width)  # multi-head latent attention caches a latent, not KV heads
+    assume(model.mla_kv_width == 0)  # latent attention caches one latent vector, not per head
     divisors = [h for h in range(1, model.n_heads + 1) if model.n_heads % h == 0]
     heads = data.draw(st.sampled_from(divisors))
     fewer = dataclasses.replace(model, n_kv_heads=heads)

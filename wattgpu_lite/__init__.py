@@ -7,7 +7,7 @@ uses the catalogs never pays for XGBoost.
     wl.gpu("H100 NVL"), wl.llm("meta-llama/Llama-3.1-8B-Instruct")
     wl.measurements()                       # the Watt Counts runs, validated
     wl.estimate_energy(m, gpu="H100 NVL", t_in=500, t_out=500, mode="physical")
-    wl.predict(m, g, rate=0.1)              # power, ITL, energy per token, with 80 % intervals
+    wl.predict(m, g, rate_qps=0.1, t_in=500, t_out=300)   # a Prediction with 80 % intervals
     wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")   # the paper's model
 """
 
@@ -32,6 +32,8 @@ _EXPORTS: dict[str, str] = {
     "evaluate": "wattgpu.evaluation",
     "HybridModel": "hybrid.model",
     "predict": "hybrid.api",
+    "predict_many": "hybrid.api",
+    "Prediction": "hybrid.prediction",
     "rank_gpus": "selection.rank",
 }
 # wl.<name> -> module: the chapters (subpackages) and the modules the notebooks and README name

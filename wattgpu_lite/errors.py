@@ -77,3 +77,8 @@ class DataFileError(WattGPUError, ValueError):
 
 class NoFeasibleGPUError(WattGPUError, ValueError):
     """No candidate GPU can hold the model (or meet the request): the message says why for each."""
+
+
+class CapacityError(WattGPUError, ValueError):
+    """A load one replica cannot serve (rate beyond its capacity, a batch above its KV cache, or
+    weights that do not fit); the message gives the capacity and what to do."""

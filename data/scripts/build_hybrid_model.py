@@ -1,20 +1,21 @@
-"""Build data/models/wattgpu_hybrid: the default (hybrid) configuration fitted on every dense
-run, with its conformal calibration (grouped out-of-fold residuals: cv, logo, lolo).
+"""Build data/models/wattgpu_hybrid: the hybrid predictor fitted on every dense Watt Counts run,
+with its interval tables (wattgpu_lite.hybrid.build; deterministic, seed 0).
 
-    .venv/bin/python data/scripts/build_hybrid_model.py     # a few minutes on 2 cores
-
-Deterministic (seed 0); tests/test_intervals.py checks the shipped model against a fresh fit.
+    .venv/bin/python data/scripts/build_hybrid_model.py     # about five minutes on 2 cores
 """
 
 from __future__ import annotations
 
-import wattgpu_lite as wl
-from wattgpu_lite.hybrid.model import HYBRID_DIR, HybridModel
+from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.hybrid.build import build
+from wattgpu_lite.hybrid.model import HYBRID_DIR
 
 
 def main() -> None:
-    model = HybridModel().fit(wl.measurements(dense_only=True), calibrate=True, progress=True)
-    print(f"wrote {model.save(HYBRID_DIR)}")
+    folder = data_dir() / HYBRID_DIR
+    for old in folder.glob("*.json"):
+        old.unlink()
+    print(f"wrote {build(progress=True).save(folder)}")
 
 
 if __name__ == "__main__":

@@ -19,8 +19,10 @@ from wattgpu_lite.wattgpu.features import feature_frame
 
 
 def held_out_rows(gpu_name: str) -> pd.DataFrame:
-    """Predictions for every catalog LLM and scenario on ``gpu_name``, fitted without it."""
-    frame = feature_frame(list(wl.llms()["name"]), [gpu_name], SCENARIOS)
+    """Predictions for every dense 16-bit catalog LLM (what WattGPU knows) and scenario on
+    ``gpu_name``, fitted without it."""
+    dense = wl.llms().query("n_experts == 0 and weight_bits == 16")
+    frame = feature_frame(list(dense["name"]), [gpu_name], SCENARIOS)
     out = logo_predictor(gpu_name).predict_frame(frame)
     return out[["llm", "gpu", "scenario", "power_w", "itl_s"]].assign(source=LOGO_SOURCE)
 

@@ -37,7 +37,7 @@ class ExplorerControls:
     itl_sla_ms: float = 30.0
     grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH
     price_per_kwh: float = DEFAULT_PRICE_PER_KWH
-    source: str = "predicted"
+    source: str = "hybrid"
 
 
 def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:

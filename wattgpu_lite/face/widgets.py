@@ -62,7 +62,7 @@ def _bars_png(view) -> bytes:
 
 def gpu_explorer(
     llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=MEASURED_GPUS,
-    itl_sla_ms: float = 30.0, source: str = "predicted",
+    itl_sla_ms: float = 30.0, source: str = "hybrid",
 ) -> w.VBox:  # fmt: skip
     """Rank GPUs for an LLM under an ITL SLA; redraws the table and bar chart on every change."""
     c = _controls(llm, candidates, itl_sla_ms)
@@ -164,7 +164,7 @@ def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H10
 
     def show(_=None) -> None:
         edited = spec | {f: b.value for f, b in boxes.items()}
-        table, notes = predict_for_spec(edited, llm, rate=rate.value)
+        table, notes = predict_for_spec(edited, llm, rate_qps=rate.value)
         with out:
             out.clear_output()
             print(table.to_string(index=False), "\n", notes or "inside the training range")

@@ -1,38 +1,190 @@
-"""``wl.predict``: one (LLM, GPU) at a load, from the shipped models.
+"""``wl.predict`` and ``wl.predict_many``: power, ITL and energy per token at any workload.
 
-The calibrated hybrid (:mod:`wattgpu_lite.hybrid.model`) by default; WattGPU exactly as published
-(:mod:`wattgpu_lite.wattgpu.predictor`) with ``config="paper"``.
+    wl.predict(llm, gpu, rate_qps=0.1)                      # Poisson arrivals (server)
+    wl.predict(llm, gpu, batch=64, t_in=500, t_out=300)     # a fixed batch (offline)
+    wl.predict(llm, gpu, scenario="server_low")             # a Watt Counts scenario's load
+    wl.predict_many(frame)                                   # one row per (llm, gpu, load, tokens)
+
+Token counts default to the Watt Counts request (``specs.workload``: 15 in, 180 out) and are echoed
+in every result. The calibrated hybrid (backbone + bounded correction) answers for dense 16-bit
+models on one GPU; anything else gets the backbone alone with wider, "physics" intervals.
 """
 
 from __future__ import annotations
 
-from wattgpu_lite.errors import InvalidInputError
+import math
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.errors import CapacityError, InvalidInputError
+from wattgpu_lite.hybrid import engine as E
+from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid.model import HybridModel
-from wattgpu_lite.wattgpu.predictor import WattGPU
+from wattgpu_lite.hybrid.prediction import Inputs, Interval, Prediction
+from wattgpu_lite.hybrid.training import OFFLINE_PROMPTS
+from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS, scenario_for_rate
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+MAX_RATE_QPS = 1e4
+MAX_BATCH = 4096
+DEFAULT_LEVEL = 0.8
 
 
-def predict(
-    llm, gpu, scenario: str | None = None, *, rate: float | None = None,
-    batch: float | None = None, level: float = 0.8, config: str = "hybrid",
-) -> dict:  # fmt: skip
-    """Power, ITL and energy per token for one (LLM, GPU), from the shipped models.
+def check_level(level) -> float:
+    """A coverage level in (0.5, 0.999)."""
+    ok = isinstance(level, int | float) and not isinstance(level, bool) and 0.5 < level < 0.999
+    if not ok:
+        raise InvalidInputError(f"level must be a number in (0.5, 0.999), e.g. 0.8; got {level!r}")
+    return float(level)
 
-    ``config="hybrid"`` (default, the best of the ablation in notebook 06): any load — a Watt Counts
-    ``scenario``, a request ``rate`` (req/s) or a fixed ``batch`` — with split-conformal
-    ``*_lo``/``*_hi`` bounds at ``level``, the ``interval_basis`` (cv / logo / lolo: which held-out
-    residuals calibrate it) and an ``extrapolation`` note. ``itl_s`` is per request;
-    ``time_per_token_s`` is the aggregate 1/throughput; energy per token = power × time per token.
-    ``config="paper"``: WattGPU exactly as published — a scenario only, point predictions.
+
+def check_tokens(name: str, value, context_length: int) -> int:
+    """A whole number of tokens in [1, the model's context length]."""
+    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or value != int(value) or value < 1:
+        raise InvalidInputError(f"{name} must be a positive whole number of tokens, got {value!r}")
+    if value > context_length:
+        raise InvalidInputError(f"{name} = {int(value)} exceeds the model's context length "
+                                f"({context_length} tokens); pass at most {context_length}")  # fmt: skip
+    return int(value)
+
+
+def _positive(name: str, value, upper: float) -> float:
+    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or not 0 < value <= upper:
+        raise InvalidInputError(f"{name} must be a number in (0, {upper:g}], got {value!r}")
+    return float(value)
+
+
+def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
+    """(rate or NaN, batch or NaN, offline scenario?) from exactly one of the three."""
+    given = [k for k, v in (("scenario", scenario), ("rate_qps", rate_qps), ("batch", batch))
+             if v is not None]  # fmt: skip
+    if len(given) != 1:
+        raise InvalidInputError(
+            "give exactly one load: scenario= (offline, server_low, server_high), rate_qps= "
+            f"(requests/s) or batch= (sequences); got {given or 'none'}"
+        )
+    if scenario is not None:
+        if scenario not in SCENARIOS:
+            raise InvalidInputError(f"unknown scenario {scenario!r}; use one of {SCENARIOS}")
+        return LAMBDA_QPS.get(scenario, math.nan), math.nan, scenario == "offline"
+    if rate_qps is not None:
+        return _positive("rate_qps", rate_qps, MAX_RATE_QPS), math.nan, False
+    value = _positive("batch", batch, MAX_BATCH)
+    if value != int(value):
+        raise InvalidInputError(f"batch must be a whole number of sequences, got {batch!r}")
+    return math.nan, value, False
+
+
+def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
+            scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
+            level: float = DEFAULT_LEVEL) -> Prediction:  # fmt: skip
+    """Power, per-request ITL, time per token and energy per token of ``llm`` on ``gpu``.
+
+    ``llm``: a catalog name, an LLM, a config.json path or dict; ``gpu``: a catalog name, a GPU,
+    a spec dict or JSON path. One load: ``rate_qps`` (Poisson arrivals), ``batch`` (sequences
+    decoded together) or ``scenario`` (a Watt Counts load). Raises CapacityError when the load is
+    beyond what one replica can serve (the message says the capacity).
     """
-    if config == "paper":
-        if rate is not None or batch is not None or scenario is None:
+    model, device = resolve_llm(llm), resolve_gpu(gpu)
+    rate, bat, offline = resolve_load(scenario, rate_qps, batch)
+    t_in = check_tokens("t_in", t_in, model.context_length)
+    t_out = check_tokens("t_out", t_out, model.context_length)
+    level = check_level(level)
+    if offline:
+        _, cap = R.build([model], [device], t_in, t_out)
+        bat = float(R.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
+    out = E.predict_arrays(
+        HybridModel.pretrained(), [model], [device], t_in, t_out, rate, bat, level
+    )
+    _raise_for_status(out, model.name, device.name, rate, bat)
+    inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
+                    None if math.isnan(bat) else bat, level)  # fmt: skip
+    return _record(HybridModel.pretrained(), out, 0, inputs, [model], [device])
+
+
+def _raise_for_status(out: dict, llm: str, gpu: str, rate: float, batch: float) -> None:
+    status = str(out["status"][0])
+    if status == "ok":
+        return
+    cap, qps = int(out["max_batch"][0]), float(out["capacity_qps"][0])
+    if status == "saturated":
+        raise CapacityError(
+            f"{rate:g} req/s is beyond what one {gpu} can serve with {llm}: its capacity is about "
+            f"{qps:.3g} req/s ({cap} sequences in flight). Lower rate_qps, or serve with more "
+            "replicas (wl.rank_gpus counts them)."
+        )
+    if status == "does not fit in memory":
+        raise CapacityError(f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "
+                            "pick a GPU with more memory (wl.rank_gpus lists them)")  # fmt: skip
+    raise CapacityError(f"batch {batch:g} is above the {cap} sequences the {gpu}'s KV cache holds "
+                        f"for {llm} at these token counts; pass batch <= {cap}")  # fmt: skip
+
+
+def _interval(out: dict, key: str, i: int, level: float) -> Interval:
+    return Interval(float(out[f"{key}_lo"][i]), float(out[f"{key}_hi"][i]), level,
+                    str(out["basis"][i]))  # fmt: skip
+
+
+def _record(model, out: dict, i: int, inputs: Inputs, llms, gpus) -> Prediction:
+    """One row of :func:`engine.predict_arrays` as a Prediction."""
+    num = {k: float(out[k][i]) for k in ("power_w", "itl_s", "time_per_token_s",
+                                           "energy_per_token_j", "in_flight", "busy_fraction",
+                                           "capacity_qps", "idle_power_w")}  # fmt: skip
+    kind = "physics" if str(out["basis"][i]) == "physics" else "hybrid"
+    scenario = "offline" if inputs.rate_qps is None else scenario_for_rate(inputs.rate_qps)
+    notes = tuple(E.notes_for(model, out["_watched"], i))
+    return Prediction(
+        kind, inputs, num["power_w"], _interval(out, "power_w", i, inputs.level), num["itl_s"],
+        _interval(out, "itl_s", i, inputs.level), num["time_per_token_s"],
+        _interval(out, "time_per_token_s", i, inputs.level), num["energy_per_token_j"],
+        _interval(out, "energy_per_token_j", i, inputs.level), num["in_flight"],
+        num["busy_fraction"], num["capacity_qps"], int(out["max_batch"][i]), num["idle_power_w"],
+        str(scenario), notes,
+    )  # fmt: skip
+
+
+def _column(frame: pd.DataFrame, name: str, default) -> np.ndarray:
+    if name not in frame:
+        return np.full(len(frame), default, dtype=float)
+    return pd.to_numeric(frame[name], errors="raise").to_numpy(dtype=float)
+
+
+def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+    """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
+    ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``).
+
+    Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
+    and _hi), in_flight, capacity_qps, basis and ``status`` ('ok', 'saturated', 'does not fit in
+    memory', ...); rows that are not 'ok' carry NaN values, never an exception.
+    """
+    for col in ("llm", "gpu"):
+        if col not in frame:
             raise InvalidInputError(
-                "config='paper' knows only the three Watt Counts scenarios: pass scenario= "
-                "(offline, server_low, server_high), or use config='hybrid' for rate= or batch="
+                f"predict_many needs a column {col!r}; got {list(frame.columns)}"
             )
-        return WattGPU.pretrained().predict(llm, gpu, scenario) | {"config": "paper"}
-    if config != "hybrid":
-        raise InvalidInputError(f"config must be 'hybrid' or 'paper', got {config!r}")
-    if scenario is None and rate is None and batch is None:
-        raise InvalidInputError("pass one of scenario=, rate= (requests/s) or batch= (sequences)")
-    return HybridModel.pretrained().predict(llm, gpu, scenario, rate=rate, batch=batch, level=level)
+    llms = _resolve_each(frame["llm"], resolve_llm)
+    gpus = _resolve_each(frame["gpu"], resolve_gpu)
+    rate, bat = _column(frame, "rate_qps", np.nan), _column(frame, "batch", np.nan)
+    if (np.isnan(rate) == np.isnan(bat)).any():
+        raise InvalidInputError("each row needs exactly one of rate_qps and batch")
+    t_in, t_out = _column(frame, "t_in", DEFAULT_T_IN), _column(frame, "t_out", DEFAULT_T_OUT)
+    out = E.predict_arrays(HybridModel.pretrained(), llms, gpus, t_in, t_out, rate, bat,
+                           check_level(level))  # fmt: skip
+    keep = {k: v for k, v in out.items() if not k.startswith("_") and k != "widening"}
+    return frame.reset_index(drop=True).assign(t_in=t_in, t_out=t_out, **keep)
+
+
+def _resolve_each(values: pd.Series, resolve) -> list:
+    """Resolve each distinct value once (names repeat across rows)."""
+    cache: dict = {}
+    out = []
+    for v in values:
+        key = v if isinstance(v, str) else id(v)
+        if key not in cache:
+            cache[key] = resolve(v)
+        out.append(cache[key])
+    return out

@@ -39,7 +39,9 @@ def table(scores, groups, regimes, per_group_floor: bool = True) -> dict[str, di
     return out
 
 
-def half_width(tables: dict, basis: str, target: str, regime: np.ndarray, level: float) -> np.ndarray:
+def half_width(
+    tables: dict, basis: str, target: str, regime: np.ndarray, level: float
+) -> np.ndarray:
     """q per row at ``level`` (linear between grid levels) for one basis and target."""
     grid = np.array(LEVEL_GRID)
     out = np.empty(len(regime))

@@ -40,7 +40,9 @@ def candidates() -> tuple[Candidate, ...]:
     """The candidates, in the file's order."""
     out = []
     for c in spec()["candidates"]:
-        cols = [col for g in c["groups"] for col in FEATURE_GROUPS[g] if col not in c.get("drop", ())]
+        cols = [
+            col for g in c["groups"] for col in FEATURE_GROUPS[g] if col not in c.get("drop", ())
+        ]
         cols += ["model_type"] if c["family"] else []
         out.append(Candidate(c["name"], tuple(cols), float(c["bound"])))
     return tuple(out)

@@ -35,7 +35,9 @@ def group_quantile(scores, groups, level: float, floor: float = FLOOR) -> float:
     s, g = np.asarray(scores, dtype=float), np.asarray(groups)
     names, codes, counts = np.unique(g, return_inverse=True, return_counts=True)
     q_level = weighted_quantile(s, 1.0 / counts[codes], level)
-    q_floor = max(float(np.quantile(s[codes == k], floor, method="higher")) for k in range(len(names)))
+    q_floor = max(
+        float(np.quantile(s[codes == k], floor, method="higher")) for k in range(len(names))
+    )
     return max(q_level, q_floor)
 
 

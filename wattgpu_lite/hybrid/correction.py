@@ -55,8 +55,12 @@ def llm_features(m: LLM) -> dict[str, float]:
 def feature_matrix(llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray],
                    columns: Sequence[str], families: Sequence[str] = ()) -> np.ndarray:  # fmt: skip
     """Rows × ``columns``; ``model_type`` is coded by its position in ``families`` (NaN if new)."""
-    lf = pd.DataFrame([llm_features(m) for m in dict.fromkeys(llms)], index=list(dict.fromkeys(llms)))
-    gf = pd.DataFrame([gpu_features(g) for g in dict.fromkeys(gpus)], index=list(dict.fromkeys(gpus)))
+    lf = pd.DataFrame(
+        [llm_features(m) for m in dict.fromkeys(llms)], index=list(dict.fromkeys(llms))
+    )
+    gf = pd.DataFrame(
+        [gpu_features(g) for g in dict.fromkeys(gpus)], index=list(dict.fromkeys(gpus))
+    )
     li, gi = lf.index.get_indexer(list(llms)), gf.index.get_indexer(list(gpus))
     code = {f: float(i) for i, f in enumerate(families)}
     cols = []

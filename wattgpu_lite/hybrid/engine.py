@@ -125,7 +125,7 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
               "max_batch": cap, "idle_power_w": idle}  # fmt: skip
     _add_intervals(model, result, llms, gpus, rows, odd, offline, level)
     for key, value in result.items():
-        if key not in ("capacity_qps", "max_batch", "idle_power_w"):
+        if key not in ("capacity_qps", "max_batch", "idle_power_w", "basis", "_watched"):
             result[key] = np.where(ok, value, np.nan)
     result["status"] = status
     return result
@@ -157,7 +157,10 @@ def _add_intervals(model, result, llms, gpus, rows, odd, offline, level) -> None
             q[t][m] = K.half_width(model.tables, str(b), t, regime[m], level)
     for key, t in (("power_w", "power"), ("itl_s", "itl"), ("time_per_token_s", "itl")):
         half = q[t] + widen
-        result[f"{key}_lo"], result[f"{key}_hi"] = result[key] * np.exp(-half), result[key] * np.exp(half)
+        result[f"{key}_lo"], result[f"{key}_hi"] = (
+            result[key] * np.exp(-half),
+            result[key] * np.exp(half),
+        )
     result["power_w_lo"] = np.maximum(result["power_w_lo"], result["idle_power_w"])
     result["power_w_hi"] = np.minimum(result["power_w_hi"], rows.tdp_w)
     e_half = np.maximum(q["power"], q["itl"]) + widen

@@ -30,8 +30,9 @@ def log_residuals(ts: T.TrainingSet, c: Constants) -> np.ndarray:
     return np.concatenate([np.log(pred[t] / ts.target(t)) for t in ("itl", "power")])
 
 
-def fit_constants(ts: T.TrainingSet, start: Constants = Constants()) -> Constants:
+def fit_constants(ts: T.TrainingSet, start: Constants | None = None) -> Constants:
     """The constants minimising the soft-L1 loss of :func:`log_residuals` on ``ts``."""
+    start = Constants() if start is None else start
     x0 = np.array([getattr(start, n) for n in NAMES], dtype=float)
     lo = np.array([LOWER[n] for n in NAMES])
     hi = np.array([UPPER[n] for n in NAMES])

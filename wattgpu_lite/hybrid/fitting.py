@@ -38,7 +38,7 @@ def matrix(ts: T.TrainingSet, out: dict, cand: Candidate, families=()) -> np.nda
 
 
 def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None,
-            start: Constants = Constants()) -> Fitted:  # fmt: skip
+            start: Constants | None = None) -> Fitted:  # fmt: skip
     """Constants on ``ts``, then each candidate's corrections on the log residuals."""
     cands = candidates() if cands is None else cands
     const = fit_constants(ts, start)

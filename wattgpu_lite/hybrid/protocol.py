@@ -56,7 +56,7 @@ def held_out(ts: T.TrainingSet, kind: str, progress: bool = False) -> dict:
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
     start = None
     for name, test in tqdm(folds(ts, kind), desc=f"folds {kind}", disable=not progress):
-        fitted = F.fit_all(ts.take(~test), start=start or F.Constants())
+        fitted = F.fit_all(ts.take(~test), start=start)
         start = fitted.constants
         out["group"][test] = name
         for cand in candidates():
@@ -95,7 +95,8 @@ def _outer_rows(test: T.TrainingSet, pred, chosen, table, group: str) -> list[pd
     for t in T.TARGETS:
         y, yhat = test.target(t), pred[t]
         frame = test.frame[["llm", "gpu", "scenario"]].assign(
-            target=t, regime=reg, held_out=group, candidate=chosen[t], y_true=y, y_pred=yhat)
+            target=t, regime=reg, held_out=group, candidate=chosen[t], y_true=y, y_pred=yhat
+        )
         for lv in LEVELS:
             q = np.array([table.get((t, r, lv), np.inf) for r in reg])
             frame[f"q{int(lv * 100)}"] = q

@@ -10,8 +10,8 @@ flight and T_out the generated tokens:
   cost of a step (scheduling, kernel launches);
 - per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
   time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
-- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, solved by fixed-point iteration; beyond
-  the capacity B_max / W(B_max) no steady state exists;
+- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root (bracket + bisection);
+  beyond the capacity B_max / W(B_max) no steady state exists;
 - busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP; mean power
   P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a request in flight.
 
@@ -27,7 +27,10 @@ import numpy as np
 from wattgpu_lite.energy import physical as P
 
 MAX_NUM_SEQS = 256.0  # vLLM's default max_num_seqs
-FIXED_POINT_STEPS = 60
+GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
+BISECTION_STEPS = 30
+GOLDEN_STEPS = 24  # golden-section steps locating the busy-power peak (ln B to ~1e-5)
+IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 
 
 @dataclass(frozen=True)
@@ -68,12 +71,21 @@ class Rows:
 
 
 def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
-    """Idle draw of a GPU holding a model [W]: idle_w + idle_fraction · TDP, at most the TDP."""
-    return np.minimum(c.idle_w + c.idle_fraction * rows.tdp_w, rows.tdp_w)
+    """Idle draw of a GPU holding a model [W]: idle_w + idle_fraction · TDP, at most
+    ``IDLE_CAP`` · TDP (an idle board never draws its power limit; the dynamic budget
+    TDP − P_idle stays positive)."""
+    return np.minimum(c.idle_w + c.idle_fraction * rows.tdp_w, IDLE_CAP * rows.tdp_w)
 
 
 def _hw(rows: Rows, c: Constants, p_static: np.ndarray) -> tuple[np.ndarray, ...]:
-    return rows.alpha, rows.e_bit, c.eta_flops * rows.flops, c.eta_bw * rows.bandwidth, rows.tdp_w, p_static
+    return (
+        rows.alpha,
+        rows.e_bit,
+        c.eta_flops * rows.flops,
+        c.eta_bw * rows.bandwidth,
+        rows.tdp_w,
+        p_static,
+    )
 
 
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
@@ -92,25 +104,72 @@ def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     return batch * t_req / rows.t_out + c.step_s + c.step_per_layer_s * rows.n_layers
 
 
-def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
-    """Mean power while serving ``batch`` sequences [W]: P_idle + dynamic energy per step / step
-    time, at most the TDP (the board's power limit)."""
+def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
+    """P_idle + dynamic energy per step / step time [W], at most the TDP."""
     t_req, dynamic = request_terms(rows, batch, c)
     step = batch * t_req / rows.t_out + c.step_s + c.step_per_layer_s * rows.n_layers
     power = idle_power_w(rows, c) + dynamic * batch / rows.t_out / step
     return np.minimum(power, rows.tdp_w)
 
 
-def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants) -> np.ndarray:
-    """Mean requests in flight L at Poisson rate λ: L = λ · T_out · s(1 + L) (Little's law with
-    the per-request ITL at the batch a request sees), by damped fixed-point iteration; capped at
-    ``cap``. Rows beyond capacity come out at the cap (see :func:`capacity_qps`)."""
-    load = np.zeros_like(rate_qps, dtype=float)
-    for _ in range(FIXED_POINT_STEPS):
-        batch = np.minimum(1.0 + load, cap)
-        new = rate_qps * rows.t_out * step_time_s(rows, batch, c)
-        load = np.minimum(0.5 * load + 0.5 * new, cap)
-    return load
+def peak_batch(rows: Rows, c: Constants, upper: float = 1024.0) -> np.ndarray:
+    """Batch at which the raw busy power peaks, by golden-section search on ln B in [0, ln upper].
+
+    The raw power rises while a step is memory-bound (more work per weight read) and may dip once
+    it turns compute-bound (the weight read spread over a longer step): one peak per row.
+    """
+    phi = (np.sqrt(5.0) - 1.0) / 2.0
+    lo, hi = np.zeros(len(rows.t_in)), np.full(len(rows.t_in), np.log(upper))
+    for _ in range(GOLDEN_STEPS):
+        a, b = hi - phi * (hi - lo), lo + phi * (hi - lo)
+        left = raw_busy_power_w(rows, np.exp(a), c) >= raw_busy_power_w(rows, np.exp(b), c)
+        lo, hi = np.where(left, lo, a), np.where(left, b, hi)
+    return np.exp(0.5 * (lo + hi))
+
+
+def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
+    """Mean power while serving ``batch`` sequences [W]: the raw power at this batch, or at the
+    peak batch if that is smaller and higher. Past the point where a step turns compute-bound the
+    raw figure can dip; a board serving more sequences keeps its clocks and traffic, so the kit
+    never lets power fall with load."""
+    batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
+    peak = np.minimum(peak_batch(rows, c), batch)
+    ends = np.maximum(
+        raw_busy_power_w(rows, batch, c), raw_busy_power_w(rows, np.ones_like(batch), c)
+    )
+    return np.maximum(ends, raw_busy_power_w(rows, peak, c))
+
+
+def in_flight_at_rate(
+    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants
+) -> np.ndarray:
+    """Mean requests in flight L at Poisson rate λ: the smallest root of
+    g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
+    at the batch a request sees). s grows with the batch, so g > 0 at L = 0; the first grid point
+    where g ≤ 0 brackets the root, which bisection then narrows. No root: beyond capacity, L = cap.
+    """
+    rate = np.asarray(rate_qps, dtype=float)
+
+    def g(load: np.ndarray) -> np.ndarray:
+        return rate * rows.t_out * step_time_s(rows, np.minimum(1.0 + load, cap), c) - load
+
+    grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, GRID_POINTS)])
+    lo, hi = np.zeros_like(rate), np.full_like(rate, np.nan)
+    for k in range(1, len(grid)):
+        undecided = np.isnan(hi)
+        if not undecided.any():
+            break
+        point = grid[k] * cap
+        below = undecided & (g(point) <= 0)
+        hi = np.where(below, point, hi)
+        lo = np.where(undecided & ~below, point, lo)
+    saturated = np.isnan(hi)
+    hi = np.where(saturated, cap, hi)
+    for _ in range(BISECTION_STEPS):
+        mid = 0.5 * (lo + hi)
+        neg = g(mid) <= 0
+        lo, hi = np.where(neg, lo, mid), np.where(neg, mid, hi)
+    return np.where(saturated, cap, hi)
 
 
 def capacity_qps(rows: Rows, cap: np.ndarray, c: Constants) -> np.ndarray:
@@ -127,7 +186,9 @@ def at_batch(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarra
             "busy_fraction": np.ones_like(step)}  # fmt: skip
 
 
-def at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
+def at_rate(
+    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants
+) -> dict[str, np.ndarray]:
     """Poisson arrivals at λ: ITL = s(1 + L), time per token 1/(λ·T_out), mean power
     P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L)."""
     load = in_flight_at_rate(rows, rate_qps, cap, c)

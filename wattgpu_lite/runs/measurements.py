@@ -18,7 +18,6 @@ import types
 
 import pandas as pd
 
-from wattgpu_lite.errors import UnknownLLMError
 from wattgpu_lite.runs.schema import (
     COLUMNS,
     ITL_OFFLINE,
@@ -36,28 +35,16 @@ from wattgpu_lite.runs.table import (
     check_ranges,
     check_sha256,
     load,
-    refuse_measured_sparse,
     sha256_of,
     validate,
 )
 from wattgpu_lite.runs.upstream import download_upstream, parse_upstream
-from wattgpu_lite.specs.catalog import LLM
-from wattgpu_lite.specs.resolve import resolve_llm as _resolve_llm
 
 __all__ = [
     "COLUMNS", "DATA_PATH", "DATA_SHA256", "ITL_OFFLINE", "LAMBDA_QPS", "MEASURED_GPUS", "POSITIVE",
     "SCENARIOS", "SMI_TO_CATALOG", "check_columns", "check_ranges", "check_sha256",
-    "download_upstream", "load", "parse_upstream", "refuse_measured_sparse", "scenario_group", "sha256_of", "validate",
+    "download_upstream", "load", "parse_upstream", "scenario_group", "sha256_of", "validate",
 ]  # fmt: skip
-
-
-def resolve_llm(value) -> LLM:
-    """:func:`specs.resolve.resolve_llm`, with the measured MoE/Mamba models refused by name."""
-    try:
-        return _resolve_llm(value)
-    except UnknownLLMError:
-        refuse_measured_sparse(str(value))
-        raise
 
 
 class _CallableModule(types.ModuleType):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.errors import DataFileError, UnsupportedModelError
+from wattgpu_lite.errors import DataFileError
 from wattgpu_lite.runs.schema import (
     COLUMNS,
     ITL_OFFLINE,
@@ -115,19 +115,3 @@ def load(
     if sha256 is not None:
         check_sha256(file, sha256)
     return df[df["dense"]].reset_index(drop=True) if dense_only else df
-
-
-def refuse_measured_sparse(name: str) -> None:
-    """UnsupportedModelError if ``name`` is one of the MoE/Mamba models Watt Counts measured
-    (they are in the runs, not in the dense catalog)."""
-    runs = load()
-    sparse = {n.lower(): n for n in runs.loc[~runs["dense"], "llm"].unique()}
-    full = sparse.get(name.lower()) or next(
-        (n for k, n in sparse.items() if k.endswith("/" + name.lower())), None
-    )
-    if full:
-        raise UnsupportedModelError(
-            f"{full!r} is a mixture-of-experts or state-space model: WattGPU is trained and "
-            "evaluated on dense models only (its features assume every parameter is used for "
-            "every token). Pick a dense model from wl.llms()."
-        )

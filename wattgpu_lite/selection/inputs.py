@@ -43,7 +43,7 @@ def candidate_gpus(candidates, source: str) -> list:
     if source not in SOURCES:
         raise InvalidInputError(f"unknown source {source!r}; use one of {SOURCES}")
     if candidates is None:
-        catalog_wide = source in ("predicted", "hybrid")
+        catalog_wide = source in ("paper", "hybrid")
         names = list(gpus()["name"]) if catalog_wide else list(MEASURED_GPUS)
         return [gpu(n) for n in names]
     found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())

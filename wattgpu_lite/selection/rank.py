@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.hybrid.api import check_level, check_tokens
+from wattgpu_lite.hybrid.api import resolve_load as resolve_hybrid_load
 from wattgpu_lite.runs import measurements
-from wattgpu_lite.runs.measurements import SCENARIOS, resolve_llm
+from wattgpu_lite.runs.measurements import SCENARIOS
+from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.accounting import (
     DEFAULT_GRID_GCO2_PER_KWH,
     DEFAULT_PRICE_PER_KWH,
@@ -34,9 +39,12 @@ from wattgpu_lite.selection.inputs import (
     positive,
     resolve_load,
 )
+from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
-from wattgpu_lite.selection.table import add_energy, apply_sla, fit_table, order
+from wattgpu_lite.selection.table import add_energy, apply_sla, fit_table, hybrid_accounting, order
 from wattgpu_lite.specs.catalog import gpu
+from wattgpu_lite.specs.resolve import resolve_llm
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 __all__ = [
     "SOURCES", "compare_pair", "compare_pair_run_energy", "heuristic_picks", "pick_under_sla",
@@ -46,34 +54,63 @@ __all__ = [
 
 def rank_gpus(
     llm, scenario: str | None = None, *, itl_sla_ms: float, rate_qps: float | None = None,
-    candidates=None, grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH,
-    price_per_kwh: float = DEFAULT_PRICE_PER_KWH, source: str = "predicted",
+    batch: float | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
+    candidates=None, source: str = "hybrid", grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH,
+    price_per_kwh: float = DEFAULT_PRICE_PER_KWH, level: float = 0.8,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS,
 ) -> pd.DataFrame:  # fmt: skip
-    """One row per candidate GPU, sorted by energy among GPUs that fit and meet the ITL SLA.
+    """One row per candidate GPU, the ones meeting the ITL SLA first, by energy per token.
 
-    ``source``: 'predicted' (pre-trained WattGPU; default candidates: the whole catalog),
-    'measured' (Watt Counts runs) or 'logo' (WattGPU refitted without each GPU's runs), both
-    defaulting to the 8 measured GPUs, or 'hybrid' (the calibrated hybrid model at the numeric
-    rate, with 80 % intervals *_lo/*_hi; catalog). Grid intensity in gCO2e/kWh, price per kWh (USD by default;
-    defaults: data/electricity_factors.csv). Give ``scenario`` or ``rate_qps`` (req/s): a rate
-    takes P̄ and ITL of its scenario class (< 0.2 req/s: server_low) and λ for the energy.
-    ``context_tokens``: the context the fit check reserves KV cache for (Watt Counts: 1024).
-    NoFeasibleGPUError (each GPU's reason) when no candidate holds the model.
+    ``source``: 'hybrid' (default, the same model as ``wl.predict``: any load and token counts,
+    replicas to serve the rate, intervals; candidates: the whole catalog), or the Watt Counts
+    readings 'measured' (the runs), 'paper' (WattGPU as published) and 'logo' (WattGPU refitted
+    without each GPU), which know the three scenarios only and default to the 8 measured GPUs.
+    Give one load: ``scenario``, ``rate_qps`` (req/s) or ``batch``. Grid intensity in gCO2e/kWh
+    and price per kWh default to data/electricity_factors.csv. NoFeasibleGPUError (each GPU's
+    reason) when no candidate holds the model.
     """
-    scenario, rate = resolve_load(scenario, rate_qps)
     sla = positive("itl_sla_ms", itl_sla_ms)
     grid = positive("grid_gco2_per_kwh", grid_gco2_per_kwh, allow_zero=True)
     price = positive("price_per_kwh", price_per_kwh, allow_zero=True)
     model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
+    if source == "hybrid":
+        return _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla, grid,
+                            price, level)  # fmt: skip
+    if batch is not None:
+        raise InvalidInputError(f"source {source!r} knows the Watt Counts scenarios only; use "
+                                "scenario= or rate_qps=, or source='hybrid' for a batch")  # fmt: skip
+    scenario, rate = resolve_load(scenario, rate_qps)
     table = fit_table(model, devices, context_tokens)
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
     fitting = [d for d in devices if d.name in set(table.loc[table["fits"], "gpu"])]
-    metrics = gpu_metrics(model, fitting, scenario, source, rate)
+    metrics = gpu_metrics(model, fitting, scenario, source, t_out)
     table = table.merge(metrics, on="gpu", how="left")
     table = apply_sla(add_energy(table, rate, grid, price), sla, scenario)
     head = {"llm": model.name, "scenario": scenario, "rate_qps": rate, "source": source}
+    return order(table).assign(**head)
+
+
+def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms, grid, price,
+                 level) -> pd.DataFrame:  # fmt: skip
+    """The 'hybrid' source: plans per GPU (replicas at a rate), accounted and ordered."""
+    rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
+    t_in = check_tokens("t_in", t_in, model.context_length)
+    t_out = check_tokens("t_out", t_out, model.context_length)
+    level = check_level(level)
+    if np.isnan(rate):
+        table = batch_plans(
+            model, devices, None if offline else bat, t_in, t_out, sla_ms / 1e3, level
+        )
+    else:
+        table = rate_plans(model, devices, rate, t_in, t_out, sla_ms / 1e3, level)
+    table["fits"] = ~table["why_not"].str.startswith("does not fit in memory")
+    if not table["fits"].any():
+        raise no_fit_error(model.name, table)
+    table = hybrid_accounting(table, t_out, grid, price)
+    label = "offline" if offline or np.isnan(rate) else scenario_for_rate(rate)
+    head = {"llm": model.name, "scenario": scenario or label, "rate_qps": rate, "batch": bat,
+            "t_in": t_in, "t_out": t_out, "source": "hybrid", "level": level}  # fmt: skip
     return order(table).assign(**head)
 
 

@@ -12,15 +12,13 @@ from functools import cache
 import pandas as pd
 
 from wattgpu_lite.errors import UnknownLLMError
-from wattgpu_lite.hybrid.load import nearest_scenario
-from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.runs import measurements
-from wattgpu_lite.selection.accounting import WATT_COUNTS_MAX_NEW_TOKENS
 from wattgpu_lite.specs.catalog import llm
+from wattgpu_lite.specs.workload import DEFAULT_T_OUT
 from wattgpu_lite.wattgpu.features import feature_frame
-from wattgpu_lite.wattgpu.predictor import WattGPU
+from wattgpu_lite.wattgpu.predictor import WattGPU, dense_only
 
-SOURCES: tuple[str, ...] = ("predicted", "measured", "logo", "hybrid")
+SOURCES: tuple[str, ...] = ("hybrid", "measured", "paper", "logo")
 # leave-one-GPU-out predictions, precomputed by data/scripts/build_logo_predictions.py
 LOGO_PATH = measurements.DATA_PATH.parent / "wattgpu_logo_predictions.csv"
 LOGO_SOURCE = "LOGO refit, data/scripts/build_logo_predictions.py"
@@ -37,14 +35,6 @@ def measured_metrics(llm_name: str, scenario: str, gpu_names: list[str]) -> pd.D
     mine = mine[mine["gpu"].isin(gpu_names)]
     means = mine.groupby("gpu", sort=False)[["power_w", "itl_s", "generated_tokens"]].mean()
     return means.rename(columns={"generated_tokens": "tokens_per_request"}).reset_index()
-
-
-def typical_tokens_per_request(llm_name: str, scenario: str) -> float:
-    """Mean generated tokens per request of this LLM in this scenario over all measured GPUs;
-    Watt Counts' cap of 256 new tokens when the LLM was never measured."""
-    runs = measurements.load()
-    mine = runs[(runs["llm"] == llm_name) & (runs["scenario"] == scenario)]
-    return float(mine["generated_tokens"].mean()) if len(mine) else WATT_COUNTS_MAX_NEW_TOKENS
 
 
 @cache
@@ -96,37 +86,25 @@ def _predict_rows(predictor, llm, gpus: list, scenario: str) -> pd.DataFrame:
     return out[keep].reset_index(drop=True)
 
 
-def predicted_metrics(llm, gpus: list, scenario: str, logo: bool = False) -> pd.DataFrame:
-    """Predicted power and ITL per GPU: the full model, or one refitted without each GPU."""
+def predicted_metrics(llm, gpus: list, scenario: str, logo: bool = False,
+                      t_out: float = DEFAULT_T_OUT) -> pd.DataFrame:  # fmt: skip
+    """Predicted power and ITL per GPU: the full model, or one refitted without each GPU; energy
+    is accounted for ``t_out`` generated tokens a request (the kit's one default, as
+    ``WattGPU.predict``)."""
     if not gpus:
         return pd.DataFrame(columns=["gpu", "power_w", "itl_s", "tokens_per_request"])
+    dense_only(llm)
     if logo:
         parts = [logo_rows(llm, g, scenario) for g in gpus]
         frame = pd.concat(parts, ignore_index=True)
     else:
         frame = _predict_rows(full_predictor(), llm, gpus, scenario)
-    return frame.assign(tokens_per_request=typical_tokens_per_request(llm.name, scenario))
+    return frame.assign(tokens_per_request=float(t_out))
 
 
-def hybrid_metrics(llm, gpus: list, scenario: str, rate_qps: float) -> pd.DataFrame:
-    """The calibrated hybrid model at the numeric rate (NaN offline), with 80 % intervals
-    (power_w_lo/_hi, itl_s_lo/_hi) and their basis. Offline its time per token (1/throughput)
-    is the ITL, as in Watt Counts; its per-sequence ITL in the batch is not used."""
-    label = "offline" if scenario == "offline" else nearest_scenario(rate_qps, float("nan"))
-    frame = feature_frame([llm], gpus, [label]).assign(rate_qps=rate_qps, batch=float("nan"))
-    out = HybridModel.pretrained().predict_frame(frame, 0.8, {llm.name: llm},
-                                                 {g.name: g for g in gpus})  # fmt: skip
-    if scenario == "offline":  # ITL as Watt Counts defines it offline: 1/throughput
-        out = out.drop(columns=["itl_s", "itl_s_lo", "itl_s_hi"])
-        out = out.rename(columns=lambda c: c.replace("time_per_token_s", "itl_s"))
-    keep = ["gpu", "power_w", "itl_s", *_INTERVAL_COLUMNS, "interval_basis"]
-    return out[keep].assign(tokens_per_request=typical_tokens_per_request(llm.name, scenario))
-
-
-def gpu_metrics(llm, gpus: list, scenario: str, source: str, rate_qps=float("nan")):
-    """One row per GPU with power_w, itl_s, tokens_per_request from ``source`` (see SOURCES)."""
+def gpu_metrics(llm, gpus: list, scenario: str, source: str, t_out: float = DEFAULT_T_OUT):
+    """One row per GPU with power_w, itl_s, tokens_per_request from ``source`` (see SOURCES):
+    the measured runs carry their own tokens per request; the predictors use ``t_out``."""
     if source == "measured":
         return measured_metrics(llm.name, scenario, [g.name for g in gpus])
-    if source == "hybrid" and gpus:
-        return hybrid_metrics(llm, gpus, scenario, rate_qps)
-    return predicted_metrics(llm, gpus, scenario, logo=(source == "logo"))
+    return predicted_metrics(llm, gpus, scenario, logo=(source == "logo"), t_out=t_out)

@@ -74,3 +74,18 @@ def order(table: pd.DataFrame) -> pd.DataFrame:
     out = table.assign(_g=group).sort_values(["_g", "energy_per_1k_tokens_j", "gpu"])
     rank = out["meets_sla"].cumsum().where(out["meets_sla"])
     return out.drop(columns="_g").assign(rank=rank.astype("Int64")).reset_index(drop=True)
+
+
+def hybrid_accounting(table: pd.DataFrame, t_out: int, grid: float, price: float) -> pd.DataFrame:
+    """Per-request, per-1,000-token, carbon and cost columns of hybrid plans (energy per token
+    is already the plan's: every replica counted), and ITL in ms."""
+    per_token = table["energy_per_token_j"]
+    return table.assign(
+        itl_ms=table["itl_s"] * 1e3, itl_ms_lo=table["itl_s_lo"] * 1e3,
+        itl_ms_hi=table["itl_s_hi"] * 1e3, energy_per_request_j=per_token * t_out,
+        energy_per_1k_tokens_j=per_token * 1e3,
+        energy_per_1k_tokens_j_lo=table["energy_per_token_j_lo"] * 1e3,
+        energy_per_1k_tokens_j_hi=table["energy_per_token_j_hi"] * 1e3,
+        kg_co2e_per_mtok=co2e_kg_per_million_tokens(per_token, grid),
+        cost_per_mtok=cost_per_million_tokens(per_token, price),
+    )  # fmt: skip

@@ -23,8 +23,10 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.runs.measurements import LAMBDA_QPS, resolve_llm
-from wattgpu_lite.specs.resolve import resolve_gpu
+from wattgpu_lite.errors import UnsupportedModelError
+from wattgpu_lite.runs.measurements import LAMBDA_QPS
+from wattgpu_lite.specs.llm import LLM
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
 from wattgpu_lite.wattgpu.features import FEATURES, feature_frame, run_features
 from wattgpu_lite.wattgpu.regressor import TargetModel, fit_target, training_rows
@@ -82,7 +84,7 @@ class WattGPU:
     def predict(self, llm, gpu, scenario: str) -> dict:
         """Prediction for one (LLM, GPU, scenario). ``llm``: LLM, catalog name, config dict or
         path to a config.json; ``gpu``: GPU, catalog name, spec dict or path to a spec JSON."""
-        row = feature_frame([resolve_llm(llm)], [resolve_gpu(gpu)], [scenario])
+        row = feature_frame([dense_only(resolve_llm(llm))], [resolve_gpu(gpu)], [scenario])
         out = self.predict_frame(row).iloc[0]
         keys = ("llm", "gpu", "scenario", "tdp_w", "power_w", "itl_s", "energy_per_token_j")
         return {k: out[k] if isinstance(out[k], str) else float(out[k]) for k in keys}
@@ -113,6 +115,19 @@ class WattGPU:
     def pretrained(cls) -> WattGPU:
         """The shipped model, trained on every dense Watt Counts run (loaded once, cached)."""
         return _pretrained()
+
+
+def dense_only(model: LLM) -> LLM:
+    """``model`` if it is a dense 16-bit LLM, else UnsupportedModelError: WattGPU's features and
+    training runs assume every parameter is used for every token, stored in 16 bits."""
+    if model.is_moe or model.weight_bits < 16:
+        kind = "a mixture-of-experts" if model.is_moe else f"a {model.weight_format}-weight"
+        raise UnsupportedModelError(
+            f"{model.name!r} is {kind} model: WattGPU is trained and evaluated on dense models "
+            "only, with 16-bit weights on one GPU. Use wl.predict (the physics backbone answers "
+            "for it, with wider intervals) or pick a dense model from wl.llms()."
+        )
+    return model
 
 
 @cache

@@ -52,6 +52,6 @@ def resolve_gpu(text: str):
 
 def resolve_llm(text: str):
     """A catalog name, or a path to a Hugging Face config.json -> LLM."""
-    from wattgpu_lite.runs.measurements import resolve_llm as resolve
+    from wattgpu_lite.specs.resolve import resolve_llm as resolve
 
     return resolve(Path(text) if Path(text).is_file() else text)

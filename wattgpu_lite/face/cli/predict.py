@@ -1,47 +1,70 @@
 """``predict``: mean power, ITL and energy per token for one (LLM, GPU) at a load, with intervals.
 
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
-       (--scenario offline|server_low|server_high | --rate QPS | --batch N)
-       [--level 0.8] [--config hybrid|paper] [--json]
+       (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
+       [--t-in 15] [--t-out 180] [--level 0.8] [--json]
 
-The default configuration (hybrid) gives split-conformal [lo, hi] bounds at --level and takes any
-load; --config paper is WattGPU exactly as published (three scenarios, point predictions).
+--json prints the Prediction's to_json(); the text view shows the same fields.
 """
 
 from __future__ import annotations
 
 import argparse
-import warnings
 
-from wattgpu_lite.face.cli import add_json_flag, emit
+from wattgpu_lite.face.cli import add_json_flag
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 SCENARIOS = ("offline", "server_low", "server_high")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``predict``."""
-    p = sub.add_parser("predict", help="predicted power, ITL and energy per token (with intervals)")
-    p.add_argument("--llm", required=True, help="catalog name or path to a config.json")
-    p.add_argument("--gpu", required=True, help="catalog name or path to a spec .json")
+    p = sub.add_parser("predict", help="predicted power, ITL and energy per token, with intervals")
+    p.add_argument(
+        "--llm", required=True, help="catalog name (see `llms`) or path to a config.json"
+    )
+    p.add_argument("--gpu", required=True, help="catalog name (see `gpus`) or path to a spec .json")
     load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--scenario", choices=SCENARIOS, help="a Watt Counts scenario")
-    load.add_argument("--rate", type=float, help="Poisson arrival rate, requests/s")
-    load.add_argument("--batch", type=float, help="concurrent sequences (a fixed batch)")
-    p.add_argument("--level", type=float, default=0.8, help="interval coverage (default 0.8)")
-    p.add_argument("--config", choices=("hybrid", "paper"), default="hybrid")
+    load.add_argument("--rate-qps", type=float, help="Poisson arrival rate, requests per second")
+    load.add_argument("--batch", type=float, help="sequences decoded together (offline)")
+    load.add_argument("--scenario", choices=SCENARIOS, help="the load of a Watt Counts scenario")
+    p.add_argument(
+        "--t-in",
+        type=int,
+        default=DEFAULT_T_IN,
+        help=f"prompt tokens per request (default {DEFAULT_T_IN})",
+    )
+    p.add_argument(
+        "--t-out",
+        type=int,
+        default=DEFAULT_T_OUT,
+        help=f"generated tokens per request (default {DEFAULT_T_OUT})",
+    )
+    p.add_argument("--level", type=float, default=0.8, help="interval coverage in (0.5, 0.999)")
     add_json_flag(p)
     p.set_defaults(func=run)
+
+
+def text_view(p) -> str:
+    """The prediction as readable lines: inputs, each quantity with its interval, notes."""
+    i = p.inputs
+    load = f"rate {i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
+    lines = [f"{i.llm} on {i.gpu}: {load}, {i.t_in} prompt / {i.t_out} generated tokens",
+             f"model {p.model}; {i.level:.0%} intervals, basis {p.power_w_interval.basis!r}"]  # fmt: skip
+    for q, v, lo, hi in p.rows():
+        lines.append(f"  {q:<20} {v:>11.4g}   [{lo:.4g}, {hi:.4g}]")
+    lines += [f"  in_flight            {p.in_flight:>11.4g}",
+              f"  capacity_qps         {p.capacity_qps:>11.4g}",
+              f"  max_batch            {p.max_batch:>11d}",
+              f"  nearest scenario     {p.scenario:>11}"]  # fmt: skip
+    lines += [f"note: {n}" for n in p.notes]
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.hybrid.api import predict
 
-    load = {"rate": args.rate, "batch": args.batch, "level": args.level, "config": args.config}
-    with warnings.catch_warnings(record=True):  # extrapolation notes are in the result itself
-        warnings.simplefilter("always")
-        result = predict(args.llm, args.gpu, args.scenario, **load)
-    if not args.json:
-        result = {**result, "itl_ms": result["itl_s"] * 1e3}
-        result = {k: f"{v:.4g}" if isinstance(v, float) else v for k, v in result.items()}
-    emit(result, args.json)
+    p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
+                scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level)  # fmt: skip
+    print(p.to_json() if args.json else text_view(p))
     return 0

@@ -1,7 +1,9 @@
-"""``rank``: which GPU serves an LLM within an ITL SLA for the least energy.
+"""``rank``: which GPU serves an LLM within an ITL SLA for the least energy, and how many of it.
 
-python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --scenario server_low \
-    --itl-sla-ms 30 [--gpus A30,L4,...] [--source predicted|measured|logo|hybrid] [--json]
+python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
+    [--t-in 15 --t-out 180] [--gpus A30,L4,...] [--source hybrid|measured|paper|logo] [--json]
+
+--json prints every column of the ranking (records, no NaN); the text view shows the main ones.
 """
 
 from __future__ import annotations
@@ -9,26 +11,60 @@ from __future__ import annotations
 import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, emit, resolve_llm
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 # columns of the readable table (--json prints every column)
-TABLE = ["rank", "gpu", "fits", "meets_sla", "power_w", "itl_ms", "energy_per_request_j",
+TABLE = ["rank", "gpu", "replicas", "meets_sla", "power_w", "itl_ms", "energy_per_request_j",
          "energy_per_1k_tokens_j", "kg_co2e_per_mtok", "cost_per_mtok", "why_not"]  # fmt: skip
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``rank``."""
     p = sub.add_parser("rank", help="rank GPUs for an LLM under an ITL SLA, by energy")
-    p.add_argument("--llm", required=True, help="catalog name or path to a config.json")
+    p.add_argument(
+        "--llm", required=True, help="catalog name (see `llms`) or path to a config.json"
+    )
     load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--scenario", choices=("offline", "server_low", "server_high"))
-    load.add_argument("--rate", type=float, metavar="QPS", help="Poisson request rate, req/s")
-    p.add_argument("--itl-sla-ms", type=float, required=True, help="max inter-token latency, ms")
+    load.add_argument(
+        "--scenario",
+        choices=("offline", "server_low", "server_high"),
+        help="the load of a Watt Counts scenario",
+    )
+    load.add_argument("--rate-qps", type=float, help="Poisson request rate, requests per second")
+    load.add_argument("--batch", type=float, help="sequences decoded together (hybrid source)")
+    p.add_argument(
+        "--itl-sla-ms",
+        type=float,
+        required=True,
+        help="the most inter-token latency a request may see, ms",
+    )
+    p.add_argument(
+        "--t-in",
+        type=int,
+        default=DEFAULT_T_IN,
+        help=f"prompt tokens per request (default {DEFAULT_T_IN})",
+    )
+    p.add_argument(
+        "--t-out",
+        type=int,
+        default=DEFAULT_T_OUT,
+        help=f"generated tokens per request (default {DEFAULT_T_OUT})",
+    )
     p.add_argument("--gpus", help="comma-separated candidate GPUs (default: see --source)")
     p.add_argument(
-        "--source", default="predicted", choices=("predicted", "measured", "logo", "hybrid")
+        "--source",
+        default="hybrid",
+        choices=("hybrid", "measured", "paper", "logo"),
+        help="where power and ITL come from (default: hybrid, as `predict`)",
     )
-    p.add_argument("--grid-gco2-per-kwh", type=float, help="grid intensity (default: Ember)")
-    p.add_argument("--price-per-kwh", type=float, help="electricity price (default: EIA, USD)")
+    p.add_argument(
+        "--grid-gco2-per-kwh",
+        type=float,
+        help="grid carbon intensity, gCO2e/kWh (default: Ember world average)",
+    )
+    p.add_argument(
+        "--price-per-kwh", type=float, help="electricity price per kWh (default: EIA, USD)"
+    )
     add_json_flag(p)
     p.set_defaults(func=run_rank)
 
@@ -37,10 +73,13 @@ def run_rank(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.rank import rank_gpus
 
     extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh}
+    tokens = {"t_in": args.t_in, "t_out": args.t_out} if args.source == "hybrid" else {}
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
     table = rank_gpus(
-        resolve_llm(args.llm), args.scenario, rate_qps=args.rate, itl_sla_ms=args.itl_sla_ms,
-        candidates=gpus, source=args.source, **{k: v for k, v in extra.items() if v is not None},
+        resolve_llm(args.llm), args.scenario, rate_qps=args.rate_qps, batch=args.batch,
+        itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
+        **{k: v for k, v in extra.items() if v is not None},
     )  # fmt: skip
-    emit(table if args.json else table[TABLE].round(3), args.json)
+    cols = [c for c in TABLE if c in table]
+    emit(table if args.json else table[cols].round(3), args.json)
     return 0

@@ -1,0 +1,66 @@
+"""Group-level conformal half-widths: each held-out group weighs the same, none falls below 60 %."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wattgpu_lite.hybrid import calibration as K
+from wattgpu_lite.hybrid.conformal import group_quantile, weighted_quantile
+
+
+def test_weighted_quantile_by_hand():
+    scores = np.array([0.1, 0.2, 0.3, 0.4])
+    assert weighted_quantile(scores, np.ones(4), 0.5) == 0.2
+    assert weighted_quantile(scores, np.ones(4), 0.75) == 0.3
+    # the last score weighs as much as the other three: half the mass sits at 0.4
+    assert weighted_quantile(scores, np.array([1, 1, 1, 3.0]), 0.6) == 0.4
+
+
+def test_a_group_with_many_rows_does_not_outvote_the_others():
+    """Group a: 900 rows at 0.05; groups b-e: 25 rows at 0.5. Row-weighted, the 80 % quantile
+    is 0.05 (a covers 90 % of rows) and groups b-e would get 0 % coverage; group-weighted it is
+    0.5."""
+    scores = np.r_[np.full(900, 0.05), np.full(100, 0.5)]
+    groups = np.r_[np.full(900, "a"), np.repeat(list("bcde"), 25)]
+    assert weighted_quantile(scores, np.ones(1000), 0.8) == 0.05
+    assert group_quantile(scores, groups, 0.8) == 0.5
+
+
+def test_the_floor_covers_every_group_at_least_sixty_percent():
+    rng = np.random.default_rng(0)
+    groups = np.repeat(np.arange(8), 100)
+    scale = np.where(groups == 7, 2.0, 0.1)  # one GPU far worse than the rest
+    scores = np.abs(rng.normal(0, 1, 800)) * scale
+    q = group_quantile(scores, groups, 0.8)
+    per_group = [np.mean(scores[groups == g] <= q) for g in range(8)]
+    assert min(per_group) >= 0.6
+    assert q >= np.quantile(scores[groups == 7], 0.6)
+
+
+def test_half_width_grows_with_the_level_and_interpolates():
+    rng = np.random.default_rng(1)
+    scores = np.abs(rng.normal(0, 0.2, 400))
+    tables = {
+        "new gpu": {"power": K.table(scores, np.repeat(np.arange(8), 50), np.full(400, "server"))}
+    }
+    regime = np.array(["server"])
+    q = [
+        K.half_width(tables, "new gpu", "power", regime, lv)[0]
+        for lv in (0.6, 0.8, 0.805, 0.81, 0.95)
+    ]
+    assert np.all(np.diff(q) >= 0)
+    assert q[2] == pytest.approx((q[1] + q[3]) / 2)
+
+
+def test_basis_follows_what_the_runs_contain():
+    seen_llm = np.array([True, True, False, False, True])
+    seen_gpu = np.array([True, False, True, False, True])
+    odd = np.array([False, False, False, False, True])
+    assert list(K.basis_of(seen_llm, seen_gpu, odd)) == [
+        "cv",
+        "new gpu",
+        "new llm",
+        "new gpu and llm",
+        "physics",
+    ]

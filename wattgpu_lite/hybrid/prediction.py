@@ -1,0 +1,100 @@
+"""What ``wl.predict`` returns: a frozen, typed record with its inputs, intervals and notes.
+
+    p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", rate_qps=0.1)
+    p.power_w, p.power_w_interval.lo, p.inputs.t_out, p.notes
+    p.to_json()          # schema_version 1; never NaN or Infinity (allow_nan=False)
+
+In a notebook the record shows itself as a small table (``_repr_html_``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+SCHEMA_VERSION = 1
+QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """[lo, hi] at ``level``; ``basis`` names the held-out situation that calibrated it."""
+
+    lo: float
+    hi: float
+    level: float
+    basis: str
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.lo) and math.isfinite(self.hi) and self.lo <= self.hi):
+            raise ValueError(f"interval [{self.lo}, {self.hi}] is not a finite, ordered pair")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What the prediction was computed for (defaults filled in, so nothing is implicit)."""
+
+    llm: str
+    gpu: str
+    t_in: int
+    t_out: int
+    rate_qps: float | None  # Poisson arrivals, requests/s; None in batch mode
+    batch: float | None  # sequences decoded together; None at a rate
+    level: float
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One (LLM, GPU, workload): mean power, per-request ITL, time per token (1/throughput) and
+    GPU energy per generated token, each with an interval; the load the backbone worked out."""
+
+    model: str  # "hybrid" (backbone + correction) or "physics" (backbone alone)
+    inputs: Inputs
+    power_w: float
+    power_w_interval: Interval
+    itl_s: float
+    itl_s_interval: Interval
+    time_per_token_s: float
+    time_per_token_s_interval: Interval
+    energy_per_token_j: float
+    energy_per_token_j_interval: Interval
+    in_flight: float  # mean sequences in flight
+    busy_fraction: float  # share of time with a request in flight
+    capacity_qps: float  # the highest rate this replica sustains
+    max_batch: int  # sequences the KV cache holds
+    idle_power_w: float
+    scenario: str  # the nearest Watt Counts scenario (for reading beside the measurements)
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict (nested for inputs and intervals), with ``schema_version``."""
+        return {"schema_version": SCHEMA_VERSION, **asdict(self), "notes": list(self.notes)}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """JSON text; raises ValueError rather than write NaN or Infinity."""
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def rows(self) -> list[tuple[str, float, float, float]]:
+        """(quantity, value, lo, hi) for the four predicted quantities."""
+        return [(q, getattr(self, q), getattr(self, f"{q}_interval").lo,
+                 getattr(self, f"{q}_interval").hi) for q in QUANTITIES]  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        i = self.inputs
+        load = f"{i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
+        head = (f"<b>{html.escape(i.llm)}</b> on <b>{html.escape(i.gpu)}</b>, {load}, "
+                f"{i.t_in} in / {i.t_out} out tokens — {self.model}, "
+                f"{self.power_w_interval.level:.0%} interval, basis "
+                f"<i>{html.escape(self.power_w_interval.basis)}</i>")  # fmt: skip
+        body = "".join(f"<tr><td>{q}</td><td>{v:.4g}</td><td>{lo:.4g}</td><td>{hi:.4g}</td></tr>"
+                       for q, v, lo, hi in self.rows())  # fmt: skip
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return (f"<div>{head}<table><tr><th>quantity</th><th>value</th><th>lo</th><th>hi</th>"
+                f"</tr>{body}</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>")  # fmt: skip
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))

@@ -1,0 +1,87 @@
+"""Summaries of the nested protocol: per held-out group, pooled with a GPU-bootstrap interval, and
+beside the paper.
+
+The input is :func:`wattgpu_lite.hybrid.protocol.nested`'s table (one row per held-out run and
+target); data/hybrid/nested_<strategy>.csv ships it (built by benchmarks/hybrid_protocol.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.errors import DataFileError
+from wattgpu_lite.wattgpu.metrics import mdape_pct
+
+BOOTSTRAP = 2000
+SEED = 0
+PAPER_EXCLUDED_FROM_POWER = ("H100 NVL",)  # the authors' TDP lookup dropped it (PAPERS.md)
+
+
+def shipped(strategy: str) -> pd.DataFrame:
+    """data/hybrid/nested_<strategy>.csv ('logo' or 'lolo')."""
+    path = data_dir() / "hybrid" / f"nested_{strategy}.csv"
+    try:
+        return pd.read_csv(path)
+    except OSError as err:
+        raise DataFileError(f"{path.name}: cannot read it ({err}); rebuild it with "
+                            "`.venv/bin/python benchmarks/hybrid_protocol.py`") from err  # fmt: skip
+
+
+def per_group(res: pd.DataFrame) -> pd.DataFrame:
+    """MdAPE and 80/90 % coverage per target, scenario group and held-out group."""
+    g = res.groupby(["target", "regime", "held_out"], sort=True)
+    return g.apply(_cell, include_groups=False).reset_index()
+
+
+def _cell(frame: pd.DataFrame) -> pd.Series:
+    return pd.Series({
+        "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
+        "coverage80": frame["covered80"].mean(), "coverage90": frame["covered90"].mean(),
+        "n_runs": len(frame), "candidate": frame["candidate"].iloc[0],
+    })  # fmt: skip
+
+
+def bootstrap_mdape(res: pd.DataFrame, by: str = "gpu", level: float = 0.9) -> tuple[float, float]:
+    """``level`` interval of the pooled MdAPE when the groups (GPUs) are resampled with
+    replacement (seed 0, 2,000 draws): how much the figure depends on which GPUs were measured."""
+    rng = np.random.default_rng(SEED)
+    ape = (res["y_pred"] / res["y_true"] - 1).abs().to_numpy() * 100
+    labels = res[by].to_numpy()
+    names = np.unique(labels)
+    index = {n: np.nonzero(labels == n)[0] for n in names}
+    stats = np.empty(BOOTSTRAP)
+    for b in range(BOOTSTRAP):
+        pick = rng.choice(names, size=len(names), replace=True)
+        stats[b] = np.median(np.concatenate([ape[index[n]] for n in pick]))
+    lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+
+def pooled(res: pd.DataFrame, by: str = "gpu") -> pd.DataFrame:
+    """Per target and scenario group: MdAPE with its group-bootstrap 90 % interval, coverage, and
+    the lowest per-group 80 % coverage."""
+    rows = []
+    for (target, regime), frame in res.groupby(["target", "regime"], sort=True):
+        lo, hi = bootstrap_mdape(frame, by)
+        cover = frame.groupby("held_out")["covered80"].mean()
+        rows.append({"target": target, "regime": regime,
+                     "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
+                     "mdape_ci90_lo": lo, "mdape_ci90_hi": hi,
+                     "coverage80": frame["covered80"].mean(), "coverage90": frame["covered90"].mean(),
+                     "worst_group_coverage80": cover.min(), "worst_group": cover.idxmin(),
+                     "n_runs": len(frame)})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def paper_reading(res: pd.DataFrame) -> pd.DataFrame:
+    """Pooled MdAPE on all 8 GPUs and on the paper's 7-GPU reading (power without H100 NVL)."""
+    seven = res[~((res["target"] == "power") & res["gpu"].isin(PAPER_EXCLUDED_FROM_POWER))]
+    eight = pooled(res)[["target", "regime", "mdape_pct"]].rename(
+        columns={"mdape_pct": "ours_8_gpus"}
+    )
+    seven = pooled(seven)[["target", "regime", "mdape_pct"]].rename(
+        columns={"mdape_pct": "ours_paper_gpus"}
+    )
+    return eight.merge(seven, on=["target", "regime"])
