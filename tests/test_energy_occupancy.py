@@ -7,7 +7,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight, weights_fit
-from wattgpu_lite.hybrid import load
+from wattgpu_lite.hybrid import rows
 
 
 def test_kv_capacity_by_hand():
@@ -28,15 +28,15 @@ def test_offline_in_flight_is_continuous_batching(cap, n, mean):
     assert round(float(offline_in_flight(256, 1000))) == 204
 
 
-def test_the_hybrid_predictor_definitions_agree_for_dense_16_bit_models():
-    """hybrid.load keeps its own copies until it switches to these; same numbers meanwhile."""
-    for name in ("meta-llama/Llama-2-7b-hf", "Qwen/Qwen2.5-14B", "google/gemma-2-27b"):
+def test_the_hybrid_predictor_definitions_agree():
+    """hybrid.rows keeps array-level copies until it switches to these; same numbers meanwhile."""
+    for name in ("meta-llama/Llama-2-7b-hf", "Qwen/Qwen2.5-14B", "Qwen/Qwen3-30B-A3B-FP8"):
         for gpu in ("A100 SXM4 40GB", "L4", "H100 NVL"):
             m, g = wl.llm(name), wl.gpu(gpu)
-            assert float(kv_capacity_seqs(m, g, 15, 180)) == float(
-                load.kv_capacity_seqs(m, g, 15, 180)
-            )
-    assert float(offline_in_flight(200, 1000)) == float(load.offline_in_flight(200, 1000))
+            theirs = rows.kv_capacity_seqs(g.memory_gb * 1e9, m.params_b * 1e9 * m.bytes_per_weight,
+                                           m.kv_bytes_per_token, 15, 180)  # fmt: skip
+            assert float(kv_capacity_seqs(m, g, 15, 180)) == float(theirs)
+    assert float(offline_in_flight(200, 1000)) == float(rows.offline_in_flight(200, 1000))
 
 
 def test_weights_fit():

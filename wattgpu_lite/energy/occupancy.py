@@ -27,24 +27,24 @@ def weights_fit(llm, gpu, num_gpus: int = 1, weights: str | None = None) -> bool
 
 
 def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None):
-    """Sequences the KV cache of a replica holds: floor(KV blocks / blocks per sequence), in [1, 256].
+    """Sequences the KV cache of a replica holds: floor(KV blocks / blocks per sequence), in [0, 256].
 
     KV blocks = (0.9 · memory · num_gpus − weight bytes at the served format) / (16 tokens · KV
     bytes per token): vLLM keeps ``gpu_memory_utilization`` = 0.9 of each GPU, loads the weights
     (split over the GPUs with tensor parallelism) and pages the KV cache in 16-token blocks. A
     sequence holds on average its prompt and half its output, ceil((T_in + T_out/2) / 16) blocks
     (it grows one token per step; vLLM allocates blocks as it grows). Capped at max_num_seqs 256;
-    at least 1 (a model that does not fit is reported by :func:`weights_fit`, not here).
+    0 when not one sequence fits (the weights alone may not: :func:`weights_fit`).
     """
     free_b = MEM_UTIL * gpu.memory_gb * 1e9 * num_gpus - weight_bytes(llm, weights)
-    blocks = np.floor(free_b / (KV_BLOCK_TOKENS * llm.kv_bytes_per_token))
+    blocks = np.floor(np.maximum(free_b, 0.0) / (KV_BLOCK_TOKENS * llm.kv_bytes_per_token))
     per_seq = np.ceil((np.asarray(t_in, float) + np.asarray(t_out, float) / 2) / KV_BLOCK_TOKENS)
-    return np.clip(np.floor(blocks / per_seq), 1.0, MAX_NUM_SEQS)
+    return np.clip(np.floor(blocks / per_seq), 0.0, MAX_NUM_SEQS)
 
 
 def offline_in_flight(cap, n_requests):
     """Mean sequences in flight when ``n_requests`` prompts are submitted at once: n·b / (n + b),
-    b = min(cap, n) (continuous batching).
+    b = min(max(cap, 1), n) (continuous batching; a replica that holds none runs one at a time).
 
     Count decode steps. vLLM admits a waiting request the moment a running one ends, so the b
     slots stay full until the queue is empty: the n·T output tokens take n·T / b steps at full
@@ -57,5 +57,5 @@ def offline_in_flight(cap, n_requests):
     256 tokens, 180 on average), so the waves blur into a continuous stream with a tail.
     """
     n = np.asarray(n_requests, dtype=float)
-    b = np.minimum(np.asarray(cap, dtype=float), n)
+    b = np.minimum(np.maximum(np.asarray(cap, dtype=float), 1.0), n)
     return n * b / (n + b)
