@@ -5,8 +5,10 @@ import math
 import numpy as np
 import pytest
 
+from wattgpu_lite.energy import audit as A
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import estimate as E
+from wattgpu_lite.energy import symbolic as S
 
 
 def _agree_3sf(got: float, want: float) -> bool:
@@ -40,7 +42,8 @@ def test_table4_error_percentages():
     [("Qwen3 (8B)", 0.0189, 0.011795), ("Qwen3 (32B)", 0.104, 0.052721),
      ("Llama 3.3 (70B)", 0.426, 0.170747)],
 )  # fmt: skip
-def test_printed_equations_do_not_give_the_printed_e_request(label, recomputed_wh, printed_wh):
+def test_printed_equations_at_500_500_do_not_give_the_printed_e_request(label, recomputed_wh,
+                                                                       printed_wh):  # fmt: skip
     row = D.paper_table3().set_index("label").loc[label]
     args = (row.params_b * 1e9, row.n_layers, row.d_model, 500, 500)
     wh = float(E.paper_request_j(*args)) / 3600
@@ -48,6 +51,45 @@ def test_printed_equations_do_not_give_the_printed_e_request(label, recomputed_w
     assert wh > 1.5 * printed_wh
     terms = E.paper_terms_j(*args)
     assert max(terms, key=lambda k: terms[k]) == "attention_reads"  # the term that causes it
+
+
+def test_table3_every_row_under_both_readings():
+    """500/500 (as labelled): no row within 10 %. 500/300: Qwen3-8B and -1.7B to 4 figures,
+    9 of 16 within 10 %, 7 beyond (DeepSeek-Coder V2, GPT-OSS-20B, the four 32 B rows, Llama-3.3-70B)."""
+    r = A.table3_readings().set_index("label")
+    assert len(r) == 16
+    counts = A.reading_counts(r.reset_index()).set_index("reading")
+    assert counts.loc["500/500", "within_10_pct"] == 0
+    assert tuple(counts.loc["500/300", ["within_0.1_pct", "within_5_pct", "within_10_pct",
+                                        "beyond_10_pct"]]) == (2, 6, 9, 7)  # fmt: skip
+    assert r.loc["Qwen3 (8B)", "wh_500_300"] == pytest.approx(0.011795, abs=5e-7)
+    assert r.loc["Qwen3 (1.7B)", "wh_500_300"] == pytest.approx(0.002641, abs=1e-6)
+    far = set(r.index[r["error_pct_500_300"].abs() > 10])
+    assert far == {"DeepSeek-Coder V2", "GPT-OSS (20B)", "Qwen3 (32B)", "Qwen2.5-Coder (32B)",
+                   "Qwen3-VL (32B)", "DeepSeek-R1 (32B distill)", "Llama 3.3 (70B)"}  # fmt: skip
+    assert r.loc["Llama 3.3 (70B)", "error_pct_500_300"] == pytest.approx(40.4, abs=0.1)
+
+
+def test_table4_analytical_column_under_both_readings():
+    """Table 4 compares its analytical column with 500/500 measurements; that column is the
+    500/300 reading for 8 B (exact) while 500/500 is 60-160 % above every row."""
+    t = A.table4_readings().set_index("params_b")
+    assert t.loc[8, "wh_500_300"] == pytest.approx(t.loc[8, "analytical_wh"], rel=1e-3)
+    assert (t["error_pct_500_500"] > 60).all()
+    assert abs(t.loc[24, "error_pct_500_300"]) < 10  # with the assumed Mistral-Small-24B shape
+    assert t.loc[70, "error_pct_500_300"] == pytest.approx(40.4, abs=0.1)
+    assert t.loc[72, "analytical_wh"] == t.loc[70, "analytical_wh"]  # the 72 B row reuses 70 B
+
+
+def test_paper_constants_are_arguments_not_baked_in():
+    """Notebook 01's "Try this": K = 2 instead of 6 divides the per-token column by 3."""
+    consts = D.paper_constants()
+    base = float(E.paper_out_per_token_j(8e9))
+    consts[S.K] = 2
+    assert float(E.paper_out_per_token_j(8e9, constants=consts)) == pytest.approx(base / 3)
+    assert float(E.paper_request_j(8e9, 36, 4096, 500, 500, constants=consts)) < float(
+        E.paper_request_j(8e9, 36, 4096, 500, 500))  # fmt: skip
+    assert float(E.paper_out_per_token_j(8e9)) == base  # the default is untouched
 
 
 def test_simplified_estimator_is_3_12_mj_per_billion():

@@ -1,17 +1,18 @@
 """Physical mode: hand-computed byte counts, invariants, GPU coefficients, and bad input."""
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.energy.estimate import COMPONENTS, components_j
-from wattgpu_lite.energy.hardware import mean_occupancy
+from wattgpu_lite.energy.estimate import COMPONENTS
 from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
 
 LLAMA2 = "meta-llama/Llama-2-7b-hf"
+FIXTURES = Path(__file__).parent / "fixtures"
 UNIT_HW = (0.0, 1.0, 1e30, 1e30, 1e30, 0.0)  # alpha 0, e = 1 J/bit: energy terms are bit counts
 
 
@@ -58,9 +59,9 @@ def test_weights_are_shared_by_the_batch():
 @pytest.mark.parametrize("mode", ["paper", "physical"])
 def test_energy_grows_with_tokens_and_size_and_is_never_negative(mode):
     def total(llm="Qwen/Qwen2.5-7B-Instruct", t_in=500, t_out=500):
-        df = wl.estimate_energy(llm, "H100 NVL", t_in, t_out, mode=mode)
-        assert (df["energy_j"] >= 0).all()
-        return components_j(df)["total"]
+        est = wl.estimate_energy(llm, "H100 NVL", t_in, t_out, mode=mode)
+        assert (est.table()["energy_j"] >= 0).all()
+        return est.total_j
 
     base = total()
     assert total(t_in=1000) > base and total(t_out=1000) > base
@@ -68,15 +69,16 @@ def test_energy_grows_with_tokens_and_size_and_is_never_negative(mode):
 
 
 def test_energy_per_token_falls_with_batch():
-    e = [components_j(wl.estimate_energy(LLAMA2, "A100 SXM4 40GB", 500, 500, "physical", b))
-         ["total"] for b in (1, 8, 64)]  # fmt: skip
+    e = [wl.estimate_energy(LLAMA2, "A100 SXM4 40GB", 500, 500, b).total_j for b in (1, 8, 64)]
     assert e[0] > e[1] > e[2] > 0
 
 
-def test_breakdown_has_five_components_in_two_phases():
-    df = wl.estimate_energy(LLAMA2, "H100 NVL", mode="physical")
-    assert set(df["component"]) == set(COMPONENTS) and set(df["phase"]) == {"prefill", "decode"}
+def test_breakdown_has_six_components_in_two_phases():
+    df = wl.estimate_energy(LLAMA2, "H100 NVL").table()
+    assert list(df["component"].unique()) == list(COMPONENTS) and len(COMPONENTS) == 6
+    assert set(df["phase"]) == {"prefill", "decode"}
     assert np.allclose(df["energy_wh"] * 3600, df["energy_j"])
+    assert (df.loc[df["component"] == "communication", "energy_j"] == 0).all()  # one GPU
 
 
 def test_gpu_coefficients_measured_and_scaled():
@@ -103,38 +105,46 @@ def test_spec_sheet_coefficients_are_tdp_over_peak_flops():
 
 def test_physical_mode_uses_the_spec_basis_and_its_constants():
     c, gpu = P.defaults("spec"), wl.gpu("A100 SXM4 40GB")
-    df = wl.estimate_energy(LLAMA2, gpu, 500, 500, mode="physical", batch=8)
+    est = wl.estimate_energy(LLAMA2, gpu, 500, 500, batch=8)
     hw = P.gpu_args(gpu, c["static_fraction"], "spec")
     terms = P.physical_terms_j(P.llm_args(wl.llm(LLAMA2)), (500, 500, 8), hw, c["kappa"])
-    assert components_j(df)["total"] == pytest.approx(sum(float(v) for v in terms.values()))
+    assert est.total_j == pytest.approx(sum(float(v) for v in terms.values()))
+    assert (est.kappa, est.static_fraction) == (c["kappa"], c["static_fraction"])
 
 
-@pytest.mark.parametrize(("slots", "n", "mean"), [(256, 1000, 250), (256, 56, 56), (151, 1000,
-                                                  1000 / 7), (256, 256, 256), (1, 5, 1)])  # fmt: skip
-def test_mean_occupancy_of_equal_waves(slots, n, mean):
-    assert float(mean_occupancy(slots, n)) == pytest.approx(mean)
+def test_phase_times_add_up_to_the_active_time_and_set_the_static_energy():
+    m, gpu, c = wl.llm(LLAMA2), wl.gpu("L40S"), P.defaults("spec")
+    args = (P.llm_args(m), (300, 200, 4), P.gpu_args(gpu, c["static_fraction"], "spec"), c["kappa"])
+    terms = P.physical_terms_j(*args)
+    times = [P.phase_time_s(ph, *args) for ph in ("prefill", "decode")]
+    assert float(P.active_time_s(*args)) == pytest.approx(sum(float(t) for t in times))
+    static = sum(float(terms[ph, "static"]) for ph in ("prefill", "decode"))
+    assert static == pytest.approx(c["static_fraction"] * gpu.tdp_w * sum(map(float, times)))
 
 
 @pytest.mark.parametrize(
     "kwargs", [dict(t_in=0), dict(t_out=-5), dict(t_in=2.5), dict(t_out="500"), dict(batch=0),
-               dict(batch=True), dict(mode="magic")],
+               dict(batch=True), dict(mode="magic"), dict(batch="physical")],
 )  # fmt: skip
 def test_bad_workload_raises(kwargs):
     with pytest.raises(InvalidInputError):
-        wl.estimate_energy(LLAMA2, "H100 NVL", **({"mode": "physical"} | kwargs))
+        wl.estimate_energy(LLAMA2, "H100 NVL", **kwargs)
 
 
-def test_moe_config_is_rejected():
-    cfg = {"model_type": "mixtral", "num_hidden_layers": 32, "hidden_size": 4096,
-           "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
-           "vocab_size": 32000, "num_local_experts": 8, "num_experts_per_tok": 2}  # fmt: skip
+def test_attention_free_config_is_rejected():
     with pytest.raises(UnsupportedModelError):
-        wl.estimate_energy(cfg, "H100 NVL", mode="physical")
+        wl.estimate_energy(FIXTURES / "mamba.json", "H100 NVL")
 
 
 def test_bare_size_paper_mode_warns_and_physical_refuses():
     with pytest.warns(UserWarning, match="dense"):
-        df = wl.estimate_energy(8, t_in=500, t_out=500, mode="paper")
-    assert components_j(df)["attention_reads"] == 0.0
+        est = wl.estimate_energy(8, t_in=500, t_out=500, mode="paper")
+    assert est.components_j["attention_reads"] == 0.0 and est.notes
     with pytest.raises(InvalidInputError):
         wl.estimate_energy(8, mode="physical")
+
+
+def test_paper_mode_refuses_gpu_counts_and_precisions():
+    for kwargs in (dict(num_gpus=2), dict(weights="fp8"), dict(expert_parallel=True)):
+        with pytest.raises(InvalidInputError, match="paper mode"):
+            wl.estimate_energy(LLAMA2, "H100 NVL", mode="paper", **kwargs)

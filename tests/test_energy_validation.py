@@ -22,12 +22,12 @@ def test_ecologits_formula_by_hand(runs):
     assert V.ecologits_j_per_token(row)[0] == pytest.approx(wh * 3600)
 
 
-def test_offline_slots_are_vllm_capacity_and_batch_the_mean_occupancy(runs):
+def test_offline_slots_are_vllm_capacity_and_batch_the_continuous_batching_mean(runs):
     off = runs[runs["scenario"] == "offline"]
     assert off["slots"].between(1, 256).all() and off["slots"].median() == 256
     assert (off["batch"] <= off["slots"]).all() and (off["batch"] <= off["n_requests"]).all()
     full = off[(off["n_requests"] == 1000) & (off["slots"] == 256)]
-    assert len(full) > 100 and (full["batch"] == 250).all()  # 1,000 prompts in 4 waves
+    assert len(full) > 100 and np.allclose(full["batch"], 1000 * 256 / 1256)  # 203.8, not 250
     assert (runs.loc[runs["scenario"] == "server_low", "batch"] == 1).all()
     assert (runs.loc[runs["scenario"] == "server_low", "wall_s"] > 10).all()
 
@@ -39,14 +39,16 @@ def test_library_defaults_are_the_all_gpu_calibration(runs):
     assert D.value("kappa", "physical:spec") > 1  # ... and than TDP / peak FLOP/s
 
 
-def test_mdape_table_shape_and_physical_beats_published_methods_server_low(runs):
+def test_mdape_table_shape_and_physical_beats_published_methods(runs):
     tab = V.mdape_table(V.predictions(runs))
     assert set(tab.columns) == {"gpu", "scenario", "method", "mdape_pct", "n_runs"}
     assert len(tab) == 8 * 2 * len(V.METHODS)
     wide = tab.pivot_table(index=["scenario", "gpu"], columns="method", values="mdape_pct")
-    for scenario in V.SCENARIOS:  # leave-one-GPU-out physical beats both published methods
-        w = wide.loc[scenario]
-        assert (w["physical"] < w["paper"]).all() and (w["physical"] < w["ecologits"]).all()
-    off = wide.loc["offline"]
-    assert (off["physical"] <= 30).sum() >= 5 and off["physical"].median() < 30
+    low, off = wide.loc["server_low"], wide.loc["offline"]
+    assert (low["physical"] < low["paper"]).all() and (low["physical"] < low["ecologits"]).all()
+    assert (off["physical"] < off["ecologits"]).all()
+    # offline, leave-one-GPU-out: beats the paper's equations on 7 of 8 GPUs; the H200 row (an
+    # SXM board under the NVL's 835 TFLOPS, data/scripts/h200_note.md) is the one it loses
+    assert list(off.index[off["physical"] >= off["paper"]]) == ["H200 NVL"]
+    assert (off["physical"] <= 30).sum() >= 5 and off["physical"].median() < 25
     assert isinstance(tab, pd.DataFrame)

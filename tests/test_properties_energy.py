@@ -1,6 +1,7 @@
 """Property tests (hypothesis) of the energy model over the whole catalogs and random workloads:
-energy grows with T_in, T_out and model size and is never negative; the lambdified physical terms
-equal the sympy expressions they come from; KV bytes scale with n_kv_heads."""
+energy grows with T_in, T_out and model size and is never negative; the ONE lambdified physical
+function equals the sympy expressions it comes from (any GPU count, weight format, expert
+parallelism); KV bytes scale with n_kv_heads."""
 
 from __future__ import annotations
 
@@ -12,29 +13,25 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.energy import symbolic as S
 
 LLM_NAMES = sorted(wl.llms()["name"])
 GPU_NAMES = sorted(wl.gpus()["name"])
 llms, gpus = st.sampled_from(LLM_NAMES), st.sampled_from(GPU_NAMES)
 tokens, batches = st.integers(1, 8192), st.integers(1, 256)
 modes = st.sampled_from(["paper", "physical"])
-PHASE_TERMS = {phase: S.phase_terms(phase) for phase in ("prefill", "decode")}
-SETTINGS = settings(max_examples=30, deadline=None)
+EXPRESSIONS = dict(zip(P.KEYS, P.generated_expressions(), strict=False))
+SETTINGS = settings(max_examples=30, deadline=None, derandomize=True)
 
 
 def total_j(llm, gpu, t_in, t_out, mode, batch=1) -> float:
-    return sum(
-        E.components_j(wl.estimate_energy(llm, gpu, t_in, t_out, mode=mode, batch=batch)).values()
-    )
+    return wl.estimate_energy(llm, gpu, t_in, t_out, batch, mode).total_j
 
 
 @SETTINGS
 @given(llms, gpus, tokens, tokens, batches, modes)
 def test_energy_is_finite_and_never_negative(llm, gpu, t_in, t_out, batch, mode):
-    frame = wl.estimate_energy(llm, gpu, t_in, t_out, mode=mode, batch=batch)
+    frame = wl.estimate_energy(llm, gpu, t_in, t_out, batch, mode).table()
     assert np.isfinite(frame["energy_j"]).all() and (frame["energy_j"] >= 0).all()
     assert frame["energy_j"].sum() > 0
 
@@ -58,17 +55,22 @@ def test_physical_energy_grows_with_model_size(llm, gpu, t_in, t_out, batch, fac
     assert sum(P.physical_terms_j(model, work, hw, kappa).values()) > small
 
 
-@settings(max_examples=25, deadline=None)
-@given(llms, gpus, tokens, tokens, batches)
-def test_lambdified_physical_terms_equal_the_sympy_expressions(llm, gpu, t_in, t_out, batch):
-    values = (*P.llm_args(wl.llm(llm)), t_in, t_out, batch)
-    values += (*P.gpu_args(wl.gpu(gpu), P.defaults()["static_fraction"]), P.defaults()["kappa"])
-    numeric = P.physical_terms_j(values[:4], values[4:7], values[7:13], values[13])
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(llms, gpus, tokens, tokens, batches, st.sampled_from([1, 2, 8]),
+       st.sampled_from(["bf16", "fp8", "fp4", "int4"]), st.booleans(), st.integers(2, 64))  # fmt: skip
+def test_the_generated_function_equals_the_sympy_expressions(llm, gpu, t_in, t_out, batch, g, w,
+                                                             ep, experts):  # fmt: skip
+    model = list(P.llm_args(wl.llm(llm), w))
+    if ep:  # a made-up MoE shape on the same attention: experts, top-2, every layer routed
+        model[2:6] = [float(experts), 2.0, model[6], model[1] / 4 / model[6] / experts]
+    hw = P.gpu_args(wl.gpu(gpu), P.defaults()["static_fraction"], "antepara", w)
+    deploy = (float(g), 2e11, 6.6e-6 * (g > 1), 6e-7, float(ep))
+    values = (*model, t_in, t_out, batch, *hw, P.defaults()["kappa"], *deploy)
+    numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, values[20], deploy)
     subs = {k: sp.Float(v, 30) for k, v in zip(P.ARGS, values, strict=True)}
-    subs |= {S.b_w: sp.Integer(16), S.b_kv: sp.Integer(16)}
-    for (phase, comp), expr in ((k, PHASE_TERMS[k[0]][k[1]]) for k in numeric):
+    for key, expr in EXPRESSIONS.items():
         exact = float(expr.xreplace(subs).evalf(20))
-        assert np.isclose(float(numeric[(phase, comp)]), exact, rtol=1e-9, atol=1e-12)
+        assert np.isclose(float(numeric[key]), exact, rtol=1e-9, atol=1e-12), key
 
 
 @SETTINGS

@@ -1,4 +1,9 @@
-"""symbolic == numeric: the lambdified functions evaluate the very sympy expressions."""
+"""symbolic == numeric, and the sympy terms against hand-derived limits.
+
+Limits (issue 13): E → k (every expert active) gives the dense result; B = 1 reads exactly k
+experts per MoE layer; B → ∞ reads all E; G = 1 (no collective) equals the single-GPU model;
+the replica's static power is G·P_static; weight bytes scale with b_w.
+"""
 
 import numpy as np
 import sympy as sp
@@ -6,6 +11,7 @@ import sympy as sp
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy import symbolic as S
+from wattgpu_lite.energy import symbolic_physical as SP
 
 
 def _random_inputs(seed: int, n: int = 20):
@@ -30,16 +36,23 @@ def test_paper_terms_match_sympy_on_random_inputs():
         assert np.isclose(num, exact, rtol=1e-12)
 
 
+def test_decode_context_is_the_sum_over_steps_and_prefill_the_causal_sum():
+    assert sp.simplify(S.context_sum - (S.T_out * S.T_in + S.T_out * (S.T_out - 1) / 2)) == 0
+    exact = sp.expand(S.prefill_attention_exact)  # 2·n_l·d·T_in² + 2·n_l·d·T_in
+    assert exact.coeff(S.T_in, 2) == 2 * S.n_l * S.d and exact.coeff(S.T_in, 1) == 2 * S.n_l * S.d
+    assert sp.expand(S.flops_prefill).coeff(S.T_in, 2) == exact.coeff(S.T_in, 2)
+
+
+def test_one_layer_flops_are_two_per_weight_plus_attention():
+    f = sp.expand(S.flops_per_token_layer)
+    assert f.coeff(S.ctx) == 4 * S.d_q and sp.expand(f - 4 * S.d_q * S.ctx) == sp.expand(
+        2 * S.layer_matmul_params)  # fmt: skip
+
+
 def test_prefill_multiplier_piecewise_matches_table():
     m = S.prefill_multiplier(D.prefill_buckets())
-    for t_in, expect in [
-        (1, 1.2),
-        (2048, 1.2),
-        (2049, 1.8),
-        (5120, 1.8),
-        (10240, 3.0),
-        (10241, 4.0),
-    ]:
+    for t_in, expect in [(1, 1.2), (2048, 1.2), (2049, 1.8), (5120, 1.8), (10240, 3.0),
+                         (10241, 4.0)]:  # fmt: skip
         assert float(m.subs(S.T_in, t_in)) == expect
 
 
@@ -50,6 +63,57 @@ def test_attention_crossover_is_a_root():
     assert sp.simplify(diff.subs(S.T_out, roots[0])) == 0
 
 
-def test_physical_flops_are_paper_flops_with_k2():
-    expect = 2 * S.N * S.T_out + 4 * S.n_l * S.d_q * S.context_sum
-    assert sp.simplify(S.flops["decode"] - expect) == 0
+def test_physical_flops_are_paper_flops_with_k2_on_active_parameters():
+    expect = 2 * SP.N_act * S.T_out + 4 * S.n_l * S.d_q * S.context_sum
+    assert sp.simplify(SP.flops["decode"] - expect) == 0
+
+
+def test_batch_of_one_reads_exactly_k_experts_and_an_infinite_batch_all():
+    assert sp.simplify(SP.experts_touched(1) - SP.k) == 0
+    assert sp.limit(SP.experts_touched(S.B).subs({SP.E: 8, SP.k: 2}), S.B, sp.oo) == 8
+    assert sp.limit(SP.experts_touched(S.B).subs({SP.E: 256, SP.k: 8}), S.B, sp.oo) == 256
+
+
+def test_every_expert_active_gives_the_dense_model():
+    """E → k: all E experts serve every token, so the model is dense with N = N_always + L·E·N_e
+    (tensor parallel: expert parallelism has no meaning for a dense model and is refused)."""
+    n_total = SP.N_all + SP.L_moe * SP.E * SP.N_exp
+    for phase in SP.PHASES:
+        moe = {c: t.subs(SP.x_ep, 0) for c, t in SP.phase_terms(phase).items()}
+        dense = {c: t.subs(SP.L_moe, 0).subs(SP.N_all, n_total) for c, t in moe.items()}
+        for comp in moe:
+            assert sp.simplify(moe[comp].subs(SP.k, SP.E) - dense[comp].subs(SP.k, SP.E)) == 0
+
+
+def test_one_gpu_without_collectives_equals_the_single_gpu_model():
+    one = {SP.G: 1, SP.t_0: 0}
+    for phase in SP.PHASES:
+        terms = SP.phase_terms(phase)
+        assert sp.simplify(terms["communication"].subs(one)) == 0
+        single = sp.Max(SP.flops[phase] / SP.F_peak, sum(SP.bits[phase].values()) / (8 * SP.BW_peak),
+                        SP.kappa * (SP.alpha * SP.flops[phase] + SP.e_mem * sum(
+                            SP.bits[phase].values())) / (SP.P_tdp - SP.P_static))  # fmt: skip
+        assert sp.simplify(terms["static"].subs(one) - SP.P_static * single) == 0
+
+
+def test_static_energy_is_the_replica_power_times_the_time():
+    for phase in SP.PHASES:
+        terms = SP.phase_terms(phase)
+        held = terms["static"] + terms["communication"]
+        assert sp.simplify(held - SP.G * SP.P_static * SP.phase_time(phase)) == 0
+        assert sp.diff(terms["static"], SP.P_static).has(SP.G)
+
+
+def test_weight_bytes_scale_with_bits_per_weight():
+    for phase in SP.PHASES:
+        q = SP.bits[phase]["parameter_reads"]
+        assert sp.simplify(q.subs(S.b_w, 8) / q.subs(S.b_w, 16) - sp.Rational(1, 2)) == 0
+        assert sp.simplify(sp.diff(q, S.b_w) * S.b_w - q) == 0  # proportional to b_w
+
+
+def test_tensor_parallel_allreduce_by_hand():
+    """Two ring all-reduces per layer and step: t_0 + 2(G−1)t_hop + 2(G−1)/G · B·d·2 bytes / BW."""
+    step = SP.step_comm_s(S.B).subs({SP.x_ep: 0, SP.b_a: 16})
+    by_hand = 2 * S.n_l * (SP.t_0 + 2 * (SP.G - 1) * SP.t_hop
+                           + 2 * (SP.G - 1) / SP.G * S.B * S.d * 2 / SP.BW_link)  # fmt: skip
+    assert sp.simplify(step - by_hand) == 0

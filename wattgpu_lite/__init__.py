@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "gpus": "specs.catalog",
     "llms": "specs.catalog",
     "estimate_energy": "energy.estimate",
+    "EnergyEstimate": "energy.result",
     "WattGPU": "wattgpu.predictor",
     "evaluate": "wattgpu.evaluation",
     "HybridModel": "hybrid.model",

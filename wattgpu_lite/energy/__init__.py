@@ -1,17 +1,25 @@
 """Chapter 1 — the analytical energy model of "From Tokens to Watt-hours", and a physical one.
 
-- :mod:`~wattgpu_lite.energy.symbolic`: every equation once, as sympy expressions (the derivation);
-- :mod:`~wattgpu_lite.energy.paper`: the printed equations, lambdified (paper mode);
-- :mod:`~wattgpu_lite.energy.physical`: 2N FLOPs, GQA-aware bytes, weights re-read per decode step,
-  static power and a power ceiling (physical mode); :mod:`~wattgpu_lite.energy.hardware` its
-  per-GPU coefficients;
-- :mod:`~wattgpu_lite.energy.estimate`: ``wl.estimate_energy`` and its tidy breakdown
-  (:mod:`~wattgpu_lite.energy.breakdown`);
-- :mod:`~wattgpu_lite.energy.sweeps`: breakdowns over output length, batch, model size;
+- :mod:`~wattgpu_lite.energy.symbolic`: the paper's equations once, as sympy expressions (the
+  derivation); :mod:`~wattgpu_lite.energy.symbolic_physical` physical mode's (active-parameter FLOPs,
+  the experts a batch touches, precision, tensor/expert parallelism); symbols, units and meanings in
+  :mod:`~wattgpu_lite.energy.glossary`;
+- :mod:`~wattgpu_lite.energy.paper`: the printed equations, lambdified, constants as arguments;
+- :mod:`~wattgpu_lite.energy.physical`: ONE generated function for all physical terms; argument tuples
+  in :mod:`~wattgpu_lite.energy.args`; coefficients per GPU in :mod:`~wattgpu_lite.energy.hardware`;
+  weight formats and compute peaks in :mod:`~wattgpu_lite.energy.precision`; batch occupancy (vLLM's
+  KV capacity, an offline run's mean) in :mod:`~wattgpu_lite.energy.occupancy`;
+- :mod:`~wattgpu_lite.energy.estimate`: ``wl.estimate_energy`` -> :class:`~wattgpu_lite.energy.result.EnergyEstimate`
+  (refusals and notes in :mod:`~wattgpu_lite.energy.notes`; tidy table in
+  :mod:`~wattgpu_lite.energy.breakdown`);
+- :mod:`~wattgpu_lite.energy.sweeps` (components over output length, batch, model size, GPU count) and
+  :mod:`~wattgpu_lite.energy.traffic` (bytes before joules);
 - :mod:`~wattgpu_lite.energy.coefficients`: the constants, each with its source;
+  :mod:`~wattgpu_lite.energy.audit`: the paper's Tables 3 and 4 under two readings;
 - :mod:`~wattgpu_lite.energy.fit`, :mod:`~wattgpu_lite.energy.validation`: physical mode's two
   constants, fitted leave-one-GPU-out, and all modes against the measured energy per token.
 
-Taught in notebooks 01 (the derivation, the paper's tables, the audit) and 02 (where the joules
-go). Imports :mod:`wattgpu_lite.specs` and :mod:`wattgpu_lite.runs` only.
+Taught in notebooks 01 (the derivation, the paper's tables, the audit, the check against
+measurements) and 02 (where the joules go). Imports :mod:`wattgpu_lite.specs` and
+:mod:`wattgpu_lite.runs` only.
 """

@@ -10,9 +10,9 @@ import numbers
 
 import pandas as pd
 
+from wattgpu_lite.energy.symbolic_physical import COMPONENTS
 from wattgpu_lite.errors import InvalidInputError
 
-COMPONENTS = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static")
 J_PER_WH = 3600.0
 
 
@@ -42,7 +42,7 @@ def breakdown_frame(terms: dict[tuple[str, str], float], t_out: int) -> pd.DataF
 
 
 def components_j(breakdown: pd.DataFrame) -> dict[str, float]:
-    """The five components (J per request, prefill + decode) and their total."""
+    """The components (J per request, prefill + decode) and their total."""
     by = breakdown.groupby("component", sort=False)["energy_j"].sum()
     out = {c: float(by.get(c, 0.0)) for c in COMPONENTS}
     return out | {"total": sum(out.values())}

@@ -1,18 +1,17 @@
-"""Numeric energy model, generated from :mod:`wattgpu_lite.energy.symbolic` by ``sympy.lambdify``.
+"""``wl.estimate_energy``: the energy of one request, by component, as an :class:`EnergyEstimate`.
 
-Paper mode (Vartziotis et al. 2026) is in :mod:`energy_paper` (re-exported here); physical mode in
-:mod:`energy_physical`.
-Every ``paper_*`` function broadcasts over numpy arrays (a 10^6-point sweep is one call).
-:func:`estimate_energy` is the user entry point: it resolves the LLM and GPU, checks the
-workload and returns a tidy breakdown (one row per phase × component, J and Wh).
+Physical mode (the default, as in the CLI) evaluates :mod:`wattgpu_lite.energy.physical` for any
+dense or mixture-of-experts LLM, any weight format and a replica of ``num_gpus`` GPUs; paper mode
+the printed equations of Vartziotis et al. (:mod:`wattgpu_lite.energy.paper`, re-exported here).
 """
 
 from __future__ import annotations
 
 import numbers
+from pathlib import Path
 
-import pandas as pd
-
+from wattgpu_lite.energy import notes as NOTES
+from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.estimate.*)
     COMPONENTS,
     J_PER_WH,
@@ -20,68 +19,88 @@ from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.
     check_tokens,
     components_j,
 )
-from wattgpu_lite.energy.paper import (  # noqa: F401  (re-exported: the paper-mode API lives in energy.*)
+from wattgpu_lite.energy.paper import (  # noqa: F401  (re-exported: the paper-mode API)
     paper_in_per_token_j,
     paper_out_per_token_j,
     paper_request_j,
     paper_request_simple_j,
     paper_terms_j,
 )
-from wattgpu_lite.energy.physical import physical_breakdown, resolve
+from wattgpu_lite.energy.precision import compute_peak_tflops, served_format, weight_bits
+from wattgpu_lite.energy.result import EnergyEstimate
 from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.specs import catalog
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+MODES = ("physical", "paper")
+_PAPER_KEYS = {"compute_prefill": ("prefill", "compute"), "compute_decode": ("decode", "compute"),
+               "parameter_reads": ("prefill", "parameter_reads"),
+               "kv_writes": ("decode", "kv_writes"), "attention_reads": ("decode", "attention_reads")}  # fmt: skip
 
 
-def _paper_breakdown(llm, gpu, t_in: int, t_out: int) -> pd.DataFrame:
-    """Paper mode as a breakdown: weights counted once (prefill), no static term."""
-    hw = "A100" if gpu.name.upper().startswith("A100") else "H100"
-    n = llm.params_nominal_b * 1e9
-    t = paper_terms_j(n, llm.n_layers or None, llm.hidden_size or None, t_in, t_out, hw)
-    terms = {
-        ("prefill", "compute"): t["compute_prefill"],
-        ("decode", "compute"): t["compute_decode"],
-    }
-    terms |= {("prefill", "parameter_reads"): t["parameter_reads"]}
-    terms |= {("decode", k): t[k] for k in ("kv_writes", "attention_reads")}
-    return breakdown_frame(terms, t_out)
+def resolve(llm, gpu):
+    """(LLM, GPU) from names, dataclasses, config.json / spec.json paths or dicts."""
+    if isinstance(llm, str | Path) and Path(llm).is_file():
+        llm = Path(llm)
+    if not isinstance(llm, catalog.LLM | str | Path | dict):
+        raise InvalidInputError(f"llm must be a name, LLM, config path or dict; got {llm!r}.")
+    return resolve_llm(llm), resolve_gpu(gpu)
 
 
-def _bare_paper(params_b: float, t_in: int, t_out: int, mode: str) -> pd.DataFrame:
-    """Paper mode from a bare parameter count (billions): dense terms only, with a warning."""
-    if mode != "paper" or params_b <= 0:
-        raise InvalidInputError(
-            "a bare parameter count works only in paper mode and must be > 0; pass an LLM name "
-            "or config.json for physical mode."
-        )
-    t = paper_terms_j(params_b * 1e9, None, None, t_in, t_out)
-    terms = {
-        ("prefill", "compute"): t["compute_prefill"],
-        ("decode", "compute"): t["compute_decode"],
-    }
-    df = breakdown_frame(terms | {("prefill", "parameter_reads"): t["parameter_reads"]}, t_out)
-    df.attrs = dict(llm=f"{params_b:g}B (bare)", gpu="H100", mode=mode, t_in=t_in, t_out=t_out)
-    return df
+def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
+    """Paper mode: H100 (Table 1) or A100 (Table 6) coefficients, weights once, no static term."""
+    hw = "A100" if gpu.upper().startswith("A100") else "H100"
+    t = paper_terms_j(llm[1] * 1e9, n_layers, d_model, work[0], work[1], hw)
+    terms = tuple((*_PAPER_KEYS[k], float(v)) for k, v in t.items())
+    return EnergyEstimate(llm[0], gpu, "paper", *work, 1, "bf16", 16.0, False, "", None,
+                          f"paper Table {1 if hw == 'H100' else 6} ({hw})", None, None, terms,
+                          NOTES.paper_notes(n_layers, d_model, work[2], moe))  # fmt: skip
 
 
-def estimate_energy(llm, gpu="H100 NVL", t_in=500, t_out=500, mode="paper", batch=1):
+def _physical(llm, gpu, work, num_gpus, weights, ep) -> EnergyEstimate:
+    """Physical mode at the spec-sheet basis and its fitted constants."""
+    fmt, c = served_format(llm, weights), P.defaults(P.PHYSICAL_BASIS)
+    peak, which = compute_peak_tflops(gpu, fmt)
+    hw = P.gpu_args(gpu, c["static_fraction"], P.PHYSICAL_BASIS, fmt)
+    t = P.physical_terms_j(P.llm_args(llm, fmt), work, hw, c["kappa"],
+                           P.deploy_args(gpu, num_gpus, ep))  # fmt: skip
+    terms = tuple((ph, comp, float(v)) for (ph, comp), v in t.items())
+    basis = f"spec sheet: TDP / {which.upper()} peak, {gpu.memory_type}"
+    return EnergyEstimate(llm.name, gpu.name, "physical", *work, num_gpus, fmt,
+                          weight_bits(llm, fmt), ep, which, peak, basis, c["kappa"],
+                          c["static_fraction"], terms,
+                          NOTES.physical_notes(llm, gpu, work, num_gpus, fmt, which))  # fmt: skip
+
+
+def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT, batch=1,
+                    mode="physical", num_gpus=1, weights=None,
+                    expert_parallel=False) -> EnergyEstimate:  # fmt: skip
     """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
 
-    ``llm``: catalog name, :class:`~wattgpu_lite.specs.catalog.LLM`, a config.json path or dict (dense
-    only: MoE raises UnsupportedModelError), or in paper mode a bare size in billions (no layers
-    or width: dense terms only, with a warning, as the paper does). ``gpu``: catalog name or GPU. ``mode``: "paper"
-    (Vartziotis et al., printed equations; GPU only picks H100 vs A100 coefficients; ignores
-    ``batch``) or "physical" (:mod:`energy_physical`). Returns a tidy DataFrame (see
-    :func:`breakdown_frame`); ``.attrs`` names the llm, gpu, mode and workload.
+    ``llm``: catalog name, LLM, a config.json path or dict, or in paper mode a bare size in
+    billions (dense terms only, with a warning). ``gpu``: catalog name, GPU or spec. ``batch``:
+    sequences sharing each step. ``mode``: "physical" (default) or "paper" (printed equations;
+    the GPU only picks H100 vs A100 coefficients; one GPU, 16-bit weights). ``num_gpus``: GPUs of
+    the replica (tensor parallel; ``expert_parallel=True`` spreads a MoE's experts instead).
+    ``weights``: served format ("bf16", "fp8", "fp4", "int4", ...; None = the model's own).
+    Energies are for the whole replica. Default tokens: the kit's one default (specs.workload).
     """
-    t_in, t_out, batch = (check_tokens(n, v) for n, v in (("t_in", t_in), ("t_out", t_out),
-                                                            ("batch", batch)))  # fmt: skip
-    if mode not in ("paper", "physical"):
-        raise InvalidInputError(f"mode must be 'paper' or 'physical', got {mode!r}.")
+    work = tuple(check_tokens(n, v) for n, v in (("t_in", t_in), ("t_out", t_out),
+                                                 ("batch", batch)))  # fmt: skip
+    if mode not in MODES:
+        raise InvalidInputError(f"mode must be one of {MODES}, got {mode!r}.")
+    if mode == "paper" and (num_gpus != 1 or weights is not None or expert_parallel):
+        raise InvalidInputError("paper mode models one GPU at 16 bits; num_gpus, weights and "
+                                "expert_parallel apply to mode='physical'.")  # fmt: skip
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
-        return _bare_paper(float(llm), t_in, t_out, mode)
+        if mode != "paper" or llm <= 0:
+            raise InvalidInputError("a bare parameter count works only in paper mode and must be "
+                                    "> 0; pass an LLM name or config.json for physical mode.")  # fmt: skip
+        return _paper((f"{llm:g}B (bare)", float(llm)), "H100", work, None, None)
     llm, gpu = resolve(llm, gpu)
     if mode == "paper":
-        df = _paper_breakdown(llm, gpu, t_in, t_out)
-    else:
-        df = physical_breakdown(llm, gpu, t_in, t_out, batch)
-    df.attrs = dict(llm=llm.name, gpu=gpu.name, mode=mode, t_in=t_in, t_out=t_out, batch=batch)
-    return df
+        return _paper((llm.name, llm.params_nominal_b), gpu.name, work, llm.n_layers,
+                      llm.hidden_size, llm.is_moe)  # fmt: skip
+    NOTES.check_deployment(llm, num_gpus, expert_parallel)
+    return _physical(llm, gpu, work, num_gpus, weights, bool(expert_parallel))

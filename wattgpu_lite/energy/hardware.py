@@ -1,4 +1,4 @@
-"""Per-GPU energy coefficients of physical mode (two bases) and the offline batch's mean occupancy.
+"""Per-GPU energy coefficients of physical mode, in two bases (at the FP16 peak; see args.gpu_args).
 
 Two bases for (alpha J/FLOP, e J/bit):
 
@@ -15,7 +15,8 @@ Two bases for (alpha J/FLOP, e J/bit):
   e: HBM3/HBM3e -> Hopper 11.68 pJ/bit; HBM2/HBM2e -> A100 13.11 pJ/bit; GDDR -> × 1.92.
 
 kappa and static_fraction are fitted per basis (``energy_coefficients.csv`` scopes ``physical``
-and ``physical:spec``; :mod:`energy_validation`).
+and ``physical:spec``; :mod:`wattgpu_lite.energy.validation`). Other weight precisions scale alpha
+by FP16 peak / the peak their kernels use (:func:`wattgpu_lite.energy.args.gpu_args`).
 """
 
 from __future__ import annotations
@@ -72,15 +73,3 @@ def gpu_coefficients_j(gpu, basis: str = "antepara") -> tuple[float, float, str]
     """(alpha J/FLOP, e J/bit, basis text) of ``gpu`` by ``basis`` ("antepara" or "spec")."""
     constants_scope(basis)  # validates
     return spec_coefficients_j(gpu) if basis == "spec" else antepara_coefficients_j(gpu)
-
-
-def mean_occupancy(slots, n_requests) -> np.ndarray:
-    """Mean concurrent sequences of an offline run: n / ceil(n / slots), at most ``slots``.
-
-    ``n_requests`` prompts submitted at once to ``slots`` sequence slots run in ceil(n / slots)
-    waves of about equal length (most Watt Counts requests run to the 256-token cap), so the
-    decode steps carry n / waves sequences on average — e.g. 250 for 1,000 prompts at 256 slots,
-    56 for a 56-prompt run. Weights are re-read once per step, so they are shared by this many.
-    """
-    slots, n = np.asarray(slots, dtype=float), np.asarray(n_requests, dtype=float)
-    return np.minimum(slots, n / np.ceil(n / slots))

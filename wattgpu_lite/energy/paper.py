@@ -1,8 +1,11 @@
 """Paper mode numerics: the printed equations of Vartziotis et al. (arXiv 2607.26571v1), lambdified.
 
-Each function is ``sympy.lambdify`` of an expression of :mod:`wattgpu_lite.energy.symbolic` with the Table 1-2
-constants substituted (from ``data/energy_coefficients.csv``); all broadcast over numpy arrays.
-Units: ``params`` is N (parameters, not billions); energies in J.
+Each function is ``sympy.lambdify`` of an expression of :mod:`wattgpu_lite.energy.symbolic`. The
+Table 1-2 constants (K, word sizes, the calibrated factors) are *arguments* of the generated code,
+not baked in: every function takes ``constants`` — a {sympy symbol: value} dict, by default
+:func:`wattgpu_lite.energy.coefficients.paper_constants` — so changing one (``consts[S.K] = 2``)
+changes the result. All broadcast over numpy arrays. Units: ``params`` is N (parameters, not
+billions); energies in J.
 """
 
 from __future__ import annotations
@@ -15,24 +18,19 @@ import sympy as sp
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import symbolic as S
 
-_ARGS = (S.N, S.n_l, S.d, S.T_in, S.T_out, S.alpha, S.e_mem)
-_CONST = D.paper_constants()
-
-
-def _paper_fn(expr: sp.Expr):
-    """Lambdify a paper-mode expression of (N, n_l, d, T_in, T_out, alpha, e) once."""
-    return sp.lambdify(_ARGS, expr.subs(_CONST), "numpy")
-
-
-_PAPER_TERMS = {
-    "compute_prefill": _paper_fn(S.alpha * S.flops_prefill),
-    "compute_decode": _paper_fn(S.alpha * S.flops_decode),
-    "parameter_reads": _paper_fn(S.energy_params),
-    "kv_writes": _paper_fn(S.energy_kv_write),
-    "attention_reads": _paper_fn(S.energy_attn_read),
-}
-_OUT_PER_TOKEN = _paper_fn(S.energy_out_per_token)
+_ARGS = (S.N, S.n_l, S.d, S.T_in, S.T_out, S.alpha, S.e_mem, *S.PAPER_CONSTANTS)
+TERMS = ("compute_prefill", "compute_decode", "parameter_reads", "kv_writes", "attention_reads")
+_TERMS = sp.lambdify(_ARGS, [S.alpha * S.flops_prefill, S.alpha * S.flops_decode,
+                             S.energy_params, S.energy_kv_write, S.energy_attn_read],
+                     "numpy", cse=True)  # fmt: skip
+_OUT_PER_TOKEN = sp.lambdify(_ARGS, S.energy_out_per_token, "numpy")
 _M = sp.lambdify(S.T_in, S.prefill_multiplier(D.prefill_buckets()), "numpy")
+
+
+def _constants(constants: dict | None) -> list[float]:
+    """The values of :data:`S.PAPER_CONSTANTS` from ``constants`` (default: the paper's)."""
+    consts = D.paper_constants() if constants is None else constants
+    return [float(consts[sym]) for sym in S.PAPER_CONSTANTS]
 
 
 def _dims(n_layers, d_model):
@@ -48,38 +46,42 @@ def _dims(n_layers, d_model):
     return n_l, d
 
 
-def paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100") -> dict:
+def paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100",
+                  constants: dict | None = None) -> dict:  # fmt: skip
     """Per-request energy terms (J) of the printed equations: E = alpha·C + e·Q·eta(N).
 
-    ``params`` is N (parameters, not billions). Keys: compute_prefill, compute_decode,
-    parameter_reads, kv_writes, attention_reads. Broadcasts over arrays.
+    ``params`` is N (parameters, not billions). Keys: :data:`TERMS`. Broadcasts over arrays.
     """
     a, e = D.paper_coefficients_j(hardware)
     n_l, d = _dims(n_layers, d_model)
     args = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (params, n_l, d, t_in, t_out)))
-    return {k: np.asarray(f(*args, a, e), dtype=float) for k, f in _PAPER_TERMS.items()}
+    out = _TERMS(*args, a, e, *_constants(constants))
+    return {k: np.broadcast_to(np.asarray(v, dtype=float), args[0].shape).copy()
+            for k, v in zip(TERMS, out, strict=True)}  # fmt: skip
 
 
-def paper_request_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100"):
+def paper_request_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100",
+                    constants: dict | None = None):  # fmt: skip
     """E_request (J) from the printed equations (the sum of :func:`paper_terms_j`)."""
-    return sum(paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware).values())
+    return sum(paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware, constants).values())
 
 
-def paper_out_per_token_j(params, hardware: str = "H100"):
+def paper_out_per_token_j(params, hardware: str = "H100", constants: dict | None = None):
     """Simplified estimator, E_out/token = alpha·K·N (J): 3.12 mJ per B params on H100."""
     a, e = D.paper_coefficients_j(hardware)
     p = np.asarray(params, dtype=float)
-    return np.asarray(_OUT_PER_TOKEN(p, 0, 0, 0, 0, a, e), dtype=float)
+    return np.asarray(_OUT_PER_TOKEN(p, 0, 0, 0, 0, a, e, *_constants(constants)), dtype=float)
 
 
-def paper_in_per_token_j(params, t_in, hardware: str = "H100"):
+def paper_in_per_token_j(params, t_in, hardware: str = "H100", constants: dict | None = None):
     """Simplified estimator, E_in/token = M(T_in)·E_out/token (J), M from Eq. 23."""
-    return np.asarray(_M(np.asarray(t_in, dtype=float)), dtype=float) * paper_out_per_token_j(
-        params, hardware
-    )
+    m = np.asarray(_M(np.asarray(t_in, dtype=float)), dtype=float)
+    return m * paper_out_per_token_j(params, hardware, constants)
 
 
-def paper_request_simple_j(params, t_in, t_out, hardware: str = "H100"):
+def paper_request_simple_j(params, t_in, t_out, hardware: str = "H100",
+                           constants: dict | None = None):  # fmt: skip
     """Simplified E_request = T_in·E_in/token + T_out·E_out/token (J)."""
-    e_in = paper_in_per_token_j(params, t_in, hardware)
-    return np.asarray(t_in) * e_in + np.asarray(t_out) * paper_out_per_token_j(params, hardware)
+    e_in = paper_in_per_token_j(params, t_in, hardware, constants)
+    e_out = paper_out_per_token_j(params, hardware, constants)
+    return np.asarray(t_in) * e_in + np.asarray(t_out) * e_out

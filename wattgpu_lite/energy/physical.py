@@ -1,42 +1,58 @@
-"""Physical mode: batch-aware FLOPs, GQA-aware bytes, weights re-read per decode step, static power.
+"""Physical mode, numerically: ONE function generated from the sympy terms returns them all.
 
-Equations: :func:`wattgpu_lite.energy.symbolic.phase_terms` (lambdified here once). Per request and phase:
-dynamic = kappa·(alpha·C + e·Q); time = max(C/F_peak, Q/(8·BW), dynamic/(TDP − P_static));
-static = P_static·time.
+Equations: :mod:`wattgpu_lite.energy.symbolic_physical` (FLOPs of the active parameters, weights
+re-read per decode step — the experts a batch touches —, KV bytes, tensor/expert parallelism,
+static power). They are lambdified once, with common subexpressions eliminated
+(``lambdify(..., cse=True)``), into a single function returning every (phase, component) term and
+both phase times; everything below broadcasts over numpy arrays (10^6 rows in one call).
+Argument tuples: :mod:`wattgpu_lite.energy.args`.
 
-Energy coefficients (:func:`gpu_coefficients_j`): two bases, documented in :mod:`energy_gpu` —
-``"spec"`` (physical mode: alpha = TDP / peak FP16 FLOP/s) and ``"antepara"`` (microbenchmarks of
-Antepara et al., node-scaled elsewhere; the low-level default, which the hybrid predictor's physics
-features use). Static power = static_fraction × TDP; kappa scales the coefficients to what inference
-kernels spend (on-chip traffic, non-GEMM work). Both come from ``energy_coefficients.csv`` per basis
-(see :mod:`energy_validation` for how they were set, out of sample).
+Energy coefficients: two bases (:mod:`wattgpu_lite.energy.hardware`) — ``"spec"`` (physical
+mode: alpha = TDP / the compute peak) and ``"antepara"`` (microbenchmarks; the low-level default,
+which the hybrid predictor's physics features use). Static power = static_fraction × TDP per GPU;
+kappa scales the coefficients to what inference kernels spend. Both are fitted per basis
+(:mod:`wattgpu_lite.energy.validation`) and read from ``energy_coefficients.csv``.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import sympy as sp
+from sympy.printing.numpy import NumPyPrinter
 
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import symbolic as S
-from wattgpu_lite.energy.breakdown import breakdown_frame
+from wattgpu_lite.energy import symbolic_physical as SP
+from wattgpu_lite.energy.args import SINGLE_GPU, deploy_args, gpu_args, llm_args
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, constants_scope, gpu_coefficients_j
-from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.specs import catalog
-from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
-ARGS = (S.N, S.n_l, S.d_q, S.d_kv, S.T_in, S.T_out, S.B, S.alpha, S.e_mem,
-        S.F_peak, S.BW_peak, S.P_tdp, S.P_static, S.kappa)  # fmt: skip
-_WORDS = {S.b_w: D.value("bits_per_weight"), S.b_kv: D.value("bits_per_kv")}
-_FNS = {
-    (phase, comp): sp.lambdify(ARGS, expr.subs(_WORDS), "numpy")
-    for phase in ("prefill", "decode")
-    for comp, expr in S.phase_terms(phase).items()
-}
-_TIME = {ph: sp.lambdify(ARGS, S.phase_time(ph).subs(_WORDS), "numpy") for ph in S.flops}
+__all__ = ["ARGS", "COMPONENTS", "PHYSICAL_BASIS", "SINGLE_GPU", "active_time_s", "defaults",
+           "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args", "phase_time_s",
+           "physical_evaluate", "physical_terms_j"]  # fmt: skip
+ARGS, COMPONENTS, PHASES = SP.ARGS, SP.COMPONENTS, SP.PHASES
+KEYS = tuple((phase, comp) for phase in PHASES for comp in COMPONENTS)
+#: word sizes substituted into the expressions: KV cache and activations at 16 bits
+WORDS = {S.b_kv: D.value("bits_per_kv"), SP.b_a: D.value("bits_per_activation", "physical")}
+
+
+class _Printer(NumPyPrinter):
+    """NumPy code with Max as nested ``numpy.maximum`` (no stacking into a temporary array)."""
+
+    def _print_Max(self, expr) -> str:
+        out = self._print(expr.args[0])
+        for arg in expr.args[1:]:
+            out = f"{self._module_format('numpy.maximum')}({out}, {self._print(arg)})"
+        return out
+
+
+def generated_expressions() -> list[sp.Expr]:
+    """The expressions the generated function returns: every term of KEYS, then both phase times."""
+    terms = {ph: SP.phase_terms(ph) for ph in PHASES}
+    exprs = [terms[ph][c] for ph, c in KEYS] + [SP.phase_time(ph) for ph in PHASES]
+    return [e.subs(WORDS) for e in exprs]
+
+
+_ALL = sp.lambdify(ARGS, generated_expressions(), "numpy", printer=_Printer, cse=True)
 
 
 def defaults(basis: str = "antepara") -> dict[str, float]:
@@ -44,67 +60,26 @@ def defaults(basis: str = "antepara") -> dict[str, float]:
     return {k: D.value(k, constants_scope(basis)) for k in ("kappa", "static_fraction")}
 
 
-def gpu_args(gpu, static_fraction: float, basis: str = "antepara") -> tuple[float, ...]:
-    """(alpha, e, F_peak FLOP/s, BW_peak B/s, P_TDP W, P_static W) of ``gpu``."""
-    a, e, _ = gpu_coefficients_j(gpu, basis)
-    return (
-        a,
-        e,
-        gpu.fp16_tflops * 1e12,
-        gpu.bandwidth_gbs * 1e9,
-        gpu.tdp_w,
-        static_fraction * gpu.tdp_w,
-    )
+def physical_evaluate(model_args, workload, hw_args, kappa, deploy=SINGLE_GPU):
+    """({(phase, component): J per request of the replica}, {phase: s per request}), one call."""
+    args = [np.asarray(x, dtype=float) for x in (*model_args, *workload, *hw_args, kappa, *deploy)]
+    shape = np.broadcast_shapes(*(a.shape for a in args))
+    out = [np.broadcast_to(np.asarray(v, dtype=float), shape) for v in _ALL(*args)]
+    return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
+                                                                    strict=True))  # fmt: skip
 
 
-def llm_args(llm) -> tuple[float, float, float, float]:
-    """(N params, n_layers, d_q = n_heads·head_dim, d_kv = n_kv_heads·head_dim) of a dense LLM."""
-    return (
-        llm.params_b * 1e9,
-        llm.n_layers,
-        llm.n_heads * llm.head_dim,
-        llm.n_kv_heads * llm.head_dim,
-    )
+def physical_terms_j(model_args, workload, hw_args, kappa, deploy=SINGLE_GPU) -> dict:
+    """{(phase, component): J per request for the whole replica}; workload = (t_in, t_out, batch)."""
+    return physical_evaluate(model_args, workload, hw_args, kappa, deploy)[0]
 
 
-def physical_terms_j(
-    model_args, workload, hw_args, kappa: float
-) -> dict[tuple[str, str], np.ndarray]:
-    """{(phase, component): J per request}; ``workload`` = (t_in, t_out, batch). Broadcasts."""
-    args = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (*model_args, *workload,
-                                                                         *hw_args, kappa)))  # fmt: skip
-    return {key: np.asarray(f(*args), dtype=float) for key, f in _FNS.items()}
+def phase_time_s(phase: str, model_args, workload, hw_args, kappa, deploy=SINGLE_GPU):
+    """Time of ``phase`` per request (s): the batch's roofline + communication time / B."""
+    return physical_evaluate(model_args, workload, hw_args, kappa, deploy)[1][phase]
 
 
-def active_time_s(model_args, workload, hw_args, kappa: float) -> np.ndarray:
-    """Roofline time per request (s), prefill + decode (the batch's time divided by B)."""
-    args = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (*model_args, *workload,
-                                                                         *hw_args, kappa)))  # fmt: skip
-    return sum(np.asarray(f(*args), dtype=float) for f in _TIME.values())
-
-
-def vllm_batch(llm, gpu, t_in, t_out, max_seqs: int = 256, mem_util: float = 0.9) -> np.ndarray:
-    """Concurrent sequences vLLM can hold: min(max_num_seqs, KV capacity / tokens per sequence).
-
-    KV capacity = mem_util · memory − FP16 weights (vLLM's gpu_memory_utilization default 0.9).
-    """
-    free_b = mem_util * gpu.memory_gb * 1e9 - 2 * llm.params_b * 1e9
-    seqs = np.floor(free_b / (llm.kv_bytes_per_token * (np.asarray(t_in) + np.asarray(t_out))))
-    return np.clip(seqs, 1, max_seqs)
-
-
-def physical_breakdown(llm, gpu, t_in: int, t_out: int, batch: int) -> pd.DataFrame:
-    """Tidy physical-mode breakdown for one (LLM, GPU, workload): ``PHYSICAL_BASIS`` constants."""
-    c = defaults(PHYSICAL_BASIS)
-    terms = physical_terms_j(llm_args(llm), (t_in, t_out, batch),
-                             gpu_args(gpu, c["static_fraction"], PHYSICAL_BASIS), c["kappa"])  # fmt: skip
-    return breakdown_frame({k: float(v) for k, v in terms.items()}, t_out)
-
-
-def resolve(llm, gpu):
-    """(LLM, GPU) from names, dataclasses, config.json / spec.json paths or dicts (see :mod:`inputs`)."""
-    if isinstance(llm, str | Path) and Path(llm).is_file():
-        llm = Path(llm)
-    if not isinstance(llm, catalog.LLM | str | Path | dict):
-        raise InvalidInputError(f"llm must be a name, LLM, config path or dict; got {llm!r}.")
-    return resolve_llm(llm), resolve_gpu(gpu)
+def active_time_s(model_args, workload, hw_args, kappa, deploy=SINGLE_GPU):
+    """Time per request (s), prefill + decode (the batch's time divided by B)."""
+    times = physical_evaluate(model_args, workload, hw_args, kappa, deploy)[1]
+    return times["prefill"] + times["decode"]

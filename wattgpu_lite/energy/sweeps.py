@@ -2,7 +2,8 @@
 
 Each function returns long data: one row per (sweep value, component), ``energy_per_output_token_j``
 summed over prefill and decode. Physical mode uses its defaults (coefficients and constants of
-``energy_physical.PHYSICAL_BASIS``).
+``physical.PHYSICAL_BASIS``) and takes ``num_gpus`` and ``weights`` (None: each model's own
+format) as :func:`wattgpu_lite.energy.estimate.estimate_energy` does; paper mode has neither.
 """
 
 from __future__ import annotations
@@ -12,64 +13,89 @@ import pandas as pd
 
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.specs import catalog
+from wattgpu_lite.energy.precision import served_format
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 
-def _physical(llm_args, workload, gpu) -> dict[str, np.ndarray]:
+def _physical(llms, gpu, workload, num_gpus: int, weights) -> dict[str, np.ndarray]:
+    """Components (J per request) of physical mode, models stacked along the first axis (each
+    served in ``weights`` or its own format, with that format's compute peak)."""
     c, basis = P.defaults(P.PHYSICAL_BASIS), P.PHYSICAL_BASIS
-    terms = P.physical_terms_j(
-        llm_args, workload, P.gpu_args(gpu, c["static_fraction"], basis), c["kappa"]
-    )
+    fmts = [served_format(m, weights) for m in llms]
+    model = np.array([P.llm_args(m, f) for m, f in zip(llms, fmts, strict=True)]).T
+    hw = np.array([P.gpu_args(gpu, c["static_fraction"], basis, f) for f in fmts]).T
+    if len(llms) == 1:
+        model, hw = model[:, 0], hw[:, 0]
+    terms = P.physical_terms_j(tuple(model), workload, tuple(hw), c["kappa"],
+                               P.deploy_args(gpu, num_gpus))  # fmt: skip
     return {comp: terms["prefill", comp] + terms["decode", comp] for comp in E.COMPONENTS}
 
 
-def _paper(llm, workload) -> dict[str, np.ndarray]:
+def _paper(llms, workload) -> dict[str, np.ndarray]:
     t_in, t_out, _ = workload
-    n = np.asarray([m.params_nominal_b for m in llm]) * 1e9 if isinstance(llm, list) else (
-        llm.params_nominal_b * 1e9)  # fmt: skip
-    dims = [(m.n_layers, m.hidden_size) for m in (llm if isinstance(llm, list) else [llm])]
-    n_l, d = np.asarray(dims, dtype=float).T
+    n = np.asarray([m.params_nominal_b for m in llms]) * 1e9
+    n_l, d = np.asarray([(m.n_layers, m.hidden_size) for m in llms], dtype=float).T
+    if len(llms) == 1:
+        n, n_l, d = n[0], n_l[0], d[0]
     t = E.paper_terms_j(n, n_l, d, t_in, t_out)
     zero = np.zeros_like(t["kv_writes"])
-    return {"compute": t["compute_prefill"] + t["compute_decode"], "static": zero} | {
-        k: t[k] for k in ("parameter_reads", "kv_writes", "attention_reads")}  # fmt: skip
+    return {"compute": t["compute_prefill"] + t["compute_decode"], "static": zero,
+            "communication": zero} | {k: t[k] for k in ("parameter_reads", "kv_writes",
+                                                         "attention_reads")}  # fmt: skip
 
 
 def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), np.shape(x))
     frames = [pd.DataFrame({x_name: x, "component": c, "energy_per_output_token_j":
-                            np.broadcast_to(v, np.shape(x)) / t_out}) for c, v in comps.items()]  # fmt: skip
+                            np.broadcast_to(comps[c], np.shape(x)) / t_out})
+              for c in E.COMPONENTS]  # fmt: skip
     return pd.concat(frames, ignore_index=True)
 
 
-def _terms(llm, gpu, workload, mode: str):
-    llms = llm if isinstance(llm, list) else None
+def _terms(llms, gpu, workload, mode: str, num_gpus: int = 1, weights=None):
     if mode == "paper":
-        return _paper(llm, workload)
-    args = np.array([P.llm_args(m) for m in llms]).T if llms else P.llm_args(llm)
-    return _physical(tuple(args), workload, gpu)
+        return _paper(llms, workload)
+    return _physical(llms, gpu, workload, num_gpus, weights)
 
 
-def vs_output_tokens(llm, gpu, t_out, t_in: int = 500, batch: int = 1, mode="physical"):
+def vs_output_tokens(llm, gpu, t_out, t_in: int = 500, batch: int = 1, mode="physical",
+                     num_gpus: int = 1, weights=None):  # fmt: skip
     """Breakdown (J per generated token) against T_out (an array)."""
-    llm, gpu = catalog.llm(llm), catalog.gpu(gpu)
+    llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
     t_out = np.asarray(t_out, dtype=float)
-    return _tidy("t_out", t_out, _terms(llm, gpu, (t_in, t_out, batch), mode), t_out)
+    comps = _terms([llm], gpu, (t_in, t_out, batch), mode, num_gpus, weights)
+    return _tidy("t_out", t_out, comps, t_out)
 
 
-def vs_batch(llm, gpu, batch, t_in: int = 500, t_out: int = 500, mode="physical"):
+def vs_batch(llm, gpu, batch, t_in: int = 500, t_out: int = 500, mode="physical",
+             num_gpus: int = 1, weights=None):  # fmt: skip
     """Breakdown (J per generated token) against the batch size (an array)."""
-    llm, gpu = catalog.llm(llm), catalog.gpu(gpu)
+    llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
     batch = np.asarray(batch, dtype=float)
-    return _tidy("batch", batch, _terms(llm, gpu, (t_in, t_out, batch), mode), t_out)
+    comps = _terms([llm], gpu, (t_in, t_out, batch), mode, num_gpus, weights)
+    return _tidy("batch", batch, comps, t_out)
 
 
-def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: int = 1, mode="physical"):
+def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: int = 1, mode="physical",
+             weights=None):  # fmt: skip
     """Breakdown (J per generated token) for each model, with its params_b, sorted by size."""
-    llms = sorted((catalog.llm(n) for n in llm_names), key=lambda m: m.params_b)
-    comps = _terms(llms, catalog.gpu(gpu), (t_in, t_out, batch), mode)
+    llms = sorted((resolve_llm(n) for n in llm_names), key=lambda m: m.params_b)
+    comps = _terms(llms, resolve_gpu(gpu), (t_in, t_out, batch), mode, 1, weights)
     df = _tidy("params_b", np.array([m.params_b for m in llms]), comps, t_out)
-    return df.assign(llm=[m.name for m in llms] * len(comps))
+    return df.assign(llm=[m.name for m in llms] * len(E.COMPONENTS))
+
+
+def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: int = 1,
+                weights=None, expert_parallel: bool = False):  # fmt: skip
+    """Breakdown (J per generated token, the whole replica) against the GPU count (a list)."""
+    llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
+    c, fmt = P.defaults(P.PHYSICAL_BASIS), served_format(llm, weights)
+    deploy = np.array([P.deploy_args(gpu, int(n), expert_parallel) for n in counts]).T
+    hw = P.gpu_args(gpu, c["static_fraction"], P.PHYSICAL_BASIS, fmt)
+    terms = P.physical_terms_j(P.llm_args(llm, fmt), (t_in, t_out, batch), hw, c["kappa"],
+                               tuple(deploy))  # fmt: skip
+    comps = {comp: terms["prefill", comp] + terms["decode", comp] for comp in E.COMPONENTS}
+    return _tidy("num_gpus", np.asarray(counts, dtype=int), comps, t_out)
 
 
 def dominant_component(tidy: pd.DataFrame, x_name: str) -> pd.DataFrame:

@@ -7,12 +7,13 @@ Two readings share the same FLOP terms:
   attention terms) and ``Q`` = parameter, KV-write and attention-read bits with the calibrated
   factors ``gamma(N)``, ``s_attn(N)``, ``eta(N)`` of its Table 2; and the simplified estimator
   ``E_out/token = alpha·K·N``, ``E_in/token = M(T_in)·E_out/token``.
-* **physical** — the same FLOPs with ``K -> 2`` (forward pass) and ``d -> n_heads·head_dim``;
-  KV bytes from ``n_kv_heads·head_dim`` (GQA); weights re-read at every decode step and shared by
-  the ``B`` sequences of a batch; static power × time, time from a roofline with a power limit.
+* **physical** (:mod:`wattgpu_lite.energy.symbolic_physical`) — the same FLOPs with ``K -> 2``
+  from the *active* parameters, weights re-read at every decode step (the experts a batch touches),
+  GQA/MLA-aware KV bytes, tensor/expert parallelism over ``G`` GPUs, static power × time.
 
-Units: SI inside — alpha in J/FLOP, e in J/bit, bits, FLOPs, W, s, J.
-:mod:`wattgpu_lite.energy.estimate` lambdifies these very objects; notebook 01 displays them.
+Units: SI inside — alpha in J/FLOP, e in J/bit, bits, FLOPs, W, s, J. Symbols and their units are
+listed in :data:`wattgpu_lite.energy.glossary.GLOSSARY`. The numeric functions are lambdified from
+these very objects (:mod:`~wattgpu_lite.energy.paper`, :mod:`~wattgpu_lite.energy.physical`).
 """
 
 from __future__ import annotations
@@ -22,19 +23,28 @@ import sympy as sp
 _pos = {"positive": True}
 # model and workload
 N, n_l, d, T_in, T_out, K = sp.symbols("N n_ell d T_in T_out K", **_pos)
-d_q, d_kv, B = sp.symbols("d_q d_kv B", **_pos)
+B = sp.Symbol("B", **_pos)
+#: summation indices: decode step j (0-based), prompt position i (1-based)
+j, i = sp.symbols("j i", integer=True, nonnegative=True)
 # energy coefficients and word sizes
 alpha, e_mem = sp.symbols("alpha_TC e_HBM", **_pos)
 b_w, b_kv = sp.symbols("b_w b_kv", **_pos)
 # Table 2 calibration constants of the paper
 N0, gamma0, gamma_exp = sp.symbols("N_0 gamma_0 beta_gamma", **_pos)
 s_coef, s_exp, eta_coef, eta_exp = sp.symbols("c_s beta_s c_eta beta_eta", **_pos)
-# physical mode: GPU peak rates, power, dynamic-energy factor kappa
-F_peak, BW_peak, P_tdp, P_static, kappa = sp.symbols("F_peak BW_peak P_TDP P_static kappa", **_pos)
 
-# --- FLOPs (paper Eqs. for C_pre, C_dec) ----------------------------------------------------------
-#: sum over the T_out decode steps of the context each new token attends to
-context_sum = T_out * T_in + T_out * (T_out - 1) / 2
+# --- FLOPs of one token in one layer (a dense decoder) --------------------------------------------
+d_q, w_kv, d_ff, ctx = sp.symbols("d_q w_kv d_ff c", **_pos)
+#: weights a token multiplies in one layer: Q (d·d_q), K and V (d·w_kv), output (d_q·d), gated MLP
+layer_matmul_params = d * d_q + d * w_kv + d_q * d + 3 * d * d_ff
+#: 2 FLOPs (multiply + add) per weight, plus q·k over c cached keys and the weighted sum of c values
+flops_per_token_layer = 2 * layer_matmul_params + 2 * d_q * ctx + 2 * d_q * ctx
+
+# --- FLOPs of a request (paper Eqs. for C_pre, C_dec) ---------------------------------------------
+#: decode step j attends to the prompt and the j tokens generated before it; summed over T_out steps
+context_sum = sp.summation(T_in + j, (j, 0, T_out - 1))
+#: causal prefill: prompt position i attends to i keys, 4·d FLOPs each; the paper keeps 2·d·T_in²
+prefill_attention_exact = n_l * sp.summation(4 * d * i, (i, 1, T_in))
 flops_prefill = K * N * T_in + 2 * n_l * d * T_in**2
 flops_decode = K * N * T_out + 4 * n_l * d * context_sum
 
@@ -61,51 +71,15 @@ M = sp.Symbol("M", **_pos)  # prefill multiplier M(T_in), a piecewise constant
 energy_in_per_token = M * energy_out_per_token
 energy_request_simple = T_in * energy_in_per_token + T_out * energy_out_per_token
 
+#: the paper's constants, in the order :func:`wattgpu_lite.energy.paper` takes them as arguments
+PAPER_CONSTANTS = (K, b_w, b_kv, N0, gamma0, gamma_exp, s_coef, s_exp, eta_coef, eta_exp)
+
 
 def prefill_multiplier(buckets: list[tuple[float, float]], t_in: sp.Symbol = T_in) -> sp.Piecewise:
     """M(T_in) as a sympy Piecewise from ``[(upper_bound_tokens, multiplier), ...]`` (Eq. 23)."""
     ordered = sorted(buckets)
     pieces = [(sp.Float(m), t_in <= ub) for ub, m in ordered if ub != float("inf")]
     return sp.Piecewise(*pieces, (sp.Float(ordered[-1][1]), True))
-
-
-# --- physical mode, per request, prefill and decode apart -----------------------------------------
-_phys = {K: 2, d: d_q}
-flops = {"prefill": flops_prefill.subs(_phys), "decode": flops_decode.subs(_phys)}
-bits = {
-    "prefill": {
-        "parameter_reads": b_w * N / B,  # one pass over the weights, shared by the batch
-        "kv_writes": 2 * b_kv * d_kv * n_l * T_in,
-        "attention_reads": sp.Integer(0),  # flash attention keeps prompt K/V on chip
-    },
-    "decode": {
-        "parameter_reads": b_w * N * T_out / B,  # all weights re-read at every step
-        "kv_writes": 2 * b_kv * d_kv * n_l * T_out,
-        "attention_reads": 2 * b_kv * d_kv * n_l * context_sum,
-    },
-}
-
-
-def phase_terms(phase: str) -> dict[str, sp.Expr]:
-    """Energy terms of one phase (J per request): compute, the three traffic terms, static.
-
-    dynamic = kappa·(alpha·C + e·Q);  time = max(C/F_peak, Q/(8·BW_peak), dynamic/(P_TDP − P_static))
-    (a roofline with a power ceiling: the GPU cannot draw more than its TDP);  static = P_static·time.
-    Times are per request: the batch's step time divided by its B sequences.
-    """
-    q = bits[phase]
-    terms = {"compute": kappa * alpha * flops[phase]}
-    terms |= {name: kappa * e_mem * bits_ for name, bits_ in q.items()}
-    dynamic = sum(terms.values())
-    traffic = sum(q.values())
-    time = sp.Max(flops[phase] / F_peak, traffic / (8 * BW_peak), dynamic / (P_tdp - P_static))
-    terms["static"] = P_static * time
-    return terms
-
-
-def phase_time(phase: str) -> sp.Expr:
-    """Roofline time of one phase (s per request) — the ``time`` of :func:`phase_terms`."""
-    return phase_terms(phase)["static"] / P_static
 
 
 def crossover_output_length() -> list[sp.Expr]:

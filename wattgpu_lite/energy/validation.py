@@ -1,10 +1,11 @@
 """Energy per generated token: paper mode, physical mode and EcoLogits vs the Watt Counts runs.
 
 Decisions (stated in notebook 01 too):
-* offline: ``slots`` = the sequences vLLM can hold, min(256 = max_num_seqs, KV capacity at 0.9 of
-  memory / (T_in + T_out)) (:func:`energy_physical.vllm_batch`); ``batch`` = the mean occupancy
-  of the run's decode steps, n / ceil(n / slots) (:func:`energy_gpu.mean_occupancy`: 1,000
-  prompts in 4 waves of 250; a 56-prompt run has 56); no wall time (the run is saturated).
+* offline: ``slots`` = the sequences vLLM can hold (:func:`occupancy.kv_capacity_seqs`: KV blocks
+  at 0.9 of memory, 16-token blocks, a sequence holding its prompt and half its output, at most
+  256); ``batch`` = the run's mean in-flight count under continuous batching, n·b / (n + b)
+  (:func:`occupancy.offline_in_flight`: 204 for 1,000 prompts at 256 slots); no wall time (the
+  run is saturated).
 * server_low (λ = 0.017 req/s): batch 1. The measured J/token is power × the whole 300+ s window /
   tokens, so it includes the idle GPU between requests. The fair comparison charges the model the
   same wall time: physical mode adds P_static × (window / requests − active time). Paper mode and
@@ -12,7 +13,7 @@ Decisions (stated in notebook 01 too):
 * physical constants (kappa, static_fraction) are fitted leave-one-GPU-out (:mod:`energy_fit`):
   for each GPU, on the other seven only — static_fraction on server_low (idle-dominated), kappa on
   offline — by minimising the median absolute percentage error on a grid. "physical" uses the
-  spec-sheet coefficients (:data:`energy_gpu.PHYSICAL_BASIS`), "physical_antepara" the first
+  spec-sheet coefficients (:data:`hardware.PHYSICAL_BASIS`), "physical_antepara" the first
   version's microbenchmark coefficients (same occupancy, same refits); "physical_apriori" the
   spec-sheet coefficients with kappa 1 and the a-priori 13 % of TDP — no constant fitted.
   EcoLogits: f_E = alpha·exp(beta·B)·N_active + gamma Wh, B = 64.
@@ -27,7 +28,8 @@ from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.fit import fit_constants
-from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, mean_occupancy
+from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
+from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.specs import catalog
 
@@ -44,9 +46,9 @@ def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     gpus = [catalog.gpu(n) for n in df["gpu"]]
     df["t_in"], df["t_out"] = df["prompt_tokens"], df["generated_tokens"]
     offline = (df["scenario"] == "offline").to_numpy()
-    df["slots"] = [float(P.vllm_batch(m, g, ti, to)) if off else 1.0 for m, g, ti, to, off
+    df["slots"] = [float(kv_capacity_seqs(m, g, ti, to)) if off else 1.0 for m, g, ti, to, off
                    in zip(llms, gpus, df["t_in"], df["t_out"], offline, strict=True)]  # fmt: skip
-    df["batch"] = np.where(offline, mean_occupancy(df["slots"], df["n_requests"]), 1.0)
+    df["batch"] = np.where(offline, offline_in_flight(df["slots"], df["n_requests"]), 1.0)
     df["wall_s"] = np.where(offline, 0.0, df["duration_s"] / df["n_requests"])
     df.attrs["llms"], df.attrs["gpus"] = llms, gpus
     return df
@@ -64,9 +66,8 @@ def physical_j_per_token(prep: tuple, kappa, static_fraction) -> np.ndarray:
     """Physical-mode J per generated token of prepared runs (idle charged over the wall time)."""
     model, work, hw, wall_s = prep
     hw = (*hw[:5], hw[4] * np.asarray(static_fraction))  # P_static = fraction × TDP
-    terms = P.physical_terms_j(model, work, hw, kappa)
-    active = P.active_time_s(model, work, hw, kappa)
-    idle = hw[5] * np.maximum(wall_s - active, 0.0)
+    terms, times = P.physical_evaluate(model, work, hw, kappa)
+    idle = hw[5] * np.maximum(wall_s - times["prefill"] - times["decode"], 0.0)
     return (sum(terms.values()) + idle) / work[1]
 
 

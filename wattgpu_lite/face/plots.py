@@ -36,31 +36,47 @@ def power_vs_itl(runs: pd.DataFrame) -> plt.Figure:
 
 # --- energy model (issue 3) -----------------------------------------------------------------------
 ENERGY_COLORS = {"compute": "#4c72b0", "parameter_reads": "#dd8452", "kv_writes": "#55a868",
-                 "attention_reads": "#c44e52", "static": "#8c8c8c"}  # fmt: skip
+                 "attention_reads": "#c44e52", "static": "#8c8c8c", "communication": "#8172b3"}  # fmt: skip
 
 
-def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title: str = ""):
-    """Stacked component energy (J per generated token) against ``x`` from a tidy breakdown."""
+def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title: str = "",
+                 legend: bool = True):  # fmt: skip
+    """Stacked component energy (J per generated token) against ``x`` from a tidy breakdown; the
+    components that are zero everywhere are left out, the legend sits right of the axes."""
     ax = ax or plt.subplots(figsize=(6, 3.2), dpi=90)[1]
     wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j")
-    cols = [c for c in ENERGY_COLORS if c in wide]
+    cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
     ax.stackplot(wide.index, *(wide[c] for c in cols), labels=cols,
                  colors=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
     ax.set(
         xlabel=x, ylabel="J per generated token", title=title, xscale="log" if logx else "linear"
     )
-    ax.legend(fontsize=7, loc="upper left")
+    if legend:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return ax
 
 
-def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = ""):
-    """Stacked bars of component energy (J per generated token), one bar per ``x`` value."""
+def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = "", markers=None,
+                legend: bool = True):  # fmt: skip
+    """Stacked bars of component energy (J per generated token), one bar per ``x`` value, in the
+    order the values first appear in ``tidy``. ``markers``: a Series indexed by ``x`` values,
+    drawn as black ticks on the bar of the same label (never by position)."""
     ax = ax or plt.subplots(figsize=(7, 3.2), dpi=90)[1]
-    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j")
-    cols = [c for c in ENERGY_COLORS if c in wide]
+    order = list(pd.unique(tidy[x]))
+    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j",
+                            aggfunc="sum", sort=False).reindex(order)  # fmt: skip
+    cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
     wide[cols].plot.bar(stacked=True, ax=ax, color=[ENERGY_COLORS[c] for c in cols], width=0.8)
+    if markers is not None:
+        pos = {label.get_text(): p for label, p in zip(ax.get_xticklabels(), ax.get_xticks(),
+                                                       strict=True)}  # fmt: skip
+        xs = [pos[str(label)] for label in markers.index]
+        ax.plot(xs, markers.to_numpy(), "k_", ms=14, mew=2, label=markers.name or "marker")
     ax.set(ylabel="J per generated token", title=title)
-    ax.legend(fontsize=7)
+    if legend:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    else:
+        ax.get_legend().remove()
     return ax
 
 

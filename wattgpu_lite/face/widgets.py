@@ -11,7 +11,8 @@ import io
 import ipywidgets as w
 import matplotlib.pyplot as plt
 
-from wattgpu_lite.energy.estimate import components_j, estimate_energy
+from wattgpu_lite.energy.estimate import estimate_energy
+from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face import plots
 from wattgpu_lite.face.explorer import LOADS, ExplorerControls, explorer_view, sla_slider_range
 from wattgpu_lite.hybrid.byo import FORM_FIELDS, predict_for_spec, spec_template
@@ -98,34 +99,58 @@ def gpu_explorer(
 
 
 # --- energy model explorer (issue 3) --------------------------------------------------------------
-def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: int, mode: str):
+def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: int, mode: str,
+                 num_gpus: int = 1, weights: str | None = None):  # fmt: skip
     """Component energies of one request: component, energy_j, energy_per_output_token_j, share."""
     import pandas as pd
 
-    comps = components_j(estimate_energy(llm, gpu, t_in, t_out, mode=mode, batch=batch))
-    total = comps.pop("total")
+    est = estimate_energy(llm, gpu, t_in, t_out, batch, mode, num_gpus, weights)
+    comps = est.components_j
     df = pd.DataFrame({"component": list(comps), "energy_j": list(comps.values())})
     df["energy_per_output_token_j"] = df["energy_j"] / t_out
-    df["share"] = df["energy_j"] / total
+    df["share"] = df["energy_j"] / est.total_j
     return df
 
 
-def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H100 NVL"):
-    """LLM, GPU, T_in, T_out, batch, mode -> the redrawn component breakdown of one request."""
-    controls = dict(
+def _figure_png(fig) -> bytes:
+    """A figure as PNG bytes for an Image widget (nothing leaks into the cell's outputs)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H100 NVL") -> w.VBox:
+    """LLM, GPU, T_in, T_out, batch, mode, GPUs, weights -> the redrawn breakdown of one request."""
+    c = dict(
         llm=w.Dropdown(options=sorted(llms()["name"]), value=llm, description="LLM"),
         gpu=w.Dropdown(options=list(gpus()["name"]), value=gpu, description="GPU"),
         t_in=w.IntSlider(500, min=1, max=8192, description="T_in"),
         t_out=w.IntSlider(500, min=1, max=20000, description="T_out"),
         batch=w.IntSlider(1, min=1, max=256, description="batch"),
         mode=w.ToggleButtons(options=["physical", "paper"], description="mode"),
-    )
+        num_gpus=w.Dropdown(options=[1, 2, 4, 8], value=1, description="GPUs"),
+        weights=w.Dropdown(options=[("model's own", None), ("bf16", "bf16"), ("fp8", "fp8"),
+                                    ("fp4", "fp4"), ("int4", "int4")], description="weights"),
+    )  # fmt: skip
+    message, chart = w.HTML(), w.Image(format="png", layout=w.Layout(width="560px"))
 
-    def draw(**kw):
-        plots.energy_components_bar(energy_table(**kw), f"{kw['llm']} on {kw['gpu']}")
-        plt.show()
+    def redraw(_=None) -> None:
+        kw = {k: control.value for k, control in c.items()}
+        if kw["mode"] == "paper":
+            kw |= {"num_gpus": 1, "weights": None}  # paper mode: one GPU, 16-bit weights
+        try:
+            table = energy_table(**kw)
+        except WattGPUError as err:  # a combination the model refuses: say why, draw nothing
+            message.value, chart.value = f"<b>not estimated:</b> {err}", b""
+            return
+        ax = plots.energy_components_bar(table, f"{kw['llm']} on {kw['gpu']}")
+        chart.value, message.value = _figure_png(ax.figure), ""
 
-    return w.interactive(draw, **controls)
+    for control in c.values():
+        control.observe(redraw, names="value")
+    redraw()
+    return w.VBox([*c.values(), message, chart])
 
 
 def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H100 NVL"):

@@ -1,7 +1,11 @@
-"""``estimate``: energy of one request by component (paper or physical mode).
+"""``estimate``: energy of one request by component (physical or paper mode).
 
-python -m wattgpu_lite estimate --llm NAME|config.json --gpu NAME|spec.json --t-in 500 --t-out 500
-                                [--batch 1] [--mode physical|paper] [--json]
+python -m wattgpu_lite estimate --llm NAME|config.json [--gpu NAME|spec.json] [--t-in 15]
+    [--t-out 180] [--batch 1] [--mode physical|paper] [--num-gpus 1] [--weights bf16|fp8|fp4|int4]
+    [--expert-parallel] [--json]
+
+``--json`` prints exactly ``EnergyEstimate.to_json()``; the text output carries the same content
+(every input and total, one line each, then the table of terms and the notes).
 """
 
 from __future__ import annotations
@@ -9,6 +13,10 @@ from __future__ import annotations
 import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, emit, resolve_gpu, resolve_llm
+from wattgpu_lite.specs.llm import WEIGHT_FORMATS
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+WEIGHT_CHOICES = ("bf16", "fp8", "fp4", "int4", *sorted(WEIGHT_FORMATS - {"bf16", "fp8", "int4"}))
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -16,26 +24,37 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("estimate", help="energy of one request, by component (J and Wh)")
     p.add_argument("--llm", required=True, help="catalog name or path to a config.json")
     p.add_argument("--gpu", default="H100 NVL", help="catalog name or path to a spec .json")
-    p.add_argument("--t-in", type=int, default=500, help="prompt tokens (default 500)")
-    p.add_argument("--t-out", type=int, default=500, help="generated tokens (default 500)")
-    p.add_argument("--batch", type=int, default=1, help="concurrent sequences (physical mode)")
+    p.add_argument(
+        "--t-in", type=int, default=DEFAULT_T_IN, help="prompt tokens (default %(default)s)"
+    )
+    p.add_argument("--t-out", type=int, default=DEFAULT_T_OUT,
+                   help="generated tokens (default %(default)s)")  # fmt: skip
+    p.add_argument("--batch", type=int, default=1, help="sequences sharing each step (physical)")
     p.add_argument("--mode", choices=("physical", "paper"), default="physical")
+    p.add_argument("--num-gpus", type=int, default=1, help="GPUs of the replica (physical)")
+    p.add_argument("--weights", choices=WEIGHT_CHOICES, default=None,
+                   help="served weight format (default: the model's own; fp4 = mxfp4)")  # fmt: skip
+    p.add_argument("--expert-parallel", action="store_true",
+                   help="spread a mixture-of-experts model's experts over the GPUs")  # fmt: skip
     add_json_flag(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from wattgpu_lite.energy.estimate import components_j, estimate_energy
+    from wattgpu_lite.energy.estimate import estimate_energy
 
-    llm, gpu = resolve_llm(args.llm), resolve_gpu(args.gpu)
-    df = estimate_energy(llm, gpu, args.t_in, args.t_out, mode=args.mode, batch=args.batch)
+    est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
+                          args.batch, args.mode, args.num_gpus, args.weights,
+                          args.expert_parallel)  # fmt: skip
     if args.json:
-        comps = components_j(df)
-        emit(df.attrs | {f"{k}_j": v for k, v in comps.items()}
-             | {"total_wh": comps["total"] / 3600,
-                "per_output_token_j": comps["total"] / args.t_out}, True)  # fmt: skip
-    else:
-        print(f"{df.attrs['llm']} on {df.attrs['gpu']} ({args.mode} mode), "
-              f"{args.t_in} in / {args.t_out} out, batch {args.batch}")  # fmt: skip
-        emit(df.round(6), False)
+        print(est.to_json())
+        return 0
+    data = est.to_dict()
+    data.pop("terms")  # printed below as the table
+    notes, components = data.pop("notes"), data.pop("components_j")
+    emit(data | {f"{c}_j": v for c, v in components.items()}, False)
+    print()
+    emit(est.table().round(6), False)
+    for note in notes:
+        print(f"note: {note}")
     return 0

@@ -1,0 +1,31 @@
+"""Notebook 01's glossary covers every symbol of every equation; bytes before joules by hand."""
+
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.energy import glossary as G
+from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy import symbolic as S
+from wattgpu_lite.energy.traffic import bytes_table
+
+
+def test_every_symbol_of_every_equation_has_a_unit_and_a_meaning():
+    exprs = [S.flops_prefill, S.flops_decode, S.energy_request, S.energy_request_simple,
+             S.flops_per_token_layer, S.prefill_attention_exact, *P.generated_expressions()]  # fmt: skip
+    symbols = set().union(*(e.free_symbols for e in exprs)) | set(P.ARGS) | {S.j, S.i}
+    missing = symbols - set(G.GLOSSARY)
+    assert not missing, f"symbols without a glossary entry: {sorted(map(str, missing))}"
+    table = G.glossary_markdown()
+    assert table.count("\n") == len(G.GLOSSARY) + len(G.DERIVED) + 1
+    assert all(G.GLOSSARY[s][1] for s in symbols)
+
+
+def test_bytes_per_token_by_hand():
+    m = wl.llm("meta-llama/Llama-3.1-8B-Instruct")
+    t = bytes_table(m, 500, 500, 1).set_index(["phase", "component"])["bytes_per_output_token"]
+    assert t["decode", "parameter_reads"] == pytest.approx(2 * m.params_b * 1e9)
+    assert t["decode", "kv_writes"] == m.kv_bytes_per_token == 32 * 2 * 8 * 128 * 2
+    assert t["decode", "attention_reads"] == pytest.approx(m.kv_bytes_per_token * (500 + 499 / 2))
+    assert bytes_table(m, 500, 500, 8, "fp8").set_index(["phase", "component"]).loc[
+        ("decode", "parameter_reads"), "bytes_per_output_token"] == pytest.approx(
+        m.params_b * 1e9 / 8)  # fmt: skip

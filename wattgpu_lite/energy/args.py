@@ -1,0 +1,95 @@
+"""The argument tuples of physical mode's vectorised functions — their contents, in one place.
+
+Every function of :mod:`wattgpu_lite.energy.physical` takes ``(model, workload, hardware, kappa,
+deploy)``, each a tuple of floats or numpy arrays (broadcast together), in the order of the sympy
+symbols of :mod:`wattgpu_lite.energy.symbolic_physical` (``MODEL``, ``WORKLOAD``, ``HARDWARE``,
+``DEPLOY``). Stack many models as ``np.array([llm_args(m) for m in models]).T``.
+
+=========  ======================================================================================
+model      :func:`llm_args` — (N_act params, N_always params, E routed experts, k active experts,
+           n_moe layers, N_e params per expert, n_layers, d hidden width, d_q = heads·head_dim,
+           w_kv cached K+V elements per token and layer, b_w bits per weight); a dense model has
+           N_always = N_act = N, E = k = 1, n_moe = N_e = 0
+workload   (T_in prompt tokens, T_out generated tokens, B sequences sharing a step)
+hardware   :func:`gpu_args` — (alpha J/FLOP, e J/bit, F_peak FLOP/s, BW_peak B/s, P_TDP W,
+           P_static W), per GPU, at the compute peak of the weight format
+kappa      dynamic-energy factor (:func:`wattgpu_lite.energy.physical.defaults`)
+deploy     :func:`deploy_args` — (G GPUs, BW_link B/s per direction, t_0 s, t_hop s, x_EP 0/1);
+           :data:`SINGLE_GPU` for one GPU
+=========  ======================================================================================
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy.hardware import gpu_coefficients_j
+from wattgpu_lite.energy.precision import canonical_format, compute_peak_tflops, weight_bits
+from wattgpu_lite.errors import InvalidInputError
+
+SINGLE_GPU = (1.0, 1.0, 0.0, 0.0, 0.0)  # one GPU: no collective, no link
+
+
+def llm_args(llm, weights: str | None = None) -> tuple[float, ...]:
+    """The model tuple of ``llm`` served with ``weights`` (None: its own format)."""
+    moe = llm.is_moe
+    return (
+        llm.params_active_b * 1e9,
+        llm.params_always_b * 1e9,
+        float(llm.n_experts if moe else 1),
+        float(llm.n_experts_active if moe else 1),
+        float(llm.n_moe_layers if moe else 0),
+        llm.params_expert_b * 1e9 if moe else 0.0,
+        float(llm.n_layers),
+        float(llm.hidden_size),
+        float(llm.n_heads * llm.head_dim),
+        float(llm.kv_width),
+        weight_bits(llm, weights),
+    )
+
+
+def gpu_args(gpu, static_fraction: float, basis: str = "antepara",
+             weights: str | None = None) -> tuple[float, ...]:  # fmt: skip
+    """The hardware tuple of ``gpu`` for kernels of ``weights`` (None: 16-bit): alpha is the
+    basis's FP16 energy per FLOP × FP16 peak / the peak used (spec basis: TDP / that peak)."""
+    peak, _ = compute_peak_tflops(gpu, "bf16" if weights is None else weights)
+    a, e, _ = gpu_coefficients_j(gpu, basis)
+    return (a * gpu.fp16_tflops / peak, e, peak * 1e12, gpu.bandwidth_gbs * 1e9, gpu.tdp_w,
+            static_fraction * gpu.tdp_w)  # fmt: skip
+
+
+def link_kind(gpu) -> str:
+    """ "pcie" for a card whose GPU-to-GPU path is PCIe, else "nvlink" (NVLink, Infinity Fabric)."""
+    return "pcie" if str(gpu.interconnect).upper().startswith("PCIE") else "nvlink"
+
+
+def link_bytes_per_s(gpu) -> float:
+    """Per-direction GPU-to-GPU bandwidth (B/s): a bidirectional figure is halved."""
+    gbs = gpu.interconnect_gbs
+    if gbs is None or not math.isfinite(gbs):
+        raise InvalidInputError(
+            f"GPU {gpu.name!r} has no interconnect bandwidth (interconnect_gbs) in its spec, so "
+            "a multi-GPU estimate cannot time its all-reduces; use num_gpus=1 or build the GPU "
+            "with wl.GPU.from_spec({..., 'interconnect_gbs': ...})."
+        )
+    return gbs * 1e9 / (2.0 if gpu.interconnect_direction == "bidirectional" else 1.0)
+
+
+def deploy_args(gpu, num_gpus: int = 1, expert_parallel: bool = False) -> tuple[float, ...]:
+    """The deploy tuple: G, per-direction link B/s, NCCL ring base and per-hop latency (s), x_EP.
+
+    One GPU has no collective (t_0 = 0). Latencies: NCCL's ring/LL tuning model (coefficients
+    ``allreduce_base_latency_us`` and ``link_hop_latency_us``).
+    """
+    if not isinstance(num_gpus, numbers.Integral) or isinstance(num_gpus, bool) or num_gpus < 1:
+        raise InvalidInputError(f"num_gpus must be a whole number >= 1, got {num_gpus!r}.")
+    if num_gpus == 1:
+        return (1.0, 1.0, 0.0, 0.0, float(bool(expert_parallel)))
+    t_0 = D.value("allreduce_base_latency_us", "physical") * 1e-6
+    t_hop = D.value("link_hop_latency_us", f"physical:{link_kind(gpu)}") * 1e-6
+    return (float(num_gpus), link_bytes_per_s(gpu), t_0, t_hop, float(bool(expert_parallel)))
+
+
+__all__ = ["SINGLE_GPU", "canonical_format", "deploy_args", "gpu_args", "llm_args"]

@@ -1,0 +1,93 @@
+"""Every symbol of the energy equations: how it prints, its unit, what it is (notebook 01's glossary).
+
+:data:`GLOSSARY` maps each sympy symbol of :mod:`~wattgpu_lite.energy.symbolic` and
+:mod:`~wattgpu_lite.energy.symbolic_physical` to (LaTeX, unit, meaning); :func:`latex` prints an
+expression with these names (``\\mathrm{}`` for multi-letter subscripts).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import sympy as sp
+
+from wattgpu_lite.energy import symbolic as S
+from wattgpu_lite.energy import symbolic_physical as SP
+
+GLOSSARY: dict[sp.Symbol, tuple[str, str, str]] = {
+    S.N: ("N", "parameters", "parameters of the model (paper: all of them)"),
+    S.n_l: (r"n_{\ell}", "1", "transformer layers"),
+    S.d: ("d", "1", "hidden (model) width"),
+    S.d_q: (r"d_{q}", "1", "query width, attention heads × head dim"),
+    S.w_kv: (r"w_{\mathrm{kv}}", "1", "K and V elements cached per token and layer (2·KV heads·head dim, or MLA's latent width)"),
+    S.d_ff: (r"d_{\mathrm{ff}}", "1", "MLP intermediate width"),
+    S.ctx: ("c", "tokens", "context a decode token attends to"),
+    S.T_in: (r"T_{\mathrm{in}}", "tokens", "prompt tokens of a request"),
+    S.T_out: (r"T_{\mathrm{out}}", "tokens", "generated tokens of a request"),
+    S.B: ("B", "sequences", "sequences sharing each forward step (the batch)"),
+    S.K: ("K", "FLOP/(param·token)", "FLOPs per parameter and token (paper 6; forward pass 2)"),
+    S.alpha: (r"\alpha", "J/FLOP", "energy per tensor-core FLOP"),
+    S.e_mem: ("e", "J/bit", "energy per bit moved from HBM/GDDR"),
+    S.b_w: (r"b_{w}", "bit", "bits per stored weight (16 for BF16, 8 for FP8, ~4.25 for MXFP4)"),
+    S.b_kv: (r"b_{\mathrm{kv}}", "bit", "bits per cached K or V element (16)"),
+    S.N0: (r"N_{0}", "parameters", "paper's reference size (24 B) of the calibrated factors"),
+    S.gamma0: (r"\gamma_{0}", "1", "share of parameter bits fetched per request at N = N₀"),
+    S.gamma_exp: (r"\beta_{\gamma}", "1", "exponent of γ(N)"),
+    S.s_coef: (r"c_{s}", "1", "coefficient of the attention-read amplification s_attn(N)"),
+    S.s_exp: (r"\beta_{s}", "1", "exponent of s_attn(N)"),
+    S.eta_coef: (r"c_{\eta}", "1", "coefficient of the HBM inefficiency η(N)"),
+    S.eta_exp: (r"\beta_{\eta}", "1", "exponent of η(N)"),
+    S.M: ("M", "1", "prefill multiplier M(T_in) of the simplified estimator"),
+    SP.N_act: (r"N_{\mathrm{act}}", "parameters", "parameters a token is multiplied by (MoE: active)"),
+    SP.N_all: (r"N_{\mathrm{always}}", "parameters", "parameters read at every step whatever the routing"),
+    SP.E: ("E", "experts", "routed experts per MoE layer"),
+    SP.k: ("k", "experts", "experts each token is routed to (top-k)"),
+    SP.L_moe: (r"n_{\mathrm{moe}}", "layers", "layers with routed experts"),
+    SP.N_exp: (r"N_{e}", "parameters", "parameters of one routed expert"),
+    SP.F_peak: (r"F_{\mathrm{peak}}", "FLOP/s", "dense tensor peak of the precision the kernels use"),
+    SP.BW_peak: (r"BW_{\mathrm{peak}}", "B/s", "memory bandwidth of one GPU"),
+    SP.P_tdp: (r"P_{\mathrm{TDP}}", "W", "power limit of one GPU"),
+    SP.P_static: (r"P_{\mathrm{static}}", "W", "static (idle-but-awake) power of one GPU"),
+    SP.kappa: (r"\kappa", "1", "dynamic-energy factor fitted on the measurements"),
+    SP.b_a: (r"b_{a}", "bit", "bits per activation sent between GPUs (16)"),
+    SP.G: ("G", "GPUs", "GPUs of the replica (tensor or expert parallel)"),
+    SP.BW_link: (r"BW_{\mathrm{link}}", "B/s", "GPU-to-GPU bandwidth per direction"),
+    SP.t_0: (r"t_{0}", "s", "fixed latency of one collective (0 on one GPU)"),
+    SP.t_hop: (r"t_{\mathrm{hop}}", "s", "latency of one ring step over the link"),
+    SP.x_ep: (r"x_{\mathrm{EP}}", "0 or 1", "1 if experts are spread over the GPUs (expert parallel)"),
+    S.j: ("j", "1", "decode step, 0 … T_out − 1 (summation index)"),
+    S.i: ("i", "1", "prompt position, 1 … T_in (summation index)"),
+}  # fmt: skip
+#: quantities defined by an equation rather than a symbol (the paper's calibrated factors, M(T_in))
+DERIVED: dict[str, tuple[str, str, str]] = {
+    "gamma": (r"\gamma(N)", "1", "share of the parameter bits the paper counts per request, γ₀·(N/N₀)^β_γ"),
+    "s_attn": (r"s_{\mathrm{attn}}(N)", "1", "the paper's attention-read amplification, 1 + c_s·(N/N₀)^β_s"),
+    "eta": (r"\eta(N)", "1", "the paper's global HBM inefficiency, 1 + c_η·(N/N₀)^β_η"),
+    "experts": (r"E_{B}", "experts", "expected distinct experts a step of B tokens reads, E·(1 − (1 − k/E)^B)"),
+}  # fmt: skip
+NAMES = {sym: tex for sym, (tex, _, _) in GLOSSARY.items()}
+
+
+def latex(expr: sp.Expr) -> str:
+    """LaTeX of ``expr`` with the glossary's names."""
+    return sp.latex(expr, symbol_names=NAMES)
+
+
+def equation(name: str, expr: sp.Expr) -> str:
+    """LaTeX of ``name = expr`` (``name`` in LaTeX, e.g. ``r"E_{\\mathrm{compute}}"``)."""
+    return f"{name} = {latex(expr)}"
+
+
+def glossary_markdown(symbols=None) -> str:
+    """The glossary as a Markdown table (symbols in LaTeX), for ``display(Markdown(...))``."""
+    df = glossary_frame(symbols)
+    rows = [f"| {r.symbol} | {r.unit} | {r.meaning} |" for r in df.itertuples()]
+    return "\n".join(["| symbol | unit | meaning |", "|---|---|---|", *rows])
+
+
+def glossary_frame(symbols=None) -> pd.DataFrame:
+    """The glossary as a table (symbol as LaTeX, unit, meaning), optionally for ``symbols`` only."""
+    rows = [(f"${tex}$", unit, text) for sym, (tex, unit, text) in GLOSSARY.items()
+            if symbols is None or sym in symbols]  # fmt: skip
+    if symbols is None:
+        rows += [(f"${tex}$", unit, text) for tex, unit, text in DERIVED.values()]
+    return pd.DataFrame(rows, columns=["symbol", "unit", "meaning"])

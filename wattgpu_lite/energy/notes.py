@@ -1,0 +1,74 @@
+"""What an energy estimate should tell its reader: refused deployments and notes on the result.
+
+Refused (InvalidInputError): a tensor-parallel degree that does not divide the attention heads
+(vLLM checks the same), expert parallelism without routed experts or over more GPUs than experts.
+Noted: weights that do not fit, a batch beyond the KV cache, a precision without its own tensor
+cores (the peak used), the experts a decode step touches.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wattgpu_lite.energy.occupancy import kv_capacity_seqs, weight_bytes, weights_fit
+from wattgpu_lite.energy.symbolic_physical import E, k
+from wattgpu_lite.energy.symbolic_physical import experts_touched as _touched
+from wattgpu_lite.errors import InvalidInputError
+
+
+def check_deployment(llm, num_gpus: int, expert_parallel: bool) -> None:
+    """Refuse a replica vLLM would refuse or that has no meaning (InvalidInputError)."""
+    if isinstance(num_gpus, int) and num_gpus > 1 and llm.n_heads % num_gpus:
+        raise InvalidInputError(
+            f"num_gpus={num_gpus}: tensor parallelism splits the {llm.n_heads} attention heads of "
+            f"{llm.name!r} evenly, so num_gpus must divide {llm.n_heads} (vLLM refuses otherwise)."
+        )
+    if expert_parallel and not llm.is_moe:
+        raise InvalidInputError(f"expert_parallel=True needs a mixture-of-experts model; "
+                                f"{llm.name!r} is dense. Use tensor parallelism.")  # fmt: skip
+    if expert_parallel and num_gpus > llm.n_experts:
+        raise InvalidInputError(f"expert_parallel over {num_gpus} GPUs needs at least as many "
+                                f"experts; {llm.name!r} has {llm.n_experts}.")  # fmt: skip
+
+
+def experts_per_step(llm, batch: float) -> float:
+    """Expected distinct experts of one MoE layer a decode step of ``batch`` tokens reads."""
+    return float(_touched(batch).subs({E: llm.n_experts, k: llm.n_experts_active}))
+
+
+def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
+    """Notes on a physical-mode estimate (see the module docstring)."""
+    t_in, t_out, batch = work
+    out = []
+    if not weights_fit(llm, gpu, num_gpus, fmt):
+        out.append(f"the {fmt} weights ({weight_bytes(llm, fmt) / 1e9:.1f} GB) do not fit in 0.9 "
+                   f"of {num_gpus} × {gpu.memory_gb:g} GB: vLLM could not load them; the numbers "
+                   "are what the request would cost if it could.")  # fmt: skip
+    elif batch > (cap := float(kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus, fmt))):
+        out.append(f"batch {batch} exceeds the {cap:.0f} sequences vLLM runs at once here (KV "
+                   f"cache at {t_in}/{t_out} tokens, at most 256): it would queue the rest.")  # fmt: skip
+    if fmt in ("fp8", "mxfp4", "nvfp4") and peak == "fp16":
+        out.append(f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
+                   "weight-only (dequantised to 16 bits) at the FP16 peak.")  # fmt: skip
+    if num_gpus > 1 and llm.mla_kv_width:
+        out.append("tensor parallel keeps a copy of the latent (MLA) cache on every GPU, which this "
+                   "estimate counts once (KV bytes are a lower bound).")  # fmt: skip
+    elif num_gpus > llm.n_kv_heads:
+        out.append(f"{num_gpus} GPUs > {llm.n_kv_heads} KV heads: vLLM replicates KV heads, which "
+                   "this estimate counts once (KV bytes are a lower bound).")  # fmt: skip
+    if llm.is_moe:
+        out.append(
+            f"a decode step of {batch} tokens reads {experts_per_step(llm, batch):.1f} of "
+            f"{llm.n_experts} routed experts per MoE layer (top-{llm.n_experts_active})."
+        )
+    return tuple(out)
+
+
+def paper_notes(n_layers, d_model, batch: int, moe: bool) -> tuple[str, ...]:
+    """Notes on a paper-mode estimate: ignored batch, MoE as dense, missing attention shape."""
+    out = [] if batch == 1 else [f"paper mode has no batch: batch {batch} is ignored."]
+    if moe:
+        out.append("paper mode treats a mixture-of-experts model as dense (N = all parameters).")
+    if not np.all(np.asarray([n_layers or 0, d_model or 0]) > 0):
+        out.append("no layers or width: dense K·N terms only (no attention FLOPs or KV traffic).")
+    return tuple(out)

@@ -1,0 +1,124 @@
+"""The typed result of :func:`wattgpu_lite.energy.estimate.estimate_energy`: :class:`EnergyEstimate`.
+
+Frozen: the inputs it used (names, tokens, batch, GPUs, weight format, the compute peak), the
+energy terms (J per request of the whole replica, by phase and component) and notes. Totals are
+derived; ``.table()`` is the tidy breakdown, ``.to_json()`` the CLI's ``estimate --json``.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+import pandas as pd
+
+from wattgpu_lite.energy.breakdown import COMPONENTS, J_PER_WH, breakdown_frame
+
+
+@dataclass(frozen=True)
+class EnergyEstimate:
+    """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
+
+    ``terms`` holds (phase, component, energy_j) per request for the replica of ``num_gpus``
+    GPUs; ``compute_peak`` names the peak the kernels of ``weights`` run at ("fp16", "fp8",
+    "fp4"; empty in paper mode, which has no GPU peak).
+    """
+
+    llm: str
+    gpu: str
+    mode: str
+    t_in: int
+    t_out: int
+    batch: int
+    num_gpus: int
+    weights: str
+    weight_bits: float
+    expert_parallel: bool
+    compute_peak: str
+    compute_peak_tflops: float | None
+    coefficients: str
+    kappa: float | None
+    static_fraction: float | None
+    terms: tuple[tuple[str, str, float], ...]
+    notes: tuple[str, ...] = ()
+    schema_version: ClassVar[int] = 1
+
+    @property
+    def components_j(self) -> dict[str, float]:
+        """J per request of each component (prefill + decode)."""
+        out = dict.fromkeys(COMPONENTS, 0.0)
+        for _, comp, value in self.terms:
+            out[comp] += value
+        return out
+
+    @property
+    def total_j(self) -> float:
+        """J per request, all components and phases, the whole replica."""
+        return float(sum(v for _, _, v in self.terms))
+
+    @property
+    def total_wh(self) -> float:
+        """Wh per request."""
+        return self.total_j / J_PER_WH
+
+    @property
+    def per_output_token_j(self) -> float:
+        """J per generated token (total / t_out)."""
+        return self.total_j / self.t_out
+
+    def table(self) -> pd.DataFrame:
+        """Tidy breakdown: phase, component, energy_j, energy_wh, energy_per_output_token_j."""
+        df = breakdown_frame({(ph, c): v for ph, c, v in self.terms}, self.t_out)
+        df.attrs = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "terms"}
+        return df
+
+    def to_dict(self) -> dict:
+        """Inputs, totals, components and terms as plain JSON-safe values (NaN → None)."""
+        inputs = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in
+                  ("terms", "notes")}  # fmt: skip
+        return _clean({"schema_version": self.schema_version} | inputs | {
+            "total_j": self.total_j, "total_wh": self.total_wh,
+            "per_output_token_j": self.per_output_token_j,
+            "components_j": self.components_j,
+            "terms": [{"phase": p, "component": c, "energy_j": v} for p, c, v in self.terms],
+            "notes": list(self.notes)})  # fmt: skip
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON (never NaN or Infinity)."""
+        return json.dumps(self.to_dict(), indent=2, allow_nan=False)
+
+    def header(self) -> str:
+        """One line: what was estimated, with which inputs."""
+        gpus = f"{self.num_gpus} × {self.gpu}" if self.num_gpus > 1 else self.gpu
+        peak = f", {self.compute_peak.upper()} peak" if self.compute_peak else ""
+        ep = ", expert parallel" if self.expert_parallel else ""
+        return (f"{self.llm} on {gpus} ({self.mode} mode), {self.t_in} in / {self.t_out} out, "
+                f"batch {self.batch}, {self.weights} weights{peak}{ep}")  # fmt: skip
+
+    def __repr__(self) -> str:
+        return (f"EnergyEstimate({self.header()}: {self.total_j:.4g} J = {self.total_wh:.4g} Wh, "
+                f"{self.per_output_token_j:.4g} J per output token)")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        totals = (f"<b>{self.total_j:.4g} J</b> = {self.total_wh:.4g} Wh per request, "
+                  f"{self.per_output_token_j:.4g} J per generated token")  # fmt: skip
+        notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
+        return (f"<p>{html.escape(self.header())}<br>{totals}</p>"
+                + self.table().to_html(index=False, float_format="{:.4g}".format)
+                + (f"<ul>{notes}</ul>" if notes else ""))  # fmt: skip
+
+
+def _clean(value):
+    """JSON-safe: NaN/inf → None, numpy scalars → Python, recursively."""
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -1,0 +1,132 @@
+"""Physical mode's equations as sympy expressions: FLOPs, bytes, time and energy of one request.
+
+Per request and phase (prefill, decode), for a replica of ``G`` GPUs serving a batch of ``B``:
+
+* FLOPs ``C`` = 2·N_act per token (forward pass over the *active* parameters) + attention FLOPs;
+* bits ``Q``: the weights one pass reads — the always-read ones and, per MoE layer, the experts the
+  batch's tokens touch, ``E·(1 − (1 − k/E)^tokens)`` — at ``b_w`` bits, shared by the ``B``
+  sequences; KV writes and attention reads at ``b_kv`` bits, ``w_kv`` cached elements per token
+  and layer;
+* dynamic energy ``kappa·(alpha·C + e·Q)``; roofline time with a power ceiling, the work spread
+  over the ``G`` GPUs: ``max(C/(G·F), Q/(8·G·BW), dynamic/(G·(P_TDP − P_static)))``;
+* communication time: tensor parallel — two ring all-reduces of the activations per layer and
+  step; expert parallel (``x_EP`` = 1) — on each MoE layer the MLP's all-reduce becomes two
+  all-to-alls (dispatch, combine) of the activations sent to the ``k`` experts of each token;
+* static energy ``G·P_static·(roofline time)`` and communication energy ``G·P_static·(comm time)``
+  (the replica held while the links carry activations).
+
+Times are per request: the batch's phase time divided by ``B``.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from wattgpu_lite.energy.symbolic import (
+    B,
+    T_in,
+    T_out,
+    alpha,
+    b_kv,
+    b_w,
+    context_sum,
+    d,
+    d_q,
+    e_mem,
+    n_l,
+    w_kv,
+)
+
+_pos, _nonneg = {"positive": True}, {"nonnegative": True}
+# model: active parameters (FLOPs), parameters read whatever the routing, experts
+N_act, N_all = sp.symbols("N_act N_always", **_pos)
+E, k = sp.symbols("E k", **_pos)
+L_moe, N_exp = sp.symbols("n_moe N_e", **_nonneg)
+# GPU and constants
+F_peak, BW_peak, P_tdp, P_static, kappa = sp.symbols("F_peak BW_peak P_TDP P_static kappa", **_pos)
+b_a = sp.Symbol("b_a", **_pos)  # bits of an activation sent between GPUs
+# deployment: GPUs, per-direction link bandwidth (B/s), collective latencies (s), expert parallel
+G, BW_link = sp.symbols("G BW_link", **_pos)
+t_0, t_hop, x_ep = sp.symbols("t_0 t_hop x_EP", **_nonneg)
+
+MODEL = (N_act, N_all, E, k, L_moe, N_exp, n_l, d, d_q, w_kv, b_w)
+WORKLOAD = (T_in, T_out, B)
+HARDWARE = (alpha, e_mem, F_peak, BW_peak, P_tdp, P_static)
+DEPLOY = (G, BW_link, t_0, t_hop, x_ep)
+ARGS = (*MODEL, *WORKLOAD, *HARDWARE, kappa, *DEPLOY)
+PHASES = ("prefill", "decode")
+COMPONENTS = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static",
+              "communication")  # fmt: skip
+
+
+def experts_touched(tokens: sp.Expr) -> sp.Expr:
+    """Expected distinct experts of one MoE layer that ``tokens`` tokens route to.
+
+    Each token picks k of E experts (uniform routing): an expert escapes one token with
+    probability 1 − k/E, all of them with (1 − k/E)^tokens; the expected count is E times the rest.
+    """
+    return E * (1 - (1 - k / E) ** tokens)
+
+
+def params_read(tokens: sp.Expr) -> sp.Expr:
+    """Parameters one pass over ``tokens`` tokens reads: always-read + touched experts' weights."""
+    return N_all + L_moe * N_exp * experts_touched(tokens)
+
+
+flops = {
+    "prefill": 2 * N_act * T_in + 2 * n_l * d_q * T_in**2,
+    "decode": 2 * N_act * T_out + 4 * n_l * d_q * context_sum,
+}
+bits = {
+    "prefill": {
+        "parameter_reads": b_w * params_read(B * T_in) / B,  # one pass, all prompts of the batch
+        "kv_writes": b_kv * w_kv * n_l * T_in,
+        "attention_reads": sp.Integer(0),  # flash attention keeps prompt K/V on chip
+    },
+    "decode": {
+        "parameter_reads": b_w * T_out * params_read(B) / B,  # one pass per step, B tokens
+        "kv_writes": b_kv * w_kv * n_l * T_out,
+        "attention_reads": b_kv * w_kv * n_l * context_sum,
+    },
+}
+
+
+def allreduce_s(message_bytes: sp.Expr) -> sp.Expr:
+    """Ring all-reduce time: latency t_0 + 2(G−1)·t_hop, each GPU sends 2(G−1)/G of the message."""
+    return t_0 + 2 * (G - 1) * t_hop + 2 * (G - 1) / G * message_bytes / BW_link
+
+
+def alltoall_s(message_bytes: sp.Expr) -> sp.Expr:
+    """All-to-all time: each GPU sends the (G−1)/G of its 1/G share that lives elsewhere."""
+    return t_0 + (G - 1) * t_hop + (G - 1) / G**2 * message_bytes / BW_link
+
+
+def step_comm_s(tokens: sp.Expr) -> sp.Expr:
+    """Communication of one forward step over ``tokens`` tokens: all-reduces (and all-to-alls)."""
+    act = tokens * d * b_a / 8  # activation bytes of the step
+    n_allreduce = 2 * n_l - x_ep * L_moe
+    return n_allreduce * allreduce_s(act) + 2 * x_ep * L_moe * alltoall_s(k * act)
+
+
+comm_s = {"prefill": step_comm_s(B * T_in) / B, "decode": T_out * step_comm_s(B) / B}
+
+
+def roofline_s(phase: str) -> sp.Expr:
+    """Roofline time of a phase (s per request) on G GPUs, capped by the power limit."""
+    dynamic = kappa * (alpha * flops[phase] + e_mem * sum(bits[phase].values()))
+    return sp.Max(flops[phase] / (G * F_peak), sum(bits[phase].values()) / (8 * G * BW_peak),
+                  dynamic / (G * (P_tdp - P_static)))  # fmt: skip
+
+
+def phase_terms(phase: str) -> dict[str, sp.Expr]:
+    """Energy terms of one phase (J per request, the whole replica), keyed by COMPONENTS."""
+    terms = {"compute": kappa * alpha * flops[phase]}
+    terms |= {name: kappa * e_mem * q for name, q in bits[phase].items()}
+    terms["static"] = G * P_static * roofline_s(phase)
+    terms["communication"] = G * P_static * comm_s[phase]
+    return terms
+
+
+def phase_time(phase: str) -> sp.Expr:
+    """Time of one phase (s per request): roofline + communication."""
+    return roofline_s(phase) + comm_s[phase]
