@@ -28,15 +28,15 @@ def test_offline_in_flight_is_continuous_batching(cap, n, mean):
     assert round(float(offline_in_flight(256, 1000))) == 204
 
 
-def test_the_hybrid_predictor_definitions_agree():
-    """hybrid.rows keeps array-level copies until it switches to these; same numbers meanwhile."""
+def test_the_hybrid_predictor_uses_these_very_definitions():
+    """hybrid.rows gathers its capacity from kv_capacity_seqs, per configuration."""
     for name in ("meta-llama/Llama-2-7b-hf", "Qwen/Qwen2.5-14B", "Qwen/Qwen3-30B-A3B-FP8"):
-        for gpu in ("A100 SXM4 40GB", "L4", "H100 NVL"):
+        for gpu, n in (("A100 SXM4 40GB", 1), ("L4", 1), ("H100 SXM", 2)):
             m, g = wl.llm(name), wl.gpu(gpu)
-            theirs = rows.kv_capacity_seqs(g.memory_gb * 1e9, m.params_b * 1e9 * m.bytes_per_weight,
-                                           m.kv_bytes_per_token, 15, 180)  # fmt: skip
-            assert float(kv_capacity_seqs(m, g, 15, 180)) == float(theirs)
-    assert float(offline_in_flight(200, 1000)) == float(rows.offline_in_flight(200, 1000))
+            _, cap = rows.build([m, m], [g, g], [15, 2000], [180, 1000], n)
+            assert list(cap) == [float(kv_capacity_seqs(m, g, 15, 180, n)),
+                                 float(kv_capacity_seqs(m, g, 2000, 1000, n))]  # fmt: skip
+    assert rows.offline_in_flight is offline_in_flight
 
 
 def test_weights_fit():

@@ -74,17 +74,6 @@ def test_beyond_capacity_the_load_sits_at_the_cache_limit():
     assert load[0] < cap[0] and load[1] == cap[1]
 
 
-def test_kv_capacity_counts_blocks_of_sixteen_tokens():
-    """A 70B model on 80 GB: 0.9·80 − 141.1 GB < 0, so nothing fits; 8B on 80 GB holds 256."""
-    big = R.kv_capacity_seqs(80e9, 141.1e9, 327680, 15, 180)
-    small = R.kv_capacity_seqs(80e9, 16.06e9, 131072, 15, 180)
-    assert big == 0 and small == 256
-    # (0.9 · 24 − 16.06) GB / (16 · 131,072 B) = 2,641 blocks; 7 blocks a sequence -> 377 -> 256
-    assert R.kv_capacity_seqs(24e9, 16.06e9, 131072, 15, 180) == 256
-    # (2,000 + 2,000/2) / 16 = 188 blocks a sequence: 2,641 // 188 = 14 sequences
-    assert R.kv_capacity_seqs(24e9, 16.06e9, 131072, 2000, 2000) == 14
-
-
 @SETTINGS
 @given(st.sampled_from(PAIRS), constants)
 def test_batch_power_never_falls_as_the_batch_grows(pair, c):

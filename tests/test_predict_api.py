@@ -122,5 +122,11 @@ def test_moe_and_quantised_models_rest_on_physics_alone():
     moe = wl.predict("openai/gpt-oss-20b", "H100 SXM", rate_qps=1.0)
     assert moe.model == "physics" and moe.power_w_interval.basis == "physics"
     dense = wl.predict(LLAMA, "H100 SXM", rate_qps=1.0)
-    width = moe.power_w_interval.hi / moe.power_w_interval.lo
-    assert width > dense.power_w_interval.hi / dense.power_w_interval.lo
+    # ITL intervals are never clipped (power's are, at idle and TDP): compare their widths
+    width = moe.itl_s_interval.hi / moe.itl_s_interval.lo
+    assert width > dense.itl_s_interval.hi / dense.itl_s_interval.lo
+    fp8 = wl.predict(LLAMA, "H100 SXM", rate_qps=1.0, weights="fp8")
+    assert fp8.model == "physics" and fp8.inputs.weights == "fp8"
+    assert fp8.itl_s < dense.itl_s  # half the bytes per weight: a faster decode
+    two = wl.predict(LLAMA, "H100 SXM", rate_qps=1.0, num_gpus=2)
+    assert two.model == "physics" and two.idle_power_w == pytest.approx(2 * dense.idle_power_w)

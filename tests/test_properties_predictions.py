@@ -71,8 +71,10 @@ def test_values_are_finite_positive_and_inside_their_intervals(pair, level):
         assert np.all(np.isfinite(v) & (v > 0)) and np.all((lo <= v) & (v <= hi))
 
 
-@pytest.mark.parametrize(("llm", "gpu"), [("meta-llama/Llama-3.1-8B-Instruct", "L4"),
-                                          ("Qwen/Qwen2.5-0.5B-Instruct", "B200")])
+@pytest.mark.parametrize(
+    ("llm", "gpu"),
+    [("meta-llama/Llama-3.1-8B-Instruct", "L4"), ("Qwen/Qwen2.5-0.5B-Instruct", "B200")],
+)
 def test_a_rate_beyond_capacity_is_an_error_that_gives_the_capacity(llm, gpu):
     capacity = wl.predict(llm, gpu, rate_qps=0.01).capacity_qps
     assert wl.predict(llm, gpu, rate_qps=0.9 * capacity).power_w > 0

@@ -49,7 +49,9 @@ def test_the_sla_bisection_stops_at_the_sla():
 def test_why_not_names_memory_and_a_missed_sla():
     t = wl.rank_gpus("google/gemma-3-27b-it", rate_qps=0.5, itl_sla_ms=12,
                      candidates=["T4", "H100 NVL"]).set_index("gpu")  # fmt: skip
-    assert t.loc["T4", "why_not"].startswith("does not fit in memory: needs 54.1 GB (bf16 weights 54.0")
+    assert t.loc["T4", "why_not"].startswith(
+        "does not fit in memory: needs 54.1 GB (bf16 weights 54.0"
+    )
     assert "> 90 % of 16 GB = 14.4 GB" in t.loc["T4", "why_not"] and not t.loc["T4", "fits"]
     assert "at the lightest load > SLA 12 ms" in t.loc["H100 NVL", "why_not"]
     assert pd.isna(t.loc["T4", "rank"]) and pd.isna(t.loc["H100 NVL", "rank"])

@@ -97,7 +97,9 @@ def test_bad_input(kwargs, error):
 
 def test_no_fit_error_lists_every_reason():
     # 16.06 GB of BF16 weights + 0.03 GB of KV cache for one 195-token request > 14.4 GB
-    with pytest.raises(NoFeasibleGPUError, match=r"T4: does not fit in memory: needs 16\.1 GB.*V100 PCIe 16GB"):
+    with pytest.raises(
+        NoFeasibleGPUError, match=r"T4: does not fit in memory: needs 16\.1 GB.*V100 PCIe 16GB"
+    ):
         sel.rank_gpus(LLAMA8, "offline", itl_sla_ms=50, candidates=["T4", "V100 PCIe 16GB"])
     # the Watt Counts readings reserve the 1,024-token context of the runs
     with pytest.raises(NoFeasibleGPUError, match=r"T4: needs 16\.2 GB.*V100 PCIe 16GB"):

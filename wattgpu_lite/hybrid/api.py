@@ -17,6 +17,9 @@ import math
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy.args import deploy_args
+from wattgpu_lite.energy.notes import check_deployment
+from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid import engine as E
 from wattgpu_lite.hybrid import rows as R
@@ -29,6 +32,7 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 MAX_RATE_QPS = 1e4
 MAX_BATCH = 4096
+MAX_GPUS = 64
 DEFAULT_LEVEL = 0.8
 
 
@@ -79,30 +83,48 @@ def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
     return math.nan, value, False
 
 
+def check_num_gpus(num_gpus, model, device) -> int:
+    """A whole number of GPUs in [1, 64] that splits the heads evenly (vLLM's rule), on a GPU
+    whose spec gives the interconnect bandwidth when there are several."""
+    ok = isinstance(num_gpus, int | np.integer) and not isinstance(num_gpus, bool)
+    if not ok or not 1 <= num_gpus <= MAX_GPUS:
+        raise InvalidInputError(
+            f"num_gpus must be a whole number in [1, {MAX_GPUS}], got {num_gpus!r}"
+        )
+    check_deployment(model, int(num_gpus), False)
+    deploy_args(device, int(num_gpus))  # InvalidInputError when the link bandwidth is unknown
+    return int(num_gpus)
+
+
 def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
             scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
-            level: float = DEFAULT_LEVEL) -> Prediction:  # fmt: skip
+            level: float = DEFAULT_LEVEL, num_gpus: int = 1,
+            weights: str | None = None) -> Prediction:  # fmt: skip
     """Power, per-request ITL, time per token and energy per token of ``llm`` on ``gpu``.
 
     ``llm``: a catalog name, an LLM, a config.json path or dict; ``gpu``: a catalog name, a GPU,
     a spec dict or JSON path. One load: ``rate_qps`` (Poisson arrivals), ``batch`` (sequences
-    decoded together) or ``scenario`` (a Watt Counts load). Raises CapacityError when the load is
-    beyond what one replica can serve (the message says the capacity).
+    decoded together) or ``scenario`` (a Watt Counts load). ``num_gpus``: GPUs in one replica
+    (tensor parallel; power and energy are the replica's); ``weights``: the served weight format
+    (None: the LLM's own). Raises CapacityError when the load is beyond what one replica can serve
+    (the message says the capacity).
     """
     model, device = resolve_llm(llm), resolve_gpu(gpu)
+    num_gpus = check_num_gpus(num_gpus, model, device)
+    fmt = served_format(model, None if weights is None else canonical_format(weights))
     rate, bat, offline = resolve_load(scenario, rate_qps, batch)
     t_in = check_tokens("t_in", t_in, model.context_length)
     t_out = check_tokens("t_out", t_out, model.context_length)
     level = check_level(level)
+    deploy = {"num_gpus": num_gpus, "weights": [fmt]}
     if offline:
-        _, cap = R.build([model], [device], t_in, t_out)
+        _, cap = R.build([model], [device], t_in, t_out, **deploy)
         bat = float(R.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
-    out = E.predict_arrays(
-        HybridModel.pretrained(), [model], [device], t_in, t_out, rate, bat, level
-    )
+    out = E.predict_arrays(HybridModel.pretrained(), [model], [device], t_in, t_out, rate, bat,
+                           level, **deploy)  # fmt: skip
     _raise_for_status(out, model.name, device.name, rate, bat)
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
-                    None if math.isnan(bat) else bat, level)  # fmt: skip
+                    None if math.isnan(bat) else bat, level, num_gpus, fmt)  # fmt: skip
     return _record(HybridModel.pretrained(), out, 0, inputs, [model], [device])
 
 
@@ -155,7 +177,8 @@ def _column(frame: pd.DataFrame, name: str, default) -> np.ndarray:
 
 def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
-    ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``).
+    ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
+    ``weights``).
 
     Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
     and _hi), in_flight, capacity_qps, basis and ``status`` ('ok', 'saturated', 'does not fit in
@@ -172,8 +195,11 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFr
     if (np.isnan(rate) == np.isnan(bat)).any():
         raise InvalidInputError("each row needs exactly one of rate_qps and batch")
     t_in, t_out = _column(frame, "t_in", DEFAULT_T_IN), _column(frame, "t_out", DEFAULT_T_OUT)
+    counts = _column(frame, "num_gpus", 1).astype(np.int64)
+    weights = list(frame["weights"]) if "weights" in frame else [None] * len(frame)
+    weights = [None if w is None or w != w else canonical_format(w) for w in weights]
     out = E.predict_arrays(HybridModel.pretrained(), llms, gpus, t_in, t_out, rate, bat,
-                           check_level(level))  # fmt: skip
+                           check_level(level), counts, weights)  # fmt: skip
     keep = {k: v for k, v in out.items() if not k.startswith("_") and k != "widening"}
     return frame.reset_index(drop=True).assign(t_in=t_in, t_out=t_out, **keep)
 

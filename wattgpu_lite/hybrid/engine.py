@@ -37,10 +37,10 @@ def llm_fingerprint(m: LLM) -> str:
         m.head_dim, m.vocab_size, f"{m.params_b:.6g}", m.n_experts, m.weight_format))  # fmt: skip
 
 
-def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray) -> np.ndarray:
-    """Rows the runs never cover: MoE, weights below 16 bits, or several GPUs."""
-    odd = np.array([m.is_moe or m.weight_bits < 16 for m in llms], dtype=bool)
-    return odd | (np.asarray(num_gpus) > 1)
+def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Rows the runs never cover: MoE, weights served below 16 bits, or several GPUs."""
+    moe = np.array([m.is_moe for m in llms], dtype=bool)
+    return moe | (np.asarray(bits) < 16) | (np.asarray(num_gpus) > 1)
 
 
 def _physics(rows: S.Rows, cap, rate, batch, c) -> dict[str, np.ndarray]:
@@ -94,18 +94,21 @@ def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list
 
 
 def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
-                   rate_qps, batch, level: float = 0.8) -> dict[str, np.ndarray]:  # fmt: skip
+                   rate_qps, batch, level: float = 0.8, num_gpus=1,
+                   weights: Sequence[str | None] | None = None) -> dict[str, np.ndarray]:  # fmt: skip
     """Every quantity of a prediction, one array per quantity, one value per row.
 
-    ``rate_qps`` NaN = batch mode (``batch`` sequences), else Poisson arrivals. Rows beyond the
-    replica's capacity or whose weights do not fit get ``status`` text and NaN values.
+    ``rate_qps`` NaN = batch mode (``batch`` sequences), else Poisson arrivals. ``num_gpus``: GPUs
+    per replica (tensor parallel); ``weights``: the served weight format per row (None: the
+    LLM's own). Rows beyond the replica's capacity or whose weights do not fit get ``status``
+    text and NaN values. Power and energy are the whole replica's.
     """
     n = len(llms)
     rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,)).copy()
     bat = np.broadcast_to(np.asarray(batch, dtype=float), (n,)).copy()
-    rows, cap = R.build(llms, gpus, t_in, t_out)
+    rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights)
     c = model.constants
-    odd = physics_only(llms, np.ones(n))
+    odd = physics_only(llms, rows.num_gpus, rows.model[-1])
     safe_cap = np.maximum(cap, 1.0)
     capacity = S.capacity_qps(rows, safe_cap, c)
     status = _status(cap, rate, bat, capacity)
@@ -115,7 +118,7 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
     offline = np.isnan(rate)
     factor = _corrected(model, llms, gpus, out, offline, odd)
     idle = S.idle_power_w(rows, c)
-    power = np.clip(out["power_w"] * factor["power"], idle, rows.tdp_w)
+    power = np.clip(out["power_w"] * factor["power"], idle, rows.replica_tdp_w)
     itl = out["itl_s"] * factor["itl"]
     tpt = np.where(offline, itl / out["in_flight"], out["time_per_token_s"])
     result = {"power_w": power, "itl_s": itl, "time_per_token_s": tpt,
@@ -145,7 +148,7 @@ def _add_intervals(model, result, llms, gpus, rows, odd, offline, level) -> None
     seen_l = np.array([llm_fingerprint(m) in model.seen_llms for m in llms], dtype=bool)
     basis = K.basis_of(seen_l, seen_g, odd)
     watched = {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
-               "params_b": rows.model[0] / 1e9, "in_flight": np.maximum(result["in_flight"], 1e-3),
+               "params_b": rows.params_b, "in_flight": np.maximum(result["in_flight"], 1e-3),
                "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
     widen = np.minimum(WIDEN_PER_EFOLD * excess_efolds(model, watched), WIDEN_MAX)
     regime = np.where(offline, "offline", "server")
@@ -161,7 +164,7 @@ def _add_intervals(model, result, llms, gpus, rows, odd, offline, level) -> None
             result[key] * np.exp(half),
         )
     result["power_w_lo"] = np.maximum(result["power_w_lo"], result["idle_power_w"])
-    result["power_w_hi"] = np.minimum(result["power_w_hi"], rows.tdp_w)
+    result["power_w_hi"] = np.minimum(result["power_w_hi"], rows.replica_tdp_w)
     e_half = np.maximum(q["power"], q["itl"]) + widen
     result["energy_per_token_j_lo"] = result["energy_per_token_j"] * np.exp(-e_half)
     result["energy_per_token_j_hi"] = result["energy_per_token_j"] * np.exp(e_half)

@@ -9,7 +9,8 @@ Mapping rules (each stated, none tuned):
 - a model re-released with the same config.json shares its catalog entry (:data:`SAME_ARCHITECTURE`);
   a model the catalog lacks is left out, with the reason;
 - a GPU whose form factor the source does not state is read as the SXM board of an 8-GPU server;
-- a batch is a batch; a closed-loop concurrency c keeps c requests in flight: a batch of c;
+- a batch is a batch; a closed-loop concurrency c keeps c requests in flight: a batch of c; a row
+  with no load (a saturated throughput run) or no token counts is left out;
 - power and energy are compared only where the source measured the GPUs (scope "gpu"); a node's
   wall power includes CPUs, fans and power supplies the kit does not model.
 """
@@ -30,11 +31,16 @@ from wattgpu_lite.specs.catalog import gpu, llm
 
 SAME_ARCHITECTURE = {
     "deepseek-ai/DeepSeek-R1-0528": "deepseek-ai/DeepSeek-R1",
+    "meta-llama/Llama-2-70b-chat-hf": "meta-llama/Llama-2-70b-hf",
     "mistralai/Mixtral-8x7B-Instruct-v0.1": "mistralai/Mixtral-8x7B-v0.1",
 }
 FORM_FACTOR_UNSTATED = {"H200 (form factor not stated)": "H200 SXM",
                         "H100 (form factor not stated)": "H100 SXM"}  # fmt: skip
-QUANTITIES = {"power_w": "power_w", "itl_s": "itl_ms", "energy_per_token_j": "energy_per_output_token_j"}
+QUANTITIES = {
+    "power_w": "power_w",
+    "itl_s": "itl_ms",
+    "energy_per_token_j": "energy_per_output_token_j",
+}
 
 
 @cache
@@ -61,7 +67,11 @@ def question(row: pd.Series) -> dict | str:
         llm(name), gpu(device)
     except WattGPUError as err:
         return f"not in the catalog: {err}".split(". Close")[0]
+    if pd.isna(row["input_tokens"]) or pd.isna(row["output_tokens"]):
+        return "token counts not stated"
     batch = row["batch_size"] if pd.notna(row["batch_size"]) else row["concurrency"]
+    if pd.isna(batch) and pd.isna(row["request_rate_qps"]):
+        return "no load stated (a saturated throughput run)"
     load = {"batch": float(batch), "rate_qps": np.nan} if pd.notna(batch) else {
         "batch": np.nan, "rate_qps": float(row["request_rate_qps"])}  # fmt: skip
     return {"llm": name, "gpu": device, "num_gpus": int(row["num_gpus"]),

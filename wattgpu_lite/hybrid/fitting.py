@@ -66,5 +66,5 @@ def predict(fitted: Fitted, ts: T.TrainingSet, cand: Candidate) -> dict[str, np.
         x = matrix(ts, out, cand, corr.families)
         result[target] = phys[target] * np.exp(corr.predict(x))
     floor = idle_power_w(ts.rows, fitted.constants)
-    result["power"] = np.clip(result["power"], floor, ts.rows.tdp_w)
+    result["power"] = np.clip(result["power"], floor, ts.rows.replica_tdp_w)
     return result

@@ -44,6 +44,8 @@ class Inputs:
     rate_qps: float | None  # Poisson arrivals, requests/s; None in batch mode
     batch: float | None  # sequences decoded together; None at a rate
     level: float
+    num_gpus: int = 1  # GPUs in one replica (tensor parallel); power and energy are the replica's
+    weights: str = "bf16"  # the weight format served
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,8 @@ class Prediction:
     def _repr_html_(self) -> str:
         i = self.inputs
         load = f"{i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
-        head = (f"<b>{html.escape(i.llm)}</b> on <b>{html.escape(i.gpu)}</b>, {load}, "
+        gpus = f"{i.num_gpus} × " if i.num_gpus > 1 else ""
+        head = (f"<b>{html.escape(i.llm)}</b> ({i.weights}) on <b>{gpus}{html.escape(i.gpu)}</b>, {load}, "
                 f"{i.t_in} in / {i.t_out} out tokens — {self.model}, "
                 f"{self.power_w_interval.level:.0%} interval, basis "
                 f"<i>{html.escape(self.power_w_interval.basis)}</i>")  # fmt: skip

@@ -59,43 +59,50 @@ class Rows:
     e_bit: np.ndarray  # J/bit
     flops: np.ndarray  # peak FLOP/s
     bandwidth: np.ndarray  # peak B/s
-    tdp_w: np.ndarray
+    tdp_w: np.ndarray  # per GPU
     t_in: np.ndarray
     t_out: np.ndarray
+    deploy: tuple[np.ndarray, ...]  # energy.args.deploy_args, one array per element
+    num_gpus: np.ndarray  # GPUs in the replica
+    params_b: np.ndarray  # total parameters, billions
 
     def take(self, mask: np.ndarray) -> Rows:
         """The rows ``mask`` of every array."""
-        pick = {k: (tuple(x[mask] for x in v) if k == "model" else v[mask])
+        pick = {k: (tuple(x[mask] for x in v) if isinstance(v, tuple) else v[mask])
                 for k, v in self.__dict__.items()}  # fmt: skip
         return Rows(**pick)
 
+    @property
+    def replica_tdp_w(self) -> np.ndarray:
+        """The replica's power limit: num_gpus · TDP."""
+        return self.num_gpus * self.tdp_w
 
-def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
-    """Idle draw of a GPU holding a model [W]: idle_w + idle_fraction · TDP, at most
-    ``IDLE_CAP`` · TDP (an idle board never draws its power limit; the dynamic budget
+
+def gpu_idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
+    """Idle draw of one GPU holding its share of a model [W]: idle_w + idle_fraction · TDP, at
+    most ``IDLE_CAP`` · TDP (an idle board never draws its power limit; the dynamic budget
     TDP − P_idle stays positive)."""
     return np.minimum(c.idle_w + c.idle_fraction * rows.tdp_w, IDLE_CAP * rows.tdp_w)
 
 
-def _hw(rows: Rows, c: Constants, p_static: np.ndarray) -> tuple[np.ndarray, ...]:
-    return (
-        rows.alpha,
-        rows.e_bit,
-        c.eta_flops * rows.flops,
-        c.eta_bw * rows.bandwidth,
-        rows.tdp_w,
-        p_static,
-    )
+def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
+    """Idle draw of the replica [W]: num_gpus · the idle draw of one GPU."""
+    return rows.num_gpus * gpu_idle_power_w(rows, c)
+
+
+def _hw(rows: Rows, c: Constants) -> tuple[np.ndarray, ...]:
+    """energy.args.gpu_args at the achieved rates, with one GPU's idle draw as static power."""
+    return (rows.alpha, rows.e_bit, c.eta_flops * rows.flops, c.eta_bw * rows.bandwidth,
+            rows.tdp_w, gpu_idle_power_w(rows, c))  # fmt: skip
 
 
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
-    """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode)."""
-    p_idle = idle_power_w(rows, c)
-    args = (rows.model, (rows.t_in, rows.t_out, batch), _hw(rows, c, p_idle), c.kappa)
-    t_req = P.active_time_s(*args)
-    terms = P.physical_terms_j(*args)
-    dynamic = sum(v for (_, comp), v in terms.items() if comp != "static")
-    return np.asarray(t_req, dtype=float), np.asarray(dynamic, dtype=float)
+    """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
+    the whole replica; dynamic = every term but the static and the communication power)."""
+    workload = (rows.t_in, rows.t_out, batch)
+    terms, times = P.physical_evaluate(rows.model, workload, _hw(rows, c), c.kappa, rows.deploy)
+    dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
+    return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
 
 
 def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
@@ -109,7 +116,7 @@ def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     t_req, dynamic = request_terms(rows, batch, c)
     step = batch * t_req / rows.t_out + c.step_s + c.step_per_layer_s * rows.n_layers
     power = idle_power_w(rows, c) + dynamic * batch / rows.t_out / step
-    return np.minimum(power, rows.tdp_w)
+    return np.minimum(power, rows.replica_tdp_w)
 
 
 def peak_batch(rows: Rows, c: Constants, upper: float = 1024.0) -> np.ndarray:
