@@ -69,7 +69,8 @@ def test_rank_bad_input_exits_2(capsys, bad):
 def test_rank_any_config_and_spec_file(capsys):
     fixtures = Path(__file__).parent / "fixtures"
     argv = ["rank", "--llm", str(fixtures / "gpt2.json"), "--scenario", "offline",
-            "--itl-sla-ms", "1", "--gpus", f"A30,{fixtures / 'gpu_rtx5090_spec.json'}", "--json"]  # fmt: skip
+            "--itl-sla-ms", "1", "--gpus", f"A30,{fixtures / 'gpu_rtx5090_spec.json'}",
+            "--gpu-counts", "1", "--json"]  # fmt: skip
     assert main(argv) == 0
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 2 and all(r["fits"] for r in rows)  # a 0.12 B model fits anywhere

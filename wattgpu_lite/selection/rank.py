@@ -20,8 +20,9 @@ import math
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.api import check_level, check_tokens
+from wattgpu_lite.hybrid.api import check_level, check_num_gpus, check_tokens
 from wattgpu_lite.hybrid.api import resolve_load as resolve_hybrid_load
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
@@ -46,6 +47,8 @@ from wattgpu_lite.specs.catalog import gpu
 from wattgpu_lite.specs.resolve import resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
+DEFAULT_GPU_COUNTS = (1, 2, 4, 8)  # GPUs per replica tried by the hybrid source
+
 __all__ = [
     "SOURCES", "compare_pair", "compare_pair_run_energy", "heuristic_picks", "pick_under_sla",
     "rank_gpus", "sla_sweep",
@@ -55,14 +58,16 @@ __all__ = [
 def rank_gpus(
     llm, scenario: str | None = None, *, itl_sla_ms: float, rate_qps: float | None = None,
     batch: float | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
-    candidates=None, source: str = "hybrid", grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH,
+    candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None,
+    source: str = "hybrid", grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH,
     price_per_kwh: float = DEFAULT_PRICE_PER_KWH, level: float = 0.8,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS,
 ) -> pd.DataFrame:  # fmt: skip
     """One row per candidate GPU, the ones meeting the ITL SLA first, by energy per token.
 
-    ``source``: 'hybrid' (default, the same model as ``wl.predict``: any load and token counts,
-    replicas to serve the rate, intervals; candidates: the whole catalog), or the Watt Counts
+    ``source``: 'hybrid' (default, the same model as ``wl.predict``: any load and token counts;
+    every candidate GPU with every count of ``gpu_counts`` GPUs per replica, and the replicas a
+    rate needs; the served ``weights`` format; intervals; candidates: the whole catalog), or the Watt Counts
     readings 'measured' (the runs), 'paper' (WattGPU as published) and 'logo' (WattGPU refitted
     without each GPU), which know the three scenarios only and default to the 8 measured GPUs.
     Give one load: ``scenario``, ``rate_qps`` (req/s) or ``batch``. Grid intensity in gCO2e/kWh
@@ -74,8 +79,12 @@ def rank_gpus(
     price = positive("price_per_kwh", price_per_kwh, allow_zero=True)
     model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
     if source == "hybrid":
+        plan = {"gpu_counts": gpu_counts, "weights": weights}
         return _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla, grid,
-                            price, level)  # fmt: skip
+                            price, level, **plan)  # fmt: skip
+    if tuple(gpu_counts) not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None:
+        raise InvalidInputError(f"source {source!r} knows one GPU and 16-bit weights only; use "
+                                "source='hybrid' for gpu_counts or weights")  # fmt: skip
     if batch is not None:
         raise InvalidInputError(f"source {source!r} knows the Watt Counts scenarios only; use "
                                 "scenario= or rate_qps=, or source='hybrid' for a batch")  # fmt: skip
@@ -91,26 +100,50 @@ def rank_gpus(
     return order(table).assign(**head)
 
 
+def deployments(model, devices, gpu_counts) -> tuple[list, pd.DataFrame]:
+    """(valid (GPU, count) pairs, a table of the refused ones with why): a count must split the
+    attention heads evenly and a GPU with several per replica needs its interconnect bandwidth."""
+    counts = sorted({int(c) for c in gpu_counts}) if gpu_counts else []
+    if not counts:
+        raise InvalidInputError(
+            "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
+        )
+    valid, refused = [], []
+    for g in devices:
+        for n in counts:
+            try:
+                valid.append((g, check_num_gpus(n, model, g)))
+            except InvalidInputError as err:
+                refused.append({"gpu": g.name, "num_gpus": n, "why_not": str(err)})
+    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "why_not"])
+
+
 def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms, grid, price,
-                 level) -> pd.DataFrame:  # fmt: skip
-    """The 'hybrid' source: plans per GPU (replicas at a rate), accounted and ordered."""
+                 level, gpu_counts, weights) -> pd.DataFrame:  # fmt: skip
+    """The 'hybrid' source: plans per (GPU, count) (replicas at a rate), accounted, ordered."""
     rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
     t_in = check_tokens("t_in", t_in, model.context_length)
     t_out = check_tokens("t_out", t_out, model.context_length)
     level = check_level(level)
-    if np.isnan(rate):
-        table = batch_plans(
-            model, devices, None if offline else bat, t_in, t_out, sla_ms / 1e3, level
-        )
+    fmt = served_format(model, None if weights is None else canonical_format(weights))
+    plans, refused = deployments(model, devices, gpu_counts)
+    args = (t_in, t_out, sla_ms / 1e3, level, fmt)
+    refused = refused.assign(meets_sla=False, fits=False)
+    if not plans:
+        table = refused
     else:
-        table = rate_plans(model, devices, rate, t_in, t_out, sla_ms / 1e3, level)
-    table["fits"] = ~table["why_not"].str.startswith("does not fit in memory")
+        if np.isnan(rate):
+            table = batch_plans(model, plans, None if offline else bat, *args)
+        else:
+            table = rate_plans(model, plans, rate, *args)
+        table = table.assign(fits=~table["why_not"].str.startswith("does not fit in memory"))
+        table = pd.concat([table, refused], ignore_index=True) if len(refused) else table
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
     table = hybrid_accounting(table, t_out, grid, price)
     label = "offline" if offline or np.isnan(rate) else scenario_for_rate(rate)
-    head = {"llm": model.name, "scenario": scenario or label, "rate_qps": rate, "batch": bat,
-            "t_in": t_in, "t_out": t_out, "source": "hybrid", "level": level}  # fmt: skip
+    head = {"llm": model.name, "weights": fmt, "scenario": scenario or label, "rate_qps": rate,
+            "batch": bat, "t_in": t_in, "t_out": t_out, "source": "hybrid", "level": level}  # fmt: skip
     return order(table).assign(**head)
 
 

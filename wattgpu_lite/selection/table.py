@@ -69,9 +69,11 @@ def apply_sla(table: pd.DataFrame, itl_sla_ms: float, scenario: str) -> pd.DataF
 
 
 def order(table: pd.DataFrame) -> pd.DataFrame:
-    """Feasible GPUs by energy (rank 1, 2, ...), then the rest by energy, then by name."""
+    """Feasible plans by energy (rank 1, 2, ...), then the rest by energy, then by name (and by
+    GPU count, when plans have one)."""
     group = np.where(table["meets_sla"], 0, np.where(table["fits"], 1, 2))
-    out = table.assign(_g=group).sort_values(["_g", "energy_per_1k_tokens_j", "gpu"])
+    keys = ["_g", "energy_per_1k_tokens_j", "gpu"] + (["num_gpus"] if "num_gpus" in table else [])
+    out = table.assign(_g=group).sort_values(keys)
     rank = out["meets_sla"].cumsum().where(out["meets_sla"])
     return out.drop(columns="_g").assign(rank=rank.astype("Int64")).reset_index(drop=True)
 

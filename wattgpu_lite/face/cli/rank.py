@@ -14,7 +14,7 @@ from wattgpu_lite.face.cli import add_json_flag, emit, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 # columns of the readable table (--json prints every column)
-TABLE = ["rank", "gpu", "replicas", "meets_sla", "power_w", "itl_ms", "energy_per_request_j",
+TABLE = ["rank", "gpu", "num_gpus", "replicas", "meets_sla", "power_w", "itl_ms", "energy_per_request_j",
          "energy_per_1k_tokens_j", "kg_co2e_per_mtok", "cost_per_mtok", "why_not"]  # fmt: skip
 
 
@@ -52,6 +52,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--gpus", help="comma-separated candidate GPUs (default: see --source)")
     p.add_argument(
+        "--gpu-counts",
+        default="1,2,4,8",
+        help="GPUs per replica to try, comma-separated (hybrid source; default 1,2,4,8)",
+    )
+    p.add_argument(
+        "--weights",
+        help="served weight format, e.g. bf16, fp8, fp4, int4 (hybrid "
+        "source; default: the model's own)",
+    )
+    p.add_argument(
         "--source",
         default="hybrid",
         choices=("hybrid", "measured", "paper", "logo"),
@@ -73,7 +83,11 @@ def run_rank(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.rank import rank_gpus
 
     extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh}
-    tokens = {"t_in": args.t_in, "t_out": args.t_out} if args.source == "hybrid" else {}
+    tokens = {}
+    if args.source == "hybrid":
+        counts = tuple(int(c) for c in args.gpu_counts.split(",") if c.strip())
+        tokens = {"t_in": args.t_in, "t_out": args.t_out, "gpu_counts": counts,
+                  "weights": args.weights}  # fmt: skip
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
     table = rank_gpus(
         resolve_llm(args.llm), args.scenario, rate_qps=args.rate_qps, batch=args.batch,
