@@ -19,6 +19,7 @@ from wattgpu_lite.face.plots_wattgpu import (  # noqa: F401  (re-exported: figur
     power_scale_invariance,
     power_vs_load,
     predicted_vs_measured,
+    readings_bars,
 )
 from wattgpu_lite.face.style import (  # noqa: F401  (re-exported: the one figure style, wl.plots.*)
     GPU_PALETTE,

@@ -94,14 +94,14 @@ def legend_outside(ax, title: str | None = None):
 
 
 def log_ticks(ax, axis: str = "both"):
-    """Readable log axis: labels 1-2-5 per decade when it spans < 2 decades, decades only
+    """Readable log axis: labels 1-2-5 per decade when it spans < 3 decades, decades only
     otherwise, plain numbers (0.02, 300), no minor labels (they are what overlap)."""
     for name in ("x", "y") if axis == "both" else (axis,):
         scale_axis = ax.xaxis if name == "x" else ax.yaxis
         if scale_axis.get_scale() != "log":
             continue
         lo, hi = sorted(ax.get_xlim() if name == "x" else ax.get_ylim())
-        subs = (1.0, 2.0, 5.0) if hi / lo < 100 else (1.0,)
+        subs = (1.0, 2.0, 5.0) if hi / lo < 1000 else (1.0,)
         scale_axis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=subs))
         scale_axis.set_major_formatter(mpl.ticker.FuncFormatter(_plain_number))
         scale_axis.set_minor_formatter(mpl.ticker.NullFormatter())
