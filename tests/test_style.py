@@ -68,6 +68,9 @@ def test_gpu_order_follows_the_palette_then_alphabet():
         ("bandwidth_gbs", "bandwidth (GB/s)"),
         ("power_over_tdp", "power / TDP"),
         ("scenario", "scenario"),
+        ("mdape_kfold_pct", "MdAPE plain KFold (%)"),
+        ("gap_points", "gap (points)"),
+        ("paper_7gpu", "ours, paper's 7 GPUs"),
         ("already readable", "already readable"),
     ],
 )

@@ -162,4 +162,13 @@ def test_furthest_from_paper_names_the_worst_cell_either_way():
     })  # fmt: skip
     text = prose.furthest_from_paper(table)
     assert text.startswith("All 3 cells are within 2.00× of the paper's")
-    assert "itl · xgb · logo · server: 4.00 against the paper's 8.00" in text
+    assert "ITL · XGBoost · LOGO · server: 4.00 % against the paper's 8.00 %" in text
+
+
+def test_per_gpu_mdape_is_the_median_error_of_each_held_out_gpu():
+    table = studies.per_gpu_mdape("power", "logo")
+    pred = cross_predict("power", "logo", progress=False)["predictions"]
+    l4 = pred[(pred["gpu"] == "L4") & (pred["scenario"] == "offline")]
+    expected = ((l4["y_pred"] - l4["y_true"]).abs() / l4["y_true"]).median() * 100
+    assert table.loc["L4", "offline"] == pytest.approx(expected)
+    assert list(table.columns) == ["offline", "server"] and len(table) == 8

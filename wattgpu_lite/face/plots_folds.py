@@ -17,7 +17,7 @@ from wattgpu_lite.face.labels import label
 from wattgpu_lite.face.style import MEASURED_ORDER, gpu_color, legend_outside, log_ticks, takeaway
 
 ROLE_COLORS = {"train": "#c6dbef", "test": "#d55e00"}
-READING_NAMES = {"all": "ours, all GPUs", "paper_7gpu": "ours, paper's 7 GPUs", "paper": "paper"}
+READING_NAMES = {r: label(r) for r in ("all", "paper_7gpu", "paper")}
 READING_COLORS = {"ours, all GPUs": "#0173b2", "ours, paper's 7 GPUs": "#56b4e9",
                   "paper": "#7f7f7f"}  # fmt: skip
 

@@ -13,6 +13,8 @@ import math
 
 import pandas as pd
 
+from wattgpu_lite.face.labels import label
+
 SIG = 3  # significant figures, as the notebook tests compare outputs
 
 
@@ -41,12 +43,13 @@ def ratio_sentence(what: str, a: float, a_label: str, b: float, b_label: str, un
 
 
 def _cell_name(row: pd.Series, keys) -> str:
-    return " · ".join(str(row[k]) for k in keys if k in row and str(row[k]) != "none")
+    names = (label(row[k]) for k in keys if k in row and str(row[k]) != "none")
+    return " · ".join(str(n) for n in names)
 
 
 def furthest_from_paper(
     table: pd.DataFrame, ours: str = "mdape_pct", paper: str = "paper_mdape_pct",
-    keys=("target", "model", "strategy", "scenario"),
+    keys=("target", "model", "strategy", "scenario"), unit: str = " %",
 ) -> str:  # fmt: skip
     """ "All N cells are within F× of the paper's; the furthest is <cell>: ours against paper."
     F is the largest of ours/paper and paper/ours over the rows (rows without a paper value are
@@ -58,6 +61,6 @@ def furthest_from_paper(
     worst = rows.loc[factor.idxmax()]
     return (
         f"All {len(rows)} cells are within {times(factor.max(), 1)} of the paper's; the "
-        f"furthest is {_cell_name(worst, keys)}: {sig(worst[ours])} against the paper's "
-        f"{sig(worst[paper])}."
+        f"furthest is {_cell_name(worst, keys)}: {sig(worst[ours])}{unit} against the paper's "
+        f"{sig(worst[paper])}{unit}."
     )

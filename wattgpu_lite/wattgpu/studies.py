@@ -93,3 +93,13 @@ def readings(target: str = "power", strategy: str = "all",
     for r in list(READINGS)[1:]:
         out = out.merge(long[r], on=[*keys, "metric"])
     return out.merge(paper, on=[*keys, "metric"])
+
+
+def per_gpu_mdape(target: str, strategy: str = "logo", features: Features = None):
+    """MdAPE (%) per GPU (rows) and scenario group (columns offline, server) of the
+    out-of-fold predictions of ``strategy``: under LOGO, the error on each GPU held out."""
+    pred = cross_predict(target, strategy, progress=False, features=features)["predictions"]
+    group = pred["scenario"].where(pred["scenario"] == "offline", "server")
+    ape = (pred["y_pred"] / pred["y_true"] - 1).abs() * 100
+    table = ape.groupby([pred["gpu"], group]).median().unstack()
+    return table.rename_axis(index="gpu", columns=None)
