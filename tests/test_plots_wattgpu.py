@@ -67,6 +67,7 @@ def _figures(frame):
             "the scenario dominates",
         ),  # fmt: skip
         "predicted_vs_measured": plots.predicted_vs_measured(_pred(), "W"),
+        "runs_power_vs_itl": plots.runs_power_vs_itl(frame),
     }
 
 

@@ -117,3 +117,20 @@ def predicted_vs_measured(pred: pd.DataFrame, unit: str, log: bool = False) -> s
     g.set_titles("{col_name}")
     g.set_axis_labels(f"measured ({unit})", f"predicted ({unit})")
     return g
+
+
+def runs_power_vs_itl(runs: pd.DataFrame) -> sns.FacetGrid:
+    """Mean GPU power (W) against ITL (ms, log), one panel per scenario, one colour per GPU
+    (the kit's palette), each panel on its own ITL axis."""
+    data = runs.assign(itl_ms=runs["itl_s"] * 1e3)
+    g = sns.relplot(data=data, x="itl_ms", y="power_w", hue="gpu", col="scenario", s=12, alpha=0.7,
+                    col_order=["offline", "server_high", "server_low"], hue_order=gpu_order(data["gpu"]),
+                    palette=gpu_palette(data["gpu"]), height=3.4, aspect=1.0, linewidth=0,
+                    facet_kws={"sharex": False})  # fmt: skip
+    g.set(xscale="log")
+    for ax in g.axes.flat:
+        log_ticks(ax, "x")
+    g.set_titles("{col_name}")
+    g.set_axis_labels("ITL (ms, log scale)", "mean GPU power (W)")
+    g.legend.set_title("GPU")
+    return g
