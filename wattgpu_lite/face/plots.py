@@ -19,6 +19,20 @@ from wattgpu_lite.face.plots_wattgpu import (  # noqa: F401  (re-exported: figur
     power_scale_invariance,
     power_vs_load,
     predicted_vs_measured,
+    readings_bars,
+    runs_power_vs_itl,
+)
+from wattgpu_lite.face.style import (  # noqa: F401  (re-exported: the one figure style, wl.plots.*)
+    GPU_PALETTE,
+    gpu_color,
+    gpu_order,
+    gpu_palette,
+    label,
+    legend_outside,
+    log_ticks,
+    readable_columns,
+    takeaway,
+    use_style,
 )
 
 

@@ -2,35 +2,49 @@
 
 Strategies (WattGPU §5): ``cv`` = GroupKFold(5) with groups = (LLM, GPU) pair, so the repeats of
 a configuration never straddle train and test; ``logo`` = leave one GPU out; ``lolo`` = leave one
-LLM out. Baselines (TDP, load-scaled TDP, roofline) do not learn and are scored on the same rows.
+LLM out. ``kfold`` (plain, shuffled KFold over runs) exists only to show leakage: the five repeats
+of a configuration land on both sides, so it is never in the paper's tables. Baselines (TDP,
+load-scaled TDP, roofline) do not learn and are scored on the same rows.
 
-    wl.evaluate(target="power", strategy="logo")   # ours beside the paper's numbers
+Readings (``reading=``): ``"all"`` scores every row. ``"paper_7gpu"`` scores power as the authors'
+notebook did: its TDP lookup drops duplicate TDP *values*, so the H100 NVL (400 W, like the A100)
+gets no TDP, its predictions become NaN in watts and it leaves every power metric, while the
+models still train on all eight GPUs. The paper's ITL figures are on all eight GPUs.
+
+    wl.evaluate(target="power", strategy="logo")                        # ours beside the paper's
+    wl.evaluate("power", "logo", reading="paper_7gpu")                  # the paper's reading
+    wl.evaluate("itl", "logo", features=[...])                          # any inputs, re-scored
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import GroupKFold, LeaveOneGroupOut
+from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut
 from tqdm.auto import tqdm
 
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.wattgpu.baselines import BASELINES
 from wattgpu_lite.wattgpu.features import FEATURES, run_features
+from wattgpu_lite.wattgpu.inputs import check_features
 from wattgpu_lite.wattgpu.metrics import scenario_metrics
 from wattgpu_lite.wattgpu.paper_results import paper_results
 from wattgpu_lite.wattgpu.predictor import ITL_PARAMS, POWER_PARAMS
 from wattgpu_lite.wattgpu.regressor import fit_target, target_values, to_natural, training_rows
 
 STRATEGIES = ("cv", "logo", "lolo")
+LEAKY = "kfold"  # plain KFold over runs, for the leakage lesson only
 TARGETS = ("power", "itl")
+READINGS: dict[str, tuple[str, ...]] = {"all": (), "paper_7gpu": ("H100 NVL",)}
+KFOLD_SEED = 0
 _CACHE: dict[tuple, dict] = {}
 
 
-def _check(name: str, value: str, allowed: tuple[str, ...]) -> None:
+def _check(name: str, value: str, allowed: Sequence[str]) -> None:
     if value not in allowed:
         raise InvalidInputError(f"unknown {name} {value!r}; use one of {', '.join(allowed)}")
 
@@ -42,30 +56,35 @@ def dataset(target: str) -> pd.DataFrame:
 
 
 def folds(frame: pd.DataFrame, strategy: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(train, test) row positions of each fold of ``strategy``."""
-    _check("strategy", strategy, STRATEGIES)
+    """(train, test) row positions of each fold of ``strategy`` (or of the leaky ``kfold``)."""
+    _check("strategy", strategy, (*STRATEGIES, LEAKY))
+    if strategy == LEAKY:
+        return list(KFold(n_splits=5, shuffle=True, random_state=KFOLD_SEED).split(frame))
     if strategy == "cv":
         return list(GroupKFold(n_splits=5).split(frame, groups=frame["llm"] + "|" + frame["gpu"]))
     key = "gpu" if strategy == "logo" else "llm"
     return list(LeaveOneGroupOut().split(frame, groups=frame[key]))
 
 
-def _one_fold(frame, target, train, test, model, params) -> tuple[np.ndarray, pd.Series]:
+def _one_fold(frame, target, train, test, model, params, columns) -> tuple[np.ndarray, pd.Series]:
     rows = frame.iloc[train].reset_index(drop=True)
-    fitted = fit_target(rows, target, FEATURES[target], params, kind=model)
+    fitted = fit_target(rows, target, columns, params, kind=model)
     importance = pd.Series(fitted.importance(), index=fitted.preprocessor.feature_names)
     return fitted.predict(frame.iloc[test]), importance
 
 
 def cross_predict(
     target: str, strategy: str, model: str = "xgb", params: dict | None = None,
-    progress: bool = True,
+    progress: bool = True, features: Sequence[str] | None = None,
 ) -> dict:  # fmt: skip
     """Out-of-fold predictions ("predictions": llm, gpu, scenario, fold, y_true, y_pred) and
-    per-fold feature importances ("importance": fold x feature). Cached per arguments."""
+    per-fold feature importances ("importance": fold x feature), with the model's inputs
+    ``features`` (default: the paper's list for ``target``). Cached per arguments."""
+    _check("target", target, TARGETS)
     default = (POWER_PARAMS if target == "power" else ITL_PARAMS) if model == "xgb" else {}
     params = dict(default if params is None else params)
-    key = (target, strategy, model, json.dumps(params, sort_keys=True))
+    columns = check_features(target, FEATURES[target] if features is None else features)
+    key = (target, strategy, model, json.dumps(params, sort_keys=True), columns)
     if key not in _CACHE:
         frame = dataset(target)
         out = frame[["llm", "gpu", "scenario"]].assign(fold=-1, y_true=np.nan, y_pred=np.nan)
@@ -75,7 +94,7 @@ def cross_predict(
         for k, (train, test) in enumerate(
             tqdm(splits, desc=f"{target} {strategy}", disable=not progress)
         ):
-            pred, imps[k] = _one_fold(frame, target, train, test, model, params)
+            pred, imps[k] = _one_fold(frame, target, train, test, model, params, columns)
             out.loc[out.index[test], ["fold", "y_pred"]] = np.column_stack(
                 [np.full(len(test), k), pred]
             )
@@ -91,22 +110,36 @@ def baseline_predictions(target: str) -> dict[str, pd.DataFrame]:
     return {n: base.assign(y_pred=f(frame)) for n, (t, f) in BASELINES.items() if t == target}
 
 
-def _scored(pred: pd.DataFrame, model: str, strategy: str) -> pd.DataFrame:
-    return scenario_metrics(pred).assign(model=model, strategy=strategy)
+def scored_rows(pred: pd.DataFrame, target: str, reading: str = "all") -> pd.DataFrame:
+    """The prediction rows a ``reading`` scores (see the module docstring)."""
+    _check("reading", reading, tuple(READINGS))
+    if reading != "all" and target != "power":
+        raise InvalidInputError(
+            f"reading {reading!r} applies to power only: the paper's ITL figures are on all "
+            "eight GPUs (the H100 NVL left only the power metrics, through its TDP lookup)"
+        )
+    return pred[~pred["gpu"].isin(READINGS[reading])]
 
 
-def evaluate(target: str = "power", strategy: str = "logo", progress: bool = True) -> pd.DataFrame:
+def evaluate(
+    target: str = "power", strategy: str = "logo", progress: bool = True,
+    features: Sequence[str] | None = None, reading: str = "all",
+) -> pd.DataFrame:  # fmt: skip
     """Our metrics beside the paper's (paper_* columns): the XGBoost rows of ``strategy``
-    ("all" for the three) and the baselines, one row per scenario group."""
+    ("all" for the three) on inputs ``features`` and the baselines, one row per scenario
+    group, scored on the rows of ``reading`` ("all" or the paper's "paper_7gpu" for power)."""
     strategies = STRATEGIES if strategy == "all" else (strategy,)
     for s in strategies:
         _check("strategy", s, STRATEGIES)
-    parts = [_scored(cross_predict(target, s, progress=progress)["predictions"], "xgb", s)
-             for s in strategies]  # fmt: skip
-    parts += [_scored(p, n, "none") for n, p in baseline_predictions(target).items()]
-    table = pd.concat(parts, ignore_index=True)
+    preds = {("xgb", s): cross_predict(target, s, progress=progress, features=features)
+             ["predictions"] for s in strategies}  # fmt: skip
+    preds |= {(n, "none"): p for n, p in baseline_predictions(target).items()}
+    parts = [scenario_metrics(scored_rows(p, target, reading)).assign(model=m, strategy=s)
+             for (m, s), p in preds.items()]  # fmt: skip
     paper = paper_results(target).drop(columns=["target"])
-    merged = table.merge(paper, on=["model", "scenario", "strategy"], how="left")
+    merged = pd.concat(parts, ignore_index=True).merge(
+        paper, on=["model", "scenario", "strategy"], how="left"
+    )
     return merged[_COLUMNS].rename(columns=_UNITS[target])
 
 

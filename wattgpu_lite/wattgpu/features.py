@@ -37,8 +37,8 @@ ITL_FEATURES: tuple[str, ...] = (
 FEATURES: dict[str, tuple[str, ...]] = {"power": POWER_FEATURES, "itl": ITL_FEATURES}
 # text-valued inputs: most-frequent imputation + ordinal encoding (unknown -> -1)
 CATEGORICAL: tuple[str, ...] = ("scenario", "model_type", "memory_type")
-_LLM_FIELDS = ("model_type", "params_nominal_b", "hidden_size", "n_heads", "n_kv_heads", "n_layers")
-_GPU_FIELDS = (
+LLM_FIELDS = ("model_type", "params_nominal_b", "hidden_size", "n_heads", "n_kv_heads", "n_layers")
+GPU_FIELDS = (
     "tdp_w", "base_clock_mhz", "boost_clock_mhz", "bandwidth_gbs", "memory_gb", "memory_type",
     "fp16_tflops", "transistors_m", "release_year",
 )  # fmt: skip
@@ -71,12 +71,12 @@ def check_scenario(scenario: str) -> str:
 
 def llm_columns(model: LLM) -> dict:
     """The LLM's raw inputs, keyed by feature column name."""
-    return {"llm": model.name, **{f: getattr(model, f) for f in _LLM_FIELDS}}
+    return {"llm": model.name, **{f: getattr(model, f) for f in LLM_FIELDS}}
 
 
 def gpu_columns(device: GPU) -> dict:
     """The GPU's raw inputs (and TDP, the power normaliser), keyed by feature column name."""
-    return {"gpu": device.name, **{f: getattr(device, f) for f in _GPU_FIELDS}}
+    return {"gpu": device.name, **{f: getattr(device, f) for f in GPU_FIELDS}}
 
 
 def engineer(frame: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,100 @@
+"""The lesson reader of tests/lessons.py on hand-made text: what counts as a prose number, how
+numbers match outputs at 3 significant figures, and how exercises are found."""
+
+from __future__ import annotations
+
+import lessons
+import pytest
+
+
+@pytest.mark.parametrize(
+    ("text", "numbers"),
+    [
+        ("ours 207 % vs the paper's 190.1 %", ["207", "190.1"]),
+        ("≈1,560× more, and 0.0206 J", ["1,560", "0.0206"]),
+        ("the H100, Qwen3-8B, Llama-3.1-8B, FP16, 2N and 10⁹", []),
+        ("a 16-bit weight, a 90-minute lab, 5-fold CV, 8 GPUs, in 2026", []),
+        ("notebook 03, Table 3, §5, arXiv 2607.02391, vLLM 0.14.1", []),
+        ("`evaluate(level=0.95)` and $2 N T_{in}$ and [link](http://x.org/v1.5)", []),
+        ("## 3. Table 2 — mean power\nuses −57.8 % more", ["−57.8"]),
+        ("ends a sentence with 13.5.", ["13.5"]),
+        ("**Time.** about 45 minutes; a 3 weeks module", []),
+    ],
+)
+def test_prose_numbers(text, numbers):
+    assert lessons.prose_numbers(text) == numbers
+
+
+@pytest.mark.parametrize(
+    ("token", "digits"),
+    [("0.0206", 3), ("1,560", 3), ("13.50", 4), ("730", 2), ("4.4", 2), ("186.5", 4)],
+)
+def test_significant_digits(token, digits):
+    assert lessons.significant_digits(token) == digits
+
+
+@pytest.mark.parametrize(
+    ("token", "outputs", "ok"),
+    [
+        ("207", {206.867}, True),  # 3 figures
+        ("4.4", {4.352}, True),  # prose at 2 figures
+        ("4.4", {4.35}, True),  # output already rounded to 3 figures: half-up
+        ("730", {731.2}, True),
+        ("1,560", {1560.4}, True),
+        ("186.5", {186.459}, True),  # compared at 3 figures, as nbval does
+        ("58", {-57.8}, True),  # "58 % less" against −57.8
+        ("1.13", {1.19}, False),
+        ("100", {1560.4}, False),
+        ("1.5", {1.19}, False),
+        ("0.3", {0.33}, False),  # one written figure is matched at two
+        ("400", {400.0}, True),
+    ],
+)
+def test_matches(token, outputs, ok):
+    assert lessons.matches(token, outputs) is ok
+
+
+def test_output_numbers_skip_names_and_read_exponents():
+    got = lessons.output_numbers("H100 NVL  0.02059  1.56e+03  4,163 runs  Qwen3-8B")
+    assert {0.02059, 1560.0, 4163.0} <= got and 100.0 not in got and 3.0 not in got
+
+
+NB = {
+    "metadata": {},
+    "cells": [
+        {"cell_type": "markdown", "source": "# 09 · x\n\n**What you will learn.** a\n\n"
+         "**Prerequisites.** b\n\n**Time.** 30 minutes.\n\n**Previous:** [00](00_start_here.ipynb)"
+         " · **Next:** [01](01_energy_model_derivation.ipynb)\n\nThe code lives in `x/`."},
+        {"cell_type": "code", "source": "print(13.5)", "outputs": [{"text": "13.5\n"}]},
+        {"cell_type": "markdown", "source": "## Summary\n\nIt is 13.5.\n\n"
+         "## Check your understanding\n\n"
+         + "".join(f"**{k}.** Q?\n\n<details><summary>Answer</summary>\n\nA.\n\n</details>\n\n"
+                   for k in (1, 2, 3))},
+        {"cell_type": "markdown", "source": "## Try this\n\n"
+         + "".join(f"**{k}. Do.** Text.\n\n<details><summary>Solution</summary>\n\nIt moves to 9.9."
+                   f"\n\n```python\n# check: x + {k}\nx = 2\n```\n\n</details>\n\n" for k in (1, 2))},
+    ],
+}  # fmt: skip
+
+
+def test_a_complete_lesson_has_no_structure_problem(tmp_path):
+    for name in ("00_start_here.ipynb", "01_energy_model_derivation.ipynb"):
+        (tmp_path / name).write_text("{}")
+    assert lessons.structure_problems(NB, tmp_path) == []
+
+
+def test_a_missing_part_is_named(tmp_path):
+    broken = {**NB, "cells": NB["cells"][:2]}
+    problems = " ".join(lessons.structure_problems(broken, tmp_path))
+    assert "Summary" in problems and "0 check-your-understanding" in problems
+    assert "missing file" in problems
+
+
+def test_exercises_carry_check_and_code_and_solution_prose_is_kept_apart():
+    found = lessons.exercises(NB)
+    assert [(e.number, e.check, e.code) for e in found] == [
+        (1, "x + 1", "# check: x + 1\nx = 2\n"),
+        (2, "x + 2", "# check: x + 2\nx = 2\n"),
+    ]
+    assert "9.9" in found[0].solution_prose and "9.9" not in lessons.checked_prose(NB)
+    assert lessons.unmatched_numbers(lessons.checked_prose(NB), {13.5}, {}) == []

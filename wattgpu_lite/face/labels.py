@@ -1,0 +1,49 @@
+"""Readable names for raw columns, with units: ``mdape_pct`` -> "MdAPE (%)", ``power_w`` ->
+"power (W)". For legends, axis labels and displayed tables (``readable_columns(table)``); the data
+keeps its raw, unit-suffixed names. Part of the figure style (:mod:`wattgpu_lite.face.style`).
+"""
+
+from __future__ import annotations
+
+UNITS = {
+    "pct": "%", "w": "W", "kw": "kW", "s": "s", "ms": "ms", "us": "µs", "j": "J", "mj": "mJ",
+    "wh": "Wh", "kwh": "kWh", "gbs": "GB/s", "gb": "GB", "tflops": "TFLOP/s", "mhz": "MHz",
+    "qps": "req/s", "nm": "nm", "g": "g", "usd": "USD", "points": "points",
+}  # fmt: skip
+WORDS = {
+    "mdape": "MdAPE", "itl": "ITL", "ttft": "TTFT", "tdp": "TDP", "gpu": "GPU", "llm": "LLM",
+    "kv": "KV", "fp16": "FP16", "fp8": "FP8", "cv": "CV", "logo": "LOGO", "lolo": "LOLO",
+    "sla": "SLA", "tau": "τ", "abs": "absolute", "over": "/", "xgb": "XGBoost", "co2": "CO₂",
+    "kfold": "plain KFold",
+}  # fmt: skip
+LABELS = {
+    "pearson_r": "Pearson r", "gpu_tau": "GPU-ranking τ", "llm_tau": "LLM-ranking τ",
+    "n_runs": "runs", "n_heads": "attention heads", "n_kv_heads": "KV heads",
+    "n_layers": "layers", "y_true": "measured", "y_pred": "predicted",
+    "params_b": "parameters (billions)", "params_nominal_b": "published parameters (billions)",
+    "log_params_nominal_b": "ln published parameters (billions)",
+    "transistors_m": "transistors (millions)",
+    "all": "ours, all GPUs", "paper_7gpu": "ours, paper's 7 GPUs",
+}  # fmt: skip
+
+
+def label(column: object) -> object:
+    """A raw column name as a readable label with its unit: ``mdape_pct`` -> "MdAPE (%)",
+    ``power_w`` -> "power (W)", ``paper_gpu_tau`` -> "paper GPU-ranking τ". Non-text passes."""
+    if not isinstance(column, str) or " " in column:
+        return column
+    if column in LABELS:
+        return LABELS[column]
+    if column.startswith("paper_"):
+        return f"paper {label(column[len('paper_') :])}"
+    words = column.split("_")
+    unit = UNITS.get(words[-1]) if len(words) > 1 else None
+    text = " ".join(WORDS.get(w, w) for w in (words[:-1] if unit else words))
+    return f"{text} ({unit})" if unit else text
+
+
+def readable_columns(table):
+    """The table with readable column (and index) names, for display only."""
+    out = table.rename(columns=label)
+    out.index = out.index.set_names([label(n) for n in out.index.names])
+    return out
