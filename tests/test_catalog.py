@@ -244,13 +244,17 @@ def test_from_spec_round_trips_a_catalog_gpu():
 
 @pytest.mark.parametrize(
     ("change", "field", "words"),
-    [({"fp16_tflops": 0}, "fp16_tflops", "> 0"),
-     ({"fp8_tflops": -1}, "fp8_tflops", "> 0"),
-     ({"bandwidth_gbs": 0}, "bandwidth_gbs", "> 0"),
-     ({"memory_gb": -8}, "memory_gb", "> 0"),
+    [({"fp16_tflops": 0}, "fp16_tflops", "from 1 to 100000 TFLOPS"),
+     ({"fp8_tflops": -1}, "fp8_tflops", "from 1 to 200000 TFLOPS"),
+     ({"bandwidth_gbs": 0}, "bandwidth_gbs", "from 20 to 100000 GB/s"),
+     ({"memory_gb": -8}, "memory_gb", "from 1 to 4096 GB"),
      ({"base_clock_mhz": 2000}, "boost_clock_mhz", "< base"),
-     ({"release_year": 1980}, "release_year", "not in"),
+     ({"release_year": 1980}, "release_year", "from 1995 to 2035"),
      ({"tdp_w": "lots"}, "tdp_w", "must be a number"),
+     ({"tdp_w": True}, "tdp_w", "must be a number, got True"),
+     ({"tdp_w": float("inf")}, "tdp_w", "must be finite"),
+     ({"measured": "false"}, "measured", "must be a boolean"),
+     ({"idle_power_w": 350}, "idle_power_w", "not below tdp_w"),
      ({"sm_count": 13.5}, "sm_count", "whole number"),
      ({"tdp": 300}, "tdp", "valid keys")],
 )  # fmt: skip

@@ -14,12 +14,34 @@ from wattgpu_lite.face.cli import add_json_flag, emit, resolve_gpu, resolve_llm
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``estimate``."""
     p = sub.add_parser("estimate", help="energy of one request, by component (J and Wh)")
-    p.add_argument("--llm", required=True, help="catalog name or path to a config.json")
-    p.add_argument("--gpu", default="H100 NVL", help="catalog name or path to a spec .json")
-    p.add_argument("--t-in", type=int, default=500, help="prompt tokens (default 500)")
-    p.add_argument("--t-out", type=int, default=500, help="generated tokens (default 500)")
-    p.add_argument("--batch", type=int, default=1, help="concurrent sequences (physical mode)")
-    p.add_argument("--mode", choices=("physical", "paper"), default="physical")
+    p.add_argument(
+        "--llm",
+        required=True,
+        help="catalog name (see `llms`) or path to a Hugging Face config.json",
+    )
+    p.add_argument(
+        "--gpu",
+        default="H100 NVL",
+        help="catalog name (see `gpus`) or path to a GPU spec .json (default H100 NVL)",
+    )
+    p.add_argument(
+        "--t-in", type=int, default=500, help="prompt tokens, a whole number >= 1 (default 500)"
+    )
+    p.add_argument(
+        "--t-out", type=int, default=500, help="generated tokens, a whole number >= 1 (default 500)"
+    )
+    p.add_argument(
+        "--batch",
+        type=int,
+        default=1,
+        help="concurrent sequences, 1 to 4096 (physical mode; default 1)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=("physical", "paper"),
+        default="physical",
+        help="physical (spec-sheet physics, default) or paper (Vartziotis et al.)",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 

@@ -13,8 +13,18 @@ from wattgpu_lite.face.cli import add_json_flag, emit
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``evaluate``."""
     p = sub.add_parser("evaluate", help="WattGPU's MdAPE, r and Kendall tau beside the paper's")
-    p.add_argument("--target", choices=("power", "itl"), default="power")
-    p.add_argument("--strategy", choices=("cv", "logo", "lolo", "all"), default="logo")
+    p.add_argument(
+        "--target",
+        choices=("power", "itl"),
+        default="power",
+        help="power (mean GPU power) or itl (inter-token latency); default power",
+    )
+    p.add_argument(
+        "--strategy",
+        choices=("cv", "logo", "lolo", "all"),
+        default="logo",
+        help="cv (5-fold), logo (leave one GPU out, default), lolo (leave one LLM out) or all",
+    )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar (stderr)")
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -21,14 +21,33 @@ SCENARIOS = ("offline", "server_low", "server_high")
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``predict``."""
     p = sub.add_parser("predict", help="predicted power, ITL and energy per token (with intervals)")
-    p.add_argument("--llm", required=True, help="catalog name or path to a config.json")
-    p.add_argument("--gpu", required=True, help="catalog name or path to a spec .json")
+    p.add_argument(
+        "--llm",
+        required=True,
+        help="catalog name (see `llms`) or path to a Hugging Face config.json",
+    )
+    p.add_argument(
+        "--gpu", required=True, help="catalog name (see `gpus`) or path to a GPU spec .json"
+    )
     load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--scenario", choices=SCENARIOS, help="a Watt Counts scenario")
-    load.add_argument("--rate", type=float, help="Poisson arrival rate, requests/s")
-    load.add_argument("--batch", type=float, help="concurrent sequences (a fixed batch)")
-    p.add_argument("--level", type=float, default=0.8, help="interval coverage (default 0.8)")
-    p.add_argument("--config", choices=("hybrid", "paper"), default="hybrid")
+    load.add_argument(
+        "--scenario",
+        choices=SCENARIOS,
+        help="a Watt Counts scenario (offline, server_low, server_high)",
+    )
+    load.add_argument(
+        "--rate", type=float, help="Poisson arrival rate in requests/s, from 1e-6 to 1000"
+    )
+    load.add_argument("--batch", type=float, help="concurrent sequences (a fixed batch), 1 to 4096")
+    p.add_argument(
+        "--level", type=float, default=0.8, help="interval coverage, 0.5 to 0.999 (default 0.8)"
+    )
+    p.add_argument(
+        "--config",
+        choices=("hybrid", "paper"),
+        default="hybrid",
+        help="hybrid (default: any load, with intervals) or paper (WattGPU as published)",
+    )
     add_json_flag(p)
     p.set_defaults(func=run)
 

@@ -18,17 +18,40 @@ TABLE = ["rank", "gpu", "fits", "meets_sla", "power_w", "itl_ms", "energy_per_re
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``rank``."""
     p = sub.add_parser("rank", help="rank GPUs for an LLM under an ITL SLA, by energy")
-    p.add_argument("--llm", required=True, help="catalog name or path to a config.json")
-    load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--scenario", choices=("offline", "server_low", "server_high"))
-    load.add_argument("--rate", type=float, metavar="QPS", help="Poisson request rate, req/s")
-    p.add_argument("--itl-sla-ms", type=float, required=True, help="max inter-token latency, ms")
-    p.add_argument("--gpus", help="comma-separated candidate GPUs (default: see --source)")
     p.add_argument(
-        "--source", default="predicted", choices=("predicted", "measured", "logo", "hybrid")
+        "--llm",
+        required=True,
+        help="catalog name (see `llms`) or path to a Hugging Face config.json",
     )
-    p.add_argument("--grid-gco2-per-kwh", type=float, help="grid intensity (default: Ember)")
-    p.add_argument("--price-per-kwh", type=float, help="electricity price (default: EIA, USD)")
+    load = p.add_mutually_exclusive_group(required=True)
+    load.add_argument(
+        "--scenario",
+        choices=("offline", "server_low", "server_high"),
+        help="a Watt Counts scenario (offline, server_low, server_high)",
+    )
+    load.add_argument(
+        "--rate", type=float, metavar="QPS", help="Poisson request rate in req/s, from 1e-6 to 1000"
+    )
+    p.add_argument(
+        "--itl-sla-ms", type=float, required=True, help="max inter-token latency in ms (e.g. 30)"
+    )
+    p.add_argument("--gpus", help="comma-separated candidate GPU names (default: see --source)")
+    p.add_argument(
+        "--source",
+        default="predicted",
+        choices=("predicted", "measured", "logo", "hybrid"),
+        help="where power and ITL come from: predicted (default), measured, logo or hybrid",
+    )
+    p.add_argument(
+        "--grid-gco2-per-kwh",
+        type=float,
+        help="grid intensity in gCO2e/kWh, 0 to 5000 (default: Ember)",
+    )
+    p.add_argument(
+        "--price-per-kwh",
+        type=float,
+        help="electricity price per kWh, 0 to 100 (default: EIA, USD)",
+    )
     add_json_flag(p)
     p.set_defaults(func=run_rank)
 
