@@ -36,23 +36,54 @@ _verified: dict[tuple[str, int, int], str] = {}
 
 
 def data_dir() -> Path:
-    """$WATTGPU_LITE_DATA if set, else wattgpu_lite/_data in an installed wheel, else data/."""
+    """$WATTGPU_LITE_DATA if set, else wattgpu_lite/_data in an installed wheel, else data/.
+
+    The first call for a folder checks every file its manifest lists (:func:`verify_folder`), so
+    a module that reads a shipped file by other means still never reads a changed one.
+    """
     override = os.environ.get(ENV_DATA)
-    if override:
-        return Path(override)
     packaged = Path(__file__).parent / "_data"
-    return packaged if packaged.is_dir() else Path(__file__).parents[1] / "data"
+    folder = (
+        Path(override)
+        if override
+        else packaged
+        if packaged.is_dir()
+        else packaged.parents[1] / "data"
+    )
+    verify_folder(folder)
+    return folder
+
+
+@cache
+def verify_folder(folder: Path) -> int:
+    """Check every file of ``folder``'s manifest that is present (a wheel leaves the build
+    scripts out); DataFileError names the first changed one. Returns the number checked."""
+    checked = 0
+    for name, digest in _manifest(folder).items():
+        path = folder / name
+        if path.is_file():
+            _check_digest(path, path.read_bytes(), digest, name)
+            checked += 1
+    return checked
 
 
 def restore_hint(name: str) -> str:
     """What to do about a changed or missing shipped file, for this kind of install."""
     if os.environ.get(ENV_DATA):
-        return (f"copy {name} again from the kit's data/ into ${ENV_DATA}={data_dir()}, "
-                f"or regenerate that folder's {MANIFEST} if you changed it on purpose")  # fmt: skip
-    if data_dir().name == "_data":
+        return (f"copy {name} again from the kit's data/ into ${ENV_DATA}="
+                f"{os.environ[ENV_DATA]}, or regenerate that folder's {MANIFEST} if you changed "
+                "it on purpose")  # fmt: skip
+    if (Path(__file__).parent / "_data").is_dir():
         return "reinstall the kit (pip install --force-reinstall wattgpu_lite); do not edit it"
     return (f"restore it with `git checkout data/{name}`; if you changed it on purpose, run "
             "data/scripts/update_manifest.py")  # fmt: skip
+
+
+def fix_for(path: Any) -> str:
+    """:func:`restore_hint` for a shipped file; for a user's own file, to check or rebuild it."""
+    file = as_path(path)
+    name = shipped_name(file) if file is not None else None
+    return restore_hint(name) if name else "check the file, or write it again with the kit"
 
 
 def as_path(value: Any) -> Path | None:
@@ -109,14 +140,14 @@ def expected_sha256(path: Path) -> str | None:
     return digest
 
 
-def _check_digest(path: Path, data: bytes, expected: str) -> None:
+def _check_digest(path: Path, data: bytes, expected: str, name: str | None = None) -> None:
     stat = path.stat()
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     if _verified.get(key) == expected:
         return
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
-        name = shipped_name(path) or path.name
+        name = name or shipped_name(path) or path.name
         raise DataFileError(
             f"{name}: checksum mismatch, sha256 {actual[:12]}… is not the {expected[:12]}… expected, so "
             f"its numbers cannot be trusted (the file was changed or damaged); {restore_hint(name)}"
