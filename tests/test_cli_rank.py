@@ -32,7 +32,6 @@ def test_rank_json_measured_every_candidate(capsys):
 
 
 def test_rank_json_predicted_covers_the_catalog(capsys):
-    pytest.importorskip("wattgpu_lite.wattgpu.predictor")
     rows = _rank_json(capsys)
     assert {r["gpu"] for r in rows} == set(wl.gpus()["name"])
     for r in rows:
@@ -57,7 +56,6 @@ def test_rank_bad_input_exits_2(capsys, bad):
 
 
 def test_rank_any_config_and_spec_file(capsys):
-    pytest.importorskip("wattgpu_lite.wattgpu.predictor")
     fixtures = Path(__file__).parent / "fixtures"
     argv = ["rank", "--llm", str(fixtures / "gpt2.json"), "--scenario", "offline",
             "--itl-sla-ms", "1", "--gpus", f"A30,{fixtures / 'gpu_rtx5090_spec.json'}", "--json"]  # fmt: skip

@@ -11,7 +11,6 @@ from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
 from wattgpu_lite.selection import rank as selection
 from wattgpu_lite.selection.sources import LOGO_PATH, logo_table
 
-pytest.importorskip("wattgpu_lite.wattgpu.predictor")
 LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
 
 
@@ -64,7 +63,6 @@ def test_prediction_intervals_pass_through(monkeypatch):
 
 
 def test_hybrid_source_brackets_its_predictions_and_picks_the_a30():
-    pytest.importorskip("wattgpu_lite.hybrid.model")
     t = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="hybrid",
                             candidates=list(MEASURED_GPUS))  # fmt: skip
     assert t["gpu"].iloc[0] == "A30"
@@ -78,7 +76,6 @@ def test_hybrid_source_brackets_its_predictions_and_picks_the_a30():
 
 
 def test_hybrid_offline_itl_is_one_over_throughput():
-    pytest.importorskip("wattgpu_lite.hybrid.model")
     t = selection.rank_gpus(LLAMA8, "offline", itl_sla_ms=1, source="hybrid",
                             candidates=["H100 NVL"])  # fmt: skip
     measured = selection.rank_gpus(LLAMA8, "offline", itl_sla_ms=1, source="measured",
