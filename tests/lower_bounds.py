@@ -2,7 +2,8 @@
 
     python tests/lower_bounds.py pyproject.toml > minimum.txt
 
-Every ``name>=X`` of the project's dependencies and of its ``test`` extra becomes ``name==X``
+Every ``name>=X`` of the project's dependencies and of its ``lab`` and ``test`` extras (the
+dashboard test needs voila) becomes ``name==X``
 (environment markers kept), so a fresh environment holds exactly the oldest versions the kit
 claims to support; pytest then shows whether the claim holds.
 """
@@ -19,9 +20,10 @@ REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9_.\-\[\]]+)\s*>=\s*([0-9][^,;\s]*)\s*(
 
 
 def requirements(pyproject: Path) -> list[str]:
-    """The dependencies and the ``test`` extra of a pyproject.toml."""
+    """The dependencies and the ``lab`` and ``test`` extras of a pyproject.toml."""
     project = tomllib.loads(pyproject.read_text())["project"]
-    return project["dependencies"] + project["optional-dependencies"]["test"]
+    extras = project["optional-dependencies"]
+    return project["dependencies"] + extras["lab"] + extras["test"]
 
 
 def pinned(requirement: str) -> str:

@@ -172,7 +172,9 @@ def read_bytes(
         if not file.is_file():
             raise error(f"{what} {file}: not found or not a regular file; check the path")
         if file.stat().st_size > max_bytes:
-            raise error(f"{what} {file}: larger than {max_bytes:,} bytes; is it the right file?")
+            raise error(
+                f"{what} {file}: larger than {max_bytes:,} bytes; check it is the right file"
+            )
         data = file.read_bytes()
         expected = expected_sha256(file) if sha256 == FROM_MANIFEST else sha256
         if expected is not None:
@@ -215,13 +217,13 @@ def parse_json(
         raise error(f"{label}: not UTF-8 text (a binary file?); pass a JSON file") from None
     except RecursionError:
         raise error(
-            f"{label}: nested deeper than {max_depth} levels; is it the right file?"
+            f"{label}: nested deeper than {max_depth} levels; check it is the right file"
         ) from None
     except ValueError as err:
         raise error(f"{label}: not valid JSON ({err}); fix the file (NaN and Infinity are "
                     "not allowed: write a number or leave the key out)") from None  # fmt: skip
     if _depth(value) > max_depth:
-        raise error(f"{label}: nested deeper than {max_depth} levels; is it the right file?")
+        raise error(f"{label}: nested deeper than {max_depth} levels; check it is the right file")
     if want is not None and not isinstance(value, want):
         kind = {dict: "an object {...}", list: "a list [...]"}.get(want, want.__name__)
         raise error(f"{label}: holds {type(value).__name__} where {kind} is expected; "
@@ -261,7 +263,8 @@ def read_csv(
     except pd.errors.EmptyDataError:
         raise DataFileError(f"{label}: empty; {fix}") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as err:
-        raise DataFileError(f"{label}: not a readable CSV ({err}); {fix}") from None
+        why = " ".join(str(err).split())[:300]
+        raise DataFileError(f"{label}: not a readable CSV ({why}); {fix}") from None
     if table.empty:
         raise DataFileError(f"{label}: has a header but no rows; {fix}")
     return table

@@ -134,7 +134,7 @@ class GPU:
                             f"{type(spec).__name__}; required keys: {list(REQUIRED)}")  # fmt: skip
         unknown = sorted(map(str, set(spec) - set(valid)))
         if unknown:
-            raise _spec_error(unknown[0], f"unknown key(s) {unknown}; valid keys: {valid}")
+            raise _spec_error(unknown[0], f"unknown key(s) {unknown}; use the valid keys: {valid}")
         values = {f: _coerce(f, spec.get(f)) for f in valid}
         return cls(**values)
 
@@ -156,7 +156,7 @@ def _coerce(field: str, value: Any) -> Any:
     if _missing(value):
         if field in OPTIONAL_NUMBERS:
             return math.nan
-        raise _spec_error(field, "is required but missing. See GPU.from_spec's docstring.")
+        raise _spec_error(field, "is required but missing; add it (see GPU.from_spec's docstring)")
     if field in ("name", "memory_type") or field in OPTIONAL_TEXT:
         most = 10_000 if field.startswith("source") else 200
         if not isinstance(value, str) or len(value) > most:

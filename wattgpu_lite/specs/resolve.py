@@ -10,11 +10,18 @@ from __future__ import annotations
 
 import math
 import os
+from contextlib import contextmanager
 from dataclasses import fields, replace
 from typing import Any
 
 from wattgpu_lite.datafiles import as_path, is_file, read_json
-from wattgpu_lite.errors import ConfigError, SpecError, UnknownGPUError, UnknownLLMError
+from wattgpu_lite.errors import (
+    ConfigError,
+    SpecError,
+    UnknownGPUError,
+    UnknownLLMError,
+    WattGPUError,
+)
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
 
 MAX_SPEC_BYTES = 2**20  # a GPU spec or a config.json is a few kB; 1 MiB is surely something else
@@ -58,6 +65,17 @@ def _borrowed(kind: str, field: str, what: Any, lookup, error: type) -> Any:
     )
 
 
+@contextmanager
+def _named(where: str, kind: type[WattGPUError]):
+    """Re-raise a ``kind`` error with the file it came from at the head of its message."""
+    try:
+        yield
+    except kind as err:
+        named = type(err)(f"{where}: {err}")
+        named.field = getattr(err, "field", None)  # type: ignore[attr-defined]
+        raise named from None
+
+
 def resolve_llm(value: Any) -> LLM:
     """An LLM from an LLM, a catalog name, a config.json dict or a path to a config.json."""
     if isinstance(value, LLM):
@@ -65,15 +83,16 @@ def resolve_llm(value: Any) -> LLM:
     if _is_json_path(value):
         cfg = read_json(value, what="config.json", error=ConfigError, sha256=None,
                         max_bytes=MAX_SPEC_BYTES)  # fmt: skip
-        model = LLM.from_hf_config(cfg)
-        model = replace(model, source=f"config.json {as_path(value).name}")
+        name = as_path(value).name
+        with _named(f"config.json {name}", ConfigError):
+            model = replace(LLM.from_hf_config(cfg), source=f"config.json {name}")
     elif isinstance(value, dict):
         model = LLM.from_hf_config(value)
     elif isinstance(value, str):
         return llm(value)
     else:
         raise ConfigError(f"an LLM is a catalog name, a config.json dict or a path to a "
-                          f"config.json; got {type(value).__name__} {value!r:.80}")  # fmt: skip
+                          f"config.json; got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
     return _borrowed("config.json", "_name_or_path", model, llm, ConfigError)
 
 
@@ -82,11 +101,13 @@ def resolve_gpu(value: Any) -> GPU:
     if isinstance(value, GPU):
         return _borrowed("GPU spec", "name", value, gpu, SpecError)
     if _is_json_path(value):
-        value = read_json(value, what="GPU spec file", error=SpecError, sha256=None,
-                          max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+        spec = read_json(value, what="GPU spec file", error=SpecError, sha256=None,
+                         max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+        with _named(f"GPU spec file {as_path(value).name}", SpecError):
+            return _borrowed("GPU spec", "name", GPU.from_spec(spec), gpu, SpecError)
     if isinstance(value, dict):
         return _borrowed("GPU spec", "name", GPU.from_spec(value), gpu, SpecError)
     if not isinstance(value, str):
         raise SpecError(f"a GPU is a catalog name, a spec dict or a path to a spec .json file; "
-                        f"got {type(value).__name__} {value!r:.80}")  # fmt: skip
+                        f"got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
     return gpu(value)
