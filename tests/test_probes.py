@@ -103,7 +103,7 @@ GPU_FILES = ["empty", "malformed", "binary", "dir", "list", "null", "number", "s
              "swapped_clocks", "idle_gt_tdp", "year", "sm_frac", "name_num", "typo_key",
              "missing_tdp", "nested_value", "borrowed_gpu", "missing"]  # fmt: skip
 # (argv with {f} for the files folder, exit code, words the one line must contain)
-CLI = [(EST + ["--gpu", "{f}/%s.json" % n], 2, [f"{n}.json"]) for n in GPU_FILES]
+CLI = [(EST + ["--gpu", "{f}/" + n + ".json"], 2, [f"{n}.json"]) for n in GPU_FILES]
 CLI += [
     (EST + ["--gpu", "x" * 300], 2, ["unknown GPU", "from_spec"]),
     (EST + ["--gpu", "x" * 300 + ".json"], 2, ["not a usable file path"]),
