@@ -29,14 +29,14 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = "wattgpu_lite"
 # module -> (functions to mutate, "*" for module-level constants too; the tests that cover them)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "specs/workload.py": (("*", "server_time_per_token_s"), ("tests/test_predictors.py", "tests/test_golden.py")),
-    "energy/breakdown.py": (("check_tokens", "breakdown_frame", "components_j"), ("tests/test_golden.py", "tests/test_energy_physical.py", "tests/test_mutation_oracles.py")),
-    "wattgpu/metrics.py": (("mdape_pct", "pearson_r"), ("tests/test_mutation_oracles.py", "tests/test_evaluation.py")),
-    "wattgpu/evaluation.py": (("folds",), ("tests/test_mutation_oracles.py", "tests/test_evaluation.py")),
-    "wattgpu/predictor.py": (("predict_frame",), ("tests/test_predictors.py", "tests/test_golden.py")),
-    "wattgpu/regressor.py": (("target_values", "to_natural", "training_rows", "_version"), ("tests/test_golden.py", "tests/test_tamper.py", "tests/test_mutation_oracles.py")),
-    "runs/schema.py": (("*", "scenario_for_rate", "scenario_group"), ("tests/test_measurements.py", "tests/test_mutation_oracles.py")),
-    "specs/hf_config.py": (("n_kv_heads_of", "kv_heads"), ("tests/test_catalog.py", "tests/test_mutation_oracles.py")),
+    "specs/workload.py": (("*", "server_time_per_token_s"), ("tests/test_predictors.py::test_predictions_are_physical", "tests/test_golden.py")),
+    "energy/breakdown.py": (("check_tokens", "breakdown_frame", "components_j"), ("tests/test_mutation_oracles.py", "tests/test_golden.py")),
+    "wattgpu/metrics.py": (("mdape_pct", "pearson_r"), ("tests/test_mutation_oracles.py",)),
+    "wattgpu/evaluation.py": (("folds",), ("tests/test_mutation_oracles.py",)),
+    "wattgpu/predictor.py": (("predict_frame",), ("tests/test_predictors.py::test_predictions_are_physical", "tests/test_golden.py")),
+    "wattgpu/regressor.py": (("target_values", "to_natural", "training_rows", "_version"), ("tests/test_mutation_oracles.py", "tests/test_golden.py")),
+    "runs/schema.py": (("*", "scenario_for_rate", "scenario_group"), ("tests/test_mutation_oracles.py", "tests/test_measurements.py")),
+    "specs/hf_config.py": (("kv_heads",), ("tests/test_mutation_oracles.py", "tests/test_catalog.py")),
     "checks.py": (("check_number", "check_count", "check_flag", "check_tokens"), ("tests/test_checks.py",)),
 }  # fmt: skip
 # (module, old text, new text, label): mutants an earlier suite let survive (issue 12)
@@ -216,8 +216,14 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         copies = [_copy(Path(a)), _copy(Path(b))]
+
+        def one(im: tuple[int, Mutant]) -> bool:
+            k = run(im[1], copies[im[0] % 2])
+            print(f"{'killed  ' if k else 'SURVIVED'}  {im[1].label}", flush=True)
+            return k
+
         with ThreadPoolExecutor(2) as pool:
-            killed = list(pool.map(lambda im: run(im[1], copies[im[0] % 2]), enumerate(mutants)))
+            killed = list(pool.map(one, enumerate(mutants)))
     survivors = [m.label for m, k in zip(mutants, killed, strict=True) if not k]
     counted = [m for m in mutants if m.label not in EQUIVALENT]
     score = (
