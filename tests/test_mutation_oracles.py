@@ -89,3 +89,30 @@ def test_targets_and_their_inverse_by_hand():
 def test_version_parts(text, parts):
     assert regressor._version(text) == parts
     assert regressor._version("3.0.5") < regressor._version("3.1.0") < regressor._version("3.10.0")
+
+
+def test_the_default_token_counts_are_the_watt_counts_means():
+    from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+    runs = wl.measurements(dense_only=True)
+    assert (DEFAULT_T_IN, DEFAULT_T_OUT) == (15, 180)
+    assert round(runs["prompt_tokens"].mean()) == DEFAULT_T_IN
+    assert round(runs["generated_tokens"].mean()) == DEFAULT_T_OUT
+
+
+@pytest.mark.parametrize("bad", [True, False, 2.5, "500", 0, -3, None])
+def test_check_tokens_of_the_energy_model_refuses(bad):
+    from wattgpu_lite.energy.breakdown import check_tokens
+    from wattgpu_lite.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="t_out must be a positive whole number"):
+        check_tokens("t_out", bad)
+    assert check_tokens("t_out", 3.0) == 3 and check_tokens("t_out", np.int64(1)) == 1
+
+
+def test_two_points_correlate_perfectly_and_folds_count():
+    assert metrics.pearson_r([1.0, 2.0], [5.0, 3.0]) == pytest.approx(-1.0)
+    runs = wl.measurements(dense_only=True)
+    assert len(folds(runs, "cv")) == 5
+    logo = folds(runs, "logo")
+    assert len(logo) == 8 and all(runs["gpu"].iloc[te].nunique() == 1 for _, te in logo)
