@@ -3,20 +3,26 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LAB_STAMP := $(VENV)/.installed-lab
 NB := $(wildcard notebooks/*.ipynb)
 
-.PHONY: lab test pytest nbval lint dashboard bench binder-check browser-deps clean
+.PHONY: lab test pytest nbval lint dashboard bench binder-check browser-deps clean test-min mutation
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
+# `make lab` installs the kit and JupyterLab only; `make test` adds the test tools.
+$(LAB_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[lab]'
+	touch $(LAB_STAMP)
+
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[lab,test]'
-	touch $(STAMP)
+	touch $(STAMP) $(LAB_STAMP)
 
 # JupyterLab refuses to start as root unless told; containers and CI machines often run as root.
-lab: $(STAMP)
+lab: $(LAB_STAMP)
 	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/00_start_here.ipynb
 
 # System Chromium for the browser test: installed in CI (as root), looked for elsewhere.
@@ -38,21 +44,45 @@ nbval: $(STAMP)
 	$(BIN)/python -m pytest -q --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
 		--nbval-current-env $(NB)
 
-dashboard: $(STAMP)
+dashboard: $(LAB_STAMP)
 	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks/dashboard.ipynb
 
-# Binder rehearsal: a fresh environment from binder/requirements.txt alone (plus the notebook tester),
-# then every notebook under nbval in it. Catches a pin that drifted from what the tests pass with.
+# Binder rehearsal: a fresh environment with what repo2docker's base environment already holds
+# (notebook 7.4.7, which pins jupyterlab < 4.5), then binder/requirements.txt on top of it, as
+# repo2docker does; `pip check` fails on a pin that cannot live beside the base; then every
+# notebook under nbval in it. Catches a pin that drifted from what the tests pass with.
 BINDER_VENV := .binder-venv
+REPO2DOCKER_BASE := notebook==7.4.7
 binder-check:
 	rm -rf $(BINDER_VENV)
 	$(PY) -m venv $(BINDER_VENV)
+	$(BINDER_VENV)/bin/python -m pip install -q $(REPO2DOCKER_BASE)
 	$(BINDER_VENV)/bin/python -m pip install -q -r binder/requirements.txt pytest==9.2.0 nbval==0.11.0
+	$(BINDER_VENV)/bin/python -m pip check
 	$(BINDER_VENV)/bin/python -m pytest -q --nbval --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg $(NB)
+
+# Lower bounds: a fresh environment with exactly the minimum versions pyproject.toml declares
+# (tests/lower_bounds.py writes them), then the unit tests. Raise a bound when this fails.
+MIN_VENV := .min-venv
+test-min:
+	rm -rf $(MIN_VENV)
+	$(PY) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python -m pip install -q --upgrade pip
+	$(MIN_VENV)/bin/python tests/lower_bounds.py pyproject.toml > $(MIN_VENV)/minimum.txt
+	$(MIN_VENV)/bin/python -m pip install -q -r $(MIN_VENV)/minimum.txt
+	$(MIN_VENV)/bin/python -m pip install -q --no-deps -e .
+	$(MIN_VENV)/bin/python -m pip check
+	$(MIN_VENV)/bin/python -m pip list --format=freeze | grep -i -E "$$(cut -d= -f1 $(MIN_VENV)/minimum.txt | paste -sd'|')"
+	$(MIN_VENV)/bin/python -m pytest -q -p no:randomly tests
+
+# Mutation testing of the core numeric modules: each mutant must fail a targeted test
+# (tests/mutation.py; a few minutes on 2 cores). Prints the score and every surviving mutant.
+mutation: $(STAMP)
+	$(BIN)/python tests/mutation.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf $(VENV) $(BINDER_VENV)
+	rm -rf $(VENV) $(BINDER_VENV) $(MIN_VENV)

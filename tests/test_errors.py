@@ -2,6 +2,7 @@
 
 import pytest
 
+import wattgpu_lite as wl
 from wattgpu_lite.errors import (
     InvalidInputError,
     UnknownGPUError,
@@ -31,6 +32,9 @@ def test_unknown_llm_error_points_to_config_parsing():
     assert err.matches == ["meta-llama/Llama-3.1-8B-Instruct"]
 
 
-def test_invalid_input_is_a_value_error():
-    with pytest.raises(ValueError, match="t_out"):
-        raise InvalidInputError("t_out must be a positive integer, got 0")
+def test_invalid_input_from_the_kit_is_a_value_error_naming_field_and_fix():
+    """A real kit call, caught as the builtin a caller would catch (not the class raising itself)."""
+    with pytest.raises(ValueError) as info:
+        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=0)
+    assert type(info.value) is InvalidInputError and isinstance(info.value, WattGPUError)
+    assert "t_out" in str(info.value) and "pass e.g. t_out=500" in str(info.value)

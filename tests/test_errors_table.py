@@ -34,13 +34,39 @@ TRIGGERS = {
     "ConfigError": lambda tmp: wl.LLM.from_hf_config(
         {"model_type": "llama", "num_hidden_layers": 2}
     ),
-    "SpecError": lambda tmp: wl.GPU.from_spec({"name": "x", "tdp_w": -1}),
+    "SpecError": lambda tmp: wl.GPU.from_spec(
+        {
+            "name": "x",
+            "release_year": 2024,
+            "memory_gb": 48,
+            "memory_type": "HBM3",
+            "bandwidth_gbs": 2000,
+            "tdp_w": -1,
+            "fp16_tflops": 400,
+        }
+    ),  # fmt: skip
     "InvalidInputError": lambda tmp: wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_in=0),
     "DataFileError": _corrupted_runs,
     "CapacityError": lambda tmp: wl.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", rate_qps=1e3),
     "NoFeasibleGPUError": lambda tmp: wl.rank_gpus(
-        "meta-llama/Llama-3.3-70B-Instruct", "server_low", itl_sla_ms=50, candidates=["T4", "L4"]
+        "meta-llama/Llama-3.3-70B-Instruct",
+        "server_low",
+        itl_sla_ms=50,
+        candidates=["T4", "L4"],
+        gpu_counts=(1,),
     ),
+}
+# what each message must name: (the field, name or file at fault; words of the fix)
+NAMES_AND_FIXES = {
+    "UnknownGPUError": ("'H100 NLV'", "Close matches: 'H100 NVL'", "GPU.from_spec"),
+    "UnknownLLMError": ("'llama-9'", "Close matches:", "from_hf_config"),
+    "UnsupportedModelError": ("model_type 'mamba'", "KV cache", "Use a decoder LLM"),
+    "CapacityError": ("capacity is about", "req/s", "Pass a lower rate_qps"),
+    "ConfigError": ("lacks", "num_attention_heads", "Add one of these keys"),
+    "SpecError": ("'tdp_w'", "from 10 to 5000", "as its spec sheet has it"),
+    "InvalidInputError": ("t_in", "positive whole number", "pass e.g. t_in=500"),
+    "DataFileError": ("runs.csv", "checksum mismatch", "git checkout data/"),
+    "NoFeasibleGPUError": ("T4:", "L4:", "Try GPUs with more memory"),
 }
 
 
@@ -56,3 +82,7 @@ def test_each_documented_error_is_raised_by_its_trigger(name, tmp_path):
     with pytest.raises(getattr(errors, name)) as info:
         TRIGGERS[name](tmp_path)
     assert type(info.value).__name__ == name
+    message = str(info.value)
+    assert "\n" not in message.strip(), "one line, as the CLI prints it"
+    missing = [w for w in NAMES_AND_FIXES[name] if w not in message]
+    assert not missing, f"{name} message lacks {missing}: {message}"

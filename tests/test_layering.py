@@ -16,7 +16,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "wattgpu_lite"
 # rank of each chapter: a module may import its own chapter or one of lower rank
 RANKS = {
-    "errors": 0, "datafiles": 0, "specs": 1, "runs": 2, "energy": 3, "wattgpu": 3, "hybrid": 4,
+    "errors": 0, "datafiles": 0.5, "checks": 0.5, "specs": 1, "runs": 2, "energy": 3, "wattgpu": 3, "hybrid": 4,
     "selection": 5, "face": 6, "__main__": 7,
 }  # fmt: skip
 LAZY_ALLOWED = ("wattgpu_lite.face.cli",)  # the CLI imports a command's chapter when it runs

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.errors import CapacityError, InvalidInputError
+from wattgpu_lite.errors import CapacityError, InvalidInputError, SpecError
 from wattgpu_lite.hybrid.prediction import Prediction
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -89,7 +89,11 @@ def test_bad_workloads_are_refused_by_name(kwargs, match):
 
 
 def test_a_spec_borrowing_a_measured_name_is_judged_by_its_values():
-    spec = dataclasses.replace(wl.gpu("H100 NVL"), bandwidth_gbs=8000.0)
+    with pytest.raises(SpecError, match="name of its own"):
+        wl.predict(
+            LLAMA, dataclasses.replace(wl.gpu("H100 NVL"), bandwidth_gbs=8000.0), rate_qps=0.1
+        )
+    spec = dataclasses.replace(wl.gpu("H100 NVL"), name="faster", bandwidth_gbs=8000.0)
     p = wl.predict(LLAMA, spec, rate_qps=0.1)
     assert p.power_w_interval.basis == "new gpu"
     assert any("bandwidth_gbs" in n for n in p.notes)  # 8,000 GB/s is beyond the training range

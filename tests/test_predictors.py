@@ -11,7 +11,6 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
-from wattgpu_lite.specs.workload import DEFAULT_T_OUT as T_OUT_DEFAULT
 from wattgpu_lite.wattgpu.features import feature_frame
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -50,18 +49,32 @@ def test_save_load_round_trip_is_identical(fresh, grid, tmp_path):
 
 
 def test_predictions_are_physical(grid):
+    """Positive power within 5 % of TDP (see the strict test below), positive ITL, and energy per
+    token accounted with the Watt Counts constants written out here (λ = 0.017 / 0.33 req/s,
+    180 generated tokens per request), not the code's own names for them."""
     out = wl.WattGPU.pretrained().predict_frame(grid)
-    assert (out["power_w"] > 0).all() and (out["power_w"] < 1.2 * out["tdp_w"]).all()
-    assert (out["itl_s"] > 0).all()
+    assert (out["power_w"] > 0).all() and (out["power_w"] <= 1.05 * out["tdp_w"]).all()
+    assert (out["itl_s"] > 0).all() and (out["itl_s"] < 10).all()
     off = out["scenario"] == "offline"
     np.testing.assert_allclose(
         out.loc[off, "energy_per_token_j"], (out["power_w"] * out["itl_s"])[off]
     )
-    held_s = 1 / (out["scenario"].map({"server_low": 0.017, "server_high": 0.33}) * T_OUT_DEFAULT)
+    held_s = 1 / (out["scenario"].map({"server_low": 0.017, "server_high": 0.33}) * 180)
     np.testing.assert_allclose(out.loc[~off, "energy_per_token_j"], (out["power_w"] * held_s)[~off])
     # offline batching amortises the weight reads: ITL far below the server one (same pair)
     pivot = out.pivot_table(index=["llm", "gpu"], columns="scenario", values="itl_s")
     assert (pivot["offline"] < pivot["server_low"] / 5).all()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="WattGPU as published predicts up to 4.8 % above TDP "
+    "(99 of 13,875 catalog cells, offline on L4/T4/A30 ...), where no measured run "
+    "exceeds 0.999 TDP; whether to clip is the lead's call (issue 11)",
+)
+def test_power_never_exceeds_tdp(grid):
+    out = wl.WattGPU.pretrained().predict_frame(grid)
+    assert (out["power_w"] <= out["tdp_w"]).all()
 
 
 def test_predict_for_a_gpu_in_no_table():

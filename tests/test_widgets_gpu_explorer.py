@@ -66,7 +66,6 @@ def test_slider_range_offline_is_sub_millisecond():
 
 
 def test_widget_redraws_on_change():
-    pytest.importorskip("ipywidgets")
     from wattgpu_lite.face.widgets import gpu_explorer
 
     box = gpu_explorer(candidates=("A30", "L4", "T4"), source="measured")

@@ -1,15 +1,270 @@
-"""Where the kit's data files live: ``wattgpu_lite/_data`` in an installed wheel, else ``data/``.
+"""Every file the kit reads, read one safe way, and every shipped file checked against its sha256.
 
-Every module that reads a shipped table asks :func:`data_dir`, so a wheel and a source checkout
-behave the same.
+    data_dir()                      # $WATTGPU_LITE_DATA, else wattgpu_lite/_data (a wheel), else data/
+    read_json(path, want=dict)      # a JSON object, or DataFileError (or ``error=``) naming the file
+    read_csv(path)                  # a DataFrame, or DataFileError naming the file
+    read_bytes(path)                # the bytes, checked against data/MANIFEST.sha256 if shipped
+
+The readers catch OS, decode, JSON and recursion errors, refuse NaN/Infinity in JSON, cap size
+and depth, and never ask the file system about a string that cannot be a path (a NUL byte, a part
+longer than 255 bytes, a whole longer than 4096). A file inside the data folder is verified
+against the folder's ``MANIFEST.sha256`` the first time its bytes are read (cached by path, size
+and mtime); ``sha256=None`` skips the check for a user's own file, a hex digest pins another one.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
+import json
+import os
+from functools import cache
 from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from wattgpu_lite.errors import DataFileError, WattGPUError
+
+ENV_DATA = "WATTGPU_LITE_DATA"  # a folder to read the data from instead (tests, tampering)
+MANIFEST = "MANIFEST.sha256"
+FROM_MANIFEST = "manifest"  # sha256= default: the manifest's digest for a shipped file, else none
+MAX_BYTES = 16 * 2**20  # the largest shipped file is ~1.4 MB; a config.json a few kB
+MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests deeper than ~6
+NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
+_verified: dict[tuple[str, int, int], str] = {}
 
 
 def data_dir() -> Path:
-    """wattgpu_lite/_data in an installed wheel, else data/ of the source tree."""
+    """$WATTGPU_LITE_DATA if set, else wattgpu_lite/_data in an installed wheel, else data/.
+
+    The first call for a folder checks every file its manifest lists (:func:`verify_folder`), so
+    a module that reads a shipped file by other means still never reads a changed one.
+    """
+    override = os.environ.get(ENV_DATA)
     packaged = Path(__file__).parent / "_data"
-    return packaged if packaged.is_dir() else Path(__file__).parents[1] / "data"
+    folder = (
+        Path(override)
+        if override
+        else packaged
+        if packaged.is_dir()
+        else packaged.parents[1] / "data"
+    )
+    verify_folder(folder)
+    return folder
+
+
+@cache
+def verify_folder(folder: Path) -> int:
+    """Check every file of ``folder``'s manifest that is present (a wheel leaves the build
+    scripts out); DataFileError names the first changed one. Returns the number checked."""
+    checked = 0
+    for name, digest in _manifest(folder).items():
+        path = folder / name
+        if path.is_file():
+            _check_digest(path, path.read_bytes(), digest, name)
+            checked += 1
+    return checked
+
+
+def restore_hint(name: str) -> str:
+    """What to do about a changed or missing shipped file, for this kind of install."""
+    if os.environ.get(ENV_DATA):
+        return (f"copy {name} again from the kit's data/ into ${ENV_DATA}="
+                f"{os.environ[ENV_DATA]}, or regenerate that folder's {MANIFEST} if you changed "
+                "it on purpose")  # fmt: skip
+    if (Path(__file__).parent / "_data").is_dir():
+        return "reinstall the kit (pip install --force-reinstall wattgpu_lite); do not edit it"
+    return (f"restore it with `git checkout data/{name}`; if you changed it on purpose, run "
+            "data/scripts/update_manifest.py")  # fmt: skip
+
+
+def fix_for(path: Any) -> str:
+    """:func:`restore_hint` for a shipped file; for a user's own file, to check or rebuild it."""
+    file = as_path(path)
+    name = shipped_name(file) if file is not None else None
+    return restore_hint(name) if name else "check the file, or write it again with the kit"
+
+
+def as_path(value: Any) -> Path | None:
+    """``value`` as a Path if it can name a file (str or PathLike, no NUL, parts <= 255 bytes,
+    whole <= 4096 bytes), else None. Never touches the file system."""
+    if not isinstance(value, str | os.PathLike):
+        return None
+    try:
+        raw = os.fsencode(value)
+    except (TypeError, ValueError):
+        return None
+    if not raw or b"\0" in raw or len(raw) > PATH_MAX:
+        return None
+    return Path(os.fsdecode(raw)) if all(len(p) <= NAME_MAX for p in raw.split(b"/")) else None
+
+
+def is_file(value: Any) -> bool:
+    """True if ``value`` names an existing regular file; False (never an error) otherwise."""
+    path = as_path(value)
+    try:
+        return path is not None and path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+@cache
+def _manifest(folder: Path) -> dict[str, str]:
+    """name -> sha256 of a data folder's MANIFEST.sha256 (``sha256sum -c`` format)."""
+    try:
+        lines = (folder / MANIFEST).read_text(encoding="utf-8").splitlines()
+        return {name: digest for digest, name in (ln.split("  ", 1) for ln in lines if ln)}
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise DataFileError(f"{MANIFEST} in {folder} cannot be read ({err}); "
+                            f"{restore_hint(MANIFEST)}") from None  # fmt: skip
+
+
+def shipped_name(path: Path) -> str | None:
+    """``path`` relative to the data folder (posix), or None for a file outside it."""
+    try:
+        return path.resolve().relative_to(data_dir().resolve()).as_posix()
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+def expected_sha256(path: Path) -> str | None:
+    """The manifest's sha256 of a shipped file; None outside the data folder."""
+    name = shipped_name(path)
+    if name is None:
+        return None
+    digest = _manifest(data_dir().resolve()).get(name)
+    if digest is None:
+        raise DataFileError(f"{name}: not listed in {MANIFEST}, so it is not a file the kit "
+                            f"shipped; {restore_hint(name)}")  # fmt: skip
+    return digest
+
+
+def _check_digest(path: Path, data: bytes, expected: str, name: str | None = None) -> None:
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if _verified.get(key) == expected:
+        return
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != expected:
+        name = name or shipped_name(path) or path.name
+        raise DataFileError(
+            f"{name}: checksum mismatch, sha256 {actual[:12]}… is not the {expected[:12]}… expected, so "
+            f"its numbers cannot be trusted (the file was changed or damaged); {restore_hint(name)}"
+        )
+    _verified[key] = expected
+
+
+def read_bytes(
+    path: Any,
+    *,
+    sha256: str | None = FROM_MANIFEST,
+    what: str = "data file",
+    error: type[WattGPUError] = DataFileError,
+    max_bytes: int = MAX_BYTES,
+) -> bytes:
+    """The bytes of a file, size-capped and checked against ``sha256`` (see the module doc)."""  # fmt: skip
+    file = as_path(path)
+    if file is None:
+        raise error(f"{what} {str(path)[:80]!r}: not a usable file path (empty, a NUL byte, or "
+                    f"a name over {NAME_MAX} bytes); pass the path of a JSON or CSV file")  # fmt: skip
+    try:
+        if not file.is_file():
+            raise error(f"{what} {file}: not found or not a regular file; check the path")
+        if file.stat().st_size > max_bytes:
+            raise error(
+                f"{what} {file}: larger than {max_bytes:,} bytes; check it is the right file"
+            )
+        data = file.read_bytes()
+        expected = expected_sha256(file) if sha256 == FROM_MANIFEST else sha256
+        if expected is not None:
+            _check_digest(file, data, expected)
+    except OSError as err:
+        raise error(f"{what} {file}: cannot be read ({err.strerror or err}); check the path "
+                    "and its permissions") from None  # fmt: skip
+    return data
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of parsed JSON (iterative: no recursion limit of its own)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        children = (
+            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+        )
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json(
+    data: bytes,
+    label: str,
+    *,
+    want: type | None = dict,
+    error: type[WattGPUError] = DataFileError,
+    max_depth: int = MAX_DEPTH,
+) -> Any:
+    """JSON from bytes: UTF-8, no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""  # fmt: skip
+    try:
+        value = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except UnicodeDecodeError:
+        raise error(f"{label}: not UTF-8 text (a binary file?); pass a JSON file") from None
+    except RecursionError:
+        raise error(
+            f"{label}: nested deeper than {max_depth} levels; check it is the right file"
+        ) from None
+    except ValueError as err:
+        raise error(f"{label}: not valid JSON ({err}); fix the file (NaN and Infinity are "
+                    "not allowed: write a number or leave the key out)") from None  # fmt: skip
+    if _depth(value) > max_depth:
+        raise error(f"{label}: nested deeper than {max_depth} levels; check it is the right file")
+    if want is not None and not isinstance(value, want):
+        kind = {dict: "an object {...}", list: "a list [...]"}.get(want, want.__name__)
+        raise error(f"{label}: holds {type(value).__name__} where {kind} is expected; "
+                    f"pass a JSON file whose top level is {kind}")  # fmt: skip
+    return value
+
+
+def read_json(
+    path: Any,
+    *,
+    want: type | None = dict,
+    what: str = "JSON file",
+    sha256: str | None = FROM_MANIFEST,
+    error: type[WattGPUError] = DataFileError,
+    max_bytes: int = MAX_BYTES,
+    max_depth: int = MAX_DEPTH,
+) -> Any:
+    """A JSON file, read safely (see the module doc): ``error`` names the file and the fix."""  # fmt: skip
+    data = read_bytes(path, sha256=sha256, what=what, error=error, max_bytes=max_bytes)
+    return parse_json(data, f"{what} {path}", want=want, error=error, max_depth=max_depth)
+
+
+def read_csv(
+    path: Any,
+    *,
+    what: str = "data file",
+    sha256: str | None = FROM_MANIFEST,
+    max_bytes: int = MAX_BYTES,
+    **options: Any,
+) -> pd.DataFrame:
+    """A CSV file as a DataFrame (``options`` go to pandas); DataFileError names the file."""  # fmt: skip
+    data = read_bytes(path, sha256=sha256, what=what, max_bytes=max_bytes)
+    name = shipped_name(Path(path))
+    label, fix = (name, restore_hint(name)) if name else (str(path), "fix the file or pass another")
+    try:
+        table = pd.read_csv(io.BytesIO(data), **options)
+    except pd.errors.EmptyDataError:
+        raise DataFileError(f"{label}: empty; {fix}") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as err:
+        why = " ".join(str(err).split())[:300]
+        raise DataFileError(f"{label}: not a readable CSV ({why}); {fix}") from None
+    if table.empty:
+        raise DataFileError(f"{label}: has a header but no rows; {fix}")
+    return table

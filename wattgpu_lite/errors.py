@@ -18,6 +18,9 @@ class WattGPUError(Exception):
         return str(self.args[0]) if self.args else ""
 
 
+MAX_NAME = 200  # characters of a name worth matching and quoting in a message
+
+
 def close_matches(name: str, choices: Iterable[str], n: int = 5) -> list[str]:
     """Names in ``choices`` that look like ``name`` (case-insensitive), best first."""
     choices = list(choices)
@@ -37,9 +40,10 @@ class UnknownNameError(WattGPUError, KeyError):
 
     def __init__(self, name: str, choices: Iterable[str]):
         self.name = name
-        self.matches = close_matches(name, choices)
+        self.matches = close_matches(name, choices) if len(name) <= MAX_NAME else []
         near = ", ".join(repr(m) for m in self.matches) if self.matches else "none"
-        msg = f"unknown {self.kind} {name!r}. Close matches: {near}. {self.hint}"
+        shown = name if len(name) <= MAX_NAME else f"{name[:MAX_NAME]}…"
+        msg = f"unknown {self.kind} {shown!r}. Close matches: {near}. {self.hint}"
         super().__init__(msg.strip())
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numbers
 from pathlib import Path
 
+from wattgpu_lite import checks
 from wattgpu_lite.energy import notes as NOTES
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.estimate.*)
@@ -99,6 +100,8 @@ def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT,
                                     "> 0; pass an LLM name or config.json for physical mode.")  # fmt: skip
         return _paper((f"{llm:g}B (bare)", float(llm)), "H100", work, None, None)
     llm, gpu = resolve(llm, gpu)
+    checks.check_tokens(work[0], work[1], llm.context_length)
+    checks.check_batch(work[2])
     if mode == "paper":
         return _paper((llm.name, llm.params_nominal_b), gpu.name, work, llm.n_layers,
                       llm.hidden_size, llm.is_moe)  # fmt: skip

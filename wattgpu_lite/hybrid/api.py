@@ -17,6 +17,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite import checks
 from wattgpu_lite.energy.args import deploy_args
 from wattgpu_lite.energy.notes import check_deployment
 from wattgpu_lite.energy.precision import canonical_format, served_format
@@ -30,36 +31,20 @@ from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS, scenario_for_rate
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
-MAX_RATE_QPS = 1e4
-MAX_BATCH = 4096
 MAX_GPUS = 64
 DEFAULT_LEVEL = 0.8
 
 
 def check_level(level) -> float:
-    """A coverage level in (0.5, 0.999)."""
-    ok = isinstance(level, int | float) and not isinstance(level, bool) and 0.5 < level < 0.999
-    if not ok:
-        raise InvalidInputError(f"level must be a number in (0.5, 0.999), e.g. 0.8; got {level!r}")
-    return float(level)
+    """A coverage level in [0.5, 0.999] (:func:`wattgpu_lite.checks.check_level`)."""
+    return checks.check_level(level)
 
 
 def check_tokens(name: str, value, context_length: int) -> int:
     """A whole number of tokens in [1, the model's context length]."""
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or value != int(value) or value < 1:
-        raise InvalidInputError(f"{name} must be a positive whole number of tokens, got {value!r}")
-    if value > context_length:
-        raise InvalidInputError(f"{name} = {int(value)} exceeds the model's context length "
-                                f"({context_length} tokens); pass at most {context_length}")  # fmt: skip
-    return int(value)
-
-
-def _positive(name: str, value, upper: float) -> float:
-    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool)
-    if not ok or not math.isfinite(value) or not 0 < value <= upper:
-        raise InvalidInputError(f"{name} must be a number in (0, {upper:g}], got {value!r}")
-    return float(value)
+    return checks.check_count(name, value, 1, int(context_length),
+                              fix=f"pass {name} as a whole number of tokens within the model's "
+                              "context length")  # fmt: skip
 
 
 def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
@@ -76,11 +61,8 @@ def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
             raise InvalidInputError(f"unknown scenario {scenario!r}; use one of {SCENARIOS}")
         return LAMBDA_QPS.get(scenario, math.nan), math.nan, scenario == "offline"
     if rate_qps is not None:
-        return _positive("rate_qps", rate_qps, MAX_RATE_QPS), math.nan, False
-    value = _positive("batch", batch, MAX_BATCH)
-    if value != int(value):
-        raise InvalidInputError(f"batch must be a whole number of sequences, got {batch!r}")
-    return math.nan, value, False
+        return checks.check_rate_qps(rate_qps), math.nan, False
+    return math.nan, float(checks.check_batch(batch)), False
 
 
 def check_num_gpus(num_gpus, model, device) -> int:
@@ -113,8 +95,7 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     num_gpus = check_num_gpus(num_gpus, model, device)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
     rate, bat, offline = resolve_load(scenario, rate_qps, batch)
-    t_in = check_tokens("t_in", t_in, model.context_length)
-    t_out = check_tokens("t_out", t_out, model.context_length)
+    t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
     level = check_level(level)
     deploy = {"num_gpus": num_gpus, "weights": [fmt]}
     if offline:
@@ -136,8 +117,8 @@ def _raise_for_status(out: dict, llm: str, gpu: str, rate: float, batch: float) 
     if status == "saturated":
         raise CapacityError(
             f"{rate:g} req/s is beyond what one {gpu} can serve with {llm}: its capacity is about "
-            f"{qps:.3g} req/s ({cap} sequences in flight). Lower rate_qps, or serve with more "
-            "replicas (wl.rank_gpus counts them)."
+            f"{qps:.3g} req/s ({cap} sequences in flight). Pass a lower rate_qps, or use more "
+            "replicas (wl.rank_gpus plans them)."
         )
     if status == "does not fit in memory":
         raise CapacityError(f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "

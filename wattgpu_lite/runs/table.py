@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.datafiles import as_path, data_dir, read_bytes, read_csv
 from wattgpu_lite.errors import DataFileError
 from wattgpu_lite.runs.schema import (
     COLUMNS,
@@ -21,7 +21,8 @@ from wattgpu_lite.runs.schema import (
     SCENARIOS,
 )
 
-DATA_PATH = data_dir() / "watt_counts_runs.csv"
+DATA_NAME = "watt_counts_runs.csv"
+DATA_PATH = data_dir() / DATA_NAME  # where it was at import; load() asks data_dir() again
 # sha256 of data/watt_counts_runs.csv as built by data/scripts/build_runs.py
 DATA_SHA256 = "c2bfae0de890e839d5bd9acb31c1d951898b093a32e99eef751519a6ce3a6b91"
 # columns that must be strictly positive in every row (NaN is checked separately)
@@ -90,28 +91,21 @@ def validate(df: pd.DataFrame, name: str = "measurements") -> pd.DataFrame:
 
 
 def check_sha256(path: Path, expected: str) -> None:
-    """Raise DataFileError if the file's sha256 is not ``expected``."""
-    actual = sha256_of(path)
-    if actual != expected:
-        raise DataFileError(
-            f"{path.name}: checksum mismatch (sha256 expected {expected}, got {actual}). The file "
-            f"was changed; restore it with `git checkout data/{path.name}`, or rebuild it with "
-            "data/scripts/build_runs.py and update DATA_SHA256 in wattgpu_lite/runs/table.py."
-        )
+    """Raise DataFileError (naming the file and the fix) if its sha256 is not ``expected``."""
+    read_bytes(path, sha256=expected, what="runs table")
 
 
 def load(
-    dense_only: bool = False, path: str | Path | None = None, sha256: str | None = DATA_SHA256
-) -> pd.DataFrame:
+    dense_only: bool = False, path: str | Path | None = None,
+    sha256: str | None = DATA_SHA256,
+) -> pd.DataFrame:  # fmt: skip
     """The Watt Counts runs as a validated DataFrame, one row per run (columns: see COLUMNS).
 
-    ``dense_only`` drops MoE/Mamba rows. ``path`` reads another file in the same schema; its
-    checksum is only checked when ``sha256`` is given (pass ``sha256=None`` to skip).
+    ``dense_only`` drops MoE/Mamba rows. ``path`` reads another file in the same schema.
+    ``sha256``: the digest the file must have (default: the shipped table's, which is also the
+    one in data/MANIFEST.sha256); pass ``None`` for a file of your own.
     """
-    file = DATA_PATH if path is None else Path(path)
-    if not file.is_file():
-        raise DataFileError(f"{file.name}: not found at {file}. Restore it with `git checkout`.")
-    df = validate(pd.read_csv(file, keep_default_na=True), file.name)
-    if sha256 is not None:
-        check_sha256(file, sha256)
+    file = data_dir() / DATA_NAME if path is None else path
+    df = read_csv(file, what="runs table", sha256=sha256, keep_default_na=True)
+    df = validate(df, as_path(file).name if as_path(file) else str(file))
     return df[df["dense"]].reset_index(drop=True) if dense_only else df

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.datafiles import read_csv
 from wattgpu_lite.errors import DataFileError
 from wattgpu_lite.runs.schema import ITL_SERVER_EXACT, runs_table
 from wattgpu_lite.runs.table import load, validate
@@ -29,6 +30,7 @@ UPSTREAM_URL = (
 )
 UPSTREAM_SHA256 = "280510e119b2ea75105f5fa46f4813930045cf90d027d3834813c022568740ba"
 UPSTREAM_NAME = "watt_counts_subset.csv"
+UPSTREAM_MAX_BYTES = 512 * 2**20  # the per-request lists make it far larger than the shipped table
 LIST_COLUMNS = (
     "time_to_first_token_seconds_events", "e2e_request_latency_seconds_events",
     "request_generation_tokens", "request_prompt_tokens",
@@ -52,7 +54,11 @@ def server_itl_s(e2e_s: np.ndarray, ttft_s: np.ndarray, tokens: np.ndarray) -> f
 
 
 def _read(source: str | Path | pd.DataFrame) -> pd.DataFrame:
-    df = source if isinstance(source, pd.DataFrame) else pd.read_csv(source, index_col=0)
+    if isinstance(source, pd.DataFrame):
+        df = source
+    else:
+        df = read_csv(source, what="upstream Watt Counts file", sha256=None,
+                      max_bytes=UPSTREAM_MAX_BYTES, index_col=0)  # fmt: skip
     missing = [c for c in (*SCALAR_COLUMNS, *LIST_COLUMNS) if c not in df.columns]
     if missing:
         raise DataFileError(f"{UPSTREAM_NAME}: missing upstream columns {missing}")

@@ -6,6 +6,7 @@ import math
 
 import pandas as pd
 
+from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError, NoFeasibleGPUError
 from wattgpu_lite.runs.measurements import LAMBDA_QPS, MEASURED_GPUS, SCENARIOS
 from wattgpu_lite.runs.schema import scenario_for_rate
@@ -31,7 +32,7 @@ def resolve_load(scenario: str | None, rate_qps: float | None) -> tuple[str, flo
     if (scenario is None) == (rate_qps is None):
         raise InvalidInputError("give exactly one of scenario (e.g. 'server_low') or rate_qps")
     if rate_qps is not None:
-        rate = positive("rate_qps", rate_qps)
+        rate = checks.check_rate_qps(rate_qps)
         return scenario_for_rate(rate), rate
     if scenario not in SCENARIOS:
         raise InvalidInputError(f"unknown scenario {scenario!r}; use one of {SCENARIOS}")

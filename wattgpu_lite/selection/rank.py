@@ -20,9 +20,10 @@ import math
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite import checks
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.api import check_level, check_num_gpus, check_tokens
+from wattgpu_lite.hybrid.api import check_level, check_num_gpus
 from wattgpu_lite.hybrid.api import resolve_load as resolve_hybrid_load
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
@@ -37,7 +38,6 @@ from wattgpu_lite.selection.accounting import (
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     no_fit_error,
-    positive,
     resolve_load,
 )
 from wattgpu_lite.selection.plan import batch_plans, rate_plans
@@ -74,10 +74,11 @@ def rank_gpus(
     and price per kWh default to data/electricity_factors.csv. NoFeasibleGPUError (each GPU's
     reason) when no candidate holds the model.
     """
-    sla = positive("itl_sla_ms", itl_sla_ms)
-    grid = positive("grid_gco2_per_kwh", grid_gco2_per_kwh, allow_zero=True)
-    price = positive("price_per_kwh", price_per_kwh, allow_zero=True)
+    sla = checks.check_itl_sla_ms(itl_sla_ms)
+    grid = checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
+    price = checks.check_number("price_per_kwh", price_per_kwh, 0, 100, "per kWh")
     model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
+    context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     if source == "hybrid":
         plan = {"gpu_counts": gpu_counts, "weights": weights}
         return _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla, grid,
@@ -122,8 +123,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
                  level, gpu_counts, weights) -> pd.DataFrame:  # fmt: skip
     """The 'hybrid' source: plans per (GPU, count) (replicas at a rate), accounted, ordered."""
     rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
-    t_in = check_tokens("t_in", t_in, model.context_length)
-    t_out = check_tokens("t_out", t_out, model.context_length)
+    t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
     level = check_level(level)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
     plans, refused = deployments(model, devices, gpu_counts)
@@ -200,7 +200,7 @@ def compare_pair(llm, gpu_a: str, gpu_b: str, source: str = "measured", scenario
     """
     rows = []
     for scenario in scenarios:
-        t = rank_gpus(llm, scenario, itl_sla_ms=1e9,
+        t = rank_gpus(llm, scenario, itl_sla_ms=1e6,
                       candidates=[gpu_a, gpu_b], source=source).set_index("gpu")  # fmt: skip
         e_a, e_b = (t.loc[gpu(n).name, "energy_per_1k_tokens_j"] for n in (gpu_a, gpu_b))
         p_a, p_b = (t.loc[gpu(n).name, "power_w"] for n in (gpu_a, gpu_b))

@@ -17,7 +17,7 @@ from functools import cache
 
 import pandas as pd
 
-from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.datafiles import data_dir, read_csv, restore_hint
 from wattgpu_lite.errors import (
     ConfigError,
     DataFileError,
@@ -34,25 +34,26 @@ LLM_COLUMNS = [f.name for f in fields(LLM)]
 
 
 def _read(name: str, columns: list[str]) -> pd.DataFrame:
-    """A catalog CSV with exactly ``columns``; DataFileError naming the file and column."""
-    path = data_dir() / name
-    if not path.is_file():
-        raise DataFileError(f"{name}: not found in {data_dir().name}/; restore it from git")
-    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    """A catalog CSV with exactly ``columns``, checked against data/MANIFEST.sha256;
+    DataFileError naming the file, the column and the fix."""
+    table = read_csv(data_dir() / name, keep_default_na=False, na_values=[""])
+    fix = restore_hint(name)
     for col in columns:
         if col not in table.columns:
-            raise DataFileError(f"{name}: column {col!r} is missing; expected {columns}")
+            raise DataFileError(f"{name}: column {col!r} is missing; expected {columns}; {fix}")
     extra = sorted(set(table.columns) - set(columns))
     if extra:
-        raise DataFileError(f"{name}: unexpected column(s) {extra}; expected {columns}")
+        raise DataFileError(f"{name}: unexpected column(s) {extra}; expected {columns}; {fix}")
     if not table["name"].is_unique:
-        raise DataFileError(f"{name}: column 'name' has duplicates")
+        raise DataFileError(f"{name}: column 'name' has duplicates; {fix}")
     return table
 
 
 def _row_error(name: str, row: dict, err: Exception) -> DataFileError:
     column = getattr(err, "field", None) or "?"
-    return DataFileError(f"{name}: row {row.get('name')!r}, column {column!r}: {err}")
+    return DataFileError(
+        f"{name}: row {row.get('name')!r}, column {column!r}: {err}. {restore_hint(name)}"
+    )
 
 
 @cache
@@ -61,10 +62,6 @@ def _gpu_entries() -> tuple[tuple[GPU, str], ...]:
     entries = []
     for row in _read("gpus.csv", GPU_COLUMNS).to_dict(orient="records"):
         aliases = row.pop("aliases")
-        if not isinstance(row["measured"], bool):
-            raise DataFileError(
-                f"gpus.csv: column 'measured' must be True/False in {row['name']!r}"
-            )
         try:
             entries.append((GPU.from_spec(row), "" if aliases != aliases else str(aliases)))
         except SpecError as err:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
+from wattgpu_lite.checks import check_count, check_flag, check_number, is_real
 from wattgpu_lite.errors import SpecError
 
 # numeric fields that may be NaN (unknown): value used when a spec leaves them out
@@ -18,17 +20,39 @@ OPTIONAL_TEXT = {"vendor": "unknown", "architecture": "unknown", "form_factor": 
                  "interconnect_direction": "bidirectional", "source_fp8": "",
                  "source_interconnect": ""}  # fmt: skip
 INTEGERS = ("release_year", "bus_width_bits", "sm_count", "tensor_cores")
-POSITIVE = ("memory_gb", "bandwidth_gbs", "tdp_w", "fp16_tflops", "boost_clock_mhz",
-            "process_nm", "base_clock_mhz", "bus_width_bits", "l2_cache_mb", "sm_count",
-            "tensor_cores", "transistors_m", "fp8_tflops", "fp4_tflops", "int8_tops",
-            "interconnect_gbs", "idle_power_w")  # fmt: skip
-YEARS = (1995, 2035)  # a release year outside this range is a typo
+# field -> (lowest, highest, unit): physical bounds ~10x outside any real accelerator, so a typo,
+# a unit slip (MB for GB, kW for W) or an overflow is caught, and a real spec sheet never is
+BOUNDS: dict[str, tuple[float, float, str]] = {
+    "release_year": (1995, 2035, ""), "process_nm": (1, 100, "nm"),
+    "base_clock_mhz": (100, 5000, "MHz"), "boost_clock_mhz": (100, 5000, "MHz"),
+    "memory_gb": (1, 4096, "GB"), "bandwidth_gbs": (20, 100_000, "GB/s"),
+    "bus_width_bits": (32, 16384, "bits"), "l2_cache_mb": (0.1, 4096, "MB"),
+    "sm_count": (1, 4096, ""), "tensor_cores": (1, 65536, ""),
+    "transistors_m": (100, 10_000_000, "million"), "tdp_w": (10, 5000, "W"),
+    "fp16_tflops": (1, 100_000, "TFLOPS"), "fp8_tflops": (1, 200_000, "TFLOPS"),
+    "fp4_tflops": (1, 400_000, "TFLOPS"), "int8_tops": (1, 200_000, "TOPS"),
+    "interconnect_gbs": (1, 100_000, "GB/s"), "idle_power_w": (1, 2000, "W"),
+}  # fmt: skip
+YEARS = BOUNDS["release_year"][:2]
+REQUIRED = ("name", "release_year", "memory_gb", "memory_type", "bandwidth_gbs", "tdp_w",
+            "fp16_tflops")  # fmt: skip
 
 
 def _spec_error(field: str, problem: str) -> SpecError:
     err = SpecError(f"GPU spec field {field!r}: {problem}")
     err.field = field
     return err
+
+
+def _check_field(field: str, value: Any) -> None:
+    """One numeric field inside its BOUNDS (NaN allowed where OPTIONAL_NUMBERS says unknown)."""
+    if field in OPTIONAL_NUMBERS and is_real(value) and math.isnan(value):
+        return
+    lo, hi, unit = BOUNDS[field]
+    check = check_count if field in INTEGERS else check_number
+    units = (lo, hi, unit) if check is check_number else (lo, hi)
+    check(field, value, *units, error=SpecError, label=f"GPU spec field {field!r}:",
+          fix=f"fix {field!r} ({unit or 'a count'} from {lo:g} to {hi:g}) as its spec sheet has it")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -74,12 +98,12 @@ class GPU:
     source_interconnect: str = ""
 
     def __post_init__(self) -> None:
-        for f in POSITIVE:
-            value = getattr(self, f)
-            if not (value > 0 or (f in OPTIONAL_NUMBERS and math.isnan(value))):
-                raise _spec_error(f, f"must be > 0, got {value!r}")
-        if not YEARS[0] <= self.release_year <= YEARS[1]:
-            raise _spec_error("release_year", f"{self.release_year} is not in {YEARS}")
+        for f in BOUNDS:
+            _check_field(f, getattr(self, f))
+        check_flag("measured", self.measured, error=SpecError, label="GPU spec field 'measured':")
+        if self.idle_power_w >= self.tdp_w:  # False when idle power is NaN (unknown)
+            raise _spec_error("idle_power_w", f"{self.idle_power_w} W is not below tdp_w "
+                              f"{self.tdp_w} W; fix one of them")  # fmt: skip
         if self.boost_clock_mhz < self.base_clock_mhz:  # False when either is NaN (unknown)
             raise _spec_error(
                 "boost_clock_mhz",
@@ -105,35 +129,39 @@ class GPU:
         Raises SpecError naming the field.
         """
         valid = [f.name for f in fields(cls)]
-        unknown = sorted(set(spec) - set(valid))
+        if not isinstance(spec, Mapping):
+            raise SpecError(f"a GPU spec must be a dict (a JSON object) of its fields, got "
+                            f"{type(spec).__name__}; required keys: {list(REQUIRED)}")  # fmt: skip
+        unknown = sorted(map(str, set(spec) - set(valid)))
         if unknown:
-            raise _spec_error(unknown[0], f"unknown key(s) {unknown}; valid keys: {valid}")
+            raise _spec_error(unknown[0], f"unknown key(s) {unknown}; use the valid keys: {valid}")
         values = {f: _coerce(f, spec.get(f)) for f in valid}
         return cls(**values)
 
 
 def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
+    return (
+        value is None
+        or (isinstance(value, float) and math.isnan(value))
+        or (isinstance(value, str) and not value.strip())
+    )
 
 
 def _coerce(field: str, value: Any) -> Any:
     """One spec value converted to its field's type; defaults for optional fields."""
-    if field in ("measured",):
-        return bool(value) if not _missing(value) else False
-    if field in OPTIONAL_TEXT:
-        return OPTIONAL_TEXT[field] if _missing(value) else str(value)
+    if field == "measured":
+        return False if _missing(value) else value  # checked (a real bool) in __post_init__
+    if field in OPTIONAL_TEXT and _missing(value):
+        return OPTIONAL_TEXT[field]
     if _missing(value):
         if field in OPTIONAL_NUMBERS:
             return math.nan
-        raise _spec_error(field, "is required but missing. See GPU.from_spec's docstring.")
-    if field in ("name", "memory_type"):
-        return str(value)
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise _spec_error(field, f"must be a number, got {value!r}") from None
-    if field in INTEGERS:
-        if number != int(number):
-            raise _spec_error(field, f"must be a whole number, got {value!r}")
-        return int(number)
-    return number
+        raise _spec_error(field, "is required but missing; add it (see GPU.from_spec's docstring)")
+    if field in ("name", "memory_type") or field in OPTIONAL_TEXT:
+        most = 10_000 if field.startswith("source") else 200
+        if not isinstance(value, str) or len(value) > most:
+            raise _spec_error(field, f"must be text (at most {most:,} characters), got "
+                              f"{type(value).__name__} {value!r:.80}")  # fmt: skip
+        return value.strip() if field == "name" else value
+    _check_field(field, value)
+    return int(value) if field in INTEGERS else float(value)

@@ -80,7 +80,8 @@ def as_int(field: str, value: Any, limit: int = SIZE_LIMIT) -> int:
     number = isinstance(value, int | float) and not isinstance(value, bool)
     whole = number and math.isfinite(value) and value == int(value)
     if not whole or not 0 < value < limit:
-        raise ConfigError(f"config.json field {field!r} must be a positive integer below "
+        keys = f" ({' / '.join(SPELLINGS[field])})" if field in SPELLINGS else ""
+        raise ConfigError(f"config.json field {field!r}{keys} must be a positive integer below "
                           f"{limit:.0e}, got {value!r}")  # fmt: skip
     return int(value)
 
@@ -129,7 +130,8 @@ def kv_heads(cfg: dict[str, Any], n_heads: int, model_type: str) -> int:
             kv = as_int(key, where[key])
             if n_heads % kv:
                 raise ConfigError(f"config.json field {key!r} = {kv} does not divide the "
-                                  f"{n_heads} attention heads")  # fmt: skip
+                                  f"{n_heads} attention heads; use the value of the model's "
+                                  "published config.json")  # fmt: skip
             return kv
     return 1 if flag(cfg, "multi_query") else n_heads
 

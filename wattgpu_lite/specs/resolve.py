@@ -1,33 +1,113 @@
 """Turn what a user types into a GPU or an LLM: an object, a catalog name, a dict or a JSON file.
 
-Used by ``WattGPU.predict`` and the CLI (``--llm NAME|config.json --gpu NAME|spec.json``).
+Used by ``WattGPU.predict``, ``wl.predict``, ``rank_gpus`` and the CLI (``--llm NAME|config.json
+--gpu NAME|spec.json``). Files are read by :func:`wattgpu_lite.datafiles.read_json` (size, depth,
+encoding and shape checked; a JSON list is not a spec). A spec or config that borrows a catalog
+entry's name but not its numbers is refused: the name would claim measurements it never had.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import math
+import os
+from contextlib import contextmanager
+from dataclasses import fields, replace
+from typing import Any
 
+from wattgpu_lite.datafiles import as_path, is_file, read_json
+from wattgpu_lite.errors import (
+    ConfigError,
+    SpecError,
+    UnknownGPUError,
+    UnknownLLMError,
+    WattGPUError,
+)
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
 
-
-def _is_json_path(value) -> bool:
-    return isinstance(value, Path) or (isinstance(value, str) and value.endswith(".json"))
+MAX_SPEC_BYTES = 2**20  # a GPU spec or a config.json is a few kB; 1 MiB is surely something else
 
 
-def resolve_llm(value) -> LLM:
+# fields that may differ between a user's copy and the catalog entry of the same GPU or LLM
+NOT_COMPARED = {"name", "source", "source_fp8", "source_interconnect", "measured", "smi_name",
+                "in_wattgpu", "params_b", "params_nominal_b", "params_active_b"}  # fmt: skip
+
+
+def _is_json_path(value: Any) -> bool:
+    """A PathLike, or a string ending in .json or naming an existing file (never an error)."""
+    if isinstance(value, os.PathLike):
+        return as_path(value) is not None
+    return isinstance(value, str) and (value.lower().endswith(".json") or is_file(value))
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of two dataclasses of one type (NaN equal to NaN), but NOT_COMPARED."""
+    for f in fields(a):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        nan = isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)
+        if f.name not in NOT_COMPARED and x != y and not nan:
+            return False
+    return True
+
+
+def _borrowed(kind: str, field: str, what: Any, lookup, error: type) -> Any:
+    """The catalog entry if ``what`` carries a catalog name and the same numbers; ``what`` if its
+    name is in no catalog; ``error`` if it borrows a catalog name with other numbers."""
+    try:
+        entry = lookup(what.name)
+    except (UnknownGPUError, UnknownLLMError):
+        return what
+    if _same(what, entry):
+        return entry
+    raise error(
+        f"{kind} {what.name!r} has the name of the catalog entry {entry.name!r} but other "
+        f"values, so its results would borrow that entry's measurements; give it a name of its "
+        f"own ({field}), e.g. {what.name + ' (custom)'!r}"
+    )
+
+
+@contextmanager
+def _named(where: str, kind: type[WattGPUError]):
+    """Re-raise a ``kind`` error with the file it came from at the head of its message."""
+    try:
+        yield
+    except kind as err:
+        named = type(err)(f"{where}: {err}")
+        named.field = getattr(err, "field", None)  # type: ignore[attr-defined]
+        raise named from None
+
+
+def resolve_llm(value: Any) -> LLM:
     """An LLM from an LLM, a catalog name, a config.json dict or a path to a config.json."""
     if isinstance(value, LLM):
         return value
-    if isinstance(value, dict) or _is_json_path(value):
-        return LLM.from_hf_config(value)
-    return llm(value)
+    if _is_json_path(value):
+        cfg = read_json(value, what="config.json", error=ConfigError, sha256=None,
+                        max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+        name = as_path(value).name
+        with _named(f"config.json {name}", ConfigError):
+            model = replace(LLM.from_hf_config(cfg), source=f"config.json {name}")
+    elif isinstance(value, dict):
+        model = LLM.from_hf_config(value)
+    elif isinstance(value, str):
+        return llm(value)
+    else:
+        raise ConfigError(f"an LLM is a catalog name, a config.json dict or a path to a "
+                          f"config.json; got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
+    return _borrowed("config.json", "_name_or_path", model, llm, ConfigError)
 
 
-def resolve_gpu(value) -> GPU:
+def resolve_gpu(value: Any) -> GPU:
     """A GPU from a GPU, a catalog name, a spec dict or a path to a spec JSON file."""
     if isinstance(value, GPU):
-        return value
+        return _borrowed("GPU spec", "name", value, gpu, SpecError)
     if _is_json_path(value):
-        value = json.loads(Path(value).read_text())
-    return GPU.from_spec(value) if isinstance(value, dict) else gpu(value)
+        spec = read_json(value, what="GPU spec file", error=SpecError, sha256=None,
+                         max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+        with _named(f"GPU spec file {as_path(value).name}", SpecError):
+            return _borrowed("GPU spec", "name", GPU.from_spec(spec), gpu, SpecError)
+    if isinstance(value, dict):
+        return _borrowed("GPU spec", "name", GPU.from_spec(value), gpu, SpecError)
+    if not isinstance(value, str):
+        raise SpecError(f"a GPU is a catalog name, a spec dict or a path to a spec .json file; "
+                        f"got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
+    return gpu(value)

@@ -21,15 +21,22 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import xgboost
 
-from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.errors import UnsupportedModelError
+from wattgpu_lite.datafiles import data_dir, fix_for, read_json
+from wattgpu_lite.errors import DataFileError, UnsupportedModelError
 from wattgpu_lite.runs.measurements import LAMBDA_QPS
 from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
 from wattgpu_lite.wattgpu.features import FEATURES, feature_frame, run_features
-from wattgpu_lite.wattgpu.regressor import TargetModel, fit_target, training_rows
+from wattgpu_lite.wattgpu.regressor import (
+    XGBOOST_MIN,
+    TargetModel,
+    check_xgboost,
+    fit_target,
+    training_rows,
+)
 
 __all__ = ["ITL_PARAMS", "POWER_PARAMS", "PRETRAINED_DIR", "WattGPU"]
 
@@ -93,7 +100,8 @@ class WattGPU:
         """Write power.json and itl.json (XGBoost JSON) and preprocessing.json to ``folder``."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
-        state = {"seed": self.seed, "params": self.params, "targets": {}}
+        state = {"seed": self.seed, "params": self.params, "targets": {},
+                 "xgboost_version": xgboost.__version__, "xgboost_min_version": XGBOOST_MIN}  # fmt: skip
         for target, model in self.models.items():
             model.regressor.save_model(folder / f"{target}.json")
             state["targets"][target] = model.preprocessor.to_dict()
@@ -102,13 +110,23 @@ class WattGPU:
 
     @classmethod
     def load(cls, folder: str | Path) -> WattGPU:
-        """Read a model written by :meth:`save`."""
+        """Read a model written by :meth:`save` (shipped files are checked against
+        data/MANIFEST.sha256); DataFileError names the file for any failure."""
         folder = Path(folder)
-        state = json.loads((folder / _STATE).read_text())
-        self = cls(params=state["params"], seed=state["seed"])
-        for target, prep in state["targets"].items():
+        state = read_json(folder / _STATE, what="model state")
+        check_xgboost(state, str(folder / _STATE))
+        try:
+            self = cls(params=state["params"], seed=state["seed"])
+            targets = state["targets"].items()
+        except (KeyError, TypeError, AttributeError) as err:
+            raise DataFileError(f"model state {folder / _STATE}: lacks or mistypes {err}; "
+                                f"{fix_for(folder / _STATE)}") from None  # fmt: skip
+        for target, prep in targets:
             self.models[target] = TargetModel.load(folder / f"{target}.json", prep, target)
             self.features[target] = tuple(self.models[target].preprocessor.columns)
+        if set(self.models) != {"power", "itl"}:
+            raise DataFileError(f"model state {folder / _STATE}: targets {sorted(self.models)}, "
+                                f"expected ['itl', 'power']; {fix_for(folder / _STATE)}")  # fmt: skip
         return self
 
     @classmethod

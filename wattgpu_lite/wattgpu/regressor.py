@@ -6,18 +6,25 @@ to give watts); ``itl`` is ln(ITL [s]) (predictions are exponentiated back to se
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import xgboost
 from sklearn.linear_model import ElasticNet, LinearRegression
 from xgboost import XGBRegressor
+from xgboost.core import XGBoostError
 
+from wattgpu_lite.datafiles import fix_for, read_bytes
+from wattgpu_lite.errors import DataFileError
 from wattgpu_lite.wattgpu.features import CATEGORICAL
 from wattgpu_lite.wattgpu.preprocessing import Preprocessor
 
+# 2.0.3-3.0.5 load the shipped trees without an error but predict 316.7 W for 116.7 W (issue 12)
+XGBOOST_MIN = "3.1.0"
 N_JOBS = 1  # one thread per fit: on a shared 2-core machine 2 threads run ~5x slower (spin-waits)
 REGRESSORS = ("xgb", "linear", "elastic_net")
 
@@ -75,10 +82,51 @@ class TargetModel:
 
     @classmethod
     def load(cls, path: Path, state: dict, target: str) -> TargetModel:
-        """Read the XGBoost JSON at ``path`` with its preprocessing ``state``."""
-        regressor = XGBRegressor(n_jobs=1)  # one thread: predictions are small and latency-bound
-        regressor.load_model(path)
-        return cls(target, Preprocessor.from_dict(state), regressor)
+        """Read the XGBoost JSON at ``path`` (checked against data/MANIFEST.sha256 when shipped)
+        with its preprocessing ``state``; DataFileError names the file for any failure."""
+        raw = read_bytes(path, what="model file")
+        try:
+            prep = Preprocessor.from_dict(state)
+            regressor = load_regressor(raw)
+        except (KeyError, TypeError, ValueError, XGBoostError) as err:
+            raise DataFileError(f"model file {path}: cannot be loaded ({type(err).__name__}: "
+                                f"{' '.join(str(err).split())[:200]}); {fix_for(path)}") from None  # fmt: skip
+        if regressor.n_features_in_ != len(prep.feature_names):
+            raise DataFileError(f"model file {path}: {regressor.n_features_in_} inputs, but its "
+                                f"preprocessing has {len(prep.feature_names)}; {fix_for(path)}")  # fmt: skip
+        return cls(target, prep, regressor)
+
+
+def load_regressor(raw: bytes) -> XGBRegressor:
+    """An XGBRegressor from the bytes of an XGBoost JSON model (one thread: predictions are small
+    and latency-bound). Raises XGBoostError or ValueError for damaged bytes."""
+    regressor = XGBRegressor(n_jobs=1)
+    regressor.load_model(bytearray(raw))
+    return regressor
+
+
+def check_xgboost(state: dict, where: str) -> None:
+    """DataFileError unless the model state records the xgboost it was built with and the one
+    installed is at least the state's ``xgboost_min_version`` (see :data:`XGBOOST_MIN`)."""
+    built, need = state.get("xgboost_version"), state.get("xgboost_min_version")
+    if not (isinstance(built, str) and isinstance(need, str)):
+        raise DataFileError(f"{where}: records no xgboost_version / xgboost_min_version, so it "
+                            "cannot be checked; re-save it with this kit's save()")  # fmt: skip
+    if _version(xgboost.__version__) < _version(need):
+        raise DataFileError(
+            f"{where}: built with xgboost {built}; xgboost {xgboost.__version__} is installed, "
+            f"and versions before {need} load these trees without an error but predict wrong "
+            f"numbers. Upgrade: pip install 'xgboost>={need}' (or 'xgboost-cpu>={need}')"
+        )
+
+
+def _version(text: str) -> tuple[int, ...]:
+    """'3.1.0rc1' -> (3, 1, 0): the leading numeric release parts."""
+    parts = []
+    for part in text.split(".")[:3]:
+        digits = "".join(itertools.takewhile(str.isdigit, part))
+        parts.append(int(digits or 0))
+    return tuple(parts)
 
 
 def fit_target(

@@ -10,33 +10,49 @@ from typing import Any
 
 import pandas as pd
 
+from wattgpu_lite.datafiles import is_file
+from wattgpu_lite.errors import InvalidInputError
+
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """Every command takes ``--json`` for machine-readable output."""
-    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--json", action="store_true",
+                        help="print strict JSON (no NaN/Infinity; unknown = null) instead of a table")  # fmt: skip
 
 
-def _clean(value: Any) -> Any:
-    """JSON-safe scalars: NaN becomes null, numpy scalars become Python ones."""
+def _clean(value: Any, key: str = "") -> Any:
+    """JSON-safe values: NaN (unknown) becomes null, numpy scalars Python ones; an infinite
+    number is an InvalidInputError naming the field (never printed as invalid JSON)."""
+    if isinstance(value, dict):
+        return {k: _clean(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v, key) for v in value]
     if hasattr(value, "item"):
         value = value.item()
     if isinstance(value, float) and math.isnan(value):
         return None
+    if isinstance(value, float) and math.isinf(value):
+        raise InvalidInputError(
+            f"result field {key!r} is {value}: the input lies outside what the model can answer "
+            "(a rate, level or token count at an extreme); pass values closer to the defaults"
+        )
     return value
 
 
 def emit(data: pd.DataFrame | dict[str, Any], as_json: bool) -> None:
-    """Print a DataFrame or a dict as JSON (records / object) or as an aligned text table."""
+    """Print a DataFrame or a dict as strict JSON (records / object; ``allow_nan=False``) or as
+    an aligned text table. Infinite numbers are refused in both forms (see :func:`_clean`)."""
     if isinstance(data, pd.DataFrame):
+        rows = [_clean(r) for r in data.to_dict(orient="records")]
         if as_json:
-            rows = [{k: _clean(v) for k, v in r.items()} for r in data.to_dict(orient="records")]
-            print(json.dumps(rows, indent=2))
+            print(json.dumps(rows, indent=2, allow_nan=False))
         else:
             with pd.option_context("display.max_rows", None, "display.width", 200):
                 print(data.to_string(index=False))
         return
+    clean = _clean(dict(data))
     if as_json:
-        print(json.dumps({k: _clean(v) for k, v in data.items()}, indent=2))
+        print(json.dumps(clean, indent=2, allow_nan=False))
     else:
         width = max(len(k) for k in data)
         for key, value in data.items():
@@ -44,14 +60,14 @@ def emit(data: pd.DataFrame | dict[str, Any], as_json: bool) -> None:
 
 
 def resolve_gpu(text: str):
-    """A catalog name, or a path to a JSON spec file -> GPU."""
+    """A catalog name, or a path to a JSON spec file -> GPU (never an OSError: see is_file)."""
     from wattgpu_lite.specs.resolve import resolve_gpu as resolve
 
-    return resolve(Path(text) if Path(text).is_file() else text)
+    return resolve(Path(text) if is_file(text) else text)
 
 
 def resolve_llm(text: str):
     """A catalog name, or a path to a Hugging Face config.json -> LLM."""
     from wattgpu_lite.specs.resolve import resolve_llm as resolve
 
-    return resolve(Path(text) if Path(text).is_file() else text)
+    return resolve(Path(text) if is_file(text) else text)

@@ -37,10 +37,11 @@ def run_gpus(args: argparse.Namespace) -> int:
 
 
 def run_llms(args: argparse.Namespace) -> int:
-    from wattgpu_lite.specs.catalog import LLM, llms
+    from wattgpu_lite.specs.catalog import llms
+    from wattgpu_lite.specs.resolve import resolve_llm
 
     if args.config:
-        model = LLM.from_hf_config(args.config)
+        model = resolve_llm(args.config if args.config.endswith(".json") else args.config + ".json")
         understood = dict(model.__dict__) | {"kv_bytes_per_token": model.kv_bytes_per_token}
         emit(understood, args.json)
         return 0

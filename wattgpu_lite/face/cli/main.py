@@ -1,40 +1,116 @@
 """The command line: ``python -m wattgpu_lite COMMAND [--json]``.
 
 Each command lives in ``wattgpu_lite/face/cli/<command>.py`` and exposes ``add_parser(subparsers)``, which
-registers its arguments and sets ``func`` (``args -> int`` exit code). Errors of the kit are printed as
-one line on stderr with exit code 2; no traceback for a user's mistake.
+registers its arguments and sets ``func`` (``args -> int`` exit code). Every failure is one line on
+stderr: a mistake the kit recognises (a :class:`WattGPUError`, or a bad option) exits with 2, anything
+unexpected with 1 (``--debug`` shows its traceback). Numeric options are checked here, before any
+model loads, by the same checks the library uses (:mod:`wattgpu_lite.checks`).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
+from importlib import metadata
 
+from wattgpu_lite import checks
 from wattgpu_lite.errors import WattGPUError
 
 # one module per command group, in the order `--help` lists them
 COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "evaluate")
+# option dest -> the library's check of it (so `--level 0.9999` fails before any model loads)
+OPTION_CHECKS = {
+    "level": checks.check_level,
+    "rate": checks.check_rate_qps,
+    "rate_qps": checks.check_rate_qps,
+    "batch": checks.check_batch,
+    "itl_sla_ms": checks.check_itl_sla_ms,
+    "t_in": lambda v, f: checks.check_count(f, v, 1, checks.TOKENS_MAX),
+    "t_out": lambda v, f: checks.check_count(f, v, 1, checks.TOKENS_MAX),
+    "grid_gco2_per_kwh": lambda v, f: checks.check_number(f, v, 0, 5000, "gCO2e/kWh"),
+    "price_per_kwh": lambda v, f: checks.check_number(f, v, 0, 100, "per kWh"),
+}
+EXIT_USER, EXIT_BUG = 2, 1
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad option is one line on stderr (exit 2), not usage + error."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_USER, f"error: {message} (see `{self.prog} --help`)\n")
+
+
+def version_text() -> str:
+    """The kit's version and the versions that decide its numbers (for bug reports)."""
+    kit = sys.modules["wattgpu_lite"].__version__  # the parent package is imported before us
+    try:
+        xgb = metadata.version("xgboost")
+    except metadata.PackageNotFoundError:
+        xgb = metadata.version("xgboost-cpu") if _has("xgboost-cpu") else "not installed"
+    return f"wattgpu_lite {kit} (xgboost {xgb}, Python {sys.version.split()[0]})"
+
+
+def _has(dist: str) -> bool:
+    try:
+        metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="python -m wattgpu_lite",
         description="Energy and latency of LLM inference on GPUs (WattGPU + Tokens-to-Watt-hours).",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=version_text(),
+                        help="print the kit's version (and xgboost's) and exit")  # fmt: skip
+    parser.add_argument("--debug", action="store_true",
+                        help="on an unexpected error, print the full traceback")  # fmt: skip
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"wattgpu_lite.face.cli.{name}").add_parser(sub)
     return parser
 
 
+def check_options(args: argparse.Namespace) -> None:
+    """Run OPTION_CHECKS on the options a command has and the user gave (named as --flags)."""
+    for dest, check in OPTION_CHECKS.items():
+        value = getattr(args, dest, None)
+        if value is not None:
+            check(value, f"{dest} (--{dest.replace('_', '-')})")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in words  # accepted anywhere on the line, not only before the command
+    args = build_parser().parse_args([w for w in words if w != "--debug"])
     try:
+        check_options(args)
         return int(args.func(args) or 0)
     except WattGPUError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        print(f"error: {_one_line(err)}", file=sys.stderr)
+        return EXIT_USER
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader went away (`... | head`): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as err:  # the last resort: a bug, never a traceback for a user
+        if debug:
+            traceback.print_exc()
+        where = "" if debug else " (run again with --debug for the traceback)"
+        print(f"internal error: {type(err).__name__}: {_one_line(err)}{where}; please report "
+              "it with the command you ran", file=sys.stderr)  # fmt: skip
+        return EXIT_BUG
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split())[:2000]
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--gpu", required=True, help="catalog name (see `gpus`) or path to a spec .json")
     load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--rate-qps", type=float, help="Poisson arrival rate, requests per second")
-    load.add_argument("--batch", type=float, help="sequences decoded together (offline)")
+    load.add_argument(
+        "--rate-qps", type=float, help="Poisson arrival rate, requests per second (1e-6 to 1000)"
+    )
+    load.add_argument("--batch", type=float, help="sequences decoded together, 1 to 4096 (offline)")
     load.add_argument("--scenario", choices=SCENARIOS, help="the load of a Watt Counts scenario")
     p.add_argument(
         "--t-in",

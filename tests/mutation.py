@@ -1,0 +1,251 @@
+"""A small mutation run over the kit's core numeric code: ``make mutation``.
+
+Each mutant changes one thing in one function (an arithmetic or comparison operator, a numeric
+constant by 10 %, ``median``/``mean``, ``max``/``min``, a divisor ``x`` to ``x + 1``, or one of the
+NAMED mutants below, which earlier suites let through). The mutated module is written into a
+private copy of the repository and the tests that cover it run with ``pytest -x``; a mutant is
+killed when they fail. Two copies run side by side (2 cores), a few minutes in all.
+
+    python tests/mutation.py            # every target; prints the score and the survivors
+    python tests/mutation.py --list     # the mutants, without running them
+
+A survivor listed in EQUIVALENT (with why) changes no observable behaviour and leaves the score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG = "wattgpu_lite"
+# module -> (functions to mutate, "*" for module-level constants too; the tests that cover them)
+TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "specs/workload.py": (("*", "server_time_per_token_s"), ("tests/test_predictors.py::test_predictions_are_physical", "tests/test_golden.py")),
+    "energy/breakdown.py": (("check_tokens", "breakdown_frame", "components_j"), ("tests/test_mutation_oracles.py", "tests/test_golden.py")),
+    "wattgpu/metrics.py": (("mdape_pct", "pearson_r"), ("tests/test_mutation_oracles.py",)),
+    "wattgpu/evaluation.py": (("folds",), ("tests/test_mutation_oracles.py",)),
+    "wattgpu/predictor.py": (("predict_frame",), ("tests/test_predictors.py::test_predictions_are_physical", "tests/test_golden.py")),
+    "wattgpu/regressor.py": (("target_values", "to_natural", "training_rows", "_version"), ("tests/test_mutation_oracles.py", "tests/test_golden.py")),
+    "runs/schema.py": (("*", "scenario_for_rate", "scenario_group"), ("tests/test_mutation_oracles.py", "tests/test_measurements.py")),
+    "specs/hf_config.py": (("kv_heads",), ("tests/test_mutation_oracles.py", "tests/test_catalog.py")),
+    "checks.py": (("check_number", "check_count", "check_flag", "check_tokens"), ("tests/test_checks.py",)),
+}  # fmt: skip
+# (module, old text, new text, label): mutants an earlier suite let survive (issue 12)
+NAMED = [
+    ("energy/breakdown.py", 'df["energy_j"] / t_out', 'df["energy_j"] / (t_out + 1)', "per-output-token energy / (t_out+1)"),
+    ("wattgpu/metrics.py", "np.median(np.abs(p[ok]", "np.mean(np.abs(p[ok]", "median error computed as a mean"),
+    ("wattgpu/evaluation.py", 'groups=frame["llm"] + "|" + frame["gpu"]', 'groups=frame["llm"]', "CV folds grouped by LLM only"),
+    ("specs/workload.py", "DEFAULT_T_OUT = 180", "DEFAULT_T_OUT = 198", "default output length +10 %"),
+    ("specs/hf_config.py", 'return 1 if cfg.get("multi_query", True) else n_heads', "return n_heads", "multi_query ignored"),
+    ("hybrid/pipeline.py", 'max(quantile_for(calib, target, b, group, level) for b in ("logo", "lolo"))', 'min(quantile_for(calib, target, b, group, level) for b in ("logo", "lolo"))', "logo+lolo max -> min (hybrid)"),
+    ("hybrid/pipeline.py", 'out["power_w"] * out["time_per_token_s"]', 'out["power_w"] * out["itl_s"]', "hybrid energy from itl_s"),
+]  # fmt: skip
+NAMED_TESTS = {
+    "hybrid/pipeline.py": (
+        "tests/test_hybrid.py",
+        "tests/test_intervals.py",
+        "tests/test_predict_api.py",
+    )
+}
+EQUIVALENT: dict[str, str] = {  # mutant label -> why it cannot change behaviour
+    "wattgpu/metrics.py:27 Gt -> GtE": "|true| exactly 1e-12 never occurs; the guard only skips zeros",
+    "wattgpu/metrics.py:27 1e-12 x 1.1": "a guard against division by ~0: 1e-12 and 1.1e-12 skip the same rows",
+    "wattgpu/metrics.py:34 Or -> And": "np.corrcoef of a constant input is NaN too, as the guard returns",
+}
+SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
+         ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
+         ast.NotEq: ast.Eq, ast.And: ast.Or, ast.Or: ast.And}  # fmt: skip
+CALLS = {"median": "mean", "mean": "median", "max": "min", "min": "max", "maximum": "minimum",
+         "minimum": "maximum"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Mutant:
+    module: str
+    label: str
+    source: str  # the whole mutated module
+
+
+def _in_scope(tree: ast.Module, functions: tuple[str, ...]) -> list[ast.AST]:
+    """Nodes of the named functions (and of module-level assignments when "*" is listed)."""
+    roots = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+    funcs = [
+        f
+        for r in roots
+        for f in ast.walk(r)
+        if isinstance(f, ast.FunctionDef) and f.name in functions
+    ]
+    tops = (
+        [n for n in tree.body if isinstance(n, ast.Assign | ast.AnnAssign)]
+        if "*" in functions
+        else []
+    )
+    return [node for root in funcs + tops for node in ast.walk(root)]
+
+
+def _edits(node: ast.AST):
+    """(description, function that mutates a deep copy of the node in place) for one node."""
+    if isinstance(node, ast.BinOp | ast.BoolOp) and type(node.op) in SWAPS:
+        yield (
+            f"{type(node.op).__name__} -> {SWAPS[type(node.op)].__name__}",
+            lambda n: setattr(n, "op", SWAPS[type(n.op)]()),
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+        yield (
+            "divisor + 1",
+            lambda n: setattr(n, "right", ast.BinOp(n.right, ast.Add(), ast.Constant(1))),
+        )
+    if isinstance(node, ast.Compare) and type(node.ops[0]) in SWAPS:
+        yield (
+            f"{type(node.ops[0]).__name__} -> {SWAPS[type(node.ops[0])].__name__}",
+            lambda n: n.ops.__setitem__(0, SWAPS[type(n.ops[0])]()),
+        )
+    if (
+        isinstance(node, ast.Constant)
+        and type(node.value) in (int, float)
+        and node.value not in (0,)
+    ):
+        yield f"{node.value!r} x 1.1", lambda n: setattr(n, "value", _bumped(n.value))
+    if isinstance(node, ast.Call):
+        name = (
+            node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        )
+        if name in CALLS:
+            yield f"{name}() -> {CALLS[name]}()", lambda n: _rename_call(n, CALLS[name])
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        yield "drop not", None  # handled by the caller (replaces the node)
+
+
+def _bumped(value):
+    new = value * 1.1
+    return (round(new) if round(new) != value else value + 1) if isinstance(value, int) else new
+
+
+def _rename_call(node: ast.Call, name: str) -> None:
+    if isinstance(node.func, ast.Attribute):
+        node.func.attr = name
+    else:
+        node.func.id = name
+
+
+def generated(module: str, functions: tuple[str, ...]) -> list[Mutant]:
+    """Every operator mutant of ``module`` within ``functions``, as whole mutated sources."""
+    text = (ROOT / PKG / module).read_text()
+    tree = ast.parse(text)
+    targets = [n for n in _in_scope(tree, functions) if hasattr(n, "lineno")]
+    out = []
+    for index, node in enumerate(ast.walk(tree)):
+        if node not in targets:
+            continue
+        for what, change in _edits(node):
+            mutated = copy.deepcopy(tree)
+            twin = list(ast.walk(mutated))[index]
+            if change is None:  # drop `not`: replace the UnaryOp by its operand in its parent
+                _replace_in_parent(mutated, twin, twin.operand)
+            else:
+                change(twin)
+            out.append(
+                Mutant(
+                    module,
+                    f"{module}:{node.lineno} {what}",
+                    ast.unparse(ast.fix_missing_locations(mutated)),
+                )
+            )
+    return out
+
+
+def _replace_in_parent(tree: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    for parent in ast.walk(tree):
+        for field, value in ast.iter_fields(parent):
+            if value is old:
+                setattr(parent, field, new)
+            elif isinstance(value, list) and old in value:
+                value[value.index(old)] = new
+
+
+def named() -> list[Mutant]:
+    out = []
+    for module, old, new, label in NAMED:
+        text = (ROOT / PKG / module).read_text()
+        if old in text:
+            out.append(Mutant(module, f"NAMED {label}", text.replace(old, new, 1)))
+        else:
+            print(f"  (named mutant not applicable, code moved: {label} in {module})")
+    return out
+
+
+def run(mutant: Mutant, copy_root: Path) -> bool:
+    """True if the covering tests fail on the mutant (killed)."""
+    path = copy_root / PKG / mutant.module
+    original = path.read_text()
+    path.write_text(mutant.source)
+    tests = TARGETS.get(mutant.module, ((), NAMED_TESTS.get(mutant.module, ())))[1]
+    try:
+        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+        env = {"PYTHONPATH": str(copy_root), "PATH": "/usr/bin:/bin", "HOME": str(copy_root)}
+        proc = subprocess.run(cmd, cwd=copy_root, capture_output=True, env=env, timeout=600)
+        return proc.returncode != 0
+    except subprocess.TimeoutExpired:
+        return True  # a mutant that hangs the tests is detected
+    finally:
+        path.write_text(original)
+
+
+def _copy(dest: Path) -> Path:
+    for part in (PKG, "tests", "data"):
+        shutil.copytree(ROOT / part, dest / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("conftest.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, dest / name)
+    return dest
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--only", help="run only mutants whose label contains this text")
+    args = parser.parse_args()
+    mutants = named() + [m for mod, (fn, _) in TARGETS.items() for m in generated(mod, fn)]
+    mutants = [m for m in mutants if not args.only or args.only in m.label]
+    if args.list:
+        print("\n".join(m.label for m in mutants), f"\n{len(mutants)} mutants")
+        return 0
+    with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+        copies = [_copy(Path(a)), _copy(Path(b))]
+
+        def one(im: tuple[int, Mutant]) -> bool:
+            k = run(im[1], copies[im[0] % 2])
+            print(f"{'killed  ' if k else 'SURVIVED'}  {im[1].label}", flush=True)
+            return k
+
+        with ThreadPoolExecutor(2) as pool:
+            killed = list(pool.map(one, enumerate(mutants)))
+    survivors = [m.label for m, k in zip(mutants, killed, strict=True) if not k]
+    counted = [m for m in mutants if m.label not in EQUIVALENT]
+    score = (
+        100
+        * sum(k for m, k in zip(mutants, killed, strict=True) if m.label not in EQUIVALENT)
+        / len(counted)
+    )
+    for label in survivors:
+        print(
+            f"SURVIVED  {label}"
+            + (f"  (equivalent: {EQUIVALENT[label]})" if label in EQUIVALENT else "")
+        )
+    for m, k in zip(mutants, killed, strict=True):
+        if m.label.startswith("NAMED"):
+            print(f"{'killed  ' if k else 'SURVIVED'}  {m.label}")
+    print(f"mutation score: {score:.1f} % of {len(counted)} non-equivalent mutants killed")
+    return 0 if score >= 90 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""The strict checks: real, finite, not bool, inside bounds; the message names the field and the fix."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from wattgpu_lite import checks as C
+from wattgpu_lite.errors import InvalidInputError, SpecError
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [(True, "must be a number, got True (bool)"), ("700", "must be a number, got '700' (str)"),
+     (None, "must be a number"), ([700], "must be a number"), (math.inf, "must be finite"),
+     (math.nan, "must be finite"), (-math.inf, "must be finite"), (9.0, "from 10 to 5000 W"),
+     (5000.5, "from 10 to 5000 W"), (1e308, "from 10 to 5000 W")],
+)  # fmt: skip
+def test_check_number_refuses(value, words):
+    with pytest.raises(SpecError, match=re.escape(words)) as err:
+        C.check_number("tdp_w", value, 10, 5000, "W", error=SpecError)
+    assert str(err.value).startswith("tdp_w ") and "pass tdp_w as a number" in str(err.value)
+    assert err.value.field == "tdp_w"
+
+
+@pytest.mark.parametrize("value", [10, 700, 700.0, np.float32(700), np.int64(5000)])
+def test_check_number_accepts_and_returns_a_float(value):
+    out = C.check_number("tdp_w", value, 10, 5000, "W")
+    assert type(out) is float and out == float(value)
+
+
+def test_check_count_wants_whole_numbers():
+    assert C.check_count("n", 8.0) == 8 and type(C.check_count("n", np.int32(8))) is int
+    with pytest.raises(InvalidInputError, match="n must be a whole number, got 2.5"):
+        C.check_count("n", 2.5)
+    with pytest.raises(InvalidInputError, match="must be a number, got False"):
+        C.check_count("n", False)
+
+
+@pytest.mark.parametrize("value", ["false", "False", 0, 1, None, "yes", [True]])
+def test_check_flag_takes_only_booleans(value):
+    with pytest.raises(InvalidInputError, match="measured must be a boolean.*true or false"):
+        C.check_flag("measured", value)
+
+
+def test_check_flag_keeps_real_booleans():
+    assert C.check_flag("m", np.bool_(True)) is True and C.check_flag("m", False) is False
+
+
+@pytest.mark.parametrize(
+    ("check", "good", "bad", "words"),
+    [(C.check_level, [0.5, 0.8, 0.999], [0.4999, 0.9999, 1, 0, "0.8", True], "level"),
+     (C.check_rate_qps, [1e-6, 0.017, 1000], [0, -0.1, 1e-7, 1001, math.inf, "0.1"], "rate_qps"),
+     (C.check_batch, [1, 8, 4096.0], [0, 0.5, 4097, 1e8, True, "8"], "batch"),
+     (C.check_itl_sla_ms, [0.01, 30, 1e6], [0, -1, 1e7, math.nan, "abc"], "itl_sla_ms")],
+)  # fmt: skip
+def test_workload_checks_take_the_range_and_refuse_the_rest(check, good, bad, words):
+    for value in good:
+        assert check(value) == pytest.approx(float(value))
+    for value in bad:
+        with pytest.raises(InvalidInputError, match=f"^{words} .*; pass {words}"):
+            check(value)
+
+
+def test_tokens_must_fit_the_context():
+    assert C.check_tokens(500, 300, context_length=800) == (500, 300)
+    with pytest.raises(InvalidInputError, match="t_out \\+ t_in = 801 tokens exceeds .* 800"):
+        C.check_tokens(500, 301, context_length=800)
+    with pytest.raises(InvalidInputError, match="t_in must be .* got 0"):
+        C.check_tokens(0, 10)
+    with pytest.raises(InvalidInputError, match="t_out must be from 1 to 1e\\+07"):
+        C.check_tokens(10, 1_000_000_000)

@@ -1,0 +1,118 @@
+"""Hand-computed oracles for the core numeric functions, written to kill the mutants that earlier
+suites let survive (issue 12; ``make mutation`` runs them): each value here is worked out by hand
+or from a definition, never recomputed with the function under test."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.energy.breakdown import breakdown_frame, components_j
+from wattgpu_lite.runs.schema import scenario_for_rate, scenario_group
+from wattgpu_lite.wattgpu import metrics, regressor
+from wattgpu_lite.wattgpu.evaluation import folds
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def test_mdape_is_a_median_of_absolute_percentage_errors():
+    # errors 10 %, 20 %, 100 %: the median is 20 (the mean would be 43.3)
+    assert metrics.mdape_pct([1.0, 2.0, 4.0], [1.1, 1.6, 8.0]) == pytest.approx(20.0)
+    assert metrics.mdape_pct([10.0, -10.0], [12.0, -9.0]) == pytest.approx(15.0)
+    assert math.isnan(metrics.mdape_pct([0.0], [1.0]))
+
+
+def test_pearson_r_by_hand():
+    assert metrics.pearson_r([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
+    assert metrics.pearson_r([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert math.isnan(metrics.pearson_r([1, 1, 1], [1, 2, 3]))
+
+
+def test_cv_folds_group_pairs_not_llms():
+    """5-fold CV holds out (LLM, GPU) pairs: a pair never straddles train and test, but an LLM
+    (and a GPU) is seen in training on other GPUs (LLMs) - grouping by LLM alone fails this."""
+    runs = wl.measurements(dense_only=True)
+    splits = folds(runs, "cv")
+    pair = runs["llm"] + "|" + runs["gpu"]
+    assert all(not set(pair.iloc[tr]) & set(pair.iloc[te]) for tr, te in splits)
+    assert all(set(runs["llm"].iloc[tr]) & set(runs["llm"].iloc[te]) for tr, te in splits)
+    assert all(set(runs["gpu"].iloc[tr]) & set(runs["gpu"].iloc[te]) for tr, te in splits)
+
+
+def test_per_output_token_energy_divides_by_t_out():
+    df = breakdown_frame({("decode", "compute"): 50.0, ("prefill", "compute"): 25.0}, 250)
+    assert df["energy_per_output_token_j"].sum() == pytest.approx(75.0 / 250)
+    assert df["energy_wh"].sum() == pytest.approx(75.0 / 3600)
+    assert components_j(df)["total"] == pytest.approx(75.0)
+    assert components_j(df)["compute"] == pytest.approx(75.0)
+
+
+def test_falcon_multi_query_has_one_kv_head():
+    falcon = wl.LLM.from_hf_config(FIXTURES / "falcon.json")
+    assert (falcon.n_heads, falcon.n_kv_heads) == (71, 1)
+    text = (
+        (FIXTURES / "falcon.json")
+        .read_text()
+        .replace('"multi_query": true', '"multi_query": false')
+    )
+    assert wl.LLM.from_hf_config(json.loads(text)).n_kv_heads == 71
+
+
+def test_scenario_for_rate_splits_at_the_geometric_mean():
+    split = math.sqrt(0.017 * 0.33)  # 0.0749 req/s
+    assert scenario_for_rate(split * 0.999) == "server_low"
+    assert scenario_for_rate(split * 1.001) == "server_high" == scenario_for_rate(split)
+    assert scenario_for_rate(float("nan")) == "offline"
+    assert list(scenario_for_rate(np.array([0.017, 0.33]))) == ["server_low", "server_high"]
+    assert [scenario_group(s) for s in ("offline", "server_low")] == ["offline", "server"]
+
+
+def test_targets_and_their_inverse_by_hand():
+    frame = pd.DataFrame({"power_w": [150.0, 0.0], "tdp_w": [300.0, 300.0], "itl_s": [math.e, 1.0]})
+    assert list(regressor.target_values(frame, "power")) == [0.5, 0.0]
+    assert list(regressor.target_values(frame, "itl")) == pytest.approx([1.0, 0.0])
+    assert list(regressor.to_natural(np.array([0.5, 1.0]), frame, "power")) == [150.0, 300.0]
+    assert list(regressor.to_natural(np.array([0.0, 1.0]), frame, "itl")) == pytest.approx(
+        [1.0, math.e]
+    )
+    assert len(regressor.training_rows(frame, "power")) == 1
+
+
+@pytest.mark.parametrize(("text", "parts"), [("3.1.0", (3, 1, 0)), ("3.1.0rc1", (3, 1, 0)),
+                                             ("2.0", (2, 0)), ("10.2.3.dev0", (10, 2, 3))])  # fmt: skip
+def test_version_parts(text, parts):
+    assert regressor._version(text) == parts
+    assert regressor._version("3.0.5") < regressor._version("3.1.0") < regressor._version("3.10.0")
+
+
+def test_the_default_token_counts_are_the_watt_counts_means():
+    from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+    runs = wl.measurements(dense_only=True)
+    assert (DEFAULT_T_IN, DEFAULT_T_OUT) == (15, 180)
+    assert round(runs["prompt_tokens"].mean()) == DEFAULT_T_IN
+    assert round(runs["generated_tokens"].mean()) == DEFAULT_T_OUT
+
+
+@pytest.mark.parametrize("bad", [True, False, 2.5, "500", 0, -3, None])
+def test_check_tokens_of_the_energy_model_refuses(bad):
+    from wattgpu_lite.energy.breakdown import check_tokens
+    from wattgpu_lite.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError, match="t_out must be a positive whole number"):
+        check_tokens("t_out", bad)
+    assert check_tokens("t_out", 3.0) == 3 and check_tokens("t_out", np.int64(1)) == 1
+
+
+def test_two_points_correlate_perfectly_and_folds_count():
+    assert metrics.pearson_r([1.0, 2.0], [5.0, 3.0]) == pytest.approx(-1.0)
+    runs = wl.measurements(dense_only=True)
+    assert len(folds(runs, "cv")) == 5
+    logo = folds(runs, "logo")
+    assert len(logo) == 8 and all(runs["gpu"].iloc[te].nunique() == 1 for _, te in logo)

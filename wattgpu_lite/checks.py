@@ -1,0 +1,124 @@
+"""Strict checks of the numbers users pass: real, finite, not bool, inside physical bounds.
+
+Every check names the field, says what it got and what to pass instead, and returns the value
+as the type the kit computes with. The bounds are wide (a typo or a unit slip lands outside them,
+a real workload or spec sheet never does):
+
+    check_number("tdp_w", 700, 10, 5000, "W", error=SpecError)   # -> 700.0
+    check_count("n_heads", 32, 1, 1024)                          # -> 32 (integer-valued)
+    check_flag("measured", False)                                # real booleans only
+    check_level(0.8); check_rate_qps(0.1); check_batch(8)
+    check_tokens(500, 300, context_length=131072)                # -> (500, 300)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from wattgpu_lite.errors import InvalidInputError, WattGPUError
+
+LEVEL = (0.5, 0.999)  # interval coverage: below 0.5 is not an interval; 0.9999 needs 10^4 scores
+RATE_QPS = (1e-6, 1e3)  # req/s: one request in ~12 days .. far beyond any single GPU
+BATCH_MAX = 4096  # concurrent sequences (vLLM's default max_num_seqs is 256)
+TOKENS_MAX = 10_000_000  # tokens of one request when the model's context length is unknown
+ITL_SLA_MS = (0.01, 1e6)  # ms: 10 µs .. 17 minutes per token
+
+
+def _fail(
+    error: type[WattGPUError], field: str, problem: str, fix: str, label: str | None = None
+) -> WattGPUError:
+    err = error(f"{label or field} {problem}; {fix}")
+    err.field = field  # type: ignore[attr-defined]
+    return err
+
+
+def is_real(value: Any) -> bool:
+    """A real number that is not a bool (``True`` is not 1 W), nor a string."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
+def check_number(
+    field: str, value: Any, lo: float, hi: float, unit: str = "", *,
+    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
+) -> float:  # fmt: skip
+    """``value`` as a float if it is a finite real number with lo <= value <= hi.
+
+    ``label`` replaces the field's name at the head of the message (``err.field`` stays ``field``).
+    """
+    span = f"from {lo:g} to {hi:g}{' ' + unit if unit else ''}"
+    fix = fix or f"pass {field} as a number {span}"
+    if not is_real(value):
+        problem = f"must be a number, got {value!r} ({type(value).__name__})"
+        raise _fail(error, field, problem, fix, label)
+    number = float(value)
+    if not math.isfinite(number):
+        raise _fail(error, field, f"must be finite, got {value!r}", fix, label)
+    if not lo <= number <= hi:
+        raise _fail(error, field, f"must be {span}, got {value!r}", fix, label)
+    return number
+
+
+def check_count(
+    field: str, value: Any, lo: int = 1, hi: int = 2**31 - 1, *,
+    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
+) -> int:  # fmt: skip
+    """``value`` as an int if it is a whole number with lo <= value <= hi (2.0 is 2; 2.5 fails)."""
+    fix = fix or f"pass {field} as a whole number from {lo:,} to {hi:,}"
+    number = check_number(field, value, lo, hi, error=error, fix=fix, label=label)
+    if not number.is_integer():
+        raise _fail(error, field, f"must be a whole number, got {value!r}", fix, label)
+    return int(number)
+
+
+def check_flag(
+    field: str, value: Any, *, error: type[WattGPUError] = InvalidInputError,
+    label: str | None = None,
+) -> bool:  # fmt: skip
+    """A real boolean: ``"false"``, 0 and 1 are errors, not guesses."""
+    if not isinstance(value, bool | np.bool_):
+        fix = f"write {field} as true or false (JSON) / True or False (Python), not in quotes"
+        problem = f"must be a boolean, got {value!r} ({type(value).__name__})"
+        raise _fail(error, field, problem, fix, label)
+    return bool(value)
+
+
+def check_level(level: Any, field: str = "level") -> float:
+    """An interval coverage level with 0.5 <= level <= 0.999 (0.8 means 80 %)."""
+    return check_number(field, level, *LEVEL, error=InvalidInputError,
+                        fix=f"pass {field} from {LEVEL[0]} to {LEVEL[1]}, e.g. 0.8 or 0.9")  # fmt: skip
+
+
+def check_rate_qps(rate: Any, field: str = "rate_qps") -> float:
+    """A Poisson request rate in req/s, 1e-6 <= rate <= 1000."""
+    fix = f"pass {field} in requests per second, from {RATE_QPS[0]:g} to {RATE_QPS[1]:g} (e.g. 0.1)"
+    return check_number(field, rate, *RATE_QPS, "req/s", fix=fix)
+
+
+def check_batch(batch: Any, field: str = "batch") -> int:
+    """Concurrent sequences: a whole number from 1 to 4096."""
+    return check_count(field, batch, 1, BATCH_MAX,
+                       fix=f"pass {field} as a whole number from 1 to {BATCH_MAX} (e.g. 8)")  # fmt: skip
+
+
+def check_itl_sla_ms(sla: Any, field: str = "itl_sla_ms") -> float:
+    """An inter-token latency target in ms, 0.01 <= sla <= 1e6."""
+    return check_number(field, sla, *ITL_SLA_MS, "ms", fix=f"pass {field} in ms, e.g. 30 or 50")
+
+
+def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int, int]:
+    """(t_in, t_out) as whole numbers >= 1 whose sum fits the model's context length."""
+    limit = TOKENS_MAX if context_length is None else int(context_length)
+    within = "" if context_length is None else " within the model's context length"
+    t_in = check_count("t_in", t_in, 1, limit,
+                       fix=f"pass t_in as a whole number of prompt tokens{within}")  # fmt: skip
+    t_out = check_count("t_out", t_out, 1, limit,
+                        fix=f"pass t_out as a whole number of generated tokens{within}")  # fmt: skip
+    if context_length is not None and t_in + t_out > limit:
+        raise _fail(InvalidInputError, "t_out",
+                    f"+ t_in = {t_in + t_out:,} tokens exceeds the model's context length {limit:,}",
+                    "shorten the prompt (t_in) or the output (t_out)")  # fmt: skip
+    return t_in, t_out
