@@ -3,16 +3,16 @@
 import pytest
 
 import wattgpu_lite as wl
+from wattgpu_lite.energy import codegen as CG
 from wattgpu_lite.energy import glossary as G
-from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import symbolic as S
 from wattgpu_lite.energy.traffic import bytes_table
 
 
 def test_every_symbol_of_every_equation_has_a_unit_and_a_meaning():
     exprs = [S.flops_prefill, S.flops_decode, S.energy_request, S.energy_request_simple,
-             S.flops_per_token_layer, S.prefill_attention_exact, *P.generated_expressions()]  # fmt: skip
-    symbols = set().union(*(e.free_symbols for e in exprs)) | set(P.ARGS) | {S.j, S.i}
+             S.flops_per_token_layer, S.prefill_attention_exact, *CG.generated_expressions()]  # fmt: skip
+    symbols = set().union(*(e.free_symbols for e in exprs)) | set(CG.ARGS) | {S.j, S.i}
     missing = symbols - set(G.GLOSSARY)
     assert not missing, f"symbols without a glossary entry: {sorted(map(str, missing))}"
     table = G.glossary_markdown()

@@ -13,6 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import wattgpu_lite as wl
+from wattgpu_lite.energy import codegen as CG
 from wattgpu_lite.energy import physical as P
 
 LLM_NAMES = sorted(wl.llms()["name"])
@@ -20,7 +21,7 @@ GPU_NAMES = sorted(wl.gpus()["name"])
 llms, gpus = st.sampled_from(LLM_NAMES), st.sampled_from(GPU_NAMES)
 tokens, batches = st.integers(1, 8192), st.integers(1, 256)
 modes = st.sampled_from(["paper", "physical"])
-EXPRESSIONS = dict(zip(P.KEYS, P.generated_expressions(), strict=False))
+EXPRESSIONS = dict(zip(P.KEYS, CG.generated_expressions(), strict=False))
 SETTINGS = settings(max_examples=30, deadline=None, derandomize=True)
 
 
@@ -69,7 +70,7 @@ def test_the_generated_function_equals_the_sympy_expressions(llm, gpu, t_in, t_o
     deploy = (float(g), 2e11, 6.6e-6 * (g > 1), 6e-7, float(ep))
     values = (*model, t_in, t_out, batch, *hw, P.defaults()["kappa"], *deploy)
     numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, values[20], deploy)
-    subs = {k: sp.Float(v, 30) for k, v in zip(P.ARGS, values, strict=True)}
+    subs = {k: sp.Float(v, 30) for k, v in zip(CG.ARGS, values, strict=True)}
     for key, expr in EXPRESSIONS.items():
         exact = float(expr.xreplace(subs).evalf(20))
         assert np.isclose(float(numeric[key]), exact, rtol=1e-9, atol=1e-12), key

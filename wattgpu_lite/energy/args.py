@@ -92,4 +92,20 @@ def deploy_args(gpu, num_gpus: int = 1, expert_parallel: bool = False) -> tuple[
     return (float(num_gpus), link_bytes_per_s(gpu), t_0, t_hop, float(bool(expert_parallel)))
 
 
-__all__ = ["SINGLE_GPU", "canonical_format", "deploy_args", "gpu_args", "llm_args"]
+def check_deployment(llm, num_gpus: int, expert_parallel: bool) -> None:
+    """Refuse a replica vLLM would refuse or that has no meaning (InvalidInputError)."""
+    if isinstance(num_gpus, int) and num_gpus > 1 and llm.n_heads % num_gpus:
+        raise InvalidInputError(
+            f"num_gpus={num_gpus}: tensor parallelism splits the {llm.n_heads} attention heads of "
+            f"{llm.name!r} evenly, so num_gpus must divide {llm.n_heads} (vLLM refuses otherwise)."
+        )
+    if expert_parallel and not llm.is_moe:
+        raise InvalidInputError(f"expert_parallel=True needs a mixture-of-experts model; "
+                                f"{llm.name!r} is dense. Use tensor parallelism.")  # fmt: skip
+    if expert_parallel and num_gpus > llm.n_experts:
+        raise InvalidInputError(f"expert_parallel over {num_gpus} GPUs needs at least as many "
+                                f"experts; {llm.name!r} has {llm.n_experts}.")  # fmt: skip
+
+
+__all__ = ["SINGLE_GPU", "canonical_format", "check_deployment", "deploy_args", "gpu_args",
+           "llm_args"]  # fmt: skip

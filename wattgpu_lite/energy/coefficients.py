@@ -13,7 +13,6 @@ from functools import cache
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.energy import symbolic as S
 from wattgpu_lite.errors import DataFileError
 
 DATA_DIR = data_dir()
@@ -55,15 +54,23 @@ def prefill_buckets() -> list[tuple[float, float]]:
     return sorted(zip(rows["t_in_upper"].astype(float), rows["value"].astype(float), strict=True))
 
 
+# symbol of energy.symbolic -> row name of energy_coefficients.csv (paper scope)
+PAPER_SYMBOLS = {
+    "K": "flops_per_param_token", "b_w": "bits_per_weight", "b_kv": "bits_per_kv",
+    "N_0": "n0_params", "gamma_0": "gamma0", "beta_gamma": "gamma_exp", "c_s": "s_attn_coef",
+    "beta_s": "s_attn_exp", "c_eta": "eta_coef", "beta_eta": "eta_exp",
+}  # fmt: skip
+
+
 def paper_constants() -> dict:
-    """Table 1-2 constants as a {sympy symbol: value} substitution (K, word sizes, factors)."""
-    names = {
-        S.K: "flops_per_param_token", S.b_w: "bits_per_weight", S.b_kv: "bits_per_kv",
-        S.N0: "n0_params", S.gamma0: "gamma0", S.gamma_exp: "gamma_exp",
-        S.s_coef: "s_attn_coef", S.s_exp: "s_attn_exp", S.eta_coef: "eta_coef",
-        S.eta_exp: "eta_exp",
-    }  # fmt: skip
-    return {sym: value(name) for sym, name in names.items()}
+    """Table 1-2 constants as a {sympy symbol: value} substitution (K, word sizes, factors).
+
+    The keys are the positive symbols of :mod:`wattgpu_lite.energy.symbolic` (equal by name and
+    assumptions); sympy is imported here only, so reading a coefficient never loads it.
+    """
+    import sympy as sp
+
+    return {sp.Symbol(s, positive=True): value(n) for s, n in PAPER_SYMBOLS.items()}
 
 
 def paper_coefficients_j(hardware: str = "H100") -> tuple[float, float]:

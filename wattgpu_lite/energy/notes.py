@@ -10,25 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from wattgpu_lite.energy.args import check_deployment  # noqa: F401  (re-exported)
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, weight_bytes, weights_fit
 from wattgpu_lite.energy.symbolic_physical import E, k
 from wattgpu_lite.energy.symbolic_physical import experts_touched as _touched
-from wattgpu_lite.errors import InvalidInputError
-
-
-def check_deployment(llm, num_gpus: int, expert_parallel: bool) -> None:
-    """Refuse a replica vLLM would refuse or that has no meaning (InvalidInputError)."""
-    if isinstance(num_gpus, int) and num_gpus > 1 and llm.n_heads % num_gpus:
-        raise InvalidInputError(
-            f"num_gpus={num_gpus}: tensor parallelism splits the {llm.n_heads} attention heads of "
-            f"{llm.name!r} evenly, so num_gpus must divide {llm.n_heads} (vLLM refuses otherwise)."
-        )
-    if expert_parallel and not llm.is_moe:
-        raise InvalidInputError(f"expert_parallel=True needs a mixture-of-experts model; "
-                                f"{llm.name!r} is dense. Use tensor parallelism.")  # fmt: skip
-    if expert_parallel and num_gpus > llm.n_experts:
-        raise InvalidInputError(f"expert_parallel over {num_gpus} GPUs needs at least as many "
-                                f"experts; {llm.name!r} has {llm.n_experts}.")  # fmt: skip
 
 
 def experts_per_step(llm, batch: float) -> float:

@@ -4,7 +4,9 @@ Equations: :mod:`wattgpu_lite.energy.symbolic_physical` (FLOPs of the active par
 re-read per decode step — the experts a batch touches —, KV bytes, tensor/expert parallelism,
 static power). They are lambdified once, with common subexpressions eliminated
 (``lambdify(..., cse=True)``), into a single function returning every (phase, component) term and
-both phase times; everything below broadcasts over numpy arrays (10^6 rows in one call).
+both phase times, kept as source in :mod:`~wattgpu_lite.energy._physical_generated` by
+:mod:`~wattgpu_lite.energy.codegen` (so this module needs no sympy); everything below broadcasts
+over numpy arrays (10^6 rows in one call).
 Argument tuples: :mod:`wattgpu_lite.energy.args`.
 
 Energy coefficients: two bases (:mod:`wattgpu_lite.energy.hardware`) — ``"spec"`` (physical
@@ -17,42 +19,17 @@ kappa scales the coefficients to what inference kernels spend. Both are fitted p
 from __future__ import annotations
 
 import numpy as np
-import sympy as sp
-from sympy.printing.numpy import NumPyPrinter
 
+from wattgpu_lite.energy import _physical_generated as G
 from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy import symbolic as S
-from wattgpu_lite.energy import symbolic_physical as SP
 from wattgpu_lite.energy.args import SINGLE_GPU, deploy_args, gpu_args, llm_args
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, constants_scope, gpu_coefficients_j
 
-__all__ = ["ARGS", "COMPONENTS", "PHYSICAL_BASIS", "SINGLE_GPU", "active_time_s", "defaults",
-           "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args", "phase_time_s",
-           "physical_evaluate", "physical_terms_j"]  # fmt: skip
-ARGS, COMPONENTS, PHASES = SP.ARGS, SP.COMPONENTS, SP.PHASES
-KEYS = tuple((phase, comp) for phase in PHASES for comp in COMPONENTS)
-#: word sizes substituted into the expressions: KV cache and activations at 16 bits
-WORDS = {S.b_kv: D.value("bits_per_kv"), SP.b_a: D.value("bits_per_activation", "physical")}
-
-
-class _Printer(NumPyPrinter):
-    """NumPy code with Max as nested ``numpy.maximum`` (no stacking into a temporary array)."""
-
-    def _print_Max(self, expr) -> str:
-        out = self._print(expr.args[0])
-        for arg in expr.args[1:]:
-            out = f"{self._module_format('numpy.maximum')}({out}, {self._print(arg)})"
-        return out
-
-
-def generated_expressions() -> list[sp.Expr]:
-    """The expressions the generated function returns: every term of KEYS, then both phase times."""
-    terms = {ph: SP.phase_terms(ph) for ph in PHASES}
-    exprs = [terms[ph][c] for ph, c in KEYS] + [SP.phase_time(ph) for ph in PHASES]
-    return [e.subs(WORDS) for e in exprs]
-
-
-_ALL = sp.lambdify(ARGS, generated_expressions(), "numpy", printer=_Printer, cse=True)
+__all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "SINGLE_GPU", "active_time_s",
+           "defaults", "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args",
+           "phase_time_s", "physical_evaluate", "physical_terms_j"]  # fmt: skip
+COMPONENTS, PHASES, KEYS = G.COMPONENTS, G.PHASES, G.KEYS
+_ALL = G.evaluate  # generated from the sympy terms by energy.codegen (a test holds them equal)
 
 
 def defaults(basis: str = "antepara") -> dict[str, float]:

@@ -12,7 +12,7 @@ import sympy as sp
 
 from wattgpu_lite.energy import symbolic_physical as SP
 from wattgpu_lite.energy.args import llm_args
-from wattgpu_lite.energy.physical import WORDS
+from wattgpu_lite.energy.codegen import WORDS
 
 TRAFFIC = ("parameter_reads", "kv_writes", "attention_reads")
 _KEYS = tuple((ph, c) for ph in SP.PHASES for c in TRAFFIC)

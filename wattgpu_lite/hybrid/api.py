@@ -18,8 +18,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.args import deploy_args
-from wattgpu_lite.energy.notes import check_deployment
+from wattgpu_lite.energy.args import check_deployment, deploy_args
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid import engine as E
