@@ -41,9 +41,16 @@ def physical_evaluate(model_args, workload, hw_args, kappa, deploy=SINGLE_GPU):
     """({(phase, component): J per request of the replica}, {phase: s per request}), one call."""
     args = [np.asarray(x, dtype=float) for x in (*model_args, *workload, *hw_args, kappa, *deploy)]
     shape = np.broadcast_shapes(*(a.shape for a in args))
-    out = [np.broadcast_to(np.asarray(v, dtype=float), shape) for v in _ALL(*args)]
+    out = [_full(v, shape) for v in _ALL(*args)]
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
                                                                     strict=True))  # fmt: skip
+
+
+def _full(value, shape: tuple) -> np.ndarray:
+    """``value`` as a float array of ``shape`` (a constant term, e.g. 0, is broadcast)."""
+    if isinstance(value, np.ndarray) and value.shape == shape and value.dtype == float:
+        return value
+    return np.broadcast_to(np.asarray(value, dtype=float), shape)
 
 
 def physical_terms_j(model_args, workload, hw_args, kappa, deploy=SINGLE_GPU) -> dict:

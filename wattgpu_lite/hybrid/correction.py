@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from wattgpu_lite.hybrid.trees import Forest
+from wattgpu_lite.hybrid.uniques import unique_by_identity
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 
@@ -62,23 +62,21 @@ def load_features(out: dict[str, np.ndarray], offline: np.ndarray) -> dict[str, 
 
 def feature_matrix(llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray],
                    columns: Sequence[str], families: Sequence[str] = ()) -> np.ndarray:  # fmt: skip
-    """Rows × ``columns``; ``model_type`` is coded by its position in ``families`` (NaN if new)."""
-    lf = pd.DataFrame(
-        [llm_features(m) for m in dict.fromkeys(llms)], index=list(dict.fromkeys(llms))
-    )
-    gf = pd.DataFrame(
-        [gpu_features(g) for g in dict.fromkeys(gpus)], index=list(dict.fromkeys(gpus))
-    )
-    li, gi = lf.index.get_indexer(list(llms)), gf.index.get_indexer(list(gpus))
+    """Rows × ``columns``; ``model_type`` is coded by its position in ``families`` (NaN if new).
+    Each distinct LLM and GPU object is described once and gathered by row."""
+    models, li = unique_by_identity(llms)
+    devices, gi = unique_by_identity(gpus)
+    lf = [llm_features(m) for m in models]
+    gf = [gpu_features(g) for g in devices]
     code = {f: float(i) for i, f in enumerate(families)}
     cols = []
     for c in columns:
         if c == "model_type":
-            cols.append(lf["model_type"].map(code).to_numpy(dtype=float)[li])
-        elif c in lf:
-            cols.append(lf[c].to_numpy(dtype=float)[li])
-        elif c in gf:
-            cols.append(gf[c].to_numpy(dtype=float)[gi])
+            cols.append(np.array([code.get(f["model_type"], np.nan) for f in lf])[li])
+        elif c in lf[0]:
+            cols.append(np.array([f[c] for f in lf], dtype=float)[li])
+        elif c in gf[0]:
+            cols.append(np.array([f[c] for f in gf], dtype=float)[gi])
         else:
             cols.append(np.broadcast_to(np.asarray(load[c], dtype=float), li.shape))
     return np.column_stack(cols)

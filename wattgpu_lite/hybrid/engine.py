@@ -15,6 +15,7 @@ from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid import serving as S
 from wattgpu_lite.hybrid.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.uniques import unique_by_identity
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 
@@ -144,8 +145,10 @@ def _status(cap, rate, batch, capacity) -> np.ndarray:
 
 def _add_intervals(model, result, llms, gpus, rows, odd, offline, level) -> None:
     """lo/hi per quantity, the basis, and the widening beyond the training range."""
-    seen_g = np.array([gpu_fingerprint(g) in model.seen_gpus for g in gpus], dtype=bool)
-    seen_l = np.array([llm_fingerprint(m) in model.seen_llms for m in llms], dtype=bool)
+    devices, gi = unique_by_identity(gpus)
+    models, li = unique_by_identity(llms)
+    seen_g = np.array([gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool)[gi]
+    seen_l = np.array([llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool)[li]
     basis = K.basis_of(seen_l, seen_g, odd)
     watched = {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
                "params_b": rows.params_b, "in_flight": np.maximum(result["in_flight"], 1e-3),

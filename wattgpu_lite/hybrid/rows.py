@@ -16,18 +16,23 @@ from wattgpu_lite.energy.args import deploy_args, gpu_args, llm_args
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in_flight
 from wattgpu_lite.hybrid.serving import Rows
+from wattgpu_lite.hybrid.uniques import unique_by_identity
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 
 __all__ = ["MEM_UTIL", "build", "offline_in_flight"]
 
 
-def _codes(keys: Sequence) -> tuple[list, np.ndarray]:
-    """Distinct keys and each row's index into them."""
-    index: dict = {}
-    codes = np.fromiter((index.setdefault(k, len(index)) for k in keys), dtype=np.int64,
-                        count=len(keys))  # fmt: skip
-    return list(index), codes
+def _codes(llms, gpus, counts, formats) -> tuple[list, np.ndarray]:
+    """Distinct (LLM, GPU, count, format) configurations and each row's index into them."""
+    models, li = unique_by_identity(llms)
+    devices, gi = unique_by_identity(gpus)
+    fmt_names = sorted({str(f) for f in formats})
+    fi = np.array([fmt_names.index(str(f)) for f in formats], dtype=np.int64) if formats else li * 0
+    key = ((li * len(devices) + gi) * 65 + counts) * (len(fmt_names) + 1) + fi
+    _, first, code = np.unique(key, return_index=True, return_inverse=True)
+    configs = [(models[li[i]], devices[gi[i]], int(counts[i]), formats[i]) for i in first]
+    return configs, code.reshape(-1)
 
 
 def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
@@ -49,8 +54,7 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
     n = len(llms)
     counts = np.broadcast_to(np.asarray(num_gpus, dtype=np.int64), (n,))
     formats = [None] * n if weights is None else list(weights)
-    configs, code = _codes([(m, g, int(k), w) for m, g, k, w in
-                            zip(llms, gpus, counts, formats, strict=True)])  # fmt: skip
+    configs, code = _codes(llms, gpus, counts, formats)
     a = _config_arrays(configs)
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()

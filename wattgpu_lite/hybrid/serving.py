@@ -28,7 +28,7 @@ from wattgpu_lite.energy import physical as P
 
 MAX_NUM_SEQS = 256.0  # vLLM's default max_num_seqs
 GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
-BISECTION_STEPS = 30
+BISECTION_STEPS = 40
 GOLDEN_STEPS = 24  # golden-section steps locating the busy-power peak (ln B to ~1e-5)
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 
@@ -173,6 +173,8 @@ def in_flight_at_rate(
     saturated = np.isnan(hi)
     hi = np.where(saturated, cap, hi)
     for _ in range(BISECTION_STEPS):
+        if np.all(hi - lo <= 1e-9 * np.maximum(hi, 1e-9)):
+            break  # every row's load is known to 1 part in 10^9
         mid = 0.5 * (lo + hi)
         neg = g(mid) <= 0
         lo, hi = np.where(neg, lo, mid), np.where(neg, mid, hi)
