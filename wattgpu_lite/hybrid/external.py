@@ -121,3 +121,16 @@ def left_out() -> pd.DataFrame:
     mask = [isinstance(r, str) for r in reasons]
     return rows.loc[mask, ["model_hf_id", "gpu", "source_title"]].assign(
         reason=[r for r in reasons if isinstance(r, str)])  # fmt: skip
+
+
+def summary(ext: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per quantity and replica size (one GPU or several): rows, MdAPE (%), 80 % coverage, and
+    EcoLogits' MdAPE (%) on the energy rows."""
+    ext = compare() if ext is None else ext
+    ext = ext.assign(replica=np.where(ext["num_gpus"] > 1, "several GPUs", "one GPU"))
+    eco = (ext["ecologits"] / ext["measured"] - 1).abs() * 100 if "ecologits" in ext else np.nan
+    return (ext.assign(ecologits_ape_pct=eco)
+            .groupby(["quantity", "replica"])
+            .agg(rows=("ape_pct", "size"), mdape_pct=("ape_pct", "median"),
+                 coverage80=("covered", "mean"), ecologits_mdape_pct=("ecologits_ape_pct", "median"))
+            .reset_index())  # fmt: skip
