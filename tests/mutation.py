@@ -38,6 +38,10 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "runs/schema.py": (("*", "scenario_for_rate", "scenario_group"), ("tests/test_mutation_oracles.py", "tests/test_measurements.py")),
     "specs/hf_config.py": (("kv_heads",), ("tests/test_mutation_oracles.py", "tests/test_catalog.py")),
     "checks.py": (("check_number", "check_count", "check_flag", "check_tokens"), ("tests/test_checks.py",)),
+    "hybrid/serving.py": (("gpu_idle_power_w", "idle_power_w", "step_time_s", "raw_busy_power_w", "busy_power_w", "capacity_qps", "at_batch", "at_rate"), ("tests/test_hybrid_serving.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned", "tests/test_predict_api.py")),
+    "hybrid/conformal.py": (("weighted_quantile", "group_quantile"), ("tests/test_hybrid_conformal.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned")),
+    "hybrid/calibration.py": (("basis_of", "half_width"), ("tests/test_hybrid_conformal.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned")),
+    "hybrid/engine.py": (("excess_efolds", "predict_arrays", "_status"), ("tests/test_predict_api.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned")),
 }  # fmt: skip
 # (module, old text, new text, label): mutants an earlier suite let survive (issue 12)
 NAMED = [
@@ -46,16 +50,10 @@ NAMED = [
     ("wattgpu/evaluation.py", 'groups=frame["llm"] + "|" + frame["gpu"]', 'groups=frame["llm"]', "CV folds grouped by LLM only"),
     ("specs/workload.py", "DEFAULT_T_OUT = 180", "DEFAULT_T_OUT = 198", "default output length +10 %"),
     ("specs/hf_config.py", 'return 1 if cfg.get("multi_query", True) else n_heads', "return n_heads", "multi_query ignored"),
-    ("hybrid/pipeline.py", 'max(quantile_for(calib, target, b, group, level) for b in ("logo", "lolo"))', 'min(quantile_for(calib, target, b, group, level) for b in ("logo", "lolo"))', "logo+lolo max -> min (hybrid)"),
-    ("hybrid/pipeline.py", 'out["power_w"] * out["time_per_token_s"]', 'out["power_w"] * out["itl_s"]', "hybrid energy from itl_s"),
+    ("hybrid/conformal.py", "return max(q_level, q_floor)", "return min(q_level, q_floor)", "interval floor max -> min (the successor of logo+lolo max)"),
+    ("hybrid/engine.py", '"energy_per_token_j": power * tpt', '"energy_per_token_j": power * itl', "hybrid energy from itl_s"),
 ]  # fmt: skip
-NAMED_TESTS = {
-    "hybrid/pipeline.py": (
-        "tests/test_hybrid.py",
-        "tests/test_intervals.py",
-        "tests/test_predict_api.py",
-    )
-}
+NAMED_TESTS: dict[str, tuple[str, ...]] = {}
 EQUIVALENT: dict[str, str] = {  # mutant label -> why it cannot change behaviour
     "wattgpu/metrics.py:27 Gt -> GtE": "|true| exactly 1e-12 never occurs; the guard only skips zeros",
     "wattgpu/metrics.py:27 1e-12 x 1.1": "a guard against division by ~0: 1e-12 and 1.1e-12 skip the same rows",
