@@ -12,6 +12,15 @@ import pandas as pd
 
 from wattgpu_lite.datafiles import is_file
 from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+
+def add_token_flags(parser: argparse.ArgumentParser) -> None:
+    """``--t-in`` and ``--t-out``, defaulting to the kit's one request (specs.workload)."""
+    parser.add_argument("--t-in", type=int, default=DEFAULT_T_IN,
+                        help=f"prompt tokens per request (default {DEFAULT_T_IN})")  # fmt: skip
+    parser.add_argument("--t-out", type=int, default=DEFAULT_T_OUT,
+                        help=f"generated tokens per request (default {DEFAULT_T_OUT})")  # fmt: skip
 
 
 def add_json_flag(parser: argparse.ArgumentParser) -> None:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.face.cli import add_json_flag, add_token_flags
 
 SCENARIOS = ("offline", "server_low", "server_high")
 
@@ -30,18 +29,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     load.add_argument("--batch", type=float, help="sequences decoded together, 1 to 4096 (offline)")
     load.add_argument("--scenario", choices=SCENARIOS, help="the load of a Watt Counts scenario")
-    p.add_argument(
-        "--t-in",
-        type=int,
-        default=DEFAULT_T_IN,
-        help=f"prompt tokens per request (default {DEFAULT_T_IN})",
-    )
-    p.add_argument(
-        "--t-out",
-        type=int,
-        default=DEFAULT_T_OUT,
-        help=f"generated tokens per request (default {DEFAULT_T_OUT})",
-    )
+    add_token_flags(p)
     p.add_argument("--level", type=float, default=0.8, help="interval coverage in (0.5, 0.999)")
     add_json_flag(p)
     p.set_defaults(func=run)

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, emit, resolve_llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.face.cli import add_json_flag, add_token_flags, emit, resolve_llm
 
 # columns of the readable table (--json prints every column)
 TABLE = ["rank", "gpu", "num_gpus", "replicas", "meets_sla", "power_w", "itl_ms", "energy_per_request_j",
@@ -38,18 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         required=True,
         help="the most inter-token latency a request may see, ms",
     )
-    p.add_argument(
-        "--t-in",
-        type=int,
-        default=DEFAULT_T_IN,
-        help=f"prompt tokens per request (default {DEFAULT_T_IN})",
-    )
-    p.add_argument(
-        "--t-out",
-        type=int,
-        default=DEFAULT_T_OUT,
-        help=f"generated tokens per request (default {DEFAULT_T_OUT})",
-    )
+    add_token_flags(p)
     p.add_argument("--gpus", help="comma-separated candidate GPUs (default: see --source)")
     p.add_argument(
         "--gpu-counts",
