@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = "wattgpu_lite"
 # module -> (functions to mutate, "*" for module-level constants too; the tests that cover them)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "specs/workload.py": (("*", "server_time_per_token_s"), ("tests/test_predictors.py::test_predictions_are_physical", "tests/test_golden.py")),
+    "specs/workload.py": (("*", "server_time_per_token_s"), ("tests/test_mutation_oracles.py", "tests/test_predictors.py::test_predictions_are_physical", "tests/test_golden.py")),
     "energy/breakdown.py": (("check_tokens", "breakdown_frame", "components_j"), ("tests/test_mutation_oracles.py", "tests/test_golden.py")),
     "wattgpu/metrics.py": (("mdape_pct", "pearson_r"), ("tests/test_mutation_oracles.py",)),
     "wattgpu/evaluation.py": (("folds",), ("tests/test_mutation_oracles.py",)),

@@ -116,3 +116,32 @@ def test_two_points_correlate_perfectly_and_folds_count():
     assert len(folds(runs, "cv")) == 5
     logo = folds(runs, "logo")
     assert len(logo) == 8 and all(runs["gpu"].iloc[te].nunique() == 1 for _, te in logo)
+
+
+def test_server_time_per_token_is_one_over_rate_times_tokens():
+    from wattgpu_lite.specs.workload import server_time_per_token_s
+
+    # 0.33 req/s x 300 tokens = 99 tokens/s of output, so each token holds the GPU 1/99 s
+    assert server_time_per_token_s(0.33, 300) == pytest.approx(1 / 99)
+    assert server_time_per_token_s(2.0, 5) == pytest.approx(0.1)
+
+
+def test_the_leaky_kfold_has_five_folds():
+    runs = wl.measurements(dense_only=True)
+    assert len(folds(runs, "kfold")) == 5
+
+
+def test_every_five_runs_of_one_configuration_form_a_block():
+    from wattgpu_lite.runs.schema import block_and_rep
+
+    keys = pd.DataFrame({"gpu": ["A"] * 7 + ["B"], "llm": ["m"] * 8})
+    block, rep = block_and_rep(keys)
+    assert block.tolist() == [1, 1, 1, 1, 1, 2, 2, 1]
+    assert rep.tolist() == [1, 2, 3, 4, 5, 1, 2, 1]
+
+
+def test_a_multi_query_flag_outside_falcon_means_one_kv_head():
+    cfg = json.loads((FIXTURES / "configs" / "meta-llama__Llama-3.1-8B.json").read_text())
+    cfg.pop("num_key_value_heads")
+    assert wl.LLM.from_hf_config(dict(cfg, multi_query=True)).n_kv_heads == 1
+    assert wl.LLM.from_hf_config(cfg).n_kv_heads == cfg["num_attention_heads"]
