@@ -58,22 +58,24 @@ def _terms(llms, gpu, workload, mode: str, num_gpus: int = 1, weights=None):
     return _physical(llms, gpu, workload, num_gpus, weights)
 
 
+def _one_model(x_name: str, x, llm, gpu, workload, mode: str, num_gpus: int, weights):
+    """Tidy breakdown of one model on one GPU along ``x`` (one of the workload's arrays)."""
+    comps = _terms([resolve_llm(llm)], resolve_gpu(gpu), workload, mode, num_gpus, weights)
+    return _tidy(x_name, x, comps, workload[1])
+
+
 def vs_output_tokens(llm, gpu, t_out, t_in: int = 500, batch: int = 1, mode="physical",
                      num_gpus: int = 1, weights=None):  # fmt: skip
     """Breakdown (J per generated token) against T_out (an array)."""
-    llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
     t_out = np.asarray(t_out, dtype=float)
-    comps = _terms([llm], gpu, (t_in, t_out, batch), mode, num_gpus, weights)
-    return _tidy("t_out", t_out, comps, t_out)
+    return _one_model("t_out", t_out, llm, gpu, (t_in, t_out, batch), mode, num_gpus, weights)
 
 
 def vs_batch(llm, gpu, batch, t_in: int = 500, t_out: int = 500, mode="physical",
              num_gpus: int = 1, weights=None):  # fmt: skip
     """Breakdown (J per generated token) against the batch size (an array)."""
-    llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
     batch = np.asarray(batch, dtype=float)
-    comps = _terms([llm], gpu, (t_in, t_out, batch), mode, num_gpus, weights)
-    return _tidy("batch", batch, comps, t_out)
+    return _one_model("batch", batch, llm, gpu, (t_in, t_out, batch), mode, num_gpus, weights)
 
 
 def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: int = 1, mode="physical",
