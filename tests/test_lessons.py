@@ -34,13 +34,9 @@ PENDING: dict[tuple[str, str], str] = {
     ("02_traffic_breakdown", "structure"): "issue 14: 02 not yet converted (energy owner)",
     ("02_traffic_breakdown", "exercises"): "issue 14: 02 not yet converted (energy owner)",
     ("02_traffic_breakdown", "numbers"): "issue 14: 02 not yet converted (energy owner)",
-    ("05_choosing_a_gpu", "structure"): "issue 14: 05 not yet converted (selection owner)",
-    ("05_choosing_a_gpu", "exercises"): "issue 14: 05 not yet converted (selection owner)",
-    ("05_choosing_a_gpu", "numbers"): "issue 14: 05 not yet converted (selection owner)",
     ("06_beyond_the_papers", "structure"): "issue 14: 06 not yet converted (hybrid owner)",
     ("06_beyond_the_papers", "exercises"): "issue 14: 06 not yet converted (hybrid owner)",
     ("06_beyond_the_papers", "numbers"): "issue 14: 06 not yet converted (hybrid owner)",
-    ("dashboard", "numbers"): "issue 14: dashboard prose not yet checked (dashboard owner)",
 }
 
 

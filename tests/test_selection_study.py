@@ -133,3 +133,14 @@ def test_plan_bars_draw_the_sla_and_keep_each_gpus_colour():
     l4 = [ln for ln in left.get_lines() if ln.get_marker() == "o"][labels.index("L4")]
     assert matplotlib.colors.same_color(l4.get_markerfacecolor(), "white")  # misses: hollow
     matplotlib.pyplot.close(fig)
+
+
+def test_replica_sweep_charges_every_replica_held():
+    sweep = study.replica_sweep("openai/gpt-oss-120b", "B200", 2, 20.0, [1, 2, 4], 1024, 1024)
+    for r in sweep.itertuples():
+        p = wl.predict("openai/gpt-oss-120b", "B200", rate_qps=20.0 / r.replicas, t_in=1024,
+                       t_out=1024, num_gpus=2)  # fmt: skip
+        assert r.total_power_w == pytest.approx(r.replicas * p.power_w)
+        # R · P(λ/R) / (λ · T_out) is one replica's own P(λ/R) / ((λ/R) · T_out)
+        assert r.energy_per_1k_tokens_j == pytest.approx(p.energy_per_token_j * 1e3, rel=1e-9)
+    assert sweep["energy_per_1k_tokens_j"].is_monotonic_increasing  # idle replicas cost
