@@ -89,7 +89,12 @@ def _wait_message(page, text: str) -> None:
     )  # fmt: skip
 
 
-def test_dashboard_reranks_when_the_sla_and_the_llm_change(voila_url):
+def _control(page, kind: str, description: str):
+    """The input of the ipywidget of CSS class ``kind`` whose description is ``description``."""
+    return page.locator(f".{kind}", has_text=description)
+
+
+def test_dashboard_reranks_when_the_controls_change(voila_url):
     chromium = _chromium()
     _require(chromium is not None, "no system Chromium found (apt install chromium)")
     try:
@@ -100,12 +105,22 @@ def test_dashboard_reranks_when_the_sla_and_the_llm_change(voila_url):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1200, "height": 1400})
+            page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(voila_url, wait_until="domcontentloaded", timeout=UPDATE_TIMEOUT_MS)
             _wait_message(page, "Pick: A30")
-            # Llama-3.1-8B at server_low, 30 ms: the L4 is too slow, the T4 too small
+            # Llama-3.1-8B at server_low, 30 ms, the best count per GPU: four T4s can serve it
             first = _table_text(page)
-            assert "ITL 60.7 ms > SLA 30 ms" in first and "needs 16.2 GB" in first
+            assert "energy per 1,000 tokens (J), 80 % interval" in first and "<NA>" not in first
+            assert "T4 ×4" in first and "physics alone" in first
+            rate = _control(page, "widget-text", "rate (req/s)").locator("input")
+            assert rate.is_disabled()  # only a custom rate uses it
+            assert page.locator("img").count() >= 1  # the chart
+
+            count = _control(page, "widget-dropdown", "GPUs per replica").locator("select")
+            count.select_option(label="1")  # one GPU each: the paper's question
+            _wait_message(page, "6 of 8 GPUs meet 30 ms")
+            one = _table_text(page)
+            assert "> SLA 30 ms" in one and "does not fit in memory" in one and "—" in one
 
             readout = page.locator(".widget-slider", has_text="ITL SLA (ms)")
             readout = readout.locator(".widget-readout")
@@ -118,7 +133,15 @@ def test_dashboard_reranks_when_the_sla_and_the_llm_change(voila_url):
 
             page.locator("input[list]").first.fill("Qwen/Qwen2.5-0.5B-Instruct")
             _wait_message(page, "Pick: T4")  # a 0.5 B model fits the 16 GB T4
-            assert "needs" not in _table_text(page)
+            assert "does not fit" not in _table_text(page)
+
+            load = _control(page, "widget-dropdown", "load").locator("select")
+            load.select_option(label="custom rate")
+            page.wait_for_function("el => !el.disabled", arg=rate.element_handle(),
+                                   timeout=UPDATE_TIMEOUT_MS)  # fmt: skip
+            page.locator("input[list]").first.fill("openai/gpt-oss-120b")  # mixture of experts
+            _wait_message(page, "Pick: H100 NVL")
+            assert "physics alone" in _table_text(page)
             page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
         finally:
             browser.close()

@@ -34,10 +34,6 @@ PENDING: dict[tuple[str, str], str] = {
     ("02_traffic_breakdown", "structure"): "issue 14: 02 not yet converted (energy owner)",
     ("02_traffic_breakdown", "exercises"): "issue 14: 02 not yet converted (energy owner)",
     ("02_traffic_breakdown", "numbers"): "issue 14: 02 not yet converted (energy owner)",
-    ("05_choosing_a_gpu", "structure"): "issue 14: 05 not yet converted (selection owner)",
-    ("05_choosing_a_gpu", "exercises"): "issue 14: 05 not yet converted (selection owner)",
-    ("05_choosing_a_gpu", "numbers"): "issue 14: 05 not yet converted (selection owner)",
-    ("dashboard", "numbers"): "issue 14: dashboard prose not yet checked (dashboard owner)",
 }
 
 

@@ -1,52 +1,124 @@
-"""The GPU explorer's logic, free of widgets: control values in, ranking table and message out.
+"""The GPU explorer's logic, free of widgets: control values in, ranking, readable table and
+message out.
 
-``widgets.gpu_explorer()`` reads its controls into a :class:`ExplorerControls` and calls
+``widgets.gpu_explorer()`` reads its controls into an :class:`ExplorerControls` and calls
 :func:`explorer_view`; everything worth testing happens here.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import pandas as pd
 
 from wattgpu_lite.errors import WattGPUError
+from wattgpu_lite.face.prose import sig
 from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH, DEFAULT_PRICE_PER_KWH
-from wattgpu_lite.selection.rank import rank_gpus
+from wattgpu_lite.selection.rank import DEFAULT_GPU_COUNTS, rank_gpus
+from wattgpu_lite.selection.study import best_plans
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 LOADS: tuple[str, ...] = ("server_low", "server_high", "offline", "custom rate")
-# columns the explorer shows, in order
-VIEW_COLUMNS = ["rank", "gpu", "meets_sla", "itl_ms", "power_w", "energy_per_1k_tokens_j",
-                "kg_co2e_per_mtok", "cost_per_mtok", "why_not"]  # fmt: skip
-
-
-# decimals shown per column (offline ITLs are fractions of a millisecond)
-SERVER_DECIMALS = {"itl_ms": 1, "power_w": 1, "energy_per_1k_tokens_j": 0,
-                   "kg_co2e_per_mtok": 3, "cost_per_mtok": 3}  # fmt: skip
-OFFLINE_DECIMALS = {**SERVER_DECIMALS, "itl_ms": 4, "energy_per_1k_tokens_j": 1}
+GPUS_PER_REPLICA: tuple = ("best", 1, 2, 4, 8)  # "best": each GPU type's least-energy count
+DASH = "—"  # shown where a value does not exist (no rank, a plan that does not fit)
+BASIS = {"cv": "learned, GPU and LLM seen", "new gpu": "learned, new GPU",
+         "new llm": "learned, new LLM", "new gpu and llm": "learned, new GPU and LLM",
+         "physics": "physics alone"}  # fmt: skip
 
 
 @dataclass(frozen=True)
 class ExplorerControls:
-    """What the explorer's controls hold; ``rate_qps`` is used only when load is 'custom rate'."""
+    """What the explorer's controls hold; ``rate_qps`` is used only when load is 'custom rate';
+    ``t_in``/``t_out`` (prompt and generated tokens per request) by the hybrid source only."""
 
     llm: str
     gpus: tuple[str, ...] = ()
     load: str = "server_low"
     rate_qps: float = 0.1
     itl_sla_ms: float = 30.0
+    gpus_per_replica: str | int = "best"
+    t_in: int = DEFAULT_T_IN
+    t_out: int = DEFAULT_T_OUT
     grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH
     price_per_kwh: float = DEFAULT_PRICE_PER_KWH
     source: str = "hybrid"
 
 
+@dataclass(frozen=True)
+class ExplorerView:
+    """The numeric ranking (one row per GPU type), the same as readable text, and a message."""
+
+    table: pd.DataFrame
+    display: pd.DataFrame
+    message: str
+
+
+def rate_enabled(load: str) -> bool:
+    """The rate box means something only for a custom rate."""
+    return load == "custom rate"
+
+
 def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:
-    """The full ranking table for the controls (raises the kit's errors on bad input)."""
-    load = {"rate_qps": c.rate_qps} if c.load == "custom rate" else {"scenario": c.load}
-    return rank_gpus(
+    """The ranking for the controls, one row per GPU type (its best plan for "best"); raises
+    the kit's errors on bad input."""
+    load = {"rate_qps": c.rate_qps} if rate_enabled(c.load) else {"scenario": c.load}
+    best = c.gpus_per_replica == "best"
+    counts = DEFAULT_GPU_COUNTS if best else (int(c.gpus_per_replica),)
+    table = rank_gpus(
         c.llm, **load, itl_sla_ms=c.itl_sla_ms, candidates=list(c.gpus) or None,
-        grid_gco2_per_kwh=c.grid_gco2_per_kwh, price_per_kwh=c.price_per_kwh, source=c.source,
+        gpu_counts=counts, t_in=c.t_in, t_out=c.t_out, grid_gco2_per_kwh=c.grid_gco2_per_kwh,
+        price_per_kwh=c.price_per_kwh, source=c.source,
     )  # fmt: skip
+    return best_plans(table) if best and "num_gpus" in table else table
+
+
+def plan_labels(table: pd.DataFrame) -> list[str]:
+    """ "B200 ×2, 3 replicas" per row: the GPU, its count per replica when several, the replicas
+    when several (a table without these columns: the GPU name)."""
+    out = []
+    for _, r in table.iterrows():
+        n, reps = r.get("num_gpus", 1), r.get("replicas", 1)
+        text = r["gpu"] + (f" ×{int(n)}" if pd.notna(n) and n > 1 else "")
+        out.append(text + (f", {int(reps)} replicas" if pd.notna(reps) and reps > 1 else ""))
+    return out
+
+
+def _value(x: float) -> str:
+    return DASH if x is None or not math.isfinite(x) else sig(x)
+
+
+def _with_interval(table: pd.DataFrame, column: str) -> list[str]:
+    """ "13,600 (11,400–16,200)": the value and its interval, 3 significant figures."""
+    lo, hi = table.get(f"{column}_lo"), table.get(f"{column}_hi")
+    cells = []
+    for k, x in enumerate(table[column]):
+        ends = (lo.iloc[k], hi.iloc[k]) if lo is not None else (math.nan, math.nan)
+        ok = all(math.isfinite(e) for e in ends) and math.isfinite(x)
+        cells.append(f"{_value(x)} ({_value(ends[0])}–{_value(ends[1])})" if ok else _value(x))
+    return cells
+
+
+def display_table(table: pd.DataFrame) -> pd.DataFrame:
+    """The ranking as readable text: headers with units, values to 3 significant figures with
+    their intervals, "—" where there is no rank or no value."""
+    level = f", {table['level'].iloc[0] * 100:.0f} % interval" if "itl_ms_lo" in table else ""
+    power = table["total_power_w"] if "total_power_w" in table else table["power_w"]
+    out = {
+        "rank": [DASH if pd.isna(r) else str(int(r)) for r in table["rank"]],
+        "plan": plan_labels(table),
+        "meets SLA": ["yes" if ok else "no" for ok in table["meets_sla"]],
+        f"ITL (ms){level}": _with_interval(table, "itl_ms"),
+        "power (W)": [_value(p) for p in power],
+        f"energy per 1,000 tokens (J){level}": _with_interval(table, "energy_per_1k_tokens_j"),
+        "kg CO₂e per million tokens": [_value(x) for x in table["kg_co2e_per_mtok"]],
+        "electricity per million tokens (USD)": [_value(x) for x in table["cost_per_mtok"]],
+    }
+    if "basis" in table:
+        out["interval from"] = [BASIS.get(b, DASH) if f else DASH
+                                for b, f in zip(table["basis"], table["fits"], strict=True)]  # fmt: skip
+    out["why not"] = list(table["why_not"].fillna(""))
+    return pd.DataFrame(out)
 
 
 def summary(table: pd.DataFrame, itl_sla_ms: float) -> str:
@@ -57,22 +129,25 @@ def summary(table: pd.DataFrame, itl_sla_ms: float) -> str:
         return f"No GPU meets {itl_sla_ms:g} ms ({n_fit} of {len(table)} hold the model)."
     best = ok.iloc[0]
     return (
-        f"Pick: {best['gpu']} ({best['energy_per_1k_tokens_j']:,.0f} J per 1,000 tokens); "
-        f"{len(ok)} of {len(table)} GPUs meet {itl_sla_ms:g} ms."
+        f"Pick: {plan_labels(ok.head(1))[0]} ({sig(best['energy_per_1k_tokens_j'])} J per "
+        f"1,000 tokens); {len(ok)} of {len(table)} GPUs meet {itl_sla_ms:g} ms."
     )
 
 
-def explorer_view(c: ExplorerControls) -> tuple[pd.DataFrame, str]:
-    """(table to show, message). A user's mistake becomes the message and an empty table."""
+def explorer_view(c: ExplorerControls) -> ExplorerView:
+    """The view for the controls. A user's mistake becomes the message and empty tables."""
     try:
         table = explorer_ranking(c)
     except WattGPUError as err:
-        return pd.DataFrame(columns=VIEW_COLUMNS), f"error: {err}"
-    decimals = OFFLINE_DECIMALS if c.load == "offline" else SERVER_DECIMALS
-    return table[VIEW_COLUMNS].round(decimals), summary(table, c.itl_sla_ms)
+        empty = pd.DataFrame()
+        return ExplorerView(empty, empty, f"error: {err}")
+    return ExplorerView(table, display_table(table), summary(table, c.itl_sla_ms))
 
 
-def sla_slider_range(load: str) -> tuple[float, float, float, float]:
-    """(min, max, step, start) of the SLA slider in ms; offline ITLs are sub-millisecond
-    (1/throughput), server ones tens of ms (start: MLPerf's 30 ms interactive TPOT)."""
-    return (0.02, 2.0, 0.02, 0.5) if load == "offline" else (1.0, 150.0, 1.0, 30.0)
+def sla_slider_range(load: str, source: str = "hybrid") -> tuple[float, float, float, float]:
+    """(min, max, step, start) of the SLA slider in ms: tens of ms (start: MLPerf's 30 ms
+    interactive TPOT), except offline from the Watt Counts readings, whose ITL is 1 / throughput,
+    a fraction of a ms (the hybrid's offline ITL is what one request sees)."""
+    if load == "offline" and source != "hybrid":
+        return (0.02, 2.0, 0.02, 0.5)
+    return (1.0, 200.0, 1.0, 30.0)

@@ -24,6 +24,11 @@ LABELS = {
     "log_params_nominal_b": "ln published parameters (billions)",
     "transistors_m": "transistors (millions)",
     "all": "ours, all GPUs", "paper_7gpu": "ours, paper's 7 GPUs",
+    # choosing a GPU (notebook 05, the dashboard)
+    "num_gpus": "GPUs per replica", "energy_per_1k_tokens_j": "energy per 1,000 tokens (J)",
+    "kg_co2e_per_mtok": "kg CO₂e per million tokens",
+    "cost_per_mtok": "electricity cost per million tokens", "runs_itl_ms": "ITL as the runs define it (ms)",
+    "same_verdicts": "same SLA verdict", "meets_sla": "meets SLA", "why_not": "why not",
 }  # fmt: skip
 
 

@@ -10,6 +10,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from wattgpu_lite.face.plots_selection import (  # noqa: F401  (re-exported: notebook 05, dashboard)
+    gpu_energy_bars,
+    plan_bars,
+    sla_choice_curve,
+)
 from wattgpu_lite.face.plots_wattgpu import (  # noqa: F401  (re-exported: figures of notebooks 03 and 04)
     coverage_heatmap,
     fold_maps,
@@ -106,31 +111,6 @@ def measured_vs_estimated(pred: pd.DataFrame, methods: list[str]):
     grid.set(xscale="log", yscale="log")
     grid.set_axis_labels("measured J/token", "estimated J/token")
     return grid.figure
-
-
-def gpu_energy_bars(table: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axes:
-    """Energy per 1,000 generated tokens per GPU (a ``rank_gpus`` table), coloured by SLA."""
-    data = table.dropna(subset=["energy_per_1k_tokens_j"])
-    data = data.assign(sla=data["meets_sla"].map({True: "meets SLA", False: "misses SLA"}))
-    ax = ax or plt.subplots(figsize=(6.4, 0.35 * max(len(data), 3) + 1.0))[1]
-    sns.barplot(data=data, x="energy_per_1k_tokens_j", y="gpu", hue="sla", dodge=False, ax=ax,
-                hue_order=["meets SLA", "misses SLA"], palette=["tab:green", "tab:gray"])  # fmt: skip
-    ax.set(xlabel="GPU energy per 1,000 generated tokens (J)", ylabel="")
-    ax.legend(title="", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
-    return ax
-
-
-def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None) -> plt.Axes:
-    """The least-energy choice as the ITL SLA varies (a ``selection.sla_sweep`` table)."""
-    ax = ax or plt.subplots(figsize=(6.4, 3.2))[1]
-    ok = sweep.dropna(subset=["energy_per_1k_tokens_j"])
-    ax.step(ok["itl_sla_ms"], ok["energy_per_1k_tokens_j"], where="post", color="tab:blue")
-    for _, row in ok.drop_duplicates("pick").iterrows():
-        ax.annotate(row["pick"], (row["itl_sla_ms"], row["energy_per_1k_tokens_j"]),
-                    textcoords="offset points", xytext=(3, 4), fontsize=8)  # fmt: skip
-    ax.set(xscale="log", xlabel="ITL SLA (ms, log scale)",
-           ylabel="energy per 1,000 tokens of the pick (J)")  # fmt: skip
-    return ax
 
 
 def energy_components_bar(table: pd.DataFrame, title: str = ""):

@@ -64,3 +64,36 @@ def furthest_from_paper(
         f"furthest is {_cell_name(worst, keys)}: {sig(worst[ours])}{unit} against the paper's "
         f"{sig(worst[paper])}{unit}."
     )
+
+
+def more_or_less(pct: float, what: str = "") -> str:
+    """A signed percentage difference in words, whole percent: 44.0 -> "44 % more",
+    -57.8 -> "58 % less" (never "uses −57.8 % more"); ``what`` goes between: "58 % less energy"."""
+    word = "more" if pct >= 0 else "less"
+    return f"{abs(pct):.0f} % {word}{' ' + what if what else ''}"
+
+
+def compared(subject: str, value: float, reference_name: str, reference: float,
+             what: str = "energy") -> str:  # fmt: skip
+    """ "{subject} uses N % more|less {what} than {reference_name}", N = |value / reference − 1|
+    · 100: the percentage is always of the thing compared against."""
+    return (
+        f"{subject} uses {more_or_less((value / reference - 1) * 100, what)} than {reference_name}"
+    )
+
+
+def both_ways(a: str, e_a: float, b: str, e_b: float, what: str = "energy") -> str:
+    """The same two numbers read both ways: "the A30 uses 31 % less energy than the H100 NVL;
+    the H100 NVL uses 44 % more than the A30"."""
+    return f"{compared(a, e_a, b, e_b, what)}; {compared(b, e_b, a, e_a, '')}"
+
+
+def choice_steps(steps: pd.DataFrame, unit: str = "J per 1,000 tokens") -> str:
+    """The pick as an SLA loosens, from a table of (from_ms, gpu, energy): "below 4.93 ms no GPU;
+    from 4.93 ms the H200 NVL (29,100 J per 1,000 tokens); from 5.96 ms the H100 NVL (…)"."""
+    if steps.empty:
+        return "no GPU meets any SLA"
+    parts = [f"below {sig(steps['from_ms'].iloc[0])} ms no GPU"]
+    parts += [f"from {sig(r.from_ms)} ms the {r.gpu} ({sig(r.energy)} {unit})"
+              for r in steps.itertuples()]  # fmt: skip
+    return "; ".join(parts)

@@ -1,7 +1,7 @@
 """ipywidgets explorers. Thin: read the controls, call the library, draw.
 
 from wattgpu_lite.face.widgets import gpu_explorer
-gpu_explorer()          # LLM, candidate GPUs, load, ITL SLA, grid intensity -> ranking + bars
+gpu_explorer()          # LLM, GPUs, load, SLA, GPUs per replica, tokens -> ranking + chart
 """
 
 from __future__ import annotations
@@ -14,88 +14,9 @@ import matplotlib.pyplot as plt
 from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face import plots
-from wattgpu_lite.face.explorer import LOADS, ExplorerControls, explorer_view, sla_slider_range
+from wattgpu_lite.face.widgets_gpu import gpu_explorer  # noqa: F401  (re-exported: wl.widgets.*)
 from wattgpu_lite.hybrid.byo import FORM_FIELDS, predict_for_spec, spec_template
-from wattgpu_lite.runs.measurements import MEASURED_GPUS
-from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH
 from wattgpu_lite.specs.catalog import gpus, llms
-
-_WIDE = {"description_width": "110px"}
-
-
-def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
-    names = sorted(llms()["name"])
-    return {
-        "llm": w.Combobox(value=llm, options=names, ensure_option=True, description="LLM",
-                          placeholder="type to search", style=_WIDE,
-                          layout=w.Layout(width="480px")),
-        "gpus": w.SelectMultiple(options=list(gpus()["name"]), value=tuple(candidates),
-                                 rows=8, description="candidate GPUs", style=_WIDE),
-        "load": w.Dropdown(options=LOADS, value="server_low", description="load", style=_WIDE),
-        "rate_qps": w.BoundedFloatText(value=0.1, min=0.001, max=100.0, step=0.01,
-                                       description="rate (req/s)", style=_WIDE),
-        "itl_sla_ms": w.FloatSlider(value=itl_sla_ms, min=1.0, max=150.0, step=1.0,
-                                    description="ITL SLA (ms)", style=_WIDE),
-        "grid_gco2_per_kwh": w.FloatSlider(value=DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
-                                           step=1.0, description="grid gCO2e/kWh", style=_WIDE),
-    }  # fmt: skip
-
-
-def _read(c: dict, source: str) -> ExplorerControls:
-    return ExplorerControls(
-        llm=c["llm"].value, gpus=tuple(c["gpus"].value), load=c["load"].value,
-        rate_qps=c["rate_qps"].value, itl_sla_ms=c["itl_sla_ms"].value,
-        grid_gco2_per_kwh=c["grid_gco2_per_kwh"].value, source=source,
-    )  # fmt: skip
-
-
-def _bars_png(view) -> bytes:
-    """The energy bar chart as PNG bytes (an Image widget: nothing leaks into cell outputs)."""
-    fig, ax = plt.subplots(figsize=(6.4, 0.3 * len(view) + 1.0), dpi=80)
-    plots.gpu_energy_bars(view, ax=ax)
-    fig.tight_layout()
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    plt.close(fig)
-    return buffer.getvalue()
-
-
-def gpu_explorer(
-    llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=MEASURED_GPUS,
-    itl_sla_ms: float = 30.0, source: str = "hybrid",
-) -> w.VBox:  # fmt: skip
-    """Rank GPUs for an LLM under an ITL SLA; redraws the table and bar chart on every change."""
-    c = _controls(llm, candidates, itl_sla_ms)
-    message, table, chart = (
-        w.HTML(),
-        w.HTML(),
-        w.Image(format="png", layout=w.Layout(width="560px")),
-    )
-
-    def redraw(_=None) -> None:
-        if c["llm"].value not in c["llm"].options:
-            return  # still typing
-        view, text = explorer_view(_read(c, source))
-        chart.value = _bars_png(view) if len(view) else b""
-        html = view.to_html(index=False, na_rep="", classes="wl-ranking-table")
-        table.value = f"<div class='wl-ranking'>{html}</div>"
-        message.value = f"<b class='wl-message'>{text}</b>"  # last: the page is up to date
-
-    def on_load(change) -> None:
-        lo, hi, step, start = sla_slider_range(change["new"])
-        slider = c["itl_sla_ms"]
-        if (slider.min, slider.max) != (lo, hi):  # switching between offline and server
-            with slider.hold_trait_notifications():
-                slider.min, slider.max = min(lo, slider.min), max(hi, slider.max)
-                slider.step, slider.value = step, start
-                slider.min, slider.max = lo, hi
-        redraw()
-
-    for name, control in c.items():
-        control.observe(on_load if name == "load" else redraw, names="value")
-    redraw()
-    left = w.VBox([c["llm"], c["load"], c["rate_qps"], c["itl_sla_ms"], c["grid_gco2_per_kwh"]])
-    return w.VBox([w.HBox([left, c["gpus"]]), message, table, chart])
 
 
 # --- energy model explorer (issue 3) --------------------------------------------------------------

@@ -77,6 +77,7 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> 
     needed = np.ceil(rate_qps / np.where(per_replica > 0, per_replica, np.inf))
     shown = np.where(needed <= MAX_REPLICAS, np.maximum(needed, 1.0), np.nan)
     replicas = np.where(feasible, shown, np.nan)
+    shown = np.where(np.isnan(r_max), np.nan, shown)  # a replica that does not fit has no count
     share = rate_qps / np.where(np.isfinite(shown), shown, 1.0)
     out = _predict(llm, gpus, t_in, t_out, share, np.nan, level, weights)
     why = [

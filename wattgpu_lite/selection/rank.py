@@ -192,16 +192,18 @@ def heuristic_picks(table: pd.DataFrame) -> pd.DataFrame:
     return out.assign(extra_energy_pct=extra_pct(e_best, out["energy_per_1k_tokens_j"]))
 
 
-def compare_pair(llm, gpu_a: str, gpu_b: str, source: str = "measured", scenarios=SCENARIOS):
-    """Energy of GPU a vs GPU b per scenario, the percentage read both ways.
+def compare_pair(llm, gpu_a: str, gpu_b: str, source: str = "measured", scenarios=SCENARIOS,
+                 **ask):  # fmt: skip
+    """Energy of GPU a vs GPU b per scenario (one GPU each), the percentage read both ways.
 
     a_saves_pct = (E_b − E_a) / E_b · 100 ("a saves X %"); b_uses_more_pct = (E_b − E_a) / E_a
     · 100 ("b uses Y % more"); E = energy per 1,000 generated tokens. Server: E ∝ P̄.
+    ``ask``: more arguments of :func:`rank_gpus` (``t_in``, ``t_out``).
     """
     rows = []
     for scenario in scenarios:
-        t = rank_gpus(llm, scenario, itl_sla_ms=1e6,
-                      candidates=[gpu_a, gpu_b], source=source).set_index("gpu")  # fmt: skip
+        t = rank_gpus(llm, scenario, itl_sla_ms=1e6, candidates=[gpu_a, gpu_b], source=source,
+                      gpu_counts=(1,), **ask).set_index("gpu")  # fmt: skip
         e_a, e_b = (t.loc[gpu(n).name, "energy_per_1k_tokens_j"] for n in (gpu_a, gpu_b))
         p_a, p_b = (t.loc[gpu(n).name, "power_w"] for n in (gpu_a, gpu_b))
         rows.append({"scenario": scenario, "power_a_w": p_a, "power_b_w": p_b,

@@ -1,0 +1,120 @@
+"""Figures of choosing a GPU (notebook 05, the dashboard): plans against the SLA, energy per GPU,
+the pick as the SLA loosens. Each GPU keeps its colour (:mod:`wattgpu_lite.face.style`); a plan
+that misses the SLA is drawn hollow (dots) or hatched (bars)."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from wattgpu_lite.face.explorer import plan_labels
+from wattgpu_lite.face.style import WIDE_FIGSIZE, gpu_color, log_ticks, takeaway
+
+LOG_SPAN = 20.0  # an axis whose values span more than this factor is drawn on a log scale
+MEETS = Line2D([], [], marker="o", ls="", color="0.3", label="meets the SLA")
+MISSES = Line2D([], [], marker="o", ls="", color="0.3", mfc="white", label="misses the SLA")
+
+
+def _whiskers(data: pd.DataFrame, column: str) -> np.ndarray | None:
+    """2 x n distances to the interval ends (``column``_lo/_hi), or None without intervals."""
+    if f"{column}_lo" not in data:
+        return None
+    value = data[column].to_numpy(float)
+    lo, hi = data[f"{column}_lo"].to_numpy(float), data[f"{column}_hi"].to_numpy(float)
+    return np.nan_to_num(np.vstack([value - lo, hi - value]))
+
+
+def _dots(ax, data: pd.DataFrame, column: str) -> None:
+    """One dot per plan at ``column``, its interval as a whisker, hollow when it misses."""
+    y, err = np.arange(len(data)), _whiskers(data, column)
+    for k, (value, gpu, ok) in enumerate(zip(data[column], data["gpu"], data["meets_sla"],
+                                             strict=True)):  # fmt: skip
+        color = gpu_color(gpu)
+        ax.errorbar(value, y[k], xerr=None if err is None else err[:, k : k + 1], fmt="o",
+                    color=color, mfc=color if ok else "white", ms=7, capsize=3, lw=1.2)  # fmt: skip
+    values = data[column].to_numpy(float)
+    values = values[np.isfinite(values) & (values > 0)]
+    if len(values) and values.max() / values.min() > LOG_SPAN:
+        ax.set_xscale("log")
+        log_ticks(ax, "x")
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(6))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
+
+
+def plan_bars(table: pd.DataFrame, itl_sla_ms: float, title: str | None = None,
+              max_rows: int = 12) -> plt.Figure:  # fmt: skip
+    """Two panels sharing the plans (rows of a ranking, in its order): ITL with the SLA drawn as
+    a dashed line, and energy per 1,000 generated tokens, each with its interval if the table
+    has one. Plans without a figure (they do not fit) are left out."""
+    data = table.dropna(subset=["energy_per_1k_tokens_j"]).head(max_rows)
+    height = 0.36 * max(len(data), 3) + 1.5
+    fig, (left, right) = plt.subplots(1, 2, sharey=True, figsize=(WIDE_FIGSIZE[0], height))
+    _dots(left, data, "itl_ms")
+    _dots(right, data, "energy_per_1k_tokens_j")
+    left.axvline(itl_sla_ms, color="black", ls="--", lw=1.2)
+    left.text(itl_sla_ms, -0.7, f" SLA {itl_sla_ms:g} ms", va="bottom", ha="left")
+    left.set_yticks(np.arange(len(data)), plan_labels(data))
+    left.set_ylim(len(data) - 0.5, -1.0)
+    left.set(xlabel="ITL (ms)")
+    right.set(xlabel="GPU energy per 1,000 generated tokens (J)")
+    right.legend(handles=[MEETS, MISSES], loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.suptitle(title or _default_title(data, itl_sla_ms), x=0.01, ha="left")
+    fig.tight_layout()
+    return fig
+
+
+def _default_title(data: pd.DataFrame, itl_sla_ms: float) -> str:
+    ok = data[data["meets_sla"]]
+    if ok.empty:
+        return f"No plan meets {itl_sla_ms:g} ms"
+    best = plan_labels(ok.head(1))[0]
+    return f"{best}: the least energy among the plans within {itl_sla_ms:g} ms"
+
+
+def gpu_energy_bars(table: pd.DataFrame, ax: plt.Axes | None = None,
+                    title: str | None = None) -> plt.Axes:  # fmt: skip
+    """Energy per 1,000 generated tokens per plan of a ranking, in the GPU's colour, hatched
+    when the plan misses the SLA."""
+    data = table.dropna(subset=["energy_per_1k_tokens_j"])
+    ax = ax or plt.subplots(figsize=(6.4, 0.35 * max(len(data), 3) + 1.2))[1]
+    y = np.arange(len(data))
+    for k, (energy, gpu, ok) in enumerate(zip(data["energy_per_1k_tokens_j"], data["gpu"],
+                                              data["meets_sla"], strict=True)):  # fmt: skip
+        color = gpu_color(gpu)
+        ax.barh(y[k], energy, color=color if ok else "white", edgecolor=color, lw=1.5,
+                hatch=None if ok else "//")  # fmt: skip
+    ax.set_yticks(y, plan_labels(data))
+    ax.invert_yaxis()
+    ax.set(xlabel="GPU energy per 1,000 generated tokens (J)", ylabel="")
+    solid = plt.Rectangle((0, 0), 1, 1, color="0.4", label="meets the SLA")
+    hatched = plt.Rectangle((0, 0), 1, 1, fc="white", ec="0.4", hatch="//", label="misses the SLA")
+    ax.legend(handles=[solid, hatched], loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return takeaway(ax, title) if title else ax
+
+
+def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None,
+                     itl_sla_ms: float | None = None, title: str | None = None) -> plt.Axes:  # fmt: skip
+    """The least-energy pick's energy as the ITL SLA loosens (a ``selection.sla_sweep`` table),
+    each stretch in the colour of its GPU, labelled where it starts; ``itl_sla_ms`` dashed."""
+    ax = ax or plt.subplots(figsize=(6.4, 3.4))[1]
+    ok = sweep.dropna(subset=["energy_per_1k_tokens_j"]).reset_index(drop=True)
+    starts = ok.index[ok["pick"] != ok["pick"].shift()].tolist() + [len(ok) - 1]
+    for a, b in zip(starts[:-1], starts[1:], strict=True):
+        part = ok.loc[a : min(b, len(ok) - 1)]
+        color = gpu_color(ok.loc[a, "pick"])
+        ax.step(
+            part["itl_sla_ms"], part["energy_per_1k_tokens_j"], where="post", color=color, lw=2.2
+        )
+        ax.annotate(ok.loc[a, "pick"], (ok.loc[a, "itl_sla_ms"], ok.loc[a, "energy_per_1k_tokens_j"]),
+                    textcoords="offset points", xytext=(3, 5), color=color)  # fmt: skip
+    if itl_sla_ms is not None:
+        ax.axvline(itl_sla_ms, color="black", ls="--", lw=1.0)
+    ax.set(xscale="log", xlabel="ITL SLA (ms)", ylabel="energy of the pick\n(J per 1,000 tokens)")
+    ax.set_ylim(0, 1.2 * ok["energy_per_1k_tokens_j"].max())  # room for the labels
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
+    log_ticks(ax, "x")
+    return takeaway(ax, title) if title else ax

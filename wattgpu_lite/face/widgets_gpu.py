@@ -1,0 +1,114 @@
+"""The GPU explorer widget (notebook 05, the dashboard). Thin: read the controls into
+:class:`~wattgpu_lite.face.explorer.ExplorerControls`, call :func:`explorer_view`, draw.
+
+    from wattgpu_lite.face.widgets import gpu_explorer
+    gpu_explorer()   # LLM, GPUs, load, SLA, GPUs per replica, tokens, grid -> ranking + chart
+"""
+
+from __future__ import annotations
+
+import io
+
+import ipywidgets as w
+import matplotlib.pyplot as plt
+
+from wattgpu_lite.face import plots
+from wattgpu_lite.face.explorer import (
+    GPUS_PER_REPLICA,
+    LOADS,
+    ExplorerControls,
+    explorer_view,
+    rate_enabled,
+    sla_slider_range,
+)
+from wattgpu_lite.runs.measurements import MEASURED_GPUS
+from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH
+from wattgpu_lite.specs.catalog import gpus, llms
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+_WIDE = {"description_width": "130px"}
+
+
+def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
+    names = sorted(llms()["name"])  # dense and mixture-of-experts models alike
+    text = {"style": _WIDE, "layout": w.Layout(width="300px")}
+    return {
+        "llm": w.Combobox(value=llm, options=names, ensure_option=True, description="LLM",
+                          placeholder="type to search", style=_WIDE,
+                          layout=w.Layout(width="520px")),
+        "gpus": w.SelectMultiple(options=list(gpus()["name"]), value=tuple(candidates),
+                                 rows=12, description="candidate GPUs", style=_WIDE),
+        "load": w.Dropdown(options=LOADS, value="server_low", description="load", **text),
+        "rate_qps": w.BoundedFloatText(value=0.1, min=0.001, max=1000.0, step=0.01,
+                                       description="rate (req/s)", disabled=True, **text),
+        "itl_sla_ms": w.FloatSlider(value=itl_sla_ms, min=1.0, max=200.0, step=1.0,
+                                    description="ITL SLA (ms)", style=_WIDE,
+                                    layout=w.Layout(width="520px")),
+        "gpus_per_replica": w.Dropdown(options=GPUS_PER_REPLICA, value="best",
+                                       description="GPUs per replica", **text),
+        "t_in": w.BoundedIntText(value=DEFAULT_T_IN, min=1, max=1_000_000,
+                                 description="prompt tokens", **text),
+        "t_out": w.BoundedIntText(value=DEFAULT_T_OUT, min=1, max=1_000_000,
+                                  description="output tokens", **text),
+        "grid_gco2_per_kwh": w.FloatSlider(value=DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
+                                           step=1.0, description="grid (gCO₂e/kWh)", style=_WIDE,
+                                           layout=w.Layout(width="520px")),
+    }  # fmt: skip
+
+
+def _read(c: dict, source: str) -> ExplorerControls:
+    values = {name: control.value for name, control in c.items()}
+    return ExplorerControls(**{**values, "gpus": tuple(values["gpus"]), "source": source})
+
+
+def _chart_png(table, itl_sla_ms: float) -> bytes:
+    """The plans against the SLA as PNG bytes (an Image widget: nothing leaks into outputs)."""
+    fig = plots.plan_bars(table, itl_sla_ms)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _sync_slider(slider, load: str, source: str) -> None:
+    """Move the SLA slider's range when the load switches its scale (see sla_slider_range)."""
+    lo, hi, step, start = sla_slider_range(load, source)
+    if (slider.min, slider.max) != (lo, hi):
+        with slider.hold_trait_notifications():
+            slider.min, slider.max = min(lo, slider.min), max(hi, slider.max)
+            slider.step, slider.value = step, start
+            slider.min, slider.max = lo, hi
+
+
+def gpu_explorer(
+    llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=MEASURED_GPUS,
+    itl_sla_ms: float = 30.0, source: str = "hybrid",
+) -> w.VBox:  # fmt: skip
+    """Rank GPUs (and GPUs per replica) for an LLM under an ITL SLA; redraws the table and the
+    chart on every change. ``box.controls`` holds the controls by name."""
+    c = _controls(llm, candidates, itl_sla_ms)
+    message, table = w.HTML(), w.HTML()
+    chart = w.Image(format="png", layout=w.Layout(width="880px"))
+
+    def redraw(_=None) -> None:
+        if c["llm"].value not in c["llm"].options:
+            return  # still typing
+        view = explorer_view(_read(c, source))
+        chart.value = _chart_png(view.table, c["itl_sla_ms"].value) if len(view.table) else b""
+        html = view.display.to_html(index=False, classes="wl-ranking-table")
+        table.value = f"<div class='wl-ranking'>{html}</div>"
+        message.value = f"<b class='wl-message'>{view.message}</b>"  # last: the page is current
+
+    def on_load(change) -> None:
+        c["rate_qps"].disabled = not rate_enabled(change["new"])
+        _sync_slider(c["itl_sla_ms"], change["new"], source)
+        redraw()
+
+    for name, control in c.items():
+        control.observe(on_load if name == "load" else redraw, names="value")
+    _sync_slider(c["itl_sla_ms"], c["load"].value, source)
+    redraw()
+    left = w.VBox([c[k] for k in c if k != "gpus"])
+    box = w.VBox([w.HBox([left, c["gpus"]]), message, table, chart])
+    box.controls = c
+    return box

@@ -1,0 +1,137 @@
+"""WattGPU's case study asked of every source at every load, and serving plans read per GPU type.
+
+    r = readings("meta-llama/Llama-3.1-8B-Instruct", itl_sla_ms=30)  # source x load x GPU
+    claims(r)          # the paper's story (A30 picked, L4 too slow, T4 too small) per source, load
+    agreement(r)       # each predictor beside the measured runs: same pick? power and ITL errors
+    best_plans(wl.rank_gpus("openai/gpt-oss-120b", rate_qps=20, itl_sla_ms=50))  # one per GPU
+
+A reading is one ``rank_gpus`` table. The hybrid is asked with one GPU per replica and the runs'
+own token counts, so all four sources answer the question the runs measured.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.hybrid.api import predict
+from wattgpu_lite.runs import measurements
+from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
+from wattgpu_lite.selection.rank import rank_gpus
+from wattgpu_lite.specs.resolve import resolve_llm
+
+READING_SOURCES: tuple[str, ...] = ("measured", "paper", "logo", "hybrid")
+COLUMNS = ["gpu", "fits", "meets_sla", "rank", "power_w", "itl_ms", "energy_per_1k_tokens_j",
+           "why_not"]  # fmt: skip
+
+
+def runs_tokens(llm) -> tuple[int, int]:
+    """(prompt, generated) tokens per request, the mean over the LLM's Watt Counts runs."""
+    runs = measurements.load()
+    mine = runs[runs["llm"] == resolve_llm(llm).name]
+    if mine.empty:
+        raise ValueError(f"no Watt Counts run of {resolve_llm(llm).name!r}")
+    return round(mine["prompt_tokens"].mean()), round(mine["generated_tokens"].mean())
+
+
+def readings(llm, itl_sla_ms: float, sources=READING_SOURCES, scenarios=SCENARIOS,
+             candidates=MEASURED_GPUS) -> pd.DataFrame:  # fmt: skip
+    """One row per (source, scenario, GPU): fits, meets_sla, rank, power_w, itl_ms, energy per
+    1,000 tokens, why_not; plus ``runs_itl_ms``, the ITL as the runs define it (offline:
+    1 / throughput, which the hybrid calls time per token; its own offline ITL is per request)."""
+    t_in, t_out = runs_tokens(llm)
+    parts = []
+    for source in sources:
+        for scenario in scenarios:
+            t = rank_gpus(llm, scenario, itl_sla_ms=itl_sla_ms, candidates=list(candidates),
+                          source=source, gpu_counts=(1,), t_in=t_in, t_out=t_out)  # fmt: skip
+            aggregate = source == "hybrid" and scenario == "offline"
+            runs_itl = t["time_per_token_s"] * 1e3 if aggregate else t["itl_ms"]
+            parts.append(t[COLUMNS].assign(source=source, scenario=scenario, runs_itl_ms=runs_itl))
+    return pd.concat(parts, ignore_index=True)[["source", "scenario", *COLUMNS, "runs_itl_ms"]]
+
+
+def pick(table: pd.DataFrame):
+    """The GPU ranked first (None when no GPU meets the SLA)."""
+    first = table[table["rank"] == 1]
+    return None if first.empty else first["gpu"].iloc[0]
+
+
+def claims(r: pd.DataFrame, expected: str = "A30", slow: str = "L4", small: str = "T4"):
+    """Per (source, scenario): the pick, and the case study's claims as True/False — the
+    ``expected`` GPU is picked, ``slow`` holds the model but misses the SLA, ``small`` cannot
+    hold the model."""
+    rows = []
+    for (source, scenario), t in r.groupby(["source", "scenario"], sort=False):
+        g = t.set_index("gpu")
+        rows.append({"source": source, "scenario": scenario, "pick": pick(t),
+                     f"{expected} picked": pick(t) == expected,
+                     f"{slow} misses the SLA": bool(g.loc[slow, "fits"] and not g.loc[slow, "meets_sla"]),
+                     f"{small} cannot hold it": not bool(g.loc[small, "fits"])})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _ape(predicted: pd.Series, measured: pd.Series) -> pd.Series:
+    return (predicted - measured).abs() / measured * 100.0
+
+
+def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
+    """Each source beside ``reference`` per scenario, over the GPUs both hold: same pick, how
+    many GPUs get the same SLA verdict, MdAPE of power and of the runs' ITL (%)."""
+    ref = r[r["source"] == reference].set_index(["scenario", "gpu"])
+    rows = []
+    for (source, scenario), t in r[r["source"] != reference].groupby(["source", "scenario"],
+                                                                      sort=False):  # fmt: skip
+        g = t.set_index(["scenario", "gpu"])
+        both = g.index[g["fits"] & ref.loc[g.index, "fits"]]
+        verdicts = g.loc[both, "meets_sla"] == ref.loc[both, "meets_sla"]
+        power = _ape(g.loc[both, "power_w"], ref.loc[both, "power_w"])
+        itl = _ape(g.loc[both, "runs_itl_ms"], ref.loc[both, "runs_itl_ms"])
+        rows.append({"source": source, "scenario": scenario, "pick": pick(t),
+                     "reference_pick": pick(ref.loc[scenario].reset_index()),
+                     "same_verdicts": f"{int(verdicts.sum())} of {len(both)}",
+                     "power_mdape_pct": float(np.median(power)),
+                     "itl_mdape_pct": float(np.median(itl))})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def best_plans(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per GPU type from a ranking of plans: its least-energy plan meeting the SLA,
+    else its least-energy plan that fits, else its refusal with the most GPUs per replica (the
+    closest it came); in the ranking's order, ranked again among the GPU types."""
+    group = np.where(table["meets_sla"], 0, np.where(table["fits"], 1, 2))
+    energy = table["energy_per_1k_tokens_j"].fillna(np.inf)
+    most = -table["num_gpus"] if "num_gpus" in table else 0  # a refusal: the most GPUs tried
+    keys = table.assign(_g=group, _e=energy, _n=most).sort_values(["_g", "_e", "_n"], kind="stable")
+    best = table.loc[sorted(keys.drop_duplicates("gpu").index)].reset_index(drop=True)
+    rank = best["meets_sla"].cumsum().where(best["meets_sla"])  # ranks among GPU types
+    return best.assign(rank=rank.astype("Int64"))
+
+
+def sla_steps(table: pd.DataFrame) -> pd.DataFrame:
+    """Where the least-energy pick changes as the ITL SLA loosens, exactly: a GPU becomes the
+    pick at an SLA equal to its own ITL if it uses less energy than every faster GPU. Columns
+    from_ms, gpu, energy (per 1,000 tokens), one row per step, tightest first."""
+    ok = table[table["fits"] & table["itl_ms"].notna()].sort_values(["itl_ms", "gpu"])
+    rows, best = [], np.inf
+    for r in ok.itertuples():
+        if r.energy_per_1k_tokens_j < best:
+            best = r.energy_per_1k_tokens_j
+            rows.append({"from_ms": r.itl_ms, "gpu": r.gpu, "energy": best})
+    return pd.DataFrame(rows, columns=["from_ms", "gpu", "energy"])
+
+
+def replica_sweep(llm, gpu, num_gpus: int, rate_qps: float, replicas, t_in: int, t_out: int,
+                  weights=None) -> pd.DataFrame:  # fmt: skip
+    """The same rate served by R replicas of ``num_gpus`` GPUs each, R in ``replicas``: each
+    replica serves λ/R and draws P̄(λ/R), all are held, so the plan's energy per token is
+    R · P̄(λ/R) / (λ · T_out). Columns replicas, rate_per_replica_qps, power_w, total_power_w,
+    itl_ms, energy_per_1k_tokens_j (a replica past its capacity raises the kit's error)."""
+    rows = []
+    for r in replicas:
+        p = predict(llm, gpu, rate_qps=rate_qps / r, t_in=t_in, t_out=t_out, num_gpus=num_gpus,
+                    weights=weights)  # fmt: skip
+        rows.append({"replicas": r, "rate_per_replica_qps": rate_qps / r, "power_w": p.power_w,
+                     "total_power_w": r * p.power_w, "itl_ms": p.itl_s * 1e3,
+                     "energy_per_1k_tokens_j": r * p.power_w / (rate_qps * t_out) * 1e3})  # fmt: skip
+    return pd.DataFrame(rows)
