@@ -64,7 +64,7 @@ FAMILIES: dict[str, Family] = {
     "gpt2": Family(pos_offset=0, mlp_type=_PLAIN, tie_default=True, **_BIASED),
     "opt": Family(pos_offset=2, mlp_type=_PLAIN, tie_default=True, **_BIASED),
     "bloom": Family(embed_norm=True, mlp_type=_PLAIN, tie_default=True, **_BIASED),
-    "starcoder2": Family(mlp_type=_PLAIN, **_BIASED),
+    "starcoder2": Family(mlp_type=_PLAIN, tie_default=True, **_BIASED),  # PretrainedConfig default
     "falcon": Family(norm="layer", norms_per_layer=1, mlp_type=_PLAIN, tie_default=True),
     "RefinedWeb": Family(norm="layer", norms_per_layer=1, mlp_type=_PLAIN, tie_default=True),
     "RefinedWebModel": Family(norm="layer", norms_per_layer=1, mlp_type=_PLAIN, tie_default=True),
