@@ -58,6 +58,8 @@ EQUIVALENT: dict[str, str] = {  # mutant label -> why it cannot change behaviour
     "wattgpu/metrics.py:27 Gt -> GtE": "|true| exactly 1e-12 never occurs; the guard only skips zeros",
     "wattgpu/metrics.py:27 1e-12 x 1.1": "a guard against division by ~0: 1e-12 and 1.1e-12 skip the same rows",
     "wattgpu/metrics.py:34 Or -> And": "np.corrcoef of a constant input is NaN too, as the guard returns",
+    "hybrid/serving.py:142 Mult -> Div": "batch * ones(n) and batch / ones(n) are the same array",
+    "hybrid/serving.py:144 maximum() -> minimum()": "a guard: raw power rises up to the golden-section peak, so raw(peak) already bounds both ends",
 }
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
          ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,

@@ -73,3 +73,18 @@ def test_tokens_must_fit_the_context():
         C.check_tokens(0, 10)
     with pytest.raises(InvalidInputError, match="t_out must be from 1 to 1e\\+07"):
         C.check_tokens(10, 1_000_000_000)
+
+
+def test_check_count_defaults_span_one_to_two_to_the_31_minus_one_and_say_so():
+    assert C.check_count("n", 1) == 1 and C.check_count("n", 2**31 - 1) == 2**31 - 1
+    for bad in (0, 2**31):
+        with pytest.raises(
+            InvalidInputError, match="pass n as a whole number from 1 to 2,147,483,647"
+        ):
+            C.check_count("n", bad)
+
+
+def test_one_token_in_and_out_is_the_smallest_request_and_the_sum_must_fit():
+    assert C.check_tokens(1, 1) == (1, 1) and C.check_tokens(1, 1, context_length=2) == (1, 1)
+    with pytest.raises(InvalidInputError, match="t_out \\+ t_in = 1,001 tokens exceeds .* 1,000"):
+        C.check_tokens(300, 701, context_length=1000)

@@ -80,3 +80,12 @@ def test_batch_power_never_falls_as_the_batch_grows(pair, c):
     rows, _ = rows_for(*pair, n=16)
     power = S.busy_power_w(rows, np.geomspace(1, 512, 16), c)
     assert np.all(np.diff(power) >= -1e-9) and np.all(power <= rows.tdp_w + 1e-9)
+
+
+def test_at_the_capacity_rate_the_cache_is_exactly_full():
+    """Little's law at capacity: λ_max · T_out · s(cap) = cap sequences in flight."""
+    c = S.Constants()
+    rows, cap = rows_for("meta-llama/Llama-3.1-8B-Instruct", "L4", n=1)
+    capacity = S.capacity_qps(rows, cap, c)
+    assert capacity * rows.t_out * S.step_time_s(rows, cap, c) == pytest.approx(cap, rel=1e-9)
+    assert S.in_flight_at_rate(rows, 0.999 * capacity, cap, c)[0] == pytest.approx(cap[0], rel=0.02)
