@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,16 @@ def test_rank_moe_config_is_answered_by_physics_and_refused_by_the_paper_model(c
     assert {r["basis"] for r in rows} == {"physics"}
     assert main([*argv, "--source", "paper"]) == 2
     assert "dense models only" in capsys.readouterr().err
+
+
+def test_rank_text_view_says_the_pick_shows_top_plans_and_lists_why_not(capsys):
+    argv = ["rank", "--llm", LLAMA8, "--rate-qps", "0.017", "--itl-sla-ms", "30", "--top", "3"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    # 1, 2, 4, 8 GPUs of each catalog type: the rows are plans, and only three are printed
+    assert lines[0].startswith("Pick: A30 (") and " plans meet 30 ms." in lines[0]
+    assert "energy per 1,000 tokens (J), 80 % interval" in lines[2]
+    assert [ln.split()[0] for ln in lines[3:6]] == ["1", "2", "3"]
+    assert re.search(r"^\d+ more plans: --top \d+ or --json shows all\.$", lines[-1])
+    assert max(len(ln) for ln in lines) < 260  # the why-nots no longer widen every row

@@ -118,7 +118,7 @@ def test_bad_controls_become_a_message(change, text):
 
 def test_summary_without_a_feasible_gpu():
     view = explorer_view(_with(MEASURED, itl_sla_ms=1))
-    assert summary(view.table, 1) == "No GPU meets 1 ms (3 of 4 hold the model)."
+    assert summary(view.table, 1) == "No GPU meets 1 ms (3 of 4 GPUs hold the model)."
 
 
 def test_plan_labels_name_the_count_and_the_replicas():

@@ -121,16 +121,21 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def _what(table: pd.DataFrame) -> str:
+    """ "plans" when a GPU type appears with several counts per replica, else "GPUs" (one row each)."""
+    return "plans" if table["gpu"].duplicated().any() else "GPUs"
+
+
 def summary(table: pd.DataFrame, itl_sla_ms: float) -> str:
     """One sentence: the pick and its energy, or why there is none."""
     ok = table[table["meets_sla"]]
     n_fit = int(table["fits"].sum())
     if ok.empty:
-        return f"No GPU meets {itl_sla_ms:g} ms ({n_fit} of {len(table)} hold the model)."
+        return f"No GPU meets {itl_sla_ms:g} ms ({n_fit} of {len(table)} {_what(table)} hold the model)."
     best = ok.iloc[0]
     return (
         f"Pick: {plan_labels(ok.head(1))[0]} ({sig(best['energy_per_1k_tokens_j'])} J per "
-        f"1,000 tokens); {len(ok)} of {len(table)} GPUs meet {itl_sla_ms:g} ms."
+        f"1,000 tokens); {len(ok)} of {len(table)} {_what(table)} meet {itl_sla_ms:g} ms."
     )
 
 

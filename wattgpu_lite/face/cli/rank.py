@@ -3,7 +3,9 @@
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
     [--t-in 15 --t-out 180] [--gpus A30,L4,...] [--source hybrid|measured|paper|logo] [--json]
 
---json prints every column of the ranking (records, no NaN); the text view shows the main ones.
+--json prints every column of the ranking (records, no NaN). The text view is the dashboard's table:
+the pick in one sentence, the best ``--top`` plans with units and intervals, then why each shown plan
+that misses was turned down.
 """
 
 from __future__ import annotations
@@ -12,9 +14,7 @@ import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, add_token_flags, emit, resolve_llm
 
-# columns of the readable table (--json prints every column)
-TABLE = ["rank", "gpu", "num_gpus", "replicas", "meets_sla", "power_w", "itl_ms", "energy_per_request_j",
-         "energy_per_1k_tokens_j", "kg_co2e_per_mtok", "cost_per_mtok", "why_not"]  # fmt: skip
+DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -63,6 +63,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--price-per-kwh", type=float, help="electricity price per kWh (default: EIA, USD)"
     )
+    p.add_argument("--top", type=int, default=DEFAULT_TOP,
+                   help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
     add_json_flag(p)
     p.set_defaults(func=run_rank)
 
@@ -82,6 +84,26 @@ def run_rank(args: argparse.Namespace) -> int:
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
         **{k: v for k, v in extra.items() if v is not None},
     )  # fmt: skip
-    cols = [c for c in TABLE if c in table]
-    emit(table if args.json else table[cols].round(3), args.json)
+    if args.json:
+        emit(table, True)
+    else:
+        print(text_view(table, args.itl_sla_ms, args.top))
     return 0
+
+
+def text_view(table, itl_sla_ms: float, top: int) -> str:
+    """The pick in a sentence, the first ``top`` plans as the dashboard shows them, the why-nots."""
+    from wattgpu_lite.face.explorer import display_table, summary
+
+    view = display_table(table).head(max(top, 1))
+    lines = [summary(table, itl_sla_ms), "",
+             view.drop(columns="why not").to_string(index=False)]  # fmt: skip
+    why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
+    if why:
+        lines += ["", "why not:", *why]
+    if len(table) > len(view):
+        lines += [
+            "",
+            f"{len(table) - len(view)} more plans: --top {len(table)} or --json shows all.",
+        ]
+    return "\n".join(lines)
