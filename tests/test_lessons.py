@@ -28,12 +28,6 @@ FOLDER = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
 LESSONS = [p for p in NOTEBOOKS if p.stem != "dashboard"]  # the dashboard is an app, not a lesson
 PENDING: dict[tuple[str, str], str] = {
-    ("01_energy_model_derivation", "structure"): "issue 14: 01 not yet converted (energy owner)",
-    ("01_energy_model_derivation", "exercises"): "issue 14: 01 not yet converted (energy owner)",
-    ("01_energy_model_derivation", "numbers"): "issue 14: 01 not yet converted (energy owner)",
-    ("02_traffic_breakdown", "structure"): "issue 14: 02 not yet converted (energy owner)",
-    ("02_traffic_breakdown", "exercises"): "issue 14: 02 not yet converted (energy owner)",
-    ("02_traffic_breakdown", "numbers"): "issue 14: 02 not yet converted (energy owner)",
     ("05_choosing_a_gpu", "structure"): "issue 14: 05 not yet converted (selection owner)",
     ("05_choosing_a_gpu", "exercises"): "issue 14: 05 not yet converted (selection owner)",
     ("05_choosing_a_gpu", "numbers"): "issue 14: 05 not yet converted (selection owner)",
