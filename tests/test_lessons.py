@@ -27,14 +27,8 @@ from nbval.kernel import CURRENT_ENV_KERNEL_NAME, NbvalKernelspecManager
 FOLDER = Path(__file__).resolve().parents[1] / "notebooks"
 NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
 LESSONS = [p for p in NOTEBOOKS if p.stem != "dashboard"]  # the dashboard is an app, not a lesson
-PENDING: dict[tuple[str, str], str] = {
-    ("01_energy_model_derivation", "structure"): "issue 14: 01 not yet converted (energy owner)",
-    ("01_energy_model_derivation", "exercises"): "issue 14: 01 not yet converted (energy owner)",
-    ("01_energy_model_derivation", "numbers"): "issue 14: 01 not yet converted (energy owner)",
-    ("02_traffic_breakdown", "structure"): "issue 14: 02 not yet converted (energy owner)",
-    ("02_traffic_breakdown", "exercises"): "issue 14: 02 not yet converted (energy owner)",
-    ("02_traffic_breakdown", "numbers"): "issue 14: 02 not yet converted (energy owner)",
-}
+# (notebook, check) -> why it is not met yet: a strict xfail (empty: every lesson meets every check)
+PENDING: dict[tuple[str, str], str] = {}
 
 
 def _cases(paths, check):
