@@ -45,5 +45,7 @@ def test_bars_follow_the_table_order_and_markers_their_label(tidy):
 def test_energy_stack_stacks_every_component_in_the_legend(tidy):
     data = tidy.assign(x=np.repeat(np.arange(4), 2))
     ax = plots.energy_stack(data, "x")
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["compute", "attention_reads"]
+    texts = ax.get_legend().get_texts()
+    assert [t.get_text() for t in texts] == ["compute", "attention reads"]
+    assert min(t.get_fontsize() for t in texts) >= 9  # no legend below the style's 9 pt
     plt.close("all")

@@ -65,13 +65,13 @@ def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title:
     ax = ax or plt.subplots(figsize=(6, 3.2), dpi=90)[1]
     wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j")
     cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
-    ax.stackplot(wide.index, *(wide[c] for c in cols), labels=cols,
+    ax.stackplot(wide.index, *(wide[c] for c in cols), labels=[label(c) for c in cols],
                  colors=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
     ax.set(
         xlabel=x, ylabel="J per generated token", title=title, xscale="log" if logx else "linear"
     )
     if legend:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # the style's font size
     return ax
 
 
@@ -85,7 +85,8 @@ def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = "", markers=No
     wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j",
                             aggfunc="sum", sort=False).reindex(order)  # fmt: skip
     cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
-    wide[cols].plot.bar(stacked=True, ax=ax, color=[ENERGY_COLORS[c] for c in cols], width=0.8)
+    wide[cols].rename(columns=label).plot.bar(stacked=True, ax=ax, width=0.8,
+                                              color=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
     if markers is not None:
         pos = {label.get_text(): p for label, p in zip(ax.get_xticklabels(), ax.get_xticks(),
                                                        strict=True)}  # fmt: skip
@@ -93,7 +94,7 @@ def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = "", markers=No
         ax.plot(xs, markers.to_numpy(), "k_", ms=14, mew=2, label=markers.name or "marker")
     ax.set(ylabel="J per generated token", title=title)
     if legend:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # the style's font size
     else:
         ax.get_legend().remove()
     return ax
