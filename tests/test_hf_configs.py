@@ -118,6 +118,20 @@ def test_mlx_quantises_everything_and_gpt_oss_keeps_attention_in_16_bits():
     assert kept_16bit("model.layers.1.self_attn.o_proj", ("re:.*self_attn.*",))
 
 
+def test_fbgemm_fp8_is_read_as_8_bit_fp8_with_per_channel_scales_neglected():
+    """Llama-3.1-*-FP8 releases say ``quant_method: fbgemm_fp8`` (FP8 E4M3 weights, one scale per
+    output row, ``activation_scale_ub``); per-channel scales add < 0.01 bit and are neglected, so
+    the 405B architecture weighs as plain per-tensor FP8, 16-bit embeddings raising the mean."""
+    arch = _cfg("meta-llama__Llama-3.1-405B.json")
+    fb = {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0, "modules_to_not_convert": None}
+    m = wl.LLM.from_hf_config(arch | {"quantization_config": fb})
+    plain = wl.LLM.from_hf_config(arch | {"quantization_config": {"quant_method": "fp8"}})
+    assert m.weight_format == "fp8" and m.weight_bits == plain.weight_bits
+    assert 8 < m.weight_bits < 8.2 and m.params_b == plain.params_b
+    kept = fb | {"modules_to_not_convert": ["lm_head", "mlp"]}
+    assert wl.LLM.from_hf_config(arch | {"quantization_config": kept}).weight_bits > 14
+
+
 LLAMA = _cfg("meta-llama__Llama-3.1-8B.json")
 
 
