@@ -123,7 +123,11 @@ def test_fbgemm_fp8_is_read_as_8_bit_fp8_with_per_channel_scales_neglected():
     output row, ``activation_scale_ub``); per-channel scales add < 0.01 bit and are neglected, so
     the 405B architecture weighs as plain per-tensor FP8, 16-bit embeddings raising the mean."""
     arch = _cfg("meta-llama__Llama-3.1-405B.json")
-    fb = {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0, "modules_to_not_convert": None}
+    fb = {
+        "quant_method": "fbgemm_fp8",
+        "activation_scale_ub": 1200.0,
+        "modules_to_not_convert": None,
+    }
     m = wl.LLM.from_hf_config(arch | {"quantization_config": fb})
     plain = wl.LLM.from_hf_config(arch | {"quantization_config": {"quant_method": "fp8"}})
     assert m.weight_format == "fp8" and m.weight_bits == plain.weight_bits
