@@ -136,6 +136,25 @@ def test_fbgemm_fp8_is_read_as_8_bit_fp8_with_per_channel_scales_neglected():
     assert wl.LLM.from_hf_config(arch | {"quantization_config": kept}).weight_bits > 14
 
 
+def test_llama4_has_a_shared_expert_and_wide_dense_layers_between_its_moe_layers():
+    """Llama 4 names neither: every MoE layer adds one always-on expert of intermediate_size to the
+    routed ones, and Maverick's dense layers are intermediate_size_mlp wide (Llama4TextMoe).
+    Oracle by hand (counts are rounded to 10³): untied 202,048-token tables, GQA 40/8 heads of
+    128, two RMSNorms a layer."""
+    d, ff, ff_dense, v = 5120, 8192, 16384, 202048
+    attn_norms = 48 * (2 * d * d + 2 * d * 1024 + 2 * d) + 2 * v * d + d
+    mav = wl.LLM.from_hf_config(CONFIGS / "meta-llama__Llama-4-Maverick-17B-128E-Instruct.json")
+    assert (mav.n_moe_layers, mav.n_shared_experts, mav.intermediate_size) == (24, 1, 16384)
+    moe = 24 * (128 * d + 129 * 3 * d * ff)  # router, 128 routed + 1 shared expert
+    assert mav.params_b * 1e9 == pytest.approx(attn_norms + moe + 24 * 3 * d * ff_dense, abs=1e3)
+    assert mav.params_active_b * 1e9 == pytest.approx(
+        mav.params_b * 1e9 - 24 * 127 * 3 * d * ff, abs=2e3
+    )
+    scout = wl.LLM.from_hf_config(CONFIGS / "meta-llama__Llama-4-Scout-17B-16E-Instruct.json")
+    moe = 48 * (16 * d + 17 * 3 * d * ff)
+    assert scout.params_b * 1e9 == pytest.approx(attn_norms + moe, abs=1e3)
+
+
 LLAMA = _cfg("meta-llama__Llama-3.1-8B.json")
 
 
