@@ -135,6 +135,43 @@ def test_mlx_quantises_everything_and_gpt_oss_keeps_attention_in_16_bits():
     assert kept_16bit("model.layers.1.self_attn.o_proj", ("re:.*self_attn.*",))
 
 
+def test_fbgemm_fp8_is_read_as_8_bit_fp8_with_per_channel_scales_neglected():
+    """Llama-3.1-*-FP8 releases say ``quant_method: fbgemm_fp8`` (FP8 E4M3 weights, one scale per
+    output row, ``activation_scale_ub``); per-channel scales add < 0.01 bit and are neglected, so
+    the 405B architecture weighs as plain per-tensor FP8, 16-bit embeddings raising the mean."""
+    arch = _cfg("meta-llama__Llama-3.1-405B.json")
+    fb = {
+        "quant_method": "fbgemm_fp8",
+        "activation_scale_ub": 1200.0,
+        "modules_to_not_convert": None,
+    }
+    m = wl.LLM.from_hf_config(arch | {"quantization_config": fb})
+    plain = wl.LLM.from_hf_config(arch | {"quantization_config": {"quant_method": "fp8"}})
+    assert m.weight_format == "fp8" and m.weight_bits == plain.weight_bits
+    assert 8 < m.weight_bits < 8.2 and m.params_b == plain.params_b
+    kept = fb | {"modules_to_not_convert": ["lm_head", "mlp"]}
+    assert wl.LLM.from_hf_config(arch | {"quantization_config": kept}).weight_bits > 14
+
+
+def test_llama4_has_a_shared_expert_and_wide_dense_layers_between_its_moe_layers():
+    """Llama 4 names neither: every MoE layer adds one always-on expert of intermediate_size to the
+    routed ones, and Maverick's dense layers are intermediate_size_mlp wide (Llama4TextMoe).
+    Oracle by hand (counts are rounded to 10³): untied 202,048-token tables, GQA 40/8 heads of
+    128, two RMSNorms a layer."""
+    d, ff, ff_dense, v = 5120, 8192, 16384, 202048
+    attn_norms = 48 * (2 * d * d + 2 * d * 1024 + 2 * d) + 2 * v * d + d
+    mav = wl.LLM.from_hf_config(CONFIGS / "meta-llama__Llama-4-Maverick-17B-128E-Instruct.json")
+    assert (mav.n_moe_layers, mav.n_shared_experts, mav.intermediate_size) == (24, 1, 16384)
+    moe = 24 * (128 * d + 129 * 3 * d * ff)  # router, 128 routed + 1 shared expert
+    assert mav.params_b * 1e9 == pytest.approx(attn_norms + moe + 24 * 3 * d * ff_dense, abs=1e3)
+    assert mav.params_active_b * 1e9 == pytest.approx(
+        mav.params_b * 1e9 - 24 * 127 * 3 * d * ff, abs=2e3
+    )
+    scout = wl.LLM.from_hf_config(CONFIGS / "meta-llama__Llama-4-Scout-17B-16E-Instruct.json")
+    moe = 48 * (16 * d + 17 * 3 * d * ff)
+    assert scout.params_b * 1e9 == pytest.approx(attn_norms + moe, abs=1e3)
+
+
 LLAMA = _cfg("meta-llama__Llama-3.1-8B.json")
 
 

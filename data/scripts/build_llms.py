@@ -57,6 +57,8 @@ CORPUS = [
     ("databricks/dbrx-instruct", "amd__dbrx-instruct-FP8-KV.json", 132.0, "transformers DBRX docs: 132B total, 36B active; architecture of the AMD FP8 re-quantisation, BF16 weights", True),
     ("meta-llama/Llama-3.1-405B", "meta-llama__Llama-3.1-405B.json", 405.0, "Llama 3.1 model card, Params 405B (not re-opened in this session)", False),
     ("moonshotai/Kimi-K2-Instruct", "moonshotai__Kimi-K2-Instruct.json", 1026.408, "our count (no published total re-checked)", False),
+    ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "meta-llama__Llama-4-Scout-17B-16E-Instruct.json", 109.0, "transformers Llama4 docs: ~109B total with the vision encoder, 17B active; our count is the language model (trimmed vendored config)", False),
+    ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "meta-llama__Llama-4-Maverick-17B-128E-Instruct.json", 400.0, "transformers Llama4 docs: ~400B total with the vision encoder, 17B active; our count is the language model (trimmed vendored config)", False),
 ]  # fmt: skip
 WG_DERIVED = {"model_name", "model_upload_date", "total_b_params", "active_b_params"}
 

@@ -196,9 +196,12 @@ def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str,
 
 
 def ffn_width(cfg: dict[str, Any], d: int, fam: Family) -> int:
-    """The (dense) MLP width: explicit, MPT's expansion_ratio·d, or 4·d for plain MLPs
-    (GPT-2/GPT-J ``n_inner: null``, Falcon, BLOOM); gated MLPs must state it."""
+    """The (dense) MLP width: explicit (Llama 4: ``intermediate_size_mlp``), MPT's
+    expansion_ratio·d, or 4·d for plain MLPs (GPT-2/GPT-J ``n_inner: null``, Falcon, BLOOM);
+    gated MLPs must state it."""
     ffn = cfg.get("ffn_config") if isinstance(cfg.get("ffn_config"), dict) else {}
+    if cfg.get("model_type") == "llama4_text" and cfg.get("intermediate_size_mlp") is not None:
+        return as_int("intermediate_size_mlp", cfg["intermediate_size_mlp"])
     if ffn.get("ffn_hidden_size") is not None:
         return as_int("ffn_config.ffn_hidden_size", ffn["ffn_hidden_size"])
     if cfg.get("expansion_ratio") is not None:

@@ -4,7 +4,11 @@ Experts: ``num_local_experts`` (Mixtral, gpt-oss, Phi-3.5-MoE), ``num_experts`` 
 ``n_routed_experts`` (DeepSeek, GLM-4.5, Kimi), DBRX's ``ffn_config.moe_num_experts``. Top-k:
 ``num_experts_per_tok``, ``experts_per_token``, ``moe_top_k``. Expert width: ``moe_intermediate_size``
 (else the MLP width). Shared experts: ``n_shared_experts`` experts of the expert width, or one
-of ``shared_expert_intermediate_size`` with a sigmoid gate (Qwen-MoE). Which layers are MoE:
+of ``shared_expert_intermediate_size`` with a sigmoid gate (Qwen-MoE). Llama 4 (``llama4_text``)
+names no width or shared expert: its routed experts and its one always-on shared expert are
+``intermediate_size`` wide (transformers ``Llama4TextMoe``), its dense layers
+``intermediate_size_mlp`` (read by :func:`~wattgpu_lite.specs.hf_config.ffn_width`). Which layers
+are MoE:
 
 - ``first_k_dense_replace`` k and ``moe_layer_freq`` f (DeepSeek, GLM-4.5): i ≥ k and i mod f = 0;
 - ``decoder_sparse_step`` s and ``mlp_only_layers`` (Qwen-MoE): (i + 1) mod s = 0, not listed;
@@ -58,12 +62,19 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     top_k = as_int(*topk)
     if top_k > n_experts:
         raise ConfigError(f"config.json {topk[0]} = {top_k} exceeds {experts[0]} = {n_experts}")
-    expert_ff = as_int("moe_intermediate_size", cfg.get("moe_intermediate_size") or dense_ff)
+    width = cfg.get("intermediate_size") if _is_llama4(cfg) else dense_ff
+    expert_ff = as_int("moe_intermediate_size", cfg.get("moe_intermediate_size") or width)
     n_shared, shared_ff, gate = _shared(cfg, expert_ff)
     return MoE(n_experts, top_k, expert_ff, n_shared, shared_ff, gate, moe_layers(cfg, n_layers))
 
 
+def _is_llama4(cfg: dict[str, Any]) -> bool:
+    return cfg.get("model_type") == "llama4_text"
+
+
 def _shared(cfg: dict[str, Any], expert_ff: int) -> tuple[int, int, bool]:
+    if _is_llama4(cfg):
+        return 1, expert_ff, False
     if cfg.get("shared_expert_intermediate_size"):
         return (
             1,
