@@ -145,3 +145,64 @@ def test_a_multi_query_flag_outside_falcon_means_one_kv_head():
     cfg.pop("num_key_value_heads")
     assert wl.LLM.from_hf_config(dict(cfg, multi_query=True)).n_kv_heads == 1
     assert wl.LLM.from_hf_config(cfg).n_kv_heads == cfg["num_attention_heads"]
+
+
+# --- the hybrid: group conformal, the extrapolation notes, the backbone's time per token ------------
+
+
+def test_weighted_quantile_by_hand():
+    from wattgpu_lite.hybrid.conformal import weighted_quantile
+
+    ones = np.ones(4)
+    # half of the weight lies at or below 2: the 50 % quantile is 2, not the next score
+    assert weighted_quantile(np.array([4.0, 2.0, 1.0, 3.0]), ones, 0.5) == 2.0
+    assert weighted_quantile(np.array([1.0, 2.0]), np.ones(2), 1.0) == 2.0
+    assert weighted_quantile(np.array([1.0, 2.0]), np.ones(2), 1.05) == math.inf
+
+
+def test_groups_weigh_equally_whatever_their_size():
+    from wattgpu_lite.hybrid.conformal import group_quantile
+
+    # group A: three runs at 1; group B: runs at 0 and 10. Each group weighs 1 (A's runs 1/3 each,
+    # B's 1/2): the weight at or below 1 is 0.5 + 1 = 1.5 of 2 (75 %). So the 76 % quantile is
+    # 10 and the 70 % one is 1; weighting runs instead, 1 covers 4 of 5 (80 %) and both would be 1.
+    scores, groups = [1.0, 1.0, 1.0, 0.0, 10.0], ["A", "A", "A", "B", "B"]
+    assert group_quantile(scores, groups, 0.76, floor=0.0) == 10.0
+    assert group_quantile(scores, groups, 0.70, floor=0.0) == 1.0
+
+
+def test_extrapolation_counts_e_folds_beyond_the_training_range():
+    from wattgpu_lite.hybrid.engine import WATCHED, excess_efolds, notes_for
+    from wattgpu_lite.hybrid.model import HybridModel
+
+    model = HybridModel.pretrained()
+    inside = {n: np.array([math.sqrt(model.ranges[n][0] * model.ranges[n][1])]) for n in WATCHED}
+    assert excess_efolds(model, inside)[0] == 0.0 and notes_for(model, inside, 0) == []
+    lo, hi = model.ranges["params_b"]
+    for value, efolds in ((hi * math.e, 1.0), (lo / math.e**2, 2.0), (hi * 1.5, math.log(1.5))):
+        out = dict(inside, params_b=np.array([value]))
+        assert excess_efolds(model, out)[0] == pytest.approx(efolds)
+        assert len(notes_for(model, out, 0)) == 1
+
+
+def test_status_of_a_row_at_capacity_and_at_the_smallest_cache():
+    from wattgpu_lite.hybrid.engine import _status
+
+    cap, capacity = np.array([1.5, 1.5, 0.5]), np.array([2.0, 2.0, 2.0])
+    rate = np.array([2.0, 1.0, 1.0])  # exactly at capacity: no steady state
+    assert list(_status(cap, rate, np.ones(3), capacity)) == [
+        "saturated", "ok", "does not fit in memory"]  # fmt: skip
+
+
+def test_backbone_time_per_token_by_definition():
+    from wattgpu_lite.hybrid import rows as R
+    from wattgpu_lite.hybrid import serving as S
+
+    rows, cap = R.build(
+        [wl.llm("meta-llama/Llama-3.1-8B-Instruct")] * 2, [wl.gpu("A30")] * 2, 15, 180
+    )
+    c = S.Constants()
+    fixed = S.at_batch(rows, np.array([1.0, 8.0]), c)
+    assert fixed["time_per_token_s"] == pytest.approx(fixed["itl_s"] / [1.0, 8.0])
+    poisson = S.at_rate(rows, np.array([0.5, 2.0]), cap, c)
+    assert poisson["time_per_token_s"] == pytest.approx([1 / 90, 1 / 360])
