@@ -62,6 +62,9 @@ EQUIVALENT: dict[str, str] = {  # mutant label -> why it cannot change behaviour
     "hybrid/serving.py:207 1e-300 x 1.1": "a guard against 0/0: where no request is in flight the busy share is 0 and P_busy drops out",
     "hybrid/engine.py:117 1e-09 x 1.1": "the stand-in rate of rows with no steady state; their values are masked to NaN",
     "hybrid/engine.py:79 1e-12 x 1.1": "a guard against log(0): every watched input is positive",
+    "hybrid/conformal.py:37 1.0 x 1.1": "scaling every weight by one factor leaves a weighted quantile where it is",
+    "hybrid/conformal.py:29 1e-12 x 1.1": "a rounding tolerance on the cumulative weight; 1.1e-12 picks the same score",
+    "hybrid/conformal.py:30 Sub -> Add": "a guard: for level <= 1 the search index is already at most n - 1",
     "hybrid/serving.py:144 maximum() -> minimum()": "a guard: raw power rises up to the golden-section peak, so raw(peak) already bounds both ends",
 }
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
