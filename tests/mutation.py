@@ -4,7 +4,7 @@ Each mutant changes one thing in one function (an arithmetic or comparison opera
 constant by 10 %, ``median``/``mean``, ``max``/``min``, a divisor ``x`` to ``x + 1``, or one of the
 NAMED mutants below, which earlier suites let through). The mutated module is written into a
 private copy of the repository and the tests that cover it run with ``pytest -x``; a mutant is
-killed when they fail. Two copies run side by side (2 cores), a few minutes in all.
+killed when they fail. Two copies run side by side (2 cores), each serving one mutant at a time.
 
     python tests/mutation.py            # every target; prints the score and the survivors
     python tests/mutation.py --list     # the mutants, without running them
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import queue
 import shutil
 import subprocess
 import sys
@@ -225,15 +226,21 @@ def main() -> int:
         print("\n".join(m.label for m in mutants), f"\n{len(mutants)} mutants")
         return 0
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-        copies = [_copy(Path(a)), _copy(Path(b))]
+        free: queue.Queue[Path] = queue.Queue()  # a copy serves one mutant at a time
+        for folder in (a, b):
+            free.put(_copy(Path(folder)))
 
-        def one(im: tuple[int, Mutant]) -> bool:
-            k = run(im[1], copies[im[0] % 2])
-            print(f"{'killed  ' if k else 'SURVIVED'}  {im[1].label}", flush=True)
+        def one(mutant: Mutant) -> bool:
+            copy_root = free.get()
+            try:
+                k = run(mutant, copy_root)
+            finally:
+                free.put(copy_root)
+            print(f"{'killed  ' if k else 'SURVIVED'}  {mutant.label}", flush=True)
             return k
 
         with ThreadPoolExecutor(2) as pool:
-            killed = list(pool.map(one, enumerate(mutants)))
+            killed = list(pool.map(one, mutants))
     survivors = [m.label for m, k in zip(mutants, killed, strict=True) if not k]
     counted = [m for m in mutants if m.label not in EQUIVALENT]
     score = (

@@ -206,3 +206,13 @@ def test_backbone_time_per_token_by_definition():
     assert fixed["time_per_token_s"] == pytest.approx(fixed["itl_s"] / [1.0, 8.0])
     poisson = S.at_rate(rows, np.array([0.5, 2.0]), cap, c)
     assert poisson["time_per_token_s"] == pytest.approx([1 / 90, 1 / 360])
+
+
+def test_watt_counts_rates_and_the_shortest_usable_request():
+    from wattgpu_lite.runs import schema
+
+    # WattGPU §3: Poisson rates of 0.017 and 0.33 requests per second
+    assert schema.LAMBDA_QPS == {"server_low": 0.017, "server_high": 0.33}
+    assert schema.LAMBDA_SPLIT_QPS == pytest.approx(0.0749, abs=5e-5)
+    # one inter-token gap needs two generated tokens: exactly two is kept, fewer is dropped
+    assert schema.MIN_GENERATED_TOKENS == 2.0
