@@ -216,3 +216,22 @@ def test_watt_counts_rates_and_the_shortest_usable_request():
     assert schema.LAMBDA_SPLIT_QPS == pytest.approx(0.0749, abs=5e-5)
     # one inter-token gap needs two generated tokens: exactly two is kept, fewer is dropped
     assert schema.MIN_GENERATED_TOKENS == 2.0
+
+
+def test_status_boundaries_a_full_cache_and_a_single_sequence_are_served():
+    from wattgpu_lite.hybrid.engine import _status
+
+    # a batch exactly at the cache's capacity fits; a replica holding exactly one sequence serves
+    cap, nan = np.array([8.0, 1.0]), np.array([np.nan, np.nan])
+    assert list(_status(cap, nan, np.array([8.0, 1.0]), np.ones(2))) == ["ok", "ok"]
+    assert list(_status(cap, nan, np.array([9.0, 1.0]), np.ones(2)))[0].startswith("batch above")
+
+
+def test_at_rate_itl_is_one_step_with_the_arriving_request_added():
+    from wattgpu_lite.hybrid import rows as R
+    from wattgpu_lite.hybrid import serving as S
+
+    rows, cap = R.build([wl.llm("meta-llama/Llama-3.1-8B-Instruct")], [wl.gpu("A30")], 15, 180)
+    c = S.Constants()
+    out = S.at_rate(rows, np.array([0.3]), cap, c)
+    assert out["itl_s"] == pytest.approx(S.step_time_s(rows, 1.0 + out["in_flight"], c))
