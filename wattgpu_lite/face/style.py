@@ -112,9 +112,9 @@ def _plain_number(value: float, _pos=None) -> str:
     """1e-3 -> "0.001", 2e4 -> "20,000"; outside 1e-4 .. 1e6 mantissa × a power of ten."""
     if value <= 0:
         return ""
-    if 1e-4 <= value < 1e6:
+    if 1e-4 * (1 - 1e-6) <= value < 1e6:  # a tick at 1e-4 may arrive as 9.99999e-05
         return f"{value:,.6f}".rstrip("0").rstrip(".")
-    exponent = math.floor(math.log10(value) + 1e-9)
+    exponent = math.floor(math.log10(value) + 1e-6)
     mantissa = value / 10**exponent
     head = "" if abs(mantissa - 1) < 1e-6 else f"{mantissa:g}\\times"
     return f"${head}10^{{{exponent}}}$"
