@@ -58,6 +58,10 @@ ENERGY_COLORS = {"compute": "#4c72b0", "parameter_reads": "#dd8452", "kv_writes"
                  "attention_reads": "#c44e52", "static": "#8c8c8c", "communication": "#8172b3"}  # fmt: skip
 
 
+# sweep axes named as the energy model names them (label() would read "t out")
+TOKEN_AXES = {"t_out": "generated tokens per request (T_out)", "t_in": "prompt tokens (T_in)"}
+
+
 def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title: str = "",
                  legend: bool = True):  # fmt: skip
     """Stacked component energy (J per generated token) against ``x`` from a tidy breakdown; the
@@ -68,7 +72,10 @@ def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title:
     ax.stackplot(wide.index, *(wide[c] for c in cols), labels=[label(c) for c in cols],
                  colors=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
     ax.set(
-        xlabel=x, ylabel="J per generated token", title=title, xscale="log" if logx else "linear"
+        xlabel=TOKEN_AXES.get(x, label(x)),
+        ylabel="J per generated token",
+        title=title,
+        xscale="log" if logx else "linear",
     )
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0))  # the style's font size
