@@ -1,18 +1,23 @@
 """The kit against published measurements it was never fitted on (data/external_measurements.csv).
 
 Each row of the table is one published measurement (a paper's or a benchmark repository's, cited in
-data/external_measurements.md). It is turned into a question to ``wl.predict_many`` — the LLM and
-GPU by catalog name, the GPU count and weight format, the load and the token counts — and the
-answer is set beside the measurement. Nothing here is fitted: the table reports, it never tunes.
+data/external_measurements.md). It is turned into the question its harness asked — the LLM and GPU
+by catalog name, the GPUs of one replica and its weight format, the load one replica carried and the
+token counts — and the answer is put in the measurement's own scope
+(:mod:`~wattgpu_lite.hybrid.external_scope`). Nothing here is fitted: the table reports, it never
+tunes.
 
 Mapping rules (each stated, none tuned):
 - a model re-released with the same config.json shares its catalog entry (:data:`SAME_ARCHITECTURE`);
   a model the catalog lacks is left out, with the reason;
 - a GPU whose form factor the source does not state is read as the SXM board of an 8-GPU server;
-- a batch is a batch; a closed-loop concurrency c keeps c requests in flight: a batch of c; a row
-  with no load (a saturated throughput run) or no token counts is left out;
-- power and energy are compared only where the source measured the GPUs (scope "gpu"); a node's
-  wall power includes CPUs, fans and power supplies the kit does not model.
+- ``replicas`` independent copies share the ``num_gpus`` GPUs and the load: one replica has
+  G = num_gpus / replicas GPUs and carries 1/replicas of the load (a row whose layout is not stated
+  is left out);
+- the harness sets the load of one replica: ``fixed_batch`` B and ``all_at_once`` N requests run
+  min(B or N, the KV-cache capacity) sequences at a time (the rest wait for a later wave);
+  ``closed_loop`` keeps its concurrency c in flight (a batch of c, capped likewise);
+  ``poisson_rate`` is a Poisson arrival rate λ (Little's law in the backbone).
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ from wattgpu_lite.datafiles import data_dir
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy.breakdown import J_PER_WH
 from wattgpu_lite.errors import WattGPUError
-from wattgpu_lite.hybrid.api import predict_many
+from wattgpu_lite.hybrid import external_scope as X
+from wattgpu_lite.hybrid.external_predict import predict_rows
 from wattgpu_lite.specs.catalog import gpu, llm
 
 SAME_ARCHITECTURE = {
@@ -36,11 +42,8 @@ SAME_ARCHITECTURE = {
 }
 FORM_FACTOR_UNSTATED = {"H200 (form factor not stated)": "H200 SXM",
                         "H100 (form factor not stated)": "H100 SXM"}  # fmt: skip
-QUANTITIES = {
-    "power_w": "power_w",
-    "itl_s": "itl_ms",
-    "energy_per_token_j": "energy_per_output_token_j",
-}
+HARNESSES = ("fixed_batch", "all_at_once", "closed_loop", "poisson_rate")
+QUANTITIES = X.MEASURED
 
 
 @cache
@@ -59,8 +62,23 @@ def weights_of(precision: str) -> str:
     return "bf16"
 
 
+def requests_of(row: pd.Series) -> float:
+    """Sequences one harness run keeps in flight before the KV-cache cap: B, c, N, or NaN (a rate).
+
+    An all-at-once run that does not say how many it sent (MLPerf Offline) sent more than any
+    engine holds: infinity, so the cap decides."""
+    kind = row["harness"]
+    if kind not in HARNESSES:
+        raise WattGPUError(f"external row has harness {kind!r}; use one of {HARNESSES}")
+    if kind == "poisson_rate":
+        return np.nan
+    value = {"fixed_batch": row["batch_size"], "closed_loop": row["concurrency"],
+             "all_at_once": row["requests_total"]}[kind]  # fmt: skip
+    return np.inf if kind == "all_at_once" and pd.isna(value) else float(value)
+
+
 def question(row: pd.Series) -> dict | str:
-    """The predict_many row for a measurement, or the reason it cannot be asked."""
+    """The predict_many row of one replica (before the KV-cache cap), or why it cannot be asked."""
     name = SAME_ARCHITECTURE.get(row["model_hf_id"], row["model_hf_id"])
     device = FORM_FACTOR_UNSTATED.get(row["gpu"], row["gpu"])
     try:
@@ -69,14 +87,24 @@ def question(row: pd.Series) -> dict | str:
         return f"not in the catalog: {err}".split(". Close")[0]
     if pd.isna(row["input_tokens"]) or pd.isna(row["output_tokens"]):
         return "token counts not stated"
-    batch = row["batch_size"] if pd.notna(row["batch_size"]) else row["concurrency"]
-    if pd.isna(batch) and pd.isna(row["request_rate_qps"]):
-        return "no load stated (a saturated throughput run)"
-    load = {"batch": float(batch), "rate_qps": np.nan} if pd.notna(batch) else {
-        "batch": np.nan, "rate_qps": float(row["request_rate_qps"])}  # fmt: skip
-    return {"llm": name, "gpu": device, "num_gpus": int(row["num_gpus"]),
+    if pd.isna(row["replicas"]):
+        return "layout not stated (how many replicas share the GPUs)"
+    seqs, reps = requests_of(row), float(row["replicas"])
+    if np.isnan(seqs) and pd.isna(row["request_rate_qps"]):
+        return "no load stated (a rate harness without its rate)"
+    load = {"batch": seqs / reps, "rate_qps": np.nan} if not np.isnan(seqs) else {
+        "batch": np.nan, "rate_qps": float(row["request_rate_qps"]) / reps}  # fmt: skip
+    return {"llm": name, "gpu": device, "num_gpus": int(row["num_gpus"] // reps),
             "weights": weights_of(row["precision"]), "t_in": int(round(row["input_tokens"])),
             "t_out": int(round(row["output_tokens"])), **load}  # fmt: skip
+
+
+def asked() -> tuple[list[int], pd.DataFrame]:
+    """Indices of the rows that can be asked, and their questions (one row each)."""
+    rows = table()
+    qs = [question(r) for _, r in rows.iterrows()]
+    keep = [i for i, q in enumerate(qs) if isinstance(q, dict)]
+    return keep, pd.DataFrame([qs[i] for i in keep])
 
 
 def ecologits_j_per_token(params_active_b) -> np.ndarray:
@@ -87,30 +115,32 @@ def ecologits_j_per_token(params_active_b) -> np.ndarray:
     return (c["alpha"] * np.exp(c["beta"] * c["batch"]) * n_b + c["gamma"]) * J_PER_WH
 
 
-def compare(level: float = 0.8) -> pd.DataFrame:
-    """One row per (measurement, quantity): measured, predicted, interval, EcoLogits (energy)."""
-    rows = table()
-    asked = [question(r) for _, r in rows.iterrows()]
-    keep = [i for i, q in enumerate(asked) if isinstance(q, dict)]
-    pred = predict_many(pd.DataFrame([asked[i] for i in keep]), level=level)
+@cache
+def _predicted(level: float, correction: bool) -> pd.DataFrame:
+    keep, frame = asked()
+    return predict_rows(frame, level=level, correction=correction)
+
+
+def compare(level: float = 0.8, correction: bool = True) -> pd.DataFrame:
+    """One row per (measurement, quantity): measured, predicted and its interval in the
+    measurement's scope, basis, status, EcoLogits (energy rows); ``correction=False``: the backbone
+    alone."""
+    keep, frame = asked()
+    rows = table().iloc[keep].reset_index(drop=True)
+    scoped = X.in_scope(rows, _predicted(float(level), bool(correction)))
+    eco = ecologits_j_per_token([llm(n).params_active_b for n in frame["llm"]])
     parts = []
     for q, col in QUANTITIES.items():
-        measured = rows[col].to_numpy(dtype=float)[keep] / (1e3 if col == "itl_ms" else 1.0)
-        scope_ok = np.ones(len(keep), bool)
-        if q != "itl_s":
-            scope = rows["energy_scope" if q == "energy_per_token_j" else "power_scope"]
-            scope_ok = scope.to_numpy()[keep] == "gpu"
-        frame = rows.iloc[keep][["row_class", "model_hf_id", "gpu", "num_gpus", "source_title"]]
-        frame = frame.assign(quantity=q, measured=measured, predicted=pred[q].to_numpy(),
-                             lo=pred[f"{q}_lo"].to_numpy(), hi=pred[f"{q}_hi"].to_numpy(),
-                             basis=pred["basis"].to_numpy(), status=pred["status"].to_numpy())  # fmt: skip
-        if q == "energy_per_token_j":
-            active = [llm(asked[i]["llm"]).params_active_b for i in keep]
-            frame["ecologits"] = ecologits_j_per_token(active)
-        parts.append(frame[np.isfinite(measured) & scope_ok].reset_index(drop=True))
+        measured = rows[col].to_numpy(dtype=float) / (1e3 if col == "itl_ms" else 1.0)
+        part = rows[["row_class", "model_hf_id", "gpu", "num_gpus", "replicas", "harness",
+                     "source_title"]].assign(ask=np.arange(len(rows)), quantity=q, measured=measured,
+                                            **scoped[q])  # fmt: skip
+        part["ecologits"] = eco if q == "energy_per_token_j" else np.nan
+        parts.append(part[np.isfinite(measured) & np.isfinite(part["predicted"])])
     out = pd.concat(parts, ignore_index=True)
     out["ape_pct"] = (out["predicted"] / out["measured"] - 1).abs() * 100
     out["covered"] = (out["lo"] <= out["measured"]) & (out["measured"] <= out["hi"])
+    out["width"] = out["hi"] / out["lo"]
     return out
 
 
@@ -124,13 +154,14 @@ def left_out() -> pd.DataFrame:
 
 
 def summary(ext: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per quantity and replica size (one GPU or several): rows, MdAPE (%), 80 % coverage, and
-    EcoLogits' MdAPE (%) on the energy rows."""
+    """Per quantity and replica size (one GPU or several): rows, MdAPE (%), 80 % coverage, median
+    interval width (hi/lo) and EcoLogits' MdAPE (%) on the energy rows."""
     ext = compare() if ext is None else ext
-    ext = ext.assign(replica=np.where(ext["num_gpus"] > 1, "several GPUs", "one GPU"))
-    eco = (ext["ecologits"] / ext["measured"] - 1).abs() * 100 if "ecologits" in ext else np.nan
-    return (ext.assign(ecologits_ape_pct=eco)
-            .groupby(["quantity", "replica"])
+    gpus = ext["num_gpus"] / ext["replicas"]
+    ext = ext.assign(replica=np.where(gpus > 1, "several GPUs", "one GPU"),
+                     ecologits_ape_pct=(ext["ecologits"] / ext["measured"] - 1).abs() * 100)  # fmt: skip
+    return (ext.groupby(["quantity", "replica"])
             .agg(rows=("ape_pct", "size"), mdape_pct=("ape_pct", "median"),
-                 coverage80=("covered", "mean"), ecologits_mdape_pct=("ecologits_ape_pct", "median"))
+                 coverage80=("covered", "mean"), width_hi_lo=("width", "median"),
+                 ecologits_mdape_pct=("ecologits_ape_pct", "median"))
             .reset_index())  # fmt: skip

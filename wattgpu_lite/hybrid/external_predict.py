@@ -1,0 +1,73 @@
+"""Predictions for the external check: the KV-cache cap of batch harnesses, and the backbone alone.
+
+A batch harness asks for B (or N, or c) sequences; a replica holds at most its KV-cache capacity
+B_max at a time, and runs the rest in later waves, so the question asked is min(B, B_max) (B_max from
+a first, batch-1 call). ``correction=False`` answers with the backbone alone: ``predict_many``'s
+keyword where the kit has it, else the shipped model with its corrections removed (same constants,
+same interval tables — the tables were calibrated on the corrected hybrid, so the backbone's
+coverage is only indicative).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.energy.precision import canonical_format
+from wattgpu_lite.hybrid import engine as E
+from wattgpu_lite.hybrid.api import check_level, predict_many
+from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
+
+HAS_KEYWORD = "correction" in inspect.signature(predict_many).parameters
+
+
+def backbone_model() -> HybridModel:
+    """The shipped model with no correction on any target."""
+    model = HybridModel.pretrained()
+    return dataclasses.replace(model, corrections={t: None for t in model.corrections})
+
+
+def _resolved(values: pd.Series, resolve) -> list:
+    """Resolve each distinct name once."""
+    seen: dict = {}
+    for v in values:
+        if v not in seen:
+            seen[v] = resolve(v)
+    return [seen[v] for v in values]
+
+
+def backbone_many(frame: pd.DataFrame, level: float) -> pd.DataFrame:
+    """``predict_many`` with the backbone alone (the columns of ``frame`` as ``predict_many``'s)."""
+    num = {k: frame[k].to_numpy(dtype=float) for k in ("t_in", "t_out", "rate_qps", "batch")}
+    weights = [canonical_format(w) for w in frame["weights"]]
+    out = E.predict_arrays(backbone_model(), _resolved(frame["llm"], resolve_llm),
+                           _resolved(frame["gpu"], resolve_gpu), num["t_in"], num["t_out"],
+                           num["rate_qps"], num["batch"], check_level(level),
+                           frame["num_gpus"].to_numpy(dtype=np.int64), weights)  # fmt: skip
+    keep = {k: v for k, v in out.items() if not k.startswith("_") and k != "widening"}
+    return frame.reset_index(drop=True).assign(**keep)
+
+
+def many(frame: pd.DataFrame, level: float, correction: bool) -> pd.DataFrame:
+    """``predict_many`` (hybrid), or the backbone alone."""
+    if correction:
+        return predict_many(frame, level=level)
+    if HAS_KEYWORD:
+        return predict_many(frame, level=level, correction=False)
+    return backbone_many(frame, level)
+
+
+def predict_rows(frame: pd.DataFrame, level: float = 0.8, correction: bool = True) -> pd.DataFrame:
+    """``many`` on ``frame`` with each batch capped at the replica's KV-cache capacity; the column
+    ``requested`` keeps the uncapped sequences per replica (NaN on rate rows)."""
+    batch = frame["batch"].to_numpy(dtype=float)
+    is_batch = ~np.isnan(batch)
+    probe = frame.assign(batch=np.where(is_batch, 1.0, np.nan))
+    cap = many(probe, level, correction)["max_batch"].to_numpy(dtype=float)
+    capped = np.where(is_batch, np.minimum(batch, np.maximum(cap, 1.0)), np.nan)
+    out = many(frame.assign(batch=capped), level, correction)
+    return out.assign(requested=batch)

@@ -1,0 +1,99 @@
+"""The external check per GPU: the hybrid beside the backbone alone, a plain roofline and EcoLogits.
+
+For each GPU and quantity (ITL, throughput, power, J/token): rows, median absolute percentage error
+(MdAPE), 80 % coverage and median interval width hi/lo of the hybrid (backbone + correction) and of
+the backbone alone; the plain roofline's MdAPE, and EcoLogits' on the energy rows.
+
+The plain roofline answers the same question (same GPUs, same sequences in flight B — the kit's, so
+a rate row's load comes from the backbone's Little's law — same tokens), with no fitted constant:
+
+    step t = max(W·b_w + B·(T_in + T_out/2)·kv, 2·N_active·B / (G·F)) / (G·BW) on bytes, FLOPs
+    ITL = t, throughput = replicas · B / t, power = G · TDP (in scope), J/token = power / throughput
+
+with W the active weights, b_w bytes per weight of the served format (16-bit 2, FP8 1, FP4 4.25 bits
+with its scales), kv the KV bytes per token, BW the HBM bandwidth and F the peak FLOP/s of the
+format (FP16 where the GPU has no faster one).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.hybrid import external as X
+from wattgpu_lite.hybrid import external_scope as S
+from wattgpu_lite.specs.catalog import gpu, llm
+
+BYTES_PER_WEIGHT = {"bf16": 2.0, "fp8": 1.0, "mxfp4": 4.25 / 8, "nvfp4": 4.5 / 8}
+
+
+def peak_flops(device, weights: str) -> float:
+    """Peak FLOP/s of one GPU in the served format (FP16 when the GPU has no faster one)."""
+    tflops = {"fp8": device.fp8_tflops, "mxfp4": device.fp4_tflops, "nvfp4": device.fp4_tflops}
+    value = tflops.get(weights, np.nan)
+    return float(value if np.isfinite(value) else device.fp16_tflops) * 1e12
+
+
+def roofline_step_s(question: pd.Series, in_flight: float) -> float:
+    """One decode step of B sequences on G GPUs, bytes or FLOPs bound (module docstring)."""
+    m, g, n = llm(question["llm"]), gpu(question["gpu"]), question["num_gpus"]
+    active = m.params_active_b * 1e9
+    ctx = question["t_in"] + question["t_out"] / 2
+    read = active * BYTES_PER_WEIGHT[question["weights"]] + in_flight * ctx * m.kv_bytes_per_token
+    flops = 2 * active * in_flight
+    return max(read / (n * g.bandwidth_gbs * 1e9), flops / (n * peak_flops(g, question["weights"])))
+
+
+def roofline(rows: pd.DataFrame, frame: pd.DataFrame, pred: pd.DataFrame) -> dict[str, np.ndarray]:
+    """The plain roofline's answer per quantity, in each measurement's scope."""
+    load = pred["in_flight"].to_numpy(dtype=float)
+    step = np.array([roofline_step_s(q, b) if np.isfinite(b) else np.nan
+                     for (_, q), b in zip(frame.iterrows(), load, strict=True)])  # fmt: skip
+    reps = rows["replicas"].to_numpy(dtype=float)
+    g = frame["num_gpus"].to_numpy(dtype=float)
+    tdp = np.array([gpu(name).tdp_w for name in frame["gpu"]]) * g
+    thr = reps * load / step
+    return {"itl_s": step, "throughput_tokens_per_s": thr,
+            "power_w": S.scope_factor(rows["power_scope"], reps, g) * tdp,
+            "energy_per_token_j": S.scope_factor(rows["energy_scope"], reps, g) * tdp / thr}  # fmt: skip
+
+
+@cache
+def roofline_frame() -> pd.DataFrame:
+    """Long frame (row index in the asked rows, quantity, roofline) on the same rows as compare()."""
+    keep, frame = X.asked()
+    rows = X.table().iloc[keep].reset_index(drop=True)
+    answer = roofline(rows, frame, X._predicted(0.8, True))
+    return pd.concat([pd.DataFrame({"ask": np.arange(len(rows)), "quantity": q, "roofline": v})
+                      for q, v in answer.items()], ignore_index=True)  # fmt: skip
+
+
+def _scores(ext: pd.DataFrame, tag: str) -> pd.DataFrame:
+    """MdAPE, coverage, median width per (gpu, quantity), columns suffixed by ``tag``."""
+    return (ext.groupby(["gpu", "quantity"])
+            .agg(rows=("ape_pct", "size"), mdape=("ape_pct", "median"),
+                 coverage80=("covered", "mean"), width=("width", "median"))
+            .add_suffix(f"_{tag}").rename(columns={f"rows_{tag}": "rows"}))  # fmt: skip
+
+
+def _baselines(hybrid: pd.DataFrame) -> pd.DataFrame:
+    """Roofline and EcoLogits MdAPE per (gpu, quantity) on the hybrid's rows."""
+    roof = roofline_frame().set_index(["ask", "quantity"])["roofline"]
+    rl = roof.reindex(pd.MultiIndex.from_frame(hybrid[["ask", "quantity"]])).to_numpy()
+    out = hybrid.assign(roofline_ape=np.abs(rl / hybrid["measured"] - 1) * 100,
+                        ecologits_ape=(hybrid["ecologits"] / hybrid["measured"] - 1).abs() * 100)
+    return out.groupby(["gpu", "quantity"]).agg(
+        mdape_roofline=("roofline_ape", "median"), mdape_ecologits=("ecologits_ape", "median"))
+
+
+def per_gpu(level: float = 0.8) -> pd.DataFrame:
+    """Per GPU (and whether training saw it) and quantity: hybrid, backbone alone, roofline,
+    EcoLogits (see the module docstring)."""
+    hybrid, backbone = X.compare(level, True), X.compare(level, False)
+    table = _scores(hybrid, "hybrid").join(_scores(backbone, "backbone").drop(columns="rows"))
+    table = table.join(_baselines(hybrid)).reset_index()
+    trained = {name: bool(gpu(X.FORM_FACTOR_UNSTATED.get(name, name)).measured)
+               for name in table["gpu"].unique()}  # fmt: skip
+    return table.assign(in_training=table["gpu"].map(trained))

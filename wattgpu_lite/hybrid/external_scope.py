@@ -1,0 +1,77 @@
+"""A replica's prediction, put in the scope a published measurement has.
+
+- ITL is per request: the replica's ITL as it is.
+- Throughput covers the ``replicas`` copies: replicas / time per token of one replica.
+- Power scope ``all_gpus`` sums every GPU measured: replicas × replica power; ``gpu0`` is one GPU of
+  a replica: replica power / G; ``node`` (wall power with CPUs, fans and supplies the kit does not
+  model) and an unstated scope are not compared.
+- A power window holding ``idle_in_window_s`` seconds of idle around a run of T seconds averages
+  P̄ = (T·P + t_idle·P_idle) / (T + t_idle), with T the run's measured duration (sequences × T_out /
+  measured throughput: the window is a fact of the harness, not a prediction) where the source gives
+  the throughput, else the predicted sequences × T_out × time per token.
+- Energy per output token is the in-scope power over the in-scope throughput, its interval the
+  kit's energy interval in ratio.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+MEASURED = {"itl_s": "itl_ms", "power_w": "power_w", "energy_per_token_j": "energy_per_output_token_j",
+            "throughput_tokens_per_s": "throughput_tokens_per_s"}  # fmt: skip
+SCOPES = ("gpu0", "all_gpus")
+
+
+def scope_factor(scope: pd.Series, replicas: np.ndarray, gpus_per_replica: np.ndarray) -> np.ndarray:
+    """Multiplier from one replica's power to the measured scope (NaN: not comparable)."""
+    s = scope.astype(str).to_numpy()
+    return np.select([s == "all_gpus", s == "gpu0"], [replicas, 1.0 / gpus_per_replica], np.nan)
+
+
+def run_time_s(pred: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:
+    """T of a batch run [s]: sequences × T_out / measured throughput, else / predicted throughput
+    (infinite for a rate: no idle share)."""
+    seqs = pred["requested"].to_numpy(dtype=float) * rows["replicas"].to_numpy(dtype=float)
+    tokens = seqs * pred["t_out"].to_numpy(dtype=float)
+    measured = rows["throughput_tokens_per_s"].to_numpy(dtype=float)
+    predicted = rows["replicas"].to_numpy(dtype=float) / pred["time_per_token_s"].to_numpy(dtype=float)
+    t = tokens / np.where(np.isfinite(measured), measured, predicted)
+    return np.where(np.isnan(seqs), np.inf, t)
+
+
+def window_weight(pred: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:
+    """Busy share of the power window, T / (T + t_idle) (1 when the window holds no idle)."""
+    t_idle = np.nan_to_num(rows["idle_in_window_s"].to_numpy(dtype=float), nan=0.0)
+    run = run_time_s(pred, rows)
+    return np.where(t_idle > 0, run / (run + t_idle), 1.0)
+
+
+def _power(pred: pd.DataFrame, rows: pd.DataFrame, scope_col: str, key: str) -> np.ndarray:
+    """In-scope, window-averaged power of the prediction column ``key``."""
+    reps = rows["replicas"].to_numpy(dtype=float)
+    factor = scope_factor(rows[scope_col], reps, rows["num_gpus"].to_numpy(dtype=float) / reps)
+    w = window_weight(pred, rows)
+    idle = pred["idle_power_w"].to_numpy(dtype=float)
+    return factor * (w * pred[key].to_numpy(dtype=float) + (1 - w) * idle)
+
+
+def in_scope(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, dict[str, np.ndarray]]:
+    """Per quantity: predicted, lo, hi (in the measurement's scope), basis and status."""
+    reps = rows["replicas"].to_numpy(dtype=float)
+    tpt = {k: pred[f"time_per_token_s{k}"].to_numpy(dtype=float) for k in ("", "_lo", "_hi")}
+    thr = reps / tpt[""]
+    energy = _power(pred, rows, "energy_scope", "power_w") / thr
+    ratio = {k: pred[f"energy_per_token_j{k}"].to_numpy(dtype=float)
+             / pred["energy_per_token_j"].to_numpy(dtype=float) for k in ("_lo", "_hi")}  # fmt: skip
+    tags = {"basis": pred["basis"].to_numpy(), "status": pred["status"].to_numpy()}
+    itl = {k: pred[f"itl_s{k}"].to_numpy(dtype=float) for k in ("", "_lo", "_hi")}
+    power = {k: _power(pred, rows, "power_scope", f"power_w{k}") for k in ("", "_lo", "_hi")}
+    return {
+        "itl_s": {"predicted": itl[""], "lo": itl["_lo"], "hi": itl["_hi"], **tags},
+        "power_w": {"predicted": power[""], "lo": power["_lo"], "hi": power["_hi"], **tags},
+        "energy_per_token_j": {"predicted": energy, "lo": energy * ratio["_lo"],
+                               "hi": energy * ratio["_hi"], **tags},  # fmt: skip
+        "throughput_tokens_per_s": {"predicted": thr, "lo": reps / tpt["_hi"],
+                                    "hi": reps / tpt["_lo"], **tags},  # fmt: skip
+    }
