@@ -82,10 +82,13 @@ def _baselines(hybrid: pd.DataFrame) -> pd.DataFrame:
     """Roofline and EcoLogits MdAPE per (gpu, quantity) on the hybrid's rows."""
     roof = roofline_frame().set_index(["ask", "quantity"])["roofline"]
     rl = roof.reindex(pd.MultiIndex.from_frame(hybrid[["ask", "quantity"]])).to_numpy()
-    out = hybrid.assign(roofline_ape=np.abs(rl / hybrid["measured"] - 1) * 100,
-                        ecologits_ape=(hybrid["ecologits"] / hybrid["measured"] - 1).abs() * 100)
+    out = hybrid.assign(
+        roofline_ape=np.abs(rl / hybrid["measured"] - 1) * 100,
+        ecologits_ape=(hybrid["ecologits"] / hybrid["measured"] - 1).abs() * 100,
+    )
     return out.groupby(["gpu", "quantity"]).agg(
-        mdape_roofline=("roofline_ape", "median"), mdape_ecologits=("ecologits_ape", "median"))
+        mdape_roofline=("roofline_ape", "median"), mdape_ecologits=("ecologits_ape", "median")
+    )
 
 
 def per_gpu(level: float = 0.8) -> pd.DataFrame:

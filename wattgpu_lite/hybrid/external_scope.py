@@ -23,7 +23,9 @@ MEASURED = {"itl_s": "itl_ms", "power_w": "power_w", "energy_per_token_j": "ener
 SCOPES = ("gpu0", "all_gpus")
 
 
-def scope_factor(scope: pd.Series, replicas: np.ndarray, gpus_per_replica: np.ndarray) -> np.ndarray:
+def scope_factor(
+    scope: pd.Series, replicas: np.ndarray, gpus_per_replica: np.ndarray
+) -> np.ndarray:
     """Multiplier from one replica's power to the measured scope (NaN: not comparable)."""
     s = scope.astype(str).to_numpy()
     return np.select([s == "all_gpus", s == "gpu0"], [replicas, 1.0 / gpus_per_replica], np.nan)
@@ -35,7 +37,9 @@ def run_time_s(pred: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:
     seqs = pred["requested"].to_numpy(dtype=float) * rows["replicas"].to_numpy(dtype=float)
     tokens = seqs * pred["t_out"].to_numpy(dtype=float)
     measured = rows["throughput_tokens_per_s"].to_numpy(dtype=float)
-    predicted = rows["replicas"].to_numpy(dtype=float) / pred["time_per_token_s"].to_numpy(dtype=float)
+    predicted = rows["replicas"].to_numpy(dtype=float) / pred["time_per_token_s"].to_numpy(
+        dtype=float
+    )
     t = tokens / np.where(np.isfinite(measured), measured, predicted)
     return np.where(np.isnan(seqs), np.inf, t)
 
@@ -70,8 +74,16 @@ def in_scope(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, dict[str, np.n
     return {
         "itl_s": {"predicted": itl[""], "lo": itl["_lo"], "hi": itl["_hi"], **tags},
         "power_w": {"predicted": power[""], "lo": power["_lo"], "hi": power["_hi"], **tags},
-        "energy_per_token_j": {"predicted": energy, "lo": energy * ratio["_lo"],
-                               "hi": energy * ratio["_hi"], **tags},  # fmt: skip
-        "throughput_tokens_per_s": {"predicted": thr, "lo": reps / tpt["_hi"],
-                                    "hi": reps / tpt["_lo"], **tags},  # fmt: skip
+        "energy_per_token_j": {
+            "predicted": energy,
+            "lo": energy * ratio["_lo"],
+            "hi": energy * ratio["_hi"],
+            **tags,
+        },  # fmt: skip
+        "throughput_tokens_per_s": {
+            "predicted": thr,
+            "lo": reps / tpt["_hi"],
+            "hi": reps / tpt["_lo"],
+            **tags,
+        },  # fmt: skip
     }

@@ -1,0 +1,126 @@
+"""The external table (report-only) and how each harness is asked: values, invariants, errors."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from wattgpu_lite.errors import WattGPUError
+from wattgpu_lite.hybrid import external as X
+from wattgpu_lite.hybrid import external_predict as P
+from wattgpu_lite.hybrid import external_report as R
+from wattgpu_lite.hybrid import external_scope as S
+from wattgpu_lite.specs.catalog import gpu, gpus
+
+
+@pytest.fixture(scope="module")
+def table():
+    return X.table()
+
+
+def _outside_training(names: pd.Series) -> pd.Series:
+    trained = set(gpus().loc[gpus()["measured"], "name"])
+    return ~names.map(lambda n: X.FORM_FACTOR_UNSTATED.get(n, n)).isin(trained)
+
+
+def test_every_row_has_harness_scope_and_source(table):
+    assert set(table["harness"]) <= set(X.HARNESSES)
+    assert set(table["power_scope"].dropna()) <= {"gpu0", "all_gpus", "node"}
+    assert table["source_url"].str.startswith("https://").all()
+    assert table.loc[table["power_w"].notna(), "power_scope"].notna().all()
+    laid_out = table["replicas"].notna()
+    assert (table.loc[laid_out, "num_gpus"] % table.loc[laid_out, "replicas"] == 0).all()
+    assert not table["source_title"].str.contains("ML.ENERGY", case=False).any()
+
+
+def test_new_gpu_evidence_meets_the_issue(table):
+    """Issue 17 item 7: >= 100 rows with ITL or throughput on >= 4 GPUs outside training."""
+    has = table["itl_ms"].notna() | table["throughput_tokens_per_s"].notna()
+    new = table[has & _outside_training(table["gpu"])]
+    assert len(new) >= 300
+    assert {"GH200", "MI300X", "H100 SXM", "A100 SXM4 80GB"} <= set(new["gpu"])
+
+
+def test_static_batch_throughput_is_b_times_l_over_latency(table):
+    """LLM-Inference-Bench rows: throughput = B * L / Latency, Latency quoted in ``derived``."""
+    lib = table[table["derived"].str.contains("Latency = ", regex=False, na=False)]
+    latency = lib["derived"].map(lambda s: float(re.search(r"Latency = ([0-9.e+-]+) s", s)[1]))
+    expected = lib["batch_size"] * lib["output_tokens"] / latency
+    np.testing.assert_allclose(lib["throughput_tokens_per_s"], expected, rtol=1e-5)
+
+
+def test_trtllm_itl_note_matches_the_source_ratio(table):
+    """dstack's TensorRT-LLM mean ITL is 1.05-1.06x its TPOT (not 'about 2x')."""
+    trt = table[table["source_title"].str.contains("dstack") & (table["engine"] == "TensorRT-LLM")]
+    ratios = trt["notes"].str.extract(r"is ([0-9.]+)x mean_tpot_ms")[0].astype(float)
+    assert len(ratios) == 6 and ratios.between(1.05, 1.061).all()
+
+
+def test_all_at_once_is_asked_as_requests_not_concurrency(table):
+    row = table[table["harness"] == "all_at_once"].dropna(subset=["requests_total"]).iloc[0]
+    assert pd.isna(row["concurrency"])
+    assert X.question(row)["batch"] == row["requests_total"] / row["replicas"]
+
+
+def test_whole_server_mlperf_rows_are_replicas(table):
+    row = table[table["source_location"].str.contains("4.0-0063") & table["itl_ms"].notna()].iloc[0]
+    assert X.question(row) == "token counts not stated"  # MLPerf's mean prompt is not in the file
+    q = X.question(row.copy().fillna({"input_tokens": 300.0}))
+    assert (q["num_gpus"], q["rate_qps"]) == (2, pytest.approx(row["request_rate_qps"] / 4))
+
+
+def test_unknown_harness_and_missing_layout_are_named(table):
+    row = table.iloc[0].copy()
+    with pytest.raises(WattGPUError, match="harness 'batchy'"):
+        X.requests_of(row.replace("fixed_batch", "batchy"))
+    row["replicas"] = np.nan
+    assert X.question(row).startswith("layout not stated")
+
+
+def test_batch_beyond_the_kv_cache_runs_in_waves():
+    frame = pd.DataFrame([{"llm": "meta-llama/Llama-2-7b-hf", "gpu": "MI300X", "num_gpus": 1,
+                           "weights": "bf16", "t_in": 2048, "t_out": 2048, "batch": 256.0,
+                           "rate_qps": np.nan}])  # fmt: skip
+    out = P.predict_rows(frame)
+    assert out["status"][0] == "ok" and out["batch"][0] == out["max_batch"][0] < 256
+    assert out["requested"][0] == 256
+
+
+def test_scope_and_idle_window():
+    reps, per = np.array([4.0, 1.0, 1.0]), np.array([2.0, 2.0, 1.0])
+    factor = S.scope_factor(pd.Series(["all_gpus", "gpu0", "node"]), reps, per)
+    np.testing.assert_array_equal(factor[:2], [4.0, 0.5])
+    assert np.isnan(factor[2])
+    pred = pd.DataFrame({"requested": [8.0], "t_out": [100.0], "time_per_token_s": [0.01]})
+    rows = pd.DataFrame({"replicas": [1.0], "throughput_tokens_per_s": [np.nan],
+                         "idle_in_window_s": [2.0]})  # fmt: skip
+    assert S.window_weight(pred, rows)[0] == pytest.approx(8.0 / 10.0)
+
+
+def test_backbone_equals_hybrid_where_no_correction_applies():
+    keep, frame = X.asked()
+    hybrid, bare = X._predicted(0.8, True), X._predicted(0.8, False)
+    phys = hybrid["basis"].to_numpy() == "physics"
+    assert phys.any() and (~phys).any()
+    np.testing.assert_allclose(bare["itl_s"][phys], hybrid["itl_s"][phys], rtol=1e-12)
+    assert not np.allclose(bare["itl_s"][~phys], hybrid["itl_s"][~phys])
+
+
+def test_roofline_is_a_floor_that_splits_over_gpus():
+    q = pd.Series({"llm": "meta-llama/Llama-2-7b-hf", "gpu": "H100 SXM", "num_gpus": 1,
+                   "weights": "bf16", "t_in": 512, "t_out": 512})  # fmt: skip
+    one = R.roofline_step_s(q, 1.0)
+    assert one > 13.4e9 / (gpu("H100 SXM").bandwidth_gbs * 1e9)  # 6.7 B weights x 2 bytes
+    two = R.roofline_step_s(pd.Series({**q.to_dict(), "num_gpus": 2}), 1.0)
+    assert two == pytest.approx(one / 2)
+
+
+def test_per_gpu_report_scores_the_new_gpus():
+    rep = R.per_gpu()
+    assert rep[["coverage80_hybrid", "coverage80_backbone"]].stack().between(0, 1).all()
+    new = rep[~rep["in_training"] & rep["quantity"].isin(["itl_s", "throughput_tokens_per_s"])]
+    assert new["gpu"].nunique() >= 5 and new["rows"].sum() >= 300
+    assert (rep["width_hybrid"] >= 1).all() and rep["mdape_roofline"].notna().all()
