@@ -16,7 +16,8 @@ from wattgpu_lite.hybrid import external_report as R
 def main() -> None:
     rep = R.per_gpu()
     for _, r in rep.iterrows():
-        tag = f"{r['gpu']} {r['quantity']} ({int(r['rows'])} rows{', trained' if r['in_training'] else ''})"
+        seen = ", trained" if r["in_training"] else ""
+        tag = f"{r['gpu']} {r['quantity']} ({int(r['rows'])} rows{seen})"
         print(
             f"{tag} MdAPE hybrid / backbone %: {r['mdape_hybrid']:.1f} / {r['mdape_backbone']:.1f}"
         )

@@ -132,9 +132,17 @@ def compare(level: float = 0.8, correction: bool = True) -> pd.DataFrame:
     parts = []
     for q, col in QUANTITIES.items():
         measured = rows[col].to_numpy(dtype=float) / (1e3 if col == "itl_ms" else 1.0)
-        part = rows[["row_class", "model_hf_id", "gpu", "num_gpus", "replicas", "harness",
-                     "source_title"]].assign(ask=np.arange(len(rows)), quantity=q, measured=measured,
-                                            **scoped[q])  # fmt: skip
+        cols = [
+            "row_class",
+            "model_hf_id",
+            "gpu",
+            "num_gpus",
+            "replicas",
+            "harness",
+            "source_title",
+        ]
+        part = rows[cols].assign(ask=np.arange(len(rows)), gpu_asked=frame["gpu"].to_numpy(),
+                                 quantity=q, measured=measured, **scoped[q])  # fmt: skip
         part["ecologits"] = eco if q == "energy_per_token_j" else np.nan
         parts.append(part[np.isfinite(measured) & np.isfinite(part["predicted"])])
     out = pd.concat(parts, ignore_index=True)
@@ -158,8 +166,10 @@ def summary(ext: pd.DataFrame | None = None) -> pd.DataFrame:
     interval width (hi/lo) and EcoLogits' MdAPE (%) on the energy rows."""
     ext = compare() if ext is None else ext
     gpus = ext["num_gpus"] / ext["replicas"]
-    ext = ext.assign(replica=np.where(gpus > 1, "several GPUs", "one GPU"),
-                     ecologits_ape_pct=(ext["ecologits"] / ext["measured"] - 1).abs() * 100)  # fmt: skip
+    eco_ape = (ext["ecologits"] / ext["measured"] - 1).abs() * 100
+    ext = ext.assign(
+        replica=np.where(gpus > 1, "several GPUs", "one GPU"), ecologits_ape_pct=eco_ape
+    )
     return (ext.groupby(["quantity", "replica"])
             .agg(rows=("ape_pct", "size"), mdape_pct=("ape_pct", "median"),
                  coverage80=("covered", "mean"), width_hi_lo=("width", "median"),

@@ -55,9 +55,11 @@ def roofline(rows: pd.DataFrame, frame: pd.DataFrame, pred: pd.DataFrame) -> dic
     g = frame["num_gpus"].to_numpy(dtype=float)
     tdp = np.array([gpu(name).tdp_w for name in frame["gpu"]]) * g
     thr = reps * load / step
-    return {"itl_s": step, "throughput_tokens_per_s": thr,
-            "power_w": S.scope_factor(rows["power_scope"], reps, g) * tdp,
-            "energy_per_token_j": S.scope_factor(rows["energy_scope"], reps, g) * tdp / thr}  # fmt: skip
+    power, energy = (
+        S.scope_factor(rows[c], reps, g) * tdp for c in ("power_scope", "energy_scope")
+    )
+    return {"itl_s": step, "throughput_tokens_per_s": thr, "power_w": power,
+            "energy_per_token_j": energy / thr}  # fmt: skip
 
 
 @cache
@@ -72,7 +74,7 @@ def roofline_frame() -> pd.DataFrame:
 
 def _scores(ext: pd.DataFrame, tag: str) -> pd.DataFrame:
     """MdAPE, coverage, median width per (gpu, quantity), columns suffixed by ``tag``."""
-    return (ext.groupby(["gpu", "quantity"])
+    return (ext.groupby(["gpu_asked", "quantity"])
             .agg(rows=("ape_pct", "size"), mdape=("ape_pct", "median"),
                  coverage80=("covered", "mean"), width=("width", "median"))
             .add_suffix(f"_{tag}").rename(columns={f"rows_{tag}": "rows"}))  # fmt: skip
@@ -86,17 +88,17 @@ def _baselines(hybrid: pd.DataFrame) -> pd.DataFrame:
         roofline_ape=np.abs(rl / hybrid["measured"] - 1) * 100,
         ecologits_ape=(hybrid["ecologits"] / hybrid["measured"] - 1).abs() * 100,
     )
-    return out.groupby(["gpu", "quantity"]).agg(
+    return out.groupby(["gpu_asked", "quantity"]).agg(
         mdape_roofline=("roofline_ape", "median"), mdape_ecologits=("ecologits_ape", "median")
     )
 
 
 def per_gpu(level: float = 0.8) -> pd.DataFrame:
-    """Per GPU (and whether training saw it) and quantity: hybrid, backbone alone, roofline,
+    """Per GPU as asked (the catalog board; a source that does not state the form factor is read as
+    SXM) and quantity, with whether training saw it: hybrid, backbone alone, roofline,
     EcoLogits (see the module docstring)."""
     hybrid, backbone = X.compare(level, True), X.compare(level, False)
     table = _scores(hybrid, "hybrid").join(_scores(backbone, "backbone").drop(columns="rows"))
-    table = table.join(_baselines(hybrid)).reset_index()
-    trained = {name: bool(gpu(X.FORM_FACTOR_UNSTATED.get(name, name)).measured)
-               for name in table["gpu"].unique()}  # fmt: skip
+    table = table.join(_baselines(hybrid)).reset_index().rename(columns={"gpu_asked": "gpu"})
+    trained = {name: bool(gpu(name).measured) for name in table["gpu"].unique()}
     return table.assign(in_training=table["gpu"].map(trained))
