@@ -15,7 +15,8 @@ Mapping rules (each stated, none tuned):
   G = num_gpus / replicas GPUs and carries 1/replicas of the load (a row whose layout is not stated
   is left out);
 - the harness sets the load of one replica: ``fixed_batch`` B and ``all_at_once`` N requests run
-  min(B or N, the KV-cache capacity) sequences at a time (the rest wait for a later wave);
+  min(B or N, the KV-cache capacity) sequences at a time (the rest wait for a later wave; an
+  engine's own max-sequences limit is not stated by the sources and not modelled);
   ``closed_loop`` keeps its concurrency c in flight (a batch of c, capped likewise);
   ``poisson_rate`` is a Poisson arrival rate λ (Little's law in the backbone).
 """
