@@ -168,3 +168,28 @@ def test_a_bad_alias_row_is_a_data_file_error_naming_the_column(alias_copy, edit
     alias_copy.write_text(edit(alias_copy.read_text()))
     with pytest.raises(DataFileError, match=match):
         wl.llm("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8")
+
+
+# the entries issue 13 could not add for want of an exact config.json, and what answers them now
+ISSUE_13 = {
+    "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen/Qwen3-235B-A22B-FP8",  # alias
+    "Qwen/Qwen3-30B-A3B-Instruct-2507": "Qwen/Qwen3-30B-A3B",  # alias
+    "deepseek-ai/DeepSeek-V3.1": "deepseek-ai/DeepSeek-V3",  # alias
+    "meta-llama/Llama-3.1-405B-Instruct-FP8": "meta-llama/Llama-3.1-405B-FP8",  # derived row
+    "microsoft/Phi-3.5-MoE-instruct": "microsoft/Phi-3.5-MoE-instruct",  # published table
+    "zai-org/GLM-4.5-Air": "zai-org/GLM-4.5-Air",  # published table
+}
+
+
+@pytest.mark.parametrize("name, architecture", ISSUE_13.items(), ids=list(ISSUE_13))
+def test_the_entries_issue_13_could_not_add_now_answer(name, architecture):
+    m = wl.llm(name)
+    assert m.architecture_name == architecture and m.is_moe == ("Llama" not in name)
+    p = wl.predict(name, "H200 NVL", batch=8, num_gpus=8)
+    assert p.inputs.llm_architecture == architecture and p.energy_per_token_j > 0
+
+
+def test_published_table_rows_say_so_in_their_source():
+    for name in ("zai-org/GLM-4.5-Air", "microsoft/Phi-3.5-MoE-instruct"):
+        assert wl.llm(name).source.startswith("published architecture table")
+    assert "weight_bits is a lower bound" in wl.llm("meta-llama/Llama-3.1-405B-FP8").source

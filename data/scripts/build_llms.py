@@ -13,7 +13,9 @@
 3. MoE and large models from the real config.json corpus in tests/fixtures/configs/ (CORPUS:
    Hub id, corpus file, published total in billions and where it is published). Each row is the
    corpus file parsed by LLM.from_hf_config; params_nominal_b = the published total. A model whose
-   exact config was not found is left out (see data/SOURCES.md).
+   exact config was not found is left out (see data/SOURCES.md), unless the authors published an
+   architecture table, transcribed as ``<org>__<model>.table.json`` (config_kind published_table in
+   the corpus index.csv): GLM-4.5-Air (report Table 1) and Phi-3.5-MoE (Microsoft's PhiMoEConfig).
 4. Checkpoints whose exact config.json was not found but whose architecture is a corpus file with
    a stated change (DERIVED: Hub id, corpus file, the keys changed, published total, source), e.g.
    Meta's FP8 release of Llama-3.1-405B: the base config with its quantisation method set.
@@ -62,6 +64,8 @@ CORPUS = [
     ("Qwen/Qwen1.5-MoE-A2.7B-Chat", "MaziyarPanahi__Qwen1.5-MoE-A2.7B-Wikihow.json", 14.3, "Qwen1.5-MoE-A2.7B card: 14.3B total, 2.7B activated (not re-opened in this session); config of a fine-tune of Qwen1.5-MoE-A2.7B, same architecture", False),
     ("databricks/dbrx-instruct", "amd__dbrx-instruct-FP8-KV.json", 132.0, "transformers DBRX docs: 132B total, 36B active; architecture of the AMD FP8 re-quantisation, BF16 weights", True),
     ("meta-llama/Llama-3.1-405B", "meta-llama__Llama-3.1-405B.json", 405.0, "Llama 3.1 model card, Params 405B (not re-opened in this session)", False),
+    ("zai-org/GLM-4.5-Air", "zai-org__GLM-4.5-Air.table.json", 106.0, "GLM-4.5 technical report (arXiv:2508.06471) Table 1: 106B total, 12B activated (MTP layer counted, word embeddings and output layer not)", False),
+    ("microsoft/Phi-3.5-MoE-instruct", "microsoft__Phi-3.5-MoE-instruct.table.json", 42.0, "42B total (third-party page, see index.csv), 6.6B active (model card)", False),
     ("moonshotai/Kimi-K2-Instruct", "moonshotai__Kimi-K2-Instruct.json", 1026.408, "our count (no published total re-checked)", False),
     ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "meta-llama__Llama-4-Scout-17B-16E-Instruct.json", 109.0, "transformers Llama4 docs: ~109B total with the vision encoder, 17B active; our count is the language model (trimmed vendored config)", False),
     ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "meta-llama__Llama-4-Maverick-17B-128E-Instruct.json", 400.0, "transformers Llama4 docs: ~400B total with the vision encoder, 17B active; our count is the language model (trimmed vendored config)", False),
@@ -146,7 +150,8 @@ def corpus_llms(taken: set[str]) -> list[dict]:
         llm = LLM.from_hf_config(CORPUS_DIR / file, name=hub_id)
         if bf16:
             llm = replace(llm, weight_format="bf16", weight_bits=16.0)
-        source = f"config.json corpus {file}; published total: {where}"
+        kind = "published architecture table" if file.endswith(".table.json") else "config.json corpus"
+        source = f"{kind} {file}; published total: {where}"
         rows.append(_row(llm, nominal, False, source))
     return rows
 
