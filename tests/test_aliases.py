@@ -193,3 +193,14 @@ def test_published_table_rows_say_so_in_their_source():
     for name in ("zai-org/GLM-4.5-Air", "microsoft/Phi-3.5-MoE-instruct"):
         assert wl.llm(name).source.startswith("published architecture table")
     assert "weight_bits is a lower bound" in wl.llm("meta-llama/Llama-3.1-405B-FP8").source
+
+
+def test_cli_llms_aliases_lists_the_table_with_sources_in_json(capsys):
+    assert main(["llms", "--aliases", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["alias"] for r in rows] == IDS and all(r["source"] for r in rows)
+    ctx = {r["alias"]: r["context_length"] for r in rows}
+    assert (
+        ctx["Qwen/Qwen3-30B-A3B-Instruct-2507"] == 262144
+        and ctx["deepseek-ai/DeepSeek-V3.1"] is None
+    )

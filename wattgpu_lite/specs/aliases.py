@@ -86,4 +86,5 @@ def resolve_alias(entry: Alias, arch: LLM) -> LLM:
 
 def aliases_frame(entries: tuple[Alias, ...]) -> pd.DataFrame:
     """The alias table as a DataFrame (columns = COLUMNS)."""
-    return pd.DataFrame([e.__dict__ for e in entries], columns=COLUMNS)
+    frame = pd.DataFrame([e.__dict__ for e in entries], columns=COLUMNS)
+    return frame.astype({"context_length": "Int64"})  # empty = the architecture's
