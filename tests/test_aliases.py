@@ -4,14 +4,18 @@ architectures' counts match the published totals and active counts, and bad rows
 fail saying what to do."""
 
 import json
+from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.__main__ import main
-from wattgpu_lite.errors import DataFileError, UnknownLLMError
+from wattgpu_lite.errors import ConfigError, DataFileError, UnknownLLMError
 from wattgpu_lite.specs import catalog
+from wattgpu_lite.specs.resolve import resolve_llm
+
+CONFIGS = Path(__file__).parent / "fixtures" / "configs"
 
 ALIASES = wl.llm_aliases()
 IDS = list(ALIASES["alias"])
@@ -204,3 +208,15 @@ def test_cli_llms_aliases_lists_the_table_with_sources_in_json(capsys):
         ctx["Qwen/Qwen3-30B-A3B-Instruct-2507"] == 262144
         and ctx["deepseek-ai/DeepSeek-V3.1"] is None
     )
+
+
+def test_a_config_naming_an_alias_is_that_alias_only_if_its_numbers_agree(tmp_path):
+    """A config.json whose _name_or_path is a checkpoint alias resolves to the alias entry when its
+    architecture is the alias's (Qwen3-30B-A3B's config with the 2507 context), and is refused
+    when it would borrow the alias's name with other numbers."""
+    base = json.loads((CONFIGS / "Qwen__Qwen3-30B-A3B.json").read_text())
+    same = base | {"_name_or_path": "Qwen/Qwen3-30B-A3B-Instruct-2507",
+                   "max_position_embeddings": 262144}  # fmt: skip
+    assert resolve_llm(same) == wl.llm("Qwen/Qwen3-30B-A3B-Instruct-2507")
+    with pytest.raises(ConfigError, match="other values"):
+        resolve_llm(same | {"num_hidden_layers": 47})
