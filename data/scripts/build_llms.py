@@ -150,7 +150,9 @@ def corpus_llms(taken: set[str]) -> list[dict]:
         llm = LLM.from_hf_config(CORPUS_DIR / file, name=hub_id)
         if bf16:
             llm = replace(llm, weight_format="bf16", weight_bits=16.0)
-        kind = "published architecture table" if file.endswith(".table.json") else "config.json corpus"
+        kind = (
+            "published architecture table" if file.endswith(".table.json") else "config.json corpus"
+        )
         source = f"{kind} {file}; published total: {where}"
         rows.append(_row(llm, nominal, False, source))
     return rows
