@@ -18,7 +18,7 @@ from wattgpu_lite.errors import (
     UnsupportedModelError,
 )
 from wattgpu_lite.specs import catalog
-from wattgpu_lite.specs.llm import params_b_of
+from wattgpu_lite.specs.llm import ECHO_FIELDS, params_b_of
 from wattgpu_lite.specs.params import count_params, family
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -147,7 +147,7 @@ def test_llm_catalog_has_all_42_dense_wattgpu_models_and_60_in_all():
     table = wl.llms()
     assert len(WATTGPU_DENSE) == 42 and len(table) >= 60
     assert set(table.loc[table.in_wattgpu, "name"]) == set(WATTGPU_DENSE)
-    assert list(table.columns) == [f.name for f in fields(wl.LLM)]
+    assert list(table.columns) == [f.name for f in fields(wl.LLM) if f.name not in ECHO_FIELDS]
 
 
 @pytest.mark.skipif(not RUNS.is_file(), reason="data/watt_counts_runs.csv not built yet")
@@ -378,14 +378,16 @@ def test_missing_file_and_bad_json_raise_config_error(tmp_path):
 @pytest.fixture
 def data_copy(tmp_path, monkeypatch):
     """A writable copy of the catalog CSVs that the loaders read instead of data/."""
-    for name in ("gpus.csv", "llms.csv"):
+    for name in ("gpus.csv", "llms.csv", "llm_aliases.csv"):
         (tmp_path / name).write_text((catalog.data_dir() / name).read_text())
     monkeypatch.setattr(catalog, "data_dir", lambda: tmp_path)
-    for f in (catalog._gpu_entries, catalog._llm_entries, catalog._gpu_index, catalog._llm_index):
+    caches = (catalog._gpu_entries, catalog._llm_entries, catalog._gpu_index, catalog._llm_index,
+              catalog._alias_entries)  # fmt: skip
+    for f in caches:
         f.cache_clear()
     yield tmp_path
     monkeypatch.undo()
-    for f in (catalog._gpu_entries, catalog._llm_entries, catalog._gpu_index, catalog._llm_index):
+    for f in caches:
         f.cache_clear()
 
 

@@ -33,7 +33,23 @@ def test_corpus_has_40_model_types_and_every_file_is_indexed():
     types = {_cfg(r["file"]).get("model_type") for r in INDEX}
     assert len(types) >= 40 and len(INDEX) >= 50
     assert {p.name for p in CONFIGS.glob("*.json")} == {r["file"] for r in INDEX}
-    assert all(r["config_source"].startswith(("http", "PyPI")) for r in INDEX)
+    assert all(r["config_source"].startswith(("http", "PyPI", "published")) for r in INDEX)
+
+
+def test_configs_from_a_published_table_are_marked_and_say_the_file_was_not_found():
+    """Where no exact config.json was reachable, the authors' architecture table is transcribed
+    (config_kind published_table); the row says so and names the table, and it has counts."""
+    kinds = {r["config_kind"] for r in INDEX}
+    assert kinds == {"exact_file", "published_table"}
+    tables = [r for r in INDEX if r["config_kind"] == "published_table"]
+    assert {r["hf_id"] for r in tables} >= {"zai-org/GLM-4.5-Air", "microsoft/Phi-3.5-MoE-instruct"}
+    for r in tables:
+        assert r["config_source"].startswith("published architecture")
+        assert "config.json was not found" in r["config_source"]
+        assert r["file"].endswith(".table.json") and r["params_total_b_ref"]
+        assert r["params_active_b_ref"]
+    exact = [r for r in INDEX if r["config_kind"] == "exact_file"]
+    assert all(r["config_source"].startswith(("http", "PyPI")) for r in exact)
 
 
 @pytest.mark.parametrize("row", DECODERS, ids=[r["file"] for r in DECODERS])
@@ -44,8 +60,11 @@ def test_decoder_parses_and_matches_its_published_count_within_3_percent(row):
         assert m.params_b / float(row["params_total_b_ref"]) - 1 == pytest.approx(0, abs=0.03)
     if row["params_active_b_ref"]:
         active = m.params_active_b
-        if row["active_ref_excludes_embedding"] == "yes":  # the card counts no input table
-            active -= m.vocab_size * m.hidden_size / 1e9
+        tables = {"yes": 1, "embedding_and_head": 1 if m.tie_embeddings else 2}
+        # the publisher counts no input table (and, for "embedding_and_head", no output layer)
+        active -= (
+            tables.get(row["active_ref_excludes_embedding"], 0) * m.vocab_size * m.hidden_size / 1e9
+        )
         assert active / float(row["params_active_b_ref"]) - 1 == pytest.approx(0, abs=0.03)
 
 

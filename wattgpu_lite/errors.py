@@ -55,7 +55,9 @@ class UnknownGPUError(UnknownNameError):
 class UnknownLLMError(UnknownNameError):
     kind = "LLM"
     hint = (
-        "See wl.llms() for the catalog, or parse any config.json with wl.LLM.from_hf_config(path)."
+        "See wl.llms() for the catalog and wl.llm_aliases() for checkpoint ids; for any other "
+        "model pass its config.json: wl.LLM.from_hf_config('path/to/config.json') in Python, "
+        "--llm path/to/config.json on the command line."
     )
 
 

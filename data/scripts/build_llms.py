@@ -13,13 +13,21 @@
 3. MoE and large models from the real config.json corpus in tests/fixtures/configs/ (CORPUS:
    Hub id, corpus file, published total in billions and where it is published). Each row is the
    corpus file parsed by LLM.from_hf_config; params_nominal_b = the published total. A model whose
-   exact config was not found is left out (see data/SOURCES.md).
-params_b is always our own count from the architecture.
+   exact config was not found is left out (see data/SOURCES.md), unless the authors published an
+   architecture table, transcribed as ``<org>__<model>.table.json`` (config_kind published_table in
+   the corpus index.csv): GLM-4.5-Air (report Table 1) and Phi-3.5-MoE (Microsoft's PhiMoEConfig).
+4. Checkpoints whose exact config.json was not found but whose architecture is a corpus file with
+   a stated change (DERIVED: Hub id, corpus file, the keys changed, published total, source), e.g.
+   Meta's FP8 release of Llama-3.1-405B: the base config with its quantisation method set.
+params_b is always our own count from the architecture. Checkpoint ids that share one of these
+architectures (Instruct, 2507 and FP8 releases, renamed versions) are rows of data/llm_aliases.csv,
+not of llms.csv (written by hand, one source per row; see wattgpu_lite/specs/aliases.py).
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -27,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from wattgpu_lite.errors import UnsupportedModelError
-from wattgpu_lite.specs.llm import LLM, params_b_of
+from wattgpu_lite.specs.llm import ECHO_FIELDS, LLM, params_b_of
 
 OUT = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[1] / "llms.csv"
 REF = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/reference")
@@ -56,9 +64,23 @@ CORPUS = [
     ("Qwen/Qwen1.5-MoE-A2.7B-Chat", "MaziyarPanahi__Qwen1.5-MoE-A2.7B-Wikihow.json", 14.3, "Qwen1.5-MoE-A2.7B card: 14.3B total, 2.7B activated (not re-opened in this session); config of a fine-tune of Qwen1.5-MoE-A2.7B, same architecture", False),
     ("databricks/dbrx-instruct", "amd__dbrx-instruct-FP8-KV.json", 132.0, "transformers DBRX docs: 132B total, 36B active; architecture of the AMD FP8 re-quantisation, BF16 weights", True),
     ("meta-llama/Llama-3.1-405B", "meta-llama__Llama-3.1-405B.json", 405.0, "Llama 3.1 model card, Params 405B (not re-opened in this session)", False),
+    ("zai-org/GLM-4.5-Air", "zai-org__GLM-4.5-Air.table.json", 106.0, "GLM-4.5 technical report (arXiv:2508.06471) Table 1: 106B total, 12B activated (MTP layer counted, word embeddings and output layer not)", False),
+    ("microsoft/Phi-3.5-MoE-instruct", "microsoft__Phi-3.5-MoE-instruct.table.json", 42.0, "42B total (third-party page, see index.csv), 6.6B active (model card)", False),
     ("moonshotai/Kimi-K2-Instruct", "moonshotai__Kimi-K2-Instruct.json", 1026.408, "our count (no published total re-checked)", False),
     ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "meta-llama__Llama-4-Scout-17B-16E-Instruct.json", 109.0, "transformers Llama4 docs: ~109B total with the vision encoder, 17B active; our count is the language model (trimmed vendored config)", False),
     ("meta-llama/Llama-4-Maverick-17B-128E-Instruct", "meta-llama__Llama-4-Maverick-17B-128E-Instruct.json", 400.0, "transformers Llama4 docs: ~400B total with the vision encoder, 17B active; our count is the language model (trimmed vendored config)", False),
+]  # fmt: skip
+# (Hub id, corpus file of the architecture, config keys set, published total B, source)
+DERIVED = [
+    ("meta-llama/Llama-3.1-405B-FP8", "meta-llama__Llama-3.1-405B.json",
+     {"quantization_config": {"quant_method": "fbgemm_fp8"}}, 405.0,
+     "Meta's FP8 release of Llama-3.1-405B (listed in Meta's Llama 3.1 collection, "
+     "https://huggingface.co/collections/meta-llama/metas-llama-31-models-and-evals-675bfd70e574a62dd0e40565, "
+     "opened in this session); its config.json was not found: architecture = the corpus Llama-3.1-405B "
+     "config, weights fbgemm_fp8 with the kit's rule (every linear layer in FP8, embeddings and LM head "
+     "16-bit); the Llama 3 paper's FP8 scope (attention and the first and last layers kept in 16 bits; "
+     "not re-opened in this session) would give more bits per weight, so weight_bits is a lower bound; "
+     "published total: Llama 3.1 model card, Params 405B (not re-opened in this session)"),
 ]  # fmt: skip
 WG_DERIVED = {"model_name", "model_upload_date", "total_b_params", "active_b_params"}
 
@@ -128,8 +150,23 @@ def corpus_llms(taken: set[str]) -> list[dict]:
         llm = LLM.from_hf_config(CORPUS_DIR / file, name=hub_id)
         if bf16:
             llm = replace(llm, weight_format="bf16", weight_bits=16.0)
-        source = f"config.json corpus {file}; published total: {where}"
+        kind = (
+            "published architecture table" if file.endswith(".table.json") else "config.json corpus"
+        )
+        source = f"{kind} {file}; published total: {where}"
         rows.append(_row(llm, nominal, False, source))
+    return rows
+
+
+def derived_llms(taken: set[str]) -> list[dict]:
+    """Checkpoints built from a corpus architecture with the keys DERIVED states (see DERIVED)."""
+    rows = []
+    for hub_id, file, keys, nominal, where in DERIVED:
+        if hub_id in taken:
+            continue
+        cfg = json.loads((CORPUS_DIR / file).read_text()) | keys
+        llm = LLM.from_hf_config(cfg, name=hub_id)
+        rows.append(_row(llm, nominal, False, f"config.json corpus {file} + {keys}; {where}"))
     return rows
 
 
@@ -137,13 +174,15 @@ def _row(llm: LLM, nominal: float, in_wg: bool, source: str, check: float | None
     """One CSV row; warns when our count and the reference's computed count differ by > 0.5 %."""
     if check is not None and abs(llm.params_b / check - 1) > 0.005:
         print(f"note: {llm.name}: ours {llm.params_b:.3f} B vs reference computed {check} B")
-    return llm.__dict__ | {"params_nominal_b": nominal, "in_wattgpu": in_wg, "source": source}
+    fields = {k: v for k, v in llm.__dict__.items() if k not in ECHO_FIELDS}
+    return fields | {"params_nominal_b": nominal, "in_wattgpu": in_wg, "source": source}
 
 
 if __name__ == "__main__":
     wg = wattgpu_llms(REF)
     rows = wg + spec_llms(REF, {r["name"] for r in wg})
-    table = pd.DataFrame(rows + corpus_llms({r["name"] for r in rows}))
+    rows += corpus_llms({r["name"] for r in rows})
+    table = pd.DataFrame(rows + derived_llms({r["name"] for r in rows}))
     assert table.name.is_unique
     table.to_csv(OUT, index=False)
     print(f"{len(table)} LLMs ({int(table.in_wattgpu.sum())} from WattGPU) -> {OUT}")

@@ -8,6 +8,7 @@ the printed equations of Vartziotis et al. (:mod:`wattgpu_lite.energy.paper`, re
 from __future__ import annotations
 
 import numbers
+from dataclasses import replace
 from pathlib import Path
 
 from wattgpu_lite import checks
@@ -71,7 +72,8 @@ def _physical(llm, gpu, work, num_gpus, weights, ep) -> EnergyEstimate:
     return EnergyEstimate(llm.name, gpu.name, "physical", *work, num_gpus, fmt,
                           weight_bits(llm, fmt), ep, which, peak, basis, c["kappa"],
                           c["static_fraction"], terms,
-                          NOTES.physical_notes(llm, gpu, work, num_gpus, fmt, which))  # fmt: skip
+                          NOTES.physical_notes(llm, gpu, work, num_gpus, fmt, which),
+                          llm.architecture_name)  # fmt: skip
 
 
 def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT, batch=1,
@@ -103,7 +105,8 @@ def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT,
     checks.check_tokens(work[0], work[1], llm.context_length)
     checks.check_batch(work[2])
     if mode == "paper":
-        return _paper((llm.name, llm.params_nominal_b), gpu.name, work, llm.n_layers,
-                      llm.hidden_size, llm.is_moe)  # fmt: skip
+        est = _paper((llm.name, llm.params_nominal_b), gpu.name, work, llm.n_layers,
+                     llm.hidden_size, llm.is_moe)  # fmt: skip
+        return replace(est, llm_architecture=llm.architecture_name)
     NOTES.check_deployment(llm, num_gpus, expert_parallel)
     return _physical(llm, gpu, work, num_gpus, weights, bool(expert_parallel))

@@ -44,7 +44,12 @@ class EnergyEstimate:
     static_fraction: float | None
     terms: tuple[tuple[str, str, float], ...]
     notes: tuple[str, ...] = ()
+    llm_architecture: str = ""  # the catalog architecture ``llm`` resolved to (= llm if no alias)
     schema_version: ClassVar[int] = 1
+
+    def __post_init__(self) -> None:
+        if not self.llm_architecture:
+            object.__setattr__(self, "llm_architecture", self.llm)
 
     @property
     def components_j(self) -> dict[str, float]:
@@ -95,7 +100,10 @@ class EnergyEstimate:
         gpus = f"{self.num_gpus} × {self.gpu}" if self.num_gpus > 1 else self.gpu
         peak = f", {self.compute_peak.upper()} peak" if self.compute_peak else ""
         ep = ", expert parallel" if self.expert_parallel else ""
-        return (f"{self.llm} on {gpus} ({self.mode} mode), {self.t_in} in / {self.t_out} out, "
+        arch = (
+            "" if self.llm_architecture == self.llm else f" (architecture {self.llm_architecture})"
+        )
+        return (f"{self.llm}{arch} on {gpus} ({self.mode} mode), {self.t_in} in / {self.t_out} out, "
                 f"batch {self.batch}, {self.weights} weights{peak}{ep}")  # fmt: skip
 
     def __repr__(self) -> str:

@@ -104,7 +104,8 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
                            level, **deploy)  # fmt: skip
     _raise_for_status(out, model.name, device.name, rate, bat)
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
-                    None if math.isnan(bat) else bat, level, num_gpus, fmt)  # fmt: skip
+                    None if math.isnan(bat) else bat, level, num_gpus, fmt,
+                    model.architecture_name)  # fmt: skip
     return _record(HybridModel.pretrained(), out, 0, inputs, [model], [device])
 
 
@@ -181,7 +182,10 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFr
     out = E.predict_arrays(HybridModel.pretrained(), llms, gpus, t_in, t_out, rate, bat,
                            check_level(level), counts, weights)  # fmt: skip
     keep = {k: v for k, v in out.items() if not k.startswith("_") and k != "widening"}
-    return frame.reset_index(drop=True).assign(t_in=t_in, t_out=t_out, **keep)
+    arch = [m.architecture_name for m in llms]
+    return frame.reset_index(drop=True).assign(
+        llm_architecture=arch, t_in=t_in, t_out=t_out, **keep
+    )
 
 
 def _resolve_each(values: pd.Series, resolve) -> list:

@@ -46,6 +46,11 @@ class Inputs:
     level: float
     num_gpus: int = 1  # GPUs in one replica (tensor parallel); power and energy are the replica's
     weights: str = "bf16"  # the weight format served
+    llm_architecture: str = ""  # the catalog architecture ``llm`` resolved to (= llm if no alias)
+
+    def __post_init__(self) -> None:
+        if not self.llm_architecture:
+            object.__setattr__(self, "llm_architecture", self.llm)
 
 
 @dataclass(frozen=True)

@@ -97,7 +97,8 @@ def rank_gpus(
     metrics = gpu_metrics(model, fitting, scenario, source, t_out)
     table = table.merge(metrics, on="gpu", how="left")
     table = apply_sla(add_energy(table, rate, grid, price), sla, scenario)
-    head = {"llm": model.name, "scenario": scenario, "rate_qps": rate, "source": source}
+    head = {"llm": model.name, "llm_architecture": model.architecture_name, "scenario": scenario,
+            "rate_qps": rate, "source": source}  # fmt: skip
     return order(table).assign(**head)
 
 
@@ -142,7 +143,8 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
         raise no_fit_error(model.name, table)
     table = hybrid_accounting(table, t_out, grid, price)
     label = "offline" if offline or np.isnan(rate) else scenario_for_rate(rate)
-    head = {"llm": model.name, "weights": fmt, "scenario": scenario or label, "rate_qps": rate,
+    head = {"llm": model.name, "llm_architecture": model.architecture_name, "weights": fmt,
+            "scenario": scenario or label, "rate_qps": rate,
             "batch": bat, "t_in": t_in, "t_out": t_out, "source": "hybrid", "level": level}  # fmt: skip
     return order(table).assign(**head)
 

@@ -6,6 +6,8 @@
   :mod:`~wattgpu_lite.specs.support`: reading config.json, counting parameters from the
   architecture, and refusing what the kit cannot describe honestly;
 - :mod:`~wattgpu_lite.specs.catalog`: ``wl.gpus()``, ``wl.llms()``, ``wl.gpu(name)``, ``wl.llm(name)``;
+- :mod:`~wattgpu_lite.specs.aliases`: checkpoint ids that share a catalog architecture
+  (``wl.llm("Qwen/Qwen3-235B-A22B-Instruct-2507")``, ``wl.llm_aliases()``; data/llm_aliases.csv);
 - :mod:`~wattgpu_lite.specs.resolve`: a name, dict or JSON path typed by a user -> GPU or LLM;
 - :mod:`~wattgpu_lite.specs.workload`: a request's tokens and the one default every result uses.
 

@@ -2,7 +2,9 @@
 
     wl.gpu("NVIDIA H100 NVL")            # catalog name or alias, case/space/hyphen-insensitive
     wl.llm("Llama-3.1-8B-Instruct")      # HF id or the part after "/"
+    wl.llm("Qwen/Qwen3-235B-A22B-Instruct-2507")   # a checkpoint alias (data/llm_aliases.csv)
     wl.gpus(), wl.llms()                 # DataFrames, one row per entry, columns = dataclass fields
+    wl.llm_aliases()                     # checkpoint id -> architecture row, with the source
     wl.GPU.from_spec({...}), wl.LLM.from_hf_config("config.json")   # entries in no table
 
 Optional GPU columns may be empty (NaN = unknown): process_nm, base_clock_mhz, bus_width_bits,
@@ -25,12 +27,13 @@ from wattgpu_lite.errors import (
     UnknownGPUError,
     UnknownLLMError,
 )
+from wattgpu_lite.specs.aliases import Alias, aliases_frame, read_aliases, resolve_alias
 from wattgpu_lite.specs.gpu import GPU
-from wattgpu_lite.specs.llm import LLM
+from wattgpu_lite.specs.llm import ECHO_FIELDS, LLM
 
-__all__ = ["GPU", "LLM", "gpu", "gpus", "llm", "llms", "data_dir"]
+__all__ = ["GPU", "LLM", "gpu", "gpus", "llm", "llms", "llm_aliases", "data_dir"]
 GPU_COLUMNS = [f.name for f in fields(GPU)] + ["aliases"]
-LLM_COLUMNS = [f.name for f in fields(LLM)]
+LLM_COLUMNS = [f.name for f in fields(LLM) if f.name not in ECHO_FIELDS]
 
 
 def _read(name: str, columns: list[str]) -> pd.DataFrame:
@@ -87,8 +90,18 @@ def gpus() -> pd.DataFrame:
 
 
 def llms() -> pd.DataFrame:
-    """The LLM catalog, one row per LLM; columns = the LLM dataclass fields."""
-    return pd.DataFrame([m.__dict__ for m in _llm_entries()])
+    """The LLM catalog, one row per architecture; columns = the LLM dataclass fields."""
+    return pd.DataFrame([{k: m.__dict__[k] for k in LLM_COLUMNS} for m in _llm_entries()])
+
+
+@cache
+def _alias_entries() -> tuple[Alias, ...]:
+    return read_aliases(data_dir())
+
+
+def llm_aliases() -> pd.DataFrame:
+    """Checkpoint ids that share a catalog architecture (data/llm_aliases.csv), with sources."""
+    return aliases_frame(_alias_entries())
 
 
 def _key(text: str) -> str:
@@ -120,20 +133,30 @@ def gpu(name: str | GPU) -> GPU:
 
 @cache
 def _llm_index() -> dict[str, LLM]:
-    index = {m.name.lower(): m for m in _llm_entries()}
-    shorts = pd.Series([m.name.split("/")[-1].lower() for m in _llm_entries()])
-    for m in _llm_entries():
-        short = m.name.split("/")[-1].lower()
+    """Lower-cased HF id -> LLM for every row and alias, and the part after "/" where unique."""
+    rows = {m.name.lower(): m for m in _llm_entries()}
+    index = dict(rows)
+    for entry in _alias_entries():
+        arch = rows.get(entry.architecture.lower())
+        if arch is None or entry.alias.lower() in rows:
+            why = "names no row of llms.csv" if arch is None else "is itself a row of llms.csv"
+            raise DataFileError(f"llm_aliases.csv: row {entry.alias!r}: architecture "
+                                f"{entry.architecture!r} {why}; {restore_hint('llm_aliases.csv')}")  # fmt: skip
+        index[entry.alias.lower()] = resolve_alias(entry, arch)
+    shorts = pd.Series([name.split("/")[-1] for name in index])
+    for name, m in list(index.items()):
+        short = name.split("/")[-1]
         if (shorts == short).sum() == 1:
             index.setdefault(short, m)
     return index
 
 
 def llm(name: str | LLM) -> LLM:
-    """An LLM by Hugging Face id or the part after "/" (case-insensitive)."""
+    """An LLM by Hugging Face id, checkpoint alias or the part after "/" (case-insensitive)."""
     if isinstance(name, LLM):
         return name
     hit = _llm_index().get(str(name).strip().lower())
     if hit is None:
-        raise UnknownLLMError(str(name), [m.name for m in _llm_entries()])
+        known = [m.name for m in _llm_entries()] + [a.alias for a in _alias_entries()]
+        raise UnknownLLMError(str(name), known)
     return hit

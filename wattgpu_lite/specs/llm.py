@@ -17,6 +17,8 @@ BYTES_FP16 = 2  # bytes per stored value (weights and KV cache in FP16/BF16)
 # weight storage formats the physics knows (bits per weight are a field of their own)
 WEIGHT_FORMATS = frozenset({"bf16", "fp16", "fp32", "fp8", "int8", "int4", "int3", "int2", "mxfp4",
                             "nvfp4", "nf4", "fp4"})  # fmt: skip
+# fields that echo how a checkpoint id was resolved, not columns of llms.csv (see specs/aliases.py)
+ECHO_FIELDS = ("architecture",)
 POSITIVE_INTS = ("n_layers", "hidden_size", "intermediate_size", "n_heads", "n_kv_heads",
                  "head_dim", "vocab_size", "context_length")  # fmt: skip
 
@@ -78,6 +80,7 @@ class LLM:
     weight_format: str = "bf16"
     weight_bits: float = 16.0
     mla_kv_width: int = 0  # cached elements per token and layer of multi-head latent attention
+    architecture: str = ""  # the catalog row this checkpoint id resolved to ("" = itself)
 
     def __post_init__(self) -> None:
         for f in POSITIVE_INTS:
@@ -118,6 +121,11 @@ class LLM:
             f"LLM({self.name!r}, {self.model_type}, {self.params_b:.2f} B params, "
             f"{self.n_layers} layers, d={self.hidden_size}, heads {self.n_heads}/{self.n_kv_heads} KV)"
         )
+
+    @property
+    def architecture_name(self) -> str:
+        """The catalog architecture the numbers come from: ``architecture`` or, if empty, ``name``."""
+        return self.architecture or self.name
 
     @property
     def kv_width(self) -> int:
@@ -193,6 +201,8 @@ class LLM:
     def from_record(cls, row: dict[str, Any]) -> LLM:
         """An LLM from a catalog row; ConfigError (with ``.field``) for an empty or mistyped cell."""
         for f in fields(cls):
+            if f.name in ECHO_FIELDS:
+                continue
             value = row.get(f.name)
             if value is None or value != value:
                 raise _field_error(f.name, "is empty")
@@ -200,7 +210,8 @@ class LLM:
                 raise _field_error(f.name, f"must be True/False, got {value!r}")
         ints = {f.name: int(row[f.name]) for f in fields(cls) if f.type == "int"}
         floats = {f.name: float(row[f.name]) for f in fields(cls) if f.type == "float"}
-        return cls(**({f.name: row[f.name] for f in fields(cls)} | ints | floats))
+        given = {f.name: row[f.name] for f in fields(cls) if f.name not in ECHO_FIELDS}
+        return cls(**(given | ints | floats))
 
 
 def _field_error(field: str, problem: str) -> ConfigError:

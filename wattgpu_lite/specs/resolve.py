@@ -29,7 +29,7 @@ MAX_SPEC_BYTES = 2**20  # a GPU spec or a config.json is a few kB; 1 MiB is sure
 
 # fields that may differ between a user's copy and the catalog entry of the same GPU or LLM
 NOT_COMPARED = {"name", "source", "source_fp8", "source_interconnect", "measured", "smi_name",
-                "in_wattgpu", "params_b", "params_nominal_b", "params_active_b"}  # fmt: skip
+                "in_wattgpu", "params_b", "params_nominal_b", "params_active_b", "architecture"}  # fmt: skip
 
 
 def _is_json_path(value: Any) -> bool:

@@ -1,7 +1,7 @@
 """``gpus`` and ``llms``: list the catalogs, or show what the kit reads from a config.json.
 
 python -m wattgpu_lite gpus [--json]
-python -m wattgpu_lite llms [--json] [--config PATH]
+python -m wattgpu_lite llms [--json] [--config PATH | --aliases]
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     llms = sub.add_parser("llms", help="list the LLM catalog, or parse a config.json")
     add_json_flag(llms)
     llms.add_argument("--config", metavar="PATH", help="a Hugging Face config.json to parse")
+    llms.add_argument("--aliases", action="store_true",
+                      help="list the checkpoint ids that share a catalog architecture "
+                           "(data/llm_aliases.csv), e.g. Qwen/Qwen3-235B-A22B-Instruct-2507")  # fmt: skip
     llms.set_defaults(func=run_llms)
 
 
@@ -37,13 +40,17 @@ def run_gpus(args: argparse.Namespace) -> int:
 
 
 def run_llms(args: argparse.Namespace) -> int:
-    from wattgpu_lite.specs.catalog import llms
+    from wattgpu_lite.specs.catalog import llm_aliases, llms
     from wattgpu_lite.specs.resolve import resolve_llm
 
     if args.config:
         model = resolve_llm(args.config if args.config.endswith(".json") else args.config + ".json")
         understood = dict(model.__dict__) | {"kv_bytes_per_token": model.kv_bytes_per_token}
         emit(understood, args.json)
+        return 0
+    if args.aliases:
+        table = llm_aliases()
+        emit(table if args.json else table.drop(columns="source"), args.json)
         return 0
     table = llms()
     emit(table if args.json else table[LLM_TABLE], args.json)

@@ -22,7 +22,9 @@ WEIGHT_CHOICES = ("bf16", "fp8", "fp4", "int4", *sorted(WEIGHT_FORMATS - {"bf16"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``estimate``."""
     p = sub.add_parser("estimate", help="energy of one request, by component (J and Wh)")
-    p.add_argument("--llm", required=True, help="catalog name or path to a config.json")
+    p.add_argument(
+        "--llm", required=True, help="catalog name, checkpoint alias or config.json path"
+    )
     p.add_argument("--gpu", default="H100 NVL", help="catalog name or path to a spec .json")
     p.add_argument(
         "--t-in", type=int, default=DEFAULT_T_IN, help="prompt tokens (default %(default)s)"

@@ -20,7 +20,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``predict``."""
     p = sub.add_parser("predict", help="predicted power, ITL and energy per token, with intervals")
     p.add_argument(
-        "--llm", required=True, help="catalog name (see `llms`) or path to a config.json"
+        "--llm",
+        required=True,
+        help="catalog name (see `llms`), checkpoint alias (`llms --aliases`) or config.json path",
     )
     p.add_argument("--gpu", required=True, help="catalog name (see `gpus`) or path to a spec .json")
     load = p.add_mutually_exclusive_group(required=True)

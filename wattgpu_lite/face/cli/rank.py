@@ -21,7 +21,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``rank``."""
     p = sub.add_parser("rank", help="rank GPUs for an LLM under an ITL SLA, by energy")
     p.add_argument(
-        "--llm", required=True, help="catalog name (see `llms`) or path to a config.json"
+        "--llm",
+        required=True,
+        help="catalog name (see `llms`), checkpoint alias (`llms --aliases`) or config.json path",
     )
     load = p.add_mutually_exclusive_group(required=True)
     load.add_argument(
