@@ -15,6 +15,7 @@ from typing import ClassVar
 
 import pandas as pd
 
+from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.energy.breakdown import COMPONENTS, J_PER_WH, breakdown_frame
 
 
@@ -44,6 +45,8 @@ class EnergyEstimate:
     static_fraction: float | None
     terms: tuple[tuple[str, str, float], ...]
     notes: tuple[str, ...] = ()
+    tp: int = 1  # the layout (specs.layout.Parallel): tensor-parallel group, expert group
+    ep: int = 1
     schema_version: ClassVar[int] = 1
 
     @property
@@ -94,7 +97,7 @@ class EnergyEstimate:
         """One line: what was estimated, with which inputs."""
         gpus = f"{self.num_gpus} × {self.gpu}" if self.num_gpus > 1 else self.gpu
         peak = f", {self.compute_peak.upper()} peak" if self.compute_peak else ""
-        ep = ", expert parallel" if self.expert_parallel else ""
+        ep = f", {Parallel(self.tp, self.ep).label}" if self.ep > 1 else ""
         return (f"{self.llm} on {gpus} ({self.mode} mode), {self.t_in} in / {self.t_out} out, "
                 f"batch {self.batch}, {self.weights} weights{peak}{ep}")  # fmt: skip
 

@@ -46,6 +46,8 @@ class Inputs:
     level: float
     num_gpus: int = 1  # GPUs in one replica (tensor parallel); power and energy are the replica's
     weights: str = "bf16"  # the weight format served
+    tp: int = 1  # the layout (specs.layout.Parallel): tensor-parallel group size
+    ep: int = 1  # expert group size (ep > tp: data-parallel attention)
 
 
 @dataclass(frozen=True)
