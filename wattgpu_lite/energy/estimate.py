@@ -95,7 +95,7 @@ def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT,
     if mode not in MODES:
         raise InvalidInputError(f"mode must be one of {MODES}, got {mode!r}.")
     layout = layout_of(num_gpus, parallel, expert_parallel)
-    if mode == "paper" and (layout.num_gpus != 1 or weights is not None):
+    if mode == "paper" and (layout.num_gpus != 1 or weights is not None or expert_parallel):
         raise InvalidInputError("paper mode models one GPU at 16 bits; num_gpus, weights and "
                                 "expert_parallel apply to mode='physical'.")  # fmt: skip
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):

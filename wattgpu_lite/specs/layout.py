@@ -26,8 +26,8 @@ def _whole(name: str, value) -> int:
     """A whole number in [1, MAX_GPUS], else InvalidInputError naming the field."""
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if not ok or not 1 <= value <= MAX_GPUS:
-        raise InvalidInputError(f"Parallel.{name} must be a whole number of GPUs in [1, "
-                                f"{MAX_GPUS}], got {value!r}; e.g. Parallel(tp=4).")  # fmt: skip
+        raise InvalidInputError(f"{name} must be a whole number of GPUs in [1, {MAX_GPUS}], "
+                                f"got {value!r}; e.g. num_gpus=4 or Parallel(tp=4).")  # fmt: skip
     return int(value)
 
 
@@ -41,7 +41,7 @@ class Parallel:
     ep: int = 1
 
     def __post_init__(self) -> None:
-        tp, ep = _whole("tp", self.tp), _whole("ep", self.ep)
+        tp, ep = _whole("Parallel.tp", self.tp), _whole("Parallel.ep", self.ep)
         if ep > 1 and ep % tp:
             raise InvalidInputError(
                 f"Parallel(tp={tp}, ep={ep}): ep must be 1, tp, or a multiple of tp (each "
@@ -89,6 +89,10 @@ class Parallel:
         if self.ep > 1 and not llm.is_moe:
             raise InvalidInputError(f"ep={self.ep}: {llm.name!r} is dense (no experts to spread); "
                                     f"use Parallel(tp={self.num_gpus}).")  # fmt: skip
+        if self.ep > 1 and self.ep > llm.n_experts:
+            raise InvalidInputError(f"ep={self.ep}: expert parallelism needs at least as many "
+                                    f"experts as GPUs; {llm.name!r} has {llm.n_experts}; use "
+                                    f"ep <= {llm.n_experts} or tensor parallelism.")  # fmt: skip
         if self.ep > 1 and llm.n_experts % self.ep:
             ok = [n for n in (2, 4, 8, 16, 32, 64) if llm.n_experts % n == 0]
             raise InvalidInputError(
@@ -106,7 +110,7 @@ def as_layout(value, expert_parallel: bool = False) -> Parallel:
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
         raise InvalidInputError(f"num_gpus must be a whole number of GPUs or a Parallel layout, "
                                 f"got {value!r}; e.g. num_gpus=4 or parallel=Parallel(tp=4).")  # fmt: skip
-    n = _whole("tp", int(value))
+    n = _whole("num_gpus", int(value))
     return Parallel(tp=n, ep=n if expert_parallel and n > 1 else 1)
 
 
