@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "llm": "specs.catalog",
     "gpus": "specs.catalog",
     "llms": "specs.catalog",
+    "Parallel": "specs.layout",
     "estimate_energy": "energy.estimate",
     "EnergyEstimate": "energy.result",
     "WattGPU": "wattgpu.predictor",

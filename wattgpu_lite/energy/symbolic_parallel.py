@@ -104,5 +104,18 @@ def parallel_step_s(tokens: sp.Expr, touched: sp.Expr) -> sp.Expr:
     return comm_step_s(tokens) + expert_groups_s(touched) + replicated_read_s()
 
 
-__all__ = ["DEPLOY", "allreduce_s", "alltoall_s", "comm_step_s", "doubling_s", "expert_groups_s",
-           "message_bytes", "parallel_step_s", "replicated_read_s", "ring_s"]  # fmt: skip
+def derivation(tokens: sp.Expr | None = None) -> dict[str, sp.Expr]:
+    """The terms of one decode step (``tokens`` = B by default), named, for a notebook to show
+    (``sp.Eq(sp.Symbol(name), expr)``): message, ring, doubling, the two collectives, the step's
+    collectives, expert groups, replicated weights, and their sum."""
+    tok = sp.Symbol("B", positive=True) if tokens is None else tokens
+    m, n = message_bytes(tok), sp.Symbol("n", positive=True)
+    touched = E * (1 - (1 - k / E) ** tok)
+    return {"M": m, "t_ring": ring_s(m, n), "t_doubling": doubling_s(m, n),
+            "t_allreduce": allreduce_s(m, n), "t_alltoall": alltoall_s(k * m, n),
+            "t_collectives": comm_step_s(tok), "t_expert_groups": expert_groups_s(touched),
+            "t_replicated": replicated_read_s(), "t_layout": parallel_step_s(tok, touched)}  # fmt: skip
+
+
+__all__ = ["DEPLOY", "allreduce_s", "alltoall_s", "comm_step_s", "derivation", "doubling_s",
+           "expert_groups_s", "message_bytes", "parallel_step_s", "replicated_read_s", "ring_s"]  # fmt: skip

@@ -40,10 +40,12 @@ from wattgpu_lite.selection.inputs import (
     no_fit_error,
     resolve_load,
 )
+from wattgpu_lite.selection.layouts import layout_why, layouts_for
 from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import add_energy, apply_sla, fit_table, hybrid_accounting, order
 from wattgpu_lite.specs.catalog import gpu
+from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
 from wattgpu_lite.specs.resolve import resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -58,7 +60,7 @@ __all__ = [
 def rank_gpus(
     llm, scenario: str | None = None, *, itl_sla_ms: float, rate_qps: float | None = None,
     batch: float | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
-    candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None,
+    candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None, layouts=None,
     source: str = "hybrid", grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH,
     price_per_kwh: float = DEFAULT_PRICE_PER_KWH, level: float = 0.8,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS,
@@ -67,7 +69,10 @@ def rank_gpus(
 
     ``source``: 'hybrid' (default, the same model as ``wl.predict``: any load and token counts;
     every candidate GPU with every count of ``gpu_counts`` GPUs per replica, and the replicas a
-    rate needs; the served ``weights`` format; intervals; candidates: the whole catalog), or the Watt Counts
+    rate needs; the served ``weights`` format; intervals; candidates: the whole catalog; a MoE is
+    tried as TP, TP·EP and DP·EP per count, ``layouts=[wl.Parallel(ep=8), ...]`` instead names
+    the layouts, and the columns layout, comm_share, weights_per_gpu_gb and layout_why say why
+    one wins), or the Watt Counts
     readings 'measured' (the runs), 'paper' (WattGPU as published) and 'logo' (WattGPU refitted
     without each GPU), which know the three scenarios only and default to the 8 measured GPUs.
     Give one load: ``scenario``, ``rate_qps`` (req/s) or ``batch``. Grid intensity in gCO2e/kWh
@@ -80,10 +85,10 @@ def rank_gpus(
     model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     if source == "hybrid":
-        plan = {"gpu_counts": gpu_counts, "weights": weights}
+        plan = {"gpu_counts": gpu_counts, "weights": weights, "layouts": layouts}
         return _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla, grid,
                             price, level, **plan)  # fmt: skip
-    if tuple(gpu_counts) not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None:
+    if tuple(gpu_counts) not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts:
         raise InvalidInputError(f"source {source!r} knows one GPU and 16-bit weights only; use "
                                 "source='hybrid' for gpu_counts or weights")  # fmt: skip
     if batch is not None:
@@ -101,32 +106,46 @@ def rank_gpus(
     return order(table).assign(**head)
 
 
-def deployments(model, devices, gpu_counts) -> tuple[list, pd.DataFrame]:
-    """(valid (GPU, count) pairs, a table of the refused ones with why): a count must split the
-    attention heads evenly and a GPU with several per replica needs its interconnect bandwidth."""
+def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:
+    """(valid (GPU, layout) pairs, a table of the refused ones with why): every layout of
+    :func:`~wattgpu_lite.selection.layouts.layouts_for` each count (or the ``layouts`` given)
+    must split heads and experts evenly, and several GPUs need the interconnect bandwidth."""
+    tried = _tried_layouts(model, gpu_counts, layouts)
+    valid, refused = [], []
+    for g in devices:
+        for lay in tried:
+            try:
+                valid.append((g, check_num_gpus(lay, model, g)))
+            except InvalidInputError as err:
+                refused.append({"gpu": g.name, "num_gpus": lay.num_gpus, "layout": lay.label,
+                                "tp": lay.tp, "ep": lay.ep, "why_not": str(err)})  # fmt: skip
+    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "layout", "tp", "ep",
+                                                 "why_not"])  # fmt: skip
+
+
+def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
+    """The layouts a ranking tries: those given, else every layout of every count."""
+    if layouts is not None:
+        tried = [layout_of(parallel=p) for p in layouts]
+        if not tried:
+            raise InvalidInputError("layouts is empty: give e.g. [wl.Parallel(tp=8)]")
+        return tried
     counts = sorted({int(c) for c in gpu_counts}) if gpu_counts else []
     if not counts:
         raise InvalidInputError(
             "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
         )
-    valid, refused = [], []
-    for g in devices:
-        for n in counts:
-            try:
-                valid.append((g, check_num_gpus(n, model, g)))
-            except InvalidInputError as err:
-                refused.append({"gpu": g.name, "num_gpus": n, "why_not": str(err)})
-    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "why_not"])
+    return [lay for n in counts for lay in layouts_for(model, as_layout(n).num_gpus)]
 
 
 def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms, grid, price,
-                 level, gpu_counts, weights) -> pd.DataFrame:  # fmt: skip
-    """The 'hybrid' source: plans per (GPU, count) (replicas at a rate), accounted, ordered."""
+                 level, gpu_counts, weights, layouts=None) -> pd.DataFrame:  # fmt: skip
+    """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered."""
     rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
     level = check_level(level)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
-    plans, refused = deployments(model, devices, gpu_counts)
+    plans, refused = deployments(model, devices, gpu_counts, layouts)
     args = (t_in, t_out, sla_ms / 1e3, level, fmt)
     refused = refused.assign(meets_sla=False, fits=False)
     if not plans:
@@ -137,6 +156,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
         else:
             table = rate_plans(model, plans, rate, *args)
         table = table.assign(fits=~table["why_not"].str.startswith("does not fit in memory"))
+        table = table.assign(layout_why=layout_why(table))
         table = pd.concat([table, refused], ignore_index=True) if len(refused) else table
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
