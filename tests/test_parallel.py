@@ -38,8 +38,13 @@ def test_one_gpu_of_a_moe_adds_only_the_expert_groups():
     assert sp.simplify(step - SP.L_moe * SPAR.t_grp * (TOUCHED - SP.k)) == 0
 
 
-@pytest.mark.parametrize("layout", [{SPAR.n_tp: SPAR.G, SPAR.x_ep: 0},  # TP (and TP·EP)
-                                    {SPAR.n_tp: 1, SPAR.n_ep: SPAR.G, SPAR.x_ep: 1}])  # DP·EP
+@pytest.mark.parametrize(
+    "layout",
+    [
+        {SPAR.n_tp: SPAR.G, SPAR.x_ep: 0},  # TP (and TP·EP)
+        {SPAR.n_tp: 1, SPAR.n_ep: SPAR.G, SPAR.x_ep: 1},
+    ],
+)  # DP·EP
 def test_ideal_links_give_the_ideal_split(layout):
     """t_0, t_hop → 0 and BW_link → ∞: no collective time, whatever the layout."""
     comm = SPAR.comm_step_s(S.B).subs(layout).subs({SPAR.t_0: 0, SPAR.t_hop: 0})

@@ -33,7 +33,7 @@ def moe_rows() -> tuple[pd.DataFrame, np.ndarray]:
     """(questions, measured ITL in s) of the external MoE rows at a batch of ≤ 256 sequences."""
     table = X.table()
     asked, itl = [], []
-    for i, row in table.iterrows():
+    for _, row in table.iterrows():
         q = X.question(row)
         ok = isinstance(q, dict) and llm(q["llm"]).is_moe and q["batch"] <= MAX_BATCH
         if ok and np.isfinite(row["itl_ms"]):

@@ -31,7 +31,6 @@ from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs.layout import Parallel, as_layout
 
 
-
 def llm_args(llm, weights: str | None = None) -> tuple[float, ...]:
     """The model tuple of ``llm`` served with ``weights`` (None: its own format)."""
     moe = llm.is_moe

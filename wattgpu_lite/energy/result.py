@@ -15,8 +15,8 @@ from typing import ClassVar
 
 import pandas as pd
 
-from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.energy.breakdown import COMPONENTS, J_PER_WH, breakdown_frame
+from wattgpu_lite.specs.layout import Parallel
 
 
 @dataclass(frozen=True)

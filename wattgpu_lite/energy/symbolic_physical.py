@@ -37,7 +37,7 @@ from wattgpu_lite.energy.symbolic import (
     n_l,
     w_kv,
 )
-from wattgpu_lite.energy.symbolic_parallel import BW_link, G, t_0, t_hop, t_grp, x_ep  # noqa: F401
+from wattgpu_lite.energy.symbolic_parallel import BW_link, G, t_0, t_grp, t_hop, x_ep  # noqa: F401
 
 _pos, _nonneg = {"positive": True}, {"nonnegative": True}
 # model: active parameters (FLOPs), parameters read whatever the routing, experts

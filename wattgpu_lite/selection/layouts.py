@@ -22,9 +22,11 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy.occupancy import replica_weight_bytes
+from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid import serving as S
-from wattgpu_lite.specs.layout import Parallel
+from wattgpu_lite.hybrid.api import check_num_gpus
+from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
 
 
 def layouts_for(model, count: int) -> list[Parallel]:
@@ -83,4 +85,43 @@ def layout_why(table: pd.DataFrame) -> pd.Series:
     return why
 
 
-__all__ = ["ideal_links", "layout_why", "layouts_for", "step_shares", "weights_per_gpu_gb"]
+def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:
+    """(valid (GPU, layout) pairs, a table of the refused ones with why): every layout of
+    :func:`~wattgpu_lite.selection.layouts.layouts_for` each count (or the ``layouts`` given)
+    must split heads and experts evenly, and several GPUs need the interconnect bandwidth."""
+    tried = _tried_layouts(model, gpu_counts, layouts)
+    valid, refused = [], []
+    for g in devices:
+        for lay in tried:
+            try:
+                valid.append((g, check_num_gpus(lay, model, g)))
+            except InvalidInputError as err:
+                refused.append({"gpu": g.name, "num_gpus": lay.num_gpus, "layout": lay.label,
+                                "tp": lay.tp, "ep": lay.ep, "why_not": str(err)})  # fmt: skip
+    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "layout", "tp", "ep",
+                                                 "why_not"])  # fmt: skip
+
+
+def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
+    """The layouts a ranking tries: those given, else every layout of every count."""
+    if layouts is not None:
+        tried = [layout_of(parallel=p) for p in layouts]
+        if not tried:
+            raise InvalidInputError("layouts is empty: give e.g. [wl.Parallel(tp=8)]")
+        return tried
+    counts = sorted({int(c) for c in gpu_counts}) if gpu_counts else []
+    if not counts:
+        raise InvalidInputError(
+            "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
+        )
+    return [lay for n in counts for lay in layouts_for(model, as_layout(n).num_gpus)]
+
+
+__all__ = [
+    "deployments",
+    "ideal_links",
+    "layout_why",
+    "layouts_for",
+    "step_shares",
+    "weights_per_gpu_gb",
+]

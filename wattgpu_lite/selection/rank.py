@@ -23,7 +23,7 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.api import check_level, check_num_gpus
+from wattgpu_lite.hybrid.api import check_level
 from wattgpu_lite.hybrid.api import resolve_load as resolve_hybrid_load
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
@@ -40,12 +40,11 @@ from wattgpu_lite.selection.inputs import (
     no_fit_error,
     resolve_load,
 )
-from wattgpu_lite.selection.layouts import layout_why, layouts_for
+from wattgpu_lite.selection.layouts import deployments, layout_why
 from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import add_energy, apply_sla, fit_table, hybrid_accounting, order
 from wattgpu_lite.specs.catalog import gpu
-from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
 from wattgpu_lite.specs.resolve import resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -104,38 +103,6 @@ def rank_gpus(
     table = apply_sla(add_energy(table, rate, grid, price), sla, scenario)
     head = {"llm": model.name, "scenario": scenario, "rate_qps": rate, "source": source}
     return order(table).assign(**head)
-
-
-def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:
-    """(valid (GPU, layout) pairs, a table of the refused ones with why): every layout of
-    :func:`~wattgpu_lite.selection.layouts.layouts_for` each count (or the ``layouts`` given)
-    must split heads and experts evenly, and several GPUs need the interconnect bandwidth."""
-    tried = _tried_layouts(model, gpu_counts, layouts)
-    valid, refused = [], []
-    for g in devices:
-        for lay in tried:
-            try:
-                valid.append((g, check_num_gpus(lay, model, g)))
-            except InvalidInputError as err:
-                refused.append({"gpu": g.name, "num_gpus": lay.num_gpus, "layout": lay.label,
-                                "tp": lay.tp, "ep": lay.ep, "why_not": str(err)})  # fmt: skip
-    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "layout", "tp", "ep",
-                                                 "why_not"])  # fmt: skip
-
-
-def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
-    """The layouts a ranking tries: those given, else every layout of every count."""
-    if layouts is not None:
-        tried = [layout_of(parallel=p) for p in layouts]
-        if not tried:
-            raise InvalidInputError("layouts is empty: give e.g. [wl.Parallel(tp=8)]")
-        return tried
-    counts = sorted({int(c) for c in gpu_counts}) if gpu_counts else []
-    if not counts:
-        raise InvalidInputError(
-            "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
-        )
-    return [lay for n in counts for lay in layouts_for(model, as_layout(n).num_gpus)]
 
 
 def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms, grid, price,
