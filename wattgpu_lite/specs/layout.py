@@ -83,7 +83,8 @@ class Parallel:
         if llm.n_heads % self.tp:
             ok = [n for n in (1, 2, 4, 8, 16) if llm.n_heads % n == 0]
             raise InvalidInputError(
-                f"tp={self.tp}: tensor parallelism splits the {llm.n_heads} attention heads of "
+                f"tp={self.tp} (num_gpus or Parallel.tp): tensor parallelism splits the "
+                f"{llm.n_heads} attention heads of "
                 f"{llm.name!r} evenly, so tp must divide {llm.n_heads}; use tp in {ok}."
             )
         if self.ep > 1 and not llm.is_moe:
