@@ -12,8 +12,9 @@ Per request and phase (prefill, decode), for a replica of ``G`` GPUs serving a b
 * the layout's term (:mod:`wattgpu_lite.energy.symbolic_parallel`, the one place it is derived):
   tensor-parallel all-reduces (ring or recursive doubling), expert-parallel all-to-alls, the
   grouped-GEMM time of the further experts a batch touches, replicated always-read weights;
-* static energy ``G·P_static·(roofline time)`` and communication energy ``G·P_static·(comm time)``
-  (the replica held while the links carry activations).
+* static energy ``G·P_static·(roofline time)`` and "communication" energy ``G·P_static·(layout
+  time)`` (the replica held during the layout's term: collectives, and for a MoE the expert
+  groups — nonzero on one GPU too — and replicated weights; the component keeps its name).
 
 Times are per request: the batch's phase time divided by ``B``.
 """
