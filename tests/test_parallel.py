@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 import sympy as sp
 
@@ -166,3 +167,12 @@ def test_the_derivation_shown_in_a_notebook_is_the_evaluated_term():
     terms = SPAR.derivation()
     assert sp.simplify(terms["t_layout"] - SPAR.parallel_step_s(S.B, TOUCHED)) == 0
     assert wl.Parallel is Parallel
+
+
+def test_predict_many_takes_a_layout_per_row():
+    frame = pd.DataFrame({"llm": [QWEN_MOE] * 3, "gpu": ["L40S"] * 3, "batch": [128.0] * 3,
+                          "tp": [8, 8, 1], "ep": [1, 8, 8]})  # fmt: skip
+    out = wl.predict_many(frame)
+    one = wl.predict(QWEN_MOE, "L40S", batch=128, parallel=Parallel(ep=8))
+    assert out["itl_s"].iloc[2] == pytest.approx(one.itl_s, rel=1e-12)
+    assert out["itl_s"].nunique() == 3 and (out["status"] == "ok").all()
