@@ -18,6 +18,7 @@ import numpy as np
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.specs.layout import Parallel
 
 N_POINTS, REPEATS, SEED = 1_000_000, 5, 0
 KEYS = P.KEYS + (("time", "prefill"), ("time", "decode"))
@@ -30,8 +31,9 @@ def sweep_inputs(n: int, rng: np.random.Generator) -> tuple:
     llms, fmts = list(map(wl.llm, wl.llms()["name"])), ("bf16", "fp8")
     model = np.array([[P.llm_args(m, f) for m in llms] for f in fmts])  # (format, llm, field)
     hw = np.array([[P.gpu_args(g, c["static_fraction"], "spec", f) for g in gpus] for f in fmts])
-    dep = np.array([[P.deploy_args(g, n_g) for g in gpus] for n_g in (1, 2, 4, 8)])
-    f, m, g, n_g = (rng.integers(k, size=n) for k in (2, len(llms), len(gpus), 4))
+    layouts = (1, 2, 4, 8, Parallel(tp=8, ep=8), Parallel(ep=8), Parallel(tp=2, ep=8))
+    dep = np.array([[P.deploy_args(g, n_g) for g in gpus] for n_g in layouts])
+    f, m, g, n_g = (rng.integers(k, size=n) for k in (2, len(llms), len(gpus), len(layouts)))
     work = (rng.integers(1, 8192, n), rng.integers(1, 20000, n), rng.integers(1, 257, n))
     cols = [
         tuple(np.ascontiguousarray(x) for x in a.T) for a in (model[f, m], hw[f, g], dep[n_g, g])
@@ -50,7 +52,7 @@ def handwritten(model, work, hw, kappa, deploy) -> list[np.ndarray]:
     n_act, n_all, e_x, k, n_moe, n_e, n_l, d, d_q, w_kv, b_w = model
     t_in, t_out, b = work
     alpha, e, f_peak, bw_peak, p_tdp, p_st = hw
-    g, bw_link, t_0, t_hop, x_ep = deploy
+    g, n_tp, n_ep, bw_link, t_0, t_hop, x_ep, t_grp = deploy
     ctx = t_out * t_in + 0.5 * t_out * (t_out - 1.0)
     miss, experts = 1.0 - k / e_x, n_moe * n_e * e_x
     kv = 16.0 * w_kv * n_l
@@ -63,20 +65,25 @@ def handwritten(model, work, hw, kappa, deploy) -> list[np.ndarray]:
     q_kv, q_att = (kv * t_in, kv * t_out), (0.0, kv * ctx)
     ke, ka, p_g = kappa * e, kappa * alpha, g * p_st
     n_ar, n_a2a = 2.0 * n_l - x_ep * n_moe, 2.0 * x_ep * n_moe
-    lat_ar, lat_a2a = t_0 + 2.0 * (g - 1.0) * t_hop, t_0 + (g - 1.0) * t_hop
-    byte_ar, byte_a2a = (
-        2.0 * (g - 1.0) / g * 2.0 * d / bw_link,
-        (g - 1.0) / g**2 * 2.0 * d * k / bw_link,
-    )
+    ar_on, a2a_on = np.minimum(1.0, n_tp - 1.0), np.minimum(1.0, n_ep - 1.0)
+
+    def layout_step(tokens):  # energy.symbolic_parallel.parallel_step_s, typed by hand
+        m_g = tokens * n_tp / g * d * 2.0
+        ring = 2.0 * (n_tp - 1.0) * t_hop + 2.0 * (n_tp - 1.0) / n_tp * m_g / bw_link
+        doubling = np.log2(n_tp) * (t_hop + m_g / bw_link)
+        a2a = t_0 + (n_ep - 1.0) * t_hop + (n_ep - 1.0) / n_ep**2 * k * tokens * d * 2.0 / bw_link
+        groups = n_moe * t_grp * (e_x * (1.0 - miss**tokens) - k) / n_ep
+        replicated = n_all * b_w / 8.0 * (1.0 / n_tp - 1.0 / g) / bw_peak
+        return (n_ar * ar_on * (t_0 + np.minimum(ring, doubling)) + n_a2a * a2a_on * a2a
+                + groups + replicated)  # fmt: skip
+
     out, times = [], []
     for ph, tokens, steps in ((0, b * t_in, 1.0), (1, b, t_out)):
         q = q_par[ph] + q_kv[ph] + q_att[ph]
         comp = ka * c[ph]
         roof = np.maximum(np.maximum(c[ph] / (g * f_peak), q / (8.0 * g * bw_peak)),
                           (comp + ke * q) / (g * (p_tdp - p_st)))  # fmt: skip
-        comm = (
-            steps * (n_ar * (lat_ar + byte_ar * tokens) + n_a2a * (lat_a2a + byte_a2a * tokens)) / b
-        )
+        comm = steps * layout_step(tokens) / b
         out += [comp, ke * q_par[ph], ke * q_kv[ph], ke * q_att[ph], p_g * roof, p_g * comm]
         times.append(roof + comm)
     return out + times

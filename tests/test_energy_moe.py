@@ -84,23 +84,22 @@ def test_estimate_names_the_peak_and_notes_the_experts():
     assert (b200.compute_peak, b200.compute_peak_tflops) == ("fp4", 9000.0)
 
 
-def test_expert_parallel_replaces_the_mlp_allreduce_by_two_all_to_alls():
+def test_experts_on_the_tensor_parallel_gpus_change_only_the_expert_groups_term():
+    """vLLM's TP + --enable-expert-parallel: the same two all-reduces per layer; each GPU runs
+    the grouped GEMM of its E/8 whole experts instead of a slice of every touched expert, so the
+    expert-group time t_grp·(E_B − k) per MoE layer and step is divided by 8."""
     tp = wl.estimate_energy(MIXTRAL, "H100 SXM", 500, 300, batch=64, num_gpus=8)
     ep = wl.estimate_energy(MIXTRAL, "H100 SXM", 500, 300, batch=64, num_gpus=8,
                             expert_parallel=True)  # fmt: skip
-    assert ep.expert_parallel and not tp.expert_parallel
+    assert ep.expert_parallel and not tp.expert_parallel and (ep.tp, ep.ep) == (8, 8)
     same = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static")
     assert all(ep.components_j[c] == pytest.approx(tp.components_j[c]) for c in same)
-    # per decode step and MoE layer: TP 1 all-reduce of B·d·2 bytes; EP 2 all-to-alls of k·B·d·2
-    g, bw, t0, hop = 8, 450e9, 6.6e-6, 0.6e-6
-    ar = t0 + 2 * (g - 1) * hop + 2 * (g - 1) / g * 64 * 4096 * 2 / bw
-    a2a = t0 + (g - 1) * hop + (g - 1) / g**2 * 2 * 64 * 4096 * 2 / bw
-    p_replica = g * 0.19 * 700
-    diff = (ep.components_j["communication"] - tp.components_j["communication"]) / p_replica
-    decode_steps = 300 / 64
-    prefill = 32 * (2 * (t0 + (g - 1) * hop + (g - 1) / g**2 * 2 * 64 * 500 * 4096 * 2 / bw) - (
-        t0 + 2 * (g - 1) * hop + 2 * (g - 1) / g * 64 * 500 * 4096 * 2 / bw)) / 64  # fmt: skip
-    assert diff == pytest.approx(decode_steps * 32 * (2 * a2a - ar) + prefill, rel=1e-9)
+    t_grp, p_replica = 4e-6, 8 * 0.19 * 700  # expert_group_us; static_fraction · TDP per GPU
+    touched = {n: 8 * (1 - (1 - 2 / 8) ** n) for n in (64, 64 * 500)}
+    per_step = {n: 32 * t_grp * (e - 2) * (1 - 1 / 8) for n, e in touched.items()}
+    saved_s = 300 * per_step[64] / 64 + per_step[64 * 500] / 64
+    diff = (tp.components_j["communication"] - ep.components_j["communication"]) / p_replica
+    assert diff == pytest.approx(saved_s, rel=1e-6)
 
 
 @pytest.mark.parametrize(("kwargs", "match"), [

@@ -67,7 +67,10 @@ def test_the_generated_function_equals_the_sympy_expressions(llm, gpu, t_in, t_o
     if ep:  # a made-up MoE shape on the same attention: experts, top-2, every layer routed
         model[2:6] = [float(experts), 2.0, model[6], model[1] / 4 / model[6] / experts]
     hw = P.gpu_args(wl.gpu(gpu), P.defaults()["static_fraction"], "antepara", w)
-    deploy = (float(g), 2e11, 6.6e-6 * (g > 1), 6e-7, float(ep))
+    # G, n_TP, n_EP, BW, t_0, t_hop, x_EP, t_grp: experts over the G GPUs with data-parallel
+    # attention when ep, else tensor parallel
+    sizes = (1.0, float(g), float(ep and g > 1)) if ep else (float(g), 1.0, 0.0)
+    deploy = (float(g), sizes[0], sizes[1], 2e11, 6.6e-6 * (g > 1), 6e-7, sizes[2], 4e-6)
     values = (*model, t_in, t_out, batch, *hw, P.defaults()["kappa"], *deploy)
     numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, values[20], deploy)
     subs = {k: sp.Float(v, 30) for k, v in zip(CG.ARGS, values, strict=True)}

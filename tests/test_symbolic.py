@@ -11,6 +11,7 @@ import sympy as sp
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy import symbolic as S
+from wattgpu_lite.energy import symbolic_parallel as SPAR
 from wattgpu_lite.energy import symbolic_physical as SP
 
 
@@ -79,14 +80,15 @@ def test_every_expert_active_gives_the_dense_model():
     (tensor parallel: expert parallelism has no meaning for a dense model and is refused)."""
     n_total = SP.N_all + SP.L_moe * SP.E * SP.N_exp
     for phase in SP.PHASES:
-        moe = {c: t.subs(SP.x_ep, 0) for c, t in SP.phase_terms(phase).items()}
+        no_dp = {SP.x_ep: 0, SPAR.n_tp: SP.G}  # attention split over the replica, no all-to-all
+        moe = {c: t.subs(no_dp) for c, t in SP.phase_terms(phase).items()}
         dense = {c: t.subs(SP.L_moe, 0).subs(SP.N_all, n_total) for c, t in moe.items()}
         for comp in moe:
             assert sp.simplify(moe[comp].subs(SP.k, SP.E) - dense[comp].subs(SP.k, SP.E)) == 0
 
 
 def test_one_gpu_without_collectives_equals_the_single_gpu_model():
-    one = {SP.G: 1, SP.t_0: 0}
+    one = {SP.G: 1, SPAR.n_tp: 1, SPAR.n_ep: 1, SP.t_0: 0, SPAR.t_grp: 0}
     for phase in SP.PHASES:
         terms = SP.phase_terms(phase)
         assert sp.simplify(terms["communication"].subs(one)) == 0
@@ -112,8 +114,12 @@ def test_weight_bytes_scale_with_bits_per_weight():
 
 
 def test_tensor_parallel_allreduce_by_hand():
-    """Two ring all-reduces per layer and step: t_0 + 2(G−1)t_hop + 2(G−1)/G · B·d·2 bytes / BW."""
-    step = SP.step_comm_s(S.B).subs({SP.x_ep: 0, SP.b_a: 16})
-    by_hand = 2 * S.n_l * (SP.t_0 + 2 * (SP.G - 1) * SP.t_hop
-                           + 2 * (SP.G - 1) / SP.G * S.B * S.d * 2 / SP.BW_link)  # fmt: skip
+    """Two all-reduces per layer and step, each t_0 + the faster of the ring,
+    2(G−1)t_hop + 2(G−1)/G · B·d·2 bytes / BW, and recursive doubling, log2 G·(t_hop + B·d·2 / BW)."""
+    tp = {SP.x_ep: 0, SP.b_a: 16, SPAR.n_tp: SP.G, SPAR.n_ep: 1, SPAR.t_grp: 0}
+    step = SP.step_comm_s(S.B).subs(tp)
+    msg = S.B * S.d * 2
+    ring = 2 * (SP.G - 1) * SP.t_hop + 2 * (SP.G - 1) / SP.G * msg / SP.BW_link
+    doubling = sp.log(SP.G, 2) * (SP.t_hop + msg / SP.BW_link)
+    by_hand = 2 * S.n_l * sp.Min(1, SP.G - 1) * (SP.t_0 + sp.Min(ring, doubling))
     assert sp.simplify(step - by_hand) == 0

@@ -124,10 +124,11 @@ def test_summary_without_a_feasible_gpu():
 def test_plan_labels_name_the_count_and_the_replicas():
     table = wl.rank_gpus(GPT_OSS, rate_qps=20, itl_sla_ms=50, t_in=1024, t_out=1024,
                          candidates=["H100 SXM"], gpu_counts=(1, 2))  # fmt: skip
-    labels = dict(zip(table["num_gpus"], plan_labels(table), strict=True))
-    reps = table.set_index("num_gpus")["replicas"]
-    assert labels[2] == "H100 SXM ×2" + (f", {int(reps[2])} replicas" if reps[2] > 1 else "")
-    assert labels[1].startswith("H100 SXM,") or labels[1] == "H100 SXM"
+    labels = dict(zip(table["layout"], plan_labels(table), strict=True))
+    reps = table.set_index("layout")["replicas"].rename({"TP2": 2, "TP1": 1})
+    assert labels["TP2"] == "H100 SXM ×2" + (f", {int(reps[2])} replicas" if reps[2] > 1 else "")
+    assert labels["TP1"].startswith("H100 SXM,") or labels["TP1"] == "H100 SXM"
+    assert labels["DP2·EP2"].startswith("H100 SXM ×2 DP2·EP2")
 
 
 def test_rate_box_and_slider_follow_the_load():

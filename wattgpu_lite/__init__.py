@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "gpus": "specs.catalog",
     "llms": "specs.catalog",
     "llm_aliases": "specs.catalog",
+    "Parallel": "specs.layout",
     "estimate_energy": "energy.estimate",
     "EnergyEstimate": "energy.result",
     "WattGPU": "wattgpu.predictor",

@@ -5,55 +5,62 @@ replica), then the prefill and decode times (s per request)."""
 
 import numpy
 
-ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'b_w', 'T_in', 'T_out', 'B', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'kappa', 'G', 'BW_link', 't_0', 't_hop', 'x_EP')
+ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'b_w', 'T_in', 'T_out', 'B', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
 PHASES = ('prefill', 'decode')
 COMPONENTS = ('compute', 'parameter_reads', 'kv_writes', 'attention_reads', 'static', 'communication')
 KEYS = (('prefill', 'compute'), ('prefill', 'parameter_reads'), ('prefill', 'kv_writes'), ('prefill', 'attention_reads'), ('prefill', 'static'), ('prefill', 'communication'), ('decode', 'compute'), ('decode', 'parameter_reads'), ('decode', 'kv_writes'), ('decode', 'attention_reads'), ('decode', 'static'), ('decode', 'communication'))
 
 
 # fmt: off
-def evaluate(N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, b_w, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, kappa, G, BW_link, t_0, t_hop, x_EP):
+def evaluate(N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, b_w, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
     x0 = 2*N_act
     x1 = 2*n_ell
     x2 = T_in**2*d_q*x1 + T_in*x0
     x3 = alpha_TC*x2
     x4 = 1 - k/E
     x5 = B*T_in
-    x6 = E*N_e*n_moe
-    x7 = B**(-1.0)
-    x8 = b_w*x7
-    x9 = x8*(N_always + x6*(1 - x4**x5))
-    x10 = e_HBM*kappa
-    x11 = 16.0*n_ell*w_kv
-    x12 = T_in*x11
-    x13 = G**(-1.0)
-    x14 = x13/F_peak
-    x15 = x12 + x9
-    x16 = (1/8)*x13/BW_peak
-    x17 = kappa*x13/(P_TDP - P_static)
-    x18 = numpy.maximum(numpy.maximum(x14*x2, x15*x16), x17*(e_HBM*x15 + x3))
-    x19 = G*P_static
-    x20 = 2.0*d/BW_link
-    x21 = x20*x5
-    x22 = G - 1
-    x23 = k*x22/G**2
-    x24 = t_0 + t_hop*x22
-    x25 = n_moe*x_EP
-    x26 = 2*x25
-    x27 = x1 - x25
-    x28 = 2*G - 2
-    x29 = x13*x28
-    x30 = t_0 + t_hop*x28
-    x31 = x7*(x26*(x21*x23 + x24) + x27*(x21*x29 + x30))
-    x32 = T_in*T_out + (1/2)*T_out**2 - 1/2*T_out
-    x33 = T_out*x0 + 4*d_q*n_ell*x32
-    x34 = alpha_TC*x33
-    x35 = T_out*x8*(N_always + x6*(1 - x4**B))
-    x36 = T_out*x11
-    x37 = x11*x32
-    x38 = x35 + x36 + x37
-    x39 = numpy.maximum(numpy.maximum(x14*x33, x16*x38), x17*(e_HBM*x38 + x34))
-    x40 = B*x20
-    x41 = T_out*x7*(x26*(x23*x40 + x24) + x27*(x29*x40 + x30))
-    return [kappa*x3, x10*x9, x10*x12, 0, x18*x19, x19*x31, kappa*x34, x10*x35, x10*x36, x10*x37, x19*x39, x19*x41, x18 + x31, x39 + x41]
+    x6 = E*(1 - x4**x5)
+    x7 = N_e*n_moe
+    x8 = B**(-1.0)
+    x9 = b_w*x8
+    x10 = x9*(N_always + x6*x7)
+    x11 = e_HBM*kappa
+    x12 = 16.0*n_ell*w_kv
+    x13 = T_in*x12
+    x14 = G**(-1.0)
+    x15 = x14/F_peak
+    x16 = x10 + x13
+    x17 = (1/8)/BW_peak
+    x18 = x14*x17
+    x19 = kappa*x14/(P_TDP - P_static)
+    x20 = numpy.maximum(numpy.maximum(x15*x2, x16*x18), x19*(e_HBM*x16 + x3))
+    x21 = G*P_static
+    x22 = N_always*b_w*x17*(-x14 + n_TP**(-1.0))
+    x23 = -k
+    x24 = n_moe*t_grp/n_EP
+    x25 = n_EP - 1
+    x26 = 2.0*d/BW_link
+    x27 = k*x25*x26/n_EP**2
+    x28 = t_0 + t_hop*x25
+    x29 = n_moe*x_EP
+    x30 = 2*x29*numpy.minimum(1, x25)
+    x31 = x14*x26
+    x32 = x31*x5
+    x33 = numpy.log(n_TP)/numpy.log(2)
+    x34 = 2*n_TP - 2
+    x35 = t_hop*x34
+    x36 = (x1 - x29)*numpy.minimum(1, n_TP - 1)
+    x37 = x8*(x22 + x24*(x23 + x6) + x30*(x27*x5 + x28) + x36*(t_0 + numpy.minimum(x32*x34 + x35, x33*(n_TP*x32 + t_hop))))
+    x38 = T_in*T_out + (1/2)*T_out**2 - 1/2*T_out
+    x39 = T_out*x0 + 4*d_q*n_ell*x38
+    x40 = alpha_TC*x39
+    x41 = E*(1 - x4**B)
+    x42 = T_out*x9*(N_always + x41*x7)
+    x43 = T_out*x12
+    x44 = x12*x38
+    x45 = x42 + x43 + x44
+    x46 = numpy.maximum(numpy.maximum(x15*x39, x18*x45), x19*(e_HBM*x45 + x40))
+    x47 = B*x31
+    x48 = T_out*x8*(x22 + x24*(x23 + x41) + x30*(B*x27 + x28) + x36*(t_0 + numpy.minimum(x34*x47 + x35, x33*(n_TP*x47 + t_hop))))
+    return [kappa*x3, x10*x11, x11*x13, 0, x20*x21, x21*x37, kappa*x40, x11*x42, x11*x43, x11*x44, x21*x46, x21*x48, x20 + x37, x46 + x48]
 # fmt: on

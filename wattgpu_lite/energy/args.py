@@ -14,22 +14,21 @@ workload   (T_in prompt tokens, T_out generated tokens, B sequences sharing a st
 hardware   :func:`gpu_args` — (alpha J/FLOP, e J/bit, F_peak FLOP/s, BW_peak B/s, P_TDP W,
            P_static W), per GPU, at the compute peak of the weight format
 kappa      dynamic-energy factor (:func:`wattgpu_lite.energy.physical.defaults`)
-deploy     :func:`deploy_args` — (G GPUs, BW_link B/s per direction, t_0 s, t_hop s, x_EP 0/1);
-           :data:`SINGLE_GPU` for one GPU
+deploy     :func:`deploy_args` — (G GPUs, n_TP, n_EP, BW_link B/s per direction, t_0 s, t_hop s,
+           x_EP 0/1, t_grp s) of a layout (:mod:`wattgpu_lite.specs.layout`);
+           :func:`single_gpu` for one GPU
 =========  ======================================================================================
 """
 
 from __future__ import annotations
 
 import math
-import numbers
 
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy.hardware import gpu_coefficients_j
 from wattgpu_lite.energy.precision import canonical_format, compute_peak_tflops, weight_bits
 from wattgpu_lite.errors import InvalidInputError
-
-SINGLE_GPU = (1.0, 1.0, 0.0, 0.0, 0.0)  # one GPU: no collective, no link
+from wattgpu_lite.specs.layout import Parallel, as_layout
 
 
 def llm_args(llm, weights: str | None = None) -> tuple[float, ...]:
@@ -77,35 +76,38 @@ def link_bytes_per_s(gpu) -> float:
     return gbs * 1e9 / (2.0 if gpu.interconnect_direction == "bidirectional" else 1.0)
 
 
-def deploy_args(gpu, num_gpus: int = 1, expert_parallel: bool = False) -> tuple[float, ...]:
-    """The deploy tuple: G, per-direction link B/s, NCCL ring base and per-hop latency (s), x_EP.
+def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> tuple[float, ...]:
+    """The deploy tuple (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link B/s,
+    NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp (s per expert group).
 
-    One GPU has no collective (t_0 = 0). Latencies: NCCL's ring/LL tuning model (coefficients
-    ``allreduce_base_latency_us`` and ``link_hop_latency_us``).
+    ``num_gpus``: a GPU count (tensor parallel; ``expert_parallel`` puts whole experts on the same
+    GPUs) or a :class:`~wattgpu_lite.specs.layout.Parallel`. One GPU has no collective (t_0 = 0).
+    Latencies: NCCL's tuning model (``allreduce_base_latency_us``, ``link_hop_latency_us``).
     """
-    if not isinstance(num_gpus, numbers.Integral) or isinstance(num_gpus, bool) or num_gpus < 1:
-        raise InvalidInputError(f"num_gpus must be a whole number >= 1, got {num_gpus!r}.")
-    if num_gpus == 1:
-        return (1.0, 1.0, 0.0, 0.0, float(bool(expert_parallel)))
+    lay = as_layout(num_gpus, expert_parallel)
+    t_grp = D.value("expert_group_us", "physical") * 1e-6
+    x_ep = float(lay.ep > 1 and lay.dp_attention)
+    sizes = (float(lay.num_gpus), float(lay.tp), float(lay.ep))
+    if lay.num_gpus == 1:
+        return (*sizes, 1.0, 0.0, 0.0, x_ep, t_grp)
     t_0 = D.value("allreduce_base_latency_us", "physical") * 1e-6
     t_hop = D.value("link_hop_latency_us", f"physical:{link_kind(gpu)}") * 1e-6
-    return (float(num_gpus), link_bytes_per_s(gpu), t_0, t_hop, float(bool(expert_parallel)))
+    return (*sizes, link_bytes_per_s(gpu), t_0, t_hop, x_ep, t_grp)
 
 
-def check_deployment(llm, num_gpus: int, expert_parallel: bool) -> None:
-    """Refuse a replica vLLM would refuse or that has no meaning (InvalidInputError)."""
-    if isinstance(num_gpus, int) and num_gpus > 1 and llm.n_heads % num_gpus:
-        raise InvalidInputError(
-            f"num_gpus={num_gpus}: tensor parallelism splits the {llm.n_heads} attention heads of "
-            f"{llm.name!r} evenly, so num_gpus must divide {llm.n_heads} (vLLM refuses otherwise)."
-        )
-    if expert_parallel and not llm.is_moe:
+def single_gpu() -> tuple[float, ...]:
+    """The deploy tuple of one GPU (no collective; the expert-group time still applies)."""
+    return deploy_args(None, 1)
+
+
+def check_deployment(llm, num_gpus, expert_parallel: bool = False) -> None:
+    """Refuse a layout vLLM would refuse or that has no meaning (InvalidInputError): tp must
+    divide the heads, ep the experts, and a dense model has no experts to spread."""
+    if expert_parallel and not isinstance(num_gpus, Parallel) and not llm.is_moe:
         raise InvalidInputError(f"expert_parallel=True needs a mixture-of-experts model; "
                                 f"{llm.name!r} is dense. Use tensor parallelism.")  # fmt: skip
-    if expert_parallel and num_gpus > llm.n_experts:
-        raise InvalidInputError(f"expert_parallel over {num_gpus} GPUs needs at least as many "
-                                f"experts; {llm.name!r} has {llm.n_experts}.")  # fmt: skip
+    as_layout(num_gpus, expert_parallel).check_for(llm)
 
 
-__all__ = ["SINGLE_GPU", "canonical_format", "check_deployment", "deploy_args", "gpu_args",
-           "llm_args"]  # fmt: skip
+__all__ = ["canonical_format", "check_deployment", "deploy_args", "gpu_args", "llm_args",
+           "single_gpu"]  # fmt: skip

@@ -29,13 +29,20 @@ TARGET = Path(__file__).with_name("_physical_generated.py")
 
 
 class _Printer(NumPyPrinter):
-    """NumPy code with Max as nested ``numpy.maximum`` (no stacking into a temporary array)."""
+    """NumPy code with Max / Min as nested ``numpy.maximum`` / ``numpy.minimum`` (no stacking
+    into a temporary array, so scalars and arrays mix)."""
 
-    def _print_Max(self, expr) -> str:
+    def _nested(self, expr, func: str) -> str:
         out = self._print(expr.args[0])
         for arg in expr.args[1:]:
-            out = f"{self._module_format('numpy.maximum')}({out}, {self._print(arg)})"
+            out = f"{self._module_format(func)}({out}, {self._print(arg)})"
         return out
+
+    def _print_Max(self, expr) -> str:
+        return self._nested(expr, "numpy.maximum")
+
+    def _print_Min(self, expr) -> str:
+        return self._nested(expr, "numpy.minimum")
 
 
 def generated_expressions() -> list[sp.Expr]:

@@ -32,6 +32,7 @@ from wattgpu_lite.energy.precision import compute_peak_tflops, served_format, we
 from wattgpu_lite.energy.result import EnergyEstimate
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs import catalog
+from wattgpu_lite.specs.layout import Parallel, layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -60,32 +61,33 @@ def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
                           NOTES.paper_notes(n_layers, d_model, work[2], moe))  # fmt: skip
 
 
-def _physical(llm, gpu, work, num_gpus, weights, ep) -> EnergyEstimate:
+def _physical(llm, gpu, work, layout: Parallel, weights) -> EnergyEstimate:
     """Physical mode at the spec-sheet basis and its fitted constants."""
     fmt, c = served_format(llm, weights), P.defaults(P.PHYSICAL_BASIS)
     peak, which = compute_peak_tflops(gpu, fmt)
     hw = P.gpu_args(gpu, c["static_fraction"], P.PHYSICAL_BASIS, fmt)
     t = P.physical_terms_j(P.llm_args(llm, fmt), work, hw, c["kappa"],
-                           P.deploy_args(gpu, num_gpus, ep))  # fmt: skip
+                           P.deploy_args(gpu, layout))  # fmt: skip
     terms = tuple((ph, comp, float(v)) for (ph, comp), v in t.items())
     basis = f"spec sheet: TDP / {which.upper()} peak, {gpu.memory_type}"
-    return EnergyEstimate(llm.name, gpu.name, "physical", *work, num_gpus, fmt,
-                          weight_bits(llm, fmt), ep, which, peak, basis, c["kappa"],
+    return EnergyEstimate(llm.name, gpu.name, "physical", *work, layout.num_gpus, fmt,
+                          weight_bits(llm, fmt), layout.ep > 1, which, peak, basis, c["kappa"],
                           c["static_fraction"], terms,
-                          NOTES.physical_notes(llm, gpu, work, num_gpus, fmt, which),
-                          llm.architecture_name)  # fmt: skip
+                          NOTES.physical_notes(llm, gpu, work, layout, fmt, which),
+                          llm.architecture_name, layout.tp, layout.ep)  # fmt: skip
 
 
 def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT, batch=1,
                     mode="physical", num_gpus=1, weights=None,
-                    expert_parallel=False) -> EnergyEstimate:  # fmt: skip
+                    expert_parallel=False, parallel: Parallel | None = None) -> EnergyEstimate:  # fmt: skip
     """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
 
     ``llm``: catalog name, LLM, a config.json path or dict, or in paper mode a bare size in
     billions (dense terms only, with a warning). ``gpu``: catalog name, GPU or spec. ``batch``:
     sequences sharing each step. ``mode``: "physical" (default) or "paper" (printed equations;
     the GPU only picks H100 vs A100 coefficients; one GPU, 16-bit weights). ``num_gpus``: GPUs of
-    the replica (tensor parallel; ``expert_parallel=True`` spreads a MoE's experts instead).
+    the replica (tensor parallel; ``expert_parallel=True`` puts a MoE's whole experts on them);
+    ``parallel``: the replica's layout instead, ``wl.Parallel(tp=4)``, ``wl.Parallel(ep=8)``.
     ``weights``: served format ("bf16", "fp8", "fp4", "int4", ...; None = the model's own).
     Energies are for the whole replica. Default tokens: the kit's one default (specs.workload).
     """
@@ -93,7 +95,8 @@ def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT,
                                                  ("batch", batch)))  # fmt: skip
     if mode not in MODES:
         raise InvalidInputError(f"mode must be one of {MODES}, got {mode!r}.")
-    if mode == "paper" and (num_gpus != 1 or weights is not None or expert_parallel):
+    layout = layout_of(num_gpus, parallel, expert_parallel)
+    if mode == "paper" and (layout.num_gpus != 1 or weights is not None or expert_parallel):
         raise InvalidInputError("paper mode models one GPU at 16 bits; num_gpus, weights and "
                                 "expert_parallel apply to mode='physical'.")  # fmt: skip
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
@@ -108,5 +111,5 @@ def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT,
         est = _paper((llm.name, llm.params_nominal_b), gpu.name, work, llm.n_layers,
                      llm.hidden_size, llm.is_moe)  # fmt: skip
         return replace(est, llm_architecture=llm.architecture_name)
-    NOTES.check_deployment(llm, num_gpus, expert_parallel)
-    return _physical(llm, gpu, work, num_gpus, weights, bool(expert_parallel))
+    NOTES.check_deployment(llm, layout, expert_parallel)
+    return _physical(llm, gpu, work, layout, weights)

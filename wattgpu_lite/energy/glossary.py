@@ -11,6 +11,7 @@ import pandas as pd
 import sympy as sp
 
 from wattgpu_lite.energy import symbolic as S
+from wattgpu_lite.energy import symbolic_parallel as SPAR
 from wattgpu_lite.energy import symbolic_physical as SP
 
 GLOSSARY: dict[sp.Symbol, tuple[str, str, str]] = {
@@ -49,11 +50,14 @@ GLOSSARY: dict[sp.Symbol, tuple[str, str, str]] = {
     SP.P_static: (r"P_{\mathrm{static}}", "W", "static (idle-but-awake) power of one GPU"),
     SP.kappa: (r"\kappa", "1", "dynamic-energy factor fitted on the measurements"),
     SP.b_a: (r"b_{a}", "bit", "bits per activation sent between GPUs (16)"),
-    SP.G: ("G", "GPUs", "GPUs of the replica (tensor or expert parallel)"),
+    SP.G: ("G", "GPUs", "GPUs of the replica, max(tp, ep)"),
+    SPAR.n_tp: (r"n_{\mathrm{TP}}", "GPUs", "tensor-parallel group: GPUs sharing each attention layer"),
+    SPAR.n_ep: (r"n_{\mathrm{EP}}", "GPUs", "expert group: GPUs the routed experts are spread over (1: split like any layer)"),
+    SPAR.t_grp: (r"t_{\mathrm{grp}}", "s", "grouped-GEMM time per routed expert read beyond the k a token needs"),
     SP.BW_link: (r"BW_{\mathrm{link}}", "B/s", "GPU-to-GPU bandwidth per direction"),
     SP.t_0: (r"t_{0}", "s", "fixed latency of one collective (0 on one GPU)"),
     SP.t_hop: (r"t_{\mathrm{hop}}", "s", "latency of one ring step over the link"),
-    SP.x_ep: (r"x_{\mathrm{EP}}", "0 or 1", "1 if experts are spread over the GPUs (expert parallel)"),
+    SP.x_ep: (r"x_{\mathrm{EP}}", "0 or 1", "1 if tokens reach their experts by all-to-all (expert parallel with data-parallel attention)"),
     S.j: ("j", "1", "decode step, 0 … T_out − 1 (summation index)"),
     S.i: ("i", "1", "prompt position, 1 … T_in (summation index)"),
 }  # fmt: skip

@@ -14,6 +14,7 @@ from wattgpu_lite.energy.args import check_deployment  # noqa: F401  (re-exporte
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, weight_bytes, weights_fit
 from wattgpu_lite.energy.symbolic_physical import E, k
 from wattgpu_lite.energy.symbolic_physical import experts_touched as _touched
+from wattgpu_lite.specs.layout import as_layout
 
 
 def experts_per_step(llm, batch: float) -> float:
@@ -24,10 +25,10 @@ def experts_per_step(llm, batch: float) -> float:
 def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
     """Notes on a physical-mode estimate (see the module docstring)."""
     t_in, t_out, batch = work
-    out = []
+    lay, out = as_layout(num_gpus), []
     if not weights_fit(llm, gpu, num_gpus, fmt):
         out.append(f"the {fmt} weights ({weight_bytes(llm, fmt) / 1e9:.1f} GB) do not fit in 0.9 "
-                   f"of {num_gpus} × {gpu.memory_gb:g} GB: vLLM could not load them; the numbers "
+                   f"of {lay.num_gpus} × {gpu.memory_gb:g} GB: vLLM could not load them; the numbers "
                    "are what the request would cost if it could.")  # fmt: skip
     elif batch > (cap := float(kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus, fmt))):
         out.append(f"batch {batch} exceeds the {cap:.0f} sequences vLLM runs at once here (KV "
@@ -35,12 +36,13 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
     if fmt in ("fp8", "mxfp4", "nvfp4") and peak == "fp16":
         out.append(f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
                    "weight-only (dequantised to 16 bits) at the FP16 peak.")  # fmt: skip
-    if num_gpus > 1 and llm.mla_kv_width:
-        out.append("tensor parallel keeps a copy of the latent (MLA) cache on every GPU, which this "
-                   "estimate counts once (KV bytes are a lower bound).")  # fmt: skip
-    elif num_gpus > llm.n_kv_heads:
-        out.append(f"{num_gpus} GPUs > {llm.n_kv_heads} KV heads: vLLM replicates KV heads, which "
-                   "this estimate counts once (KV bytes are a lower bound).")  # fmt: skip
+    if lay.tp > 1 and llm.mla_kv_width:
+        out.append(f"tensor parallel keeps a copy of the latent (MLA) cache on each of the {lay.tp} "
+                   "GPUs of a group: the KV capacity counts it, the KV traffic once (a lower "
+                   "bound); data-parallel attention (Parallel(ep=...)) avoids it.")  # fmt: skip
+    elif lay.tp > llm.n_kv_heads:
+        out.append(f"tp={lay.tp} > {llm.n_kv_heads} KV heads: vLLM replicates KV heads; the KV "
+                   "capacity counts it, the KV traffic once (a lower bound).")  # fmt: skip
     if llm.is_moe:
         out.append(
             f"a decode step of {batch} tokens reads {experts_per_step(llm, batch):.1f} of "

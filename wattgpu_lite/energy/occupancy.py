@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from wattgpu_lite.energy.precision import weight_bits
+from wattgpu_lite.specs.layout import as_layout
 
 MAX_NUM_SEQS = 256  # vLLM's default max_num_seqs (Watt Counts ran with it)
 MEM_UTIL = 0.9  # vLLM's default gpu_memory_utilization
@@ -21,23 +22,45 @@ def weight_bytes(llm, weights: str | None = None) -> float:
     return llm.params_b * 1e9 * weight_bits(llm, weights) / 8
 
 
-def weights_fit(llm, gpu, num_gpus: int = 1, weights: str | None = None) -> bool:
-    """Whether the weights fit in vLLM's share (0.9) of the replica's memory, KV cache aside."""
-    return weight_bytes(llm, weights) < MEM_UTIL * gpu.memory_gb * 1e9 * num_gpus
+def replica_weight_bytes(llm, num_gpus=1, weights: str | None = None) -> float:
+    """Bytes of weights a replica holds: all of them once, plus, with data-parallel attention
+    (``Parallel(ep=8)``), dp − 1 more copies of the always-read ones (attention, dense layers,
+    shared experts: each attention group keeps its own)."""
+    lay = as_layout(num_gpus)
+    always_b = llm.params_always_b * 1e9 * weight_bits(llm, weights) / 8
+    return weight_bytes(llm, weights) + (lay.dp - 1) * always_b
+
+
+def kv_copies(llm, num_gpus=1) -> int:
+    """Copies of each token's KV cache in a replica: tensor parallelism splits KV heads over the
+    tp GPUs of a group but replicates them beyond n_kv_heads, and replicates a multi-head latent
+    (MLA) cache on every GPU of the group: tp / min(tp, heads); data-parallel groups share none."""
+    tp = as_layout(num_gpus).tp
+    heads = 1 if llm.mla_kv_width else llm.n_kv_heads
+    return -(-tp // min(tp, heads))
+
+
+def weights_fit(llm, gpu, num_gpus=1, weights: str | None = None) -> bool:
+    """Whether the weights fit in vLLM's share (0.9) of the replica's memory, KV cache aside
+    (``num_gpus``: a GPU count or a :class:`~wattgpu_lite.specs.layout.Parallel`)."""
+    n = as_layout(num_gpus).num_gpus
+    return replica_weight_bytes(llm, num_gpus, weights) < MEM_UTIL * gpu.memory_gb * 1e9 * n
 
 
 def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None):
     """Sequences the KV cache of a replica holds: floor(KV blocks / blocks per sequence), in [0, 256].
 
-    KV blocks = (0.9 · memory · num_gpus − weight bytes at the served format) / (16 tokens · KV
-    bytes per token): vLLM keeps ``gpu_memory_utilization`` = 0.9 of each GPU, loads the weights
+    KV blocks = (0.9 · memory · num_gpus − replica weight bytes at the served format) / (16 tokens ·
+    KV bytes per token · :func:`kv_copies`): vLLM keeps ``gpu_memory_utilization`` = 0.9 of each GPU, loads the weights
     (split over the GPUs with tensor parallelism) and pages the KV cache in 16-token blocks. A
     sequence holds on average its prompt and half its output, ceil((T_in + T_out/2) / 16) blocks
     (it grows one token per step; vLLM allocates blocks as it grows). Capped at max_num_seqs 256;
     0 when not one sequence fits (the weights alone may not: :func:`weights_fit`).
     """
-    free_b = MEM_UTIL * gpu.memory_gb * 1e9 * num_gpus - weight_bytes(llm, weights)
-    blocks = np.floor(np.maximum(free_b, 0.0) / (KV_BLOCK_TOKENS * llm.kv_bytes_per_token))
+    n = as_layout(num_gpus).num_gpus
+    free_b = MEM_UTIL * gpu.memory_gb * 1e9 * n - replica_weight_bytes(llm, num_gpus, weights)
+    per_block = KV_BLOCK_TOKENS * llm.kv_bytes_per_token * kv_copies(llm, num_gpus)
+    blocks = np.floor(np.maximum(free_b, 0.0) / per_block)
     per_seq = np.ceil((np.asarray(t_in, float) + np.asarray(t_out, float) / 2) / KV_BLOCK_TOKENS)
     return np.clip(np.floor(blocks / per_seq), 0.0, MAX_NUM_SEQS)
 

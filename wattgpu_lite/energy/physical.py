@@ -22,12 +22,12 @@ import numpy as np
 
 from wattgpu_lite.energy import _physical_generated as G
 from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy.args import SINGLE_GPU, deploy_args, gpu_args, llm_args
+from wattgpu_lite.energy.args import deploy_args, gpu_args, llm_args, single_gpu
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, constants_scope, gpu_coefficients_j
 
-__all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "SINGLE_GPU", "active_time_s",
+__all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "active_time_s",
            "defaults", "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args",
-           "phase_time_s", "physical_evaluate", "physical_terms_j"]  # fmt: skip
+           "phase_time_s", "physical_evaluate", "physical_terms_j", "single_gpu"]  # fmt: skip
 COMPONENTS, PHASES, KEYS = G.COMPONENTS, G.PHASES, G.KEYS
 _ALL = G.evaluate  # generated from the sympy terms by energy.codegen (a test holds them equal)
 
@@ -37,8 +37,9 @@ def defaults(basis: str = "antepara") -> dict[str, float]:
     return {k: D.value(k, constants_scope(basis)) for k in ("kappa", "static_fraction")}
 
 
-def physical_evaluate(model_args, workload, hw_args, kappa, deploy=SINGLE_GPU):
+def physical_evaluate(model_args, workload, hw_args, kappa, deploy=None):
     """({(phase, component): J per request of the replica}, {phase: s per request}), one call."""
+    deploy = single_gpu() if deploy is None else deploy
     args = [np.asarray(x, dtype=float) for x in (*model_args, *workload, *hw_args, kappa, *deploy)]
     shape = np.broadcast_shapes(*(a.shape for a in args))
     out = [_full(v, shape) for v in _ALL(*args)]
@@ -53,17 +54,17 @@ def _full(value, shape: tuple) -> np.ndarray:
     return np.broadcast_to(np.asarray(value, dtype=float), shape)
 
 
-def physical_terms_j(model_args, workload, hw_args, kappa, deploy=SINGLE_GPU) -> dict:
+def physical_terms_j(model_args, workload, hw_args, kappa, deploy=None) -> dict:
     """{(phase, component): J per request for the whole replica}; workload = (t_in, t_out, batch)."""
     return physical_evaluate(model_args, workload, hw_args, kappa, deploy)[0]
 
 
-def phase_time_s(phase: str, model_args, workload, hw_args, kappa, deploy=SINGLE_GPU):
+def phase_time_s(phase: str, model_args, workload, hw_args, kappa, deploy=None):
     """Time of ``phase`` per request (s): the batch's roofline + communication time / B."""
     return physical_evaluate(model_args, workload, hw_args, kappa, deploy)[1][phase]
 
 
-def active_time_s(model_args, workload, hw_args, kappa, deploy=SINGLE_GPU):
+def active_time_s(model_args, workload, hw_args, kappa, deploy=None):
     """Time per request (s), prefill + decode (the batch's time divided by B)."""
     times = physical_evaluate(model_args, workload, hw_args, kappa, deploy)[1]
     return times["prefill"] + times["decode"]

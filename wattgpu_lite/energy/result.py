@@ -16,6 +16,7 @@ from typing import ClassVar
 import pandas as pd
 
 from wattgpu_lite.energy.breakdown import COMPONENTS, J_PER_WH, breakdown_frame
+from wattgpu_lite.specs.layout import Parallel
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class EnergyEstimate:
     terms: tuple[tuple[str, str, float], ...]
     notes: tuple[str, ...] = ()
     llm_architecture: str = ""  # the catalog architecture ``llm`` resolved to (= llm if no alias)
+    tp: int = 1  # the layout (specs.layout.Parallel): tensor-parallel group, expert group
+    ep: int = 1
     schema_version: ClassVar[int] = 1
 
     def __post_init__(self) -> None:
@@ -99,7 +102,7 @@ class EnergyEstimate:
         """One line: what was estimated, with which inputs."""
         gpus = f"{self.num_gpus} × {self.gpu}" if self.num_gpus > 1 else self.gpu
         peak = f", {self.compute_peak.upper()} peak" if self.compute_peak else ""
-        ep = ", expert parallel" if self.expert_parallel else ""
+        ep = f", {Parallel(self.tp, self.ep).label}" if self.ep > 1 else ""
         arch = (
             "" if self.llm_architecture == self.llm else f" (architecture {self.llm_architecture})"
         )

@@ -9,11 +9,12 @@ Per request and phase (prefill, decode), for a replica of ``G`` GPUs serving a b
   and layer;
 * dynamic energy ``kappa·(alpha·C + e·Q)``; roofline time with a power ceiling, the work spread
   over the ``G`` GPUs: ``max(C/(G·F), Q/(8·G·BW), dynamic/(G·(P_TDP − P_static)))``;
-* communication time: tensor parallel — two ring all-reduces of the activations per layer and
-  step; expert parallel (``x_EP`` = 1) — on each MoE layer the MLP's all-reduce becomes two
-  all-to-alls (dispatch, combine) of the activations sent to the ``k`` experts of each token;
-* static energy ``G·P_static·(roofline time)`` and communication energy ``G·P_static·(comm time)``
-  (the replica held while the links carry activations).
+* the layout's term (:mod:`wattgpu_lite.energy.symbolic_parallel`, the one place it is derived):
+  tensor-parallel all-reduces (ring or recursive doubling), expert-parallel all-to-alls, the
+  grouped-GEMM time of the further experts a batch touches, replicated always-read weights;
+* static energy ``G·P_static·(roofline time)`` and "communication" energy ``G·P_static·(layout
+  time)`` (the replica held during the layout's term: collectives, and for a MoE the expert
+  groups — nonzero on one GPU too — and replicated weights; the component keeps its name).
 
 Times are per request: the batch's phase time divided by ``B``.
 """
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from wattgpu_lite.energy import symbolic_parallel as SPAR
 from wattgpu_lite.energy.symbolic import (
     B,
     T_in,
@@ -36,6 +38,7 @@ from wattgpu_lite.energy.symbolic import (
     n_l,
     w_kv,
 )
+from wattgpu_lite.energy.symbolic_parallel import BW_link, G, t_0, t_grp, t_hop, x_ep  # noqa: F401
 
 _pos, _nonneg = {"positive": True}, {"nonnegative": True}
 # model: active parameters (FLOPs), parameters read whatever the routing, experts
@@ -45,14 +48,12 @@ L_moe, N_exp = sp.symbols("n_moe N_e", **_nonneg)
 # GPU and constants
 F_peak, BW_peak, P_tdp, P_static, kappa = sp.symbols("F_peak BW_peak P_TDP P_static kappa", **_pos)
 b_a = sp.Symbol("b_a", **_pos)  # bits of an activation sent between GPUs
-# deployment: GPUs, per-direction link bandwidth (B/s), collective latencies (s), expert parallel
-G, BW_link = sp.symbols("G BW_link", **_pos)
-t_0, t_hop, x_ep = sp.symbols("t_0 t_hop x_EP", **_nonneg)
+# deployment (energy.symbolic_parallel): GPUs, TP and EP group sizes, link B/s, latencies, x_EP
 
 MODEL = (N_act, N_all, E, k, L_moe, N_exp, n_l, d, d_q, w_kv, b_w)
 WORKLOAD = (T_in, T_out, B)
 HARDWARE = (alpha, e_mem, F_peak, BW_peak, P_tdp, P_static)
-DEPLOY = (G, BW_link, t_0, t_hop, x_ep)
+DEPLOY = SPAR.DEPLOY  # G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp
 ARGS = (*MODEL, *WORKLOAD, *HARDWARE, kappa, *DEPLOY)
 PHASES = ("prefill", "decode")
 COMPONENTS = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static",
@@ -91,24 +92,15 @@ bits = {
 }
 
 
-def allreduce_s(message_bytes: sp.Expr) -> sp.Expr:
-    """Ring all-reduce time: latency t_0 + 2(G−1)·t_hop, each GPU sends 2(G−1)/G of the message."""
-    return t_0 + 2 * (G - 1) * t_hop + 2 * (G - 1) / G * message_bytes / BW_link
-
-
-def alltoall_s(message_bytes: sp.Expr) -> sp.Expr:
-    """All-to-all time: each GPU sends the (G−1)/G of its 1/G share that lives elsewhere."""
-    return t_0 + (G - 1) * t_hop + (G - 1) / G**2 * message_bytes / BW_link
-
-
+# --- parallel layout: ONE added term per phase (energy.symbolic_parallel derives it) ---------
 def step_comm_s(tokens: sp.Expr) -> sp.Expr:
-    """Communication of one forward step over ``tokens`` tokens: all-reduces (and all-to-alls)."""
-    act = tokens * d * b_a / 8  # activation bytes of the step
-    n_allreduce = 2 * n_l - x_ep * L_moe
-    return n_allreduce * allreduce_s(act) + 2 * x_ep * L_moe * alltoall_s(k * act)
+    """What the layout adds to one step over ``tokens`` tokens: collectives, expert groups and
+    replicated weights (:func:`wattgpu_lite.energy.symbolic_parallel.parallel_step_s`)."""
+    return SPAR.parallel_step_s(tokens, experts_touched(tokens))
 
 
 comm_s = {"prefill": step_comm_s(B * T_in) / B, "decode": T_out * step_comm_s(B) / B}
+# --- end of the parallel layout term ----------------------------------------------------------
 
 
 def roofline_s(phase: str) -> sp.Expr:

@@ -74,12 +74,15 @@ def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:
 
 
 def plan_labels(table: pd.DataFrame) -> list[str]:
-    """ "B200 ×2, 3 replicas" per row: the GPU, its count per replica when several, the replicas
-    when several (a table without these columns: the GPU name)."""
+    """ "B200 ×2, 3 replicas" per row: the GPU, its count per replica when several, its expert
+    layout ("H100 SXM ×8 DP8·EP8"), the replicas when several (a table without these columns:
+    the GPU name)."""
     out = []
     for _, r in table.iterrows():
         n, reps = r.get("num_gpus", 1), r.get("replicas", 1)
         text = r["gpu"] + (f" ×{int(n)}" if pd.notna(n) and n > 1 else "")
+        ep = r.get("ep", 1)
+        text += f" {r['layout']}" if pd.notna(ep) and ep > 1 else ""  # an expert layout
         out.append(text + (f", {int(reps)} replicas" if pd.notna(reps) and reps > 1 else ""))
     return out
 

@@ -27,6 +27,7 @@ from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.hybrid.prediction import Inputs, Interval, Prediction
 from wattgpu_lite.hybrid.training import OFFLINE_PROMPTS
 from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS, scenario_for_rate
+from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -64,9 +65,14 @@ def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
     return math.nan, float(checks.check_batch(batch)), False
 
 
-def check_num_gpus(num_gpus, model, device) -> int:
-    """A whole number of GPUs in [1, 64] that splits the heads evenly (vLLM's rule), on a GPU
-    whose spec gives the interconnect bandwidth when there are several."""
+def check_num_gpus(num_gpus, model, device):
+    """A whole number of GPUs in [1, 64] (or a :class:`Parallel`) whose layout splits the heads
+    and experts evenly (vLLM's rules), on a GPU whose spec gives the interconnect bandwidth when
+    there are several. Returns what it was given (an int stays an int)."""
+    if isinstance(num_gpus, Parallel):
+        check_deployment(model, num_gpus)
+        deploy_args(device, num_gpus)  # InvalidInputError when the link bandwidth is unknown
+        return num_gpus
     ok = isinstance(num_gpus, int | np.integer) and not isinstance(num_gpus, bool)
     if not ok or not 1 <= num_gpus <= MAX_GPUS:
         raise InvalidInputError(
@@ -80,23 +86,24 @@ def check_num_gpus(num_gpus, model, device) -> int:
 def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
             scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
             level: float = DEFAULT_LEVEL, num_gpus: int = 1,
-            weights: str | None = None) -> Prediction:  # fmt: skip
+            weights: str | None = None, parallel: Parallel | None = None) -> Prediction:  # fmt: skip
     """Power, per-request ITL, time per token and energy per token of ``llm`` on ``gpu``.
 
     ``llm``: a catalog name, an LLM, a config.json path or dict; ``gpu``: a catalog name, a GPU,
     a spec dict or JSON path. One load: ``rate_qps`` (Poisson arrivals), ``batch`` (sequences
     decoded together) or ``scenario`` (a Watt Counts load). ``num_gpus``: GPUs in one replica
-    (tensor parallel; power and energy are the replica's); ``weights``: the served weight format
-    (None: the LLM's own). Raises CapacityError when the load is beyond what one replica can serve
+    (tensor parallel; power and energy are the replica's), or ``parallel``: the replica's layout,
+    ``wl.Parallel(tp=4)``, ``wl.Parallel(ep=8)`` (experts over 8 GPUs, data-parallel attention);
+    ``weights``: the served weight format (None: the LLM's own). Raises CapacityError when the load is beyond what one replica can serve
     (the message says the capacity).
     """
     model, device = resolve_llm(llm), resolve_gpu(gpu)
-    num_gpus = check_num_gpus(num_gpus, model, device)
+    layout = check_num_gpus(layout_of(num_gpus, parallel), model, device)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
     rate, bat, offline = resolve_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
     level = check_level(level)
-    deploy = {"num_gpus": num_gpus, "weights": [fmt]}
+    deploy = {"num_gpus": layout, "weights": [fmt]}
     if offline:
         _, cap = R.build([model], [device], t_in, t_out, **deploy)
         bat = float(R.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
@@ -104,8 +111,8 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
                            level, **deploy)  # fmt: skip
     _raise_for_status(out, model.name, device.name, rate, bat)
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
-                    None if math.isnan(bat) else bat, level, num_gpus, fmt,
-                    model.architecture_name)  # fmt: skip
+                    None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
+                    model.architecture_name, layout.tp, layout.ep)  # fmt: skip
     return _record(HybridModel.pretrained(), out, 0, inputs, [model], [device])
 
 
@@ -159,7 +166,7 @@ def _column(frame: pd.DataFrame, name: str, default) -> np.ndarray:
 def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
     ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
-    ``weights``).
+    or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights``).
 
     Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
     and _hi), in_flight, capacity_qps, basis and ``status`` ('ok', 'saturated', 'does not fit in
@@ -176,7 +183,7 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFr
     if (np.isnan(rate) == np.isnan(bat)).any():
         raise InvalidInputError("each row needs exactly one of rate_qps and batch")
     t_in, t_out = _column(frame, "t_in", DEFAULT_T_IN), _column(frame, "t_out", DEFAULT_T_OUT)
-    counts = _column(frame, "num_gpus", 1).astype(np.int64)
+    counts = _layouts(frame)
     weights = list(frame["weights"]) if "weights" in frame else [None] * len(frame)
     weights = [None if w is None or w != w else canonical_format(w) for w in weights]
     out = E.predict_arrays(HybridModel.pretrained(), llms, gpus, t_in, t_out, rate, bat,
@@ -186,6 +193,14 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFr
     return frame.reset_index(drop=True).assign(
         llm_architecture=arch, t_in=t_in, t_out=t_out, **keep
     )
+
+
+def _layouts(frame: pd.DataFrame) -> list[Parallel]:
+    """Per row: Parallel(tp, ep) from columns ``tp``/``ep`` if given, else ``num_gpus`` (= tp)."""
+    if "tp" not in frame and "ep" not in frame:
+        return [as_layout(int(n)) for n in _column(frame, "num_gpus", 1)]
+    tp, ep = _column(frame, "tp", 1), _column(frame, "ep", 1)
+    return [Parallel(int(t), int(e)) for t, e in zip(tp, ep, strict=True)]
 
 
 def _resolve_each(values: pd.Series, resolve) -> list:

@@ -47,6 +47,8 @@ class Inputs:
     num_gpus: int = 1  # GPUs in one replica (tensor parallel); power and energy are the replica's
     weights: str = "bf16"  # the weight format served
     llm_architecture: str = ""  # the catalog architecture ``llm`` resolved to (= llm if no alias)
+    tp: int = 1  # the layout (specs.layout.Parallel): tensor-parallel group size
+    ep: int = 1  # expert group size (ep > tp: data-parallel attention)
 
     def __post_init__(self) -> None:
         if not self.llm_architecture:

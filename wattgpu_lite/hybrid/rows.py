@@ -18,25 +18,42 @@ from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in
 from wattgpu_lite.hybrid.serving import Rows
 from wattgpu_lite.hybrid.uniques import unique_by_identity
 from wattgpu_lite.specs.gpu import GPU
+from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
 
-__all__ = ["MEM_UTIL", "build", "offline_in_flight"]
+__all__ = ["MEM_UTIL", "build", "layouts_per_row", "offline_in_flight"]
 
 
-def _codes(llms, gpus, counts, formats) -> tuple[list, np.ndarray]:
-    """Distinct (LLM, GPU, count, format) configurations and each row's index into them."""
+def layouts_per_row(num_gpus, n: int) -> list[Parallel]:
+    """One Parallel per row from a count, a Parallel, or a sequence of either."""
+    if isinstance(num_gpus, Parallel) or np.ndim(num_gpus) == 0:
+        return [as_layout(_plain(num_gpus))] * n
+    return [as_layout(_plain(v)) for v in num_gpus]
+
+
+def _plain(value):
+    """A numpy integer (or integral float) as int; anything else unchanged."""
+    if isinstance(value, np.integer | np.floating) and float(value).is_integer():
+        return int(value)
+    return value
+
+
+def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
+    """Distinct (LLM, GPU, layout, format) configurations and each row's index into them."""
     models, li = unique_by_identity(llms)
     devices, gi = unique_by_identity(gpus)
     fmt_names = sorted({str(f) for f in formats})
     fi = np.array([fmt_names.index(str(f)) for f in formats], dtype=np.int64) if formats else li * 0
-    key = ((li * len(devices) + gi) * 65 + counts) * (len(fmt_names) + 1) + fi
+    kinds = sorted(set(layouts), key=lambda p: (p.tp, p.ep))
+    pi = np.array([kinds.index(p) for p in layouts], dtype=np.int64)
+    key = ((li * len(devices) + gi) * len(kinds) + pi) * (len(fmt_names) + 1) + fi
     _, first, code = np.unique(key, return_index=True, return_inverse=True)
-    configs = [(models[li[i]], devices[gi[i]], int(counts[i]), formats[i]) for i in first]
+    configs = [(models[li[i]], devices[gi[i]], layouts[i], formats[i]) for i in first]
     return configs, code.reshape(-1)
 
 
 def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
-    """Arrays of one row per distinct (LLM, GPU, GPU count, weights) configuration."""
+    """Arrays of one row per distinct (LLM, GPU, layout, weights) configuration."""
     model = np.array([llm_args(m, w) for m, _, _, w in configs], dtype=float)
     hw = np.array([gpu_args(g, 0.0, PHYSICAL_BASIS, w)[:5] for _, g, _, w in configs], dtype=float)
     deploy = np.array([deploy_args(g, n) for _, g, n, _ in configs], dtype=float)
@@ -44,17 +61,17 @@ def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
             "deploy": deploy.reshape(len(configs), -1),
             "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
             "params_b": np.array([m.params_b for m, *_ in configs], dtype=float),
-            "num_gpus": np.array([n for _, _, n, _ in configs], dtype=float)}  # fmt: skip
+            "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float)}  # fmt: skip
 
 
 def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
           weights: Sequence[str | None] | None = None) -> tuple[Rows, np.ndarray]:  # fmt: skip
-    """(Rows, KV capacity in sequences per replica) for per-row LLMs, GPUs, GPU counts (an int or
-    one per row), weight formats (None: each LLM's own) and token counts."""
+    """(Rows, KV capacity in sequences per replica) for per-row LLMs, GPUs, layouts (a GPU count
+    or :class:`~wattgpu_lite.specs.layout.Parallel`, or one per row), weight formats (None: each
+    LLM's own) and token counts."""
     n = len(llms)
-    counts = np.broadcast_to(np.asarray(num_gpus, dtype=np.int64), (n,))
     formats = [None] * n if weights is None else list(weights)
-    configs, code = _codes(llms, gpus, counts, formats)
+    configs, code = _codes(llms, gpus, layouts_per_row(num_gpus, n), formats)
     a = _config_arrays(configs)
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()

@@ -5,6 +5,8 @@
   leave-one-GPU-out, the hybrid);
 - :mod:`~wattgpu_lite.selection.table`: the ranking's steps as pure functions on a table;
 - :mod:`~wattgpu_lite.selection.inputs`: checking the ranking's inputs;
+- :mod:`~wattgpu_lite.selection.layouts`: the layouts a MoE replica is tried with (TP, TP·EP,
+  DP·EP) and the columns that say why one wins;
 - :mod:`~wattgpu_lite.selection.accounting`: energy, carbon and cost per request and per token,
   and the memory fit check.
 

@@ -1,8 +1,10 @@
 """Serving plans from the hybrid predictor: for each GPU type and GPU count per replica, how many
 replicas meet a rate under an ITL SLA, and at what energy.
 
-A plan is (GPU type, GPUs per replica, replicas). A deployment is one (GPU, count) pair: the rows of
-these functions are deployments, so every GPU type is tried with every count at once.
+A plan is (GPU type, layout of a replica, replicas). A deployment is one (GPU, layout) pair — the
+layout a :class:`~wattgpu_lite.specs.layout.Parallel` (or a GPU count, tensor parallel): the rows of
+these functions are deployments, so every GPU type is tried with every layout at once; the columns
+of :mod:`wattgpu_lite.selection.layouts` say why one layout beats another.
 
 For a replica the per-request ITL grows with the rate it serves, so
 there is a largest per-replica rate r_max whose ITL stays within the SLA (found by bisection, below
@@ -22,13 +24,15 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy.occupancy import weight_bytes
+from wattgpu_lite.energy.occupancy import kv_copies, replica_weight_bytes
 from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.hybrid import engine as E
 from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.hybrid.training import OFFLINE_PROMPTS
+from wattgpu_lite.selection import layouts as LAY
 from wattgpu_lite.specs.gpu import GPU
+from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
 
 MAX_REPLICAS = 1000
@@ -36,14 +40,18 @@ BISECTION_STEPS = 40
 QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
 
 
-Deployment = tuple[GPU, int]  # a GPU type and the GPUs one replica uses
+Deployment = tuple[GPU, Parallel | int]  # a GPU type and the layout of one replica
+
+
+def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
+    return [as_layout(int(n) if isinstance(n, np.integer) else n) for _, n in plans]
 
 
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
              weights=None) -> dict:  # fmt: skip
-    gpus, counts = [g for g, _ in plans], np.array([n for _, n in plans], dtype=np.int64)
+    gpus = [g for g, _ in plans]
     return E.predict_arrays(HybridModel.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
-                            rate, batch, level, counts, [weights] * len(plans))  # fmt: skip
+                            rate, batch, level, _layouts(plans), [weights] * len(plans))  # fmt: skip
 
 
 def max_rate_under_sla(
@@ -86,6 +94,8 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> 
     why = [memory_why_not(llm, d, t_in, t_out, weights) if w == "does not fit in memory" else w
            for w, d in zip(why, gpus, strict=True)]  # fmt: skip
     frame = _frame(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
+    seen = np.minimum(1.0 + out["in_flight"], np.maximum(out["max_batch"], 1.0))
+    frame = _explain(frame, llm, gpus, t_in, t_out, seen, weights)
     # each replica serves λ/R, so its energy per token, P̄ / ((λ/R)·T_out), is already the
     # plan's: R·P̄ / (λ·T_out)
     frame["total_power_w"] = frame["power_w"] * frame["replicas"]
@@ -97,8 +107,7 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
                 weights=None) -> pd.DataFrame:  # fmt: skip
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds)."""
-    counts = np.array([n for _, n in gpus], dtype=np.int64)
-    _, cap = R.build([llm] * len(gpus), [g for g, _ in gpus], t_in, t_out, counts,
+    _, cap = R.build([llm] * len(gpus), [g for g, _ in gpus], t_in, t_out, _layouts(gpus),
                      [weights] * len(gpus))  # fmt: skip
     b = R.offline_in_flight(cap, OFFLINE_PROMPTS) if batch is None else np.full(len(gpus), batch)
     out = _predict(llm, gpus, t_in, t_out, np.nan, np.where(cap >= 1, b, 1.0), level, weights)
@@ -111,16 +120,30 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
     frame = _frame(gpus, out, np.where(out["status"] == "ok", 1.0, np.nan), why)
+    frame = _explain(frame, llm, gpus, t_in, t_out, out["in_flight"], weights)
     return frame.assign(total_power_w=frame["power_w"])
+
+
+def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights) -> pd.DataFrame:
+    """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
+    layout's term at the plan's load, weights per GPU."""
+    lays = _layouts(plans)
+    shares = LAY.step_shares(llm, plans, t_in, t_out, batch, weights,
+                             HybridModel.pretrained().constants)  # fmt: skip
+    ok = np.isfinite(frame["energy_per_token_j"].to_numpy())
+    return frame.assign(
+        **{k: np.where(ok, v, np.nan) for k, v in shares.items()},
+        weights_per_gpu_gb=[LAY.weights_per_gpu_gb(llm, p, weights) for p in lays],
+    )
 
 
 def memory_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=None) -> str:
     """Why the weights and one request's KV cache do not fit 90 % of the replica's memory."""
-    gpu, n = deployment
+    gpu, lay = deployment[0], _layouts([deployment])[0]
     fmt = served_format(llm, weights)
-    weights_gb = weight_bytes(llm, weights) / 1e9
-    kv_gb = llm.kv_bytes_per_token * (t_in + t_out) / 1e9
-    memory = n * gpu.memory_gb
+    weights_gb = replica_weight_bytes(llm, lay, weights) / 1e9
+    kv_gb = llm.kv_bytes_per_token * kv_copies(llm, lay) * (t_in + t_out) / 1e9
+    memory = lay.num_gpus * gpu.memory_gb
     usable = R.MEM_UTIL * memory
     return (f"does not fit in memory: needs {weights_gb + kv_gb:.1f} GB ({fmt} weights "
             f"{weights_gb:.1f} GB + KV cache of one {int(t_in + t_out)}-token request) > 90 % of "
@@ -140,8 +163,11 @@ def _why_not(replicas: float, r_max: float, light_itl: float, sla_s: float) -> s
 def _frame(gpus, out: dict, replicas, why) -> pd.DataFrame:
     cols = {q: out[q] for q in QUANTITIES}
     cols |= {f"{q}_{e}": out[f"{q}_{e}"] for q in QUANTITIES for e in ("lo", "hi")}
+    lays = _layouts(gpus)
     return pd.DataFrame({
-        "gpu": [g.name for g, _ in gpus], "num_gpus": [n for _, n in gpus], "replicas": replicas,
+        "gpu": [g.name for g, _ in gpus], "num_gpus": [p.num_gpus for p in lays],
+        "layout": [p.label for p in lays], "tp": [p.tp for p in lays], "ep": [p.ep for p in lays],
+        "replicas": replicas,
         **cols,
         "in_flight": out["in_flight"], "max_batch": out["max_batch"], "basis": out["basis"],
         "meets_sla": [w == "" for w in why], "why_not": why,

@@ -23,7 +23,7 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.api import check_level, check_num_gpus
+from wattgpu_lite.hybrid.api import check_level
 from wattgpu_lite.hybrid.api import resolve_load as resolve_hybrid_load
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
@@ -40,6 +40,7 @@ from wattgpu_lite.selection.inputs import (
     no_fit_error,
     resolve_load,
 )
+from wattgpu_lite.selection.layouts import deployments, layout_why
 from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import add_energy, apply_sla, fit_table, hybrid_accounting, order
@@ -58,7 +59,7 @@ __all__ = [
 def rank_gpus(
     llm, scenario: str | None = None, *, itl_sla_ms: float, rate_qps: float | None = None,
     batch: float | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
-    candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None,
+    candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None, layouts=None,
     source: str = "hybrid", grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH,
     price_per_kwh: float = DEFAULT_PRICE_PER_KWH, level: float = 0.8,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS,
@@ -67,7 +68,10 @@ def rank_gpus(
 
     ``source``: 'hybrid' (default, the same model as ``wl.predict``: any load and token counts;
     every candidate GPU with every count of ``gpu_counts`` GPUs per replica, and the replicas a
-    rate needs; the served ``weights`` format; intervals; candidates: the whole catalog), or the Watt Counts
+    rate needs; the served ``weights`` format; intervals; candidates: the whole catalog; a MoE is
+    tried as TP, TP·EP and DP·EP per count, ``layouts=[wl.Parallel(ep=8), ...]`` instead names
+    the layouts, and the columns layout, comm_share, weights_per_gpu_gb and layout_why say why
+    one wins), or the Watt Counts
     readings 'measured' (the runs), 'paper' (WattGPU as published) and 'logo' (WattGPU refitted
     without each GPU), which know the three scenarios only and default to the 8 measured GPUs.
     Give one load: ``scenario``, ``rate_qps`` (req/s) or ``batch``. Grid intensity in gCO2e/kWh
@@ -80,10 +84,10 @@ def rank_gpus(
     model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     if source == "hybrid":
-        plan = {"gpu_counts": gpu_counts, "weights": weights}
+        plan = {"gpu_counts": gpu_counts, "weights": weights, "layouts": layouts}
         return _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla, grid,
                             price, level, **plan)  # fmt: skip
-    if tuple(gpu_counts) not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None:
+    if tuple(gpu_counts) not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts:
         raise InvalidInputError(f"source {source!r} knows one GPU and 16-bit weights only; use "
                                 "source='hybrid' for gpu_counts or weights")  # fmt: skip
     if batch is not None:
@@ -102,32 +106,14 @@ def rank_gpus(
     return order(table).assign(**head)
 
 
-def deployments(model, devices, gpu_counts) -> tuple[list, pd.DataFrame]:
-    """(valid (GPU, count) pairs, a table of the refused ones with why): a count must split the
-    attention heads evenly and a GPU with several per replica needs its interconnect bandwidth."""
-    counts = sorted({int(c) for c in gpu_counts}) if gpu_counts else []
-    if not counts:
-        raise InvalidInputError(
-            "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
-        )
-    valid, refused = [], []
-    for g in devices:
-        for n in counts:
-            try:
-                valid.append((g, check_num_gpus(n, model, g)))
-            except InvalidInputError as err:
-                refused.append({"gpu": g.name, "num_gpus": n, "why_not": str(err)})
-    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "why_not"])
-
-
 def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms, grid, price,
-                 level, gpu_counts, weights) -> pd.DataFrame:  # fmt: skip
-    """The 'hybrid' source: plans per (GPU, count) (replicas at a rate), accounted, ordered."""
+                 level, gpu_counts, weights, layouts=None) -> pd.DataFrame:  # fmt: skip
+    """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered."""
     rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
     level = check_level(level)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
-    plans, refused = deployments(model, devices, gpu_counts)
+    plans, refused = deployments(model, devices, gpu_counts, layouts)
     args = (t_in, t_out, sla_ms / 1e3, level, fmt)
     refused = refused.assign(meets_sla=False, fits=False)
     if not plans:
@@ -138,6 +124,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
         else:
             table = rate_plans(model, plans, rate, *args)
         table = table.assign(fits=~table["why_not"].str.startswith("does not fit in memory"))
+        table = table.assign(layout_why=layout_why(table))
         table = pd.concat([table, refused], ignore_index=True) if len(refused) else table
     if not table["fits"].any():
         raise no_fit_error(model.name, table)

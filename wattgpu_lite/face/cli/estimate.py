@@ -2,7 +2,7 @@
 
 python -m wattgpu_lite estimate --llm NAME|config.json [--gpu NAME|spec.json] [--t-in 15]
     [--t-out 180] [--batch 1] [--mode physical|paper] [--num-gpus 1] [--weights bf16|fp8|fp4|int4]
-    [--expert-parallel] [--json]
+    [--expert-parallel] [--tp N] [--ep N] [--json]
 
 ``--json`` prints exactly ``EnergyEstimate.to_json()``; the text output carries the same content
 (every input and total, one line each, then the table of terms and the notes).
@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, emit, resolve_gpu, resolve_llm
+from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -38,6 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="served weight format (default: the model's own; fp4 = mxfp4)")  # fmt: skip
     p.add_argument("--expert-parallel", action="store_true",
                    help="spread a mixture-of-experts model's experts over the GPUs")  # fmt: skip
+    add_layout_flags(p)
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
                           args.batch, args.mode, args.num_gpus, args.weights,
-                          args.expert_parallel)  # fmt: skip
+                          args.expert_parallel, layout_from(args))  # fmt: skip
     if args.json:
         print(est.to_json())
         return 0

@@ -2,7 +2,7 @@
 
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--t-in 15] [--t-out 180] [--level 0.8] [--json]
+       [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N] [--json]
 
 --json prints the Prediction's to_json(); the text view shows the same fields.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, add_token_flags
+from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 
 SCENARIOS = ("offline", "server_low", "server_high")
 
@@ -33,6 +34,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     load.add_argument("--scenario", choices=SCENARIOS, help="the load of a Watt Counts scenario")
     add_token_flags(p)
     p.add_argument("--level", type=float, default=0.8, help="interval coverage in (0.5, 0.999)")
+    add_layout_flags(p)
     add_json_flag(p)
     p.set_defaults(func=run)
 
@@ -57,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.hybrid.api import predict
 
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
-                scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level)  # fmt: skip
+                scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
+                parallel=layout_from(args))  # fmt: skip
     print(p.to_json() if args.json else text_view(p))
     return 0

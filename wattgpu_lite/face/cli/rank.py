@@ -2,6 +2,7 @@
 
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
     [--t-in 15 --t-out 180] [--gpus A30,L4,...] [--source hybrid|measured|paper|logo] [--json]
+    [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
 
 --json prints every column of the ranking (records, no NaN). The text view is the dashboard's table:
 the pick in one sentence, the best ``--top`` plans with units and intervals, then why each shown plan
@@ -13,6 +14,7 @@ from __future__ import annotations
 import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, add_token_flags, emit, resolve_llm
+from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 
@@ -65,6 +67,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--price-per-kwh", type=float, help="electricity price per kWh (default: EIA, USD)"
     )
+    add_layout_flags(p)
     p.add_argument("--top", type=int, default=DEFAULT_TOP,
                    help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
     add_json_flag(p)
@@ -78,8 +81,9 @@ def run_rank(args: argparse.Namespace) -> int:
     tokens = {}
     if args.source == "hybrid":
         counts = tuple(int(c) for c in args.gpu_counts.split(",") if c.strip())
+        layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
         tokens = {"t_in": args.t_in, "t_out": args.t_out, "gpu_counts": counts,
-                  "weights": args.weights}  # fmt: skip
+                  "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
     table = rank_gpus(
         resolve_llm(args.llm), args.scenario, rate_qps=args.rate_qps, batch=args.batch,

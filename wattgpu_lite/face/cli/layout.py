@@ -1,0 +1,27 @@
+"""The ``--tp`` / ``--ep`` flags: the layout of a replica (:class:`wattgpu_lite.Parallel`).
+
+``--tp 4``: every layer split over 4 GPUs. ``--ep 8``: the experts over 8 GPUs with data-parallel
+attention. ``--tp 8 --ep 8``: whole experts on the 8 tensor-parallel GPUs.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_layout_flags(p: argparse.ArgumentParser) -> None:
+    """Register ``--tp`` and ``--ep`` (default: not given, i.e. one GPU or ``--num-gpus``)."""
+    p.add_argument("--tp", type=int, default=None,
+                   help="tensor-parallel GPUs per attention group (e.g. --tp 4)")  # fmt: skip
+    p.add_argument("--ep", type=int, default=None,
+                   help="expert-parallel GPUs; above --tp, attention runs data-parallel "
+                   "(e.g. --ep 8)")  # fmt: skip
+
+
+def layout_from(args: argparse.Namespace):
+    """wl.Parallel from ``--tp``/``--ep``, or None when neither was given."""
+    if args.tp is None and args.ep is None:
+        return None
+    from wattgpu_lite.specs.layout import Parallel
+
+    return Parallel(tp=1 if args.tp is None else args.tp, ep=1 if args.ep is None else args.ep)

@@ -1,0 +1,127 @@
+"""Layouts of a replica in a plan, and why one beats another (notebook 05).
+
+For a mixture-of-experts model every GPU count ``n > 1`` is tried three ways
+(:mod:`wattgpu_lite.specs.layout`): ``TPn`` (every layer split), ``TPn·EPn`` (whole experts on the
+tensor-parallel GPUs) and ``DPn·EPn`` (experts over n GPUs, data-parallel attention). A dense model
+has one layout per count. The columns that say why one wins:
+
+- ``comm_share``: share of a decode step spent in collectives (all-reduces, all-to-alls) at the
+  plan's load; ``layout_share``: in the layout's whole term (with the expert groups and the
+  replicated weights; :mod:`wattgpu_lite.energy.symbolic_parallel`);
+- ``weights_per_gpu_gb``: the weights each GPU holds (replicas of attention count);
+- ``max_batch``: the sequences the KV cache holds (an MLA cache is copied on every TP GPU);
+- ``layout_why``: for the best layout of each (GPU, count), its energy and the share beside the
+  runner-up's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.energy.occupancy import replica_weight_bytes
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.hybrid import rows as R
+from wattgpu_lite.hybrid import serving as S
+from wattgpu_lite.hybrid.api import check_num_gpus
+from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
+
+
+def layouts_for(model, count: int) -> list[Parallel]:
+    """The layouts of ``count`` GPUs tried for ``model``: TP, and for a MoE TP·EP and DP·EP."""
+    if not model.is_moe or count == 1:
+        return [Parallel(tp=count)]
+    return [Parallel(tp=count), Parallel(tp=count, ep=count), Parallel(ep=count)]
+
+
+def ideal_links(rows: S.Rows, whole: bool = False) -> S.Rows:
+    """The same rows over ideal links (no latency, infinite bandwidth: no collective time);
+    ``whole``: the layout's whole term set to zero (also no expert groups, attention split over
+    the whole replica so no replicated weights)."""
+    g, n_tp, n_ep, _, _, _, x_ep, t_grp = rows.deploy
+    zero, inf = np.zeros_like(g), np.full_like(g, np.inf)
+    if whole:
+        return replace(rows, deploy=(g, g, n_ep, inf, zero, zero, zero, zero))
+    return replace(rows, deploy=(g, n_tp, n_ep, inf, zero, zero, x_ep, t_grp))
+
+
+def step_shares(llm, plans, t_in, t_out, batch, weights, constants) -> dict[str, np.ndarray]:
+    """Per plan, shares of one decode step at ``batch`` sequences: ``comm_share`` (collectives:
+    all-reduces, all-to-alls) and ``layout_share`` (the layout's whole term, with the expert
+    groups and replicated weights)."""
+    rows, _ = R.build([llm] * len(plans), [g for g, _ in plans], t_in, t_out,
+                      [p for _, p in plans], [weights] * len(plans))  # fmt: skip
+    b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
+    full = S.step_time_s(rows, b, constants)
+    links = S.step_time_s(ideal_links(rows), b, constants)
+    ideal = S.step_time_s(ideal_links(rows, whole=True), b, constants)
+    return {"comm_share": 1.0 - links / full, "layout_share": 1.0 - ideal / full}
+
+
+def weights_per_gpu_gb(llm, layout: Parallel, weights) -> float:
+    """GB of weights one GPU of the replica holds (replicated attention weights included)."""
+    return replica_weight_bytes(llm, layout, weights) / layout.num_gpus / 1e9
+
+
+def layout_why(table: pd.DataFrame) -> pd.Series:
+    """For the best layout of each (GPU, count) with rivals: why it wins, else ''."""
+    why = pd.Series("", index=table.index, dtype=object)
+    ok = table[np.isfinite(table["energy_per_token_j"])]
+    for _, group in ok.groupby(["gpu", "num_gpus"]):
+        if len(group) < 2:
+            continue
+        ranked = group.sort_values(["meets_sla", "energy_per_token_j"], ascending=[False, True])
+        best, second = ranked.iloc[0], ranked.iloc[1]
+        why[ranked.index[0]] = (
+            f"{best['layout']} beats {second['layout']}: "
+            f"{best['energy_per_token_j']:.3g} vs {second['energy_per_token_j']:.3g} J/token; "
+            f"collectives {best['comm_share']:.0%} vs {second['comm_share']:.0%} and layout term "
+            f"{best['layout_share']:.0%} vs {second['layout_share']:.0%} of a step; "
+            f"{best['weights_per_gpu_gb']:.0f} vs {second['weights_per_gpu_gb']:.0f} GB weights "
+            f"per GPU; KV holds {best['max_batch']:.0f} vs {second['max_batch']:.0f} sequences"
+        )
+    return why
+
+
+def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:
+    """(valid (GPU, layout) pairs, a table of the refused ones with why): every layout of
+    :func:`~wattgpu_lite.selection.layouts.layouts_for` each count (or the ``layouts`` given)
+    must split heads and experts evenly, and several GPUs need the interconnect bandwidth."""
+    tried = _tried_layouts(model, gpu_counts, layouts)
+    valid, refused = [], []
+    for g in devices:
+        for lay in tried:
+            try:
+                valid.append((g, check_num_gpus(lay, model, g)))
+            except InvalidInputError as err:
+                refused.append({"gpu": g.name, "num_gpus": lay.num_gpus, "layout": lay.label,
+                                "tp": lay.tp, "ep": lay.ep, "why_not": str(err)})  # fmt: skip
+    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "layout", "tp", "ep",
+                                                 "why_not"])  # fmt: skip
+
+
+def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
+    """The layouts a ranking tries: those given, else every layout of every count."""
+    if layouts is not None:
+        tried = [layout_of(parallel=p) for p in layouts]
+        if not tried:
+            raise InvalidInputError("layouts is empty: give e.g. [wl.Parallel(tp=8)]")
+        return tried
+    counts = sorted({int(c) for c in gpu_counts}) if gpu_counts else []
+    if not counts:
+        raise InvalidInputError(
+            "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
+        )
+    return [lay for n in counts for lay in layouts_for(model, as_layout(n).num_gpus)]
+
+
+__all__ = [
+    "deployments",
+    "ideal_links",
+    "layout_why",
+    "layouts_for",
+    "step_shares",
+    "weights_per_gpu_gb",
+]
