@@ -116,6 +116,8 @@ def predicted_vs_measured(pred: pd.DataFrame, unit: str, log: bool = False) -> s
             log_ticks(ax)
     g.set_titles("{col_name}")
     g.set_axis_labels(f"measured ({unit})", f"predicted ({unit})")
+    for text in g.legend.texts if g.legend else []:
+        text.set_text(label(text.get_text()))  # server_high -> "server, high load (0.33 req/s)"
     return g
 
 
@@ -130,7 +132,8 @@ def runs_power_vs_itl(runs: pd.DataFrame) -> sns.FacetGrid:
     g.set(xscale="log")
     for ax in g.axes.flat:
         log_ticks(ax, "x")
-    g.set_titles("{col_name}")
+    for name, ax in g.axes_dict.items():
+        ax.set_title(label(name))
     g.set_axis_labels("ITL (ms, log scale)", "mean GPU power (W)")
     g.legend.set_title("GPU")
     return g
