@@ -38,7 +38,7 @@ def test_raw_names_finds_snake_case_identifiers_only(text, raw):
     assert labels.raw_names([text]) == raw
 
 
-@pytest.mark.parametrize("name", ["server_high", "server_low", "e_out_mj_ours", "mdape_ci90_lo",
+@pytest.mark.parametrize("name", ["server_high", "server_low", "e_out_mj_ours", "e_in_mj_paper", "coverage80", "mdape_ci90_lo",
                                   "mdape_ci90_hi", "offline", "energy_per_1k_tokens_j"])  # fmt: skip
 def test_every_name_the_notebooks_plot_has_a_readable_label(name):
     assert labels.raw_names([labels.label(name)]) == []

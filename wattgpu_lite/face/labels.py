@@ -37,6 +37,8 @@ LABELS = {
     "server_high": "server, high load (0.33 req/s)",
     # energy model (notebooks 01, 02)
     "e_out_mj_ours": "ours: mJ per generated token", "e_out_mj_paper": "paper: mJ per generated token",
+    "e_in_mj_ours": "ours: mJ per prompt token", "e_in_mj_paper": "paper: mJ per prompt token",
+    "coverage80": "coverage of the 80 % interval", "coverage90": "coverage of the 90 % interval",
     "mdape_ci90_lo": "MdAPE, 90 % CI low (%)", "mdape_ci90_hi": "MdAPE, 90 % CI high (%)",
 }  # fmt: skip
 # a raw column name: lower-case words joined by underscores (``e_out_mj_ours``, ``server_high``),
