@@ -91,7 +91,7 @@ def run_in(kernel, code: str, timeout: float = 900) -> str:
             out.append("\n".join(msg["content"]["traceback"]))
 
     reply = kernel.kc.execute_interactive(
-        code, output_hook=hook, timeout=timeout, allow_stdin=False
+        code, output_hook=hook, timeout=timeout, allow_stdin=False, store_history=False
     )
     if reply["content"]["status"] != "ok":
         raise RuntimeError(f"lesson code failed in the kernel:\n{''.join(out)}")

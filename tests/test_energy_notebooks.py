@@ -16,8 +16,8 @@ import lessons
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-OWN = {"01_energy_model_derivation.ipynb": (4, "02_traffic_breakdown.ipynb"),
-       "02_traffic_breakdown.ipynb": (5, "03_dataset_and_features.ipynb")}  # fmt: skip
+OWN = {"01_energy_model_derivation.ipynb": (5, "02_traffic_breakdown.ipynb"),
+       "02_traffic_breakdown.ipynb": (6, "03_dataset_and_features.ipynb")}  # fmt: skip
 
 
 def _notebook(name: str) -> dict:

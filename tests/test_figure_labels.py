@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 import wattgpu_lite as wl  # noqa: E402
 from wattgpu_lite.face import labels, plots, style  # noqa: E402
 from wattgpu_lite.face.plots_folds import MAX_PANEL_ROWS, ROLE_COLORS  # noqa: E402
-from wattgpu_lite.wattgpu import studies  # noqa: E402
+from wattgpu_lite.wattgpu import features, studies  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -49,6 +49,17 @@ def test_runs_power_vs_itl_titles_its_panels_in_words():
     titles = [ax.get_title(loc="left") for ax in grid.axes.flat]
     assert titles[-1] == "server, low load (0.017 req/s)"
     assert style.raw_names_in(grid.figure) == []
+
+
+@pytest.mark.parametrize(
+    "draw", [plots.power_scale_invariance, plots.power_vs_load, plots.itl_vs_bandwidth_latency]
+)
+def test_notebook_03_figures_name_the_loads_in_words(draw):
+    frame = features.run_features(wl.measurements(dense_only=True))
+    obj = draw(frame)
+    fig = getattr(obj, "figure", obj)
+    texts = style.figure_texts(fig)
+    assert style.raw_names(texts) == [] and any("server, high load" in t for t in texts)
 
 
 def test_the_figure_check_sees_a_raw_title():

@@ -110,3 +110,14 @@ def test_an_exercise_without_its_check_in_the_metadata_is_named(tmp_path):
     problems = lessons.structure_problems({**NB, "cells": cells}, tmp_path)
     assert problems == [f"exercise {k} has no check in the Try this cell's metadata "
                         "(wattgpu_lite.checks)" for k in (1, 2)]  # fmt: skip
+
+
+def test_the_rerun_tool_names_a_stale_number_with_its_sentence_and_nearest_outputs():
+    import prose_numbers
+
+    nb = {**NB, "cells": [*NB["cells"][:2], {"cell_type": "markdown", "metadata": {},
+                                             "source": "The ITL is 14.1 ms here."}]}  # fmt: skip
+    nb["cells"][1] = {**nb["cells"][1], "outputs": [{"text": "13.5 ms, 140 W, 1.41\n"}]}
+    [(token, where, near)] = prose_numbers.stale(nb)
+    assert token == "14.1" and "ITL is 14.1 ms" in where
+    assert near[0] == 13.5 and set(near) == {13.5, 1.41, 140.0}

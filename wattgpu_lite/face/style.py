@@ -129,3 +129,16 @@ def figure_texts(fig) -> list[str]:
 def raw_names_in(fig) -> list[str]:
     """The raw column names a reader would see on ``fig`` (see ``labels.raw_names``)."""
     return raw_names(figure_texts(fig))
+
+
+def readable_texts(ax):
+    """Legend entries and categorical tick labels as ``label`` writes them (``server_high`` ->
+    "server, high load (0.33 req/s)"); numeric ticks are left alone."""
+    legend = ax.get_legend()
+    for text in legend.get_texts() if legend else []:
+        text.set_text(label(text.get_text()))
+    for axis in (ax.xaxis, ax.yaxis):
+        texts = [t.get_text() for t in axis.get_ticklabels()]
+        if raw_names(texts):
+            axis.set_ticks(axis.get_ticklocs(), [label(t) for t in texts])
+    return ax
