@@ -96,3 +96,11 @@ def test_plan_bars_go_log_when_the_intervals_span_decades_and_fill_by_verdict():
     assert matplotlib.colors.same_color(dots[2].get_markerfacecolor(), "white")
     legend = [t.get_text() for t in right.get_legend().get_texts()]
     assert legend == ["meets at the upper bound", "meets at the estimate", "misses"]
+
+
+def test_measured_vs_estimated_titles_its_scenarios_in_words():
+    pred = pd.DataFrame({"gpu": "L4", "scenario": ["offline", "server_low"] * 2,
+                         "energy_per_token_j": [0.1, 1.0, 0.2, 2.0], "physical": [0.1, 1.1, 0.2, 2.1],
+                         "paper": [0.05, 0.1, 0.1, 0.2]})  # fmt: skip
+    fig = plots.measured_vs_estimated(pred, ["physical", "paper"])
+    assert style.raw_names_in(fig) == []
