@@ -159,6 +159,8 @@ def structure_problems(nb: dict, folder: Path) -> list[str]:
     if len(found) < 2:
         problems.append(f"{len(found)} 'Try this' exercises (want at least 2)")
     problems += [p for p in map(_check_problem, found) if p]
+    if found and not any(e.writes_it_yourself for e in found):
+        problems.append("no 'write it yourself' exercise (a check with 'student' and 'library')")
     if md and "try this" not in md[-1].lower():
         problems.append("'Try this' is not the last markdown cell")
     return problems
