@@ -133,12 +133,13 @@ def raw_names_in(fig) -> list[str]:
 
 def readable_texts(ax):
     """Legend entries and categorical tick labels as ``label`` writes them (``server_high`` ->
-    "server, high load (0.33 req/s)"); numeric ticks are left alone."""
+    "server, high load (0.33 req/s)"), tick labels wrapped at 18 characters so neighbours do not
+    collide; numeric ticks are left alone."""
     legend = ax.get_legend()
     for text in legend.get_texts() if legend else []:
         text.set_text(label(text.get_text()))
     for axis in (ax.xaxis, ax.yaxis):
         texts = [t.get_text() for t in axis.get_ticklabels()]
         if raw_names(texts):
-            axis.set_ticks(axis.get_ticklocs(), [label(t) for t in texts])
+            axis.set_ticks(axis.get_ticklocs(), [textwrap.fill(label(t), 18) for t in texts])
     return ax
