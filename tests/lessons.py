@@ -86,7 +86,7 @@ def section(nb: dict, title: str) -> str:
 
 
 def _blank_code(text: str) -> str:
-    """``text`` with fenced code replaced by spaces of the same length (a "# check:" line in a
+    """``text`` with fenced code replaced by spaces of the same length (a "# comment" line in a
     solution is not a heading)."""
     return re.sub(r"```.*?```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
 
