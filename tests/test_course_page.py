@@ -36,7 +36,7 @@ def glossary_terms(text: str) -> set[str]:
 def course_minutes() -> dict[str, int]:
     """The course table's time per notebook file: {"00_start_here": 30, ...}."""
     rows = re.findall(
-        r"^\| [\d—]+ \| \[[^\]]+\]\(([\w.]+)\.ipynb\) \|[^|]+\| (\d+) min", COURSE, re.M
+        r"^\| [\w—]+ \| \[[^\]]+\]\(([\w.]+)\.ipynb\) \|[^|]+\| (\d+) min", COURSE, re.M
     )
     return {stem: int(minutes) for stem, minutes in rows}
 

@@ -1,4 +1,4 @@
-"""Notebooks 01 and 02 as lessons, beyond what tests/test_lessons.py checks of every notebook (the
+"""Notebooks 01, 01b and 02 as lessons, beyond what tests/test_lessons.py checks of every notebook (the
 layout, each "Try this" run against the notebook's own state, the numbers in prose): the header
 points at the energy chapter and the next notebook, the exercises the course page counts on are all
 there, and each one turns a knob the notebook defines — an UPPER_CASE name assigned in one of its
@@ -16,7 +16,8 @@ import lessons
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-OWN = {"01_energy_model_derivation.ipynb": (5, "02_traffic_breakdown.ipynb"),
+OWN = {"01_energy_model_derivation.ipynb": (3, "01b_physical_model.ipynb"),
+       "01b_physical_model.ipynb": (3, "02_traffic_breakdown.ipynb"),
        "02_traffic_breakdown.ipynb": (6, "03_dataset_and_features.ipynb")}  # fmt: skip
 
 
