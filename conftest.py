@@ -1,4 +1,6 @@
-"""Notebook comparison: floats are rounded to 3 significant figures before nbval compares outputs.
+"""Notebook comparison: floats are rounded to 3 significant figures before nbval compares outputs;
+and the lesson checks that need a live kernel run in nbval's own (tests/lesson_kernel.py), so that
+`make test` executes each notebook once.
 
 nbval's sanitizer file (tests/nbval_sanitize.cfg) takes plain regex → text replacements, which can mask
 a number but not round it. We add one more pattern whose replacement is a function, so a stored
@@ -8,6 +10,8 @@ a number but not round it. We add one more pattern whose replacement is a functi
 from __future__ import annotations
 
 import re
+import sys
+from pathlib import Path
 
 FLOAT_PATTERN = (
     r"(?<![\w.])-?\d+\.\d+(?:[eE][-+]?\d+)?(?![\w.])|(?<![\w.])-?\d+[eE][-+]?\d+(?![\w.])"
@@ -21,13 +25,26 @@ def round_float_text(match: re.Match[str]) -> str:
 
 
 def pytest_collectstart(collector) -> None:
-    """Give every notebook collector the rounding pattern after its file patterns."""
+    """Give every notebook collector the rounding pattern after its file patterns, a figure
+    recorder in its kernel before the first cell, and the lesson checks after the last."""
     if not str(getattr(collector, "path", "")).endswith(".ipynb"):
         return
-    original = collector.setup_sanitize_files
+    sys.path.insert(0, str(Path(__file__).parent / "tests"))
+    import lesson_kernel
+
+    original, setup, collect = collector.setup_sanitize_files, collector.setup, collector.collect
 
     def setup_with_rounding() -> None:
         original()
         collector.sanitize_patterns[FLOAT_PATTERN] = round_float_text
 
+    def setup_with_recorder() -> None:
+        setup()
+        lesson_kernel.run_in(collector.kernel, lesson_kernel.RECORDER)
+
+    def collect_with_lesson():
+        yield from collect()
+        yield lesson_kernel.LessonItem.from_parent(collector, name="lesson checks")
+
     collector.setup_sanitize_files = setup_with_rounding
+    collector.setup, collector.collect = setup_with_recorder, collect_with_lesson

@@ -1,7 +1,8 @@
 """Reading a notebook as a lesson: its parts, its exercises, the numbers in its prose.
 
-The conventions these functions read are written down in notebooks/README.md ("Conventions for
-notebook authors"); tests/test_lessons.py applies them to every notebook. Pure functions of the
+The conventions these functions read are written down in CONTRIBUTING.md ("Writing a notebook");
+tests/test_lessons.py applies them to every notebook, and conftest.py runs each notebook's
+exercises in the kernel nbval executes it in (tests/lesson_kernel.py). Pure functions of the
 notebook's JSON, so they are tested on hand-made text in tests/test_lessons_parser.py.
 """
 
@@ -16,12 +17,14 @@ from pathlib import Path
 SIG = 3  # nbval compares outputs after rounding floats to 3 significant figures (conftest.py)
 MAX_ALLOWED = 30  # at most this many explicitly allowed prose numbers per notebook
 META = "wattgpu_lite"  # notebook metadata key: {"prose_numbers": {"0.017": "why it is allowed"}}
+# the "Try this" cell's metadata: {"wattgpu_lite": {"checks": {"1": "EXPRESSION", "2": {"student":
+# "EXPRESSION", "library": "EXPRESSION"}}}}: a knob exercise changes what EXPRESSION shows; a
+# "write it yourself" exercise's function gives what the library gives
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$", re.M)
 _ITEM = re.compile(r"^\*\*(\d+)\.", re.M)  # "**1. Title.**" or "**1.** text" starts an item
 _DETAILS = re.compile(r"<details>(.*?)</details>", re.S | re.I)
 _FENCE = re.compile(r"```python\n(.*?)```", re.S)
-_CHECK = re.compile(r"^# check: (.+)$")
 _DURATION = re.compile(r"\b\d+\s*(?:min|minutes|h|hours)\b", re.I)
 _LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 # a number in prose: not glued to a word (H100, Qwen3-8B, 2N, 10⁹) and not a hyphenated
@@ -53,13 +56,18 @@ _STRIP = [
 
 @dataclass(frozen=True)
 class Exercise:
-    """One "Try this" item: its number, statement, solution prose and solution code."""
+    """One "Try this" item: its number, statement, solution prose, solution code and check."""
 
     number: int
     statement: str
     solution_prose: str
-    check: str | None  # the expression after "# check:" (None if missing)
+    check: str | dict | None  # from the cell metadata (see META); None if missing
     code: str | None
+
+    @property
+    def writes_it_yourself(self) -> bool:
+        """A "write it yourself" exercise: the student's code against the library's."""
+        return isinstance(self.check, dict)
 
 
 def markdown(nb: dict) -> list[str]:
@@ -78,7 +86,7 @@ def section(nb: dict, title: str) -> str:
 
 
 def _blank_code(text: str) -> str:
-    """``text`` with fenced code replaced by spaces of the same length (a "# check:" line in a
+    """``text`` with fenced code replaced by spaces of the same length (a "# comment" line in a
     solution is not a heading)."""
     return re.sub(r"```.*?```", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
 
@@ -91,19 +99,38 @@ def items(text: str) -> list[tuple[int, str]]:
 
 
 def exercises(nb: dict) -> list[Exercise]:
-    """The "Try this" items, each with its solution in a <details> block."""
-    out = []
+    """The "Try this" items, each with its solution in a <details> block and its check in the
+    metadata of the cell that holds "## Try this"."""
+    out, checks = [], try_this_checks(nb)
     for number, body in items(section(nb, "Try this")):
         solution = _DETAILS.search(body)
         inner = solution.group(1) if solution else ""
         fence = _FENCE.search(inner)
-        code = fence.group(1) if fence else None
-        first = code.splitlines()[0] if code else ""
-        check = _CHECK.match(first)
         statement = body[: solution.start()] if solution else body
         prose = _FENCE.sub("", inner)
-        out.append(Exercise(number, statement, prose, check.group(1) if check else None, code))
+        code = fence.group(1) if fence else None
+        out.append(Exercise(number, statement, prose, checks.get(str(number)), code))
     return out
+
+
+def try_this_checks(nb: dict) -> dict:
+    """``{"1": check, ...}`` from the metadata of the markdown cell holding "## Try this"."""
+    for cell in nb["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and re.search(r"^##\s+Try this\s*$", text, re.M | re.I):
+            return dict(cell.get("metadata", {}).get(META, {}).get("checks", {}))
+    return {}
+
+
+def _check_problem(e: Exercise) -> str | None:
+    """What is wrong with an exercise's check (None: nothing)."""
+    if e.code is None:
+        return f"exercise {e.number} has no <details> solution with a python block"
+    if isinstance(e.check, str) and e.check.strip():
+        return None
+    if isinstance(e.check, dict) and set(e.check) == {"student", "library"}:
+        return None
+    return f"exercise {e.number} has no check in the Try this cell's metadata ({META}.checks)"
 
 
 def structure_problems(nb: dict, folder: Path) -> list[str]:
@@ -131,8 +158,9 @@ def structure_problems(nb: dict, folder: Path) -> list[str]:
     found = exercises(nb)
     if len(found) < 2:
         problems.append(f"{len(found)} 'Try this' exercises (want at least 2)")
-    problems += [f"exercise {e.number} has no <details> solution with a '# check:' block"
-                 for e in found if e.check is None]  # fmt: skip
+    problems += [p for p in map(_check_problem, found) if p]
+    if found and not any(e.writes_it_yourself for e in found):
+        problems.append("no 'write it yourself' exercise (a check with 'student' and 'library')")
     if md and "try this" not in md[-1].lower():
         problems.append("'Try this' is not the last markdown cell")
     return problems

@@ -72,7 +72,9 @@ NB = {
                    for k in (1, 2, 3))},
         {"cell_type": "markdown", "source": "## Try this\n\n"
          + "".join(f"**{k}. Do.** Text.\n\n<details><summary>Solution</summary>\n\nIt moves to 9.9."
-                   f"\n\n```python\n# check: x + {k}\nx = 2\n```\n\n</details>\n\n" for k in (1, 2))},
+                   f"\n\n```python\nx = 2\n```\n\n</details>\n\n" for k in (1, 2)),
+         "metadata": {"wattgpu_lite": {"checks": {"1": "x + 1", "2": {"student": "f(2)",
+                                                                      "library": "2"}}}}},
     ],
 }  # fmt: skip
 
@@ -93,8 +95,38 @@ def test_a_missing_part_is_named(tmp_path):
 def test_exercises_carry_check_and_code_and_solution_prose_is_kept_apart():
     found = lessons.exercises(NB)
     assert [(e.number, e.check, e.code) for e in found] == [
-        (1, "x + 1", "# check: x + 1\nx = 2\n"),
-        (2, "x + 2", "# check: x + 2\nx = 2\n"),
+        (1, "x + 1", "x = 2\n"),
+        (2, {"student": "f(2)", "library": "2"}, "x = 2\n"),
     ]
+    assert [e.writes_it_yourself for e in found] == [False, True]
     assert "9.9" in found[0].solution_prose and "9.9" not in lessons.checked_prose(NB)
     assert lessons.unmatched_numbers(lessons.checked_prose(NB), {13.5}, {}) == []
+
+
+def test_an_exercise_without_its_check_in_the_metadata_is_named(tmp_path):
+    for name in ("00_start_here.ipynb", "01_energy_model_derivation.ipynb"):
+        (tmp_path / name).write_text("{}")
+    cells = [*NB["cells"][:-1], {**NB["cells"][-1], "metadata": {}}]
+    problems = lessons.structure_problems({**NB, "cells": cells}, tmp_path)
+    assert problems[:2] == [f"exercise {k} has no check in the Try this cell's metadata "
+                            "(wattgpu_lite.checks)" for k in (1, 2)]  # fmt: skip
+
+
+def test_the_rerun_tool_names_a_stale_number_with_its_sentence_and_nearest_outputs():
+    import prose_numbers
+
+    nb = {**NB, "cells": [*NB["cells"][:2], {"cell_type": "markdown", "metadata": {},
+                                             "source": "The ITL is 14.1 ms here."}]}  # fmt: skip
+    nb["cells"][1] = {**nb["cells"][1], "outputs": [{"text": "13.5 ms, 140 W, 1.41\n"}]}
+    [(token, where, near)] = prose_numbers.stale(nb)
+    assert token == "14.1" and "ITL is 14.1 ms" in where
+    assert near[0] == 13.5 and set(near) == {13.5, 1.41, 140.0}
+
+
+def test_a_lesson_without_a_write_it_yourself_exercise_is_named(tmp_path):
+    for name in ("00_start_here.ipynb", "01_energy_model_derivation.ipynb"):
+        (tmp_path / name).write_text("{}")
+    knobs_only = {"wattgpu_lite": {"checks": {"1": "x + 1", "2": "x + 2"}}}
+    cells = [*NB["cells"][:-1], {**NB["cells"][-1], "metadata": knobs_only}]
+    problems = lessons.structure_problems({**NB, "cells": cells}, tmp_path)
+    assert problems == ["no 'write it yourself' exercise (a check with 'student' and 'library')"]

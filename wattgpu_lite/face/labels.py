@@ -5,6 +5,9 @@ keeps its raw, unit-suffixed names. Part of the figure style (:mod:`wattgpu_lite
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 UNITS = {
     "pct": "%", "w": "W", "kw": "kW", "s": "s", "ms": "ms", "us": "µs", "j": "J", "mj": "mJ",
     "wh": "Wh", "kwh": "kWh", "gbs": "GB/s", "gb": "GB", "tflops": "TFLOP/s", "mhz": "MHz",
@@ -29,7 +32,18 @@ LABELS = {
     "kg_co2e_per_mtok": "kg CO₂e per million tokens",
     "cost_per_mtok": "electricity cost per million tokens", "runs_itl_ms": "ITL as the runs define it (ms)",
     "same_verdicts": "same SLA verdict", "meets_sla": "meets SLA", "why_not": "why not",
+    # the Watt Counts scenarios (panel titles, legends)
+    "offline": "offline (1,000 prompts at once)", "server_low": "server, low load (0.017 req/s)",
+    "server_high": "server, high load (0.33 req/s)",
+    # energy model (notebooks 01, 02)
+    "e_out_mj_ours": "ours: mJ per generated token", "e_out_mj_paper": "paper: mJ per generated token",
+    "e_in_mj_ours": "ours: mJ per prompt token", "e_in_mj_paper": "paper: mJ per prompt token",
+    "coverage80": "coverage of the 80 % interval", "coverage90": "coverage of the 90 % interval",
+    "mdape_ci90_lo": "MdAPE, 90 % CI low (%)", "mdape_ci90_hi": "MdAPE, 90 % CI high (%)",
 }  # fmt: skip
+# a raw column name: lower-case words joined by underscores (``e_out_mj_ours``, ``server_high``),
+# not part of a path or a model name (``meta-llama/my_model``)
+RAW_NAME = re.compile(r"(?<![\w/.\-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/\-])")
 
 
 def label(column: object) -> object:
@@ -52,3 +66,9 @@ def readable_columns(table):
     out = table.rename(columns=label)
     out.index = out.index.set_names([label(n) for n in out.index.names])
     return out
+
+
+def raw_names(texts: Iterable[str]) -> list[str]:
+    """The raw column names (``snake_case`` identifiers) left in figure ``texts``: a title,
+    legend or axis label should read ``label(name)`` instead. Empty list: none."""
+    return [m.group(0) for text in texts for m in RAW_NAME.finditer(str(text))]

@@ -118,6 +118,8 @@ def measured_vs_estimated(pred: pd.DataFrame, methods: list[str]):
         ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)
     grid.set(xscale="log", yscale="log")
     grid.set_axis_labels("measured J/token", "estimated J/token")
+    for name, ax in grid.axes_dict.items():
+        ax.set_title(label(name))  # server_low -> "server, low load (0.017 req/s)"
     return grid.figure
 
 

@@ -16,7 +16,9 @@ from matplotlib.patches import Patch
 from wattgpu_lite.face.labels import label
 from wattgpu_lite.face.style import MEASURED_ORDER, gpu_color, legend_outside, log_ticks, takeaway
 
-ROLE_COLORS = {"train": "#c6dbef", "test": "#d55e00"}
+# train and test in greys and black: no GPU colour of the strip below may be mistaken for them
+ROLE_COLORS = {"train": "#e8e8e8", "test": "#1a1a1a"}
+MAX_PANEL_ROWS = 10  # a panel of more folds (LOLO: one per LLM) is drawn no taller than this
 READING_NAMES = {r: label(r) for r in ("all", "paper_7gpu", "paper")}
 READING_COLORS = {"ours, all GPUs": "#0173b2", "ours, paper's 7 GPUs": "#56b4e9",
                   "paper": "#7f7f7f"}  # fmt: skip
@@ -33,9 +35,10 @@ def _strip_image(matrix: pd.DataFrame) -> np.ndarray:
 
 def fold_maps(matrices: dict[str, pd.DataFrame], titles: dict[str, str] | None = None):
     """One panel per strategy (a ``studies.split_matrix`` table each): a row per fold, a column
-    per run (runs ordered by GPU, then LLM), orange where the run is tested; the bottom strip
-    is the run's GPU. Legend: train, test and the GPU colours."""
-    heights = [m["fold"].nunique() + 2 for m in matrices.values()]
+    per run (runs ordered by GPU, then LLM), black where the run is tested; the bottom strip
+    is the run's GPU. Legend: train, test and the GPU colours. A panel of many folds is
+    squeezed to ``MAX_PANEL_ROWS`` rows of height."""
+    heights = [min(m["fold"].nunique(), MAX_PANEL_ROWS) + 2 for m in matrices.values()]
     fig, axes = plt.subplots(len(matrices), 1, figsize=(10, 0.16 * sum(heights) + 1.2 * len(heights)),
                              gridspec_kw={"height_ratios": heights})  # fmt: skip
     for ax, (name, matrix) in zip(np.atleast_1d(axes), matrices.items(), strict=True):

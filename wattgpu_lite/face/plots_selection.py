@@ -12,10 +12,16 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from wattgpu_lite.face.explorer import plan_labels
 from wattgpu_lite.face.style import WIDE_FIGSIZE, gpu_color, log_ticks, takeaway
+from wattgpu_lite.selection.verdict import AT_ESTIMATE, AT_UPPER, MISSES, sla_verdicts
 
 LOG_SPAN = 20.0  # an axis whose values span more than this factor is drawn on a log scale
 MEETS = Line2D([], [], marker="o", ls="", color="0.3", label="meets the SLA")
-MISSES = Line2D([], [], marker="o", ls="", color="0.3", mfc="white", label="misses the SLA")
+MISSES_MARK = Line2D([], [], marker="o", ls="", color="0.3", mfc="white", label="misses the SLA")
+# with an ITL interval: filled, half-filled, hollow (selection.verdict names the rule)
+FILL = {AT_UPPER: "full", AT_ESTIMATE: "left", MISSES: "none"}
+VERDICT_MARKS = [Line2D([], [], marker="o", ls="", color="0.3", mfc="white" if f == "none" else "0.3",
+                        fillstyle="full" if f == "none" else f, mfcalt="white", label=v)
+                 for v, f in FILL.items()]  # fmt: skip
 
 
 def _whiskers(data: pd.DataFrame, column: str) -> np.ndarray | None:
@@ -27,15 +33,18 @@ def _whiskers(data: pd.DataFrame, column: str) -> np.ndarray | None:
     return np.nan_to_num(np.vstack([value - lo, hi - value]))
 
 
-def _dots(ax, data: pd.DataFrame, column: str) -> None:
-    """One dot per plan at ``column``, its interval as a whisker, hollow when it misses."""
+def _dots(ax, data: pd.DataFrame, column: str, fills: list[str]) -> None:
+    """One dot per plan at ``column``, its interval as a whisker, filled as ``fills`` says; a
+    log axis when the values or their intervals span more than ``LOG_SPAN``."""
     y, err = np.arange(len(data)), _whiskers(data, column)
-    for k, (value, gpu, ok) in enumerate(zip(data[column], data["gpu"], data["meets_sla"],
-                                             strict=True)):  # fmt: skip
+    for k, (value, gpu, fill) in enumerate(zip(data[column], data["gpu"], fills, strict=True)):
         color = gpu_color(gpu)
         ax.errorbar(value, y[k], xerr=None if err is None else err[:, k : k + 1], fmt="o",
-                    color=color, mfc=color if ok else "white", ms=7, capsize=3, lw=1.2)  # fmt: skip
-    values = data[column].to_numpy(float)
+                    color=color, mfc=color if fill != "none" else "white",
+                    fillstyle="full" if fill == "none" else fill,
+                    mfcalt="white", ms=7, capsize=3, lw=1.2)  # fmt: skip
+    ends = [c for c in (column, f"{column}_lo", f"{column}_hi") if c in data]
+    values = data[ends].to_numpy(float).ravel()
     values = values[np.isfinite(values) & (values > 0)]
     if len(values) and values.max() / values.min() > LOG_SPAN:
         ax.set_xscale("log")
@@ -45,23 +54,34 @@ def _dots(ax, data: pd.DataFrame, column: str) -> None:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))
 
 
+def _fills(data: pd.DataFrame, itl_sla_ms: float) -> tuple[list[str], list[Line2D]]:
+    """Marker fills and legend: by verdict when the table has ITL intervals, else meets/misses."""
+    if "itl_ms_hi" in data:
+        verdicts = sla_verdicts(data, itl_sla_ms)
+        return [FILL[v] if ok else "none" for v, ok in zip(verdicts, data["meets_sla"], strict=True)
+                ], VERDICT_MARKS  # fmt: skip
+    return ["full" if ok else "none" for ok in data["meets_sla"]], [MEETS, MISSES_MARK]
+
+
 def plan_bars(table: pd.DataFrame, itl_sla_ms: float, title: str | None = None,
               max_rows: int = 12) -> plt.Figure:  # fmt: skip
     """Two panels sharing the plans (rows of a ranking, in its order): ITL with the SLA drawn as
     a dashed line, and energy per 1,000 generated tokens, each with its interval if the table
-    has one. Plans without a figure (they do not fit) are left out."""
+    has one. With ITL intervals a dot is filled when the plan meets the SLA at the upper bound,
+    half-filled at the estimate only, hollow when it misses. Plans that do not fit are left out."""
     data = table.dropna(subset=["energy_per_1k_tokens_j"]).head(max_rows)
     height = 0.36 * max(len(data), 3) + 1.5
     fig, (left, right) = plt.subplots(1, 2, sharey=True, figsize=(WIDE_FIGSIZE[0], height))
-    _dots(left, data, "itl_ms")
-    _dots(right, data, "energy_per_1k_tokens_j")
+    fills, handles = _fills(data, itl_sla_ms)
+    _dots(left, data, "itl_ms", fills)
+    _dots(right, data, "energy_per_1k_tokens_j", fills)
     left.axvline(itl_sla_ms, color="black", ls="--", lw=1.2)
     left.text(itl_sla_ms, -0.7, f" SLA {itl_sla_ms:g} ms", va="bottom", ha="left")
     left.set_yticks(np.arange(len(data)), plan_labels(data))
     left.set_ylim(len(data) - 0.5, -1.0)
     left.set(xlabel="ITL (ms)")
     right.set(xlabel="GPU energy per 1,000 generated tokens (J)")
-    right.legend(handles=[MEETS, MISSES], loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    right.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.suptitle(title or _default_title(data, itl_sla_ms), x=0.01, ha="left")
     fig.tight_layout()
     return fig

@@ -22,6 +22,7 @@ from wattgpu_lite.face.style import (
     gpu_palette,
     legend_outside,
     log_ticks,
+    readable_texts,
     takeaway,
 )
 
@@ -57,6 +58,7 @@ def power_scale_invariance(frame: pd.DataFrame) -> plt.Figure:
         ax.set(xlabel=label(col), ylabel="")
     axes[0].get_legend().remove()
     legend_outside(axes[1])
+    readable_texts(axes[1])
     takeaway(axes[0], "In watts the GPUs live apart ...")
     takeaway(axes[1], "... as a fraction of TDP they share one scale")
     fig.tight_layout()
@@ -70,7 +72,9 @@ def power_vs_load(frame: pd.DataFrame) -> plt.Axes:
     _, ax = plt.subplots(figsize=(7.5, 4))
     sns.pointplot(data=mean, x="scenario", y="power_over_tdp", hue="gpu", order=LOAD_ORDER,
                   hue_order=gpu_order(mean["gpu"]), palette=gpu_palette(mean["gpu"]), ax=ax)  # fmt: skip
-    ax.set(xlabel="load: 0.017 req/s, 0.33 req/s, 1,000 prompts at once", ylabel="mean P / TDP")
+    ax.set(xlabel="load", ylabel="mean P / TDP")
+    readable_texts(ax)
+    ax.tick_params(axis="x", labelsize=MIN_FONT_PT)
     legend_outside(ax, "GPU")
     takeaway(ax, "More load, more power on every GPU, by a GPU-specific amount")
     return ax
@@ -86,7 +90,12 @@ def itl_vs_bandwidth_latency(frame: pd.DataFrame) -> plt.Axes:
     ax.set(xscale="log", yscale="log", xlabel="bandwidth latency 2N / BW (s)", ylabel="ITL (s)")
     log_ticks(ax)
     legend_outside(ax)
-    takeaway(ax, "Server ITL sits just above the memory bound; offline batching goes far below")
+    readable_texts(ax)
+    takeaway(
+        ax,
+        "Server ITL sits above the memory bound, far above for small models; offline "
+        "batching goes far below",
+    )
     return ax
 
 
@@ -116,6 +125,8 @@ def predicted_vs_measured(pred: pd.DataFrame, unit: str, log: bool = False) -> s
             log_ticks(ax)
     g.set_titles("{col_name}")
     g.set_axis_labels(f"measured ({unit})", f"predicted ({unit})")
+    for text in g.legend.texts if g.legend else []:
+        text.set_text(label(text.get_text()))  # server_high -> "server, high load (0.33 req/s)"
     return g
 
 
@@ -130,7 +141,8 @@ def runs_power_vs_itl(runs: pd.DataFrame) -> sns.FacetGrid:
     g.set(xscale="log")
     for ax in g.axes.flat:
         log_ticks(ax, "x")
-    g.set_titles("{col_name}")
+    for name, ax in g.axes_dict.items():
+        ax.set_title(label(name))
     g.set_axis_labels("ITL (ms, log scale)", "mean GPU power (W)")
     g.legend.set_title("GPU")
     return g

@@ -19,7 +19,7 @@ import matplotlib as mpl
 import seaborn as sns
 
 from wattgpu_lite.errors import UnknownGPUError
-from wattgpu_lite.face.labels import label, readable_columns  # noqa: F401  (part of the style)
+from wattgpu_lite.face.labels import label, raw_names, readable_columns  # noqa: F401  (the style)
 from wattgpu_lite.specs.catalog import gpu
 
 MIN_FONT_PT = 9  # the smallest text any figure of the kit may carry (ticks, legends, annotations)
@@ -118,3 +118,28 @@ def _plain_number(value: float, _pos=None) -> str:
     mantissa = value / 10**exponent
     head = "" if abs(mantissa - 1) < 1e-6 else f"{mantissa:g}\\times"
     return f"${head}10^{{{exponent}}}$"
+
+
+def figure_texts(fig) -> list[str]:
+    """Every visible text of a figure: suptitle, titles, axis and tick labels, legends."""
+    texts = fig.findobj(mpl.text.Text)
+    return [t.get_text() for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def raw_names_in(fig) -> list[str]:
+    """The raw column names a reader would see on ``fig`` (see ``labels.raw_names``)."""
+    return raw_names(figure_texts(fig))
+
+
+def readable_texts(ax):
+    """Legend entries and categorical tick labels as ``label`` writes them (``server_high`` ->
+    "server, high load (0.33 req/s)"), tick labels wrapped at 18 characters so neighbours do not
+    collide; numeric ticks are left alone."""
+    legend = ax.get_legend()
+    for text in legend.get_texts() if legend else []:
+        text.set_text(label(text.get_text()))
+    for axis in (ax.xaxis, ax.yaxis):
+        texts = [t.get_text() for t in axis.get_ticklabels()]
+        if raw_names(texts):
+            axis.set_ticks(axis.get_ticklocs(), [textwrap.fill(label(t), 18) for t in texts])
+    return ax
