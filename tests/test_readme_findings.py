@@ -53,3 +53,7 @@ def test_external_figures():
         f"EcoLogits {_fig(s.loc[('energy_per_token_j', many), 'ecologits_mdape_pct'])} %" in README
     )
     assert f"{_fig(s.loc[('itl_s', many), 'mdape_pct'])} % off" in README
+    energy_rows = int(s.loc[("energy_per_token_j", many), "rows"])
+    itl_rows = int(s.loc[("itl_s", many), "rows"])
+    assert f"on the {energy_rows} rows that give it" in README
+    assert f"off on {itl_rows} rows" in README
