@@ -147,6 +147,10 @@ def _record(model, out: dict, i: int, inputs: Inputs, llms, gpus) -> Prediction:
     kind = "physics" if str(out["basis"][i]) == "physics" else "hybrid"
     scenario = "offline" if inputs.rate_qps is None else scenario_for_rate(inputs.rate_qps)
     notes = tuple(E.notes_for(model, out["_watched"], i))
+    if out["itl_s"][i] <= out["itl_floor_s"][i] * (1 + 1e-12):
+        notes += (f"ITL held at the physical floor {1e3 * out['itl_floor_s'][i]:.4g} ms (bytes per "
+                  "step / peak bandwidth, FLOPs per step / peak FLOP/s): the correction would "
+                  "have gone below it",)  # fmt: skip
     return Prediction(
         kind, inputs, num["power_w"], _interval(out, "power_w", i, inputs.level), num["itl_s"],
         _interval(out, "itl_s", i, inputs.level), num["time_per_token_s"],

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from wattgpu_lite.hybrid import bounds as B
 from wattgpu_lite.hybrid import calibration as K
 from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid import serving as S
@@ -120,15 +121,25 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
     factor = _corrected(model, llms, gpus, out, offline, odd)
     idle = S.idle_power_w(rows, c)
     power = np.clip(out["power_w"] * factor["power"], idle, rows.replica_tdp_w)
-    itl = out["itl_s"] * factor["itl"]
+    step_batch = np.where(offline, out["in_flight"], np.minimum(1.0 + out["in_flight"], safe_cap))
+    floor = B.floor_step_s(rows, step_batch, B.gathered_params(llms))
+    itl = np.maximum(out["itl_s"] * factor["itl"], floor)
     tpt = np.where(offline, itl / out["in_flight"], out["time_per_token_s"])
     result = {"power_w": power, "itl_s": itl, "time_per_token_s": tpt,
               "energy_per_token_j": power * tpt, "in_flight": out["in_flight"],
               "busy_fraction": out["busy_fraction"], "capacity_qps": capacity,
-              "max_batch": cap, "idle_power_w": idle}  # fmt: skip
+              "max_batch": cap, "idle_power_w": idle, "itl_floor_s": floor,
+              "backbone_itl_s": out["itl_s"], "backbone_power_w": out["power_w"]}  # fmt: skip
     _add_intervals(model, result, llms, gpus, rows, odd, offline, level)
     for key, value in result.items():
-        if key not in ("capacity_qps", "max_batch", "idle_power_w", "basis", "_watched"):
+        if key not in (
+            "capacity_qps",
+            "max_batch",
+            "idle_power_w",
+            "basis",
+            "_watched",
+            "replica_tdp_w",
+        ):
             result[key] = np.where(ok, value, np.nan)
     result["status"] = status
     return result
@@ -160,16 +171,25 @@ def _add_intervals(model, result, llms, gpus, rows, odd, offline, level) -> None
         m = basis == b
         for t in q:
             q[t][m] = K.half_width(model.tables, str(b), t, regime[m], level)
-    for key, t in (("power_w", "power"), ("itl_s", "itl"), ("time_per_token_s", "itl")):
-        half = q[t] + widen
-        result[f"{key}_lo"], result[f"{key}_hi"] = (
-            result[key] * np.exp(-half),
-            result[key] * np.exp(half),
-        )
-    result["power_w_lo"] = np.maximum(result["power_w_lo"], result["idle_power_w"])
-    result["power_w_hi"] = np.minimum(result["power_w_hi"], rows.replica_tdp_w)
-    e_half = np.maximum(q["power"], q["itl"]) + widen
-    result["energy_per_token_j_lo"] = result["energy_per_token_j"] * np.exp(-e_half)
-    result["energy_per_token_j_hi"] = result["energy_per_token_j"] * np.exp(e_half)
+    _bound(result, rows, offline, {t: q[t] + widen for t in q})
     result["basis"], result["widening"] = basis, widen
     result["_watched"] = watched
+
+
+def _bound(result, rows, offline, half) -> None:
+    """Intervals at ``half`` (log half-widths per target), then the hard bounds (:mod:`bounds`):
+    ITL and its bounds at least the step floor, power and its bounds in [P_idle, G · TDP], time
+    per token ITL / B in batch mode (exactly 1 / (λ · T_out) at a steady rate), energy per token
+    power × time per token, bound by bound."""
+    itl = B.bounded(result["itl_s"], result["itl_s"] * np.exp(-half["itl"]),
+                    result["itl_s"] * np.exp(half["itl"]), result["itl_floor_s"])  # fmt: skip
+    power = B.bounded(result["power_w"], result["power_w"] * np.exp(-half["power"]),
+                      result["power_w"] * np.exp(half["power"]), result["idle_power_w"],
+                      rows.replica_tdp_w)  # fmt: skip
+    fixed = result["time_per_token_s"]
+    tpt = tuple(np.where(offline, v / result["in_flight"], fixed) for v in itl)
+    energy = B.energy_bounds(power, tpt)
+    for key, values in (("itl_s", itl), ("power_w", power), ("time_per_token_s", tpt),
+                        ("energy_per_token_j", energy)):  # fmt: skip
+        result[key], result[f"{key}_lo"], result[f"{key}_hi"] = values
+    result["replica_tdp_w"] = rows.replica_tdp_w

@@ -1,0 +1,141 @@
+"""Hard physical bounds, catalog-wide: no prediction or interval bound physics forbids.
+
+Every LLM of the catalog × every GPU × batch 1–512 × prompt 1–32k tokens × 1, 2, 4, 8 GPUs (the
+layouts vLLM accepts), through ``predict_many`` in one call. The floors here are written from the
+spec sheet and the config alone, independently of the kit's accounting (weaker, so a violation is
+a real one): a step reads at least the always-read weights and k experts per MoE layer, at the
+replica's peak bandwidth, and computes at least 2 FLOPs per active parameter and token at the
+highest peak the GPU lists.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.energy.args import check_deployment, deploy_args
+from wattgpu_lite.errors import WattGPUError
+
+BATCHES = (1, 8, 64, 256, 512)  # 512: above vLLM's max_num_seqs, never served
+PROMPTS = (1, 1024, 32768)
+COUNTS = (1, 2, 4, 8)
+T_OUT = 180
+REL = 1e-9
+
+
+def _layout_ok(m, g, n: int) -> bool:
+    try:
+        check_deployment(m, n)
+        deploy_args(g, n)
+    except WattGPUError:
+        return False
+    return True
+
+
+def _floor_step_s(m, g, n: int, batch: np.ndarray) -> np.ndarray:
+    """Bytes and FLOPs every step of ``batch`` sequences needs, over the replica's peak rates."""
+    gathered = 0.0 if m.tie_embeddings else m.vocab_size * m.hidden_size / 1e9
+    streamed_b = m.params_always_b - gathered
+    if m.is_moe:
+        streamed_b += m.n_moe_layers * m.params_expert_b * m.n_experts_active
+    read_s = streamed_b * 1e9 * m.weight_bits / 8 / (n * g.bandwidth_gbs * 1e9)
+    peaks = [v for v in (g.fp16_tflops, g.fp8_tflops, g.fp4_tflops) if v == v and v]
+    compute_s = 2 * (m.params_active_b - gathered) * 1e9 * batch / (n * max(peaks) * 1e12)
+    return np.maximum(read_s, compute_s)
+
+
+@pytest.fixture(scope="module")
+def sweep() -> pd.DataFrame:
+    llms, gpus = wl.llms()["name"], wl.gpus()["name"]
+    rows, floors = [], []
+    for name in llms:
+        m = wl.llm(name)
+        prompts = [p for p in PROMPTS if p + T_OUT <= m.context_length]
+        for gname in gpus:
+            g = wl.gpu(gname)
+            for n in COUNTS:
+                if not _layout_ok(m, g, n):
+                    continue
+                for p in prompts:
+                    for b in BATCHES:
+                        rows.append((name, gname, float(b), p, T_OUT, n))
+                        floors.append(_floor_step_s(m, g, n, np.array(float(b))))
+    frame = pd.DataFrame(rows, columns=["llm", "gpu", "batch", "t_in", "t_out", "num_gpus"])
+    out = wl.predict_many(frame)
+    tdp = wl.gpus().set_index("name")["tdp_w"]
+    return out.assign(floor_s=np.array(floors, dtype=float),
+                      replica_tdp=tdp.loc[frame["gpu"]].to_numpy() * frame["num_gpus"])  # fmt: skip
+
+
+def test_the_sweep_is_the_catalog(sweep):
+    ok = sweep[sweep["status"] == "ok"]
+    assert sweep["llm"].nunique() == len(wl.llms())
+    assert ok["gpu"].nunique() == len(wl.gpus())
+    assert set(ok["num_gpus"]) == set(COUNTS) and set(ok["batch"]) == set(map(float, BATCHES[:-1]))
+    assert (sweep.loc[sweep["batch"] == 512, "status"] != "ok").all()
+    assert len(ok) > 50_000
+
+
+def test_no_step_faster_than_bytes_or_flops_allow(sweep):
+    ok = sweep[sweep["status"] == "ok"]
+    floor = ok["floor_s"] * (1 - REL)
+    assert (ok["itl_s_lo"] >= floor).all(), ok.loc[ok["itl_s_lo"] < floor, ["llm", "gpu"]].head()
+    assert (ok["time_per_token_s_lo"] >= floor / ok["batch"]).all()
+    # the kit's own floor (per tensor group, KV at the mean context) is at least this one
+    assert (ok["itl_floor_s"] >= floor).all()
+
+
+def test_power_and_its_bounds_within_idle_and_the_replicas_tdp(sweep):
+    ok = sweep[sweep["status"] == "ok"]
+    top = ok["replica_tdp"] * (1 + REL)
+    for col in ("power_w", "power_w_lo", "power_w_hi"):
+        assert (ok[col] <= top).all(), col
+        assert (ok[col] >= ok["idle_power_w"] * (1 - REL)).all(), col
+    assert (ok["idle_power_w"] > 0).all()
+
+
+def test_no_energy_bound_implies_a_power_outside_the_hardware(sweep):
+    ok = sweep[sweep["status"] == "ok"]
+    for side in ("", "_lo", "_hi"):
+        implied = ok[f"energy_per_token_j{side}"] / ok[f"time_per_token_s{side}"]
+        assert (implied <= ok["replica_tdp"] * (1 + REL)).all(), side
+        assert (implied >= ok["idle_power_w"] * (1 - REL)).all(), side
+
+
+def test_every_interval_is_finite_positive_and_holds_its_value(sweep):
+    ok = sweep[sweep["status"] == "ok"]
+    for q in ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j"):
+        lo, v, hi = ok[f"{q}_lo"], ok[q], ok[f"{q}_hi"]
+        assert np.isfinite(lo).all() and (lo > 0).all(), q
+        assert ((lo <= v * (1 + REL)) & (v <= hi * (1 + REL))).all(), q
+
+
+def test_rows_that_are_not_ok_carry_no_number(sweep):
+    bad = sweep[sweep["status"] != "ok"]
+    assert len(bad) > 0
+    assert bad[["power_w", "itl_s", "energy_per_token_j"]].isna().all().all()
+
+
+def test_the_issue_case_is_no_longer_below_the_weight_read():
+    """CodeLlama-34B on an H200 NVL at batch 1: reading the weights once at the peak bandwidth
+    takes 13.7 ms (33.5 B streamed parameters × 2 bytes / 4.89 TB/s); the correction took the
+    ITL to 10.7 ms before the floor."""
+    m, g = wl.llm("codellama/CodeLlama-34b-hf"), wl.gpu("H100 NVL")
+    p = wl.predict(m, "H200 NVL", batch=1)
+    floor = _floor_step_s(m, wl.gpu("H200 NVL"), 1, np.array(1.0))
+    assert float(floor) == pytest.approx(0.0137, rel=0.01)
+    assert p.itl_s_interval.lo >= float(floor) * (1 - REL)
+    assert any(n.startswith("ITL held at the physical floor") for n in p.notes)
+    assert g.bandwidth_gbs < wl.gpu("H200 NVL").bandwidth_gbs
+
+
+def test_a_steady_rate_fixes_the_time_per_token():
+    """At λ below capacity throughput equals arrivals: time per token is 1/(λ·T_out), exactly."""
+    p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", rate_qps=0.2, t_out=300)
+    i = p.time_per_token_s_interval
+    assert p.time_per_token_s == pytest.approx(1 / (0.2 * 300)) and i.lo == i.hi
+    e = p.energy_per_token_j_interval
+    assert e.lo == pytest.approx(p.power_w_interval.lo * i.lo)
+    assert e.hi == pytest.approx(p.power_w_interval.hi * i.hi)
