@@ -95,8 +95,11 @@ def test_a_spec_borrowing_a_measured_name_is_judged_by_its_values():
         )
     spec = dataclasses.replace(wl.gpu("H100 NVL"), name="faster", bandwidth_gbs=8000.0)
     p = wl.predict(LLAMA, spec, rate_qps=0.1)
-    assert p.power_w_interval.basis == "new gpu"
-    assert any("bandwidth_gbs" in n for n in p.notes)  # 8,000 GB/s is beyond the training range
+    # 8,000 GB/s is beyond every training GPU: the backbone alone answers, and says why
+    assert p.power_w_interval.basis == "physics" and p.model == "physics"
+    assert any(n.startswith("no training GPU has a bandwidth_gbs") for n in p.notes)
+    inside = dataclasses.replace(wl.gpu("H100 NVL"), name="slower", bandwidth_gbs=3000.0)
+    assert wl.predict(LLAMA, inside, rate_qps=0.1).power_w_interval.basis == "new gpu"
     same = wl.predict(LLAMA, dataclasses.replace(wl.gpu("H100 NVL"), name="mine"), rate_qps=0.1)
     assert same.power_w_interval.basis == "cv"  # the same spec values under another name
 
@@ -125,10 +128,11 @@ def test_predict_many_marks_overload_instead_of_raising():
 def test_moe_and_quantised_models_rest_on_physics_alone():
     moe = wl.predict("openai/gpt-oss-20b", "H100 SXM", rate_qps=1.0)
     assert moe.model == "physics" and moe.power_w_interval.basis == "physics"
-    dense = wl.predict(LLAMA, "H100 SXM", rate_qps=1.0)
-    # ITL intervals are never clipped (power's are, at idle and TDP): compare their widths
+    trained = wl.predict(LLAMA, "H100 NVL", rate_qps=1.0)  # a training GPU (H100 SXM: physics)
+    # ITL intervals are never clipped above (power's are, at idle and TDP): compare their widths
     width = moe.itl_s_interval.hi / moe.itl_s_interval.lo
-    assert width > dense.itl_s_interval.hi / dense.itl_s_interval.lo
+    assert width > trained.itl_s_interval.hi / trained.itl_s_interval.lo
+    dense = wl.predict(LLAMA, "H100 SXM", rate_qps=1.0)
     fp8 = wl.predict(LLAMA, "H100 SXM", rate_qps=1.0, weights="fp8")
     assert fp8.model == "physics" and fp8.inputs.weights == "fp8"
     assert fp8.itl_s < dense.itl_s  # half the bytes per weight: a faster decode

@@ -10,8 +10,8 @@ the KV cache at the mean context, the KV it writes) and C_step its FLOPs — the
 accounting (:mod:`wattgpu_lite.energy.symbolic_physical`) at η = 1, with no fixed cost, no
 communication and no power ceiling, and without the untied input-embedding table (a token gathers
 one row of it; it is neither streamed nor multiplied). And a replica's mean power lies in
-[P_idle(G), G · TDP]. Energy per token is power × time per token, so its bounds are the products
-of the bounded power and time bounds: no energy bound implies a power outside that range.
+[P_idle(G), G · TDP]. Energy per token is power × time per token, and its bounds lie within the
+products of the bounded power and time bounds: no energy bound implies a power outside that range.
 
 The learned correction may move an answer only inside these bounds: :func:`bounded` is the last
 step of every prediction (``wl.predict``, ``predict_many``, ``rank_gpus``, the CLI, the dashboard).
@@ -64,7 +64,12 @@ def bounded(value: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray
     return clip[0], np.minimum(clip[1], clip[0]), np.maximum(clip[2], clip[0])
 
 
-def energy_bounds(power: tuple[np.ndarray, ...], time: tuple[np.ndarray, ...]) -> tuple:
-    """(E, E_lo, E_hi) per token = power × time per token, each bound the product of the power and
-    time bounds on the same side (so every energy bound is a reachable power × a reachable time)."""
-    return tuple(p * t for p, t in zip(power, time, strict=True))
+def energy_bounds(power: tuple[np.ndarray, ...], time: tuple[np.ndarray, ...],
+                  half: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """(E, E_lo, E_hi) per token: E = power × time per token; the bounds E·e^(∓half) held inside
+    [P_lo · t_lo, P_hi · t_hi], the products of the bounded power and time bounds, so no energy
+    bound implies a power outside [P_idle, G · TDP] or a time faster than the floor."""
+    value = power[0] * time[0]
+    lo = np.minimum(np.maximum(value * np.exp(-half), power[1] * time[1]), value)
+    hi = np.maximum(np.minimum(value * np.exp(half), power[2] * time[2]), value)
+    return value, lo, hi

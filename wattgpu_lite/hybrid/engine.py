@@ -45,6 +45,24 @@ def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) ->
     return moe | (np.asarray(bits) < 16) | (np.asarray(num_gpus) > 1)
 
 
+SUPPORT = (
+    "bandwidth_gbs",
+    "fp16_tflops",
+)  # the GPU spec inputs whose training range bounds the correction
+
+
+def outside_support(
+    model: HybridModel, bandwidth_gbs: np.ndarray, fp16_tflops: np.ndarray
+) -> np.ndarray:
+    """Rows whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16 FLOP/s: the
+    learned correction has no data like it there, so the answer is the backbone alone."""
+    out = np.zeros(len(bandwidth_gbs), dtype=bool)
+    for name, v in zip(SUPPORT, (bandwidth_gbs, fp16_tflops), strict=True):
+        lo, hi = model.ranges[name]
+        out |= (v > hi * (1 + 1e-9)) | (v < lo * (1 - 1e-9))
+    return out
+
+
 def _physics(rows: S.Rows, cap, rate, batch, c) -> dict[str, np.ndarray]:
     """Backbone outputs for mixed batch rows (rate NaN) and rate rows."""
     off = np.isnan(rate)
@@ -92,6 +110,9 @@ def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list
             side = "above" if v > hi else "below"
             out.append(f"{name} = {v:.4g} is {side} the training range [{lo:.4g}, {hi:.4g}]: "
                        "the interval is widened")  # fmt: skip
+            if name in SUPPORT:
+                out.append(f"no training GPU has a {name} like this one: the learned correction "
+                           "does not apply, the answer is the physics backbone alone")  # fmt: skip
     return out
 
 
@@ -111,6 +132,7 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
     rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights)
     c = model.constants
     odd = physics_only(llms, rows.num_gpus, rows.model[-1])
+    odd |= outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12)
     safe_cap = np.maximum(cap, 1.0)
     capacity = S.capacity_qps(rows, safe_cap, c)
     status = _status(cap, rate, bat, capacity)
@@ -180,7 +202,7 @@ def _bound(result, rows, offline, half) -> None:
     """Intervals at ``half`` (log half-widths per target), then the hard bounds (:mod:`bounds`):
     ITL and its bounds at least the step floor, power and its bounds in [P_idle, G · TDP], time
     per token ITL / B in batch mode (exactly 1 / (λ · T_out) at a steady rate), energy per token
-    power × time per token, bound by bound."""
+    power × time per token with bounds inside the products of theirs."""
     itl = B.bounded(result["itl_s"], result["itl_s"] * np.exp(-half["itl"]),
                     result["itl_s"] * np.exp(half["itl"]), result["itl_floor_s"])  # fmt: skip
     power = B.bounded(result["power_w"], result["power_w"] * np.exp(-half["power"]),
@@ -188,7 +210,7 @@ def _bound(result, rows, offline, half) -> None:
                       rows.replica_tdp_w)  # fmt: skip
     fixed = result["time_per_token_s"]
     tpt = tuple(np.where(offline, v / result["in_flight"], fixed) for v in itl)
-    energy = B.energy_bounds(power, tpt)
+    energy = B.energy_bounds(power, tpt, np.maximum(half["power"], half["itl"]))
     for key, values in (("itl_s", itl), ("power_w", power), ("time_per_token_s", tpt),
                         ("energy_per_token_j", energy)):  # fmt: skip
         result[key], result[f"{key}_lo"], result[f"{key}_hi"] = values
