@@ -1,0 +1,156 @@
+"""Probes of round 2 (issue 20): ``predict_many`` checks every row as ``predict`` does, internal
+groupings cannot give one row another's answer, ``rank`` refuses odd GPU counts and candidates
+cleanly, every offered ``--weights`` works end to end, and text output survives any encoding.
+
+Each probe asserts a specific message fragment or a specific value."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.errors import InvalidInputError
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+NUMBERS = ["power_w", "power_w_lo", "power_w_hi", "itl_s", "time_per_token_s",
+           "energy_per_token_j", "energy_per_token_j_hi", "in_flight", "capacity_qps",
+           "max_batch", "idle_power_w"]  # fmt: skip
+
+
+GOOD = {"llm": LLAMA, "gpu": "L4", "rate_qps": 0.1, "batch": np.nan, "t_in": 15, "t_out": 180,
+        "num_gpus": 1, "weights": None}  # fmt: skip
+
+
+def _one_row(**cells) -> pd.Series:
+    """The output row of a bad row (``cells`` over a good one), checked beside a good row."""
+    frame = pd.DataFrame([GOOD, GOOD | cells])
+    out = wl.predict_many(frame)
+    assert out["status"][0] == "ok" and out["message"][0] == ""  # the good row is untouched
+    return out.iloc[1]
+
+
+# (cells of the bad row, fragments its message must contain)
+BAD_ROWS = [
+    ({"rate_qps": -1.0}, ["rate_qps", "got -1", "requests per second"]),
+    ({"rate_qps": 0.0}, ["rate_qps", "got 0", "pass rate_qps"]),
+    ({"rate_qps": np.inf}, ["rate_qps must be finite", "got inf"]),
+    ({"rate_qps": np.nan, "batch": 0.0}, ["batch", "got 0", "from 1 to 4096"]),
+    ({"rate_qps": np.nan, "batch": 2.5}, ["batch must be a whole number", "got 2.5"]),
+    ({"rate_qps": np.nan}, ["exactly one of rate_qps and batch", "neither"]),
+    ({"batch": 8.0}, ["exactly one of rate_qps and batch", "both"]),
+    ({"t_out": 0}, ["t_out", "got 0", "generated tokens"]),
+    ({"t_in": -5}, ["t_in", "got -5", "prompt tokens"]),
+    ({"t_in": np.nan}, ["t_in must be finite, got nan", "pass t_in"]),
+    ({"t_in": 200_000}, ["t_in", "got 200000", "context length"]),
+    ({"t_in": 131_000, "t_out": 500}, ["exceeds the model's context length 131,072", "shorten"]),
+    ({"num_gpus": 3}, ["tp=3", "32 attention heads", "use tp in [1, 2, 4, 8, 16]"]),
+    ({"num_gpus": 2.7}, ["num_gpus must be a whole number", "got 2.7", "num_gpus=4"]),
+    ({"num_gpus": 128}, ["num_gpus must be a whole number of GPUs in [1, 64]", "got 128"]),
+    ({"num_gpus": 0}, ["num_gpus", "got 0"]),
+    ({"weights": "int7"}, ["weights 'int7' is not a weight format", "Pass one of"]),
+]
+
+
+@pytest.mark.parametrize(("cells", "fragments"), BAD_ROWS, ids=[str(c) for c, _ in BAD_ROWS])
+def test_predict_many_marks_each_invalid_row_with_its_message_and_no_number(cells, fragments):
+    row = _one_row(**cells)
+    assert row["status"] == "invalid input"
+    for fragment in fragments:
+        assert fragment in row["message"], (fragment, row["message"])
+    assert all(math.isnan(row[k]) for k in NUMBERS), row[NUMBERS].to_dict()
+
+
+def test_predict_many_message_is_the_one_predict_raises():
+    row = _one_row(num_gpus=3)
+    with pytest.raises(InvalidInputError) as err:
+        wl.predict(LLAMA, "L4", rate_qps=0.1, num_gpus=3)
+    assert row["message"] == str(err.value)
+
+
+def test_predict_many_refuses_several_gpus_without_a_link_bandwidth():
+    spec = {"name": "No-link GPU", "release_year": 2024, "memory_gb": 48, "memory_type": "HBM3",
+            "bandwidth_gbs": 2000, "tdp_w": 300, "fp16_tflops": 400}  # fmt: skip
+    device = wl.GPU.from_spec(spec)
+    frame = pd.DataFrame({"llm": [LLAMA] * 2, "gpu": [device] * 2, "rate_qps": [0.1, 0.1],
+                          "num_gpus": [1, 2]})  # fmt: skip
+    out = wl.predict_many(frame)
+    assert list(out["status"]) == ["ok", "invalid input"]
+    with pytest.raises(InvalidInputError) as err:
+        wl.predict(LLAMA, device, rate_qps=0.1, num_gpus=2)
+    assert out["message"][1] == str(err.value) and "No-link GPU" in out["message"][1]
+
+
+def test_predict_many_layout_columns_are_checked_per_row():
+    frame = pd.DataFrame({"llm": [LLAMA] * 4, "gpu": ["H100 SXM"] * 4, "batch": [8.0] * 4,
+                          "tp": [2, 3, 2, 4], "ep": [1, 1, 2, 1],
+                          "num_gpus": [2, 3, 2, 8]})  # fmt: skip
+    out = wl.predict_many(frame)
+    assert list(out["status"]) == ["ok", "invalid input", "invalid input", "invalid input"]
+    assert "tp must divide 32" in out["message"][1]
+    assert "ep=2" in out["message"][2] and "dense" in out["message"][2]
+    assert "num_gpus=8 disagrees with tp=4, ep=1" in out["message"][3]
+
+
+def test_predict_many_valid_rows_keep_their_answers_beside_invalid_ones():
+    good = pd.DataFrame({"llm": [LLAMA] * 2, "gpu": ["L4", "H100 SXM"], "rate_qps": [0.1, 0.5],
+                         "t_in": [500, 1000], "t_out": [300, 200]})  # fmt: skip
+    alone = wl.predict_many(good)
+    bad = pd.DataFrame({"llm": [LLAMA] * 3, "gpu": ["L4", "B200", "L4"],
+                        "rate_qps": [-1.0, 1e9, 0.0], "t_in": [500, 10**7, 15],
+                        "t_out": [300, 1, 0]})  # fmt: skip
+    mixed = wl.predict_many(pd.concat([bad.iloc[:1], good.iloc[:1], bad.iloc[1:], good.iloc[1:]]))
+    ok = mixed[mixed["status"] == "ok"].reset_index(drop=True)
+    assert len(ok) == 2 and (mixed["status"] == "invalid input").sum() == 3
+    for q in ("power_w", "itl_s", "energy_per_token_j", "power_w_hi"):
+        assert ok[q].tolist() == alone[q].tolist()
+
+
+def test_predict_many_echoes_checked_tokens_and_an_empty_message_when_ok():
+    out = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "batch": [4.0]}))
+    assert (out["t_in"][0], out["t_out"][0]) == (15, 180)
+    assert out["message"][0] == "" and out["status"][0] == "ok"
+
+
+def test_predict_many_says_why_a_row_is_saturated():
+    out = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "rate_qps": [900.0]}))
+    assert out["status"][0] == "saturated"
+    assert "900 req/s is beyond what one L4 can serve" in out["message"][0]
+
+
+def test_predict_many_all_rows_invalid_gives_nan_not_an_error():
+    out = wl.predict_many(pd.DataFrame({"llm": [LLAMA] * 2, "gpu": ["L4"] * 2,
+                                        "rate_qps": [-1.0, 0.0]}))  # fmt: skip
+    assert (out["status"] == "invalid input").all() and out["power_w"].isna().all()
+    assert out["message"].str.contains("rate_qps").all()
+
+
+@pytest.mark.parametrize(
+    ("frame", "fragment"),
+    [
+        (pd.DataFrame(), "empty DataFrame"),
+        (pd.DataFrame(columns=["llm", "gpu", "rate_qps"]), "empty DataFrame"),
+        ({"llm": [LLAMA], "gpu": ["L4"], "rate_qps": [0.1]}, "got a dict; wrap the rows"),
+        ([{"llm": LLAMA, "gpu": "L4", "rate_qps": 0.1}], "got a list; wrap the rows"),
+        (
+            pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "rate_qps": ["fast"]}),
+            "column 'rate_qps' must hold numbers (or blanks), got 'fast'",
+        ),
+        (
+            pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "batch": [True]}),
+            "column 'batch' must hold numbers (or blanks), got True",
+        ),
+        (
+            pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "rate_qps": [0.1], "t_in": [[5]]}),
+            "column 't_in' must hold numbers",
+        ),
+        (pd.DataFrame({"gpu": ["L4"], "rate_qps": [0.1]}), "needs a column 'llm'"),
+    ],
+)
+def test_predict_many_refuses_what_is_not_a_frame_of_rows(frame, fragment):
+    with pytest.raises(InvalidInputError) as err:
+        wl.predict_many(frame)
+    assert fragment in str(err.value)
