@@ -154,3 +154,46 @@ def test_predict_many_refuses_what_is_not_a_frame_of_rows(frame, fragment):
     with pytest.raises(InvalidInputError) as err:
         wl.predict_many(frame)
     assert fragment in str(err.value)
+
+
+# ---- item 2: one row never gets another row's configuration ------------------------------------
+
+
+def test_an_l4_row_keeps_its_power_beside_an_h100_row_with_many_gpus():
+    """The issue's case: an H100 SXM × 66 row made an L4 × 1 row report 9,055 W (codes packed
+    with a radix of 65 GPU counts). 66 is now refused; 64 GPUs is the largest valid replica."""
+    alone = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "rate_qps": [0.1]}))
+    l4 = alone["power_w"][0]
+    assert 30 < l4 < 72  # a 72 W card
+    for big, n in (("meta-llama/Llama-3.1-70B-Instruct", 64), (LLAMA, 66), (LLAMA, 65)):
+        frame = pd.DataFrame({"llm": [big, LLAMA, big], "gpu": ["H100 SXM", "L4", "H100 SXM"],
+                              "rate_qps": [0.1] * 3, "num_gpus": [n, 1, 1]})  # fmt: skip
+        out = wl.predict_many(frame)
+        # equal to the solver's tolerance (the rate solve iterates over all rows at once)
+        assert out["power_w"][1] == pytest.approx(l4, rel=1e-9), (n, out["power_w"].tolist())
+        assert out["status"][0] == ("ok" if n == 64 else "invalid input")
+        assert out["status"][2] == ("does not fit in memory" if big != LLAMA else "ok")
+    assert (
+        "num_gpus must be a whole number of GPUs in [1, 64], got 66"
+        in (wl.predict_many(frame.assign(num_gpus=[66, 1, 1]))["message"][0])
+    )
+
+
+def test_configuration_codes_name_each_rows_own_objects():
+    from wattgpu_lite.hybrid import rows as R
+    from wattgpu_lite.specs.layout import Parallel
+
+    rng = np.random.default_rng(20)
+    llms = [wl.llm(n) for n in (LLAMA, "meta-llama/Llama-3.1-70B-Instruct", "openai/gpt-oss-20b")]
+    gpus = [wl.gpu(n) for n in ("L4", "H100 SXM", "B200", "A30")]
+    kinds = [Parallel(1), Parallel(2), Parallel(4), Parallel(8), Parallel(2, 2), Parallel(1, 8)]
+    formats = [None, "fp8", "int4", "bf16"]
+    n = 2000
+    picks = [rng.integers(0, len(x), n) for x in (llms, gpus, kinds, formats)]
+    rows = [[x[k] for k in p] for x, p in zip((llms, gpus, kinds, formats), picks, strict=True)]
+    configs, code = R._codes(*rows)
+    assert len(configs) == len({tuple(p[i] for p in picks) for i in range(n)})
+    for i in range(n):
+        m, g, lay, w = configs[code[i]]
+        assert (m is rows[0][i], g is rows[1][i], lay == rows[2][i], w == rows[3][i]) == (
+            True, True, True, True), i  # fmt: skip
