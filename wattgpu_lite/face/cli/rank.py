@@ -80,7 +80,7 @@ def run_rank(args: argparse.Namespace) -> int:
     extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh}
     tokens = {}
     if args.source == "hybrid":
-        counts = tuple(int(c) for c in args.gpu_counts.split(",") if c.strip())
+        counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
         tokens = {"t_in": args.t_in, "t_out": args.t_out, "gpu_counts": counts,
                   "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
