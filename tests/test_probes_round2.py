@@ -254,3 +254,63 @@ def test_rank_gpus_checks_gpu_counts_in_python(counts, fragment):
     with pytest.raises(InvalidInputError) as err:
         wl.rank_gpus(LLAMA, rate_qps=0.1, itl_sla_ms=50, candidates="L4", gpu_counts=counts)
     assert fragment in str(err.value)
+
+
+# ---- item 4: every --weights choice the CLI offers works end to end ----------------------------
+
+# bits per weight each offered choice is served at (data/energy_coefficients.csv, weights:<fmt>)
+CHOICE_BITS = {"bf16": 16, "fp16": 16, "fp32": 16, "fp8": 8, "int8": 8, "int4": 4 + 20 / 128,
+               "int3": 3 + 19 / 128, "int2": 2 + 18 / 128, "fp4": 4.25, "mxfp4": 4.25,
+               "nvfp4": 4.5, "nf4": 4.5}  # fmt: skip
+
+
+def test_the_offered_weight_choices_are_the_ones_tested():
+    from wattgpu_lite.face.cli.estimate import WEIGHT_CHOICES
+
+    assert set(WEIGHT_CHOICES) == set(CHOICE_BITS)
+
+
+@pytest.mark.parametrize("weights", sorted(CHOICE_BITS))
+def test_estimate_serves_each_offered_weight_choice(capsys, weights):
+    import json
+
+    from wattgpu_lite.__main__ import main
+    from wattgpu_lite.energy.precision import canonical_format
+
+    assert main(["estimate", "--llm", LLAMA, "--weights", weights, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["weights"] == canonical_format(weights)
+    assert out["weight_bits"] == pytest.approx(CHOICE_BITS[weights], rel=1e-12)
+    assert math.isfinite(out["total_j"]) and out["total_j"] > 0
+
+
+@pytest.mark.parametrize("weights", sorted(CHOICE_BITS))
+def test_rank_serves_each_offered_weight_choice(capsys, weights):
+    import json
+
+    from wattgpu_lite.__main__ import main
+    from wattgpu_lite.energy.occupancy import weight_bytes
+    from wattgpu_lite.energy.precision import canonical_format
+
+    argv = ["rank", "--llm", LLAMA, "--rate-qps", "0.1", "--itl-sla-ms", "50", "--gpus",
+            "H100 SXM", "--gpu-counts", "1", "--weights", weights, "--json"]  # fmt: skip
+    assert main(argv) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["weights"] == canonical_format(weights) and row["fits"]
+    assert row["weights_per_gpu_gb"] == pytest.approx(weight_bytes(wl.llm(LLAMA), weights) / 1e9)
+    assert math.isfinite(row["energy_per_token_j"]) and row["energy_per_token_j"] > 0
+
+
+def test_fewer_bits_store_fewer_bytes_for_the_int_formats():
+    from wattgpu_lite.energy.occupancy import weight_bytes
+
+    sizes = [weight_bytes(wl.llm(LLAMA), w) for w in ("int2", "int3", "int4", "int8")]
+    assert sizes == sorted(sizes) and sizes[0] < 0.15 * weight_bytes(wl.llm(LLAMA), "bf16")
+
+
+def test_every_storage_format_can_be_served():
+    from wattgpu_lite.energy.precision import weight_bits
+    from wattgpu_lite.specs.llm import WEIGHT_FORMATS
+
+    bits = {f: weight_bits(wl.llm(LLAMA), f) for f in WEIGHT_FORMATS}
+    assert bits == {f: pytest.approx(CHOICE_BITS[f], rel=1e-12) for f in WEIGHT_FORMATS}
