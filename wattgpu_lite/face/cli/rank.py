@@ -15,6 +15,7 @@ import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, add_token_flags, emit, resolve_llm
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 
@@ -101,8 +102,8 @@ def text_view(table, itl_sla_ms: float, top: int) -> str:
     """The pick in a sentence, the first ``top`` plans as the dashboard shows them, the why-nots."""
     from wattgpu_lite.face.explorer import display_table, summary
 
-    view = display_table(table).head(max(top, 1))
-    lines = [summary(table, itl_sla_ms), "",
+    view = escape_frame(display_table(table).head(max(top, 1)))
+    lines = [escape_controls(summary(table, itl_sla_ms)), "",
              view.drop(columns="why not").to_string(index=False)]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
     if why:
