@@ -18,20 +18,29 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.args import check_deployment, deploy_args
-from wattgpu_lite.energy.precision import canonical_format, served_format
-from wattgpu_lite.errors import CapacityError, InvalidInputError
+from wattgpu_lite.errors import CapacityError
 from wattgpu_lite.hybrid import engine as E
 from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.hybrid.prediction import Inputs, Interval, Prediction
+from wattgpu_lite.hybrid.row_checks import (
+    MAX_GPUS,
+    Request,
+    check_columns,
+    check_num_gpus,
+    check_request,
+    frame_requests,
+    resolve_load,
+)
 from wattgpu_lite.hybrid.training import OFFLINE_PROMPTS
-from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS, scenario_for_rate
-from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
+from wattgpu_lite.runs.schema import scenario_for_rate
+from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
-MAX_GPUS = 64
+__all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "check_tokens", "predict", "predict_many",
+           "resolve_load"]  # fmt: skip
+INVALID = "invalid input"
 DEFAULT_LEVEL = 0.8
 
 
@@ -45,42 +54,6 @@ def check_tokens(name: str, value, context_length: int) -> int:
     return checks.check_count(name, value, 1, int(context_length),
                               fix=f"pass {name} as a whole number of tokens within the model's "
                               "context length")  # fmt: skip
-
-
-def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
-    """(rate or NaN, batch or NaN, offline scenario?) from exactly one of the three."""
-    given = [k for k, v in (("scenario", scenario), ("rate_qps", rate_qps), ("batch", batch))
-             if v is not None]  # fmt: skip
-    if len(given) != 1:
-        raise InvalidInputError(
-            "give exactly one load: scenario= (offline, server_low, server_high), rate_qps= "
-            f"(requests/s) or batch= (sequences); got {given or 'none'}"
-        )
-    if scenario is not None:
-        if scenario not in SCENARIOS:
-            raise InvalidInputError(f"unknown scenario {scenario!r}; use one of {SCENARIOS}")
-        return LAMBDA_QPS.get(scenario, math.nan), math.nan, scenario == "offline"
-    if rate_qps is not None:
-        return checks.check_rate_qps(rate_qps), math.nan, False
-    return math.nan, float(checks.check_batch(batch)), False
-
-
-def check_num_gpus(num_gpus, model, device):
-    """A whole number of GPUs in [1, 64] (or a :class:`Parallel`) whose layout splits the heads
-    and experts evenly (vLLM's rules), on a GPU whose spec gives the interconnect bandwidth when
-    there are several. Returns what it was given (an int stays an int)."""
-    if isinstance(num_gpus, Parallel):
-        check_deployment(model, num_gpus)
-        deploy_args(device, num_gpus)  # InvalidInputError when the link bandwidth is unknown
-        return num_gpus
-    ok = isinstance(num_gpus, int | np.integer) and not isinstance(num_gpus, bool)
-    if not ok or not 1 <= num_gpus <= MAX_GPUS:
-        raise InvalidInputError(
-            f"num_gpus must be a whole number in [1, {MAX_GPUS}], got {num_gpus!r}"
-        )
-    check_deployment(model, int(num_gpus), False)
-    deploy_args(device, int(num_gpus))  # InvalidInputError when the link bandwidth is unknown
-    return int(num_gpus)
 
 
 def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
@@ -98,10 +71,11 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     (the message says the capacity).
     """
     model, device = resolve_llm(llm), resolve_gpu(gpu)
-    layout = check_num_gpus(layout_of(num_gpus, parallel), model, device)
-    fmt = served_format(model, None if weights is None else canonical_format(weights))
-    rate, bat, offline = resolve_load(scenario, rate_qps, batch)
-    t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
+    req = check_request(model, device, num_gpus=num_gpus, parallel=parallel, weights=weights,
+                        scenario=scenario, rate_qps=rate_qps, batch=batch, t_in=t_in,
+                        t_out=t_out)  # fmt: skip
+    layout, fmt, rate, bat, offline = req.layout, req.weights, req.rate_qps, req.batch, req.offline
+    t_in, t_out = req.t_in, req.t_out
     level = check_level(level)
     deploy = {"num_gpus": layout, "weights": [fmt]}
     if offline:
@@ -117,21 +91,28 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
 
 
 def _raise_for_status(out: dict, llm: str, gpu: str, rate: float, batch: float) -> None:
-    status = str(out["status"][0])
+    message = _status_message(out, 0, llm, gpu, rate, batch)
+    if message:
+        raise CapacityError(message)
+
+
+def _status_message(out: dict, i: int, llm: str, gpu: str, rate: float, batch: float) -> str:
+    """Why row ``i`` of :func:`engine.predict_arrays` has no answer ("" when 'ok')."""
+    status = str(out["status"][i])
     if status == "ok":
-        return
-    cap, qps = int(out["max_batch"][0]), float(out["capacity_qps"][0])
+        return ""
+    cap, qps = int(max(out["max_batch"][i], 0)), float(out["capacity_qps"][i])
     if status == "saturated":
-        raise CapacityError(
+        return (
             f"{rate:g} req/s is beyond what one {gpu} can serve with {llm}: its capacity is about "
             f"{qps:.3g} req/s ({cap} sequences in flight). Pass a lower rate_qps, or use more "
             "replicas (wl.rank_gpus plans them)."
         )
     if status == "does not fit in memory":
-        raise CapacityError(f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "
-                            "pick a GPU with more memory (wl.rank_gpus lists them)")  # fmt: skip
-    raise CapacityError(f"batch {batch:g} is above the {cap} sequences the {gpu}'s KV cache holds "
-                        f"for {llm} at these token counts; pass batch <= {cap}")  # fmt: skip
+        return (f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "
+                "pick a GPU with more memory (wl.rank_gpus lists them)")  # fmt: skip
+    return (f"batch {batch:g} is above the {cap} sequences the {gpu}'s KV cache holds "
+            f"for {llm} at these token counts; pass batch <= {cap}")  # fmt: skip
 
 
 def _interval(out: dict, key: str, i: int, level: float) -> Interval:
@@ -161,50 +142,79 @@ def _record(model, out: dict, i: int, inputs: Inputs, llms, gpus) -> Prediction:
     )  # fmt: skip
 
 
-def _column(frame: pd.DataFrame, name: str, default) -> np.ndarray:
-    if name not in frame:
-        return np.full(len(frame), default, dtype=float)
-    return pd.to_numeric(frame[name], errors="raise").to_numpy(dtype=float)
-
-
 def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
     ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
-    or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights``).
+    or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights`` (blank: the LLM's own)).
 
+    Every row goes through the checks of ``wl.predict`` (:func:`row_checks.check_request`).
     Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
-    and _hi), in_flight, capacity_qps, basis and ``status`` ('ok', 'saturated', 'does not fit in
-    memory', ...); rows that are not 'ok' carry NaN values, never an exception.
+    and _hi), in_flight, capacity_qps, basis, ``status`` ('ok', 'saturated', 'does not fit in
+    memory', 'invalid input', ...) and ``message`` (what is wrong and what to pass; "" when
+    'ok'); rows that are not 'ok' carry NaN values, never an exception. A blank cell of a
+    numeric column is invalid (a blank ``rate_qps`` or ``batch`` means the other load). Only the
+    frame itself raises: InvalidInputError when it is not a DataFrame, is empty, lacks ``llm`` or
+    ``gpu`` or holds text in a numeric column; UnknownLLMError/UnknownGPUError for a name no
+    catalog knows.
     """
-    for col in ("llm", "gpu"):
-        if col not in frame:
-            raise InvalidInputError(
-                f"predict_many needs a column {col!r}; got {list(frame.columns)}"
-            )
+    check_columns(frame)
+    level = check_level(level)
     llms = _resolve_each(frame["llm"], resolve_llm)
     gpus = _resolve_each(frame["gpu"], resolve_gpu)
-    rate, bat = _column(frame, "rate_qps", np.nan), _column(frame, "batch", np.nan)
-    if (np.isnan(rate) == np.isnan(bat)).any():
-        raise InvalidInputError("each row needs exactly one of rate_qps and batch")
-    t_in, t_out = _column(frame, "t_in", DEFAULT_T_IN), _column(frame, "t_out", DEFAULT_T_OUT)
-    counts = _layouts(frame)
-    weights = list(frame["weights"]) if "weights" in frame else [None] * len(frame)
-    weights = [None if w is None or w != w else canonical_format(w) for w in weights]
-    out = E.predict_arrays(HybridModel.pretrained(), llms, gpus, t_in, t_out, rate, bat,
-                           check_level(level), counts, weights)  # fmt: skip
-    keep = {k: v for k, v in out.items() if not k.startswith("_") and k != "widening"}
+    requests = frame_requests(frame, llms, gpus)
+    good = np.array([isinstance(r, Request) for r in requests], dtype=bool)
+    idx = np.flatnonzero(good)
+    valid: list[Request] = [requests[i] for i in idx]  # type: ignore[misc]
+    n = len(frame)
+    keep: dict[str, np.ndarray] = {}
+    if len(idx):
+        out = E.predict_arrays(HybridModel.pretrained(), [llms[i] for i in idx],
+                               [gpus[i] for i in idx], [r.t_in for r in valid],
+                               [r.t_out for r in valid], [r.rate_qps for r in valid],
+                               [r.batch for r in valid], level, [r.layout for r in valid],
+                               [r.weights for r in valid])  # fmt: skip
+        for k, v in out.items():
+            if k.startswith("_") or k == "widening":
+                continue
+            text = k in ("basis", "status")
+            full = np.full(n, INVALID if k == "status" else "", dtype=object) if text else (
+                np.full(n, np.nan))  # fmt: skip
+            full[idx] = v
+            keep[k] = full
+        messages = np.full(n, "", dtype=object)
+        for j, i in enumerate(idx):
+            messages[i] = _status_message(out, j, llms[i].name, gpus[i].name, valid[j].rate_qps,
+                                          valid[j].batch)  # fmt: skip
+    else:
+        keep = {k: np.full(n, np.nan) for k in _NUMBERS}
+        keep |= {"basis": np.full(n, "", dtype=object), "status": np.full(n, INVALID, dtype=object)}
+        messages = np.full(n, "", dtype=object)
+    for i in np.flatnonzero(~good):
+        messages[i] = requests[i]
+    t_in = _echo(frame, "t_in", DEFAULT_T_IN, requests, "t_in")
+    t_out = _echo(frame, "t_out", DEFAULT_T_OUT, requests, "t_out")
     arch = [m.architecture_name for m in llms]
     return frame.reset_index(drop=True).assign(
-        llm_architecture=arch, t_in=t_in, t_out=t_out, **keep
+        llm_architecture=arch, t_in=t_in, t_out=t_out, **keep, message=messages
     )
 
 
-def _layouts(frame: pd.DataFrame) -> list[Parallel]:
-    """Per row: Parallel(tp, ep) from columns ``tp``/``ep`` if given, else ``num_gpus`` (= tp)."""
-    if "tp" not in frame and "ep" not in frame:
-        return [as_layout(int(n)) for n in _column(frame, "num_gpus", 1)]
-    tp, ep = _column(frame, "tp", 1), _column(frame, "ep", 1)
-    return [Parallel(int(t), int(e)) for t, e in zip(tp, ep, strict=True)]
+_QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
+_NUMBERS = [*_QUANTITIES, "in_flight", "busy_fraction", "capacity_qps", "max_batch",
+            "idle_power_w", *(f"{q}_{s}" for q in _QUANTITIES for s in ("lo", "hi"))]  # fmt: skip
+
+
+def _echo(frame: pd.DataFrame, col: str, default, requests, attr: str) -> np.ndarray:
+    """The token counts as checked (valid rows) or as given (invalid rows; NaN if not a number)."""
+    given = frame[col].to_numpy() if col in frame else np.full(len(frame), default)
+    out = np.empty(len(frame))
+    for i, r in enumerate(requests):
+        out[i] = getattr(r, attr) if isinstance(r, Request) else _as_float(given[i])
+    return out
+
+
+def _as_float(value) -> float:
+    return float(value) if checks.is_real(value) else np.nan
 
 
 def _resolve_each(values: pd.Series, resolve) -> list:

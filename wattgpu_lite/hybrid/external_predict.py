@@ -2,27 +2,27 @@
 
 A batch harness asks for B (or N, or c) sequences; a replica holds at most its KV-cache capacity
 B_max at a time, and runs the rest in later waves, so the question asked is min(B, B_max) (B_max from
-a first, batch-1 call). ``correction=False`` answers with the backbone alone: ``predict_many``'s
-keyword where the kit has it, else the shipped model with its corrections removed (same constants,
-same interval tables — the tables were calibrated on the corrected hybrid, so the backbone's
-coverage is only indicative).
+a first, batch-1 call). ``correction=False`` answers with the backbone alone: the shipped model with
+its corrections removed (same constants, same interval tables — the tables were calibrated on the
+corrected hybrid, so the backbone's coverage is only indicative).
+
+The questions go to the engine, not through ``predict_many``'s per-row checks: they are runs a
+source measured, and eight Splitwise rows ran Llama-2-70B at 4,224 and 8,320 tokens, beyond the
+4,096 of its config, which ``wl.predict`` and ``wl.predict_many`` refuse for a user's request.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import inspect
 
 import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy.precision import canonical_format
 from wattgpu_lite.hybrid import engine as E
-from wattgpu_lite.hybrid.api import check_level, predict_many
+from wattgpu_lite.hybrid.api import check_level
 from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
-
-HAS_KEYWORD = "correction" in inspect.signature(predict_many).parameters
 
 
 def backbone_model() -> HybridModel:
@@ -40,11 +40,12 @@ def _resolved(values: pd.Series, resolve) -> list:
     return [seen[v] for v in values]
 
 
-def backbone_many(frame: pd.DataFrame, level: float) -> pd.DataFrame:
-    """``predict_many`` with the backbone alone (the columns of ``frame`` as ``predict_many``'s)."""
+def engine_many(frame: pd.DataFrame, level: float, model: HybridModel) -> pd.DataFrame:
+    """``model``'s predictions for the rows of ``frame`` (columns as ``predict_many``'s, each row
+    a run a source measured)."""
     num = {k: frame[k].to_numpy(dtype=float) for k in ("t_in", "t_out", "rate_qps", "batch")}
     weights = [canonical_format(w) for w in frame["weights"]]
-    out = E.predict_arrays(backbone_model(), _resolved(frame["llm"], resolve_llm),
+    out = E.predict_arrays(model, _resolved(frame["llm"], resolve_llm),
                            _resolved(frame["gpu"], resolve_gpu), num["t_in"], num["t_out"],
                            num["rate_qps"], num["batch"], check_level(level),
                            frame["num_gpus"].to_numpy(dtype=np.int64), weights)  # fmt: skip
@@ -54,11 +55,7 @@ def backbone_many(frame: pd.DataFrame, level: float) -> pd.DataFrame:
 
 def many(frame: pd.DataFrame, level: float, correction: bool) -> pd.DataFrame:
     """``predict_many`` (hybrid), or the backbone alone."""
-    if correction:
-        return predict_many(frame, level=level)
-    if HAS_KEYWORD:
-        return predict_many(frame, level=level, correction=False)
-    return backbone_many(frame, level)
+    return engine_many(frame, level, HybridModel.pretrained() if correction else backbone_model())
 
 
 def predict_rows(frame: pd.DataFrame, level: float = 0.8, correction: bool = True) -> pd.DataFrame:

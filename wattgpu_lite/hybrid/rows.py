@@ -39,15 +39,18 @@ def _plain(value):
 
 
 def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
-    """Distinct (LLM, GPU, layout, format) configurations and each row's index into them."""
+    """Distinct (LLM, GPU, layout, format) configurations and each row's index into them.
+
+    A configuration is the row of its four codes (no arithmetic packing, which can collide):
+    ``np.unique`` over the rows of an (n, 4) integer array."""
     models, li = unique_by_identity(llms)
     devices, gi = unique_by_identity(gpus)
-    fmt_names = sorted({str(f) for f in formats})
-    fi = np.array([fmt_names.index(str(f)) for f in formats], dtype=np.int64) if formats else li * 0
-    kinds = sorted(set(layouts), key=lambda p: (p.tp, p.ep))
-    pi = np.array([kinds.index(p) for p in layouts], dtype=np.int64)
-    key = ((li * len(devices) + gi) * len(kinds) + pi) * (len(fmt_names) + 1) + fi
-    _, first, code = np.unique(key, return_index=True, return_inverse=True)
+    fmt_index = {f: k for k, f in enumerate(sorted({str(f) for f in formats}))}
+    fi = np.array([fmt_index[str(f)] for f in formats], dtype=np.int64).reshape(-1)
+    kind_index = {p: k for k, p in enumerate(sorted(set(layouts), key=lambda p: (p.tp, p.ep)))}
+    pi = np.array([kind_index[p] for p in layouts], dtype=np.int64).reshape(-1)
+    key = np.stack([li, gi, pi, fi], axis=1).reshape(len(li), 4)
+    _, first, code = np.unique(key, axis=0, return_index=True, return_inverse=True)
     configs = [(models[li[i]], devices[gi[i]], layouts[i], formats[i]) for i in first]
     return configs, code.reshape(-1)
 

@@ -12,6 +12,8 @@ from wattgpu_lite.runs.measurements import LAMBDA_QPS, MEASURED_GPUS, SCENARIOS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.sources import SOURCES
 from wattgpu_lite.specs.catalog import gpu, gpus
+from wattgpu_lite.specs.gpu import GPU
+from wattgpu_lite.specs.layout import MAX_GPUS
 from wattgpu_lite.specs.resolve import resolve_gpu
 
 
@@ -39,14 +41,56 @@ def resolve_load(scenario: str | None, rate_qps: float | None) -> tuple[str, flo
     return scenario, LAMBDA_QPS.get(scenario, math.nan)
 
 
+def _number(text: str):
+    """A piece of "1,2,4" as an int, else a float, else the text itself (for the check to name)."""
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def check_gpu_counts(gpu_counts) -> tuple[int, ...]:
+    """The GPUs per replica a ranking tries, sorted, each a whole number in [1, 64]: from a
+    sequence, one number, or a comma-separated text ("1,2,4", as ``--gpu-counts`` takes it)."""
+    if isinstance(gpu_counts, str):
+        values = [_number(p.strip()) for p in gpu_counts.split(",") if p.strip()]
+    elif checks.is_real(gpu_counts):
+        values = [gpu_counts]
+    else:
+        try:
+            values = list(gpu_counts) if gpu_counts is not None else []
+        except TypeError:
+            raise InvalidInputError(f"gpu_counts must be GPUs per replica, e.g. (1, 2, 4), got "
+                                    f"{gpu_counts!r}") from None  # fmt: skip
+    if not values:
+        raise InvalidInputError(
+            "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
+        )
+    fix = (f"pass gpu_counts as whole numbers of GPUs per replica from 1 to {MAX_GPUS}, e.g. "
+           "(1, 2, 4) (--gpu-counts 1,2,4)")  # fmt: skip
+    return tuple(
+        sorted({checks.check_count("gpu_counts", v, 1, MAX_GPUS, fix=fix) for v in values})
+    )
+
+
+def _one_candidate(candidates) -> bool:
+    """A single GPU given where a list is expected: a name or path, a spec dict, a GPU."""
+    return isinstance(candidates, str | dict | GPU) or hasattr(candidates, "__fspath__")
+
+
 def candidate_gpus(candidates, source: str) -> list:
-    """GPU objects; default: the 8 measured GPUs for 'measured'/'logo', the catalog otherwise."""
+    """GPU objects; default: the 8 measured GPUs for 'measured'/'logo', the catalog otherwise.
+    One GPU (``"L4"``, a spec dict, a GPU) is a list of one, not letters or keys."""
     if source not in SOURCES:
         raise InvalidInputError(f"unknown source {source!r}; use one of {SOURCES}")
     if candidates is None:
         catalog_wide = source in ("paper", "hybrid")
         names = list(gpus()["name"]) if catalog_wide else list(MEASURED_GPUS)
         return [gpu(n) for n in names]
+    if _one_candidate(candidates):
+        candidates = [candidates]
     found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())
     if not found:
         raise InvalidInputError("candidates is empty: give at least one GPU, or None for all")

@@ -26,6 +26,7 @@ from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid import serving as S
 from wattgpu_lite.hybrid.api import check_num_gpus
+from wattgpu_lite.selection.inputs import check_gpu_counts
 from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
 
 
@@ -109,11 +110,7 @@ def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
         if not tried:
             raise InvalidInputError("layouts is empty: give e.g. [wl.Parallel(tp=8)]")
         return tried
-    counts = sorted({int(c) for c in gpu_counts}) if gpu_counts else []
-    if not counts:
-        raise InvalidInputError(
-            "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
-        )
+    counts = check_gpu_counts(gpu_counts)
     return [lay for n in counts for lay in layouts_for(model, as_layout(n).num_gpus)]
 
 

@@ -37,6 +37,7 @@ from wattgpu_lite.selection.accounting import (
 )
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
+    check_gpu_counts,
     no_fit_error,
     resolve_load,
 )
@@ -76,7 +77,9 @@ def rank_gpus(
     without each GPU), which know the three scenarios only and default to the 8 measured GPUs.
     Give one load: ``scenario``, ``rate_qps`` (req/s) or ``batch``. Grid intensity in gCO2e/kWh
     and price per kWh default to data/electricity_factors.csv. NoFeasibleGPUError (each GPU's
-    reason) when no candidate holds the model.
+    reason) when no candidate holds the model; InvalidInputError when no layout tried can run
+    it at all (e.g. ``gpu_counts=(3,)`` for 32 heads). ``candidates``: GPUs, or one GPU
+    (``"L4"``); ``gpu_counts``: whole numbers in [1, 64], one number, or text ``"1,2,4"``.
     """
     sla = checks.check_itl_sla_ms(itl_sla_ms)
     grid = checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
@@ -87,7 +90,8 @@ def rank_gpus(
         plan = {"gpu_counts": gpu_counts, "weights": weights, "layouts": layouts}
         return _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla, grid,
                             price, level, **plan)  # fmt: skip
-    if tuple(gpu_counts) not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts:
+    counts = check_gpu_counts(gpu_counts)
+    if counts not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts:
         raise InvalidInputError(f"source {source!r} knows one GPU and 16-bit weights only; use "
                                 "source='hybrid' for gpu_counts or weights")  # fmt: skip
     if batch is not None:
@@ -117,7 +121,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
     args = (t_in, t_out, sla_ms / 1e3, level, fmt)
     refused = refused.assign(meets_sla=False, fits=False)
     if not plans:
-        table = refused
+        raise _no_layout_error(model, gpu_counts, layouts, refused)
     else:
         if np.isnan(rate):
             table = batch_plans(model, plans, None if offline else bat, *args)
@@ -134,6 +138,17 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
             "scenario": scenario or label, "rate_qps": rate,
             "batch": bat, "t_in": t_in, "t_out": t_out, "source": "hybrid", "level": level}  # fmt: skip
     return order(table).assign(**head)
+
+
+def _no_layout_error(model, gpu_counts, layouts, refused: pd.DataFrame) -> InvalidInputError:
+    """Every layout tried is refused on every candidate: say why (the heads or experts do not
+    split, or no link bandwidth), not that the model fits no GPU."""
+    asked = (f"layouts {[p.label for p in layouts]}" if layouts is not None
+             else f"gpu_counts {check_gpu_counts(gpu_counts)}")  # fmt: skip
+    reasons = list(dict.fromkeys(refused["why_not"]))
+    shown = " ".join(reasons[:3]) + (f" (and {len(reasons) - 3} more)" if len(reasons) > 3 else "")
+    return InvalidInputError(f"no layout of {asked} can serve {model.name} on the candidate "
+                             f"GPUs: {shown}")  # fmt: skip
 
 
 def pick_under_sla(table: pd.DataFrame, itl_sla_ms: float) -> pd.Series | None:

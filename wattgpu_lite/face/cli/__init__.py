@@ -12,6 +12,7 @@ import pandas as pd
 
 from wattgpu_lite.datafiles import is_file
 from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 
@@ -57,14 +58,15 @@ def emit(data: pd.DataFrame | dict[str, Any], as_json: bool) -> None:
             print(json.dumps(rows, indent=2, allow_nan=False))
         else:
             with pd.option_context("display.max_rows", None, "display.width", 200):
-                print(data.to_string(index=False))
+                print(escape_frame(data).to_string(index=False))
         return
     clean = _clean(dict(data))
     if as_json:
         print(json.dumps(clean, indent=2, allow_nan=False))
     else:
-        width = max(len(k) for k in data)
-        for key, value in data.items():
+        shown = {escape_controls(str(k)): escape_controls(str(v)) for k, v in data.items()}
+        width = max(len(k) for k in shown)
+        for key, value in shown.items():
             print(f"{key:<{width}}  {value}")
 
 

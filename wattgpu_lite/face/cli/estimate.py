@@ -14,6 +14,7 @@ import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, emit, resolve_gpu, resolve_llm
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.text import escape_controls
 from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -60,5 +61,5 @@ def run(args: argparse.Namespace) -> int:
     print()
     emit(est.table().round(6), False)
     for note in notes:
-        print(f"note: {note}")
+        print(f"note: {escape_controls(note)}")
     return 0

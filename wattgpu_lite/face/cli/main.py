@@ -2,7 +2,7 @@
 
 Each command lives in ``wattgpu_lite/face/cli/<command>.py`` and exposes ``add_parser(subparsers)``, which
 registers its arguments and sets ``func`` (``args -> int`` exit code). Every failure is one line on
-stderr: a mistake the kit recognises (a :class:`WattGPUError`, or a bad option) exits with 2, anything
+stderr (control characters escaped): a mistake the kit recognises (a :class:`WattGPUError`, or a bad option) exits with 2, anything
 unexpected with 1 (``--debug`` shows its traceback). Numeric options are checked here, before any
 model loads, by the same checks the library uses (:mod:`wattgpu_lite.checks`).
 """
@@ -18,6 +18,7 @@ from importlib import metadata
 
 from wattgpu_lite import checks
 from wattgpu_lite.errors import WattGPUError
+from wattgpu_lite.face.cli import text
 
 # one module per command group, in the order `--help` lists them
 COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "evaluate")
@@ -85,6 +86,13 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command; its text goes out in ASCII where the stream's encoding lacks a character
+    (:func:`text.ascii_fallback`), never as a UnicodeEncodeError."""
+    with text.ascii_fallback(sys.stdout, sys.stderr):
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in words  # accepted anywhere on the line, not only before the command
     args = build_parser().parse_args([w for w in words if w != "--debug"])
@@ -110,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _one_line(err: BaseException) -> str:
-    return " ".join(str(err).split())[:2000]
+    return text.escape_controls(" ".join(str(err).split())[:2000])
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, add_token_flags
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.text import escape_controls
 
 SCENARIOS = ("offline", "server_low", "server_high")
 
@@ -43,7 +44,8 @@ def text_view(p) -> str:
     """The prediction as readable lines: inputs, each quantity with its interval, notes."""
     i = p.inputs
     load = f"rate {i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
-    lines = [f"{i.llm} on {i.gpu}: {load}, {i.t_in} prompt / {i.t_out} generated tokens",
+    llm, gpu = escape_controls(i.llm), escape_controls(i.gpu)
+    lines = [f"{llm} on {gpu}: {load}, {i.t_in} prompt / {i.t_out} generated tokens",
              f"model {p.model}; {i.level:.0%} intervals, basis {p.power_w_interval.basis!r}"]  # fmt: skip
     for q, v, lo, hi in p.rows():
         lines.append(f"  {q:<20} {v:>11.4g}   [{lo:.4g}, {hi:.4g}]")
@@ -51,7 +53,7 @@ def text_view(p) -> str:
               f"  capacity_qps         {p.capacity_qps:>11.4g}",
               f"  max_batch            {p.max_batch:>11d}",
               f"  nearest scenario     {p.scenario:>11}"]  # fmt: skip
-    lines += [f"note: {n}" for n in p.notes]
+    lines += [f"note: {escape_controls(n)}" for n in p.notes]
     return "\n".join(lines)
 
 

@@ -15,6 +15,7 @@ import argparse
 
 from wattgpu_lite.face.cli import add_json_flag, add_token_flags, emit, resolve_llm
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 
@@ -80,7 +81,7 @@ def run_rank(args: argparse.Namespace) -> int:
     extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh}
     tokens = {}
     if args.source == "hybrid":
-        counts = tuple(int(c) for c in args.gpu_counts.split(",") if c.strip())
+        counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
         tokens = {"t_in": args.t_in, "t_out": args.t_out, "gpu_counts": counts,
                   "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
@@ -101,8 +102,8 @@ def text_view(table, itl_sla_ms: float, top: int) -> str:
     """The pick in a sentence, the first ``top`` plans as the dashboard shows them, the why-nots."""
     from wattgpu_lite.face.explorer import display_table, summary
 
-    view = display_table(table).head(max(top, 1))
-    lines = [summary(table, itl_sla_ms), "",
+    view = escape_frame(display_table(table).head(max(top, 1)))
+    lines = [escape_controls(summary(table, itl_sla_ms)), "",
              view.drop(columns="why not").to_string(index=False)]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
     if why:
