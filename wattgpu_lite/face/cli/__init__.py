@@ -1,17 +1,12 @@
-"""Shared pieces of the CLI: output as a readable table or JSON, and --gpu/--llm resolution."""
+"""Shared pieces of the CLI: the output flags and how a result is delivered, --gpu/--llm resolution."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
 
 from wattgpu_lite.datafiles import is_file
-from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.face.cli.output import Result, json_text
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 
@@ -26,46 +21,14 @@ def add_token_flags(parser: argparse.ArgumentParser) -> None:
 def add_json_flag(parser: argparse.ArgumentParser) -> None:
     """Every command takes ``--json`` for machine-readable output."""
     parser.add_argument("--json", action="store_true",
-                        help="print strict JSON (no NaN/Infinity; unknown = null) instead of a table")  # fmt: skip
+                        help='print strict JSON, an object {"schema_version": 1, "kind": ...} '
+                             "(no NaN/Infinity; unknown = null), instead of the text view")  # fmt: skip
 
 
-def _clean(value: Any, key: str = "") -> Any:
-    """JSON-safe values: NaN (unknown) becomes null, numpy scalars Python ones; an infinite
-    number is an InvalidInputError naming the field (never printed as invalid JSON)."""
-    if isinstance(value, dict):
-        return {k: _clean(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v, key) for v in value]
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, float) and math.isinf(value):
-        raise InvalidInputError(
-            f"result field {key!r} is {value}: the input lies outside what the model can answer "
-            "(a rate, level or token count at an extreme); pass values closer to the defaults"
-        )
-    return value
-
-
-def emit(data: pd.DataFrame | dict[str, Any], as_json: bool) -> None:
-    """Print a DataFrame or a dict as strict JSON (records / object; ``allow_nan=False``) or as
-    an aligned text table. Infinite numbers are refused in both forms (see :func:`_clean`)."""
-    if isinstance(data, pd.DataFrame):
-        rows = [_clean(r) for r in data.to_dict(orient="records")]
-        if as_json:
-            print(json.dumps(rows, indent=2, allow_nan=False))
-        else:
-            with pd.option_context("display.max_rows", None, "display.width", 200):
-                print(data.to_string(index=False))
-        return
-    clean = _clean(dict(data))
-    if as_json:
-        print(json.dumps(clean, indent=2, allow_nan=False))
-    else:
-        width = max(len(k) for k in data)
-        for key, value in data.items():
-            print(f"{key:<{width}}  {value}")
+def deliver(result: Result, args: argparse.Namespace) -> int:
+    """Print ``result`` as JSON (``--json``) or as its text view; exit code 0."""
+    print(json_text(result.doc) if args.json else result.text)
+    return 0
 
 
 def resolve_gpu(text: str):

@@ -4,16 +4,18 @@ python -m wattgpu_lite estimate --llm NAME|config.json [--gpu NAME|spec.json] [-
     [--t-out 180] [--batch 1] [--mode physical|paper] [--num-gpus 1] [--weights bf16|fp8|fp4|int4]
     [--expert-parallel] [--tp N] [--ep N] [--json]
 
-``--json`` prints exactly ``EnergyEstimate.to_json()``; the text output carries the same content
-(every input and total, one line each, then the table of terms and the notes).
+``--json`` prints ``EnergyEstimate.to_dict()`` in the CLI's envelope (``kind`` "estimate", numbers
+rounded as every command's); the text output carries the same content (every input and total, one
+line each, then the table of terms and the notes).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, emit, resolve_gpu, resolve_llm
+from wattgpu_lite.face.cli import add_json_flag, deliver, resolve_gpu, resolve_llm
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -50,15 +52,14 @@ def run(args: argparse.Namespace) -> int:
     est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
                           args.batch, args.mode, args.num_gpus, args.weights,
                           args.expert_parallel, layout_from(args))  # fmt: skip
-    if args.json:
-        print(est.to_json())
-        return 0
+    return deliver(Result(document("estimate", est.to_dict()), text_view(est)), args)
+
+
+def text_view(est) -> str:
+    """Every input and total, one line each; the table of terms; the notes."""
     data = est.to_dict()
     data.pop("terms")  # printed below as the table
     notes, components = data.pop("notes"), data.pop("components_j")
-    emit(data | {f"{c}_j": v for c, v in components.items()}, False)
-    print()
-    emit(est.table().round(6), False)
-    for note in notes:
-        print(f"note: {note}")
-    return 0
+    lines = [text_record(data | {f"{c}_j": v for c, v in components.items()}), "",
+             text_table(est.table())]  # fmt: skip
+    return "\n".join(lines + [f"note: {note}" for note in notes])

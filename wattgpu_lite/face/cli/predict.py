@@ -4,15 +4,17 @@ python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
        [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N] [--json]
 
---json prints the Prediction's to_json(); the text view shows the same fields.
+--json prints the Prediction's to_dict() in the CLI's envelope (``kind`` "predict"); the text view
+shows the same fields.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, add_token_flags
+from wattgpu_lite.face.cli import add_json_flag, add_token_flags, deliver
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.output import Result, document
 
 SCENARIOS = ("offline", "server_low", "server_high")
 
@@ -61,5 +63,4 @@ def run(args: argparse.Namespace) -> int:
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 parallel=layout_from(args))  # fmt: skip
-    print(p.to_json() if args.json else text_view(p))
-    return 0
+    return deliver(Result(document("predict", p.to_dict()), text_view(p)), args)

@@ -4,7 +4,7 @@ python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 
     [--t-in 15 --t-out 180] [--gpus A30,L4,...] [--source hybrid|measured|paper|logo] [--json]
     [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
 
---json prints every column of the ranking (records, no NaN). The text view is the dashboard's table:
+--json prints every column of the ranking (under ``rows``, no NaN). The text view is the dashboard's table:
 the pick in one sentence, the best ``--top`` plans with units and intervals, then why each shown plan
 that misses was turned down.
 """
@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, add_token_flags, emit, resolve_llm
+from wattgpu_lite.face.cli import add_json_flag, add_token_flags, deliver, resolve_llm
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.output import Result, table_document
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 
@@ -90,11 +91,8 @@ def run_rank(args: argparse.Namespace) -> int:
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
         **{k: v for k, v in extra.items() if v is not None},
     )  # fmt: skip
-    if args.json:
-        emit(table, True)
-    else:
-        print(text_view(table, args.itl_sla_ms, args.top))
-    return 0
+    text = "" if args.json else text_view(table, args.itl_sla_ms, args.top)
+    return deliver(Result(table_document("rank", table), text), args)
 
 
 def text_view(table, itl_sla_ms: float, top: int) -> str:
