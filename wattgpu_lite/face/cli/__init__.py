@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from wattgpu_lite.datafiles import is_file
-from wattgpu_lite.face.cli.output import Result, json_text
+from wattgpu_lite.face.cli.output import FILE_TYPES, Result, json_text, write_output
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 
@@ -18,16 +19,28 @@ def add_token_flags(parser: argparse.ArgumentParser) -> None:
                         help=f"generated tokens per request (default {DEFAULT_T_OUT})")  # fmt: skip
 
 
-def add_json_flag(parser: argparse.ArgumentParser) -> None:
-    """Every command takes ``--json`` for machine-readable output."""
+def add_output_flags(parser: argparse.ArgumentParser) -> None:
+    """Every command takes ``--json``, ``--output FILE`` and ``--quiet``."""
     parser.add_argument("--json", action="store_true",
                         help='print strict JSON, an object {"schema_version": 1, "kind": ...} '
                              "(no NaN/Infinity; unknown = null), instead of the text view")  # fmt: skip
+    parser.add_argument("--output", metavar="FILE",
+                        help=f"also save the result to FILE, typed by its extension: "
+                             f"{', '.join(FILE_TYPES)} (.parquet needs pyarrow)")  # fmt: skip
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing on success (errors still go to stderr)")  # fmt: skip
 
 
 def deliver(result: Result, args: argparse.Namespace) -> int:
-    """Print ``result`` as JSON (``--json``) or as its text view; exit code 0."""
+    """Save ``result`` to ``--output`` if given; unless ``--quiet``, print it as JSON (``--json``)
+    or as its text view, and say on stderr where it was saved. Exit code 0."""
+    if args.output:
+        write_output(result, args.output)
+    if args.quiet:
+        return 0
     print(json_text(result.doc) if args.json else result.text)
+    if args.output:
+        print(f"saved to {args.output}", file=sys.stderr)
     return 0
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, deliver
+from wattgpu_lite.face.cli import add_output_flags, deliver
 from wattgpu_lite.face.cli.output import Result, document, table_document, text_record, text_table
 
 # columns of the readable tables (--json prints every field)
@@ -21,10 +21,10 @@ LLM_TABLE = ["name", "model_type", "params_b", "params_nominal_b", "n_layers", "
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``gpus`` and ``llms``."""
     gpus = sub.add_parser("gpus", help="list the GPU catalog (data/gpus.csv)")
-    add_json_flag(gpus)
+    add_output_flags(gpus)
     gpus.set_defaults(func=run_gpus)
     llms = sub.add_parser("llms", help="list the LLM catalog, or parse a config.json")
-    add_json_flag(llms)
+    add_output_flags(llms)
     llms.add_argument("--config", metavar="PATH", help="a Hugging Face config.json to parse")
     llms.add_argument("--aliases", action="store_true",
                       help="list the checkpoint ids that share a catalog architecture "

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, deliver, resolve_gpu, resolve_llm
+from wattgpu_lite.face.cli import add_output_flags, deliver, resolve_gpu, resolve_llm
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 from wattgpu_lite.specs.llm import WEIGHT_FORMATS
@@ -42,7 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--expert-parallel", action="store_true",
                    help="spread a mixture-of-experts model's experts over the GPUs")  # fmt: skip
     add_layout_flags(p)
-    add_json_flag(p)
+    add_output_flags(p)
     p.set_defaults(func=run)
 
 

@@ -14,7 +14,7 @@ import argparse
 
 import pandas as pd
 
-from wattgpu_lite.face.cli import add_json_flag, deliver
+from wattgpu_lite.face.cli import add_output_flags, deliver
 from wattgpu_lite.face.cli.output import Result, document, records, table_document, text_table
 
 
@@ -40,7 +40,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="held-out groups: 5-fold by pair, one GPU, or one LLM at a time",
     )
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar (stderr)")
-    add_json_flag(p)
+    add_output_flags(p)
     p.set_defaults(func=run)
 
 

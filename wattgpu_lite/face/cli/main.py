@@ -18,6 +18,7 @@ from importlib import metadata
 
 from wattgpu_lite import checks
 from wattgpu_lite.errors import WattGPUError
+from wattgpu_lite.face.cli.output import check_output
 
 # one module per command group, in the order `--help` lists them
 COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "evaluate")
@@ -32,6 +33,7 @@ OPTION_CHECKS = {
     "t_out": lambda v, f: checks.check_count(f, v, 1, checks.TOKENS_MAX),
     "grid_gco2_per_kwh": lambda v, f: checks.check_number(f, v, 0, 5000, "gCO2e/kWh"),
     "price_per_kwh": lambda v, f: checks.check_number(f, v, 0, 100, "per kWh"),
+    "output": lambda v, f: check_output(v),
 }
 EXIT_USER, EXIT_BUG = 2, 1
 

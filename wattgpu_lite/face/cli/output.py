@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -137,3 +138,40 @@ class Result:
         if "rows" in body:
             return pd.DataFrame(body["rows"])
         return pd.DataFrame([flat_row(body)])
+
+
+FILE_TYPES = (".csv", ".json", ".parquet")  # --output FILE: the type is the file's extension
+
+
+def check_output(path: str) -> None:
+    """Refuse, before any model loads, an ``--output`` the CLI cannot write (one-line errors)."""
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix not in FILE_TYPES:
+        raise InvalidInputError(
+            f"--output {path!r}: unknown file type {suffix or '(no extension)'}; "
+            f"use one of {', '.join(FILE_TYPES)}"
+        )
+    if suffix == ".parquet" and not _has_pyarrow():
+        raise InvalidInputError("--output .parquet needs pyarrow: pip install pyarrow")
+    if not target.parent.is_dir():
+        raise InvalidInputError(f"--output {path!r}: folder {str(target.parent)!r} does not exist")
+
+
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def write_output(result: Result, path: str) -> None:
+    """``result`` to ``path``: the JSON document (.json) or its rows (.csv, .parquet)."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        Path(path).write_text(json_text(result.doc) + "\n", encoding="utf-8")
+    elif suffix == ".csv":
+        result.file_table().to_csv(path, index=False)
+    else:
+        result.file_table().to_parquet(path, index=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, add_token_flags, deliver
+from wattgpu_lite.face.cli import add_output_flags, add_token_flags, deliver
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, document
 
@@ -37,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_token_flags(p)
     p.add_argument("--level", type=float, default=0.8, help="interval coverage in (0.5, 0.999)")
     add_layout_flags(p)
-    add_json_flag(p)
+    add_output_flags(p)
     p.set_defaults(func=run)
 
 

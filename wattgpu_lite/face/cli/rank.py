@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, add_token_flags, deliver, resolve_llm
+from wattgpu_lite.face.cli import add_output_flags, add_token_flags, deliver, resolve_llm
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, table_document
 
@@ -71,7 +71,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_layout_flags(p)
     p.add_argument("--top", type=int, default=DEFAULT_TOP,
                    help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
-    add_json_flag(p)
+    add_output_flags(p)
     p.set_defaults(func=run_rank)
 
 
