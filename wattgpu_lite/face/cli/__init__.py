@@ -8,7 +8,28 @@ from pathlib import Path
 
 from wattgpu_lite.datafiles import is_file
 from wattgpu_lite.face.cli.output import FILE_TYPES, Result, json_text, write_output
+from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+# the served weight formats, the common ones first, each once
+WEIGHT_CHOICES = tuple(dict.fromkeys(("bf16", "fp8", "fp4", "int4", *sorted(WEIGHT_FORMATS))))
+LLM_HELP = "catalog name (see `wattgpu-lite llms`), checkpoint alias (`llms --aliases`) or config.json path"
+GPU_HELP = "catalog name (see `wattgpu-lite gpus`) or path to a GPU spec .json"
+
+
+def command(sub: argparse._SubParsersAction, name: str, summary: str,
+            example: str) -> argparse.ArgumentParser:  # fmt: skip
+    """A subcommand whose ``--help`` shows its summary, its defaults and one example."""
+    return sub.add_parser(name, help=summary, description=summary,
+                          epilog=f"example:\n  {example}",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+
+
+def add_weights_flag(parser: argparse.ArgumentParser) -> None:
+    """``--weights``: the served weight format (default: the model's own)."""
+    parser.add_argument("--weights", choices=WEIGHT_CHOICES, default=None, metavar="FORMAT",
+                        help=f"served weight format, one of {', '.join(WEIGHT_CHOICES)} "
+                             "(default: the model's own; fp4 = mxfp4)")  # fmt: skip
 
 
 def add_token_flags(parser: argparse.ArgumentParser) -> None:

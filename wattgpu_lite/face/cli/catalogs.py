@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_output_flags, deliver
+from wattgpu_lite.face.cli import add_output_flags, command, deliver
 from wattgpu_lite.face.cli.output import Result, document, table_document, text_record, text_table
 
 # columns of the readable tables (--json prints every field)
@@ -20,12 +20,15 @@ LLM_TABLE = ["name", "model_type", "params_b", "params_nominal_b", "n_layers", "
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``gpus`` and ``llms``."""
-    gpus = sub.add_parser("gpus", help="list the GPU catalog (data/gpus.csv)")
+    gpus = command(sub, "gpus", "list the GPU catalog (data/gpus.csv)",
+                   "wattgpu-lite gpus --output gpus.csv")  # fmt: skip
     add_output_flags(gpus)
     gpus.set_defaults(func=run_gpus)
-    llms = sub.add_parser("llms", help="list the LLM catalog, or parse a config.json")
+    llms = command(sub, "llms", "list the LLM catalog, or parse a config.json",
+                   "wattgpu-lite llms --aliases")  # fmt: skip
     add_output_flags(llms)
-    llms.add_argument("--config", metavar="PATH", help="a Hugging Face config.json to parse")
+    llms.add_argument("--config", metavar="PATH",
+                      help="a Hugging Face config.json to parse (default: list the catalog)")  # fmt: skip
     llms.add_argument("--aliases", action="store_true",
                       help="list the checkpoint ids that share a catalog architecture "
                            "(data/llm_aliases.csv), e.g. Qwen/Qwen3-235B-A22B-Instruct-2507")  # fmt: skip

@@ -14,32 +14,24 @@ import argparse
 
 import pandas as pd
 
-from wattgpu_lite.face.cli import add_output_flags, deliver
+from wattgpu_lite.face.cli import add_output_flags, command, deliver
 from wattgpu_lite.face.cli.output import Result, document, records, table_document, text_table
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``evaluate``."""
-    p = sub.add_parser("evaluate", help="held-out MdAPE, r, Kendall tau and coverage")
-    p.add_argument(
-        "--model",
-        choices=("wattgpu", "hybrid"),
-        default="wattgpu",
-        help="WattGPU as published (refitted here) or the hybrid (nested results)",
-    )
-    p.add_argument(
-        "--target",
-        choices=("power", "itl"),
-        default="power",
-        help="WattGPU model: which target to evaluate",
-    )
-    p.add_argument(
-        "--strategy",
-        choices=("cv", "logo", "lolo", "all"),
-        default="logo",
-        help="held-out groups: 5-fold by pair, one GPU, or one LLM at a time",
-    )
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (stderr)")
+    p = command(sub, "evaluate", "held-out MdAPE, r, Kendall tau and coverage",
+                "wattgpu-lite evaluate --model hybrid --strategy lolo")  # fmt: skip
+    p.add_argument("--model", choices=("wattgpu", "hybrid"), default="wattgpu",
+                   help="WattGPU as published (refitted here) or the hybrid (nested results) "
+                        "(default %(default)s)")  # fmt: skip
+    p.add_argument("--target", choices=("power", "itl"), default="power",
+                   help="WattGPU model: which target to evaluate (default %(default)s)")  # fmt: skip
+    p.add_argument("--strategy", choices=("cv", "logo", "lolo", "all"), default="logo",
+                   help="held-out groups: 5-fold by pair, one GPU, or one LLM at a time "
+                        "(default %(default)s)")  # fmt: skip
+    p.add_argument("--no-progress", action="store_true",
+                   help="hide the progress bar on stderr (default: shown)")  # fmt: skip
     add_output_flags(p)
     p.set_defaults(func=run)
 

@@ -2,7 +2,8 @@
 
 Each command lives in ``wattgpu_lite/face/cli/<command>.py`` and exposes ``add_parser(subparsers)``, which
 registers its arguments and sets ``func`` (``args -> int`` exit code). Every failure is one line on
-stderr: a mistake the kit recognises (a :class:`WattGPUError`, or a bad option) exits with 2, anything
+stderr: a mistake the kit recognises (a :class:`WattGPUError`, worded for the shell by
+:mod:`~wattgpu_lite.face.cli.messages`, or a bad option) exits with 2, anything
 unexpected with 1 (``--debug`` shows its traceback). Numeric options are checked here, before any
 model loads, by the same checks the library uses (:mod:`wattgpu_lite.checks`).
 """
@@ -18,6 +19,7 @@ from importlib import metadata
 
 from wattgpu_lite import checks
 from wattgpu_lite.errors import WattGPUError
+from wattgpu_lite.face.cli.messages import for_shell
 from wattgpu_lite.face.cli.output import check_output
 
 # one module per command group, in the order `--help` lists them
@@ -94,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         check_options(args)
         return int(args.func(args) or 0)
     except WattGPUError as err:
-        print(f"error: {_one_line(err)}", file=sys.stderr)
+        print(f"error: {for_shell(_one_line(err))}", file=sys.stderr)
         return EXIT_USER
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
