@@ -22,8 +22,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	touch $(STAMP) $(LAB_STAMP)
 
 # JupyterLab refuses to start as root unless told; containers and CI machines often run as root.
+# Rooted at the repository, as on Binder, so data/ and wattgpu_lite/ (which notebook 00 points to)
+# can be opened; it opens notebooks/00_start_here.ipynb (without root_dir, Jupyter would root at
+# the notebook's folder).
 lab: $(LAB_STAMP)
-	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) notebooks/00_start_here.ipynb
+	$(BIN)/jupyter lab $$([ "$$(id -u)" = 0 ] && echo --allow-root) --ServerApp.root_dir=. notebooks/00_start_here.ipynb
 
 # System Chromium for the browser test: installed in CI (as root), looked for elsewhere.
 browser-deps:

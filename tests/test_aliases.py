@@ -202,7 +202,7 @@ def test_published_table_rows_say_so_in_their_source():
 
 def test_cli_llms_aliases_lists_the_table_with_sources_in_json(capsys):
     assert main(["llms", "--aliases", "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     assert [r["alias"] for r in rows] == IDS and all(r["source"] for r in rows)
     ctx = {r["alias"]: r["context_length"] for r in rows}
     assert (

@@ -15,7 +15,7 @@ def run_json(capsys, *argv):
 
 
 def test_gpus_json_lists_20_gpus_with_the_8_measured(capsys):
-    rows = run_json(capsys, "gpus")
+    rows = run_json(capsys, "gpus")["rows"]
     assert len(rows) >= 20
     assert {r["name"] for r in rows if r["measured"]} == MEASURED
     h200 = next(r for r in rows if r["name"] == "H200 NVL")
@@ -24,7 +24,7 @@ def test_gpus_json_lists_20_gpus_with_the_8_measured(capsys):
 
 
 def test_llms_json_lists_60_llms_with_42_from_wattgpu(capsys):
-    rows = run_json(capsys, "llms")
+    rows = run_json(capsys, "llms")["rows"]
     assert len(rows) >= 60 and sum(r["in_wattgpu"] for r in rows) == 42
 
 
@@ -39,7 +39,7 @@ def test_tables_are_readable(capsys):
 def test_llms_config_prints_what_was_understood(capsys):
     assert main(["llms", "--config", str(FIXTURES / "gpt2.json")]) == 0
     out = capsys.readouterr().out
-    assert "params_b" in out and "0.12444" in out and "n_layers" in out
+    assert "params_b" in out and "0.1244" in out and "n_layers" in out
     info = run_json(capsys, "llms", "--config", str(FIXTURES / "gemma3.json"))
     assert info["head_dim"] == 128 and round(info["params_b"], 2) == 27.01
     assert info["kv_bytes_per_token"] == 2 * 62 * 16 * 128 * 2

@@ -17,7 +17,7 @@ LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
 def _rank_json(capsys, *extra: str) -> list[dict]:
     argv = ["rank", "--llm", LLAMA8, "--scenario", "server_low", "--itl-sla-ms", "30", "--json"]
     assert main([*argv, *extra]) == 0
-    return json.loads(capsys.readouterr().out)
+    return json.loads(capsys.readouterr().out)["rows"]
 
 
 def test_rank_json_measured_every_candidate(capsys):
@@ -29,7 +29,8 @@ def test_rank_json_measured_every_candidate(capsys):
     assert "90 % of 16 GB" in rows["T4"]["why_not"]
     # server_low: energy per request = P / 0.017 req/s
     a30 = rows["A30"]
-    assert a30["energy_per_request_j"] == pytest.approx(a30["power_w"] / 0.017)
+    per_request = a30["power_w"] / 0.017  # both rounded to 6 significant figures
+    assert a30["energy_per_request_j"] == pytest.approx(per_request, rel=1e-5)
 
 
 def test_rank_json_by_default_covers_the_catalog_with_the_hybrid(capsys):
@@ -73,7 +74,7 @@ def test_rank_any_config_and_spec_file(capsys):
             "--itl-sla-ms", "1", "--gpus", f"A30,{fixtures / 'gpu_rtx5090_spec.json'}",
             "--gpu-counts", "1", "--json"]  # fmt: skip
     assert main(argv) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     assert len(rows) == 2 and all(r["fits"] for r in rows)  # a 0.12 B model fits anywhere
     assert all(r["energy_per_1k_tokens_j"] > 0 for r in rows)
 
@@ -83,7 +84,7 @@ def test_rank_moe_config_is_answered_by_physics_and_refused_by_the_paper_model(c
     argv = ["rank", "--llm", str(fixtures / "mixtral_moe.json"), "--scenario", "server_low",
             "--itl-sla-ms", "60", "--gpus", "H100 SXM,B200"]  # fmt: skip
     assert main([*argv, "--json"]) == 0
-    rows = json.loads(capsys.readouterr().out)
+    rows = json.loads(capsys.readouterr().out)["rows"]
     assert {r["basis"] for r in rows} == {"physics"}
     assert main([*argv, "--source", "paper"]) == 2
     assert "dense models only" in capsys.readouterr().err

@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 from wattgpu_lite.__main__ import main
+from wattgpu_lite.face.cli.output import document
 
 SPEC = Path(__file__).parent / "fixtures" / "gpu_rtx5090_spec.json"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -25,12 +26,14 @@ def test_predict_json_for_a_gpu_spec_in_no_table(capsys):
     assert out["power_w"] <= 575 and out["power_w_interval"]["basis"] == "new gpu"
 
 
-def test_predict_json_is_the_predictions_own_json(capsys):
+def test_predict_json_is_the_predictions_dict_in_the_envelope(capsys):
     import wattgpu_lite as wl
 
     out = _run_json(capsys, "predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.05",
                     "--t-in", "500", "--t-out", "300")  # fmt: skip
-    assert out == json.loads(wl.predict(LLAMA, "A30", rate_qps=0.05, t_in=500, t_out=300).to_json())
+    p = wl.predict(LLAMA, "A30", rate_qps=0.05, t_in=500, t_out=300)
+    assert out == document("predict", p.to_dict()) and out["kind"] == "predict"
+    assert out["power_w"] == float(f"{p.power_w:.6g}")  # 6 significant figures
 
 
 def test_predict_moe_answers_from_physics(capsys):
@@ -40,7 +43,9 @@ def test_predict_moe_answers_from_physics(capsys):
 
 
 def test_evaluate_json_has_ours_and_the_papers(capsys):
-    rows = _run_json(capsys, "evaluate", "--target", "itl", "--strategy", "logo", "--no-progress")
+    doc = _run_json(capsys, "evaluate", "--target", "itl", "--strategy", "logo", "--no-progress")
+    assert (doc["kind"], doc["model"], doc["target"]) == ("evaluate", "wattgpu", "itl")
+    rows = doc["rows"]
     assert {r["model"] for r in rows} == {"xgb", "roofline"}
     roofline = [r for r in rows if r["model"] == "roofline"]
     for r in roofline:  # a non-learning baseline: our data must reproduce the paper's figure

@@ -105,13 +105,13 @@ GPU_FILES = ["empty", "malformed", "binary", "dir", "list", "null", "number", "s
 # (argv with {f} for the files folder, exit code, words the one line must contain)
 CLI = [(EST + ["--gpu", "{f}/" + n + ".json"], 2, [f"{n}.json"]) for n in GPU_FILES]
 CLI += [
-    (EST + ["--gpu", "x" * 300], 2, ["unknown GPU", "from_spec"]),
+    (EST + ["--gpu", "x" * 300], 2, ["unknown GPU", "`wattgpu-lite gpus`", "--gpu path/to/spec.json"]),
     (EST + ["--gpu", "x" * 300 + ".json"], 2, ["not a usable file path"]),
     (EST + ["--gpu", "a/" * 3000 + "b.json"], 2, ["not a usable file path"]),
     (EST + ["--gpu", "H100 NLV"], 2, ["'H100 NLV'", "Close matches"]),
     (EST + ["--gpu", ""], 2, ["unknown GPU"]),
     (["estimate", "--llm", "x" * 5000], 2, ["unknown LLM"]),
-    (["estimate", "--llm", "llama-9"], 2, ["'llama-9'", "from_hf_config"]),
+    (["estimate", "--llm", "llama-9"], 2, ["'llama-9'", "--llm path/to/config.json"]),
     (["estimate", "--llm", "{f}/missing.json"], 2, ["missing.json"]),
     (["estimate", "--llm", "{f}/empty.json"], 2, ["empty.json"]),
     (["estimate", "--llm", "{f}/binary.json"], 2, ["binary.json", "UTF-8"]),

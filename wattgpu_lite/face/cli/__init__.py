@@ -1,19 +1,35 @@
-"""Shared pieces of the CLI: output as a readable table or JSON, and --gpu/--llm resolution."""
+"""Shared pieces of the CLI: the output flags and how a result is delivered, --gpu/--llm resolution."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
+import sys
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
 
 from wattgpu_lite.datafiles import is_file
-from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.face.cli.text import escape_controls, escape_frame
+from wattgpu_lite.face.cli.output import FILE_TYPES, Result, json_text, write_output
+from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+# the served weight formats, the common ones first, each once
+WEIGHT_CHOICES = tuple(dict.fromkeys(("bf16", "fp8", "fp4", "int4", *sorted(WEIGHT_FORMATS))))
+LLM_HELP = "catalog name (see `wattgpu-lite llms`), checkpoint alias (`llms --aliases`) or config.json path"
+GPU_HELP = "catalog name (see `wattgpu-lite gpus`) or path to a GPU spec .json"
+
+
+def command(sub: argparse._SubParsersAction, name: str, summary: str,
+            example: str) -> argparse.ArgumentParser:  # fmt: skip
+    """A subcommand whose ``--help`` shows its summary, its defaults and one example."""
+    return sub.add_parser(name, help=summary, description=summary,
+                          epilog=f"example:\n  {example}",
+                          formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+
+
+def add_weights_flag(parser: argparse.ArgumentParser) -> None:
+    """``--weights``: the served weight format (default: the model's own)."""
+    parser.add_argument("--weights", choices=WEIGHT_CHOICES, default=None, metavar="FORMAT",
+                        help=f"served weight format, one of {', '.join(WEIGHT_CHOICES)} "
+                             "(default: the model's own; fp4 = mxfp4)")  # fmt: skip
 
 
 def add_token_flags(parser: argparse.ArgumentParser) -> None:
@@ -24,50 +40,29 @@ def add_token_flags(parser: argparse.ArgumentParser) -> None:
                         help=f"generated tokens per request (default {DEFAULT_T_OUT})")  # fmt: skip
 
 
-def add_json_flag(parser: argparse.ArgumentParser) -> None:
-    """Every command takes ``--json`` for machine-readable output."""
+def add_output_flags(parser: argparse.ArgumentParser) -> None:
+    """Every command takes ``--json``, ``--output FILE`` and ``--quiet``."""
     parser.add_argument("--json", action="store_true",
-                        help="print strict JSON (no NaN/Infinity; unknown = null) instead of a table")  # fmt: skip
+                        help='print strict JSON, an object {"schema_version": 1, "kind": ...} '
+                             "(no NaN/Infinity; unknown = null), instead of the text view")  # fmt: skip
+    parser.add_argument("--output", metavar="FILE",
+                        help=f"also save the result to FILE, typed by its extension: "
+                             f"{', '.join(FILE_TYPES)} (.parquet needs pyarrow)")  # fmt: skip
+    parser.add_argument("--quiet", action="store_true",
+                        help="print nothing on success (errors still go to stderr)")  # fmt: skip
 
 
-def _clean(value: Any, key: str = "") -> Any:
-    """JSON-safe values: NaN (unknown) becomes null, numpy scalars Python ones; an infinite
-    number is an InvalidInputError naming the field (never printed as invalid JSON)."""
-    if isinstance(value, dict):
-        return {k: _clean(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v, key) for v in value]
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    if isinstance(value, float) and math.isinf(value):
-        raise InvalidInputError(
-            f"result field {key!r} is {value}: the input lies outside what the model can answer "
-            "(a rate, level or token count at an extreme); pass values closer to the defaults"
-        )
-    return value
-
-
-def emit(data: pd.DataFrame | dict[str, Any], as_json: bool) -> None:
-    """Print a DataFrame or a dict as strict JSON (records / object; ``allow_nan=False``) or as
-    an aligned text table. Infinite numbers are refused in both forms (see :func:`_clean`)."""
-    if isinstance(data, pd.DataFrame):
-        rows = [_clean(r) for r in data.to_dict(orient="records")]
-        if as_json:
-            print(json.dumps(rows, indent=2, allow_nan=False))
-        else:
-            with pd.option_context("display.max_rows", None, "display.width", 200):
-                print(escape_frame(data).to_string(index=False))
-        return
-    clean = _clean(dict(data))
-    if as_json:
-        print(json.dumps(clean, indent=2, allow_nan=False))
-    else:
-        shown = {escape_controls(str(k)): escape_controls(str(v)) for k, v in data.items()}
-        width = max(len(k) for k in shown)
-        for key, value in shown.items():
-            print(f"{key:<{width}}  {value}")
+def deliver(result: Result, args: argparse.Namespace) -> int:
+    """Save ``result`` to ``--output`` if given; unless ``--quiet``, print it as JSON (``--json``)
+    or as its text view, and say on stderr where it was saved. Exit code 0."""
+    if args.output:
+        write_output(result, args.output)
+    if args.quiet:
+        return 0
+    print(json_text(result.doc) if args.json else result.text)
+    if args.output:
+        print(f"saved to {args.output}", file=sys.stderr)
+    return 0
 
 
 def resolve_gpu(text: str):

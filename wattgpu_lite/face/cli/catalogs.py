@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, emit
+from wattgpu_lite.face.cli import add_output_flags, command, deliver
+from wattgpu_lite.face.cli.output import Result, document, table_document, text_record, text_table
 
 # columns of the readable tables (--json prints every field)
 GPU_TABLE = ["name", "memory_gb", "memory_type", "bandwidth_gbs", "fp16_tflops", "tdp_w",
@@ -19,12 +20,15 @@ LLM_TABLE = ["name", "model_type", "params_b", "params_nominal_b", "n_layers", "
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``gpus`` and ``llms``."""
-    gpus = sub.add_parser("gpus", help="list the GPU catalog (data/gpus.csv)")
-    add_json_flag(gpus)
+    gpus = command(sub, "gpus", "list the GPU catalog (data/gpus.csv)",
+                   "wattgpu-lite gpus --output gpus.csv")  # fmt: skip
+    add_output_flags(gpus)
     gpus.set_defaults(func=run_gpus)
-    llms = sub.add_parser("llms", help="list the LLM catalog, or parse a config.json")
-    add_json_flag(llms)
-    llms.add_argument("--config", metavar="PATH", help="a Hugging Face config.json to parse")
+    llms = command(sub, "llms", "list the LLM catalog, or parse a config.json",
+                   "wattgpu-lite llms --aliases")  # fmt: skip
+    add_output_flags(llms)
+    llms.add_argument("--config", metavar="PATH",
+                      help="a Hugging Face config.json to parse (default: list the catalog)")  # fmt: skip
     llms.add_argument("--aliases", action="store_true",
                       help="list the checkpoint ids that share a catalog architecture "
                            "(data/llm_aliases.csv), e.g. Qwen/Qwen3-235B-A22B-Instruct-2507")  # fmt: skip
@@ -35,8 +39,7 @@ def run_gpus(args: argparse.Namespace) -> int:
     from wattgpu_lite.specs.catalog import gpus
 
     table = gpus()
-    emit(table if args.json else table[GPU_TABLE], args.json)
-    return 0
+    return deliver(Result(table_document("gpus", table), text_table(table[GPU_TABLE])), args)
 
 
 def run_llms(args: argparse.Namespace) -> int:
@@ -46,12 +49,10 @@ def run_llms(args: argparse.Namespace) -> int:
     if args.config:
         model = resolve_llm(args.config if args.config.endswith(".json") else args.config + ".json")
         understood = dict(model.__dict__) | {"kv_bytes_per_token": model.kv_bytes_per_token}
-        emit(understood, args.json)
-        return 0
+        return deliver(Result(document("llm_config", understood), text_record(understood)), args)
     if args.aliases:
         table = llm_aliases()
-        emit(table if args.json else table.drop(columns="source"), args.json)
-        return 0
+        view = text_table(table.drop(columns="source"))
+        return deliver(Result(table_document("llm_aliases", table), view), args)
     table = llms()
-    emit(table if args.json else table[LLM_TABLE], args.json)
-    return 0
+    return deliver(Result(table_document("llms", table), text_table(table[LLM_TABLE])), args)

@@ -4,44 +4,55 @@ python -m wattgpu_lite estimate --llm NAME|config.json [--gpu NAME|spec.json] [-
     [--t-out 180] [--batch 1] [--mode physical|paper] [--num-gpus 1] [--weights bf16|fp8|fp4|int4]
     [--expert-parallel] [--tp N] [--ep N] [--json]
 
-``--json`` prints exactly ``EnergyEstimate.to_json()``; the text output carries the same content
-(every input and total, one line each, then the table of terms and the notes).
+``--json`` prints ``EnergyEstimate.to_dict()`` in the CLI's envelope (``kind`` "estimate", numbers
+rounded as every command's); the text output carries the same content (every input and total, one
+line each, then the table of terms and the notes).
 """
 
 from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, emit, resolve_gpu, resolve_llm
+from wattgpu_lite.face.cli import (
+    GPU_HELP,
+    LLM_HELP,
+    add_output_flags,
+    add_token_flags,
+    add_weights_flag,
+    command,
+    deliver,
+    resolve_gpu,
+    resolve_llm,
+)
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 from wattgpu_lite.face.cli.text import escape_controls
-from wattgpu_lite.specs.llm import WEIGHT_FORMATS
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
-WEIGHT_CHOICES = ("bf16", "fp8", "fp4", "int4", *sorted(WEIGHT_FORMATS - {"bf16", "fp8", "int4"}))
+DEFAULT_GPU = "H100 NVL"
+MODES = ("physical", "paper")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``estimate``."""
-    p = sub.add_parser("estimate", help="energy of one request, by component (J and Wh)")
-    p.add_argument(
-        "--llm", required=True, help="catalog name, checkpoint alias or config.json path"
-    )
-    p.add_argument("--gpu", default="H100 NVL", help="catalog name or path to a spec .json")
-    p.add_argument(
-        "--t-in", type=int, default=DEFAULT_T_IN, help="prompt tokens (default %(default)s)"
-    )
-    p.add_argument("--t-out", type=int, default=DEFAULT_T_OUT,
-                   help="generated tokens (default %(default)s)")  # fmt: skip
-    p.add_argument("--batch", type=int, default=1, help="sequences sharing each step (physical)")
-    p.add_argument("--mode", choices=("physical", "paper"), default="physical")
-    p.add_argument("--num-gpus", type=int, default=1, help="GPUs of the replica (physical)")
-    p.add_argument("--weights", choices=WEIGHT_CHOICES, default=None,
-                   help="served weight format (default: the model's own; fp4 = mxfp4)")  # fmt: skip
+    p = command(sub, "estimate", "energy of one request, by component (J and Wh)",
+                "wattgpu-lite estimate --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 --t-out 500")  # fmt: skip
+    p.add_argument("--llm", required=True, help=LLM_HELP)
+    p.add_argument("--gpu", default=DEFAULT_GPU, help=f"{GPU_HELP} (default %(default)s)")
+    add_token_flags(p)
+    p.add_argument("--batch", type=int, default=1,
+                   help="sequences sharing each step, physical mode (default %(default)s)")  # fmt: skip
+    p.add_argument("--mode", choices=MODES, default="physical",
+                   help="physical: the kit's model of bytes, FLOPs and static power for any "
+                        "dense or MoE LLM, weight format and GPU count; paper: the printed "
+                        "equations of Vartziotis et al. (default %(default)s)")  # fmt: skip
+    p.add_argument("--num-gpus", type=int, default=1,
+                   help="GPUs of the replica, physical mode (default %(default)s)")  # fmt: skip
+    add_weights_flag(p)
     p.add_argument("--expert-parallel", action="store_true",
-                   help="spread a mixture-of-experts model's experts over the GPUs")  # fmt: skip
+                   help="spread a mixture-of-experts model's experts over the GPUs "
+                        "(default: off)")  # fmt: skip
     add_layout_flags(p)
-    add_json_flag(p)
+    add_output_flags(p)
     p.set_defaults(func=run)
 
 
@@ -51,15 +62,14 @@ def run(args: argparse.Namespace) -> int:
     est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
                           args.batch, args.mode, args.num_gpus, args.weights,
                           args.expert_parallel, layout_from(args))  # fmt: skip
-    if args.json:
-        print(est.to_json())
-        return 0
+    return deliver(Result(document("estimate", est.to_dict()), text_view(est)), args)
+
+
+def text_view(est) -> str:
+    """Every input and total, one line each; the table of terms; the notes."""
     data = est.to_dict()
     data.pop("terms")  # printed below as the table
     notes, components = data.pop("notes"), data.pop("components_j")
-    emit(data | {f"{c}_j": v for c, v in components.items()}, False)
-    print()
-    emit(est.table().round(6), False)
-    for note in notes:
-        print(f"note: {escape_controls(note)}")
-    return 0
+    lines = [text_record(data | {f"{c}_j": v for c, v in components.items()}), "",
+             text_table(est.table())]  # fmt: skip
+    return "\n".join(lines + [f"note: {escape_controls(note)}" for note in notes])

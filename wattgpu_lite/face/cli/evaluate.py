@@ -11,34 +11,28 @@ reading of power beside our 8-GPU one.
 from __future__ import annotations
 
 import argparse
-import json
 
-from wattgpu_lite.face.cli import add_json_flag, emit
+import pandas as pd
+
+from wattgpu_lite.face.cli import add_output_flags, command, deliver
+from wattgpu_lite.face.cli.output import Result, document, records, table_document, text_table
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``evaluate``."""
-    p = sub.add_parser("evaluate", help="held-out MdAPE, r, Kendall tau and coverage")
-    p.add_argument(
-        "--model",
-        choices=("wattgpu", "hybrid"),
-        default="wattgpu",
-        help="WattGPU as published (refitted here) or the hybrid (nested results)",
-    )
-    p.add_argument(
-        "--target",
-        choices=("power", "itl"),
-        default="power",
-        help="WattGPU model: which target to evaluate",
-    )
-    p.add_argument(
-        "--strategy",
-        choices=("cv", "logo", "lolo", "all"),
-        default="logo",
-        help="held-out groups: 5-fold by pair, one GPU, or one LLM at a time",
-    )
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar (stderr)")
-    add_json_flag(p)
+    p = command(sub, "evaluate", "held-out MdAPE, r, Kendall tau and coverage",
+                "wattgpu-lite evaluate --model hybrid --strategy lolo")  # fmt: skip
+    p.add_argument("--model", choices=("wattgpu", "hybrid"), default="wattgpu",
+                   help="WattGPU as published (refitted here) or the hybrid (nested results) "
+                        "(default %(default)s)")  # fmt: skip
+    p.add_argument("--target", choices=("power", "itl"), default="power",
+                   help="WattGPU model: which target to evaluate (default %(default)s)")  # fmt: skip
+    p.add_argument("--strategy", choices=("cv", "logo", "lolo", "all"), default="logo",
+                   help="held-out groups: 5-fold by pair, one GPU, or one LLM at a time "
+                        "(default %(default)s)")  # fmt: skip
+    p.add_argument("--no-progress", action="store_true",
+                   help="hide the progress bar on stderr (default: shown)")  # fmt: skip
+    add_output_flags(p)
     p.set_defaults(func=run)
 
 
@@ -48,8 +42,9 @@ def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.wattgpu.evaluation import evaluate
 
     table = evaluate(args.target, args.strategy, progress=not args.no_progress)
-    emit(table if args.json else table.round(3), args.json)
-    return 0
+    doc = table_document("evaluate", table, model="wattgpu", target=args.target,
+                         strategy=args.strategy)  # fmt: skip
+    return deliver(Result(doc, text_table(table)), args)
 
 
 def run_hybrid(args: argparse.Namespace) -> int:
@@ -59,21 +54,20 @@ def run_hybrid(args: argparse.Namespace) -> int:
     if args.strategy not in ("logo", "lolo"):
         raise InvalidInputError("--model hybrid is evaluated by --strategy logo or lolo (nested)")
     res = report.shipped(args.strategy)
-    pooled, groups = report.pooled(res), report.per_group(res)
-    paper = report.paper_reading(res)
-    if args.json:
-        doc = {"schema_version": 1, "model": "hybrid", "strategy": args.strategy,
-               "pooled": _records(pooled), "per_group": _records(groups),
-               "paper_reading": _records(paper)}  # fmt: skip
-        print(json.dumps(doc, indent=2, allow_nan=False))
-        return 0
-    for title, table in (("pooled", pooled), ("per held-out group", groups),
-                         ("beside the paper's GPUs", paper)):  # fmt: skip
-        print(f"== {title} ==")
-        emit(table.round(3), False)
-    return 0
+    tables = {"pooled": report.pooled(res), "per_group": report.per_group(res),
+              "paper_reading": report.paper_reading(res)}  # fmt: skip
+    doc = document("evaluate", {"model": "hybrid", "strategy": args.strategy,
+                                **{name: records(t) for name, t in tables.items()}})  # fmt: skip
+    return deliver(Result(doc, hybrid_text(tables), stacked(tables)), args)
 
 
-def _records(table) -> list[dict]:
-    return [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
-            for row in table.to_dict(orient="records")]  # fmt: skip
+def hybrid_text(tables: dict[str, pd.DataFrame]) -> str:
+    """The three tables under their titles."""
+    titles = {"pooled": "pooled", "per_group": "per held-out group",
+              "paper_reading": "beside the paper's GPUs"}  # fmt: skip
+    return "\n".join(f"== {titles[name]} ==\n{text_table(t)}" for name, t in tables.items())
+
+
+def stacked(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The three tables as one, for a file: a ``table`` column names each row's table."""
+    return pd.concat([t.assign(table=name) for name, t in tables.items()], ignore_index=True)

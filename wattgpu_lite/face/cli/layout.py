@@ -12,10 +12,11 @@ import argparse
 def add_layout_flags(p: argparse.ArgumentParser) -> None:
     """Register ``--tp`` and ``--ep`` (default: not given, i.e. one GPU or ``--num-gpus``)."""
     p.add_argument("--tp", type=int, default=None,
-                   help="tensor-parallel GPUs per attention group (e.g. --tp 4)")  # fmt: skip
+                   help="tensor-parallel GPUs per attention group, e.g. --tp 4 "
+                   "(default: unset, i.e. one GPU or --num-gpus)")  # fmt: skip
     p.add_argument("--ep", type=int, default=None,
                    help="expert-parallel GPUs; above --tp, attention runs data-parallel "
-                   "(e.g. --ep 8)")  # fmt: skip
+                   "(e.g. --ep 8; default: unset, no expert parallelism)")  # fmt: skip
 
 
 def layout_from(args: argparse.Namespace):

@@ -2,7 +2,8 @@
 
 Each command lives in ``wattgpu_lite/face/cli/<command>.py`` and exposes ``add_parser(subparsers)``, which
 registers its arguments and sets ``func`` (``args -> int`` exit code). Every failure is one line on
-stderr (control characters escaped): a mistake the kit recognises (a :class:`WattGPUError`, or a bad option) exits with 2, anything
+stderr (control characters escaped): a mistake the kit recognises (a :class:`WattGPUError`, worded for the shell by
+:mod:`~wattgpu_lite.face.cli.messages`, or a bad option) exits with 2, anything
 unexpected with 1 (``--debug`` shows its traceback). Numeric options are checked here, before any
 model loads, by the same checks the library uses (:mod:`wattgpu_lite.checks`).
 """
@@ -19,6 +20,8 @@ from importlib import metadata
 from wattgpu_lite import checks
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face.cli import text
+from wattgpu_lite.face.cli.messages import for_shell
+from wattgpu_lite.face.cli.output import check_output
 
 # one module per command group, in the order `--help` lists them
 COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "evaluate")
@@ -33,6 +36,7 @@ OPTION_CHECKS = {
     "t_out": lambda v, f: checks.check_count(f, v, 1, checks.TOKENS_MAX),
     "grid_gco2_per_kwh": lambda v, f: checks.check_number(f, v, 0, 5000, "gCO2e/kWh"),
     "price_per_kwh": lambda v, f: checks.check_number(f, v, 0, 100, "per kWh"),
+    "output": lambda v, f: check_output(v),
 }
 EXIT_USER, EXIT_BUG = 2, 1
 
@@ -100,7 +104,7 @@ def _main(argv: list[str] | None) -> int:
         check_options(args)
         return int(args.func(args) or 0)
     except WattGPUError as err:
-        print(f"error: {_one_line(err)}", file=sys.stderr)
+        print(f"error: {for_shell(_one_line(err))}", file=sys.stderr)
         return EXIT_USER
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

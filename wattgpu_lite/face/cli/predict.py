@@ -4,15 +4,24 @@ python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
        [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N] [--json]
 
---json prints the Prediction's to_json(); the text view shows the same fields.
+--json prints the Prediction's to_dict() in the CLI's envelope (``kind`` "predict"); the text view
+shows the same fields.
 """
 
 from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, add_token_flags
+from wattgpu_lite.face.cli import (
+    GPU_HELP,
+    LLM_HELP,
+    add_output_flags,
+    add_token_flags,
+    command,
+    deliver,
+)
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.output import Result, document
 from wattgpu_lite.face.cli.text import escape_controls
 
 SCENARIOS = ("offline", "server_low", "server_high")
@@ -20,23 +29,21 @@ SCENARIOS = ("offline", "server_low", "server_high")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``predict``."""
-    p = sub.add_parser("predict", help="predicted power, ITL and energy per token, with intervals")
-    p.add_argument(
-        "--llm",
-        required=True,
-        help="catalog name (see `llms`), checkpoint alias (`llms --aliases`) or config.json path",
-    )
-    p.add_argument("--gpu", required=True, help="catalog name (see `gpus`) or path to a spec .json")
+    p = command(sub, "predict", "predicted power, ITL and energy per token, with intervals",
+                "wattgpu-lite predict --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 "
+                "--rate-qps 0.5")  # fmt: skip
+    p.add_argument("--llm", required=True, help=LLM_HELP)
+    p.add_argument("--gpu", required=True, help=GPU_HELP)
     load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument(
-        "--rate-qps", type=float, help="Poisson arrival rate, requests per second (1e-6 to 1000)"
-    )
+    load.add_argument("--rate-qps", type=float,
+                      help="Poisson arrival rate, requests per second (1e-6 to 1000)")  # fmt: skip
     load.add_argument("--batch", type=float, help="sequences decoded together, 1 to 4096 (offline)")
     load.add_argument("--scenario", choices=SCENARIOS, help="the load of a Watt Counts scenario")
     add_token_flags(p)
-    p.add_argument("--level", type=float, default=0.8, help="interval coverage in (0.5, 0.999)")
+    p.add_argument("--level", type=float, default=0.8,
+                   help="interval coverage in (0.5, 0.999) (default %(default)s)")  # fmt: skip
     add_layout_flags(p)
-    add_json_flag(p)
+    add_output_flags(p)
     p.set_defaults(func=run)
 
 
@@ -63,5 +70,4 @@ def run(args: argparse.Namespace) -> int:
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 parallel=layout_from(args))  # fmt: skip
-    print(p.to_json() if args.json else text_view(p))
-    return 0
+    return deliver(Result(document("predict", p.to_dict()), text_view(p)), args)

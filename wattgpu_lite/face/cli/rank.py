@@ -4,7 +4,7 @@ python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 
     [--t-in 15 --t-out 180] [--gpus A30,L4,...] [--source hybrid|measured|paper|logo] [--json]
     [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
 
---json prints every column of the ranking (records, no NaN). The text view is the dashboard's table:
+--json prints every column of the ranking (under ``rows``, no NaN). The text view is the dashboard's table:
 the pick in one sentence, the best ``--top`` plans with units and intervals, then why each shown plan
 that misses was turned down.
 """
@@ -13,8 +13,17 @@ from __future__ import annotations
 
 import argparse
 
-from wattgpu_lite.face.cli import add_json_flag, add_token_flags, emit, resolve_llm
+from wattgpu_lite.face.cli import (
+    LLM_HELP,
+    add_output_flags,
+    add_token_flags,
+    add_weights_flag,
+    command,
+    deliver,
+    resolve_llm,
+)
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.output import Result, table_document
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
@@ -22,56 +31,38 @@ DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``rank``."""
-    p = sub.add_parser("rank", help="rank GPUs for an LLM under an ITL SLA, by energy")
-    p.add_argument(
-        "--llm",
-        required=True,
-        help="catalog name (see `llms`), checkpoint alias (`llms --aliases`) or config.json path",
-    )
+    from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH, DEFAULT_PRICE_PER_KWH
+
+    p = command(sub, "rank", "rank GPUs for an LLM under an ITL SLA, by energy",
+                "wattgpu-lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 "
+                "--itl-sla-ms 30 --gpus 'A30,L4,H100 NVL'")  # fmt: skip
+    p.add_argument("--llm", required=True, help=LLM_HELP)
     load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument(
-        "--scenario",
-        choices=("offline", "server_low", "server_high"),
-        help="the load of a Watt Counts scenario",
-    )
+    load.add_argument("--scenario", choices=("offline", "server_low", "server_high"),
+                      help="the load of a Watt Counts scenario")  # fmt: skip
     load.add_argument("--rate-qps", type=float, help="Poisson request rate, requests per second")
     load.add_argument("--batch", type=float, help="sequences decoded together (hybrid source)")
-    p.add_argument(
-        "--itl-sla-ms",
-        type=float,
-        required=True,
-        help="the most inter-token latency a request may see, ms",
-    )
+    p.add_argument("--itl-sla-ms", type=float, required=True,
+                   help="the most inter-token latency a request may see, ms")  # fmt: skip
     add_token_flags(p)
-    p.add_argument("--gpus", help="comma-separated candidate GPUs (default: see --source)")
-    p.add_argument(
-        "--gpu-counts",
-        default="1,2,4,8",
-        help="GPUs per replica to try, comma-separated (hybrid source; default 1,2,4,8)",
-    )
-    p.add_argument(
-        "--weights",
-        help="served weight format, e.g. bf16, fp8, fp4, int4 (hybrid "
-        "source; default: the model's own)",
-    )
-    p.add_argument(
-        "--source",
-        default="hybrid",
-        choices=("hybrid", "measured", "paper", "logo"),
-        help="where power and ITL come from (default: hybrid, as `predict`)",
-    )
-    p.add_argument(
-        "--grid-gco2-per-kwh",
-        type=float,
-        help="grid carbon intensity, gCO2e/kWh (default: Ember world average)",
-    )
-    p.add_argument(
-        "--price-per-kwh", type=float, help="electricity price per kWh (default: EIA, USD)"
-    )
+    p.add_argument("--gpus", help="comma-separated candidate GPUs (default: the whole catalog "
+                                  "for --source hybrid/paper, the 8 measured GPUs for "
+                                  "measured/logo)")  # fmt: skip
+    p.add_argument("--gpu-counts", default="1,2,4,8",
+                   help="GPUs per replica to try, comma-separated (hybrid source; "
+                        "default %(default)s)")  # fmt: skip
+    add_weights_flag(p)
+    p.add_argument("--source", default="hybrid", choices=("hybrid", "measured", "paper", "logo"),
+                   help="where power and ITL come from (default: %(default)s, as `predict`)")  # fmt: skip
+    p.add_argument("--grid-gco2-per-kwh", type=float,
+                   help=f"grid carbon intensity, gCO2e/kWh (default {DEFAULT_GRID_GCO2_PER_KWH:g}, "
+                        "Ember world average)")  # fmt: skip
+    p.add_argument("--price-per-kwh", type=float,
+                   help=f"electricity price per kWh (default {DEFAULT_PRICE_PER_KWH:g} USD, EIA)")  # fmt: skip
     add_layout_flags(p)
     p.add_argument("--top", type=int, default=DEFAULT_TOP,
                    help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
-    add_json_flag(p)
+    add_output_flags(p)
     p.set_defaults(func=run_rank)
 
 
@@ -91,11 +82,8 @@ def run_rank(args: argparse.Namespace) -> int:
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
         **{k: v for k, v in extra.items() if v is not None},
     )  # fmt: skip
-    if args.json:
-        emit(table, True)
-    else:
-        print(text_view(table, args.itl_sla_ms, args.top))
-    return 0
+    text = "" if args.json else text_view(table, args.itl_sla_ms, args.top)
+    return deliver(Result(table_document("rank", table), text), args)
 
 
 def text_view(table, itl_sla_ms: float, top: int) -> str:

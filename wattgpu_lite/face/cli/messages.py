@@ -1,0 +1,35 @@
+"""Library messages, reworded for the shell: the library's errors name Python calls and keyword
+arguments (``See wl.gpus()``, ``num_gpus=1``); the CLI's error printer says the command or flag
+instead. The library stays as it is; each phrase below is replaced where it appears."""
+
+from __future__ import annotations
+
+# (what the library says, what a shell user reads), applied in order
+FOR_SHELL: tuple[tuple[str, str], ...] = (
+    ("See wl.gpus() for the catalog, or build one with wl.GPU.from_spec({...}).",
+     "Run `wattgpu-lite gpus` to list them, or pass a GPU spec file: --gpu path/to/spec.json."),
+    ("See wl.llms() for the catalog and wl.llm_aliases() for checkpoint ids; for any other model "
+     "pass its config.json: wl.LLM.from_hf_config('path/to/config.json') in Python, "
+     "--llm path/to/config.json on the command line.",
+     "Run `wattgpu-lite llms` to list them and `wattgpu-lite llms --aliases` for checkpoint ids; "
+     "for any other model pass its config.json: --llm path/to/config.json."),
+    ("use num_gpus=1 or build the GPU with wl.GPU.from_spec({..., 'interconnect_gbs': ...}).",
+     "use --num-gpus 1, or add \"interconnect_gbs\" to the GPU's spec file (--gpu path/to/spec.json)."),
+    ("Use wl.predict (the physics backbone answers for it, with wider intervals) or pick a dense "
+     "model from wl.llms().",
+     "Use `wattgpu-lite predict` (the physics backbone answers for it, with wider intervals) or "
+     "pick a dense model from `wattgpu-lite llms`."),
+    ("Pass a lower rate_qps, or use more replicas (wl.rank_gpus plans them).",
+     "Pass a lower --rate-qps, or use more replicas (`wattgpu-lite rank` plans them)."),
+    ("(wl.rank_gpus lists them)", "(`wattgpu-lite rank` lists them)"),
+    ("; pass batch <= ", "; pass --batch <= "),
+    ("(see GPU.from_spec's docstring)", "(`wattgpu-lite gpus --json` shows every field)"),
+    ("e.g. parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8).", "e.g. --tp 4 or --ep 8."),
+)  # fmt: skip
+
+
+def for_shell(message: str) -> str:
+    """``message`` with every Python-only phrase of FOR_SHELL replaced by its shell wording."""
+    for python, shell in FOR_SHELL:
+        message = message.replace(python, shell)
+    return message

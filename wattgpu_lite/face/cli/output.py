@@ -1,0 +1,181 @@
+"""One output convention for every command: a JSON document, a text view, and the same rows in a file.
+
+Every ``--json`` is an object ``{"schema_version": 1, "kind": "<command>", ...}``; a table is under
+``"rows"``. Numbers are rounded to :data:`JSON_DIGITS` significant figures in JSON and files and to
+:data:`TEXT_DIGITS` in the text views; counts (replicas, GPUs, tokens, …) are integers; an unknown
+value (NaN) is ``null``; an infinite one is refused (never invalid JSON).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.face.cli.text import escape_controls, escape_frame
+
+SCHEMA_VERSION = 1
+JSON_DIGITS = 6  # significant figures of every number in --json, .json, .csv and .parquet
+TEXT_DIGITS = 4  # significant figures of the text views (as `predict` has always printed)
+# fields that count things: an integral float there (a pandas column with gaps) is written as an int
+COUNT_KEYS = frozenset({"replicas", "num_gpus", "tp", "ep", "max_batch", "t_in", "t_out", "rank",
+                        "sm_count", "tensor_cores", "context_length", "vocab_size", "release_year",
+                        "hidden_size", "intermediate_size", "head_dim", "mla_kv_width"})  # fmt: skip
+COUNT_PREFIXES = ("n_", "num_")
+
+
+def is_count(key: str) -> bool:
+    """Whether ``key`` names a count (an integer whenever its value is integral)."""
+    return key in COUNT_KEYS or key.startswith(COUNT_PREFIXES)
+
+
+def round_sig(value: float, digits: int) -> float:
+    """``value`` to ``digits`` significant figures (integral values are kept exactly)."""
+    if not math.isfinite(value) or value == 0 or value.is_integer():
+        return value
+    return float(f"{value:.{digits}g}")
+
+
+def clean(value: Any, key: str = "", digits: int = JSON_DIGITS) -> Any:
+    """JSON-safe values: NaN (unknown) becomes null, numpy scalars Python ones, floats rounded, an
+    integral count an int; an infinite number is an InvalidInputError naming the field."""
+    if isinstance(value, dict):
+        return {k: clean(v, str(k), digits) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [clean(v, key, digits) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if value is pd.NA:
+        return None
+    if not isinstance(value, float):
+        return value
+    if math.isnan(value):
+        return None
+    if math.isinf(value):
+        raise InvalidInputError(
+            f"result field {key!r} is {value}: the input lies outside what the model can answer "
+            "(a rate, level or token count at an extreme); pass values closer to the defaults"
+        )
+    if is_count(key) and value.is_integer():
+        return int(value)
+    return round_sig(value, digits)
+
+
+def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The envelope: ``schema_version`` and ``kind`` first, then ``body`` (cleaned)."""
+    rest = {k: v for k, v in body.items() if k not in ("schema_version", "kind")}
+    return {"schema_version": SCHEMA_VERSION, "kind": kind, **clean(rest)}
+
+
+def records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """A DataFrame's rows as cleaned dicts."""
+    return [clean(r) for r in table.to_dict(orient="records")]
+
+
+def table_document(kind: str, table: pd.DataFrame, **meta: Any) -> dict[str, Any]:
+    """A table command's document: ``meta`` fields, then the table under ``rows``."""
+    return document(kind, {**meta, "rows": records(table)})
+
+
+def json_text(doc: dict[str, Any]) -> str:
+    """Strict JSON (``allow_nan=False``), indented."""
+    return json.dumps(doc, indent=2, allow_nan=False)
+
+
+def text_table(table: pd.DataFrame) -> str:
+    """A DataFrame as an aligned text table, floats at TEXT_DIGITS significant figures, control
+    characters in names escaped (a name with a newline adds no line)."""
+    shown = escape_frame(table)
+    for col in shown.columns[shown.dtypes == "float64"]:
+        shown[col] = [_text_number(v) for v in shown[col]]
+    with pd.option_context("display.max_rows", None, "display.width", 200):
+        return shown.to_string(index=False)
+
+
+def text_record(data: dict[str, Any]) -> str:
+    """A dict as ``key  value`` lines, floats at TEXT_DIGITS significant figures, control
+    characters escaped."""
+    shown = {escape_controls(str(k)): _text_number(v) for k, v in data.items()}
+    width = max(len(k) for k in shown)
+    return "\n".join(f"{k:<{width}}  {escape_controls(str(v))}" for k, v in shown.items())
+
+
+def _text_number(value: Any) -> Any:
+    if isinstance(value, float) and math.isfinite(value):
+        return f"{round_sig(value, TEXT_DIGITS):g}"
+    return value
+
+
+def flat_row(doc: dict[str, Any]) -> dict[str, Any]:
+    """A document without ``rows`` as one file row: nested keys joined by ``.``, lists as JSON."""
+    row: dict[str, Any] = {}
+    for key, value in doc.items():
+        if isinstance(value, dict):
+            row |= {f"{key}.{k}": v for k, v in flat_row(value).items()}
+        elif isinstance(value, list):
+            row[key] = json.dumps(value, allow_nan=False)
+        else:
+            row[key] = value
+    return row
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a command produced: the JSON document, the text view, and (optionally) the rows a
+    ``.csv``/``.parquet`` file holds (default: the document's ``rows``, or the document as one
+    flattened row)."""
+
+    doc: dict[str, Any]
+    text: str
+    table: pd.DataFrame | None = None
+
+    def file_table(self) -> pd.DataFrame:
+        """The rows of a .csv or .parquet file (without the envelope's two fields)."""
+        if self.table is not None:
+            return pd.DataFrame(records(self.table))
+        body = {k: v for k, v in self.doc.items() if k not in ("schema_version", "kind")}
+        if "rows" in body:
+            return pd.DataFrame(body["rows"])
+        return pd.DataFrame([flat_row(body)])
+
+
+FILE_TYPES = (".csv", ".json", ".parquet")  # --output FILE: the type is the file's extension
+
+
+def check_output(path: str) -> None:
+    """Refuse, before any model loads, an ``--output`` the CLI cannot write (one-line errors)."""
+    target = Path(path)
+    suffix = target.suffix.lower()
+    if suffix not in FILE_TYPES:
+        raise InvalidInputError(
+            f"--output {path!r}: unknown file type {suffix or '(no extension)'}; "
+            f"use one of {', '.join(FILE_TYPES)}"
+        )
+    if suffix == ".parquet" and not _has_pyarrow():
+        raise InvalidInputError("--output .parquet needs pyarrow: pip install pyarrow")
+    if not target.parent.is_dir():
+        raise InvalidInputError(f"--output {path!r}: folder {str(target.parent)!r} does not exist")
+
+
+def _has_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def write_output(result: Result, path: str) -> None:
+    """``result`` to ``path``: the JSON document (.json) or its rows (.csv, .parquet)."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        Path(path).write_text(json_text(result.doc) + "\n", encoding="utf-8")
+    elif suffix == ".csv":
+        result.file_table().to_csv(path, index=False)
+    else:
+        result.file_table().to_parquet(path, index=False)
