@@ -35,10 +35,26 @@ def per_group(res: pd.DataFrame) -> pd.DataFrame:
     return g.apply(_cell, include_groups=False).reset_index()
 
 
+def width_hi_lo(frame: pd.DataFrame, level: int = 80) -> float:
+    """Median hi/lo of the ``level`` % intervals: y_pred·e^(±q) spans e^(2q)."""
+    return float(np.median(np.exp(2 * frame[f"q{level}"].to_numpy(dtype=float))))
+
+
+def interval_score(frame: pd.DataFrame, level: int = 80) -> float:
+    """Mean Winkler (interval) score of the ``level`` % intervals in log units:
+    2q + (2/α)·(distance of ln y outside [ln ŷ − q, ln ŷ + q]), α = 1 − level. Lower is sharper
+    and better placed; a wide interval cannot buy a low score, a miss costs 2/α per log unit."""
+    alpha = 1 - level / 100
+    q = frame[f"q{level}"].to_numpy(dtype=float)
+    miss = np.abs(np.log(frame["y_true"] / frame["y_pred"]).to_numpy(dtype=float)) - q
+    return float(np.mean(2 * q + 2 / alpha * np.maximum(miss, 0.0)))
+
+
 def _cell(frame: pd.DataFrame) -> pd.Series:
     return pd.Series({
         "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
         "coverage80": frame["covered80"].mean(), "coverage90": frame["covered90"].mean(),
+        "width80_hi_lo": width_hi_lo(frame), "interval_score80": interval_score(frame),
         "n_runs": len(frame), "candidate": frame["candidate"].iloc[0],
     })  # fmt: skip
 
@@ -70,6 +86,8 @@ def pooled(res: pd.DataFrame, by: str = "gpu") -> pd.DataFrame:
                      "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
                      "mdape_ci90_lo": lo, "mdape_ci90_hi": hi,
                      "coverage80": frame["covered80"].mean(), "coverage90": frame["covered90"].mean(),
+                     "width80_hi_lo": width_hi_lo(frame),
+                     "interval_score80": interval_score(frame),
                      "worst_group_coverage80": cover.min(), "worst_group": cover.idxmin(),
                      "n_runs": len(frame)})  # fmt: skip
     return pd.DataFrame(rows)

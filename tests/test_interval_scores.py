@@ -1,0 +1,50 @@
+"""Interval width and Winkler score beside coverage (issue 17 item 6), against hand calculations."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from wattgpu_lite.__main__ import main
+from wattgpu_lite.hybrid import report
+
+
+def _frame(y_true, y_pred, q80):
+    return pd.DataFrame({"y_true": y_true, "y_pred": y_pred, "q80": q80})
+
+
+def test_width_is_the_median_hi_over_lo():
+    # y_pred·e^(±q) spans e^(2q): q = 0.1, 0.2, 0.3 → e^0.2, e^0.4, e^0.6; the median is e^0.4
+    f = _frame([1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [0.1, 0.2, 0.3])
+    assert report.width_hi_lo(f) == pytest.approx(math.exp(0.4))
+
+
+def test_interval_score_by_hand():
+    """α = 0.2 at 80 %: a covered run scores 2q; a run whose ln y lies 0.1 beyond the edge adds
+    (2 / 0.2) · 0.1 = 1.0. Two runs, q = 0.2: covered 0.4, missed 0.4 + 1.0; mean 0.9."""
+    inside, outside = 1.0, math.exp(0.3)  # ln(y/ŷ) = 0 and 0.3 against q = 0.2
+    f = _frame([inside, outside], [1.0, 1.0], [0.2, 0.2])
+    assert report.interval_score(f) == pytest.approx(0.9)
+
+
+def test_a_wider_interval_cannot_buy_a_lower_score_than_a_right_one():
+    right = _frame([1.0], [1.0], [0.05])
+    wide = _frame([1.0], [1.0], [0.5])
+    assert report.interval_score(right) < report.interval_score(wide)
+
+
+def test_evaluate_hybrid_json_reports_width_and_score_per_group_and_pooled(capsys):
+    assert main(["evaluate", "--model", "hybrid", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    shipped = report.shipped("logo")
+    pooled = report.pooled(shipped).set_index(["target", "regime"])
+    for row in doc["pooled"]:
+        want = pooled.loc[(row["target"], row["regime"])]
+        assert row["width80_hi_lo"] == pytest.approx(want["width80_hi_lo"], rel=1e-5)
+        assert row["interval_score80"] == pytest.approx(want["interval_score80"], rel=1e-5)
+        assert row["width80_hi_lo"] > 1.0 and row["interval_score80"] > 0
+    groups = [k for k, v in doc.items() if isinstance(v, list) and k != "pooled"]
+    assert any("width80_hi_lo" in r for k in groups for r in doc[k])
