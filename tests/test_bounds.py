@@ -16,7 +16,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy.args import check_deployment, deploy_args
-from wattgpu_lite.errors import WattGPUError
+from wattgpu_lite.errors import InvalidInputError, WattGPUError
 
 BATCHES = (1, 8, 64, 256, 512)  # 512: above vLLM's max_num_seqs, never served
 PROMPTS = (1, 1024, 32768)
@@ -139,3 +139,19 @@ def test_a_steady_rate_fixes_the_time_per_token():
     e = p.energy_per_token_j_interval
     assert p.power_w_interval.lo * i.lo <= e.lo * (1 + REL)
     assert e.hi <= p.power_w_interval.hi * i.hi * (1 + REL)
+
+
+def test_correction_false_is_the_backbone_alone_with_physics_intervals():
+    """On a training GPU the hybrid corrects the backbone; correction=False returns the backbone
+    (its ITL is backbone_itl_s of the same row) with basis 'physics', in predict and predict_many."""
+    args = ("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL")
+    hybrid = wl.predict(*args, rate_qps=0.1)
+    alone = wl.predict(*args, rate_qps=0.1, correction=False)
+    assert hybrid.power_w_interval.basis == "cv" and alone.power_w_interval.basis == "physics"
+    assert alone.model == "physics" and alone.itl_s != hybrid.itl_s
+    frame = pd.DataFrame({"llm": [args[0]], "gpu": [args[1]], "rate_qps": [0.1]})
+    row = wl.predict_many(frame, correction=False).iloc[0]
+    assert row["itl_s"] == pytest.approx(alone.itl_s) and row["basis"] == "physics"
+    assert wl.predict_many(frame).iloc[0]["backbone_itl_s"] == pytest.approx(row["itl_s"])
+    with pytest.raises(InvalidInputError, match="correction must be True or False"):
+        wl.predict(*args, rate_qps=0.1, correction="no")

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.errors import CapacityError
+from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid import engine as E
 from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid.model import HybridModel
@@ -59,7 +59,8 @@ def check_tokens(name: str, value, context_length: int) -> int:
 def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
             scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
             level: float = DEFAULT_LEVEL, num_gpus: int = 1,
-            weights: str | None = None, parallel: Parallel | None = None) -> Prediction:  # fmt: skip
+            weights: str | None = None, parallel: Parallel | None = None,
+            correction: bool = True) -> Prediction:  # fmt: skip
     """Power, per-request ITL, time per token and energy per token of ``llm`` on ``gpu``.
 
     ``llm``: a catalog name, an LLM, a config.json path or dict; ``gpu``: a catalog name, a GPU,
@@ -67,8 +68,9 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     decoded together) or ``scenario`` (a Watt Counts load). ``num_gpus``: GPUs in one replica
     (tensor parallel; power and energy are the replica's), or ``parallel``: the replica's layout,
     ``wl.Parallel(tp=4)``, ``wl.Parallel(ep=8)`` (experts over 8 GPUs, data-parallel attention);
-    ``weights``: the served weight format (None: the LLM's own). Raises CapacityError when the load is beyond what one replica can serve
-    (the message says the capacity).
+    ``weights``: the served weight format (None: the LLM's own); ``correction=False``: the
+    physics backbone alone (basis "physics"). Raises CapacityError when the load is beyond what
+    one replica can serve (the message says the capacity).
     """
     model, device = resolve_llm(llm), resolve_gpu(gpu)
     req = check_request(model, device, num_gpus=num_gpus, parallel=parallel, weights=weights,
@@ -81,13 +83,21 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     if offline:
         _, cap = R.build([model], [device], t_in, t_out, **deploy)
         bat = float(R.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
-    out = E.predict_arrays(HybridModel.pretrained(), [model], [device], t_in, t_out, rate, bat,
-                           level, **deploy)  # fmt: skip
+    out = E.predict_arrays(_model(correction), [model], [device], t_in, t_out, rate, bat, level,
+                           **deploy)  # fmt: skip
     _raise_for_status(out, model.name, device.name, rate, bat)
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
                     None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
                     model.architecture_name, layout.tp, layout.ep)  # fmt: skip
     return _record(HybridModel.pretrained(), out, 0, inputs, [model], [device])
+
+
+def _model(correction: bool) -> HybridModel:
+    """The shipped hybrid, or its backbone alone."""
+    if not isinstance(correction, bool):
+        raise InvalidInputError(f"correction must be True or False, got {correction!r}")
+    shipped = HybridModel.pretrained()
+    return shipped if correction else shipped.backbone_only()
 
 
 def _raise_for_status(out: dict, llm: str, gpu: str, rate: float, batch: float) -> None:
@@ -142,7 +152,8 @@ def _record(model, out: dict, i: int, inputs: Inputs, llms, gpus) -> Prediction:
     )  # fmt: skip
 
 
-def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFrame:
+def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
+                 correction: bool = True) -> pd.DataFrame:  # fmt: skip
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
     ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
     or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights`` (blank: the LLM's own)).
@@ -155,10 +166,11 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFr
     numeric column is invalid (a blank ``rate_qps`` or ``batch`` means the other load). Only the
     frame itself raises: InvalidInputError when it is not a DataFrame, is empty, lacks ``llm`` or
     ``gpu`` or holds text in a numeric column; UnknownLLMError/UnknownGPUError for a name no
-    catalog knows.
+    catalog knows. ``correction=False``: the physics backbone alone, as in ``wl.predict``.
     """
     check_columns(frame)
     level = check_level(level)
+    model = _model(correction)
     llms = _resolve_each(frame["llm"], resolve_llm)
     gpus = _resolve_each(frame["gpu"], resolve_gpu)
     requests = frame_requests(frame, llms, gpus)
@@ -168,7 +180,7 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL) -> pd.DataFr
     n = len(frame)
     keep: dict[str, np.ndarray] = {}
     if len(idx):
-        out = E.predict_arrays(HybridModel.pretrained(), [llms[i] for i in idx],
+        out = E.predict_arrays(model, [llms[i] for i in idx],
                                [gpus[i] for i in idx], [r.t_in for r in valid],
                                [r.t_out for r in valid], [r.rate_qps for r in valid],
                                [r.batch for r in valid], level, [r.layout for r in valid],

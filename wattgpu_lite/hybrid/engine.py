@@ -132,7 +132,7 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
     rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights)
     c = model.constants
     odd = physics_only(llms, rows.num_gpus, rows.model[-1])
-    odd |= outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12)
+    odd |= outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12) | (not model.corrects)
     safe_cap = np.maximum(cap, 1.0)
     capacity = S.capacity_qps(rows, safe_cap, c)
     status = _status(cap, rate, bat, capacity)

@@ -13,8 +13,6 @@ source measured, and eight Splitwise rows ran Llama-2-70B at 4,224 and 8,320 tok
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 
@@ -27,8 +25,7 @@ from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 def backbone_model() -> HybridModel:
     """The shipped model with no correction on any target."""
-    model = HybridModel.pretrained()
-    return dataclasses.replace(model, corrections={t: None for t in model.corrections})
+    return HybridModel.pretrained().backbone_only()
 
 
 def _resolved(values: pd.Series, resolve) -> list:

@@ -11,7 +11,7 @@ leave one GPU out on all eight GPUs, refitted on every dense run, calibrated on 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
@@ -67,6 +67,16 @@ class HybridModel:
         return cls(Constants(**s["constants"]), corr, s["chosen"], s["tables"],
                    {k: (float(a), float(b)) for k, (a, b) in s["ranges"].items()},
                    frozenset(s["seen_gpus"]), frozenset(s["seen_llms"]), s["built_with"])  # fmt: skip
+
+    def backbone_only(self) -> HybridModel:
+        """This model with no correction on any target: the physics backbone alone (its
+        intervals then rest on the 'physics' tables)."""
+        return replace(self, corrections={t: None for t in self.corrections})
+
+    @property
+    def corrects(self) -> bool:
+        """Whether any target has a learned correction."""
+        return any(c is not None for c in self.corrections.values())
 
     @classmethod
     def pretrained(cls) -> HybridModel:
