@@ -90,33 +90,67 @@ def calibrate(ts: T.TrainingSet, oof: dict, chosen: dict[str, str]) -> dict:
     return table
 
 
-def _outer_rows(test: T.TrainingSet, pred, chosen, table, group: str) -> list[pd.DataFrame]:
+def _outer_rows(test: T.TrainingSet, pred, chosen, table, group: str, away, physics) -> list:
+    """The held-out rows; those outside the support carry the physics candidate and its q."""
     reg, parts = regime(test), []
     for t in T.TARGETS:
         y, yhat = test.target(t), pred[t]
         frame = test.frame[["llm", "gpu", "scenario"]].assign(
-            target=t, regime=reg, held_out=group, candidate=chosen[t], y_true=y, y_pred=yhat
-        )
+            target=t, regime=reg, held_out=group, candidate=np.where(away, PHYSICS, chosen[t]),
+            y_true=y, y_pred=yhat,
+        )  # fmt: skip
         for lv in LEVELS:
-            q = np.array([table.get((t, r, lv), np.inf) for r in reg])
+            q = np.array([(physics if a else table).get((t, r, lv), np.inf)
+                          for r, a in zip(reg, away, strict=True)])  # fmt: skip
             frame[f"q{int(lv * 100)}"] = q
             frame[f"covered{int(lv * 100)}"] = np.abs(np.log(y / yhat)) <= q
         parts.append(frame)
     return parts
 
 
-def nested(ts: T.TrainingSet | None = None, outer: str = "logo", progress: bool = False):
+def nested(ts: T.TrainingSet | None = None, outer: str = "logo", progress: bool = False,
+           groups: tuple[str, ...] | None = None):  # fmt: skip
     """One row per held-out run and target: y_true, y_pred, the candidate chosen, the 80/90 %
-    half-widths q80/q90 and whether each interval covered the measurement."""
+    half-widths q80/q90 and whether each interval covered the measurement. ``groups``: only
+    these outer folds (held-out GPU or LLM names), e.g. one fold run live in a notebook."""
     ts = T.watt_counts() if ts is None else ts
+    outer_folds = folds(ts, outer)
+    if groups is not None:
+        known = [name for name, _ in outer_folds]
+        unknown = [g for g in groups if g not in known]
+        if unknown:
+            raise ValueError(f"no outer fold {unknown} in {outer}; the folds are {known}")
+        outer_folds = [(name, test) for name, test in outer_folds if name in groups]
     parts = []
-    for group, test in tqdm(folds(ts, outer), desc=f"outer {outer}", disable=not progress):
+    for group, test in tqdm(outer_folds, desc=f"outer {outer}", disable=not progress):
         train = ts.take(~test)
         oof = held_out(train, INNER[outer])
         chosen = choose(train, oof)
         table = calibrate(train, oof, chosen)
+        physics = calibrate(train, oof, {t: PHYSICS for t in T.TARGETS})
         cands = {c.name: c for c in candidates()}
-        fitted = F.fit_all(train, tuple(cands[n] for n in dict.fromkeys(chosen.values())))
-        pred = {t: F.predict(fitted, ts.take(test), cands[chosen[t]])[t] for t in T.TARGETS}
-        parts += _outer_rows(ts.take(test), pred, chosen, table, group)
+        names = tuple(dict.fromkeys((*chosen.values(), PHYSICS)))
+        fitted = F.fit_all(train, tuple(cands[n] for n in names))
+        held = ts.take(test)
+        away = outside_support(train, held)
+        pred = {}
+        for t in T.TARGETS:
+            learned = F.predict(fitted, held, cands[chosen[t]])[t]
+            pred[t] = np.where(away, F.predict(fitted, held, cands[PHYSICS])[t], learned)
+        parts += _outer_rows(held, pred, chosen, table, group, away, physics)
     return pd.concat(parts, ignore_index=True)
+
+
+PHYSICS = "physics"  # the backbone-alone candidate of candidates.json
+
+
+def outside_support(train: T.TrainingSet, test: T.TrainingSet) -> np.ndarray:
+    """Rows of ``test`` whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16
+    FLOP/s: the shipped predictor answers them with the backbone alone
+    (:func:`wattgpu_lite.hybrid.engine.outside_support`), and so does the protocol."""
+    away = np.zeros(len(test.frame), dtype=bool)
+    for attr in ("bandwidth", "flops"):
+        lo, hi = getattr(train.rows, attr).min(), getattr(train.rows, attr).max()
+        v = getattr(test.rows, attr)
+        away |= (v > hi * (1 + 1e-9)) | (v < lo * (1 - 1e-9))
+    return away
