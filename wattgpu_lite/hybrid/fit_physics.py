@@ -3,7 +3,7 @@
 All seven are fitted together by robust least squares on the log ratios of predicted to measured
 ITL (paper units) and power, one residual per run and target: a soft-L1 loss with scale 0.1 (about
 10 %), so a few odd runs do not pull the constants. Bounds keep every constant physical (an
-efficiency in (0, 1.5], non-negative overheads and idle power).
+efficiency in (0, 1]: no kernel beats the peak, non-negative overheads and idle power).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from wattgpu_lite.hybrid.serving import Constants
 NAMES = tuple(f.name for f in fields(Constants))
 LOWER = {"eta_bw": 0.05, "eta_flops": 0.02, "step_s": 1e-6, "step_per_layer_s": 1e-9,
          "kappa": 0.05, "idle_w": 0.0, "idle_fraction": 0.0}  # fmt: skip
-UPPER = {"eta_bw": 1.5, "eta_flops": 1.5, "step_s": 0.05, "step_per_layer_s": 1e-3,
+UPPER = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 0.05, "step_per_layer_s": 1e-3,
          "kappa": 10.0, "idle_w": 200.0, "idle_fraction": 0.8}  # fmt: skip
 LOSS_SCALE = 0.1  # soft-L1: quadratic below ~10 % error, linear above
 
