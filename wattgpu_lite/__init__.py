@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "HybridModel": "hybrid.model",
     "predict": "hybrid.api",
     "predict_many": "hybrid.api",
+    "explain": "hybrid.explain",
     "Prediction": "hybrid.prediction",
     "rank_gpus": "selection.rank",
 }
