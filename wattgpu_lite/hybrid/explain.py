@@ -70,6 +70,8 @@ class Part:
     unit: str
     note: str = ""
     in_sum: bool = False
+    lo: float | None = None  # the interval's ends, for the predicted quantities
+    hi: float | None = None
 
 
 @dataclass(frozen=True)
@@ -116,19 +118,25 @@ class Explanation:
 
     def table(self) -> pd.DataFrame:
         """One row per part: group, part, value, unit, in_sum, note."""
-        return pd.DataFrame([asdict(p) for p in self.parts]).rename(columns={"name": "part"})
+        return pd.DataFrame([_row(p) for p in self.parts])
 
     def to_dict(self) -> dict[str, Any]:
         """Plain dict with ``schema_version``: the prediction, the parts and the summary fields."""
         body = {k: v for k, v in asdict(self).items() if k not in ("prediction", "parts")}
         return {"schema_version": SCHEMA_VERSION, "prediction": self.prediction.to_dict(),
-                **body, "parts": [asdict(p) for p in self.parts]}  # fmt: skip
+                **body, "parts": [_row(p) for p in self.parts]}  # fmt: skip
 
     def to_json(self, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     def _repr_html_(self) -> str:
         return self.table().to_html(index=False)
+
+
+def _row(part: Part) -> dict[str, Any]:
+    """A part as a table row: ``part`` (its name), then the other fields."""
+    row = asdict(part)
+    return {"group": row.pop("group"), "part": row.pop("name"), **row}
 
 
 def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
@@ -203,7 +211,7 @@ def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, An
     return {"bytes": {"weights read": bits["parameter_reads"] / 8.0,
                       "KV-cache reads": bits["attention_reads"] / 8.0,
                       "KV-cache writes": bits["kv_writes"] / 8.0},
-            "flops": {"matrix (2 x active parameters per token)": matrix,
+            "flops": {"matrix (2 x active params x B)": matrix,
                       "attention": max(flops - matrix, 0.0)},
             "terms": time, "roofline": roof,
             "binding": BINDINGS[max(summed, key=lambda k: summed[k])]}  # fmt: skip
@@ -271,27 +279,26 @@ def _parts(p: Prediction, out, step, corr, busy_w, busy, step_batch) -> tuple[Pa
                   "offline batch" if i.rate_qps is None else "1 + the mean in flight")]  # fmt: skip
     parts += [Part("bytes per step", k, v, "B") for k, v in step["bytes"].items()]
     parts += [Part("FLOPs per step", k, v, "FLOP") for k, v in step["flops"].items()]
-    notes = {"memory": "bytes / (G x eta_bw x peak bandwidth)",
+    notes = {"memory": "bytes / (G x eta_bw x peak B/s)",
              "compute": "FLOPs / (G x eta_f x peak FLOP/s)",
-             "power limit": "dynamic energy / (G x (TDP - static power))",
-             "layout": "collectives, expert groups, replicated weights",
-             "prompt": "B x prefill time / generated tokens", "fixed": "c0 + c1 x layers"}  # fmt: skip
+             "power limit": "dynamic J / (G x (TDP - static W))",
+             "layout": "collectives, expert groups, copies",
+             "prompt": "B x prefill time / output tokens", "fixed": "c0 + c1 x layers"}  # fmt: skip
     for k, v in step["terms"].items():
         summed = k in ("layout", "prompt", "fixed") or k == step["roofline"]
-        note = notes[k] + ("" if summed or k not in ("memory", "compute", "power limit")
-                           else f" (below the {step['roofline']} roofline: not in the sum)")  # fmt: skip
+        note = notes[k] + ("" if summed else " (not in the sum)")
         parts.append(Part("step time", k, v, "s", note, summed))
     parts.append(Part("step time", "backbone step time", float(out["backbone_itl_s"][0]), "s",
                       f"the sum; binds: {step['binding']}"))  # fmt: skip
-    parts.append(Part("bound", "ITL floor", float(out["itl_floor_s"][0]), "s",
-                      "bytes / (G x peak bandwidth) vs FLOPs / (G x peak FLOP/s)"))  # fmt: skip
-    parts += [Part("power", "idle power", float(out["idle_power_w"][0]), "W", "replica"),
+    parts.append(Part("step time", "ITL floor", float(out["itl_floor_s"][0]), "s",
+                      "hard bound: at peak B/s and FLOP/s"))  # fmt: skip
+    parts += [Part("power", "idle power", float(out["idle_power_w"][0]), "W", "the replica's"),
               Part("power", "busy power", busy_w, "W", "while a request is in flight"),
               Part("power", "busy fraction", busy, "", "share of time with a request"),
               Part("power", "backbone power", float(out["backbone_power_w"][0]), "W",
                    "idle + busy fraction x (busy - idle)"),
-              Part("bound", "replica TDP", float(out["replica_tdp_w"][0]), "W",
-                   "G x TDP: the power ceiling")]  # fmt: skip
+              Part("power", "replica TDP", float(out["replica_tdp_w"][0]), "W",
+                   "hard bound: G x TDP")]  # fmt: skip
     for c in corr.values():
         name = "power" if c.target == "power" else "ITL"
         note = f"held at the {c.bound}" if c.bound else ("learned" if c.applies else "physics")
@@ -302,7 +309,7 @@ def _parts(p: Prediction, out, step, corr, busy_w, busy, step_batch) -> tuple[Pa
     for name, q, unit in quantities:
         iv: Interval = getattr(p, f"{q}_interval")
         parts.append(Part("prediction", name, getattr(p, q), unit,
-                          f"{iv.level:.0%} interval [{iv.lo:.4g}, {iv.hi:.4g}], basis {iv.basis}"))  # fmt: skip
+                          f"{iv.level:.0%} interval, basis {iv.basis}", lo=iv.lo, hi=iv.hi))  # fmt: skip
     parts.append(Part("prediction", "energy per request", p.energy_per_token_j * i.t_out, "J",
                       f"energy per token x {i.t_out} generated tokens"))  # fmt: skip
     if math.isfinite(float(out["widening"][0])) and float(out["widening"][0]) > 0:
