@@ -43,6 +43,16 @@ def test_wall_accounting_by_hand():
     assert out["wall_cost_per_mtok"] == pytest.approx(3e6 / 3.6e6 * 0.1)
 
 
+def test_wall_for_a_prediction_by_hand():
+    p = wl.predict(LLAMA, "A30", rate_qps=0.5)
+    w = A.wall_for(p, region="SE", pue=1.25)
+    # per request: E_token × 180 tokens × 1.25; CO2e at Sweden's 41 g/kWh
+    per_request = p.energy_per_token_j * 180 * 1.25
+    assert w["wall_energy_per_request_j"] == pytest.approx(per_request)
+    assert w["g_co2e_per_request"] == pytest.approx(per_request / 3.6e6 * 41)
+    assert w["grid_source"] == "Sweden (SE), 2023"
+
+
 def test_pue_is_checked():
     assert A.check_pue(1.2) == 1.2
     for bad in (0.9, 3.5, "x"):

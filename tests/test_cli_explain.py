@@ -96,3 +96,16 @@ def test_waterfall_has_no_raw_names_and_readable_text():
         assert style.raw_names_in(fig) == []
         assert len(fig.axes) == 2
     assert wl.plots.explain_waterfall is explain_waterfall
+
+
+def test_predict_carries_the_wall_accounting(capsys):
+    argv = ["predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"]
+    code, out, _ = _run(capsys, [*argv, "--json"])
+    doc = json.loads(out)
+    w, p = doc["wall"], wl.predict(LLAMA, "A30", rate_qps=0.5)
+    assert code == 0 and (w["pue"], w["grid_gco2_per_kwh"]) == (1.58, 458)
+    per_1k = 1.58 * p.energy_per_token_j * 1e3
+    assert w["wall_energy_per_1k_tokens_j"] == pytest.approx(per_1k, rel=1e-5)
+    assert w["g_co2e_per_1k_tokens"] == pytest.approx(per_1k / 3.6e6 * 458, rel=1e-5)
+    code, out, _ = _run(capsys, [*argv, "--region", "IN"])
+    assert "India (IN), 2023" in out and max(len(line) for line in out.splitlines()) <= 100

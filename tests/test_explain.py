@@ -20,6 +20,7 @@ CASES = {
     "rate on H100 NVL": (LLAMA, "H100 NVL", {"rate_qps": 0.5}),
     "batch on L4 (TDP binds)": (LLAMA, "L4", {"batch": 8, "t_in": 500, "t_out": 300}),
     "offline scenario on A30": (LLAMA, "A30", {"scenario": "offline"}),
+    "floor binds": ("Qwen/Qwen3-14B", "H200 NVL", {"batch": 1}),
     "two GPUs (physics)": (LLAMA, "H100 NVL", {"rate_qps": 2.0, "num_gpus": 2}),
     "MoE, expert parallel": ("Qwen/Qwen3-30B-A3B", "H100 SXM", {"batch": 16,
                                                                "parallel": wl.Parallel(ep=2)}),
@@ -102,6 +103,14 @@ def test_the_tdp_bound_is_named_when_it_holds_power():
     x = explain(LLAMA, "L4", batch=8, t_in=500, t_out=300)
     assert x.corrections["power"].bound == "TDP"
     assert x.prediction.power_w == pytest.approx(x.replica_tdp_w)
+
+
+def test_the_floor_is_named_when_it_holds_itl():
+    x = explain("Qwen/Qwen3-14B", "H200 NVL", batch=1)
+    itl = x.corrections["itl"]
+    assert itl.bound == "floor" and itl.learned < itl.factor
+    assert x.prediction.itl_s == pytest.approx(x.floor_s, rel=1e-12)
+    assert x.table().set_index("part").loc["ITL factor", "note"] == "held at the floor"
 
 
 def test_json_round_trips_without_nan():

@@ -191,3 +191,19 @@ def resolve_grid(region: str | None, grid_gco2_per_kwh: float | None) -> tuple[f
     if grid_gco2_per_kwh is not None:
         return float(grid_gco2_per_kwh), "given"
     return DEFAULT_GRID_GCO2_PER_KWH, "World (WORLD), 2025 default"
+
+
+def wall_for(prediction, region: str | None = None, pue: float | None = None,
+             grid_gco2_per_kwh: float | None = None,
+             price_per_kwh: float = DEFAULT_PRICE_PER_KWH) -> dict:  # fmt: skip
+    """Energy, CO2e and cost at the wall of a ``wl.predict`` result (or ``wl.explain``'s
+    ``.prediction``): per request (energy per token × T_out) and per 1,000 tokens, × ``pue``
+    (default :data:`DEFAULT_PUE`), at ``region``'s grid (or ``grid_gco2_per_kwh``; default the
+    world's), with the inputs echoed."""
+    grid, source = resolve_grid(region, grid_gco2_per_kwh)
+    pue = DEFAULT_PUE if pue is None else check_pue(pue)
+    per_token = prediction.energy_per_token_j
+    out = wall_accounting(per_token * prediction.inputs.t_out, per_token * 1e3, pue, grid,
+                          price_per_kwh)  # fmt: skip
+    return {**out, "grid_gco2_per_kwh": grid, "grid_source": source,
+            "price_per_kwh": price_per_kwh}  # fmt: skip

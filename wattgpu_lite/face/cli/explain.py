@@ -93,27 +93,24 @@ def _human(value: float, unit: str) -> str:
     return f"{round_sig(value, TEXT_DIGITS):g} {unit}".rstrip()
 
 
-def wall(x, region: str | None, grid: float | None, pue: float | None) -> dict:
+def wall(prediction, region: str | None, grid: float | None, pue: float | None) -> dict:
     """Energy, CO2e and cost per request and per 1,000 tokens at the wall, with their inputs."""
-    from wattgpu_lite.selection.accounting import (
-        DEFAULT_PRICE_PER_KWH,
-        DEFAULT_PUE,
-        resolve_grid,
-        wall_accounting,
-    )
+    from wattgpu_lite.selection.accounting import wall_for
 
-    intensity, source = resolve_grid(region, grid)
-    pue = DEFAULT_PUE if pue is None else pue
-    p = x.prediction
-    per_request = p.energy_per_token_j * p.inputs.t_out
-    out = wall_accounting(per_request, p.energy_per_token_j * 1e3, pue, intensity,
-                          DEFAULT_PRICE_PER_KWH)  # fmt: skip
-    return {**out, "grid_gco2_per_kwh": intensity, "grid_source": source,
-            "price_per_kwh": DEFAULT_PRICE_PER_KWH}  # fmt: skip
+    return wall_for(prediction, region, pue, grid)
 
 
-def _fit(line: str) -> str:
-    return line if len(line) <= WIDTH else line[: WIDTH - 3] + "..."
+def wall_lines(w: dict) -> list[str]:
+    """The wall accounting as text lines ≤ WIDTH (``explain`` and ``predict``)."""
+    lines = _wrap(f"at the wall: PUE {w['pue']:g}; grid {w['grid_gco2_per_kwh']:g} gCO2e/kWh "
+                  f"({escape_controls(w['grid_source'])})")  # fmt: skip
+    lines += _wrap(f"  energy per request {_human(w['wall_energy_per_request_j'], 'J')}, per "
+                   f"1,000 tokens {_human(w['wall_energy_per_1k_tokens_j'], 'J')}", "    ")  # fmt: skip
+    lines += _wrap(f"  CO2e per request {round_sig(w['g_co2e_per_request'], TEXT_DIGITS):g} g, "
+                   f"per 1,000 tokens {round_sig(w['g_co2e_per_1k_tokens'], TEXT_DIGITS):g} g; "
+                   f"electricity {round_sig(w['wall_cost_per_mtok'], TEXT_DIGITS):g} USD per "
+                   "million tokens", "    ")  # fmt: skip
+    return lines
 
 
 def _value(value: float, unit: str) -> str:
@@ -156,14 +153,7 @@ def text_view(x, w: dict) -> str:
         lines += _part_lines(part)
     lines.append("  (+: the step-time terms that add up to the backbone step time)")
     lines += _wrap(f"correction: {escape_controls(x.corrections['power'].why)}")
-    lines += _wrap(f"at the wall: PUE {w['pue']:g}; grid {w['grid_gco2_per_kwh']:g} gCO2e/kWh "
-                   f"({escape_controls(w['grid_source'])})")  # fmt: skip
-    lines += _wrap(f"  energy per request {_human(w['wall_energy_per_request_j'], 'J')}, per "
-                   f"1,000 tokens {_human(w['wall_energy_per_1k_tokens_j'], 'J')}", "    ")  # fmt: skip
-    lines += _wrap(f"  CO2e per request {round_sig(w['g_co2e_per_request'], TEXT_DIGITS):g} g, "
-                   f"per 1,000 tokens {round_sig(w['g_co2e_per_1k_tokens'], TEXT_DIGITS):g} g; "
-                   f"electricity {round_sig(w['wall_cost_per_mtok'], TEXT_DIGITS):g} USD per "
-                   "million tokens", "    ")  # fmt: skip
+    lines += wall_lines(w)
     for n in p.notes:
         lines += _wrap(f"note: {escape_controls(n)}")
     return "\n".join(lines)
@@ -176,7 +166,7 @@ def run(args: argparse.Namespace) -> int:
     x = explain(resolve_llm(args.llm), resolve_gpu(args.gpu), rate_qps=args.rate_qps,
                 batch=args.batch, scenario=args.scenario, t_in=args.t_in, t_out=args.t_out,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout, level=args.level)  # fmt: skip
-    w = wall(x, args.region, args.grid_gco2_per_kwh, args.pue)
+    w = wall(x.prediction, args.region, args.grid_gco2_per_kwh, args.pue)
     if args.plot:
         from wattgpu_lite.face.plots_explain import explain_waterfall
 
