@@ -81,6 +81,8 @@ def test_rank_takes_region_and_pue(capsys):
     r = rows[0]
     assert r["wall_energy_per_1k_tokens_j"] == pytest.approx(1.1 * r["energy_per_1k_tokens_j"],
                                                              rel=1e-5)  # fmt: skip
+    code, out, _ = _run(capsys, [*RANK, "--region", "de"])
+    assert "at the wall (PUE 1.58, grid 381 gCO2e/kWh, Germany (DE), 2023)" in out
     code, _, err = _run(capsys, [*RANK, "--pue", "0.5"])
     assert code == 2 and "pue" in err
 
@@ -89,7 +91,11 @@ def test_waterfall_has_no_raw_names_and_readable_text():
     import matplotlib
 
     matplotlib.use("Agg", force=True)
+    from wattgpu_lite.face import plots_explain
     from wattgpu_lite.face.plots_explain import explain_waterfall
+
+    colours = {plots_explain.UP, plots_explain.DOWN, plots_explain.TOTAL}
+    assert not colours & set(style.GPU_PALETTE.values())  # a bar's colour is no GPU's
 
     for kw in ({"rate_qps": 0.5}, {"batch": 8, "t_in": 500, "t_out": 300}):
         fig = explain_waterfall(wl.explain(LLAMA, "L4", **kw))

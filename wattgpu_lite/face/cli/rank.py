@@ -105,7 +105,7 @@ def text_view(table, itl_sla_ms: float, top: int) -> str:
 
     view = escape_frame(display_table(table).head(max(top, 1)))
     lines = [escape_controls(summary(table, itl_sla_ms)), "",
-             view.drop(columns="why not").to_string(index=False)]  # fmt: skip
+             view.drop(columns="why not").to_string(index=False), *wall_line(table)]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
     if why:
         lines += ["", "why not:", *why]
@@ -115,3 +115,16 @@ def text_view(table, itl_sla_ms: float, top: int) -> str:
             f"{len(table) - len(view)} more plans: --top {len(table)} or --json shows all.",
         ]
     return "\n".join(lines)
+
+
+def wall_line(table) -> list[str]:
+    """The pick's energy and CO2e at the wall, in one line (none without a pick)."""
+    best = table[table["rank"] == 1] if "rank" in table else table.iloc[:0]
+    if best.empty or "wall_energy_per_1k_tokens_j" not in table:
+        return []
+    r = best.iloc[0]
+    return [escape_controls(
+        f"at the wall (PUE {r['pue']:g}, grid {r['grid_gco2_per_kwh']:g} gCO2e/kWh, "
+        f"{r['grid_source']}): {r['wall_energy_per_1k_tokens_j']:.4g} J and "
+        f"{r['g_co2e_per_1k_tokens']:.3g} g CO2e per 1,000 tokens"
+    )]  # fmt: skip
