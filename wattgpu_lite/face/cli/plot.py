@@ -7,7 +7,6 @@ installed); a missing matplotlib is one line naming the extra that brings it.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +22,12 @@ def add_plot_flag(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def has_matplotlib() -> bool:
-    return importlib.util.find_spec("matplotlib") is not None
+    """Whether matplotlib imports (only asked when ``--plot`` is given)."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def check_plot(path: str) -> None:
