@@ -202,11 +202,15 @@ def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, An
         "memory": sum(bits.values()) / 8.0 / (g * float(hw[3][0])),
         "compute": flops / (g * float(hw[2][0])),
         "power limit": dynamic / (g * (float(rows.tdp_w[0]) - p_static)),
-        "layout": float(terms[("decode", "communication")][0]) * per_step / (g * p_static),
+        "layout": 0.0,  # below: from its energy term, G · P_static · t_layout
         "prompt": float(times["prefill"][0]) * per_step,
         "fixed": c.step_s + c.step_per_layer_s * float(rows.n_layers[0]),
     }
     roof = max(("memory", "compute", "power limit"), key=lambda k: time[k])
+    decode_s = float(times["decode"][0]) * per_step
+    comm_j = float(terms[("decode", "communication")][0]) * per_step
+    # t_layout from its energy term; with no static power (custom constants), decode − roofline
+    time["layout"] = comm_j / (g * p_static) if p_static > 0 else max(decode_s - time[roof], 0.0)
     summed = {k: time[k] for k in (roof, "layout", "prompt", "fixed")}
     return {"bytes": {"weights read": bits["parameter_reads"] / 8.0,
                       "KV-cache reads": bits["attention_reads"] / 8.0,
