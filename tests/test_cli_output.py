@@ -26,6 +26,7 @@ COMMANDS = {
     "rank": (RANK, "rank"),
     "estimate": (["estimate", "--llm", LLAMA, "--tp", "2"], "estimate"),
     "predict": (["predict", "--llm", LLAMA, "--gpu", "A30", "--scenario", "offline"], "predict"),
+    "explain": (["explain", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.2"], "explain"),
     "evaluate": (["evaluate", "--model", "hybrid", "--strategy", "logo"], "evaluate"),
 }
 

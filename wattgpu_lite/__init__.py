@@ -8,6 +8,7 @@ uses the catalogs never pays for XGBoost.
     wl.measurements()                       # the Watt Counts runs, validated
     wl.estimate_energy(m, gpu="H100 NVL", t_in=500, t_out=500, mode="physical")
     wl.predict(m, g, rate_qps=0.1, t_in=500, t_out=300)   # a Prediction with 80 % intervals
+    wl.explain(m, g, rate_qps=0.1).table()  # the same prediction, term by term
     wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")   # the paper's model
 """
 
@@ -35,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "HybridModel": "hybrid.model",
     "predict": "hybrid.api",
     "predict_many": "hybrid.api",
+    "explain": "hybrid.explain",
     "Prediction": "hybrid.prediction",
     "rank_gpus": "selection.rank",
 }

@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from wattgpu_lite.face.plots_explain import explain_waterfall  # noqa: F401  (re-exported: wl.explain)
 from wattgpu_lite.face.plots_selection import (  # noqa: F401  (re-exported: notebook 05, dashboard)
     gpu_energy_bars,
     plan_bars,

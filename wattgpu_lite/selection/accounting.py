@@ -4,11 +4,16 @@ Every function is one quantity, SI inside (J, s, B), units in the name. The grid
 electricity price defaults come from data/electricity_factors.csv (a source per row; see
 data/SOURCES.md), never from Python literals.
 
-Accounting (accelerator energy only: no host CPU, cooling or PUE):
+Accounting (accelerator energy; no host CPU):
 
 - server (Poisson arrivals at rate λ): the GPU is held, and draws P̄, for the whole interval
   between requests, so energy per request = P̄ / λ, and per generated token = P̄ / (λ · T_out).
 - offline (a batch of requests at once): ITL = 1/throughput, energy per token = P̄ · ITL.
+- at the wall (the facility meter, as CodeCarbon and EcoLogits count it): accelerator energy ×
+  PUE (default: the Uptime Institute survey's industry average, data/electricity_factors.csv),
+  and its CO2e at a grid intensity, by region or country code from data/grid_intensity.csv
+  (Ember). The ``kg_co2e_per_mtok`` and ``cost_per_mtok`` columns stay accelerator-only; the
+  ``wall_*`` and ``g_co2e_*`` columns are the facility's.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ from functools import cache
 
 import pandas as pd
 
+from wattgpu_lite import checks
 from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.errors import DataFileError
+from wattgpu_lite.errors import DataFileError, InvalidInputError
 
 J_PER_KWH = 3.6e6
 BYTES_PER_PARAM_FP16 = 2  # FP16/BF16 weights, as every Watt Counts run
@@ -111,3 +117,93 @@ def default_factor(quantity: str) -> float:
 
 DEFAULT_GRID_GCO2_PER_KWH = default_factor("grid_intensity")  # Ember, world 2025
 DEFAULT_PRICE_PER_KWH = default_factor("electricity_price")  # EIA, Virginia commercial, USD
+DEFAULT_PUE = default_factor("pue")  # Uptime Institute, industry average 2023
+DEFAULT_REGION = "WORLD"
+
+
+@cache
+def grid_intensities() -> pd.DataFrame:
+    """data/grid_intensity.csv: location-based grid intensity (gCO2e/kWh) by region code, one
+    cited source a row (Ember; ``WORLD`` is the default)."""
+    path = data_dir() / "grid_intensity.csv"
+    if not path.is_file():
+        raise DataFileError(f"{path.name}: not found in data/; restore it with `git checkout`")
+    table = pd.read_csv(path, keep_default_na=False)
+    needed = {"code", "region", "year", "gco2e_per_kwh", "source"}
+    if not needed <= set(table.columns):
+        raise DataFileError(f"{path.name}: missing columns {sorted(needed - set(table.columns))}")
+    return table
+
+
+def grid_region(region: str) -> pd.Series:
+    """The row of data/grid_intensity.csv for a code (``FR``, ``world``) or a name (``France``),
+    case-insensitive; InvalidInputError listing the codes otherwise."""
+    table = grid_intensities()
+    key = str(region).strip().casefold()
+    hit = table[(table["code"].str.casefold() == key) | (table["region"].str.casefold() == key)]
+    if hit.empty:
+        codes = ", ".join(table["code"])
+        raise InvalidInputError(f"unknown grid region {region!r}; use one of {codes} (or give a "
+                                "grid intensity in gCO2e/kWh)")  # fmt: skip
+    return hit.iloc[0]
+
+
+def grid_intensity_g_per_kwh(region: str = DEFAULT_REGION) -> float:
+    """Grid intensity of ``region``, gCO2e/kWh (:func:`grid_region`)."""
+    return float(grid_region(region)["gco2e_per_kwh"])
+
+
+def wall_energy_j(accelerator_energy_j, pue=DEFAULT_PUE):
+    """Energy at the facility meter, J: accelerator energy × PUE."""
+    return accelerator_energy_j * pue
+
+
+def co2e_g(energy_j, grid_gco2_per_kwh):
+    """g CO2e of ``energy_j`` at a grid intensity: E / 3.6e6 J/kWh · I_grid."""
+    return energy_j / J_PER_KWH * grid_gco2_per_kwh
+
+
+def wall_accounting(energy_per_request_j, energy_per_1k_tokens_j, pue, grid_gco2_per_kwh,
+                    price_per_kwh) -> dict:  # fmt: skip
+    """The facility's columns from accelerator energy: wall energy per request and per 1,000
+    tokens (× PUE), their g CO2e, and the wall electricity cost per 1e6 tokens."""
+    per_request = wall_energy_j(energy_per_request_j, pue)
+    per_1k = wall_energy_j(energy_per_1k_tokens_j, pue)
+    return {"pue": pue, "wall_energy_per_request_j": per_request,
+            "wall_energy_per_1k_tokens_j": per_1k,
+            "g_co2e_per_request": co2e_g(per_request, grid_gco2_per_kwh),
+            "g_co2e_per_1k_tokens": co2e_g(per_1k, grid_gco2_per_kwh),
+            "wall_cost_per_mtok": per_1k * 1e3 / J_PER_KWH * price_per_kwh}  # fmt: skip
+
+
+def check_pue(pue) -> float:
+    """A PUE in [1, 3] (1: every joule reaches the IT load; survey averages are 1.5-1.6)."""
+    return checks.check_number("pue", pue, 1.0, 3.0, "(facility / IT energy)")
+
+
+def resolve_grid(region: str | None, grid_gco2_per_kwh: float | None) -> tuple[float, str]:
+    """(gCO2e/kWh, where it comes from): a region's row, an explicit number, or the default."""
+    if region is not None and grid_gco2_per_kwh is not None:
+        raise InvalidInputError("give a grid region or a grid intensity in gCO2e/kWh, not both")
+    if region is not None:
+        row = grid_region(region)
+        return float(row["gco2e_per_kwh"]), f"{row['region']} ({row['code']}), {row['year']}"
+    if grid_gco2_per_kwh is not None:
+        return float(grid_gco2_per_kwh), "given"
+    return DEFAULT_GRID_GCO2_PER_KWH, "World (WORLD), 2025 default"
+
+
+def wall_for(prediction, region: str | None = None, pue: float | None = None,
+             grid_gco2_per_kwh: float | None = None,
+             price_per_kwh: float = DEFAULT_PRICE_PER_KWH) -> dict:  # fmt: skip
+    """Energy, CO2e and cost at the wall of a ``wl.predict`` result (or ``wl.explain``'s
+    ``.prediction``): per request (energy per token × T_out) and per 1,000 tokens, × ``pue``
+    (default :data:`DEFAULT_PUE`), at ``region``'s grid (or ``grid_gco2_per_kwh``; default the
+    world's), with the inputs echoed."""
+    grid, source = resolve_grid(region, grid_gco2_per_kwh)
+    pue = DEFAULT_PUE if pue is None else check_pue(pue)
+    per_token = prediction.energy_per_token_j
+    out = wall_accounting(per_token * prediction.inputs.t_out, per_token * 1e3, pue, grid,
+                          price_per_kwh)  # fmt: skip
+    return {**out, "grid_gco2_per_kwh": grid, "grid_source": source,
+            "price_per_kwh": price_per_kwh}  # fmt: skip

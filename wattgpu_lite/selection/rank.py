@@ -29,11 +29,14 @@ from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.accounting import (
-    DEFAULT_GRID_GCO2_PER_KWH,
     DEFAULT_PRICE_PER_KWH,
+    DEFAULT_PUE,
     WATT_COUNTS_CONTEXT_TOKENS,
+    check_pue,
     extra_pct,
+    resolve_grid,
     saving_pct,
+    wall_accounting,
 )
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
@@ -61,9 +64,10 @@ def rank_gpus(
     llm, scenario: str | None = None, *, itl_sla_ms: float, rate_qps: float | None = None,
     batch: float | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
     candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None, layouts=None,
-    source: str = "hybrid", grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH,
+    source: str = "hybrid", grid_gco2_per_kwh: float | None = None,
     price_per_kwh: float = DEFAULT_PRICE_PER_KWH, level: float = 0.8,
-    context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS,
+    context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS, pue: float = DEFAULT_PUE,
+    region: str | None = None,
 ) -> pd.DataFrame:  # fmt: skip
     """One row per candidate GPU, the ones meeting the ITL SLA first, by energy per token.
 
@@ -76,14 +80,32 @@ def rank_gpus(
     readings 'measured' (the runs), 'paper' (WattGPU as published) and 'logo' (WattGPU refitted
     without each GPU), which know the three scenarios only and default to the 8 measured GPUs.
     Give one load: ``scenario``, ``rate_qps`` (req/s) or ``batch``. Grid intensity in gCO2e/kWh
-    and price per kWh default to data/electricity_factors.csv. NoFeasibleGPUError (each GPU's
+    and price per kWh default to data/electricity_factors.csv; ``region`` (a code of
+    data/grid_intensity.csv, ``"FR"``, ``"world"``) names the grid instead. The wall columns
+    (``wall_energy_per_request_j``, ``wall_energy_per_1k_tokens_j``, ``g_co2e_per_request``,
+    ``g_co2e_per_1k_tokens``, ``wall_cost_per_mtok``) count accelerator energy × ``pue``
+    (default: the Uptime Institute survey's industry average); ``kg_co2e_per_mtok`` and
+    ``cost_per_mtok`` stay accelerator-only. NoFeasibleGPUError (each GPU's
     reason) when no candidate holds the model; InvalidInputError when no layout tried can run
     it at all (e.g. ``gpu_counts=(3,)`` for 32 heads). ``candidates``: GPUs, or one GPU
     (``"L4"``); ``gpu_counts``: whole numbers in [1, 64], one number, or text ``"1,2,4"``.
     """
     sla = checks.check_itl_sla_ms(itl_sla_ms)
-    grid = checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
+    if grid_gco2_per_kwh is not None:
+        checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
+    grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)
+    pue = check_pue(pue)
     price = checks.check_number("price_per_kwh", price_per_kwh, 0, 100, "per kWh")
+    table = _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts,
+                  weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
+    wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
+                           grid, price)  # fmt: skip
+    return table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source)
+
+
+def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts, weights,
+          layouts, source, grid, price, level, context_tokens) -> pd.DataFrame:  # fmt: skip
+    """The ranking with accelerator accounting (:func:`rank_gpus` adds the wall columns)."""
     model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     if source == "hybrid":

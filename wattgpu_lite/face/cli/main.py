@@ -22,9 +22,10 @@ from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face.cli import text
 from wattgpu_lite.face.cli.messages import for_shell
 from wattgpu_lite.face.cli.output import check_output
+from wattgpu_lite.face.cli.plot import check_plot
 
 # one module per command group, in the order `--help` lists them
-COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "evaluate")
+COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "explain", "evaluate")
 # option dest -> the library's check of it (so `--level 0.9999` fails before any model loads)
 OPTION_CHECKS = {
     "level": checks.check_level,
@@ -37,6 +38,8 @@ OPTION_CHECKS = {
     "grid_gco2_per_kwh": lambda v, f: checks.check_number(f, v, 0, 5000, "gCO2e/kWh"),
     "price_per_kwh": lambda v, f: checks.check_number(f, v, 0, 100, "per kWh"),
     "output": lambda v, f: check_output(v),
+    "plot": lambda v, f: check_plot(v),
+    "pue": lambda v, f: checks.check_number(f, v, 1.0, 3.0, "(facility / IT energy)"),
 }
 EXIT_USER, EXIT_BUG = 2, 1
 

@@ -2,10 +2,12 @@
 
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N] [--json]
+       [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N] [--region CODE] [--pue 1.58]
+       [--json]
 
---json prints the Prediction's to_dict() in the CLI's envelope (``kind`` "predict"); the text view
-shows the same fields.
+--json prints the Prediction's to_dict() in the CLI's envelope (``kind`` "predict"), and under
+``wall`` the energy, CO2e and cost at the wall (× PUE, at the region's grid); the text view shows
+the same fields.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from wattgpu_lite.face.cli import (
     command,
     deliver,
 )
+from wattgpu_lite.face.cli.explain import add_wall_flags, wall, wall_lines
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, document
 from wattgpu_lite.face.cli.text import escape_controls
@@ -29,6 +32,8 @@ SCENARIOS = ("offline", "server_low", "server_high")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``predict``."""
+    from wattgpu_lite.selection.accounting import DEFAULT_PUE
+
     p = command(sub, "predict", "predicted power, ITL and energy per token, with intervals",
                 "wattgpu-lite predict --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 "
                 "--rate-qps 0.5")  # fmt: skip
@@ -43,11 +48,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--level", type=float, default=0.8,
                    help="interval coverage in (0.5, 0.999) (default %(default)s)")  # fmt: skip
     add_layout_flags(p)
+    add_wall_flags(p, DEFAULT_PUE)
     add_output_flags(p)
     p.set_defaults(func=run)
 
 
-def text_view(p) -> str:
+def text_view(p, w: dict | None = None) -> str:
     """The prediction as readable lines: inputs, each quantity with its interval, notes."""
     i = p.inputs
     load = f"rate {i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
@@ -60,6 +66,7 @@ def text_view(p) -> str:
               f"  capacity_qps         {p.capacity_qps:>11.4g}",
               f"  max_batch            {p.max_batch:>11d}",
               f"  nearest scenario     {p.scenario:>11}"]  # fmt: skip
+    lines += wall_lines(w) if w else []
     lines += [f"note: {escape_controls(n)}" for n in p.notes]
     return "\n".join(lines)
 
@@ -70,4 +77,5 @@ def run(args: argparse.Namespace) -> int:
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 parallel=layout_from(args))  # fmt: skip
-    return deliver(Result(document("predict", p.to_dict()), text_view(p)), args)
+    w = wall(p, args.region, None, args.pue)
+    return deliver(Result(document("predict", {**p.to_dict(), "wall": w}), text_view(p, w)), args)

@@ -22,8 +22,10 @@ from wattgpu_lite.face.cli import (
     deliver,
     resolve_llm,
 )
+from wattgpu_lite.face.cli.explain import add_wall_flags
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, table_document
+from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
@@ -31,7 +33,11 @@ DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``rank``."""
-    from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH, DEFAULT_PRICE_PER_KWH
+    from wattgpu_lite.selection.accounting import (
+        DEFAULT_GRID_GCO2_PER_KWH,
+        DEFAULT_PRICE_PER_KWH,
+        DEFAULT_PUE,
+    )
 
     p = command(sub, "rank", "rank GPUs for an LLM under an ITL SLA, by energy",
                 "wattgpu-lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 "
@@ -59,9 +65,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "Ember world average)")  # fmt: skip
     p.add_argument("--price-per-kwh", type=float,
                    help=f"electricity price per kWh (default {DEFAULT_PRICE_PER_KWH:g} USD, EIA)")  # fmt: skip
+    add_wall_flags(p, DEFAULT_PUE)
     add_layout_flags(p)
     p.add_argument("--top", type=int, default=DEFAULT_TOP,
                    help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
+    add_plot_flag(p, "the plans figure (ITL and energy per plan, the SLA dashed)")
     add_output_flags(p)
     p.set_defaults(func=run_rank)
 
@@ -69,7 +77,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run_rank(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.rank import rank_gpus
 
-    extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh}
+    extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh,
+             "region": args.region, "pue": args.pue}  # fmt: skip
     tokens = {}
     if args.source == "hybrid":
         counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
@@ -82,6 +91,10 @@ def run_rank(args: argparse.Namespace) -> int:
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
         **{k: v for k, v in extra.items() if v is not None},
     )  # fmt: skip
+    if args.plot:
+        from wattgpu_lite.face.plots_selection import plan_bars
+
+        save_plot(lambda: plan_bars(table, args.itl_sla_ms), args.plot)
     text = "" if args.json else text_view(table, args.itl_sla_ms, args.top)
     return deliver(Result(table_document("rank", table), text), args)
 
@@ -92,7 +105,7 @@ def text_view(table, itl_sla_ms: float, top: int) -> str:
 
     view = escape_frame(display_table(table).head(max(top, 1)))
     lines = [escape_controls(summary(table, itl_sla_ms)), "",
-             view.drop(columns="why not").to_string(index=False)]  # fmt: skip
+             view.drop(columns="why not").to_string(index=False), *wall_line(table)]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
     if why:
         lines += ["", "why not:", *why]
@@ -102,3 +115,16 @@ def text_view(table, itl_sla_ms: float, top: int) -> str:
             f"{len(table) - len(view)} more plans: --top {len(table)} or --json shows all.",
         ]
     return "\n".join(lines)
+
+
+def wall_line(table) -> list[str]:
+    """The pick's energy and CO2e at the wall, in one line (none without a pick)."""
+    best = table[table["rank"] == 1] if "rank" in table else table.iloc[:0]
+    if best.empty or "wall_energy_per_1k_tokens_j" not in table:
+        return []
+    r = best.iloc[0]
+    return [escape_controls(
+        f"at the wall (PUE {r['pue']:g}, grid {r['grid_gco2_per_kwh']:g} gCO2e/kWh, "
+        f"{r['grid_source']}): {r['wall_energy_per_1k_tokens_j']:.4g} J and "
+        f"{r['g_co2e_per_1k_tokens']:.3g} g CO2e per 1,000 tokens"
+    )]  # fmt: skip

@@ -1,0 +1,124 @@
+"""``wl.explain``: the parts of a prediction add up to the prediction.
+
+Step-time terms sum to the backbone step time (the backbone ITL); backbone × correction factor is
+the final value, and when a bound holds it (the ITL floor, idle power or the TDP) the table says so;
+energy per token = power × time per token; the explanation carries ``wl.predict``'s own answer.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.hybrid.explain import BINDINGS, explain
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+CASES = {
+    "rate on H100 NVL": (LLAMA, "H100 NVL", {"rate_qps": 0.5}),
+    "batch on L4 (TDP binds)": (LLAMA, "L4", {"batch": 8, "t_in": 500, "t_out": 300}),
+    "offline scenario on A30": (LLAMA, "A30", {"scenario": "offline"}),
+    "floor binds": ("Qwen/Qwen3-14B", "H200 NVL", {"batch": 1}),
+    "two GPUs (physics)": (LLAMA, "H100 NVL", {"rate_qps": 2.0, "num_gpus": 2}),
+    "MoE, expert parallel": ("Qwen/Qwen3-30B-A3B", "H100 SXM", {"batch": 16,
+                                                               "parallel": wl.Parallel(ep=2)}),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def case(request):
+    llm, gpu, kw = CASES[request.param]
+    return explain(llm, gpu, **kw), wl.predict(llm, gpu, **kw)
+
+
+def test_it_carries_the_prediction_of_wl_predict(case):
+    x, p = case
+    assert x.prediction == p
+
+
+def test_step_time_terms_add_up_to_the_backbone_step_time(case):
+    x, _ = case
+    summed = [part for part in x.parts if part.in_sum]
+    assert {part.name for part in summed} == {x.roofline, "layout", "prompt", "fixed"}
+    assert math.isclose(sum(part.value for part in summed), x.backbone_step_s, rel_tol=1e-9)
+    assert x.step_terms_s[x.roofline] == max(x.step_terms_s[k] for k in
+                                             ("memory", "compute", "power limit"))  # fmt: skip
+    largest = max((x.roofline, "layout", "prompt", "fixed"), key=x.step_terms_s.get)
+    assert x.binding == BINDINGS[largest]
+
+
+def test_memory_time_is_bytes_over_the_achieved_bandwidth(case):
+    x, p = case
+    g, c = wl.gpu(p.inputs.gpu), wl.HybridModel.pretrained().constants
+    expected = sum(x.bytes_per_step.values()) / (
+        p.inputs.num_gpus * c.eta_bw * g.bandwidth_gbs * 1e9
+    )
+    assert math.isclose(x.step_terms_s["memory"], expected, rel_tol=1e-9)
+
+
+def test_backbone_times_the_factor_is_the_final_value_unless_a_bound_binds(case):
+    x, p = case
+    power, itl = x.corrections["power"], x.corrections["itl"]
+    assert math.isclose(power.backbone * power.factor, p.power_w, rel_tol=1e-9)
+    assert math.isclose(itl.backbone * itl.factor, p.itl_s, rel_tol=1e-9)
+    for c, lo, hi in ((power, x.idle_power_w, x.replica_tdp_w), (itl, x.floor_s, math.inf)):
+        if not c.bound:
+            assert math.isclose(c.factor, c.learned, rel_tol=1e-9)
+        else:
+            assert math.isclose(c.final, lo if c.bound in ("floor", "idle power") else hi,
+                                rel_tol=1e-9)  # fmt: skip
+            assert any(part.note == f"held at the {c.bound}" for part in x.parts)
+        assert np.clip(c.backbone * c.learned, lo, hi) == pytest.approx(c.final, rel=1e-9)
+
+
+def test_physics_rows_have_no_correction_and_say_why(case):
+    x, p = case
+    if x.basis == "physics":
+        assert x.corrections["power"].learned == 1.0 and x.corrections["itl"].learned == 1.0
+        assert "no correction" in x.corrections["power"].why
+        assert p.model == "physics"
+    else:
+        assert x.corrections["power"].applies
+
+
+def test_energy_per_token_is_power_times_time_per_token(case):
+    x, p = case
+    assert math.isclose(p.energy_per_token_j, p.power_w * p.time_per_token_s, rel_tol=1e-12)
+    rows = x.table().set_index("part")
+    assert rows.loc["energy per token", "value"] == pytest.approx(p.energy_per_token_j)
+    assert rows.loc["energy per request", "value"] == pytest.approx(
+        p.energy_per_token_j * p.inputs.t_out
+    )
+
+
+def test_backbone_power_is_idle_plus_the_busy_share(case):
+    x, _ = case
+    expected = x.idle_power_w + x.busy_fraction * (x.busy_power_w - x.idle_power_w)
+    assert math.isclose(x.backbone_power_w, expected, rel_tol=1e-9)
+
+
+def test_the_tdp_bound_is_named_when_it_holds_power():
+    x = explain(LLAMA, "L4", batch=8, t_in=500, t_out=300)
+    assert x.corrections["power"].bound == "TDP"
+    assert x.prediction.power_w == pytest.approx(x.replica_tdp_w)
+
+
+def test_the_floor_is_named_when_it_holds_itl():
+    x = explain("Qwen/Qwen3-14B", "H200 NVL", batch=1)
+    itl = x.corrections["itl"]
+    assert itl.bound == "floor" and itl.learned < itl.factor
+    assert x.prediction.itl_s == pytest.approx(x.floor_s, rel=1e-12)
+    assert x.table().set_index("part").loc["ITL factor", "note"] == "held at the floor"
+
+
+def test_json_round_trips_without_nan():
+    x = explain(LLAMA, "A30", rate_qps=0.2)
+    doc = x.to_dict()
+    assert doc["schema_version"] == 1 and doc["prediction"]["power_w"] == x.prediction.power_w
+    assert x.to_json()
+
+
+def test_wl_explain_is_exported():
+    assert wl.explain is explain

@@ -1,0 +1,177 @@
+"""``explain``: one prediction taken apart — bytes and FLOPs per step, the step-time terms, the bound
+that binds, idle and busy power, the correction and why, the intervals; energy and CO2e at the wall.
+
+python -m wattgpu_lite explain --llm NAME|config.json --gpu NAME|spec.json
+       (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
+       [--t-in 15] [--t-out 180] [--num-gpus 1 | --tp N --ep N] [--weights FORMAT]
+       [--region WORLD|US|FR|... | --grid-gco2-per-kwh G] [--pue 1.58] [--plot FILE.png] [--json]
+
+--json prints ``wl.explain(...).to_dict()`` and the wall accounting in the CLI's envelope (``kind``
+"explain"), the parts under ``rows``; ``--output FILE.csv`` saves the parts, one per row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import textwrap
+
+from wattgpu_lite.face.cli import (
+    GPU_HELP,
+    LLM_HELP,
+    add_output_flags,
+    add_token_flags,
+    add_weights_flag,
+    command,
+    deliver,
+    resolve_gpu,
+    resolve_llm,
+)
+from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.output import TEXT_DIGITS, Result, document, round_sig
+from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
+from wattgpu_lite.face.cli.text import escape_controls
+
+SCENARIOS = ("offline", "server_low", "server_high")
+WIDTH = 100  # the text view's widest line
+NAME = 32  # the part names' column
+# unit -> (scale, shown unit) ladders for readable numbers
+LADDERS = {
+    "B": ((1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B")),
+    "FLOP": ((1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1.0, "FLOP")),
+    "s": ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs")),
+    "J": ((1e6, "MJ"), (1e3, "kJ"), (1.0, "J"), (1e-3, "mJ")),
+}
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``explain``."""
+    from wattgpu_lite.selection.accounting import DEFAULT_PUE
+
+    p = command(sub, "explain", "a prediction taken apart: the terms it is made of, and why",
+                "wattgpu-lite explain --llm meta-llama/Llama-3.1-8B-Instruct --gpu 'H100 NVL' "
+                "--rate-qps 0.5 --region FR")  # fmt: skip
+    p.add_argument("--llm", required=True, help=LLM_HELP)
+    p.add_argument("--gpu", required=True, help=GPU_HELP)
+    load = p.add_mutually_exclusive_group(required=True)
+    load.add_argument("--rate-qps", type=float,
+                      help="Poisson arrival rate, requests per second (1e-6 to 1000)")  # fmt: skip
+    load.add_argument("--batch", type=float, help="sequences decoded together, 1 to 4096 (offline)")
+    load.add_argument("--scenario", choices=SCENARIOS, help="the load of a Watt Counts scenario")
+    add_token_flags(p)
+    p.add_argument("--level", type=float, default=0.8,
+                   help="interval coverage in (0.5, 0.999) (default %(default)s)")  # fmt: skip
+    p.add_argument("--num-gpus", type=int, default=1,
+                   help="GPUs per replica, tensor parallel (default %(default)s; or --tp/--ep)")  # fmt: skip
+    add_layout_flags(p)
+    add_weights_flag(p)
+    p.add_argument("--grid-gco2-per-kwh", type=float,
+                   help="grid carbon intensity, gCO2e/kWh, instead of --region")  # fmt: skip
+    add_wall_flags(p, DEFAULT_PUE)
+    add_plot_flag(p, "the waterfall of the prediction")
+    add_output_flags(p)
+    p.set_defaults(func=run)
+
+
+def add_wall_flags(p: argparse.ArgumentParser, default_pue: float) -> None:
+    """``--region`` and ``--pue`` (``rank`` and ``explain``)."""
+    p.add_argument("--region",
+                   help="grid region or country code of data/grid_intensity.csv (WORLD, US, FR, "
+                        "DE, IN, ...; default WORLD, Ember)")  # fmt: skip
+    p.add_argument("--pue", type=float,
+                   help=f"power usage effectiveness, facility / IT energy, 1 to 3 (default "
+                        f"{default_pue:g}, Uptime Institute's 2023 industry average)")  # fmt: skip
+
+
+def _human(value: float, unit: str) -> str:
+    """``value`` in ``unit`` at TEXT_DIGITS significant figures, scaled to a readable unit."""
+    if not math.isfinite(value):
+        return f"{value} {unit}"
+    for scale, shown in LADDERS.get(unit, ()):
+        if abs(value) >= scale or scale == LADDERS[unit][-1][0]:
+            return f"{round_sig(value / scale, TEXT_DIGITS):g} {shown}"
+    return f"{round_sig(value, TEXT_DIGITS):g} {unit}".rstrip()
+
+
+def wall(prediction, region: str | None, grid: float | None, pue: float | None) -> dict:
+    """Energy, CO2e and cost per request and per 1,000 tokens at the wall, with their inputs."""
+    from wattgpu_lite.selection.accounting import wall_for
+
+    return wall_for(prediction, region, pue, grid)
+
+
+def wall_lines(w: dict) -> list[str]:
+    """The wall accounting as text lines ≤ WIDTH (``explain`` and ``predict``)."""
+    lines = _wrap(f"at the wall: PUE {w['pue']:g}; grid {w['grid_gco2_per_kwh']:g} gCO2e/kWh "
+                  f"({escape_controls(w['grid_source'])})")  # fmt: skip
+    lines += _wrap(f"  energy per request {_human(w['wall_energy_per_request_j'], 'J')}, per "
+                   f"1,000 tokens {_human(w['wall_energy_per_1k_tokens_j'], 'J')}", "    ")  # fmt: skip
+    lines += _wrap(f"  CO2e per request {round_sig(w['g_co2e_per_request'], TEXT_DIGITS):g} g, "
+                   f"per 1,000 tokens {round_sig(w['g_co2e_per_1k_tokens'], TEXT_DIGITS):g} g; "
+                   f"electricity {round_sig(w['wall_cost_per_mtok'], TEXT_DIGITS):g} USD per "
+                   "million tokens", "    ")  # fmt: skip
+    return lines
+
+
+def _value(value: float, unit: str) -> str:
+    if unit in LADDERS:
+        return _human(value, unit)
+    return f"{round_sig(value, TEXT_DIGITS):g} {unit}".rstrip()
+
+
+def _wrap(text: str, indent: str = "  ") -> list[str]:
+    return textwrap.wrap(text, WIDTH, subsequent_indent=indent) or [""]
+
+
+def _part_lines(part) -> list[str]:
+    """One part as lines ≤ WIDTH: mark, name, value, then its note (and interval), wrapped."""
+    mark = "+" if part.in_sum else " "
+    note = escape_controls(part.note)
+    if part.lo is not None:
+        note = f"[{_value(part.lo, part.unit)}, {_value(part.hi, part.unit)}] {note}"
+    head = f" {mark} {escape_controls(part.name):<{NAME}} {_value(part.value, part.unit):>12}  "
+    room = max(WIDTH - len(head), 20)
+    chunks = textwrap.wrap(note, room) or [""]
+    return [head + chunks[0]] + [" " * len(head) + c for c in chunks[1:]]
+
+
+def text_view(x, w: dict) -> str:
+    """The parts grouped, one per line, each ≤ 100 columns; then the wall accounting."""
+    i, p = x.inputs, x.prediction
+    load = f"rate {i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
+    layout = f"{i.num_gpus} GPU" + ("s" if i.num_gpus > 1 else "")
+    if i.tp > 1 or i.ep > 1:
+        layout += f" (tp {i.tp}, ep {i.ep})"
+    lines = _wrap(f"{escape_controls(i.llm)} on {escape_controls(i.gpu)}: {load}, {i.t_in} "
+                  f"prompt / {i.t_out} generated tokens, {layout}, {i.weights}")  # fmt: skip
+    lines += _wrap(f"model {p.model}, basis {x.basis!r}; the step is bound by {x.binding}")
+    group = None
+    for part in x.parts:
+        if part.group != group:
+            group = part.group
+            lines.append(f"{group}:")
+        lines += _part_lines(part)
+    lines.append("  (+: the step-time terms that add up to the backbone step time)")
+    lines += _wrap(f"correction: {escape_controls(x.corrections['power'].why)}")
+    lines += wall_lines(w)
+    for n in p.notes:
+        lines += _wrap(f"note: {escape_controls(n)}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from wattgpu_lite.hybrid.explain import explain
+
+    layout = layout_from(args)
+    x = explain(resolve_llm(args.llm), resolve_gpu(args.gpu), rate_qps=args.rate_qps,
+                batch=args.batch, scenario=args.scenario, t_in=args.t_in, t_out=args.t_out,
+                num_gpus=args.num_gpus, weights=args.weights, parallel=layout, level=args.level)  # fmt: skip
+    w = wall(x.prediction, args.region, args.grid_gco2_per_kwh, args.pue)
+    if args.plot:
+        from wattgpu_lite.face.plots_explain import explain_waterfall
+
+        save_plot(lambda: explain_waterfall(x), args.plot)
+    body = x.to_dict()
+    body = {**{k: v for k, v in body.items() if k != "parts"}, "wall": w, "rows": body["parts"]}
+    text = "" if args.json else text_view(x, w)
+    return deliver(Result(document("explain", body), text), args)

@@ -1,0 +1,81 @@
+"""The waterfall of a prediction (``wl.explain``): how the step-time terms build the backbone ITL and
+the correction moves it to the prediction, and how idle and busy power build the mean power.
+
+    fig = wl.plots.explain_waterfall(wl.explain(llm, gpu, rate_qps=0.5))
+
+Matplotlib only (the CLI's ``explain --plot`` draws it without seaborn).
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import matplotlib.pyplot as plt
+
+from wattgpu_lite.face.style import WIDE_FIGSIZE
+from wattgpu_lite.hybrid.explain import Explanation
+
+# the words a step-time term carries on the figure (never a raw key)
+TERM_LABELS = {
+    "memory": "memory\n(bandwidth)",
+    "compute": "compute",
+    "power limit": "power\nlimit",
+    "layout": "layout\n(communication)",
+    "prompt": "prompt\nshare",
+    "fixed": "fixed\ncost",
+}
+UP, DOWN, TOTAL = "#4c72b0", "#c44e52", "0.35"
+
+
+def _waterfall(ax, steps: list[tuple[str, float]], totals: set[int], scale: float) -> None:
+    """Bars that float from the running sum (``totals``: bars drawn from 0 at the sum so far)."""
+    level = 0.0
+    for k, (_, value) in enumerate(steps):
+        if k in totals:
+            level = value
+            ax.bar(k, value * scale, color=TOTAL)
+            top = value
+        else:
+            bottom = level if value >= 0 else level + value
+            ax.bar(k, abs(value) * scale, bottom=bottom * scale, color=UP if value >= 0 else DOWN)
+            level += value
+            top = max(level, level - value)
+        ax.text(k, top * scale, f"{value * scale:+.3g}" if k not in totals else f"{value * scale:.3g}",
+                ha="center", va="bottom")  # fmt: skip
+    ax.set_xticks(range(len(steps)), [name for name, _ in steps])
+
+
+def explain_waterfall(x: Explanation) -> plt.Figure:
+    """Two panels: ITL (ms) from its step-time terms through the correction to the prediction,
+    the hard floor dashed; mean power (W) from idle through the busy share and the correction,
+    the replica's TDP dashed. Bars up are blue, down red, totals grey."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(WIDE_FIGSIZE[0], 4.6),
+                                      gridspec_kw={"width_ratios": [3, 2]})  # fmt: skip
+    itl = x.corrections["itl"]
+    steps = [(TERM_LABELS[k], x.step_terms_s[k]) for k in (x.roofline, "layout", "prompt", "fixed")
+             if x.step_terms_s[k] > 0 or k == x.roofline]  # fmt: skip
+    steps += [("physics\nstep time", x.backbone_step_s), ("correction", itl.final - itl.backbone),
+              ("predicted\nITL", itl.final)]  # fmt: skip
+    n = len(steps)
+    _waterfall(left, steps, {n - 3, n - 1}, 1e3)
+    left.axhline(x.floor_s * 1e3, color="black", ls="--", lw=1.0)
+    left.text(-0.4, x.floor_s * 1e3, "hard floor", va="bottom", ha="left")
+    left.set(ylabel="ITL (ms)")
+    power = x.corrections["power"]
+    busy_share = x.backbone_power_w - x.idle_power_w
+    psteps = [("idle", x.idle_power_w), ("busy share", busy_share),
+              ("physics\npower", x.backbone_power_w), ("correction", power.final - power.backbone),
+              ("predicted\npower", power.final)]  # fmt: skip
+    _waterfall(right, psteps, {0, 2, 4}, 1.0)
+    right.axhline(x.replica_tdp_w, color="black", ls="--", lw=1.0)
+    right.text(-0.4, x.replica_tdp_w, "TDP", va="bottom", ha="left")
+    right.set(ylabel="mean power (W)")
+    right.set_ylim(0, max(x.replica_tdp_w, power.final) * 1.15)
+    i = x.inputs
+    load = f"{i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
+    bound = f"; held at the {itl.bound}" if itl.bound else ""
+    title = (f"{i.llm} on {i.gpu} at {load}: the step is bound by {x.binding}; "
+             f"correction x{itl.factor:.2f} on ITL{bound}, x{power.factor:.2f} on power")  # fmt: skip
+    fig.suptitle("\n".join(textwrap.wrap(title, 95)), x=0.01, ha="left")
+    fig.tight_layout()
+    return fig
