@@ -19,6 +19,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from wattgpu_lite.datafiles import read_bytes
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 from wattgpu_lite.specs.params import Family, family, with_overrides
 from wattgpu_lite.specs.support import check_supported
@@ -58,15 +59,12 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
         raise ConfigError(f"a config must be a dict or a path to config.json, got "
                           f"{type(path_or_dict).__name__}")  # fmt: skip
     path = Path(path_or_dict)
-    try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as err:
-        raise ConfigError(
-            f"config file {str(path)!r} not found: pass a config.json path or dict"
-        ) from err
+    raw = read_bytes(path, what="config file", sha256=None, error=ConfigError)
+    try:  # json's own parser: the Hub's configs hold Infinity (Nemotron-H's time_step_limit)
+        cfg = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as err:
         raise ConfigError(f"{path.name} is not valid JSON ({err}); pass a config.json") from err
-    except (OSError, ValueError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:
         raise ConfigError(f"cannot read {str(path)!r} as a config.json ({type(err).__name__}: "
                           f"{err}); pass the path of a JSON object or a dict") from err  # fmt: skip
     if not isinstance(cfg, dict):
