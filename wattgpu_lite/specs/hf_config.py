@@ -15,10 +15,10 @@ authors publish (``TRAINING_CONTEXT``); it bounds the tokens the kit lets a requ
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
+from wattgpu_lite.checks import check_count
 from wattgpu_lite.datafiles import read_bytes
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 from wattgpu_lite.specs.params import Family, family, with_overrides
@@ -73,15 +73,14 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
     return cfg, f"config.json {path.name}"
 
 
-def as_int(field: str, value: Any, limit: int = SIZE_LIMIT) -> int:
-    """``value`` as a positive whole number below ``limit``, or ConfigError naming the field."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    whole = number and math.isfinite(value) and value == int(value)
-    if not whole or not 0 < value < limit:
-        keys = f" ({' / '.join(SPELLINGS[field])})" if field in SPELLINGS else ""
-        raise ConfigError(f"config.json field {field!r}{keys} must be a positive integer below "
-                          f"{limit:.0e}, got {value!r}")  # fmt: skip
-    return int(value)
+def as_int(field: str, value: Any, limit: int = SIZE_LIMIT, lo: int = 1) -> int:
+    """``value`` as a whole number from ``lo`` to ``limit`` − 1 (the strict conversion of
+    :func:`wattgpu_lite.checks.check_count`), or ConfigError naming the field and the fix."""
+    keys = f" ({' / '.join(SPELLINGS[field])})" if field in SPELLINGS else ""
+    fix = (f"write {field} as a whole number from {lo} to {limit - 1:,} (a JSON number, not "
+           "text), as the model's published config.json has it")  # fmt: skip
+    return check_count(field, value, lo, limit - 1, error=ConfigError, fix=fix,
+                       label=f"config.json field {field!r}{keys}")  # fmt: skip
 
 
 def flag(cfg: dict[str, Any], key: str) -> bool | None:

@@ -37,6 +37,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from wattgpu_lite.checks import check_count, check_counts, check_number
 from wattgpu_lite.errors import ConfigError
 
 
@@ -51,11 +52,20 @@ class WeightFormat:
 
 
 def _num(method: str, field: str, value: Any, lo: float, hi: float) -> float:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and lo <= value <= hi
-    if not ok:
-        raise ConfigError(f"quantization ({method}) field {field!r} must be a number in "
-                          f"[{lo:g}, {hi:g}], got {value!r}")  # fmt: skip
-    return float(value)
+    """A number of a quantisation config in [lo, hi] (the kit's one strict conversion)."""
+    return check_number(field, value, lo, hi, error=ConfigError, label=_label(method, field),
+                        fix=f"write {field} as a number from {lo:g} to {hi:g}, as the "
+                            "checkpoint's quantization_config has it")  # fmt: skip
+
+
+def _bits(method: str, field: str, value: Any) -> int:
+    """Bits per quantised weight: a whole number from 2 to 8, read as written."""
+    return check_count(field, value, 2, 8, error=ConfigError, label=_label(method, field),
+                       fix=f"write {field} as a whole number of bits from 2 to 8 (e.g. 4)")  # fmt: skip
+
+
+def _label(method: str, field: str) -> str:
+    return f"quantization_config ({method}) field {field!r}"
 
 
 def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
@@ -68,7 +78,8 @@ def _int_fmt(bits: float) -> str:
 
 
 def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
-    b = _num(method, "bits", q.get("bits", q.get("w_bit", 4)), 2, 8)
+    key = "bits" if "bits" in q or "w_bit" not in q else "w_bit"
+    b = _bits(method, key, q.get(key, 4))
     g = _group(method, q, "group_size" if "group_size" in q else "q_group_size")
     extra = 0.0 if g < 0 else (16 + b) / g
     return WeightFormat(_int_fmt(b), b + extra, _names(q.get("modules_to_not_convert")))
@@ -77,10 +88,22 @@ def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
 def _fp8(method: str, q: dict[str, Any]) -> WeightFormat:
     block = q.get("weight_block_size")
     extra = 0.0
-    if isinstance(block, list) and len(block) == 2:
-        extra = 32 / (_num(method, "weight_block_size", block[0], 1, 1e6) * block[1])
+    if block is not None:
+        rows, cols = _block(method, block)
+        extra = 32 / (rows * cols)
     keep = _names(q.get("ignored_layers")) + _names(q.get("modules_to_not_convert"))
     return WeightFormat("fp8", 8 + extra, keep)
+
+
+def _block(method: str, block: Any) -> tuple[int, int]:
+    """``weight_block_size`` as two whole numbers >= 1 (DeepSeek: [128, 128])."""
+    fix = "write weight_block_size as two whole numbers >= 1, e.g. [128, 128], or leave it out"
+    shape = check_counts("weight_block_size", block, 1, 10**6, error=ConfigError, fix=fix,
+                         label=_label(method, "weight_block_size"))  # fmt: skip
+    if len(shape) != 2:
+        raise ConfigError(f"{_label(method, 'weight_block_size')} has {len(shape)} entries, "
+                          f"not 2; {fix}")  # fmt: skip
+    return shape[0], shape[1]
 
 
 def _bnb(q: dict[str, Any]) -> WeightFormat:
@@ -98,15 +121,23 @@ def _bnb(q: dict[str, Any]) -> WeightFormat:
 def _compressed(q: dict[str, Any]) -> WeightFormat:
     fmt = str(q.get("format", ""))
     groups = q.get("config_groups") or {}
+    if not isinstance(groups, dict):
+        raise ConfigError(f"{_label('compressed-tensors', 'config_groups')} must be an object "
+                          f"of named groups ({{\"group_0\": {{\"weights\": ...}}}}), got "
+                          f"{type(groups).__name__}; write it as the checkpoint has it")  # fmt: skip
     weights = next((g.get("weights") for g in groups.values() if isinstance(g, dict)), None)
     keep = _names(q.get("ignore"))
     if "nvfp4" in fmt:
         return WeightFormat("nvfp4", 4.5, keep)
     if not isinstance(weights, dict):
         raise ConfigError("quantization_config (compressed-tensors) has no config_groups weights")
-    b = _num("compressed-tensors", "num_bits", weights.get("num_bits"), 2, 8)
+    b = _bits("compressed-tensors", "num_bits", weights.get("num_bits"))
     if weights.get("type") == "float":
-        return WeightFormat("fp8" if b == 8 else "fp4", b, keep)
+        if b not in (4, 8):
+            raise ConfigError(f"{_label('compressed-tensors', 'num_bits')} = {b} with type "
+                              "'float': the kit knows 8-bit (fp8) and 4-bit (fp4) float "
+                              "weights; write num_bits 8 or 4")  # fmt: skip
+        return WeightFormat("fp8" if b == 8 else "fp4", float(b), keep)
     g = _group("compressed-tensors", weights)
     per_group = 16 if weights.get("symmetric", True) is True else 32
     return WeightFormat(_int_fmt(b), b + (0 if g < 0 else per_group / g), keep)
@@ -126,7 +157,7 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
     """The storage format of a config's weights (see the module table); bf16 when none is set."""
     mlx = cfg.get("quantization")
     if isinstance(mlx, dict) and "bits" in mlx:
-        b = _num("mlx", "bits", mlx["bits"], 2, 8)
+        b = _bits("mlx", "bits", mlx["bits"])
         g = _num("mlx", "group_size", mlx.get("group_size", 64), 1, 1e6)
         return WeightFormat(_int_fmt(b), b + 32 / g, also=("embed", "lm_head"))
     q = cfg.get("quantization_config")
