@@ -10,9 +10,11 @@ fp8, fbgemm_fp8     8, + one FP32 scale per ``weight_block_size`` block (DeepSee
                     8 + 32/16384); per-channel or per-tensor scales are neglected (≈ 8)
 mxfp4               4 + 8/32 = 4.25: OCP Microscaling spec, blocks of 32 FP4 values share one
                     8-bit (E8M0) scale
-gptq, awq           b + (16 + b)/g: packed b-bit weights, one FP16 scale and one packed b-bit
-                    zero point per group (AutoGPTQ / AutoAWQ ``qweight``, ``qzeros``,
-                    ``scales`` tensors); g = −1 (per channel) counts as b
+gptq, awq           b + (16 + b)/g: packed b-bit weights (b = 2 … 8 as written: a 6-bit config is
+                    ``int6``), one FP16 scale and one packed b-bit zero point per group
+                    (AutoGPTQ / AutoAWQ ``qweight``, ``qzeros``, ``scales`` tensors); g = −1
+                    (per channel) counts as b; a missing group size is 128 and a missing AWQ
+                    bits 4 (transformers' GPTQConfig / AwqConfig defaults, said in the notes)
 compressed-tensors  integer ``pack-quantized``: b + 16/g (symmetric: one BF16/FP16 scale per
                     group), b + 32/g when asymmetric (a zero point too); float 8-bit: 8;
                     ``nvfp4-pack-quantized``: 4 + 8/16 = 4.5 (one FP8 scale per 16)
@@ -49,6 +51,7 @@ class WeightFormat:
     bits: float = 16.0
     keep_16bit: tuple[str, ...] = ()
     also: tuple[str, ...] = ()  # groups quantised beyond the linear layers (MLX: embed, lm_head)
+    notes: tuple[str, ...] = ()  # what the reading assumed, for the model's source line
 
 
 def _num(method: str, field: str, value: Any, lo: float, hi: float) -> float:
@@ -73,16 +76,30 @@ def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
     return -1.0 if g in (-1, None) else _num(method, key, g, 1, 1e6)
 
 
-def _int_fmt(bits: float) -> str:
-    return f"int{int(bits)}" if bits in (2, 3, 4, 8) else "int4"
+def _int_fmt(bits: int) -> str:
+    """The format name of b-bit integer weights, b as written (int2 … int8)."""
+    return f"int{bits}"
 
 
 def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
+    """b-bit packed weights, b as written (2 … 8); what transformers' own GPTQConfig / AwqConfig
+    would default (AWQ bits 4, group size 128 for both) fills a missing field, said in notes."""
+    notes: list[str] = []
     key = "bits" if "bits" in q or "w_bit" not in q else "w_bit"
+    if key not in q and method == "gptq":
+        raise ConfigError("quantization_config (gptq) lacks 'bits' (transformers' GPTQConfig "
+                          "requires it); add the checkpoint's bits, e.g. \"bits\": 4")  # fmt: skip
+    if key not in q:
+        notes.append("quantization_config (awq) gives no bits: 4, transformers' AwqConfig default")
     b = _bits(method, key, q.get(key, 4))
-    g = _group(method, q, "group_size" if "group_size" in q else "q_group_size")
+    group_key = "group_size" if "group_size" in q else "q_group_size"
+    if group_key not in q:
+        notes.append(f"quantization_config ({method}) gives no group_size: 128, the default of "
+                     f"transformers' {'GPTQConfig' if method == 'gptq' else 'AwqConfig'}")  # fmt: skip
+    g = _group(method, {**q, group_key: q.get(group_key, 128)}, group_key)
     extra = 0.0 if g < 0 else (16 + b) / g
-    return WeightFormat(_int_fmt(b), b + extra, _names(q.get("modules_to_not_convert")))
+    return WeightFormat(_int_fmt(b), b + extra, _names(q.get("modules_to_not_convert")),
+                        notes=tuple(notes))  # fmt: skip
 
 
 def _fp8(method: str, q: dict[str, Any]) -> WeightFormat:
