@@ -66,7 +66,7 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     if top_k > n_experts:
         raise ConfigError(f"config.json {topk[0]} = {top_k} exceeds {experts[0]} = {n_experts}")
     width = cfg.get("intermediate_size") if _is_llama4(cfg) else dense_ff
-    expert_ff = as_int("moe_intermediate_size", cfg.get("moe_intermediate_size") or width)
+    expert_ff = as_int("moe_intermediate_size", _or(cfg, "moe_intermediate_size", width))
     n_shared, shared_ff, gate = _shared(cfg, expert_ff)
     return MoE(n_experts, top_k, expert_ff, n_shared, shared_ff, gate, moe_layers(cfg, n_layers))
 
