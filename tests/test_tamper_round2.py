@@ -180,3 +180,62 @@ def test_shipped_files_are_read_only_through_datafiles():
         offenders += [f"{rel}: {ln.strip()}" for ln in path.read_text().splitlines()
                       if DIRECT_READ.search(ln) and "write" not in ln]  # fmt: skip
     assert not offenders, offenders
+
+
+LOADERS = {
+    "energy": "wl.estimate_energy('meta-llama/Llama-2-7b-hf', mode='physical')",
+    "hybrid": "wl.HybridModel.pretrained()",
+}
+
+
+def _load(data: Path, loader: str) -> str:
+    """What a fresh interpreter on ``data`` says: LOADED, or the DataFileError's message."""
+    import subprocess
+    import sys
+
+    code = (f"import wattgpu_lite as wl\nfrom wattgpu_lite.errors import DataFileError\ntry:\n"
+            f"    {LOADERS[loader]}\n    print('LOADED')\nexcept DataFileError as e:\n"
+            f"    print('DataFileError:', e)\n")  # fmt: skip
+    env = {**os.environ, D.ENV_DATA: str(data), "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return run.stdout.strip()
+
+
+@pytest.fixture
+def fresh(tmp_path):
+    folder = tmp_path / "data"
+    shutil.copytree(ROOT / "data", folder, ignore=shutil.ignore_patterns("scripts", "__pycache__"))
+    return folder
+
+
+def _edit_coefficients(folder: Path) -> bytes:
+    """energy_coefficients.csv with one digit of its first number row changed (same size)."""
+    path = folder / "energy_coefficients.csv"
+    lines = path.read_bytes().split(b"\n")
+    row = next(i for i, ln in enumerate(lines[1:], 1) if b",physical," in ln)
+    lines[row] = _flip_same_size(lines[row])
+    path.write_bytes(b"\n".join(lines))
+    return path.read_bytes()
+
+
+def test_the_issue_s_attack_a_line_removed_and_a_coefficient_changed_is_refused(fresh):
+    _edit_coefficients(fresh)
+    _rewrite_manifest(fresh, "energy_coefficients.csv", None)
+    out = _load(fresh, "energy")
+    assert out.startswith(f"DataFileError: {D.MANIFEST} in"), out
+    assert "does not list energy_coefficients.csv" in out and "pins" in out, out
+
+
+def test_the_issue_s_attack_a_coefficient_changed_with_its_digest_updated_is_refused(fresh):
+    changed = _edit_coefficients(fresh)
+    _rewrite_manifest(fresh, "energy_coefficients.csv", hashlib.sha256(changed).hexdigest())
+    out = _load(fresh, "energy")
+    assert out.startswith(f"DataFileError: {D.MANIFEST} in") and "pins" in out, out
+
+
+def test_a_deleted_state_json_is_a_data_file_error_in_a_fresh_interpreter(fresh):
+    (fresh / "models/wattgpu_hybrid/state.json").unlink()
+    out = _load(fresh, "hybrid")
+    assert out.startswith("DataFileError: models/wattgpu_hybrid/state.json: listed in"), out
+    assert "copy models/wattgpu_hybrid/state.json again" in out, out

@@ -141,12 +141,24 @@ def _manifest(folder: Path) -> dict[str, str]:
                             f"{restore_hint(MANIFEST)}") from None  # fmt: skip
     actual = hashlib.sha256(raw).hexdigest()
     if actual != MANIFEST_SHA256:
+        unlisted = _unlisted(folder, listed)
+        dropped = f"; it does not list {', '.join(unlisted)}" if unlisted else ""
         raise DataFileError(
             f"{MANIFEST} in {folder}: sha256 {actual[:12]}… is not the {MANIFEST_SHA256[:12]}… "
             "this version of the kit pins, so the manifest was changed (a line removed or a digest "
-            f"edited) and no file it lists can be trusted; {restore_hint(MANIFEST)}"
+            f"edited){dropped} and no file it lists can be trusted; {restore_hint(MANIFEST)}"
         )
     return listed
+
+
+def _unlisted(folder: Path, listed: dict[str, str], most: int = 5) -> list[str]:
+    """Up to ``most`` files of ``folder`` a manifest does not list (the manifest aside)."""
+    try:
+        names = (p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if p.is_file())
+        found = [n for n in names if n != MANIFEST and "__pycache__" not in n and n not in listed]
+    except OSError:
+        return []
+    return found[:most]
 
 
 def shipped_name(path: Path) -> str | None:
