@@ -235,3 +235,26 @@ def test_at_rate_itl_is_one_step_with_the_arriving_request_added():
     c = S.Constants()
     out = S.at_rate(rows, np.array([0.3]), cap, c)
     assert out["itl_s"] == pytest.approx(S.step_time_s(rows, 1.0 + out["in_flight"], c))
+
+
+def test_a_gptq_llama_8b_keeps_its_lm_head_in_16_bits():
+    """Llama-3.1-8B (d 4096, 32 layers, 32/8 heads of 128, MLP 14336, vocab 128256, untied) as a
+    4-bit GPTQ checkpoint, group size 128: the quantised linear layers hold 4 + (16 + 4)/128 =
+    4.15625 bits per weight, everything else 16 (issue 20, the ``lm_head`` exception of
+    specs/count.py).
+
+    attention 32 · (2 · 4096² + 2 · 4096 · 1024) = 1,342,177,280
+    MLP       32 · 3 · 4096 · 14336               = 5,637,144,576  -> quantised 6,979,321,856
+    embed 128256 · 4096 + 4096 (final norm)      =   525,340,672
+    lm_head 128256 · 4096                        =   525,336,576
+    norms 32 · 2 · 4096                          =       262,144  -> 16-bit 1,050,939,392
+    total                                        = 8,030,261,248
+    bits = (6,979,321,856 · 4.15625 + 1,050,939,392 · 16) / 8,030,261,248 = 5.706 -> 5.71;
+    quantising the LM head too would give (… + 525,336,576 · (4.15625 − 16)) / … = 4.93.
+    """
+    config = json.loads((FIXTURES / "configs/meta-llama__Llama-3.1-8B.json").read_text())
+    config["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128}
+    model = wl.LLM.from_hf_config(config)
+    assert model.params_b == pytest.approx(8.030261248, abs=1e-6)
+    assert model.weight_format == "int4"
+    assert round(model.weight_bits, 2) == 5.71  # 3 figures; 4.93 if the LM head were quantised

@@ -51,7 +51,7 @@ BAD_ROWS = [
     ({"num_gpus": 2.7}, ["num_gpus must be a whole number", "got 2.7", "num_gpus=4"]),
     ({"num_gpus": 128}, ["num_gpus must be a whole number of GPUs in [1, 64]", "got 128"]),
     ({"num_gpus": 0}, ["num_gpus", "got 0"]),
-    ({"weights": "int7"}, ["weights 'int7' is not a weight format", "Pass one of"]),
+    ({"weights": "int9"}, ["weights 'int9' is not a weight format", "Pass one of"]),
 ]
 
 
@@ -259,7 +259,8 @@ def test_rank_gpus_checks_gpu_counts_in_python(counts, fragment):
 # ---- item 4: every --weights choice the CLI offers works end to end ----------------------------
 
 # bits per weight each offered choice is served at (data/energy_coefficients.csv, weights:<fmt>)
-CHOICE_BITS = {"bf16": 16, "fp16": 16, "fp32": 16, "fp8": 8, "int8": 8, "int4": 4 + 20 / 128,
+CHOICE_BITS = {"bf16": 16, "fp16": 16, "fp32": 16, "fp8": 8, "int8": 8, "int7": 7 + 23 / 128,
+               "int6": 6 + 22 / 128, "int5": 5 + 21 / 128, "int4": 4 + 20 / 128,
                "int3": 3 + 19 / 128, "int2": 2 + 18 / 128, "fp4": 4.25, "mxfp4": 4.25,
                "nvfp4": 4.5, "nf4": 4.5}  # fmt: skip
 

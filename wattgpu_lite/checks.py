@@ -9,6 +9,12 @@ a real workload or spec sheet never does):
     check_flag("measured", False)                                # real booleans only
     check_level(0.8); check_rate_qps(0.1); check_batch(8)
     check_tokens(500, 300, context_length=131072)                # -> (500, 300)
+    check_counts("mlp_only_layers", [0, 5], 0, 47)               # -> (0, 5)
+
+This is the one conversion of a number the kit reads (config.json fields, GPU spec fields,
+arguments): bools, strings, lists, None, NaN/inf and integers too large for a float (a
+401-digit integer) are each an error of the caller's class naming the field, never a
+TypeError, ValueError or OverflowError.
 """
 
 from __future__ import annotations
@@ -41,6 +47,11 @@ def is_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
 
 
+def is_nan(value: Any) -> bool:
+    """True only for a float NaN (never raises: a huge integer is not NaN)."""
+    return isinstance(value, float | np.floating) and math.isnan(value)
+
+
 def check_number(
     field: str, value: Any, lo: float, hi: float, unit: str = "", *,
     error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
@@ -54,7 +65,12 @@ def check_number(
     if not is_real(value):
         problem = f"must be a number, got {value!r} ({type(value).__name__})"
         raise _fail(error, field, problem, fix, label)
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        digits = len(str(abs(int(value)))) if isinstance(value, numbers.Integral) else "many"
+        problem = f"is too large to be a number here (an integer of {digits} digits)"
+        raise _fail(error, field, problem, fix, label) from None
     if not math.isfinite(number):
         raise _fail(error, field, f"must be finite, got {value!r}", fix, label)
     if not lo <= number <= hi:
@@ -72,6 +88,18 @@ def check_count(
     if not number.is_integer():
         raise _fail(error, field, f"must be a whole number, got {value!r}", fix, label)
     return int(number)
+
+
+def check_counts(
+    field: str, value: Any, lo: int = 0, hi: int = 2**31 - 1, *,
+    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
+) -> tuple[int, ...]:  # fmt: skip
+    """A list of whole numbers, each with lo <= n <= hi (a layer list, a block shape)."""
+    fix = fix or f"write {field} as a list of whole numbers from {lo:,} to {hi:,}, e.g. [{lo}]"
+    if not isinstance(value, list | tuple):
+        problem = f"must be a list of whole numbers, got {value!r:.80} ({type(value).__name__})"
+        raise _fail(error, field, problem, fix, label)
+    return tuple(check_count(field, v, lo, hi, error=error, fix=fix, label=label) for v in value)
 
 
 def check_flag(

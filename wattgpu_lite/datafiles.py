@@ -7,9 +7,13 @@
 
 The readers catch OS, decode, JSON and recursion errors, refuse NaN/Infinity in JSON, cap size
 and depth, and never ask the file system about a string that cannot be a path (a NUL byte, a part
-longer than 255 bytes, a whole longer than 4096). A file inside the data folder is verified
-against the folder's ``MANIFEST.sha256`` the first time its bytes are read (cached by path, size
-and mtime); ``sha256=None`` skips the check for a user's own file, a hex digest pins another one.
+longer than 255 bytes, a whole longer than 4096). Every read of a file inside the data folder
+hashes the bytes it returns and compares them with the folder's ``MANIFEST.sha256`` (no cache by
+size or mtime: what is checked is what is read); ``sha256=None`` skips the check for a user's own
+file, a hex digest pins another one. The manifest itself is pinned: its sha256 is
+:data:`MANIFEST_SHA256` below (``data/scripts/update_manifest.py`` rewrites it), so a line removed
+or a digest updated in it is refused before any of it is trusted. A file the manifest lists but
+the folder lacks is a DataFileError saying how to restore it.
 """
 
 from __future__ import annotations
@@ -32,7 +36,9 @@ FROM_MANIFEST = "manifest"  # sha256= default: the manifest's digest for a shipp
 MAX_BYTES = 16 * 2**20  # the largest shipped file is ~1.4 MB; a config.json a few kB
 MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests deeper than ~6
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
-_verified: dict[tuple[str, int, int], str] = {}
+LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
+# sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
+MANIFEST_SHA256 = "4b53644a0f21a39d7f23fd2fbb9605a1c2e61538131f171893ef1a6374c015c8"
 
 
 def data_dir() -> Path:
@@ -41,38 +47,51 @@ def data_dir() -> Path:
     The first call for a folder checks every file its manifest lists (:func:`verify_folder`), so
     a module that reads a shipped file by other means still never reads a changed one.
     """
+    folder = _folder()
+    verify_folder(folder)
+    return folder
+
+
+def _folder() -> Path:
+    """The data folder :func:`data_dir` uses, not yet verified."""
     override = os.environ.get(ENV_DATA)
     packaged = Path(__file__).parent / "_data"
-    folder = (
+    return (
         Path(override)
         if override
         else packaged
         if packaged.is_dir()
         else packaged.parents[1] / "data"
     )
-    verify_folder(folder)
-    return folder
 
 
 @cache
 def verify_folder(folder: Path) -> int:
-    """Check every file of ``folder``'s manifest that is present (a wheel leaves the build
-    scripts out); DataFileError names the first changed one. Returns the number checked."""
+    """Check every file of ``folder``'s (pinned) manifest but the build scripts a wheel leaves
+    out; DataFileError names the first changed or missing one. Returns the number checked."""
     checked = 0
     for name, digest in _manifest(folder).items():
         path = folder / name
         if path.is_file():
-            _check_digest(path, path.read_bytes(), digest, name)
+            _check_digest(path.read_bytes(), digest, name)
             checked += 1
+        elif Path(name).parts[0] not in LEFT_OUT:
+            raise _missing(name, folder)
     return checked
+
+
+def _missing(name: str, folder: Path) -> DataFileError:
+    return DataFileError(f"{name}: listed in {MANIFEST} but missing from {folder}, so the kit "
+                         f"is incomplete; {restore_hint(name)}")  # fmt: skip
 
 
 def restore_hint(name: str) -> str:
     """What to do about a changed or missing shipped file, for this kind of install."""
     if os.environ.get(ENV_DATA):
         return (f"copy {name} again from the kit's data/ into ${ENV_DATA}="
-                f"{os.environ[ENV_DATA]}, or regenerate that folder's {MANIFEST} if you changed "
-                "it on purpose")  # fmt: skip
+                f"{os.environ[ENV_DATA]} (if data/ lacks it too, `git checkout data/` or "
+                "reinstall the kit); the manifest is pinned by the kit's code, so a changed "
+                "folder cannot be made trusted by editing its manifest")  # fmt: skip
     if (Path(__file__).parent / "_data").is_dir():
         return "reinstall the kit (pip install --force-reinstall wattgpu_lite); do not edit it"
     return (f"restore it with `git checkout data/{name}`; if you changed it on purpose, run "
@@ -111,19 +130,41 @@ def is_file(value: Any) -> bool:
 
 @cache
 def _manifest(folder: Path) -> dict[str, str]:
-    """name -> sha256 of a data folder's MANIFEST.sha256 (``sha256sum -c`` format)."""
+    """name -> sha256 of a data folder's MANIFEST.sha256 (``sha256sum -c`` format), once its
+    own sha256 is the pinned :data:`MANIFEST_SHA256`."""
     try:
-        lines = (folder / MANIFEST).read_text(encoding="utf-8").splitlines()
-        return {name: digest for digest, name in (ln.split("  ", 1) for ln in lines if ln)}
+        raw = (folder / MANIFEST).read_bytes()
+        lines = raw.decode("utf-8").splitlines()
+        listed = {name: digest for digest, name in (ln.split("  ", 1) for ln in lines if ln)}
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise DataFileError(f"{MANIFEST} in {folder} cannot be read ({err}); "
                             f"{restore_hint(MANIFEST)}") from None  # fmt: skip
+    actual = hashlib.sha256(raw).hexdigest()
+    if actual != MANIFEST_SHA256:
+        unlisted = _unlisted(folder, listed)
+        dropped = f"; it does not list {', '.join(unlisted)}" if unlisted else ""
+        raise DataFileError(
+            f"{MANIFEST} in {folder}: sha256 {actual[:12]}… is not the {MANIFEST_SHA256[:12]}… "
+            "this version of the kit pins, so the manifest was changed (a line removed or a digest "
+            f"edited){dropped} and no file it lists can be trusted; {restore_hint(MANIFEST)}"
+        )
+    return listed
+
+
+def _unlisted(folder: Path, listed: dict[str, str], most: int = 5) -> list[str]:
+    """Up to ``most`` files of ``folder`` a manifest does not list (the manifest aside)."""
+    try:
+        names = (p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if p.is_file())
+        found = [n for n in names if n != MANIFEST and "__pycache__" not in n and n not in listed]
+    except OSError:
+        return []
+    return found[:most]
 
 
 def shipped_name(path: Path) -> str | None:
     """``path`` relative to the data folder (posix), or None for a file outside it."""
     try:
-        return path.resolve().relative_to(data_dir().resolve()).as_posix()
+        return path.resolve().relative_to(_folder().resolve()).as_posix()
     except (OSError, RuntimeError, ValueError):
         return None
 
@@ -133,26 +174,30 @@ def expected_sha256(path: Path) -> str | None:
     name = shipped_name(path)
     if name is None:
         return None
-    digest = _manifest(data_dir().resolve()).get(name)
+    digest = _listed(name)
     if digest is None:
         raise DataFileError(f"{name}: not listed in {MANIFEST}, so it is not a file the kit "
                             f"shipped; {restore_hint(name)}")  # fmt: skip
     return digest
 
 
-def _check_digest(path: Path, data: bytes, expected: str, name: str | None = None) -> None:
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
-    if _verified.get(key) == expected:
-        return
+def _listed(name: str) -> str | None:
+    """The pinned manifest's sha256 of ``name`` (None if unlisted); a manifest that is not the
+    pinned one is a DataFileError naming ``name`` first."""
+    try:
+        return _manifest(_folder().resolve()).get(name)
+    except DataFileError as err:
+        raise DataFileError(f"{name}: cannot be verified: {err}") from None
+
+
+def _check_digest(data: bytes, expected: str, name: str) -> None:
+    """DataFileError naming ``name`` unless the sha256 of exactly these bytes is ``expected``."""
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
-        name = name or shipped_name(path) or path.name
         raise DataFileError(
             f"{name}: checksum mismatch, sha256 {actual[:12]}… is not the {expected[:12]}… expected, so "
             f"its numbers cannot be trusted (the file was changed or damaged); {restore_hint(name)}"
         )
-    _verified[key] = expected
 
 
 def read_bytes(
@@ -170,6 +215,7 @@ def read_bytes(
                     f"a name over {NAME_MAX} bytes); pass the path of a JSON or CSV file")  # fmt: skip
     try:
         if not file.is_file():
+            _refuse_missing_shipped(file, sha256)
             raise error(f"{what} {file}: not found or not a regular file; check the path")
         if file.stat().st_size > max_bytes:
             raise error(
@@ -178,11 +224,18 @@ def read_bytes(
         data = file.read_bytes()
         expected = expected_sha256(file) if sha256 == FROM_MANIFEST else sha256
         if expected is not None:
-            _check_digest(file, data, expected)
+            _check_digest(data, expected, shipped_name(file) or file.name)
     except OSError as err:
         raise error(f"{what} {file}: cannot be read ({err.strerror or err}); check the path "
                     "and its permissions") from None  # fmt: skip
     return data
+
+
+def _refuse_missing_shipped(file: Path, sha256: str | None) -> None:
+    """DataFileError (restore it) if a missing ``file`` is one the (pinned) manifest lists."""
+    name = shipped_name(file) if sha256 == FROM_MANIFEST else None
+    if name is not None and _listed(name) is not None:
+        raise _missing(name, _folder())
 
 
 def _depth(value: Any) -> int:

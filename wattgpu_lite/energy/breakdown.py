@@ -6,26 +6,33 @@ compares them line by line.
 
 from __future__ import annotations
 
-import numbers
+from typing import Any
 
 import pandas as pd
 
+from wattgpu_lite import checks
 from wattgpu_lite.energy.symbolic_physical import COMPONENTS
 from wattgpu_lite.errors import InvalidInputError
 
 J_PER_WH = 3600.0
 
 
-def check_tokens(name: str, value) -> int:
-    """A positive whole number of tokens or sequences (InvalidInputError otherwise)."""
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if isinstance(value, float) and value.is_integer():
-        ok = True
-    if not ok or value < 1:
-        raise InvalidInputError(
-            f"{name} must be a positive whole number, got {value!r}; pass e.g. {name}=500."
+def check_tokens(name: str, value: Any) -> int:
+    """A positive whole number of tokens or sequences, at most ``checks.TOKENS_MAX``, through the
+    kit's one strict conversion (:func:`wattgpu_lite.checks.check_count`); InvalidInputError
+    naming ``name`` otherwise (a bool, a string, NaN, 2.5 or a 401-digit integer included)."""
+    try:
+        return checks.check_count(name, value, 1, checks.TOKENS_MAX)
+    except InvalidInputError:
+        shown = (
+            repr(value)
+            if len(repr(value)) <= 40
+            else f"{repr(value)[:20]}… ({type(value).__name__})"
         )
-    return int(value)
+        err = InvalidInputError(f"{name} must be a positive whole number up to "
+                                f"{checks.TOKENS_MAX:,}, got {shown}; pass e.g. {name}=500.")  # fmt: skip
+        err.field = name  # type: ignore[attr-defined]
+        raise err from None
 
 
 def breakdown_frame(terms: dict[tuple[str, str], float], t_out: int) -> pd.DataFrame:

@@ -12,7 +12,7 @@ from functools import cache
 
 import pandas as pd
 
-from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import DataFileError
 
 DATA_DIR = data_dir()
@@ -21,10 +21,7 @@ _COLUMNS = {"name", "scope", "value", "unit", "t_in_upper", "source"}
 
 def _read(name: str, required: set[str]) -> pd.DataFrame:
     """Read ``data/<name>`` and check it has the ``required`` columns (DataFileError otherwise)."""
-    path = DATA_DIR / name
-    if not path.is_file():
-        raise DataFileError(f"{name} not found in {DATA_DIR.name}/; reinstall the package.")
-    df = pd.read_csv(path)
+    df = read_csv(DATA_DIR / name)
     missing = required - set(df.columns)
     if missing:
         raise DataFileError(f"{name} lacks columns {sorted(missing)}; restore it from git.")

@@ -11,8 +11,8 @@ model's own format keeps the bits its config states (``LLM.weight_bits``). FP32 
 * bf16 / fp16 / fp32 → the FP16 tensor peak;
 * fp8 → the FP8 peak where the GPU has one (W8A8), else FP16 (weight-only: vLLM dequantises FP8
   weights in its Marlin kernels on GPUs without FP8 tensor cores);
-* int8, int4, int3, int2, nf4 → FP16 (weight-only W8A16/W4A16 kernels: GPTQ/AWQ Marlin, GPTQ
-  2/3-bit, bitsandbytes);
+* int8 … int2, nf4 → FP16 (weight-only W8A16/W4A16 kernels: GPTQ/AWQ Marlin, GPTQ 2/3-bit and
+  the 5–7-bit GPTQ formats, bitsandbytes);
 * mxfp4 / nvfp4 → the FP4 peak where the GPU has one (W4A4), else FP16 — vLLM's weight-only FP4
   Marlin path ("Your GPU does not have native support for FP4 computation ... Weight-only FP4
   compression will be used"). Such a combination is computable; the result names the peak used.

@@ -5,13 +5,12 @@ The file was committed before any variant was scored on held-out runs; the code 
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
-from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.datafiles import data_dir, read_json
 from wattgpu_lite.hybrid.correction import FEATURE_GROUPS
 
 PATH = "hybrid/candidates.json"
@@ -33,7 +32,7 @@ class Candidate:
 @cache
 def spec() -> dict:
     """The whole candidates file."""
-    return json.loads((data_dir() / PATH).read_text())
+    return read_json(data_dir() / PATH, what="candidates file")
 
 
 def candidates() -> tuple[Candidate, ...]:

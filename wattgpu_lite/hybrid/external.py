@@ -28,7 +28,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy.breakdown import J_PER_WH
 from wattgpu_lite.errors import WattGPUError
@@ -50,7 +50,7 @@ QUANTITIES = X.MEASURED
 @cache
 def table() -> pd.DataFrame:
     """The published measurements, as shipped."""
-    return pd.read_csv(data_dir() / "external_measurements.csv")
+    return read_csv(data_dir() / "external_measurements.csv")
 
 
 def weights_of(precision: str) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
-from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.datafiles import data_dir, read_bytes, read_json
 from wattgpu_lite.hybrid.correction import Correction
 from wattgpu_lite.hybrid.serving import Constants
 
@@ -58,10 +58,10 @@ class HybridModel:
     def load(cls, folder: str | Path) -> HybridModel:
         """Inverse of :meth:`save`."""
         folder = Path(folder)
-        s = json.loads((folder / "state.json").read_text())
+        s = read_json(folder / "state.json", what="hybrid model state")
         corr: dict[str, Correction | None] = {t: None for t in ("power", "itl")}
         for target, c in s["corrections"].items():
-            text = (folder / f"{target}.json").read_text()
+            text = read_bytes(folder / f"{target}.json", what="hybrid forest").decode("utf-8")
             corr[target] = Correction(tuple(c["columns"]), float(c["bound"]),
                                       tuple(c["families"]), text)  # fmt: skip
         return cls(Constants(**s["constants"]), corr, s["chosen"], s["tables"],

@@ -10,8 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.errors import DataFileError
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.wattgpu.metrics import mdape_pct
 
 BOOTSTRAP = 2000
@@ -22,11 +21,7 @@ PAPER_EXCLUDED_FROM_POWER = ("H100 NVL",)  # the authors' TDP lookup dropped it 
 def shipped(strategy: str) -> pd.DataFrame:
     """data/hybrid/nested_<strategy>.csv ('logo' or 'lolo')."""
     path = data_dir() / "hybrid" / f"nested_{strategy}.csv"
-    try:
-        return pd.read_csv(path)
-    except OSError as err:
-        raise DataFileError(f"{path.name}: cannot read it ({err}); rebuild it with "
-                            "`.venv/bin/python benchmarks/hybrid_protocol.py`") from err  # fmt: skip
+    return read_csv(path)
 
 
 def per_group(res: pd.DataFrame) -> pd.DataFrame:

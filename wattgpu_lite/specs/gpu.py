@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from wattgpu_lite.checks import check_count, check_flag, check_number, is_real
+from wattgpu_lite.checks import check_count, check_flag, check_number, is_nan
 from wattgpu_lite.errors import SpecError
 
 # numeric fields that may be NaN (unknown): value used when a spec leaves them out
@@ -46,7 +46,7 @@ def _spec_error(field: str, problem: str) -> SpecError:
 
 def _check_field(field: str, value: Any) -> None:
     """One numeric field inside its BOUNDS (NaN allowed where OPTIONAL_NUMBERS says unknown)."""
-    if field in OPTIONAL_NUMBERS and is_real(value) and math.isnan(value):
+    if field in OPTIONAL_NUMBERS and is_nan(value):
         return
     lo, hi, unit = BOUNDS[field]
     check = check_count if field in INTEGERS else check_number

@@ -2,9 +2,11 @@
 
 Families spell the same quantity differently (GPT-2 ``n_layer``/``n_embd``/``n_head``, GLM
 ``num_layers``/``ffn_hidden_size``, Falcon ``n_head_kv``/``multi_query``, MPT ``d_model`` and
-``expansion_ratio``); multimodal wrappers nest the language model in ``text_config``, sometimes
-leaving fields to the text class's documented defaults (``TEXT_DEFAULTS``). Every size must be a
-positive whole number below 10⁷ (context below 10⁸), every flag a real JSON boolean.
+``expansion_ratio``); multimodal and omni wrappers nest the language model in ``text_config``,
+``llm_config`` (InternVL), ``language_config`` (DeepSeek-VL2) or ``thinker_config`` (Qwen2.5-Omni,
+itself holding a ``text_config``), sometimes leaving fields to the text class's documented
+defaults (``TEXT_DEFAULTS``). Every size must be a positive whole number below 10⁷ (context
+below 10⁸), every flag a real JSON boolean; :func:`default_notes` says what was filled in.
 
 ``context_length`` is the longest sequence the config declares (max_position_embeddings,
 n_positions, seq_length, max_seq_len …). Families without any such key — ALiBi (BLOOM) or early
@@ -15,10 +17,11 @@ authors publish (``TRAINING_CONTEXT``); it bounds the tokens the kit lets a requ
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
+from wattgpu_lite.checks import check_count
+from wattgpu_lite.datafiles import read_bytes
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 from wattgpu_lite.specs.params import Family, family, with_overrides
 from wattgpu_lite.specs.support import check_supported
@@ -45,6 +48,15 @@ TEXT_DEFAULTS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 # training sequence length of families whose config declares none (see the module docstring)
 TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048}
+CONTEXT_SOURCE = {
+    "falcon": "transformers' own default (FalconConfig max_position_embeddings=2048)",
+    "bloom": "BLOOM's published training length (ALiBi: neither the config nor transformers' "
+             "BloomConfig declares a maximum)",
+    "RefinedWeb": "Falcon's published training length (the remote-code RWConfig declares none; "
+                  "transformers' FalconConfig defaults to the same 2048)",
+}  # fmt: skip
+# where multimodal / omni wrappers nest the language model, in the order they are looked for
+LM_SECTIONS = ("text_config", "llm_config", "language_config", "thinker_config")
 FLAGS = ("tie_word_embeddings", "attention_bias", "bias", "use_bias", "mlp_bias", "qkv_bias",
          "add_qkv_bias", "use_qkv_bias", "new_decoder_architecture", "multi_query", "parallel_attn",
          "multi_query_attention", "no_bias", "alibi", "is_encoder_decoder")  # fmt: skip
@@ -58,15 +70,12 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
         raise ConfigError(f"a config must be a dict or a path to config.json, got "
                           f"{type(path_or_dict).__name__}")  # fmt: skip
     path = Path(path_or_dict)
-    try:
-        cfg = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as err:
-        raise ConfigError(
-            f"config file {str(path)!r} not found: pass a config.json path or dict"
-        ) from err
+    raw = read_bytes(path, what="config file", sha256=None, error=ConfigError)
+    try:  # json's own parser: the Hub's configs hold Infinity (Nemotron-H's time_step_limit)
+        cfg = json.loads(raw.decode("utf-8"))
     except json.JSONDecodeError as err:
         raise ConfigError(f"{path.name} is not valid JSON ({err}); pass a config.json") from err
-    except (OSError, ValueError, RecursionError) as err:
+    except (ValueError, RecursionError) as err:
         raise ConfigError(f"cannot read {str(path)!r} as a config.json ({type(err).__name__}: "
                           f"{err}); pass the path of a JSON object or a dict") from err  # fmt: skip
     if not isinstance(cfg, dict):
@@ -75,15 +84,14 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
     return cfg, f"config.json {path.name}"
 
 
-def as_int(field: str, value: Any, limit: int = SIZE_LIMIT) -> int:
-    """``value`` as a positive whole number below ``limit``, or ConfigError naming the field."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    whole = number and math.isfinite(value) and value == int(value)
-    if not whole or not 0 < value < limit:
-        keys = f" ({' / '.join(SPELLINGS[field])})" if field in SPELLINGS else ""
-        raise ConfigError(f"config.json field {field!r}{keys} must be a positive integer below "
-                          f"{limit:.0e}, got {value!r}")  # fmt: skip
-    return int(value)
+def as_int(field: str, value: Any, limit: int = SIZE_LIMIT, lo: int = 1) -> int:
+    """``value`` as a whole number from ``lo`` to ``limit`` − 1 (the strict conversion of
+    :func:`wattgpu_lite.checks.check_count`), or ConfigError naming the field and the fix."""
+    keys = f" ({' / '.join(SPELLINGS[field])})" if field in SPELLINGS else ""
+    fix = (f"write {field} as a whole number from {lo} to {limit - 1:,} (a JSON number, not "
+           "text), as the model's published config.json has it")  # fmt: skip
+    return check_count(field, value, lo, limit - 1, error=ConfigError, fix=fix,
+                       label=f"config.json field {field!r}{keys}")  # fmt: skip
 
 
 def flag(cfg: dict[str, Any], key: str) -> bool | None:
@@ -94,16 +102,49 @@ def flag(cfg: dict[str, Any], key: str) -> bool | None:
     raise ConfigError(f"config.json field {key!r} must be true or false, got {value!r}")
 
 
+def lm_section(cfg: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(dotted path, dict) of the language model: the first of ``LM_SECTIONS`` present, followed
+    down (Qwen2.5-Omni: thinker_config.text_config); ("", cfg) when none is."""
+    path, section = "", cfg
+    for _ in range(len(LM_SECTIONS)):
+        key = next((k for k in LM_SECTIONS if section.get(k) is not None), None)
+        if key is None:
+            break
+        inner, path = section[key], f"{path}.{key}" if path else key
+        if not isinstance(inner, dict):
+            raise ConfigError(f"config.json {path!r} must be an object (the language model's "
+                              f"fields), got {type(inner).__name__} {inner!r:.60}")  # fmt: skip
+        section = inner
+    return path, section
+
+
 def text_part(cfg: dict[str, Any]) -> dict[str, Any]:
-    """The language model: ``text_config`` over its class defaults, or the top level."""
-    inner = cfg.get("text_config")
-    if inner is None:
+    """The language model: its nested section (``LM_SECTIONS``) over its class defaults, or the
+    top level."""
+    path, inner = lm_section(cfg)
+    if not path:
         return cfg
-    if not isinstance(inner, dict):
-        raise ConfigError(f"config.json 'text_config' must be an object, got {inner!r}")
     outer = {k: cfg[k] for k in ("tie_word_embeddings", "quantization_config", "quantization")
              if k in cfg}  # fmt: skip
     return {**TEXT_DEFAULTS.get(str(inner.get("model_type")), {}), **outer, **inner}
+
+
+def default_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
+    """What the kit filled in for ``cfg`` because the config leaves it out, and from where."""
+    path, inner = lm_section(cfg)
+    notes = []
+    filled = sorted(set(TEXT_DEFAULTS.get(str(inner.get("model_type")), {})) - set(inner))
+    if path and filled:
+        notes.append(f"{path} lacks {', '.join(filled)}: filled with the defaults of "
+                     f"transformers' {inner.get('model_type')} config class")  # fmt: skip
+    text = text_part(cfg)
+    model_type = str(text.get("model_type") or cfg.get("model_type") or "")
+    if model_type in TRAINING_CONTEXT and all(
+        text.get(k) is None for k in SPELLINGS["context_length"]
+    ):
+        notes.append(f"context_length {TRAINING_CONTEXT[model_type]:,}: "
+                     f"{CONTEXT_SOURCE[model_type]} (the config declares none)")  # fmt: skip
+    return tuple(notes)
 
 
 def pick(cfg: dict[str, Any], field: str, default: Any = None) -> Any:

@@ -6,17 +6,19 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from wattgpu_lite.checks import check_count, check_number
 from wattgpu_lite.errors import ConfigError
 from wattgpu_lite.specs.count import active_params, count_groups, storage_bits
-from wattgpu_lite.specs.hf_config import load_config, parse_fields
+from wattgpu_lite.specs.hf_config import default_notes, load_config, parse_fields
 from wattgpu_lite.specs.moe_config import read_mla, read_moe
 from wattgpu_lite.specs.params import Family, count_params, family, mlp_params
 from wattgpu_lite.specs.quant import weight_format
 
 BYTES_FP16 = 2  # bytes per stored value (weights and KV cache in FP16/BF16)
 # weight storage formats the physics knows (bits per weight are a field of their own)
-WEIGHT_FORMATS = frozenset({"bf16", "fp16", "fp32", "fp8", "int8", "int4", "int3", "int2", "mxfp4",
-                            "nvfp4", "nf4", "fp4"})  # fmt: skip
+WEIGHT_FORMATS = frozenset({"bf16", "fp16", "fp32", "fp8", "int8", "int7", "int6", "int5", "int4",
+                            "int3", "int2", "mxfp4", "nvfp4", "nf4", "fp4"})  # fmt: skip
+RECORD_MAX = 10**15  # largest count or size a catalog row may hold (params_b is in billions)
 # fields that echo how a checkpoint id was resolved, not columns of llms.csv (see specs/aliases.py)
 ECHO_FIELDS = ("architecture",)
 POSITIVE_INTS = ("n_layers", "hidden_size", "intermediate_size", "n_heads", "n_kv_heads",
@@ -192,9 +194,10 @@ class LLM:
                       "n_shared_experts": moe.n_shared, "n_moe_layers": moe.n_moe_layers,
                       "params_expert_b": round(expert / 1e9, 9)}  # fmt: skip
         params_b = round(sum(groups.values()) / 1e9, 6)
+        source = "; ".join((where, *default_notes(cfg), *fmt.notes))
         return cls(
             name=str(label), **fields, params_b=params_b, params_nominal_b=params_b,
-            in_wattgpu=False, source=where, **extra,
+            in_wattgpu=False, source=source, **extra,
         )  # fmt: skip
 
     @classmethod
@@ -208,10 +211,20 @@ class LLM:
                 raise _field_error(f.name, "is empty")
             if f.type == "bool" and not isinstance(value, bool):
                 raise _field_error(f.name, f"must be True/False, got {value!r}")
-        ints = {f.name: int(row[f.name]) for f in fields(cls) if f.type == "int"}
-        floats = {f.name: float(row[f.name]) for f in fields(cls) if f.type == "float"}
+        ints = {f.name: _record_number(f.name, row[f.name], whole=True)
+                for f in fields(cls) if f.type == "int"}  # fmt: skip
+        floats = {f.name: _record_number(f.name, row[f.name], whole=False)
+                  for f in fields(cls) if f.type == "float"}  # fmt: skip
         given = {f.name: row[f.name] for f in fields(cls) if f.name not in ECHO_FIELDS}
         return cls(**(given | ints | floats))
+
+
+def _record_number(field: str, value: Any, *, whole: bool) -> int | float:
+    """A count or size of an LLM record, >= 0 (the kit's one strict conversion)."""
+    check = check_count if whole else check_number
+    return check(field, value, 0, RECORD_MAX, error=ConfigError, label=f"LLM field {field!r}",
+                 fix=f"write {field} as a {'whole ' if whole else ''}number from 0 to "
+                     f"{RECORD_MAX:.0e}")  # fmt: skip
 
 
 def _field_error(field: str, problem: str) -> ConfigError:

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from wattgpu_lite.checks import check_counts
 from wattgpu_lite.errors import ConfigError
 from wattgpu_lite.specs.hf_config import as_int
 from wattgpu_lite.specs.params import MLA
@@ -52,9 +53,11 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     """The MoE description of a (language-model) config dict, or None for a dense model."""
     ffn = cfg.get("ffn_config") if isinstance(cfg.get("ffn_config"), dict) else {}
     experts = _first(cfg, EXPERT_KEYS) or _first(ffn, ("moe_num_experts",))
-    if experts is None or experts[1] in (0, 1):
+    if experts is None:
         return None
-    n_experts = as_int(*experts)
+    n_experts = as_int(*experts, lo=0)
+    if n_experts < 2:
+        return None
     topk = _first(cfg, TOPK_KEYS) or _first(ffn, ("moe_top_k",))
     if topk is None:
         raise ConfigError(f"config.json has {experts[0]} = {n_experts} but no top-k; looked for "
@@ -63,7 +66,7 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     if top_k > n_experts:
         raise ConfigError(f"config.json {topk[0]} = {top_k} exceeds {experts[0]} = {n_experts}")
     width = cfg.get("intermediate_size") if _is_llama4(cfg) else dense_ff
-    expert_ff = as_int("moe_intermediate_size", cfg.get("moe_intermediate_size") or width)
+    expert_ff = as_int("moe_intermediate_size", _or(cfg, "moe_intermediate_size", width))
     n_shared, shared_ff, gate = _shared(cfg, expert_ff)
     return MoE(n_experts, top_k, expert_ff, n_shared, shared_ff, gate, moe_layers(cfg, n_layers))
 
@@ -90,12 +93,12 @@ def moe_layers(cfg: dict[str, Any], n_layers: int) -> int:
     """How many of the ``n_layers`` layers are MoE (see the module docstring)."""
     layers = range(n_layers)
     if cfg.get("first_k_dense_replace") is not None or cfg.get("moe_layer_freq") is not None:
-        k = int(cfg.get("first_k_dense_replace") or 0)
-        f = as_int("moe_layer_freq", cfg.get("moe_layer_freq") or 1)
+        k = as_int("first_k_dense_replace", _or(cfg, "first_k_dense_replace", 0), lo=0)
+        f = as_int("moe_layer_freq", _or(cfg, "moe_layer_freq", 1))
         count = sum(1 for i in layers if i >= k and i % f == 0)
     elif cfg.get("decoder_sparse_step") is not None or cfg.get("mlp_only_layers"):
-        s = as_int("decoder_sparse_step", cfg.get("decoder_sparse_step") or 1)
-        dense = set(cfg.get("mlp_only_layers") or [])
+        s = as_int("decoder_sparse_step", _or(cfg, "decoder_sparse_step", 1))
+        dense = set(_layer_list(cfg, "mlp_only_layers", n_layers))
         count = sum(1 for i in layers if (i + 1) % s == 0 and i not in dense)
     elif cfg.get("interleave_moe_layer_step") is not None:
         s = as_int("interleave_moe_layer_step", cfg["interleave_moe_layer_step"])
@@ -105,6 +108,21 @@ def moe_layers(cfg: dict[str, Any], n_layers: int) -> int:
     if count == 0:
         raise ConfigError("config.json declares experts but its layer pattern leaves no MoE layer")
     return count
+
+
+def _or(cfg: dict[str, Any], key: str, default: int) -> Any:
+    """``cfg[key]`` unless absent or null (then ``default``); 0 or false stays as written."""
+    return default if cfg.get(key) is None else cfg[key]
+
+
+def _layer_list(cfg: dict[str, Any], key: str, n_layers: int) -> tuple[int, ...]:
+    """A list of layer indices (0 … n_layers − 1); absent or null is the empty list."""
+    value = cfg.get(key)
+    if value is None:
+        return ()
+    fix = f"write {key} as a list of layer indices from 0 to {n_layers - 1}, e.g. [0, 1], or []"
+    return check_counts(key, value, 0, n_layers - 1, error=ConfigError, fix=fix,
+                        label=f"config.json field {key!r}")  # fmt: skip
 
 
 def read_mla(cfg: dict[str, Any]) -> MLA | None:

@@ -10,9 +10,11 @@ fp8, fbgemm_fp8     8, + one FP32 scale per ``weight_block_size`` block (DeepSee
                     8 + 32/16384); per-channel or per-tensor scales are neglected (≈ 8)
 mxfp4               4 + 8/32 = 4.25: OCP Microscaling spec, blocks of 32 FP4 values share one
                     8-bit (E8M0) scale
-gptq, awq           b + (16 + b)/g: packed b-bit weights, one FP16 scale and one packed b-bit
-                    zero point per group (AutoGPTQ / AutoAWQ ``qweight``, ``qzeros``,
-                    ``scales`` tensors); g = −1 (per channel) counts as b
+gptq, awq           b + (16 + b)/g: packed b-bit weights (b = 2 … 8 as written: a 6-bit config is
+                    ``int6``), one FP16 scale and one packed b-bit zero point per group
+                    (AutoGPTQ / AutoAWQ ``qweight``, ``qzeros``, ``scales`` tensors); g = −1
+                    (per channel) counts as b; a missing group size is 128 and a missing AWQ
+                    bits 4 (transformers' GPTQConfig / AwqConfig defaults, said in the notes)
 compressed-tensors  integer ``pack-quantized``: b + 16/g (symmetric: one BF16/FP16 scale per
                     group), b + 32/g when asymmetric (a zero point too); float 8-bit: 8;
                     ``nvfp4-pack-quantized``: 4 + 8/16 = 4.5 (one FP8 scale per 16)
@@ -37,6 +39,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from wattgpu_lite.checks import check_count, check_counts, check_number
 from wattgpu_lite.errors import ConfigError
 
 
@@ -48,14 +51,24 @@ class WeightFormat:
     bits: float = 16.0
     keep_16bit: tuple[str, ...] = ()
     also: tuple[str, ...] = ()  # groups quantised beyond the linear layers (MLX: embed, lm_head)
+    notes: tuple[str, ...] = ()  # what the reading assumed, for the model's source line
 
 
 def _num(method: str, field: str, value: Any, lo: float, hi: float) -> float:
-    ok = isinstance(value, int | float) and not isinstance(value, bool) and lo <= value <= hi
-    if not ok:
-        raise ConfigError(f"quantization ({method}) field {field!r} must be a number in "
-                          f"[{lo:g}, {hi:g}], got {value!r}")  # fmt: skip
-    return float(value)
+    """A number of a quantisation config in [lo, hi] (the kit's one strict conversion)."""
+    return check_number(field, value, lo, hi, error=ConfigError, label=_label(method, field),
+                        fix=f"write {field} as a number from {lo:g} to {hi:g}, as the "
+                            "checkpoint's quantization_config has it")  # fmt: skip
+
+
+def _bits(method: str, field: str, value: Any) -> int:
+    """Bits per quantised weight: a whole number from 2 to 8, read as written."""
+    return check_count(field, value, 2, 8, error=ConfigError, label=_label(method, field),
+                       fix=f"write {field} as a whole number of bits from 2 to 8 (e.g. 4)")  # fmt: skip
+
+
+def _label(method: str, field: str) -> str:
+    return f"quantization_config ({method}) field {field!r}"
 
 
 def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
@@ -63,24 +76,51 @@ def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
     return -1.0 if g in (-1, None) else _num(method, key, g, 1, 1e6)
 
 
-def _int_fmt(bits: float) -> str:
-    return f"int{int(bits)}" if bits in (2, 3, 4, 8) else "int4"
+def _int_fmt(bits: int) -> str:
+    """The format name of b-bit integer weights, b as written (int2 … int8)."""
+    return f"int{bits}"
 
 
 def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
-    b = _num(method, "bits", q.get("bits", q.get("w_bit", 4)), 2, 8)
-    g = _group(method, q, "group_size" if "group_size" in q else "q_group_size")
+    """b-bit packed weights, b as written (2 … 8); what transformers' own GPTQConfig / AwqConfig
+    would default (AWQ bits 4, group size 128 for both) fills a missing field, said in notes."""
+    notes: list[str] = []
+    key = "bits" if "bits" in q or "w_bit" not in q else "w_bit"
+    if key not in q and method == "gptq":
+        raise ConfigError("quantization_config (gptq) lacks 'bits' (transformers' GPTQConfig "
+                          "requires it); add the checkpoint's bits, e.g. \"bits\": 4")  # fmt: skip
+    if key not in q:
+        notes.append("quantization_config (awq) gives no bits: 4, transformers' AwqConfig default")
+    b = _bits(method, key, q.get(key, 4))
+    group_key = "group_size" if "group_size" in q else "q_group_size"
+    if group_key not in q:
+        notes.append(f"quantization_config ({method}) gives no group_size: 128, the default of "
+                     f"transformers' {'GPTQConfig' if method == 'gptq' else 'AwqConfig'}")  # fmt: skip
+    g = _group(method, {**q, group_key: q.get(group_key, 128)}, group_key)
     extra = 0.0 if g < 0 else (16 + b) / g
-    return WeightFormat(_int_fmt(b), b + extra, _names(q.get("modules_to_not_convert")))
+    return WeightFormat(_int_fmt(b), b + extra, _names(q.get("modules_to_not_convert")),
+                        notes=tuple(notes))  # fmt: skip
 
 
 def _fp8(method: str, q: dict[str, Any]) -> WeightFormat:
     block = q.get("weight_block_size")
     extra = 0.0
-    if isinstance(block, list) and len(block) == 2:
-        extra = 32 / (_num(method, "weight_block_size", block[0], 1, 1e6) * block[1])
+    if block is not None:
+        rows, cols = _block(method, block)
+        extra = 32 / (rows * cols)
     keep = _names(q.get("ignored_layers")) + _names(q.get("modules_to_not_convert"))
     return WeightFormat("fp8", 8 + extra, keep)
+
+
+def _block(method: str, block: Any) -> tuple[int, int]:
+    """``weight_block_size`` as two whole numbers >= 1 (DeepSeek: [128, 128])."""
+    fix = "write weight_block_size as two whole numbers >= 1, e.g. [128, 128], or leave it out"
+    shape = check_counts("weight_block_size", block, 1, 10**6, error=ConfigError, fix=fix,
+                         label=_label(method, "weight_block_size"))  # fmt: skip
+    if len(shape) != 2:
+        raise ConfigError(f"{_label(method, 'weight_block_size')} has {len(shape)} entries, "
+                          f"not 2; {fix}")  # fmt: skip
+    return shape[0], shape[1]
 
 
 def _bnb(q: dict[str, Any]) -> WeightFormat:
@@ -98,15 +138,23 @@ def _bnb(q: dict[str, Any]) -> WeightFormat:
 def _compressed(q: dict[str, Any]) -> WeightFormat:
     fmt = str(q.get("format", ""))
     groups = q.get("config_groups") or {}
+    if not isinstance(groups, dict):
+        raise ConfigError(f"{_label('compressed-tensors', 'config_groups')} must be an object "
+                          f"of named groups ({{\"group_0\": {{\"weights\": ...}}}}), got "
+                          f"{type(groups).__name__}; write it as the checkpoint has it")  # fmt: skip
     weights = next((g.get("weights") for g in groups.values() if isinstance(g, dict)), None)
     keep = _names(q.get("ignore"))
     if "nvfp4" in fmt:
         return WeightFormat("nvfp4", 4.5, keep)
     if not isinstance(weights, dict):
         raise ConfigError("quantization_config (compressed-tensors) has no config_groups weights")
-    b = _num("compressed-tensors", "num_bits", weights.get("num_bits"), 2, 8)
+    b = _bits("compressed-tensors", "num_bits", weights.get("num_bits"))
     if weights.get("type") == "float":
-        return WeightFormat("fp8" if b == 8 else "fp4", b, keep)
+        if b not in (4, 8):
+            raise ConfigError(f"{_label('compressed-tensors', 'num_bits')} = {b} with type "
+                              "'float': the kit knows 8-bit (fp8) and 4-bit (fp4) float "
+                              "weights; write num_bits 8 or 4")  # fmt: skip
+        return WeightFormat("fp8" if b == 8 else "fp4", float(b), keep)
     g = _group("compressed-tensors", weights)
     per_group = 16 if weights.get("symmetric", True) is True else 32
     return WeightFormat(_int_fmt(b), b + (0 if g < 0 else per_group / g), keep)
@@ -126,7 +174,7 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
     """The storage format of a config's weights (see the module table); bf16 when none is set."""
     mlx = cfg.get("quantization")
     if isinstance(mlx, dict) and "bits" in mlx:
-        b = _num("mlx", "bits", mlx["bits"], 2, 8)
+        b = _bits("mlx", "bits", mlx["bits"])
         g = _num("mlx", "group_size", mlx.get("group_size", 64), 1, 1e6)
         return WeightFormat(_int_fmt(b), b + 32 / g, also=("embed", "lm_head"))
     q = cfg.get("quantization_config")

@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import DataFileError
 from wattgpu_lite.wattgpu.features import bandwidth_latency_s, check_scenario
 
@@ -27,8 +27,8 @@ FACTORS_PATH = data_dir() / "baseline_load_factors.csv"
 def load_factors() -> pd.DataFrame:
     """data/baseline_load_factors.csv indexed by scenario: load_factor (rho), roofline_batch."""
     try:
-        table = pd.read_csv(FACTORS_PATH).set_index("scenario")
-    except (OSError, KeyError) as err:
+        table = read_csv(FACTORS_PATH).set_index("scenario")
+    except KeyError as err:
         raise DataFileError(f"{FACTORS_PATH.name}: cannot read it ({err}); restore it with "
                             "`git checkout data/baseline_load_factors.csv`") from err  # fmt: skip
     return table

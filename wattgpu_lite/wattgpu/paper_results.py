@@ -6,8 +6,7 @@ from functools import cache
 
 import pandas as pd
 
-from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.errors import DataFileError
+from wattgpu_lite.datafiles import data_dir, read_csv
 
 PAPER_RESULTS_PATH = data_dir() / "paper_wattgpu_results.csv"
 _METRICS = ("mdape_pct", "pearson_r", "gpu_tau", "llm_tau")
@@ -15,11 +14,7 @@ _METRICS = ("mdape_pct", "pearson_r", "gpu_tau", "llm_tau")
 
 @cache
 def _table() -> pd.DataFrame:
-    try:
-        return pd.read_csv(PAPER_RESULTS_PATH)
-    except OSError as err:
-        raise DataFileError(f"{PAPER_RESULTS_PATH.name}: cannot read it ({err}); restore it "
-                            "with `git checkout data/paper_wattgpu_results.csv`") from err  # fmt: skip
+    return read_csv(PAPER_RESULTS_PATH)
 
 
 def paper_results(target: str, spec_version: str = "final") -> pd.DataFrame:
