@@ -10,7 +10,7 @@ import numbers
 
 import pandas as pd
 
-from wattgpu_lite.energy.symbolic_physical import COMPONENTS
+from wattgpu_lite.energy._physical_generated import COMPONENTS
 from wattgpu_lite.errors import InvalidInputError
 
 J_PER_WH = 3600.0
