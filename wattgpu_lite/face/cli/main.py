@@ -20,6 +20,7 @@ from importlib import metadata
 from wattgpu_lite import checks
 from wattgpu_lite.errors import WattGPUError, missing_extra
 from wattgpu_lite.face.cli import text
+from wattgpu_lite.face.cli.defaults import add_config_flag, apply_defaults
 from wattgpu_lite.face.cli.messages import for_shell
 from wattgpu_lite.face.cli.output import check_output
 
@@ -75,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the kit's version (and xgboost's) and exit")  # fmt: skip
     parser.add_argument("--debug", action="store_true",
                         help="on an unexpected error, print the full traceback")  # fmt: skip
+    add_config_flag(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"wattgpu_lite.face.cli.{name}").add_parser(sub)
@@ -101,6 +103,7 @@ def _main(argv: list[str] | None) -> int:
     debug = "--debug" in words  # accepted anywhere on the line, not only before the command
     args = build_parser().parse_args([w for w in words if w != "--debug"])
     try:
+        args.defaults_used = apply_defaults(args)  # flag > environment > config file > built-in
         check_options(args)
         return int(args.func(args) or 0)
     except WattGPUError as err:

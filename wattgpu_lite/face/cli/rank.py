@@ -56,9 +56,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="where power and ITL come from (default: %(default)s, as `predict`)")  # fmt: skip
     p.add_argument("--grid-gco2-per-kwh", type=float,
                    help=f"grid carbon intensity, gCO2e/kWh (default {DEFAULT_GRID_GCO2_PER_KWH:g}, "
-                        "Ember world average)")  # fmt: skip
+                        "Ember world average; or grid_gco2_per_kwh from "
+                        "WATTGPU_LITE_GRID_GCO2_PER_KWH or wattgpu-lite.toml)")  # fmt: skip
     p.add_argument("--price-per-kwh", type=float,
-                   help=f"electricity price per kWh (default {DEFAULT_PRICE_PER_KWH:g} USD, EIA)")  # fmt: skip
+                   help=f"electricity price per kWh (default {DEFAULT_PRICE_PER_KWH:g} USD, EIA; "
+                        "or price_per_kwh from WATTGPU_LITE_PRICE_PER_KWH or "
+                        "wattgpu-lite.toml)")  # fmt: skip
     add_layout_flags(p)
     p.add_argument("--top", type=int, default=DEFAULT_TOP,
                    help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
@@ -71,6 +74,9 @@ def run_rank(args: argparse.Namespace) -> int:
 
     extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh}
     tokens = {}
+    if args.source != "hybrid":  # the other sources answer for their runs' tokens: not a default
+        args.defaults_used = {k: v for k, v in args.defaults_used.items()
+                              if k not in ("t_in", "t_out")}  # fmt: skip
     if args.source == "hybrid":
         counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
