@@ -8,7 +8,15 @@ from pathlib import Path
 
 from wattgpu_lite.datafiles import is_file
 from wattgpu_lite.face.cli.defaults import CONFIG_NAME, add_config_flag, defaults_line
-from wattgpu_lite.face.cli.output import FILE_TYPES, Result, clean, json_text, write_output
+from wattgpu_lite.face.cli.output import (
+    FILE_TYPES,
+    TEXT_WIDTH,
+    Result,
+    clean,
+    json_text,
+    wrap_line,
+    write_output,
+)
 from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -56,6 +64,9 @@ def add_output_flags(parser: argparse.ArgumentParser) -> None:
                              f"{', '.join(FILE_TYPES)} (.parquet needs pyarrow)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing on success (errors still go to stderr)")  # fmt: skip
+    parser.add_argument("--wide", action="store_true",
+                        help=f"text view: every column of its tables (default: the columns that "
+                             f"fit {TEXT_WIDTH} characters, and a line naming the rest)")  # fmt: skip
 
 
 def deliver(result: Result, args: argparse.Namespace) -> int:
@@ -65,7 +76,7 @@ def deliver(result: Result, args: argparse.Namespace) -> int:
     ``"defaults"`` and end the text view in one line."""
     used = getattr(args, "defaults_used", None) or {}
     result = Result({**result.doc, "defaults": clean(used)},
-                    result.text + ("\n" + defaults_line(used) if used and result.text else ""),
+                    result.text + ("\n" + _fold(defaults_line(used), args) if used and result.text else ""),
                     result.table)  # fmt: skip
     if args.output:
         write_output(result, args.output)
@@ -75,6 +86,10 @@ def deliver(result: Result, args: argparse.Namespace) -> int:
     if args.output:
         print(f"saved to {args.output}", file=sys.stderr)
     return 0
+
+
+def _fold(line: str, args: argparse.Namespace) -> str:
+    return line if getattr(args, "wide", False) else wrap_line(line)
 
 
 def resolve_gpu(text: str):

@@ -23,7 +23,7 @@ from wattgpu_lite.face.cli import (
     resolve_llm,
 )
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
-from wattgpu_lite.face.cli.output import Result, table_document
+from wattgpu_lite.face.cli.output import Result, fit_width, table_document, wrap_line
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
@@ -88,18 +88,21 @@ def run_rank(args: argparse.Namespace) -> int:
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
         **{k: v for k, v in extra.items() if v is not None},
     )  # fmt: skip
-    text = "" if args.json else text_view(table, args.itl_sla_ms, args.top)
+    text = "" if args.json else text_view(table, args.itl_sla_ms, args.top, args.wide)
     return deliver(Result(table_document("rank", table), text), args)
 
 
-def text_view(table, itl_sla_ms: float, top: int) -> str:
-    """The pick in a sentence, the first ``top`` plans as the dashboard shows them, the why-nots."""
+def text_view(table, itl_sla_ms: float, top: int, wide: bool = False) -> str:
+    """The pick in a sentence, the first ``top`` plans as the dashboard shows them (the columns
+    that fit 100 characters unless ``wide``), the why-nots."""
     from wattgpu_lite.face.explorer import display_table, summary
 
     view = escape_frame(display_table(table).head(max(top, 1)))
-    lines = [escape_controls(summary(table, itl_sla_ms)), "",
-             view.drop(columns="why not").to_string(index=False)]  # fmt: skip
+    pick = escape_controls(summary(table, itl_sla_ms))
+    lines = [pick if wide else wrap_line(pick), "",
+             fit_width(view.drop(columns="why not"), wide)]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
+    why = why if wide else [wrap_line(line, indent="    ") for line in why]
     if why:
         lines += ["", "why not:", *why]
     if len(table) > len(view):
