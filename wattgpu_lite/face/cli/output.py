@@ -100,16 +100,23 @@ def text_table(table: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH)
     return fit_width(shown, wide, width)
 
 
-def fit_width(shown: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH) -> str:
-    """An already formatted DataFrame as text: all of it if ``wide``, else as many columns from the
-    left as fit ``width`` (the first one always), then a line naming the ones left out."""
+def fit_width(shown: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH,
+              drop_first: tuple[str, ...] = ()) -> str:  # fmt: skip
+    """An already formatted DataFrame as text: all of it if ``wide``, else without the columns that
+    do not fit ``width`` — those of ``drop_first`` first (in that order), then from the right; the
+    first column always stays — and a line naming the ones left out (in table order)."""
+    order = list(shown.columns)
+    expendable = [c for c in drop_first if c in order]
+    expendable += [c for c in reversed(order) if c not in expendable][:-1]
     dropped: list[str] = []
     while True:
         text = _render(shown)
-        if wide or _width(text) <= width or shown.shape[1] == 1:
+        if wide or _width(text) <= width or not expendable:
             break
-        dropped.insert(0, str(shown.columns[-1]))
-        shown = shown.iloc[:, :-1]
+        column = expendable.pop(0)
+        dropped.append(str(column))
+        shown = shown.drop(columns=column)
+    dropped.sort(key=order.index)
     if not dropped:
         return text
     many = len(dropped) > 1

@@ -1,7 +1,7 @@
 """``rank``: which GPU serves an LLM within an ITL SLA for the least energy, and how many of it.
 
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
-    [--t-in 15 --t-out 180] [--gpus A30,L4,...] [--source hybrid|measured|paper|logo] [--json]
+    [--t-in 15 --t-out 180] [--gpus A30,L4,...|all] [--source hybrid|measured|paper|logo] [--json]
     [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
 
 --json prints every column of the ranking (under ``rows``, no NaN). The text view is the dashboard's table:
@@ -27,6 +27,9 @@ from wattgpu_lite.face.cli.output import Result, fit_width, table_document, wrap
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
+# the text view's columns left out first when the table is wider than 100 characters (not --wide)
+NARROW_DROPS = ("interval from", "electricity per million tokens (USD)", "kg CO₂e per million tokens",
+                "power (W)")  # fmt: skip
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -45,9 +48,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--itl-sla-ms", type=float, required=True,
                    help="the most inter-token latency a request may see, ms")  # fmt: skip
     add_token_flags(p)
-    p.add_argument("--gpus", help="comma-separated candidate GPUs (default: the whole catalog "
-                                  "for --source hybrid/paper, the 8 measured GPUs for "
-                                  "measured/logo)")  # fmt: skip
+    p.add_argument("--gpus", help="comma-separated candidate GPUs, or 'all' for the whole "
+                                  "catalog (default: the 8 measured GPUs of the Watt Counts "
+                                  "runs, as the dashboard: the GPUs whose predictions are "
+                                  "checked against their own measurements, and the ones every "
+                                  "--source can rank)")  # fmt: skip
     p.add_argument("--gpu-counts", default="1,2,4,8",
                    help="GPUs per replica to try, comma-separated (hybrid source; "
                         "default %(default)s)")  # fmt: skip
@@ -83,6 +88,8 @@ def run_rank(args: argparse.Namespace) -> int:
         tokens = {"t_in": args.t_in, "t_out": args.t_out, "gpu_counts": counts,
                   "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
+    if gpus is not None and [g.lower() for g in gpus] == ["all"]:
+        gpus = "all"  # the whole catalog
     table = rank_gpus(
         resolve_llm(args.llm), args.scenario, rate_qps=args.rate_qps, batch=args.batch,
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
@@ -100,7 +107,7 @@ def text_view(table, itl_sla_ms: float, top: int, wide: bool = False) -> str:
     view = escape_frame(display_table(table).head(max(top, 1)))
     pick = escape_controls(summary(table, itl_sla_ms))
     lines = [pick if wide else wrap_line(pick), "",
-             fit_width(view.drop(columns="why not"), wide)]  # fmt: skip
+             fit_width(view.drop(columns="why not"), wide, drop_first=NARROW_DROPS)]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
     why = why if wide else [wrap_line(line, indent="    ") for line in why]
     if why:
