@@ -12,13 +12,16 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 
-# `make lab` installs the kit and JupyterLab only; `make test` adds the test tools.
+# Install tiers (pyproject.toml): the core is numpy and pandas (library and CLI); [train] adds
+# XGBoost, scikit-learn and SciPy (WattGPU, refitting); [lab] the notebooks' needs (JupyterLab,
+# Voila, matplotlib, seaborn, ipywidgets, sympy, and [train]); [test] all of them and the test tools.
+# `make lab` installs the kit with [lab]; `make test` with everything the tests need.
 $(LAB_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[lab]'
 	touch $(LAB_STAMP)
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[lab,test]'
+	$(BIN)/python -m pip install -q -e '.[train,lab,test]'
 	touch $(STAMP) $(LAB_STAMP)
 
 # JupyterLab refuses to start as root unless told; containers and CI machines often run as root.

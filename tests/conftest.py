@@ -4,7 +4,18 @@ cores) and no example database."""
 
 from __future__ import annotations
 
+import os
+
+import pytest
 from hypothesis import settings
 
 settings.register_profile("kit", derandomize=True, deadline=None, database=None)
 settings.load_profile("kit")
+
+
+@pytest.fixture(autouse=True)
+def _no_defaults_from_the_shell(monkeypatch):
+    """The CLI reads WATTGPU_LITE_* variables (face/cli/defaults.py): tests never see the
+    developer's."""
+    for name in [n for n in os.environ if n.startswith("WATTGPU_LITE_")]:
+        monkeypatch.delenv(name)

@@ -2,8 +2,9 @@
 
     python tests/lower_bounds.py pyproject.toml > minimum.txt
 
-Every ``name>=X`` of the project's dependencies and of its ``lab`` and ``test`` extras (the
-dashboard test needs voila) becomes ``name==X``
+Every ``name>=X`` of the project's dependencies and of its ``train``, ``lab`` and ``test`` extras
+(the dashboard test needs voila) becomes ``name==X`` (an extra naming the kit's other extras,
+``wattgpu_lite[train]``, is skipped: its requirements are listed already)
 (environment markers kept), so a fresh environment holds exactly the oldest versions the kit
 claims to support; pytest then shows whether the claim holds.
 """
@@ -20,10 +21,13 @@ REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9_.\-\[\]]+)\s*>=\s*([0-9][^,;\s]*)\s*(
 
 
 def requirements(pyproject: Path) -> list[str]:
-    """The dependencies and the ``lab`` and ``test`` extras of a pyproject.toml."""
+    """The dependencies and the ``train``, ``lab`` and ``test`` extras of a pyproject.toml,
+    without the extras' references to the kit itself."""
     project = tomllib.loads(pyproject.read_text())["project"]
     extras = project["optional-dependencies"]
-    return project["dependencies"] + extras["lab"] + extras["test"]
+    itself = project["name"].replace("-", "_").lower()
+    every = project["dependencies"] + extras["train"] + extras["lab"] + extras["test"]
+    return [r for r in every if not r.replace("-", "_").lower().startswith(f"{itself}[")]
 
 
 def pinned(requirement: str) -> str:

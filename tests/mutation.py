@@ -56,9 +56,9 @@ NAMED = [
 ]  # fmt: skip
 NAMED_TESTS: dict[str, tuple[str, ...]] = {}
 EQUIVALENT: dict[str, str] = {  # mutant label -> why it cannot change behaviour
-    "wattgpu/metrics.py:27 Gt -> GtE": "|true| exactly 1e-12 never occurs; the guard only skips zeros",
-    "wattgpu/metrics.py:27 1e-12 x 1.1": "a guard against division by ~0: 1e-12 and 1.1e-12 skip the same rows",
-    "wattgpu/metrics.py:34 Or -> And": "np.corrcoef of a constant input is NaN too, as the guard returns",
+    "wattgpu/metrics.py:33 Gt -> GtE": "|true| exactly 1e-12 never occurs; the guard only skips zeros",
+    "wattgpu/metrics.py:33 1e-12 x 1.1": "a guard against division by ~0: 1e-12 and 1.1e-12 skip the same rows",
+    "wattgpu/metrics.py:40 Or -> And": "np.corrcoef of a constant input is NaN too, as the guard returns",
     "hybrid/serving.py:142 Mult -> Div": "batch * ones(n) and batch / ones(n) are the same array",
     "hybrid/serving.py:207 1e-300 x 1.1": "a guard against 0/0: where no request is in flight the busy share is 0 and P_busy drops out",
     "hybrid/engine.py:117 1e-09 x 1.1": "the stand-in rate of rows with no steady state; their values are masked to NaN",

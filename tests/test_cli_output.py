@@ -8,10 +8,18 @@ import json
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from wattgpu_lite.__main__ import build_parser, main
-from wattgpu_lite.face.cli.output import clean, document, is_count, round_sig
+from wattgpu_lite.face.cli.output import (
+    TEXT_WIDTH,
+    clean,
+    document,
+    is_count,
+    round_sig,
+    text_table,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -197,3 +205,28 @@ def test_parquet_without_pyarrow_says_how_to_install_it(capsys, monkeypatch, tmp
         capsys.readouterr().err == "error: --output .parquet needs pyarrow: pip install pyarrow\n"
     )
     assert not (tmp_path / "g.parquet").exists()
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_text_view_fits_100_columns_and_wide_shows_every_column(capsys, name):
+    argv, _ = COMMANDS[name]
+    assert main(argv) == 0
+    narrow = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in narrow) <= TEXT_WIDTH, name
+    assert main([*argv, "--wide"]) == 0
+    wide = capsys.readouterr().out.splitlines()
+    assert not any("--wide shows" in line for line in wide)
+    if any("--wide shows" in line for line in narrow):
+        assert max(len(line) for line in wide) > TEXT_WIDTH
+
+
+def test_a_narrow_table_names_the_columns_it_leaves_out():
+    table = pd.DataFrame({f"column_{i}": [1.23456789 * i] for i in range(14)})
+    text = text_table(table).splitlines()
+    assert max(len(line) for line in text) <= TEXT_WIDTH
+    kept = text[0].split()
+    left_out = [c for c in table.columns if c not in kept]
+    assert left_out and kept == list(table.columns[: len(kept)])
+    assert " ".join(text[2:]).startswith(f"({len(left_out)} more columns: {', '.join(left_out)};")
+    assert text_table(table, wide=True).splitlines()[0].split() == list(table.columns)
+    assert "1.235" in text_table(table, wide=True)  # rounded to TEXT_DIGITS figures

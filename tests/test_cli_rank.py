@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from pathlib import Path
@@ -33,8 +34,16 @@ def test_rank_json_measured_every_candidate(capsys):
     assert a30["energy_per_request_j"] == pytest.approx(per_request, rel=1e-5)
 
 
-def test_rank_json_by_default_covers_the_catalog_with_the_hybrid(capsys):
-    rows = _rank_json(capsys)
+def test_rank_by_default_ranks_the_dashboards_8_measured_gpus_and_all_widens(capsys):
+    from wattgpu_lite.face.widgets_gpu import gpu_explorer
+    from wattgpu_lite.selection.inputs import DEFAULT_CANDIDATES
+
+    dashboard = inspect.signature(gpu_explorer).parameters["candidates"].default
+    assert set(DEFAULT_CANDIDATES) == set(dashboard) == set(wl.measurements.MEASURED_GPUS)
+    for source in ("hybrid", "measured"):
+        rows = _rank_json(capsys, "--source", source)
+        assert {r["gpu"] for r in rows} == set(DEFAULT_CANDIDATES), source
+    rows = _rank_json(capsys, "--gpus", "all")
     assert {r["source"] for r in rows} == {"hybrid"}
     assert {r["gpu"] for r in rows} == set(wl.gpus()["name"])
     for r in rows:
@@ -99,5 +108,17 @@ def test_rank_text_view_says_the_pick_shows_top_plans_and_lists_why_not(capsys):
     assert lines[0].startswith("Pick: A30 (") and " plans meet 30 ms." in lines[0]
     assert "energy per 1,000 tokens (J), 80 % interval" in lines[2]
     assert [ln.split()[0] for ln in lines[3:6]] == ["1", "2", "3"]
-    assert re.search(r"^\d+ more plans: --top \d+ or --json shows all\.$", lines[-1])
+    at = next(i for i, ln in enumerate(lines) if ln.startswith("defaults: "))
+    assert re.search(r"^\d+ more plans: --top \d+ or --json shows all\.$", lines[at - 1])
+    assert " ".join(lines[at:]).startswith(
+        "defaults: t_in 15 (built-in), t_out 180 (built-in), grid"
+    )
     assert max(len(ln) for ln in lines) < 260  # the why-nots no longer widen every row
+
+
+def test_rank_gpus_defaults_to_the_measured_gpus_for_every_source_and_all_is_the_catalog():
+    for source in ("hybrid", "paper"):
+        table = wl.rank_gpus(LLAMA8, "offline", itl_sla_ms=50, source=source, gpu_counts=(1,))
+        assert set(table["gpu"]) == set(wl.measurements.MEASURED_GPUS), source
+    wide = wl.rank_gpus(LLAMA8, "offline", itl_sla_ms=50, candidates="all", gpu_counts=(1,))
+    assert set(wide["gpu"]) == set(wl.gpus()["name"])

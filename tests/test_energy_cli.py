@@ -24,6 +24,9 @@ def test_json_is_the_estimate_in_the_envelope_with_python_defaults(capsys):
     assert code == 0
     est = wl.estimate_energy(LLAMA)  # same defaults: physical, 15/180
     data = json.loads(out)
+    used = data.pop("defaults")  # the CLI's echo of its defaults (tests/test_cli_defaults.py)
+    assert used == {"t_in": {"value": 15, "source": "built-in"},
+                    "t_out": {"value": 180, "source": "built-in"}}  # fmt: skip
     assert data == document("estimate", est.to_dict())
     assert data["mode"] == "physical" and (data["schema_version"], data["kind"]) == (1, "estimate")
     assert data["total_j"] == float(f"{est.total_j:.6g}") != est.total_j  # rounded, 6 figures
@@ -35,7 +38,9 @@ def test_gpus_and_weights_reach_the_estimate(capsys):
     code, out, _ = _run(capsys, "--gpu", "H100 SXM", "--num-gpus", "2", "--weights", "fp8",
                         "--t-in", "500", "--t-out", "300", "--batch", "8", "--json")  # fmt: skip
     expect = wl.estimate_energy(LLAMA, "H100 SXM", 500, 300, 8, num_gpus=2, weights="fp8")
-    assert code == 0 and json.loads(out) == document("estimate", expect.to_dict())
+    data = json.loads(out)
+    assert data.pop("defaults")["t_in"] == {"value": 500, "source": "--t-in"}
+    assert code == 0 and data == document("estimate", expect.to_dict())
     assert json.loads(out)["compute_peak"] == "fp8"
 
 

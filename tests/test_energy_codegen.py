@@ -1,4 +1,5 @@
-"""The generated numeric function is the sympy derivation, and predicting never imports sympy."""
+"""The generated numeric functions are the sympy derivation, and neither predicting nor estimating
+(physical or paper mode) imports sympy."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 import sympy as sp
 
+from wattgpu_lite.energy import _paper_generated as PG
 from wattgpu_lite.energy import _physical_generated as G
 from wattgpu_lite.energy import codegen
 from wattgpu_lite.energy import symbolic as S
@@ -32,9 +35,50 @@ def test_generated_function_equals_the_sympy_expressions_at_a_point():
         assert np.isclose(float(got), float(sp.N(expr.xreplace(subs))), rtol=1e-10, atol=1e-15)
 
 
+def test_the_generated_paper_source_is_what_the_printed_equations_give_today():
+    assert codegen.PAPER_TARGET.read_text() == codegen.paper_source(), (
+        "wattgpu_lite/energy/_paper_generated.py is stale: a paper equation or the prefill "
+        "buckets changed. Run `.venv/bin/python -m wattgpu_lite.energy.codegen` and commit it."
+    )
+
+
+def test_generated_paper_functions_equal_the_sympy_expressions_at_a_point():
+    values = dict(zip(PG.ARG_NAMES, [8e9, 32, 4096, 500, 300, 3.1e-13, 5.2e-12], strict=False))
+    values |= {str(sym): v for sym, v in paper_constants().items()}
+    subs = {s: values[str(s)] for s in codegen.PAPER_ARGS}
+    args = [values[name] for name in PG.ARG_NAMES]
+    exprs = codegen.paper_expressions()
+    for got, expr in zip(PG.terms(*args), exprs["terms"], strict=True):
+        assert np.isclose(float(got), float(sp.N(expr.xreplace(subs))), rtol=1e-10)
+    want = float(sp.N(exprs["out_per_token"].xreplace(subs)))
+    assert np.isclose(float(PG.out_per_token(*args)), want, rtol=1e-12)
+    for t_in in (1, 2048, 2049, 6000, 20000):
+        want = float(exprs["prefill_multiplier"].subs(S.T_in, t_in))
+        assert float(PG.prefill_multiplier(np.float64(t_in))) == want
+
+
+def test_experts_per_step_is_the_derivation_in_numbers():
+    from wattgpu_lite.energy import symbolic_physical as SP
+    from wattgpu_lite.energy.notes import experts_per_step
+
+    mixtral = type("M", (), {"n_experts": 8, "n_experts_active": 2})()
+    for batch in (1, 3, 64):
+        want = float(SP.experts_touched(batch).subs({SP.E: 8, SP.k: 2}))
+        assert experts_per_step(mixtral, batch) == pytest.approx(want, rel=1e-12)
+
+
 def test_paper_constants_are_keyed_by_the_symbols_of_the_derivation():
     consts = paper_constants()
     assert consts[S.K] == 6 and consts[S.b_w] == 16 and S.eta_exp in consts
+
+
+@pytest.mark.parametrize("mode", ["physical", "paper"])
+def test_a_cold_estimate_imports_neither_sympy_nor_xgboost(mode):
+    code = ("import sys, wattgpu_lite as wl; "
+            f"wl.estimate_energy('meta-llama/Llama-3.1-8B-Instruct', 'A30', mode={mode!r}); "
+            "print(sorted(m for m in ('sympy', 'xgboost', 'sklearn', 'scipy') if m in sys.modules))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def test_a_cold_prediction_imports_neither_sympy_nor_xgboost():

@@ -27,6 +27,20 @@ def _corrupted_runs(tmp_path: Path) -> None:
     wl.measurements(path=copy, sha256=wl.measurements.DATA_SHA256)
 
 
+def _without_xgboost(tmp_path: Path) -> None:
+    import sys
+
+    saved = sys.modules.get("xgboost")
+    sys.modules["xgboost"] = None  # what a core install (no [train] extra) looks like to an import
+    try:
+        wl.WattGPU().fit(wl.measurements())
+    finally:
+        if saved is None:
+            del sys.modules["xgboost"]
+        else:
+            sys.modules["xgboost"] = saved
+
+
 TRIGGERS = {
     "UnknownGPUError": lambda tmp: wl.gpu("H100 NLV"),
     "UnknownLLMError": lambda tmp: wl.llm("llama-9"),
@@ -48,6 +62,7 @@ TRIGGERS = {
     "InvalidInputError": lambda tmp: wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_in=0),
     "DataFileError": _corrupted_runs,
     "CapacityError": lambda tmp: wl.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", rate_qps=1e3),
+    "MissingExtraError": _without_xgboost,
     "NoFeasibleGPUError": lambda tmp: wl.rank_gpus(
         "meta-llama/Llama-3.3-70B-Instruct",
         "server_low",
@@ -67,6 +82,11 @@ NAMES_AND_FIXES = {
     "InvalidInputError": ("t_in", "positive whole number", "pass e.g. t_in=500"),
     "DataFileError": ("runs.csv", "checksum mismatch", "git checkout data/"),
     "NoFeasibleGPUError": ("T4:", "L4:", "Try GPUs with more memory"),
+    "MissingExtraError": (
+        "[train] extra",
+        "xgboost is not installed",
+        "pip install 'wattgpu-lite[train]'",
+    ),
 }
 
 

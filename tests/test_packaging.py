@@ -43,13 +43,44 @@ def test_the_wheel_carries_the_licences_and_the_tested_dependencies(wheel):
     licences = [n for n in wheel.namelist() if "/licenses/" in n]
     assert any(n.endswith("/licenses/LICENSE") for n in licences)
     assert any(n.endswith("LICENSE-watt-counts.txt") for n in licences)
-    assert (
-        "Requires-Dist: xgboost-cpu>=3.1; sys_platform == 'linux' or sys_platform == 'win32'"
-        in meta
-    )
-    assert (
-        "Requires-Dist: xgboost>=3.1; sys_platform != 'linux' and sys_platform != 'win32'" in meta
-    )
+    for extra in ("train", "lab", "test"):  # the CPU build, in every extra that brings XGBoost
+        assert (
+            "Requires-Dist: xgboost-cpu>=3.1; (sys_platform == 'linux' or sys_platform == 'win32') "
+            f"and extra == '{extra}'" in meta
+        )
+        assert (
+            "Requires-Dist: xgboost>=3.1; (sys_platform != 'linux' and sys_platform != 'win32') "
+            f"and extra == '{extra}'" in meta
+        )
+
+
+def test_the_core_requires_numpy_and_pandas_only(wheel):
+    meta = wheel.read(next(n for n in wheel.namelist() if n.endswith("METADATA"))).decode()
+    core = [line.removeprefix("Requires-Dist: ") for line in meta.splitlines()
+            if line.startswith("Requires-Dist: ") and "extra ==" not in line]  # fmt: skip
+    assert core == ["numpy>=1.24.1", "pandas>=2.2", "tomli>=1.1; python_version < '3.11'"]
+    assert {line.split(": ", 1)[1] for line in meta.splitlines()
+            if line.startswith("Provides-Extra: ")} == {"train", "lab", "test"}  # fmt: skip
+
+
+def test_binder_pins_every_package_the_notebooks_need():
+    """Binder installs ``-e .`` (the core) beside its pins: the pins must hold [train] and [lab]."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10: the tomli backport (a core dependency there)
+        import tomli as tomllib
+
+    pins = {line.split("==")[0].lower() for line in
+            (ROOT / "binder/requirements.txt").read_text().splitlines()
+            if "==" in line and not line.startswith("#")}  # fmt: skip
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    needed = {
+        re.split(r"[<>=;\[ ]", r, maxsplit=1)[0].lower() for r in extras["train"] + extras["lab"]
+    }
+    needed -= {"wattgpu_lite", "xgboost"}  # the kit itself; Binder (Linux) takes the CPU build
+    assert needed <= pins, sorted(needed - pins)
 
 
 def test_the_licence_is_the_apache_license_the_metadata_names():

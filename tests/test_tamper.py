@@ -149,17 +149,17 @@ def test_a_damaged_model_of_ones_own_is_a_data_file_error_naming_it(tmp_path, na
 
 
 def test_an_old_xgboost_is_refused_with_the_upgrade(tmp_path, monkeypatch):
-    monkeypatch.setattr(regressor.xgboost, "__version__", "3.0.5")
+    monkeypatch.setattr(regressor.xgb(), "__version__", "3.0.5")
     with pytest.raises(
         DataFileError,
         match=r"built with xgboost 3\.2\.0; xgboost 3\.0\.5 is installed.*pip install 'xgboost>=3\.1\.0'",
     ):
         wl.WattGPU.load(_model_copy(tmp_path))
-    monkeypatch.setattr(regressor.xgboost, "__version__", "3.1.0")
+    monkeypatch.setattr(regressor.xgb(), "__version__", "3.1.0")
     assert wl.WattGPU.load(ROOT / "data/models/wattgpu").models.keys() == {"power", "itl"}
 
 
 def test_a_saved_model_records_the_xgboost_it_was_built_with(tmp_path):
     state = json.loads((wl.WattGPU.pretrained().save(tmp_path) / "preprocessing.json").read_text())
-    assert state["xgboost_version"] == regressor.xgboost.__version__
+    assert state["xgboost_version"] == regressor.xgb().__version__
     assert state["xgboost_min_version"] == regressor.XGBOOST_MIN == "3.1.0"

@@ -1,7 +1,10 @@
 """wattgpu_lite: the energy and latency of LLM inference on GPUs, for teaching and for choosing hardware.
 
 The public names are imported lazily, so ``import wattgpu_lite as wl`` is quick and a notebook that only
-uses the catalogs never pays for XGBoost.
+uses the catalogs never pays for XGBoost. ``pip install wattgpu-lite`` is the core (numpy and pandas:
+the catalogs, ``predict``, ``estimate_energy``, ``rank_gpus`` and the CLI); the ``[train]`` extra adds
+WattGPU and refitting, ``[lab]`` the notebooks' figures, widgets and sympy. A name whose extra is
+missing says which one to install.
 
     import wattgpu_lite as wl
     wl.gpu("H100 NVL"), wl.llm("meta-llama/Llama-3.1-8B-Instruct")
@@ -52,11 +55,18 @@ _SUBMODULES: dict[str, str] = {
 
 
 def __getattr__(name: str) -> Any:
-    if name in _SUBMODULES:
-        return importlib.import_module(f"{__name__}.{_SUBMODULES[name]}")
-    if name in _EXPORTS:
-        return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _SUBMODULES and name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        module = importlib.import_module(f"{__name__}.{_SUBMODULES.get(name) or _EXPORTS[name]}")
+    except ImportError as err:  # a module of an optional extra: say which extra installs it
+        from wattgpu_lite.errors import missing_extra
+
+        found = missing_extra(f"wl.{name}", err)
+        if found is None:
+            raise
+        raise found from None
+    return module if name in _SUBMODULES else getattr(module, name)
 
 
 def __dir__() -> list[str]:

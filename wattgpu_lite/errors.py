@@ -88,3 +88,52 @@ class NoFeasibleGPUError(WattGPUError, ValueError):
 class CapacityError(WattGPUError, ValueError):
     """A load one replica cannot serve (rate beyond its capacity, a batch above its KV cache, or
     weights that do not fit); the message gives the capacity and what to do."""
+
+
+class MissingExtraError(WattGPUError, ImportError):
+    """A feature whose third-party packages are in an optional extra that is not installed; the
+    message names the extra and the pip command (``pip install 'wattgpu-lite[train]'``)."""
+
+
+#: the optional extras (pyproject.toml ``[project.optional-dependencies]``) and what each is for
+EXTRAS = {
+    "train": "refitting and the paper's WattGPU model (XGBoost, scikit-learn, SciPy, tqdm)",
+    "lab": "the notebooks, figures, widgets and the symbolic derivations (JupyterLab, matplotlib, "
+    "seaborn, ipywidgets, sympy, Voila; it includes [train])",
+}
+#: third-party module -> (the extra that installs it, its name on PyPI)
+MODULE_EXTRAS = {
+    "xgboost": ("train", "xgboost"), "sklearn": ("train", "scikit-learn"),
+    "scipy": ("train", "scipy"), "tqdm": ("train", "tqdm"), "joblib": ("train", "joblib"),
+    "sympy": ("lab", "sympy"), "matplotlib": ("lab", "matplotlib"), "seaborn": ("lab", "seaborn"),
+    "ipywidgets": ("lab", "ipywidgets"), "IPython": ("lab", "ipython"),
+}  # fmt: skip
+
+
+def missing_extra(what: str, err: ImportError) -> MissingExtraError | None:
+    """The MissingExtraError for ``err`` if it is a module of an extra that is not installed
+    (``None`` for any other import error)."""
+    top = (err.name or "").split(".")[0]
+    if top not in MODULE_EXTRAS:
+        return None
+    extra, dist = MODULE_EXTRAS[top]
+    return MissingExtraError(
+        f"{what} needs the [{extra}] extra ({dist} is not installed): "
+        f"pip install 'wattgpu-lite[{extra}]'"
+    )
+
+
+def require(module: str, extra: str, what: str):
+    """Import ``module`` (e.g. ``"xgboost"``) and return it, or raise :class:`MissingExtraError`:
+    "``what`` needs the [extra] extra (… is not installed): pip install 'wattgpu-lite[extra]'". A
+    module needed by only some functions of a core module is imported through this, where it is
+    used; ``extra`` must be the one :data:`MODULE_EXTRAS` names for it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as err:
+        found = missing_extra(what, err)
+        if found is None or MODULE_EXTRAS[module.split(".")[0]][0] != extra:
+            raise  # one of the package's own imports failed, or the extra is misnamed here
+        raise found from None

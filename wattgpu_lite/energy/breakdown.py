@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.symbolic_physical import COMPONENTS
+from wattgpu_lite.energy._physical_generated import COMPONENTS
 from wattgpu_lite.errors import InvalidInputError
 
 J_PER_WH = 3600.0

@@ -12,14 +12,15 @@ import numpy as np
 
 from wattgpu_lite.energy.args import check_deployment  # noqa: F401  (re-exported)
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, weight_bytes, weights_fit
-from wattgpu_lite.energy.symbolic_physical import E, k
-from wattgpu_lite.energy.symbolic_physical import experts_touched as _touched
 from wattgpu_lite.specs.layout import as_layout
 
 
 def experts_per_step(llm, batch: float) -> float:
-    """Expected distinct experts of one MoE layer a decode step of ``batch`` tokens reads."""
-    return float(_touched(batch).subs({E: llm.n_experts, k: llm.n_experts_active}))
+    """Expected distinct experts of one MoE layer a decode step of ``batch`` tokens reads:
+    ``E·(1 − (1 − k/E)^batch)``, :func:`~wattgpu_lite.energy.symbolic_physical.experts_touched`
+    in numbers (a test holds them equal; no sympy on the estimate path)."""
+    n, active = float(llm.n_experts), float(llm.n_experts_active)
+    return float(n * (1 - (1 - active / n) ** batch))
 
 
 def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:

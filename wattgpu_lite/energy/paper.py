@@ -1,6 +1,8 @@
-"""Paper mode numerics: the printed equations of Vartziotis et al. (arXiv 2607.26571v1), lambdified.
+"""Paper mode numerics: the printed equations of Vartziotis et al. (arXiv 2607.26571v1), generated.
 
-Each function is ``sympy.lambdify`` of an expression of :mod:`wattgpu_lite.energy.symbolic`. The
+Each function is ``sympy.lambdify`` of an expression of :mod:`wattgpu_lite.energy.symbolic`,
+written once as Python source to :mod:`wattgpu_lite.energy._paper_generated` by
+:mod:`wattgpu_lite.energy.codegen` (a test regenerates it), so paper mode runs without sympy. The
 Table 1-2 constants (K, word sizes, the calibrated factors) are *arguments* of the generated code,
 not baked in: every function takes ``constants`` — a {sympy symbol: value} dict, by default
 :func:`wattgpu_lite.energy.coefficients.paper_constants` — so changing one (``consts[S.K] = 2``)
@@ -13,24 +15,21 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import sympy as sp
 
+from wattgpu_lite.energy import _paper_generated as PG
 from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy import symbolic as S
 
-_ARGS = (S.N, S.n_l, S.d, S.T_in, S.T_out, S.alpha, S.e_mem, *S.PAPER_CONSTANTS)
-TERMS = ("compute_prefill", "compute_decode", "parameter_reads", "kv_writes", "attention_reads")
-_TERMS = sp.lambdify(_ARGS, [S.alpha * S.flops_prefill, S.alpha * S.flops_decode,
-                             S.energy_params, S.energy_kv_write, S.energy_attn_read],
-                     "numpy", cse=True)  # fmt: skip
-_OUT_PER_TOKEN = sp.lambdify(_ARGS, S.energy_out_per_token, "numpy")
-_M = sp.lambdify(S.T_in, S.prefill_multiplier(D.prefill_buckets()), "numpy")
+TERMS = PG.TERMS
+_TERMS, _OUT_PER_TOKEN, _M = PG.terms, PG.out_per_token, PG.prefill_multiplier
 
 
 def _constants(constants: dict | None) -> list[float]:
-    """The values of :data:`S.PAPER_CONSTANTS` from ``constants`` (default: the paper's)."""
-    consts = D.paper_constants() if constants is None else constants
-    return [float(consts[sym]) for sym in S.PAPER_CONSTANTS]
+    """The values of :data:`~wattgpu_lite.energy.symbolic.PAPER_CONSTANTS` from ``constants``
+    (keys: the symbols, matched by name; default: the paper's, read without sympy)."""
+    if constants is None:
+        return [D.value(D.PAPER_SYMBOLS[name]) for name in PG.CONSTANT_NAMES]
+    by_name = {str(sym): val for sym, val in constants.items()}
+    return [float(by_name[name]) for name in PG.CONSTANT_NAMES]
 
 
 def _dims(n_layers, d_model):

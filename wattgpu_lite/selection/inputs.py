@@ -80,20 +80,29 @@ def _one_candidate(candidates) -> bool:
     return isinstance(candidates, str | dict | GPU) or hasattr(candidates, "__fspath__")
 
 
+#: the candidates ``rank_gpus`` and the dashboard start from: the 8 GPUs of the Watt Counts runs,
+#: the only ones whose predictions are checked against measurements of their own (held-out
+#: errors in ``evaluate``), and the only ones every source ranks; ``"all"`` widens to the catalog
+DEFAULT_CANDIDATES: tuple[str, ...] = MEASURED_GPUS
+ALL_GPUS = "all"
+
+
 def candidate_gpus(candidates, source: str) -> list:
-    """GPU objects; default: the 8 measured GPUs for 'measured'/'logo', the catalog otherwise.
-    One GPU (``"L4"``, a spec dict, a GPU) is a list of one, not letters or keys."""
+    """GPU objects; default (None): the 8 measured GPUs (:data:`DEFAULT_CANDIDATES`), for every
+    source; ``"all"``: the whole catalog. One GPU (``"L4"``, a spec dict, a GPU) is a list of
+    one, not letters or keys."""
     if source not in SOURCES:
         raise InvalidInputError(f"unknown source {source!r}; use one of {SOURCES}")
     if candidates is None:
-        catalog_wide = source in ("paper", "hybrid")
-        names = list(gpus()["name"]) if catalog_wide else list(MEASURED_GPUS)
-        return [gpu(n) for n in names]
+        return [gpu(n) for n in DEFAULT_CANDIDATES]
+    if isinstance(candidates, str) and candidates.strip().lower() == ALL_GPUS:
+        return [gpu(n) for n in gpus()["name"]]
     if _one_candidate(candidates):
         candidates = [candidates]
     found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())
     if not found:
-        raise InvalidInputError("candidates is empty: give at least one GPU, or None for all")
+        raise InvalidInputError("candidates is empty: give at least one GPU, None for the 8 "
+                                "measured GPUs or 'all' for the catalog")  # fmt: skip
     return found
 
 

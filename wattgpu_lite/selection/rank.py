@@ -73,12 +73,12 @@ def rank_gpus(
 
     ``source``: 'hybrid' (default, the same model as ``wl.predict``: any load and token counts;
     every candidate GPU with every count of ``gpu_counts`` GPUs per replica, and the replicas a
-    rate needs; the served ``weights`` format; intervals; candidates: the whole catalog; a MoE is
+    rate needs; the served ``weights`` format; intervals; a MoE is
     tried as TP, TP·EP and DP·EP per count, ``layouts=[wl.Parallel(ep=8), ...]`` instead names
     the layouts, and the columns layout, comm_share, weights_per_gpu_gb and layout_why say why
     one wins), or the Watt Counts
     readings 'measured' (the runs), 'paper' (WattGPU as published) and 'logo' (WattGPU refitted
-    without each GPU), which know the three scenarios only and default to the 8 measured GPUs.
+    without each GPU), which know the three scenarios only.
     Give one load: ``scenario``, ``rate_qps`` (req/s) or ``batch``. Grid intensity in gCO2e/kWh
     and price per kWh default to data/electricity_factors.csv; ``region`` (a code of
     data/grid_intensity.csv, ``"FR"``, ``"world"``) names the grid instead. The wall columns
@@ -88,7 +88,14 @@ def rank_gpus(
     ``cost_per_mtok`` stay accelerator-only. NoFeasibleGPUError (each GPU's
     reason) when no candidate holds the model; InvalidInputError when no layout tried can run
     it at all (e.g. ``gpu_counts=(3,)`` for 32 heads). ``candidates``: GPUs, or one GPU
-    (``"L4"``); ``gpu_counts``: whole numbers in [1, 64], one number, or text ``"1,2,4"``.
+    (``"L4"``), or ``"all"`` (the whole catalog); ``gpu_counts``: whole numbers in [1, 64], one
+    number, or text ``"1,2,4"``.
+
+    By default every source — and the dashboard — ranks the same 8 GPUs, the ones of the Watt
+    Counts measurements: the only GPUs whose predictions have held-out errors of their own and
+    the only ones the measured, paper and logo sources can answer for, so one question gets one
+    set of candidates whichever source answers it. ``candidates="all"`` (``--gpus all``) widens
+    the hybrid and paper sources to the whole catalog (B200, MI300X, ...), predicted from specs.
     """
     sla = checks.check_itl_sla_ms(itl_sla_ms)
     if grid_gco2_per_kwh is not None:

@@ -23,10 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import GroupKFold, KFold, LeaveOneGroupOut
-from tqdm.auto import tqdm
 
-from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.errors import InvalidInputError, require
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.wattgpu.baselines import BASELINES
 from wattgpu_lite.wattgpu.features import FEATURES, run_features
@@ -37,6 +35,7 @@ from wattgpu_lite.wattgpu.predictor import ITL_PARAMS, POWER_PARAMS
 from wattgpu_lite.wattgpu.regressor import fit_target, target_values, to_natural, training_rows
 
 STRATEGIES = ("cv", "logo", "lolo")
+WHAT = "evaluating WattGPU held out (wl.evaluate, `evaluate --model wattgpu`)"
 LEAKY = "kfold"  # plain KFold over runs, for the leakage lesson only
 TARGETS = ("power", "itl")
 READINGS: dict[str, tuple[str, ...]] = {"all": (), "paper_7gpu": ("H100 NVL",)}
@@ -58,12 +57,14 @@ def dataset(target: str) -> pd.DataFrame:
 def folds(frame: pd.DataFrame, strategy: str) -> list[tuple[np.ndarray, np.ndarray]]:
     """(train, test) row positions of each fold of ``strategy`` (or of the leaky ``kfold``)."""
     _check("strategy", strategy, (*STRATEGIES, LEAKY))
+    selection = require("sklearn.model_selection", "train", WHAT)
+    GroupKFold, KFold = selection.GroupKFold, selection.KFold
     if strategy == LEAKY:
         return list(KFold(n_splits=5, shuffle=True, random_state=KFOLD_SEED).split(frame))
     if strategy == "cv":
         return list(GroupKFold(n_splits=5).split(frame, groups=frame["llm"] + "|" + frame["gpu"]))
     key = "gpu" if strategy == "logo" else "llm"
-    return list(LeaveOneGroupOut().split(frame, groups=frame[key]))
+    return list(selection.LeaveOneGroupOut().split(frame, groups=frame[key]))
 
 
 def _one_fold(frame, target, train, test, model, params, columns) -> tuple[np.ndarray, pd.Series]:
@@ -91,6 +92,7 @@ def cross_predict(
         out["y_true"] = to_natural(target_values(frame, target), frame, target)
         imps = {}
         splits = folds(frame, strategy)
+        tqdm = require("tqdm.auto", "train", WHAT).tqdm
         for k, (train, test) in enumerate(
             tqdm(splits, desc=f"{target} {strategy}", disable=not progress)
         ):

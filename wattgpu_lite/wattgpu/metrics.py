@@ -16,9 +16,15 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import kendalltau, pearsonr
+
+from wattgpu_lite.errors import require
 
 SCENARIO_GROUPS = {"offline": ("offline",), "server": ("server_low", "server_high")}
+
+
+def _stats():
+    """``scipy.stats`` (the ``[train]`` extra; MdAPE needs numpy only)."""
+    return require("scipy.stats", "train", "Pearson r and Kendall tau (wattgpu.metrics)")
 
 
 def mdape_pct(y_true, y_pred) -> float:
@@ -33,7 +39,7 @@ def pearson_r(y_true, y_pred) -> float:
     t, p = np.asarray(y_true, dtype=float), np.asarray(y_pred, dtype=float)
     if len(t) < 2 or np.std(t) == 0 or np.std(p) == 0:
         return np.nan
-    return float(pearsonr(t, p)[0])
+    return float(_stats().pearsonr(t, p)[0])
 
 
 def mean_kendall_tau(
@@ -46,7 +52,7 @@ def mean_kendall_tau(
     for _, g in means.groupby(level=list(range(len(group_cols)))):
         if len(g) < 2 or g[true_col].nunique() < 2 or g[pred_col].nunique() < 2:
             continue
-        tau = kendalltau(g[true_col], g[pred_col])[0]
+        tau = _stats().kendalltau(g[true_col], g[pred_col])[0]
         if np.isfinite(tau):
             taus.append(tau)
     return float(np.mean(taus)) if taus else np.nan

@@ -5,7 +5,8 @@
 - ITL: target ln(ITL [s]); XGBRegressor(max_depth=5, reg_lambda=100, n_estimators=100) on the
   14 ITL inputs. Hyper-parameters as the authors' released notebook.
 
-Dense models only. A model pre-trained on every dense Watt Counts run ships in data/models/wattgpu
+Dense models only. XGBoost is the ``[train]`` extra (``pip install 'wattgpu-lite[train]'``):
+without it the module imports, and fitting or loading a model says which extra it needs. A model pre-trained on every dense Watt Counts run ships in data/models/wattgpu
 (built by data/scripts/build_wattgpu_models.py) and loads on first use:
 
     p = wl.WattGPU.pretrained()
@@ -21,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import xgboost
 
 from wattgpu_lite.datafiles import data_dir, fix_for, read_json
 from wattgpu_lite.errors import DataFileError, UnsupportedModelError
@@ -36,6 +36,7 @@ from wattgpu_lite.wattgpu.regressor import (
     check_xgboost,
     fit_target,
     training_rows,
+    xgb,
 )
 
 __all__ = ["ITL_PARAMS", "POWER_PARAMS", "PRETRAINED_DIR", "WattGPU"]
@@ -101,7 +102,7 @@ class WattGPU:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         state = {"seed": self.seed, "params": self.params, "targets": {},
-                 "xgboost_version": xgboost.__version__, "xgboost_min_version": XGBOOST_MIN}  # fmt: skip
+                 "xgboost_version": xgb().__version__, "xgboost_min_version": XGBOOST_MIN}  # fmt: skip
         for target, model in self.models.items():
             model.regressor.save_model(folder / f"{target}.json")
             state["targets"][target] = model.preprocessor.to_dict()

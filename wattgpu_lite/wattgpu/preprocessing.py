@@ -12,19 +12,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from sklearn.compose import ColumnTransformer
-from sklearn.impute import SimpleImputer
-from sklearn.pipeline import Pipeline
-from sklearn.preprocessing import OrdinalEncoder, StandardScaler
 
-from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.errors import InvalidInputError, require
+
+if TYPE_CHECKING:
+    from sklearn.compose import ColumnTransformer
 
 
 def column_transformer(numeric: Sequence[str], categorical: Sequence[str]) -> ColumnTransformer:
-    """The authors' preprocessing as an unfitted scikit-learn ColumnTransformer."""
+    """The authors' preprocessing as an unfitted scikit-learn ColumnTransformer (scikit-learn is
+    the ``[train]`` extra; applying a fitted :class:`Preprocessor` needs numpy only)."""
+    require("sklearn", "train", "fitting WattGPU's preprocessing (wl.WattGPU().fit)")
+    from sklearn.compose import ColumnTransformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OrdinalEncoder, StandardScaler
+
     num = Pipeline([("impute", SimpleImputer(strategy="mean")), ("scale", StandardScaler())])
     cat = Pipeline([
         ("impute", SimpleImputer(strategy="most_frequent")),

@@ -2,6 +2,9 @@
 
 Targets (WattGPU §4): ``power`` is P/TDP (so predictions are multiplied back by the GPU's TDP
 to give watts); ``itl`` is ln(ITL [s]) (predictions are exponentiated back to seconds).
+
+XGBoost and scikit-learn are the ``[train]`` extra: they are imported where a model is fitted or
+loaded (:func:`xgb`), so the core install imports this module without them.
 """
 
 from __future__ import annotations
@@ -10,16 +13,13 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-import xgboost
-from sklearn.linear_model import ElasticNet, LinearRegression
-from xgboost import XGBRegressor
-from xgboost.core import XGBoostError
 
 from wattgpu_lite.datafiles import fix_for, read_bytes
-from wattgpu_lite.errors import DataFileError
+from wattgpu_lite.errors import DataFileError, require
 from wattgpu_lite.wattgpu.features import CATEGORICAL
 from wattgpu_lite.wattgpu.preprocessing import Preprocessor
 
@@ -27,16 +27,26 @@ from wattgpu_lite.wattgpu.preprocessing import Preprocessor
 XGBOOST_MIN = "3.1.0"
 N_JOBS = 1  # one thread per fit: on a shared 2-core machine 2 threads run ~5x slower (spin-waits)
 REGRESSORS = ("xgb", "linear", "elastic_net")
+WHAT = "the paper's WattGPU model (wl.WattGPU: fitting, loading, evaluating it)"
+
+if TYPE_CHECKING:
+    from xgboost import XGBRegressor
+
+
+def xgb() -> Any:
+    """The ``xgboost`` module, or a MissingExtraError naming the ``[train]`` extra."""
+    return require("xgboost", "train", WHAT)
 
 
 def make_regressor(kind: str = "xgb", params: dict | None = None, seed: int = 0):
     """An unfitted regressor: XGBoost (the paper's), or the linear ones it was compared with."""
     if kind == "xgb":
-        return XGBRegressor(**(params or {}), random_state=seed, n_jobs=N_JOBS)
-    if kind == "linear":
-        return LinearRegression(**(params or {}))
-    if kind == "elastic_net":
-        return ElasticNet(**{"random_state": seed, **(params or {})})
+        return xgb().XGBRegressor(**(params or {}), random_state=seed, n_jobs=N_JOBS)
+    if kind in ("linear", "elastic_net"):
+        linear = require("sklearn.linear_model", "train", WHAT)
+        if kind == "linear":
+            return linear.LinearRegression(**(params or {}))
+        return linear.ElasticNet(**{"random_state": seed, **(params or {})})
     raise ValueError(f"unknown regressor {kind!r}; use one of {REGRESSORS}")
 
 
@@ -85,10 +95,11 @@ class TargetModel:
         """Read the XGBoost JSON at ``path`` (checked against data/MANIFEST.sha256 when shipped)
         with its preprocessing ``state``; DataFileError names the file for any failure."""
         raw = read_bytes(path, what="model file")
+        xgb_error = xgb().core.XGBoostError
         try:
             prep = Preprocessor.from_dict(state)
             regressor = load_regressor(raw)
-        except (KeyError, TypeError, ValueError, XGBoostError) as err:
+        except (KeyError, TypeError, ValueError, xgb_error) as err:
             raise DataFileError(f"model file {path}: cannot be loaded ({type(err).__name__}: "
                                 f"{' '.join(str(err).split())[:200]}); {fix_for(path)}") from None  # fmt: skip
         if regressor.n_features_in_ != len(prep.feature_names):
@@ -100,7 +111,7 @@ class TargetModel:
 def load_regressor(raw: bytes) -> XGBRegressor:
     """An XGBRegressor from the bytes of an XGBoost JSON model (one thread: predictions are small
     and latency-bound). Raises XGBoostError or ValueError for damaged bytes."""
-    regressor = XGBRegressor(n_jobs=1)
+    regressor = xgb().XGBRegressor(n_jobs=1)
     regressor.load_model(bytearray(raw))
     return regressor
 
@@ -112,9 +123,10 @@ def check_xgboost(state: dict, where: str) -> None:
     if not (isinstance(built, str) and isinstance(need, str)):
         raise DataFileError(f"{where}: records no xgboost_version / xgboost_min_version, so it "
                             "cannot be checked; re-save it with this kit's save()")  # fmt: skip
-    if _version(xgboost.__version__) < _version(need):
+    installed = xgb().__version__
+    if _version(installed) < _version(need):
         raise DataFileError(
-            f"{where}: built with xgboost {built}; xgboost {xgboost.__version__} is installed, "
+            f"{where}: built with xgboost {built}; xgboost {installed} is installed, "
             f"and versions before {need} load these trees without an error but predict wrong "
             f"numbers. Upgrade: pip install 'xgboost>={need}' (or 'xgboost-cpu>={need}')"
         )
@@ -141,6 +153,6 @@ def fit_target(
     prep = Preprocessor.fit(rows, columns, [c for c in columns if c in CATEGORICAL])
     model = make_regressor(kind, params, seed)
     model.fit(prep.transform(rows), target_values(rows, target))
-    if isinstance(model, XGBRegressor):
+    if kind == "xgb":
         model.set_params(n_jobs=1)  # predict on one thread: small inputs, no spin-wait
     return TargetModel(target, prep, model)

@@ -7,7 +7,16 @@ import sys
 from pathlib import Path
 
 from wattgpu_lite.datafiles import is_file
-from wattgpu_lite.face.cli.output import FILE_TYPES, Result, json_text, write_output
+from wattgpu_lite.face.cli.defaults import CONFIG_NAME, add_config_flag, defaults_line
+from wattgpu_lite.face.cli.output import (
+    FILE_TYPES,
+    TEXT_WIDTH,
+    Result,
+    clean,
+    json_text,
+    wrap_line,
+    write_output,
+)
 from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -33,11 +42,16 @@ def add_weights_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_token_flags(parser: argparse.ArgumentParser) -> None:
-    """``--t-in`` and ``--t-out``, defaulting to the kit's one request (specs.workload)."""
-    parser.add_argument("--t-in", type=int, default=DEFAULT_T_IN,
-                        help=f"prompt tokens per request (default {DEFAULT_T_IN})")  # fmt: skip
-    parser.add_argument("--t-out", type=int, default=DEFAULT_T_OUT,
-                        help=f"generated tokens per request (default {DEFAULT_T_OUT})")  # fmt: skip
+    """``--t-in`` and ``--t-out``, defaulting to the kit's one request (specs.workload) unless the
+    environment or a config file says otherwise (:mod:`~wattgpu_lite.face.cli.defaults`), and
+    ``--config FILE``, the file of those defaults."""
+    parser.add_argument("--t-in", type=int, default=None,
+                        help=f"prompt tokens per request (default {DEFAULT_T_IN}); "
+                             f"WATTGPU_LITE_T_IN or t_in in {CONFIG_NAME} replace the default")  # fmt: skip
+    parser.add_argument("--t-out", type=int, default=None,
+                        help=f"generated tokens per request (default {DEFAULT_T_OUT}); "
+                             f"WATTGPU_LITE_T_OUT or t_out in {CONFIG_NAME} replace the default")  # fmt: skip
+    add_config_flag(parser)
 
 
 def add_output_flags(parser: argparse.ArgumentParser) -> None:
@@ -50,11 +64,20 @@ def add_output_flags(parser: argparse.ArgumentParser) -> None:
                              f"{', '.join(FILE_TYPES)} (.parquet needs pyarrow)")  # fmt: skip
     parser.add_argument("--quiet", action="store_true",
                         help="print nothing on success (errors still go to stderr)")  # fmt: skip
+    parser.add_argument("--wide", action="store_true",
+                        help=f"text view: every column of its tables (default: the columns that "
+                             f"fit {TEXT_WIDTH} characters, and a line naming the rest)")  # fmt: skip
 
 
 def deliver(result: Result, args: argparse.Namespace) -> int:
     """Save ``result`` to ``--output`` if given; unless ``--quiet``, print it as JSON (``--json``)
-    or as its text view, and say on stderr where it was saved. Exit code 0."""
+    or as its text view, and say on stderr where it was saved. Exit code 0. The defaults the
+    command used (``args.defaults_used``, each value and its source) go into the document as
+    ``"defaults"`` and end the text view in one line."""
+    used = getattr(args, "defaults_used", None) or {}
+    result = Result({**result.doc, "defaults": clean(used)},
+                    result.text + ("\n" + _fold(defaults_line(used), args) if used and result.text else ""),
+                    result.table)  # fmt: skip
     if args.output:
         write_output(result, args.output)
     if args.quiet:
@@ -63,6 +86,10 @@ def deliver(result: Result, args: argparse.Namespace) -> int:
     if args.output:
         print(f"saved to {args.output}", file=sys.stderr)
     return 0
+
+
+def _fold(line: str, args: argparse.Namespace) -> str:
+    return line if getattr(args, "wide", False) else wrap_line(line)
 
 
 def resolve_gpu(text: str):

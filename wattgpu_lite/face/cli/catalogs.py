@@ -39,7 +39,9 @@ def run_gpus(args: argparse.Namespace) -> int:
     from wattgpu_lite.specs.catalog import gpus
 
     table = gpus()
-    return deliver(Result(table_document("gpus", table), text_table(table[GPU_TABLE])), args)
+    return deliver(
+        Result(table_document("gpus", table), text_table(table[GPU_TABLE], args.wide)), args
+    )
 
 
 def run_llms(args: argparse.Namespace) -> int:
@@ -52,7 +54,9 @@ def run_llms(args: argparse.Namespace) -> int:
         return deliver(Result(document("llm_config", understood), text_record(understood)), args)
     if args.aliases:
         table = llm_aliases()
-        view = text_table(table.drop(columns="source"))
+        view = text_table(table.drop(columns="source"), args.wide)
         return deliver(Result(table_document("llm_aliases", table), view), args)
     table = llms()
-    return deliver(Result(table_document("llms", table), text_table(table[LLM_TABLE])), args)
+    return deliver(
+        Result(table_document("llms", table), text_table(table[LLM_TABLE], args.wide)), args
+    )

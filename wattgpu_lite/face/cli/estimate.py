@@ -62,14 +62,14 @@ def run(args: argparse.Namespace) -> int:
     est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
                           args.batch, args.mode, args.num_gpus, args.weights,
                           args.expert_parallel, layout_from(args))  # fmt: skip
-    return deliver(Result(document("estimate", est.to_dict()), text_view(est)), args)
+    return deliver(Result(document("estimate", est.to_dict()), text_view(est, args.wide)), args)
 
 
-def text_view(est) -> str:
+def text_view(est, wide: bool = False) -> str:
     """Every input and total, one line each; the table of terms; the notes."""
     data = est.to_dict()
     data.pop("terms")  # printed below as the table
     notes, components = data.pop("notes"), data.pop("components_j")
     lines = [text_record(data | {f"{c}_j": v for c, v in components.items()}), "",
-             text_table(est.table())]  # fmt: skip
+             text_table(est.table(), wide)]  # fmt: skip
     return "\n".join(lines + [f"note: {escape_controls(note)}" for note in notes])

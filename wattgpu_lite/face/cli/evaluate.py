@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     table = evaluate(args.target, args.strategy, progress=not args.no_progress)
     doc = table_document("evaluate", table, model="wattgpu", target=args.target,
                          strategy=args.strategy)  # fmt: skip
-    return deliver(Result(doc, text_table(table)), args)
+    return deliver(Result(doc, text_table(table, args.wide)), args)
 
 
 def run_hybrid(args: argparse.Namespace) -> int:
@@ -58,14 +58,14 @@ def run_hybrid(args: argparse.Namespace) -> int:
               "paper_reading": report.paper_reading(res)}  # fmt: skip
     doc = document("evaluate", {"model": "hybrid", "strategy": args.strategy,
                                 **{name: records(t) for name, t in tables.items()}})  # fmt: skip
-    return deliver(Result(doc, hybrid_text(tables), stacked(tables)), args)
+    return deliver(Result(doc, hybrid_text(tables, args.wide), stacked(tables)), args)
 
 
-def hybrid_text(tables: dict[str, pd.DataFrame]) -> str:
+def hybrid_text(tables: dict[str, pd.DataFrame], wide: bool = False) -> str:
     """The three tables under their titles."""
     titles = {"pooled": "pooled", "per_group": "per held-out group",
               "paper_reading": "beside the paper's GPUs"}  # fmt: skip
-    return "\n".join(f"== {titles[name]} ==\n{text_table(t)}" for name, t in tables.items())
+    return "\n".join(f"== {titles[name]} ==\n{text_table(t, wide)}" for name, t in tables.items())
 
 
 def stacked(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:

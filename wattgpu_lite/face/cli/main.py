@@ -4,7 +4,7 @@ Each command lives in ``wattgpu_lite/face/cli/<command>.py`` and exposes ``add_p
 registers its arguments and sets ``func`` (``args -> int`` exit code). Every failure is one line on
 stderr (control characters escaped): a mistake the kit recognises (a :class:`WattGPUError`, worded for the shell by
 :mod:`~wattgpu_lite.face.cli.messages`, or a bad option) exits with 2, anything
-unexpected with 1 (``--debug`` shows its traceback). Numeric options are checked here, before any
+unexpected with 1 (``--debug`` shows its traceback); a missing optional extra is named (exit 2). Numeric options are checked here, before any
 model loads, by the same checks the library uses (:mod:`wattgpu_lite.checks`).
 """
 
@@ -18,8 +18,9 @@ import traceback
 from importlib import metadata
 
 from wattgpu_lite import checks
-from wattgpu_lite.errors import WattGPUError
+from wattgpu_lite.errors import WattGPUError, missing_extra
 from wattgpu_lite.face.cli import text
+from wattgpu_lite.face.cli.defaults import add_config_flag, apply_defaults
 from wattgpu_lite.face.cli.messages import for_shell
 from wattgpu_lite.face.cli.output import check_output
 from wattgpu_lite.face.cli.plot import check_plot
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the kit's version (and xgboost's) and exit")  # fmt: skip
     parser.add_argument("--debug", action="store_true",
                         help="on an unexpected error, print the full traceback")  # fmt: skip
+    add_config_flag(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"wattgpu_lite.face.cli.{name}").add_parser(sub)
@@ -104,6 +106,7 @@ def _main(argv: list[str] | None) -> int:
     debug = "--debug" in words  # accepted anywhere on the line, not only before the command
     args = build_parser().parse_args([w for w in words if w != "--debug"])
     try:
+        args.defaults_used = apply_defaults(args)  # flag > environment > config file > built-in
         check_options(args)
         return int(args.func(args) or 0)
     except WattGPUError as err:
@@ -116,6 +119,10 @@ def _main(argv: list[str] | None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as err:  # the last resort: a bug, never a traceback for a user
+        extra = missing_extra(f"`{args.command}`", err) if isinstance(err, ImportError) else None
+        if extra is not None:  # a module of an optional extra the command needs
+            print(f"error: {extra}", file=sys.stderr)
+            return EXIT_USER
         if debug:
             traceback.print_exc()
         where = "" if debug else " (run again with --debug for the traceback)"

@@ -1,7 +1,8 @@
 """One output convention for every command: a JSON document, a text view, and the same rows in a file.
 
 Every ``--json`` is an object ``{"schema_version": 1, "kind": "<command>", ...}``; a table is under
-``"rows"``. Numbers are rounded to :data:`JSON_DIGITS` significant figures in JSON and files and to
+``"rows"``. Every text table fits :data:`TEXT_WIDTH` columns: the columns that do not fit are left
+out from the right, a line names them, and ``--wide`` shows them all. Numbers are rounded to :data:`JSON_DIGITS` significant figures in JSON and files and to
 :data:`TEXT_DIGITS` in the text views; counts (replicas, GPUs, tokens, …) are integers; an unknown
 value (NaN) is ``null``; an infinite one is refused (never invalid JSON).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 SCHEMA_VERSION = 1
 JSON_DIGITS = 6  # significant figures of every number in --json, .json, .csv and .parquet
 TEXT_DIGITS = 4  # significant figures of the text views (as `predict` has always printed)
+TEXT_WIDTH = 100  # columns a text table fits unless --wide
 # fields that count things: an integral float there (a pandas column with gaps) is written as an int
 COUNT_KEYS = frozenset({"replicas", "num_gpus", "tp", "ep", "max_batch", "t_in", "t_out", "rank",
                         "sm_count", "tensor_cores", "context_length", "vocab_size", "release_year",
@@ -87,14 +90,55 @@ def json_text(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, allow_nan=False)
 
 
-def text_table(table: pd.DataFrame) -> str:
+def text_table(table: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH) -> str:
     """A DataFrame as an aligned text table, floats at TEXT_DIGITS significant figures, control
-    characters in names escaped (a name with a newline adds no line)."""
+    characters in names escaped (a name with a newline adds no line), within ``width`` columns
+    unless ``wide`` (:func:`fit_width`)."""
     shown = escape_frame(table)
     for col in shown.columns[shown.dtypes == "float64"]:
         shown[col] = [_text_number(v) for v in shown[col]]
-    with pd.option_context("display.max_rows", None, "display.width", 200):
+    return fit_width(shown, wide, width)
+
+
+def fit_width(shown: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH,
+              drop_first: tuple[str, ...] = ()) -> str:  # fmt: skip
+    """An already formatted DataFrame as text: all of it if ``wide``, else without the columns that
+    do not fit ``width`` — those of ``drop_first`` first (in that order), then from the right; the
+    first column always stays — and a line naming the ones left out (in table order)."""
+    order = list(shown.columns)
+    expendable = [c for c in drop_first if c in order]
+    expendable += [c for c in reversed(order) if c not in expendable][:-1]
+    dropped: list[str] = []
+    while True:
+        text = _render(shown)
+        if wide or _width(text) <= width or not expendable:
+            break
+        column = expendable.pop(0)
+        dropped.append(str(column))
+        shown = shown.drop(columns=column)
+    dropped.sort(key=order.index)
+    if not dropped:
+        return text
+    many = len(dropped) > 1
+    note = (f"({len(dropped)} more column{'s' if many else ''}: {', '.join(dropped)}; --wide "
+            f"shows {'them' if many else 'it'}, --json every field)")  # fmt: skip
+    return text + "\n" + "\n".join(textwrap.wrap(note, width))
+
+
+def _render(shown: pd.DataFrame) -> str:
+    with pd.option_context("display.max_rows", None, "display.width", None,
+                           "display.max_columns", None, "display.max_colwidth", None):  # fmt: skip
         return shown.to_string(index=False)
+
+
+def _width(text: str) -> int:
+    return max((len(line) for line in text.splitlines()), default=0)
+
+
+def wrap_line(text: str, width: int = TEXT_WIDTH, indent: str = "  ") -> str:
+    """One long line of prose (a summary, the defaults) folded to ``width``."""
+    return "\n".join(textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False,
+                                    break_long_words=False)) or text  # fmt: skip
 
 
 def text_record(data: dict[str, Any]) -> str:

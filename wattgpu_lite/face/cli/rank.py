@@ -1,7 +1,7 @@
 """``rank``: which GPU serves an LLM within an ITL SLA for the least energy, and how many of it.
 
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
-    [--t-in 15 --t-out 180] [--gpus A30,L4,...] [--source hybrid|measured|paper|logo] [--json]
+    [--t-in 15 --t-out 180] [--gpus A30,L4,...|all] [--source hybrid|measured|paper|logo] [--json]
     [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
 
 --json prints every column of the ranking (under ``rows``, no NaN). The text view is the dashboard's table:
@@ -24,11 +24,14 @@ from wattgpu_lite.face.cli import (
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
-from wattgpu_lite.face.cli.output import Result, table_document
+from wattgpu_lite.face.cli.output import Result, fit_width, table_document, wrap_line
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
+# the text view's columns left out first when the table is wider than 100 characters (not --wide)
+NARROW_DROPS = ("interval from", "electricity per million tokens (USD)", "kg CO₂e per million tokens",
+                "power (W)")  # fmt: skip
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -51,9 +54,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--itl-sla-ms", type=float, required=True,
                    help="the most inter-token latency a request may see, ms")  # fmt: skip
     add_token_flags(p)
-    p.add_argument("--gpus", help="comma-separated candidate GPUs (default: the whole catalog "
-                                  "for --source hybrid/paper, the 8 measured GPUs for "
-                                  "measured/logo)")  # fmt: skip
+    p.add_argument("--gpus", help="comma-separated candidate GPUs, or 'all' for the whole "
+                                  "catalog (default: the 8 measured GPUs of the Watt Counts "
+                                  "runs, as the dashboard: the GPUs whose predictions are "
+                                  "checked against their own measurements, and the ones every "
+                                  "--source can rank)")  # fmt: skip
     p.add_argument("--gpu-counts", default="1,2,4,8",
                    help="GPUs per replica to try, comma-separated (hybrid source; "
                         "default %(default)s)")  # fmt: skip
@@ -62,9 +67,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="where power and ITL come from (default: %(default)s, as `predict`)")  # fmt: skip
     p.add_argument("--grid-gco2-per-kwh", type=float,
                    help=f"grid carbon intensity, gCO2e/kWh (default {DEFAULT_GRID_GCO2_PER_KWH:g}, "
-                        "Ember world average)")  # fmt: skip
+                        "Ember world average; or grid_gco2_per_kwh from "
+                        "WATTGPU_LITE_GRID_GCO2_PER_KWH or wattgpu-lite.toml)")  # fmt: skip
     p.add_argument("--price-per-kwh", type=float,
-                   help=f"electricity price per kWh (default {DEFAULT_PRICE_PER_KWH:g} USD, EIA)")  # fmt: skip
+                   help=f"electricity price per kWh (default {DEFAULT_PRICE_PER_KWH:g} USD, EIA; "
+                        "or price_per_kwh from WATTGPU_LITE_PRICE_PER_KWH or "
+                        "wattgpu-lite.toml)")  # fmt: skip
     add_wall_flags(p, DEFAULT_PUE)
     add_layout_flags(p)
     p.add_argument("--top", type=int, default=DEFAULT_TOP,
@@ -80,12 +88,17 @@ def run_rank(args: argparse.Namespace) -> int:
     extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh,
              "region": args.region, "pue": args.pue}  # fmt: skip
     tokens = {}
+    if args.source != "hybrid":  # the other sources answer for their runs' tokens: not a default
+        args.defaults_used = {k: v for k, v in args.defaults_used.items()
+                              if k not in ("t_in", "t_out")}  # fmt: skip
     if args.source == "hybrid":
         counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
         tokens = {"t_in": args.t_in, "t_out": args.t_out, "gpu_counts": counts,
                   "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
+    if gpus is not None and [g.lower() for g in gpus] == ["all"]:
+        gpus = "all"  # the whole catalog
     table = rank_gpus(
         resolve_llm(args.llm), args.scenario, rate_qps=args.rate_qps, batch=args.batch,
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
@@ -95,18 +108,22 @@ def run_rank(args: argparse.Namespace) -> int:
         from wattgpu_lite.face.plots_selection import plan_bars
 
         save_plot(lambda: plan_bars(table, args.itl_sla_ms), args.plot)
-    text = "" if args.json else text_view(table, args.itl_sla_ms, args.top)
+    text = "" if args.json else text_view(table, args.itl_sla_ms, args.top, args.wide)
     return deliver(Result(table_document("rank", table), text), args)
 
 
-def text_view(table, itl_sla_ms: float, top: int) -> str:
-    """The pick in a sentence, the first ``top`` plans as the dashboard shows them, the why-nots."""
+def text_view(table, itl_sla_ms: float, top: int, wide: bool = False) -> str:
+    """The pick in a sentence, the first ``top`` plans as the dashboard shows them (the columns
+    that fit 100 characters unless ``wide``), the why-nots."""
     from wattgpu_lite.face.explorer import display_table, summary
 
     view = escape_frame(display_table(table).head(max(top, 1)))
-    lines = [escape_controls(summary(table, itl_sla_ms)), "",
-             view.drop(columns="why not").to_string(index=False), *wall_line(table)]  # fmt: skip
+    pick = escape_controls(summary(table, itl_sla_ms))
+    lines = [pick if wide else wrap_line(pick), "",
+             fit_width(view.drop(columns="why not"), wide, drop_first=NARROW_DROPS),
+             *wall_line(table)]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
+    why = why if wide else [wrap_line(line, indent="    ") for line in why]
     if why:
         lines += ["", "why not:", *why]
     if len(table) > len(view):

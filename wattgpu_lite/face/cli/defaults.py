@@ -1,0 +1,198 @@
+"""Defaults from a config file and the environment, and where each value came from.
+
+A value a command uses but the user may leave out (tokens per request, grid intensity, electricity
+price) is taken from, first to last:
+
+1. its flag (``--t-in 500``);
+2. the environment: ``WATTGPU_LITE_<KEY>`` (``WATTGPU_LITE_T_IN=500``);
+3. the config file: ``--config FILE``, else ``wattgpu-lite.toml`` in the working directory, a TOML
+   file of top-level keys (``t_in = 500``, ``grid_gco2_per_kwh = 250``);
+4. the kit's built-in default.
+
+Every result says which values it used and where each came from (``"defaults"`` in the JSON, one
+line in the text view). A malformed file or value is a one-line error naming the key. To add a
+default (e.g. a PUE when the CLI takes ``--pue``), add one :class:`Default` to :data:`DEFAULTS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wattgpu_lite import checks
+from wattgpu_lite.errors import InvalidInputError, close_matches
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the backport, a core dependency there (pyproject.toml)
+    import tomli as tomllib
+
+CONFIG_NAME = "wattgpu-lite.toml"
+ENV_PREFIX = "WATTGPU_LITE_"
+BUILT_IN = "built-in"
+
+
+def _builtin_grid() -> float:
+    from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH
+
+    return DEFAULT_GRID_GCO2_PER_KWH
+
+
+def _builtin_price() -> float:
+    from wattgpu_lite.selection.accounting import DEFAULT_PRICE_PER_KWH
+
+    return DEFAULT_PRICE_PER_KWH
+
+
+@dataclass(frozen=True)
+class Default:
+    """One value a config file or the environment may set: its key (the option's dest), whether
+    it is a count (a whole number) and its range, and the built-in value."""
+
+    key: str
+    lo: float
+    hi: float
+    unit: str
+    builtin: Callable[[], float]
+    count: bool = False
+
+    @property
+    def env(self) -> str:
+        return ENV_PREFIX + self.key.upper()
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.key.replace("_", "-")
+
+    def check(self, value: Any, where: str) -> float:
+        """``value`` checked (a bool is no number); InvalidInputError naming ``where`` and the key."""
+        label = f"{where}: {self.key}"
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            kind = "a whole number" if self.count else "a number"
+            raise InvalidInputError(f"{label} must be {kind} ({self.unit}), not {value!r}")
+        if self.count:
+            return checks.check_count(self.key, value, int(self.lo), int(self.hi), label=label)
+        return checks.check_number(self.key, value, self.lo, self.hi, self.unit, label=label)
+
+
+DEFAULTS: tuple[Default, ...] = (
+    Default("t_in", 1, checks.TOKENS_MAX, "prompt tokens", lambda: DEFAULT_T_IN, count=True),
+    Default("t_out", 1, checks.TOKENS_MAX, "generated tokens", lambda: DEFAULT_T_OUT, count=True),
+    Default("grid_gco2_per_kwh", 0, 5000, "gCO2e/kWh", _builtin_grid),
+    Default("price_per_kwh", 0, 100, "per kWh", _builtin_price),
+)
+BY_KEY = {d.key: d for d in DEFAULTS}
+
+
+def add_config_flag(parser: argparse.ArgumentParser, top: bool = False) -> None:
+    """``--config FILE``: the defaults file (on the main parser, and on each command that uses a
+    default; the command's ``--config`` wins). SUPPRESS keeps a command's absent flag from
+    overwriting the main parser's value."""
+    keys = ", ".join(d.key for d in DEFAULTS)
+    parser.add_argument(
+        "--config", dest="config_file", metavar="FILE", default=None if top else argparse.SUPPRESS,
+        help=f"TOML file of defaults ({keys}; default: ./{CONFIG_NAME} if present); "
+             f"precedence: flag > {ENV_PREFIX}<KEY> environment variable > file > built-in",
+    )  # fmt: skip
+
+
+def read_config(path: Path) -> dict[str, Any]:
+    """The keys of a defaults file, each checked; one-line InvalidInputError naming the key (or,
+    for a file that is not TOML, the line and its text)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise InvalidInputError(f"config file {str(path)!r}: cannot be read ({err})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise InvalidInputError(f"config file {str(path)!r}: {_toml_error(err, text)}") from None
+    out = {}
+    for key, value in data.items():
+        if key not in BY_KEY:
+            near = close_matches(key, BY_KEY)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise InvalidInputError(f"config file {str(path)!r}: unknown key {key!r}{hint}; "
+                                    f"known keys: {', '.join(BY_KEY)}")  # fmt: skip
+        out[key] = BY_KEY[key].check(value, f"config file {str(path)!r}")
+    return out
+
+
+def _toml_error(err: Exception, text: str) -> str:
+    """A TOML syntax error in one line, with the offending line (which names its key)."""
+    message = " ".join(str(err).split())
+    line_no = getattr(err, "lineno", None)
+    if line_no is None and "line " in message:  # tomli before 2.1 keeps it in the message only
+        tail = message.rsplit("line ", 1)[1]
+        digits = "".join(c for c in tail.split(",")[0] if c.isdigit())
+        line_no = int(digits) if digits else None
+    lines = text.splitlines()
+    if line_no and 0 < line_no <= len(lines):
+        return f"not valid TOML at line {line_no} ({message}): {lines[line_no - 1].strip()[:120]}"
+    return f"not valid TOML ({message})"
+
+
+def config_path(args: argparse.Namespace, cwd: Path | None = None) -> Path | None:
+    """``--config FILE`` (which must exist), else ``./wattgpu-lite.toml`` if present, else None."""
+    given = getattr(args, "config_file", None)
+    if given is not None:
+        path = Path(given)
+        if not path.is_file():
+            raise InvalidInputError(
+                f"--config {given!r}: no such file; pass the path of a TOML "
+                f"file of defaults (like {CONFIG_NAME})"
+            )
+        return path
+    local = (cwd or Path.cwd()) / CONFIG_NAME
+    return local if local.is_file() else None
+
+
+def _from_env(default: Default, environ: Mapping[str, str]) -> float | None:
+    raw = environ.get(default.env)
+    if raw is None or not raw.strip():
+        return None
+    try:
+        value: float = int(raw) if default.count else float(raw)
+    except ValueError:
+        kind = "a whole number" if default.count else "a number"
+        raise InvalidInputError(f"environment variable {default.env}={raw!r}: {default.key} "
+                                f"must be {kind} ({default.unit})") from None  # fmt: skip
+    return default.check(value, f"environment variable {default.env}")
+
+
+def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None = None,
+                   cwd: Path | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """Fill every option of :data:`DEFAULTS` the command has and the user left out (flag > env >
+    file > built-in) and return ``{key: {"value": ..., "source": ...}}`` for each of them."""
+    environ = os.environ if environ is None else environ
+    mine = [d for d in DEFAULTS if hasattr(args, d.key)]
+    if not mine:
+        return {}
+    path = config_path(args, cwd)
+    from_file = read_config(path) if path is not None else {}
+    used = {}
+    for d in mine:
+        given = getattr(args, d.key)
+        if given is not None:
+            value, source = given, d.flag
+        elif (env := _from_env(d, environ)) is not None:
+            value, source = env, f"environment {d.env}"
+        elif d.key in from_file:
+            value, source = from_file[d.key], f"config {path}"
+        else:
+            value, source = d.builtin(), BUILT_IN
+        setattr(args, d.key, value)
+        used[d.key] = {"value": value, "source": source}
+    return used
+
+
+def defaults_line(used: Mapping[str, Mapping[str, Any]]) -> str:
+    """The text view's line: ``defaults: t_in 15 (built-in), t_out 500 (--t-out)``."""
+    parts = [f"{k} {v['value']:g} ({v['source']})" for k, v in used.items()]
+    return "defaults: " + ", ".join(parts)
