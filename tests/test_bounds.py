@@ -155,3 +155,13 @@ def test_correction_false_is_the_backbone_alone_with_physics_intervals():
     assert wl.predict_many(frame).iloc[0]["backbone_itl_s"] == pytest.approx(row["itl_s"])
     with pytest.raises(InvalidInputError, match="correction must be True or False"):
         wl.predict(*args, rate_qps=0.1, correction="no")
+
+
+def test_the_shipped_efficiencies_never_beat_the_peak():
+    """η_bw and η_flops are achieved shares of the spec sheet's peaks: in (0, 1]."""
+    from wattgpu_lite.hybrid.fit_physics import UPPER
+    from wattgpu_lite.hybrid.model import HybridModel
+
+    c = HybridModel.pretrained().constants
+    assert 0 < c.eta_bw <= 1 and 0 < c.eta_flops <= 1
+    assert UPPER["eta_bw"] == UPPER["eta_flops"] == 1.0

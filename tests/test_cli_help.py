@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from wattgpu_lite.__main__ import build_parser, main
+from wattgpu_lite.face.cli import WEIGHT_CHOICES
 from wattgpu_lite.face.cli.messages import FOR_SHELL, for_shell
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -67,7 +68,7 @@ def test_estimate_help_names_the_hidden_defaults():
 @pytest.mark.parametrize("name", ["estimate", "rank"])
 def test_weights_lists_every_format_once(name):
     weights = next(a for a in _options(COMMANDS[name]) if a.dest == "weights")
-    assert len(weights.choices) == len(set(weights.choices)) == 12
+    assert len(weights.choices) == len(set(weights.choices)) == len(set(WEIGHT_CHOICES))
     listed = re.search(r"one of ([\w, ]+) \(", _help_of(weights)).group(1).split(", ")
     assert listed == list(weights.choices) and listed.count("fp4") == 1
 

@@ -23,7 +23,7 @@ from functools import cache
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import DataFileError, InvalidInputError
 
 J_PER_KWH = 3.6e6
@@ -97,9 +97,7 @@ def extra_pct(energy_low, energy_high):
 def electricity_factors() -> pd.DataFrame:
     """data/electricity_factors.csv: grid intensities and electricity prices, one source a row."""
     path = data_dir() / "electricity_factors.csv"
-    if not path.is_file():
-        raise DataFileError(f"{path.name}: not found in data/; restore it with `git checkout`")
-    table = pd.read_csv(path)
+    table = read_csv(path)  # the checked reader: digest, size, missing file
     needed = {"key", "quantity", "value", "unit", "is_default", "source"}
     if not needed <= set(table.columns):
         raise DataFileError(f"{path.name}: missing columns {sorted(needed - set(table.columns))}")
@@ -126,9 +124,7 @@ def grid_intensities() -> pd.DataFrame:
     """data/grid_intensity.csv: location-based grid intensity (gCO2e/kWh) by region code, one
     cited source a row (Ember; ``WORLD`` is the default)."""
     path = data_dir() / "grid_intensity.csv"
-    if not path.is_file():
-        raise DataFileError(f"{path.name}: not found in data/; restore it with `git checkout`")
-    table = pd.read_csv(path, keep_default_na=False)
+    table = read_csv(path, keep_default_na=False)
     needed = {"code", "region", "year", "gco2e_per_kwh", "source"}
     if not needed <= set(table.columns):
         raise DataFileError(f"{path.name}: missing columns {sorted(needed - set(table.columns))}")

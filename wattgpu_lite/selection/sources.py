@@ -11,6 +11,7 @@ from functools import cache
 
 import pandas as pd
 
+from wattgpu_lite.datafiles import read_csv
 from wattgpu_lite.errors import UnknownLLMError
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.specs.catalog import llm
@@ -60,7 +61,8 @@ def logo_table() -> pd.DataFrame:
     """The precomputed LOGO predictions (empty if the file is absent), indexed by llm/gpu/scenario."""
     if not LOGO_PATH.is_file():
         return pd.DataFrame(columns=["power_w", "itl_s"])
-    return pd.read_csv(LOGO_PATH).set_index(["llm", "gpu", "scenario"])[["power_w", "itl_s"]]
+    table = read_csv(LOGO_PATH)  # the checked reader: digest, size
+    return table.set_index(["llm", "gpu", "scenario"])[["power_w", "itl_s"]]
 
 
 def logo_rows(llm, gpu, scenario: str) -> pd.DataFrame:

@@ -177,8 +177,12 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
     path = config_path(args, cwd)
     from_file = read_config(path) if path is not None else {}
     used = {}
+    region = getattr(args, "region", None)
     for d in mine:
         given = getattr(args, d.key)
+        if d.key == "grid_gco2_per_kwh" and given is None and region is not None:
+            used[d.key] = {"value": None, "source": f"--region {region}"}  # the flag decides
+            continue
         if given is not None:
             value, source = given, d.flag
         elif (env := _from_env(d, environ)) is not None:
@@ -194,5 +198,6 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
 
 def defaults_line(used: Mapping[str, Mapping[str, Any]]) -> str:
     """The text view's line: ``defaults: t_in 15 (built-in), t_out 500 (--t-out)``."""
-    parts = [f"{k} {v['value']:g} ({v['source']})" for k, v in used.items()]
+    parts = [f"{k} {v['value']:g} ({v['source']})" if v["value"] is not None else
+             f"{k} from {v['source']}" for k, v in used.items()]  # fmt: skip
     return "defaults: " + ", ".join(parts)
