@@ -104,3 +104,22 @@ def resolve_llm(text: str):
     from wattgpu_lite.specs.resolve import resolve_llm as resolve
 
     return resolve(Path(text) if is_file(text) else text)
+
+
+LOAD_SCENARIOS = ("offline", "server_low", "server_high")  # the Watt Counts loads
+
+
+def add_request_flags(p: argparse.ArgumentParser) -> None:
+    """What ``predict`` and ``explain`` ask: --llm, --gpu, one load, the tokens, the level."""
+    p.add_argument("--llm", required=True, help=LLM_HELP)
+    p.add_argument("--gpu", required=True, help=GPU_HELP)
+    load = p.add_mutually_exclusive_group(required=True)
+    load.add_argument("--rate-qps", type=float,
+                      help="Poisson arrival rate, requests per second (1e-6 to 1000)")  # fmt: skip
+    load.add_argument("--batch", type=float, help="sequences decoded together, 1 to 4096 (offline)")
+    load.add_argument(
+        "--scenario", choices=LOAD_SCENARIOS, help="the load of a Watt Counts scenario"
+    )
+    add_token_flags(p)
+    p.add_argument("--level", type=float, default=0.8,
+                   help="interval coverage in (0.5, 0.999) (default %(default)s)")  # fmt: skip

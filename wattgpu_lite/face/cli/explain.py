@@ -17,10 +17,8 @@ import math
 import textwrap
 
 from wattgpu_lite.face.cli import (
-    GPU_HELP,
-    LLM_HELP,
     add_output_flags,
-    add_token_flags,
+    add_request_flags,
     add_weights_flag,
     command,
     deliver,
@@ -51,16 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = command(sub, "explain", "a prediction taken apart: the terms it is made of, and why",
                 "wattgpu-lite explain --llm meta-llama/Llama-3.1-8B-Instruct --gpu 'H100 NVL' "
                 "--rate-qps 0.5 --region FR")  # fmt: skip
-    p.add_argument("--llm", required=True, help=LLM_HELP)
-    p.add_argument("--gpu", required=True, help=GPU_HELP)
-    load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--rate-qps", type=float,
-                      help="Poisson arrival rate, requests per second (1e-6 to 1000)")  # fmt: skip
-    load.add_argument("--batch", type=float, help="sequences decoded together, 1 to 4096 (offline)")
-    load.add_argument("--scenario", choices=SCENARIOS, help="the load of a Watt Counts scenario")
-    add_token_flags(p)
-    p.add_argument("--level", type=float, default=0.8,
-                   help="interval coverage in (0.5, 0.999) (default %(default)s)")  # fmt: skip
+    add_request_flags(p)
     p.add_argument("--num-gpus", type=int, default=1,
                    help="GPUs per replica, tensor parallel (default %(default)s; or --tp/--ep)")  # fmt: skip
     add_layout_flags(p)
