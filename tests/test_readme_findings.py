@@ -28,6 +28,12 @@ def test_nested_leave_one_gpu_out_figures(logo):
     for key in (("itl", "offline"), ("power", "offline")):
         assert f"cover {100 * logo.loc[('itl', 'offline'), 'coverage80']:.1f} %" in README
         assert f"{100 * logo.loc[key, 'coverage80']:.1f} %" in README, key
+    widths = [
+        f"{logo.loc[k, 'width80_hi_lo']:.2f}"
+        for k in (("power", "offline"), ("itl", "offline"), ("itl", "server"), ("power", "server"))
+    ]
+    assert "offline power (median hi/lo {})".format(widths[0]) in README
+    assert "(ITL {} offline, {} at server load; server power {})".format(*widths[1:]) in README
     below = (report.per_group(report.shipped("logo"))["coverage80"] < 0.6).sum()
     words = dict(enumerate(("no", "one", "two", "three", "four", "five", "six", "seven", "eight")))
     assert words[int(below)] + " held-out GPU × scenario cell" in README
