@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.installed-lab
 NB := $(wildcard notebooks/*.ipynb)
 
-.PHONY: lab test pytest nbval lint dashboard bench binder-check browser-deps clean test-min mutation
+.PHONY: lab test pytest nbval lint dashboard bench binder-check browser-deps clean test-min mutation reproduce
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -92,3 +92,8 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(BINDER_VENV) $(MIN_VENV)
+
+# Rerun one held-out GPU and one held-out LLM of the nested protocol from scratch and compare them
+# with the shipped tables (benchmarks/reproduce.py; a few minutes on 2 cores). Exit 1 on a difference.
+reproduce: $(STAMP)
+	$(BIN)/python benchmarks/reproduce.py

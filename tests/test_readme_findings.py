@@ -32,7 +32,7 @@ def test_nested_leave_one_gpu_out_figures(logo):
         f"{logo.loc[k, 'width80_hi_lo']:.2f}"
         for k in (("power", "offline"), ("itl", "offline"), ("itl", "server"), ("power", "server"))
     ]
-    assert "offline power (median hi/lo {})".format(widths[0]) in README
+    assert f"offline power (median hi/lo {widths[0]})" in README
     assert "(ITL {} offline, {} at server load; server power {})".format(*widths[1:]) in README
     below = (report.per_group(report.shipped("logo"))["coverage80"] < 0.6).sum()
     words = dict(enumerate(("no", "one", "two", "three", "four", "five", "six", "seven", "eight")))
