@@ -29,7 +29,7 @@ def environment() -> dict[str, str]:
             for i in threadpool_info()]  # fmt: skip
     return {"python": platform.python_version(), "machine": platform.machine(),
             "system": platform.system(), **{p: version(p) for p in PACKAGES},
-            "blas": "; ".join(blas)}  # fmt: skip
+            "blas": "; ".join(sorted(blas))}  # fmt: skip
 
 
 def main(strategies: list[str]) -> None:
