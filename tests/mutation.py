@@ -42,7 +42,9 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "hybrid/serving.py": (("gpu_idle_power_w", "idle_power_w", "step_time_s", "raw_busy_power_w", "busy_power_w", "capacity_qps", "at_batch", "at_rate"), ("tests/test_hybrid_serving.py", "tests/test_mutation_oracles.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned", "tests/test_predict_api.py")),
     "hybrid/conformal.py": (("weighted_quantile", "group_quantile"), ("tests/test_hybrid_conformal.py", "tests/test_mutation_oracles.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/calibration.py": (("basis_of", "half_width"), ("tests/test_hybrid_conformal.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned")),
-    "hybrid/engine.py": (("excess_efolds", "predict_arrays", "_status"), ("tests/test_predict_api.py", "tests/test_mutation_oracles.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned")),
+    "hybrid/engine.py": (("excess_efolds", "predict_arrays", "_status", "outside_support", "_bound"), ("tests/test_predict_api.py", "tests/test_mutation_oracles.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned", "tests/test_bounds.py")),
+    "hybrid/bounds.py": (("*", "gathered_params", "floor_step_s", "bounded", "energy_bounds"), ("tests/test_bounds.py", "tests/test_golden.py::test_hybrid_predictions_are_pinned")),
+    "hybrid/report.py": (("width_hi_lo", "interval_score"), ("tests/test_interval_scores.py", "tests/test_readme_findings.py")),
 }  # fmt: skip
 # (module, old text, new text, label): mutants an earlier suite let survive (issue 12)
 NAMED = [
@@ -50,9 +52,10 @@ NAMED = [
     ("wattgpu/metrics.py", "np.median(np.abs(p[ok]", "np.mean(np.abs(p[ok]", "median error computed as a mean"),
     ("wattgpu/evaluation.py", 'groups=frame["llm"] + "|" + frame["gpu"]', 'groups=frame["llm"]', "CV folds grouped by LLM only"),
     ("specs/workload.py", "DEFAULT_T_OUT = 180", "DEFAULT_T_OUT = 198", "default output length +10 %"),
-    ("specs/hf_config.py", 'return 1 if cfg.get("multi_query", True) else n_heads', "return n_heads", "multi_query ignored"),
+    ("specs/hf_config.py", 'return 1 if flag(cfg, "multi_query") in (True, None) else n_heads', "return n_heads", "multi_query ignored"),
     ("hybrid/conformal.py", "return max(q_level, q_floor)", "return min(q_level, q_floor)", "interval floor max -> min (the successor of logo+lolo max)"),
-    ("hybrid/engine.py", '"energy_per_token_j": power * tpt', '"energy_per_token_j": power * itl', "hybrid energy from itl_s"),
+    ("hybrid/bounds.py", "value = power[0] * time[0]", "value = power[0] * time[2]", "energy from the upper time bound"),
+    ("hybrid/engine.py", "tpt = tuple(np.where(offline, v / result[\"in_flight\"], fixed) for v in itl)", "tpt = tuple(np.where(offline, v, fixed) for v in itl)", "batch time per token not divided by the batch"),
 ]  # fmt: skip
 NAMED_TESTS: dict[str, tuple[str, ...]] = {}
 EQUIVALENT: dict[str, str] = {  # mutant label -> why it cannot change behaviour
