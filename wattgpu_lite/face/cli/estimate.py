@@ -2,11 +2,11 @@
 
 python -m wattgpu_lite estimate --llm NAME|config.json [--gpu NAME|spec.json] [--t-in 15]
     [--t-out 180] [--batch 1] [--mode physical|paper] [--num-gpus 1] [--weights bf16|fp8|fp4|int4]
-    [--expert-parallel] [--tp N] [--ep N] [--json]
+    [--expert-parallel] [--tp N] [--ep N] [--plot FILE.png] [--json]
 
 ``--json`` prints ``EnergyEstimate.to_dict()`` in the CLI's envelope (``kind`` "estimate", numbers
 rounded as every command's); the text output carries the same content (every input and total, one
-line each, then the table of terms and the notes).
+line each, then the table of terms and the notes); ``--plot`` saves the energy by component.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from wattgpu_lite.face.cli import (
 )
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
+from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
 
 DEFAULT_GPU = "H100 NVL"
@@ -52,6 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="spread a mixture-of-experts model's experts over the GPUs "
                         "(default: off)")  # fmt: skip
     add_layout_flags(p)
+    add_plot_flag(p, "the request's energy by component")
     add_output_flags(p)
     p.set_defaults(func=run)
 
@@ -62,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
                           args.batch, args.mode, args.num_gpus, args.weights,
                           args.expert_parallel, layout_from(args))  # fmt: skip
+    if args.plot:
+        from wattgpu_lite.face.plots_explain import energy_breakdown
+
+        save_plot(lambda: energy_breakdown(est), args.plot)
     return deliver(Result(document("estimate", est.to_dict()), text_view(est, args.wide)), args)
 
 
