@@ -53,6 +53,19 @@ def test_wall_for_a_prediction_by_hand():
     assert w["grid_source"] == "Sweden (SE), 2023"
 
 
+def test_wall_for_a_request_by_hand():
+    # 720 J for 180 generated tokens, PUE 1.5: 1,080 J at the wall; 6,000 J per 1,000 tokens
+    w = A.wall_for_request(720.0, 180, region="FR", pue=1.5, price_per_kwh=0.2)
+    assert w["wall_energy_per_request_j"] == pytest.approx(1080.0)
+    assert w["wall_energy_per_1k_tokens_j"] == pytest.approx(6000.0)
+    # 1,080 J = 3e-4 kWh; × 56 g/kWh (France) = 0.0168 g
+    assert w["g_co2e_per_request"] == pytest.approx(0.0168)
+    # 6 MJ per million tokens = 1.6667 kWh; × 0.2 = 0.3333
+    assert w["wall_cost_per_mtok"] == pytest.approx(6e6 / 3.6e6 * 0.2)
+    assert (w["pue"], w["grid_source"]) == (1.5, "France (FR), 2023")
+    assert A.wall_for_request(720.0, 180)["pue"] == A.DEFAULT_PUE
+
+
 def test_pue_is_checked():
     assert A.check_pue(1.2) == 1.2
     for bad in (0.9, 3.5, "x"):

@@ -10,7 +10,11 @@ import pytest
 
 from wattgpu_lite.__main__ import main
 from wattgpu_lite.face.cli.defaults import BUILT_IN, DEFAULTS
-from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH, DEFAULT_PRICE_PER_KWH
+from wattgpu_lite.selection.accounting import (
+    DEFAULT_GRID_GCO2_PER_KWH,
+    DEFAULT_PRICE_PER_KWH,
+    DEFAULT_PUE,
+)
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -44,6 +48,7 @@ def test_without_file_or_environment_the_built_in_defaults_are_echoed(capsys):
         "t_out": {"value": DEFAULT_T_OUT, "source": BUILT_IN},
         "grid_gco2_per_kwh": {"value": DEFAULT_GRID_GCO2_PER_KWH, "source": BUILT_IN},
         "price_per_kwh": {"value": DEFAULT_PRICE_PER_KWH, "source": BUILT_IN},
+        "pue": {"value": DEFAULT_PUE, "source": BUILT_IN},
     }
 
 
@@ -60,6 +65,7 @@ def test_flag_beats_environment_beats_file_beats_built_in(capsys, tmp_path, monk
         "t_out": (300, "environment WATTGPU_LITE_T_OUT"),
         "grid_gco2_per_kwh": (250.5, f"config {tmp_path / 'wattgpu-lite.toml'}"),
         "price_per_kwh": (DEFAULT_PRICE_PER_KWH, BUILT_IN),
+        "pue": (DEFAULT_PUE, BUILT_IN),
     }
 
 
@@ -87,13 +93,14 @@ def test_every_command_echoes_its_defaults_and_the_text_view_ends_with_them(caps
     assert _doc(capsys, ["gpus"])["defaults"] == {}
     assert main(ESTIMATE) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
-        f"defaults: t_in {DEFAULT_T_IN} (built-in), t_out {DEFAULT_T_OUT} (built-in)"
+        f"defaults: t_in {DEFAULT_T_IN} (built-in), t_out {DEFAULT_T_OUT} (built-in), "
+        f"pue {DEFAULT_PUE:g} (built-in)"
     )
 
 
 def test_sources_without_tokens_echo_no_token_default(capsys):
     doc = _doc(capsys, [*RANK[:-4], "--source", "measured"])
-    assert set(doc["defaults"]) == {"grid_gco2_per_kwh", "price_per_kwh"}
+    assert set(doc["defaults"]) == {"grid_gco2_per_kwh", "price_per_kwh", "pue"}
 
 
 @pytest.mark.parametrize(
@@ -105,6 +112,8 @@ def test_sources_without_tokens_echo_no_token_default(capsys):
         ("t_out = 0\n", ["t_out", "from 1"]),
         ("t_in = 2.5\n", ["t_in"]),
         ("grid_gco2_per_kwh = -3\n", ["grid_gco2_per_kwh"]),
+        ("pue = 0.9\n", ["pue"]),
+        ('pue = "1.2"\n', ["pue must be a number"]),
         ("t_input = 100\n", ["unknown key 't_input'", "did you mean 't_in'"]),
     ],
 )
@@ -117,7 +126,8 @@ def test_a_malformed_file_is_one_line_naming_the_key(capsys, tmp_path, text, wor
 
 
 @pytest.mark.parametrize(("name", "value"), [("WATTGPU_LITE_T_IN", "lots"), ("WATTGPU_LITE_T_OUT", "0"),
-                                             ("WATTGPU_LITE_PRICE_PER_KWH", "cheap")])  # fmt: skip
+                                             ("WATTGPU_LITE_PRICE_PER_KWH", "cheap"),
+                                             ("WATTGPU_LITE_PUE", "4")])  # fmt: skip
 def test_a_malformed_environment_value_is_one_line_naming_the_variable(
     capsys, monkeypatch, name, value
 ):
@@ -143,3 +153,32 @@ def test_help_names_the_sources_of_each_default(capsys):
     for d in DEFAULTS:
         assert d.env in text.replace("- ", "-"), d.env
     assert "wattgpu-lite.toml" in text and "flag >" in text
+
+
+PREDICT = ["predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"]
+EXPLAIN = ["explain", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"]
+
+
+@pytest.mark.parametrize("argv", [ESTIMATE, PREDICT, EXPLAIN, RANK],
+                         ids=["estimate", "predict", "explain", "rank"])  # fmt: skip
+def test_pue_flag_beats_environment_beats_file_beats_built_in(capsys, tmp_path, monkeypatch, argv):
+    def pue_used() -> tuple[float, str, float]:
+        doc = _doc(capsys, argv)
+        wall = doc["rows"][0]["pue"] if "rows" in doc and "wall" not in doc else doc["wall"]["pue"]
+        return doc["defaults"]["pue"]["value"], doc["defaults"]["pue"]["source"], wall
+
+    assert pue_used() == (DEFAULT_PUE, BUILT_IN, DEFAULT_PUE)
+    (tmp_path / "wattgpu-lite.toml").write_text("pue = 1.2\n")
+    assert pue_used() == (1.2, f"config {tmp_path / 'wattgpu-lite.toml'}", 1.2)
+    monkeypatch.setenv("WATTGPU_LITE_PUE", "1.3")
+    assert pue_used() == (1.3, "environment WATTGPU_LITE_PUE", 1.3)
+    argv = [*argv, "--pue", "1.1"]
+    assert pue_used() == (1.1, "--pue", 1.1)
+
+
+def test_pue_default_shows_in_the_text_view(capsys, monkeypatch):
+    monkeypatch.setenv("WATTGPU_LITE_PUE", "1.25")
+    assert main(ESTIMATE) == 0
+    out = capsys.readouterr().out
+    assert "at the wall: PUE 1.25;" in out
+    assert out.splitlines()[-1].endswith("pue 1.25 (environment WATTGPU_LITE_PUE)")

@@ -1,5 +1,6 @@
 """``wattgpu-lite explain`` and ``--plot``: the envelope, a text view ≤ 100 columns, the wall
-accounting, the PNG figures of ``explain`` and ``rank``, and a one-line error without matplotlib."""
+accounting, the PNG figures of ``explain``, ``rank``, ``predict`` and ``estimate``, and a one-line
+error without matplotlib."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from wattgpu_lite.face.cli import plot as cli_plot
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 EXPLAIN = ["explain", "--llm", LLAMA, "--gpu", "H100 NVL", "--rate-qps", "0.5"]
+PREDICT = ["predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"]
+ESTIMATE = ["estimate", "--llm", LLAMA, "--gpu", "A30"]
 RANK = ["rank", "--llm", LLAMA, "--scenario", "server_low", "--itl-sla-ms", "30", "--gpus",
         "A30,L4", "--gpu-counts", "1"]  # fmt: skip
 
@@ -52,7 +55,8 @@ def test_unknown_region_is_one_line(capsys):
     assert "unknown grid region" in err and "WORLD" in err
 
 
-@pytest.mark.parametrize("argv", [EXPLAIN, RANK], ids=["explain", "rank"])
+@pytest.mark.parametrize("argv", [EXPLAIN, RANK, PREDICT, ESTIMATE],
+                         ids=["explain", "rank", "predict", "estimate"])  # fmt: skip
 def test_plot_writes_a_png(capsys, tmp_path, argv):
     path = tmp_path / "figure.png"
     code, _, _ = _run(capsys, [*argv, "--plot", str(path), "--quiet"])
@@ -61,10 +65,13 @@ def test_plot_writes_a_png(capsys, tmp_path, argv):
     assert len(data) > 1000 and data[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_plot_without_matplotlib_is_one_clear_line(capsys, tmp_path, monkeypatch):
+@pytest.mark.parametrize(
+    "argv", [EXPLAIN, PREDICT, ESTIMATE], ids=["explain", "predict", "estimate"]
+)
+def test_plot_without_matplotlib_is_one_clear_line(capsys, tmp_path, monkeypatch, argv):
     monkeypatch.setattr(cli_plot, "has_matplotlib", lambda: False)
     path = tmp_path / "figure.png"
-    code, out, err = _run(capsys, [*EXPLAIN, "--plot", str(path)])
+    code, out, err = _run(capsys, [*argv, "--plot", str(path)])
     assert code == 2 and out == "" and not path.exists()
     assert err.strip() == "error: " + cli_plot.NEEDS
 
@@ -102,6 +109,24 @@ def test_waterfall_has_no_raw_names_and_readable_text():
         assert style.raw_names_in(fig) == []
         assert len(fig.axes) == 2
     assert wl.plots.explain_waterfall is explain_waterfall
+
+
+def test_predict_and_estimate_figures_have_no_raw_names():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    from wattgpu_lite.face.plots_explain import energy_breakdown, prediction_bars
+
+    fig = prediction_bars(wl.predict(LLAMA, "A30", rate_qps=0.5))
+    assert style.raw_names_in(fig) == [] and len(fig.axes) == 3
+    est = wl.estimate_energy(LLAMA, "A30")
+    fig = energy_breakdown(est)
+    assert style.raw_names_in(fig) == []
+    bars = [patch.get_width() for patch in fig.axes[0].patches]
+    assert sum(bars) == pytest.approx(est.total_j)  # every term drawn, once
+    plt.close("all")
 
 
 def test_predict_carries_the_wall_accounting(capsys):

@@ -26,7 +26,9 @@ def test_json_is_the_estimate_in_the_envelope_with_python_defaults(capsys):
     data = json.loads(out)
     used = data.pop("defaults")  # the CLI's echo of its defaults (tests/test_cli_defaults.py)
     assert used == {"t_in": {"value": 15, "source": "built-in"},
-                    "t_out": {"value": 180, "source": "built-in"}}  # fmt: skip
+                    "t_out": {"value": 180, "source": "built-in"},
+                    "pue": {"value": 1.58, "source": "built-in"}}  # fmt: skip
+    assert data.pop("wall")["pue"] == 1.58  # the wall accounting: test_estimate_carries_the_wall
     assert data == document("estimate", est.to_dict())
     assert data["mode"] == "physical" and (data["schema_version"], data["kind"]) == (1, "estimate")
     assert data["total_j"] == float(f"{est.total_j:.6g}") != est.total_j  # rounded, 6 figures
@@ -40,6 +42,7 @@ def test_gpus_and_weights_reach_the_estimate(capsys):
     expect = wl.estimate_energy(LLAMA, "H100 SXM", 500, 300, 8, num_gpus=2, weights="fp8")
     data = json.loads(out)
     assert data.pop("defaults")["t_in"] == {"value": 500, "source": "--t-in"}
+    data.pop("wall")
     assert code == 0 and data == document("estimate", expect.to_dict())
     assert json.loads(out)["compute_peak"] == "fp8"
 
@@ -61,3 +64,25 @@ def test_estimate_bad_tokens_and_bad_deployments_exit_2(capsys):
     assert code == 2 and "t_out" in err
     code, _, err = _run(capsys, "--num-gpus", "3")
     assert code == 2 and "divide" in err
+
+
+def test_estimate_carries_the_wall_accounting(capsys):
+    code, out, _ = _run(capsys, "--gpu", "A30", "--region", "FR", "--pue", "1.2", "--json")
+    est = wl.estimate_energy(LLAMA, "A30")
+    w = json.loads(out)["wall"]
+    assert code == 0 and (w["pue"], w["grid_gco2_per_kwh"]) == (1.2, 56)
+    assert w["grid_source"] == "France (FR), 2023"
+    # by hand: total J × PUE; CO2e = J / 3.6e6 J/kWh × 56 g/kWh; per 1,000 generated tokens
+    per_request = est.total_j * 1.2
+    assert w["wall_energy_per_request_j"] == pytest.approx(per_request, rel=1e-5)
+    assert w["g_co2e_per_request"] == pytest.approx(per_request / 3.6e6 * 56, rel=1e-5)
+    per_1k = per_request / 180 * 1e3
+    assert w["wall_energy_per_1k_tokens_j"] == pytest.approx(per_1k, rel=1e-5)
+    assert w["wall_cost_per_mtok"] == pytest.approx(per_1k * 1e3 / 3.6e6 * w["price_per_kwh"],
+                                                    rel=1e-5)  # fmt: skip
+    code, text, _ = _run(capsys, "--gpu", "A30", "--region", "de")
+    assert code == 0 and "at the wall: PUE 1.58; grid 381 gCO2e/kWh (Germany (DE), 2023)" in text
+    code, _, err = _run(capsys, "--pue", "0.5")
+    assert code == 2 and "pue" in err
+    code, _, err = _run(capsys, "--region", "Atlantis")
+    assert code == 2 and "unknown grid region" in err

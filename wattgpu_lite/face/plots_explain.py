@@ -3,7 +3,9 @@ the correction moves it to the prediction, and how idle and busy power build the
 
     fig = wl.plots.explain_waterfall(wl.explain(llm, gpu, rate_qps=0.5))
 
-Matplotlib only (the CLI's ``explain --plot`` draws it without seaborn).
+Also the figures of ``predict --plot`` (:func:`prediction_bars`: power, ITL and energy per token
+with their intervals) and ``estimate --plot`` (:func:`energy_breakdown`: a request's energy by
+component and phase). Matplotlib only (the CLI draws them without seaborn).
 """
 
 from __future__ import annotations
@@ -12,8 +14,12 @@ import textwrap
 
 import matplotlib.pyplot as plt
 
+from wattgpu_lite.energy.result import EnergyEstimate
+from wattgpu_lite.face.explorer import BASIS
+from wattgpu_lite.face.labels import label
 from wattgpu_lite.face.style import WIDE_FIGSIZE
 from wattgpu_lite.hybrid.explain import Explanation
+from wattgpu_lite.hybrid.prediction import Prediction
 
 # the words a step-time term carries on the figure (never a raw key)
 TERM_LABELS = {
@@ -77,5 +83,58 @@ def explain_waterfall(x: Explanation) -> plt.Figure:
     title = (f"{i.llm} on {i.gpu} at {load}: the step is bound by {x.binding}; "
              f"correction x{itl.factor:.2f} on ITL{bound}, x{power.factor:.2f} on power")  # fmt: skip
     fig.suptitle("\n".join(textwrap.wrap(title, 95)), x=0.01, ha="left")
+    fig.tight_layout()
+    return fig
+
+
+# predict --plot: each quantity's panel (attribute, scale, axis label)
+PREDICTION_PANELS = (("power_w", 1.0, "mean power (W)"), ("itl_s", 1e3, "ITL (ms)"),
+                     ("energy_per_token_j", 1.0, "energy per generated token (J)"))  # fmt: skip
+PHASE_COLORS = {"prefill": "#dd8452", "decode": UP}
+
+
+def _title(fig, text: str) -> None:
+    fig.suptitle("\n".join(textwrap.wrap(text, 95)), x=0.01, ha="left")
+
+
+def prediction_bars(p: Prediction) -> plt.Figure:
+    """Three panels, one bar each: mean power (W), ITL (ms) and energy per generated token (J),
+    each with its interval as a whisker and the interval's ends written beside it."""
+    fig, axes = plt.subplots(1, len(PREDICTION_PANELS), figsize=(WIDE_FIGSIZE[0], 3.6))
+    for ax, (q, scale, ylabel) in zip(axes, PREDICTION_PANELS, strict=True):
+        value, interval = getattr(p, q) * scale, getattr(p, f"{q}_interval")
+        lo, hi = interval.lo * scale, interval.hi * scale
+        ax.bar(0, value, width=0.5, color=UP)
+        ax.errorbar(0, value, yerr=[[value - lo], [hi - value]], color="black", capsize=8, lw=1.2)
+        ax.text(0.3, value, f"{value:.3g}\n[{lo:.3g}, {hi:.3g}]", va="center", ha="left")
+        ax.set(xlim=(-0.6, 1.2), ylim=(0, hi * 1.15), ylabel=ylabel)
+        ax.set_xticks([])
+    i = p.inputs
+    load = f"{i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
+    _title(fig, f"{i.llm} on {i.gpu} at {load}, {i.t_in} prompt / {i.t_out} generated tokens: "
+                f"{p.power_w_interval.level:.0%} intervals, "
+                f"{BASIS.get(p.power_w_interval.basis, p.power_w_interval.basis)}")  # fmt: skip
+    fig.tight_layout()
+    return fig
+
+
+def energy_breakdown(est: EnergyEstimate) -> plt.Figure:
+    """Horizontal bars of a request's energy (J) by component, split into prefill and decode,
+    the total in the title."""
+    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    comps = list(est.components_j)
+    left = [0.0] * len(comps)
+    for phase in dict.fromkeys(ph for ph, _, _ in est.terms):
+        by = dict.fromkeys(comps, 0.0)
+        for ph, comp, value in est.terms:
+            by[comp] += value if ph == phase else 0.0
+        widths = [by[c] for c in comps]
+        ax.barh([label(c) for c in comps], widths, left=left, label=label(phase),
+                color=PHASE_COLORS.get(phase))  # fmt: skip
+        left = [a + b for a, b in zip(left, widths, strict=True)]
+    ax.invert_yaxis()
+    ax.set(xlabel="energy per request (J)")
+    ax.legend(loc="lower right")
+    _title(fig, f"{est.header()}: {est.total_j:.3g} J = {est.total_wh:.3g} Wh per request")
     fig.tight_layout()
     return fig

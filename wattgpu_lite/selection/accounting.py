@@ -196,10 +196,20 @@ def wall_for(prediction, region: str | None = None, pue: float | None = None,
     ``.prediction``): per request (energy per token × T_out) and per 1,000 tokens, × ``pue``
     (default :data:`DEFAULT_PUE`), at ``region``'s grid (or ``grid_gco2_per_kwh``; default the
     world's), with the inputs echoed."""
+    t_out = prediction.inputs.t_out
+    return wall_for_request(prediction.energy_per_token_j * t_out, t_out, region, pue,
+                            grid_gco2_per_kwh, price_per_kwh)  # fmt: skip
+
+
+def wall_for_request(energy_per_request_j: float, t_out: int, region: str | None = None,
+                     pue: float | None = None, grid_gco2_per_kwh: float | None = None,
+                     price_per_kwh: float = DEFAULT_PRICE_PER_KWH) -> dict:  # fmt: skip
+    """:func:`wall_for` from a request's accelerator energy (J) and its ``t_out`` generated
+    tokens (the per-1,000-token figures are per generated token, as ``predict``'s): e.g. an
+    ``estimate_energy`` result's ``total_j``."""
     grid, source = resolve_grid(region, grid_gco2_per_kwh)
     pue = DEFAULT_PUE if pue is None else check_pue(pue)
-    per_token = prediction.energy_per_token_j
-    out = wall_accounting(per_token * prediction.inputs.t_out, per_token * 1e3, pue, grid,
+    out = wall_accounting(energy_per_request_j, energy_per_request_j / t_out * 1e3, pue, grid,
                           price_per_kwh)  # fmt: skip
     return {**out, "grid_gco2_per_kwh": grid, "grid_source": source,
             "price_per_kwh": price_per_kwh}  # fmt: skip

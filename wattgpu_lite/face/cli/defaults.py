@@ -1,7 +1,7 @@
 """Defaults from a config file and the environment, and where each value came from.
 
 A value a command uses but the user may leave out (tokens per request, grid intensity, electricity
-price) is taken from, first to last:
+price, PUE) is taken from, first to last:
 
 1. its flag (``--t-in 500``);
 2. the environment: ``WATTGPU_LITE_<KEY>`` (``WATTGPU_LITE_T_IN=500``);
@@ -11,7 +11,7 @@ price) is taken from, first to last:
 
 Every result says which values it used and where each came from (``"defaults"`` in the JSON, one
 line in the text view). A malformed file or value is a one-line error naming the key. To add a
-default (e.g. a PUE when the CLI takes ``--pue``), add one :class:`Default` to :data:`DEFAULTS`.
+default, add one :class:`Default` to :data:`DEFAULTS` (its key the option's dest).
 """
 
 from __future__ import annotations
@@ -50,6 +50,12 @@ def _builtin_price() -> float:
     return DEFAULT_PRICE_PER_KWH
 
 
+def _builtin_pue() -> float:
+    from wattgpu_lite.selection.accounting import DEFAULT_PUE
+
+    return DEFAULT_PUE
+
+
 @dataclass(frozen=True)
 class Default:
     """One value a config file or the environment may set: its key (the option's dest), whether
@@ -86,6 +92,7 @@ DEFAULTS: tuple[Default, ...] = (
     Default("t_out", 1, checks.TOKENS_MAX, "generated tokens", lambda: DEFAULT_T_OUT, count=True),
     Default("grid_gco2_per_kwh", 0, 5000, "gCO2e/kWh", _builtin_grid),
     Default("price_per_kwh", 0, 100, "per kWh", _builtin_price),
+    Default("pue", 1.0, 3.0, "facility / IT energy", _builtin_pue),
 )
 BY_KEY = {d.key: d for d in DEFAULTS}
 

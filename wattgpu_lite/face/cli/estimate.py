@@ -2,11 +2,13 @@
 
 python -m wattgpu_lite estimate --llm NAME|config.json [--gpu NAME|spec.json] [--t-in 15]
     [--t-out 180] [--batch 1] [--mode physical|paper] [--num-gpus 1] [--weights bf16|fp8|fp4|int4]
-    [--expert-parallel] [--tp N] [--ep N] [--json]
+    [--expert-parallel] [--tp N] [--ep N] [--region CODE] [--pue 1.58] [--plot FILE.png] [--json]
 
 ``--json`` prints ``EnergyEstimate.to_dict()`` in the CLI's envelope (``kind`` "estimate", numbers
-rounded as every command's); the text output carries the same content (every input and total, one
-line each, then the table of terms and the notes).
+rounded as every command's), and under ``wall`` the request's energy at the wall (``total_j`` ×
+PUE), its CO2e at the region's grid and its electricity cost; the text output carries the same
+content (every input and total, one line each, then the table of terms, the wall accounting and
+the notes).
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from wattgpu_lite.face.cli import (
     resolve_gpu,
     resolve_llm,
 )
+from wattgpu_lite.face.cli.explain import add_wall_flags, wall_lines
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
+from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
 
 DEFAULT_GPU = "H100 NVL"
@@ -34,6 +38,8 @@ MODES = ("physical", "paper")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``estimate``."""
+    from wattgpu_lite.selection.accounting import DEFAULT_PUE
+
     p = command(sub, "estimate", "energy of one request, by component (J and Wh)",
                 "wattgpu-lite estimate --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 --t-out 500")  # fmt: skip
     p.add_argument("--llm", required=True, help=LLM_HELP)
@@ -52,24 +58,34 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="spread a mixture-of-experts model's experts over the GPUs "
                         "(default: off)")  # fmt: skip
     add_layout_flags(p)
+    add_wall_flags(p, DEFAULT_PUE)
+    add_plot_flag(p, "the request's energy by component")
     add_output_flags(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.energy.estimate import estimate_energy
+    from wattgpu_lite.selection.accounting import wall_for_request
 
     est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
                           args.batch, args.mode, args.num_gpus, args.weights,
                           args.expert_parallel, layout_from(args))  # fmt: skip
-    return deliver(Result(document("estimate", est.to_dict()), text_view(est, args.wide)), args)
+    w = wall_for_request(est.total_j, est.t_out, args.region, args.pue)
+    if args.plot:
+        from wattgpu_lite.face.plots_explain import energy_breakdown
+
+        save_plot(lambda: energy_breakdown(est), args.plot)
+    doc = document("estimate", {**est.to_dict(), "wall": w})
+    return deliver(Result(doc, text_view(est, args.wide, w)), args)
 
 
-def text_view(est, wide: bool = False) -> str:
-    """Every input and total, one line each; the table of terms; the notes."""
+def text_view(est, wide: bool = False, w: dict | None = None) -> str:
+    """Every input and total, one line each; the table of terms; the wall accounting; the notes."""
     data = est.to_dict()
     data.pop("terms")  # printed below as the table
     notes, components = data.pop("notes"), data.pop("components_j")
     lines = [text_record(data | {f"{c}_j": v for c, v in components.items()}), "",
              text_table(est.table(), wide)]  # fmt: skip
+    lines += wall_lines(w) if w else []
     return "\n".join(lines + [f"note: {escape_controls(note)}" for note in notes])

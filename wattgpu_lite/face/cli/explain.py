@@ -63,13 +63,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def add_wall_flags(p: argparse.ArgumentParser, default_pue: float) -> None:
-    """``--region`` and ``--pue`` (``rank`` and ``explain``)."""
+    """``--region`` and ``--pue`` (``rank``, ``predict``, ``explain`` and ``estimate``)."""
     p.add_argument("--region",
                    help="grid region or country code of data/grid_intensity.csv (WORLD, US, FR, "
                         "DE, IN, ...; default WORLD, Ember)")  # fmt: skip
     p.add_argument("--pue", type=float,
                    help=f"power usage effectiveness, facility / IT energy, 1 to 3 (default "
-                        f"{default_pue:g}, Uptime Institute's 2023 industry average)")  # fmt: skip
+                        f"{default_pue:g}, Uptime Institute's 2023 industry average; or pue from "
+                        "WATTGPU_LITE_PUE or wattgpu-lite.toml)")  # fmt: skip
 
 
 def _human(value: float, unit: str) -> str:

@@ -3,11 +3,11 @@
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
        [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N] [--region CODE] [--pue 1.58]
-       [--json]
+       [--plot FILE.png] [--json]
 
 --json prints the Prediction's to_dict() in the CLI's envelope (``kind`` "predict"), and under
 ``wall`` the energy, CO2e and cost at the wall (× PUE, at the region's grid); the text view shows
-the same fields.
+the same fields. ``--plot`` saves power, ITL and energy per token with their intervals.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from wattgpu_lite.face.cli import (
 from wattgpu_lite.face.cli.explain import add_wall_flags, wall, wall_lines
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, document
+from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
 
 SCENARIOS = ("offline", "server_low", "server_high")
@@ -38,6 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_request_flags(p)
     add_layout_flags(p)
     add_wall_flags(p, DEFAULT_PUE)
+    add_plot_flag(p, "power, ITL and energy per token with their intervals")
     add_output_flags(p)
     p.set_defaults(func=run)
 
@@ -67,4 +69,8 @@ def run(args: argparse.Namespace) -> int:
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 parallel=layout_from(args))  # fmt: skip
     w = wall(p, args.region, None, args.pue)
+    if args.plot:
+        from wattgpu_lite.face.plots_explain import prediction_bars
+
+        save_plot(lambda: prediction_bars(p), args.plot)
     return deliver(Result(document("predict", {**p.to_dict(), "wall": w}), text_view(p, w)), args)
