@@ -43,9 +43,8 @@ _PAPER_KEYS = {"compute_prefill": ("prefill", "compute"), "compute_decode": ("de
 
 
 def resolve(llm, gpu):
-    """(LLM, GPU) from names, dataclasses, config.json / spec.json paths or dicts."""
-    if isinstance(llm, str | Path) and Path(llm).is_file():
-        llm = Path(llm)
+    """(LLM, GPU) from names, dataclasses, config.json / spec.json paths or dicts: a string is
+    a catalog name before a same-named relative path (specs.resolve decides both)."""
     if not isinstance(llm, catalog.LLM | str | Path | dict):
         raise InvalidInputError(f"llm must be a name, LLM, config path or dict; got {llm!r}.")
     return resolve_llm(llm), resolve_gpu(gpu)

@@ -4,12 +4,18 @@ Used by ``WattGPU.predict``, ``wl.predict``, ``rank_gpus`` and the CLI (``--llm 
 --gpu NAME|spec.json``). Files are read by :func:`wattgpu_lite.datafiles.read_json` (size, depth,
 encoding and shape checked; a JSON list is not a spec). A spec or config that borrows a catalog
 entry's name but not its numbers is refused: the name would claim measurements it never had.
+
+A string is a catalog name first: if it names a catalog entry it is that entry, even when the
+working directory holds a file or folder of the same relative path (``L4``,
+``meta-llama/Llama-3.1-8B-Instruct``); an :class:`AmbiguousNameWarning` then names both and how to
+pass the path instead (``./L4``, or a :class:`pathlib.Path`, which is always read as a file).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import warnings
 from contextlib import contextmanager
 from dataclasses import fields, replace
 from typing import Any
@@ -30,6 +36,39 @@ MAX_SPEC_BYTES = 2**20  # a GPU spec or a config.json is a few kB; 1 MiB is sure
 # fields that may differ between a user's copy and the catalog entry of the same GPU or LLM
 NOT_COMPARED = {"name", "source", "source_fp8", "source_interconnect", "measured", "smi_name",
                 "in_wattgpu", "params_b", "params_nominal_b", "params_active_b", "architecture"}  # fmt: skip
+
+
+class AmbiguousNameWarning(UserWarning):
+    """A string that names a catalog entry and also a file or folder in the working directory:
+    the catalog entry is used (the CLI prints this as a ``note:`` line on stderr)."""
+
+
+def _catalog_first(value: Any, lookup, kind: str) -> Any | None:
+    """The catalog entry a string names, or None (not a string, or in no catalog). If the same
+    string is also an existing relative path, warn (AmbiguousNameWarning) and keep the entry."""
+    if not isinstance(value, str):
+        return None
+    try:
+        entry = lookup(value)
+    except (UnknownGPUError, UnknownLLMError):
+        return None
+    path = as_path(value)
+    try:
+        found = "folder" if path is not None and path.is_dir() else "file" if is_file(value) else ""
+    except (OSError, ValueError):
+        found = ""
+    if found:
+        hint = "its config.json" if found == "folder" else "it"
+        explicit = "./" + value if not os.path.isabs(value) else value
+        warnings.warn(
+            f"{value!r} is the catalog {kind} {entry.name!r} and also a {found} in the working "
+            f"directory {os.getcwd()!r}; the catalog {kind} is used. To read {hint} instead, pass "
+            f"the path explicitly, e.g. {explicit + ('/config.json' if found == 'folder' else '')!r} "
+            "(in Python a pathlib.Path is always read as a file)",
+            AmbiguousNameWarning,
+            stacklevel=3,
+        )
+    return entry
 
 
 def _is_json_path(value: Any) -> bool:
@@ -80,6 +119,9 @@ def resolve_llm(value: Any) -> LLM:
     """An LLM from an LLM, a catalog name, a config.json dict or a path to a config.json."""
     if isinstance(value, LLM):
         return value
+    entry = _catalog_first(value, llm, "LLM")
+    if entry is not None:
+        return entry
     if _is_json_path(value):
         cfg = read_json(value, what="config.json", error=ConfigError, sha256=None,
                         max_bytes=MAX_SPEC_BYTES)  # fmt: skip
@@ -100,6 +142,9 @@ def resolve_gpu(value: Any) -> GPU:
     """A GPU from a GPU, a catalog name, a spec dict or a path to a spec JSON file."""
     if isinstance(value, GPU):
         return _borrowed("GPU spec", "name", value, gpu, SpecError)
+    entry = _catalog_first(value, gpu, "GPU")
+    if entry is not None:
+        return entry
     if _is_json_path(value):
         spec = read_json(value, what="GPU spec file", error=SpecError, sha256=None,
                          max_bytes=MAX_SPEC_BYTES)  # fmt: skip

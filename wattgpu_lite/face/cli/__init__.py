@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from wattgpu_lite.datafiles import is_file
 from wattgpu_lite.face.cli.defaults import CONFIG_NAME, add_config_flag, defaults_line
 from wattgpu_lite.face.cli.output import (
     FILE_TYPES,
@@ -93,17 +91,18 @@ def _fold(line: str, args: argparse.Namespace) -> str:
 
 
 def resolve_gpu(text: str):
-    """A catalog name, or a path to a JSON spec file -> GPU (never an OSError: see is_file)."""
+    """A catalog name, or a path to a JSON spec file -> GPU. The text goes on as typed, so a
+    catalog name wins over a same-named file (specs.resolve; ``./NAME`` is the file)."""
     from wattgpu_lite.specs.resolve import resolve_gpu as resolve
 
-    return resolve(Path(text) if is_file(text) else text)
+    return resolve(text)
 
 
 def resolve_llm(text: str):
-    """A catalog name, or a path to a Hugging Face config.json -> LLM."""
+    """A catalog name, or a path to a Hugging Face config.json -> LLM (as resolve_gpu)."""
     from wattgpu_lite.specs.resolve import resolve_llm as resolve
 
-    return resolve(Path(text) if is_file(text) else text)
+    return resolve(text)
 
 
 LOAD_SCENARIOS = ("offline", "server_low", "server_high")  # the Watt Counts loads

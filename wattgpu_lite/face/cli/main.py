@@ -15,6 +15,8 @@ import importlib
 import os
 import sys
 import traceback
+import warnings
+from contextlib import contextmanager
 from importlib import metadata
 
 from wattgpu_lite import checks
@@ -94,6 +96,27 @@ def check_options(args: argparse.Namespace) -> None:
             check(value, f"{dest} (--{dest.replace('_', '-')})")
 
 
+@contextmanager
+def notes_on_stderr():
+    """An AmbiguousNameWarning (a catalog name that is also a file or folder here; the catalog
+    entry was used) becomes one ``note:`` line on stderr, even with --quiet; other warnings go
+    on as Python shows them."""
+    from wattgpu_lite.specs.resolve import AmbiguousNameWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", AmbiguousNameWarning)
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, AmbiguousNameWarning):
+                print(f"note: {text.escape_controls(str(message))}", file=sys.stderr)
+            else:
+                shown(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its text goes out in ASCII where the stream's encoding lacks a character
     (:func:`text.ascii_fallback`), never as a UnicodeEncodeError."""
@@ -108,7 +131,8 @@ def _main(argv: list[str] | None) -> int:
     try:
         args.defaults_used = apply_defaults(args)  # flag > environment > config file > built-in
         check_options(args)
-        return int(args.func(args) or 0)
+        with notes_on_stderr():
+            return int(args.func(args) or 0)
     except WattGPUError as err:
         print(f"error: {for_shell(_one_line(err))}", file=sys.stderr)
         return EXIT_USER
