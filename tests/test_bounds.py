@@ -165,3 +165,69 @@ def test_the_shipped_efficiencies_never_beat_the_peak():
     c = HybridModel.pretrained().constants
     assert 0 < c.eta_bw <= 1 and 0 < c.eta_flops <= 1
     assert UPPER["eta_bw"] == UPPER["eta_flops"] == 1.0
+
+
+@pytest.mark.parametrize(("llm", "gpu"), [("meta-llama/Llama-3.1-8B-Instruct", "H200 NVL"),
+                                          ("meta-llama/Llama-3.1-8B-Instruct", "L4"),
+                                          ("openai-community/gpt2", "T4")])  # fmt: skip
+def test_the_training_gpus_at_the_ends_of_the_range_keep_their_correction(llm, gpu):
+    """The support is the training GPUs' range, ends included: the H200 NVL has the highest
+    bandwidth and FP16 FLOP/s, the L4 the lowest bandwidth, the T4 the lowest FLOP/s."""
+    p = wl.predict(llm, gpu, rate_qps=0.01)
+    assert p.power_w_interval.basis == "cv" and p.model == "hybrid"
+
+
+def test_an_unfloored_interval_holds_its_value_strictly_inside():
+    """Off the floor and inside [idle, TDP], an interval is the value × e^(±q): lo < value < hi,
+    with hi / value = value / lo."""
+    p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", rate_qps=0.1)
+    e = p.energy_per_token_j_interval
+    assert e.lo < p.energy_per_token_j * 0.97 and e.hi > p.energy_per_token_j * 1.03
+    for value, i in ((p.itl_s, p.itl_s_interval), (p.power_w, p.power_w_interval)):
+        assert i.lo < value * 0.97 and i.hi > value * 1.03
+        assert i.hi / value == pytest.approx(value / i.lo, rel=1e-9)
+
+
+def test_a_spec_just_beyond_the_training_range_is_physics_alone():
+    """2 % above the highest training bandwidth (4,890 GB/s) is already outside the support."""
+    import dataclasses
+
+    spec = dataclasses.replace(wl.gpu("H200 NVL"), name="a little faster", bandwidth_gbs=4990.0)
+    p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", spec, rate_qps=0.1)
+    assert p.power_w_interval.basis == "physics"
+
+
+def test_the_floor_at_a_rate_is_the_step_a_request_sees():
+    """At a rate a request shares its step with the L others in flight: the floor is
+    s_floor(1 + L), computed here from bounds.floor_step_s on the same row."""
+    from wattgpu_lite.hybrid import bounds
+    from wattgpu_lite.hybrid import rows as R
+
+    llm, gpu = wl.llm("meta-llama/Llama-3.1-8B-Instruct"), wl.gpu("H100 NVL")
+    frame = pd.DataFrame({"llm": [llm.name], "gpu": [gpu.name], "rate_qps": [2.0]})
+    row = wl.predict_many(frame).iloc[0]
+    rows, _ = R.build([llm], [gpu], 15, 180)
+    want = bounds.floor_step_s(
+        rows, np.array([1.0 + row["in_flight"]]), bounds.gathered_params([llm])
+    )
+    assert row["itl_floor_s"] == pytest.approx(float(want[0]), rel=1e-9)
+    assert row["in_flight"] > 0.5  # the 1 + L matters here
+
+
+def test_the_kits_floor_is_the_weight_read_by_hand():
+    """CodeLlama-34B (untied, BF16) on an H200 NVL at batch 1 and 15/180 tokens: the floor is the
+    streamed weights, (N − vocab × hidden) × 2 bytes / 4.89 TB/s; the KV cache adds 0.03 %."""
+    m, g = wl.llm("codellama/CodeLlama-34b-hf"), wl.gpu("H200 NVL")
+    assert not m.tie_embeddings and m.weight_bits == 16
+    row = wl.predict_many(pd.DataFrame({"llm": [m.name], "gpu": [g.name], "batch": [1.0]})).iloc[0]
+    streamed_bytes = (m.params_always_b * 1e9 - m.vocab_size * m.hidden_size) * 2
+    assert row["itl_floor_s"] == pytest.approx(streamed_bytes / (g.bandwidth_gbs * 1e9), rel=1e-3)
+
+
+def test_a_replica_that_holds_one_sequence_serves_one_request_per_step_run():
+    """Qwen2.5-32B on an A100 80GB with 16,000-token prompts holds one sequence: its capacity is
+    1 / (T_out · s(1)), the backbone's batch-1 step."""
+    args = ("Qwen/Qwen2.5-32B-Instruct", "A100 SXM4 80GB")
+    one = wl.predict(*args, batch=1, t_in=16_000, t_out=100, correction=False)
+    assert one.max_batch == 1
+    assert one.capacity_qps == pytest.approx(1 / (100 * one.itl_s), rel=1e-9)

@@ -88,3 +88,15 @@ def test_one_token_in_and_out_is_the_smallest_request_and_the_sum_must_fit():
     assert C.check_tokens(1, 1) == (1, 1) and C.check_tokens(1, 1, context_length=2) == (1, 1)
     with pytest.raises(InvalidInputError, match="t_out \\+ t_in = 1,001 tokens exceeds .* 1,000"):
         C.check_tokens(300, 701, context_length=1000)
+
+
+def test_a_long_bad_token_value_is_shown_cut_at_20_characters():
+    """The message shows a bad value whole up to a 40-character repr, else its first 20
+    characters, an ellipsis and its type."""
+    from wattgpu_lite.energy.breakdown import check_tokens
+    from wattgpu_lite.errors import InvalidInputError as Bad
+
+    with pytest.raises(Bad, match="got 'x{38}'; "):
+        check_tokens("t_in", "x" * 38)  # repr: 40 characters
+    with pytest.raises(Bad, match=r"got 'x{19}… \(str\); "):
+        check_tokens("t_in", "x" * 39)  # repr: 41 characters

@@ -30,6 +30,13 @@ def test_interval_score_by_hand():
     assert report.interval_score(f) == pytest.approx(0.9)
 
 
+def test_interval_score_is_the_mean_over_runs_of_log_ratios():
+    """Three runs around predictions of 2.0 (not 1: ln(y/ŷ) must use the ratio), q = 0.2:
+    ln(y/ŷ) = 0, 0.3, 0.5 → 0.4, 0.4 + 10·0.1, 0.4 + 10·0.3 → mean 2.0667 (the median is 1.4)."""
+    f = _frame([2.0, 2.0 * math.exp(0.3), 2.0 * math.exp(0.5)], [2.0, 2.0, 2.0], [0.2, 0.2, 0.2])
+    assert report.interval_score(f) == pytest.approx((0.4 + 1.4 + 3.4) / 3)
+
+
 def test_a_wider_interval_cannot_buy_a_lower_score_than_a_right_one():
     right = _frame([1.0], [1.0], [0.05])
     wide = _frame([1.0], [1.0], [0.5])

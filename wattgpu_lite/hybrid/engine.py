@@ -146,9 +146,10 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
     step_batch = np.where(offline, out["in_flight"], np.minimum(1.0 + out["in_flight"], safe_cap))
     floor = B.floor_step_s(rows, step_batch, B.gathered_params(llms))
     itl = np.maximum(out["itl_s"] * factor["itl"], floor)
-    tpt = np.where(offline, itl / out["in_flight"], out["time_per_token_s"])
-    result = {"power_w": power, "itl_s": itl, "time_per_token_s": tpt,
-              "energy_per_token_j": power * tpt, "in_flight": out["in_flight"],
+    # time per token at a rate is 1/(λ·T_out); in batch mode _bound derives it from the ITL,
+    # and energy per token from both (power × time per token)
+    result = {"power_w": power, "itl_s": itl, "time_per_token_s": out["time_per_token_s"],
+              "in_flight": out["in_flight"],
               "busy_fraction": out["busy_fraction"], "capacity_qps": capacity,
               "max_batch": cap, "idle_power_w": idle, "itl_floor_s": floor,
               "backbone_itl_s": out["itl_s"], "backbone_power_w": out["power_w"]}  # fmt: skip
