@@ -31,7 +31,7 @@ PKG = "wattgpu_lite"
 # module -> (functions to mutate, "*" for module-level constants too; the tests that cover them)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "specs/workload.py": (("*", "server_time_per_token_s"), ("tests/test_mutation_oracles.py", "tests/test_predictors.py::test_predictions_are_physical", "tests/test_golden.py")),
-    "energy/breakdown.py": (("check_tokens", "breakdown_frame", "components_j"), ("tests/test_mutation_oracles.py", "tests/test_golden.py")),
+    "energy/breakdown.py": (("check_tokens", "breakdown_frame", "components_j"), ("tests/test_mutation_oracles.py", "tests/test_golden.py", "tests/test_checks.py::test_a_long_bad_token_value_is_shown_cut_at_20_characters")),
     "wattgpu/metrics.py": (("mdape_pct", "pearson_r"), ("tests/test_mutation_oracles.py",)),
     "wattgpu/evaluation.py": (("folds",), ("tests/test_mutation_oracles.py",)),
     "wattgpu/predictor.py": (("predict_frame",), ("tests/test_predictors.py::test_predictions_are_physical", "tests/test_golden.py")),
