@@ -231,3 +231,11 @@ def test_a_replica_that_holds_one_sequence_serves_one_request_per_step_run():
     one = wl.predict(*args, batch=1, t_in=16_000, t_out=100, correction=False)
     assert one.max_batch == 1
     assert one.capacity_qps == pytest.approx(1 / (100 * one.itl_s), rel=1e-9)
+
+
+def test_an_energy_bound_is_held_at_the_power_bound_times_the_time_bound():
+    """The L40S at 0.5 req/s with 1,500/400 tokens: the power interval reaches the 350 W TDP, so
+    the energy's upper bound is 350 W × 1/(0.5 · 400) s = 1.75 J, not value × e^q."""
+    p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", "L40S", rate_qps=0.5, t_in=1500, t_out=400)
+    assert p.power_w_interval.hi == pytest.approx(350.0)
+    assert p.energy_per_token_j_interval.hi == pytest.approx(350.0 / (0.5 * 400), rel=1e-12)
