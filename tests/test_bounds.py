@@ -36,13 +36,12 @@ def _layout_ok(m, g, n: int) -> bool:
 
 def _floor_step_s(m, g, n: int, batch: np.ndarray) -> np.ndarray:
     """Bytes and FLOPs every step of ``batch`` sequences needs, over the replica's peak rates."""
-    gathered = 0.0 if m.tie_embeddings else m.vocab_size * m.hidden_size / 1e9
-    streamed_b = m.params_always_b - gathered
+    streamed_b = m.params_always_b  # every active weight, the input table included
     if m.is_moe:
         streamed_b += m.n_moe_layers * m.params_expert_b * m.n_experts_active
     read_s = streamed_b * 1e9 * m.weight_bits / 8 / (n * g.bandwidth_gbs * 1e9)
     peaks = [v for v in (g.fp16_tflops, g.fp8_tflops, g.fp4_tflops) if v == v and v]
-    compute_s = 2 * (m.params_active_b - gathered) * 1e9 * batch / (n * max(peaks) * 1e12)
+    compute_s = 2 * m.params_active_b * 1e9 * batch / (n * max(peaks) * 1e12)
     return np.maximum(read_s, compute_s)
 
 
@@ -120,12 +119,12 @@ def test_rows_that_are_not_ok_carry_no_number(sweep):
 
 def test_the_issue_case_is_no_longer_below_the_weight_read():
     """CodeLlama-34B on an H200 NVL at batch 1: reading the weights once at the peak bandwidth
-    takes 13.7 ms (33.5 B streamed parameters × 2 bytes / 4.89 TB/s); the correction took the
+    takes 13.8 ms (33.7 B active parameters × 2 bytes / 4.89 TB/s); the correction took the
     ITL to 10.7 ms before the floor."""
     m, g = wl.llm("codellama/CodeLlama-34b-hf"), wl.gpu("H100 NVL")
     p = wl.predict(m, "H200 NVL", batch=1)
     floor = _floor_step_s(m, wl.gpu("H200 NVL"), 1, np.array(1.0))
-    assert float(floor) == pytest.approx(0.0137, rel=0.01)
+    assert float(floor) == pytest.approx(0.0138, rel=0.01)
     assert p.itl_s_interval.lo >= float(floor) * (1 - REL)
     assert any(n.startswith("ITL held at the physical floor") for n in p.notes)
     assert g.bandwidth_gbs < wl.gpu("H200 NVL").bandwidth_gbs
@@ -207,20 +206,18 @@ def test_the_floor_at_a_rate_is_the_step_a_request_sees():
     frame = pd.DataFrame({"llm": [llm.name], "gpu": [gpu.name], "rate_qps": [2.0]})
     row = wl.predict_many(frame).iloc[0]
     rows, _ = R.build([llm], [gpu], 15, 180)
-    want = bounds.floor_step_s(
-        rows, np.array([1.0 + row["in_flight"]]), bounds.gathered_params([llm])
-    )
+    want = bounds.floor_step_s(rows, np.array([1.0 + row["in_flight"]]))
     assert row["itl_floor_s"] == pytest.approx(float(want[0]), rel=1e-9)
     assert row["in_flight"] > 0.5  # the 1 + L matters here
 
 
 def test_the_kits_floor_is_the_weight_read_by_hand():
-    """CodeLlama-34B (untied, BF16) on an H200 NVL at batch 1 and 15/180 tokens: the floor is the
-    streamed weights, (N − vocab × hidden) × 2 bytes / 4.89 TB/s; the KV cache adds 0.03 %."""
+    """CodeLlama-34B (BF16) on an H200 NVL at batch 1 and 15/180 tokens: the floor is every active
+    weight read once, N × 2 bytes / 4.89 TB/s; the KV cache adds 0.03 %."""
     m, g = wl.llm("codellama/CodeLlama-34b-hf"), wl.gpu("H200 NVL")
-    assert not m.tie_embeddings and m.weight_bits == 16
+    assert m.weight_bits == 16
     row = wl.predict_many(pd.DataFrame({"llm": [m.name], "gpu": [g.name], "batch": [1.0]})).iloc[0]
-    streamed_bytes = (m.params_always_b * 1e9 - m.vocab_size * m.hidden_size) * 2
+    streamed_bytes = m.params_always_b * 1e9 * 2
     assert row["itl_floor_s"] == pytest.approx(streamed_bytes / (g.bandwidth_gbs * 1e9), rel=1e-3)
 
 

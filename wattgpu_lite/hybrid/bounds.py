@@ -8,8 +8,7 @@ format's peak FLOP/s, so one decode step of B sequences on a replica of G GPUs t
 with Q_step the bytes a step must read (the weights every token needs, the experts B tokens touch,
 the KV cache at the mean context, the KV it writes) and C_step its FLOPs — the backbone's own
 accounting (:mod:`wattgpu_lite.energy.symbolic_physical`) at η = 1, with no fixed cost, no
-communication and no power ceiling, and without the untied input-embedding table (a token gathers
-one row of it; it is neither streamed nor multiplied). And a replica's mean power lies in
+communication and no power ceiling: every active weight read once per step. And a replica's mean power lies in
 [P_idle(G), G · TDP]. Energy per token is power × time per token, and its bounds lie within the
 products of the bounded power and time bounds: no energy bound implies a power outside that range.
 
@@ -19,40 +18,24 @@ step of every prediction (``wl.predict``, ``predict_many``, ``rank_gpus``, the C
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.hybrid.serving import Rows
-from wattgpu_lite.hybrid.uniques import unique_by_identity
-from wattgpu_lite.specs.llm import LLM
 
 UNBOUNDED_W = 1e300  # a power limit no step reaches: the floor has no power ceiling
 DEPLOY_SIZES = 3  # G, n_TP, n_EP lead the deploy tuple; the rest are link and latency terms
 
 
-def gathered_params(llms: Sequence[LLM]) -> np.ndarray:
-    """Parameters a token gathers rather than streams, per row: vocab × hidden of an untied input
-    embedding (a tied table is the LM head too, read every step), else 0."""
-    models, index = unique_by_identity(llms)
-    per = np.array([0.0 if m.tie_embeddings else float(m.vocab_size) * m.hidden_size
-                    for m in models])  # fmt: skip
-    return per[index]
-
-
-def floor_step_s(rows: Rows, batch: np.ndarray, gathered: np.ndarray) -> np.ndarray:
+def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     """s_floor(B) [s]: one decode step of ``batch`` sequences at the replica's peak bandwidth and
     peak FLOP/s of the served format, weights read once per step (module docstring)."""
-    model = list(rows.model)
-    for i in (0, 1):  # N_act, N_always: without the gathered input table
-        model[i] = np.maximum(model[i] - gathered, 0.1 * model[i])
     hw = (rows.alpha, rows.e_bit, rows.flops, rows.bandwidth, np.full_like(rows.tdp_w, UNBOUNDED_W),
           np.zeros_like(rows.tdp_w))  # fmt: skip
     sizes = rows.deploy[:DEPLOY_SIZES]
     ideal = (*sizes, np.full_like(sizes[0], UNBOUNDED_W), *(np.zeros_like(sizes[0]),) * 4)
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
-    _, times = P.physical_evaluate(model, (rows.t_in, rows.t_out, batch), hw, 1.0, ideal)
+    _, times = P.physical_evaluate(rows.model, (rows.t_in, rows.t_out, batch), hw, 1.0, ideal)
     return np.asarray(times["decode"], dtype=float) * batch / rows.t_out
 
 

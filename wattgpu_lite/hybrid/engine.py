@@ -144,7 +144,7 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
     idle = S.idle_power_w(rows, c)
     power = np.clip(out["power_w"] * factor["power"], idle, rows.replica_tdp_w)
     step_batch = np.where(offline, out["in_flight"], np.minimum(1.0 + out["in_flight"], safe_cap))
-    floor = B.floor_step_s(rows, step_batch, B.gathered_params(llms))
+    floor = B.floor_step_s(rows, step_batch)
     itl = np.maximum(out["itl_s"] * factor["itl"], floor)
     # time per token at a rate is 1/(λ·T_out); in batch mode _bound derives it from the ITL,
     # and energy per token from both (power × time per token)
