@@ -11,6 +11,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.backbone_energy import shipped_constants
 from wattgpu_lite.energy.notes import experts_per_step
 from wattgpu_lite.errors import InvalidInputError
 
@@ -94,7 +95,8 @@ def test_experts_on_the_tensor_parallel_gpus_change_only_the_expert_groups_term(
     assert ep.expert_parallel and not tp.expert_parallel and (ep.tp, ep.ep) == (8, 8)
     same = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static")
     assert all(ep.components_j[c] == pytest.approx(tp.components_j[c]) for c in same)
-    t_grp, p_replica = 4e-6, 8 * 0.19 * 700  # expert_group_us; static_fraction · TDP per GPU
+    c = shipped_constants()  # the replica idles at 8 × (idle_w + idle_fraction · TDP)
+    t_grp, p_replica = 4e-6, 8 * (c.idle_w + c.idle_fraction * 700)  # expert_group_us
     touched = {n: 8 * (1 - (1 - 2 / 8) ** n) for n in (64, 64 * 500)}
     per_step = {n: 32 * t_grp * (e - 2) * (1 - 1 / 8) for n, e in touched.items()}
     saved_s = 300 * per_step[64] / 64 + per_step[64 * 500] / 64

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
+from wattgpu_lite.energy import backbone_rows as rows
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight, weights_fit
-from wattgpu_lite.hybrid import rows
 
 
 def test_kv_capacity_by_hand():

@@ -103,13 +103,46 @@ def test_spec_sheet_coefficients_are_tdp_over_peak_flops():
         P.gpu_coefficients_j(wl.gpu("L4"), "guess")
 
 
-def test_physical_mode_uses_the_spec_basis_and_its_constants():
-    c, gpu = P.defaults("spec"), wl.gpu("A100 SXM4 40GB")
+# one engine (issue 17, item 1): dense, MoE, FP8, a tensor-parallel pair, batch 1 to 128
+ENGINE_GRID = [
+    ("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", 500, 300, 32, 1),
+    ("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", 500, 500, 1, 1),
+    ("meta-llama/Llama-2-7b-hf", "A100 SXM4 40GB", 500, 500, 8, 1),
+    ("Qwen/Qwen3-8B", "L40S", 2000, 200, 4, 1),
+    ("openai-community/gpt2", "T4", 15, 180, 128, 1),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "H100 SXM", 500, 300, 16, 2),
+    ("meta-llama/Llama-3.1-70B-Instruct", "B200", 1000, 500, 64, 2),
+    ("Qwen/Qwen3-30B-A3B", "H200 SXM", 300, 700, 2, 1),
+]
+
+
+@pytest.mark.parametrize(("llm", "gpu", "t_in", "t_out", "batch", "n"), ENGINE_GRID)
+def test_physical_mode_and_the_uncorrected_predictor_are_one_engine(
+    llm, gpu, t_in, t_out, batch, n
+):
+    """Same LLM, GPU, tokens, batch and GPU count: estimate_energy(mode="physical") and
+    wl.predict(..., correction=False) give the same power, step time and J per token, and the
+    terms add up to power × the request's time (T_out steps of s(B), shared by B sequences)."""
+    est = wl.estimate_energy(llm, gpu, t_in, t_out, batch=batch, num_gpus=n)
+    pred = wl.predict(llm, gpu, t_in=t_in, t_out=t_out, batch=batch, num_gpus=n, correction=False)
+    assert np.isfinite([pred.power_w, pred.itl_s]).all()
+    assert est.power_w == pytest.approx(pred.power_w, rel=1e-9)
+    assert est.step_time_s == pytest.approx(pred.itl_s, rel=1e-9)
+    assert est.energy_per_token_j == pytest.approx(pred.energy_per_token_j, rel=1e-9)
+    assert est.total_j == pytest.approx(est.power_w * t_out * est.step_time_s / batch, rel=1e-9)
+    assert min(est.components_j.values()) >= 0
+
+
+def test_physical_mode_reports_the_shipped_backbone_constants():
+    from wattgpu_lite.energy.backbone_energy import shipped_constants
+
+    c, gpu = shipped_constants(), wl.gpu("A100 SXM4 40GB")
     est = wl.estimate_energy(LLAMA2, gpu, 500, 500, batch=8)
-    hw = P.gpu_args(gpu, c["static_fraction"], "spec")
-    terms = P.physical_terms_j(P.llm_args(wl.llm(LLAMA2)), (500, 500, 8), hw, c["kappa"])
-    assert est.total_j == pytest.approx(sum(float(v) for v in terms.values()))
-    assert (est.kappa, est.static_fraction) == (c["kappa"], c["static_fraction"])
+    assert est.kappa == c.kappa and 0 < c.eta_bw <= 1 and 0 < c.eta_flops <= 1
+    assert est.static_fraction == pytest.approx(
+        (c.idle_w + c.idle_fraction * gpu.tdp_w) / gpu.tdp_w
+    )
+    assert f"η_bw {c.eta_bw:.3g}" in est.coefficients
 
 
 def test_phase_times_add_up_to_the_active_time_and_set_the_static_energy():

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wattgpu_lite as wl
-from wattgpu_lite.hybrid import rows as R
-from wattgpu_lite.hybrid import serving as S
-from wattgpu_lite.hybrid.fit_physics import LOWER, NAMES, UPPER
+from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.backbone_fit import LOWER, NAMES, UPPER
 
 PAIRS = [(m, g) for m in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct",
                           "google/gemma-3-27b-it", "openai-community/gpt2")

@@ -195,8 +195,8 @@ def test_status_of_a_row_at_capacity_and_at_the_smallest_cache():
 
 
 def test_backbone_time_per_token_by_definition():
-    from wattgpu_lite.hybrid import rows as R
-    from wattgpu_lite.hybrid import serving as S
+    from wattgpu_lite.energy import backbone as S
+    from wattgpu_lite.energy import backbone_rows as R
 
     rows, cap = R.build(
         [wl.llm("meta-llama/Llama-3.1-8B-Instruct")] * 2, [wl.gpu("A30")] * 2, 15, 180
@@ -228,8 +228,8 @@ def test_status_boundaries_a_full_cache_and_a_single_sequence_are_served():
 
 
 def test_at_rate_itl_is_one_step_with_the_arriving_request_added():
-    from wattgpu_lite.hybrid import rows as R
-    from wattgpu_lite.hybrid import serving as S
+    from wattgpu_lite.energy import backbone as S
+    from wattgpu_lite.energy import backbone_rows as R
 
     rows, cap = R.build([wl.llm("meta-llama/Llama-3.1-8B-Instruct")], [wl.gpu("A30")], 15, 180)
     c = S.Constants()

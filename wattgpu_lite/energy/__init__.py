@@ -18,8 +18,16 @@
   :mod:`~wattgpu_lite.energy.traffic` (bytes before joules);
 - :mod:`~wattgpu_lite.energy.coefficients`: the constants, each with its source;
   :mod:`~wattgpu_lite.energy.audit`: the paper's Tables 3 and 4 under two readings;
-- :mod:`~wattgpu_lite.energy.fit`, :mod:`~wattgpu_lite.energy.validation`: physical mode's two
-  constants, fitted leave-one-GPU-out, and all modes against the measured energy per token.
+- **one physics engine** :mod:`~wattgpu_lite.energy.backbone`: the serving model (step time at the
+  achieved bandwidth and FLOP/s plus a fixed cost, Little's law at a rate, busy power between idle
+  and TDP) that ``wl.estimate_energy`` (split into terms by
+  :mod:`~wattgpu_lite.energy.backbone_energy`) and the hybrid predictor share, with per-row arrays
+  from :mod:`~wattgpu_lite.energy.backbone_rows`, its training runs in
+  :mod:`~wattgpu_lite.energy.backbone_runs` and its seven constants fitted by
+  :mod:`~wattgpu_lite.energy.backbone_fit`;
+- :mod:`~wattgpu_lite.energy.validation`: every mode against the measured energy per token, physical
+  mode's constants refitted leave-one-GPU-out (:mod:`~wattgpu_lite.energy.fit`: the raw roofline's
+  κ and static share, kept for :func:`~wattgpu_lite.energy.physical.defaults`).
 
 Taught in notebooks 01 (the derivation, the paper's tables, the audit, the check against
 measurements) and 02 (where the joules go). Imports :mod:`wattgpu_lite.specs` and

@@ -11,9 +11,12 @@ import numbers
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from wattgpu_lite import checks
+from wattgpu_lite.energy import backbone_energy as BE
+from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy import notes as NOTES
-from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.estimate.*)
     COMPONENTS,
     J_PER_WH,
@@ -61,19 +64,23 @@ def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
 
 
 def _physical(llm, gpu, work, layout: Parallel, weights) -> EnergyEstimate:
-    """Physical mode at the spec-sheet basis and its fitted constants."""
-    fmt, c = served_format(llm, weights), P.defaults(P.PHYSICAL_BASIS)
+    """Physical mode: the backbone (one engine with ``wl.predict(..., correction=False)``) at
+    its shipped constants, split into the physical terms (:mod:`backbone_energy`)."""
+    fmt, c = served_format(llm, weights), BE.shipped_constants()
     peak, which = compute_peak_tflops(gpu, fmt)
-    hw = P.gpu_args(gpu, c["static_fraction"], P.PHYSICAL_BASIS, fmt)
-    t = P.physical_terms_j(P.llm_args(llm, fmt), work, hw, c["kappa"],
-                           P.deploy_args(gpu, layout))  # fmt: skip
-    terms = tuple((ph, comp, float(v)) for (ph, comp), v in t.items())
-    basis = f"spec sheet: TDP / {which.upper()} peak, {gpu.memory_type}"
+    rows, _ = backbone_rows.build([llm], [gpu], work[0], work[1], layout, [fmt])
+    t, engine = BE.request_breakdown(rows, np.array([float(work[2])]), c)
+    terms = tuple((ph, comp, float(v[0])) for (ph, comp), v in t.items())
+    idle = float(engine["idle_power_w"][0]) / layout.num_gpus
+    basis = (f"backbone: TDP / {which.upper()} peak, {gpu.memory_type}; η_bw {c.eta_bw:.3g}, "
+             f"η_f {c.eta_flops:.3g} (fitted)")  # fmt: skip
     return EnergyEstimate(llm.name, gpu.name, "physical", *work, layout.num_gpus, fmt,
-                          weight_bits(llm, fmt), layout.ep > 1, which, peak, basis, c["kappa"],
-                          c["static_fraction"], terms,
-                          NOTES.physical_notes(llm, gpu, work, layout, fmt, which),
-                          llm.architecture_name, layout.tp, layout.ep)  # fmt: skip
+                          weight_bits(llm, fmt), layout.ep > 1, which, peak, basis, c.kappa,
+                          idle / gpu.tdp_w, terms,
+                          NOTES.physical_notes(llm, gpu, work, layout, fmt, which)
+                          + NOTES.scale_note(float(engine["dynamic_scale"][0])),
+                          llm.architecture_name, layout.tp, layout.ep,
+                          float(engine["power_w"][0]), float(engine["step_time_s"][0]))  # fmt: skip
 
 
 def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT, batch=1,

@@ -52,6 +52,16 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
     return tuple(out)
 
 
+def scale_note(dynamic_scale: float) -> tuple[str, ...]:
+    """A note when the dynamic terms were scaled to the backbone's busy power (f ≠ 1)."""
+    if abs(dynamic_scale - 1.0) < 5e-3:  # within rounding of the printed 1.00
+        return ()
+    why = ("held at its peak past the compute-bound turn (power never falls with load)"
+           if dynamic_scale > 1 else "capped at the TDP")  # fmt: skip
+    return (f"the dynamic terms are scaled by {dynamic_scale:.3g} to the backbone's busy power, "
+            f"{why}.",)  # fmt: skip
+
+
 def paper_notes(n_layers, d_model, batch: int, moe: bool) -> tuple[str, ...]:
     """Notes on a paper-mode estimate: ignored batch, MoE as dense, missing attention shape."""
     out = [] if batch == 1 else [f"paper mode has no batch: batch {batch} is ignored."]

@@ -48,6 +48,8 @@ class EnergyEstimate:
     llm_architecture: str = ""  # the catalog architecture ``llm`` resolved to (= llm if no alias)
     tp: int = 1  # the layout (specs.layout.Parallel): tensor-parallel group, expert group
     ep: int = 1
+    power_w: float | None = None  # physical mode: the replica's mean power while serving the batch
+    step_time_s: float | None = None  # and the time of one decode step (the ITL at this batch)
     schema_version: ClassVar[int] = 1
 
     def __post_init__(self) -> None:
@@ -76,6 +78,11 @@ class EnergyEstimate:
     def per_output_token_j(self) -> float:
         """J per generated token (total / t_out)."""
         return self.total_j / self.t_out
+
+    @property
+    def energy_per_token_j(self) -> float:
+        """J per generated token (total / t_out): the name ``wl.predict`` uses for it."""
+        return self.per_output_token_j
 
     def table(self) -> pd.DataFrame:
         """Tidy breakdown: phase, component, energy_j, energy_wh, energy_per_output_token_j."""

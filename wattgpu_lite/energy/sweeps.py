@@ -1,8 +1,8 @@
 """Tidy component breakdowns over a sweep (one vectorised call each), for plots and widgets.
 
 Each function returns long data: one row per (sweep value, component), ``energy_per_output_token_j``
-summed over prefill and decode. Physical mode uses its defaults (coefficients and constants of
-``physical.PHYSICAL_BASIS``) and takes ``num_gpus`` and ``weights`` (None: each model's own
+summed over prefill and decode. Physical mode is the one engine (the backbone at its shipped
+constants, split into terms: :mod:`wattgpu_lite.energy.backbone_energy`) and takes ``num_gpus`` and ``weights`` (None: each model's own
 format) as :func:`wattgpu_lite.energy.estimate.estimate_energy` does; paper mode has neither.
 """
 
@@ -11,23 +11,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy import backbone_energy as BE
+from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy import estimate as E
-from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.precision import served_format
+from wattgpu_lite.specs.layout import layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 
-def _physical(llms, gpu, workload, num_gpus: int, weights) -> dict[str, np.ndarray]:
-    """Components (J per request) of physical mode, models stacked along the first axis (each
-    served in ``weights`` or its own format, with that format's compute peak)."""
-    c, basis = P.defaults(P.PHYSICAL_BASIS), P.PHYSICAL_BASIS
-    fmts = [served_format(m, weights) for m in llms]
-    model = np.array([P.llm_args(m, f) for m, f in zip(llms, fmts, strict=True)]).T
-    hw = np.array([P.gpu_args(gpu, c["static_fraction"], basis, f) for f in fmts]).T
-    if len(llms) == 1:
-        model, hw = model[:, 0], hw[:, 0]
-    terms = P.physical_terms_j(tuple(model), workload, tuple(hw), c["kappa"],
-                               P.deploy_args(gpu, num_gpus))  # fmt: skip
+def _physical(llms, gpu, workload, layouts, weights) -> dict[str, np.ndarray]:
+    """Components (J per request, prefill + decode) from the one engine (the backbone split into
+    physical terms, :mod:`backbone_energy`), one row per sweep point: ``llms`` one or one per
+    point, ``layouts`` a GPU count or one per point; each model in ``weights`` or its own format."""
+    t_in, t_out, batch = (np.atleast_1d(np.asarray(v, dtype=float)) for v in workload)
+    n = max(len(llms), len(t_in), len(t_out), len(batch), np.size(layouts))
+    models = list(llms) * n if len(llms) == 1 else list(llms)
+    rows, _ = backbone_rows.build(models, [gpu] * n, np.broadcast_to(t_in, (n,)),
+                                  np.broadcast_to(t_out, (n,)), layouts,
+                                  [served_format(m, weights) for m in models])  # fmt: skip
+    terms, _ = BE.request_breakdown(rows, np.broadcast_to(batch, (n,)), BE.shipped_constants())
     return {comp: terms["prefill", comp] + terms["decode", comp] for comp in E.COMPONENTS}
 
 
@@ -91,12 +93,8 @@ def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: int 
                 weights=None, expert_parallel: bool = False):  # fmt: skip
     """Breakdown (J per generated token, the whole replica) against the GPU count (a list)."""
     llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
-    c, fmt = P.defaults(P.PHYSICAL_BASIS), served_format(llm, weights)
-    deploy = np.array([P.deploy_args(gpu, int(n), expert_parallel) for n in counts]).T
-    hw = P.gpu_args(gpu, c["static_fraction"], P.PHYSICAL_BASIS, fmt)
-    terms = P.physical_terms_j(P.llm_args(llm, fmt), (t_in, t_out, batch), hw, c["kappa"],
-                               tuple(deploy))  # fmt: skip
-    comps = {comp: terms["prefill", comp] + terms["decode", comp] for comp in E.COMPONENTS}
+    layouts = [layout_of(int(k), None, expert_parallel) for k in counts]
+    comps = _physical([llm], gpu, (t_in, t_out, batch), layouts, weights)
     return _tidy("num_gpus", np.asarray(counts, dtype=int), comps, t_out)
 
 

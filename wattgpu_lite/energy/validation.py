@@ -6,35 +6,41 @@ Decisions (stated in notebook 01 too):
   256); ``batch`` = the run's mean in-flight count under continuous batching, n·b / (n + b)
   (:func:`occupancy.offline_in_flight`: 204 for 1,000 prompts at 256 slots); no wall time (the
   run is saturated).
-* server_low (λ = 0.017 req/s): batch 1. The measured J/token is power × the whole 300+ s window /
-  tokens, so it includes the idle GPU between requests. The fair comparison charges the model the
-  same wall time: physical mode adds P_static × (window / requests − active time). Paper mode and
-  EcoLogits have no time or idle term, so they are compared as published.
-* physical constants (kappa, static_fraction) are fitted leave-one-GPU-out (:mod:`energy_fit`):
-  for each GPU, on the other seven only — static_fraction on server_low (idle-dominated), kappa on
-  offline — by minimising the median absolute percentage error on a grid. "physical" uses the
-  spec-sheet coefficients (:data:`hardware.PHYSICAL_BASIS`), "physical_antepara" the first
-  version's microbenchmark coefficients (same occupancy, same refits); "physical_apriori" the
-  spec-sheet coefficients with kappa 1 and the a-priori 13 % of TDP — no constant fitted.
+* server_low (λ = 0.017 req/s): Poisson arrivals. The measured J/token is power × the whole
+  300+ s window / tokens, so it includes the idle GPU between requests; physical mode's mean power
+  at λ (idle plus the busy share of the busy power) is charged over the same measured wall time
+  per request. Paper mode and EcoLogits have no time or idle term, so they are compared as
+  published.
+* physical mode is the one engine (:mod:`wattgpu_lite.energy.backbone`, split into terms by
+  :mod:`~wattgpu_lite.energy.backbone_energy`): "physical" has its seven constants refitted
+  leave-one-GPU-out — for each GPU on the other seven GPUs' ITL and power only
+  (:func:`~wattgpu_lite.energy.backbone_fit.fit_constants`) —, so its J/token is out of sample
+  twice over (another GPU, and a target it was not fitted to); "physical_apriori" is the
+  engine at the fit's starting constants (:class:`~wattgpu_lite.energy.backbone.Constants`
+  defaults: 75 % of the bandwidth, 50 % of the FP16 peak, 1 ms + 20 µs per layer and step,
+  κ 1, idle 20 W + 15 % of TDP) — nothing fitted.
   EcoLogits: f_E = alpha·exp(beta·B)·N_active + gamma Wh, B = 64.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone_rows, backbone_runs
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import estimate as E
-from wattgpu_lite.energy import physical as P
-from wattgpu_lite.energy.fit import fit_constants
-from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
+from wattgpu_lite.energy.backbone_fit import fit_constants
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight
 from wattgpu_lite.runs import measurements
+from wattgpu_lite.runs.schema import LAMBDA_QPS
 from wattgpu_lite.specs import catalog
 
 SCENARIOS = ("offline", "server_low")
-METHODS = ("physical", "physical_antepara", "physical_apriori", "paper", "ecologits")
+METHODS = ("physical", "physical_apriori", "paper", "ecologits")
 
 
 def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -54,28 +60,31 @@ def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     return df
 
 
-def prepare(df: pd.DataFrame, basis: str = PHYSICAL_BASIS) -> tuple:
-    """Arrays aligned with ``df`` rows, built once: (model args, workload, hw args, wall_s)."""
-    model = tuple(np.array([P.llm_args(m) for m in df.attrs["llms"]]).T)
-    hw = tuple(np.array([P.gpu_args(g, 1.0, basis) for g in df.attrs["gpus"]]).T)  # P_static=TDP
-    work = tuple(df[c].to_numpy(dtype=float) for c in ("t_in", "t_out", "batch"))
-    return model, work, hw, df["wall_s"].to_numpy(dtype=float)
+def engine_j_per_token(df: pd.DataFrame, c: S.Constants) -> np.ndarray:
+    """Physical mode's J per generated token of runs at constants ``c``: offline
+    P_busy(B)·s(B)/B at the run's mean in-flight batch; server_low the mean power at λ times the
+    measured wall time per request, over its generated tokens."""
+    t_in, t_out = (df[k].to_numpy(dtype=float) for k in ("t_in", "t_out"))
+    rows, cap = backbone_rows.build(df.attrs["llms"], df.attrs["gpus"], t_in, t_out)
+    off = (df["scenario"] == "offline").to_numpy()
+    out = np.empty(len(df))
+    if off.any():
+        r = S.at_batch(rows.take(off), df["batch"].to_numpy(dtype=float)[off], c)
+        out[off] = r["power_w"] * r["time_per_token_s"]
+    if (~off).any():
+        rate = np.full(int((~off).sum()), LAMBDA_QPS["server_low"])
+        r = S.at_rate(rows.take(~off), rate, np.maximum(cap[~off], 1.0), c)
+        out[~off] = r["power_w"] * df["wall_s"].to_numpy(dtype=float)[~off] / t_out[~off]
+    return out
 
 
-def physical_j_per_token(prep: tuple, kappa, static_fraction) -> np.ndarray:
-    """Physical-mode J per generated token of prepared runs (idle charged over the wall time)."""
-    model, work, hw, wall_s = prep
-    hw = (*hw[:5], hw[4] * np.asarray(static_fraction))  # P_static = fraction × TDP
-    terms, times = P.physical_evaluate(model, work, hw, kappa)
-    idle = hw[5] * np.maximum(wall_s - times["prefill"] - times["decode"], 0.0)
-    return (sum(terms.values()) + idle) / work[1]
-
-
-def _take(prep: tuple, mask: np.ndarray) -> tuple:
-    """The rows ``mask`` of prepared arrays."""
-    model, work, hw, wall = prep
-    return tuple(x[mask] for x in model), tuple(x[mask] for x in work), tuple(
-        x[mask] for x in hw), wall[mask]  # fmt: skip
+@lru_cache(maxsize=1)
+def logo_constants() -> dict[str, S.Constants]:
+    """{held-out GPU: the seven constants fitted on the other seven GPUs' runs} (cached: eight
+    fits of a few seconds each, computed once per session)."""
+    ts = backbone_runs.watt_counts()
+    gpus = ts.frame["gpu"].to_numpy()
+    return {g: fit_constants(ts.take(gpus != g)) for g in sorted(set(gpus))}
 
 
 def paper_j_per_token(df: pd.DataFrame) -> np.ndarray:
@@ -98,43 +107,36 @@ def ecologits_j_per_token(df: pd.DataFrame) -> np.ndarray:
     return (c["alpha"] * np.exp(c["beta"] * c["batch"]) * n_b + c["gamma"]) * E.J_PER_WH
 
 
-def _fit(prep: tuple, true_j: np.ndarray, offline: np.ndarray) -> dict[str, float]:
-    """:func:`energy_fit.fit_constants` on prepared runs."""
-    return fit_constants(
-        lambda m, k, f: physical_j_per_token(_take(prep, m), k, f), true_j, offline
-    )
+def _subset(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
+    """The rows ``mask`` of a :func:`runs_frame`, with its per-row LLM and GPU objects."""
+    out = df[mask].reset_index(drop=True)
+    out.attrs = {k: [v for v, keep in zip(df.attrs[k], mask, strict=True) if keep]
+                 for k in ("llms", "gpus")}  # fmt: skip
+    return out
 
 
-def calibrate(df: pd.DataFrame | None = None, basis: str = PHYSICAL_BASIS) -> dict[str, float]:
-    """The library defaults of ``basis``: constants fitted on all eight GPUs (in-sample by design)."""
-    df = runs_frame() if df is None else df
-    true, off = df["energy_per_token_j"].to_numpy(), (df["scenario"] == "offline").to_numpy()
-    return _fit(prepare(df, basis), true, off)
-
-
-def _logo(df: pd.DataFrame, basis: str) -> tuple[np.ndarray, np.ndarray]:
-    """Leave-one-GPU-out physical J/token of every run and the (kappa, static_fraction) used."""
-    prep, true = prepare(df, basis), df["energy_per_token_j"].to_numpy()
-    off, gpus = (df["scenario"] == "offline").to_numpy(), df["gpu"].to_numpy()
-    pred, consts = np.empty(len(df)), np.empty((len(df), 2))
-    for gpu in sorted(set(gpus)):
+def _logo(df: pd.DataFrame) -> tuple[np.ndarray, pd.DataFrame]:
+    """Leave-one-GPU-out physical J/token of every run, and the constants each run's GPU got."""
+    folds, gpus = logo_constants(), df["gpu"].to_numpy()
+    pred = np.empty(len(df))
+    for gpu, c in folds.items():
         held = gpus == gpu
-        c = _fit(_take(prep, ~held), true[~held], off[~held])
-        pred[held] = physical_j_per_token(_take(prep, held), **c)
-        consts[held] = c["kappa"], c["static_fraction"]
+        if held.any():
+            pred[held] = engine_j_per_token(_subset(df, held), c)
+    consts = pd.DataFrame([folds[g].to_dict() for g in gpus]).add_prefix("fold_")
     return pred, consts
 
 
 def predictions(df: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per-run predictions of the five :data:`METHODS`, physical ones fitted leave-one-GPU-out."""
+    """Per-run predictions of the four :data:`METHODS`, "physical" fitted leave-one-GPU-out,
+    with the constants of each run's fold (``fold_eta_bw``, ``fold_kappa``, ...)."""
     df = runs_frame() if df is None else df
-    apriori = D.value("static_fraction_apriori", "physical")
-    physical, consts = _logo(df, PHYSICAL_BASIS)
-    df = df.assign(physical=physical, physical_antepara=_logo(df, "antepara")[0],
-                   physical_apriori=physical_j_per_token(prepare(df), 1.0, apriori),
-                   paper=paper_j_per_token(df), ecologits=ecologits_j_per_token(df))  # fmt: skip
-    df["fold_kappa"], df["fold_static_fraction"] = consts.T
-    return df
+    physical, consts = _logo(df)
+    out = df.assign(physical=physical, physical_apriori=engine_j_per_token(df, S.Constants()),
+                    paper=paper_j_per_token(df), ecologits=ecologits_j_per_token(df))  # fmt: skip
+    out = pd.concat([out, consts.set_index(out.index)], axis=1)
+    out.attrs = df.attrs
+    return out
 
 
 def mdape_table(pred: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -1,12 +1,12 @@
 """Chapter 3 — beyond the papers: physics first, data for the offsets, at any workload, with
 intervals that hold for a GPU never measured.
 
-- :mod:`~wattgpu_lite.hybrid.serving`: the physics backbone — per-request ITL, time per token and
+- :mod:`~wattgpu_lite.energy.backbone`: the physics backbone — per-request ITL, time per token and
   mean power over batch, context, parameters and bytes, FLOP/s, bandwidth and TDP, with the load
   from a request rate (Little's law) or a batch, and the capacity of a replica;
-- :mod:`~wattgpu_lite.hybrid.rows`: the backbone's inputs for many rows at once (KV capacity,
+- :mod:`~wattgpu_lite.energy.backbone_rows`: the backbone's inputs for many rows at once (KV capacity,
   offline occupancy);
-- :mod:`~wattgpu_lite.hybrid.training`, :mod:`~wattgpu_lite.hybrid.fit_physics`: the Watt Counts
+- :mod:`~wattgpu_lite.energy.backbone_runs`, :mod:`~wattgpu_lite.energy.backbone_fit`: the Watt Counts
   runs as designed workloads, and the backbone's seven constants fitted on them;
 - :mod:`~wattgpu_lite.hybrid.correction`, :mod:`~wattgpu_lite.hybrid.trees`: the bounded,
   monotone XGBoost correction in log space, evaluated with numpy;

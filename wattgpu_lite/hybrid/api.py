@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
+from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid import engine as E
-from wattgpu_lite.hybrid import rows as R
 from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.hybrid.prediction import Inputs, Interval, Prediction
 from wattgpu_lite.hybrid.row_checks import (
@@ -32,7 +33,6 @@ from wattgpu_lite.hybrid.row_checks import (
     frame_requests,
     resolve_load,
 )
-from wattgpu_lite.hybrid.training import OFFLINE_PROMPTS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm

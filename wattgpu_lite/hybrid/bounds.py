@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.hybrid.serving import Rows
+from wattgpu_lite.energy.backbone import Rows
 
 UNBOUNDED_W = 1e300  # a power limit no step reaches: the floor has no power ceiling
 DEPLOY_SIZES = 3  # G, n_TP, n_EP lead the deploy tuple; the rest are link and latency terms

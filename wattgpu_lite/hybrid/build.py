@@ -14,10 +14,10 @@ import numpy as np
 import xgboost
 
 import wattgpu_lite
+from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.hybrid import calibration as K
 from wattgpu_lite.hybrid import fitting as F
 from wattgpu_lite.hybrid import protocol as PR
-from wattgpu_lite.hybrid import training as T
 from wattgpu_lite.hybrid.candidates import candidates
 from wattgpu_lite.hybrid.engine import gpu_fingerprint, llm_fingerprint
 from wattgpu_lite.hybrid.model import HybridModel

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.hybrid.trees import Forest
-from wattgpu_lite.hybrid.uniques import unique_by_identity
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 

@@ -5,7 +5,7 @@
     x.binding            # "bandwidth", "compute", "power limit", "fixed cost", "communication", ...
 
 The parts, for one decode step of B sequences (B = the batch a request sees: 1 + L at a rate,
-the batch offline; :mod:`wattgpu_lite.hybrid.serving`) on a replica of G GPUs:
+the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
 
 - bytes and FLOPs per step by tensor group: weights read, KV-cache reads (attention over the
   context), KV-cache writes; matrix FLOPs (2 · active parameters per token) and attention FLOPs —
@@ -33,10 +33,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.hybrid import engine as E
-from wattgpu_lite.hybrid import rows as R
-from wattgpu_lite.hybrid import serving as S
 from wattgpu_lite.hybrid.api import DEFAULT_LEVEL, predict
 from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.hybrid.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
@@ -185,7 +185,7 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
 def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, Any]:
     """Bytes, FLOPs and time terms of one decode step of ``batch`` sequences (row 0)."""
     workload = (rows.t_in, rows.t_out, batch)
-    hw = S._hw(rows, c)
+    hw = S.achieved_hw(rows, c)
     terms, times = P.physical_evaluate(rows.model, workload, hw, c.kappa, rows.deploy)
     unit_hw = (np.ones_like(rows.alpha), np.ones_like(rows.alpha), *hw[2:])
     counts, _ = P.physical_evaluate(rows.model, workload, unit_hw, 1.0, rows.deploy)

@@ -16,8 +16,8 @@ from functools import cache
 from pathlib import Path
 
 from wattgpu_lite.datafiles import data_dir, read_bytes, read_json
+from wattgpu_lite.energy.backbone import Constants
 from wattgpu_lite.hybrid.correction import Correction
-from wattgpu_lite.hybrid.serving import Constants
 
 HYBRID_DIR = "models/wattgpu_hybrid"
 SCHEMA_VERSION = 2

@@ -19,8 +19,8 @@ import pandas as pd
 from sklearn.model_selection import GroupKFold
 from tqdm.auto import tqdm
 
+from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.hybrid import fitting as F
-from wattgpu_lite.hybrid import training as T
 from wattgpu_lite.hybrid.candidates import candidates, select
 from wattgpu_lite.hybrid.conformal import group_quantile
 from wattgpu_lite.wattgpu.metrics import mdape_pct

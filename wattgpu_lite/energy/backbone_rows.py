@@ -13,10 +13,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from wattgpu_lite.energy.args import deploy_args, gpu_args, llm_args
+from wattgpu_lite.energy.backbone import Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in_flight
-from wattgpu_lite.hybrid.serving import Rows
-from wattgpu_lite.hybrid.uniques import unique_by_identity
+from wattgpu_lite.energy.precision import served_format
+from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
@@ -58,7 +59,10 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
 def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
     """Arrays of one row per distinct (LLM, GPU, layout, weights) configuration."""
     model = np.array([llm_args(m, w) for m, _, _, w in configs], dtype=float)
-    hw = np.array([gpu_args(g, 0.0, PHYSICAL_BASIS, w)[:5] for _, g, _, w in configs], dtype=float)
+    hw = np.array(
+        [gpu_args(g, 0.0, PHYSICAL_BASIS, served_format(m, w))[:5] for m, g, _, w in configs],
+        dtype=float,
+    )  # the served format's compute peak
     deploy = np.array([deploy_args(g, n) for _, g, n, _ in configs], dtype=float)
     return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), 5),
             "deploy": deploy.reshape(len(configs), -1),

@@ -90,7 +90,7 @@ def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
     return rows.num_gpus * gpu_idle_power_w(rows, c)
 
 
-def _hw(rows: Rows, c: Constants) -> tuple[np.ndarray, ...]:
+def achieved_hw(rows: Rows, c: Constants) -> tuple[np.ndarray, ...]:
     """energy.args.gpu_args at the achieved rates, with one GPU's idle draw as static power."""
     return (rows.alpha, rows.e_bit, c.eta_flops * rows.flops, c.eta_bw * rows.bandwidth,
             rows.tdp_w, gpu_idle_power_w(rows, c))  # fmt: skip
@@ -100,7 +100,9 @@ def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarr
     """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
     the whole replica; dynamic = every term but the static and the communication power)."""
     workload = (rows.t_in, rows.t_out, batch)
-    terms, times = P.physical_evaluate(rows.model, workload, _hw(rows, c), c.kappa, rows.deploy)
+    terms, times = P.physical_evaluate(
+        rows.model, workload, achieved_hw(rows, c), c.kappa, rows.deploy
+    )
     dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
     return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
 

@@ -17,8 +17,8 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.hybrid import rows as R
-from wattgpu_lite.hybrid import serving as S
+from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.schema import LAMBDA_QPS
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm

@@ -13,8 +13,8 @@ from dataclasses import fields, replace
 import numpy as np
 from scipy.optimize import least_squares
 
-from wattgpu_lite.hybrid import training as T
-from wattgpu_lite.hybrid.serving import Constants
+from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.energy.backbone import Constants
 
 NAMES = tuple(f.name for f in fields(Constants))
 LOWER = {"eta_bw": 0.05, "eta_flops": 0.02, "step_s": 1e-6, "step_per_layer_s": 1e-9,
