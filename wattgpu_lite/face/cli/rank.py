@@ -30,8 +30,9 @@ from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 # the text view's columns left out first when the table is wider than 100 characters (not --wide)
-NARROW_DROPS = ("interval from", "electricity per million tokens (USD)", "kg CO₂e per million tokens",
-                "power (W)")  # fmt: skip
+NARROW_DROPS = ("interval from", "electricity per million tokens (USD, wall)",
+                "g CO₂e per request (wall)", "wall energy per 1,000 tokens (J)", "power (W)",
+                "g CO₂e per 1,000 tokens (wall)")  # fmt: skip
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
