@@ -92,10 +92,14 @@ def test_config_flag_replaces_the_folder_file_before_or_after_the_command(capsys
 def test_every_command_echoes_its_defaults_and_the_text_view_ends_with_them(capsys):
     assert _doc(capsys, ["gpus"])["defaults"] == {}
     assert main(ESTIMATE) == 0
-    assert capsys.readouterr().out.splitlines()[-1] == (
+    out = capsys.readouterr().out
+    last = " ".join(out[out.rindex("\ndefaults: ") :].split())  # folded at 100 columns
+    assert last == (
         f"defaults: t_in {DEFAULT_T_IN} (built-in), t_out {DEFAULT_T_OUT} (built-in), "
-        f"pue {DEFAULT_PUE:g} (built-in)"
+        f"grid_gco2_per_kwh {DEFAULT_GRID_GCO2_PER_KWH:g} (built-in), "
+        f"price_per_kwh {DEFAULT_PRICE_PER_KWH:g} (built-in), pue {DEFAULT_PUE:g} (built-in)"
     )
+    assert max(len(line) for line in out.splitlines()) <= 100
 
 
 def test_sources_without_tokens_echo_no_token_default(capsys):
@@ -182,3 +186,51 @@ def test_pue_default_shows_in_the_text_view(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "at the wall: PUE 1.25;" in out
     assert out.splitlines()[-1].endswith("pue 1.25 (environment WATTGPU_LITE_PUE)")
+
+
+@pytest.mark.parametrize("argv", [ESTIMATE, PREDICT, EXPLAIN, RANK],
+                         ids=["estimate", "predict", "explain", "rank"])  # fmt: skip
+@pytest.mark.parametrize(("key", "built_in", "values"),
+                         [("grid_gco2_per_kwh", DEFAULT_GRID_GCO2_PER_KWH, (250, 300, 350)),
+                          ("price_per_kwh", DEFAULT_PRICE_PER_KWH, (0.12, 0.15, 0.2))])  # fmt: skip
+def test_grid_and_price_flag_beat_environment_beat_file_beat_built_in(
+    capsys, tmp_path, monkeypatch, argv, key, built_in, values
+):
+    flag, env = "--" + key.replace("_", "-"), "WATTGPU_LITE_" + key.upper()
+
+    def used() -> tuple[float, str, float]:
+        doc = _doc(capsys, argv)
+        wall = doc["wall"] if "wall" in doc else doc["rows"][0]  # rank: every row carries it
+        return doc["defaults"][key]["value"], doc["defaults"][key]["source"], wall[key]
+
+    assert used() == (built_in, BUILT_IN, built_in)
+    in_file, in_env, in_flag = values
+    (tmp_path / "wattgpu-lite.toml").write_text(f"{key} = {in_file}\n")
+    assert used() == (in_file, f"config {tmp_path / 'wattgpu-lite.toml'}", in_file)
+    monkeypatch.setenv(env, str(in_env))
+    assert used() == (in_env, f"environment {env}", in_env)
+    argv = [*argv, flag, str(in_flag)]
+    assert used() == (in_flag, flag, in_flag)
+
+
+@pytest.mark.parametrize("argv", [ESTIMATE, PREDICT], ids=["estimate", "predict"])
+def test_a_region_flag_decides_the_grid_over_environment_and_file(capsys, tmp_path, monkeypatch,
+                                                                   argv):  # fmt: skip
+    (tmp_path / "wattgpu-lite.toml").write_text("grid_gco2_per_kwh = 250\n")
+    monkeypatch.setenv("WATTGPU_LITE_GRID_GCO2_PER_KWH", "300")
+    doc = _doc(capsys, [*argv, "--region", "NO"])
+    assert (
+        doc["wall"]["grid_gco2_per_kwh"] == 30 and doc["wall"]["grid_source"] == "Norway (NO), 2023"
+    )
+    assert doc["defaults"]["grid_gco2_per_kwh"] == {"value": None, "source": "--region NO"}
+    doc = _doc(capsys, argv)  # without it the environment's number, named as such
+    assert doc["wall"]["grid_source"] == "given by environment WATTGPU_LITE_GRID_GCO2_PER_KWH"
+
+
+@pytest.mark.parametrize(("text", "words"), [("grid_gco2_per_kwh = -5\n", ["grid_gco2_per_kwh"]),
+                                             ("price_per_kwh = -1\n", ["price_per_kwh"]),
+                                             ("pue = 0\n", ["pue", "from 1 to 3"])])  # fmt: skip
+def test_predict_refuses_a_bad_wall_value_from_the_file(capsys, tmp_path, text, words):
+    (tmp_path / "wattgpu-lite.toml").write_text(text)
+    line = _error(capsys, PREDICT)
+    assert line.startswith("error: config file") and all(w in line for w in words), line

@@ -165,3 +165,32 @@ def test_hybrid_evaluate_names_the_strategies_it_has(strategy, capsys):
     rc, out, err = _run(["evaluate", "--model", "hybrid", "--strategy", strategy], capsys)
     assert rc == 2 and out == ""
     assert err.startswith("error:") and "logo" in err and "lolo" in err
+
+
+# the wall accounting's options (not choices, so the walk above does not see them): each value
+# given must reach the accounting, as the number it stands for under its key
+WALL_OPTIONS = {"--region": ("FR", "grid_gco2_per_kwh", 56),  # France, data/grid_intensity.csv
+                "--grid-gco2-per-kwh": ("250", "grid_gco2_per_kwh", 250),
+                "--pue": ("1.3", "pue", 1.3), "--price-per-kwh": ("0.2", "price_per_kwh", 0.2)}  # fmt: skip
+WALL_CASES = [(name, option) for name, sub in COMMANDS.items() for option in WALL_OPTIONS
+              if any(option in a.option_strings for a in sub._actions)]  # fmt: skip
+
+
+def test_every_command_with_energy_takes_every_wall_option():
+    for name in ("rank", "estimate", "predict", "explain"):
+        assert {o for c, o in WALL_CASES if c == name} == set(WALL_OPTIONS), name
+
+
+@pytest.mark.parametrize(("command", "option"), WALL_CASES,
+                         ids=[f"{c} {o}" for c, o in WALL_CASES])  # fmt: skip
+def test_every_wall_option_reaches_the_accounting(command, option, capsys):
+    value, key, expected = WALL_OPTIONS[option]
+    argv = [command, *MINIMAL[command], option, value]
+    rc, out, err = _run([*argv, "--json"], capsys)
+    assert rc == 0, err
+    doc = json.loads(out)
+    shown = _values(doc.get("wall", doc.get("rows")), key)
+    assert shown and all(v == expected for v in shown), (option, shown)
+    _check_numbers(command, doc)
+    rc, out, err = _run(argv, capsys)
+    assert rc == 0 and out.strip() and "error" not in err

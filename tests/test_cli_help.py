@@ -102,3 +102,20 @@ def test_for_shell_rewords_each_phrase_and_leaves_others_alone():
         assert for_shell(f"x {python} y") == f"x {shell} y"
         assert "wl." not in shell
     assert for_shell("unknown source 'x'") == "unknown source 'x'"
+
+
+@pytest.mark.parametrize("name", ["predict", "estimate", "explain", "rank"])
+def test_help_shows_the_wall_defaults(name):
+    from wattgpu_lite.selection.accounting import (
+        DEFAULT_GRID_GCO2_PER_KWH,
+        DEFAULT_PRICE_PER_KWH,
+        DEFAULT_PUE,
+    )
+
+    text = " ".join(COMMANDS[name].format_help().replace("- ", "-").split())
+    for words in (f"(default {DEFAULT_PUE:g}, Uptime Institute's 2023 industry average",
+                  f"(default {DEFAULT_GRID_GCO2_PER_KWH:g}, Ember world average",
+                  f"(default {DEFAULT_PRICE_PER_KWH:g} USD, EIA", "default WORLD, Ember",
+                  "WATTGPU_LITE_PUE", "WATTGPU_LITE_GRID_GCO2_PER_KWH",
+                  "WATTGPU_LITE_PRICE_PER_KWH", "--region REGION | --grid-gco2-per-kwh"):  # fmt: skip
+        assert words in text, (name, words)

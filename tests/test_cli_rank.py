@@ -122,3 +122,11 @@ def test_rank_gpus_defaults_to_the_measured_gpus_for_every_source_and_all_is_the
         assert set(table["gpu"]) == set(wl.measurements.MEASURED_GPUS), source
     wide = wl.rank_gpus(LLAMA8, "offline", itl_sla_ms=50, candidates="all", gpu_counts=(1,))
     assert set(wide["gpu"]) == set(wl.gpus()["name"])
+
+
+def test_the_narrow_view_drops_columns_the_table_has():
+    from wattgpu_lite.face.cli.rank import NARROW_DROPS
+    from wattgpu_lite.face.explorer import display_table
+
+    table = wl.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, candidates=["A30"], gpu_counts=(1,))
+    assert set(NARROW_DROPS) <= set(display_table(table).columns)

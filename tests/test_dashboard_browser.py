@@ -115,6 +115,18 @@ def test_dashboard_reranks_when_the_controls_change(voila_url):
             rate = _control(page, "widget-text", "rate (req/s)").locator("input")
             assert rate.is_disabled()  # only a custom rate uses it
             assert page.locator("img").count() >= 1  # the chart
+            assert "g CO₂e per 1,000 tokens (wall)" in first and "At the wall: PUE 1.58" in first
+
+            region = _control(page, "widget-dropdown", "grid region").locator("select")
+            region.select_option(
+                label="France (FR), 2023: 56 gCO₂e/kWh"
+            )  # the wall follows the grid
+            page.wait_for_function(
+                "t => (document.querySelector('.wl-wall') || {}).textContent?.includes(t)",
+                arg="grid 56 gCO₂e/kWh (France (FR), 2023)", timeout=UPDATE_TIMEOUT_MS,
+            )  # fmt: skip
+            grid = _control(page, "widget-slider", "grid (gCO₂e/kWh)")
+            assert "56" in grid.locator(".widget-readout").inner_text()
 
             count = _control(page, "widget-dropdown", "GPUs per replica").locator("select")
             count.select_option(label="1")  # one GPU each: the paper's question

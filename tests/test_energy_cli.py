@@ -27,6 +27,8 @@ def test_json_is_the_estimate_in_the_envelope_with_python_defaults(capsys):
     used = data.pop("defaults")  # the CLI's echo of its defaults (tests/test_cli_defaults.py)
     assert used == {"t_in": {"value": 15, "source": "built-in"},
                     "t_out": {"value": 180, "source": "built-in"},
+                    "grid_gco2_per_kwh": {"value": 458, "source": "built-in"},
+                    "price_per_kwh": {"value": 0.0895, "source": "built-in"},
                     "pue": {"value": 1.58, "source": "built-in"}}  # fmt: skip
     assert data.pop("wall")["pue"] == 1.58  # the wall accounting: test_estimate_carries_the_wall
     assert data == document("estimate", est.to_dict())

@@ -336,7 +336,7 @@ def test_rank_text_under_cp1252_writes_co2_in_ascii():
                          capture_output=True, timeout=300, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr.decode("utf-8", "replace")
     out = run.stdout.decode("cp1252")
-    assert "kg CO2e per million tokens" in out and "Pick: " in out
+    assert "g CO2e per request (wall)" in " ".join(out.split()) and "Pick: " in out
     assert "CO₂".encode() not in run.stdout
 
 
@@ -352,7 +352,7 @@ def test_rank_text_on_an_ascii_stream_falls_back_character_by_character(monkeypa
     assert main(RANK_TEXT) == 0
     stream.flush()
     out = raw.getvalue().decode("ascii")  # every byte is ASCII
-    assert "kg CO2e per million tokens" in out and "L4 x2" in out
+    assert "g CO2e per request (wall)" in " ".join(out.split()) and "L4 x2" in out
     assert stream.errors == "strict"  # the stream's own handling is back after the command
 
 

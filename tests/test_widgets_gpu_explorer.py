@@ -4,19 +4,25 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.face.explorer import (
+    CUSTOM_GRID,
     DASH,
     ExplorerControls,
     explorer_ranking,
     explorer_view,
+    grid_enabled,
     plan_labels,
     rate_enabled,
+    region_intensity,
+    region_options,
     sla_slider_range,
     summary,
 )
+from wattgpu_lite.face.prose import sig
 from wattgpu_lite.runs.measurements import MEASURED_GPUS
 
 LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
@@ -43,7 +49,9 @@ def test_display_headers_carry_units_and_no_missing_markers():
     headers = list(view.display.columns)
     assert "ITL (ms), 80 % interval" in headers and "power (W)" in headers
     assert "energy per 1,000 tokens (J), 80 % interval" in headers
-    assert "kg CO₂e per million tokens" in headers and "interval from" in headers
+    assert "g CO₂e per 1,000 tokens (wall)" in headers and "interval from" in headers
+    assert "g CO₂e per request (wall)" in headers and "wall energy per 1,000 tokens (J)" in headers
+    assert "electricity per million tokens (USD, wall)" in headers
     text = view.display.to_string()
     assert "<NA>" not in text and "nan" not in text.lower()
 
@@ -71,9 +79,53 @@ def test_custom_rate_scales_energy_as_one_over_rate():
 
 
 def test_grid_intensity_scales_carbon_only():
-    clean = explorer_view(_with(MEASURED, grid_gco2_per_kwh=0)).table
+    clean = explorer_view(_with(MEASURED, region=CUSTOM_GRID, grid_gco2_per_kwh=0)).table
     assert (clean["kg_co2e_per_mtok"].dropna() == 0).all()
+    assert (clean["g_co2e_per_1k_tokens"].dropna() == 0).all()
     assert clean["energy_per_1k_tokens_j"].notna().sum() == 3
+    # the number counts only for a custom grid: a region's row decides otherwise
+    world = explorer_view(_with(MEASURED, grid_gco2_per_kwh=0)).table
+    assert (world["grid_gco2_per_kwh"] == 458).all() and (world["g_co2e_per_1k_tokens"] > 0).any()
+
+
+def test_the_wall_columns_are_rank_gpus_own_at_the_region_and_pue():
+    controls = _with(MEASURED, region="FR", pue=1.25)
+    view = explorer_view(controls)
+    kw = {"itl_sla_ms": 30, "candidates": list(MEASURED.gpus), "gpu_counts": (1, 2, 4, 8),
+          "source": "measured"}  # fmt: skip
+    ranked = wl.rank_gpus(LLAMA8, "server_low", region="FR", pue=1.25, **kw)
+    for column in ("wall_energy_per_1k_tokens_j", "g_co2e_per_request", "g_co2e_per_1k_tokens",
+                   "wall_cost_per_mtok"):  # fmt: skip
+        pd.testing.assert_series_equal(view.table[column], ranked[column])
+    a30 = view.table.iloc[0]  # by hand: E × PUE; / 3.6e6 J/kWh × 56 gCO2e/kWh (France)
+    assert a30["wall_energy_per_1k_tokens_j"] == pytest.approx(1.25 * a30["energy_per_1k_tokens_j"])
+    assert a30["g_co2e_per_request"] == pytest.approx(
+        1.25 * a30["energy_per_request_j"] / 3.6e6 * 56
+    )
+    shown = view.display.iloc[0]
+    assert shown["g CO₂e per 1,000 tokens (wall)"] == sig(a30["g_co2e_per_1k_tokens"])
+    assert shown["wall energy per 1,000 tokens (J)"] == sig(a30["wall_energy_per_1k_tokens_j"])
+    assert view.wall == ("At the wall: PUE 1.25, grid 56 gCO₂e/kWh (France (FR), 2023), "
+                         "electricity 0.0895 USD/kWh.")  # fmt: skip
+
+
+def test_the_region_choices_are_the_grid_table_and_a_custom_number():
+    options = region_options()
+    assert options[0] == ("World (WORLD), 2025: 458 gCO₂e/kWh", "WORLD")
+    assert (
+        options[-1] == (CUSTOM_GRID, CUSTOM_GRID)
+        and ("France (FR), 2023: 56 gCO₂e/kWh", "FR") in options
+    )
+    assert region_intensity("SE") == 41 and region_intensity(CUSTOM_GRID) is None
+    assert grid_enabled(CUSTOM_GRID) and not grid_enabled("WORLD")
+
+
+def test_a_bad_pue_or_grid_becomes_a_message():
+    for change, text in (({"pue": 0.5}, "pue"), ({"region": CUSTOM_GRID, "grid_gco2_per_kwh": -1},
+                                                  "grid_gco2_per_kwh")):  # fmt: skip
+        view = explorer_view(_with(MEASURED, **change))
+        assert view.table.empty and view.message.startswith("error: ") and text in view.message
+        assert view.wall == ""
 
 
 def test_best_shows_each_gpu_types_least_energy_plan():
@@ -155,3 +207,25 @@ def test_widget_redraws_on_change():
     assert c["itl_sla_ms"].max == 200.0 and not c["rate_qps"].disabled
     c["rate_qps"].value = 0.017
     assert "Pick: A30" in message.value
+
+
+def test_widget_region_and_pue_reach_the_table():
+    from wattgpu_lite.face.widgets import gpu_explorer
+
+    box = gpu_explorer(candidates=("A30", "L4"), source="measured")
+    c, table = box.controls, box.children[2]
+    wall = table  # the wall's inputs are the caption under the table
+    grid = c["grid_gco2_per_kwh"]
+    assert grid.disabled and grid.value == 458 and "(World (WORLD), 2025)" in wall.value
+    c["region"].value = "FR"  # the grid box shows France's number, greyed out
+    assert (grid.value, grid.disabled) == (56, True) and "grid 56 gCO₂e/kWh (France" in wall.value
+    c["region"].value = CUSTOM_GRID  # alive, at the last region's number
+    assert not grid.disabled and "grid 56 gCO₂e/kWh (given)" in wall.value
+    grid.value = 300.0
+    assert "grid 300 gCO₂e/kWh (given)" in wall.value
+    before = table.value
+    c["pue"].value = 1.2
+    assert "PUE 1.2," in wall.value and table.value != before
+    expect = explorer_view(_with(MEASURED, gpus=("A30", "L4"), region=CUSTOM_GRID,
+                                 grid_gco2_per_kwh=300.0, pue=1.2))  # fmt: skip
+    assert expect.display.to_html(index=False, classes="wl-ranking-table") in table.value

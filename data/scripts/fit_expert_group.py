@@ -19,9 +19,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.hybrid import external as X
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.hybrid import external as X
 from wattgpu_lite.hybrid.model import HybridModel
 from wattgpu_lite.specs.catalog import gpu, llm
 

@@ -14,7 +14,13 @@ import pandas as pd
 
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face.prose import sig
-from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH, DEFAULT_PRICE_PER_KWH
+from wattgpu_lite.selection.accounting import (
+    DEFAULT_GRID_GCO2_PER_KWH,
+    DEFAULT_PRICE_PER_KWH,
+    DEFAULT_PUE,
+    DEFAULT_REGION,
+    grid_intensities,
+)
 from wattgpu_lite.selection.rank import DEFAULT_GPU_COUNTS, rank_gpus
 from wattgpu_lite.selection.study import best_plans
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -25,12 +31,20 @@ DASH = "—"  # shown where a value does not exist (no rank, a plan that does no
 BASIS = {"cv": "learned, GPU and LLM seen", "new gpu": "learned, new GPU",
          "new llm": "learned, new LLM", "new gpu and llm": "learned, new GPU and LLM",
          "physics": "physics alone"}  # fmt: skip
+# the wall columns of display_table (energy per 1,000 tokens is the accelerators', the ranking's)
+WALL_ENERGY = "wall energy per 1,000 tokens (J)"
+CO2E_PER_REQUEST = "g CO₂e per request (wall)"
+CO2E_PER_1K = "g CO₂e per 1,000 tokens (wall)"
+WALL_COST = "electricity per million tokens (USD, wall)"
+CUSTOM_GRID = "custom number"  # the region choice that uses the grid intensity box instead
 
 
 @dataclass(frozen=True)
 class ExplorerControls:
-    """What the explorer's controls hold; ``rate_qps`` is used only when load is 'custom rate';
-    ``t_in``/``t_out`` (prompt and generated tokens per request) by the hybrid source only."""
+    """What the explorer's controls hold; ``rate_qps`` is used only when load is 'custom rate',
+    ``grid_gco2_per_kwh`` only when region is :data:`CUSTOM_GRID` (else the region's row of
+    data/grid_intensity.csv decides); ``t_in``/``t_out`` (prompt and generated tokens per
+    request) by the hybrid source only; ``pue`` turns accelerator energy into energy at the wall."""
 
     llm: str
     gpus: tuple[str, ...] = ()
@@ -43,15 +57,19 @@ class ExplorerControls:
     grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH
     price_per_kwh: float = DEFAULT_PRICE_PER_KWH
     source: str = "hybrid"
+    region: str = DEFAULT_REGION
+    pue: float = DEFAULT_PUE
 
 
 @dataclass(frozen=True)
 class ExplorerView:
-    """The numeric ranking (one row per GPU type), the same as readable text, and a message."""
+    """The numeric ranking (one row per GPU type), the same as readable text, a message, and
+    the wall accounting's inputs in words (:func:`wall_caption`; '' without a ranking)."""
 
     table: pd.DataFrame
     display: pd.DataFrame
     message: str
+    wall: str = ""
 
 
 def rate_enabled(load: str) -> bool:
@@ -59,15 +77,44 @@ def rate_enabled(load: str) -> bool:
     return load == "custom rate"
 
 
+def grid_enabled(region: str) -> bool:
+    """The grid intensity box means something only for a custom number."""
+    return region == CUSTOM_GRID
+
+
+def region_options() -> list[tuple[str, str]]:
+    """(label, code) for each row of data/grid_intensity.csv, "France (FR), 2023: 56 gCO₂e/kWh",
+    in the table's order (the world first), then the custom number."""
+    rows = grid_intensities().itertuples()
+    return [(f"{r.region} ({r.code}), {r.year}: {r.gco2e_per_kwh:g} gCO₂e/kWh", r.code)
+            for r in rows] + [(CUSTOM_GRID, CUSTOM_GRID)]  # fmt: skip
+
+
+def region_intensity(region: str) -> float | None:
+    """The grid intensity of a region code, gCO₂e/kWh (None for the custom number)."""
+    if grid_enabled(region):
+        return None
+    table = grid_intensities()
+    return float(table.loc[table["code"] == region, "gco2e_per_kwh"].iloc[0])
+
+
+def _grid(c: ExplorerControls) -> dict:
+    """The grid as rank_gpus takes it: the region's code, or the custom number."""
+    if grid_enabled(c.region):
+        return {"grid_gco2_per_kwh": c.grid_gco2_per_kwh}
+    return {"region": c.region}
+
+
 def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:
-    """The ranking for the controls, one row per GPU type (its best plan for "best"); raises
-    the kit's errors on bad input."""
+    """The ranking for the controls, one row per GPU type (its best plan for "best"), with the
+    energy, CO₂e and cost at the wall (``rank_gpus``'s own columns); raises the kit's errors on
+    bad input."""
     load = {"rate_qps": c.rate_qps} if rate_enabled(c.load) else {"scenario": c.load}
     best = c.gpus_per_replica == "best"
     counts = DEFAULT_GPU_COUNTS if best else (int(c.gpus_per_replica),)
     table = rank_gpus(
         c.llm, **load, itl_sla_ms=c.itl_sla_ms, candidates=list(c.gpus) or None,
-        gpu_counts=counts, t_in=c.t_in, t_out=c.t_out, grid_gco2_per_kwh=c.grid_gco2_per_kwh,
+        gpu_counts=counts, t_in=c.t_in, t_out=c.t_out, **_grid(c), pue=c.pue,
         price_per_kwh=c.price_per_kwh, source=c.source,
     )  # fmt: skip
     return best_plans(table) if best and "num_gpus" in table else table
@@ -104,7 +151,9 @@ def _with_interval(table: pd.DataFrame, column: str) -> list[str]:
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """The ranking as readable text: headers with units, values to 3 significant figures with
-    their intervals, "—" where there is no rank or no value."""
+    their intervals, "—" where there is no rank or no value. Energy per 1,000 tokens (the
+    ranking's measure) is the accelerators'; the wall columns count it × PUE, and the CO₂e and
+    the electricity cost are the wall's (``rank_gpus``'s ``wall_*`` and ``g_co2e_*`` columns)."""
     level = f", {table['level'].iloc[0] * 100:.0f} % interval" if "itl_ms_lo" in table else ""
     power = table["total_power_w"] if "total_power_w" in table else table["power_w"]
     out = {
@@ -114,14 +163,26 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
         f"ITL (ms){level}": _with_interval(table, "itl_ms"),
         "power (W)": [_value(p) for p in power],
         f"energy per 1,000 tokens (J){level}": _with_interval(table, "energy_per_1k_tokens_j"),
-        "kg CO₂e per million tokens": [_value(x) for x in table["kg_co2e_per_mtok"]],
-        "electricity per million tokens (USD)": [_value(x) for x in table["cost_per_mtok"]],
+        WALL_ENERGY: [_value(x) for x in table["wall_energy_per_1k_tokens_j"]],
+        CO2E_PER_REQUEST: [_value(x) for x in table["g_co2e_per_request"]],
+        CO2E_PER_1K: [_value(x) for x in table["g_co2e_per_1k_tokens"]],
+        WALL_COST: [_value(x) for x in table["wall_cost_per_mtok"]],
     }
     if "basis" in table:
         out["interval from"] = [BASIS.get(b, DASH) if f else DASH
                                 for b, f in zip(table["basis"], table["fits"], strict=True)]  # fmt: skip
     out["why not"] = list(table["why_not"].fillna(""))
     return pd.DataFrame(out)
+
+
+def wall_caption(table: pd.DataFrame) -> str:
+    """The wall columns' inputs in words: "At the wall: PUE 1.58, grid 458 gCO₂e/kWh (World
+    (WORLD), 2025 default), electricity 0.0895 USD/kWh." ('' for an empty table)."""
+    if table.empty or "pue" not in table:
+        return ""
+    r = table.iloc[0]
+    return (f"At the wall: PUE {r['pue']:g}, grid {r['grid_gco2_per_kwh']:g} gCO₂e/kWh "
+            f"({r['grid_source']}), electricity {r['price_per_kwh']:g} USD/kWh.")  # fmt: skip
 
 
 def _what(table: pd.DataFrame) -> str:
@@ -149,7 +210,8 @@ def explorer_view(c: ExplorerControls) -> ExplorerView:
     except WattGPUError as err:
         empty = pd.DataFrame()
         return ExplorerView(empty, empty, f"error: {err}")
-    return ExplorerView(table, display_table(table), summary(table, c.itl_sla_ms))
+    return ExplorerView(table, display_table(table), summary(table, c.itl_sla_ms),
+                        wall_caption(table))  # fmt: skip
 
 
 def sla_slider_range(load: str, source: str = "hybrid") -> tuple[float, float, float, float]:

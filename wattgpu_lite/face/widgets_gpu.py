@@ -2,7 +2,7 @@
 :class:`~wattgpu_lite.face.explorer.ExplorerControls`, call :func:`explorer_view`, draw.
 
     from wattgpu_lite.face.widgets import gpu_explorer
-    gpu_explorer()   # LLM, GPUs, load, SLA, GPUs per replica, tokens, grid -> ranking + chart
+    gpu_explorer()   # LLM, GPUs, load, SLA, GPUs per replica, tokens, grid, PUE -> ranking + chart
 """
 
 from __future__ import annotations
@@ -18,11 +18,14 @@ from wattgpu_lite.face.explorer import (
     LOADS,
     ExplorerControls,
     explorer_view,
+    grid_enabled,
     rate_enabled,
+    region_intensity,
+    region_options,
     sla_slider_range,
 )
 from wattgpu_lite.runs.measurements import MEASURED_GPUS
-from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH
+from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH, DEFAULT_PUE, DEFAULT_REGION
 from wattgpu_lite.specs.catalog import gpus, llms
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -50,9 +53,14 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
                                  description="prompt tokens", **text),
         "t_out": w.BoundedIntText(value=DEFAULT_T_OUT, min=1, max=1_000_000,
                                   description="output tokens", **text),
+        "region": w.Dropdown(options=region_options(), value=DEFAULT_REGION,
+                             description="grid region", style=_WIDE,
+                             layout=w.Layout(width="520px")),
         "grid_gco2_per_kwh": w.FloatSlider(value=DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
                                            step=1.0, description="grid (gCO₂e/kWh)", style=_WIDE,
-                                           layout=w.Layout(width="520px")),
+                                           disabled=True, layout=w.Layout(width="520px")),
+        "pue": w.FloatSlider(value=DEFAULT_PUE, min=1.0, max=3.0, step=0.01, description="PUE",
+                             style=_WIDE, layout=w.Layout(width="520px")),
     }  # fmt: skip
 
 
@@ -80,6 +88,19 @@ def _sync_slider(slider, load: str, source: str) -> None:
             slider.min, slider.max = lo, hi
 
 
+def _sync_grid(box, region: str, quiet: dict) -> None:
+    """The grid box shows a region's intensity, greyed out; for the custom number it comes alive
+    at the last region's value. Moving it is no change of the user's (``quiet``)."""
+    box.disabled = not grid_enabled(region)
+    value = region_intensity(region)
+    if value is not None:
+        quiet["grid"] = True
+        try:
+            box.value = value
+        finally:
+            quiet["grid"] = False
+
+
 def gpu_explorer(
     llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=MEASURED_GPUS,
     itl_sla_ms: float = 30.0, source: str = "hybrid",
@@ -89,14 +110,16 @@ def gpu_explorer(
     c = _controls(llm, candidates, itl_sla_ms)
     message, table = w.HTML(), w.HTML()
     chart = w.Image(format="png", layout=w.Layout(width="880px"))
+    quiet = {"grid": False}  # the grid box moved to a region's number: no redraw of its own
 
     def redraw(_=None) -> None:
-        if c["llm"].value not in c["llm"].options:
-            return  # still typing
+        if c["llm"].value not in c["llm"].options or quiet["grid"]:
+            return  # still typing, or the region's redraw follows
         view = explorer_view(_read(c, source))
         chart.value = _chart_png(view.table, c["itl_sla_ms"].value) if len(view.table) else b""
         html = view.display.to_html(index=False, classes="wl-ranking-table")
-        table.value = f"<div class='wl-ranking'>{html}</div>"
+        caption = f"<p class='wl-wall'>{view.wall}</p>" if view.wall else ""
+        table.value = f"<div class='wl-ranking'>{html}{caption}</div>"  # the wall's inputs below
         message.value = f"<b class='wl-message'>{view.message}</b>"  # last: the page is current
 
     def on_load(change) -> None:
@@ -104,8 +127,13 @@ def gpu_explorer(
         _sync_slider(c["itl_sla_ms"], change["new"], source)
         redraw()
 
+    def on_region(change) -> None:
+        _sync_grid(c["grid_gco2_per_kwh"], change["new"], quiet)
+        redraw()
+
+    handlers = {"load": on_load, "region": on_region}
     for name, control in c.items():
-        control.observe(on_load if name == "load" else redraw, names="value")
+        control.observe(handlers.get(name, redraw), names="value")
     _sync_slider(c["itl_sla_ms"], c["load"].value, source)
     redraw()
     left = w.VBox([c[k] for k in c if k != "gpus"])

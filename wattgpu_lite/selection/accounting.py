@@ -18,6 +18,7 @@ Accounting (accelerator energy; no host CPU):
 
 from __future__ import annotations
 
+import difflib
 from functools import cache
 
 import pandas as pd
@@ -117,6 +118,7 @@ DEFAULT_GRID_GCO2_PER_KWH = default_factor("grid_intensity")  # Ember, world 202
 DEFAULT_PRICE_PER_KWH = default_factor("electricity_price")  # EIA, Virginia commercial, USD
 DEFAULT_PUE = default_factor("pue")  # Uptime Institute, industry average 2023
 DEFAULT_REGION = "WORLD"
+REGION_CUTOFF = 0.6  # difflib similarity of a close match to an unknown grid region
 
 
 @cache
@@ -138,10 +140,26 @@ def grid_region(region: str) -> pd.Series:
     key = str(region).strip().casefold()
     hit = table[(table["code"].str.casefold() == key) | (table["region"].str.casefold() == key)]
     if hit.empty:
-        codes = ", ".join(table["code"])
-        raise InvalidInputError(f"unknown grid region {region!r}; use one of {codes} (or give a "
-                                "grid intensity in gCO2e/kWh)")  # fmt: skip
+        raise InvalidInputError(unknown_region_message(region))
     return hit.iloc[0]
+
+
+def unknown_region_message(region: str) -> str:
+    """Why ``region`` is no row of data/grid_intensity.csv: its close matches among the codes
+    and names (shown as ``France (FR)``), every code, and the way out (a number of your own)."""
+    table = grid_intensities()
+    code_of = {c.casefold(): c for c in table["code"]}
+    code_of |= {r.casefold(): c for r, c in zip(table["region"], table["code"], strict=True)}
+    name_of = dict(zip(table["code"], table["region"], strict=True))
+    typed = str(region).strip().casefold()
+    near = dict.fromkeys(code_of[n] for n in difflib.get_close_matches(typed, code_of, n=3,
+                                                                      cutoff=REGION_CUTOFF))  # fmt: skip
+    hint = " or ".join(f"{name_of[c]} ({c})" for c in near)
+    hint = f"did you mean {hint}? " if hint else ""
+    return (
+        f"unknown grid region {region!r}; {hint}use one of {', '.join(table['code'])} "
+        "(or pass grid_gco2_per_kwh=, a grid intensity in gCO2e/kWh)"
+    )
 
 
 def grid_intensity_g_per_kwh(region: str = DEFAULT_REGION) -> float:
@@ -159,22 +177,41 @@ def co2e_g(energy_j, grid_gco2_per_kwh):
     return energy_j / J_PER_KWH * grid_gco2_per_kwh
 
 
+def electricity_cost(energy_j, price_per_kwh):
+    """Electricity cost of ``energy_j`` (currency of the price): E / 3.6e6 J/kWh · p."""
+    return energy_j / J_PER_KWH * price_per_kwh
+
+
 def wall_accounting(energy_per_request_j, energy_per_1k_tokens_j, pue, grid_gco2_per_kwh,
                     price_per_kwh) -> dict:  # fmt: skip
-    """The facility's columns from accelerator energy: wall energy per request and per 1,000
-    tokens (× PUE), their g CO2e, and the wall electricity cost per 1e6 tokens."""
+    """The facility's columns from accelerator energy E: wall energy per request and per 1,000
+    tokens (E_wall = E · PUE), their g CO2e (E_wall / 3.6e6 · I_grid) and electricity cost
+    (E_wall / 3.6e6 · p) per request, per 1,000 tokens and per 1e6 tokens."""
     per_request = wall_energy_j(energy_per_request_j, pue)
     per_1k = wall_energy_j(energy_per_1k_tokens_j, pue)
     return {"pue": pue, "wall_energy_per_request_j": per_request,
             "wall_energy_per_1k_tokens_j": per_1k,
             "g_co2e_per_request": co2e_g(per_request, grid_gco2_per_kwh),
             "g_co2e_per_1k_tokens": co2e_g(per_1k, grid_gco2_per_kwh),
-            "wall_cost_per_mtok": per_1k * 1e3 / J_PER_KWH * price_per_kwh}  # fmt: skip
+            "wall_cost_per_request": electricity_cost(per_request, price_per_kwh),
+            "wall_cost_per_1k_tokens": electricity_cost(per_1k, price_per_kwh),
+            "wall_cost_per_mtok": electricity_cost(per_1k * 1e3, price_per_kwh)}  # fmt: skip
 
 
 def check_pue(pue) -> float:
     """A PUE in [1, 3] (1: every joule reaches the IT load; survey averages are 1.5-1.6)."""
     return checks.check_number("pue", pue, 1.0, 3.0, "(facility / IT energy)")
+
+
+def check_grid_gco2_per_kwh(grid_gco2_per_kwh) -> float:
+    """A grid intensity in [0, 5000] gCO2e/kWh (0: a carbon-free supply; the dirtiest national
+    grids are below 1,200)."""
+    return checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
+
+
+def check_price_per_kwh(price_per_kwh) -> float:
+    """An electricity price in [0, 100] per kWh."""
+    return checks.check_number("price_per_kwh", price_per_kwh, 0, 100, "per kWh")
 
 
 def resolve_grid(region: str | None, grid_gco2_per_kwh: float | None) -> tuple[float, str]:
@@ -185,7 +222,7 @@ def resolve_grid(region: str | None, grid_gco2_per_kwh: float | None) -> tuple[f
         row = grid_region(region)
         return float(row["gco2e_per_kwh"]), f"{row['region']} ({row['code']}), {row['year']}"
     if grid_gco2_per_kwh is not None:
-        return float(grid_gco2_per_kwh), "given"
+        return check_grid_gco2_per_kwh(grid_gco2_per_kwh), "given"
     return DEFAULT_GRID_GCO2_PER_KWH, "World (WORLD), 2025 default"
 
 
@@ -209,6 +246,7 @@ def wall_for_request(energy_per_request_j: float, t_out: int, region: str | None
     ``estimate_energy`` result's ``total_j``."""
     grid, source = resolve_grid(region, grid_gco2_per_kwh)
     pue = DEFAULT_PUE if pue is None else check_pue(pue)
+    price_per_kwh = check_price_per_kwh(price_per_kwh)
     out = wall_accounting(energy_per_request_j, energy_per_request_j / t_out * 1e3, pue, grid,
                           price_per_kwh)  # fmt: skip
     return {**out, "grid_gco2_per_kwh": grid, "grid_source": source,

@@ -32,6 +32,7 @@ from wattgpu_lite.selection.accounting import (
     DEFAULT_PRICE_PER_KWH,
     DEFAULT_PUE,
     WATT_COUNTS_CONTEXT_TOKENS,
+    check_price_per_kwh,
     check_pue,
     extra_pct,
     resolve_grid,
@@ -83,7 +84,9 @@ def rank_gpus(
     and price per kWh default to data/electricity_factors.csv; ``region`` (a code of
     data/grid_intensity.csv, ``"FR"``, ``"world"``) names the grid instead. The wall columns
     (``wall_energy_per_request_j``, ``wall_energy_per_1k_tokens_j``, ``g_co2e_per_request``,
-    ``g_co2e_per_1k_tokens``, ``wall_cost_per_mtok``) count accelerator energy × ``pue``
+    ``g_co2e_per_1k_tokens``, ``wall_cost_per_request``, ``wall_cost_per_1k_tokens``,
+    ``wall_cost_per_mtok``; the inputs echoed as ``pue``, ``grid_gco2_per_kwh``, ``grid_source``
+    and ``price_per_kwh``) count accelerator energy × ``pue``
     (default: the Uptime Institute survey's industry average); ``kg_co2e_per_mtok`` and
     ``cost_per_mtok`` stay accelerator-only. NoFeasibleGPUError (each GPU's
     reason) when no candidate holds the model; InvalidInputError when no layout tried can run
@@ -98,16 +101,16 @@ def rank_gpus(
     the hybrid and paper sources to the whole catalog (B200, MI300X, ...), predicted from specs.
     """
     sla = checks.check_itl_sla_ms(itl_sla_ms)
-    if grid_gco2_per_kwh is not None:
-        checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
-    grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)
+    grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)  # checked there
     pue = check_pue(pue)
-    price = checks.check_number("price_per_kwh", price_per_kwh, 0, 100, "per kWh")
+    price = check_price_per_kwh(price_per_kwh)
     table = _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts,
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    return table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source)
+    return table.assign(
+        **wall, grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price
+    )
 
 
 def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts, weights,

@@ -2,11 +2,13 @@
 
 python -m wattgpu_lite estimate --llm NAME|config.json [--gpu NAME|spec.json] [--t-in 15]
     [--t-out 180] [--batch 1] [--mode physical|paper] [--num-gpus 1] [--weights bf16|fp8|fp4|int4]
-    [--expert-parallel] [--tp N] [--ep N] [--region CODE] [--pue 1.58] [--plot FILE.png] [--json]
+    [--expert-parallel] [--tp N] [--ep N] [--region CODE | --grid-gco2-per-kwh G] [--pue 1.58]
+    [--price-per-kwh P] [--plot FILE.png] [--json]
 
 ``--json`` prints ``EnergyEstimate.to_dict()`` in the CLI's envelope (``kind`` "estimate", numbers
 rounded as every command's), and under ``wall`` the request's energy at the wall (``total_j`` ×
-PUE), its CO2e at the region's grid and its electricity cost; the text output carries the same
+PUE) per request and per 1,000 generated tokens, its CO2e at the region's or the given grid and
+its electricity cost at the price per kWh (each default echoed under ``defaults``); the text output carries the same
 content (every input and total, one line each, then the table of terms, the wall accounting and
 the notes).
 """
@@ -26,7 +28,7 @@ from wattgpu_lite.face.cli import (
     resolve_gpu,
     resolve_llm,
 )
-from wattgpu_lite.face.cli.explain import add_wall_flags, wall_lines
+from wattgpu_lite.face.cli.explain import add_wall_flags, wall_lines, wall_of_request
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
@@ -38,8 +40,6 @@ MODES = ("physical", "paper")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``estimate``."""
-    from wattgpu_lite.selection.accounting import DEFAULT_PUE
-
     p = command(sub, "estimate", "energy of one request, by component (J and Wh)",
                 "wattgpu-lite estimate --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 --t-out 500")  # fmt: skip
     p.add_argument("--llm", required=True, help=LLM_HELP)
@@ -58,7 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="spread a mixture-of-experts model's experts over the GPUs "
                         "(default: off)")  # fmt: skip
     add_layout_flags(p)
-    add_wall_flags(p, DEFAULT_PUE)
+    add_wall_flags(p)
     add_plot_flag(p, "the request's energy by component")
     add_output_flags(p)
     p.set_defaults(func=run)
@@ -66,12 +66,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.energy.estimate import estimate_energy
-    from wattgpu_lite.selection.accounting import wall_for_request
 
     est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
                           args.batch, args.mode, args.num_gpus, args.weights,
                           args.expert_parallel, layout_from(args))  # fmt: skip
-    w = wall_for_request(est.total_j, est.t_out, args.region, args.pue)
+    w = wall_of_request(est.total_j, est.t_out, args)
     if args.plot:
         from wattgpu_lite.face.plots_explain import energy_breakdown
 

@@ -4,7 +4,8 @@ that binds, idle and busy power, the correction and why, the intervals; energy a
 python -m wattgpu_lite explain --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
        [--t-in 15] [--t-out 180] [--num-gpus 1 | --tp N --ep N] [--weights FORMAT]
-       [--region WORLD|US|FR|... | --grid-gco2-per-kwh G] [--pue 1.58] [--plot FILE.png] [--json]
+       [--region WORLD|US|FR|... | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
+       [--plot FILE.png] [--json]
 
 --json prints ``wl.explain(...).to_dict()`` and the wall accounting in the CLI's envelope (``kind``
 "explain"), the parts under ``rows``; ``--output FILE.csv`` saves the parts, one per row.
@@ -25,6 +26,7 @@ from wattgpu_lite.face.cli import (
     resolve_gpu,
     resolve_llm,
 )
+from wattgpu_lite.face.cli.defaults import BUILT_IN
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import TEXT_DIGITS, Result, document, round_sig
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
@@ -44,8 +46,6 @@ LADDERS = {
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``explain``."""
-    from wattgpu_lite.selection.accounting import DEFAULT_PUE
-
     p = command(sub, "explain", "a prediction taken apart: the terms it is made of, and why",
                 "wattgpu-lite explain --llm meta-llama/Llama-3.1-8B-Instruct --gpu 'H100 NVL' "
                 "--rate-qps 0.5 --region FR")  # fmt: skip
@@ -54,23 +54,75 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="GPUs per replica, tensor parallel (default %(default)s; or --tp/--ep)")  # fmt: skip
     add_layout_flags(p)
     add_weights_flag(p)
-    p.add_argument("--grid-gco2-per-kwh", type=float,
-                   help="grid carbon intensity, gCO2e/kWh, instead of --region")  # fmt: skip
-    add_wall_flags(p, DEFAULT_PUE)
+    add_wall_flags(p)
     add_plot_flag(p, "the waterfall of the prediction")
     add_output_flags(p)
     p.set_defaults(func=run)
 
 
-def add_wall_flags(p: argparse.ArgumentParser, default_pue: float) -> None:
-    """``--region`` and ``--pue`` (``rank``, ``predict``, ``explain`` and ``estimate``)."""
-    p.add_argument("--region",
-                   help="grid region or country code of data/grid_intensity.csv (WORLD, US, FR, "
-                        "DE, IN, ...; default WORLD, Ember)")  # fmt: skip
+def add_wall_flags(p: argparse.ArgumentParser) -> None:
+    """The wall accounting's options, the same for ``rank``, ``predict``, ``explain`` and
+    ``estimate``: ``--region`` or ``--grid-gco2-per-kwh`` (one of them), ``--pue`` and
+    ``--price-per-kwh``; each but ``--region`` resolved flag > environment > file > built-in."""
+    from wattgpu_lite.selection.accounting import (
+        DEFAULT_GRID_GCO2_PER_KWH,
+        DEFAULT_PRICE_PER_KWH,
+        DEFAULT_PUE,
+    )
+
+    grid = p.add_mutually_exclusive_group()
+    grid.add_argument("--region",
+                      help="grid region or country code of data/grid_intensity.csv (WORLD, US, "
+                           "FR, DE, IN, ...; default WORLD, Ember), instead of "
+                           "--grid-gco2-per-kwh")  # fmt: skip
+    grid.add_argument("--grid-gco2-per-kwh", type=float,
+                      help=f"grid carbon intensity, gCO2e/kWh, 0 to 5000, instead of --region "
+                           f"(default {DEFAULT_GRID_GCO2_PER_KWH:g}, Ember world average; or "
+                           "grid_gco2_per_kwh from WATTGPU_LITE_GRID_GCO2_PER_KWH or "
+                           "wattgpu-lite.toml)")  # fmt: skip
+    p.add_argument("--price-per-kwh", type=float,
+                   help=f"electricity price per kWh, 0 to 100 (default "
+                        f"{DEFAULT_PRICE_PER_KWH:g} USD, EIA; or price_per_kwh from "
+                        "WATTGPU_LITE_PRICE_PER_KWH or wattgpu-lite.toml)")  # fmt: skip
     p.add_argument("--pue", type=float,
                    help=f"power usage effectiveness, facility / IT energy, 1 to 3 (default "
-                        f"{default_pue:g}, Uptime Institute's 2023 industry average; or pue from "
+                        f"{DEFAULT_PUE:g}, Uptime Institute's 2023 industry average; or pue from "
                         "WATTGPU_LITE_PUE or wattgpu-lite.toml)")  # fmt: skip
+
+
+def wall_inputs(args: argparse.Namespace) -> dict:
+    """The wall accounting's keyword arguments from a command's resolved options: ``region``,
+    the grid number (None when it is the built-in default, so that its source reads as the
+    world's row of data/grid_intensity.csv), ``pue`` and ``price_per_kwh``."""
+    used = getattr(args, "defaults_used", {}).get("grid_gco2_per_kwh", {})
+    grid = None if used.get("source") == BUILT_IN else args.grid_gco2_per_kwh
+    return {"region": args.region, "grid_gco2_per_kwh": grid, "pue": args.pue,
+            "price_per_kwh": args.price_per_kwh}  # fmt: skip
+
+
+def grid_source(args: argparse.Namespace, source: str) -> str:
+    """The accounting's grid source, a number's ("given") named by where it was given
+    (``--grid-gco2-per-kwh``, ``environment WATTGPU_LITE_...`` or ``config FILE``)."""
+    used = getattr(args, "defaults_used", {}).get("grid_gco2_per_kwh", {})
+    return f"given by {used['source']}" if source == "given" and "source" in used else source
+
+
+def wall(prediction, args: argparse.Namespace) -> dict:
+    """Energy, CO2e and cost per request and per 1,000 tokens at the wall of a prediction, with
+    their inputs (:func:`wattgpu_lite.selection.accounting.wall_for`)."""
+    from wattgpu_lite.selection.accounting import wall_for
+
+    w = wall_for(prediction, **wall_inputs(args))
+    return {**w, "grid_source": grid_source(args, w["grid_source"])}
+
+
+def wall_of_request(energy_per_request_j: float, t_out: int, args: argparse.Namespace) -> dict:
+    """:func:`wall` of a request's accelerator energy, J, for ``t_out`` generated tokens
+    (:func:`wattgpu_lite.selection.accounting.wall_for_request`)."""
+    from wattgpu_lite.selection.accounting import wall_for_request
+
+    w = wall_for_request(energy_per_request_j, t_out, **wall_inputs(args))
+    return {**w, "grid_source": grid_source(args, w["grid_source"])}
 
 
 def _human(value: float, unit: str) -> str:
@@ -83,24 +135,23 @@ def _human(value: float, unit: str) -> str:
     return f"{round_sig(value, TEXT_DIGITS):g} {unit}".rstrip()
 
 
-def wall(prediction, region: str | None, grid: float | None, pue: float | None) -> dict:
-    """Energy, CO2e and cost per request and per 1,000 tokens at the wall, with their inputs."""
-    from wattgpu_lite.selection.accounting import wall_for
-
-    return wall_for(prediction, region, pue, grid)
-
-
 def wall_lines(w: dict) -> list[str]:
     """The wall accounting as text lines ≤ WIDTH (``explain`` and ``predict``)."""
     lines = _wrap(f"at the wall: PUE {w['pue']:g}; grid {w['grid_gco2_per_kwh']:g} gCO2e/kWh "
                   f"({escape_controls(w['grid_source'])})")  # fmt: skip
     lines += _wrap(f"  energy per request {_human(w['wall_energy_per_request_j'], 'J')}, per "
                    f"1,000 tokens {_human(w['wall_energy_per_1k_tokens_j'], 'J')}", "    ")  # fmt: skip
-    lines += _wrap(f"  CO2e per request {round_sig(w['g_co2e_per_request'], TEXT_DIGITS):g} g, "
-                   f"per 1,000 tokens {round_sig(w['g_co2e_per_1k_tokens'], TEXT_DIGITS):g} g; "
-                   f"electricity {round_sig(w['wall_cost_per_mtok'], TEXT_DIGITS):g} USD per "
-                   "million tokens", "    ")  # fmt: skip
+    lines += _wrap(f"  CO2e per request {_sig(w['g_co2e_per_request'])} g, per 1,000 tokens "
+                   f"{_sig(w['g_co2e_per_1k_tokens'])} g", "    ")  # fmt: skip
+    lines += _wrap(f"  electricity at {_sig(w['price_per_kwh'])} USD/kWh: per request "
+                   f"{_sig(w['wall_cost_per_request'])}, per 1,000 tokens "
+                   f"{_sig(w['wall_cost_per_1k_tokens'])}, per million tokens "
+                   f"{_sig(w['wall_cost_per_mtok'])} USD", "    ")  # fmt: skip
     return lines
+
+
+def _sig(value: float) -> str:
+    return f"{round_sig(value, TEXT_DIGITS):g}"
 
 
 def _value(value: float, unit: str) -> str:
@@ -156,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
     x = explain(resolve_llm(args.llm), resolve_gpu(args.gpu), rate_qps=args.rate_qps,
                 batch=args.batch, scenario=args.scenario, t_in=args.t_in, t_out=args.t_out,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout, level=args.level)  # fmt: skip
-    w = wall(x.prediction, args.region, args.grid_gco2_per_kwh, args.pue)
+    w = wall(x.prediction, args)
     if args.plot:
         from wattgpu_lite.face.plots_explain import explain_waterfall
 

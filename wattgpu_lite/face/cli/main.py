@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from importlib import metadata
 
 from wattgpu_lite import checks
-from wattgpu_lite.errors import WattGPUError, missing_extra
+from wattgpu_lite.errors import InvalidInputError, WattGPUError, missing_extra
 from wattgpu_lite.face.cli import text
 from wattgpu_lite.face.cli.defaults import add_config_flag, apply_defaults
 from wattgpu_lite.face.cli.messages import for_shell
@@ -43,8 +43,21 @@ OPTION_CHECKS = {
     "output": lambda v, f: check_output(v),
     "plot": lambda v, f: check_plot(v),
     "pue": lambda v, f: checks.check_number(f, v, 1.0, 3.0, "(facility / IT energy)"),
+    "region": lambda v, f: check_region(v, f),
 }
 EXIT_USER, EXIT_BUG = 2, 1
+
+
+def check_region(region: str, flag: str) -> str:
+    """``region`` if data/grid_intensity.csv has it, else InvalidInputError naming the flag and
+    the close matches."""
+    from wattgpu_lite.selection.accounting import grid_region
+
+    try:
+        grid_region(region)
+    except InvalidInputError as err:
+        raise InvalidInputError(f"{flag}: {err}") from None
+    return region
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -25,6 +25,8 @@ FOR_SHELL: tuple[tuple[str, str], ...] = (
     ("; pass batch <= ", "; pass --batch <= "),
     ("(see GPU.from_spec's docstring)", "(`wattgpu-lite gpus --json` shows every field)"),
     ("e.g. parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8).", "e.g. --tp 4 or --ep 8."),
+    ("(or pass grid_gco2_per_kwh=, a grid intensity in gCO2e/kWh)",
+     "(or pass --grid-gco2-per-kwh, a grid intensity in gCO2e/kWh)"),
 )  # fmt: skip
 
 

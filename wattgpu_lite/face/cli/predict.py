@@ -2,12 +2,14 @@
 
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N] [--region CODE] [--pue 1.58]
+       [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N]
+       [--region CODE | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
        [--plot FILE.png] [--json]
 
 --json prints the Prediction's to_dict() in the CLI's envelope (``kind`` "predict"), and under
-``wall`` the energy, CO2e and cost at the wall (× PUE, at the region's grid); the text view shows
-the same fields. ``--plot`` saves power, ITL and energy per token with their intervals.
+``wall`` the energy, CO2e and cost per request and per 1,000 generated tokens at the wall (× PUE,
+at the region's or the given grid, at the price per kWh; each default echoed under ``defaults``);
+the text view shows the same fields. ``--plot`` saves power, ITL and energy per token with their intervals.
 """
 
 from __future__ import annotations
@@ -31,14 +33,12 @@ SCENARIOS = ("offline", "server_low", "server_high")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``predict``."""
-    from wattgpu_lite.selection.accounting import DEFAULT_PUE
-
     p = command(sub, "predict", "predicted power, ITL and energy per token, with intervals",
                 "wattgpu-lite predict --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 "
                 "--rate-qps 0.5")  # fmt: skip
     add_request_flags(p)
     add_layout_flags(p)
-    add_wall_flags(p, DEFAULT_PUE)
+    add_wall_flags(p)
     add_plot_flag(p, "power, ITL and energy per token with their intervals")
     add_output_flags(p)
     p.set_defaults(func=run)
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 parallel=layout_from(args))  # fmt: skip
-    w = wall(p, args.region, None, args.pue)
+    w = wall(p, args)
     if args.plot:
         from wattgpu_lite.face.plots_explain import prediction_bars
 

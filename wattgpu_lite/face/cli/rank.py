@@ -22,7 +22,7 @@ from wattgpu_lite.face.cli import (
     deliver,
     resolve_llm,
 )
-from wattgpu_lite.face.cli.explain import add_wall_flags
+from wattgpu_lite.face.cli.explain import add_wall_flags, grid_source, wall_inputs
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
 from wattgpu_lite.face.cli.output import Result, fit_width, table_document, wrap_line
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
@@ -30,18 +30,13 @@ from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 # the text view's columns left out first when the table is wider than 100 characters (not --wide)
-NARROW_DROPS = ("interval from", "electricity per million tokens (USD)", "kg CO₂e per million tokens",
-                "power (W)")  # fmt: skip
+NARROW_DROPS = ("interval from", "electricity per million tokens (USD, wall)",
+                "g CO₂e per request (wall)", "wall energy per 1,000 tokens (J)", "power (W)",
+                "g CO₂e per 1,000 tokens (wall)")  # fmt: skip
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``rank``."""
-    from wattgpu_lite.selection.accounting import (
-        DEFAULT_GRID_GCO2_PER_KWH,
-        DEFAULT_PRICE_PER_KWH,
-        DEFAULT_PUE,
-    )
-
     p = command(sub, "rank", "rank GPUs for an LLM under an ITL SLA, by energy",
                 "wattgpu-lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 "
                 "--itl-sla-ms 30 --gpus 'A30,L4,H100 NVL'")  # fmt: skip
@@ -65,15 +60,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_weights_flag(p)
     p.add_argument("--source", default="hybrid", choices=("hybrid", "measured", "paper", "logo"),
                    help="where power and ITL come from (default: %(default)s, as `predict`)")  # fmt: skip
-    p.add_argument("--grid-gco2-per-kwh", type=float,
-                   help=f"grid carbon intensity, gCO2e/kWh (default {DEFAULT_GRID_GCO2_PER_KWH:g}, "
-                        "Ember world average; or grid_gco2_per_kwh from "
-                        "WATTGPU_LITE_GRID_GCO2_PER_KWH or wattgpu-lite.toml)")  # fmt: skip
-    p.add_argument("--price-per-kwh", type=float,
-                   help=f"electricity price per kWh (default {DEFAULT_PRICE_PER_KWH:g} USD, EIA; "
-                        "or price_per_kwh from WATTGPU_LITE_PRICE_PER_KWH or "
-                        "wattgpu-lite.toml)")  # fmt: skip
-    add_wall_flags(p, DEFAULT_PUE)
+    add_wall_flags(p)
     add_layout_flags(p)
     p.add_argument("--top", type=int, default=DEFAULT_TOP,
                    help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
@@ -85,8 +72,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run_rank(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.rank import rank_gpus
 
-    extra = {"grid_gco2_per_kwh": args.grid_gco2_per_kwh, "price_per_kwh": args.price_per_kwh,
-             "region": args.region, "pue": args.pue}  # fmt: skip
     tokens = {}
     if args.source != "hybrid":  # the other sources answer for their runs' tokens: not a default
         args.defaults_used = {k: v for k, v in args.defaults_used.items()
@@ -102,8 +87,9 @@ def run_rank(args: argparse.Namespace) -> int:
     table = rank_gpus(
         resolve_llm(args.llm), args.scenario, rate_qps=args.rate_qps, batch=args.batch,
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
-        **{k: v for k, v in extra.items() if v is not None},
+        **wall_inputs(args),
     )  # fmt: skip
+    table["grid_source"] = [grid_source(args, s) for s in table["grid_source"]]
     if args.plot:
         from wattgpu_lite.face.plots_selection import plan_bars
 
@@ -121,7 +107,7 @@ def text_view(table, itl_sla_ms: float, top: int, wide: bool = False) -> str:
     pick = escape_controls(summary(table, itl_sla_ms))
     lines = [pick if wide else wrap_line(pick), "",
              fit_width(view.drop(columns="why not"), wide, drop_first=NARROW_DROPS),
-             *wall_line(table)]  # fmt: skip
+             *[line if wide else wrap_line(line) for line in wall_line(table)]]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
     why = why if wide else [wrap_line(line, indent="    ") for line in why]
     if why:
