@@ -26,7 +26,6 @@ import numpy as np
 
 from wattgpu_lite.energy import physical as P
 
-MAX_NUM_SEQS = 256.0  # vLLM's default max_num_seqs
 GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
 BISECTION_STEPS = 40
 GOLDEN_STEPS = 24  # golden-section steps locating the busy-power peak (ln B to ~1e-5)

@@ -38,7 +38,7 @@ from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
-__all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "check_tokens", "predict", "predict_many",
+__all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many",
            "resolve_load"]  # fmt: skip
 INVALID = "invalid input"
 DEFAULT_LEVEL = 0.8
@@ -47,13 +47,6 @@ DEFAULT_LEVEL = 0.8
 def check_level(level) -> float:
     """A coverage level in [0.5, 0.999] (:func:`wattgpu_lite.checks.check_level`)."""
     return checks.check_level(level)
-
-
-def check_tokens(name: str, value, context_length: int) -> int:
-    """A whole number of tokens in [1, the model's context length]."""
-    return checks.check_count(name, value, 1, int(context_length),
-                              fix=f"pass {name} as a whole number of tokens within the model's "
-                              "context length")  # fmt: skip
 
 
 def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,

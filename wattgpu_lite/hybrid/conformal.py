@@ -39,18 +39,3 @@ def group_quantile(scores, groups, level: float, floor: float = FLOOR) -> float:
         float(np.quantile(s[codes == k], floor, method="higher")) for k in range(len(names))
     )
     return max(q_level, q_floor)
-
-
-def quantile_table(scores, groups, regimes, levels=(0.8, 0.9)) -> dict[str, dict[str, float]]:
-    """{regime: {level: q}} for each scenario group present (JSON-ready: level keys as text)."""
-    s, g, r = (np.asarray(a) for a in (scores, groups, regimes))
-    return {reg: {f"{lv:g}": group_quantile(s[r == reg], g[r == reg], lv) for lv in levels}
-            for reg in np.unique(r)}  # fmt: skip
-
-
-def interpolate_level(table: dict[str, float], level: float) -> float:
-    """q at ``level`` from a {level: q} table: exact if tabulated, else linear in the level between
-    the two nearest (outside the table: the nearest end, never narrower than tabulated)."""
-    lv = np.array(sorted(float(k) for k in table))
-    qs = np.array([table[f"{x:g}"] for x in lv])
-    return float(np.interp(level, lv, qs)) if np.all(np.isfinite(qs)) else float(qs[-1])

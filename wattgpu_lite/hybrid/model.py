@@ -1,7 +1,7 @@
 """The shipped hybrid predictor: backbone constants, corrections, interval tables, training ranges.
 
     m = HybridModel.pretrained()                      # data/models/wattgpu_hybrid, JSON only
-    m.predict_arrays(llms, gpus, t_in, t_out, rate_qps, batch)   # dict of arrays, one per row
+    engine.predict_arrays(m, llms, gpus, t_in, t_out, rate_qps, batch)  # arrays, one per row
 
 Built by data/scripts/build_hybrid_model.py (:func:`build`): the candidate chosen per target by
 leave one GPU out on all eight GPUs, refitted on every dense run, calibrated on held-out residuals

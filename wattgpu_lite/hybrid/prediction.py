@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import json
 import math
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
 SCHEMA_VERSION = 1
@@ -104,7 +104,3 @@ class Prediction:
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         return (f"<div>{head}<table><tr><th>quantity</th><th>value</th><th>lo</th><th>hi</th>"
                 f"</tr>{body}</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>")  # fmt: skip
-
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))

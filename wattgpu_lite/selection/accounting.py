@@ -32,8 +32,6 @@ BYTES_PER_PARAM_FP16 = 2  # FP16/BF16 weights, as every Watt Counts run
 USABLE_MEMORY_FRACTION = 0.9  # vLLM's default gpu_memory_utilization
 # vLLM max_model_len of every Watt Counts run (WattGPU §3): the context a fit check assumes
 WATT_COUNTS_CONTEXT_TOKENS = 1024
-# max new tokens per request in Watt Counts: the output length when nothing better is known
-WATT_COUNTS_MAX_NEW_TOKENS = 256
 
 
 def weights_bytes(params_b: float) -> float:

@@ -17,15 +17,6 @@ from wattgpu_lite.specs.layout import MAX_GPUS
 from wattgpu_lite.specs.resolve import resolve_gpu
 
 
-def positive(name: str, value, allow_zero: bool = False) -> float:
-    """``value`` as a float, or InvalidInputError naming ``name`` if it is not > 0 (>= 0)."""
-    ok = value is not None and math.isfinite(float(value))
-    if not ok or float(value) < 0 or (float(value) == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise InvalidInputError(f"{name} must be a finite number {bound}, got {value!r}")
-    return float(value)
-
-
 def resolve_load(scenario: str | None, rate_qps: float | None) -> tuple[str, float]:
     """(scenario, λ in req/s; NaN offline) from exactly one of a scenario name or a rate.
 
