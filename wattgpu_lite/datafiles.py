@@ -38,7 +38,7 @@ MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests dee
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "da058228107c118cfcf712e3eae4fa0f6af14fd9bca523a4febaa7935d42dc8a"
+MANIFEST_SHA256 = "f29d76d06caa098595f19c1e5940a02f8860ef8f7672375675c3a0c18af726cf"
 
 
 def data_dir() -> Path:
