@@ -16,12 +16,13 @@ from wattgpu_lite.energy.notes import experts_per_step
 from wattgpu_lite.errors import InvalidInputError
 
 EXPERT_B = 3 * 4096 * 14336 / 1e9
+TABLE_B = 32000 * 4096 / 1e9  # the untied input table: gathered, one row a token
 MIXTRAL = wl.LLM(
     name="mixtral-8x7b-shaped", model_type="mixtral", n_layers=32, hidden_size=4096,
     intermediate_size=14336, n_heads=32, n_kv_heads=8, head_dim=128, vocab_size=32000,
     context_length=32768, tie_embeddings=False, mlp_type="gated", params_b=46.70,
     params_nominal_b=46.7, in_wattgpu=False, source="test", params_active_b=46.70 - 32 * 6 *
-    EXPERT_B, n_experts=8, n_experts_active=2, n_moe_layers=32, params_expert_b=EXPERT_B,
+    EXPERT_B - TABLE_B, n_experts=8, n_experts_active=2, n_moe_layers=32, params_expert_b=EXPERT_B,
 )  # fmt: skip
 UNIT_HW = (0.0, 1.0, 1e30, 1e30, 1e30, 0.0)  # energy terms are bit counts
 
@@ -32,13 +33,13 @@ def _bits(llm, batch, t_out=100, weights=None):
 
 def test_batch_of_one_reads_the_active_parameters_per_step():
     per_step = float(_bits(MIXTRAL, 1)["decode", "parameter_reads"]) / 100 / 16
-    assert per_step == pytest.approx(MIXTRAL.params_always_b * 1e9 + 32 * 2 * EXPERT_B * 1e9)
-    assert per_step == pytest.approx(MIXTRAL.params_active_b * 1e9)
+    assert per_step == pytest.approx(MIXTRAL.params_always_b * 1e9 + 32 * 2 * EXPERT_B * 1e9 + 4096)
+    assert per_step == pytest.approx(MIXTRAL.params_active_b * 1e9 + 4096)  # + the row gathered
 
 
 def test_a_large_batch_reads_every_expert_and_shares_it():
     per_step = float(_bits(MIXTRAL, 4096)["decode", "parameter_reads"]) / 100 / 16 * 4096
-    assert per_step == pytest.approx(MIXTRAL.params_b * 1e9)
+    assert per_step == pytest.approx((MIXTRAL.params_b - TABLE_B) * 1e9 + 4096 * 4096)
     assert experts_per_step(MIXTRAL, 1) == pytest.approx(2)
     assert experts_per_step(MIXTRAL, 4) == pytest.approx(8 * (1 - 0.75**4))
 
@@ -56,8 +57,9 @@ def test_flops_follow_the_active_parameters():
 def test_every_expert_active_is_the_dense_model_numerically():
     """E → k on the argument tuples: all 8 of 8 experts active = a dense model of 46.7 B."""
     moe, dense = list(P.llm_args(MIXTRAL)), list(P.llm_args(MIXTRAL))
-    moe[0], moe[3] = MIXTRAL.params_b * 1e9, 8.0  # N_act = N, k = E
-    dense[0] = dense[1] = MIXTRAL.params_b * 1e9
+    streamed = (MIXTRAL.params_b - TABLE_B) * 1e9
+    moe[0], moe[3] = streamed, 8.0  # N_act = N − the input table, k = E
+    dense[0] = dense[1] = streamed
     dense[2:6] = [1.0, 1.0, 0.0, 0.0]
     hw = P.gpu_args(wl.gpu("H100 SXM"), 0.19, "spec")
     for batch in (1, 7, 256):

@@ -7,13 +7,17 @@ energy per token = power × time per token; the explanation carries ``wl.predict
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 
 import wattgpu_lite as wl
+from wattgpu_lite.hybrid import model as hybrid_model
+from wattgpu_lite.hybrid.correction import Correction
 from wattgpu_lite.hybrid.explain import BINDINGS, explain
+from wattgpu_lite.hybrid.model import HybridModel
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 CASES = {
@@ -105,8 +109,22 @@ def test_the_tdp_bound_is_named_when_it_holds_power():
     assert x.prediction.power_w == pytest.approx(x.replica_tdp_w)
 
 
-def test_the_floor_is_named_when_it_holds_itl():
-    x = explain("Qwen/Qwen3-14B", "H200 NVL", batch=1)
+class _AtTheBound(Correction):
+    """A correction pulled to its lower bound everywhere (a stand-in forest)."""
+
+    def predict(self, x: np.ndarray) -> np.ndarray:
+        return np.full(len(x), -self.bound)
+
+
+def test_the_floor_is_named_when_it_holds_itl(monkeypatch):
+    """The shipped ITL correction (±0.25 since issue 17) never reaches the floor on the catalog; one
+    held at −0.5 does, on the H200 SXM board at batch 1, and the explanation names the floor."""
+    shipped = HybridModel.pretrained()
+    c = shipped.corrections["itl"]
+    down = _AtTheBound(c.columns, 0.5, c.families, c.forest_json)
+    model = dataclasses.replace(shipped, corrections=shipped.corrections | {"itl": down})
+    monkeypatch.setattr(hybrid_model, "_pretrained", lambda: model)
+    x = explain("Qwen/Qwen3-14B", "H200 SXM", batch=1)
     itl = x.corrections["itl"]
     assert itl.bound == "floor" and itl.learned < itl.factor
     assert x.prediction.itl_s == pytest.approx(x.floor_s, rel=1e-12)

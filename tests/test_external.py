@@ -122,5 +122,7 @@ def test_per_gpu_report_scores_the_new_gpus():
     rep = R.per_gpu()
     assert rep[["coverage80_hybrid", "coverage80_backbone"]].stack().between(0, 1).all()
     new = rep[~rep["in_training"] & rep["quantity"].isin(["itl_s", "throughput_tokens_per_s"])]
-    assert new["gpu"].nunique() >= 5 and new["rows"].sum() >= 300
+    # 298 rows since the measured H200 became the H200 SXM board (issue 17): its external rows
+    # are on a training GPU now and left this count
+    assert new["gpu"].nunique() >= 5 and new["rows"].sum() >= 290
     assert (rep["width_hybrid"] >= 1).all() and rep["mdape_roofline"].notna().all()

@@ -66,7 +66,10 @@ def test_attention_crossover_is_a_root():
 
 def test_physical_flops_are_paper_flops_with_k2_on_active_parameters():
     expect = 2 * SP.N_act * S.T_out + 4 * S.n_l * S.d_q * S.context_sum
-    assert sp.simplify(SP.flops["decode"] - expect) == 0
+    assert sp.simplify(SP.flops["decode"].subs(SP.f_sw, 0) - expect) == 0  # no sliding layer
+    # every layer sliding, with a window beyond the context: the same FLOPs
+    wide = SP.flops["decode"].subs({SP.f_sw: 1, SP.W_sw: S.T_in + S.T_out + 1})
+    assert sp.simplify(wide - expect) == 0
 
 
 def test_batch_of_one_reads_exactly_k_experts_and_an_infinite_batch_all():
@@ -81,7 +84,8 @@ def test_every_expert_active_gives_the_dense_model():
     n_total = SP.N_all + SP.L_moe * SP.E * SP.N_exp
     for phase in SP.PHASES:
         no_dp = {SP.x_ep: 0, SPAR.n_tp: SP.G}  # attention split over the replica, no all-to-all
-        moe = {c: t.subs(no_dp) for c, t in SP.phase_terms(phase).items()}
+        # one width for every weight (b_e = b_w), as a dense model has
+        moe = {c: t.subs(no_dp).subs(SP.b_e, S.b_w) for c, t in SP.phase_terms(phase).items()}
         dense = {c: t.subs(SP.L_moe, 0).subs(SP.N_all, n_total) for c, t in moe.items()}
         for comp in moe:
             assert sp.simplify(moe[comp].subs(SP.k, SP.E) - dense[comp].subs(SP.k, SP.E)) == 0
@@ -108,7 +112,7 @@ def test_static_energy_is_the_replica_power_times_the_time():
 
 def test_weight_bytes_scale_with_bits_per_weight():
     for phase in SP.PHASES:
-        q = SP.bits[phase]["parameter_reads"]
+        q = SP.bits[phase]["parameter_reads"].subs(SP.b_e, S.b_w)  # one width for every weight
         assert sp.simplify(q.subs(S.b_w, 8) / q.subs(S.b_w, 16) - sp.Rational(1, 2)) == 0
         assert sp.simplify(sp.diff(q, S.b_w) * S.b_w - q) == 0  # proportional to b_w
 

@@ -36,6 +36,7 @@ import pandas as pd
 
 from wattgpu_lite.errors import UnsupportedModelError
 from wattgpu_lite.specs.llm import ECHO_FIELDS, LLM, params_b_of
+from wattgpu_lite.specs.window import read_window
 
 OUT = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(__file__).resolve().parents[1] / "llms.csv"
 REF = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/reference")
@@ -134,6 +135,11 @@ def spec_llms(ref: Path, taken: set[str]) -> list[dict]:
             "mlp_type": "gated" if s.mlp_type.startswith("gated") else "plain",
         }  # fmt: skip
         params_b = params_b_of(**fields)
+        window = str(s.sliding_window)  # a number, empty, or "(use_sliding_window=false)"
+        cfg = {"sliding_window": int(window) if window.isdigit() else None}
+        width, layers = read_window(cfg, fields["model_type"], fields["n_layers"],
+                                    fields["context_length"])  # fmt: skip
+        fields |= {"sliding_window": width, "n_sliding_layers": layers}
         nominal = params_b if _blank(s.params_reported_b) else float(s.params_reported_b)
         llm = LLM(name=s.hf_id, **fields, params_b=params_b, params_nominal_b=nominal,
                   in_wattgpu=False, source="specs/llms.csv: " + s.source)  # fmt: skip
@@ -149,7 +155,13 @@ def corpus_llms(taken: set[str]) -> list[dict]:
             continue
         llm = LLM.from_hf_config(CORPUS_DIR / file, name=hub_id)
         if bf16:
-            llm = replace(llm, weight_format="bf16", weight_bits=16.0)
+            llm = replace(
+                llm,
+                weight_format="bf16",
+                weight_bits=16.0,
+                weight_bits_always=16.0,
+                weight_bits_expert=16.0,
+            )
         kind = (
             "published architecture table" if file.endswith(".table.json") else "config.json corpus"
         )

@@ -5,62 +5,67 @@ replica), then the prefill and decode times (s per request)."""
 
 import numpy
 
-ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'b_w', 'T_in', 'T_out', 'B', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
+ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'T_in', 'T_out', 'B', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
 PHASES = ('prefill', 'decode')
 COMPONENTS = ('compute', 'parameter_reads', 'kv_writes', 'attention_reads', 'static', 'communication')
 KEYS = (('prefill', 'compute'), ('prefill', 'parameter_reads'), ('prefill', 'kv_writes'), ('prefill', 'attention_reads'), ('prefill', 'static'), ('prefill', 'communication'), ('decode', 'compute'), ('decode', 'parameter_reads'), ('decode', 'kv_writes'), ('decode', 'attention_reads'), ('decode', 'static'), ('decode', 'communication'))
 
 
 # fmt: off
-def evaluate(N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, b_w, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
-    x0 = 2*N_act
-    x1 = 2*n_ell
-    x2 = T_in**2*d_q*x1 + T_in*x0
-    x3 = alpha_TC*x2
-    x4 = 1 - k/E
-    x5 = B*T_in
-    x6 = E*(1 - x4**x5)
-    x7 = N_e*n_moe
-    x8 = B**(-1.0)
-    x9 = b_w*x8
-    x10 = x9*(N_always + x6*x7)
-    x11 = e_HBM*kappa
-    x12 = 16.0*n_ell*w_kv
-    x13 = T_in*x12
-    x14 = G**(-1.0)
-    x15 = x14/F_peak
-    x16 = x10 + x13
-    x17 = (1/8)/BW_peak
-    x18 = x14*x17
-    x19 = kappa*x14/(P_TDP - P_static)
-    x20 = numpy.maximum(numpy.maximum(x15*x2, x16*x18), x19*(e_HBM*x16 + x3))
-    x21 = G*P_static
-    x22 = N_always*b_w*x17*(-x14 + n_TP**(-1.0))
-    x23 = -k
-    x24 = n_moe*t_grp/n_EP
-    x25 = n_EP - 1
-    x26 = 2.0*d/BW_link
-    x27 = k*x25*x26/n_EP**2
-    x28 = t_0 + t_hop*x25
-    x29 = n_moe*x_EP
-    x30 = 2*x29*numpy.minimum(1, x25)
-    x31 = x14*x26
-    x32 = x31*x5
-    x33 = numpy.log(n_TP)/numpy.log(2)
-    x34 = 2*n_TP - 2
-    x35 = t_hop*x34
-    x36 = (x1 - x29)*numpy.minimum(1, n_TP - 1)
-    x37 = x8*(x22 + x24*(x23 + x6) + x30*(x27*x5 + x28) + x36*(t_0 + numpy.minimum(x32*x34 + x35, x33*(n_TP*x32 + t_hop))))
-    x38 = T_in*T_out + (1/2)*T_out**2 - 1/2*T_out
-    x39 = T_out*x0 + 4*d_q*n_ell*x38
-    x40 = alpha_TC*x39
-    x41 = E*(1 - x4**B)
-    x42 = T_out*x9*(N_always + x41*x7)
-    x43 = T_out*x12
-    x44 = x12*x38
-    x45 = x42 + x43 + x44
-    x46 = numpy.maximum(numpy.maximum(x15*x39, x18*x45), x19*(e_HBM*x45 + x40))
-    x47 = B*x31
-    x48 = T_out*x8*(x22 + x24*(x23 + x41) + x30*(B*x27 + x28) + x36*(t_0 + numpy.minimum(x34*x47 + x35, x33*(n_TP*x47 + t_hop))))
-    return [kappa*x3, x10*x11, x11*x13, 0, x20*x21, x21*x37, kappa*x40, x11*x42, x11*x43, x11*x44, x21*x46, x21*x48, x20 + x37, x46 + x48]
+def evaluate(N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
+    x0 = 2*T_in
+    x1 = 1 - f_sw
+    x2 = numpy.minimum(T_in, W_sw)
+    x3 = 2*n_ell
+    x4 = N_act*x0 + d_q*x3*(T_in**2*x1 + f_sw*x2*(x0 - x2))
+    x5 = alpha_TC*x4
+    x6 = B**(-1.0)
+    x7 = B*T_in
+    x8 = d*x7
+    x9 = 1 - k/E
+    x10 = E*(1 - x9**x7)
+    x11 = N_e*b_e*n_moe
+    x12 = x6*(b_w*(N_always + x8) + x10*x11)
+    x13 = e_HBM*kappa
+    x14 = 16.0*n_ell*w_kv
+    x15 = T_in*x14
+    x16 = G**(-1.0)
+    x17 = x16/F_peak
+    x18 = x12 + x15
+    x19 = (1/8)/BW_peak
+    x20 = x16*x19
+    x21 = kappa*x16/(P_TDP - P_static)
+    x22 = numpy.maximum(numpy.maximum(x17*x4, x18*x20), x21*(e_HBM*x18 + x5))
+    x23 = G*P_static
+    x24 = N_always*b_w*x19*(-x16 + n_TP**(-1.0))
+    x25 = -k
+    x26 = n_moe*t_grp/n_EP
+    x27 = n_EP - 1
+    x28 = 2.0/BW_link
+    x29 = k*x27*x28/n_EP**2
+    x30 = t_0 + t_hop*x27
+    x31 = n_moe*x_EP
+    x32 = 2*x31*numpy.minimum(1, x27)
+    x33 = x16*x28
+    x34 = x33*x8
+    x35 = numpy.log(n_TP)/numpy.log(2)
+    x36 = 2*n_TP - 2
+    x37 = t_hop*x36
+    x38 = (x3 - x31)*numpy.minimum(1, n_TP - 1)
+    x39 = x6*(x24 + x26*(x10 + x25) + x32*(x29*x8 + x30) + x38*(t_0 + numpy.minimum(x34*x36 + x37, x35*(n_TP*x34 + t_hop))))
+    x40 = numpy.minimum(T_out, numpy.maximum(0, -T_in + W_sw + 1))
+    x41 = f_sw*(T_in*x40 + W_sw*(T_out - x40) + (1/2)*x40*(x40 - 1)) + x1*(T_in*T_out + (1/2)*T_out**2 - 1/2*T_out)
+    x42 = 2*N_act*T_out + 4*d_q*n_ell*x41
+    x43 = alpha_TC*x42
+    x44 = B*d
+    x45 = E*(1 - x9**B)
+    x46 = T_out*x6
+    x47 = x46*(b_w*(N_always + x44) + x11*x45)
+    x48 = T_out*x14
+    x49 = x14*x41
+    x50 = x47 + x48 + x49
+    x51 = numpy.maximum(numpy.maximum(x17*x42, x20*x50), x21*(e_HBM*x50 + x43))
+    x52 = x33*x44
+    x53 = x46*(x24 + x26*(x25 + x45) + x32*(x29*x44 + x30) + x38*(t_0 + numpy.minimum(x36*x52 + x37, x35*(n_TP*x52 + t_hop))))
+    return [kappa*x5, x12*x13, x13*x15, 0, x22*x23, x23*x39, kappa*x43, x13*x47, x13*x48, x13*x49, x23*x51, x23*x53, x22 + x39, x51 + x53]
 # fmt: on

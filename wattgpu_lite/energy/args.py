@@ -8,8 +8,10 @@ symbols of :mod:`wattgpu_lite.energy.symbolic_physical` (``MODEL``, ``WORKLOAD``
 =========  ======================================================================================
 model      :func:`llm_args` — (N_act params, N_always params, E routed experts, k active experts,
            n_moe layers, N_e params per expert, n_layers, d hidden width, d_q = heads·head_dim,
-           w_kv cached K+V elements per token and layer, b_w bits per weight); a dense model has
-           N_always = N_act = N, E = k = 1, n_moe = N_e = 0
+           w_kv cached K+V elements per token and layer, f_sw share of sliding-window layers,
+           W_sw window in tokens (the context length without one), b_e bits per routed-expert
+           weight, b_w bits per always-read weight); N_act and N_always exclude the gathered
+           input tables; a dense model has N_always = N_act, E = k = 1, n_moe = N_e = 0
 workload   (T_in prompt tokens, T_out generated tokens, B sequences sharing a step)
 hardware   :func:`gpu_args` — (alpha J/FLOP, e J/bit, F_peak FLOP/s, BW_peak B/s, P_TDP W,
            P_static W), per GPU, at the compute peak of the weight format
@@ -26,7 +28,7 @@ import math
 
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy.hardware import gpu_coefficients_j
-from wattgpu_lite.energy.precision import canonical_format, compute_peak_tflops, weight_bits
+from wattgpu_lite.energy.precision import canonical_format, compute_peak_tflops, streamed_bits
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs.layout import Parallel, as_layout
 
@@ -34,6 +36,8 @@ from wattgpu_lite.specs.layout import Parallel, as_layout
 def llm_args(llm, weights: str | None = None) -> tuple[float, ...]:
     """The model tuple of ``llm`` served with ``weights`` (None: its own format)."""
     moe = llm.is_moe
+    always_bits, expert_bits = streamed_bits(llm, weights)
+    window = llm.sliding_window or llm.context_length
     return (
         llm.params_active_b * 1e9,
         llm.params_always_b * 1e9,
@@ -45,7 +49,10 @@ def llm_args(llm, weights: str | None = None) -> tuple[float, ...]:
         float(llm.hidden_size),
         float(llm.n_heads * llm.head_dim),
         float(llm.kv_width),
-        weight_bits(llm, weights),
+        llm.n_sliding_layers / llm.n_layers,
+        float(window),
+        expert_bits,
+        always_bits,
     )
 
 

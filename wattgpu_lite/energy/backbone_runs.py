@@ -7,6 +7,12 @@ request count, token counts and throughput of a run are targets or nothing, neve
 
 Targets, in the paper's units: ``power_w`` (mean power), ``itl_s`` (offline: 1/throughput; server:
 the per-request inter-token latency).
+
+The GPU of a run is the board that was measured, described by its datasheet: ``data/measured_boards.csv``
+maps each measured name to the catalog row the hybrid trains and evaluates it with, with the evidence.
+Seven map to themselves; the Watt Counts "H200 NVL" was an H200 SXM (700 W, 989 TFLOPS dense FP16,
+4.8 TB/s), so the hybrid describes it by the ``H200 SXM`` row. The measured name stays the run's
+group label, and the catalog's "H200 NVL" row stays as WattGPU carries it (the paper's features).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.runs import measurements
@@ -25,6 +32,7 @@ from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 OFFLINE_PROMPTS = 1000.0  # Watt Counts offline runs submit 1,000 prompts at once
+BOARDS = "measured_boards.csv"
 TARGETS = ("power", "itl")
 
 
@@ -74,11 +82,23 @@ def designed_loads(scenarios: pd.Series, cap: np.ndarray) -> Loads:
     return Loads(rate, batch, cap)
 
 
+@cache
+def measured_boards() -> dict[str, str]:
+    """Measured GPU name -> the catalog row that describes the board (``data/measured_boards.csv``)."""
+    table = read_csv(data_dir() / BOARDS, what="measured-board map")
+    return dict(zip(table["measured_gpu"], table["hybrid_spec"], strict=True))
+
+
+def board(measured: str) -> GPU:
+    """The spec row the hybrid uses for a measured GPU (itself unless the map says otherwise)."""
+    return gpu(measured_boards().get(measured, measured))
+
+
 def from_runs(runs: pd.DataFrame) -> TrainingSet:
-    """The training set of a runs table (dense rows only)."""
+    """The training set of a runs table (dense rows only); each GPU by its board's spec row."""
     runs = runs[runs["dense"]].reset_index(drop=True) if "dense" in runs else runs
     models = [llm(n) for n in runs["llm"]]
-    devices = [gpu(n) for n in runs["gpu"]]
+    devices = [board(n) for n in runs["gpu"]]
     rows, cap = R.build(models, devices, float(DEFAULT_T_IN), float(DEFAULT_T_OUT))
     keep = ["llm", "gpu", "scenario", "power_w", "itl_s"]
     return TrainingSet(runs[keep].copy(), rows, designed_loads(runs["scenario"], cap),

@@ -27,7 +27,8 @@ def replica_weight_bytes(llm, num_gpus=1, weights: str | None = None) -> float:
     (``Parallel(ep=8)``), dp − 1 more copies of the always-read ones (attention, dense layers,
     shared experts: each attention group keeps its own)."""
     lay = as_layout(num_gpus)
-    always_b = llm.params_always_b * 1e9 * weight_bits(llm, weights) / 8
+    held_b = (llm.params_b - llm.params_routed_b) * 1e9  # streamed or gathered: each group's own
+    always_b = held_b * weight_bits(llm, weights) / 8
     return weight_bytes(llm, weights) + (lay.dp - 1) * always_b
 
 

@@ -62,6 +62,18 @@ def weight_bits(llm, weights: str | None = None) -> float:
     return float(llm.weight_bits) if own else format_bits(fmt)
 
 
+def streamed_bits(llm, weights: str | None = None) -> tuple[float, float]:
+    """(always-read, routed-expert) bits per weight a decode step streams: the model's own
+    ``weight_bits_always`` / ``weight_bits_expert`` for its own format (gpt-oss: 16-bit attention
+    and LM head, 4.25-bit experts), else the format's bits for both (``weights`` re-quantises
+    every linear layer in this reading, the LM head included)."""
+    fmt = served_format(llm, weights)
+    if fmt == llm.weight_format and llm.weight_format != "fp32":
+        return float(llm.weight_bits_always), float(llm.weight_bits_expert)
+    bits = format_bits(fmt)
+    return bits, bits
+
+
 def compute_peak_tflops(gpu, weight_format: str) -> tuple[float, str]:
     """(dense peak TFLOP/s, which peak: "fp16", "fp8" or "fp4") the kernels of ``weight_format``
     run at on ``gpu`` (rule in the module docstring)."""

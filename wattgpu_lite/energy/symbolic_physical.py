@@ -2,11 +2,14 @@
 
 Per request and phase (prefill, decode), for a replica of ``G`` GPUs serving a batch of ``B``:
 
-* FLOPs ``C`` = 2·N_act per token (forward pass over the *active* parameters) + attention FLOPs;
-* bits ``Q``: the weights one pass reads — the always-read ones and, per MoE layer, the experts the
-  batch's tokens touch, ``E·(1 − (1 − k/E)^tokens)`` — at ``b_w`` bits, shared by the ``B``
-  sequences; KV writes and attention reads at ``b_kv`` bits, ``w_kv`` cached elements per token
-  and layer;
+* FLOPs ``C`` = 2·N_act per token (forward pass over the *active* parameters, the gathered input
+  tables excluded) + attention FLOPs;
+* bits ``Q``: the weights one pass reads — the always-read ones at ``b_w`` bits and, per MoE
+  layer, the experts the batch's tokens touch, ``E·(1 − (1 − k/E)^tokens)``, at ``b_e`` bits —
+  shared by the ``B`` sequences, plus the ``d`` values each token gathers from the input table;
+  KV writes and attention reads at ``b_kv`` bits, ``w_kv`` cached elements per token and layer;
+* sliding windows: a share ``f_sw`` of the layers attends to at most the last ``W`` tokens, so
+  their attention reads and FLOPs grow with min(context, W) (:func:`windowed_context_sum`);
 * dynamic energy ``kappa·(alpha·C + e·Q)``; roofline time with a power ceiling, the work spread
   over the ``G`` GPUs: ``max(C/(G·F), Q/(8·G·BW), dynamic/(G·(P_TDP − P_static)))``;
 * the layout's term (:mod:`wattgpu_lite.energy.symbolic_parallel`, the one place it is derived):
@@ -41,6 +44,10 @@ from wattgpu_lite.energy.symbolic import (
 from wattgpu_lite.energy.symbolic_parallel import BW_link, G, t_0, t_grp, t_hop, x_ep  # noqa: F401
 
 _pos, _nonneg = {"positive": True}, {"nonnegative": True}
+# sliding windows: share of the layers that slide, window (tokens); bits per routed-expert weight
+f_sw = sp.Symbol("f_sw", **_nonneg)
+W_sw = sp.Symbol("W_sw", **_pos)
+b_e = sp.Symbol("b_e", **_pos)
 # model: active parameters (FLOPs), parameters read whatever the routing, experts
 N_act, N_all = sp.symbols("N_act N_always", **_pos)
 E, k = sp.symbols("E k", **_pos)
@@ -50,7 +57,7 @@ F_peak, BW_peak, P_tdp, P_static, kappa = sp.symbols("F_peak BW_peak P_TDP P_sta
 b_a = sp.Symbol("b_a", **_pos)  # bits of an activation sent between GPUs
 # deployment (energy.symbolic_parallel): GPUs, TP and EP group sizes, link B/s, latencies, x_EP
 
-MODEL = (N_act, N_all, E, k, L_moe, N_exp, n_l, d, d_q, w_kv, b_w)
+MODEL = (N_act, N_all, E, k, L_moe, N_exp, n_l, d, d_q, w_kv, f_sw, W_sw, b_e, b_w)
 WORKLOAD = (T_in, T_out, B)
 HARDWARE = (alpha, e_mem, F_peak, BW_peak, P_tdp, P_static)
 DEPLOY = SPAR.DEPLOY  # G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp
@@ -69,25 +76,47 @@ def experts_touched(tokens: sp.Expr) -> sp.Expr:
     return E * (1 - (1 - k / E) ** tokens)
 
 
-def params_read(tokens: sp.Expr) -> sp.Expr:
-    """Parameters one pass over ``tokens`` tokens reads: always-read + touched experts' weights."""
-    return N_all + L_moe * N_exp * experts_touched(tokens)
+def weight_bits_read(tokens: sp.Expr) -> sp.Expr:
+    """Bits one pass over ``tokens`` tokens reads: the always-read weights at b_w, the touched
+    experts' at b_e, and the d values each token gathers from the input table (at b_w)."""
+    return b_w * (N_all + d * tokens) + b_e * L_moe * N_exp * experts_touched(tokens)
 
 
+def windowed_context_sum(window: sp.Expr) -> sp.Expr:
+    """Σ_{j<T_out} min(T_in + j, W): the cached tokens a sliding-window layer reads over the decode.
+
+    The first n₁ = clip(W − T_in + 1, 0, T_out) steps see their whole context (T_in + j ≤ W), the
+    rest W tokens each: n₁·T_in + n₁(n₁ − 1)/2 + (T_out − n₁)·W (= ``context_sum`` when W ≥
+    T_in + T_out − 1)."""
+    n1 = sp.Min(sp.Max(window - T_in + 1, 0), T_out)
+    return n1 * T_in + n1 * (n1 - 1) / 2 + (T_out - n1) * window
+
+
+def prompt_pairs(window: sp.Expr) -> sp.Expr:
+    """Query-key pairs of a causal prompt of T_in tokens, as in 2·n_l·d_q·T_in² (T_in² / 2
+    pairs, doubled): min(T_in, W)·(2·T_in − min(T_in, W)) (= T_in² when W ≥ T_in)."""
+    reach = sp.Min(T_in, window)
+    return reach * (2 * T_in - reach)
+
+
+#: decode context read per layer, averaged over the layers: full layers and sliding ones
+layer_context_sum = (1 - f_sw) * context_sum + f_sw * windowed_context_sum(W_sw)
+#: prompt query-key pairs (doubled) per layer, averaged over full and sliding layers
+layer_prompt_pairs = (1 - f_sw) * T_in**2 + f_sw * prompt_pairs(W_sw)
 flops = {
-    "prefill": 2 * N_act * T_in + 2 * n_l * d_q * T_in**2,
-    "decode": 2 * N_act * T_out + 4 * n_l * d_q * context_sum,
+    "prefill": 2 * N_act * T_in + 2 * n_l * d_q * layer_prompt_pairs,
+    "decode": 2 * N_act * T_out + 4 * n_l * d_q * layer_context_sum,
 }
 bits = {
     "prefill": {
-        "parameter_reads": b_w * params_read(B * T_in) / B,  # one pass, all prompts of the batch
+        "parameter_reads": weight_bits_read(B * T_in) / B,  # one pass, all prompts of the batch
         "kv_writes": b_kv * w_kv * n_l * T_in,
         "attention_reads": sp.Integer(0),  # flash attention keeps prompt K/V on chip
     },
     "decode": {
-        "parameter_reads": b_w * T_out * params_read(B) / B,  # one pass per step, B tokens
+        "parameter_reads": T_out * weight_bits_read(B) / B,  # one pass per step, B tokens
         "kv_writes": b_kv * w_kv * n_l * T_out,
-        "attention_reads": b_kv * w_kv * n_l * context_sum,
+        "attention_reads": b_kv * w_kv * n_l * layer_context_sum,
     },
 }
 

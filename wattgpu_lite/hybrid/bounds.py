@@ -39,6 +39,24 @@ def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     return np.asarray(times["decode"], dtype=float) * batch / rows.t_out
 
 
+def step_batch(in_flight: np.ndarray, offline: np.ndarray, cap: np.ndarray) -> np.ndarray:
+    """Sequences sharing the decode step a request sees: the batch in batch mode, 1 + L (at most
+    the KV capacity) at a rate, L the mean requests in flight."""
+    return np.where(offline, in_flight, np.minimum(1.0 + in_flight, cap))
+
+
+def bytes_per_flop(rows: Rows, batch: np.ndarray) -> np.ndarray:
+    """Q_step / C_step [B/FLOP]: bytes one decode step of ``batch`` sequences reads and writes per
+    FLOP it computes, by the floor's accounting (weights at their widths, the gathered rows, the
+    KV cache window-bounded). Falls as the batch grows: the weights are shared, the FLOPs are not."""
+    unit = np.ones_like(rows.tdp_w)
+    hw = (unit, unit, rows.flops, rows.bandwidth, np.full_like(unit, UNBOUNDED_W), 0.0 * unit)
+    batch = np.asarray(batch, dtype=float) * unit
+    terms, _ = P.physical_evaluate(rows.model, (rows.t_in, rows.t_out, batch), hw, 1.0, rows.deploy)
+    bits = sum(terms["decode", c] for c in ("parameter_reads", "kv_writes", "attention_reads"))
+    return np.asarray(bits / 8.0 / terms["decode", "compute"], dtype=float)
+
+
 def bounded(value: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray,
             ceiling: np.ndarray | None = None) -> tuple[np.ndarray, ...]:  # fmt: skip
     """(value, lo, hi) moved into [floor, ceiling] (ceiling None: no upper bound), ordered."""

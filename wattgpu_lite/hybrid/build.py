@@ -66,7 +66,7 @@ def ranges(ts: T.TrainingSet, fitted: F.Fitted) -> dict[str, tuple[float, float]
     load = T.physics(ts, fitted.constants)["in_flight"]
     context = runs["prompt_tokens"] + runs["generated_tokens"]
     values = {"bandwidth_gbs": ts.rows.bandwidth / 1e9, "fp16_tflops": ts.rows.flops / 1e12,
-              "params_b": ts.rows.model[0] / 1e9, "in_flight": np.maximum(load, 1e-3),
+              "params_b": ts.rows.params_b, "in_flight": np.maximum(load, 1e-3),
               "context_tokens": context.to_numpy(dtype=float)}  # fmt: skip
     return {k: (float(np.min(v)), float(np.max(v))) for k, v in values.items()}
 

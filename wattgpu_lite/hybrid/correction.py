@@ -31,9 +31,12 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "gpu": ("log_bandwidth_gbs", "log_fp16_tflops", "log_tdp_w", "log_memory_gb", "release_year",
             "hbm", "flash_attention"),
     "llm": ("log_params_b", "n_layers", "log_hidden_size", "kv_group", "head_dim"),
-    "load": ("log_in_flight", "busy_fraction", "offline"),
+    "load": ("log_in_flight", "busy_fraction", "log_bytes_per_flop"),
 }  # fmt: skip
 MONOTONE_UP = ("log_in_flight", "busy_fraction")  # more load never lowers ITL or power
+# bytes per FLOP fall as the batch grows (weights shared, FLOPs not): held non-increasing, so the
+# correction still never falls as the load rises
+MONOTONE_DOWN = ("log_bytes_per_flop",)
 TARGET_CLIP = 1.0  # residuals beyond ±1 (×e) are clipped before fitting: odd runs do not lead
 
 
@@ -54,10 +57,14 @@ def llm_features(m: LLM) -> dict[str, float]:
             "head_dim": float(m.head_dim), "model_type": m.model_type}  # fmt: skip
 
 
-def load_features(out: dict[str, np.ndarray], offline: np.ndarray) -> dict[str, np.ndarray]:
-    """The load inputs of the correction, from the backbone's outputs."""
+def load_features(out: dict[str, np.ndarray], bytes_per_flop: np.ndarray) -> dict[str, np.ndarray]:
+    """The load inputs of the correction, physical quantities only: the sequences in flight and
+    the share of time busy (the backbone's outputs), and the bytes per FLOP of the step a request
+    sees (:func:`wattgpu_lite.hybrid.bounds.bytes_per_flop`). No regime flag: batch mode and a
+    rate differ in these quantities, and each target is corrected in its own unit."""
     return {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
-            "busy_fraction": out["busy_fraction"], "offline": offline.astype(float)}  # fmt: skip
+            "busy_fraction": out["busy_fraction"],
+            "log_bytes_per_flop": np.log(np.maximum(bytes_per_flop, 1e-300))}  # fmt: skip
 
 
 def feature_matrix(llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray],

@@ -75,12 +75,13 @@ def _physics(rows: S.Rows, cap, rate, batch, c) -> dict[str, np.ndarray]:
     return out
 
 
-def _corrected(model, llms, gpus, out, offline, odd) -> dict[str, np.ndarray]:
-    """exp(clipped correction) per target (1 on physics-only rows)."""
-    loads = load_features(out, offline)
+def _corrected(model, llms, gpus, out, intensity, odd) -> dict[str, np.ndarray]:
+    """exp(clipped correction) per target (1 on physics-only rows); ``intensity``: bytes per FLOP
+    of the step a request sees."""
+    loads = load_features(out, intensity)
     factors = {}
     for target, corr in model.corrections.items():
-        f = np.zeros(len(offline))
+        f = np.zeros(len(odd))
         if corr is not None and (~odd).any():
             idx = np.nonzero(~odd)[0]
             x = feature_matrix([llms[i] for i in idx], [gpus[i] for i in idx],
@@ -140,10 +141,10 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
     out = _physics(rows, safe_cap, np.where(ok, rate, np.where(np.isnan(rate), np.nan, 1e-9)),
                    np.where(ok, bat, 1.0), c)  # fmt: skip
     offline = np.isnan(rate)
-    factor = _corrected(model, llms, gpus, out, offline, odd)
+    step_batch = B.step_batch(out["in_flight"], offline, safe_cap)
+    factor = _corrected(model, llms, gpus, out, B.bytes_per_flop(rows, step_batch), odd)
     idle = S.idle_power_w(rows, c)
     power = np.clip(out["power_w"] * factor["power"], idle, rows.replica_tdp_w)
-    step_batch = np.where(offline, out["in_flight"], np.minimum(1.0 + out["in_flight"], safe_cap))
     floor = B.floor_step_s(rows, step_batch)
     itl = np.maximum(out["itl_s"] * factor["itl"], floor)
     # time per token at a rate is 1/(λ·T_out); in batch mode _bound derives it from the ITL,

@@ -36,6 +36,7 @@ import pandas as pd
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.hybrid import bounds as B
 from wattgpu_lite.hybrid import engine as E
 from wattgpu_lite.hybrid.api import DEFAULT_LEVEL, predict
 from wattgpu_lite.hybrid.model import HybridModel
@@ -236,7 +237,8 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, c, out) -> tuple[dict[str, fl
     odd = np.array([bool(reasons)])
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
     raw = E._physics(rows, np.maximum(cap, 1.0), rate_a, bat_a, c)
-    factors = E._corrected(hm, llms, gpus, raw, np.isnan(rate_a), odd)
+    batch = B.step_batch(raw["in_flight"], np.isnan(rate_a), np.maximum(cap, 1.0))
+    factors = E._corrected(hm, llms, gpus, raw, B.bytes_per_flop(rows, batch), odd)
     learned = {t: float(v[0]) for t, v in factors.items()}
     if reasons:
         why = (

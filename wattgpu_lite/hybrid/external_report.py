@@ -22,6 +22,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.hybrid import external as X
 from wattgpu_lite.hybrid import external_scope as S
 from wattgpu_lite.specs.catalog import gpu, llm
@@ -100,5 +101,6 @@ def per_gpu(level: float = 0.8) -> pd.DataFrame:
     hybrid, backbone = X.compare(level, True), X.compare(level, False)
     table = _scores(hybrid, "hybrid").join(_scores(backbone, "backbone").drop(columns="rows"))
     table = table.join(_baselines(hybrid)).reset_index().rename(columns={"gpu_asked": "gpu"})
-    trained = {name: bool(gpu(name).measured) for name in table["gpu"].unique()}
+    boards = set(T.measured_boards().values())  # the spec rows the hybrid trained on
+    trained = {name: name in boards for name in table["gpu"].unique()}
     return table.assign(in_training=table["gpu"].map(trained))

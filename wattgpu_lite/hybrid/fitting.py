@@ -13,6 +13,7 @@ import numpy as np
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy.backbone import Constants, idle_power_w
 from wattgpu_lite.energy.backbone_fit import fit_constants
+from wattgpu_lite.hybrid import bounds as B
 from wattgpu_lite.hybrid import correction as C
 from wattgpu_lite.hybrid.candidates import Candidate, candidates, xgb_params
 from wattgpu_lite.hybrid.correction_fit import fit as fit_correction
@@ -28,7 +29,8 @@ class Fitted:
 
 def matrix(ts: T.TrainingSet, out: dict, cand: Candidate, families=()) -> np.ndarray:
     """The correction's input matrix of a set of rows for one candidate."""
-    loads = C.load_features(out, ts.loads.offline)
+    batch = B.step_batch(out["in_flight"], ts.loads.offline, np.maximum(ts.loads.cap, 1.0))
+    loads = C.load_features(out, B.bytes_per_flop(ts.rows, batch))
     return C.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
 
 

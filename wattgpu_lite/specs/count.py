@@ -3,11 +3,14 @@
 Groups (integer counts): ``embed`` (token table, positions, embedding and final norms),
 ``lm_head``, ``attention`` (projections, biases, QK-norms, gpt-oss sinks), ``norms`` (per-layer),
 ``dense_mlp`` (MLPs of the dense layers), ``router``, ``shared`` (always-on experts and their gate)
-and ``routed`` (all routed experts). Total N = Σ groups; active = N − (E − k)/E · routed.
+and ``routed`` (all routed experts). Total N = Σ groups; active = N − gathered − (E − k)/E · routed,
+with ``gathered`` the tables a token reads one row of (:func:`~wattgpu_lite.specs.params.gathered_params`).
 
 Storage bits are the parameter-weighted mean over groups: the quantised linear layers at the
 method's bits (:mod:`wattgpu_lite.specs.quant`), and embeddings, norms, the LM head (unless a
-config quantises it) and every module the config keeps out of quantisation at 16 bits.
+config quantises it) and every module the config keeps out of quantisation at 16 bits. A decode
+step streams two kinds of weight at their own widths (:func:`streamed_bits`): the always-read
+groups (everything but the routed experts and the gathered tables) and the routed experts.
 """
 
 from __future__ import annotations
@@ -63,11 +66,11 @@ def count_groups(
     return groups
 
 
-def active_params(groups: dict[str, int], moe: MoE | None) -> float:
-    """Parameters used per token: all but the (E − k) routed experts a token skips."""
-    if not moe:
-        return float(sum(groups.values()))
-    return sum(groups.values()) - groups["routed"] * (moe.n_experts - moe.top_k) / moe.n_experts
+def active_params(groups: dict[str, int], moe: MoE | None, gathered: int) -> float:
+    """Parameters a token multiplies: all but the ``gathered`` tables and the (E − k) routed
+    experts it skips, N − gathered − (E − k)/E · routed."""
+    skipped = groups["routed"] * (moe.n_experts - moe.top_k) / moe.n_experts if moe else 0.0
+    return sum(groups.values()) - gathered - skipped
 
 
 def storage_bits(groups: dict[str, int], fmt: WeightFormat) -> float:
@@ -77,6 +80,18 @@ def storage_bits(groups: dict[str, int], fmt: WeightFormat) -> float:
     total = sum(groups.values())
     bits = sum(n * _group_bits(g, fmt) for g, n in groups.items())
     return round(bits / total, 4)
+
+
+def streamed_bits(groups: dict[str, int], fmt: WeightFormat, gathered: int) -> tuple[float, float]:
+    """(always-read, routed-expert) bits per weight: the mean over the groups every step reads,
+    weighted by the parameters it reads of each (the embed group without its ``gathered``
+    tables), and the routed experts' width (= the always-read width without experts)."""
+    if fmt.bits == 16.0:
+        return 16.0, 16.0
+    always = {g: n - (gathered if g == "embed" else 0) for g, n in groups.items() if g != "routed"}
+    bits = sum(n * _group_bits(g, fmt) for g, n in always.items())
+    mean = round(bits / sum(always.values()), 4)
+    return mean, (_group_bits("routed", fmt) if groups["routed"] else mean)
 
 
 def _group_bits(group: str, fmt: WeightFormat) -> float:

@@ -8,11 +8,12 @@ from typing import Any
 
 from wattgpu_lite.checks import check_count, check_number
 from wattgpu_lite.errors import ConfigError
-from wattgpu_lite.specs.count import active_params, count_groups, storage_bits
+from wattgpu_lite.specs.count import active_params, count_groups, storage_bits, streamed_bits
 from wattgpu_lite.specs.hf_config import default_notes, load_config, parse_fields
 from wattgpu_lite.specs.moe_config import read_mla, read_moe
-from wattgpu_lite.specs.params import Family, count_params, family, mlp_params
+from wattgpu_lite.specs.params import Family, count_params, family, gathered_params, mlp_params
 from wattgpu_lite.specs.quant import weight_format
+from wattgpu_lite.specs.window import read_window
 
 BYTES_FP16 = 2  # bytes per stored value (weights and KV cache in FP16/BF16)
 # weight storage formats the physics knows (bits per weight are a field of their own)
@@ -47,14 +48,20 @@ class LLM:
     ``params_b`` is the total parameter count computed from the architecture (billions; the
     physics uses it); ``params_nominal_b`` the published figure (for the WattGPU models exactly
     WattGPU's ``total_b_params``, which the paper's features use); ``params_active_b`` the
-    parameters used per token (= ``params_b`` for a dense model).
+    parameters a token multiplies (``params_b`` less the gathered input tables, and for a MoE the
+    routed experts it skips; see :mod:`wattgpu_lite.specs.params`).
 
     Mixture-of-experts (``n_experts`` > 0): each of the ``n_moe_layers`` MoE layers holds
     ``n_experts`` routed experts of ``params_expert_b`` parameters each, of which
     ``n_experts_active`` (top-k) serve a token, beside ``n_shared_experts`` always-on experts
     (counted in the dense part). ``weight_format`` / ``weight_bits``: how the weights are stored
-    (bf16 = 16 bits; fp8 = 8; int4 with group scales and mxfp4 ≈ 4.25). ``mla_kv_width``: the
+    (bf16 = 16 bits; fp8 = 8; int4 with group scales and mxfp4 ≈ 4.25), the mean over every stored
+    weight; ``weight_bits_always`` / ``weight_bits_expert`` the widths a decode step streams, the
+    mean over the always-read weights (16-bit LM head, norms, and attention where kept) and the
+    routed experts' (:func:`~wattgpu_lite.specs.count.streamed_bits`). ``mla_kv_width``: the
     cached elements per token and layer of multi-head latent attention (DeepSeek-V3); 0 otherwise.
+    ``sliding_window`` / ``n_sliding_layers``: the window (tokens) and how many layers attend
+    through it (:mod:`wattgpu_lite.specs.window`); 0 / 0 without sliding-window attention.
     """
 
     name: str
@@ -73,7 +80,7 @@ class LLM:
     params_nominal_b: float
     in_wattgpu: bool
     source: str
-    params_active_b: float = 0.0  # 0 = dense: every parameter is active (set in __post_init__)
+    params_active_b: float = 0.0  # 0 = dense: params_b − the gathered tables (__post_init__)
     n_experts: int = 0
     n_experts_active: int = 0
     n_shared_experts: int = 0
@@ -82,6 +89,10 @@ class LLM:
     weight_format: str = "bf16"
     weight_bits: float = 16.0
     mla_kv_width: int = 0  # cached elements per token and layer of multi-head latent attention
+    weight_bits_always: float = 0.0  # 0 = weight_bits (set in __post_init__)
+    weight_bits_expert: float = 0.0  # 0 = weight_bits_always
+    sliding_window: int = 0  # tokens a sliding-window layer attends to (0 = none)
+    n_sliding_layers: int = 0
     architecture: str = ""  # the catalog row this checkpoint id resolved to ("" = itself)
 
     def __post_init__(self) -> None:
@@ -95,8 +106,15 @@ class LLM:
         if not (self.params_b > 0 and self.params_nominal_b > 0):
             raise ConfigError(f"LLM {self.name!r}: parameter counts must be > 0")
         if self.params_active_b == 0:
-            object.__setattr__(self, "params_active_b", self.params_b)
+            object.__setattr__(
+                self, "params_active_b", round(self.params_b - self.params_gathered_b, 6)
+            )
+        if self.weight_bits_always == 0:
+            object.__setattr__(self, "weight_bits_always", self.weight_bits)
+        if self.weight_bits_expert == 0:
+            object.__setattr__(self, "weight_bits_expert", self.weight_bits_always)
         self._check_moe()
+        self._check_window()
         if self.weight_format not in WEIGHT_FORMATS or not 1 <= self.weight_bits <= 32:
             raise ConfigError(
                 f"LLM {self.name!r}: weight_format {self.weight_format!r} / weight_bits "
@@ -117,6 +135,19 @@ class LLM:
             )
         if not 0 < self.params_active_b < self.params_b:
             raise ConfigError(f"LLM {self.name!r}: active parameters must be < total for MoE")
+
+    def _check_window(self) -> None:
+        """No sliding layers without a window, never more than n_layers, widths in 1-32 bits."""
+        if not (0 <= self.n_sliding_layers <= self.n_layers and self.sliding_window >= 0
+                and (self.sliding_window > 0) == (self.n_sliding_layers > 0)):  # fmt: skip
+            raise ConfigError(
+                f"LLM {self.name!r}: sliding_window {self.sliding_window!r} with "
+                f"n_sliding_layers {self.n_sliding_layers!r}; give both (window > 0 and 1 to "
+                "n_layers layers) or neither (0 and 0)"
+            )
+        for f in ("weight_bits_always", "weight_bits_expert"):
+            if not 1 <= getattr(self, f) <= 32:
+                raise ConfigError(f"LLM {self.name!r}: {f} {getattr(self, f)!r} must be 1-32 bits")
 
     def __repr__(self) -> str:
         return (
@@ -156,10 +187,19 @@ class LLM:
         return self.n_moe_layers * self.n_experts * self.params_expert_b
 
     @property
+    def params_gathered_b(self) -> float:
+        """Parameters a token gathers one row of, billions: an untied input embedding and learned
+        positions (:func:`~wattgpu_lite.specs.params.gathered_params`)."""
+        n = gathered_params(self.vocab_size, self.hidden_size, self.tie_embeddings,
+                            self.context_length, family(self.model_type))  # fmt: skip
+        return n / 1e9
+
+    @property
     def params_always_b(self) -> float:
-        """Parameters read at every decode step whatever the routing (attention, embeddings,
-        dense MLPs, shared experts, norms), billions: params_b − params_routed_b."""
-        return self.params_b - self.params_routed_b
+        """Parameters streamed at every decode step whatever the routing (attention, LM head,
+        dense MLPs, shared experts, norms, a tied embedding), billions:
+        params_b − params_routed_b − params_gathered_b."""
+        return self.params_b - self.params_routed_b - self.params_gathered_b
 
     @classmethod
     def from_hf_config(
@@ -178,11 +218,19 @@ class LLM:
         moe = read_moe(text, fields["n_layers"], fields["intermediate_size"])
         mla = read_mla(text)
         groups = count_groups(fields, fam, moe, mla)
+        gathered = gathered_params(fields["vocab_size"], fields["hidden_size"],
+                                   fields["tie_embeddings"], fields["context_length"], fam)  # fmt: skip
         fmt = weight_format(text)
+        always_bits, expert_bits = streamed_bits(groups, fmt, gathered)
+        window, sliding = read_window(text, str(text.get("model_type") or fields["model_type"]),
+                                      fields["n_layers"], fields["context_length"])  # fmt: skip
         label = name or cfg.get("_name_or_path") or cfg.get("name_or_path") or "custom model"
         extra = {
-            "params_active_b": round(active_params(groups, moe) / 1e9, 6),
+            # a dense model's is params_b − gathered, rounded as __post_init__ does it
+            "params_active_b": round(active_params(groups, moe, gathered) / 1e9, 6) if moe else 0.0,
             "weight_format": fmt.name, "weight_bits": storage_bits(groups, fmt),
+            "weight_bits_always": always_bits, "weight_bits_expert": expert_bits,
+            "sliding_window": window, "n_sliding_layers": sliding,
             "mla_kv_width": mla.kv_lora_rank + mla.qk_rope_head_dim if mla else 0,
         }  # fmt: skip
         if mla:

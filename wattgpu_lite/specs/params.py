@@ -10,8 +10,11 @@
     MLP       = 3·d·ff (gated: gate, up, down) or 2·d·ff (plain: up, down) + biases
     norm      = 2·d (LayerNorm: weight and bias) or d (RMSNorm: weight only)
 
-Active parameters (per token) = N − n_moe_layers · (E − k) · MLP(ff_e): every weight except the
-routed experts a token does not use (embeddings included, as most model cards count them).
+Active parameters (per token) = N − gathered − n_moe_layers · (E − k) · MLP(ff_e): every weight a
+token multiplies, so neither the routed experts it skips nor the tables it only gathers one row of
+(an untied input embedding, learned positions; a tied table is the LM head too and counts). This
+is OpenAI's convention for gpt-oss; publishers that count the input table as active (Qwen, Mistral)
+are compared with active + gathered (``tests/test_active_counts.py``).
 What differs between families (biases, norms, QK-norm, learned positions) is the ``FAMILIES``
 table keyed by ``model_type``, following each family's ``modeling_<type>.py`` in transformers;
 a type not in the table is counted like Llama (RMSNorm, no biases).
@@ -141,6 +144,15 @@ def embedding_groups(vocab: int, d: int, tied: bool, context: int, fam: Family) 
     positions = 0 if fam.pos_offset is None else (context + fam.pos_offset) * d
     embed_norm = norm_params(d, fam) if fam.embed_norm else 0
     return {"embed": vocab * d + positions + embed_norm + norm_params(d, fam), "lm_head": head}
+
+
+def gathered_params(vocab: int, d: int, tied: bool, context: int, fam: Family) -> int:
+    """Parameters a token gathers one row of rather than multiplies: the untied input token table
+    (vocab·d; a tied one is the LM head as well, multiplied and read whole every step) and a
+    learned position table ((context + offset)·d). A decode step of B tokens reads B·d of them."""
+    table = 0 if tied else vocab * d
+    positions = 0 if fam.pos_offset is None else (context + fam.pos_offset) * d
+    return table + positions
 
 
 def count_params(
