@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 
 import wattgpu_lite as wl  # noqa: E402
 from wattgpu_lite.face import labels, plots, style  # noqa: E402
-from wattgpu_lite.face.plots_folds import MAX_PANEL_ROWS, ROLE_COLORS  # noqa: E402
+from wattgpu_lite.face.plots_folds import MAX_PANEL_ROWS, READING_COLORS, ROLE_COLORS  # noqa: E402
 from wattgpu_lite.wattgpu import features, studies  # noqa: E402
 
 
@@ -68,6 +68,10 @@ def test_the_figure_check_sees_a_raw_title():
     ax.legend()
     ax.set_title("server_high")
     assert sorted(style.raw_names_in(fig)) == ["e_out_mj_ours", "server_high"]
+
+
+def test_readings_bars_colours_are_no_gpu_colour():
+    assert not set(READING_COLORS.values()) & set(style.GPU_PALETTE.values())
 
 
 def test_fold_maps_roles_are_no_gpu_colour_and_lolo_is_not_the_tallest_panel():
