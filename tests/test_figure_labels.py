@@ -108,3 +108,12 @@ def test_measured_vs_estimated_titles_its_scenarios_in_words():
                          "paper": [0.05, 0.1, 0.1, 0.2]})  # fmt: skip
     fig = plots.measured_vs_estimated(pred, ["physical", "paper"])
     assert style.raw_names_in(fig) == []
+    legend = [t.get_text() for t in fig.legends[0].texts]
+    assert legend == [labels.ESTIMATE_METHODS["physical"], labels.ESTIMATE_METHODS["paper"]]
+    assert all(ax.get_ylabel() for ax in fig.axes if ax.has_data())
+
+
+def test_every_estimate_method_of_notebook_01b_has_a_readable_name():
+    for method in ("physical", "paper", "ecologits"):
+        assert method in labels.ESTIMATE_METHODS
+        assert labels.ESTIMATE_METHODS[method] != method
