@@ -117,3 +117,10 @@ def test_every_estimate_method_of_notebook_01b_has_a_readable_name():
     for method in ("physical", "paper", "ecologits"):
         assert method in labels.ESTIMATE_METHODS
         assert labels.ESTIMATE_METHODS[method] != method
+
+
+def test_sla_choice_curve_names_its_sla_line():
+    sweep = pd.DataFrame({"itl_sla_ms": [5.0, 10.0, 20.0, 40.0], "pick": ["H200 NVL", "H200 NVL", "A30", "A30"],
+                          "energy_per_1k_tokens_j": [29000.0, 29000.0, 9300.0, 9300.0]})  # fmt: skip
+    ax = plots.sla_choice_curve(sweep, itl_sla_ms=30.0)
+    assert "SLA 30 ms" in [t.get_text() for t in ax.texts]
