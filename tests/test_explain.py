@@ -140,3 +140,21 @@ def test_json_round_trips_without_nan():
 
 def test_wl_explain_is_exported():
     assert wl.explain is explain
+
+
+def test_the_waterfall_labels_its_floor_off_every_bar(case):
+    """The "hard floor" label sits on no bar (it ran over the first bar at the left edge)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x, _ = case
+    fig = wl.plots.explain_waterfall(x)
+    fig.canvas.draw()
+    left = fig.axes[0]
+    (floor,) = [t for t in left.texts if t.get_text() == "hard floor"]
+    box = floor.get_window_extent()
+    bars = [p.get_window_extent() for p in left.patches if p.get_height() > 0]
+    assert not any(box.overlaps(b) for b in bars)
+    plt.close(fig)

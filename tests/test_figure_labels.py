@@ -17,7 +17,7 @@ import pytest  # noqa: E402
 
 import wattgpu_lite as wl  # noqa: E402
 from wattgpu_lite.face import labels, plots, style  # noqa: E402
-from wattgpu_lite.face.plots_folds import MAX_PANEL_ROWS, ROLE_COLORS  # noqa: E402
+from wattgpu_lite.face.plots_folds import MAX_PANEL_ROWS, READING_COLORS, ROLE_COLORS  # noqa: E402
 from wattgpu_lite.wattgpu import features, studies  # noqa: E402
 
 
@@ -70,6 +70,10 @@ def test_the_figure_check_sees_a_raw_title():
     assert sorted(style.raw_names_in(fig)) == ["e_out_mj_ours", "server_high"]
 
 
+def test_readings_bars_colours_are_no_gpu_colour():
+    assert not set(READING_COLORS.values()) & set(style.GPU_PALETTE.values())
+
+
 def test_fold_maps_roles_are_no_gpu_colour_and_lolo_is_not_the_tallest_panel():
     assert not set(ROLE_COLORS.values()) & set(style.GPU_PALETTE.values())
     names = {"cv": "CV", "lolo": "LOLO"}
@@ -104,3 +108,19 @@ def test_measured_vs_estimated_titles_its_scenarios_in_words():
                          "paper": [0.05, 0.1, 0.1, 0.2]})  # fmt: skip
     fig = plots.measured_vs_estimated(pred, ["physical", "paper"])
     assert style.raw_names_in(fig) == []
+    legend = [t.get_text() for t in fig.legends[0].texts]
+    assert legend == [labels.ESTIMATE_METHODS["physical"], labels.ESTIMATE_METHODS["paper"]]
+    assert all(ax.get_ylabel() for ax in fig.axes if ax.has_data())
+
+
+def test_every_estimate_method_of_notebook_01b_has_a_readable_name():
+    for method in ("physical", "paper", "ecologits"):
+        assert method in labels.ESTIMATE_METHODS
+        assert labels.ESTIMATE_METHODS[method] != method
+
+
+def test_sla_choice_curve_names_its_sla_line():
+    sweep = pd.DataFrame({"itl_sla_ms": [5.0, 10.0, 20.0, 40.0], "pick": ["H200 NVL", "H200 NVL", "A30", "A30"],
+                          "energy_per_1k_tokens_j": [29000.0, 29000.0, 9300.0, 9300.0]})  # fmt: skip
+    ax = plots.sla_choice_curve(sweep, itl_sla_ms=30.0)
+    assert "SLA 30 ms" in [t.get_text() for t in ax.texts]

@@ -84,6 +84,23 @@ def test_panels_of_small_and_large_gpus_get_their_own_axes(frame):
     plt.close("all")
 
 
+def test_scenario_legend_of_the_held_out_panels_clears_every_panel():
+    gpus = ("V100 SXM2 32GB", "T4", "A100 SXM4 40GB", "A30", "L40S", "L4")
+    grid = plots.predicted_vs_measured(_pred(gpus), "W")
+    grid.figure.canvas.draw()
+    legend = grid.legend.get_window_extent()
+    right = max(ax.get_tightbbox().x1 for ax in grid.axes.flat)  # tick labels included
+    assert legend.x0 >= right
+    assert "server, low load (0.017 req/s)" in [t.get_text() for t in grid.legend.texts]
+    plt.close("all")
+
+
+def test_the_memory_bound_line_is_in_the_legend(frame):
+    ax = plots.itl_vs_bandwidth_latency(frame)
+    assert any("2N / BW" in t.get_text() for t in ax.get_legend().texts)
+    plt.close("all")
+
+
 def test_gpu_lines_use_the_fixed_palette_and_the_legend_sits_outside(frame):
     ax = plots.power_vs_load(frame)
     legend = ax.get_legend()

@@ -122,6 +122,17 @@ def test_log_ticks_keep_decades_only_on_a_long_axis():
     plt.close("all")
 
 
+def test_log_ticks_do_not_mix_plain_numbers_and_powers_on_one_axis():
+    style.use_style()
+    ax = plt.subplots()[1]
+    ax.plot([1e-7, 10.0], [1, 2])
+    ax.set_xscale("log")
+    style.log_ticks(ax, "x")
+    labels = _tick_labels(ax)
+    assert labels and all(t.startswith("$") for t in labels), labels
+    plt.close("all")
+
+
 def test_use_style_sets_no_font_below_the_minimum():
     style.use_style()
     sizes = {k: matplotlib.rcParams[k] for k in matplotlib.rcParams if k.endswith("size")}

@@ -41,6 +41,10 @@ LABELS = {
     "coverage80": "coverage of the 80 % interval", "coverage90": "coverage of the 90 % interval",
     "mdape_ci90_lo": "MdAPE, 90 % CI low (%)", "mdape_ci90_hi": "MdAPE, 90 % CI high (%)",
 }  # fmt: skip
+# the energy estimators compared in notebook 01b (legend of ``measured_vs_estimated``): own names,
+# as ``label("paper")`` stays "paper" (the paper's published numbers, notebook 04)
+ESTIMATE_METHODS = {"physical": "physical mode (this kit)", "paper": "the paper's equations",
+                    "ecologits": "EcoLogits"}  # fmt: skip
 # a raw column name: lower-case words joined by underscores (``e_out_mj_ours``, ``server_high``),
 # not part of a path or a model name (``meta-llama/my_model``)
 RAW_NAME = re.compile(r"(?<![\w/.\-])[a-z][a-z0-9]*(?:_[a-z0-9]+)+(?![\w/\-])")

@@ -10,6 +10,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 
+from wattgpu_lite.face.labels import ESTIMATE_METHODS
 from wattgpu_lite.face.plots_explain import explain_waterfall  # noqa: F401  (re-exported: wl.explain)
 from wattgpu_lite.face.plots_selection import (  # noqa: F401  (re-exported: notebook 05, dashboard)
     gpu_energy_bars,
@@ -111,6 +112,7 @@ def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = "", markers=No
 def measured_vs_estimated(pred: pd.DataFrame, methods: list[str]):
     """Estimated vs measured J per generated token (log-log), one panel per scenario."""
     long = pred.melt(["gpu", "scenario", "energy_per_token_j"], methods, "method", "estimate_j")
+    long["method"] = long["method"].map(lambda m: ESTIMATE_METHODS.get(m, label(m)))
     grid = sns.relplot(data=long, x="energy_per_token_j", y="estimate_j", hue="method",
                        col="scenario", s=8, alpha=0.5, height=3.0, facet_kws={"sharex": False,
                                                                              "sharey": False})  # fmt: skip
@@ -121,6 +123,9 @@ def measured_vs_estimated(pred: pd.DataFrame, methods: list[str]):
     grid.set_axis_labels("measured J/token", "estimated J/token")
     for name, ax in grid.axes_dict.items():
         ax.set_title(label(name))  # server_low -> "server, low load (0.017 req/s)"
+        ax.set_ylabel("estimated J/token")  # every panel: each has its own y axis
+    grid.legend.set_title("estimate")
+    grid.tight_layout()  # room for the second panel's y label
     return grid.figure
 
 

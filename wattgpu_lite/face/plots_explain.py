@@ -65,8 +65,13 @@ def explain_waterfall(x: Explanation) -> plt.Figure:
     n = len(steps)
     _waterfall(left, steps, {n - 3, n - 1}, 1e3)
     left.axhline(x.floor_s * 1e3, color="black", ls="--", lw=1.0)
-    left.text(-0.4, x.floor_s * 1e3, "hard floor", va="bottom", ha="left")
+    # under the line in the correction's column: that bar floats on the prediction, which is held
+    # at or above the floor, so nothing is drawn there (at the left edge it ran over the first bar)
+    left.annotate("hard floor", (n - 2, x.floor_s * 1e3), xytext=(0, -3), textcoords="offset points",
+                  va="top", ha="center")  # fmt: skip
     left.set(ylabel="ITL (ms)")
+    top_ms = max(x.backbone_step_s, itl.final, x.floor_s) * 1e3
+    left.set_ylim(0, top_ms * 1.15)  # room for the values above the bars
     power = x.corrections["power"]
     busy_share = x.backbone_power_w - x.idle_power_w
     psteps = [("idle", x.idle_power_w), ("busy share", busy_share),

@@ -133,6 +133,8 @@ def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None,
                     textcoords="offset points", xytext=(3, 5), color=color)  # fmt: skip
     if itl_sla_ms is not None:
         ax.axvline(itl_sla_ms, color="black", ls="--", lw=1.0)
+        ax.annotate(f"SLA {itl_sla_ms:g} ms", (itl_sla_ms, 1), xycoords=("data", "axes fraction"),
+                    xytext=(3, -3), textcoords="offset points", va="top", ha="left")  # fmt: skip
     ax.set(xscale="log", xlabel="ITL SLA (ms)", ylabel="energy of the pick\n(J per 1,000 tokens)")
     ax.set_ylim(0, 1.2 * ok["energy_per_1k_tokens_j"].max())  # room for the labels
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))

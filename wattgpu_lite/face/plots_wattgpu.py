@@ -41,7 +41,9 @@ def coverage_heatmap(runs: pd.DataFrame) -> plt.Figure:
                 annot_kws={"size": MIN_FONT_PT}, linewidths=0.5)  # fmt: skip
     ax.set(xlabel="", ylabel="")
     ax.xaxis.tick_top()
-    ax.tick_params(axis="x", rotation=30, top=False)
+    ax.tick_params(axis="x", top=False)
+    # rotated about their anchor, left-aligned: each name starts above its own column
+    plt.setp(ax.get_xticklabels(), rotation=30, ha="left", rotation_mode="anchor")
     takeaway(ax, "Runs per (LLM, GPU): the 16 GB T4 holds only the small models", 70)
     return fig
 
@@ -86,9 +88,13 @@ def itl_vs_bandwidth_latency(frame: pd.DataFrame) -> plt.Axes:
     sns.scatterplot(data=frame, x="bandwidth_latency_s", y="itl_s", hue="scenario", s=8,
                     hue_order=SCENARIO_ORDER, ax=ax, linewidth=0)  # fmt: skip
     lo, hi = frame["bandwidth_latency_s"].min(), frame["bandwidth_latency_s"].max()
-    ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="ITL = 2N / BW")
+    (bound,) = ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="memory bound: ITL = 2N / BW")
     ax.set(xscale="log", yscale="log", xlabel="bandwidth latency 2N / BW (s)", ylabel="ITL (s)")
     log_ticks(ax)
+    # seaborn's legend was drawn before the line: add the bound to it
+    legend = ax.get_legend()
+    texts = [t.get_text() for t in legend.texts]
+    ax.legend([*legend.legend_handles, bound], [*texts, bound.get_label()])
     legend_outside(ax)
     readable_texts(ax)
     takeaway(
@@ -113,9 +119,13 @@ def importance_bars(summary: pd.DataFrame, title: str, ax=None) -> plt.Axes:
 def predicted_vs_measured(pred: pd.DataFrame, unit: str, log: bool = False) -> sns.FacetGrid:
     """Out-of-fold predictions vs measurements, one panel per held-out GPU, each on its own
     axes (a 72 W L4 and a 700 W H200 on shared axes would squash the small GPUs)."""
-    g = sns.relplot(data=pred, x="y_true", y="y_pred", hue="scenario", col="gpu", col_wrap=4,
-                    col_order=gpu_order(pred["gpu"]), hue_order=SCENARIO_ORDER, s=8, height=2.7,
-                    linewidth=0, facet_kws={"sharex": False, "sharey": False})  # fmt: skip
+    # the scenarios in words before the grid sizes its legend: relabelled afterwards, the longer
+    # texts ran over the right-hand panels' tick labels
+    data = pred.assign(scenario=pred["scenario"].map(label))
+    g = sns.relplot(data=data, x="y_true", y="y_pred", hue="scenario", col="gpu", col_wrap=4,
+                    col_order=gpu_order(pred["gpu"]), hue_order=[label(s) for s in SCENARIO_ORDER],
+                    s=8, height=2.7, linewidth=0,
+                    facet_kws={"sharex": False, "sharey": False})  # fmt: skip
     for gpu_name, ax in g.axes_dict.items():
         rows = pred[pred["gpu"] == gpu_name]
         lo, hi = rows[["y_true", "y_pred"]].min().min(), rows[["y_true", "y_pred"]].max().max()
@@ -125,8 +135,6 @@ def predicted_vs_measured(pred: pd.DataFrame, unit: str, log: bool = False) -> s
             log_ticks(ax)
     g.set_titles("{col_name}")
     g.set_axis_labels(f"measured ({unit})", f"predicted ({unit})")
-    for text in g.legend.texts if g.legend else []:
-        text.set_text(label(text.get_text()))  # server_high -> "server, high load (0.33 req/s)"
     return g
 
 

@@ -103,17 +103,45 @@ def log_ticks(ax, axis: str = "both"):
         lo, hi = sorted(ax.get_xlim() if name == "x" else ax.get_ylim())
         subs = (1.0, 2.0, 5.0) if hi / lo < 1000 else (1.0,)
         scale_axis.set_major_locator(mpl.ticker.LogLocator(base=10, subs=subs))
-        scale_axis.set_major_formatter(mpl.ticker.FuncFormatter(_plain_number))
+        scale_axis.set_major_formatter(_OneFormat())
         scale_axis.set_minor_formatter(mpl.ticker.NullFormatter())
     return ax
+
+
+def _plain_range(value: float) -> bool:
+    return 1e-4 * (1 - 1e-6) <= value < 1e6  # a tick at 1e-4 may arrive as 9.99999e-05
+
+
+class _OneFormat(mpl.ticker.Formatter):
+    """Plain numbers when every visible tick of the axis has one, else powers of ten for all:
+    one axis never mixes "0.0001" with "10⁻⁶"."""
+
+    ticks: tuple = ()
+
+    def set_locs(self, locs):
+        self.ticks = tuple(locs)
+
+    def __call__(self, value, pos=None):
+        lo, hi = sorted(self.axis.get_view_interval()) if self.axis is not None else (value, value)
+        shown = [v for v in self.ticks if lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9)]
+        if all(_plain_range(v) for v in shown if v > 0):
+            return _plain_number(value)
+        return _power_of_ten(value)
 
 
 def _plain_number(value: float, _pos=None) -> str:
     """1e-3 -> "0.001", 2e4 -> "20,000"; outside 1e-4 .. 1e6 mantissa × a power of ten."""
     if value <= 0:
         return ""
-    if 1e-4 * (1 - 1e-6) <= value < 1e6:  # a tick at 1e-4 may arrive as 9.99999e-05
+    if _plain_range(value):
         return f"{value:,.6f}".rstrip("0").rstrip(".")
+    return _power_of_ten(value)
+
+
+def _power_of_ten(value: float) -> str:
+    """1e-6 -> "$10^{-6}$", 2e7 -> "$2\\times10^{7}$"."""
+    if value <= 0:
+        return ""
     exponent = math.floor(math.log10(value) + 1e-6)
     mantissa = value / 10**exponent
     head = "" if abs(mantissa - 1) < 1e-6 else f"{mantissa:g}\\times"
