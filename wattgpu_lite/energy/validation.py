@@ -49,7 +49,7 @@ def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     df = runs[runs["dense"] & runs["scenario"].isin(SCENARIOS)].reset_index(drop=True)
     df = df[df["generated_tokens"] >= 2].reset_index(drop=True)
     llms = [catalog.llm(n) for n in df["llm"]]
-    gpus = [catalog.gpu(n) for n in df["gpu"]]
+    gpus = [backbone_runs.board(n) for n in df["gpu"]]  # the measured board's spec row
     df["t_in"], df["t_out"] = df["prompt_tokens"], df["generated_tokens"]
     offline = (df["scenario"] == "offline").to_numpy()
     df["slots"] = [float(kv_capacity_seqs(m, g, ti, to)) if off else 1.0 for m, g, ti, to, off
