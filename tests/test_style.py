@@ -102,32 +102,30 @@ def _tick_labels(ax, axis="x"):
     return [t.get_text() for t, p in zip(ticks, pos, strict=True) if lo <= p <= hi and t.get_text()]
 
 
-def test_log_ticks_label_a_short_axis_without_minor_clutter():
+def _log_x_axis(lo: float, hi: float):
+    """An axis spanning [lo, hi] on a log x scale, its ticks set by style.log_ticks."""
     style.use_style()
     ax = plt.subplots()[1]
-    ax.plot([0.012, 0.09], [1, 2])
+    ax.plot([lo, hi], [1, 2])
     ax.set_xscale("log")
     style.log_ticks(ax, "x")
+    return ax
+
+
+def test_log_ticks_label_a_short_axis_without_minor_clutter():
+    ax = _log_x_axis(0.012, 0.09)
     assert _tick_labels(ax) == ["0.02", "0.05"]
     plt.close("all")
 
 
 def test_log_ticks_keep_decades_only_on_a_long_axis():
-    style.use_style()
-    ax = plt.subplots()[1]
-    ax.plot([1e-4, 1.0], [1, 2])
-    ax.set_xscale("log")
-    style.log_ticks(ax, "x")
+    ax = _log_x_axis(1e-4, 1.0)
     assert _tick_labels(ax) == ["0.0001", "0.001", "0.01", "0.1", "1"]
     plt.close("all")
 
 
 def test_log_ticks_do_not_mix_plain_numbers_and_powers_on_one_axis():
-    style.use_style()
-    ax = plt.subplots()[1]
-    ax.plot([1e-7, 10.0], [1, 2])
-    ax.set_xscale("log")
-    style.log_ticks(ax, "x")
+    ax = _log_x_axis(1e-7, 10.0)
     labels = _tick_labels(ax)
     assert labels and all(t.startswith("$") for t in labels), labels
     plt.close("all")
