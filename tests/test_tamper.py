@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from fresh_load import load_in_fresh_interpreter
 
 import wattgpu_lite as wl
 from wattgpu_lite import datafiles as D
@@ -39,13 +37,8 @@ def _copy_data(tmp_path: Path) -> Path:
 
 
 def _load(data: Path, loader: str) -> str:
-    code = (f"import wattgpu_lite as wl\nfrom wattgpu_lite.errors import DataFileError\ntry:\n"
-            f"    {LOADERS[loader]}\n    print('LOADED')\nexcept DataFileError as e:\n"
-            f"    print('DataFileError:', e)\n")  # fmt: skip
-    env = {**os.environ, D.ENV_DATA: str(data), "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout.strip()
+    """What a fresh interpreter on ``data`` says: LOADED, or the DataFileError's message."""
+    return load_in_fresh_interpreter(data, LOADERS[loader])
 
 
 def _replace(old: str, new: str):

@@ -17,6 +17,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fresh_load import load_in_fresh_interpreter
 
 from wattgpu_lite import datafiles as D
 from wattgpu_lite.errors import DataFileError
@@ -191,16 +192,7 @@ LOADERS = {
 
 def _load(data: Path, loader: str) -> str:
     """What a fresh interpreter on ``data`` says: LOADED, or the DataFileError's message."""
-    import subprocess
-    import sys
-
-    code = (f"import wattgpu_lite as wl\nfrom wattgpu_lite.errors import DataFileError\ntry:\n"
-            f"    {LOADERS[loader]}\n    print('LOADED')\nexcept DataFileError as e:\n"
-            f"    print('DataFileError:', e)\n")  # fmt: skip
-    env = {**os.environ, D.ENV_DATA: str(data), "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout.strip()
+    return load_in_fresh_interpreter(data, LOADERS[loader])
 
 
 @pytest.fixture
