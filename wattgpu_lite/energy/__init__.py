@@ -26,8 +26,7 @@
   :mod:`~wattgpu_lite.energy.backbone_runs` and its seven constants fitted by
   :mod:`~wattgpu_lite.energy.backbone_fit`;
 - :mod:`~wattgpu_lite.energy.validation`: every mode against the measured energy per token, physical
-  mode's constants refitted leave-one-GPU-out (:mod:`~wattgpu_lite.energy.fit`: the raw roofline's
-  κ and static share, kept for :func:`~wattgpu_lite.energy.physical.defaults`).
+  mode's seven constants refitted leave-one-GPU-out.
 
 Taught in notebooks 01 (the derivation, the paper's tables, the audit, the check against
 measurements) and 02 (where the joules go). Imports :mod:`wattgpu_lite.specs` and

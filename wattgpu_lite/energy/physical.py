@@ -11,9 +11,11 @@ Argument tuples: :mod:`wattgpu_lite.energy.args`.
 
 Energy coefficients: two bases (:mod:`wattgpu_lite.energy.hardware`) — ``"spec"`` (physical
 mode: alpha = TDP / the compute peak) and ``"antepara"`` (microbenchmarks; the low-level default,
-which the hybrid predictor's physics features use). Static power = static_fraction × TDP per GPU;
-kappa scales the coefficients to what inference kernels spend. Both are fitted per basis
-(:mod:`wattgpu_lite.energy.validation`) and read from ``energy_coefficients.csv``.
+which the hybrid predictor's physics features use). This module evaluates the equations at any
+constants it is given: ``wl.estimate_energy`` passes the backbone's fitted ones
+(:mod:`wattgpu_lite.energy.backbone_energy`); :func:`defaults` reads the raw roofline's κ and
+static share from ``energy_coefficients.csv`` for the low-level property tests and the sweep
+benchmark.
 """
 
 from __future__ import annotations
