@@ -10,7 +10,7 @@ Run: .venv/bin/python benchmarks/external_check.py
 
 from __future__ import annotations
 
-from wattgpu_lite.hybrid import external_report as R
+from wattgpu_lite.hybrid.report import external_per_gpu as R
 
 
 def main() -> None:

@@ -15,7 +15,8 @@ import time
 from importlib.metadata import version
 
 from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.hybrid import protocol, report
+from wattgpu_lite.hybrid.fit import protocol
+from wattgpu_lite.hybrid.report import results as report
 
 PACKAGES = ("numpy", "scipy", "pandas", "xgboost-cpu", "scikit-learn")
 

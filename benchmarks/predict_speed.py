@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 import wattgpu_lite as wl
-from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridModel
 
 ROWS = 10_000
 

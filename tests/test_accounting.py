@@ -13,7 +13,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import symbolic_physical as SP
 from wattgpu_lite.energy.traffic import bytes_table
-from wattgpu_lite.hybrid import bounds
+from wattgpu_lite.hybrid.predict import bounds
 
 # (catalog row, published active B, does the figure count the input table?, where it is published)
 # OpenAI's 3.6 / 5.1 B are the kit's count without the input table to 0.2 % (with it: 4.19 /

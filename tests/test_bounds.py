@@ -164,7 +164,7 @@ def test_correction_false_is_the_backbone_alone_with_physics_intervals():
 def test_the_shipped_efficiencies_never_beat_the_peak():
     """η_bw and η_flops are achieved shares of the spec sheet's peaks: in (0, 1]."""
     from wattgpu_lite.energy.backbone_fit import UPPER
-    from wattgpu_lite.hybrid.model import HybridModel
+    from wattgpu_lite.hybrid.predict.model import HybridModel
 
     c = HybridModel.pretrained().constants
     assert 0 < c.eta_bw <= 1 and 0 < c.eta_flops <= 1
@@ -206,7 +206,7 @@ def test_the_floor_at_a_rate_is_the_step_a_request_sees():
     """At a rate a request shares its step with the L others in flight: the floor is
     s_floor(1 + L), computed here from bounds.floor_step_s on the same row."""
     from wattgpu_lite.energy import backbone_rows as R
-    from wattgpu_lite.hybrid import bounds
+    from wattgpu_lite.hybrid.predict import bounds
 
     llm, gpu = wl.llm("meta-llama/Llama-3.1-8B-Instruct"), wl.gpu("H100 NVL")
     frame = pd.DataFrame({"llm": [llm.name], "gpu": [gpu.name], "rate_qps": [2.0]})

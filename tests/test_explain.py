@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.hybrid import model as hybrid_model
-from wattgpu_lite.hybrid.correction import Correction
-from wattgpu_lite.hybrid.explain import BINDINGS, explain
-from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.predict import model as hybrid_model
+from wattgpu_lite.hybrid.predict.correction import Correction
+from wattgpu_lite.hybrid.predict.explain import BINDINGS, explain
+from wattgpu_lite.hybrid.predict.model import HybridModel
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 CASES = {

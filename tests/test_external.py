@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from wattgpu_lite.errors import WattGPUError
-from wattgpu_lite.hybrid import external as X
-from wattgpu_lite.hybrid import external_predict as P
-from wattgpu_lite.hybrid import external_report as R
-from wattgpu_lite.hybrid import external_scope as S
+from wattgpu_lite.hybrid.report import external as X
+from wattgpu_lite.hybrid.report import external_per_gpu as R
+from wattgpu_lite.hybrid.report import external_predict as P
+from wattgpu_lite.hybrid.report import external_scope as S
 from wattgpu_lite.specs.catalog import gpu, gpus
 
 

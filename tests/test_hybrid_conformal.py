@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wattgpu_lite.hybrid import calibration as K
-from wattgpu_lite.hybrid.conformal import group_quantile, weighted_quantile
+from wattgpu_lite.hybrid.fit import conformal as C
+from wattgpu_lite.hybrid.fit.conformal import group_quantile, weighted_quantile
+from wattgpu_lite.hybrid.predict import intervals as K
 
 
 def test_weighted_quantile_by_hand():
@@ -42,7 +43,7 @@ def test_half_width_grows_with_the_level_and_interpolates():
     rng = np.random.default_rng(1)
     scores = np.abs(rng.normal(0, 0.2, 400))
     tables = {
-        "new gpu": {"power": K.table(scores, np.repeat(np.arange(8), 50), np.full(400, "server"))}
+        "new gpu": {"power": C.table(scores, np.repeat(np.arange(8), 50), np.full(400, "server"))}
     }
     regime = np.array(["server"])
     q = [

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from xgboost import XGBRegressor
 
-from wattgpu_lite.hybrid.trees import Forest
+from wattgpu_lite.hybrid.predict.trees import Forest
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from wattgpu_lite.__main__ import main
-from wattgpu_lite.hybrid import report
+from wattgpu_lite.hybrid.report import results as report
 
 
 def _frame(y_true, y_pred, q80):

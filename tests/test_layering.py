@@ -19,6 +19,8 @@ RANKS = {
     "errors": 0, "datafiles": 0.5, "checks": 0.5, "specs": 1, "runs": 2, "energy": 3, "wattgpu": 3, "hybrid": 4,
     "selection": 5, "face": 6, "__main__": 7,
 }  # fmt: skip
+# inside hybrid: what predicts, what fits (and may use the predictor), what reports on both
+HYBRID_PARTS = {"predict": 0, "fit": 1, "report": 2}
 LAZY_ALLOWED = ("wattgpu_lite.face.cli",)  # the CLI imports a command's chapter when it runs
 
 
@@ -67,6 +69,12 @@ def chapter(module: str) -> str:
     return parts[1] if len(parts) > 1 else "__init__"
 
 
+def hybrid_part(module: str) -> str | None:
+    """predict, fit or report for a module of ``wattgpu_lite.hybrid.<part>``, else None."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "hybrid" else None
+
+
 def graph() -> dict[str, set[tuple[str, bool]]]:
     """module -> {(imported module, lazily?)} over the whole package but its lazy ``__init__``."""
     edges = {}
@@ -90,6 +98,9 @@ def flow_violations(edges: dict[str, set[tuple[str, bool]]]) -> list[str]:
                 bad.append(
                     f"{src} imports {dst}: {a} may not import {b} (the flow runs the other way)"
                 )
+            pa, pb = hybrid_part(src), hybrid_part(dst)
+            if a == b == "hybrid" and pa and pb and HYBRID_PARTS[pb] > HYBRID_PARTS[pa]:
+                bad.append(f"{src} imports {dst}: hybrid.{pa} may not import hybrid.{pb}")
             if lazy and not src.startswith(LAZY_ALLOWED):
                 bad.append(f"{src} imports {dst} inside a function: import it at the top")
     return bad
@@ -151,7 +162,14 @@ def test_few_modules_remain_at_the_top():
             {"wattgpu_lite.energy.physical": {("wattgpu_lite.wattgpu.features", False)}},
             "energy may not import wattgpu",
         ),
-        ({"wattgpu_lite.hybrid.model": {("wattgpu_lite.runs.table", True)}}, "inside a function"),
+        (
+            {"wattgpu_lite.hybrid.predict.model": {("wattgpu_lite.runs.table", True)}},
+            "inside a function",
+        ),
+        (
+            {"wattgpu_lite.hybrid.predict.api": {("wattgpu_lite.hybrid.fit.build", False)}},
+            "hybrid.predict may not import hybrid.fit",
+        ),
     ],
 )
 def test_the_checker_names_both_modules_of_a_bad_import(edges, expected):
@@ -164,3 +182,32 @@ def test_the_checker_finds_a_cycle():
     edges = {"wattgpu_lite.runs.a": {("wattgpu_lite.runs.b", False)},
              "wattgpu_lite.runs.b": {("wattgpu_lite.runs.a", False)}}  # fmt: skip
     assert cycles(edges) == [["wattgpu_lite.runs.a", "wattgpu_lite.runs.b", "wattgpu_lite.runs.a"]]
+
+
+def third_party_imports(path: Path) -> set[str]:
+    """Top-level names of the non-kit packages a file imports (anywhere in it)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names - {"wattgpu_lite", "__future__"}
+
+
+def test_what_predicts_needs_numpy_and_pandas_only():
+    """hybrid.predict (what ``wl.predict`` imports) never names XGBoost or scikit-learn."""
+    import sys
+
+    allowed = {"numpy", "pandas", *sys.stdlib_module_names}
+    for path in sorted((PACKAGE / "hybrid" / "predict").glob("*.py")):
+        assert third_party_imports(path) <= allowed, (
+            path.name,
+            third_party_imports(path) - allowed,
+        )
+
+
+def test_hybrid_is_three_parts_and_nothing_loose():
+    loose = {p.stem for p in (PACKAGE / "hybrid").glob("*.py")} - {"__init__"}
+    assert loose == set() and {p.name for p in (PACKAGE / "hybrid").iterdir() if p.is_dir()
+                               and p.name != "__pycache__"} == set(HYBRID_PARTS)  # fmt: skip

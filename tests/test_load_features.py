@@ -7,9 +7,9 @@ import pandas as pd
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.hybrid import bounds as B
-from wattgpu_lite.hybrid.candidates import candidates
-from wattgpu_lite.hybrid.correction import FEATURE_GROUPS, MONOTONE_DOWN, MONOTONE_UP
+from wattgpu_lite.hybrid.fit.candidates import candidates
+from wattgpu_lite.hybrid.predict import bounds as B
+from wattgpu_lite.hybrid.predict.correction import FEATURE_GROUPS, MONOTONE_DOWN, MONOTONE_UP
 
 
 def test_no_candidate_sees_a_regime_flag():

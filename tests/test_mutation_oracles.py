@@ -151,7 +151,7 @@ def test_a_multi_query_flag_outside_falcon_means_one_kv_head():
 
 
 def test_weighted_quantile_by_hand():
-    from wattgpu_lite.hybrid.conformal import weighted_quantile
+    from wattgpu_lite.hybrid.fit.conformal import weighted_quantile
 
     ones = np.ones(4)
     # half of the weight lies at or below 2: the 50 % quantile is 2, not the next score
@@ -161,7 +161,7 @@ def test_weighted_quantile_by_hand():
 
 
 def test_groups_weigh_equally_whatever_their_size():
-    from wattgpu_lite.hybrid.conformal import group_quantile
+    from wattgpu_lite.hybrid.fit.conformal import group_quantile
 
     # group A: three runs at 1; group B: runs at 0 and 10. Each group weighs 1 (A's runs 1/3 each,
     # B's 1/2): the weight at or below 1 is 0.5 + 1 = 1.5 of 2 (75 %). So the 76 % quantile is
@@ -172,8 +172,8 @@ def test_groups_weigh_equally_whatever_their_size():
 
 
 def test_extrapolation_counts_e_folds_beyond_the_training_range():
-    from wattgpu_lite.hybrid.engine import WATCHED, excess_efolds, notes_for
-    from wattgpu_lite.hybrid.model import HybridModel
+    from wattgpu_lite.hybrid.predict.model import HybridModel
+    from wattgpu_lite.hybrid.predict.steps import WATCHED, excess_efolds, notes_for
 
     model = HybridModel.pretrained()
     inside = {n: np.array([math.sqrt(model.ranges[n][0] * model.ranges[n][1])]) for n in WATCHED}
@@ -186,7 +186,7 @@ def test_extrapolation_counts_e_folds_beyond_the_training_range():
 
 
 def test_status_of_a_row_at_capacity_and_at_the_smallest_cache():
-    from wattgpu_lite.hybrid.engine import _status
+    from wattgpu_lite.hybrid.predict.steps import _status
 
     cap, capacity = np.array([1.5, 1.5, 0.5]), np.array([2.0, 2.0, 2.0])
     rate = np.array([2.0, 1.0, 1.0])  # exactly at capacity: no steady state
@@ -219,7 +219,7 @@ def test_watt_counts_rates_and_the_shortest_usable_request():
 
 
 def test_status_boundaries_a_full_cache_and_a_single_sequence_are_served():
-    from wattgpu_lite.hybrid.engine import _status
+    from wattgpu_lite.hybrid.predict.steps import _status
 
     # a batch exactly at the cache's capacity fits; a replica holding exactly one sequence serves
     cap, nan = np.array([8.0, 1.0]), np.array([np.nan, np.nan])

@@ -12,7 +12,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import CapacityError, InvalidInputError, SpecError
-from wattgpu_lite.hybrid.prediction import Prediction
+from wattgpu_lite.hybrid.predict.prediction import Prediction
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"

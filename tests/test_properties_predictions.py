@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import CapacityError
-from wattgpu_lite.hybrid.engine import predict_arrays
-from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.steps import predict_arrays
 
 LLMS = list(wl.llms()["name"])
 GPUS = list(wl.gpus()["name"])

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from wattgpu_lite.hybrid import external, report
+from wattgpu_lite.hybrid.report import external
+from wattgpu_lite.hybrid.report import results as report
 
 # the README's prose with its line breaks folded, so a figure may wrap
 README = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())

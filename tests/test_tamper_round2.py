@@ -109,7 +109,7 @@ def test_a_deleted_file_without_the_env_var_says_git_checkout(monkeypatch):
 
 
 def test_a_deleted_state_json_is_a_data_file_error_through_the_loader(data):
-    from wattgpu_lite.hybrid.model import HybridModel
+    from wattgpu_lite.hybrid.predict.model import HybridModel
 
     path = data / "models/wattgpu_hybrid/state.json"
     original = path.read_bytes()

@@ -36,11 +36,11 @@ _EXPORTS: dict[str, str] = {
     "EnergyEstimate": "energy.result",
     "WattGPU": "wattgpu.predictor",
     "evaluate": "wattgpu.evaluation",
-    "HybridModel": "hybrid.model",
-    "predict": "hybrid.api",
-    "predict_many": "hybrid.api",
-    "explain": "hybrid.explain",
-    "Prediction": "hybrid.prediction",
+    "HybridModel": "hybrid.predict.model",
+    "predict": "hybrid.predict.api",
+    "predict_many": "hybrid.predict.api",
+    "explain": "hybrid.predict.explain",
+    "Prediction": "hybrid.predict.prediction",
     "rank_gpus": "selection.rank",
 }
 # wl.<name> -> module: the chapters (subpackages) and the modules the notebooks and README name

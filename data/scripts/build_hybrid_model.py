@@ -1,5 +1,5 @@
 """Build data/models/wattgpu_hybrid: the hybrid predictor fitted on every dense Watt Counts run,
-with its interval tables (wattgpu_lite.hybrid.build; deterministic, seed 0).
+with its interval tables (wattgpu_lite.hybrid.fit.build; deterministic, seed 0).
 
     .venv/bin/python data/scripts/build_hybrid_model.py     # about five minutes on 2 cores
 """
@@ -7,8 +7,8 @@ with its interval tables (wattgpu_lite.hybrid.build; deterministic, seed 0).
 from __future__ import annotations
 
 from wattgpu_lite.datafiles import data_dir
-from wattgpu_lite.hybrid.build import build
-from wattgpu_lite.hybrid.model import HYBRID_DIR
+from wattgpu_lite.hybrid.fit.build import build
+from wattgpu_lite.hybrid.predict.model import HYBRID_DIR
 
 
 def main() -> None:

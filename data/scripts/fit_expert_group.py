@@ -21,8 +21,8 @@ import pandas as pd
 
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.hybrid import external as X
-from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.report import external as X
 from wattgpu_lite.specs.catalog import gpu, llm
 
 CANDIDATES_US = (0.0, 1.0, 2.0, 4.0, 8.0)

@@ -18,8 +18,8 @@ from wattgpu_lite.energy.result import EnergyEstimate
 from wattgpu_lite.face.explorer import BASIS
 from wattgpu_lite.face.labels import label
 from wattgpu_lite.face.style import WIDE_FIGSIZE
-from wattgpu_lite.hybrid.explain import Explanation
-from wattgpu_lite.hybrid.prediction import Prediction
+from wattgpu_lite.hybrid.predict.explain import Explanation
+from wattgpu_lite.hybrid.predict.prediction import Prediction
 
 # the words a step-time term carries on the figure (never a raw key)
 TERM_LABELS = {

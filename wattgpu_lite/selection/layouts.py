@@ -25,7 +25,7 @@ from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.occupancy import replica_weight_bytes
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.api import check_num_gpus
+from wattgpu_lite.hybrid.predict.api import check_num_gpus
 from wattgpu_lite.selection.inputs import check_gpu_counts
 from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
 

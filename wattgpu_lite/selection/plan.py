@@ -28,8 +28,8 @@ from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.energy.occupancy import kv_copies, replica_weight_bytes
 from wattgpu_lite.energy.precision import served_format
-from wattgpu_lite.hybrid import engine as E
-from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.selection import layouts as LAY
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout

@@ -23,8 +23,8 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.api import check_level
-from wattgpu_lite.hybrid.api import resolve_load as resolve_hybrid_load
+from wattgpu_lite.hybrid.predict.api import check_level
+from wattgpu_lite.hybrid.predict.api import resolve_load as resolve_hybrid_load
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
 from wattgpu_lite.runs.schema import scenario_for_rate

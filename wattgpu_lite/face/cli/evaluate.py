@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
 def run_hybrid(args: argparse.Namespace) -> int:
     from wattgpu_lite.errors import InvalidInputError
-    from wattgpu_lite.hybrid import report
+    from wattgpu_lite.hybrid.report import results as report
 
     if args.strategy not in ("logo", "lolo"):
         raise InvalidInputError("--model hybrid is evaluated by --strategy logo or lolo (nested)")

@@ -201,7 +201,7 @@ def text_view(x, w: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wattgpu_lite.hybrid.explain import explain
+    from wattgpu_lite.hybrid.predict.explain import explain
 
     layout = layout_from(args)
     x = explain(resolve_llm(args.llm), resolve_gpu(args.gpu), rate_qps=args.rate_qps,

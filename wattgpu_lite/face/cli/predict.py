@@ -63,7 +63,7 @@ def text_view(p, w: dict | None = None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wattgpu_lite.hybrid.api import predict
+    from wattgpu_lite.hybrid.predict.api import predict
 
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,

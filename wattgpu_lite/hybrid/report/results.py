@@ -1,7 +1,7 @@
 """Summaries of the nested protocol: per held-out group, pooled with a GPU-bootstrap interval, and
 beside the paper.
 
-The input is :func:`wattgpu_lite.hybrid.protocol.nested`'s table (one row per held-out run and
+The input is :func:`wattgpu_lite.hybrid.fit.protocol.nested`'s table (one row per held-out run and
 target); data/hybrid/nested_<strategy>.csv ships it (built by benchmarks/hybrid_protocol.py).
 """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from wattgpu_lite.hybrid.api import predict
+from wattgpu_lite.hybrid.predict.api import predict
 from wattgpu_lite.specs.catalog import GPU, gpu
 
 # the spec fields the form shows (the predictor's GPU inputs), with units in the names

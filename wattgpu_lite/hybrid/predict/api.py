@@ -21,10 +21,10 @@ from wattgpu_lite import checks
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.errors import CapacityError, InvalidInputError
-from wattgpu_lite.hybrid import engine as E
-from wattgpu_lite.hybrid.model import HybridModel
-from wattgpu_lite.hybrid.prediction import Inputs, Interval, Prediction
-from wattgpu_lite.hybrid.row_checks import (
+from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.prediction import Inputs, Interval, Prediction
+from wattgpu_lite.hybrid.predict.requests import (
     MAX_GPUS,
     Request,
     check_columns,

@@ -4,7 +4,7 @@ Each row of the table is one published measurement (a paper's or a benchmark rep
 data/external_measurements.md). It is turned into the question its harness asked — the LLM and GPU
 by catalog name, the GPUs of one replica and its weight format, the load one replica carried and the
 token counts — and the answer is put in the measurement's own scope
-(:mod:`~wattgpu_lite.hybrid.external_scope`). Nothing here is fitted: the table reports, it never
+(:mod:`~wattgpu_lite.hybrid.report.external_scope`). Nothing here is fitted: the table reports, it never
 tunes.
 
 Mapping rules (each stated, none tuned):
@@ -32,8 +32,8 @@ from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy.breakdown import J_PER_WH
 from wattgpu_lite.errors import WattGPUError
-from wattgpu_lite.hybrid import external_scope as X
-from wattgpu_lite.hybrid.external_predict import predict_rows
+from wattgpu_lite.hybrid.report import external_scope as X
+from wattgpu_lite.hybrid.report.external_predict import predict_rows
 from wattgpu_lite.specs.catalog import gpu, llm
 
 SAME_ARCHITECTURE = {

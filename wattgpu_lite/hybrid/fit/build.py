@@ -15,12 +15,12 @@ import xgboost
 
 import wattgpu_lite
 from wattgpu_lite.energy import backbone_runs as T
-from wattgpu_lite.hybrid import calibration as K
-from wattgpu_lite.hybrid import fitting as F
-from wattgpu_lite.hybrid import protocol as PR
-from wattgpu_lite.hybrid.candidates import candidates
-from wattgpu_lite.hybrid.engine import gpu_fingerprint, llm_fingerprint
-from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.fit import conformal as C
+from wattgpu_lite.hybrid.fit import fitting as F
+from wattgpu_lite.hybrid.fit import protocol as PR
+from wattgpu_lite.hybrid.fit.candidates import candidates
+from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.steps import gpu_fingerprint, llm_fingerprint
 from wattgpu_lite.runs import measurements
 
 
@@ -55,7 +55,7 @@ def tables(ts: T.TrainingSet, chosen: dict[str, str], oofs: dict[str, dict]) -> 
     out = {}
     for basis, (kind, names, floor) in plan.items():
         oof = oofs[kind]
-        out[basis] = {t: K.table(_scores(ts, oof, names[t], t), oof["group"], reg, floor)
+        out[basis] = {t: C.table(_scores(ts, oof, names[t], t), oof["group"], reg, floor)
                       for t in T.TARGETS}  # fmt: skip
     return out
 

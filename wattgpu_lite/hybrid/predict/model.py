@@ -5,7 +5,7 @@
 
 Built by data/scripts/build_hybrid_model.py (:func:`build`): the candidate chosen per target by
 leave one GPU out on all eight GPUs, refitted on every dense run, calibrated on held-out residuals
-(:mod:`wattgpu_lite.hybrid.calibration`). Loading needs numpy only (no XGBoost, no scikit-learn).
+(:mod:`wattgpu_lite.hybrid.predict.intervals`). Loading needs numpy only (no XGBoost, no scikit-learn).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from wattgpu_lite.datafiles import data_dir, read_bytes, read_json
 from wattgpu_lite.energy.backbone import Constants
-from wattgpu_lite.hybrid.correction import Correction
+from wattgpu_lite.hybrid.predict.correction import Correction
 
 HYBRID_DIR = "models/wattgpu_hybrid"
 SCHEMA_VERSION = 2

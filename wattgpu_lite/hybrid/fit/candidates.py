@@ -11,7 +11,7 @@ from functools import cache
 import numpy as np
 
 from wattgpu_lite.datafiles import data_dir, read_json
-from wattgpu_lite.hybrid.correction import FEATURE_GROUPS
+from wattgpu_lite.hybrid.predict.correction import FEATURE_GROUPS
 
 PATH = "hybrid/candidates.json"
 

@@ -13,10 +13,10 @@ import numpy as np
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.uniques import unique_by_identity
-from wattgpu_lite.hybrid import bounds as B
-from wattgpu_lite.hybrid import calibration as K
-from wattgpu_lite.hybrid.correction import feature_matrix, load_features
-from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.predict import bounds as B
+from wattgpu_lite.hybrid.predict import intervals as K
+from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
+from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 

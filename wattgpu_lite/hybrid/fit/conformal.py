@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from wattgpu_lite.hybrid.predict.intervals import LEVEL_GRID
+
 FLOOR = 0.6
 
 
@@ -39,3 +41,17 @@ def group_quantile(scores, groups, level: float, floor: float = FLOOR) -> float:
         float(np.quantile(s[codes == k], floor, method="higher")) for k in range(len(names))
     )
     return max(q_level, q_floor)
+
+
+def table(scores, groups, regimes, per_group_floor: bool = True) -> dict[str, dict[str, float]]:
+    """{regime: {level: q}} on :data:`LEVEL_GRID` from held-out scores and their groups."""
+    s, g, r = (np.asarray(a) for a in (scores, groups, regimes))
+    out = {}
+    for reg in np.unique(r):
+        m = r == reg
+        if per_group_floor:
+            out[str(reg)] = {f"{lv:g}": group_quantile(s[m], g[m], lv) for lv in LEVEL_GRID}
+        else:
+            w = np.ones(int(m.sum()))
+            out[str(reg)] = {f"{lv:g}": weighted_quantile(s[m], w, lv) for lv in LEVEL_GRID}
+    return out

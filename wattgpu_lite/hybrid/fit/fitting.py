@@ -13,10 +13,10 @@ import numpy as np
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy.backbone import Constants, idle_power_w
 from wattgpu_lite.energy.backbone_fit import fit_constants
-from wattgpu_lite.hybrid import bounds as B
-from wattgpu_lite.hybrid import correction as C
-from wattgpu_lite.hybrid.candidates import Candidate, candidates, xgb_params
-from wattgpu_lite.hybrid.correction_fit import fit as fit_correction
+from wattgpu_lite.hybrid.fit.candidates import Candidate, candidates, xgb_params
+from wattgpu_lite.hybrid.fit.correction_fit import fit as fit_correction
+from wattgpu_lite.hybrid.predict import bounds as B
+from wattgpu_lite.hybrid.predict import correction as C
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,12 @@ from collections.abc import Sequence
 import numpy as np
 from xgboost import XGBRegressor
 
-from wattgpu_lite.hybrid.correction import MONOTONE_DOWN, MONOTONE_UP, TARGET_CLIP, Correction
+from wattgpu_lite.hybrid.predict.correction import (
+    MONOTONE_DOWN,
+    MONOTONE_UP,
+    TARGET_CLIP,
+    Correction,
+)
 
 
 def fit(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], bound: float,

@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy.precision import canonical_format
-from wattgpu_lite.hybrid import engine as E
-from wattgpu_lite.hybrid.api import check_level
-from wattgpu_lite.hybrid.model import HybridModel
+from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict.api import check_level
+from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 

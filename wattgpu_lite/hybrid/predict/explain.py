@@ -16,7 +16,7 @@ the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
   roofline + layout term (collectives, expert groups, replicated weights) + the prompt's share
   (B · prefill time / T_out) + the fixed cost c_0 + c_1 · n_layers. These add up to the
   backbone's ITL exactly;
-- the hard floor (:func:`wattgpu_lite.hybrid.bounds.floor_step_s`), idle and busy power;
+- the hard floor (:func:`wattgpu_lite.hybrid.predict.bounds.floor_step_s`), idle and busy power;
 - the learned correction per target (a factor on the backbone, 1 on "physics" rows) and why it
   applies or not; the final value = the backbone × the factor, held inside the bounds (ITL ≥ the
   floor, power in [P_idle, G · TDP]) — the table says when a bound binds;
@@ -36,12 +36,12 @@ import pandas as pd
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.hybrid import bounds as B
-from wattgpu_lite.hybrid import engine as E
-from wattgpu_lite.hybrid.api import DEFAULT_LEVEL, predict
-from wattgpu_lite.hybrid.model import HybridModel
-from wattgpu_lite.hybrid.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
-from wattgpu_lite.hybrid.row_checks import check_request
+from wattgpu_lite.hybrid.predict import bounds as B
+from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
+from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
+from wattgpu_lite.hybrid.predict.requests import check_request
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT

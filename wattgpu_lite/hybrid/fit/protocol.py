@@ -9,7 +9,7 @@ For every outer fold (one held-out GPU, or one held-out LLM):
 3. the held-out rows are predicted once, with 80 % and 90 % intervals, and scored.
 
 Nothing of the held-out GPU or LLM touches steps 1–2. The result is one row per held-out run and
-target (:func:`nested`), summarised per held-out group (:mod:`wattgpu_lite.hybrid.report`).
+target (:func:`nested`), summarised per held-out group (:mod:`wattgpu_lite.hybrid.report.results`).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from sklearn.model_selection import GroupKFold
 from tqdm.auto import tqdm
 
 from wattgpu_lite.energy import backbone_runs as T
-from wattgpu_lite.hybrid import fitting as F
-from wattgpu_lite.hybrid.candidates import candidates, select
-from wattgpu_lite.hybrid.conformal import group_quantile
+from wattgpu_lite.hybrid.fit import fitting as F
+from wattgpu_lite.hybrid.fit.candidates import candidates, select
+from wattgpu_lite.hybrid.fit.conformal import group_quantile
 from wattgpu_lite.wattgpu.metrics import mdape_pct
 
 LEVELS = (0.8, 0.9)
@@ -147,7 +147,7 @@ PHYSICS = "physics"  # the backbone-alone candidate of candidates.json
 def outside_support(train: T.TrainingSet, test: T.TrainingSet) -> np.ndarray:
     """Rows of ``test`` whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16
     FLOP/s: the shipped predictor answers them with the backbone alone
-    (:func:`wattgpu_lite.hybrid.engine.outside_support`), and so does the protocol."""
+    (:func:`wattgpu_lite.hybrid.predict.steps.outside_support`), and so does the protocol."""
     away = np.zeros(len(test.frame), dtype=bool)
     for attr in ("bandwidth", "flops"):
         lo, hi = getattr(train.rows, attr).min(), getattr(train.rows, attr).max()

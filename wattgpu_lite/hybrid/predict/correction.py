@@ -8,7 +8,7 @@ physics fixes a sign, XGBoost's ``monotone_constraints`` hold it: the correction
 load rises, so neither does the prediction. The clip bounds how far data may pull physics.
 
 This module predicts with numpy (:mod:`trees`); fitting, which needs XGBoost, is in
-:mod:`wattgpu_lite.hybrid.correction_fit`, so a prediction never imports XGBoost.
+:mod:`wattgpu_lite.hybrid.fit.correction_fit`, so a prediction never imports XGBoost.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from wattgpu_lite.energy.uniques import unique_by_identity
-from wattgpu_lite.hybrid.trees import Forest
+from wattgpu_lite.hybrid.predict.trees import Forest
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 
@@ -60,7 +60,7 @@ def llm_features(m: LLM) -> dict[str, float]:
 def load_features(out: dict[str, np.ndarray], bytes_per_flop: np.ndarray) -> dict[str, np.ndarray]:
     """The load inputs of the correction, physical quantities only: the sequences in flight and
     the share of time busy (the backbone's outputs), and the bytes per FLOP of the step a request
-    sees (:func:`wattgpu_lite.hybrid.bounds.bytes_per_flop`). No regime flag: batch mode and a
+    sees (:func:`wattgpu_lite.hybrid.predict.bounds.bytes_per_flop`). No regime flag: batch mode and a
     rate differ in these quantities, and each target is corrected in its own unit."""
     return {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
             "busy_fraction": out["busy_fraction"],

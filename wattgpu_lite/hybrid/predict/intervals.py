@@ -19,24 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.hybrid.conformal import group_quantile, weighted_quantile
-
 BASES = ("cv", "new gpu", "new llm", "new gpu and llm", "physics")
 LEVEL_GRID = tuple(round(x, 3) for x in (*np.arange(0.50, 0.991, 0.01), 0.995, 0.999))
-
-
-def table(scores, groups, regimes, per_group_floor: bool = True) -> dict[str, dict[str, float]]:
-    """{regime: {level: q}} on :data:`LEVEL_GRID` from held-out scores and their groups."""
-    s, g, r = (np.asarray(a) for a in (scores, groups, regimes))
-    out = {}
-    for reg in np.unique(r):
-        m = r == reg
-        if per_group_floor:
-            out[str(reg)] = {f"{lv:g}": group_quantile(s[m], g[m], lv) for lv in LEVEL_GRID}
-        else:
-            w = np.ones(int(m.sum()))
-            out[str(reg)] = {f"{lv:g}": weighted_quantile(s[m], w, lv) for lv in LEVEL_GRID}
-    return out
 
 
 def half_width(

@@ -23,8 +23,8 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy import backbone_runs as T
-from wattgpu_lite.hybrid import external as X
-from wattgpu_lite.hybrid import external_scope as S
+from wattgpu_lite.hybrid.report import external as X
+from wattgpu_lite.hybrid.report import external_scope as S
 from wattgpu_lite.specs.catalog import gpu, llm
 
 BYTES_PER_WEIGHT = {"bf16": 2.0, "fp8": 1.0, "mxfp4": 4.25 / 8, "nvfp4": 4.5 / 8}

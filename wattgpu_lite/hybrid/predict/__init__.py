@@ -1,0 +1,17 @@
+"""What predicts (numpy only; ``wl.predict`` imports nothing else of the chapter).
+
+The vectorised path runs named steps (:mod:`~wattgpu_lite.hybrid.predict.steps`): resolve →
+rows → backbone → correction → bounds → intervals, into one typed result.
+
+- :mod:`~wattgpu_lite.hybrid.predict.api`: ``wl.predict`` and ``wl.predict_many``;
+  :mod:`~wattgpu_lite.hybrid.predict.requests`: the checks every request and frame row goes through;
+- :mod:`~wattgpu_lite.hybrid.predict.model`: the shipped state (constants, trees, ranges, tables);
+- :mod:`~wattgpu_lite.hybrid.predict.correction`, :mod:`~wattgpu_lite.hybrid.predict.trees`: the
+  bounded, monotone correction in log space, its trees evaluated with numpy;
+- :mod:`~wattgpu_lite.hybrid.predict.bounds`: the hard floors and power limits;
+- :mod:`~wattgpu_lite.hybrid.predict.intervals`: which calibration table (basis) applies, and its
+  half-width at a level;
+- :mod:`~wattgpu_lite.hybrid.predict.prediction`: the typed ``Prediction``;
+  :mod:`~wattgpu_lite.hybrid.predict.explain`: the same prediction term by term;
+  :mod:`~wattgpu_lite.hybrid.predict.byo`: bring your own GPU. Taught in notebook 06.
+"""
