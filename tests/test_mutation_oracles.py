@@ -173,7 +173,7 @@ def test_groups_weigh_equally_whatever_their_size():
 
 def test_extrapolation_counts_e_folds_beyond_the_training_range():
     from wattgpu_lite.hybrid.predict.model import HybridModel
-    from wattgpu_lite.hybrid.predict.steps import WATCHED, excess_efolds, notes_for
+    from wattgpu_lite.hybrid.predict.support import WATCHED, excess_efolds, notes_for
 
     model = HybridModel.pretrained()
     inside = {n: np.array([math.sqrt(model.ranges[n][0] * model.ranges[n][1])]) for n in WATCHED}
@@ -186,7 +186,7 @@ def test_extrapolation_counts_e_folds_beyond_the_training_range():
 
 
 def test_status_of_a_row_at_capacity_and_at_the_smallest_cache():
-    from wattgpu_lite.hybrid.predict.steps import _status
+    from wattgpu_lite.hybrid.predict.result import status_of as _status
 
     cap, capacity = np.array([1.5, 1.5, 0.5]), np.array([2.0, 2.0, 2.0])
     rate = np.array([2.0, 1.0, 1.0])  # exactly at capacity: no steady state
@@ -219,7 +219,7 @@ def test_watt_counts_rates_and_the_shortest_usable_request():
 
 
 def test_status_boundaries_a_full_cache_and_a_single_sequence_are_served():
-    from wattgpu_lite.hybrid.predict.steps import _status
+    from wattgpu_lite.hybrid.predict.result import status_of as _status
 
     # a batch exactly at the cache's capacity fits; a replica holding exactly one sequence serves
     cap, nan = np.array([8.0, 1.0]), np.array([np.nan, np.nan])

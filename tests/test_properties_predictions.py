@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 import wattgpu_lite as wl
 from wattgpu_lite.errors import CapacityError
 from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.hybrid.predict.steps import predict_arrays
 
 LLMS = list(wl.llms()["name"])
@@ -22,21 +23,21 @@ SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)
 pairs = st.tuples(st.sampled_from(LLMS), st.sampled_from(GPUS))
 
 
-def grid(llm: str, gpu: str, t_in, t_out, rate, batch) -> dict:
+def grid(llm: str, gpu: str, t_in, t_out, rate, batch) -> StepResult:
     n = max(np.size(t_in), np.size(t_out), np.size(rate), np.size(batch))
     return predict_arrays(HybridModel.pretrained(), [wl.llm(llm)] * n, [wl.gpu(gpu)] * n,
                           t_in, t_out, rate, batch)  # fmt: skip
 
 
-def ok(out: dict) -> np.ndarray:
-    return out["status"] == "ok"
+def ok(out: StepResult) -> np.ndarray:
+    return out.status == "ok"
 
 
 @SETTINGS
 @given(pairs)
 def test_itl_per_request_never_falls_with_batch(pair):
     out = grid(*pair, 200, 200, np.nan, np.arange(1.0, 513.0))
-    itl = out["itl_s"][ok(out)]
+    itl = out.itl_s[ok(out)]
     assert np.all(np.diff(itl) >= -1e-12 * itl[:-1])
 
 
@@ -46,7 +47,7 @@ def test_itl_per_request_never_falls_with_context(pair):
     limit = wl.llm(pair[0]).context_length
     t_in = np.unique(np.geomspace(1, max(limit - 256, 1), 40).round())
     out = grid(*pair, t_in, 256, np.nan, 4.0)
-    itl = out["itl_s"][ok(out)]
+    itl = out.itl_s[ok(out)]
     assert np.all(np.diff(itl) >= -1e-12 * itl[:-1])
 
 
@@ -55,8 +56,8 @@ def test_itl_per_request_never_falls_with_context(pair):
 def test_power_stays_between_idle_and_tdp_and_rises_with_the_rate(pair):
     out = grid(*pair, 15, 180, np.geomspace(0.01, 20, 60), np.nan)
     m = ok(out)
-    power, tdp = out["power_w"][m], wl.gpu(pair[1]).tdp_w
-    assert np.all(power >= out["idle_power_w"][m] * (1 - 1e-12)) and np.all(power <= 1.05 * tdp)
+    power, tdp = out.power_w[m], wl.gpu(pair[1]).tdp_w
+    assert np.all(power >= out.idle_power_w[m] * (1 - 1e-12)) and np.all(power <= 1.05 * tdp)
     assert np.all(np.diff(power) >= -1e-9 * tdp)
 
 
@@ -64,10 +65,9 @@ def test_power_stays_between_idle_and_tdp_and_rises_with_the_rate(pair):
 @given(pairs, st.sampled_from([0.8, 0.9]))
 def test_values_are_finite_positive_and_inside_their_intervals(pair, level):
     out = grid(*pair, [15, 500, 2000], [180, 300, 500], [0.05, np.nan, 1.0], [np.nan, 16, np.nan])
-    out = {k: v for k, v in out.items() if k != "_watched"}
     m = ok(out)
     for q in ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j"):
-        v, lo, hi = out[q][m], out[f"{q}_lo"][m], out[f"{q}_hi"][m]
+        v, lo, hi = getattr(out, q)[m], getattr(out, f"{q}_lo")[m], getattr(out, f"{q}_hi")[m]
         assert np.all(np.isfinite(v) & (v > 0)) and np.all((lo <= v) & (v <= hi))
 
 

@@ -30,6 +30,7 @@ from wattgpu_lite.energy.occupancy import kv_copies, replica_weight_bytes
 from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.selection import layouts as LAY
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
@@ -48,7 +49,7 @@ def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
 
 
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
-             weights=None) -> dict:  # fmt: skip
+             weights=None) -> StepResult:  # fmt: skip
     gpus = [g for g, _ in plans]
     return E.predict_arrays(HybridModel.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
                             rate, batch, level, _layouts(plans), [weights] * len(plans))  # fmt: skip
@@ -60,15 +61,15 @@ def max_rate_under_sla(
     """Per GPU, the largest rate [req/s] one replica serves with ITL ≤ ``sla_s`` (0 if even the
     lightest load misses the SLA; NaN if the model does not fit)."""
     light = _predict(llm, gpus, t_in, t_out, 1e-6, np.nan, level, weights)
-    capacity = light["capacity_qps"]
-    ok = (light["status"] == "ok") & (light["itl_s"] <= sla_s)
+    capacity = light.capacity_qps
+    ok = (light.status == "ok") & (light.itl_s <= sla_s)
     lo, hi = np.zeros(len(gpus)), np.where(ok, capacity * (1 - 1e-9), 0.0)
     for _ in range(BISECTION_STEPS):
         mid = 0.5 * (lo + hi)
         out = _predict(llm, gpus, t_in, t_out, np.maximum(mid, 1e-12), np.nan, level, weights)
-        good = (out["status"] == "ok") & (out["itl_s"] <= sla_s)
+        good = (out.status == "ok") & (out.itl_s <= sla_s)
         lo, hi = np.where(good, mid, lo), np.where(good, hi, mid)
-    fits = light["max_batch"] >= 1
+    fits = light.max_batch >= 1
     return np.where(fits, np.where(ok, lo, 0.0), np.nan)
 
 
@@ -81,20 +82,18 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> 
     r_max = max_rate_under_sla(llm, gpus, t_in, t_out, sla_s, level, weights)
     light = _predict(llm, gpus, t_in, t_out, 1e-6, np.nan, level, weights)
     feasible = np.isfinite(r_max) & (r_max > 0)
-    per_replica = np.where(feasible, r_max, 0.9 * light["capacity_qps"])
+    per_replica = np.where(feasible, r_max, 0.9 * light.capacity_qps)
     needed = np.ceil(rate_qps / np.where(per_replica > 0, per_replica, np.inf))
     shown = np.where(needed <= MAX_REPLICAS, np.maximum(needed, 1.0), np.nan)
     replicas = np.where(feasible, shown, np.nan)
     shown = np.where(np.isnan(r_max), np.nan, shown)  # a replica that does not fit has no count
     share = rate_qps / np.where(np.isfinite(shown), shown, 1.0)
     out = _predict(llm, gpus, t_in, t_out, share, np.nan, level, weights)
-    why = [
-        _why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light["itl_s"], strict=True)
-    ]
+    why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light.itl_s, strict=True)]
     why = [memory_why_not(llm, d, t_in, t_out, weights) if w == "does not fit in memory" else w
            for w, d in zip(why, gpus, strict=True)]  # fmt: skip
     frame = _frame(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
-    seen = np.minimum(1.0 + out["in_flight"], np.maximum(out["max_batch"], 1.0))
+    seen = np.minimum(1.0 + out.in_flight, np.maximum(out.max_batch, 1.0))
     frame = _explain(frame, llm, gpus, t_in, t_out, seen, weights)
     # each replica serves λ/R, so its energy per token, P̄ / ((λ/R)·T_out), is already the
     # plan's: R·P̄ / (λ·T_out)
@@ -112,15 +111,15 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
     b = R.offline_in_flight(cap, OFFLINE_PROMPTS) if batch is None else np.full(len(gpus), batch)
     out = _predict(llm, gpus, t_in, t_out, np.nan, np.where(cap >= 1, b, 1.0), level, weights)
     why = []
-    for status, itl, d in zip(out["status"], out["itl_s"], gpus, strict=True):
+    for status, itl, d in zip(out.status, out.itl_s, gpus, strict=True):
         if status == "does not fit in memory":
             why.append(memory_why_not(llm, d, t_in, t_out, weights))
         elif status != "ok":
             why.append(str(status))
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
-    frame = _frame(gpus, out, np.where(out["status"] == "ok", 1.0, np.nan), why)
-    frame = _explain(frame, llm, gpus, t_in, t_out, out["in_flight"], weights)
+    frame = _frame(gpus, out, np.where(out.status == "ok", 1.0, np.nan), why)
+    frame = _explain(frame, llm, gpus, t_in, t_out, out.in_flight, weights)
     return frame.assign(total_power_w=frame["power_w"])
 
 
@@ -160,16 +159,16 @@ def _why_not(replicas: float, r_max: float, light_itl: float, sla_s: float) -> s
     return ""
 
 
-def _frame(gpus, out: dict, replicas, why) -> pd.DataFrame:
-    cols = {q: out[q] for q in QUANTITIES}
-    cols |= {f"{q}_{e}": out[f"{q}_{e}"] for q in QUANTITIES for e in ("lo", "hi")}
+def _frame(gpus, out: StepResult, replicas, why) -> pd.DataFrame:
+    cols = {q: getattr(out, q) for q in QUANTITIES}
+    cols |= {f"{q}_{e}": getattr(out, f"{q}_{e}") for q in QUANTITIES for e in ("lo", "hi")}
     lays = _layouts(gpus)
     return pd.DataFrame({
         "gpu": [g.name for g, _ in gpus], "num_gpus": [p.num_gpus for p in lays],
         "layout": [p.label for p in lays], "tp": [p.tp for p in lays], "ep": [p.ep for p in lays],
         "replicas": replicas,
         **cols,
-        "in_flight": out["in_flight"], "max_batch": out["max_batch"], "basis": out["basis"],
+        "in_flight": out.in_flight, "max_batch": out.max_batch, "basis": out.basis,
         "meets_sla": [w == "" for w in why], "why_not": why,
         "tdp_w": [g.tdp_w for g, _ in gpus], "memory_gb": [g.memory_gb for g, _ in gpus],
         "fp16_tflops_per_w": [g.fp16_tflops / g.tdp_w for g, _ in gpus],

@@ -156,3 +156,16 @@ def resolve_gpu(value: Any) -> GPU:
         raise SpecError(f"a GPU is a catalog name, a spec dict or a path to a spec .json file; "
                         f"got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
     return gpu(value)
+
+
+def resolve_each(values, resolve) -> list:
+    """``resolve`` applied to each value, each distinct one once (names repeat across rows; an
+    object that is not a name is keyed by identity)."""
+    seen: dict = {}
+    out = []
+    for v in values:
+        key = v if isinstance(v, str) else id(v)
+        if key not in seen:
+            seen[key] = resolve(v)
+        out.append(seen[key])
+    return out

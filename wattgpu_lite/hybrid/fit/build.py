@@ -20,7 +20,7 @@ from wattgpu_lite.hybrid.fit import fitting as F
 from wattgpu_lite.hybrid.fit import protocol as PR
 from wattgpu_lite.hybrid.fit.candidates import candidates
 from wattgpu_lite.hybrid.predict.model import HybridModel
-from wattgpu_lite.hybrid.predict.steps import gpu_fingerprint, llm_fingerprint
+from wattgpu_lite.hybrid.predict.support import gpu_fingerprint, llm_fingerprint
 from wattgpu_lite.runs import measurements
 
 

@@ -22,8 +22,9 @@ from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict import support as U
 from wattgpu_lite.hybrid.predict.model import HybridModel
-from wattgpu_lite.hybrid.predict.prediction import Inputs, Interval, Prediction
+from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
 from wattgpu_lite.hybrid.predict.requests import (
     MAX_GPUS,
     Request,
@@ -33,14 +34,13 @@ from wattgpu_lite.hybrid.predict.requests import (
     frame_requests,
     resolve_load,
 )
-from wattgpu_lite.runs.schema import scenario_for_rate
+from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
 from wattgpu_lite.specs.layout import Parallel
-from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
+from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 __all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many",
            "resolve_load"]  # fmt: skip
-INVALID = "invalid input"
 DEFAULT_LEVEL = 0.8
 
 
@@ -82,7 +82,7 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
                     None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
                     model.architecture_name, layout.tp, layout.ep)  # fmt: skip
-    return _record(HybridModel.pretrained(), out, 0, inputs, [model], [device])
+    return prediction_of(out, 0, inputs, _notes(HybridModel.pretrained(), out, 0))
 
 
 def _model(correction: bool) -> HybridModel:
@@ -93,56 +93,26 @@ def _model(correction: bool) -> HybridModel:
     return shipped if correction else shipped.backbone_only()
 
 
-def _raise_for_status(out: dict, llm: str, gpu: str, rate: float, batch: float) -> None:
-    message = _status_message(out, 0, llm, gpu, rate, batch)
+def _raise_for_status(out: StepResult, llm: str, gpu: str, rate: float, batch: float) -> None:
+    message = _message(out, 0, llm, gpu, rate, batch)
     if message:
         raise CapacityError(message)
 
 
-def _status_message(out: dict, i: int, llm: str, gpu: str, rate: float, batch: float) -> str:
-    """Why row ``i`` of :func:`engine.predict_arrays` has no answer ("" when 'ok')."""
-    status = str(out["status"][i])
-    if status == "ok":
-        return ""
-    cap, qps = int(max(out["max_batch"][i], 0)), float(out["capacity_qps"][i])
-    if status == "saturated":
-        return (
-            f"{rate:g} req/s is beyond what one {gpu} can serve with {llm}: its capacity is about "
-            f"{qps:.3g} req/s ({cap} sequences in flight). Pass a lower rate_qps, or use more "
-            "replicas (wl.rank_gpus plans them)."
-        )
-    if status == "does not fit in memory":
-        return (f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "
-                "pick a GPU with more memory (wl.rank_gpus lists them)")  # fmt: skip
-    return (f"batch {batch:g} is above the {cap} sequences the {gpu}'s KV cache holds "
-            f"for {llm} at these token counts; pass batch <= {cap}")  # fmt: skip
+def _message(out: StepResult, i: int, llm: str, gpu: str, rate: float, batch: float) -> str:
+    """Why row ``i`` has no answer ("" when OK)."""
+    return Status(out.status[i]).message(llm, gpu, rate, batch, float(out.max_batch[i]),
+                                         float(out.capacity_qps[i]))  # fmt: skip
 
 
-def _interval(out: dict, key: str, i: int, level: float) -> Interval:
-    return Interval(float(out[f"{key}_lo"][i]), float(out[f"{key}_hi"][i]), level,
-                    str(out["basis"][i]))  # fmt: skip
-
-
-def _record(model, out: dict, i: int, inputs: Inputs, llms, gpus) -> Prediction:
-    """One row of :func:`engine.predict_arrays` as a Prediction."""
-    num = {k: float(out[k][i]) for k in ("power_w", "itl_s", "time_per_token_s",
-                                           "energy_per_token_j", "in_flight", "busy_fraction",
-                                           "capacity_qps", "idle_power_w")}  # fmt: skip
-    kind = "physics" if str(out["basis"][i]) == "physics" else "hybrid"
-    scenario = "offline" if inputs.rate_qps is None else scenario_for_rate(inputs.rate_qps)
-    notes = tuple(E.notes_for(model, out["_watched"], i))
-    if out["itl_s"][i] <= out["itl_floor_s"][i] * (1 + 1e-12):
-        notes += (f"ITL held at the physical floor {1e3 * out['itl_floor_s'][i]:.4g} ms (bytes per "
+def _notes(model: HybridModel, out: StepResult, i: int) -> tuple[str, ...]:
+    """Row ``i``'s notes: inputs beyond the training range, and the floor when it holds the ITL."""
+    notes = tuple(U.notes_for(model, out.watched, i))
+    if out.itl_s[i] <= out.itl_floor_s[i] * (1 + 1e-12):
+        notes += (f"ITL held at the physical floor {1e3 * out.itl_floor_s[i]:.4g} ms (bytes per "
                   "step / peak bandwidth, FLOPs per step / peak FLOP/s): the correction would "
                   "have gone below it",)  # fmt: skip
-    return Prediction(
-        kind, inputs, num["power_w"], _interval(out, "power_w", i, inputs.level), num["itl_s"],
-        _interval(out, "itl_s", i, inputs.level), num["time_per_token_s"],
-        _interval(out, "time_per_token_s", i, inputs.level), num["energy_per_token_j"],
-        _interval(out, "energy_per_token_j", i, inputs.level), num["in_flight"],
-        num["busy_fraction"], num["capacity_qps"], int(out["max_batch"][i]), num["idle_power_w"],
-        str(scenario), notes,
-    )  # fmt: skip
+    return notes
 
 
 def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
@@ -164,36 +134,28 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
     check_columns(frame)
     level = check_level(level)
     model = _model(correction)
-    llms = _resolve_each(frame["llm"], resolve_llm)
-    gpus = _resolve_each(frame["gpu"], resolve_gpu)
+    llms = resolve_each(frame["llm"], resolve_llm)
+    gpus = resolve_each(frame["gpu"], resolve_gpu)
     requests = frame_requests(frame, llms, gpus)
     good = np.array([isinstance(r, Request) for r in requests], dtype=bool)
     idx = np.flatnonzero(good)
     valid: list[Request] = [requests[i] for i in idx]  # type: ignore[misc]
     n = len(frame)
-    keep: dict[str, np.ndarray] = {}
+    keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
+    keep |= {"basis": np.full(n, "", dtype=object),
+             "status": np.full(n, Status.INVALID.value, dtype=object)}  # fmt: skip
+    messages = np.full(n, "", dtype=object)
     if len(idx):
         out = E.predict_arrays(model, [llms[i] for i in idx],
                                [gpus[i] for i in idx], [r.t_in for r in valid],
                                [r.t_out for r in valid], [r.rate_qps for r in valid],
                                [r.batch for r in valid], level, [r.layout for r in valid],
                                [r.weights for r in valid])  # fmt: skip
-        for k, v in out.items():
-            if k.startswith("_") or k == "widening":
-                continue
-            text = k in ("basis", "status")
-            full = np.full(n, INVALID if k == "status" else "", dtype=object) if text else (
-                np.full(n, np.nan))  # fmt: skip
-            full[idx] = v
-            keep[k] = full
-        messages = np.full(n, "", dtype=object)
+        for k, v in out.columns().items():
+            keep[k][idx] = v
         for j, i in enumerate(idx):
-            messages[i] = _status_message(out, j, llms[i].name, gpus[i].name, valid[j].rate_qps,
-                                          valid[j].batch)  # fmt: skip
-    else:
-        keep = {k: np.full(n, np.nan) for k in _NUMBERS}
-        keep |= {"basis": np.full(n, "", dtype=object), "status": np.full(n, INVALID, dtype=object)}
-        messages = np.full(n, "", dtype=object)
+            messages[i] = _message(out, j, llms[i].name, gpus[i].name, valid[j].rate_qps,
+                                   valid[j].batch)  # fmt: skip
     for i in np.flatnonzero(~good):
         messages[i] = requests[i]
     t_in = _echo(frame, "t_in", DEFAULT_T_IN, requests, "t_in")
@@ -202,11 +164,6 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
     return frame.reset_index(drop=True).assign(
         llm_architecture=arch, t_in=t_in, t_out=t_out, **keep, message=messages
     )
-
-
-_QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
-_NUMBERS = [*_QUANTITIES, "in_flight", "busy_fraction", "capacity_qps", "max_batch",
-            "idle_power_w", *(f"{q}_{s}" for q in _QUANTITIES for s in ("lo", "hi"))]  # fmt: skip
 
 
 def _echo(frame: pd.DataFrame, col: str, default, requests, attr: str) -> np.ndarray:
@@ -220,15 +177,3 @@ def _echo(frame: pd.DataFrame, col: str, default, requests, attr: str) -> np.nda
 
 def _as_float(value) -> float:
     return float(value) if checks.is_real(value) else np.nan
-
-
-def _resolve_each(values: pd.Series, resolve) -> list:
-    """Resolve each distinct value once (names repeat across rows)."""
-    cache: dict = {}
-    out = []
-    for v in values:
-        key = v if isinstance(v, str) else id(v)
-        if key not in cache:
-            cache[key] = resolve(v)
-        out.append(cache[key])
-    return out

@@ -23,121 +23,31 @@ the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
 - energy per token = power × time per token; the intervals and their basis.
 """
 
-from __future__ import annotations
-
-import json
-import math
-from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict import support as U
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
+from wattgpu_lite.hybrid.predict.explanation import (
+    BINDINGS,
+    REL,
+    Correction,
+    Explanation,
+    Part,
+    parts_of,
+)
 from wattgpu_lite.hybrid.predict.model import HybridModel
-from wattgpu_lite.hybrid.predict.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
 from wattgpu_lite.hybrid.predict.requests import check_request
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 __all__ = ["BINDINGS", "Correction", "Explanation", "Part", "explain"]
-
-# the step-time terms that add up to the backbone step time, and what binds when each is largest
-BINDINGS = {
-    "memory": "bandwidth",
-    "compute": "compute",
-    "power limit": "power limit",
-    "layout": "communication",
-    "prompt": "prompt processing",
-    "fixed": "fixed cost",
-}
-REL = 1e-9  # "equal" for a bound: the final value sits on it within this share
-
-
-@dataclass(frozen=True)
-class Part:
-    """One row of the explanation: ``group`` (what kind of part), ``name``, ``value`` in ``unit``;
-    ``in_sum``: the step-time terms whose values add up to the backbone step time."""
-
-    group: str
-    name: str
-    value: float
-    unit: str
-    note: str = ""
-    in_sum: bool = False
-    lo: float | None = None  # the interval's ends, for the predicted quantities
-    hi: float | None = None
-
-
-@dataclass(frozen=True)
-class Correction:
-    """The learned correction of one target ("power" or "itl"): backbone × learned factor, held
-    inside the bounds. ``factor`` = final / backbone (equals ``learned`` unless a bound binds)."""
-
-    target: str
-    backbone: float
-    learned: float  # exp(the correction model's output); 1 when the correction does not apply
-    final: float
-    factor: float  # final / backbone
-    applies: bool
-    bound: str  # "" or the bound that holds the final value: "floor", "idle power", "TDP"
-    why: str
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """A prediction (``prediction``, exactly what ``wl.predict`` returns) and its parts."""
-
-    prediction: Prediction
-    step_batch: float  # sequences in the decode step a request sees
-    bytes_per_step: dict[str, float]  # weights read, KV reads, KV writes (B per step)
-    flops_per_step: dict[str, float]  # matrix, attention (FLOP per step)
-    step_terms_s: dict[str, float]  # memory, compute, power limit, layout, prompt, fixed
-    roofline: str  # which of memory / compute / power limit sets the step's roofline
-    binding: str  # the largest term of the sum, in words (BINDINGS)
-    backbone_step_s: float  # = the backbone ITL
-    floor_s: float
-    idle_power_w: float
-    busy_power_w: float  # backbone power while a request is in flight
-    busy_fraction: float
-    backbone_power_w: float
-    replica_tdp_w: float
-    corrections: dict[str, Correction]
-    basis: str
-    widening: float
-    parts: tuple[Part, ...]
-
-    @property
-    def inputs(self) -> Inputs:
-        return self.prediction.inputs
-
-    def table(self) -> pd.DataFrame:
-        """One row per part: group, part, value, unit, in_sum, note."""
-        return pd.DataFrame([_row(p) for p in self.parts])
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain dict with ``schema_version``: the prediction, the parts and the summary fields."""
-        body = {k: v for k, v in asdict(self).items() if k not in ("prediction", "parts")}
-        return {"schema_version": SCHEMA_VERSION, "prediction": self.prediction.to_dict(),
-                **body, "parts": [_row(p) for p in self.parts]}  # fmt: skip
-
-    def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-    def _repr_html_(self) -> str:
-        return self.table().to_html(index=False)
-
-
-def _row(part: Part) -> dict[str, Any]:
-    """A part as a table row: ``part`` (its name), then the other fields."""
-    row = asdict(part)
-    return {"group": row.pop("group"), "part": row.pop("name"), **row}
 
 
 def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
@@ -162,24 +72,24 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     rows, cap = R.build(llms, gpus, i.t_in, i.t_out, **deploy)
     c = hm.constants
     offline = np.isnan(np.array([rate]))
-    in_flight = out["in_flight"]
+    in_flight = out.in_flight
     step_batch = np.where(offline, in_flight, np.minimum(1.0 + in_flight, np.maximum(cap, 1.0)))
     step = _step_parts(rows, step_batch, c)
-    learned, applies_why = _learned(hm, llms, gpus, rows, cap, rate, bat, c, out)
-    busy = float(out["busy_fraction"][0])
+    learned, applies_why = _learned(hm, llms, gpus, rows, cap, rate, bat, out)
+    busy = float(out.busy_fraction[0])
     busy_batch = in_flight if offline[0] else np.maximum(in_flight / max(busy, 1e-300), 1.0)
     busy_w = float(S.busy_power_w(rows, busy_batch, c)[0])
     corrections = _corrections(out, learned, applies_why)
-    parts = _parts(p, out, step, corrections, busy_w, busy, float(step_batch[0]))
+    parts = parts_of(p, out, step, corrections, busy_w, busy, float(step_batch[0]))
     return Explanation(
         prediction=p, step_batch=float(step_batch[0]), bytes_per_step=step["bytes"],
         flops_per_step=step["flops"], step_terms_s=step["terms"], roofline=step["roofline"],
-        binding=step["binding"], backbone_step_s=float(out["backbone_itl_s"][0]),
-        floor_s=float(out["itl_floor_s"][0]), idle_power_w=float(out["idle_power_w"][0]),
+        binding=step["binding"], backbone_step_s=float(out.backbone_itl_s[0]),
+        floor_s=float(out.itl_floor_s[0]), idle_power_w=float(out.idle_power_w[0]),
         busy_power_w=busy_w, busy_fraction=busy,
-        backbone_power_w=float(out["backbone_power_w"][0]),
-        replica_tdp_w=float(out["replica_tdp_w"][0]), corrections=corrections,
-        basis=str(out["basis"][0]), widening=float(out["widening"][0]), parts=parts,
+        backbone_power_w=float(out.backbone_power_w[0]),
+        replica_tdp_w=float(out.replica_tdp_w[0]), corrections=corrections,
+        basis=str(out.basis[0]), widening=float(out.widening[0]), parts=parts,
     )  # fmt: skip
 
 
@@ -222,7 +132,7 @@ def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, An
             "binding": BINDINGS[max(summed, key=lambda k: summed[k])]}  # fmt: skip
 
 
-def _learned(hm, llms, gpus, rows, cap, rate, bat, c, out) -> tuple[dict[str, float], str]:
+def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float], str]:
     """The learned factor per target for row 0 and why the correction applies or not."""
     model, device = llms[0], gpus[0]
     reasons = []
@@ -232,13 +142,12 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, c, out) -> tuple[dict[str, fl
         reasons.append(f"weights served at {float(rows.model[-1][0]):.3g} bits")
     if float(rows.num_gpus[0]) > 1:
         reasons.append(f"{int(rows.num_gpus[0])} GPUs per replica")
-    if E.outside_support(hm, rows.bandwidth / 1e9, rows.flops / 1e12)[0]:
+    if U.outside_support(hm, rows.bandwidth / 1e9, rows.flops / 1e12)[0]:
         reasons.append(f"{device.name}'s bandwidth or FP16 peak lies outside the training GPUs'")
     odd = np.array([bool(reasons)])
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
-    raw = E._physics(rows, np.maximum(cap, 1.0), rate_a, bat_a, c)
-    batch = B.step_batch(raw["in_flight"], np.isnan(rate_a), np.maximum(cap, 1.0))
-    factors = E._corrected(hm, llms, gpus, raw, B.bytes_per_flop(rows, batch), odd)
+    back = E.backbone_step(hm, rows, cap, rate_a, bat_a)
+    factors = E.correction_step(hm, llms, gpus, rows, back, odd)
     learned = {t: float(v[0]) for t, v in factors.items()}
     if reasons:
         why = (
@@ -248,7 +157,7 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, c, out) -> tuple[dict[str, fl
         )
     else:
         why = (
-            f"the learned correction applies (basis {str(out['basis'][0])!r}: dense, 16-bit, "
+            f"the learned correction applies (basis {str(out.basis[0])!r}: dense, 16-bit, "
             "one GPU, inside the training GPUs' range)"
         )
     return learned, why
@@ -259,12 +168,12 @@ def _corrections(out, learned, why) -> dict[str, Correction]:
     res = {}
     for target, key, final_key in (("power", "backbone_power_w", "power_w"),
                                    ("itl", "backbone_itl_s", "itl_s")):  # fmt: skip
-        backbone, final = float(out[key][0]), float(out[final_key][0])
+        backbone, final = float(getattr(out, key)[0]), float(getattr(out, final_key)[0])
         raw = learned.get(target, 1.0)
         bound = ""
         if (
             target == "itl"
-            and final <= float(out["itl_floor_s"][0]) * (1 + REL)
+            and final <= float(out.itl_floor_s[0]) * (1 + REL)
             and (backbone * raw < final * (1 - REL))
         ):
             bound = "floor"
@@ -276,49 +185,3 @@ def _corrections(out, learned, why) -> dict[str, Correction]:
         res[target] = Correction(target, backbone, raw, final, final / backbone, applies, bound,
                                  why)  # fmt: skip
     return res
-
-
-def _parts(p: Prediction, out, step, corr, busy_w, busy, step_batch) -> tuple[Part, ...]:
-    """The rows of the table, in reading order."""
-    i = p.inputs
-    parts = [Part("load", "sequences in a step", step_batch, "sequences",
-                  "offline batch" if i.rate_qps is None else "1 + the mean in flight")]  # fmt: skip
-    parts += [Part("bytes per step", k, v, "B") for k, v in step["bytes"].items()]
-    parts += [Part("FLOPs per step", k, v, "FLOP") for k, v in step["flops"].items()]
-    notes = {"memory": "bytes / (G x eta_bw x peak B/s)",
-             "compute": "FLOPs / (G x eta_f x peak FLOP/s)",
-             "power limit": "dynamic J / (G x (TDP - static W))",
-             "layout": "collectives, expert groups, copies",
-             "prompt": "B x prefill time / output tokens", "fixed": "c0 + c1 x layers"}  # fmt: skip
-    for k, v in step["terms"].items():
-        summed = k in ("layout", "prompt", "fixed") or k == step["roofline"]
-        note = notes[k] + ("" if summed else " (not in the sum)")
-        parts.append(Part("step time", k, v, "s", note, summed))
-    parts.append(Part("step time", "backbone step time", float(out["backbone_itl_s"][0]), "s",
-                      f"the sum; binds: {step['binding']}"))  # fmt: skip
-    parts.append(Part("step time", "ITL floor", float(out["itl_floor_s"][0]), "s",
-                      "hard bound: at peak B/s and FLOP/s"))  # fmt: skip
-    parts += [Part("power", "idle power", float(out["idle_power_w"][0]), "W", "the replica's"),
-              Part("power", "busy power", busy_w, "W", "while a request is in flight"),
-              Part("power", "busy fraction", busy, "", "share of time with a request"),
-              Part("power", "backbone power", float(out["backbone_power_w"][0]), "W",
-                   "idle + busy fraction x (busy - idle)"),
-              Part("power", "replica TDP", float(out["replica_tdp_w"][0]), "W",
-                   "hard bound: G x TDP")]  # fmt: skip
-    for c in corr.values():
-        name = "power" if c.target == "power" else "ITL"
-        note = f"held at the {c.bound}" if c.bound else ("learned" if c.applies else "physics")
-        parts.append(Part("correction", f"{name} factor", c.factor, "x", note))
-    quantities = (("power", "power_w", "W"), ("ITL", "itl_s", "s"),
-                  ("time per token", "time_per_token_s", "s"),
-                  ("energy per token", "energy_per_token_j", "J"))  # fmt: skip
-    for name, q, unit in quantities:
-        iv: Interval = getattr(p, f"{q}_interval")
-        parts.append(Part("prediction", name, getattr(p, q), unit,
-                          f"{iv.level:.0%} interval, basis {iv.basis}", lo=iv.lo, hi=iv.hi))  # fmt: skip
-    parts.append(Part("prediction", "energy per request", p.energy_per_token_j * i.t_out, "J",
-                      f"energy per token x {i.t_out} generated tokens"))  # fmt: skip
-    if math.isfinite(float(out["widening"][0])) and float(out["widening"][0]) > 0:
-        parts.append(Part("interval", "widening", float(out["widening"][0]), "log units",
-                          "beyond the training range"))  # fmt: skip
-    return tuple(parts)

@@ -15,8 +15,10 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from wattgpu_lite.hybrid.predict.result import QUANTITIES, StepResult
+from wattgpu_lite.runs.schema import scenario_for_rate
+
 SCHEMA_VERSION = 1
-QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
 
 
 @dataclass(frozen=True)
@@ -104,3 +106,25 @@ class Prediction:
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         return (f"<div>{head}<table><tr><th>quantity</th><th>value</th><th>lo</th><th>hi</th>"
                 f"</tr>{body}</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>")  # fmt: skip
+
+
+def _interval(out: StepResult, key: str, i: int, level: float) -> Interval:
+    return Interval(float(getattr(out, f"{key}_lo")[i]), float(getattr(out, f"{key}_hi")[i]),
+                    level, str(out.basis[i]))  # fmt: skip
+
+
+def prediction_of(out: StepResult, i: int, inputs: Inputs, notes: tuple[str, ...]) -> Prediction:
+    """Row ``i`` of the steps' result (:mod:`~wattgpu_lite.hybrid.predict.result`) as a
+    Prediction: "physics" when its basis is the backbone alone, else "hybrid"."""
+    num = {k: float(getattr(out, k)[i]) for k in (*QUANTITIES, "in_flight", "busy_fraction",
+                                                   "capacity_qps", "idle_power_w")}  # fmt: skip
+    rate = inputs.rate_qps
+    return Prediction(
+        model="physics" if str(out.basis[i]) == "physics" else "hybrid", inputs=inputs,
+        **{q: num[q] for q in QUANTITIES},
+        **{f"{q}_interval": _interval(out, q, i, inputs.level) for q in QUANTITIES},
+        in_flight=num["in_flight"], busy_fraction=num["busy_fraction"],
+        capacity_qps=num["capacity_qps"], max_batch=int(out.max_batch[i]),
+        idle_power_w=num["idle_power_w"],
+        scenario="offline" if rate is None else scenario_for_rate(rate), notes=notes,
+    )  # fmt: skip

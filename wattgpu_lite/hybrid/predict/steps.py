@@ -1,12 +1,16 @@
-"""Predictions for many rows at once: backbone, correction, intervals, notes, capacity.
+"""Predictions for many rows at once, as named steps that fill one typed result.
 
-:func:`predict_arrays` is what ``wl.predict`` and ``wl.predict_many`` call. Rows are independent;
-every step is one numpy operation over all of them.
+    rows → backbone → correction → bounds → intervals        (:func:`predict_arrays`)
+
+(the step before, resolve, turns names into LLMs and GPUs and checks each request:
+:mod:`~wattgpu_lite.hybrid.predict.requests`). Rows are independent; every step is one numpy
+operation over all of them, and each returns a frozen record the next one reads.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,58 +19,33 @@ from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import intervals as K
+from wattgpu_lite.hybrid.predict import support as U
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.result import Status, StepResult, status_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 
-WIDEN_PER_EFOLD = 0.5  # half-width added per e-fold beyond the training range (candidates.json)
-WIDEN_MAX = 1.0
-WATCHED = ("bandwidth_gbs", "fp16_tflops", "params_b", "in_flight", "context_tokens")
+
+@dataclass(frozen=True)
+class Backbone:
+    """The physics at each row's load: the backbone's outputs (``S.at_batch`` / ``S.at_rate``),
+    the replica's capacity and idle draw, and the decode step a request sees."""
+
+    status: np.ndarray
+    offline: np.ndarray  # batch mode (no rate)
+    cap: np.ndarray  # sequences the KV cache holds (at least 1 for the arithmetic)
+    max_batch: np.ndarray  # the same, as built (< 1: the weights do not fit)
+    capacity_qps: np.ndarray
+    idle_power_w: np.ndarray
+    physics: dict[str, np.ndarray]  # in_flight, itl_s, time_per_token_s, power_w, busy_fraction
+    step_batch: np.ndarray  # sequences in the decode step a request sees
 
 
-def gpu_fingerprint(g: GPU) -> str:
-    """The spec values the predictor reads, as text: equal text = the same GPU to the model."""
-    return "|".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in (
-        g.bandwidth_gbs, g.fp16_tflops, g.tdp_w, g.memory_gb, g.release_year, g.memory_type,
-        g.architecture))  # fmt: skip
-
-
-def llm_fingerprint(m: LLM) -> str:
-    """The architecture values the predictor reads, as text."""
-    return "|".join(str(v) for v in (
-        m.model_type, m.n_layers, m.hidden_size, m.intermediate_size, m.n_heads, m.n_kv_heads,
-        m.head_dim, m.vocab_size, f"{m.params_b:.6g}", m.n_experts, m.weight_format))  # fmt: skip
-
-
-def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """Rows the runs never cover: MoE, weights served below 16 bits, or several GPUs."""
-    moe = np.array([m.is_moe for m in llms], dtype=bool)
-    return moe | (np.asarray(bits) < 16) | (np.asarray(num_gpus) > 1)
-
-
-SUPPORT = (
-    "bandwidth_gbs",
-    "fp16_tflops",
-)  # the GPU spec inputs whose training range bounds the correction
-
-
-def outside_support(
-    model: HybridModel, bandwidth_gbs: np.ndarray, fp16_tflops: np.ndarray
-) -> np.ndarray:
-    """Rows whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16 FLOP/s: the
-    learned correction has no data like it there, so the answer is the backbone alone."""
-    out = np.zeros(len(bandwidth_gbs), dtype=bool)
-    for name, v in zip(SUPPORT, (bandwidth_gbs, fp16_tflops), strict=True):
-        lo, hi = model.ranges[name]
-        out |= (v > hi * (1 + 1e-9)) | (v < lo * (1 - 1e-9))
-    return out
-
-
-def _physics(rows: S.Rows, cap, rate, batch, c) -> dict[str, np.ndarray]:
+def physics_at(rows: S.Rows, cap, rate, batch, c: S.Constants) -> dict[str, np.ndarray]:
     """Backbone outputs for mixed batch rows (rate NaN) and rate rows."""
     off = np.isnan(rate)
-    out = {}
+    out: dict[str, np.ndarray] = {}
     for mask, fn in ((off, lambda r, m: S.at_batch(r, batch[m], c)),
                      (~off, lambda r, m: S.at_rate(r, rate[m], cap[m], c))):  # fmt: skip
         if mask.any():
@@ -75,10 +54,38 @@ def _physics(rows: S.Rows, cap, rate, batch, c) -> dict[str, np.ndarray]:
     return out
 
 
-def _corrected(model, llms, gpus, out, intensity, odd) -> dict[str, np.ndarray]:
-    """exp(clipped correction) per target (1 on physics-only rows); ``intensity``: bytes per FLOP
-    of the step a request sees."""
-    loads = load_features(out, intensity)
+def backbone_step(model: HybridModel, rows: S.Rows, cap, rate, batch) -> Backbone:
+    """Step 2: the status of each row, then the backbone at its load (rows that are not OK are
+    evaluated at a stand-in load, and masked later)."""
+    c = model.constants
+    safe_cap = np.maximum(cap, 1.0)
+    capacity = S.capacity_qps(rows, safe_cap, c)
+    status = status_of(cap, rate, batch, capacity)
+    ok = status == Status.OK
+    offline = np.isnan(rate)
+    physics = physics_at(rows, safe_cap, np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
+                         np.where(ok, batch, 1.0), c)  # fmt: skip
+    step_batch = B.step_batch(physics["in_flight"], offline, safe_cap)
+    return Backbone(status, offline, safe_cap, cap, capacity, S.idle_power_w(rows, c), physics,
+                    step_batch)  # fmt: skip
+
+
+def physics_only_rows(model: HybridModel, llms: Sequence[LLM], rows: S.Rows) -> np.ndarray:
+    """Rows the correction leaves alone: configurations the runs never cover, a GPU outside the
+    training support, or a model without correction."""
+    odd = U.physics_only(llms, rows.num_gpus, rows.model[-1])
+    return (
+        odd
+        | U.outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12)
+        | (not model.corrects)
+    )
+
+
+def correction_step(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], rows: S.Rows,
+                    back: Backbone, odd: np.ndarray) -> dict[str, np.ndarray]:  # fmt: skip
+    """Step 3: exp(clipped correction) per target (1 on ``odd`` rows), from the load features
+    and the bytes per FLOP of the step a request sees."""
+    loads = load_features(back.physics, B.bytes_per_flop(rows, back.step_batch))
     factors = {}
     for target, corr in model.corrections.items():
         f = np.zeros(len(odd))
@@ -91,129 +98,86 @@ def _corrected(model, llms, gpus, out, intensity, odd) -> dict[str, np.ndarray]:
     return factors
 
 
-def excess_efolds(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
-    """Sum over watched inputs of how many e-folds each lies beyond its training range."""
-    total = np.zeros(len(next(iter(values.values()))))
-    for name in WATCHED:
-        lo, hi = model.ranges[name]
-        v = np.maximum(values[name], 1e-12)
-        total += np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0)
-    return total
+def bounds_step(rows: S.Rows, back: Backbone, factor: dict[str, np.ndarray]):
+    """Step 4: the corrected values held inside the hard bounds — power in [P_idle, G · TDP],
+    ITL at least the step floor. Returns (power W, ITL s, floor s)."""
+    power = np.clip(back.physics["power_w"] * factor["power"], back.idle_power_w,
+                    rows.replica_tdp_w)  # fmt: skip
+    floor = B.floor_step_s(rows, back.step_batch)
+    return power, np.maximum(back.physics["itl_s"] * factor["itl"], floor), floor
 
 
-def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list[str]:
-    """Readable notes for row ``i``: which inputs lie beyond the training range."""
-    out = []
-    for name in WATCHED:
-        lo, hi = model.ranges[name]
-        v = float(values[name][i])
-        if v > hi * (1 + 1e-9) or v < lo * (1 - 1e-9):
-            side = "above" if v > hi else "below"
-            out.append(f"{name} = {v:.4g} is {side} the training range [{lo:.4g}, {hi:.4g}]: "
-                       "the interval is widened")  # fmt: skip
-            if name in SUPPORT:
-                out.append(f"no training GPU has a {name} like this one: the learned correction "
-                           "does not apply, the answer is the physics backbone alone")  # fmt: skip
-    return out
+def basis_step(model: HybridModel, llms, gpus, odd: np.ndarray) -> np.ndarray:
+    """Which calibration table applies per row (:func:`intervals.basis_of`), from whether the
+    GPU's spec and the LLM's architecture appear in the training runs."""
+    devices, gi = unique_by_identity(gpus)
+    models, li = unique_by_identity(llms)
+    seen_g = np.array([U.gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool)[gi]
+    seen_l = np.array([U.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool)[li]
+    return K.basis_of(seen_l, seen_g, odd)
+
+
+def intervals_step(model: HybridModel, rows: S.Rows, back: Backbone, basis: np.ndarray,
+                   level: float) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:  # fmt: skip
+    """Step 5: the log half-width per target — the basis's calibrated q at ``level`` plus the
+    widening beyond the training range. Returns (half-widths, widening, watched inputs)."""
+    watched = {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
+               "params_b": rows.params_b,
+               "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
+               "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
+    widen = np.minimum(U.WIDEN_PER_EFOLD * U.excess_efolds(model, watched), U.WIDEN_MAX)
+    regime = np.where(back.offline, "offline", "server")
+    half = {t: np.zeros(len(basis)) for t in ("power", "itl")}
+    for b in np.unique(basis):
+        m = basis == b
+        for t in half:
+            half[t][m] = K.half_width(model.tables, str(b), t, regime[m], level) + widen[m]
+    return half, widen, watched
+
+
+def bounded_intervals(rows: S.Rows, back: Backbone, power, itl, floor, half):
+    """The intervals at ``half``, held inside the hard bounds (:mod:`bounds`): ITL and its ends
+    at least the floor, power and its ends in [P_idle, G · TDP]; time per token ITL / B in batch
+    mode (exactly 1 / (λ · T_out) at a steady rate); energy per token power × time per token,
+    its ends inside the products of theirs. Returns {quantity: (value, lo, hi)}."""
+    itl3 = B.bounded(itl, itl * np.exp(-half["itl"]), itl * np.exp(half["itl"]), floor)
+    power3 = B.bounded(power, power * np.exp(-half["power"]), power * np.exp(half["power"]),
+                       back.idle_power_w, rows.replica_tdp_w)  # fmt: skip
+    fixed = back.physics["time_per_token_s"]
+    tpt = tuple(np.where(back.offline, v / back.physics["in_flight"], fixed) for v in itl3)
+    energy = B.energy_bounds(power3, tpt, np.maximum(half["power"], half["itl"]))
+    return {"power_w": power3, "itl_s": itl3, "time_per_token_s": tpt,
+            "energy_per_token_j": energy}  # fmt: skip
 
 
 def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
                    rate_qps, batch, level: float = 0.8, num_gpus=1,
-                   weights: Sequence[str | None] | None = None) -> dict[str, np.ndarray]:  # fmt: skip
-    """Every quantity of a prediction, one array per quantity, one value per row.
+                   weights: Sequence[str | None] | None = None) -> StepResult:  # fmt: skip
+    """Every quantity of a prediction, one value per row, from the named steps in order.
 
     ``rate_qps`` NaN = batch mode (``batch`` sequences), else Poisson arrivals. ``num_gpus``: GPUs
-    per replica (tensor parallel); ``weights``: the served weight format per row (None: the
-    LLM's own). Rows beyond the replica's capacity or whose weights do not fit get ``status``
-    text and NaN values. Power and energy are the whole replica's.
+    per replica or a layout per row; ``weights``: the served weight format per row (None: the
+    LLM's own). Rows beyond the replica's capacity or whose weights do not fit get their
+    :class:`Status` and NaN values.
     """
     n = len(llms)
     rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,)).copy()
     bat = np.broadcast_to(np.asarray(batch, dtype=float), (n,)).copy()
-    rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights)
-    c = model.constants
-    odd = physics_only(llms, rows.num_gpus, rows.model[-1])
-    odd |= outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12) | (not model.corrects)
-    safe_cap = np.maximum(cap, 1.0)
-    capacity = S.capacity_qps(rows, safe_cap, c)
-    status = _status(cap, rate, bat, capacity)
-    ok = status == "ok"
-    out = _physics(rows, safe_cap, np.where(ok, rate, np.where(np.isnan(rate), np.nan, 1e-9)),
-                   np.where(ok, bat, 1.0), c)  # fmt: skip
-    offline = np.isnan(rate)
-    step_batch = B.step_batch(out["in_flight"], offline, safe_cap)
-    factor = _corrected(model, llms, gpus, out, B.bytes_per_flop(rows, step_batch), odd)
-    idle = S.idle_power_w(rows, c)
-    power = np.clip(out["power_w"] * factor["power"], idle, rows.replica_tdp_w)
-    floor = B.floor_step_s(rows, step_batch)
-    itl = np.maximum(out["itl_s"] * factor["itl"], floor)
-    # time per token at a rate is 1/(λ·T_out); in batch mode _bound derives it from the ITL,
-    # and energy per token from both (power × time per token)
-    result = {"power_w": power, "itl_s": itl, "time_per_token_s": out["time_per_token_s"],
-              "in_flight": out["in_flight"],
-              "busy_fraction": out["busy_fraction"], "capacity_qps": capacity,
-              "max_batch": cap, "idle_power_w": idle, "itl_floor_s": floor,
-              "backbone_itl_s": out["itl_s"], "backbone_power_w": out["power_w"]}  # fmt: skip
-    _add_intervals(model, result, llms, gpus, rows, odd, offline, level)
-    for key, value in result.items():
-        if key not in (
-            "capacity_qps",
-            "max_batch",
-            "idle_power_w",
-            "basis",
-            "_watched",
-            "replica_tdp_w",
-        ):
-            result[key] = np.where(ok, value, np.nan)
-    result["status"] = status
-    return result
-
-
-def _status(cap, rate, batch, capacity) -> np.ndarray:
-    """'ok', or why a row has no steady state."""
-    status = np.full(len(cap), "ok", dtype=object)
-    status[(~np.isnan(rate)) & (rate >= capacity)] = "saturated"
-    status[np.isnan(rate) & (batch > cap)] = "batch above the KV-cache capacity"
-    status[cap < 1] = "does not fit in memory"
-    return status
-
-
-def _add_intervals(model, result, llms, gpus, rows, odd, offline, level) -> None:
-    """lo/hi per quantity, the basis, and the widening beyond the training range."""
-    devices, gi = unique_by_identity(gpus)
-    models, li = unique_by_identity(llms)
-    seen_g = np.array([gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool)[gi]
-    seen_l = np.array([llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool)[li]
-    basis = K.basis_of(seen_l, seen_g, odd)
-    watched = {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
-               "params_b": rows.params_b, "in_flight": np.maximum(result["in_flight"], 1e-3),
-               "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
-    widen = np.minimum(WIDEN_PER_EFOLD * excess_efolds(model, watched), WIDEN_MAX)
-    regime = np.where(offline, "offline", "server")
-    q = {t: np.zeros(len(basis)) for t in ("power", "itl")}
-    for b in np.unique(basis):
-        m = basis == b
-        for t in q:
-            q[t][m] = K.half_width(model.tables, str(b), t, regime[m], level)
-    _bound(result, rows, offline, {t: q[t] + widen for t in q})
-    result["basis"], result["widening"] = basis, widen
-    result["_watched"] = watched
-
-
-def _bound(result, rows, offline, half) -> None:
-    """Intervals at ``half`` (log half-widths per target), then the hard bounds (:mod:`bounds`):
-    ITL and its bounds at least the step floor, power and its bounds in [P_idle, G · TDP], time
-    per token ITL / B in batch mode (exactly 1 / (λ · T_out) at a steady rate), energy per token
-    power × time per token with bounds inside the products of theirs."""
-    itl = B.bounded(result["itl_s"], result["itl_s"] * np.exp(-half["itl"]),
-                    result["itl_s"] * np.exp(half["itl"]), result["itl_floor_s"])  # fmt: skip
-    power = B.bounded(result["power_w"], result["power_w"] * np.exp(-half["power"]),
-                      result["power_w"] * np.exp(half["power"]), result["idle_power_w"],
-                      rows.replica_tdp_w)  # fmt: skip
-    fixed = result["time_per_token_s"]
-    tpt = tuple(np.where(offline, v / result["in_flight"], fixed) for v in itl)
-    energy = B.energy_bounds(power, tpt, np.maximum(half["power"], half["itl"]))
-    for key, values in (("itl_s", itl), ("power_w", power), ("time_per_token_s", tpt),
-                        ("energy_per_token_j", energy)):  # fmt: skip
-        result[key], result[f"{key}_lo"], result[f"{key}_hi"] = values
-    result["replica_tdp_w"] = rows.replica_tdp_w
+    rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights)  # step 1: rows
+    back = backbone_step(model, rows, cap, rate, bat)
+    odd = physics_only_rows(model, llms, rows)
+    power, itl, floor = bounds_step(rows, back, correction_step(model, llms, gpus, rows, back, odd))
+    basis = basis_step(model, llms, gpus, odd)
+    half, widen, watched = intervals_step(model, rows, back, basis, level)
+    values = bounded_intervals(rows, back, power, itl, floor, half)
+    ok = back.status == Status.OK
+    masked = {f"{q}{s}": np.where(ok, v, np.nan) for q, three in values.items()
+              for s, v in zip(("", "_lo", "_hi"), three, strict=True)}  # fmt: skip
+    for key, value in (("in_flight", back.physics["in_flight"]),
+                       ("busy_fraction", back.physics["busy_fraction"]), ("itl_floor_s", floor),
+                       ("backbone_itl_s", back.physics["itl_s"]),
+                       ("backbone_power_w", back.physics["power_w"]), ("widening", widen)):  # fmt: skip
+        masked[key] = np.where(ok, value, np.nan)
+    return StepResult(status=back.status, capacity_qps=back.capacity_qps, max_batch=cap,
+                      idle_power_w=back.idle_power_w, replica_tdp_w=rows.replica_tdp_w,
+                      basis=basis, watched=watched, **masked)  # fmt: skip

@@ -20,7 +20,7 @@ from wattgpu_lite.energy.precision import canonical_format
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.api import check_level
 from wattgpu_lite.hybrid.predict.model import HybridModel
-from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
+from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
 
 
 def backbone_model() -> HybridModel:
@@ -28,26 +28,16 @@ def backbone_model() -> HybridModel:
     return HybridModel.pretrained().backbone_only()
 
 
-def _resolved(values: pd.Series, resolve) -> list:
-    """Resolve each distinct name once."""
-    seen: dict = {}
-    for v in values:
-        if v not in seen:
-            seen[v] = resolve(v)
-    return [seen[v] for v in values]
-
-
 def engine_many(frame: pd.DataFrame, level: float, model: HybridModel) -> pd.DataFrame:
     """``model``'s predictions for the rows of ``frame`` (columns as ``predict_many``'s, each row
     a run a source measured)."""
     num = {k: frame[k].to_numpy(dtype=float) for k in ("t_in", "t_out", "rate_qps", "batch")}
     weights = [canonical_format(w) for w in frame["weights"]]
-    out = E.predict_arrays(model, _resolved(frame["llm"], resolve_llm),
-                           _resolved(frame["gpu"], resolve_gpu), num["t_in"], num["t_out"],
+    out = E.predict_arrays(model, resolve_each(frame["llm"], resolve_llm),
+                           resolve_each(frame["gpu"], resolve_gpu), num["t_in"], num["t_out"],
                            num["rate_qps"], num["batch"], check_level(level),
                            frame["num_gpus"].to_numpy(dtype=np.int64), weights)  # fmt: skip
-    keep = {k: v for k, v in out.items() if not k.startswith("_") and k != "widening"}
-    return frame.reset_index(drop=True).assign(**keep)
+    return frame.reset_index(drop=True).assign(**out.columns())
 
 
 def many(frame: pd.DataFrame, level: float, correction: bool) -> pd.DataFrame:

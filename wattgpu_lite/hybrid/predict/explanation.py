@@ -1,0 +1,159 @@
+"""What ``wl.explain`` returns: the parts of one prediction, as typed records and a table.
+
+:class:`Explanation` holds the :class:`Prediction` of ``wl.predict`` and the :class:`Part` rows
+(:func:`parts_of` puts them in reading order); :class:`Correction` says, per target, what the
+learned part did and which bound held it (:mod:`wattgpu_lite.hybrid.predict.explain`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import pandas as pd
+
+from wattgpu_lite.hybrid.predict.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
+from wattgpu_lite.hybrid.predict.result import StepResult
+
+__all__ = ["BINDINGS", "Correction", "Explanation", "Part", "parts_of"]
+
+# the step-time terms that add up to the backbone step time, and what binds when each is largest
+BINDINGS = {
+    "memory": "bandwidth",
+    "compute": "compute",
+    "power limit": "power limit",
+    "layout": "communication",
+    "prompt": "prompt processing",
+    "fixed": "fixed cost",
+}
+REL = 1e-9  # "equal" for a bound: the final value sits on it within this share
+
+
+@dataclass(frozen=True)
+class Part:
+    """One row of the explanation: ``group`` (what kind of part), ``name``, ``value`` in ``unit``;
+    ``in_sum``: the step-time terms whose values add up to the backbone step time."""
+
+    group: str
+    name: str
+    value: float
+    unit: str
+    note: str = ""
+    in_sum: bool = False
+    lo: float | None = None  # the interval's ends, for the predicted quantities
+    hi: float | None = None
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The learned correction of one target ("power" or "itl"): backbone × learned factor, held
+    inside the bounds. ``factor`` = final / backbone (equals ``learned`` unless a bound binds)."""
+
+    target: str
+    backbone: float
+    learned: float  # exp(the correction model's output); 1 when the correction does not apply
+    final: float
+    factor: float  # final / backbone
+    applies: bool
+    bound: str  # "" or the bound that holds the final value: "floor", "idle power", "TDP"
+    why: str
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """A prediction (``prediction``, exactly what ``wl.predict`` returns) and its parts."""
+
+    prediction: Prediction
+    step_batch: float  # sequences in the decode step a request sees
+    bytes_per_step: dict[str, float]  # weights read, KV reads, KV writes (B per step)
+    flops_per_step: dict[str, float]  # matrix, attention (FLOP per step)
+    step_terms_s: dict[str, float]  # memory, compute, power limit, layout, prompt, fixed
+    roofline: str  # which of memory / compute / power limit sets the step's roofline
+    binding: str  # the largest term of the sum, in words (BINDINGS)
+    backbone_step_s: float  # = the backbone ITL
+    floor_s: float
+    idle_power_w: float
+    busy_power_w: float  # backbone power while a request is in flight
+    busy_fraction: float
+    backbone_power_w: float
+    replica_tdp_w: float
+    corrections: dict[str, Correction]
+    basis: str
+    widening: float
+    parts: tuple[Part, ...]
+
+    @property
+    def inputs(self) -> Inputs:
+        return self.prediction.inputs
+
+    def table(self) -> pd.DataFrame:
+        """One row per part: group, part, value, unit, in_sum, note."""
+        return pd.DataFrame([_row(p) for p in self.parts])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dict with ``schema_version``: the prediction, the parts and the summary fields."""
+        body = {k: v for k, v in asdict(self).items() if k not in ("prediction", "parts")}
+        return {"schema_version": SCHEMA_VERSION, "prediction": self.prediction.to_dict(),
+                **body, "parts": [_row(p) for p in self.parts]}  # fmt: skip
+
+    def to_json(self, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+
+    def _repr_html_(self) -> str:
+        return self.table().to_html(index=False)
+
+
+def _row(part: Part) -> dict[str, Any]:
+    """A part as a table row: ``part`` (its name), then the other fields."""
+    row = asdict(part)
+    return {"group": row.pop("group"), "part": row.pop("name"), **row}
+
+
+def parts_of(
+    p: Prediction, out: StepResult, step, corr, busy_w, busy, step_batch
+) -> tuple[Part, ...]:
+    """The rows of the table, in reading order."""
+    i = p.inputs
+    parts = [Part("load", "sequences in a step", step_batch, "sequences",
+                  "offline batch" if i.rate_qps is None else "1 + the mean in flight")]  # fmt: skip
+    parts += [Part("bytes per step", k, v, "B") for k, v in step["bytes"].items()]
+    parts += [Part("FLOPs per step", k, v, "FLOP") for k, v in step["flops"].items()]
+    notes = {"memory": "bytes / (G x eta_bw x peak B/s)",
+             "compute": "FLOPs / (G x eta_f x peak FLOP/s)",
+             "power limit": "dynamic J / (G x (TDP - static W))",
+             "layout": "collectives, expert groups, copies",
+             "prompt": "B x prefill time / output tokens", "fixed": "c0 + c1 x layers"}  # fmt: skip
+    for k, v in step["terms"].items():
+        summed = k in ("layout", "prompt", "fixed") or k == step["roofline"]
+        note = notes[k] + ("" if summed else " (not in the sum)")
+        parts.append(Part("step time", k, v, "s", note, summed))
+    parts.append(Part("step time", "backbone step time", float(out.backbone_itl_s[0]), "s",
+                      f"the sum; binds: {step['binding']}"))  # fmt: skip
+    parts.append(Part("step time", "ITL floor", float(out.itl_floor_s[0]), "s",
+                      "hard bound: at peak B/s and FLOP/s"))  # fmt: skip
+    parts += [Part("power", "idle power", float(out.idle_power_w[0]), "W", "the replica's"),
+              Part("power", "busy power", busy_w, "W", "while a request is in flight"),
+              Part("power", "busy fraction", busy, "", "share of time with a request"),
+              Part("power", "backbone power", float(out.backbone_power_w[0]), "W",
+                   "idle + busy fraction x (busy - idle)"),
+              Part("power", "replica TDP", float(out.replica_tdp_w[0]), "W",
+                   "hard bound: G x TDP")]  # fmt: skip
+    for c in corr.values():
+        name = "power" if c.target == "power" else "ITL"
+        note = f"held at the {c.bound}" if c.bound else ("learned" if c.applies else "physics")
+        parts.append(Part("correction", f"{name} factor", c.factor, "x", note))
+    quantities = (("power", "power_w", "W"), ("ITL", "itl_s", "s"),
+                  ("time per token", "time_per_token_s", "s"),
+                  ("energy per token", "energy_per_token_j", "J"))  # fmt: skip
+    for name, q, unit in quantities:
+        iv: Interval = getattr(p, f"{q}_interval")
+        parts.append(Part("prediction", name, getattr(p, q), unit,
+                          f"{iv.level:.0%} interval, basis {iv.basis}", lo=iv.lo, hi=iv.hi))  # fmt: skip
+    parts.append(Part("prediction", "energy per request", p.energy_per_token_j * i.t_out, "J",
+                      f"energy per token x {i.t_out} generated tokens"))  # fmt: skip
+    if math.isfinite(float(out.widening[0])) and float(out.widening[0]) > 0:
+        parts.append(Part("interval", "widening", float(out.widening[0]), "log units",
+                          "beyond the training range"))  # fmt: skip
+    return tuple(parts)

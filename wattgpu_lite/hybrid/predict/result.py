@@ -1,0 +1,112 @@
+"""What the vectorised path fills: one frozen record of arrays, one value per row, and a status.
+
+:func:`~wattgpu_lite.hybrid.predict.steps.predict_arrays` runs the named steps and returns a
+:class:`StepResult`; ``wl.predict``'s :class:`~wattgpu_lite.hybrid.predict.prediction.Prediction`
+is one row of it and ``wl.predict_many``'s frame its :meth:`StepResult.columns`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import Enum
+
+import numpy as np
+
+QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
+
+
+class Status(str, Enum):
+    """Why a row has an answer or not. The value is the text a frame's ``status`` column shows."""
+
+    OK = "ok"
+    SATURATED = "saturated"
+    BATCH_ABOVE_KV = "batch above the KV-cache capacity"
+    NO_FIT = "does not fit in memory"
+    INVALID = "invalid input"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def message(self, llm: str, gpu: str, rate_qps: float, batch: float, max_batch: float,
+                capacity_qps: float) -> str:  # fmt: skip
+        """What is wrong and what to pass instead ("" for OK; an invalid row's own checks say)."""
+        cap = int(max(max_batch, 0))
+        if self is Status.SATURATED:
+            return (f"{rate_qps:g} req/s is beyond what one {gpu} can serve with {llm}: its "
+                    f"capacity is about {capacity_qps:.3g} req/s ({cap} sequences in flight). "
+                    "Pass a lower rate_qps, or use more replicas (wl.rank_gpus plans them).")  # fmt: skip
+        if self is Status.NO_FIT:
+            return (f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "
+                    "pick a GPU with more memory (wl.rank_gpus lists them)")  # fmt: skip
+        if self is Status.BATCH_ABOVE_KV:
+            return (f"batch {batch:g} is above the {cap} sequences the {gpu}'s KV cache holds "
+                    f"for {llm} at these token counts; pass batch <= {cap}")  # fmt: skip
+        return ""
+
+
+def status_of(cap: np.ndarray, rate: np.ndarray, batch: np.ndarray,
+              capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
+    """A :class:`Status` per row: no steady state beyond the capacity (a rate at or above it, or
+    a batch above the KV-cache's sequences), and nothing at all when the weights do not fit."""
+    members = np.array(list(Status), dtype=object)  # indexing keeps the members themselves
+    code = np.select([cap < 1, np.isnan(rate) & (batch > cap),
+                      (~np.isnan(rate)) & (rate >= capacity_qps)],
+                     [list(Status).index(s) for s in (Status.NO_FIT, Status.BATCH_ABOVE_KV,
+                                                       Status.SATURATED)], 0)  # fmt: skip
+    return members[code]
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """Every quantity of a prediction for many rows; rows whose status is not OK hold NaN in the
+    predicted quantities (capacity, KV sequences, idle power and the TDP stay: they explain why).
+
+    Power and energy are the whole replica's; ``_lo``/``_hi`` the interval at the asked level.
+    """
+
+    status: np.ndarray  # Status per row
+    power_w: np.ndarray
+    power_w_lo: np.ndarray
+    power_w_hi: np.ndarray
+    itl_s: np.ndarray  # per request, s per generated token
+    itl_s_lo: np.ndarray
+    itl_s_hi: np.ndarray
+    time_per_token_s: np.ndarray  # 1 / throughput of the replica
+    time_per_token_s_lo: np.ndarray
+    time_per_token_s_hi: np.ndarray
+    energy_per_token_j: np.ndarray  # power × time per token
+    energy_per_token_j_lo: np.ndarray
+    energy_per_token_j_hi: np.ndarray
+    in_flight: np.ndarray  # mean sequences in flight
+    busy_fraction: np.ndarray  # share of time with a request in flight
+    capacity_qps: np.ndarray  # the highest rate one replica sustains
+    max_batch: np.ndarray  # sequences the KV cache holds
+    idle_power_w: np.ndarray
+    replica_tdp_w: np.ndarray  # G · TDP, the power bound
+    itl_floor_s: np.ndarray  # bytes / peak bandwidth and FLOPs / peak FLOP/s of one step
+    backbone_itl_s: np.ndarray  # the physics alone, before correction and bounds
+    backbone_power_w: np.ndarray
+    basis: np.ndarray  # the interval's calibration basis per row (intervals.BASES)
+    widening: np.ndarray  # log half-width added beyond the training range
+    watched: dict[str, np.ndarray]  # the inputs whose training range widens the interval
+
+    def __len__(self) -> int:
+        return len(self.status)
+
+    @property
+    def ok(self) -> np.ndarray:
+        """True where the row has an answer."""
+        return self.status == Status.OK
+
+    def columns(self) -> dict[str, np.ndarray]:
+        """The frame columns of ``predict_many``: every array but ``widening`` and ``watched``,
+        the status as its text."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)
+               if f.name not in ("watched", "widening")}  # fmt: skip
+        out["status"] = np.array([s.value for s in self.status], dtype=object)
+        return out
+
+
+# the result's numeric columns, for a frame none of whose rows reached the steps
+NUMERIC_COLUMNS = tuple(f.name for f in fields(StepResult)
+                        if f.name not in ("status", "basis", "watched", "widening"))  # fmt: skip
