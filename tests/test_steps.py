@@ -36,7 +36,8 @@ def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
     half, _, _ = E.intervals_step(model, rows, back, E.basis_step(model, llms, gpus, odd), 0.8)
     values = E.bounded_intervals(rows, back, power, itl, floor, half)
     ok = out.ok
-    assert list(ok) == [True, True, False, True]  # Llama-3.1-8B in bf16 does not fit a T4 with a KV cache
+    # Llama-3.1-8B in bf16 does not fit a T4 with a KV cache
+    assert list(ok) == [True, True, False, True]
     for q, (v, lo, hi) in values.items():
         np.testing.assert_array_equal(getattr(out, q)[ok], v[ok])
         np.testing.assert_array_equal(getattr(out, f"{q}_lo")[ok], lo[ok])
