@@ -172,8 +172,8 @@ def test_groups_weigh_equally_whatever_their_size():
 
 
 def test_extrapolation_counts_e_folds_beyond_the_training_range():
+    from wattgpu_lite.hybrid.predict.intervals import WATCHED, excess_efolds, notes_for
     from wattgpu_lite.hybrid.predict.model import HybridModel
-    from wattgpu_lite.hybrid.predict.support import WATCHED, excess_efolds, notes_for
 
     model = HybridModel.pretrained()
     inside = {n: np.array([math.sqrt(model.ranges[n][0] * model.ranges[n][1])]) for n in WATCHED}

@@ -2,7 +2,7 @@
 
 - :mod:`~wattgpu_lite.hybrid.fit.candidates`: the variants written down before evaluation
   (``data/models/wattgpu_hybrid/candidates.json``);
-- :mod:`~wattgpu_lite.hybrid.fit.fitting`, :mod:`~wattgpu_lite.hybrid.fit.correction_fit`: the
+- :mod:`~wattgpu_lite.hybrid.fit.fitting`: the
   backbone's constants and the monotone correction fitted on one training set;
 - :mod:`~wattgpu_lite.hybrid.fit.protocol`: nested leave-one-GPU-out / leave-one-LLM-out, the
   choice made on inner folds only;

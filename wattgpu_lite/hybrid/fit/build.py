@@ -19,8 +19,8 @@ from wattgpu_lite.hybrid.fit import conformal as C
 from wattgpu_lite.hybrid.fit import fitting as F
 from wattgpu_lite.hybrid.fit import protocol as PR
 from wattgpu_lite.hybrid.fit.candidates import candidates
+from wattgpu_lite.hybrid.predict.intervals import gpu_fingerprint, llm_fingerprint
 from wattgpu_lite.hybrid.predict.model import HybridModel
-from wattgpu_lite.hybrid.predict.support import gpu_fingerprint, llm_fingerprint
 from wattgpu_lite.runs import measurements
 
 

@@ -1,22 +1,35 @@
 """Fit every candidate on a training set, and predict another set with any of them.
 
 One fit = the backbone's constants (shared by all candidates) + one correction per candidate and
-target. Predictions are in the targets' units (power_w; ITL as Watt Counts reports it).
+target. Predictions are in the targets' units (power_w; ITL as Watt Counts reports it). XGBoost is
+imported here only, so predicting never imports it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from xgboost import XGBRegressor
 
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy.backbone import Constants, idle_power_w
 from wattgpu_lite.energy.backbone_fit import fit_constants
 from wattgpu_lite.hybrid.fit.candidates import Candidate, candidates, xgb_params
-from wattgpu_lite.hybrid.fit.correction_fit import fit as fit_correction
 from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import correction as C
+from wattgpu_lite.hybrid.predict.correction import MONOTONE_DOWN, MONOTONE_UP, TARGET_CLIP
+
+
+def fit_correction(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], bound: float,
+        params: dict, families: Sequence[str] = (), seed: int = 0) -> C.Correction:  # fmt: skip
+    """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints."""
+    cons = tuple(1 if c in MONOTONE_UP else -1 if c in MONOTONE_DOWN else 0 for c in columns)
+    model = XGBRegressor(**params, monotone_constraints=cons, random_state=seed, n_jobs=1)
+    model.fit(x, np.clip(residual, -TARGET_CLIP, TARGET_CLIP))
+    text = model.get_booster().save_raw("json").decode()
+    return C.Correction(tuple(columns), float(bound), tuple(families), text)
 
 
 @dataclass(frozen=True)

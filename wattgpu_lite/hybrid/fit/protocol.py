@@ -147,7 +147,7 @@ PHYSICS = "physics"  # the backbone-alone candidate of candidates.json
 def outside_support(train: T.TrainingSet, test: T.TrainingSet) -> np.ndarray:
     """Rows of ``test`` whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16
     FLOP/s: the shipped predictor answers them with the backbone alone
-    (:func:`wattgpu_lite.hybrid.predict.support.outside_support`), and so does the protocol."""
+    (:func:`wattgpu_lite.hybrid.predict.intervals.outside_support`), and so does the protocol."""
     away = np.zeros(len(test.frame), dtype=bool)
     for attr in ("bandwidth", "flops"):
         lo, hi = getattr(train.rows, attr).min(), getattr(train.rows, attr).max()

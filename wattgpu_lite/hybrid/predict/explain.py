@@ -30,8 +30,8 @@ import numpy as np
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.hybrid.predict import intervals as U
 from wattgpu_lite.hybrid.predict import steps as E
-from wattgpu_lite.hybrid.predict import support as U
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
 from wattgpu_lite.hybrid.predict.explanation import (
     BINDINGS,

@@ -1,7 +1,15 @@
-"""The shipped model's interval tables: which held-out residuals apply to which prediction.
+"""Where the learned correction has data, and the interval each prediction gets.
 
-A prediction's *basis* says which situation its interval was calibrated on, decided by the spec
-values and architecture it was given, never by a name:
+**Support.**
+
+- a row the runs never cover (mixture-of-experts, weights below 16 bits, several GPUs) or whose
+  GPU lies outside the training GPUs' peak bandwidth or FP16 FLOP/s gets the physics backbone alone;
+- beyond the training range of a watched input, the interval widens by ``WIDEN_PER_EFOLD`` per
+  e-fold, at most ``WIDEN_MAX`` (data/models/wattgpu_hybrid/candidates.json);
+- a GPU or LLM counts as seen by its spec values (fingerprint), never by its name.
+
+**Basis.** A prediction's *basis* says which situation its interval was calibrated on, decided by
+the spec values and architecture it was given, never by a name:
 
 - ``cv``: the LLM's architecture and the GPU's spec both appear in the training runs (scores of five
   folds grouped by (LLM, GPU) pair; a plain row quantile — the per-group floor is for GPU and LLM
@@ -17,7 +25,13 @@ Each table maps a basis, target and scenario group to the half-width q at a grid
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+
+from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.specs.gpu import GPU
+from wattgpu_lite.specs.llm import LLM
 
 BASES = ("cv", "new gpu", "new llm", "new gpu and llm", "physics")
 LEVEL_GRID = tuple(round(x, 3) for x in (*np.arange(0.50, 0.991, 0.01), 0.995, 0.999))
@@ -41,3 +55,72 @@ def basis_of(llm_seen: np.ndarray, gpu_seen: np.ndarray, physics_only: np.ndarra
     both = np.where(gpu_seen, "cv", "new gpu")
     learned = np.where(llm_seen, both, np.where(gpu_seen, "new llm", "new gpu and llm"))
     return np.where(physics_only, "physics", learned)
+
+
+WIDEN_PER_EFOLD = 0.5  # half-width added per e-fold beyond the training range (candidates.json)
+WIDEN_MAX = 1.0
+WATCHED = ("bandwidth_gbs", "fp16_tflops", "params_b", "in_flight", "context_tokens")
+
+
+def gpu_fingerprint(g: GPU) -> str:
+    """The spec values the predictor reads, as text: equal text = the same GPU to the model."""
+    return "|".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in (
+        g.bandwidth_gbs, g.fp16_tflops, g.tdp_w, g.memory_gb, g.release_year, g.memory_type,
+        g.architecture))  # fmt: skip
+
+
+def llm_fingerprint(m: LLM) -> str:
+    """The architecture values the predictor reads, as text."""
+    return "|".join(str(v) for v in (
+        m.model_type, m.n_layers, m.hidden_size, m.intermediate_size, m.n_heads, m.n_kv_heads,
+        m.head_dim, m.vocab_size, f"{m.params_b:.6g}", m.n_experts, m.weight_format))  # fmt: skip
+
+
+def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """Rows the runs never cover: MoE, weights served below 16 bits, or several GPUs."""
+    moe = np.array([m.is_moe for m in llms], dtype=bool)
+    return moe | (np.asarray(bits) < 16) | (np.asarray(num_gpus) > 1)
+
+
+SUPPORT = (
+    "bandwidth_gbs",
+    "fp16_tflops",
+)  # the GPU spec inputs whose training range bounds the correction
+
+
+def outside_support(
+    model: HybridModel, bandwidth_gbs: np.ndarray, fp16_tflops: np.ndarray
+) -> np.ndarray:
+    """Rows whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16 FLOP/s: the
+    learned correction has no data like it there, so the answer is the backbone alone."""
+    out = np.zeros(len(bandwidth_gbs), dtype=bool)
+    for name, v in zip(SUPPORT, (bandwidth_gbs, fp16_tflops), strict=True):
+        lo, hi = model.ranges[name]
+        out |= (v > hi * (1 + 1e-9)) | (v < lo * (1 - 1e-9))
+    return out
+
+
+def excess_efolds(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Sum over watched inputs of how many e-folds each lies beyond its training range."""
+    total = np.zeros(len(next(iter(values.values()))))
+    for name in WATCHED:
+        lo, hi = model.ranges[name]
+        v = np.maximum(values[name], 1e-12)
+        total += np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0)
+    return total
+
+
+def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list[str]:
+    """Readable notes for row ``i``: which inputs lie beyond the training range."""
+    out = []
+    for name in WATCHED:
+        lo, hi = model.ranges[name]
+        v = float(values[name][i])
+        if v > hi * (1 + 1e-9) or v < lo * (1 - 1e-9):
+            side = "above" if v > hi else "below"
+            out.append(f"{name} = {v:.4g} is {side} the training range [{lo:.4g}, {hi:.4g}]: "
+                       "the interval is widened")  # fmt: skip
+            if name in SUPPORT:
+                out.append(f"no training GPU has a {name} like this one: the learned correction "
+                           "does not apply, the answer is the physics backbone alone")  # fmt: skip
+    return out

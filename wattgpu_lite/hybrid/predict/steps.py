@@ -19,7 +19,6 @@ from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import intervals as K
-from wattgpu_lite.hybrid.predict import support as U
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.hybrid.predict.result import Status, StepResult, status_of
@@ -73,10 +72,10 @@ def backbone_step(model: HybridModel, rows: S.Rows, cap, rate, batch) -> Backbon
 def physics_only_rows(model: HybridModel, llms: Sequence[LLM], rows: S.Rows) -> np.ndarray:
     """Rows the correction leaves alone: configurations the runs never cover, a GPU outside the
     training support, or a model without correction."""
-    odd = U.physics_only(llms, rows.num_gpus, rows.model[-1])
+    odd = K.physics_only(llms, rows.num_gpus, rows.model[-1])
     return (
         odd
-        | U.outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12)
+        | K.outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12)
         | (not model.corrects)
     )
 
@@ -112,8 +111,8 @@ def basis_step(model: HybridModel, llms, gpus, odd: np.ndarray) -> np.ndarray:
     GPU's spec and the LLM's architecture appear in the training runs."""
     devices, gi = unique_by_identity(gpus)
     models, li = unique_by_identity(llms)
-    seen_g = np.array([U.gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool)[gi]
-    seen_l = np.array([U.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool)[li]
+    seen_g = np.array([K.gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool)[gi]
+    seen_l = np.array([K.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool)[li]
     return K.basis_of(seen_l, seen_g, odd)
 
 
@@ -125,7 +124,7 @@ def intervals_step(model: HybridModel, rows: S.Rows, back: Backbone, basis: np.n
                "params_b": rows.params_b,
                "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
                "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
-    widen = np.minimum(U.WIDEN_PER_EFOLD * U.excess_efolds(model, watched), U.WIDEN_MAX)
+    widen = np.minimum(K.WIDEN_PER_EFOLD * K.excess_efolds(model, watched), K.WIDEN_MAX)
     regime = np.where(back.offline, "offline", "server")
     half = {t: np.zeros(len(basis)) for t in ("power", "itl")}
     for b in np.unique(basis):
