@@ -2,7 +2,7 @@
 build scripts of data/scripts (they make the data; the kit only reads it).
 
 Hatch's ``force-include`` takes whole folders and ignores ``exclude``, so the files are listed
-here, one by one, when the wheel is built. tests/test_packaging.py builds a wheel and checks it.
+here, one by one, when the wheel is built. tests/kit/test_packaging.py builds a wheel and checks it.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 
 Prints the MB of the venv's site-packages (what the install added, pip's own files included) and
 the distributions in it. Goal: <= 200 MB (numpy and pandas; the full kit with every extra is about
-675 MB). tests/test_core_install.py builds the same venv and holds the goal.
+675 MB). tests/kit/test_core_install.py builds the same venv and holds the goal.
 """
 
 from __future__ import annotations

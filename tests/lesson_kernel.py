@@ -8,7 +8,7 @@
   yourself" exercise must give what the library gives; and the solution's prose numbers must be
   in its output. It fails on any raw column name the figures showed.
 
-The prose numbers and the layout are read from the committed JSON by tests/test_lessons.py; nbval
+The prose numbers and the layout are read from the committed JSON by tests/kit/test_lessons.py; nbval
 checks the committed outputs against this fresh run, so both read the same execution.
 """
 

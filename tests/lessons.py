@@ -1,9 +1,9 @@
 """Reading a notebook as a lesson: its parts, its exercises, the numbers in its prose.
 
 The conventions these functions read are written down in CONTRIBUTING.md ("Writing a notebook");
-tests/test_lessons.py applies them to every notebook, and conftest.py runs each notebook's
+tests/kit/test_lessons.py applies them to every notebook, and conftest.py runs each notebook's
 exercises in the kernel nbval executes it in (tests/lesson_kernel.py). Pure functions of the
-notebook's JSON, so they are tested on hand-made text in tests/test_lessons_parser.py.
+notebook's JSON, so they are tested on hand-made text in tests/kit/test_lessons_parser.py.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ in and the nearest output numbers: the list to fix by hand, in one pass.
 
     python tests/prose_numbers.py notebooks/*.ipynb
 
-(The same check as tests/test_lessons.py's prose-number test, with candidates for each miss.)
+(The same check as tests/kit/test_lessons.py's prose-number test, with candidates for each miss.)
 """
 
 from __future__ import annotations

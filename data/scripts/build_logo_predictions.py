@@ -5,7 +5,7 @@ model that never saw that GPU's runs (leave-one-GPU-out), for every catalog LLM 
 
 Eight fits of the two XGBoost models take minutes on a laptop; the table lets notebook 05 and
 ``rank_gpus(source="logo")`` answer at once. Deterministic (seed 0, hist trees);
-tests/test_selection_logo.py refits one GPU's model and checks its rows.
+tests/selection/test_selection_logo.py refits one GPU's model and checks its rows.
 """
 
 from __future__ import annotations

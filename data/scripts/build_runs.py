@@ -6,7 +6,7 @@ Run from the repository root (not run by the tests):
 
 REFERENCE_DIR defaults to ../shared/reference and must hold wattcounts/watt_counts_runs.csv and
 wattgpu/model_features.csv. The script prints the row counts and the new sha256, which must then be
-copied into ``DATA_SHA256`` in wattgpu_lite/measurements.py. See data/SOURCES.md.
+copied into ``DATA_SHA256`` in wattgpu_lite/runs/table.py. See data/SOURCES.md.
 """
 
 from __future__ import annotations

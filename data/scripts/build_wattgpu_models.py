@@ -3,7 +3,7 @@
     .venv/bin/python data/scripts/build_wattgpu_models.py
 
 Deterministic (seed 0, XGBoost hist trees): running it again rewrites identical predictions;
-tests/test_predictors.py checks a fresh fit against the files.
+tests/wattgpu/test_predictors.py checks a fresh fit against the files.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Write data/MANIFEST.sha256: the sha256 of every file under data/ (``sha256sum -c`` format).
 
 Run after any deliberate change to a data file: ``.venv/bin/python data/scripts/update_manifest.py``.
-``tests/test_data_manifest.py`` fails, naming the file, when a file changes without this step.
+``tests/kit/test_data_manifest.py`` fails, naming the file, when a file changes without this step.
 It also pins the manifest: ``MANIFEST_SHA256`` in wattgpu_lite/datafiles.py is rewritten to the
 new manifest's sha256 (the kit refuses a manifest whose digest is not that one).
 """

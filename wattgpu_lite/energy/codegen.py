@@ -6,7 +6,7 @@ about a second, so the generated source is written once to
 :mod:`wattgpu_lite.energy._physical_generated` and imported from there — a prediction never imports
 sympy. Paper mode's printed equations (:mod:`wattgpu_lite.energy.symbolic`) go the same way to
 :mod:`wattgpu_lite.energy._paper_generated`, so an estimate in either mode runs on numpy alone
-(sympy is in the ``[lab]`` extra). The derivation stays the code: ``tests/test_energy_codegen.py``
+(sympy is in the ``[lab]`` extra). The derivation stays the code: ``tests/energy/test_energy_codegen.py``
 regenerates both sources and fails if a file differs.
 
     .venv/bin/python -m wattgpu_lite.energy.codegen      # after changing an equation

@@ -26,7 +26,7 @@ One forward step over ``tokens`` tokens of a replica laid out as ``Parallel(tp, 
   (attention, dense layers, shared experts) for itself: ``N_always·b_w/8 · (1/tp − 1/G) / BW_peak``
   beyond the 1/G share of the roofline.
 
-Limits (``tests/test_parallel.py``): G = 1 → 0 for a dense model (today's single-GPU step);
+Limits (``tests/specs/test_parallel.py``): G = 1 → 0 for a dense model (today's single-GPU step);
 t_0, t_hop → 0 and BW → ∞ → only the expert-group term (the ideal split); E → k → 0.
 """
 

@@ -14,7 +14,7 @@ Active parameters (per token) = N − gathered − n_moe_layers · (E − k) · 
 token multiplies, so neither the routed experts it skips nor the tables it only gathers one row of
 (an untied input embedding, learned positions; a tied table is the LM head too and counts). This
 is OpenAI's convention for gpt-oss; publishers that count the input table as active (Qwen, Mistral)
-are compared with active + gathered (``tests/test_active_counts.py``).
+are compared with active + gathered (``tests/specs/test_accounting.py``).
 What differs between families (biases, norms, QK-norm, learned positions) is the ``FAMILIES``
 table keyed by ``model_type``, following each family's ``modeling_<type>.py`` in transformers;
 a type not in the table is counted like Llama (RMSNorm, no biases).

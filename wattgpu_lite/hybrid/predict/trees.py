@@ -5,7 +5,7 @@ on all rows at once. The nodes of every tree are laid out in one flat array (nod
 of tree ``t``); a leaf points to itself on both sides, so every row simply takes ``depth`` steps
 down. XGBoost's rule, in float32 as XGBoost compares: go left when x < threshold, the default branch
 when x is missing; the output is base_score + the sum of the leaves.
-``tests/test_hybrid_trees.py`` checks it against ``XGBRegressor.predict``.
+``tests/hybrid/test_hybrid_trees.py`` checks it against ``XGBRegressor.predict``.
 """
 
 from __future__ import annotations

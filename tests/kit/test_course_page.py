@@ -1,0 +1,82 @@
+"""The course page, the glossary page and the notebooks agree (issue 22): each notebook's stated time
+is the course table's, its terms are glossary entries, the glossary's symbol table is the library's,
+the lab's stops fill 90 minutes with exercises that exist, and the page's run count is the data's."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from pathlib import Path
+
+import lessons
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.energy import glossary as G
+
+FOLDER = Path(__file__).resolve().parents[2] / "notebooks"
+COURSE = (FOLDER / "README.md").read_text()
+GLOSSARY = (FOLDER / "GLOSSARY.md").read_text()
+LESSONS = sorted(p for p in FOLDER.glob("*.ipynb") if p.stem != "dashboard")
+TERMS_LINE = re.compile(r"^\*\*Terms\*\* \(\[glossary\]\(GLOSSARY\.md\)\): (.+)\.$", re.M)
+
+
+def _head(path: Path) -> str:
+    return lessons.markdown(json.loads(path.read_text()))[0]
+
+
+def glossary_terms(text: str) -> set[str]:
+    """Every term of the glossary's entries ("- **LOGO, LOLO.**" gives both), lower case."""
+    entries = re.findall(r"^- \*\*(.+?)\.\*\*", text, re.M)
+    names = [n.split(" (")[0] for e in entries for n in e.split(", ")]
+    return {n.strip().lower() for n in names}
+
+
+def course_minutes() -> dict[str, int]:
+    """The course table's time per notebook file: {"00_start_here": 30, ...}."""
+    rows = re.findall(
+        r"^\| [\w—]+ \| \[[^\]]+\]\(([\w.]+)\.ipynb\) \|[^|]+\| (\d+) min", COURSE, re.M
+    )
+    return {stem: int(minutes) for stem, minutes in rows}
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_stated_time_is_the_course_tables(path):
+    stated = re.search(r"\*\*Time\.\*\* About (\d+) minutes", _head(path))
+    assert stated, f"{path.name}: no '**Time.** About N minutes' line"
+    assert int(stated.group(1)) == course_minutes()[path.stem]
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_terms_at_the_top_are_glossary_entries(path):
+    line = TERMS_LINE.search(_head(path))
+    assert line, f"{path.name}: no '**Terms** ([glossary](GLOSSARY.md)): …' line"
+    terms = {t.strip().lower() for t in line.group(1).split(", ")}
+    assert terms - glossary_terms(GLOSSARY) == set()
+
+
+def test_glossary_reader_splits_joint_entries():
+    text = "- **LOGO, LOLO.** x\n- **ITL (inter-token latency).** y\n- **P / TDP.** z\n"
+    assert glossary_terms(text) == {"logo", "lolo", "itl", "p / tdp"}
+
+
+def test_the_glossary_pages_symbols_are_the_librarys():
+    assert GLOSSARY.rstrip("\n").endswith(G.glossary_markdown())
+
+
+def test_the_lab_fills_ninety_minutes_with_exercises_that_exist():
+    lab = COURSE[COURSE.index("## Path 1") : COURSE.index("## Path 2")]
+    stops = re.findall(r"^\| (\d+)–(\d+) \| (\d\d): [^|]+\| (\d\d) · Try this (\d+)", lab, re.M)
+    assert stops and stops[0][0] == "0" and stops[-1][1] == "90"
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(stops))  # contiguous
+    for _, _, nb, ex_nb, number in stops:
+        path = next(FOLDER.glob(f"{ex_nb}_*.ipynb"))
+        found = {e.number for e in lessons.exercises(json.loads(path.read_text()))}
+        assert nb == ex_nb and int(number) in found, (nb, number)
+
+
+def test_the_course_page_counts_the_dense_runs():
+    runs = wl.measurements(dense_only=True)
+    said = f"{len(runs):,}\nreal vLLM runs of {runs['llm'].nunique()} dense LLMs"
+    assert said in COURSE

@@ -1,0 +1,67 @@
+"""The README's figures on the hybrid predictor are the shipped results, recomputed here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wattgpu_lite.hybrid.report import external
+from wattgpu_lite.hybrid.report import results as report
+
+# the README's prose with its line breaks folded, so a figure may wrap
+README = " ".join((Path(__file__).resolve().parents[2] / "README.md").read_text().split())
+
+
+def _fig(value: float) -> str:
+    """The README's rounding: 3 significant figures."""
+    return f"{value:.3g}"
+
+
+@pytest.fixture(scope="module")
+def logo():
+    return report.pooled(report.shipped("logo")).set_index(["target", "regime"])
+
+
+def test_nested_leave_one_gpu_out_figures(logo):
+    for key in (("itl", "offline"), ("power", "offline"), ("itl", "server"), ("power", "server")):
+        assert f"within {_fig(logo.loc[key, 'mdape_pct'])} %" in README, key
+    for key in (("itl", "offline"), ("power", "offline")):
+        assert f"cover {100 * logo.loc[('itl', 'offline'), 'coverage80']:.1f} %" in README
+        assert f"{100 * logo.loc[key, 'coverage80']:.1f} %" in README, key
+    widths = [
+        f"{logo.loc[k, 'width80_hi_lo']:.2f}"
+        for k in (("power", "offline"), ("itl", "offline"), ("itl", "server"), ("power", "server"))
+    ]
+    assert f"offline power (median hi/lo {widths[0]})" in README
+    assert "(ITL {} offline, {} at server load; server power {})".format(*widths[1:]) in README
+    below = (report.per_group(report.shipped("logo"))["coverage80"] < 0.6).sum()
+    words = dict(enumerate(("no", "one", "two", "three", "four", "five", "six", "seven", "eight")))
+    assert words[int(below)] + " held-out GPU × scenario cell" in README
+
+
+def test_external_figures():
+    s = external.summary().set_index(["quantity", "replica"])
+    one, many = "one GPU", "several GPUs"
+    assert f"power within {_fig(s.loc[('power_w', one), 'mdape_pct'])} %" in README
+    assert (
+        f"energy per output token within {_fig(s.loc[('energy_per_token_j', one), 'mdape_pct'])} %"
+        in README
+    )
+    assert (
+        f"EcoLogits' formula {_fig(s.loc[('energy_per_token_j', one), 'ecologits_mdape_pct'])} %"
+        in README
+    )
+    assert f"ITL within {_fig(s.loc[('itl_s', one), 'mdape_pct'])} %" in README
+    assert (
+        f"energy per token within {_fig(s.loc[('energy_per_token_j', many), 'mdape_pct'])} %"
+        in README
+    )
+    assert (
+        f"EcoLogits {_fig(s.loc[('energy_per_token_j', many), 'ecologits_mdape_pct'])} %" in README
+    )
+    assert f"{_fig(s.loc[('itl_s', many), 'mdape_pct'])} % off" in README
+    energy_rows = int(s.loc[("energy_per_token_j", many), "rows"])
+    itl_rows = int(s.loc[("itl_s", many), "rows"])
+    assert f"on the {energy_rows} rows that give it" in README
+    assert f"off on {itl_rows} rows" in README
