@@ -134,7 +134,8 @@ def test_golden_max_gives_the_same_answer_however_many_points_a_call_holds():
 
 
 def test_lookahead_levels_fill_a_call_and_stay_within_the_steps():
-    assert Z.lookahead_levels(1, 24, 4096) == 12  # 2^12 - 1 = 4095 points
+    assert Z.lookahead_levels(1, 24, 256) == 8  # 2^8 - 1 = 255 points
+    assert Z.lookahead_levels(10, 24, 256) == 4
     assert Z.lookahead_levels(10**5, 24, 4096) == 1
     assert Z.lookahead_levels(1, 3, 4096) == 3
 
