@@ -22,7 +22,7 @@ import numpy as np
 
 Evaluate = Callable[[np.ndarray, np.ndarray], np.ndarray]  # f(rows idx, points (n, m)) -> (n, m)
 PHI = (np.sqrt(5.0) - 1.0) / 2.0
-POINTS_PER_CALL = 256  # points a search aims to evaluate per call (a call costs ~0.15 ms + 0.4 µs a point)
+POINTS_PER_CALL = 256  # points a search aims at per call (a call: ~0.15 ms + 0.4 µs a point)
 
 
 def golden_points(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

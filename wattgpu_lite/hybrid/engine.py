@@ -119,18 +119,20 @@ def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list
 
 def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
                    rate_qps, batch, level: float = 0.8, num_gpus=1,
-                   weights: Sequence[str | None] | None = None) -> dict[str, np.ndarray]:  # fmt: skip
+                   weights: Sequence[str | None] | None = None,
+                   built: tuple[S.Rows, np.ndarray] | None = None) -> dict[str, np.ndarray]:  # fmt: skip
     """Every quantity of a prediction, one array per quantity, one value per row.
 
     ``rate_qps`` NaN = batch mode (``batch`` sequences), else Poisson arrivals. ``num_gpus``: GPUs
     per replica (tensor parallel); ``weights``: the served weight format per row (None: the
     LLM's own). Rows beyond the replica's capacity or whose weights do not fit get ``status``
-    text and NaN values. Power and energy are the whole replica's.
+    text and NaN values. Power and energy are the whole replica's. ``built``: these rows'
+    ``backbone_rows.build`` when the caller has it already (a ranking builds its rows once).
     """
     n = len(llms)
     rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,)).copy()
     bat = np.broadcast_to(np.asarray(batch, dtype=float), (n,)).copy()
-    rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights)
+    rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights) if built is None else built
     c = model.constants
     odd = physics_only(llms, rows.num_gpus, rows.model[-1])
     odd |= outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12) | (not model.corrects)
