@@ -55,6 +55,16 @@ def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, le
                             built=built)  # fmt: skip
 
 
+def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
+                       weights=None) -> np.ndarray:  # fmt: skip
+    """Per deployment, the largest rate [req/s] one replica serves with ITL ≤ ``sla_s`` (0 if
+    even the lightest load misses the SLA; NaN if the model does not fit), every deployment at
+    once (:func:`wattgpu_lite.selection.replica.max_rate_under_sla`; ``level`` does not move it)."""
+    model = HybridModel.pretrained()
+    rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights)
+    return RP.max_rate_under_sla(model, rep, sla_s)[0]
+
+
 def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> pd.DataFrame:
     """One plan per deployment at a request rate: replicas, per-replica prediction, why not.
 
