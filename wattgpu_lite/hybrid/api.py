@@ -41,6 +41,7 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 __all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many",
            "resolve_load"]  # fmt: skip
 INVALID = "invalid input"
+CHUNK_ROWS = 32_768  # rows predict_many sends to the engine at a time (~0.1 GB of work arrays)
 DEFAULT_LEVEL = 0.8
 
 
@@ -173,11 +174,7 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
     n = len(frame)
     keep: dict[str, np.ndarray] = {}
     if len(idx):
-        out = E.predict_arrays(model, [llms[i] for i in idx],
-                               [gpus[i] for i in idx], [r.t_in for r in valid],
-                               [r.t_out for r in valid], [r.rate_qps for r in valid],
-                               [r.batch for r in valid], level, [r.layout for r in valid],
-                               [r.weights for r in valid])  # fmt: skip
+        out = _in_chunks(model, [llms[i] for i in idx], [gpus[i] for i in idx], valid, level)
         for k, v in out.items():
             if k.startswith("_") or k == "widening":
                 continue
@@ -202,6 +199,20 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
     return frame.reset_index(drop=True).assign(
         llm_architecture=arch, t_in=t_in, t_out=t_out, **keep, message=messages
     )
+
+
+def _in_chunks(model, llms, gpus, valid: list[Request], level: float) -> dict:
+    """:func:`engine.predict_arrays` over ``CHUNK_ROWS`` rows at a time, joined: rows are
+    independent, so the answer is the one-call answer and memory stays flat with the rows."""
+    parts = []
+    for s in range(0, len(valid), CHUNK_ROWS):
+        r, part = valid[s : s + CHUNK_ROWS], slice(s, s + CHUNK_ROWS)
+        parts.append(E.predict_arrays(model, llms[part], gpus[part], [q.t_in for q in r],
+                                      [q.t_out for q in r], [q.rate_qps for q in r],
+                                      [q.batch for q in r], level, [q.layout for q in r],
+                                      [q.weights for q in r]))  # fmt: skip
+    return {k: ({c: np.concatenate([p[k][c] for p in parts]) for c in v} if isinstance(v, dict)
+                else np.concatenate([p[k] for p in parts])) for k, v in parts[0].items()}  # fmt: skip
 
 
 _QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
