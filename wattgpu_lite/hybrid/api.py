@@ -202,17 +202,22 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
 
 
 def _in_chunks(model, llms, gpus, valid: list[Request], level: float) -> dict:
-    """:func:`engine.predict_arrays` over ``CHUNK_ROWS`` rows at a time, joined: rows are
-    independent, so the answer is the one-call answer and memory stays flat with the rows."""
-    parts = []
+    """:func:`engine.predict_arrays` over ``CHUNK_ROWS`` rows at a time, each chunk written into
+    the whole arrays: rows are independent, so the answer is the one-call answer and the
+    engine's work memory stays flat with the rows."""
+    out: dict = {}
     for s in range(0, len(valid), CHUNK_ROWS):
         r, part = valid[s : s + CHUNK_ROWS], slice(s, s + CHUNK_ROWS)
-        parts.append(E.predict_arrays(model, llms[part], gpus[part], [q.t_in for q in r],
-                                      [q.t_out for q in r], [q.rate_qps for q in r],
-                                      [q.batch for q in r], level, [q.layout for q in r],
-                                      [q.weights for q in r]))  # fmt: skip
-    return {k: ({c: np.concatenate([p[k][c] for p in parts]) for c in v} if isinstance(v, dict)
-                else np.concatenate([p[k] for p in parts])) for k, v in parts[0].items()}  # fmt: skip
+        chunk = E.predict_arrays(model, llms[part], gpus[part], [q.t_in for q in r],
+                                 [q.t_out for q in r], [q.rate_qps for q in r],
+                                 [q.batch for q in r], level, [q.layout for q in r],
+                                 [q.weights for q in r])  # fmt: skip
+        for k, v in chunk.items():
+            into, values = (out.setdefault(k, {}), v) if isinstance(v, dict) else (out, {k: v})
+            for name, a in values.items():
+                kind = float if a.dtype.kind == "f" else object  # text of any width
+                into.setdefault(name, np.empty(len(valid), dtype=kind))[part] = a
+    return out
 
 
 _QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
