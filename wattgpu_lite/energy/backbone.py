@@ -10,8 +10,9 @@ flight and T_out the generated tokens:
   cost of a step (scheduling, kernel launches);
 - per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
   time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
-- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root (bracket + bisection);
-  beyond the capacity B_max / W(B_max) no steady state exists;
+- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root (a grid brackets it,
+  the Illinois rule narrows it, :mod:`~wattgpu_lite.energy.searches`); beyond the capacity
+  B_max / W(B_max) no steady state exists;
 - busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP; mean power
   P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a request in flight.
 
@@ -25,9 +26,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy import searches as Z
 
 GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
-BISECTION_STEPS = 40
+ROOT_RTOL = 1e-12  # the load is narrowed to 1 part in 10^12
+ROOT_STEPS = 120  # a bisection at least every third step: ~3 · 38 halvings from a grid bracket
 GOLDEN_STEPS = 24  # golden-section steps locating the busy-power peak (ln B to ~1e-5)
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 
@@ -69,6 +72,14 @@ class Rows:
         """The rows ``mask`` of every array."""
         pick = {k: (tuple(x[mask] for x in v) if isinstance(v, tuple) else v[mask])
                 for k, v in self.__dict__.items()}  # fmt: skip
+        return Rows(**pick)
+
+    def repeat(self, times: int) -> Rows:
+        """Every row ``times`` times over, in place (row i at i·times ... i·times + times − 1)."""
+        if times == 1:
+            return self
+        pick = {k: (tuple(np.repeat(x, times) for x in v) if isinstance(v, tuple)
+                    else np.repeat(v, times)) for k, v in self.__dict__.items()}  # fmt: skip
         return Rows(**pick)
 
     @property
@@ -120,18 +131,30 @@ def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     return np.minimum(power, rows.replica_tdp_w)
 
 
+def on_points(rows: Rows, fn, *per_row: np.ndarray) -> Z.Evaluate:
+    """f(idx, x) for :mod:`~wattgpu_lite.energy.searches`: ``fn(rows idx, x, per-row arrays idx)``
+    at every point of ``x`` (shape (len(idx), m)) in one call, each row repeated m times."""
+
+    def f(idx: np.ndarray, x: np.ndarray) -> np.ndarray:
+        m = x.shape[1]
+        sub = rows if len(idx) == len(rows.t_in) else rows.take(idx)
+        extra = [np.repeat(np.asarray(a)[idx], m) for a in per_row]
+        return np.asarray(fn(sub.repeat(m), x.ravel(), *extra)).reshape(x.shape)
+
+    return f
+
+
 def peak_batch(rows: Rows, c: Constants, upper: float = 1024.0) -> np.ndarray:
-    """Batch at which the raw busy power peaks, by golden-section search on ln B in [0, ln upper].
+    """Batch at which the raw busy power peaks, by golden-section search on ln B in [0, ln upper]
+    (:func:`~wattgpu_lite.energy.searches.golden_max`, ``GOLDEN_STEPS`` steps, ln B to ~1e-5).
 
     The raw power rises while a step is memory-bound (more work per weight read) and may dip once
-    it turns compute-bound (the weight read spread over a longer step): one peak per row.
+    it turns compute-bound (the weight read spread over a longer step). Where it has several
+    local peaks the search settles on one of them, as it always has.
     """
-    phi = (np.sqrt(5.0) - 1.0) / 2.0
-    lo, hi = np.zeros(len(rows.t_in)), np.full(len(rows.t_in), np.log(upper))
-    for _ in range(GOLDEN_STEPS):
-        a, b = hi - phi * (hi - lo), lo + phi * (hi - lo)
-        left = raw_busy_power_w(rows, np.exp(a), c) >= raw_busy_power_w(rows, np.exp(b), c)
-        lo, hi = np.where(left, lo, a), np.where(left, b, hi)
+    f = on_points(rows, lambda r, x: raw_busy_power_w(r, np.exp(x), c))
+    n = len(rows.t_in)
+    lo, hi = Z.golden_max(f, np.zeros(n), np.full(n, np.log(upper)), GOLDEN_STEPS)
     return np.exp(0.5 * (lo + hi))
 
 
@@ -139,13 +162,12 @@ def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     """Mean power while serving ``batch`` sequences [W]: the raw power at this batch, or at the
     peak batch if that is smaller and higher. Past the point where a step turns compute-bound the
     raw figure can dip; a board serving more sequences keeps its clocks and traffic, so the kit
-    never lets power fall with load."""
+    never lets power fall with load. max(P_raw(B), P_raw(1), P_raw(min(B_peak, B))), one call."""
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
     peak = np.minimum(peak_batch(rows, c), batch)
-    ends = np.maximum(
-        raw_busy_power_w(rows, batch, c), raw_busy_power_w(rows, np.ones_like(batch), c)
-    )
-    return np.maximum(ends, raw_busy_power_w(rows, peak, c))
+    f = on_points(rows, lambda r, x: raw_busy_power_w(r, x, c))
+    power = f(np.arange(len(batch)), np.stack([batch, np.ones_like(batch), peak], axis=1))
+    return np.maximum(np.maximum(power[:, 0], power[:, 1]), power[:, 2])
 
 
 def in_flight_at_rate(
@@ -153,33 +175,27 @@ def in_flight_at_rate(
 ) -> np.ndarray:
     """Mean requests in flight L at Poisson rate λ: the smallest root of
     g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
-    at the batch a request sees). s grows with the batch, so g > 0 at L = 0; the first grid point
-    where g ≤ 0 brackets the root, which bisection then narrows. No root: beyond capacity, L = cap.
+    at the batch a request sees). s grows with the batch, so g > 0 at L = 0; the first point of a
+    geometric grid over (0, cap] where g ≤ 0 brackets the root, which the Illinois rule narrows
+    to ``ROOT_RTOL`` (:mod:`~wattgpu_lite.energy.searches`). No root: beyond capacity, L = cap.
     """
-    rate = np.asarray(rate_qps, dtype=float)
+    n = len(rows.t_in)
+    rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,))
+    cap = np.broadcast_to(np.asarray(cap, dtype=float), (n,))
 
-    def g(load: np.ndarray) -> np.ndarray:
-        return rate * rows.t_out * step_time_s(rows, np.minimum(1.0 + load, cap), c) - load
+    def g(r: Rows, load: np.ndarray, lam: np.ndarray, top: np.ndarray) -> np.ndarray:
+        return lam * r.t_out * step_time_s(r, np.minimum(1.0 + load, top), c) - load
 
+    f = on_points(rows, g, rate, cap)
     grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, GRID_POINTS)])
-    lo, hi = np.zeros_like(rate), np.full_like(rate, np.nan)
-    for k in range(1, len(grid)):
-        undecided = np.isnan(hi)
-        if not undecided.any():
-            break
-        point = grid[k] * cap
-        below = undecided & (g(point) <= 0)
-        hi = np.where(below, point, hi)
-        lo = np.where(undecided & ~below, point, lo)
-    saturated = np.isnan(hi)
-    hi = np.where(saturated, cap, hi)
-    for _ in range(BISECTION_STEPS):
-        if np.all(hi - lo <= 1e-9 * np.maximum(hi, 1e-9)):
-            break  # every row's load is known to 1 part in 10^9
-        mid = 0.5 * (lo + hi)
-        neg = g(mid) <= 0
-        lo, hi = np.where(neg, lo, mid), np.where(neg, mid, hi)
-    return np.where(saturated, cap, hi)
+    points = grid[None, :] * cap[:, None]
+    k, g_hi, g_lo = Z.first_nonpositive(f, points)
+    saturated = k == len(grid)
+    row = np.arange(n)
+    hi = np.where(saturated, cap, points[row, np.minimum(k, len(grid) - 1)])
+    lo = np.where(saturated | (k == 0), hi, points[row, np.maximum(k - 1, 0)])
+    load = Z.illinois_root(f, lo, hi, g_lo, g_hi, ROOT_RTOL, ROOT_STEPS)
+    return np.where(saturated, cap, load)
 
 
 def capacity_qps(rows: Rows, cap: np.ndarray, c: Constants) -> np.ndarray:

@@ -7,6 +7,9 @@
 - :mod:`~wattgpu_lite.selection.inputs`: checking the ranking's inputs;
 - :mod:`~wattgpu_lite.selection.layouts`: the layouts a MoE replica is tried with (TP, TP·EP,
   DP·EP) and the columns that say why one wins;
+- :mod:`~wattgpu_lite.selection.plan` and :mod:`~wattgpu_lite.selection.replica`: serving plans
+  (replicas at a rate), every deployment's rows built once and its largest rate under the SLA
+  found by a search over the replica's load;
 - :mod:`~wattgpu_lite.selection.accounting`: energy, carbon and cost per request and per token,
   and the memory fit check.
 

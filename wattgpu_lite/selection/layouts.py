@@ -48,12 +48,14 @@ def ideal_links(rows: S.Rows, whole: bool = False) -> S.Rows:
     return replace(rows, deploy=(g, n_tp, n_ep, inf, zero, zero, x_ep, t_grp))
 
 
-def step_shares(llm, plans, t_in, t_out, batch, weights, constants) -> dict[str, np.ndarray]:
+def step_shares(llm, plans, t_in, t_out, batch, weights, constants,
+                rows: S.Rows | None = None) -> dict[str, np.ndarray]:  # fmt: skip
     """Per plan, shares of one decode step at ``batch`` sequences: ``comm_share`` (collectives:
     all-reduces, all-to-alls) and ``layout_share`` (the layout's whole term, with the expert
-    groups and replicated weights)."""
-    rows, _ = R.build([llm] * len(plans), [g for g, _ in plans], t_in, t_out,
-                      [p for _, p in plans], [weights] * len(plans))  # fmt: skip
+    groups and replicated weights). ``rows``: the plans' backbone rows, if built already."""
+    if rows is None:
+        rows, _ = R.build([llm] * len(plans), [g for g, _ in plans], t_in, t_out,
+                          [p for _, p in plans], [weights] * len(plans))  # fmt: skip
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
     full = S.step_time_s(rows, b, constants)
     links = S.step_time_s(ideal_links(rows), b, constants)

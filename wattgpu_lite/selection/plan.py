@@ -7,8 +7,8 @@ these functions are deployments, so every GPU type is tried with every layout at
 of :mod:`wattgpu_lite.selection.layouts` say why one layout beats another.
 
 For a replica the per-request ITL grows with the rate it serves, so
-there is a largest per-replica rate r_max whose ITL stays within the SLA (found by bisection, below
-the replica's capacity). The rate λ then needs R = ⌈λ / r_max⌉ replicas, each serving λ / R; the
+there is a largest per-replica rate r_max whose ITL stays within the SLA (found by a search over
+the replica's load, :mod:`wattgpu_lite.selection.replica`, below the replica's capacity). The rate λ then needs R = ⌈λ / r_max⌉ replicas, each serving λ / R; the
 plan's GPU energy per generated token is R · P̄(λ/R) / (λ · T_out) — every replica held for the whole
 time —, which is one replica's own P̄(λ/R) / ((λ/R) · T_out). Fewer replicas mean less idle power, so the least R that meets the SLA is the plan.
 
@@ -32,12 +32,12 @@ from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.selection import layouts as LAY
+from wattgpu_lite.selection import replica as RP
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
 
 MAX_REPLICAS = 1000
-BISECTION_STEPS = 40
 QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
 
 
@@ -49,28 +49,21 @@ def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
 
 
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
-             weights=None) -> StepResult:  # fmt: skip
+             weights=None, built=None) -> StepResult:  # fmt: skip
     gpus = [g for g, _ in plans]
     return E.predict_arrays(HybridModel.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
-                            rate, batch, level, _layouts(plans), [weights] * len(plans))  # fmt: skip
+                            rate, batch, level, _layouts(plans), [weights] * len(plans),
+                            built=built)  # fmt: skip
 
 
-def max_rate_under_sla(
-    llm, gpus, t_in, t_out, sla_s: float, level: float, weights=None
-) -> np.ndarray:
-    """Per GPU, the largest rate [req/s] one replica serves with ITL ≤ ``sla_s`` (0 if even the
-    lightest load misses the SLA; NaN if the model does not fit)."""
-    light = _predict(llm, gpus, t_in, t_out, 1e-6, np.nan, level, weights)
-    capacity = light.capacity_qps
-    ok = (light.status == "ok") & (light.itl_s <= sla_s)
-    lo, hi = np.zeros(len(gpus)), np.where(ok, capacity * (1 - 1e-9), 0.0)
-    for _ in range(BISECTION_STEPS):
-        mid = 0.5 * (lo + hi)
-        out = _predict(llm, gpus, t_in, t_out, np.maximum(mid, 1e-12), np.nan, level, weights)
-        good = (out.status == "ok") & (out.itl_s <= sla_s)
-        lo, hi = np.where(good, mid, lo), np.where(good, hi, mid)
-    fits = light.max_batch >= 1
-    return np.where(fits, np.where(ok, lo, 0.0), np.nan)
+def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
+                       weights=None) -> np.ndarray:  # fmt: skip
+    """Per deployment, the largest rate [req/s] one replica serves with ITL ≤ ``sla_s`` (0 if
+    even the lightest load misses the SLA; NaN if the model does not fit), every deployment at
+    once (:func:`wattgpu_lite.selection.replica.max_rate_under_sla`; ``level`` does not move it)."""
+    model = HybridModel.pretrained()
+    rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights)
+    return RP.max_rate_under_sla(model, rep, sla_s)[0]
 
 
 def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> pd.DataFrame:
@@ -78,23 +71,25 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> 
 
     A deployment that cannot meet the SLA at any load still shows its figures with the replicas
     its capacity alone would need (within 90 % of it), so the reader sees what it would draw.
+    The rows are built once; the SLA search runs on them, then one prediction of every plan.
     """
-    r_max = max_rate_under_sla(llm, gpus, t_in, t_out, sla_s, level, weights)
-    light = _predict(llm, gpus, t_in, t_out, 1e-6, np.nan, level, weights)
+    model = HybridModel.pretrained()
+    rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights)
+    r_max, light_itl = RP.max_rate_under_sla(model, rep, sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
-    per_replica = np.where(feasible, r_max, 0.9 * light.capacity_qps)
+    per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
     needed = np.ceil(rate_qps / np.where(per_replica > 0, per_replica, np.inf))
     shown = np.where(needed <= MAX_REPLICAS, np.maximum(needed, 1.0), np.nan)
     replicas = np.where(feasible, shown, np.nan)
     shown = np.where(np.isnan(r_max), np.nan, shown)  # a replica that does not fit has no count
     share = rate_qps / np.where(np.isfinite(shown), shown, 1.0)
-    out = _predict(llm, gpus, t_in, t_out, share, np.nan, level, weights)
-    why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light.itl_s, strict=True)]
+    out = _predict(llm, gpus, t_in, t_out, share, np.nan, level, weights, (rep.rows, rep.cap))
+    why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light_itl, strict=True)]
     why = [memory_why_not(llm, d, t_in, t_out, weights) if w == "does not fit in memory" else w
            for w, d in zip(why, gpus, strict=True)]  # fmt: skip
     frame = _frame(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
     seen = np.minimum(1.0 + out.in_flight, np.maximum(out.max_batch, 1.0))
-    frame = _explain(frame, llm, gpus, t_in, t_out, seen, weights)
+    frame = _explain(frame, llm, gpus, t_in, t_out, seen, weights, rep.rows)
     # each replica serves λ/R, so its energy per token, P̄ / ((λ/R)·T_out), is already the
     # plan's: R·P̄ / (λ·T_out)
     frame["total_power_w"] = frame["power_w"] * frame["replicas"]
@@ -106,10 +101,11 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
                 weights=None) -> pd.DataFrame:  # fmt: skip
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds)."""
-    _, cap = R.build([llm] * len(gpus), [g for g, _ in gpus], t_in, t_out, _layouts(gpus),
-                     [weights] * len(gpus))  # fmt: skip
+    rows, cap = R.build([llm] * len(gpus), [g for g, _ in gpus], t_in, t_out, _layouts(gpus),
+                        [weights] * len(gpus))  # fmt: skip
     b = R.offline_in_flight(cap, OFFLINE_PROMPTS) if batch is None else np.full(len(gpus), batch)
-    out = _predict(llm, gpus, t_in, t_out, np.nan, np.where(cap >= 1, b, 1.0), level, weights)
+    out = _predict(llm, gpus, t_in, t_out, np.nan, np.where(cap >= 1, b, 1.0), level, weights,
+                   (rows, cap))  # fmt: skip
     why = []
     for status, itl, d in zip(out.status, out.itl_s, gpus, strict=True):
         if status == "does not fit in memory":
@@ -119,16 +115,16 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
     frame = _frame(gpus, out, np.where(out.status == "ok", 1.0, np.nan), why)
-    frame = _explain(frame, llm, gpus, t_in, t_out, out.in_flight, weights)
+    frame = _explain(frame, llm, gpus, t_in, t_out, out.in_flight, weights, rows)
     return frame.assign(total_power_w=frame["power_w"])
 
 
-def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights) -> pd.DataFrame:
+def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights, rows) -> pd.DataFrame:
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
     shares = LAY.step_shares(llm, plans, t_in, t_out, batch, weights,
-                             HybridModel.pretrained().constants)  # fmt: skip
+                             HybridModel.pretrained().constants, rows)  # fmt: skip
     ok = np.isfinite(frame["energy_per_token_j"].to_numpy())
     return frame.assign(
         **{k: np.where(ok, v, np.nan) for k, v in shares.items()},

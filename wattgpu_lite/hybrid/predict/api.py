@@ -41,6 +41,7 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 __all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many",
            "resolve_load"]  # fmt: skip
+CHUNK_ROWS = 32_768  # rows predict_many sends to the engine at a time (~0.1 GB of work arrays)
 DEFAULT_LEVEL = 0.8
 
 
@@ -145,17 +146,17 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
     keep |= {"basis": np.full(n, "", dtype=object),
              "status": np.full(n, Status.INVALID.value, dtype=object)}  # fmt: skip
     messages = np.full(n, "", dtype=object)
-    if len(idx):
-        out = E.predict_arrays(model, [llms[i] for i in idx],
-                               [gpus[i] for i in idx], [r.t_in for r in valid],
-                               [r.t_out for r in valid], [r.rate_qps for r in valid],
-                               [r.batch for r in valid], level, [r.layout for r in valid],
-                               [r.weights for r in valid])  # fmt: skip
+    for s in range(0, len(idx), CHUNK_ROWS):
+        part, reqs = idx[s : s + CHUNK_ROWS], valid[s : s + CHUNK_ROWS]
+        out = E.predict_arrays(model, [llms[i] for i in part], [gpus[i] for i in part],
+                               [r.t_in for r in reqs], [r.t_out for r in reqs],
+                               [r.rate_qps for r in reqs], [r.batch for r in reqs], level,
+                               [r.layout for r in reqs], [r.weights for r in reqs])  # fmt: skip
         for k, v in out.columns().items():
-            keep[k][idx] = v
-        for j, i in enumerate(idx):
-            messages[i] = _message(out, j, llms[i].name, gpus[i].name, valid[j].rate_qps,
-                                   valid[j].batch)  # fmt: skip
+            keep[k][part] = v
+        for j, i in enumerate(part):
+            messages[i] = _message(out, j, llms[i].name, gpus[i].name, reqs[j].rate_qps,
+                                   reqs[j].batch)  # fmt: skip
     for i in np.flatnonzero(~good):
         messages[i] = requests[i]
     t_in = _echo(frame, "t_in", DEFAULT_T_IN, requests, "t_in")

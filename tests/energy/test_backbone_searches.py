@@ -1,0 +1,169 @@
+"""The backbone's searches (:mod:`wattgpu_lite.energy.searches`) give the answers of the searches
+they replaced, kept here as the reference: a 24-step golden section with two evaluations a step for
+the peak batch, and a 24-point grid plus bisection to 1e-9 for the load in flight. Over every
+catalog LLM on every catalog GPU, at three token counts and loads from the lightest to beyond the
+capacity, power, ITL and load agree to 1e-7 relative."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import searches as Z
+from wattgpu_lite.hybrid.predict.model import HybridModel
+
+RTOL = 1e-7
+TOKENS = ((15, 180), (500, 300), (2000, 50))
+LOAD_SHARES = (1e-6, 0.01, 0.3, 0.9, 0.999, 1.5)  # rate / capacity; 1.5: saturated
+
+
+def reference_peak_batch(rows: S.Rows, c: S.Constants, upper: float = 1024.0) -> np.ndarray:
+    """The golden section as it was: both points evaluated afresh at every step."""
+    phi = (np.sqrt(5.0) - 1.0) / 2.0
+    lo, hi = np.zeros(len(rows.t_in)), np.full(len(rows.t_in), np.log(upper))
+    for _ in range(S.GOLDEN_STEPS):
+        a, b = hi - phi * (hi - lo), lo + phi * (hi - lo)
+        left = S.raw_busy_power_w(rows, np.exp(a), c) >= S.raw_busy_power_w(rows, np.exp(b), c)
+        lo, hi = np.where(left, lo, a), np.where(left, b, hi)
+    return np.exp(0.5 * (lo + hi))
+
+
+def reference_busy_power_w(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> np.ndarray:
+    batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
+    peak = np.minimum(reference_peak_batch(rows, c), batch)
+    ends = np.maximum(S.raw_busy_power_w(rows, batch, c),
+                      S.raw_busy_power_w(rows, np.ones_like(batch), c))  # fmt: skip
+    return np.maximum(ends, S.raw_busy_power_w(rows, peak, c))
+
+
+def reference_in_flight(rows: S.Rows, rate: np.ndarray, cap: np.ndarray, c: S.Constants):
+    """The grid and the bisection to 1e-9 as they were."""
+
+    def g(load):
+        return rate * rows.t_out * S.step_time_s(rows, np.minimum(1.0 + load, cap), c) - load
+
+    grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, S.GRID_POINTS)])
+    lo, hi = np.zeros_like(rate), np.full_like(rate, np.nan)
+    for k in range(1, len(grid)):
+        undecided = np.isnan(hi)
+        if not undecided.any():
+            break
+        point = grid[k] * cap
+        below = undecided & (g(point) <= 0)
+        hi, lo = np.where(below, point, hi), np.where(undecided & ~below, point, lo)
+    saturated = np.isnan(hi)
+    hi = np.where(saturated, cap, hi)
+    for _ in range(40):
+        if np.all(hi - lo <= 1e-9 * np.maximum(hi, 1e-9)):
+            break
+        mid = 0.5 * (lo + hi)
+        neg = g(mid) <= 0
+        lo, hi = np.where(neg, lo, mid), np.where(neg, mid, hi)
+    return np.where(saturated, cap, hi)
+
+
+@pytest.fixture(scope="module")
+def catalog_rows():
+    """Every catalog LLM on every catalog GPU (one GPU; and four for the MoE models), at three
+    token counts: rows whose weights fit."""
+    llms, gpus = [wl.llm(n) for n in wl.llms()["name"]], [wl.gpu(n) for n in wl.gpus()["name"]]
+    picks = [(m, g, a, b, 1) for m in llms for g in gpus for a, b in TOKENS]
+    linked = [g for g in gpus if g.interconnect_gbs is not None and np.isfinite(g.interconnect_gbs)]
+    picks += [(m, g, 500, 300, 4) for m in llms if m.is_moe for g in linked]
+    rows, cap = R.build(*[[p[i] for p in picks] for i in range(4)], [p[4] for p in picks])
+    keep = cap >= 1
+    return rows.take(keep), cap[keep], HybridModel.pretrained().constants
+
+
+def test_the_catalog_grid_is_wide(catalog_rows):
+    rows, cap, _ = catalog_rows
+    assert len(cap) > 10_000 and cap.min() == 1 and cap.max() == 256  # vLLM max_num_seqs
+
+
+def test_peak_batch_and_busy_power_match_the_reference_search(catalog_rows):
+    rows, _, c = catalog_rows
+    peak, ref = S.peak_batch(rows, c), reference_peak_batch(rows, c)
+    assert np.mean(peak == ref) > 0.999  # the same decisions, step by step
+    batch = np.geomspace(1.0, 1024.0, len(peak))
+    np.testing.assert_allclose(S.busy_power_w(rows, batch, c),
+                               reference_busy_power_w(rows, batch, c), rtol=RTOL)  # fmt: skip
+
+
+def test_load_itl_and_power_at_a_rate_match_the_reference(catalog_rows):
+    rows, cap, c = catalog_rows
+    capacity = S.capacity_qps(rows, cap, c)
+    shares = np.resize(np.array(LOAD_SHARES), len(cap))
+    rate = shares * capacity
+    load = S.in_flight_at_rate(rows, rate, cap, c)
+    ref = reference_in_flight(rows, rate, cap, c)
+    assert (shares == 1.5).any() and np.all(load[shares == 1.5] == cap[shares == 1.5])
+    np.testing.assert_allclose(load, ref, rtol=RTOL, atol=0)
+    out = S.at_rate(rows, rate, cap, c)
+    itl = S.step_time_s(rows, np.minimum(1.0 + ref, cap), c)
+    busy = -np.expm1(-ref)
+    p_idle = S.idle_power_w(rows, c)
+    p_busy = reference_busy_power_w(rows, np.maximum(ref / np.maximum(busy, 1e-300), 1.0), c)
+    np.testing.assert_allclose(out["itl_s"], itl, rtol=RTOL)
+    np.testing.assert_allclose(out["power_w"], p_idle + busy * (p_busy - p_idle), rtol=RTOL)
+
+
+def test_the_load_solves_littles_law_to_the_new_tolerance(catalog_rows):
+    rows, cap, c = catalog_rows
+    rate = 0.3 * S.capacity_qps(rows, cap, c)
+    load = S.in_flight_at_rate(rows, rate, cap, c)
+    g = rate * rows.t_out * S.step_time_s(rows, np.minimum(1.0 + load, cap), c) - load
+    assert np.all(g <= 0) and np.all(np.abs(g) <= 1e-9 * load)
+
+
+def test_golden_max_gives_the_same_answer_however_many_points_a_call_holds():
+    centre = np.linspace(0.5, 6.0, 7)
+
+    def f(idx, x):
+        return -(np.abs(x - centre[idx, None]) ** 1.5)
+
+    lo0, hi0 = np.zeros(7), np.full(7, 7.0)
+    answers = [Z.golden_max(f, lo0, hi0, 24, points_per_call=p) for p in (1, 7, 100, 10**5)]
+    for lo, hi in answers[1:]:
+        np.testing.assert_array_equal(lo, answers[0][0])
+        np.testing.assert_array_equal(hi, answers[0][1])
+    lo, hi = answers[0]
+    assert np.all(lo <= centre) and np.all(centre <= hi) and np.all(hi - lo < 7.0 * 0.62**24)
+
+
+def test_lookahead_levels_fill_a_call_and_stay_within_the_steps():
+    assert Z.lookahead_levels(1, 24, 256) == 8  # 2^8 - 1 = 255 points
+    assert Z.lookahead_levels(10, 24, 256) == 4
+    assert Z.lookahead_levels(10**5, 24, 4096) == 1
+    assert Z.lookahead_levels(1, 3, 4096) == 3
+
+
+def test_illinois_root_finds_a_cube_root_in_few_steps():
+    calls = []
+
+    def f(idx, x):
+        calls.append(len(idx))
+        return 2.0 * (idx[:, None] + 1.0) - x**3
+
+    lo, hi = np.zeros(4), np.full(4, 3.0)
+    fl, fh = f(np.arange(4), lo[:, None])[:, 0], f(np.arange(4), hi[:, None])[:, 0]
+    root = Z.illinois_root(f, lo, hi, fl, fh, rtol=1e-12, max_steps=100)
+    np.testing.assert_allclose(root, np.cbrt(2.0 * np.arange(1, 5)), rtol=1e-12)
+    assert len(calls) - 2 <= 15  # bisection alone would take 42
+
+
+def test_first_nonpositive_finds_the_first_sign_change_in_any_block_size():
+    points = np.tile(np.arange(10.0), (3, 1))
+    limit = np.array([2.5, 7.5, 20.0])
+
+    def f(idx, x):
+        return limit[idx, None] - x
+
+    for per_call in (1, 4, 30, 1000):
+        k, at, before = Z.first_nonpositive(f, points, per_call)
+        np.testing.assert_array_equal(k, [3, 8, 10])
+        np.testing.assert_allclose(at[:2], [-0.5, -0.5])
+        np.testing.assert_allclose(before[:2], [0.5, 0.5])
+        assert np.isnan(at[2]) and np.isnan(before[2])

@@ -1,0 +1,151 @@
+"""The largest rate one replica serves under an ITL SLA, for every deployment of a ranking at once.
+
+At Poisson rate λ a replica holds L requests in flight, L = λ · T_out · s(min(1 + L, cap))
+(Little's law, :mod:`wattgpu_lite.energy.backbone`). Read the other way, each load has one rate,
+
+    λ(L) = L / (T_out · s(min(1 + L, cap))),
+
+increasing in L (s grows at most linearly with the batch), and the per-request ITL,
+max(s(min(1 + L, cap)) · e^f, s_floor), grows with L too (physics, and the correction's monotone
+constraints). So the largest rate whose ITL meets the SLA is λ(L*), L* the largest load that does:
+a search over L needs no root of Little's law, and each round evaluates K loads of every
+deployment in one call, narrowing the bracket (K + 1)-fold, until it is 1e-12 of L wide.
+The ITL is the one ``wl.predict`` gives (:mod:`wattgpu_lite.hybrid.predict.steps`), from the same steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.hybrid.predict import bounds as B
+from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
+from wattgpu_lite.hybrid.predict.model import HybridModel
+
+LIGHT_QPS = 1e-6  # the lightest load: a replica's ITL with no neighbours
+LOAD_RTOL = 1e-12  # the bracket on L* is narrowed to 1 part in 10^12
+POINTS_PER_CALL = 256  # loads evaluated per round over all deployments (the forest costs per load)
+MAX_ROUNDS = 60
+
+
+@dataclass(frozen=True)
+class Replicas:
+    """Rows of every deployment, built once, and what the SLA search reads of them."""
+
+    rows: S.Rows
+    cap: np.ndarray  # KV capacity in sequences (< 1: the weights do not fit)
+    capacity_qps: np.ndarray  # cap / (T_out · s(cap)), at a capacity of at least 1
+    corrected: np.ndarray  # row indices the learned ITL correction applies to
+    static: np.ndarray  # their correction inputs but the load (columns of the forest)
+
+
+def replicas(model: HybridModel, llm, gpus, layouts, t_in, t_out, weights) -> Replicas:
+    """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once."""
+    n = len(gpus)
+    rows, cap = R.build([llm] * n, gpus, t_in, t_out, layouts, [weights] * n)
+    odd = E.physics_only_rows(model, [llm] * n, rows)
+    corr = model.corrections.get("itl")
+    idx = np.flatnonzero(~odd) if corr is not None else np.zeros(0, dtype=np.int64)
+    static = np.zeros((0, 0))
+    if len(idx):
+        zero = {k: np.zeros(len(idx)) for k in ("log_in_flight", "busy_fraction",
+                                                "log_bytes_per_flop")}  # fmt: skip
+        static = feature_matrix([llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns,
+                                corr.families)  # fmt: skip
+    capacity = S.capacity_qps(rows, np.maximum(cap, 1.0), model.constants)
+    return Replicas(rows, cap, capacity, idx, static)
+
+
+def itl_at_load(model: HybridModel, rep: Replicas, idx: np.ndarray, load: np.ndarray):
+    """(ITL s, rate req/s) of the deployments ``idx`` at loads ``load`` (shape (len(idx), m)):
+    s(B)·e^f at least s_floor(B), B = min(1 + L, cap), and λ(L) (module docstring)."""
+    m = load.shape[1]
+    rows = rep.rows.take(idx).repeat(m)
+    top = np.repeat(np.maximum(rep.cap[idx], 1.0), m)
+    flat = load.ravel()
+    batch = np.minimum(1.0 + flat, top)
+    step = S.step_time_s(rows, batch, model.constants)
+    itl = step.copy()
+    row_of = np.repeat(idx, m)
+    where = np.flatnonzero(np.isin(row_of, rep.corrected))
+    if len(where):
+        corr = model.corrections["itl"]
+        x = rep.static[np.searchsorted(rep.corrected, row_of[where])]
+        loads = load_features({"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
+                              B.bytes_per_flop(rows.take(where), batch[where]))  # fmt: skip
+        for j, column in enumerate(corr.columns):
+            if column in loads:
+                x[:, j] = loads[column]
+        itl[where] *= np.exp(corr.predict(x))
+    itl = np.maximum(itl, B.floor_step_s(rows, batch))
+    return itl.reshape(load.shape), (flat / (rows.t_out * step)).reshape(load.shape)
+
+
+def light_load(model: HybridModel, rep: Replicas) -> tuple[np.ndarray, np.ndarray]:
+    """(ITL s, load L) at the lightest rate ``LIGHT_QPS`` (NaN where the replica has no steady
+    state there: the weights do not fit)."""
+    ok = (rep.cap >= 1) & (LIGHT_QPS < rep.capacity_qps)
+    itl, load = np.full(len(rep.cap), np.nan), np.full(len(rep.cap), np.nan)
+    idx = np.flatnonzero(ok)
+    if len(idx):
+        safe = np.maximum(rep.cap[idx], 1.0)
+        rate = np.full(len(idx), LIGHT_QPS)
+        load[idx] = S.in_flight_at_rate(rep.rows.take(idx), rate, safe, model.constants)
+        itl[idx] = itl_at_load(model, rep, idx, load[idx, None])[0][:, 0]
+    return itl, load
+
+
+def max_rate_under_sla(model: HybridModel, rep: Replicas,
+                       sla_s: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(r_max, ITL at the lightest load) per deployment: r_max the largest rate [req/s] one
+    replica serves with ITL ≤ ``sla_s``, below its capacity by 1 part in 10^9 (0 if even the
+    lightest load misses the SLA; NaN if the weights do not fit)."""
+    light, light_l = light_load(model, rep)
+    top_qps = rep.capacity_qps * (1 - 1e-9)
+    r_max = np.where(rep.cap >= 1, 0.0, np.nan)
+    idx = np.flatnonzero(light <= sla_s)
+    if not len(idx):
+        return r_max, light
+    safe = np.maximum(rep.cap[idx], 1.0)
+    lo = light_l[idx]
+    hi = S.in_flight_at_rate(rep.rows.take(idx), top_qps[idx], safe, model.constants)
+    top_itl = itl_at_load(model, rep, idx, hi[:, None])[0][:, 0]
+    r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
+    search = top_itl > sla_s
+    idx, lo, hi = idx[search], lo[search], hi[search]
+    r_max[idx] = _largest_good_rate(model, rep, idx, lo, hi, sla_s)
+    return r_max, light
+
+
+def _largest_good_rate(model, rep, idx, lo, hi, sla_s) -> np.ndarray:
+    """λ(L) at the largest load L in [lo, hi] whose ITL meets ``sla_s`` (lo meets it, hi does not),
+    by rounds of K loads inside each bracket."""
+    rate_lo = np.full(len(idx), LIGHT_QPS)
+    for _ in range(MAX_ROUNDS):
+        todo = np.flatnonzero(hi - lo > LOAD_RTOL * hi)
+        if not len(todo):
+            break
+        k = max(3, POINTS_PER_CALL // len(todo))
+        points = _interior(lo[todo], hi[todo], k)
+        itl, rate = itl_at_load(model, rep, idx[todo], points)
+        good = itl <= sla_s
+        first_bad = np.where(good.all(axis=1), k, np.argmin(good, axis=1))
+        row = np.arange(len(todo))
+        moved, short = first_bad > 0, first_bad < k
+        lo[todo[moved]] = points[row[moved], first_bad[moved] - 1]
+        rate_lo[todo[moved]] = rate[row[moved], first_bad[moved] - 1]
+        hi[todo[short]] = points[row[short], first_bad[short]]
+    return rate_lo
+
+
+def _interior(lo: np.ndarray, hi: np.ndarray, k: int) -> np.ndarray:
+    """k loads strictly inside each (lo, hi): evenly spaced in ln L while hi > 4·lo, else in L."""
+    t = np.arange(1, k + 1) / (k + 1)
+    wide = hi > 4.0 * lo
+    geometric = np.exp(np.log(lo)[:, None] + t * np.log(hi / lo)[:, None])
+    linear = lo[:, None] + t * (hi - lo)[:, None]
+    return np.where(wide[:, None], geometric, linear)
