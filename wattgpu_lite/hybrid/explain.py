@@ -36,6 +36,7 @@ import pandas as pd
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.args import expert_flops_per_token
 from wattgpu_lite.hybrid import bounds as B
 from wattgpu_lite.hybrid import engine as E
 from wattgpu_lite.hybrid.api import DEFAULT_LEVEL, predict
@@ -188,20 +189,22 @@ def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, An
     workload = (rows.t_in, rows.t_out, batch)
     hw = S.achieved_hw(rows, c)
     terms, times = P.physical_evaluate(rows.model, workload, hw, c.kappa, rows.deploy)
-    unit_hw = (np.ones_like(rows.alpha), np.ones_like(rows.alpha), *hw[2:])
+    one = np.ones_like(rows.alpha)
+    unit_hw = (one, one, *hw[2:6], one, hw[7])  # alpha, e, alpha_e = 1: the terms count FLOPs, bits
     counts, _ = P.physical_evaluate(rows.model, workload, unit_hw, 1.0, rows.deploy)
     per_step = float(batch[0] / rows.t_out[0])  # per request over T_out steps -> per step of B
     g = float(rows.num_gpus[0])
     bits = {k: float(counts[("decode", k)][0]) * per_step
             for k in ("parameter_reads", "attention_reads", "kv_writes")}  # fmt: skip
     flops = float(counts[("decode", "compute")][0]) * per_step
+    expert = float(expert_flops_per_token(rows.model)[0]) * float(batch[0])  # C_e, B tokens
     matrix = 2.0 * float(rows.model[0][0]) * float(batch[0])  # 2 · N_act per token, B tokens
     dynamic = sum(float(terms[("decode", k)][0]) for k in
                   ("compute", "parameter_reads", "attention_reads", "kv_writes")) * per_step  # fmt: skip
     p_static = float(hw[5][0])
     time = {
         "memory": sum(bits.values()) / 8.0 / (g * float(hw[3][0])),
-        "compute": flops / (g * float(hw[2][0])),
+        "compute": (flops - expert) / (g * float(hw[2][0])) + expert / (g * float(hw[7][0])),
         "power limit": dynamic / (g * (float(rows.tdp_w[0]) - p_static)),
         "layout": 0.0,  # below: from its energy term, G · P_static · t_layout
         "prompt": float(times["prefill"][0]) * per_step,
