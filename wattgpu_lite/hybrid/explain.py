@@ -235,8 +235,13 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, c, out) -> tuple[dict[str, fl
         reasons.append(f"weights served at {float(rows.model[-1][0]):.3g} bits")
     if float(rows.num_gpus[0]) > 1:
         reasons.append(f"{int(rows.num_gpus[0])} GPUs per replica")
-    if E.outside_support(hm, rows.bandwidth / 1e9, rows.flops / 1e12)[0]:
+    support = E.support_values(rows)
+    if E.outside_support(hm, {k: support[k] for k in ("bandwidth_gbs", "fp16_tflops")})[0]:
         reasons.append(f"{device.name}'s bandwidth or FP16 peak lies outside the training GPUs'")
+    lo, hi = hm.ranges["context_tokens"]
+    if E.outside_support(hm, {"context_tokens": support["context_tokens"]})[0]:
+        reasons.append(f"a context of {float(support['context_tokens'][0]):.0f} tokens, outside "
+                       f"the training runs' {lo:.0f}–{hi:.0f}")  # fmt: skip
     odd = np.array([bool(reasons)])
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
     raw = E._physics(rows, np.maximum(cap, 1.0), rate_a, bat_a, c)
