@@ -45,40 +45,62 @@ def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) ->
     return moe | (np.asarray(bits) < 16) | (np.asarray(num_gpus) > 1)
 
 
-SUPPORT = ("bandwidth_gbs", "fp16_tflops", "context_tokens")  # the inputs that bound the correction
+SUPPORT = ("bandwidth_gbs", "fp16_tflops")  # the GPU spec inputs whose training range bounds it
+CONTEXT = "context_tokens"  # T_in + T_out: beyond the runs' range the correction is one-sided
 
 
 def support_values(rows: S.Rows) -> dict[str, np.ndarray]:
-    """The SUPPORT inputs of each row: the GPU's peak bandwidth (GB/s) and 16-bit peak (TFLOP/s,
-    the always-read format's; the correction applies to 16-bit rows only), and the context
-    T_in + T_out (tokens)."""
+    """The inputs that bound the correction, per row: the GPU's peak bandwidth (GB/s) and 16-bit
+    peak (TFLOP/s, the always-read format's; the correction applies to 16-bit rows only), and
+    the context T_in + T_out (tokens)."""
     return {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
-            "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
+            CONTEXT: rows.t_in + rows.t_out}  # fmt: skip
 
 
-def outside_support(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
-    """Rows with a SUPPORT input (``values``: all or some of :func:`support_values`) beyond its
-    training range: the learned correction has no data like them, so the answer is the backbone
-    alone (for every target).
-
-    * The GPU's peak bandwidth and FP16 FLOP/s: the correction reads them, and trees extrapolate
-      flat beyond the GPUs they saw.
-    * The context T_in + T_out, against the measured tokens of the training runs (19–275): the
-      correction does not see it, yet the physics of a step depends on it (KV reads and attention
-      FLOPs grow with it); its residuals were measured at Watt Counts' short prompts only.
-      This rule was added after seeing the external check (issue 17): on the H100 SXM, whose
-      specs lie inside the training range, the correction made throughput worse (MdAPE 29.0 %
-      against the backbone's 27.0 %) on rows of 2,048 tokens of context. The external set is
-      therefore no longer independent evidence for this rule (candidates.json, round 3).
-    """
-    unknown = set(values) - set(SUPPORT)
-    if unknown:
-        raise ValueError(f"outside_support reads {SUPPORT}; got {sorted(unknown)}")
+def beyond_training(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Rows where any of ``values`` (named as in ``model.ranges``) lies beyond its training range
+    (a relative tolerance of 1e-9 at both ends)."""
     out = np.zeros(len(next(iter(values.values()))), dtype=bool)
     for name, v in values.items():
         lo, hi = model.ranges[name]
         out |= (v > hi * (1 + 1e-9)) | (v < lo * (1 - 1e-9))
     return out
+
+
+def outside_support(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Rows whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16 FLOP/s
+    (``values``: :func:`support_values`): the correction reads these specs and its trees
+    extrapolate flat beyond them, so the answer is the backbone alone."""
+    return beyond_training(model, {name: values[name] for name in SUPPORT})
+
+
+def beyond_context(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Rows whose context T_in + T_out is longer than any training run's (measured tokens, at most
+    275): there the learned correction is one-sided (:func:`one_sided`). A context shorter than
+    the runs' shortest (19) is not beyond them in this sense: the attention share of the step
+    only shrinks toward the weight-dominated steps the runs measured, and the correction applies.
+
+    Why: the correction does not see the context, yet a step's physics depends on it (KV-cache
+    reads and attention FLOPs grow with it); its residuals were measured at Watt Counts' short
+    prompts only. A factor above 1 (a slower step, more power than the backbone) stands for costs
+    the physics misses — scheduling, launches, kernels below their fitted share — which a longer
+    context does not remove; a factor below 1 claims a speed or a saving the backbone cannot see,
+    in a regime no run timed. So beyond the context range only the first is kept. Cutting the
+    correction off instead would let the ITL fall as the context grows past the range (a factor
+    above 1 dropping to 1), which physics forbids; keeping the larger of the factor and 1 keeps
+    the ITL non-decreasing in the context.
+
+    Chosen after seeing the external check (issue 17): on the H100 SXM, whose specs lie inside the
+    training range, the correction made throughput worse than the backbone alone (MdAPE 29.0 %
+    against 27.0 %) on dense rows of 2,048 tokens of context, by speeding up Llama-3-8B and
+    Mistral-7B steps. The external set is therefore no longer independent evidence for this rule
+    (data/hybrid/candidates.json, the 2026-12-02 round)."""
+    return values[CONTEXT] > model.ranges[CONTEXT][1] * (1 + 1e-9)
+
+
+def one_sided(factors: dict[str, np.ndarray], beyond: np.ndarray) -> dict[str, np.ndarray]:
+    """exp(correction) per target, held at 1 or above on the ``beyond`` rows (:func:`beyond_context`)."""
+    return {t: np.where(beyond, np.maximum(f, 1.0), f) for t, f in factors.items()}
 
 
 def _physics(rows: S.Rows, cap, rate, batch, c) -> dict[str, np.ndarray]:
@@ -93,9 +115,9 @@ def _physics(rows: S.Rows, cap, rate, batch, c) -> dict[str, np.ndarray]:
     return out
 
 
-def _corrected(model, llms, gpus, out, intensity, odd) -> dict[str, np.ndarray]:
-    """exp(clipped correction) per target (1 on physics-only rows); ``intensity``: bytes per FLOP
-    of the step a request sees."""
+def _corrected(model, llms, gpus, out, intensity, odd, beyond=None) -> dict[str, np.ndarray]:
+    """exp(clipped correction) per target (1 on physics-only rows, at least 1 on the ``beyond``
+    rows, :func:`one_sided`); ``intensity``: bytes per FLOP of the step a request sees."""
     loads = load_features(out, intensity)
     factors = {}
     for target, corr in model.corrections.items():
@@ -106,7 +128,7 @@ def _corrected(model, llms, gpus, out, intensity, odd) -> dict[str, np.ndarray]:
                                {k: v[idx] for k, v in loads.items()}, corr.columns, corr.families)  # fmt: skip
             f[idx] = corr.predict(x)
         factors[target] = np.exp(f)
-    return factors
+    return factors if beyond is None else one_sided(factors, beyond)
 
 
 def excess_efolds(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
@@ -130,10 +152,12 @@ def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list
             out.append(f"{name} = {v:.4g} is {side} the training range [{lo:.4g}, {hi:.4g}]: "
                        "the interval is widened")  # fmt: skip
             if name in SUPPORT:
-                what = ("no training run had a context like this one" if name == "context_tokens"
-                        else f"no training GPU has a {name} like this one")  # fmt: skip
-                out.append(f"{what}: the learned correction does not apply, the answer is the "
-                           "physics backbone alone")  # fmt: skip
+                out.append(f"no training GPU has a {name} like this one: the learned correction "
+                           "does not apply, the answer is the physics backbone alone")  # fmt: skip
+            if name == CONTEXT and v > hi:
+                out.append("no training run had a context like this one: the learned correction "
+                           "is kept only where it raises the answer (a slower step, more power), "
+                           "never where it would claim a gain no run measured")  # fmt: skip
     return out
 
 
@@ -153,7 +177,8 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
     rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights)
     c = model.constants
     odd = physics_only(llms, rows.num_gpus, rows.model[-1])
-    odd |= outside_support(model, support_values(rows)) | (not model.corrects)
+    support = support_values(rows)
+    odd |= outside_support(model, support) | (not model.corrects)
     safe_cap = np.maximum(cap, 1.0)
     capacity = S.capacity_qps(rows, safe_cap, c)
     status = _status(cap, rate, bat, capacity)
@@ -162,7 +187,8 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
                    np.where(ok, bat, 1.0), c)  # fmt: skip
     offline = np.isnan(rate)
     step_batch = B.step_batch(out["in_flight"], offline, safe_cap)
-    factor = _corrected(model, llms, gpus, out, B.bytes_per_flop(rows, step_batch), odd)
+    factor = _corrected(model, llms, gpus, out, B.bytes_per_flop(rows, step_batch), odd,
+                        beyond_context(model, support))  # fmt: skip
     idle = S.idle_power_w(rows, c)
     power = np.clip(out["power_w"] * factor["power"], idle, rows.replica_tdp_w)
     floor = B.floor_step_s(rows, step_batch)

@@ -236,17 +236,14 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, c, out) -> tuple[dict[str, fl
     if float(rows.num_gpus[0]) > 1:
         reasons.append(f"{int(rows.num_gpus[0])} GPUs per replica")
     support = E.support_values(rows)
-    if E.outside_support(hm, {k: support[k] for k in ("bandwidth_gbs", "fp16_tflops")})[0]:
+    if E.outside_support(hm, support)[0]:
         reasons.append(f"{device.name}'s bandwidth or FP16 peak lies outside the training GPUs'")
-    lo, hi = hm.ranges["context_tokens"]
-    if E.outside_support(hm, {"context_tokens": support["context_tokens"]})[0]:
-        reasons.append(f"a context of {float(support['context_tokens'][0]):.0f} tokens, outside "
-                       f"the training runs' {lo:.0f}–{hi:.0f}")  # fmt: skip
+    beyond = E.beyond_context(hm, support)
     odd = np.array([bool(reasons)])
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
     raw = E._physics(rows, np.maximum(cap, 1.0), rate_a, bat_a, c)
     batch = B.step_batch(raw["in_flight"], np.isnan(rate_a), np.maximum(cap, 1.0))
-    factors = E._corrected(hm, llms, gpus, raw, B.bytes_per_flop(rows, batch), odd)
+    factors = E._corrected(hm, llms, gpus, raw, B.bytes_per_flop(rows, batch), odd, beyond)
     learned = {t: float(v[0]) for t, v in factors.items()}
     if reasons:
         why = (
@@ -254,10 +251,17 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, c, out) -> tuple[dict[str, fl
             + "; ".join(reasons)
             + "), so the answer is the physics backbone alone"
         )
+    elif beyond[0]:
+        lo, hi = hm.ranges[E.CONTEXT]
+        why = (
+            f"the learned correction applies one-sided (basis {str(out['basis'][0])!r}): a "
+            f"context of {float(support[E.CONTEXT][0]):.0f} tokens is longer than any training "
+            f"run's ({lo:.0f}–{hi:.0f}), so only a factor that raises the answer is kept"
+        )
     else:
         why = (
             f"the learned correction applies (basis {str(out['basis'][0])!r}: dense, 16-bit, "
-            "one GPU, inside the training GPUs' range)"
+            "one GPU, inside the training GPUs' range and the training runs' context)"
         )
     return learned, why
 
