@@ -3,8 +3,9 @@ function against a hand-written numpy expression of the same formula.
 
 Both evaluate every (phase, component) term and both phase times of
 :mod:`wattgpu_lite.energy.symbolic_physical` on the same 10^6 rows (catalog models and GPUs, a random
-GPU count in {1, 2, 4, 8} and weight format in {bf16, fp8}); the benchmark checks they give the same
-numbers (relative difference < 1e-9), then prints the best of REPEATS timings of each, their ratio
+GPU count in {1, 2, 4, 8} and weight format in {bf16, fp8, mxfp4 — its experts at the FP4 peak, the
+rest at the FP16 peak, as gpt-oss runs}); the benchmark checks they give the same numbers
+(relative difference < 1e-9), then prints the best of REPEATS timings of each, their ratio
 (target: generated / hand-written <= 1.3) and the machine's load average while it ran.
 Run: .venv/bin/python benchmarks/energy_sweep.py
 """
@@ -28,12 +29,14 @@ def sweep_inputs(n: int, rng: np.random.Generator) -> tuple:
     """Random (model, workload, hardware, deploy) columns over the catalogs (per-row formats)."""
     c = P.defaults("spec")
     gpus = [g for g in map(wl.gpu, wl.gpus()["name"]) if np.isfinite(g.interconnect_gbs)]
-    llms, fmts = list(map(wl.llm, wl.llms()["name"])), ("bf16", "fp8")
+    llms, fmts = list(map(wl.llm, wl.llms()["name"])), ("bf16", "fp8", "mxfp4")
     model = np.array([[P.llm_args(m, f) for m in llms] for f in fmts])  # (format, llm, field)
-    hw = np.array([[P.gpu_args(g, c["static_fraction"], "spec", f) for g in gpus] for f in fmts])
+    # the last "format" pairs bf16 always-read weights with MXFP4 experts, as gpt-oss streams them
+    groups = (("bf16", "bf16"), ("fp8", "fp8"), ("bf16", "mxfp4"))
+    hw = np.array([[P.gpu_args(g, c["static_fraction"], "spec", *f) for g in gpus] for f in groups])
     layouts = (1, 2, 4, 8, Parallel(tp=8, ep=8), Parallel(ep=8), Parallel(tp=2, ep=8))
     dep = np.array([[P.deploy_args(g, n_g) for g in gpus] for n_g in layouts])
-    f, m, g, n_g = (rng.integers(k, size=n) for k in (2, len(llms), len(gpus), len(layouts)))
+    f, m, g, n_g = (rng.integers(k, size=n) for k in (3, len(llms), len(gpus), len(layouts)))
     work = (rng.integers(1, 8192, n), rng.integers(1, 20000, n), rng.integers(1, 257, n))
     cols = [
         tuple(np.ascontiguousarray(x) for x in a.T) for a in (model[f, m], hw[f, g], dep[n_g, g])
@@ -49,21 +52,28 @@ def generated(model, work, hw, kappa, deploy) -> list[np.ndarray]:
 
 def handwritten(model, work, hw, kappa, deploy) -> list[np.ndarray]:
     """The same formula typed by hand in numpy (shared terms computed once)."""
-    n_act, n_all, e_x, k, n_moe, n_e, n_l, d, d_q, w_kv, b_w = model
+    n_act, n_all, e_x, k, n_moe, n_e, n_l, d, d_q, w_kv, f_sw, w_sw, b_e, b_w = model
     t_in, t_out, b = work
-    alpha, e, f_peak, bw_peak, p_tdp, p_st = hw
+    alpha, e, f_peak, bw_peak, p_tdp, p_st, alpha_e, f_e = hw
     g, n_tp, n_ep, bw_link, t_0, t_hop, x_ep, t_grp = deploy
     ctx = t_out * t_in + 0.5 * t_out * (t_out - 1.0)
+    n1 = np.minimum(np.maximum(w_sw - t_in + 1.0, 0.0), t_out)  # steps that see the whole context
+    ctx = (1.0 - f_sw) * ctx + f_sw * (n1 * t_in + 0.5 * n1 * (n1 - 1.0) + (t_out - n1) * w_sw)
+    reach = np.minimum(t_in, w_sw)
+    pairs = (1.0 - f_sw) * t_in**2 + f_sw * reach * (2.0 * t_in - reach)
     miss, experts = 1.0 - k / e_x, n_moe * n_e * e_x
     kv = 16.0 * w_kv * n_l
     c = (
-        2.0 * n_act * t_in + 2.0 * n_l * d_q * t_in**2,
+        2.0 * n_act * t_in + 2.0 * n_l * d_q * pairs,
         2.0 * n_act * t_out + 4.0 * n_l * d_q * ctx,
     )
-    q_par = (b_w * (n_all + experts * (1.0 - miss ** (b * t_in))) / b,
-             b_w * t_out * (n_all + experts * (1.0 - miss**b)) / b)  # fmt: skip
+    c_e = (2.0 * k * n_moe * n_e * t_in, 2.0 * k * n_moe * n_e * t_out)  # the routed experts'
+    q_par = (
+        (b_w * (n_all + d * b * t_in) + b_e * experts * (1.0 - miss ** (b * t_in))) / b,
+        t_out * (b_w * (n_all + d * b) + b_e * experts * (1.0 - miss**b)) / b,
+    )
     q_kv, q_att = (kv * t_in, kv * t_out), (0.0, kv * ctx)
-    ke, ka, p_g = kappa * e, kappa * alpha, g * p_st
+    ke, p_g = kappa * e, g * p_st
     n_ar, n_a2a = 2.0 * n_l - x_ep * n_moe, 2.0 * x_ep * n_moe
     ar_on, a2a_on = np.minimum(1.0, n_tp - 1.0), np.minimum(1.0, n_ep - 1.0)
 
@@ -80,8 +90,9 @@ def handwritten(model, work, hw, kappa, deploy) -> list[np.ndarray]:
     out, times = [], []
     for ph, tokens, steps in ((0, b * t_in, 1.0), (1, b, t_out)):
         q = q_par[ph] + q_kv[ph] + q_att[ph]
-        comp = ka * c[ph]
-        roof = np.maximum(np.maximum(c[ph] / (g * f_peak), q / (8.0 * g * bw_peak)),
+        comp = kappa * (alpha * (c[ph] - c_e[ph]) + alpha_e * c_e[ph])
+        t_c = (c[ph] - c_e[ph]) / (g * f_peak) + c_e[ph] / (g * f_e)  # each group at its peak
+        roof = np.maximum(np.maximum(t_c, q / (8.0 * g * bw_peak)),
                           (comp + ke * q) / (g * (p_tdp - p_st)))  # fmt: skip
         comm = steps * layout_step(tokens) / b
         out += [comp, ke * q_par[ph], ke * q_kv[ph], ke * q_att[ph], p_g * roof, p_g * comm]

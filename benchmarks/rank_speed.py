@@ -25,7 +25,7 @@ import pandas as pd
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.hybrid import engine as E
+from wattgpu_lite.hybrid.predict import steps as E
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 QUESTION = {"rate_qps": 0.1, "itl_sla_ms": 50, "candidates": "all"}

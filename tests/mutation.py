@@ -69,7 +69,7 @@ EQUIVALENT: dict[str, str] = {  # mutant label -> why it cannot change behaviour
     "hybrid/predict/steps.py:78 divisor + 1": "bandwidth / (1e9 + 1) or FLOP/s / (1e12 + 1): a change of 1e-9, inside the support tolerance",
     "hybrid/predict/steps.py:65 1e-09 x 1.1": "the stand-in rate of rows whose status is not ok: their numbers are NaN'd",
     "hybrid/predict/steps.py:66 1.0 x 1.1": "the stand-in batch of rows whose status is not ok: their numbers are NaN'd",
-    "hybrid/predict/bounds.py:26 1e+300 x 1.1": "any power limit no step reaches disables the ceiling the same way",
+    "hybrid/predict/bounds.py:28 1e+300 x 1.1": "any power limit no step reaches disables the ceiling the same way",
     "wattgpu/metrics.py:33 Gt -> GtE": "|true| exactly 1e-12 never occurs; the guard only skips zeros",
     "wattgpu/metrics.py:33 1e-12 x 1.1": "a guard against division by ~0: 1e-12 and 1.1e-12 skip the same rows",
     "wattgpu/metrics.py:40 Or -> And": "np.corrcoef of a constant input is NaN too, as the guard returns",

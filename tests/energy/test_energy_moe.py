@@ -24,7 +24,7 @@ MIXTRAL = wl.LLM(
     params_nominal_b=46.7, in_wattgpu=False, source="test", params_active_b=46.70 - 32 * 6 *
     EXPERT_B - TABLE_B, n_experts=8, n_experts_active=2, n_moe_layers=32, params_expert_b=EXPERT_B,
 )  # fmt: skip
-UNIT_HW = (0.0, 1.0, 1e30, 1e30, 1e30, 0.0)  # energy terms are bit counts
+UNIT_HW = (0.0, 1.0, 1e30, 1e30, 1e30, 0.0, 0.0, 1e30)  # energy terms are bit counts
 
 
 def _bits(llm, batch, t_out=100, weights=None):
@@ -48,7 +48,7 @@ def test_flops_follow_the_active_parameters():
     dense = dataclasses.replace(MIXTRAL, name="dense", n_experts=0, n_experts_active=0,
                                 n_moe_layers=0, params_expert_b=0.0, params_active_b=0.0)  # fmt: skip
     per_token = {m.name: float(P.physical_terms_j(P.llm_args(m), (1, 1, 1), (1.0, 0, 1e30, 1e30,
-                 1e30, 0.0), 1.0)["decode", "compute"]) for m in (MIXTRAL, dense)}  # fmt: skip
+                 1e30, 0.0, 1.0, 1e30), 1.0)["decode", "compute"]) for m in (MIXTRAL, dense)}  # fmt: skip
     attention = 4 * 32 * 4096 * 1  # one token attending to the one-token prompt
     assert per_token[MIXTRAL.name] == pytest.approx(2 * MIXTRAL.params_active_b * 1e9 + attention)
     assert per_token[MIXTRAL.name] < per_token["dense"] / 3

@@ -13,7 +13,16 @@ from wattgpu_lite.errors import InvalidInputError, UnsupportedModelError
 
 LLAMA2 = "meta-llama/Llama-2-7b-hf"
 FIXTURES = Path(__file__).parents[1] / "fixtures"
-UNIT_HW = (0.0, 1.0, 1e30, 1e30, 1e30, 0.0)  # alpha 0, e = 1 J/bit: energy terms are bit counts
+UNIT_HW = (
+    0.0,
+    1.0,
+    1e30,
+    1e30,
+    1e30,
+    0.0,
+    0.0,
+    1e30,
+)  # alpha 0, e = 1 J/bit: energy terms are bit counts
 
 
 def _bits(llm, t_in, t_out, batch):

@@ -71,8 +71,9 @@ def test_the_generated_function_equals_the_sympy_expressions(llm, gpu, t_in, t_o
     # attention when ep, else tensor parallel
     sizes = (1.0, float(g), float(ep and g > 1)) if ep else (float(g), 1.0, 0.0)
     deploy = (float(g), sizes[0], sizes[1], 2e11, 6.6e-6 * (g > 1), 6e-7, sizes[2], 4e-6)
-    values = (*model, t_in, t_out, batch, *hw, P.defaults()["kappa"], *deploy)
-    numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, values[len(model) + 9], deploy)
+    kappa = P.defaults()["kappa"]
+    values = (*model, t_in, t_out, batch, *hw, kappa, *deploy)
+    numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, kappa, deploy)
     subs = {k: sp.Float(v, 30) for k, v in zip(CG.ARGS, values, strict=True)}
     for key, expr in EXPRESSIONS.items():
         exact = float(expr.xreplace(subs).evalf(20))

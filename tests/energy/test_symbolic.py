@@ -84,15 +84,24 @@ def test_every_expert_active_gives_the_dense_model():
     n_total = SP.N_all + SP.L_moe * SP.E * SP.N_exp
     for phase in SP.PHASES:
         no_dp = {SP.x_ep: 0, SPAR.n_tp: SP.G}  # attention split over the replica, no all-to-all
-        # one width for every weight (b_e = b_w), as a dense model has
-        moe = {c: t.subs(no_dp).subs(SP.b_e, S.b_w) for c, t in SP.phase_terms(phase).items()}
+        # one width and one format for every weight (b_e = b_w, F_e = F_peak, alpha_e = alpha)
+        one_format = {SP.b_e: S.b_w, SP.F_e: SP.F_peak, SP.alpha_e: S.alpha}
+        moe = {c: t.subs(no_dp).subs(one_format) for c, t in SP.phase_terms(phase).items()}
         dense = {c: t.subs(SP.L_moe, 0).subs(SP.N_all, n_total) for c, t in moe.items()}
         for comp in moe:
             assert sp.simplify(moe[comp].subs(SP.k, SP.E) - dense[comp].subs(SP.k, SP.E)) == 0
 
 
 def test_one_gpu_without_collectives_equals_the_single_gpu_model():
-    one = {SP.G: 1, SPAR.n_tp: 1, SPAR.n_ep: 1, SP.t_0: 0, SPAR.t_grp: 0}
+    one = {
+        SP.G: 1,
+        SPAR.n_tp: 1,
+        SPAR.n_ep: 1,
+        SP.t_0: 0,
+        SPAR.t_grp: 0,
+        SP.F_e: SP.F_peak,
+        SP.alpha_e: SP.alpha,
+    }  # one GPU, one format for every tensor group
     for phase in SP.PHASES:
         terms = SP.phase_terms(phase)
         assert sp.simplify(terms["communication"].subs(one)) == 0
@@ -100,6 +109,25 @@ def test_one_gpu_without_collectives_equals_the_single_gpu_model():
                         SP.kappa * (SP.alpha * SP.flops[phase] + SP.e_mem * sum(
                             SP.bits[phase].values())) / (SP.P_tdp - SP.P_static))  # fmt: skip
         assert sp.simplify(terms["static"].subs(one) - SP.P_static * single) == 0
+
+
+def test_each_tensor_group_is_timed_and_charged_at_its_own_peak():
+    """t_C = (C − C_e)/(G·F_peak) + C_e/(G·F_e) with C_e = 2·k·n_moe·N_e per token: the routed
+    experts' FLOPs move to F_e and alpha_e, the rest stays; one format gives C/(G·F_peak)."""
+    per_token = {"prefill": S.T_in, "decode": S.T_out}
+    for phase, tokens in per_token.items():
+        c_e = SP.flops_experts[phase]
+        assert sp.simplify(c_e - 2 * SP.k * SP.L_moe * SP.N_exp * tokens) == 0
+        assert sp.diff(SP.compute_s(phase), SP.F_e) == -c_e / (SP.G * SP.F_e**2)
+        same = SP.compute_s(phase).subs(SP.F_e, SP.F_peak)
+        assert sp.simplify(same - SP.flops[phase] / (SP.G * SP.F_peak)) == 0
+        assert (
+            sp.simplify(SP.compute_j(phase).subs(SP.alpha_e, S.alpha) - S.alpha * SP.flops[phase])
+            == 0
+        )
+        assert SP.compute_s(phase).subs(SP.L_moe, 0) == SP.flops[phase].subs(SP.L_moe, 0) / (
+            SP.G * SP.F_peak
+        )
 
 
 def test_static_energy_is_the_replica_power_times_the_time():

@@ -104,7 +104,8 @@ def test_backbone_power_is_idle_plus_the_busy_share(case):
 
 
 def test_the_tdp_bound_is_named_when_it_holds_power():
-    x = explain(LLAMA, "L4", batch=8, t_in=500, t_out=300)
+    # the default 15 + 180 tokens: inside the training runs' context, so the correction applies
+    x = explain(LLAMA, "L4", batch=8)
     assert x.corrections["power"].bound == "TDP"
     assert x.prediction.power_w == pytest.approx(x.replica_tdp_w)
 

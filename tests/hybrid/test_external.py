@@ -109,6 +109,18 @@ def test_backbone_equals_hybrid_where_no_correction_applies():
     assert not np.allclose(bare["itl_s"][~phys], hybrid["itl_s"][~phys])
 
 
+def test_beyond_the_training_context_the_correction_only_raises_the_answer():
+    """The dense 16-bit one-GPU external rows on GPUs inside the training specs all ask 2,048
+    tokens of context, beyond the runs' 19-275: ITL and power at least the backbone's."""
+    keep, frame = X.asked()
+    hybrid, bare = X._predicted(0.8, True), X._predicted(0.8, False)
+    learned = hybrid["basis"].to_numpy() != "physics"
+    assert learned.sum() >= 20 and ((frame["t_in"] + frame["t_out"])[learned] > 275).all()
+    for q in ("itl_s", "power_w"):
+        assert (hybrid[q][learned] >= bare[q][learned] * (1 - 1e-12)).all(), q
+        assert (hybrid[q][learned] > bare[q][learned] * 1.01).any(), q
+
+
 def test_roofline_is_a_floor_that_splits_over_gpus():
     q = pd.Series({"llm": "meta-llama/Llama-2-7b-hf", "gpu": "H100 SXM", "num_gpus": 1,
                    "weights": "bf16", "t_in": 512, "t_out": 512})  # fmt: skip

@@ -14,7 +14,9 @@ model      :func:`llm_args` — (N_act params, N_always params, E routed experts
            input tables; a dense model has N_always = N_act, E = k = 1, n_moe = N_e = 0
 workload   (T_in prompt tokens, T_out generated tokens, B sequences sharing a step)
 hardware   :func:`gpu_args` — (alpha J/FLOP, e J/bit, F_peak FLOP/s, BW_peak B/s, P_TDP W,
-           P_static W), per GPU, at the compute peak of the weight format
+           P_static W, alpha_e J/FLOP, F_e FLOP/s), per GPU: alpha and F_peak at the compute
+           peak of the always-read weights' format, alpha_e and F_e at the routed experts'
+           (:func:`model_gpu_args` reads both formats from a model)
 kappa      dynamic-energy factor (:func:`wattgpu_lite.energy.physical.defaults`)
 deploy     :func:`deploy_args` — (G GPUs, n_TP, n_EP, BW_link B/s per direction, t_0 s, t_hop s,
            x_EP 0/1, t_grp s) of a layout (:mod:`wattgpu_lite.specs.layout`);
@@ -28,7 +30,12 @@ import math
 
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy.hardware import gpu_coefficients_j
-from wattgpu_lite.energy.precision import canonical_format, compute_peak_tflops, streamed_bits
+from wattgpu_lite.energy.precision import (
+    canonical_format,
+    compute_peak_tflops,
+    streamed_bits,
+    streamed_formats,
+)
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs.layout import Parallel, as_layout
 
@@ -56,14 +63,31 @@ def llm_args(llm, weights: str | None = None) -> tuple[float, ...]:
     )
 
 
-def gpu_args(gpu, static_fraction: float, basis: str = "antepara",
-             weights: str | None = None) -> tuple[float, ...]:  # fmt: skip
-    """The hardware tuple of ``gpu`` for kernels of ``weights`` (None: 16-bit): alpha is the
-    basis's FP16 energy per FLOP × FP16 peak / the peak used (spec basis: TDP / that peak)."""
-    peak, _ = compute_peak_tflops(gpu, "bf16" if weights is None else weights)
+def expert_flops_per_token(model: tuple) -> float:
+    """C_e per token = 2·k·n_moe·N_e [FLOP]: the routed experts' share of 2·N_act, from a model
+    tuple of :func:`llm_args` (scalars or arrays; 0 for a dense model), as
+    :func:`wattgpu_lite.energy.symbolic_physical.expert_flops` derives it."""
+    return 2.0 * model[3] * model[4] * model[5]
+
+
+def gpu_args(gpu, static_fraction: float, basis: str = "antepara", weights: str | None = None,
+             expert_weights: str | None = None) -> tuple[float, ...]:  # fmt: skip
+    """The hardware tuple of ``gpu``: the always-read weights and attention run in ``weights``
+    (None: 16-bit), the routed experts in ``expert_weights`` (None: as ``weights``). Per group,
+    alpha = the basis's FP16 energy per FLOP × FP16 peak / that group's peak (spec basis: TDP /
+    that peak). :func:`model_gpu_args` takes both formats from a model."""
     a, e, _ = gpu_coefficients_j(gpu, basis)
+    peak = compute_peak_tflops(gpu, "bf16" if weights is None else weights)[0]
+    peak_e = peak if expert_weights is None else compute_peak_tflops(gpu, expert_weights)[0]
     return (a * gpu.fp16_tflops / peak, e, peak * 1e12, gpu.bandwidth_gbs * 1e9, gpu.tdp_w,
-            static_fraction * gpu.tdp_w)  # fmt: skip
+            static_fraction * gpu.tdp_w, a * gpu.fp16_tflops / peak_e, peak_e * 1e12)  # fmt: skip
+
+
+def model_gpu_args(llm, gpu, static_fraction: float, basis: str = "antepara",
+                   weights: str | None = None) -> tuple[float, ...]:  # fmt: skip
+    """:func:`gpu_args` for ``llm`` served with ``weights`` (None: its own format), each tensor
+    group at the peak of its own format (:func:`~wattgpu_lite.energy.precision.streamed_formats`)."""
+    return gpu_args(gpu, static_fraction, basis, *streamed_formats(llm, weights))
 
 
 def link_kind(gpu) -> str:
@@ -117,4 +141,4 @@ def check_deployment(llm, num_gpus, expert_parallel: bool = False) -> None:
 
 
 __all__ = ["canonical_format", "check_deployment", "deploy_args", "gpu_args", "llm_args",
-           "single_gpu"]  # fmt: skip
+           "expert_flops_per_token", "model_gpu_args", "single_gpu"]  # fmt: skip

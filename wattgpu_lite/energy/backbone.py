@@ -57,9 +57,9 @@ class Rows:
 
     model: tuple[np.ndarray, ...]  # energy.physical.llm_args, one array per element
     n_layers: np.ndarray
-    alpha: np.ndarray  # J/FLOP (spec basis)
+    alpha: np.ndarray  # J/FLOP (spec basis), the always-read weights' and attention's format
     e_bit: np.ndarray  # J/bit
-    flops: np.ndarray  # peak FLOP/s
+    flops: np.ndarray  # peak FLOP/s of that format
     bandwidth: np.ndarray  # peak B/s
     tdp_w: np.ndarray  # per GPU
     t_in: np.ndarray
@@ -67,6 +67,8 @@ class Rows:
     deploy: tuple[np.ndarray, ...]  # energy.args.deploy_args, one array per element
     num_gpus: np.ndarray  # GPUs in the replica
     params_b: np.ndarray  # total parameters, billions
+    alpha_expert: np.ndarray  # J/FLOP of the routed experts' format (= alpha for a dense model)
+    flops_expert: np.ndarray  # peak FLOP/s of the routed experts' format (= flops if dense)
 
     def take(self, mask: np.ndarray) -> Rows:
         """The rows ``mask`` of every array."""
@@ -101,9 +103,11 @@ def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
 
 
 def achieved_hw(rows: Rows, c: Constants) -> tuple[np.ndarray, ...]:
-    """energy.args.gpu_args at the achieved rates, with one GPU's idle draw as static power."""
+    """energy.args.gpu_args at the achieved rates (η_f on both groups' peaks, η_bw on the
+    bandwidth), with one GPU's idle draw as static power."""
     return (rows.alpha, rows.e_bit, c.eta_flops * rows.flops, c.eta_bw * rows.bandwidth,
-            rows.tdp_w, gpu_idle_power_w(rows, c))  # fmt: skip
+            rows.tdp_w, gpu_idle_power_w(rows, c), rows.alpha_expert,
+            c.eta_flops * rows.flops_expert)  # fmt: skip
 
 
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:

@@ -12,11 +12,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from wattgpu_lite.energy.args import deploy_args, gpu_args, llm_args
+from wattgpu_lite.energy.args import deploy_args, llm_args, model_gpu_args
 from wattgpu_lite.energy.backbone import Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in_flight
-from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
@@ -60,11 +59,10 @@ def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
     """Arrays of one row per distinct (LLM, GPU, layout, weights) configuration."""
     model = np.array([llm_args(m, w) for m, _, _, w in configs], dtype=float)
     hw = np.array(
-        [gpu_args(g, 0.0, PHYSICAL_BASIS, served_format(m, w))[:5] for m, g, _, w in configs],
-        dtype=float,
-    )  # the served format's compute peak
+        [model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, w) for m, g, _, w in configs], dtype=float
+    )  # fmt: skip  (each tensor group at its own format's peak)
     deploy = np.array([deploy_args(g, n) for _, g, n, _ in configs], dtype=float)
-    return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), 5),
+    return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), -1),
             "deploy": deploy.reshape(len(configs), -1),
             "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
             "params_b": np.array([m.params_b for m, *_ in configs], dtype=float),
@@ -87,7 +85,7 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
         model=tuple(a["model"][code].T), n_layers=a["n_layers"][code], alpha=hw[:, 0],
         e_bit=hw[:, 1], flops=hw[:, 2], bandwidth=hw[:, 3], tdp_w=hw[:, 4], t_in=t_in,
         t_out=t_out, deploy=tuple(a["deploy"][code].T), num_gpus=a["num_gpus"][code],
-        params_b=a["params_b"][code],
+        params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
     )  # fmt: skip
     cap = np.empty(n)
     for k, (m, g, count, w) in enumerate(configs):

@@ -3,7 +3,8 @@
 Refused (InvalidInputError): a tensor-parallel degree that does not divide the attention heads
 (vLLM checks the same), expert parallelism without routed experts or over more GPUs than experts.
 Noted: weights that do not fit, a batch beyond the KV cache, a precision without its own tensor
-cores (the peak used), the experts a decode step touches.
+cores (the peak used), tensor groups that run at different peaks, the experts a decode step
+touches.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import numpy as np
 
 from wattgpu_lite.energy.args import check_deployment  # noqa: F401  (re-exported)
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, weight_bytes, weights_fit
+from wattgpu_lite.energy.precision import compute_peak_tflops, streamed_formats
 from wattgpu_lite.specs.layout import as_layout
 
 
@@ -37,6 +39,7 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
     if fmt in ("fp8", "mxfp4", "nvfp4") and peak == "fp16":
         out.append(f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
                    "weight-only (dequantised to 16 bits) at the FP16 peak.")  # fmt: skip
+    out.extend(group_peaks_note(llm, gpu, fmt))
     if lay.tp > 1 and llm.mla_kv_width:
         out.append(f"tensor parallel keeps a copy of the latent (MLA) cache on each of the {lay.tp} "
                    "GPUs of a group: the KV capacity counts it, the KV traffic once (a lower "
@@ -50,6 +53,18 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
             f"{llm.n_experts} routed experts per MoE layer (top-{llm.n_experts_active})."
         )
     return tuple(out)
+
+
+def group_peaks_note(llm, gpu, fmt: str) -> tuple[str, ...]:
+    """A note when the always-read weights (with attention) and the routed experts run at
+    different compute peaks (gpt-oss on a GPU with FP4 tensor cores); empty otherwise."""
+    always, expert = streamed_formats(llm, fmt)
+    (peak_a, which_a), (peak_e, which_e) = (compute_peak_tflops(gpu, f) for f in (always, expert))
+    if which_a == which_e:
+        return ()
+    return (f"each tensor group at its own peak: attention and the always-read {always} weights "
+            f"at the {which_a.upper()} peak ({peak_a:g} TFLOP/s), the routed {expert} experts at "
+            f"the {which_e.upper()} peak ({peak_e:g} TFLOP/s).",)  # fmt: skip
 
 
 def scale_note(dynamic_scale: float) -> tuple[str, ...]:

@@ -24,12 +24,14 @@ import numpy as np
 
 from wattgpu_lite.energy import _physical_generated as G
 from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy.args import deploy_args, gpu_args, llm_args, single_gpu
+from wattgpu_lite.energy.args import deploy_args, gpu_args, llm_args, model_gpu_args, single_gpu
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, constants_scope, gpu_coefficients_j
+from wattgpu_lite.errors import InvalidInputError
 
 __all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "active_time_s",
            "defaults", "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args",
-           "phase_time_s", "physical_evaluate", "physical_terms_j", "single_gpu"]  # fmt: skip
+           "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_terms_j",
+           "single_gpu"]  # fmt: skip
 COMPONENTS, PHASES, KEYS = G.COMPONENTS, G.PHASES, G.KEYS
 _ALL = G.evaluate  # generated from the sympy terms by energy.codegen (a test holds them equal)
 
@@ -39,9 +41,30 @@ def defaults(basis: str = "antepara") -> dict[str, float]:
     return {k: D.value(k, constants_scope(basis)) for k in ("kappa", "static_fraction")}
 
 
+#: fields of each argument tuple, in the generated function's order (energy.args)
+_K = G.ARG_NAMES.index("kappa")
+FIELDS = {"model_args": G.ARG_NAMES[: G.ARG_NAMES.index("T_in")],
+          "workload": G.ARG_NAMES[G.ARG_NAMES.index("T_in"): G.ARG_NAMES.index("B") + 1],
+          "hw_args": G.ARG_NAMES[G.ARG_NAMES.index("B") + 1: _K],
+          "deploy": G.ARG_NAMES[_K + 1:]}  # fmt: skip
+
+
+def check_tuples(**tuples) -> None:
+    """InvalidInputError unless each argument tuple has its fields (:data:`FIELDS`): a tuple of
+    the wrong length would shift every later argument onto the wrong symbol."""
+    for name, value in tuples.items():
+        if len(value) != len(FIELDS[name]):
+            raise InvalidInputError(
+                f"{name} has {len(value)} elements; physical mode expects {len(FIELDS[name])}: "
+                f"{', '.join(FIELDS[name])}. Build it with energy.args (llm_args, gpu_args / "
+                "model_gpu_args, deploy_args)."
+            )
+
+
 def physical_evaluate(model_args, workload, hw_args, kappa, deploy=None):
     """({(phase, component): J per request of the replica}, {phase: s per request}), one call."""
     deploy = single_gpu() if deploy is None else deploy
+    check_tuples(model_args=model_args, workload=workload, hw_args=hw_args, deploy=deploy)
     args = [np.asarray(x, dtype=float) for x in (*model_args, *workload, *hw_args, kappa, *deploy)]
     shape = np.broadcast_shapes(*(a.shape for a in args))
     out = [_full(v, shape) for v in _ALL(*args)]

@@ -16,6 +16,10 @@ model's own format keeps the bits its config states (``LLM.weight_bits``). FP32 
 * mxfp4 / nvfp4 → the FP4 peak where the GPU has one (W4A4), else FP16 — vLLM's weight-only FP4
   Marlin path ("Your GPU does not have native support for FP4 computation ... Weight-only FP4
   compression will be used"). Such a combination is computable; the result names the peak used.
+
+**Per tensor group** (:func:`streamed_formats`): the always-read weights with attention, and the
+routed experts, each run at the peak of their own format — gpt-oss's bf16 attention at the FP16
+peak, its MXFP4 experts at the FP4 peak (where the GPU has one).
 """
 
 from __future__ import annotations
@@ -72,6 +76,15 @@ def streamed_bits(llm, weights: str | None = None) -> tuple[float, float]:
         return float(llm.weight_bits_always), float(llm.weight_bits_expert)
     bits = format_bits(fmt)
     return bits, bits
+
+
+def streamed_formats(llm, weights: str | None = None) -> tuple[str, str]:
+    """(always-read, routed-expert) formats the kernels of each tensor group run in: a group
+    streamed at 16 bits (gpt-oss keeps attention and the LM head in bf16) runs at 16 bits
+    ("bf16"), any other at the served format. With ``weights`` given both groups share it, as
+    they do in every dense model (the routed group is then empty)."""
+    fmt = served_format(llm, weights)
+    return tuple("bf16" if bits >= 16.0 else fmt for bits in streamed_bits(llm, weights))
 
 
 def compute_peak_tflops(gpu, weight_format: str) -> tuple[float, str]:

@@ -25,7 +25,8 @@ class EnergyEstimate:
 
     ``terms`` holds (phase, component, energy_j) per request for the replica of ``num_gpus``
     GPUs; ``compute_peak`` names the peak the kernels of ``weights`` run at ("fp16", "fp8",
-    "fp4"; empty in paper mode, which has no GPU peak).
+    "fp4"; empty in paper mode, which has no GPU peak) — for a model whose always-read weights
+    stay at 16 bits (gpt-oss) the routed experts' peak; a note then gives both groups' peaks.
     """
 
     llm: str

@@ -10,8 +10,14 @@ Per request and phase (prefill, decode), for a replica of ``G`` GPUs serving a b
   KV writes and attention reads at ``b_kv`` bits, ``w_kv`` cached elements per token and layer;
 * sliding windows: a share ``f_sw`` of the layers attends to at most the last ``W`` tokens, so
   their attention reads and FLOPs grow with min(context, W) (:func:`windowed_context_sum`);
-* dynamic energy ``kappa·(alpha·C + e·Q)``; roofline time with a power ceiling, the work spread
-  over the ``G`` GPUs: ``max(C/(G·F), Q/(8·G·BW), dynamic/(G·(P_TDP − P_static)))``;
+* FLOPs by tensor group, each at its own format's peak: the routed experts' ``C_e`` =
+  2·k·n_moe·N_e per token at ``F_e`` (J/FLOP ``alpha_e``), everything else — the always-read
+  weights and attention — ``C − C_e`` at ``F_peak`` (``alpha``): compute time
+  ``t_C = (C − C_e)/(G·F_peak) + C_e/(G·F_e)``, compute energy ``alpha·(C − C_e) + alpha_e·C_e``
+  (gpt-oss: bf16 attention at the FP16 peak, MXFP4 experts at the FP4 peak; a dense model has
+  C_e = 0);
+* dynamic energy ``kappa·(compute energy + e·Q)``; roofline time with a power ceiling, the work
+  spread over the ``G`` GPUs: ``max(t_C, Q/(8·G·BW), dynamic/(G·(P_TDP − P_static)))``;
 * the layout's term (:mod:`wattgpu_lite.energy.symbolic_parallel`, the one place it is derived):
   tensor-parallel all-reduces (ring or recursive doubling), expert-parallel all-to-alls, the
   grouped-GEMM time of the further experts a batch touches, replicated always-read weights;
@@ -54,12 +60,14 @@ E, k = sp.symbols("E k", **_pos)
 L_moe, N_exp = sp.symbols("n_moe N_e", **_nonneg)
 # GPU and constants
 F_peak, BW_peak, P_tdp, P_static, kappa = sp.symbols("F_peak BW_peak P_TDP P_static kappa", **_pos)
+# the routed experts' own compute peak (FLOP/s) and energy per FLOP, at the experts' format
+F_e, alpha_e = sp.symbols("F_e alpha_e", **_pos)
 b_a = sp.Symbol("b_a", **_pos)  # bits of an activation sent between GPUs
 # deployment (energy.symbolic_parallel): GPUs, TP and EP group sizes, link B/s, latencies, x_EP
 
 MODEL = (N_act, N_all, E, k, L_moe, N_exp, n_l, d, d_q, w_kv, f_sw, W_sw, b_e, b_w)
 WORKLOAD = (T_in, T_out, B)
-HARDWARE = (alpha, e_mem, F_peak, BW_peak, P_tdp, P_static)
+HARDWARE = (alpha, e_mem, F_peak, BW_peak, P_tdp, P_static, alpha_e, F_e)
 DEPLOY = SPAR.DEPLOY  # G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp
 ARGS = (*MODEL, *WORKLOAD, *HARDWARE, kappa, *DEPLOY)
 PHASES = ("prefill", "decode")
@@ -107,6 +115,17 @@ flops = {
     "prefill": 2 * N_act * T_in + 2 * n_l * d_q * layer_prompt_pairs,
     "decode": 2 * N_act * T_out + 4 * n_l * d_q * layer_context_sum,
 }
+
+
+def expert_flops(tokens: sp.Expr) -> sp.Expr:
+    """C_e = 2·k·n_moe·N_e·tokens: the routed experts' FLOPs over ``tokens`` tokens (each token
+    multiplies its k experts of N_e parameters in each of the n_moe MoE layers; part of the
+    2·N_act per token of ``flops``; 0 for a dense model)."""
+    return 2 * k * L_moe * N_exp * tokens
+
+
+#: the routed experts' share of ``flops``, per phase (timed at F_e, charged at alpha_e)
+flops_experts = {"prefill": expert_flops(T_in), "decode": expert_flops(T_out)}
 bits = {
     "prefill": {
         "parameter_reads": weight_bits_read(B * T_in) / B,  # one pass, all prompts of the batch
@@ -132,16 +151,30 @@ comm_s = {"prefill": step_comm_s(B * T_in) / B, "decode": T_out * step_comm_s(B)
 # --- end of the parallel layout term ----------------------------------------------------------
 
 
+def compute_s(phase: str) -> sp.Expr:
+    """t_C = (C − C_e)/(G·F_peak) + C_e/(G·F_e): compute time of a phase (s per request), each
+    tensor group's FLOPs at its own format's peak (= C/(G·F_peak) when F_e = F_peak)."""
+    rest = flops[phase] - flops_experts[phase]
+    return rest / (G * F_peak) + flops_experts[phase] / (G * F_e)
+
+
+def compute_j(phase: str) -> sp.Expr:
+    """alpha·(C − C_e) + alpha_e·C_e: compute energy of a phase (J per request, before kappa),
+    each group's FLOPs at its own format's energy per FLOP."""
+    return alpha * (flops[phase] - flops_experts[phase]) + alpha_e * flops_experts[phase]
+
+
 def roofline_s(phase: str) -> sp.Expr:
-    """Roofline time of a phase (s per request) on G GPUs, capped by the power limit."""
-    dynamic = kappa * (alpha * flops[phase] + e_mem * sum(bits[phase].values()))
-    return sp.Max(flops[phase] / (G * F_peak), sum(bits[phase].values()) / (8 * G * BW_peak),
+    """Roofline time of a phase (s per request) on G GPUs, capped by the power limit:
+    max(t_C, Q/(8·G·BW_peak), kappa·(compute J + e·Q)/(G·(P_TDP − P_static)))."""
+    dynamic = kappa * (compute_j(phase) + e_mem * sum(bits[phase].values()))
+    return sp.Max(compute_s(phase), sum(bits[phase].values()) / (8 * G * BW_peak),
                   dynamic / (G * (P_tdp - P_static)))  # fmt: skip
 
 
 def phase_terms(phase: str) -> dict[str, sp.Expr]:
     """Energy terms of one phase (J per request, the whole replica), keyed by COMPONENTS."""
-    terms = {"compute": kappa * alpha * flops[phase]}
+    terms = {"compute": kappa * compute_j(phase)}
     terms |= {name: kappa * e_mem * q for name, q in bits[phase].items()}
     terms["static"] = G * P_static * roofline_s(phase)
     terms["communication"] = G * P_static * comm_s[phase]

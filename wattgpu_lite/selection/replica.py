@@ -22,6 +22,7 @@ import numpy as np
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.hybrid.predict import bounds as B
+from wattgpu_lite.hybrid.predict import intervals as K
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridModel
@@ -40,6 +41,7 @@ class Replicas:
     cap: np.ndarray  # KV capacity in sequences (< 1: the weights do not fit)
     capacity_qps: np.ndarray  # cap / (T_out · s(cap)), at a capacity of at least 1
     corrected: np.ndarray  # row indices the learned ITL correction applies to
+    one_sided: np.ndarray  # per row: beyond the training context, the factor is at least 1
     static: np.ndarray  # their correction inputs but the load (columns of the forest)
 
 
@@ -57,7 +59,8 @@ def replicas(model: HybridModel, llm, gpus, layouts, t_in, t_out, weights) -> Re
         static = feature_matrix([llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns,
                                 corr.families)  # fmt: skip
     capacity = S.capacity_qps(rows, np.maximum(cap, 1.0), model.constants)
-    return Replicas(rows, cap, capacity, idx, static)
+    beyond = K.beyond_context(model, K.support_values(rows))
+    return Replicas(rows, cap, capacity, idx, beyond, static)
 
 
 def itl_at_load(model: HybridModel, rep: Replicas, idx: np.ndarray, load: np.ndarray):
@@ -80,7 +83,8 @@ def itl_at_load(model: HybridModel, rep: Replicas, idx: np.ndarray, load: np.nda
         for j, column in enumerate(corr.columns):
             if column in loads:
                 x[:, j] = loads[column]
-        itl[where] *= np.exp(corr.predict(x))
+        factor = np.exp(corr.predict(x))
+        itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
     itl = np.maximum(itl, B.floor_step_s(rows, batch))
     return itl.reshape(load.shape), (flat / (rows.t_out * step)).reshape(load.shape)
 

@@ -147,7 +147,10 @@ PHYSICS = "physics"  # the backbone-alone candidate of candidates.json
 def outside_support(train: T.TrainingSet, test: T.TrainingSet) -> np.ndarray:
     """Rows of ``test`` whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16
     FLOP/s: the shipped predictor answers them with the backbone alone
-    (:func:`wattgpu_lite.hybrid.predict.intervals.outside_support`), and so does the protocol."""
+    (:func:`wattgpu_lite.hybrid.predict.intervals.outside_support`), and so does the protocol. The engine's
+    one-sided rule beyond the training context (:func:`wattgpu_lite.hybrid.predict.intervals.beyond_context`)
+    changes no Watt Counts row: every run is asked at the designed 195 tokens, inside every
+    training fold's measured context range (a test holds it)."""
     away = np.zeros(len(test.frame), dtype=bool)
     for attr in ("bandwidth", "flops"):
         lo, hi = getattr(train.rows, attr).min(), getattr(train.rows, attr).max()

@@ -3,10 +3,12 @@
 No kernel streams bytes faster than the memory's peak bandwidth, nor computes faster than the
 format's peak FLOP/s, so one decode step of B sequences on a replica of G GPUs takes at least
 
-    s_floor(B) = max( Q_step / (G · BW_peak),  C_step / (G · F_peak) )
+    s_floor(B) = max( Q_step / (G · BW_peak),  (C_step − C_e) / (G · F_peak) + C_e / (G · F_e) )
 
 with Q_step the bytes a step must read (the weights every token needs, the experts B tokens touch,
-the KV cache at the mean context, the KV it writes) and C_step its FLOPs — the backbone's own
+the KV cache at the mean context, the KV it writes) and C_step its FLOPs, of which C_e the routed
+experts' — each tensor group at the peak of its own format (gpt-oss: bf16 attention at the FP16
+peak, MXFP4 experts at the FP4 peak) — the backbone's own
 accounting (:mod:`wattgpu_lite.energy.symbolic_physical`) at η = 1, with no fixed cost, no
 communication and no power ceiling: every active weight read once per step. And a replica's mean power lies in
 [P_idle(G), G · TDP]. Energy per token is power × time per token, and its bounds lie within the
@@ -29,9 +31,9 @@ DEPLOY_SIZES = 3  # G, n_TP, n_EP lead the deploy tuple; the rest are link and l
 
 def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     """s_floor(B) [s]: one decode step of ``batch`` sequences at the replica's peak bandwidth and
-    peak FLOP/s of the served format, weights read once per step (module docstring)."""
+    peak FLOP/s of each tensor group's format, weights read once per step (module docstring)."""
     hw = (rows.alpha, rows.e_bit, rows.flops, rows.bandwidth, np.full_like(rows.tdp_w, UNBOUNDED_W),
-          np.zeros_like(rows.tdp_w))  # fmt: skip
+          np.zeros_like(rows.tdp_w), rows.alpha_expert, rows.flops_expert)  # fmt: skip
     sizes = rows.deploy[:DEPLOY_SIZES]
     ideal = (*sizes, np.full_like(sizes[0], UNBOUNDED_W), *(np.zeros_like(sizes[0]),) * 4)
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
@@ -50,7 +52,8 @@ def bytes_per_flop(rows: Rows, batch: np.ndarray) -> np.ndarray:
     FLOP it computes, by the floor's accounting (weights at their widths, the gathered rows, the
     KV cache window-bounded). Falls as the batch grows: the weights are shared, the FLOPs are not."""
     unit = np.ones_like(rows.tdp_w)
-    hw = (unit, unit, rows.flops, rows.bandwidth, np.full_like(unit, UNBOUNDED_W), 0.0 * unit)
+    hw = (unit, unit, rows.flops, rows.bandwidth, np.full_like(unit, UNBOUNDED_W), 0.0 * unit,
+          unit, rows.flops_expert)  # fmt: skip
     batch = np.asarray(batch, dtype=float) * unit
     terms, _ = P.physical_evaluate(rows.model, (rows.t_in, rows.t_out, batch), hw, 1.0, rows.deploy)
     bits = sum(terms["decode", c] for c in ("parameter_reads", "kv_writes", "attention_reads"))

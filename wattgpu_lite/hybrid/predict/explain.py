@@ -30,6 +30,7 @@ import numpy as np
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.args import expert_flops_per_token
 from wattgpu_lite.hybrid.predict import intervals as U
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
@@ -98,20 +99,22 @@ def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, An
     workload = (rows.t_in, rows.t_out, batch)
     hw = S.achieved_hw(rows, c)
     terms, times = P.physical_evaluate(rows.model, workload, hw, c.kappa, rows.deploy)
-    unit_hw = (np.ones_like(rows.alpha), np.ones_like(rows.alpha), *hw[2:])
+    one = np.ones_like(rows.alpha)
+    unit_hw = (one, one, *hw[2:6], one, hw[7])  # alpha, e, alpha_e = 1: the terms count FLOPs, bits
     counts, _ = P.physical_evaluate(rows.model, workload, unit_hw, 1.0, rows.deploy)
     per_step = float(batch[0] / rows.t_out[0])  # per request over T_out steps -> per step of B
     g = float(rows.num_gpus[0])
     bits = {k: float(counts[("decode", k)][0]) * per_step
             for k in ("parameter_reads", "attention_reads", "kv_writes")}  # fmt: skip
     flops = float(counts[("decode", "compute")][0]) * per_step
+    expert = float(expert_flops_per_token(rows.model)[0]) * float(batch[0])  # C_e, B tokens
     matrix = 2.0 * float(rows.model[0][0]) * float(batch[0])  # 2 · N_act per token, B tokens
     dynamic = sum(float(terms[("decode", k)][0]) for k in
                   ("compute", "parameter_reads", "attention_reads", "kv_writes")) * per_step  # fmt: skip
     p_static = float(hw[5][0])
     time = {
         "memory": sum(bits.values()) / 8.0 / (g * float(hw[3][0])),
-        "compute": flops / (g * float(hw[2][0])),
+        "compute": (flops - expert) / (g * float(hw[2][0])) + expert / (g * float(hw[7][0])),
         "power limit": dynamic / (g * (float(rows.tdp_w[0]) - p_static)),
         "layout": 0.0,  # below: from its energy term, G · P_static · t_layout
         "prompt": float(times["prefill"][0]) * per_step,
@@ -142,8 +145,10 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float
         reasons.append(f"weights served at {float(rows.model[-1][0]):.3g} bits")
     if float(rows.num_gpus[0]) > 1:
         reasons.append(f"{int(rows.num_gpus[0])} GPUs per replica")
-    if U.outside_support(hm, rows.bandwidth / 1e9, rows.flops / 1e12)[0]:
+    support = U.support_values(rows)
+    if U.outside_support(hm, support)[0]:
         reasons.append(f"{device.name}'s bandwidth or FP16 peak lies outside the training GPUs'")
+    beyond = U.beyond_context(hm, support)
     odd = np.array([bool(reasons)])
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
     back = E.backbone_step(hm, rows, cap, rate_a, bat_a)
@@ -155,10 +160,17 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float
             + "; ".join(reasons)
             + "), so the answer is the physics backbone alone"
         )
+    elif beyond[0]:
+        lo, hi = hm.ranges[U.CONTEXT]
+        why = (
+            f"the learned correction applies one-sided (basis {str(out.basis[0])!r}): a "
+            f"context of {float(support[U.CONTEXT][0]):.0f} tokens is longer than any training "
+            f"run's ({lo:.0f}–{hi:.0f}), so only a factor that raises the answer is kept"
+        )
     else:
         why = (
             f"the learned correction applies (basis {str(out.basis[0])!r}: dense, 16-bit, "
-            "one GPU, inside the training GPUs' range)"
+            "one GPU, inside the training GPUs' range and the training runs' context)"
         )
     return learned, why
 

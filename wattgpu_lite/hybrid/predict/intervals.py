@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
@@ -82,22 +83,62 @@ def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) ->
     return moe | (np.asarray(bits) < 16) | (np.asarray(num_gpus) > 1)
 
 
-SUPPORT = (
-    "bandwidth_gbs",
-    "fp16_tflops",
-)  # the GPU spec inputs whose training range bounds the correction
+SUPPORT = ("bandwidth_gbs", "fp16_tflops")  # the GPU spec inputs whose training range bounds it
+CONTEXT = "context_tokens"  # T_in + T_out: beyond the runs' range the correction is one-sided
 
 
-def outside_support(
-    model: HybridModel, bandwidth_gbs: np.ndarray, fp16_tflops: np.ndarray
-) -> np.ndarray:
-    """Rows whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16 FLOP/s: the
-    learned correction has no data like it there, so the answer is the backbone alone."""
-    out = np.zeros(len(bandwidth_gbs), dtype=bool)
-    for name, v in zip(SUPPORT, (bandwidth_gbs, fp16_tflops), strict=True):
+def support_values(rows: S.Rows) -> dict[str, np.ndarray]:
+    """The inputs that bound the correction, per row: the GPU's peak bandwidth (GB/s) and 16-bit
+    peak (TFLOP/s, the always-read format's; the correction applies to 16-bit rows only), and
+    the context T_in + T_out (tokens)."""
+    return {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
+            CONTEXT: rows.t_in + rows.t_out}  # fmt: skip
+
+
+def beyond_training(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Rows where any of ``values`` (named as in ``model.ranges``) lies beyond its training range
+    (a relative tolerance of 1e-9 at both ends)."""
+    out = np.zeros(len(next(iter(values.values()))), dtype=bool)
+    for name, v in values.items():
         lo, hi = model.ranges[name]
         out |= (v > hi * (1 + 1e-9)) | (v < lo * (1 - 1e-9))
     return out
+
+
+def outside_support(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Rows whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16 FLOP/s
+    (``values``: :func:`support_values`): the correction reads these specs and its trees
+    extrapolate flat beyond them, so the answer is the backbone alone."""
+    return beyond_training(model, {name: values[name] for name in SUPPORT})
+
+
+def beyond_context(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+    """Rows whose context T_in + T_out is longer than any training run's (measured tokens, at most
+    275): there the learned correction is one-sided (:func:`one_sided`). A context shorter than
+    the runs' shortest (19) is not beyond them in this sense: the attention share of the step
+    only shrinks toward the weight-dominated steps the runs measured, and the correction applies.
+
+    Why: the correction does not see the context, yet a step's physics depends on it (KV-cache
+    reads and attention FLOPs grow with it); its residuals were measured at Watt Counts' short
+    prompts only. A factor above 1 (a slower step, more power than the backbone) stands for costs
+    the physics misses — scheduling, launches, kernels below their fitted share — which a longer
+    context does not remove; a factor below 1 claims a speed or a saving the backbone cannot see,
+    in a regime no run timed. So beyond the context range only the first is kept. Cutting the
+    correction off instead would let the ITL fall as the context grows past the range (a factor
+    above 1 dropping to 1), which physics forbids; keeping the larger of the factor and 1 keeps
+    the ITL non-decreasing in the context.
+
+    Chosen after seeing the external check (issue 17): on the H100 SXM, whose specs lie inside the
+    training range, the correction made throughput worse than the backbone alone (MdAPE 29.0 %
+    against 27.0 %) on dense rows of 2,048 tokens of context, by speeding up Llama-3-8B and
+    Mistral-7B steps. The external set is therefore no longer independent evidence for this rule
+    (data/hybrid/candidates.json, the 2026-12-02 round)."""
+    return values[CONTEXT] > model.ranges[CONTEXT][1] * (1 + 1e-9)
+
+
+def one_sided(factors: dict[str, np.ndarray], beyond: np.ndarray) -> dict[str, np.ndarray]:
+    """exp(correction) per target, held at 1 or above on the ``beyond`` rows (:func:`beyond_context`)."""
+    return {t: np.where(beyond, np.maximum(f, 1.0), f) for t, f in factors.items()}
 
 
 def excess_efolds(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
@@ -123,4 +164,8 @@ def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list
             if name in SUPPORT:
                 out.append(f"no training GPU has a {name} like this one: the learned correction "
                            "does not apply, the answer is the physics backbone alone")  # fmt: skip
+            if name == CONTEXT and v > hi:
+                out.append("no training run had a context like this one: the learned correction "
+                           "is kept only where it raises the answer (a slower step, more power), "
+                           "never where it would claim a gain no run measured")  # fmt: skip
     return out

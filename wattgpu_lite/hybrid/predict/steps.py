@@ -73,17 +73,14 @@ def physics_only_rows(model: HybridModel, llms: Sequence[LLM], rows: S.Rows) -> 
     """Rows the correction leaves alone: configurations the runs never cover, a GPU outside the
     training support, or a model without correction."""
     odd = K.physics_only(llms, rows.num_gpus, rows.model[-1])
-    return (
-        odd
-        | K.outside_support(model, rows.bandwidth / 1e9, rows.flops / 1e12)
-        | (not model.corrects)
-    )
+    return odd | K.outside_support(model, K.support_values(rows)) | (not model.corrects)
 
 
 def correction_step(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], rows: S.Rows,
                     back: Backbone, odd: np.ndarray) -> dict[str, np.ndarray]:  # fmt: skip
-    """Step 3: exp(clipped correction) per target (1 on ``odd`` rows), from the load features
-    and the bytes per FLOP of the step a request sees."""
+    """Step 3: exp(clipped correction) per target (1 on ``odd`` rows, at least 1 beyond the
+    training runs' context: :func:`intervals.beyond_context`), from the load features and the
+    bytes per FLOP of the step a request sees."""
     loads = load_features(back.physics, B.bytes_per_flop(rows, back.step_batch))
     factors = {}
     for target, corr in model.corrections.items():
@@ -94,7 +91,7 @@ def correction_step(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU]
                                {k: v[idx] for k, v in loads.items()}, corr.columns, corr.families)  # fmt: skip
             f[idx] = corr.predict(x)
         factors[target] = np.exp(f)
-    return factors
+    return K.one_sided(factors, K.beyond_context(model, K.support_values(rows)))
 
 
 def bounds_step(rows: S.Rows, back: Backbone, factor: dict[str, np.ndarray]):
