@@ -16,7 +16,7 @@ pytest.importorskip("xgboost")
 
 from wattgpu_lite.datafiles import data_dir  # noqa: E402
 from wattgpu_lite.energy import backbone_runs as T  # noqa: E402
-from wattgpu_lite.energy.backbone_fit import LOSS_SCALE, fit_constants, log_residuals  # noqa: E402
+from wattgpu_lite.energy.backbone_fit import fit_constants  # noqa: E402
 from wattgpu_lite.hybrid.fit import fitting as F  # noqa: E402
 from wattgpu_lite.hybrid.fit.candidates import candidates  # noqa: E402
 from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridModel  # noqa: E402
@@ -72,22 +72,8 @@ def test_constants_fitted_on_two_gpus_are_physical(refit):
     assert c.step_s > 0 and c.step_per_layer_s >= 0 and c.idle_w >= 0 and 0 <= c.idle_fraction
 
 
-def soft_l1_loss(ts, c) -> float:
-    """The fit's objective: sum of 2·(sqrt(1 + (r / scale)^2) − 1) over the log residuals."""
-    r = log_residuals(ts, c) / LOSS_SCALE
-    return float(np.sum(2.0 * (np.sqrt(1.0 + r**2) - 1.0)))
-
-
-def test_the_shipped_constants_sit_at_the_minimum_a_refit_finds(shipped):
-    """A refit of the seven backbone constants on all dense runs lands where the shipped ones are:
-    the same loss to 1 part in 10^5 and the same constants to 1 %, except the per-layer step cost,
-    along which the loss is flat (10 %). The optimiser's finite-difference steps are close to the
-    solvers' tolerances, so a solver change moves the refit a little; the shipped model was built
-    before the last such change (data/SOURCES.md)."""
-    ts = T.watt_counts()
-    fitted = fit_constants(ts)
-    assert soft_l1_loss(ts, shipped.constants) == pytest.approx(soft_l1_loss(ts, fitted),
-                                                                rel=1e-5)  # fmt: skip
+def test_the_shipped_constants_are_what_the_fit_returns_on_every_run(shipped):
+    """A refit of the seven backbone constants on all dense runs reproduces the shipped ones."""
+    fitted = fit_constants(T.watt_counts())
     for name, value in shipped.constants.to_dict().items():
-        tol = 0.1 if name == "step_per_layer_s" else 0.01
-        assert math.isclose(getattr(fitted, name), value, rel_tol=tol), name
+        assert math.isclose(getattr(fitted, name), value, rel_tol=1e-12), name

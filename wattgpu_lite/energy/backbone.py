@@ -11,7 +11,7 @@ flight and T_out the generated tokens:
 - per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
   time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
 - in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root (a grid brackets it,
-  the Illinois rule narrows it, :mod:`~wattgpu_lite.energy.searches`); beyond the capacity
+  bisection narrows it, :mod:`~wattgpu_lite.energy.searches`); beyond the capacity
   B_max / W(B_max) no steady state exists;
 - busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP; mean power
   P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a request in flight.
@@ -29,8 +29,8 @@ from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
 
 GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
-ROOT_RTOL = 1e-12  # the load is narrowed to 1 part in 10^12
-ROOT_STEPS = 120  # a bisection at least every third step: ~3 · 38 halvings from a grid bracket
+ROOT_RTOL = 1e-9  # the load is narrowed to 1 part in 10^9
+BISECTION_STEPS = 40
 GOLDEN_STEPS = 24  # golden-section steps locating the busy-power peak (ln B to ~1e-5)
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 
@@ -180,8 +180,9 @@ def in_flight_at_rate(
     """Mean requests in flight L at Poisson rate λ: the smallest root of
     g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
     at the batch a request sees). s grows with the batch, so g > 0 at L = 0; the first point of a
-    geometric grid over (0, cap] where g ≤ 0 brackets the root, which the Illinois rule narrows
-    to ``ROOT_RTOL`` (:mod:`~wattgpu_lite.energy.searches`). No root: beyond capacity, L = cap.
+    geometric grid over (0, cap] where g ≤ 0 brackets the root, which bisection narrows to
+    ``ROOT_RTOL`` (:func:`~wattgpu_lite.energy.searches.bisect_root`; the shipped constants were
+    fitted with exactly this search). No root: beyond capacity, L = cap.
     """
     n = len(rows.t_in)
     rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,))
@@ -198,7 +199,7 @@ def in_flight_at_rate(
     row = np.arange(n)
     hi = np.where(saturated, cap, points[row, np.minimum(k, len(grid) - 1)])
     lo = np.where(saturated | (k == 0), hi, points[row, np.maximum(k - 1, 0)])
-    load = Z.illinois_root(f, lo, hi, g_lo, g_hi, ROOT_RTOL, ROOT_STEPS)
+    load = Z.bisect_root(f, lo, hi, ROOT_RTOL, BISECTION_STEPS)
     return np.where(saturated, cap, load)
 
 

@@ -9,9 +9,9 @@ holds about :data:`POINTS_PER_CALL` points either way and the answer does not de
   − lo), φ = (√5 − 1)/2, keep [lo, x_b] when f(x_a) ≥ f(x_b) else [x_a, hi]; one new point per step
   (the kept one is reused: φ² = 1 − φ);
 - :func:`first_nonpositive`: the first point of a grid where f ≤ 0;
-- :func:`illinois_root`: the root of f in a bracket f(lo) > 0 ≥ f(hi) by regula falsi,
-  x = (lo·f_hi − hi·f_lo) / (f_hi − f_lo), with the Illinois rule (the end kept twice has its
-  value halved) and a bisection whenever two steps fail to halve the bracket.
+- :func:`bisect_root`: the root of f in a bracket f(lo) > 0 ≥ f(hi) by bisection, mid = (lo + hi)/2,
+  every row stepping until all are within the tolerance; the midpoints of the next steps along
+  every path are evaluated at once, so the answer is bit for bit the one-step-per-call answer.
 """
 
 from __future__ import annotations
@@ -108,29 +108,38 @@ def first_nonpositive(f: Evaluate, points: np.ndarray,
     return first, at, before
 
 
-def illinois_root(f: Evaluate, lo: np.ndarray, hi: np.ndarray, f_lo: np.ndarray,
-                  f_hi: np.ndarray, rtol: float, max_steps: int) -> np.ndarray:  # fmt: skip
-    """The end ``hi`` (f ≤ 0) of a bracket narrowed around the root of f until hi − lo ≤ rtol ·
-    max(hi, 1e-9), from f(lo) > 0 ≥ f(hi) (module docstring); at most ``max_steps`` steps."""
-    lo, hi, f_lo, f_hi = (np.asarray(v, dtype=float).copy() for v in (lo, hi, f_lo, f_hi))
-    kept = np.zeros(len(lo))  # +1: lo was kept last step, -1: hi was, 0: no step yet
-    w1, w2 = np.full(len(lo), np.inf), np.full(len(lo), np.inf)  # widths 1 and 2 steps ago
-    for _ in range(max_steps):
-        width = hi - lo
-        todo = np.flatnonzero(width > rtol * np.maximum(hi, 1e-9))
-        if not len(todo):
-            break
-        a, b, fa, fb, w = lo[todo], hi[todo], f_lo[todo], f_hi[todo], width[todo]
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            x = (a * fb - b * fa) / (fb - fa)
-        falsi = np.isfinite(x) & (x > a) & (x < b) & (w <= 0.5 * w2[todo])
-        x = np.where(falsi, x, 0.5 * (a + b))
-        fx = f(todo, x[:, None])[:, 0]
-        neg = fx <= 0
-        f_lo[todo] = np.where(neg, np.where(kept[todo] > 0, 0.5 * fa, fa), fx)
-        f_hi[todo] = np.where(neg, fx, np.where(kept[todo] < 0, 0.5 * fb, fb))
-        lo[todo], hi[todo] = np.where(neg, a, x), np.where(neg, x, b)
-        lo[todo[fx == 0]] = x[fx == 0]  # an exact root closes the bracket
-        kept[todo] = np.where(neg, 1.0, -1.0)
-        w2[todo], w1[todo] = w1[todo], w
+def _bisection_tree(lo: np.ndarray, hi: np.ndarray, levels: int) -> list[np.ndarray]:
+    """The midpoints of the next ``levels`` bisection steps along every path: per level j an array
+    (n, 2^j); a path's next interval is [lo, mid] where f(mid) ≤ 0 (left), else [mid, hi]."""
+    lo, hi, tree = lo[:, None], hi[:, None], []
+    for _ in range(levels):
+        mid = 0.5 * (lo + hi)
+        tree.append(mid)
+        lo = np.stack([lo, mid], axis=2).reshape(len(lo), -1)
+        hi = np.stack([mid, hi], axis=2).reshape(len(hi), -1)
+    return tree
+
+
+def bisect_root(f: Evaluate, lo: np.ndarray, hi: np.ndarray, rtol: float, max_steps: int,
+                points_per_call: int = POINTS_PER_CALL) -> np.ndarray:  # fmt: skip
+    """The end ``hi`` (f ≤ 0) of a bracket f(lo) > 0 ≥ f(hi) after bisection steps, all rows
+    together, until every row has hi − lo ≤ rtol · max(hi, 1e-9) or ``max_steps`` steps are done
+    (module docstring); the same answer for any ``points_per_call``."""
+    lo, hi = np.asarray(lo, dtype=float).copy(), np.asarray(hi, dtype=float).copy()
+    idx, done = np.arange(len(lo)), 0
+
+    def converged() -> bool:
+        return bool(np.all(hi - lo <= rtol * np.maximum(hi, 1e-9)))
+
+    while done < max_steps and not converged():
+        levels = lookahead_levels(len(lo), max_steps - done, points_per_call)
+        tree = _bisection_tree(lo, hi, levels)
+        values = f(idx, np.concatenate(tree, axis=1))
+        node, start = np.zeros(len(lo), dtype=np.int64), 0
+        for level, mids in enumerate(tree):
+            if level and converged():
+                return hi
+            mid, neg = mids[idx, node], values[idx, start + node] <= 0
+            lo, hi = np.where(neg, lo, mid), np.where(neg, mid, hi)
+            node, start, done = 2 * node + (~neg), start + 2**level, done + 1
     return hi
