@@ -1,5 +1,8 @@
-"""``wl.predict_many`` sends its rows to the engine in chunks of ``CHUNK_ROWS``: the same frame
-cell for cell as one call, and no engine call ever holds more rows than a chunk."""
+"""``wl.predict_many`` sends its rows to the engine in chunks of ``CHUNK_ROWS``: the same frame as
+one call, and no engine call ever holds more rows than a chunk. The rows of one call bisect their
+load together until every one is within 1 part in 10^9 (energy.searches.bisect_root, the search
+the shipped model was fitted with), so a value may move within that tolerance with the rows beside
+it: text cells are equal, numbers within 1e-9 relative."""
 
 from __future__ import annotations
 
@@ -47,7 +50,8 @@ def test_the_frame_has_every_kind_of_row(frame):
 def test_chunks_give_the_one_call_frame_cell_for_cell(frame, chunk, monkeypatch):
     whole = wl.predict_many(frame)
     monkeypatch.setattr(api, "CHUNK_ROWS", chunk)
-    pd.testing.assert_frame_equal(wl.predict_many(frame), whole, check_exact=True)
+    pd.testing.assert_frame_equal(wl.predict_many(frame), whole, check_exact=False, rtol=1e-9,
+                                  atol=0.0)  # fmt: skip
 
 
 def test_no_engine_call_holds_more_than_a_chunk(frame, monkeypatch):
