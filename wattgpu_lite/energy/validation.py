@@ -35,6 +35,7 @@ from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy.backbone_fit import fit_constants
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight
+from wattgpu_lite.metrics import ape_pct
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.schema import LAMBDA_QPS
 from wattgpu_lite.specs import catalog
@@ -143,7 +144,6 @@ def mdape_table(pred: pd.DataFrame | None = None) -> pd.DataFrame:
     """Tidy MdAPE (%) per GPU × scenario × method (+ n_runs), from :func:`predictions`."""
     pred = predictions() if pred is None else pred
     long = pred.melt(["gpu", "scenario", "energy_per_token_j"], list(METHODS), "method", "pred_j")
-    long["ape_pct"] = (long["pred_j"] - long["energy_per_token_j"]).abs() / long[
-        "energy_per_token_j"] * 100  # fmt: skip
+    long["ape_pct"] = ape_pct(long["energy_per_token_j"], long["pred_j"])
     g = long.groupby(["gpu", "scenario", "method"], sort=True)["ape_pct"]
     return g.agg(mdape_pct="median", n_runs="size").reset_index()

@@ -23,7 +23,7 @@ from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.hybrid.fit import fitting as F
 from wattgpu_lite.hybrid.fit.candidates import candidates, select
 from wattgpu_lite.hybrid.fit.conformal import group_quantile
-from wattgpu_lite.wattgpu.metrics import mdape_pct
+from wattgpu_lite.metrics import mdape_pct
 
 LEVELS = (0.8, 0.9)
 OUTER = {"logo": "gpu", "lolo": "llm"}
