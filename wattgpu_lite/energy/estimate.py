@@ -21,7 +21,6 @@ from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.
     COMPONENTS,
     J_PER_WH,
     breakdown_frame,
-    check_tokens,
     components_j,
 )
 from wattgpu_lite.energy.paper import (  # noqa: F401  (re-exported: the paper-mode API)
@@ -83,9 +82,10 @@ def _physical(llm, gpu, work, layout: Parallel, weights) -> EnergyEstimate:
                           float(engine["power_w"][0]), float(engine["step_time_s"][0]))  # fmt: skip
 
 
-def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT, batch=1,
-                    mode="physical", num_gpus=1, weights=None,
-                    expert_parallel=False, parallel: Parallel | None = None) -> EnergyEstimate:  # fmt: skip
+def estimate_energy(llm, gpu="H100 NVL", t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
+                    batch: float = 1.0, mode: str = "physical", num_gpus: int = 1,
+                    weights: str | None = None, expert_parallel: bool = False,
+                    parallel: Parallel | None = None) -> EnergyEstimate:  # fmt: skip
     """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
 
     ``llm``: catalog name, LLM, a config.json path or dict, or in paper mode a bare size in
@@ -96,9 +96,10 @@ def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT,
     ``parallel``: the replica's layout instead, ``wl.Parallel(tp=4)``, ``wl.Parallel(ep=8)``.
     ``weights``: served format ("bf16", "fp8", "fp4", "int4", ...; None = the model's own).
     Energies are for the whole replica. Default tokens: the kit's one default (specs.workload).
+    Tokens and batch go through the kit's one token and batch checks (:mod:`wattgpu_lite.checks`,
+    as ``wl.predict``); ``batch`` is a float, as everywhere in the kit.
     """
-    work = tuple(check_tokens(n, v) for n, v in (("t_in", t_in), ("t_out", t_out),
-                                                 ("batch", batch)))  # fmt: skip
+    work = (*checks.check_tokens(t_in, t_out), checks.check_batch(batch))
     if mode not in MODES:
         raise InvalidInputError(f"mode must be one of {MODES}, got {mode!r}.")
     layout = layout_of(num_gpus, parallel, expert_parallel)
@@ -112,7 +113,6 @@ def estimate_energy(llm, gpu="H100 NVL", t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT,
         return _paper((f"{llm:g}B (bare)", float(llm)), "H100", work, None, None)
     llm, gpu = resolve(llm, gpu)
     checks.check_tokens(work[0], work[1], llm.context_length)
-    checks.check_batch(work[2])
     if mode == "paper":
         est = _paper((llm.name, llm.params_nominal_b), gpu.name, work, llm.n_layers,
                      llm.hidden_size, llm.is_moe)  # fmt: skip

@@ -69,7 +69,7 @@ def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title:
     """Stacked component energy (J per generated token) against ``x`` from a tidy breakdown; the
     components that are zero everywhere are left out, the legend sits right of the axes."""
     ax = ax or plt.subplots(figsize=(6, 3.2), dpi=90)[1]
-    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j")
+    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_token_j")
     cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
     ax.stackplot(wide.index, *(wide[c] for c in cols), labels=[label(c) for c in cols],
                  colors=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
@@ -91,7 +91,7 @@ def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = "", markers=No
     drawn as black ticks on the bar of the same label (never by position)."""
     ax = ax or plt.subplots(figsize=(7, 3.2), dpi=90)[1]
     order = list(pd.unique(tidy[x]))
-    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j",
+    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_token_j",
                             aggfunc="sum", sort=False).reindex(order)  # fmt: skip
     cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
     wide[cols].rename(columns=label).plot.bar(stacked=True, ax=ax, width=0.8,
@@ -133,7 +133,7 @@ def energy_components_bar(table: pd.DataFrame, title: str = ""):
     """Horizontal bars of J per generated token by component (widgets.energy_table output)."""
     ax = plt.subplots(figsize=(6, 2.6), dpi=90)[1]
     colors = [ENERGY_COLORS[c] for c in table["component"]]
-    ax.barh(table["component"], table["energy_per_output_token_j"], color=colors)
+    ax.barh(table["component"], table["energy_per_token_j"], color=colors)
     ax.set(xlabel="J per generated token", title=title)
     return ax
 

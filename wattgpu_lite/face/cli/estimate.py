@@ -29,7 +29,7 @@ from wattgpu_lite.face.cli import (
     resolve_llm,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, wall_lines, wall_of_request
-from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
@@ -45,14 +45,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--llm", required=True, help=LLM_HELP)
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"{GPU_HELP} (default %(default)s)")
     add_token_flags(p)
-    p.add_argument("--batch", type=int, default=1,
+    p.add_argument("--batch", type=float, default=1.0,
                    help="sequences sharing each step, physical mode (default %(default)s)")  # fmt: skip
     p.add_argument("--mode", choices=MODES, default="physical",
                    help="physical: the kit's model of bytes, FLOPs and static power for any "
                         "dense or MoE LLM, weight format and GPU count; paper: the printed "
                         "equations of Vartziotis et al. (default %(default)s)")  # fmt: skip
-    p.add_argument("--num-gpus", type=int, default=1,
-                   help="GPUs of the replica, physical mode (default %(default)s)")  # fmt: skip
+    add_num_gpus_flag(p, ", physical mode")
     add_weights_flag(p)
     p.add_argument("--expert-parallel", action="store_true",
                    help="spread a mixture-of-experts model's experts over the GPUs "
