@@ -13,7 +13,9 @@ from wattgpu_lite.energy.sweeps import vs_output_tokens
 
 @pytest.fixture(scope="module")
 def est():
-    return wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", 500, 300, 16)
+    return wl.estimate_energy(
+        "meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_in=500, t_out=300, batch=16
+    )
 
 
 def test_totals_come_from_the_terms(est):

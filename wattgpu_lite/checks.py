@@ -139,7 +139,7 @@ def check_batch(batch: Any, field: str = "batch") -> float:
     ``batch`` everywhere in the kit (``predict``, ``predict_many``, ``estimate_energy``,
     ``rank_gpus``, the results), since an offline load's batch is a mean in flight."""
     return float(check_count(field, batch, 1, BATCH_MAX,
-                             fix=f"pass {field} as a whole number from 1 to {BATCH_MAX} (e.g. 8)"))  # fmt: skip
+                             fix=f"pass {field} as a whole number from 1 to {BATCH_MAX}, e.g. {field}=8"))  # fmt: skip
 
 
 def check_itl_sla_ms(sla: Any, field: str = "itl_sla_ms") -> float:
@@ -153,9 +153,9 @@ def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int
     limit = TOKENS_MAX if context_length is None else int(context_length)
     within = "" if context_length is None else " within the model's context length"
     t_in = check_count("t_in", t_in, 1, limit,
-                       fix=f"pass t_in as a whole number of prompt tokens{within}")  # fmt: skip
+                       fix=f"pass t_in as a whole number of prompt tokens{within}, e.g. t_in=500")  # fmt: skip
     t_out = check_count("t_out", t_out, 1, limit,
-                        fix=f"pass t_out as a whole number of generated tokens{within}")  # fmt: skip
+                        fix=f"pass t_out as a whole number of generated tokens{within}, e.g. t_out=500")  # fmt: skip
     if context_length is not None and t_in + t_out > limit:
         raise _fail(InvalidInputError, "t_out",
                     f"+ t_in = {t_in + t_out:,} tokens exceeds the model's context length {limit:,}",

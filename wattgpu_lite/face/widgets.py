@@ -24,7 +24,9 @@ from wattgpu_lite.specs.catalog import gpus, llms
 def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: float, mode: str,
                  num_gpus: int = 1, weights: str | None = None):  # fmt: skip
     """Component energies of one request: component, energy_j, energy_per_token_j, share."""
-    est = estimate_energy(llm, gpu, t_in, t_out, batch, mode, num_gpus, weights)
+    est = estimate_energy(
+        llm, gpu, batch=batch, t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus, weights=weights
+    )
     comps = est.components_j
     df = EnergyFrame({"component": list(comps), "energy_j": list(comps.values())})
     df["energy_per_token_j"] = df["energy_j"] / t_out

@@ -66,9 +66,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.energy.estimate import estimate_energy
 
-    est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
-                          args.batch, args.mode, args.num_gpus, args.weights,
-                          args.expert_parallel, layout_from(args))  # fmt: skip
+    est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), batch=args.batch,
+                          t_in=args.t_in, t_out=args.t_out, mode=args.mode,
+                          num_gpus=args.num_gpus, weights=args.weights,
+                          expert_parallel=args.expert_parallel, parallel=layout_from(args))  # fmt: skip
     w = wall_of_request(est.total_j, est.t_out, args)
     if args.plot:
         from wattgpu_lite.face.plots_explain import energy_breakdown
