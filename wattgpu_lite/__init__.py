@@ -35,7 +35,7 @@ _EXPORTS: dict[str, str] = {
     "estimate_energy": "energy.estimate",
     "EnergyEstimate": "energy.result",
     "WattGPU": "wattgpu.predictor",
-    "evaluate": "wattgpu.evaluation",
+    "evaluate": "hybrid.report.evaluation",
     "HybridModel": "hybrid.predict.model",
     "predict": "hybrid.predict.api",
     "predict_many": "hybrid.predict.api",

@@ -45,8 +45,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_layout_flags(p)
     add_weights_flag(p)
     p.add_argument("--no-correction", dest="correction", action="store_false",
-                   help="the physics backbone alone, without the learned correction "
-                        "(default: the calibrated hybrid)")  # fmt: skip
+                   help="the physics backbone alone, without the learned correction (sets "
+                        "correction to False; default: True, the calibrated hybrid)")  # fmt: skip
     add_wall_flags(p)
     add_plot_flag(p, "power, ITL and energy per token with their intervals")
     add_output_flags(p)
