@@ -43,12 +43,19 @@ from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     check_gpu_counts,
     no_fit_error,
-    resolve_load,
+    scenario_load,
 )
 from wattgpu_lite.selection.layouts import deployments, layout_why
 from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
-from wattgpu_lite.selection.table import add_energy, apply_sla, fit_table, hybrid_accounting, order
+from wattgpu_lite.selection.table import (
+    add_energy,
+    apply_sla,
+    fit_table,
+    hybrid_accounting,
+    order,
+    rank_table,
+)
 from wattgpu_lite.specs.catalog import gpu
 from wattgpu_lite.specs.resolve import resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -108,8 +115,8 @@ def rank_gpus(
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    return table.assign(
-        **wall, grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price
+    return rank_table(
+        table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price)
     )
 
 
@@ -129,7 +136,7 @@ def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_coun
     if batch is not None:
         raise InvalidInputError(f"source {source!r} knows the Watt Counts scenarios only; use "
                                 "scenario= or rate_qps=, or source='hybrid' for a batch")  # fmt: skip
-    scenario, rate = resolve_load(scenario, rate_qps)
+    scenario, rate = scenario_load(scenario, rate_qps)
     table = fit_table(model, devices, context_tokens)
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
