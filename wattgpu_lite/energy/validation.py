@@ -31,10 +31,10 @@ import pandas as pd
 
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows, backbone_runs
-from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy.backbone_fit import fit_constants
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight
+from wattgpu_lite.energy.paper import ecologits_j_per_token
 from wattgpu_lite.metrics import ape_pct
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.schema import LAMBDA_QPS
@@ -101,11 +101,10 @@ def paper_j_per_token(df: pd.DataFrame) -> np.ndarray:
     return out / df["t_out"].to_numpy()
 
 
-def ecologits_j_per_token(df: pd.DataFrame) -> np.ndarray:
-    """EcoLogits GPU energy per output token, alpha·exp(beta·B)·N_active[B] + gamma (Wh -> J)."""
-    c = {k: D.value(f"ecologits_{k}", "ecologits") for k in ("alpha", "beta", "gamma", "batch")}
-    n_b = np.array([m.params_b for m in df.attrs["llms"]])
-    return (c["alpha"] * np.exp(c["beta"] * c["batch"]) * n_b + c["gamma"]) * E.J_PER_WH
+def ecologits_j_per_run(df: pd.DataFrame) -> np.ndarray:
+    """EcoLogits per output token for each run of a :func:`runs_frame`
+    (:func:`wattgpu_lite.energy.paper.ecologits_j_per_token` of its LLM's active parameters)."""
+    return ecologits_j_per_token([m.params_active_b for m in df.attrs["llms"]])
 
 
 def _subset(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
@@ -134,7 +133,7 @@ def predictions(df: pd.DataFrame | None = None) -> pd.DataFrame:
     df = runs_frame() if df is None else df
     physical, consts = _logo(df)
     out = df.assign(physical=physical, physical_apriori=engine_j_per_token(df, S.Constants()),
-                    paper=paper_j_per_token(df), ecologits=ecologits_j_per_token(df))  # fmt: skip
+                    paper=paper_j_per_token(df), ecologits=ecologits_j_per_run(df))  # fmt: skip
     out = pd.concat([out, consts.set_index(out.index)], axis=1)
     out.attrs = df.attrs
     return out
