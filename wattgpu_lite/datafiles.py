@@ -22,7 +22,7 @@ import hashlib
 import io
 import json
 import os
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests dee
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "1c1d3f48b771d8e30481ee4fc8e1aaf93c83f8f79dc7ef52e6fc8e8b45f443a6"
+MANIFEST_SHA256 = "5e623d6fb29dabf7a5855064c8e3a3a0cd663ef83a56ead46c7e7ecea003bc44"
 
 
 def data_dir() -> Path:
@@ -65,7 +65,7 @@ def _folder() -> Path:
     )
 
 
-@cache
+@lru_cache(maxsize=8)
 def verify_folder(folder: Path) -> int:
     """Check every file of ``folder``'s (pinned) manifest but the build scripts a wheel leaves
     out; DataFileError names the first changed or missing one. Returns the number checked."""
@@ -128,7 +128,7 @@ def is_file(value: Any) -> bool:
         return False
 
 
-@cache
+@lru_cache(maxsize=8)
 def _manifest(folder: Path) -> dict[str, str]:
     """name -> sha256 of a data folder's MANIFEST.sha256 (``sha256sum -c`` format), once its
     own sha256 is the pinned :data:`MANIFEST_SHA256`."""

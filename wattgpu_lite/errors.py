@@ -98,12 +98,6 @@ class MissingExtraError(WattGPUError, ImportError):
     message names the extra and the pip command (``pip install 'wattgpu-lite[train]'``)."""
 
 
-#: the optional extras (pyproject.toml ``[project.optional-dependencies]``) and what each is for
-EXTRAS = {
-    "train": "refitting and the paper's WattGPU model (XGBoost, scikit-learn, SciPy, tqdm)",
-    "lab": "the notebooks, figures, widgets and the symbolic derivations (JupyterLab, matplotlib, "
-    "seaborn, ipywidgets, sympy, Voila; it includes [train])",
-}
 #: third-party module -> (the extra that installs it, its name on PyPI)
 MODULE_EXTRAS = {
     "xgboost": ("train", "xgboost"), "sklearn": ("train", "scikit-learn"),

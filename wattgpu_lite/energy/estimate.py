@@ -29,7 +29,6 @@ from wattgpu_lite.energy.paper import (  # noqa: F401  (re-exported: the paper-m
     paper_in_per_token_j,
     paper_out_per_token_j,
     paper_request_j,
-    paper_request_simple_j,
     paper_terms_j,
 )
 from wattgpu_lite.energy.precision import compute_peak_tflops, served_format, weight_bits

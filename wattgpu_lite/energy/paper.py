@@ -79,14 +79,6 @@ def paper_in_per_token_j(params, t_in, hardware: str = "H100", constants: dict |
     return m * paper_out_per_token_j(params, hardware, constants)
 
 
-def paper_request_simple_j(params, t_in, t_out, hardware: str = "H100",
-                           constants: dict | None = None):  # fmt: skip
-    """Simplified E_request = T_in·E_in/token + T_out·E_out/token (J)."""
-    e_in = paper_in_per_token_j(params, t_in, hardware, constants)
-    e_out = paper_out_per_token_j(params, hardware, constants)
-    return np.asarray(t_in) * e_in + np.asarray(t_out) * e_out
-
-
 def ecologits_j_per_token(params_active_b) -> np.ndarray:
     """EcoLogits' GPU energy per output token, α·e^(β·B)·N_active[B] + γ Wh at its fixed batch
     B = 64, in J: no GPU, no prompt length (as PAPERS.md quotes it; the constants are

@@ -46,7 +46,7 @@ METHODS = ("physical", "physical_apriori", "paper", "ecologits")
 
 def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Dense offline and server_low runs with workload columns: t_in, t_out, slots, batch, wall_s."""
-    runs = measurements() if runs is None else runs
+    runs = measurements.load() if runs is None else runs
     df = runs[runs["dense"] & runs["scenario"].isin(SCENARIOS)].reset_index(drop=True)
     df = df[df["generated_tokens"] >= 2].reset_index(drop=True)
     llms = [catalog.llm(n) for n in df["llm"]]

@@ -13,7 +13,6 @@ import seaborn as sns
 from wattgpu_lite.face.labels import ESTIMATE_METHODS
 from wattgpu_lite.face.plots_explain import explain_waterfall  # noqa: F401  (re-exported: wl.explain)
 from wattgpu_lite.face.plots_selection import (  # noqa: F401  (re-exported: notebook 05, dashboard)
-    gpu_energy_bars,
     plan_bars,
     sla_choice_curve,
 )
@@ -41,19 +40,6 @@ from wattgpu_lite.face.style import (  # noqa: F401  (re-exported: the one figur
     takeaway,
     use_style,
 )
-
-
-def power_vs_itl(runs: pd.DataFrame) -> plt.Figure:
-    """Mean GPU power (W) against ITL (ms, log scale), one panel per scenario, coloured by GPU."""
-    data = runs.assign(itl_ms=runs["itl_s"] * 1e3)
-    grid = sns.relplot(
-        data=data, x="itl_ms", y="power_w", hue="gpu", col="scenario", s=12, alpha=0.6,
-        height=3.2, aspect=1.0, facet_kws={"sharex": False},
-    )  # fmt: skip
-    grid.set(xscale="log")
-    grid.set_axis_labels("ITL (ms, log scale)", "mean GPU power (W)")
-    return grid.figure
-
 
 # --- energy model (issue 3) -----------------------------------------------------------------------
 ENERGY_COLORS = {"compute": "#4c72b0", "parameter_reads": "#dd8452", "kv_writes": "#55a868",
@@ -136,30 +122,3 @@ def energy_components_bar(table: pd.DataFrame, title: str = ""):
     ax.barh(table["component"], table["energy_per_token_j"], color=colors)
     ax.set(xlabel="J per generated token", title=title)
     return ax
-
-
-def coverage_bars(coverage: pd.DataFrame) -> plt.Figure:
-    """Empirical vs nominal coverage of the conformal intervals, per target, strategy, scenario."""
-    data = coverage.assign(group=coverage["strategy"] + " · " + coverage["scenario"],
-                           nominal=coverage["level"].map("{:.0%}".format))  # fmt: skip
-    grid = sns.catplot(data=data, x="group", y="coverage", hue="nominal", col="target",
-                       kind="bar", height=3.2, aspect=1.2)  # fmt: skip
-    for ax in grid.axes.flat:
-        for level in sorted(coverage["level"].unique()):
-            ax.axhline(level, ls="--", lw=1, color="grey")
-        ax.set_ylim(0.5, 1.0)
-        ax.tick_params(axis="x", rotation=30)
-    grid.set_axis_labels("", "empirical coverage")
-    return grid.figure
-
-
-def held_out_scatter(pred: pd.DataFrame, unit: str) -> plt.Figure:
-    """Predicted vs measured on a held-out scenario, one panel per configuration (log axes)."""
-    grid = sns.relplot(data=pred, x="y_true", y="y_pred", hue="gpu", col="config", s=10,
-                       alpha=0.6, height=3.0)  # fmt: skip
-    for ax in grid.axes.flat:
-        lo, hi = pred[["y_true", "y_pred"]].min().min(), pred[["y_true", "y_pred"]].max().max()
-        ax.plot([lo, hi], [lo, hi], color="black", lw=1)
-        ax.set(xscale="log", yscale="log")
-    grid.set_axis_labels(f"measured ({unit})", f"predicted ({unit})")
-    return grid.figure

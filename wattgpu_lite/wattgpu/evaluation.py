@@ -19,6 +19,7 @@ models still train on all eight GPUs. The paper's ITL figures are on all eight G
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,7 +41,15 @@ LEAKY = "kfold"  # plain KFold over runs, for the leakage lesson only
 TARGETS = ("power", "itl")
 READINGS: dict[str, tuple[str, ...]] = {"all": (), "paper_7gpu": ("H100 NVL",)}
 KFOLD_SEED = 0
-_CACHE: dict[tuple, dict] = {}
+# cross_predict's results, newest last: (target, strategy, model, params, inputs) -> predictions
+# and importances; at most CROSS_PREDICT_CACHED kept (a study sweeps many inputs)
+CROSS_PREDICT_CACHED = 32
+_CACHE: OrderedDict[tuple, dict] = OrderedDict()
+
+
+def clear_cross_predict_cache() -> None:
+    """Forget every cached :func:`cross_predict` result."""
+    _CACHE.clear()
 
 
 def _check(name: str, value: str, allowed: Sequence[str]) -> None:
@@ -125,6 +134,9 @@ def cross_predict(
                 [np.full(len(test), k), pred]
             )
         _CACHE[key] = {"predictions": out, "importance": pd.DataFrame(imps).T}
+        while len(_CACHE) > CROSS_PREDICT_CACHED:
+            _CACHE.popitem(last=False)
+    _CACHE.move_to_end(key)
     return {name: value.copy() for name, value in _CACHE[key].items()}
 
 

@@ -26,7 +26,6 @@ from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.wattgpu.evaluation import held_out_masks
 
 LEVELS = (0.8, 0.9)
-OUTER = {"logo": "gpu", "lolo": "llm"}
 INNER = {"logo": "logo", "lolo": "llm5"}
 
 

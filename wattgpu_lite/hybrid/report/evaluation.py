@@ -24,7 +24,6 @@ from wattgpu_lite.wattgpu import evaluation as wattgpu_evaluation
 MODELS = ("wattgpu", "hybrid")
 HYBRID_STRATEGIES = ("logo", "lolo")  # the nested protocol holds out one GPU or one LLM
 TARGETS = ("power", "itl")
-TABLES = ("pooled", "per_group", "paper_reading")
 
 
 def check_hybrid_strategy(strategy: str) -> str:

@@ -23,7 +23,7 @@ Mapping rules (each stated, none tuned):
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
@@ -107,7 +107,7 @@ def asked() -> tuple[list[int], pd.DataFrame]:
     return keep, pd.DataFrame([qs[i] for i in keep])
 
 
-@cache
+@lru_cache(maxsize=8)
 def _predicted(level: float, correction: bool) -> pd.DataFrame:
     keep, frame = asked()
     return predict_rows(frame, level=level, correction=correction)
