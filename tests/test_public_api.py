@@ -91,3 +91,72 @@ def test_batch_is_a_float_in_every_result():
     assert isinstance(table["batch"].iloc[0], float)
     # predict_many echoes its input columns as given (an int column stays int; api.py, item 2)
     assert est.batch == p.inputs.batch == table["batch"].iloc[0] == frame["batch"].iloc[0] == 8.0
+
+
+def test_the_hybrid_models_docstring_names_only_what_exists():
+    """Every method and :func:/:mod: target the HybridModel module's docstring names exists."""
+    import importlib
+    import re
+
+    from wattgpu_lite.hybrid.predict import model
+
+    doc = model.__doc__ or ""
+    for target in re.findall(r":(?:func|mod):`([\w.]+)`", doc):
+        parts = target.split(".")
+        for cut in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+            except ImportError:
+                continue
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+            break
+        else:
+            raise AssertionError(f"{target} is not importable")
+    for method in re.findall(r"\bm\.(\w+)\(", doc):
+        assert hasattr(model.HybridModel, method), method
+    assert "engine." not in doc
+
+
+# ---------------------------------------------------- every export visible to IDEs and pyright
+def _stub_names() -> set[str]:
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(wl.__file__).parent / "__init__.pyi").read_text())
+    names = {a.asname or a.name for node in tree.body if isinstance(node, ast.ImportFrom)
+             for a in node.names}  # fmt: skip
+    names |= {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    stub_all = next(n for n in tree.body if isinstance(n, ast.Assign)
+                    and n.targets[0].id == "__all__")  # fmt: skip
+    assert set(ast.literal_eval(stub_all.value)) == names, "the stub's __all__ is what it imports"
+    return names
+
+
+def test_the_stub_all_and_the_lazy_maps_name_the_same_public_names():
+    lazy = set(wl._EXPORTS) | set(wl._SUBMODULES) | {"clear_caches"}
+    assert set(wl.__all__) == lazy == _stub_names()
+    assert len(wl.__all__) == len(set(wl.__all__))
+
+
+def test_the_stub_says_where_each_name_lives():
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(wl.__file__).parent / "__init__.pyi").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            for a in node.names:
+                name = a.asname or a.name
+                where = wl._EXPORTS.get(name) or wl._SUBMODULES[name]
+                stub_where = node.module.removeprefix("wattgpu_lite").lstrip(".")
+                if name in wl._EXPORTS:
+                    assert stub_where == where, name
+                else:
+                    assert f"{stub_where}.{a.name}".lstrip(".") == where, name
+
+
+@pytest.mark.parametrize("name", sorted(wl.__all__))
+def test_every_public_name_resolves(name):
+    assert getattr(wl, name) is not None
+    assert name in dir(wl)

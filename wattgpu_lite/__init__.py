@@ -83,6 +83,46 @@ _SUBMODULES: dict[str, str] = {
 }  # fmt: skip
 
 
+# the public names: every export, every module alias, clear_caches (the stub __init__.pyi too)
+__all__ = [
+    "baselines",
+    "catalog",
+    "clear_caches",
+    "energy",
+    "EnergyEstimate",
+    "errors",
+    "estimate_energy",
+    "evaluate",
+    "evaluation",
+    "explain",
+    "face",
+    "features",
+    "gpu",
+    "GPU",
+    "gpus",
+    "hybrid",
+    "HybridModel",
+    "llm",
+    "LLM",
+    "llm_aliases",
+    "llms",
+    "measurements",
+    "Parallel",
+    "plots",
+    "predict",
+    "predict_many",
+    "Prediction",
+    "predictors",
+    "rank_gpus",
+    "runs",
+    "selection",
+    "specs",
+    "symbolic",
+    "wattgpu",
+    "WattGPU",
+    "widgets",
+]  # fmt: skip
+
 # every functools cache of the kit, "module.function" (listed in the docstring above)
 _CACHES = (
     "datafiles.verify_folder", "datafiles._manifest", "specs.catalog._gpu_entries",
