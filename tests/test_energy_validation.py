@@ -15,7 +15,7 @@ def runs():
 def test_ecologits_formula_by_hand(runs):
     row = runs.iloc[[0]]
     row.attrs = {k: v[:1] for k, v in runs.attrs.items()}
-    n_b = row.attrs["llms"][0].params_active_b
+    n_b = row.attrs["llms"][0].params_b
     wh = 1.1665e-6 * np.exp(-0.011206 * 64) * n_b + 4.0529e-5
     assert V.ecologits_j_per_run(row)[0] == pytest.approx(wh * 3600)
     assert V.ecologits_j_per_token([n_b])[0] == pytest.approx(wh * 3600)

@@ -103,8 +103,9 @@ def paper_j_per_token(df: pd.DataFrame) -> np.ndarray:
 
 def ecologits_j_per_run(df: pd.DataFrame) -> np.ndarray:
     """EcoLogits per output token for each run of a :func:`runs_frame`
-    (:func:`wattgpu_lite.energy.paper.ecologits_j_per_token` of its LLM's active parameters)."""
-    return ecologits_j_per_token([m.params_active_b for m in df.attrs["llms"]])
+    (:func:`wattgpu_lite.energy.paper.ecologits_j_per_token`), fed each LLM's ``params_b`` as
+    this comparison always has (the external check feeds ``params_active_b``)."""
+    return ecologits_j_per_token([m.params_b for m in df.attrs["llms"]])
 
 
 def _subset(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
