@@ -31,14 +31,15 @@ PKG = "wattgpu_lite"
 # module -> (functions to mutate, "*" for module-level constants too; the tests that cover them)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "specs/workload.py": (("*", "server_time_per_token_s"), ("tests/kit/test_mutation_oracles.py", "tests/wattgpu/test_predictors.py::test_predictions_are_physical", "tests/kit/test_golden.py")),
-    "energy/breakdown.py": (("check_tokens", "breakdown_frame", "components_j"), ("tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py", "tests/kit/test_checks.py::test_a_long_bad_token_value_is_shown_cut_at_20_characters")),
-    "wattgpu/metrics.py": (("mdape_pct", "pearson_r"), ("tests/kit/test_mutation_oracles.py",)),
+    "energy/breakdown.py": (("breakdown_frame", "components_j"), ("tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py")),
+    "metrics.py": (("ape_pct", "mdape_pct"), ("tests/kit/test_mutation_oracles.py", "tests/kit/test_metrics.py")),
+    "wattgpu/metrics.py": (("pearson_r",), ("tests/kit/test_mutation_oracles.py",)),
     "wattgpu/evaluation.py": (("folds",), ("tests/kit/test_mutation_oracles.py",)),
     "wattgpu/predictor.py": (("predict_frame",), ("tests/wattgpu/test_predictors.py::test_predictions_are_physical", "tests/kit/test_golden.py")),
     "wattgpu/regressor.py": (("target_values", "to_natural", "training_rows", "_version"), ("tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py")),
     "runs/schema.py": (("*", "scenario_for_rate", "scenario_group"), ("tests/kit/test_mutation_oracles.py", "tests/runs/test_measurements.py")),
     "specs/hf_config.py": (("kv_heads",), ("tests/kit/test_mutation_oracles.py", "tests/specs/test_catalog.py")),
-    "checks.py": (("check_number", "check_count", "check_flag", "check_tokens"), ("tests/kit/test_checks.py",)),
+    "checks.py": (("check_number", "check_count", "check_flag", "check_tokens", "shown"), ("tests/kit/test_checks.py",)),
     "energy/backbone.py": (("gpu_idle_power_w", "idle_power_w", "step_time_s", "raw_busy_power_w", "busy_power_w", "capacity_qps", "at_batch", "at_rate"), ("tests/energy/test_hybrid_serving.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_predict_api.py")),
     "hybrid/fit/conformal.py": (("weighted_quantile", "group_quantile"), ("tests/hybrid/test_hybrid_conformal.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/predict/steps.py": (("predict_arrays", "backbone_step", "bounds_step", "intervals_step", "bounded_intervals"), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),

@@ -13,11 +13,39 @@ missing says which one to install.
     wl.predict(m, g, rate_qps=0.1, t_in=500, t_out=300)   # a Prediction with 80 % intervals
     wl.explain(m, g, rate_qps=0.1).table()  # the same prediction, term by term
     wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")   # the paper's model
+    wl.evaluate("power", "logo"); wl.evaluate(model="hybrid", strategy="lolo")
+
+Every public name is in ``__all__`` and in the stub ``__init__.pyi``, so IDEs and type checkers see
+them although they are imported on first use. Importing the kit reads no file.
+
+Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after editing data/):
+
+- datafiles.verify_folder, datafiles._manifest (≤ 8 folders): the data folders checked against
+  their MANIFEST.sha256, and each manifest;
+- specs.catalog._gpu_entries, _llm_entries, _alias_entries, _gpu_index, _llm_index: the GPU and
+  LLM catalogs, the checkpoint aliases and the name indexes (one each);
+- energy.coefficients.coefficients, paper_table3, paper_table4 (one each) and value (≤ 256
+  (name, scope) pairs): the energy constants and the paper's tables;
+- energy.backbone_energy.shipped_constants, energy.validation.logo_constants (one each): the
+  backbone's fitted constants, and those refitted without each GPU;
+- energy.backbone_runs.watt_counts, measured_boards: the training set and the measured boards;
+- hybrid.predict.model._pretrained: the shipped hybrid model; hybrid.predict.correction._forest
+  (≤ 8 forests): each correction's parsed numpy forest;
+- hybrid.fit.candidates.spec: the candidates file; hybrid.report.external.table, _predicted
+  (≤ 8 (level, correction) pairs), hybrid.report.external_per_gpu.roofline_frame: the external
+  check's rows, predictions and roofline;
+- wattgpu.predictor._pretrained, wattgpu.baselines.load_factors, wattgpu.paper_results._table:
+  the shipped WattGPU models, the load factors, the paper's results; wattgpu.evaluation's
+  cross_predict results (≤ 32, newest kept; ``clear_cross_predict_cache``);
+- selection.accounting.electricity_factors, grid_intensities: the electricity and grid tables;
+  selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
+  refitted for the paper and logo sources.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 __version__ = "0.1.0"
@@ -35,7 +63,8 @@ _EXPORTS: dict[str, str] = {
     "estimate_energy": "energy.estimate",
     "EnergyEstimate": "energy.result",
     "WattGPU": "wattgpu.predictor",
-    "evaluate": "wattgpu.evaluation",
+    "evaluate": "hybrid.report.evaluation",
+    "measurements": "runs.measurements",
     "HybridModel": "hybrid.predict.model",
     "predict": "hybrid.predict.api",
     "predict_many": "hybrid.predict.api",
@@ -47,11 +76,82 @@ _EXPORTS: dict[str, str] = {
 _SUBMODULES: dict[str, str] = {
     "specs": "specs", "runs": "runs", "energy": "energy", "wattgpu": "wattgpu", "hybrid": "hybrid",
     "selection": "selection", "face": "face", "errors": "errors",
-    "catalog": "specs.catalog", "measurements": "runs.measurements", "symbolic": "energy.symbolic",
+    "catalog": "specs.catalog", "symbolic": "energy.symbolic",
     "features": "wattgpu.features", "baselines": "wattgpu.baselines",
     "predictors": "wattgpu.predictor", "evaluation": "wattgpu.evaluation",
     "plots": "face.plots", "widgets": "face.widgets",
 }  # fmt: skip
+
+
+# the public names: every export, every module alias, clear_caches (the stub __init__.pyi too)
+__all__ = [
+    "baselines",
+    "catalog",
+    "clear_caches",
+    "energy",
+    "EnergyEstimate",
+    "errors",
+    "estimate_energy",
+    "evaluate",
+    "evaluation",
+    "explain",
+    "face",
+    "features",
+    "gpu",
+    "GPU",
+    "gpus",
+    "hybrid",
+    "HybridModel",
+    "llm",
+    "LLM",
+    "llm_aliases",
+    "llms",
+    "measurements",
+    "Parallel",
+    "plots",
+    "predict",
+    "predict_many",
+    "Prediction",
+    "predictors",
+    "rank_gpus",
+    "runs",
+    "selection",
+    "specs",
+    "symbolic",
+    "wattgpu",
+    "WattGPU",
+    "widgets",
+]  # fmt: skip
+
+# every functools cache of the kit, "module.function" (listed in the docstring above)
+_CACHES = (
+    "datafiles.verify_folder", "datafiles._manifest", "specs.catalog._gpu_entries",
+    "specs.catalog._llm_entries", "specs.catalog._alias_entries", "specs.catalog._gpu_index",
+    "specs.catalog._llm_index", "energy.coefficients.coefficients", "energy.coefficients.value",
+    "energy.coefficients.paper_table3", "energy.coefficients.paper_table4",
+    "energy.backbone_energy.shipped_constants", "energy.validation.logo_constants",
+    "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
+    "hybrid.predict.model._pretrained", "hybrid.predict.correction._forest",
+    "hybrid.fit.candidates.spec", "hybrid.report.external.table",
+    "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",
+    "wattgpu.predictor._pretrained", "wattgpu.baselines.load_factors",
+    "wattgpu.paper_results._table", "selection.accounting.electricity_factors",
+    "selection.accounting.grid_intensities", "selection.sources.full_predictor",
+    "selection.sources.logo_predictor", "selection.sources.logo_table",
+)  # fmt: skip
+
+
+def clear_caches() -> None:
+    """Empty every cache of the kit (the package docstring lists them), in the modules imported
+    so far; nothing is imported to do it. The next call reads and checks the data again."""
+    for entry in _CACHES:
+        module, name = entry.rsplit(".", 1)
+        loaded = sys.modules.get(f"{__name__}.{module}")
+        if loaded is not None:
+            getattr(loaded, name).cache_clear()
+    evaluation = sys.modules.get(f"{__name__}.wattgpu.evaluation")
+    if evaluation is not None:
+        evaluation.clear_cross_predict_cache()
 
 
 def __getattr__(name: str) -> Any:

@@ -42,6 +42,13 @@ def _fail(
     return err
 
 
+def shown(value: Any) -> str:
+    """``repr(value)`` for a message: whole up to 40 characters, else its first 20, an ellipsis
+    and the type (a megabyte string or a 401-digit integer never floods a message)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:20]}… ({type(value).__name__})"
+
+
 def is_real(value: Any) -> bool:
     """A real number that is not a bool (``True`` is not 1 W), nor a string."""
     return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
@@ -63,7 +70,8 @@ def check_number(
     span = f"from {lo:g} to {hi:g}{' ' + unit if unit else ''}"
     fix = fix or f"pass {field} as a number {span}"
     if not is_real(value):
-        problem = f"must be a number, got {value!r} ({type(value).__name__})"
+        typed = shown(value) if len(repr(value)) > 40 else f"{value!r} ({type(value).__name__})"
+        problem = f"must be a number, got {typed}"
         raise _fail(error, field, problem, fix, label)
     try:
         number = float(value)
@@ -74,7 +82,7 @@ def check_number(
     if not math.isfinite(number):
         raise _fail(error, field, f"must be finite, got {value!r}", fix, label)
     if not lo <= number <= hi:
-        raise _fail(error, field, f"must be {span}, got {value!r}", fix, label)
+        raise _fail(error, field, f"must be {span}, got {shown(value)}", fix, label)
     return number
 
 
@@ -86,7 +94,7 @@ def check_count(
     fix = fix or f"pass {field} as a whole number from {lo:,} to {hi:,}"
     number = check_number(field, value, lo, hi, error=error, fix=fix, label=label)
     if not number.is_integer():
-        raise _fail(error, field, f"must be a whole number, got {value!r}", fix, label)
+        raise _fail(error, field, f"must be a whole number, got {shown(value)}", fix, label)
     return int(number)
 
 
@@ -126,10 +134,12 @@ def check_rate_qps(rate: Any, field: str = "rate_qps") -> float:
     return check_number(field, rate, *RATE_QPS, "req/s", fix=fix)
 
 
-def check_batch(batch: Any, field: str = "batch") -> int:
-    """Concurrent sequences: a whole number from 1 to 4096."""
-    return check_count(field, batch, 1, BATCH_MAX,
-                       fix=f"pass {field} as a whole number from 1 to {BATCH_MAX} (e.g. 8)")  # fmt: skip
+def check_batch(batch: Any, field: str = "batch") -> float:
+    """Concurrent sequences: a whole number from 1 to 4096, returned as a float — the type of
+    ``batch`` everywhere in the kit (``predict``, ``predict_many``, ``estimate_energy``,
+    ``rank_gpus``, the results), since an offline load's batch is a mean in flight."""
+    return float(check_count(field, batch, 1, BATCH_MAX,
+                             fix=f"pass {field} as a whole number from 1 to {BATCH_MAX}, e.g. {field}=8"))  # fmt: skip
 
 
 def check_itl_sla_ms(sla: Any, field: str = "itl_sla_ms") -> float:
@@ -138,13 +148,14 @@ def check_itl_sla_ms(sla: Any, field: str = "itl_sla_ms") -> float:
 
 
 def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int, int]:
-    """(t_in, t_out) as whole numbers >= 1 whose sum fits the model's context length."""
+    """(t_in, t_out) as whole numbers >= 1 whose sum fits the model's context length: the kit's
+    one token check (``predict``, ``predict_many``'s rows, ``estimate_energy``, ``rank_gpus``)."""
     limit = TOKENS_MAX if context_length is None else int(context_length)
     within = "" if context_length is None else " within the model's context length"
     t_in = check_count("t_in", t_in, 1, limit,
-                       fix=f"pass t_in as a whole number of prompt tokens{within}")  # fmt: skip
+                       fix=f"pass t_in as a whole number of prompt tokens{within}, e.g. t_in=500")  # fmt: skip
     t_out = check_count("t_out", t_out, 1, limit,
-                        fix=f"pass t_out as a whole number of generated tokens{within}")  # fmt: skip
+                        fix=f"pass t_out as a whole number of generated tokens{within}, e.g. t_out=500")  # fmt: skip
     if context_length is not None and t_in + t_out > limit:
         raise _fail(InvalidInputError, "t_out",
                     f"+ t_in = {t_in + t_out:,} tokens exceeds the model's context length {limit:,}",

@@ -22,7 +22,7 @@ import hashlib
 import io
 import json
 import os
-from functools import cache
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests dee
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "381bdc0f4476da938dcf16c302452b0d6f5cb54de99d387c53901c15f3bf89f8"
+MANIFEST_SHA256 = "e42b700cc8722c21bd24eb1e03f9dd21cd60de974b1a99b53f286f23436d4cc7"
 
 
 def data_dir() -> Path:
@@ -65,7 +65,7 @@ def _folder() -> Path:
     )
 
 
-@cache
+@lru_cache(maxsize=8)
 def verify_folder(folder: Path) -> int:
     """Check every file of ``folder``'s (pinned) manifest but the build scripts a wheel leaves
     out; DataFileError names the first changed or missing one. Returns the number checked."""
@@ -128,7 +128,7 @@ def is_file(value: Any) -> bool:
         return False
 
 
-@cache
+@lru_cache(maxsize=8)
 def _manifest(folder: Path) -> dict[str, str]:
     """name -> sha256 of a data folder's MANIFEST.sha256 (``sha256sum -c`` format), once its
     own sha256 is the pinned :data:`MANIFEST_SHA256`."""

@@ -14,7 +14,7 @@ import pandas as pd
 
 import wattgpu_lite as wl
 from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
-from wattgpu_lite.selection.sources import LOGO_PATH, LOGO_SOURCE, logo_predictor
+from wattgpu_lite.selection.sources import LOGO_SOURCE, logo_path, logo_predictor
 from wattgpu_lite.wattgpu.features import feature_frame
 
 
@@ -29,8 +29,8 @@ def held_out_rows(gpu_name: str) -> pd.DataFrame:
 
 def main() -> None:
     table = pd.concat([held_out_rows(g) for g in MEASURED_GPUS], ignore_index=True)
-    table.to_csv(LOGO_PATH, index=False, float_format="%.10g")
-    print(f"wrote {len(table)} rows to {LOGO_PATH.name}")
+    table.to_csv(logo_path(), index=False, float_format="%.10g")
+    print(f"wrote {len(table)} rows to {logo_path().name}")
 
 
 if __name__ == "__main__":

@@ -9,12 +9,12 @@ tests/wattgpu/test_predictors.py checks a fresh fit against the files.
 from __future__ import annotations
 
 import wattgpu_lite as wl
-from wattgpu_lite.wattgpu.predictor import PRETRAINED_DIR
+from wattgpu_lite.wattgpu.predictor import pretrained_dir
 
 
 def main() -> None:
     model = wl.WattGPU().fit(wl.measurements(dense_only=True))
-    folder = model.save(PRETRAINED_DIR)
+    folder = model.save(pretrained_dir())
     print(f"wrote {model!r} to {folder.name}/")
 
 

@@ -41,7 +41,9 @@ def test_json_is_the_estimate_in_the_envelope_with_python_defaults(capsys):
 def test_gpus_and_weights_reach_the_estimate(capsys):
     code, out, _ = _run(capsys, "--gpu", "H100 SXM", "--num-gpus", "2", "--weights", "fp8",
                         "--t-in", "500", "--t-out", "300", "--batch", "8", "--json")  # fmt: skip
-    expect = wl.estimate_energy(LLAMA, "H100 SXM", 500, 300, 8, num_gpus=2, weights="fp8")
+    expect = wl.estimate_energy(
+        LLAMA, "H100 SXM", t_in=500, t_out=300, batch=8, num_gpus=2, weights="fp8"
+    )
     data = json.loads(out)
     assert data.pop("defaults")["t_in"] == {"value": 500, "source": "--t-in"}
     data.pop("wall")

@@ -78,12 +78,16 @@ def test_weight_bytes_scale_with_the_format():
 
 
 def test_estimate_names_the_peak_and_notes_the_experts():
-    est = wl.estimate_energy(MIXTRAL, "H100 SXM", 500, 300, batch=4, num_gpus=2, weights="fp8")
+    est = wl.estimate_energy(
+        MIXTRAL, "H100 SXM", t_in=500, t_out=300, batch=4, num_gpus=2, weights="fp8"
+    )
     assert (est.weights, est.compute_peak, est.compute_peak_tflops) == ("fp8", "fp8", 1979.0)
     assert any("routed experts" in n for n in est.notes) and est.num_gpus == 2
-    fp4 = wl.estimate_energy(MIXTRAL, "H100 SXM", 500, 300, batch=4, num_gpus=2, weights="fp4")
+    fp4 = wl.estimate_energy(
+        MIXTRAL, "H100 SXM", t_in=500, t_out=300, batch=4, num_gpus=2, weights="fp4"
+    )
     assert fp4.compute_peak == "fp16" and any("weight-only" in n for n in fp4.notes)
-    b200 = wl.estimate_energy(MIXTRAL, "B200", 500, 300, batch=4, weights="fp4")
+    b200 = wl.estimate_energy(MIXTRAL, "B200", t_in=500, t_out=300, batch=4, weights="fp4")
     assert (b200.compute_peak, b200.compute_peak_tflops) == ("fp4", 9000.0)
 
 
@@ -91,8 +95,8 @@ def test_experts_on_the_tensor_parallel_gpus_change_only_the_expert_groups_term(
     """vLLM's TP + --enable-expert-parallel: the same two all-reduces per layer; each GPU runs
     the grouped GEMM of its E/8 whole experts instead of a slice of every touched expert, so the
     expert-group time t_grp·(E_B − k) per MoE layer and step is divided by 8."""
-    tp = wl.estimate_energy(MIXTRAL, "H100 SXM", 500, 300, batch=64, num_gpus=8)
-    ep = wl.estimate_energy(MIXTRAL, "H100 SXM", 500, 300, batch=64, num_gpus=8,
+    tp = wl.estimate_energy(MIXTRAL, "H100 SXM", t_in=500, t_out=300, batch=64, num_gpus=8)
+    ep = wl.estimate_energy(MIXTRAL, "H100 SXM", t_in=500, t_out=300, batch=64, num_gpus=8,
                             expert_parallel=True)  # fmt: skip
     assert ep.expert_parallel and not tp.expert_parallel and (ep.tp, ep.ep) == (8, 8)
     same = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static")

@@ -44,5 +44,5 @@ def test_weights_fit():
     assert not weights_fit(m, wl.gpu("L4")) and weights_fit(m, wl.gpu("H100 SXM"), 2)
     assert weights_fit(dataclasses.replace(m, weight_format="int4", weight_bits=4.25),
                        wl.gpu("H100 SXM"))  # fmt: skip
-    est = wl.estimate_energy(m, "L4", 500, 500)
+    est = wl.estimate_energy(m, "L4", t_in=500, t_out=500)
     assert any("do not fit" in n for n in est.notes)

@@ -70,7 +70,7 @@ def test_weights_are_shared_by_the_batch():
 @pytest.mark.parametrize("mode", ["paper", "physical"])
 def test_energy_grows_with_tokens_and_size_and_is_never_negative(mode):
     def total(llm="Qwen/Qwen2.5-7B-Instruct", t_in=500, t_out=500):
-        est = wl.estimate_energy(llm, "H100 NVL", t_in, t_out, mode=mode)
+        est = wl.estimate_energy(llm, "H100 NVL", t_in=t_in, t_out=t_out, mode=mode)
         assert (est.table()["energy_j"] >= 0).all()
         return est.total_j
 
@@ -80,7 +80,10 @@ def test_energy_grows_with_tokens_and_size_and_is_never_negative(mode):
 
 
 def test_energy_per_token_falls_with_batch():
-    e = [wl.estimate_energy(LLAMA2, "A100 SXM4 40GB", 500, 500, b).total_j for b in (1, 8, 64)]
+    e = [
+        wl.estimate_energy(LLAMA2, "A100 SXM4 40GB", t_in=500, t_out=500, batch=b).total_j
+        for b in (1, 8, 64)
+    ]
     assert e[0] > e[1] > e[2] > 0
 
 
@@ -134,7 +137,7 @@ def test_physical_mode_and_the_uncorrected_predictor_are_one_engine(
     """Same LLM, GPU, tokens, batch and GPU count: estimate_energy(mode="physical") and
     wl.predict(..., correction=False) give the same power, step time and J per token, and the
     terms add up to power × the request's time (T_out steps of s(B), shared by B sequences)."""
-    est = wl.estimate_energy(llm, gpu, t_in, t_out, batch=batch, num_gpus=n)
+    est = wl.estimate_energy(llm, gpu, t_in=t_in, t_out=t_out, batch=batch, num_gpus=n)
     pred = wl.predict(llm, gpu, t_in=t_in, t_out=t_out, batch=batch, num_gpus=n, correction=False)
     assert np.isfinite([pred.power_w, pred.itl_s]).all()
     assert est.power_w == pytest.approx(pred.power_w, rel=1e-9)
@@ -148,7 +151,7 @@ def test_physical_mode_reports_the_shipped_backbone_constants():
     from wattgpu_lite.energy.backbone_energy import shipped_constants
 
     c, gpu = shipped_constants(), wl.gpu("A100 SXM4 40GB")
-    est = wl.estimate_energy(LLAMA2, gpu, 500, 500, batch=8)
+    est = wl.estimate_energy(LLAMA2, gpu, t_in=500, t_out=500, batch=8)
     assert est.kappa == c.kappa and 0 < c.eta_bw <= 1 and 0 < c.eta_flops <= 1
     assert est.static_fraction == pytest.approx(
         (c.idle_w + c.idle_fraction * gpu.tdp_w) / gpu.tdp_w

@@ -8,17 +8,20 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy.result import EnergyEstimate
+from wattgpu_lite.energy.sweeps import vs_output_tokens
 
 
 @pytest.fixture(scope="module")
 def est():
-    return wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", 500, 300, 16)
+    return wl.estimate_energy(
+        "meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_in=500, t_out=300, batch=16
+    )
 
 
 def test_totals_come_from_the_terms(est):
     assert est.total_j == pytest.approx(sum(v for _, _, v in est.terms))
     assert est.total_wh == pytest.approx(est.total_j / 3600)
-    assert est.per_output_token_j == pytest.approx(est.total_j / 300)
+    assert est.energy_per_token_j == pytest.approx(est.total_j / 300)
     assert est.table()["energy_j"].sum() == pytest.approx(est.total_j)
     assert sum(est.components_j.values()) == pytest.approx(est.total_j)
 
@@ -35,7 +38,7 @@ def test_inputs_are_echoed_and_the_object_is_frozen(est):
 def test_json_has_a_schema_version_and_never_nan(est):
     data = json.loads(est.to_json())
     assert data["schema_version"] == EnergyEstimate.schema_version == 1
-    assert set(data) >= {"total_j", "total_wh", "per_output_token_j", "components_j", "terms"}
+    assert set(data) >= {"total_j", "total_wh", "energy_per_token_j", "components_j", "terms"}
     paper = json.loads(wl.estimate_energy("Qwen/Qwen3-8B", mode="paper").to_json())
     assert paper["compute_peak_tflops"] is None and paper["kappa"] is None
     nan = dataclasses.replace(est, compute_peak_tflops=math.nan)
@@ -45,4 +48,35 @@ def test_json_has_a_schema_version_and_never_nan(est):
 def test_html_and_repr_show_the_totals(est):
     html = est._repr_html_()
     assert f"{est.total_j:.4g} J" in html and "<table" in html and "H100 NVL" in html
-    assert f"{est.per_output_token_j:.4g}" in repr(est)
+    assert f"{est.energy_per_token_j:.4g}" in repr(est)
+
+
+def test_the_old_name_of_energy_per_token_warns_and_gives_the_same_value(est):
+    with pytest.warns(
+        DeprecationWarning, match="'per_output_token_j' is renamed 'energy_per_token_j'"
+    ):
+        old = est.per_output_token_j
+    assert old == est.energy_per_token_j == pytest.approx(est.total_j / 300)
+    assert "per_output_token_j" not in est.to_dict()
+
+
+def test_the_old_column_of_the_breakdown_warns_and_gives_the_same_values(est):
+    table = est.table()
+    assert "energy_per_token_j" in table and "energy_per_output_token_j" not in table.columns
+    with pytest.warns(DeprecationWarning, match="'energy_per_output_token_j' is renamed"):
+        old = table["energy_per_output_token_j"]
+    assert old.tolist() == table["energy_per_token_j"].tolist()
+    assert table["energy_per_token_j"].sum() == pytest.approx(est.energy_per_token_j)
+    sweep = vs_output_tokens("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", [100, 300])
+    with pytest.warns(DeprecationWarning):
+        assert sweep["energy_per_output_token_j"].tolist() == sweep["energy_per_token_j"].tolist()
+
+
+def test_batch_is_a_float_as_in_predict(est):
+    assert isinstance(est.batch, float) and est.batch == 16.0
+    assert est.inputs["batch"] == 16.0 and "batch 16," in est.header()
+    p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", batch=16, t_in=500, t_out=300)
+    assert isinstance(p.inputs.batch, float) and p.inputs.batch == est.batch
+    assert set(est.inputs) <= set(dataclasses.asdict(p.inputs)), "inputs under predict's names"
+    with pytest.raises(wl.errors.InvalidInputError, match="^batch must be a whole number"):
+        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", batch=2.5)

@@ -17,7 +17,8 @@ def test_ecologits_formula_by_hand(runs):
     row.attrs = {k: v[:1] for k, v in runs.attrs.items()}
     n_b = row.attrs["llms"][0].params_b
     wh = 1.1665e-6 * np.exp(-0.011206 * 64) * n_b + 4.0529e-5
-    assert V.ecologits_j_per_token(row)[0] == pytest.approx(wh * 3600)
+    assert V.ecologits_j_per_run(row)[0] == pytest.approx(wh * 3600)
+    assert V.ecologits_j_per_token([n_b])[0] == pytest.approx(wh * 3600)
 
 
 def test_offline_slots_are_vllm_capacity_and_batch_the_continuous_batching_mean(runs):

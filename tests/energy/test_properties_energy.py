@@ -26,14 +26,14 @@ SETTINGS = settings(max_examples=30, deadline=None, derandomize=True)
 
 
 def total_j(llm, gpu, t_in, t_out, mode, batch=1) -> float:
-    return wl.estimate_energy(llm, gpu, t_in, t_out, batch, mode).total_j
+    return wl.estimate_energy(llm, gpu, t_in=t_in, t_out=t_out, batch=batch, mode=mode).total_j
 
 
 @SETTINGS
 @given(llms, gpus, tokens, tokens, batches, modes)
 def test_energy_is_finite_and_never_negative(llm, gpu, t_in, t_out, batch, mode):
     assume(t_in + t_out <= wl.llm(llm).context_length)
-    frame = wl.estimate_energy(llm, gpu, t_in, t_out, batch, mode).table()
+    frame = wl.estimate_energy(llm, gpu, t_in=t_in, t_out=t_out, batch=batch, mode=mode).table()
     assert np.isfinite(frame["energy_j"]).all() and (frame["energy_j"] >= 0).all()
     assert frame["energy_j"].sum() > 0
 

@@ -11,6 +11,7 @@ was not silently ignored) and carry finite, positive numbers where the command a
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 
@@ -194,3 +195,61 @@ def test_every_wall_option_reaches_the_accounting(command, option, capsys):
     _check_numbers(command, doc)
     rc, out, err = _run(argv, capsys)
     assert rc == 0 and out.strip() and "error" not in err
+
+
+# ------------------------------------------------- every Python option has its CLI flag (issue 19)
+def _library() -> dict:
+    from wattgpu_lite.energy.estimate import estimate_energy
+    from wattgpu_lite.hybrid.predict.api import predict
+    from wattgpu_lite.hybrid.predict.explain import explain
+    from wattgpu_lite.selection.rank import rank_gpus
+
+    return {"predict": predict, "explain": explain, "estimate": estimate_energy, "rank": rank_gpus}
+
+
+# the arguments a flag spells differently: the layout is --tp/--ep, the candidates --gpus
+SPELLED = {"parallel": {"tp", "ep"}, "layouts": {"tp", "ep"}, "candidates": {"gpus"}}
+
+
+@pytest.mark.parametrize("command", ["predict", "explain", "estimate", "rank"])
+def test_every_python_option_has_its_cli_flag(command):
+    fn = _library()[command]
+    params = [p for p in inspect.signature(fn).parameters.values()
+              if p.kind is not inspect.Parameter.VAR_POSITIONAL]  # fmt: skip
+    dests = {a.dest for a in COMMANDS[command]._actions}
+    missing = [p.name for p in params if not SPELLED.get(p.name, {p.name}) <= dests]
+    assert missing == [], f"{command}: no flag for {missing}"
+
+
+@pytest.mark.parametrize(
+    ("flags", "key", "expected"),
+    [(["--num-gpus", "2"], "num_gpus", 2), (["--weights", "fp8"], "weights", "fp8"),
+     (["--tp", "2"], "tp", 2), (["--no-correction"], "model", "physics")],
+)  # fmt: skip
+def test_predict_passes_each_layout_and_format_flag_to_the_library(flags, key, expected, capsys):
+    rc, out, err = _run(["predict", *MINIMAL["predict"], *flags, "--json"], capsys)
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert expected in _values(doc, key), (flags, _values(doc, key))
+    _check_numbers("predict", doc)
+
+
+def test_predict_without_the_correction_is_the_physics_backbone_of_estimate(capsys):
+    """--no-correction is wl.predict(correction=False): the backbone alone, basis "physics"."""
+    import wattgpu_lite as wl
+
+    rc, out, _ = _run(["predict", *MINIMAL["predict"], "--no-correction", "--json"], capsys)
+    doc = json.loads(out)
+    p = wl.predict(LLAMA, "A30", rate_qps=0.5, correction=False)
+    assert rc == 0 and doc["model"] == p.model == "physics"
+    assert doc["power_w"] == pytest.approx(p.power_w, rel=1e-5)
+
+
+def test_rank_passes_level_and_context_tokens(capsys):
+    rc, out, err = _run(["rank", *MINIMAL["rank"], "--level", "0.9", "--json"], capsys)
+    assert rc == 0, err
+    assert set(_values(json.loads(out), "level")) == {0.9}
+    argv = ["rank", "--llm", LLAMA, "--itl-sla-ms", "200", "--scenario", "server_low",
+            "--source", "measured", "--gpus", "A30", "--context-tokens", "131072", "--json"]  # fmt: skip
+    rc, out, err = _run(argv, capsys)  # a 128k context does not fit an A30 next to the weights
+    assert rc == 2 and "A30: does not fit in memory" in err

@@ -118,9 +118,13 @@ def test_rank_text_view_says_the_pick_shows_top_plans_and_lists_why_not(capsys):
 
 def test_rank_gpus_defaults_to_the_measured_gpus_for_every_source_and_all_is_the_catalog():
     for source in ("hybrid", "paper"):
-        table = wl.rank_gpus(LLAMA8, "offline", itl_sla_ms=50, source=source, gpu_counts=(1,))
+        table = wl.rank_gpus(
+            LLAMA8, scenario="offline", itl_sla_ms=50, source=source, gpu_counts=(1,)
+        )
         assert set(table["gpu"]) == set(wl.measurements.MEASURED_GPUS), source
-    wide = wl.rank_gpus(LLAMA8, "offline", itl_sla_ms=50, candidates="all", gpu_counts=(1,))
+    wide = wl.rank_gpus(
+        LLAMA8, scenario="offline", itl_sla_ms=50, candidates="all", gpu_counts=(1,)
+    )
     assert set(wide["gpu"]) == set(wl.gpus()["name"])
 
 
@@ -128,5 +132,7 @@ def test_the_narrow_view_drops_columns_the_table_has():
     from wattgpu_lite.face.cli.rank import NARROW_DROPS
     from wattgpu_lite.face.explorer import display_table
 
-    table = wl.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, candidates=["A30"], gpu_counts=(1,))
+    table = wl.rank_gpus(
+        LLAMA8, scenario="server_low", itl_sla_ms=30, candidates=["A30"], gpu_counts=(1,)
+    )
     assert set(NARROW_DROPS) <= set(display_table(table).columns)

@@ -22,7 +22,7 @@ LABELS = ["Zeta", "alpha", "Mid", "beta"]  # not in alphabetical order
 def tidy():
     rows = [(label, comp, (i + 1) * (2 if comp == "compute" else 1))
             for i, label in enumerate(LABELS) for comp in ("compute", "attention_reads")]  # fmt: skip
-    return pd.DataFrame(rows, columns=["label", "component", "energy_per_output_token_j"])
+    return pd.DataFrame(rows, columns=["label", "component", "energy_per_token_j"])
 
 
 def test_bars_follow_the_table_order_and_markers_their_label(tidy):

@@ -11,14 +11,14 @@ def test_energy_table_matches_library(mode):
     df = widgets.energy_table("meta-llama/Llama-2-7b-hf", "L4", 200, 300, 4, mode)
     assert list(df["component"]) == list(COMPONENTS)
     assert df["share"].sum() == pytest.approx(1.0)
-    ref = estimate_energy("meta-llama/Llama-2-7b-hf", "L4", 200, 300, 4, mode)
+    ref = estimate_energy("meta-llama/Llama-2-7b-hf", "L4", t_in=200, t_out=300, batch=4, mode=mode)
     assert df["energy_j"].sum() == pytest.approx(ref.total_j)
 
 
 def test_energy_table_passes_gpus_and_weights():
     df = widgets.energy_table("meta-llama/Llama-2-7b-hf", "H100 SXM", 200, 300, 4, "physical",
                               num_gpus=2, weights="fp8")  # fmt: skip
-    ref = estimate_energy("meta-llama/Llama-2-7b-hf", "H100 SXM", 200, 300, 4, num_gpus=2,
+    ref = estimate_energy("meta-llama/Llama-2-7b-hf", "H100 SXM", t_in=200, t_out=300, batch=4, num_gpus=2,
                           weights="fp8")  # fmt: skip
     assert df["energy_j"].sum() == pytest.approx(ref.total_j)
     assert df.set_index("component").loc["communication", "energy_j"] > 0

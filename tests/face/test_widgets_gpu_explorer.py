@@ -93,7 +93,7 @@ def test_the_wall_columns_are_rank_gpus_own_at_the_region_and_pue():
     view = explorer_view(controls)
     kw = {"itl_sla_ms": 30, "candidates": list(MEASURED.gpus), "gpu_counts": (1, 2, 4, 8),
           "source": "measured"}  # fmt: skip
-    ranked = wl.rank_gpus(LLAMA8, "server_low", region="FR", pue=1.25, **kw)
+    ranked = wl.rank_gpus(LLAMA8, scenario="server_low", region="FR", pue=1.25, **kw)
     for column in ("wall_energy_per_1k_tokens_j", "g_co2e_per_request", "g_co2e_per_1k_tokens",
                    "wall_cost_per_mtok"):  # fmt: skip
         pd.testing.assert_series_equal(view.table[column], ranked[column])
@@ -129,7 +129,9 @@ def test_a_bad_pue_or_grid_becomes_a_message():
 
 
 def test_best_shows_each_gpu_types_least_energy_plan():
-    full = wl.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, candidates=list(MEASURED_GPUS))
+    full = wl.rank_gpus(
+        LLAMA8, scenario="server_low", itl_sla_ms=30, candidates=list(MEASURED_GPUS)
+    )
     shown = explorer_ranking(HYBRID)
     assert sorted(shown["gpu"]) == sorted(MEASURED_GPUS)  # one row per GPU type
     for row in shown[shown["meets_sla"]].itertuples():

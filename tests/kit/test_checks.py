@@ -93,10 +93,11 @@ def test_one_token_in_and_out_is_the_smallest_request_and_the_sum_must_fit():
 def test_a_long_bad_token_value_is_shown_cut_at_20_characters():
     """The message shows a bad value whole up to a 40-character repr, else its first 20
     characters, an ellipsis and its type."""
-    from wattgpu_lite.energy.breakdown import check_tokens
     from wattgpu_lite.errors import InvalidInputError as Bad
 
-    with pytest.raises(Bad, match="got 'x{38}'; "):
-        check_tokens("t_in", "x" * 38)  # repr: 40 characters
+    with pytest.raises(Bad, match="got 'x{38}' \\(str\\); "):
+        C.check_tokens("x" * 38, 10)  # repr: 40 characters
     with pytest.raises(Bad, match=r"got 'x{19}… \(str\); "):
-        check_tokens("t_in", "x" * 39)  # repr: 41 characters
+        C.check_tokens("x" * 39, 10)  # repr: 41 characters
+    with pytest.raises(Bad, match=r"^t_out must be from 1 to 1e\+07, got 10{19}… \(int\); "):
+        C.check_tokens(10, 10**40)

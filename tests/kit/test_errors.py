@@ -37,4 +37,4 @@ def test_invalid_input_from_the_kit_is_a_value_error_naming_field_and_fix():
     with pytest.raises(ValueError) as info:
         wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=0)
     assert type(info.value) is InvalidInputError and isinstance(info.value, WattGPUError)
-    assert "t_out" in str(info.value) and "pass e.g. t_out=500" in str(info.value)
+    assert "t_out" in str(info.value) and "e.g. t_out=500" in str(info.value)

@@ -65,7 +65,7 @@ TRIGGERS = {
     "MissingExtraError": _without_xgboost,
     "NoFeasibleGPUError": lambda tmp: wl.rank_gpus(
         "meta-llama/Llama-3.3-70B-Instruct",
-        "server_low",
+        scenario="server_low",
         itl_sla_ms=50,
         candidates=["T4", "L4"],
         gpu_counts=(1,),
@@ -79,7 +79,7 @@ NAMES_AND_FIXES = {
     "CapacityError": ("capacity is about", "req/s", "Pass a lower rate_qps"),
     "ConfigError": ("lacks", "num_attention_heads", "Add one of these keys"),
     "SpecError": ("'tdp_w'", "from 10 to 5000", "as its spec sheet has it"),
-    "InvalidInputError": ("t_in", "positive whole number", "pass e.g. t_in=500"),
+    "InvalidInputError": ("t_in", "whole number", "e.g. t_in=500"),
     "DataFileError": ("runs.csv", "checksum mismatch", "git checkout data/"),
     "NoFeasibleGPUError": ("T4:", "L4:", "Try GPUs with more memory"),
     "MissingExtraError": (

@@ -47,7 +47,7 @@ def test_wattgpu_pretrained_predictions_are_pinned(key, pinned):
 @pytest.mark.parametrize(("key", "pinned"), ENERGY.items(), ids=[f"{k[0]} {k[2]}" for k in ENERGY])
 def test_energy_estimates_are_pinned(key, pinned):
     llm, gpu, mode, batch = key
-    est = wl.estimate_energy(llm, gpu, 500, 500, mode=mode, batch=batch)
+    est = wl.estimate_energy(llm, gpu, t_in=500, t_out=500, mode=mode, batch=batch)
     comps = est.components_j | {"total": est.total_j}
     assert {k: float(f"{comps[k]:.4g}") for k in pinned} == pinned
 

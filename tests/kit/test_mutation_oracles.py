@@ -47,7 +47,7 @@ def test_cv_folds_group_pairs_not_llms():
 
 def test_per_output_token_energy_divides_by_t_out():
     df = breakdown_frame({("decode", "compute"): 50.0, ("prefill", "compute"): 25.0}, 250)
-    assert df["energy_per_output_token_j"].sum() == pytest.approx(75.0 / 250)
+    assert df["energy_per_token_j"].sum() == pytest.approx(75.0 / 250)
     assert df["energy_wh"].sum() == pytest.approx(75.0 / 3600)
     assert components_j(df)["total"] == pytest.approx(75.0)
     assert components_j(df)["compute"] == pytest.approx(75.0)
@@ -102,12 +102,13 @@ def test_the_default_token_counts_are_the_watt_counts_means():
 
 @pytest.mark.parametrize("bad", [True, False, 2.5, "500", 0, -3, None])
 def test_check_tokens_of_the_energy_model_refuses(bad):
-    from wattgpu_lite.energy.breakdown import check_tokens
+    """The energy model checks tokens with the kit's one token check (checks.check_tokens)."""
     from wattgpu_lite.errors import InvalidInputError
 
-    with pytest.raises(InvalidInputError, match="t_out must be a positive whole number"):
-        check_tokens("t_out", bad)
-    assert check_tokens("t_out", 3.0) == 3 and check_tokens("t_out", np.int64(1)) == 1
+    with pytest.raises(InvalidInputError, match="^t_out must be .*; pass t_out as a whole number"):
+        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=bad)
+    assert wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=3.0).t_out == 3
+    assert wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=np.int64(1)).t_out == 1
 
 
 def test_two_points_correlate_perfectly_and_folds_count():

@@ -109,10 +109,13 @@ def test_every_gpu_resolves_in_the_catalog(runs):
         assert catalog.gpu(name).measured
 
 
-def test_the_module_is_callable_and_keeps_its_functions():
-    assert isinstance(wl.measurements, types.ModuleType)
+def test_wl_measurements_is_callable_and_carries_the_modules_names():
+    """A plain object (no module swaps its class): calling it loads, its names are the module's."""
+    assert not isinstance(wl.measurements, types.ModuleType) and type(ms) is types.ModuleType
     assert len(wl.measurements()) == len(ms.load())
-    assert callable(wl.measurements.download_upstream)
+    assert wl.measurements.download_upstream is ms.download_upstream
+    assert wl.measurements.LAMBDA_QPS is ms.LAMBDA_QPS and wl.measurements.load is ms.load
+    assert wl.measurements.DATA_PATH == ms.DATA_PATH == ms.data_path()
     assert len(wl.measurements(dense_only=True)) < len(wl.measurements())
 
 

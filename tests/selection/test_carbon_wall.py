@@ -76,8 +76,8 @@ def test_pue_is_checked():
 @pytest.fixture(scope="module")
 def ranked() -> tuple[pd.DataFrame, pd.DataFrame]:
     kw = {"itl_sla_ms": 100, "candidates": ["A30", "L4"], "gpu_counts": (1,)}
-    return (wl.rank_gpus(LLAMA, "server_low", **kw),
-            wl.rank_gpus(LLAMA, "server_low", region="FR", pue=1.2, **kw))  # fmt: skip
+    return (wl.rank_gpus(LLAMA, scenario="server_low", **kw),
+            wl.rank_gpus(LLAMA, scenario="server_low", region="FR", pue=1.2, **kw))  # fmt: skip
 
 
 def test_rank_adds_wall_columns_and_keeps_the_accelerator_ones(ranked):

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
+from wattgpu_lite.energy.occupancy import weight_bytes
 from wattgpu_lite.errors import InvalidInputError, NoFeasibleGPUError, UnknownGPUError
 from wattgpu_lite.selection import accounting as acc
 from wattgpu_lite.selection import rank as sel
@@ -52,11 +53,13 @@ def test_sla_and_order():
 
 def test_llama8b_does_not_fit_t4_but_fits_a30():
     m = wl.llm(LLAMA8)
-    assert acc.weights_bytes(m.params_b) == pytest.approx(8.03e9 * 2, rel=1e-3)
+    assert weight_bytes(m) == pytest.approx(8.03e9 * 2, rel=1e-3)  # bf16: 2 B per parameter
     # KV: 2 (K,V) * 32 layers * 8 KV heads * 128 * 2 B = 131072 B per token
     assert m.kv_bytes_per_token == 131072
     assert acc.memory_need_gb(m, 1024) == pytest.approx((8.030261e9 * 2 + 131072 * 1024) / 1e9)
-    assert "> 90 % of 16 GB = 14.4 GB" in acc.why_not_fits(m, wl.gpu("T4"))
+    assert acc.why_not_fits(m, wl.gpu("T4")) == (
+        "does not fit in memory: needs 16.2 GB (bf16 weights 16.1 GB + KV cache of one "
+        "1024-token request) > 90 % of 16 GB = 14.4 GB")  # fmt: skip
     assert acc.why_not_fits(m, wl.gpu("A30")) == ""
     # at the model's full 128k context the KV cache alone is 17.2 GB: no longer fits the A30
     assert acc.why_not_fits(m, wl.gpu("A30"), context_tokens=131072) != ""
@@ -64,8 +67,12 @@ def test_llama8b_does_not_fit_t4_but_fits_a30():
 
 def test_70b_fits_no_measured_gpu_but_the_largest_catalog_ones():
     with pytest.raises(NoFeasibleGPUError) as err:
-        sel.rank_gpus("meta-llama/Llama-3.1-70B", "server_low", itl_sla_ms=50, source="measured")
-    assert "H200 NVL: needs 141.4 GB" in str(err.value)  # 141.1 GB weights > 0.9 * 141 GB
+        sel.rank_gpus(
+            "meta-llama/Llama-3.1-70B", scenario="server_low", itl_sla_ms=50, source="measured"
+        )
+    assert "H200 NVL: does not fit in memory: needs 141.4 GB" in str(
+        err.value
+    )  # 141.1 GB weights > 0.9 * 141 GB
     fits = {g.name for g in map(wl.gpu, wl.gpus()["name"]) if acc.why_not_fits(
         wl.llm("meta-llama/Llama-3.1-70B"), g) == ""}  # fmt: skip
     # 141.4 GB > 0.9 · memory below 158 GB: only the parts with 180 GB or more hold it
@@ -100,17 +107,19 @@ def test_no_fit_error_lists_every_reason():
     with pytest.raises(
         NoFeasibleGPUError, match=r"T4: does not fit in memory: needs 16\.1 GB.*V100 PCIe 16GB"
     ):
-        sel.rank_gpus(LLAMA8, "offline", itl_sla_ms=50, candidates=["T4", "V100 PCIe 16GB"],
+        sel.rank_gpus(LLAMA8, scenario="offline", itl_sla_ms=50, candidates=["T4", "V100 PCIe 16GB"],
                       gpu_counts=(1,))  # fmt: skip
     # the Watt Counts readings reserve the 1,024-token context of the runs
-    with pytest.raises(NoFeasibleGPUError, match=r"T4: needs 16\.2 GB.*V100 PCIe 16GB"):
-        sel.rank_gpus(LLAMA8, "offline", itl_sla_ms=50, candidates=["T4", "V100 PCIe 16GB"],
+    with pytest.raises(
+        NoFeasibleGPUError, match=r"T4: does not fit in memory: needs 16\.2 GB.*V100 PCIe 16GB"
+    ):
+        sel.rank_gpus(LLAMA8, scenario="offline", itl_sla_ms=50, candidates=["T4", "V100 PCIe 16GB"],
                       source="measured")  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def measured_low() -> pd.DataFrame:
-    return sel.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="measured")
+    return sel.rank_gpus(LLAMA8, scenario="server_low", itl_sla_ms=30, source="measured")
 
 
 def test_measured_case_study_at_30_ms(measured_low):

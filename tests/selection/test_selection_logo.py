@@ -9,7 +9,7 @@ import pytest
 import wattgpu_lite as wl
 from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
 from wattgpu_lite.selection import rank as selection
-from wattgpu_lite.selection.sources import LOGO_PATH, logo_table
+from wattgpu_lite.selection.sources import logo_path, logo_table
 from wattgpu_lite.wattgpu.features import feature_frame
 from wattgpu_lite.wattgpu.predictor import WattGPU
 
@@ -17,7 +17,7 @@ LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
 
 
 def test_table_covers_every_measured_gpu_llm_and_scenario():
-    table = pd.read_csv(LOGO_PATH)
+    table = pd.read_csv(logo_path())
     assert set(table["gpu"]) == set(MEASURED_GPUS) and set(table["scenario"]) == set(SCENARIOS)
     dense = wl.llms().query("n_experts == 0 and weight_bits == 16")
     assert len(table) == len(MEASURED_GPUS) * len(dense) * len(SCENARIOS)
@@ -36,8 +36,8 @@ def test_table_matches_a_fresh_refit_without_the_l4():
 
 
 def test_logo_picks_the_a30_like_the_measurements():
-    logo = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="logo")
-    measured = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="measured")
+    logo = selection.rank_gpus(LLAMA8, scenario="server_low", itl_sla_ms=30, source="logo")
+    measured = selection.rank_gpus(LLAMA8, scenario="server_low", itl_sla_ms=30, source="measured")
     assert logo["gpu"].iloc[0] == measured["gpu"].iloc[0] == "A30"
     l4 = logo.set_index("gpu").loc["L4"]
     assert not l4["meets_sla"] and l4["itl_ms"] > 30  # the L4 is predicted too slow as well
@@ -56,7 +56,7 @@ def test_prediction_intervals_pass_through(monkeypatch):
     from wattgpu_lite.selection import sources as selection_data
 
     monkeypatch.setattr(selection_data, "full_predictor", lambda: _IntervalPredictor())
-    t = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, candidates=["A30", "L4"],
+    t = selection.rank_gpus(LLAMA8, scenario="server_low", itl_sla_ms=30, candidates=["A30", "L4"],
                             source="paper")  # fmt: skip
     a30 = t.set_index("gpu").loc["A30"]
     assert a30["power_w"] == pytest.approx(0.3 * 165)  # the stand-in's own value, passed on

@@ -64,7 +64,7 @@ def test_hybrid_offline_reading_uses_the_runs_definition_of_itl(readings):
 
 
 def test_sla_steps_are_exact_and_agree_with_the_sweep():
-    table = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="measured")
+    table = selection.rank_gpus(LLAMA8, scenario="server_low", itl_sla_ms=30, source="measured")
     steps = study.sla_steps(table)
     assert list(steps["gpu"]) == ["H200 NVL", "H100 NVL", "A100 SXM4 40GB", "A30", "L4"]
     assert steps["energy"].is_monotonic_decreasing and steps["from_ms"].is_monotonic_increasing
@@ -121,7 +121,7 @@ def test_choice_steps_sentence():
 
 
 def test_plan_bars_draw_the_sla_and_keep_each_gpus_colour():
-    table = selection.rank_gpus(LLAMA8, "server_low", itl_sla_ms=30, source="measured")
+    table = selection.rank_gpus(LLAMA8, scenario="server_low", itl_sla_ms=30, source="measured")
     fig = plots.plan_bars(table, 30.0)
     left = fig.axes[0]
     verticals = [ln for ln in left.get_lines() if len(set(ln.get_xdata())) == 1]

@@ -99,3 +99,45 @@ def test_itl_logo_within_1_5x_of_the_paper():
     ).all()
     # cached: a second call returns equal numbers without refitting
     pd.testing.assert_frame_equal(wl.evaluate("itl", "logo", progress=False), table)
+
+
+# ------------------------------------------- wl.evaluate(model="hybrid"): one place, CLI and library
+def test_wl_evaluate_hybrid_is_what_the_cli_prints(capsys):
+    import json
+
+    from wattgpu_lite.face.cli.main import main
+    from wattgpu_lite.hybrid.report import results
+
+    frame = wl.evaluate(model="hybrid", strategy="lolo")
+    assert list(frame["table"].unique()) == ["pooled", "per_group", "paper_reading"]
+    pooled = frame[frame["table"] == "pooled"]
+    expect = results.pooled(results.shipped("lolo"))
+    assert pooled["mdape_pct"].tolist() == pytest.approx(expect["mdape_pct"].tolist())
+    assert main(["evaluate", "--model", "hybrid", "--strategy", "lolo", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["mdape_pct"] for r in doc["pooled"]] == pytest.approx(
+        pooled["mdape_pct"].tolist(), rel=1e-5
+    )
+    assert len(doc["per_group"]) == int((frame["table"] == "per_group").sum())
+
+
+def test_wl_evaluate_hybrid_keeps_one_target_and_refuses_what_only_wattgpu_has():
+    power = wl.evaluate("power", model="hybrid")
+    assert set(power["target"]) == {"power"} and set(wl.evaluate(model="hybrid")["target"]) == {
+        "power", "itl"}  # fmt: skip
+    with pytest.raises(InvalidInputError, match="'logo' or 'lolo'"):
+        wl.evaluate(model="hybrid", strategy="cv")
+    with pytest.raises(InvalidInputError, match="re-score WattGPU"):
+        wl.evaluate(model="hybrid", reading="paper_7gpu")
+    with pytest.raises(InvalidInputError, match="model must be one of"):
+        wl.evaluate(model="xgboost")
+    with pytest.raises(InvalidInputError, match="target must be one of"):
+        wl.evaluate("energy", model="hybrid")
+
+
+def test_wl_evaluate_of_wattgpu_is_the_chapters_function():
+    from wattgpu_lite.wattgpu.evaluation import evaluate
+
+    pd.testing.assert_frame_equal(
+        wl.evaluate("itl", "logo", progress=False), evaluate("itl", "logo", progress=False)
+    )

@@ -194,7 +194,7 @@ def in_flight_at_rate(
     f = on_points(rows, g, rate, cap)
     grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, GRID_POINTS)])
     points = grid[None, :] * cap[:, None]
-    k, g_hi, g_lo = Z.first_nonpositive(f, points)
+    k = Z.first_nonpositive(f, points)[0]
     saturated = k == len(grid)
     row = np.arange(n)
     hi = np.where(saturated, cap, points[row, np.minimum(k, len(grid) - 1)])

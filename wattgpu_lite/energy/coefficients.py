@@ -8,20 +8,19 @@ basis), ``physical:spec`` (of the spec-sheet basis, physical mode's default) and
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import DataFileError
 
-DATA_DIR = data_dir()
 _COLUMNS = {"name", "scope", "value", "unit", "t_in_upper", "source"}
 
 
 def _read(name: str, required: set[str]) -> pd.DataFrame:
     """Read ``data/<name>`` and check it has the ``required`` columns (DataFileError otherwise)."""
-    df = read_csv(DATA_DIR / name)
+    df = read_csv(data_dir() / name)
     missing = required - set(df.columns)
     if missing:
         raise DataFileError(f"{name} lacks columns {sorted(missing)}; restore it from git.")
@@ -34,7 +33,7 @@ def coefficients() -> pd.DataFrame:
     return _read("energy_coefficients.csv", _COLUMNS)
 
 
-@cache
+@lru_cache(maxsize=256)
 def value(name: str, scope: str = "paper") -> float:
     """The single value of ``name`` in ``scope`` (e.g. ``value("alpha_pj_per_flop", "paper")``)."""
     df = coefficients()

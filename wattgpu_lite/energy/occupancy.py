@@ -1,15 +1,17 @@
 """How many sequences share a decode step: vLLM's KV-cache capacity and an offline run's mean.
 
-One definition for the whole kit (validation, estimates, the hybrid predictor):
-:func:`kv_capacity_seqs` (the sequences vLLM can hold) and :func:`offline_in_flight` (the mean
-number in flight when n prompts are submitted at once).
+One definition for the whole kit (validation, estimates, the hybrid predictor, the ranking):
+:func:`memory_why_not` (the one memory-fit check: the replica's weights at their served format
+and one sequence's KV cache against vLLM's 90 % of its memory; :func:`weights_fit` is it with no
+KV cache), :func:`kv_capacity_seqs` (the sequences vLLM can hold) and :func:`offline_in_flight`
+(the mean number in flight when n prompts are submitted at once).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy.precision import weight_bits
+from wattgpu_lite.energy.precision import served_format, weight_bits
 from wattgpu_lite.specs.layout import as_layout
 
 MAX_NUM_SEQS = 256  # vLLM's default max_num_seqs (Watt Counts ran with it)
@@ -41,11 +43,41 @@ def kv_copies(llm, num_gpus=1) -> int:
     return -(-tp // min(tp, heads))
 
 
+def memory_need_bytes(llm, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0) -> float:
+    """Bytes a replica must hold: its weights at the served format (:func:`replica_weight_bytes`)
+    and the KV cache of one sequence of ``kv_tokens`` tokens, every copy tensor parallelism keeps
+    (:func:`kv_copies`)."""
+    kv_b = llm.kv_bytes_per_token * kv_copies(llm, num_gpus) * float(kv_tokens)
+    return replica_weight_bytes(llm, num_gpus, weights) + kv_b
+
+
+def usable_memory_bytes(gpu, num_gpus=1) -> float:
+    """vLLM's share (``gpu_memory_utilization`` 0.9) of the replica's memory, in bytes."""
+    return MEM_UTIL * gpu.memory_gb * 1e9 * as_layout(num_gpus).num_gpus
+
+
+def memory_why_not(llm, gpu, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0) -> str:
+    """The kit's one memory-fit check: "" when :func:`memory_need_bytes` fits in
+    :func:`usable_memory_bytes`, else the reason in words ("does not fit in memory: needs …").
+    ``num_gpus``: a GPU count or a :class:`~wattgpu_lite.specs.layout.Parallel`; ``weights``: the
+    served format (None: the model's own; the bytes follow its bits per weight)."""
+    need_b, usable_b = (
+        memory_need_bytes(llm, num_gpus, weights, kv_tokens),
+        usable_memory_bytes(gpu, num_gpus),
+    )
+    if need_b <= usable_b:
+        return ""
+    weights_gb = replica_weight_bytes(llm, num_gpus, weights) / 1e9
+    memory_gb = as_layout(num_gpus).num_gpus * gpu.memory_gb
+    kv = f" + KV cache of one {int(kv_tokens)}-token request" if kv_tokens else ", no KV cache"
+    return (f"does not fit in memory: needs {need_b / 1e9:.1f} GB ({served_format(llm, weights)} "
+            f"weights {weights_gb:.1f} GB{kv}) > 90 % of {memory_gb:g} GB = {usable_b / 1e9:.1f} GB")  # fmt: skip
+
+
 def weights_fit(llm, gpu, num_gpus=1, weights: str | None = None) -> bool:
     """Whether the weights fit in vLLM's share (0.9) of the replica's memory, KV cache aside
-    (``num_gpus``: a GPU count or a :class:`~wattgpu_lite.specs.layout.Parallel`)."""
-    n = as_layout(num_gpus).num_gpus
-    return replica_weight_bytes(llm, num_gpus, weights) < MEM_UTIL * gpu.memory_gb * 1e9 * n
+    (:func:`memory_why_not` with no KV cache)."""
+    return not memory_why_not(llm, gpu, num_gpus, weights)
 
 
 def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None):
@@ -58,8 +90,7 @@ def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None):
     (it grows one token per step; vLLM allocates blocks as it grows). Capped at max_num_seqs 256;
     0 when not one sequence fits (the weights alone may not: :func:`weights_fit`).
     """
-    n = as_layout(num_gpus).num_gpus
-    free_b = MEM_UTIL * gpu.memory_gb * 1e9 * n - replica_weight_bytes(llm, num_gpus, weights)
+    free_b = usable_memory_bytes(gpu, num_gpus) - replica_weight_bytes(llm, num_gpus, weights)
     per_block = KV_BLOCK_TOKENS * llm.kv_bytes_per_token * kv_copies(llm, num_gpus)
     blocks = np.floor(np.maximum(free_b, 0.0) / per_block)
     per_seq = np.ceil((np.asarray(t_in, float) + np.asarray(t_out, float) / 2) / KV_BLOCK_TOKENS)

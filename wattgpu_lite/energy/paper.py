@@ -18,6 +18,7 @@ import numpy as np
 
 from wattgpu_lite.energy import _paper_generated as PG
 from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy.breakdown import J_PER_WH
 
 TERMS = PG.TERMS
 _TERMS, _OUT_PER_TOKEN, _M = PG.terms, PG.out_per_token, PG.prefill_multiplier
@@ -78,9 +79,11 @@ def paper_in_per_token_j(params, t_in, hardware: str = "H100", constants: dict |
     return m * paper_out_per_token_j(params, hardware, constants)
 
 
-def paper_request_simple_j(params, t_in, t_out, hardware: str = "H100",
-                           constants: dict | None = None):  # fmt: skip
-    """Simplified E_request = T_in·E_in/token + T_out·E_out/token (J)."""
-    e_in = paper_in_per_token_j(params, t_in, hardware, constants)
-    e_out = paper_out_per_token_j(params, hardware, constants)
-    return np.asarray(t_in) * e_in + np.asarray(t_out) * e_out
+def ecologits_j_per_token(params_active_b) -> np.ndarray:
+    """EcoLogits' GPU energy per output token, α·e^(β·B)·N_active[B] + γ Wh at its fixed batch
+    B = 64, in J: no GPU, no prompt length (as PAPERS.md quotes it; the constants are
+    data/energy_coefficients' ``ecologits_*``). The one copy the energy validation (notebook 01b)
+    and the hybrid's external check compare against; broadcasts over ``params_active_b``."""
+    c = {k: D.value(f"ecologits_{k}", "ecologits") for k in ("alpha", "beta", "gamma", "batch")}
+    n_b = np.asarray(params_active_b, dtype=float)
+    return (c["alpha"] * np.exp(c["beta"] * c["batch"]) * n_b + c["gamma"]) * J_PER_WH

@@ -3,20 +3,31 @@
 Frozen: the inputs it used (names, tokens, batch, GPUs, weight format, the compute peak), the
 energy terms (J per request of the whole replica, by phase and component) and notes. Totals are
 derived; ``.table()`` is the tidy breakdown, ``.to_json()`` the CLI's ``estimate --json``.
+
+The same conventions as :class:`~wattgpu_lite.hybrid.predict.prediction.Prediction`: energy per
+generated token is ``energy_per_token_j`` (``per_output_token_j`` still reads, with a
+DeprecationWarning, for one release); ``inputs`` holds what it was computed for under the names
+``wl.predict`` uses; ``batch`` is a float; a missing value is ``None`` (JSON ``null``), written by
+the kit's one JSON writer (:mod:`wattgpu_lite.jsonio`); a NaN input never gets this far (the
+checks refuse it, as ``wl.predict``'s do).
 """
 
 from __future__ import annotations
 
 import html
-import json
-import math
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from wattgpu_lite.energy.breakdown import COMPONENTS, J_PER_WH, breakdown_frame
+from wattgpu_lite.errors import renamed_property
+from wattgpu_lite.jsonio import dumps, json_safe
 from wattgpu_lite.specs.layout import Parallel
+
+# the inputs, under the names of wl.predict's Inputs (llm, gpu, t_in, t_out, batch, num_gpus, ...)
+INPUT_FIELDS = ("llm", "gpu", "t_in", "t_out", "batch", "num_gpus", "weights",
+                "llm_architecture", "tp", "ep")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -34,7 +45,7 @@ class EnergyEstimate:
     mode: str
     t_in: int
     t_out: int
-    batch: int
+    batch: float
     num_gpus: int
     weights: str
     weight_bits: float
@@ -76,35 +87,37 @@ class EnergyEstimate:
         return self.total_j / J_PER_WH
 
     @property
-    def per_output_token_j(self) -> float:
-        """J per generated token (total / t_out)."""
-        return self.total_j / self.t_out
-
-    @property
     def energy_per_token_j(self) -> float:
         """J per generated token (total / t_out): the name ``wl.predict`` uses for it."""
-        return self.per_output_token_j
+        return self.total_j / self.t_out
+
+    per_output_token_j = renamed_property("per_output_token_j", "energy_per_token_j")
+
+    @property
+    def inputs(self) -> dict[str, Any]:
+        """What the estimate was computed for, under ``wl.predict``'s names (:data:`INPUT_FIELDS`)."""
+        return {name: getattr(self, name) for name in INPUT_FIELDS}
 
     def table(self) -> pd.DataFrame:
-        """Tidy breakdown: phase, component, energy_j, energy_wh, energy_per_output_token_j."""
+        """Tidy breakdown: phase, component, energy_j, energy_wh, energy_per_token_j."""
         df = breakdown_frame({(ph, c): v for ph, c, v in self.terms}, self.t_out)
         df.attrs = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "terms"}
         return df
 
     def to_dict(self) -> dict:
-        """Inputs, totals, components and terms as plain JSON-safe values (NaN → None)."""
+        """Inputs, totals, components and terms as plain JSON-safe values (missing → None)."""
         inputs = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in
                   ("terms", "notes")}  # fmt: skip
-        return _clean({"schema_version": self.schema_version} | inputs | {
+        return json_safe({"schema_version": self.schema_version} | inputs | {
             "total_j": self.total_j, "total_wh": self.total_wh,
-            "per_output_token_j": self.per_output_token_j,
+            "energy_per_token_j": self.energy_per_token_j,
             "components_j": self.components_j,
             "terms": [{"phase": p, "component": c, "energy_j": v} for p, c, v in self.terms],
             "notes": list(self.notes)})  # fmt: skip
 
-    def to_json(self) -> str:
-        """:meth:`to_dict` as JSON (never NaN or Infinity)."""
-        return json.dumps(self.to_dict(), indent=2, allow_nan=False)
+    def to_json(self, indent: int | None = 2) -> str:
+        """:meth:`to_dict` as strict JSON (:func:`wattgpu_lite.jsonio.dumps`; never NaN)."""
+        return dumps(self.to_dict(), indent=indent)
 
     def header(self) -> str:
         """One line: what was estimated, with which inputs."""
@@ -115,29 +128,16 @@ class EnergyEstimate:
             "" if self.llm_architecture == self.llm else f" (architecture {self.llm_architecture})"
         )
         return (f"{self.llm}{arch} on {gpus} ({self.mode} mode), {self.t_in} in / {self.t_out} out, "
-                f"batch {self.batch}, {self.weights} weights{peak}{ep}")  # fmt: skip
+                f"batch {self.batch:g}, {self.weights} weights{peak}{ep}")  # fmt: skip
 
     def __repr__(self) -> str:
         return (f"EnergyEstimate({self.header()}: {self.total_j:.4g} J = {self.total_wh:.4g} Wh, "
-                f"{self.per_output_token_j:.4g} J per output token)")  # fmt: skip
+                f"{self.energy_per_token_j:.4g} J per output token)")  # fmt: skip
 
     def _repr_html_(self) -> str:
         totals = (f"<b>{self.total_j:.4g} J</b> = {self.total_wh:.4g} Wh per request, "
-                  f"{self.per_output_token_j:.4g} J per generated token")  # fmt: skip
+                  f"{self.energy_per_token_j:.4g} J per generated token")  # fmt: skip
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         return (f"<p>{html.escape(self.header())}<br>{totals}</p>"
                 + self.table().to_html(index=False, float_format="{:.4g}".format)
                 + (f"<ul>{notes}</ul>" if notes else ""))  # fmt: skip
-
-
-def _clean(value):
-    """JSON-safe: NaN/inf → None, numpy scalars → Python, recursively."""
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    if hasattr(value, "item"):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

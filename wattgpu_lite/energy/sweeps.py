@@ -1,7 +1,8 @@
 """Tidy component breakdowns over a sweep (one vectorised call each), for plots and widgets.
 
-Each function returns long data: one row per (sweep value, component), ``energy_per_output_token_j``
-summed over prefill and decode. Physical mode is the one engine (the backbone at its shipped
+Each function returns long data: one row per (sweep value, component), ``energy_per_token_j``
+(the component's J per generated token) summed over prefill and decode, as an
+:class:`~wattgpu_lite.energy.breakdown.EnergyFrame` (the old column name still reads, warned). Physical mode is the one engine (the backbone at its shipped
 constants, split into terms: :mod:`wattgpu_lite.energy.backbone_energy`) and takes ``num_gpus`` and ``weights`` (None: each model's own
 format) as :func:`wattgpu_lite.energy.estimate.estimate_energy` does; paper mode has neither.
 """
@@ -14,6 +15,7 @@ import pandas as pd
 from wattgpu_lite.energy import backbone_energy as BE
 from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy import estimate as E
+from wattgpu_lite.energy.breakdown import EnergyFrame
 from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.specs.layout import layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
@@ -48,10 +50,10 @@ def _paper(llms, workload) -> dict[str, np.ndarray]:
 
 def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), np.shape(x))
-    frames = [pd.DataFrame({x_name: x, "component": c, "energy_per_output_token_j":
+    frames = [pd.DataFrame({x_name: x, "component": c, "energy_per_token_j":
                             np.broadcast_to(comps[c], np.shape(x)) / t_out})
               for c in E.COMPONENTS]  # fmt: skip
-    return pd.concat(frames, ignore_index=True)
+    return EnergyFrame(pd.concat(frames, ignore_index=True))
 
 
 def _terms(llms, gpu, workload, mode: str, num_gpus: int = 1, weights=None):
@@ -66,7 +68,7 @@ def _one_model(x_name: str, x, llm, gpu, workload, mode: str, num_gpus: int, wei
     return _tidy(x_name, x, comps, workload[1])
 
 
-def vs_output_tokens(llm, gpu, t_out, t_in: int = 500, batch: int = 1, mode="physical",
+def vs_output_tokens(llm, gpu, t_out, t_in: int = 500, batch: float = 1.0, mode="physical",
                      num_gpus: int = 1, weights=None):  # fmt: skip
     """Breakdown (J per generated token) against T_out (an array)."""
     t_out = np.asarray(t_out, dtype=float)
@@ -80,7 +82,7 @@ def vs_batch(llm, gpu, batch, t_in: int = 500, t_out: int = 500, mode="physical"
     return _one_model("batch", batch, llm, gpu, (t_in, t_out, batch), mode, num_gpus, weights)
 
 
-def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: int = 1, mode="physical",
+def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: float = 1.0, mode="physical",
              weights=None):  # fmt: skip
     """Breakdown (J per generated token) for each model, with its params_b, sorted by size."""
     llms = sorted((resolve_llm(n) for n in llm_names), key=lambda m: m.params_b)
@@ -89,7 +91,7 @@ def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: int = 1, 
     return df.assign(llm=[m.name for m in llms] * len(E.COMPONENTS))
 
 
-def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: int = 1,
+def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: float = 1.0,
                 weights=None, expert_parallel: bool = False):  # fmt: skip
     """Breakdown (J per generated token, the whole replica) against the GPU count (a list)."""
     llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
@@ -100,5 +102,5 @@ def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: int 
 
 def dominant_component(tidy: pd.DataFrame, x_name: str) -> pd.DataFrame:
     """For each sweep value, the component with the largest energy (where compute stops leading)."""
-    idx = tidy.groupby(x_name)["energy_per_output_token_j"].idxmax()
+    idx = tidy.groupby(x_name)["energy_per_token_j"].idxmax()
     return tidy.loc[idx, [x_name, "component"]].reset_index(drop=True)

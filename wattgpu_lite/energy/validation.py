@@ -31,10 +31,11 @@ import pandas as pd
 
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows, backbone_runs
-from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy.backbone_fit import fit_constants
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight
+from wattgpu_lite.energy.paper import ecologits_j_per_token
+from wattgpu_lite.metrics import ape_pct
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.schema import LAMBDA_QPS
 from wattgpu_lite.specs import catalog
@@ -45,7 +46,7 @@ METHODS = ("physical", "physical_apriori", "paper", "ecologits")
 
 def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     """Dense offline and server_low runs with workload columns: t_in, t_out, slots, batch, wall_s."""
-    runs = measurements() if runs is None else runs
+    runs = measurements.load() if runs is None else runs
     df = runs[runs["dense"] & runs["scenario"].isin(SCENARIOS)].reset_index(drop=True)
     df = df[df["generated_tokens"] >= 2].reset_index(drop=True)
     llms = [catalog.llm(n) for n in df["llm"]]
@@ -100,11 +101,11 @@ def paper_j_per_token(df: pd.DataFrame) -> np.ndarray:
     return out / df["t_out"].to_numpy()
 
 
-def ecologits_j_per_token(df: pd.DataFrame) -> np.ndarray:
-    """EcoLogits GPU energy per output token, alpha·exp(beta·B)·N_active[B] + gamma (Wh -> J)."""
-    c = {k: D.value(f"ecologits_{k}", "ecologits") for k in ("alpha", "beta", "gamma", "batch")}
-    n_b = np.array([m.params_b for m in df.attrs["llms"]])
-    return (c["alpha"] * np.exp(c["beta"] * c["batch"]) * n_b + c["gamma"]) * E.J_PER_WH
+def ecologits_j_per_run(df: pd.DataFrame) -> np.ndarray:
+    """EcoLogits per output token for each run of a :func:`runs_frame`
+    (:func:`wattgpu_lite.energy.paper.ecologits_j_per_token`), fed each LLM's ``params_b`` as
+    this comparison always has (the external check feeds ``params_active_b``)."""
+    return ecologits_j_per_token([m.params_b for m in df.attrs["llms"]])
 
 
 def _subset(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
@@ -133,7 +134,7 @@ def predictions(df: pd.DataFrame | None = None) -> pd.DataFrame:
     df = runs_frame() if df is None else df
     physical, consts = _logo(df)
     out = df.assign(physical=physical, physical_apriori=engine_j_per_token(df, S.Constants()),
-                    paper=paper_j_per_token(df), ecologits=ecologits_j_per_token(df))  # fmt: skip
+                    paper=paper_j_per_token(df), ecologits=ecologits_j_per_run(df))  # fmt: skip
     out = pd.concat([out, consts.set_index(out.index)], axis=1)
     out.attrs = df.attrs
     return out
@@ -143,7 +144,6 @@ def mdape_table(pred: pd.DataFrame | None = None) -> pd.DataFrame:
     """Tidy MdAPE (%) per GPU × scenario × method (+ n_runs), from :func:`predictions`."""
     pred = predictions() if pred is None else pred
     long = pred.melt(["gpu", "scenario", "energy_per_token_j"], list(METHODS), "method", "pred_j")
-    long["ape_pct"] = (long["pred_j"] - long["energy_per_token_j"]).abs() / long[
-        "energy_per_token_j"] * 100  # fmt: skip
+    long["ape_pct"] = ape_pct(long["energy_per_token_j"], long["pred_j"])
     g = long.groupby(["gpu", "scenario", "method"], sort=True)["ape_pct"]
     return g.agg(mdape_pct="median", n_runs="size").reset_index()

@@ -117,7 +117,7 @@ def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:
         gpu_counts=counts, t_in=c.t_in, t_out=c.t_out, **_grid(c), pue=c.pue,
         price_per_kwh=c.price_per_kwh, source=c.source,
     )  # fmt: skip
-    return best_plans(table) if best and "num_gpus" in table else table
+    return best_plans(table) if best else table
 
 
 def plan_labels(table: pd.DataFrame) -> list[str]:
@@ -154,8 +154,9 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
     their intervals, "—" where there is no rank or no value. Energy per 1,000 tokens (the
     ranking's measure) is the accelerators'; the wall columns count it × PUE, and the CO₂e and
     the electricity cost are the wall's (``rank_gpus``'s ``wall_*`` and ``g_co2e_*`` columns)."""
-    level = f", {table['level'].iloc[0] * 100:.0f} % interval" if "itl_ms_lo" in table else ""
-    power = table["total_power_w"] if "total_power_w" in table else table["power_w"]
+    level = (f", {table['level'].iloc[0] * 100:.0f} % interval"
+             if table["itl_ms_lo"].notna().any() else "")  # fmt: skip
+    power = table["total_power_w"].fillna(table["power_w"])  # a replica's, else the one GPU's
     out = {
         "rank": [DASH if pd.isna(r) else str(int(r)) for r in table["rank"]],
         "plan": plan_labels(table),
@@ -168,7 +169,7 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
         CO2E_PER_1K: [_value(x) for x in table["g_co2e_per_1k_tokens"]],
         WALL_COST: [_value(x) for x in table["wall_cost_per_mtok"]],
     }
-    if "basis" in table:
+    if table["basis"].notna().any():  # the hybrid's intervals (the Watt Counts sources have none)
         out["interval from"] = [BASIS.get(b, DASH) if f else DASH
                                 for b, f in zip(table["basis"], table["fits"], strict=True)]  # fmt: skip
     out["why not"] = list(table["why_not"].fillna(""))

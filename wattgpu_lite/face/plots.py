@@ -13,7 +13,6 @@ import seaborn as sns
 from wattgpu_lite.face.labels import ESTIMATE_METHODS
 from wattgpu_lite.face.plots_explain import explain_waterfall  # noqa: F401  (re-exported: wl.explain)
 from wattgpu_lite.face.plots_selection import (  # noqa: F401  (re-exported: notebook 05, dashboard)
-    gpu_energy_bars,
     plan_bars,
     sla_choice_curve,
 )
@@ -42,19 +41,6 @@ from wattgpu_lite.face.style import (  # noqa: F401  (re-exported: the one figur
     use_style,
 )
 
-
-def power_vs_itl(runs: pd.DataFrame) -> plt.Figure:
-    """Mean GPU power (W) against ITL (ms, log scale), one panel per scenario, coloured by GPU."""
-    data = runs.assign(itl_ms=runs["itl_s"] * 1e3)
-    grid = sns.relplot(
-        data=data, x="itl_ms", y="power_w", hue="gpu", col="scenario", s=12, alpha=0.6,
-        height=3.2, aspect=1.0, facet_kws={"sharex": False},
-    )  # fmt: skip
-    grid.set(xscale="log")
-    grid.set_axis_labels("ITL (ms, log scale)", "mean GPU power (W)")
-    return grid.figure
-
-
 # --- energy model (issue 3) -----------------------------------------------------------------------
 ENERGY_COLORS = {"compute": "#4c72b0", "parameter_reads": "#dd8452", "kv_writes": "#55a868",
                  "attention_reads": "#c44e52", "static": "#8c8c8c", "communication": "#8172b3"}  # fmt: skip
@@ -69,7 +55,7 @@ def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title:
     """Stacked component energy (J per generated token) against ``x`` from a tidy breakdown; the
     components that are zero everywhere are left out, the legend sits right of the axes."""
     ax = ax or plt.subplots(figsize=(6, 3.2), dpi=90)[1]
-    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j")
+    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_token_j")
     cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
     ax.stackplot(wide.index, *(wide[c] for c in cols), labels=[label(c) for c in cols],
                  colors=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
@@ -91,7 +77,7 @@ def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = "", markers=No
     drawn as black ticks on the bar of the same label (never by position)."""
     ax = ax or plt.subplots(figsize=(7, 3.2), dpi=90)[1]
     order = list(pd.unique(tidy[x]))
-    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_output_token_j",
+    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_token_j",
                             aggfunc="sum", sort=False).reindex(order)  # fmt: skip
     cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
     wide[cols].rename(columns=label).plot.bar(stacked=True, ax=ax, width=0.8,
@@ -133,33 +119,6 @@ def energy_components_bar(table: pd.DataFrame, title: str = ""):
     """Horizontal bars of J per generated token by component (widgets.energy_table output)."""
     ax = plt.subplots(figsize=(6, 2.6), dpi=90)[1]
     colors = [ENERGY_COLORS[c] for c in table["component"]]
-    ax.barh(table["component"], table["energy_per_output_token_j"], color=colors)
+    ax.barh(table["component"], table["energy_per_token_j"], color=colors)
     ax.set(xlabel="J per generated token", title=title)
     return ax
-
-
-def coverage_bars(coverage: pd.DataFrame) -> plt.Figure:
-    """Empirical vs nominal coverage of the conformal intervals, per target, strategy, scenario."""
-    data = coverage.assign(group=coverage["strategy"] + " · " + coverage["scenario"],
-                           nominal=coverage["level"].map("{:.0%}".format))  # fmt: skip
-    grid = sns.catplot(data=data, x="group", y="coverage", hue="nominal", col="target",
-                       kind="bar", height=3.2, aspect=1.2)  # fmt: skip
-    for ax in grid.axes.flat:
-        for level in sorted(coverage["level"].unique()):
-            ax.axhline(level, ls="--", lw=1, color="grey")
-        ax.set_ylim(0.5, 1.0)
-        ax.tick_params(axis="x", rotation=30)
-    grid.set_axis_labels("", "empirical coverage")
-    return grid.figure
-
-
-def held_out_scatter(pred: pd.DataFrame, unit: str) -> plt.Figure:
-    """Predicted vs measured on a held-out scenario, one panel per configuration (log axes)."""
-    grid = sns.relplot(data=pred, x="y_true", y="y_pred", hue="gpu", col="config", s=10,
-                       alpha=0.6, height=3.0)  # fmt: skip
-    for ax in grid.axes.flat:
-        lo, hi = pred[["y_true", "y_pred"]].min().min(), pred[["y_true", "y_pred"]].max().max()
-        ax.plot([lo, hi], [lo, hi], color="black", lw=1)
-        ax.set(xscale="log", yscale="log")
-    grid.set_axis_labels(f"measured ({unit})", f"predicted ({unit})")
-    return grid.figure

@@ -95,27 +95,6 @@ def _default_title(data: pd.DataFrame, itl_sla_ms: float) -> str:
     return f"{best}: the least energy among the plans within {itl_sla_ms:g} ms"
 
 
-def gpu_energy_bars(table: pd.DataFrame, ax: plt.Axes | None = None,
-                    title: str | None = None) -> plt.Axes:  # fmt: skip
-    """Energy per 1,000 generated tokens per plan of a ranking, in the GPU's colour, hatched
-    when the plan misses the SLA."""
-    data = table.dropna(subset=["energy_per_1k_tokens_j"])
-    ax = ax or plt.subplots(figsize=(6.4, 0.35 * max(len(data), 3) + 1.2))[1]
-    y = np.arange(len(data))
-    for k, (energy, gpu, ok) in enumerate(zip(data["energy_per_1k_tokens_j"], data["gpu"],
-                                              data["meets_sla"], strict=True)):  # fmt: skip
-        color = gpu_color(gpu)
-        ax.barh(y[k], energy, color=color if ok else "white", edgecolor=color, lw=1.5,
-                hatch=None if ok else "//")  # fmt: skip
-    ax.set_yticks(y, plan_labels(data))
-    ax.invert_yaxis()
-    ax.set(xlabel="GPU energy per 1,000 generated tokens (J)", ylabel="")
-    solid = plt.Rectangle((0, 0), 1, 1, color="0.4", label="meets the SLA")
-    hatched = plt.Rectangle((0, 0), 1, 1, fc="white", ec="0.4", hatch="//", label="misses the SLA")
-    ax.legend(handles=[solid, hatched], loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return takeaway(ax, title) if title else ax
-
-
 def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None,
                      itl_sla_ms: float | None = None, title: str | None = None) -> plt.Axes:  # fmt: skip
     """The least-energy pick's energy as the ITL SLA loosens (a ``selection.sla_sweep`` table),

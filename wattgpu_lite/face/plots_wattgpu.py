@@ -28,8 +28,6 @@ from wattgpu_lite.face.style import (
 
 SCENARIO_ORDER = ["offline", "server_high", "server_low"]
 LOAD_ORDER = ["server_low", "server_high", "offline"]
-WHO_COLORS = {"ours": "#0173b2", "all GPUs": "#0173b2", "paper's 7 GPUs": "#56b4e9",
-              "paper": "#7f7f7f"}  # fmt: skip
 
 
 def coverage_heatmap(runs: pd.DataFrame) -> plt.Figure:

@@ -11,6 +11,7 @@ import io
 import ipywidgets as w
 import matplotlib.pyplot as plt
 
+from wattgpu_lite.energy.breakdown import EnergyFrame
 from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face import plots
@@ -20,15 +21,15 @@ from wattgpu_lite.specs.catalog import gpus, llms
 
 
 # --- energy model explorer (issue 3) --------------------------------------------------------------
-def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: int, mode: str,
+def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: float, mode: str,
                  num_gpus: int = 1, weights: str | None = None):  # fmt: skip
-    """Component energies of one request: component, energy_j, energy_per_output_token_j, share."""
-    import pandas as pd
-
-    est = estimate_energy(llm, gpu, t_in, t_out, batch, mode, num_gpus, weights)
+    """Component energies of one request: component, energy_j, energy_per_token_j, share."""
+    est = estimate_energy(
+        llm, gpu, batch=batch, t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus, weights=weights
+    )
     comps = est.components_j
-    df = pd.DataFrame({"component": list(comps), "energy_j": list(comps.values())})
-    df["energy_per_output_token_j"] = df["energy_j"] / t_out
+    df = EnergyFrame({"component": list(comps), "energy_j": list(comps.values())})
+    df["energy_per_token_j"] = df["energy_j"] / t_out
     df["share"] = df["energy_j"] / est.total_j
     return df
 

@@ -1,7 +1,7 @@
 """The Watt Counts runs: one row per measured run of an LLM on a GPU, validated on every load.
 
     import wattgpu_lite as wl
-    runs = wl.measurements()                  # the module itself is callable (same as load())
+    runs = wl.measurements()                  # the runs table (same as load())
     dense = wl.measurements(dense_only=True)  # what WattGPU trains and evaluates on
     exact = wl.measurements.download_upstream()   # the paper's exact server ITL (needs network)
 
@@ -9,12 +9,14 @@ The shipped table (data/watt_counts_runs.csv) is built by data/scripts/build_run
 ITL is mean e2e latency / mean generated tokens, which includes the prefill of the ~15-token
 prompt. ``download_upstream`` rebuilds the same table from the upstream file with the paper's
 per-request ITL. Provenance, quirks and dropped rows: data/SOURCES.md.
+
+``wl.measurements`` is :data:`measurements`, a plain callable object: calling it is :func:`load`, and
+it carries this module's names (``wl.measurements.download_upstream()``, ``.LAMBDA_QPS``, ...).
 """
 
 from __future__ import annotations
 
-import sys
-import types
+from pathlib import Path
 
 import pandas as pd
 
@@ -28,12 +30,12 @@ from wattgpu_lite.runs.schema import (
     scenario_group,
 )
 from wattgpu_lite.runs.table import (
-    DATA_PATH,
     DATA_SHA256,
     POSITIVE,
     check_columns,
     check_ranges,
     check_sha256,
+    data_path,
     load,
     sha256_of,
     validate,
@@ -41,23 +43,45 @@ from wattgpu_lite.runs.table import (
 from wattgpu_lite.runs.upstream import download_upstream, parse_upstream
 
 __all__ = [
-    "COLUMNS", "DATA_PATH", "DATA_SHA256", "ITL_OFFLINE", "LAMBDA_QPS", "MEASURED_GPUS", "POSITIVE",
+    "COLUMNS", "DATA_SHA256", "ITL_OFFLINE", "LAMBDA_QPS", "MEASURED_GPUS", "POSITIVE",
     "SCENARIOS", "SMI_TO_CATALOG", "check_columns", "check_ranges", "check_sha256",
-    "download_upstream", "load", "parse_upstream", "scenario_group", "sha256_of", "validate",
+    "data_path", "download_upstream", "load", "measurements", "parse_upstream", "scenario_group",
+    "sha256_of", "validate",
 ]  # fmt: skip
 
 
-class _CallableModule(types.ModuleType):
-    """This module, callable: ``wl.measurements()`` is ``wl.measurements.load()``.
+class Measurements:
+    """``wl.measurements``: call it for the validated runs table (:func:`load`, same arguments);
+    read this module's constants and functions on it. A plain object instead of a callable
+    module: nothing swaps a module's class, and an IDE sees every name."""
 
-    DESIGN.md promises both ``wl.measurements()`` (the table) and
-    ``wl.measurements.download_upstream()`` (a function of the same name space). A module cannot
-    be called, so we swap this module's class for a ModuleType subclass with ``__call__``; every
-    attribute (and ``import wattgpu_lite.runs.measurements``) keeps working as before.
-    """
+    COLUMNS, DATA_SHA256, ITL_OFFLINE, LAMBDA_QPS = COLUMNS, DATA_SHA256, ITL_OFFLINE, LAMBDA_QPS
+    MEASURED_GPUS, POSITIVE, SCENARIOS, SMI_TO_CATALOG = (MEASURED_GPUS, POSITIVE, SCENARIOS,
+                                                          SMI_TO_CATALOG)  # fmt: skip
+    load, download_upstream, parse_upstream = (staticmethod(load), staticmethod(download_upstream),
+                                               staticmethod(parse_upstream))  # fmt: skip
+    validate, scenario_group, data_path = (staticmethod(validate), staticmethod(scenario_group),
+                                           staticmethod(data_path))  # fmt: skip
 
-    def __call__(self, *args: object, **kwargs: object) -> pd.DataFrame:
-        return load(*args, **kwargs)  # type: ignore[arg-type]
+    @property
+    def DATA_PATH(self) -> Path:  # noqa: N802  (the module's constant, read lazily)
+        """Where the shipped runs table is (:func:`data_path`)."""
+        return data_path()
+
+    def __call__(self, dense_only: bool = False, path: str | Path | None = None,
+                 sha256: str | None = DATA_SHA256) -> pd.DataFrame:  # fmt: skip
+        return load(dense_only=dense_only, path=path, sha256=sha256)
+
+    def __repr__(self) -> str:
+        return "wl.measurements: the Watt Counts runs; call it for the table (wl.measurements())"
 
 
-sys.modules[__name__].__class__ = _CallableModule
+measurements = Measurements()
+
+
+def __getattr__(name: str):
+    """``DATA_PATH``, computed when read (:func:`data_path`), so importing this module reads no
+    file."""
+    if name == "DATA_PATH":
+        return data_path()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -22,7 +22,6 @@ from wattgpu_lite.runs.schema import (
 )
 
 DATA_NAME = "watt_counts_runs.csv"
-DATA_PATH = data_dir() / DATA_NAME  # where it was at import; load() asks data_dir() again
 # sha256 of data/watt_counts_runs.csv as built by data/scripts/build_runs.py
 DATA_SHA256 = "c2bfae0de890e839d5bd9acb31c1d951898b093a32e99eef751519a6ce3a6b91"
 # columns that must be strictly positive in every row (NaN is checked separately)
@@ -109,3 +108,16 @@ def load(
     df = read_csv(file, what="runs table", sha256=sha256, keep_default_na=True)
     df = validate(df, as_path(file).name if as_path(file) else str(file))
     return df[df["dense"]].reset_index(drop=True) if dense_only else df
+
+
+def data_path() -> Path:
+    """Where the shipped runs table is (:func:`wattgpu_lite.datafiles.data_dir`, asked each call;
+    the folder is verified on its first use, never at import)."""
+    return data_dir() / DATA_NAME
+
+
+def __getattr__(name: str):
+    """``DATA_PATH``, computed when read (:func:`data_path`), so importing this module reads no file."""
+    if name == "DATA_PATH":
+        return data_path()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""Energy, carbon and cost accounting for serving an LLM on a GPU, and the memory fit check.
+"""Energy, carbon and cost accounting for serving an LLM on a GPU, and the memory need of a ranking.
 
 Every function is one quantity, SI inside (J, s, B), units in the name. The grid intensity and
 electricity price defaults come from data/electricity_factors.csv (a source per row; see
@@ -25,41 +25,25 @@ import pandas as pd
 
 from wattgpu_lite import checks
 from wattgpu_lite.datafiles import data_dir, read_csv
+from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not
 from wattgpu_lite.errors import DataFileError, InvalidInputError
 
 J_PER_KWH = 3.6e6
-BYTES_PER_PARAM_FP16 = 2  # FP16/BF16 weights, as every Watt Counts run
-USABLE_MEMORY_FRACTION = 0.9  # vLLM's default gpu_memory_utilization
 # vLLM max_model_len of every Watt Counts run (WattGPU §3): the context a fit check assumes
 WATT_COUNTS_CONTEXT_TOKENS = 1024
 
 
-def weights_bytes(params_b: float) -> float:
-    """FP16 weight bytes: N · 1e9 · 2 B."""
-    return params_b * 1e9 * BYTES_PER_PARAM_FP16
-
-
-def kv_cache_bytes(kv_bytes_per_token: float, context_tokens: int, batch: int = 1) -> float:
-    """KV-cache bytes for ``batch`` sequences of ``context_tokens``: kv_bytes_per_token · T · B."""
-    return kv_bytes_per_token * context_tokens * batch
-
-
 def memory_need_gb(llm, context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS) -> float:
-    """GB (1e9 B) to hold the FP16 weights and the KV cache of one sequence of the context."""
-    need = weights_bytes(llm.params_b) + kv_cache_bytes(llm.kv_bytes_per_token, context_tokens)
-    return need / 1e9
+    """GB (1e9 B) one GPU holds for the model's weights at their own format and the KV cache of
+    one sequence of the context (:func:`wattgpu_lite.energy.occupancy.memory_need_bytes`)."""
+    return memory_need_bytes(llm, 1, None, context_tokens) / 1e9
 
 
 def why_not_fits(llm, gpu, context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS) -> str:
-    """'' when weights + KV cache fit in 90 % of the GPU's memory, else the reason in words."""
-    need_gb = memory_need_gb(llm, context_tokens)
-    usable_gb = USABLE_MEMORY_FRACTION * gpu.memory_gb
-    if need_gb <= usable_gb:
-        return ""
-    return (
-        f"needs {need_gb:.1f} GB (FP16 weights {weights_bytes(llm.params_b) / 1e9:.1f} GB + KV "
-        f"cache for {context_tokens} tokens) > 90 % of {gpu.memory_gb:g} GB = {usable_gb:.1f} GB"
-    )
+    """'' when the weights and one sequence's KV cache fit in 90 % of one GPU's memory, else the
+    reason in words: the kit's one memory-fit check
+    (:func:`wattgpu_lite.energy.occupancy.memory_why_not`), at one GPU and the model's format."""
+    return memory_why_not(llm, gpu, 1, None, context_tokens)
 
 
 def server_energy_per_request_j(power_w, rate_qps):

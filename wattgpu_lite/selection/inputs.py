@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 
 from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError, NoFeasibleGPUError
-from wattgpu_lite.runs.measurements import LAMBDA_QPS, MEASURED_GPUS, SCENARIOS
+from wattgpu_lite.hybrid.predict.requests import resolve_load
+from wattgpu_lite.runs.measurements import MEASURED_GPUS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.sources import SOURCES
 from wattgpu_lite.specs.catalog import gpu, gpus
@@ -17,19 +16,13 @@ from wattgpu_lite.specs.layout import MAX_GPUS
 from wattgpu_lite.specs.resolve import resolve_gpu
 
 
-def resolve_load(scenario: str | None, rate_qps: float | None) -> tuple[str, float]:
-    """(scenario, λ in req/s; NaN offline) from exactly one of a scenario name or a rate.
-
-    A rate picks the scenario nearest in log λ (:func:`runs.schema.scenario_for_rate`).
-    """
-    if (scenario is None) == (rate_qps is None):
-        raise InvalidInputError("give exactly one of scenario (e.g. 'server_low') or rate_qps")
-    if rate_qps is not None:
-        rate = checks.check_rate_qps(rate_qps)
-        return scenario_for_rate(rate), rate
-    if scenario not in SCENARIOS:
-        raise InvalidInputError(f"unknown scenario {scenario!r}; use one of {SCENARIOS}")
-    return scenario, LAMBDA_QPS.get(scenario, math.nan)
+def scenario_load(scenario: str | None, rate_qps: float | None) -> tuple[str, float]:
+    """(scenario, λ in req/s; NaN offline) for the Watt Counts sources, from exactly one of a
+    scenario name or a rate, through the kit's one load resolver
+    (:func:`wattgpu_lite.hybrid.predict.requests.resolve_load`, no batch). A rate picks the
+    scenario nearest in log λ (:func:`runs.schema.scenario_for_rate`)."""
+    rate, _, _ = resolve_load(scenario, rate_qps, None)
+    return (scenario_for_rate(rate) if scenario is None else scenario), rate
 
 
 def _number(text: str):

@@ -25,9 +25,8 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import occupancy as O
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
-from wattgpu_lite.energy.occupancy import kv_copies, replica_weight_bytes
-from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.hybrid.predict.result import StepResult
@@ -85,7 +84,7 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> 
     share = rate_qps / np.where(np.isfinite(shown), shown, 1.0)
     out = _predict(llm, gpus, t_in, t_out, share, np.nan, level, weights, (rep.rows, rep.cap))
     why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light_itl, strict=True)]
-    why = [memory_why_not(llm, d, t_in, t_out, weights) if w == "does not fit in memory" else w
+    why = [deployment_why_not(llm, d, t_in, t_out, weights) if w == "does not fit in memory" else w
            for w, d in zip(why, gpus, strict=True)]  # fmt: skip
     frame = _frame(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
     seen = np.minimum(1.0 + out.in_flight, np.maximum(out.max_batch, 1.0))
@@ -109,7 +108,7 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
     why = []
     for status, itl, d in zip(out.status, out.itl_s, gpus, strict=True):
         if status == "does not fit in memory":
-            why.append(memory_why_not(llm, d, t_in, t_out, weights))
+            why.append(deployment_why_not(llm, d, t_in, t_out, weights))
         elif status != "ok":
             why.append(str(status))
         else:
@@ -132,17 +131,11 @@ def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights, rows)
     )
 
 
-def memory_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=None) -> str:
-    """Why the weights and one request's KV cache do not fit 90 % of the replica's memory."""
+def deployment_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=None) -> str:
+    """Why the weights and one request's KV cache do not fit 90 % of the replica's memory
+    (:func:`wattgpu_lite.energy.occupancy.memory_why_not`, the kit's one memory-fit check)."""
     gpu, lay = deployment[0], _layouts([deployment])[0]
-    fmt = served_format(llm, weights)
-    weights_gb = replica_weight_bytes(llm, lay, weights) / 1e9
-    kv_gb = llm.kv_bytes_per_token * kv_copies(llm, lay) * (t_in + t_out) / 1e9
-    memory = lay.num_gpus * gpu.memory_gb
-    usable = R.MEM_UTIL * memory
-    return (f"does not fit in memory: needs {weights_gb + kv_gb:.1f} GB ({fmt} weights "
-            f"{weights_gb:.1f} GB + KV cache of one {int(t_in + t_out)}-token request) > 90 % of "
-            f"{memory:g} GB = {usable:.1f} GB")  # fmt: skip
+    return O.memory_why_not(llm, gpu, lay, weights, t_in + t_out) or "does not fit in memory"
 
 
 def _why_not(replicas: float, r_max: float, light_itl: float, sla_s: float) -> str:

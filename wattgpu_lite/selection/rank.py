@@ -1,6 +1,6 @@
 """Choosing a GPU for an LLM under a latency SLA, for the least energy.
 
-    wl.rank_gpus("meta-llama/Llama-3.1-8B-Instruct", "server_low", itl_sla_ms=30)
+    wl.rank_gpus("meta-llama/Llama-3.1-8B-Instruct", scenario="server_low", itl_sla_ms=30)
 
 Energy accounting (accelerator only; see :mod:`wattgpu_lite.selection.accounting`):
 
@@ -16,6 +16,7 @@ Offline ITL is a throughput, not a per-user latency; an SLA on it is a throughpu
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -43,12 +44,19 @@ from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     check_gpu_counts,
     no_fit_error,
-    resolve_load,
+    scenario_load,
 )
 from wattgpu_lite.selection.layouts import deployments, layout_why
 from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
-from wattgpu_lite.selection.table import add_energy, apply_sla, fit_table, hybrid_accounting, order
+from wattgpu_lite.selection.table import (
+    add_energy,
+    apply_sla,
+    fit_table,
+    hybrid_accounting,
+    order,
+    rank_table,
+)
 from wattgpu_lite.specs.catalog import gpu
 from wattgpu_lite.specs.resolve import resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -62,11 +70,12 @@ __all__ = [
 
 
 def rank_gpus(
-    llm, scenario: str | None = None, *, itl_sla_ms: float, rate_qps: float | None = None,
-    batch: float | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
+    llm, *positional, itl_sla_ms: float, rate_qps: float | None = None,
+    batch: float | None = None, scenario: str | None = None, t_in: int = DEFAULT_T_IN,
+    t_out: int = DEFAULT_T_OUT, level: float = 0.8,
     candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None, layouts=None,
     source: str = "hybrid", grid_gco2_per_kwh: float | None = None,
-    price_per_kwh: float = DEFAULT_PRICE_PER_KWH, level: float = 0.8,
+    price_per_kwh: float = DEFAULT_PRICE_PER_KWH,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS, pue: float = DEFAULT_PUE,
     region: str | None = None,
 ) -> pd.DataFrame:  # fmt: skip
@@ -100,6 +109,7 @@ def rank_gpus(
     set of candidates whichever source answers it. ``candidates="all"`` (``--gpus all``) widens
     the hybrid and paper sources to the whole catalog (B200, MI300X, ...), predicted from specs.
     """
+    scenario = _scenario_by_name(positional, scenario)
     sla = checks.check_itl_sla_ms(itl_sla_ms)
     grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)  # checked there
     pue = check_pue(pue)
@@ -108,9 +118,26 @@ def rank_gpus(
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    return table.assign(
-        **wall, grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price
+    return rank_table(
+        table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price)
     )
+
+
+def _scenario_by_name(positional: tuple, scenario: str | None) -> str | None:
+    """A scenario passed by position (until 0.2.0: ``rank_gpus(llm, "server_low", ...)``), with a
+    DeprecationWarning; InvalidInputError for more than one positional argument after ``llm``, or
+    for the scenario given both ways."""
+    if not positional:
+        return scenario
+    if len(positional) > 1 or scenario is not None:
+        raise InvalidInputError(
+            "rank_gpus takes the LLM by position and everything else by name, e.g. "
+            "rank_gpus(llm, scenario='server_low', itl_sla_ms=30); got "
+            f"{len(positional) + 1} positional arguments" + (" and scenario=" if scenario else "")
+        )
+    warnings.warn("pass the scenario by name (rank_gpus(llm, scenario=...)); a scenario by "
+                  "position goes in wattgpu_lite 0.2.0", DeprecationWarning, stacklevel=3)  # fmt: skip
+    return positional[0]
 
 
 def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts, weights,
@@ -129,7 +156,7 @@ def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_coun
     if batch is not None:
         raise InvalidInputError(f"source {source!r} knows the Watt Counts scenarios only; use "
                                 "scenario= or rate_qps=, or source='hybrid' for a batch")  # fmt: skip
-    scenario, rate = resolve_load(scenario, rate_qps)
+    scenario, rate = scenario_load(scenario, rate_qps)
     table = fit_table(model, devices, context_tokens)
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
@@ -238,7 +265,7 @@ def compare_pair(llm, gpu_a: str, gpu_b: str, source: str = "measured", scenario
     """
     rows = []
     for scenario in scenarios:
-        t = rank_gpus(llm, scenario, itl_sla_ms=1e6, candidates=[gpu_a, gpu_b], source=source,
+        t = rank_gpus(llm, scenario=scenario, itl_sla_ms=1e6, candidates=[gpu_a, gpu_b], source=source,
                       gpu_counts=(1,), **ask).set_index("gpu")  # fmt: skip
         e_a, e_b = (t.loc[gpu(n).name, "energy_per_1k_tokens_j"] for n in (gpu_a, gpu_b))
         p_a, p_b = (t.loc[gpu(n).name, "power_w"] for n in (gpu_a, gpu_b))

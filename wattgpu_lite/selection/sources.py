@@ -7,11 +7,12 @@ per request), plus power_w_lo/_hi and itl_s_lo/_hi when the predictor provides i
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
+from pathlib import Path
 
 import pandas as pd
 
-from wattgpu_lite.datafiles import read_csv
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import UnknownLLMError
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.specs.catalog import llm
@@ -21,9 +22,14 @@ from wattgpu_lite.wattgpu.predictor import WattGPU, dense_only
 
 SOURCES: tuple[str, ...] = ("hybrid", "measured", "paper", "logo")
 # leave-one-GPU-out predictions, precomputed by data/scripts/build_logo_predictions.py
-LOGO_PATH = measurements.DATA_PATH.parent / "wattgpu_logo_predictions.csv"
+LOGO_FILE = "wattgpu_logo_predictions.csv"  # in the data folder
 LOGO_SOURCE = "LOGO refit, data/scripts/build_logo_predictions.py"
 _INTERVAL_COLUMNS = ("power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi")
+
+
+def logo_path() -> Path:
+    """The precomputed leave-one-GPU-out predictions (data/scripts/build_logo_predictions.py)."""
+    return data_dir() / LOGO_FILE
 
 
 def measured_metrics(llm_name: str, scenario: str, gpu_names: list[str]) -> pd.DataFrame:
@@ -47,7 +53,7 @@ def full_predictor():
         return WattGPU().fit(measurements.load())
 
 
-@cache
+@lru_cache(maxsize=8)  # one WattGPU per held-out GPU: eight measured GPUs
 def logo_predictor(held_out_gpu: str):
     """WattGPU fitted on every run except those on ``held_out_gpu`` (cached per GPU)."""
     runs = measurements.load()
@@ -59,9 +65,10 @@ def logo_predictor(held_out_gpu: str):
 @cache
 def logo_table() -> pd.DataFrame:
     """The precomputed LOGO predictions (empty if the file is absent), indexed by llm/gpu/scenario."""
-    if not LOGO_PATH.is_file():
+    path = logo_path()
+    if not path.is_file():
         return pd.DataFrame(columns=["power_w", "itl_s"])
-    table = read_csv(LOGO_PATH)  # the checked reader: digest, size
+    table = read_csv(path)  # the checked reader: digest, size
     return table.set_index(["llm", "gpu", "scenario"])[["power_w", "itl_s"]]
 
 

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.hybrid.predict.api import predict
+from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
 from wattgpu_lite.selection.rank import rank_gpus
@@ -43,7 +44,7 @@ def readings(llm, itl_sla_ms: float, sources=READING_SOURCES, scenarios=SCENARIO
     parts = []
     for source in sources:
         for scenario in scenarios:
-            t = rank_gpus(llm, scenario, itl_sla_ms=itl_sla_ms, candidates=list(candidates),
+            t = rank_gpus(llm, scenario=scenario, itl_sla_ms=itl_sla_ms, candidates=list(candidates),
                           source=source, gpu_counts=(1,), t_in=t_in, t_out=t_out)  # fmt: skip
             aggregate = source == "hybrid" and scenario == "offline"
             runs_itl = t["time_per_token_s"] * 1e3 if aggregate else t["itl_ms"]
@@ -71,10 +72,6 @@ def claims(r: pd.DataFrame, expected: str = "A30", slow: str = "L4", small: str 
     return pd.DataFrame(rows)
 
 
-def _ape(predicted: pd.Series, measured: pd.Series) -> pd.Series:
-    return (predicted - measured).abs() / measured * 100.0
-
-
 def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
     """Each source beside ``reference`` per scenario, over the GPUs both hold: same pick, how
     many GPUs get the same SLA verdict, MdAPE of power and of the runs' ITL (%)."""
@@ -85,13 +82,12 @@ def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
         g = t.set_index(["scenario", "gpu"])
         both = g.index[g["fits"] & ref.loc[g.index, "fits"]]
         verdicts = g.loc[both, "meets_sla"] == ref.loc[both, "meets_sla"]
-        power = _ape(g.loc[both, "power_w"], ref.loc[both, "power_w"])
-        itl = _ape(g.loc[both, "runs_itl_ms"], ref.loc[both, "runs_itl_ms"])
+        power = mdape_pct(ref.loc[both, "power_w"], g.loc[both, "power_w"])
+        itl = mdape_pct(ref.loc[both, "runs_itl_ms"], g.loc[both, "runs_itl_ms"])
         rows.append({"source": source, "scenario": scenario, "pick": pick(t),
                      "reference_pick": pick(ref.loc[scenario].reset_index()),
                      "same_verdicts": f"{int(verdicts.sum())} of {len(both)}",
-                     "power_mdape_pct": float(np.median(power)),
-                     "itl_mdape_pct": float(np.median(itl))})  # fmt: skip
+                     "power_mdape_pct": power, "itl_mdape_pct": itl})  # fmt: skip
     return pd.DataFrame(rows)
 
 

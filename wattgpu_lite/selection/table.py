@@ -1,7 +1,12 @@
 """The steps of a GPU ranking as pure functions on a tidy table (one row per GPU).
 
-fit_table -> (merge power/ITL) -> add_energy -> apply_sla -> order. Energy accounting as in
-:mod:`wattgpu_lite.selection.rank` and :mod:`wattgpu_lite.selection.accounting`.
+fit_table -> (merge power/ITL) -> add_energy -> apply_sla -> order -> rank_table. Energy
+accounting as in :mod:`wattgpu_lite.selection.rank` and :mod:`wattgpu_lite.selection.accounting`.
+
+Every source answers with one schema, :data:`RANK_COLUMNS`, in one order (:func:`rank_table`):
+a column a source has no value for is NaN (JSON null), never absent. Energy per generated token
+is ``energy_per_token_j`` (and its ``_lo``/``_hi``); ``energy_per_1k_tokens_j`` is derived from
+it, × 1,000, the figure the ranking sorts and shows.
 """
 
 from __future__ import annotations
@@ -20,12 +25,42 @@ from wattgpu_lite.selection.accounting import (
     why_not_fits,
 )
 
+# the columns of every ranking, whichever source answers (rank_gpus); a source without a value
+# for one leaves it NaN. The Watt Counts sources (measured, paper, logo) know one GPU per replica.
+RANK_COLUMNS: tuple[str, ...] = (
+    "gpu", "num_gpus", "layout", "tp", "ep", "replicas", "power_w", "itl_s", "time_per_token_s",
+    "energy_per_token_j", "power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi",
+    "time_per_token_s_lo", "time_per_token_s_hi", "energy_per_token_j_lo", "energy_per_token_j_hi",
+    "in_flight", "max_batch", "basis", "meets_sla", "why_not", "tdp_w", "memory_gb",
+    "memory_need_gb", "fp16_tflops_per_w", "comm_share", "layout_share", "weights_per_gpu_gb",
+    "total_power_w", "max_rate_per_replica_qps", "rate_per_replica_qps", "fits", "layout_why",
+    "itl_ms", "itl_ms_lo", "itl_ms_hi", "tokens_per_request", "energy_per_request_j",
+    "energy_per_1k_tokens_j", "energy_per_1k_tokens_j_lo", "energy_per_1k_tokens_j_hi",
+    "kg_co2e_per_mtok", "cost_per_mtok", "rank", "llm", "llm_architecture", "weights", "scenario",
+    "rate_qps", "batch", "t_in", "t_out", "source", "level", "pue", "wall_energy_per_request_j",
+    "wall_energy_per_1k_tokens_j", "g_co2e_per_request", "g_co2e_per_1k_tokens",
+    "wall_cost_per_request", "wall_cost_per_1k_tokens", "wall_cost_per_mtok",
+    "grid_gco2_per_kwh", "grid_source", "price_per_kwh",
+)  # fmt: skip
+ONE_GPU = {"num_gpus": 1, "layout": "TP1", "tp": 1, "ep": 1, "replicas": 1.0}
+
+
+def rank_table(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with exactly :data:`RANK_COLUMNS`, in that order, a missing one NaN; a column
+    outside the schema is a ValueError naming it (add it to RANK_COLUMNS, for every source)."""
+    extra = [c for c in table.columns if c not in RANK_COLUMNS]
+    if extra:
+        raise ValueError(f"ranking columns {extra} are not in selection.table.RANK_COLUMNS")
+    return table.reindex(columns=list(RANK_COLUMNS))
+
 
 def fit_table(llm, devices: list, context_tokens: int) -> pd.DataFrame:
-    """Per GPU: memory need vs 90 % of memory, and the reason when it does not fit."""
+    """Per GPU (one per replica, :data:`ONE_GPU`): memory need vs 90 % of memory, and the reason
+    when it does not fit (the one memory-fit check, at the model's own weight format)."""
     reasons = [why_not_fits(llm, g, context_tokens) for g in devices]
     return pd.DataFrame({
-        "gpu": [g.name for g in devices], "fits": [not r for r in reasons], "why_not": reasons,
+        "gpu": [g.name for g in devices], **ONE_GPU, "fits": [not r for r in reasons],
+        "why_not": reasons,
         "memory_need_gb": memory_need_gb(llm, context_tokens),
         "memory_gb": [g.memory_gb for g in devices], "tdp_w": [g.tdp_w for g in devices],
         "fp16_tflops_per_w": [g.fp16_tflops / g.tdp_w for g in devices],
@@ -40,18 +75,21 @@ def energy_per_token_j(power_w, itl_s, rate_qps: float, tokens):
 
 
 def add_energy(table: pd.DataFrame, rate_qps: float, grid: float, price: float) -> pd.DataFrame:
-    """Energy per request and per 1,000 tokens, kg CO2e and cost per 1e6 tokens; with power
-    intervals also energy_per_1k_tokens_j_lo/_hi (lo: both bounds low, hi: both high)."""
+    """Energy per generated token, per request and per 1,000 tokens, kg CO2e and cost per 1e6
+    tokens; with power intervals also energy_per_token_j_lo/_hi and energy_per_1k_tokens_j_lo/_hi
+    (lo: both bounds low, hi: both high)."""
     tokens = table["tokens_per_request"]
     per_token = energy_per_token_j(table["power_w"], table["itl_s"], rate_qps, tokens)
     out = table.assign(
-        energy_per_request_j=per_token * tokens, energy_per_1k_tokens_j=per_token * 1000.0,
+        energy_per_token_j=per_token, energy_per_request_j=per_token * tokens,
+        energy_per_1k_tokens_j=per_token * 1000.0,
         kg_co2e_per_mtok=co2e_kg_per_million_tokens(per_token, grid),
         cost_per_mtok=cost_per_million_tokens(per_token, price),
     )  # fmt: skip
     if {"power_w_lo", "itl_s_lo"} <= set(table.columns):
         for end in ("lo", "hi"):
             e = energy_per_token_j(table[f"power_w_{end}"], table[f"itl_s_{end}"], rate_qps, tokens)
+            out[f"energy_per_token_j_{end}"] = e
             out[f"energy_per_1k_tokens_j_{end}"] = e * 1000.0
     return out
 

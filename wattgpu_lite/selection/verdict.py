@@ -20,7 +20,6 @@ from wattgpu_lite.errors import InvalidInputError
 AT_UPPER = "meets at the upper bound"
 AT_ESTIMATE = "meets at the estimate"
 MISSES = "misses"
-VERDICTS = (AT_UPPER, AT_ESTIMATE, MISSES)
 
 
 def sla_verdict(itl_ms: float, itl_ms_hi: float, itl_sla_ms: float) -> str:

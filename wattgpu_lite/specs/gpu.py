@@ -33,7 +33,6 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
     "fp4_tflops": (1, 400_000, "TFLOPS"), "int8_tops": (1, 200_000, "TOPS"),
     "interconnect_gbs": (1, 100_000, "GB/s"), "idle_power_w": (1, 2000, "W"),
 }  # fmt: skip
-YEARS = BOUNDS["release_year"][:2]
 REQUIRED = ("name", "release_year", "memory_gb", "memory_type", "bandwidth_gbs", "tdp_w",
             "fp16_tflops")  # fmt: skip
 

@@ -20,16 +20,16 @@ from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import DataFileError
 from wattgpu_lite.wattgpu.features import bandwidth_latency_s, check_scenario
 
-FACTORS_PATH = data_dir() / "baseline_load_factors.csv"
+FACTORS_NAME = "baseline_load_factors.csv"
 
 
 @cache
 def load_factors() -> pd.DataFrame:
     """data/baseline_load_factors.csv indexed by scenario: load_factor (rho), roofline_batch."""
     try:
-        table = read_csv(FACTORS_PATH).set_index("scenario")
+        table = read_csv(data_dir() / FACTORS_NAME).set_index("scenario")
     except KeyError as err:
-        raise DataFileError(f"{FACTORS_PATH.name}: cannot read it ({err}); restore it with "
+        raise DataFileError(f"{FACTORS_NAME}: cannot read it ({err}); restore it with "
                             "`git checkout data/baseline_load_factors.csv`") from err  # fmt: skip
     return table
 

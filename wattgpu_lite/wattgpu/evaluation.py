@@ -19,6 +19,7 @@ models still train on all eight GPUs. The paper's ITL figures are on all eight G
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,7 +41,15 @@ LEAKY = "kfold"  # plain KFold over runs, for the leakage lesson only
 TARGETS = ("power", "itl")
 READINGS: dict[str, tuple[str, ...]] = {"all": (), "paper_7gpu": ("H100 NVL",)}
 KFOLD_SEED = 0
-_CACHE: dict[tuple, dict] = {}
+# cross_predict's results, newest last: (target, strategy, model, params, inputs) -> predictions
+# and importances; at most CROSS_PREDICT_CACHED kept (a study sweeps many inputs)
+CROSS_PREDICT_CACHED = 32
+_CACHE: OrderedDict[tuple, dict] = OrderedDict()
+
+
+def clear_cross_predict_cache() -> None:
+    """Forget every cached :func:`cross_predict` result."""
+    _CACHE.clear()
 
 
 def _check(name: str, value: str, allowed: Sequence[str]) -> None:
@@ -54,17 +63,41 @@ def dataset(target: str) -> pd.DataFrame:
     return training_rows(run_features(measurements.load(dense_only=True)), target)
 
 
-def folds(frame: pd.DataFrame, strategy: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """(train, test) row positions of each fold of ``strategy`` (or of the leaky ``kfold``)."""
-    _check("strategy", strategy, (*STRATEGIES, LEAKY))
+# the kit's one fold builder's kinds: held-out group -> what it holds out (the hybrid's nested
+# protocol uses them too: logo/lolo outside, logo/llm5 inside, cv for its pooled intervals)
+FOLD_KINDS = {"cv": "5 folds grouped by (LLM, GPU) pair", "logo": "one GPU", "lolo": "one LLM",
+              "llm5": "5 folds grouped by LLM", LEAKY: "5 shuffled folds over runs (leaky)"}  # fmt: skip
+
+
+def held_out_masks(frame: pd.DataFrame, kind: str) -> list[tuple[str, np.ndarray]]:
+    """(group name, held-out row mask) per fold of ``kind`` (:data:`FOLD_KINDS`), for a frame with
+    ``llm`` and ``gpu`` columns: the kit's one fold builder. LOGO and LOLO hold out each GPU or
+    LLM in name order; the grouped five-fold kinds are scikit-learn's GroupKFold (deterministic),
+    the leaky ``kfold`` a KFold shuffled with seed 0. Each row is held out exactly once."""
+    _check("fold kind", kind, tuple(FOLD_KINDS))
+    n = len(frame)
+    if kind in ("logo", "lolo"):
+        key = frame["gpu" if kind == "logo" else "llm"]
+        return [(str(name), (key == name).to_numpy()) for name in sorted(key.unique())]
     selection = require("sklearn.model_selection", "train", WHAT)
-    GroupKFold, KFold = selection.GroupKFold, selection.KFold
-    if strategy == LEAKY:
-        return list(KFold(n_splits=5, shuffle=True, random_state=KFOLD_SEED).split(frame))
-    if strategy == "cv":
-        return list(GroupKFold(n_splits=5).split(frame, groups=frame["llm"] + "|" + frame["gpu"]))
-    key = "gpu" if strategy == "logo" else "llm"
-    return list(selection.LeaveOneGroupOut().split(frame, groups=frame[key]))
+    if kind == LEAKY:
+        splits = selection.KFold(n_splits=5, shuffle=True, random_state=KFOLD_SEED).split(frame)
+    else:
+        groups = frame["llm"] if kind == "llm5" else frame["llm"] + "|" + frame["gpu"]
+        splits = selection.GroupKFold(n_splits=5).split(frame, groups=groups)
+    out = []
+    for k, (_, test) in enumerate(splits):
+        mask = np.zeros(n, dtype=bool)
+        mask[test] = True
+        out.append((f"fold {k}", mask))
+    return out
+
+
+def folds(frame: pd.DataFrame, strategy: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train, test) row positions of each fold of ``strategy`` (or of the leaky ``kfold``), from
+    :func:`held_out_masks`."""
+    _check("strategy", strategy, (*STRATEGIES, LEAKY))
+    return [(np.flatnonzero(~m), np.flatnonzero(m)) for _, m in held_out_masks(frame, strategy)]
 
 
 def _one_fold(frame, target, train, test, model, params, columns) -> tuple[np.ndarray, pd.Series]:
@@ -101,6 +134,9 @@ def cross_predict(
                 [np.full(len(test), k), pred]
             )
         _CACHE[key] = {"predictions": out, "importance": pd.DataFrame(imps).T}
+        while len(_CACHE) > CROSS_PREDICT_CACHED:
+            _CACHE.popitem(last=False)
+    _CACHE.move_to_end(key)
     return {name: value.copy() for name, value in _CACHE[key].items()}
 
 

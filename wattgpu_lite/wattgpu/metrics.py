@@ -1,6 +1,7 @@
 """WattGPU's metrics (WattGPU §5), on natural units (W or s), one scenario group at a time.
 
-- MdAPE = median over rows of |pred - true| / |true|, in %.
+- MdAPE = median over rows of |pred - true| / |true|, in % (:mod:`wattgpu_lite.metrics`, the
+  one copy every chapter imports).
 - Pearson r between true and predicted values.
 - GPU-ranking Kendall tau: for each (LLM, scenario), average the repeats per GPU, rank the GPUs
   by true and by predicted value, take Kendall's tau-b; report the mean over (LLM, scenario).
@@ -18,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.errors import require
+from wattgpu_lite.metrics import mdape_pct  # the kit's one MdAPE (wattgpu_lite.metrics)
 
 SCENARIO_GROUPS = {"offline": ("offline",), "server": ("server_low", "server_high")}
 
@@ -25,13 +27,6 @@ SCENARIO_GROUPS = {"offline": ("offline",), "server": ("server_low", "server_hig
 def _stats():
     """``scipy.stats`` (the ``[train]`` extra; MdAPE needs numpy only)."""
     return require("scipy.stats", "train", "Pearson r and Kendall tau (wattgpu.metrics)")
-
-
-def mdape_pct(y_true, y_pred) -> float:
-    """Median absolute percentage error [%]: median(|pred - true| / |true|) * 100."""
-    t, p = np.asarray(y_true, dtype=float), np.asarray(y_pred, dtype=float)
-    ok = np.isfinite(t) & np.isfinite(p) & (np.abs(t) > 1e-12)
-    return float(np.median(np.abs(p[ok] - t[ok]) / np.abs(t[ok])) * 100) if ok.any() else np.nan
 
 
 def pearson_r(y_true, y_pred) -> float:

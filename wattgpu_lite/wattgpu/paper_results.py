@@ -8,13 +8,13 @@ import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
 
-PAPER_RESULTS_PATH = data_dir() / "paper_wattgpu_results.csv"
+PAPER_RESULTS_NAME = "paper_wattgpu_results.csv"
 _METRICS = ("mdape_pct", "pearson_r", "gpu_tau", "llm_tau")
 
 
 @cache
 def _table() -> pd.DataFrame:
-    return read_csv(PAPER_RESULTS_PATH)
+    return read_csv(data_dir() / PAPER_RESULTS_NAME)
 
 
 def paper_results(target: str, spec_version: str = "final") -> pd.DataFrame:

@@ -39,11 +39,17 @@ from wattgpu_lite.wattgpu.regressor import (
     xgb,
 )
 
-__all__ = ["ITL_PARAMS", "POWER_PARAMS", "PRETRAINED_DIR", "WattGPU"]
+__all__ = ["ITL_PARAMS", "POWER_PARAMS", "WattGPU", "pretrained_dir"]
 
 POWER_PARAMS: dict = {"max_depth": 6, "reg_lambda": 150, "n_estimators": 200}
 ITL_PARAMS: dict = {"max_depth": 5, "reg_lambda": 100, "n_estimators": 100}
-PRETRAINED_DIR = data_dir() / "models" / "wattgpu"
+
+
+def pretrained_dir() -> Path:
+    """The folder of the shipped WattGPU models (data/models/wattgpu; no file read at import)."""
+    return data_dir() / "models" / "wattgpu"
+
+
 _STATE = "preprocessing.json"
 
 
@@ -151,4 +157,11 @@ def dense_only(model: LLM) -> LLM:
 
 @cache
 def _pretrained() -> WattGPU:
-    return WattGPU.load(PRETRAINED_DIR)
+    return WattGPU.load(pretrained_dir())
+
+
+def __getattr__(name: str):
+    """``PRETRAINED_DIR``, computed when read (:func:`pretrained_dir`), so importing this module reads no file."""
+    if name == "PRETRAINED_DIR":
+        return pretrained_dir()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

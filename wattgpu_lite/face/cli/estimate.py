@@ -29,7 +29,7 @@ from wattgpu_lite.face.cli import (
     resolve_llm,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, wall_lines, wall_of_request
-from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
@@ -45,14 +45,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--llm", required=True, help=LLM_HELP)
     p.add_argument("--gpu", default=DEFAULT_GPU, help=f"{GPU_HELP} (default %(default)s)")
     add_token_flags(p)
-    p.add_argument("--batch", type=int, default=1,
+    p.add_argument("--batch", type=float, default=1.0,
                    help="sequences sharing each step, physical mode (default %(default)s)")  # fmt: skip
     p.add_argument("--mode", choices=MODES, default="physical",
                    help="physical: the kit's model of bytes, FLOPs and static power for any "
                         "dense or MoE LLM, weight format and GPU count; paper: the printed "
                         "equations of Vartziotis et al. (default %(default)s)")  # fmt: skip
-    p.add_argument("--num-gpus", type=int, default=1,
-                   help="GPUs of the replica, physical mode (default %(default)s)")  # fmt: skip
+    add_num_gpus_flag(p, ", physical mode")
     add_weights_flag(p)
     p.add_argument("--expert-parallel", action="store_true",
                    help="spread a mixture-of-experts model's experts over the GPUs "
@@ -67,9 +66,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.energy.estimate import estimate_energy
 
-    est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), args.t_in, args.t_out,
-                          args.batch, args.mode, args.num_gpus, args.weights,
-                          args.expert_parallel, layout_from(args))  # fmt: skip
+    est = estimate_energy(resolve_llm(args.llm), resolve_gpu(args.gpu), batch=args.batch,
+                          t_in=args.t_in, t_out=args.t_out, mode=args.mode,
+                          num_gpus=args.num_gpus, weights=args.weights,
+                          expert_parallel=args.expert_parallel, parallel=layout_from(args))  # fmt: skip
     w = wall_of_request(est.total_j, est.t_out, args)
     if args.plot:
         from wattgpu_lite.face.plots_explain import energy_breakdown

@@ -25,8 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", choices=("wattgpu", "hybrid"), default="wattgpu",
                    help="WattGPU as published (refitted here) or the hybrid (nested results) "
                         "(default %(default)s)")  # fmt: skip
-    p.add_argument("--target", choices=("power", "itl"), default="power",
-                   help="WattGPU model: which target to evaluate (default %(default)s)")  # fmt: skip
+    p.add_argument("--target", choices=("power", "itl"), default=None,
+                   help="which target to evaluate (default: power for WattGPU, both for the "
+                        "hybrid)")  # fmt: skip
     p.add_argument("--strategy", choices=("cv", "logo", "lolo", "all"), default="logo",
                    help="held-out groups: 5-fold by pair, one GPU, or one LLM at a time "
                         "(default %(default)s)")  # fmt: skip
@@ -37,28 +38,24 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.model == "hybrid":
-        return run_hybrid(args)
-    from wattgpu_lite.wattgpu.evaluation import evaluate
+    """``wl.evaluate`` (:mod:`wattgpu_lite.hybrid.report.evaluation`), the one place both use."""
+    from wattgpu_lite.hybrid.report import evaluation
 
-    table = evaluate(args.target, args.strategy, progress=not args.no_progress)
-    doc = table_document("evaluate", table, model="wattgpu", target=args.target,
+    if args.model == "hybrid":
+        return run_hybrid(args, evaluation)
+    target = args.target or "power"
+    table = evaluation.evaluate(target, args.strategy, progress=not args.no_progress)
+    doc = table_document("evaluate", table, model="wattgpu", target=target,
                          strategy=args.strategy)  # fmt: skip
     return deliver(Result(doc, text_table(table, args.wide)), args)
 
 
-def run_hybrid(args: argparse.Namespace) -> int:
-    from wattgpu_lite.errors import InvalidInputError
-    from wattgpu_lite.hybrid.report import results as report
-
-    if args.strategy not in ("logo", "lolo"):
-        raise InvalidInputError("--model hybrid is evaluated by --strategy logo or lolo (nested)")
-    res = report.shipped(args.strategy)
-    tables = {"pooled": report.pooled(res), "per_group": report.per_group(res),
-              "paper_reading": report.paper_reading(res)}  # fmt: skip
+def run_hybrid(args: argparse.Namespace, evaluation) -> int:
+    tables = evaluation.hybrid_tables(args.strategy, args.target)
     doc = document("evaluate", {"model": "hybrid", "strategy": args.strategy,
+                                "target": args.target or "all",
                                 **{name: records(t) for name, t in tables.items()}})  # fmt: skip
-    return deliver(Result(doc, hybrid_text(tables, args.wide), stacked(tables)), args)
+    return deliver(Result(doc, hybrid_text(tables, args.wide), evaluation.stacked(tables)), args)
 
 
 def hybrid_text(tables: dict[str, pd.DataFrame], wide: bool = False) -> str:
@@ -66,8 +63,3 @@ def hybrid_text(tables: dict[str, pd.DataFrame], wide: bool = False) -> str:
     titles = {"pooled": "pooled", "per_group": "per held-out group",
               "paper_reading": "beside the paper's GPUs"}  # fmt: skip
     return "\n".join(f"== {titles[name]} ==\n{text_table(t, wide)}" for name, t in tables.items())
-
-
-def stacked(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The three tables as one, for a file: a ``table`` column names each row's table."""
-    return pd.concat([t.assign(table=name) for name, t in tables.items()], ignore_index=True)

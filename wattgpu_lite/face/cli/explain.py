@@ -27,7 +27,7 @@ from wattgpu_lite.face.cli import (
     resolve_llm,
 )
 from wattgpu_lite.face.cli.defaults import BUILT_IN
-from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
 from wattgpu_lite.face.cli.output import TEXT_DIGITS, Result, document, round_sig
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
@@ -50,8 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                 "wattgpu-lite explain --llm meta-llama/Llama-3.1-8B-Instruct --gpu 'H100 NVL' "
                 "--rate-qps 0.5 --region FR")  # fmt: skip
     add_request_flags(p)
-    p.add_argument("--num-gpus", type=int, default=1,
-                   help="GPUs per replica, tensor parallel (default %(default)s; or --tp/--ep)")  # fmt: skip
+    add_num_gpus_flag(p)
     add_layout_flags(p)
     add_weights_flag(p)
     add_wall_flags(p)

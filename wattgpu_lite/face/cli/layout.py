@@ -1,12 +1,20 @@
-"""The ``--tp`` / ``--ep`` flags: the layout of a replica (:class:`wattgpu_lite.Parallel`).
+"""The ``--num-gpus``, ``--tp`` and ``--ep`` flags: the layout of a replica (:class:`wattgpu_lite.Parallel`).
 
-``--tp 4``: every layer split over 4 GPUs. ``--ep 8``: the experts over 8 GPUs with data-parallel
-attention. ``--tp 8 --ep 8``: whole experts on the 8 tensor-parallel GPUs.
+``--num-gpus 4``: 4 tensor-parallel GPUs per replica. ``--tp 4``: every layer split over 4 GPUs.
+``--ep 8``: the experts over 8 GPUs with data-parallel attention. ``--tp 8 --ep 8``: whole experts
+on the 8 tensor-parallel GPUs. The same flags for ``estimate``, ``predict`` and ``explain``.
 """
 
 from __future__ import annotations
 
 import argparse
+
+
+def add_num_gpus_flag(p: argparse.ArgumentParser, what: str = "") -> None:
+    """Register ``--num-gpus`` (the ``num_gpus`` argument of the library; default 1)."""
+    p.add_argument("--num-gpus", type=int, default=1,
+                   help=f"GPUs per replica, tensor parallel{what} (default %(default)s; or "
+                        "--tp/--ep)")  # fmt: skip
 
 
 def add_layout_flags(p: argparse.ArgumentParser) -> None:

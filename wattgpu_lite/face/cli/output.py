@@ -9,7 +9,6 @@ value (NaN) is ``null``; an infinite one is refused (never invalid JSON).
 
 from __future__ import annotations
 
-import json
 import math
 import textwrap
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import pandas as pd
 
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
+from wattgpu_lite.jsonio import dumps, json_safe
 
 SCHEMA_VERSION = 1
 JSON_DIGITS = 6  # significant figures of every number in --json, .json, .csv and .parquet
@@ -45,28 +45,15 @@ def round_sig(value: float, digits: int) -> float:
 
 
 def clean(value: Any, key: str = "", digits: int = JSON_DIGITS) -> Any:
-    """JSON-safe values: NaN (unknown) becomes null, numpy scalars Python ones, floats rounded, an
-    integral count an int; an infinite number is an InvalidInputError naming the field."""
-    if isinstance(value, dict):
-        return {k: clean(v, str(k), digits) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [clean(v, key, digits) for v in value]
-    if hasattr(value, "item"):
-        value = value.item()
-    if value is pd.NA:
-        return None
-    if not isinstance(value, float):
-        return value
-    if math.isnan(value):
-        return None
-    if math.isinf(value):
-        raise InvalidInputError(
-            f"result field {key!r} is {value}: the input lies outside what the model can answer "
-            "(a rate, level or token count at an extreme); pass values closer to the defaults"
-        )
-    if is_count(key) and value.is_integer():
-        return int(value)
-    return round_sig(value, digits)
+    """The kit's one JSON conversion (:func:`wattgpu_lite.jsonio.json_safe`: NaN (unknown) becomes
+    null, numpy scalars Python ones, an infinite number an InvalidInputError naming the field),
+    with the CLI's numbers: floats rounded to ``digits`` significant figures, an integral count an
+    int."""
+
+    def number(field: str, x: float) -> float | int:
+        return int(x) if is_count(field) and x.is_integer() else round_sig(x, digits)
+
+    return json_safe(value, key, number)
 
 
 def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -86,8 +73,8 @@ def table_document(kind: str, table: pd.DataFrame, **meta: Any) -> dict[str, Any
 
 
 def json_text(doc: dict[str, Any]) -> str:
-    """Strict JSON (``allow_nan=False``), indented."""
-    return json.dumps(doc, indent=2, allow_nan=False)
+    """Strict JSON (``allow_nan=False``), indented (:func:`wattgpu_lite.jsonio.dumps`)."""
+    return dumps(doc, indent=2)
 
 
 def text_table(table: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH) -> str:
@@ -162,7 +149,7 @@ def flat_row(doc: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, dict):
             row |= {f"{key}.{k}": v for k, v in flat_row(value).items()}
         elif isinstance(value, list):
-            row[key] = json.dumps(value, allow_nan=False)
+            row[key] = dumps(value, indent=None)
         else:
             row[key] = value
     return row

@@ -2,7 +2,8 @@
 
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--t-in 15] [--t-out 180] [--level 0.8] [--tp N] [--ep N]
+       [--t-in 15] [--t-out 180] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
+       [--weights bf16|fp8|fp4|int4|...] [--no-correction]
        [--region CODE | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
        [--plot FILE.png] [--json]
 
@@ -10,6 +11,8 @@ python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
 ``wall`` the energy, CO2e and cost per request and per 1,000 generated tokens at the wall (× PUE,
 at the region's or the given grid, at the price per kWh; each default echoed under ``defaults``);
 the text view shows the same fields. ``--plot`` saves power, ITL and energy per token with their intervals.
+Every argument of ``wl.predict`` has its flag: ``--num-gpus``, ``--tp``/``--ep`` (``parallel``),
+``--weights`` and ``--no-correction`` (``correction=False``: the physics backbone alone).
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ import argparse
 from wattgpu_lite.face.cli import (
     add_output_flags,
     add_request_flags,
+    add_weights_flag,
     command,
     deliver,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, wall, wall_lines
-from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
 from wattgpu_lite.face.cli.output import Result, document
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
@@ -37,7 +41,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                 "wattgpu-lite predict --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 "
                 "--rate-qps 0.5")  # fmt: skip
     add_request_flags(p)
+    add_num_gpus_flag(p)
     add_layout_flags(p)
+    add_weights_flag(p)
+    p.add_argument("--no-correction", dest="correction", action="store_false",
+                   help="the physics backbone alone, without the learned correction (sets "
+                        "correction to False; default: True, the calibrated hybrid)")  # fmt: skip
     add_wall_flags(p)
     add_plot_flag(p, "power, ITL and energy per token with their intervals")
     add_output_flags(p)
@@ -67,7 +76,8 @@ def run(args: argparse.Namespace) -> int:
 
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
-                parallel=layout_from(args))  # fmt: skip
+                num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
+                correction=args.correction)  # fmt: skip
     w = wall(p, args)
     if args.plot:
         from wattgpu_lite.face.plots_explain import prediction_bars

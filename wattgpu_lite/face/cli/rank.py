@@ -3,6 +3,7 @@
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
     [--t-in 15 --t-out 180] [--gpus A30,L4,...|all] [--source hybrid|measured|paper|logo] [--json]
     [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
+    [--level 0.8] [--context-tokens 1024]   (the interval level; the context the fit check reserves)
 
 --json prints every column of the ranking (under ``rows``, no NaN). The text view is the dashboard's table:
 the pick in one sentence, the best ``--top`` plans with units and intervals, then why each shown plan
@@ -62,6 +63,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="where power and ITL come from (default: %(default)s, as `predict`)")  # fmt: skip
     add_wall_flags(p)
     add_layout_flags(p)
+    p.add_argument("--level", type=float, default=0.8,
+                   help="interval coverage in (0.5, 0.999), hybrid source (default %(default)s)")  # fmt: skip
+    p.add_argument("--context-tokens", type=int, default=None,
+                   help="tokens of context the memory-fit check reserves, Watt Counts sources "
+                        "(default: rank_gpus's, 1024, the runs' max_model_len)")  # fmt: skip
     p.add_argument("--top", type=int, default=DEFAULT_TOP,
                    help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
     add_plot_flag(p, "the plans figure (ITL and energy per plan, the SLA dashed)")
@@ -81,13 +87,14 @@ def run_rank(args: argparse.Namespace) -> int:
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
         tokens = {"t_in": args.t_in, "t_out": args.t_out, "gpu_counts": counts,
                   "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
+    context = {} if args.context_tokens is None else {"context_tokens": args.context_tokens}
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
     if gpus is not None and [g.lower() for g in gpus] == ["all"]:
         gpus = "all"  # the whole catalog
     table = rank_gpus(
-        resolve_llm(args.llm), args.scenario, rate_qps=args.rate_qps, batch=args.batch,
+        resolve_llm(args.llm), scenario=args.scenario, rate_qps=args.rate_qps, batch=args.batch,
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
-        **wall_inputs(args),
+        level=args.level, **context, **wall_inputs(args),
     )  # fmt: skip
     table["grid_source"] = [grid_source(args, s) for s in table["grid_source"]]
     if args.plot:

@@ -49,7 +49,7 @@ def _scores(ts: T.TrainingSet, oof: dict, name: str, target: str) -> np.ndarray:
 def tables(ts: T.TrainingSet, chosen: dict[str, str], oofs: dict[str, dict]) -> dict:
     """basis -> target -> regime -> level -> q."""
     reg = PR.regime(ts)
-    plan = {"cv": ("pair5", chosen, False), "new gpu": ("logo", chosen, True),
+    plan = {"cv": ("cv", chosen, False), "new gpu": ("logo", chosen, True),
             "new llm": ("llm5", chosen, True), "new gpu and llm": ("both", chosen, True),
             "physics": ("logo", {t: "physics" for t in T.TARGETS}, True)}  # fmt: skip
     out = {}
@@ -74,7 +74,7 @@ def ranges(ts: T.TrainingSet, fitted: F.Fitted) -> dict[str, tuple[float, float]
 def build(progress: bool = False) -> HybridModel:
     """The shipped model, from every dense Watt Counts run (a few minutes on two cores)."""
     ts = T.watt_counts()
-    oofs = {k: PR.held_out(ts, k, progress) for k in ("logo", "llm5", "pair5")}
+    oofs = {k: PR.held_out(ts, k, progress) for k in ("logo", "llm5", "cv")}
     oofs["both"] = held_out_both(ts, progress)
     chosen = PR.choose(ts, oofs["logo"])
     cands = {c.name: c for c in candidates()}

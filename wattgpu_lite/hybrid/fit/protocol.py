@@ -16,17 +16,16 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import GroupKFold
 from tqdm.auto import tqdm
 
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.hybrid.fit import fitting as F
 from wattgpu_lite.hybrid.fit.candidates import candidates, select
 from wattgpu_lite.hybrid.fit.conformal import group_quantile
-from wattgpu_lite.wattgpu.metrics import mdape_pct
+from wattgpu_lite.metrics import mdape_pct
+from wattgpu_lite.wattgpu.evaluation import held_out_masks
 
 LEVELS = (0.8, 0.9)
-OUTER = {"logo": "gpu", "lolo": "llm"}
 INNER = {"logo": "logo", "lolo": "llm5"}
 
 
@@ -37,18 +36,9 @@ def regime(ts: T.TrainingSet) -> np.ndarray:
 
 def folds(ts: T.TrainingSet, kind: str) -> list[tuple[str, np.ndarray]]:
     """(group name, held-out mask) per fold: 'logo' one GPU, 'lolo' one LLM, 'llm5' five folds
-    grouped by LLM, 'pair5' five folds grouped by (LLM, GPU) pair."""
-    frame = ts.frame
-    if kind in ("logo", "lolo"):
-        key = frame[OUTER[kind]]
-        return [(name, (key == name).to_numpy()) for name in sorted(key.unique())]
-    groups = frame["llm"] if kind == "llm5" else frame["llm"] + "|" + frame["gpu"]
-    out = []
-    for k, (_, test) in enumerate(GroupKFold(n_splits=5).split(frame, groups=groups)):
-        mask = np.zeros(len(frame), dtype=bool)
-        mask[test] = True
-        out.append((f"fold {k}", mask))
-    return out
+    grouped by LLM, 'cv' five folds grouped by (LLM, GPU) pair — the kit's one fold builder
+    (:func:`wattgpu_lite.wattgpu.evaluation.held_out_masks`), on the training set's frame."""
+    return held_out_masks(ts.frame, kind)
 
 
 def held_out(ts: T.TrainingSet, kind: str, progress: bool = False) -> dict:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from wattgpu_lite.specs.llm import LLM
 
 # NVIDIA architectures whose vLLM build has FlashAttention (compute capability >= 8.0), and AMD's
 # CDNA parts with its ROCm port; Volta (7.0) and Turing (7.5) fall back to slower kernels.
+FORESTS_CACHED = 8  # parsed correction forests kept (_forest); the shipped model has two
 FLASH_ARCHITECTURES = ("Ampere", "Ada Lovelace", "Hopper", "Blackwell", "Blackwell Ultra",
                        "CDNA 2", "CDNA 3", "CDNA 4")  # fmt: skip
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -103,11 +105,8 @@ class Correction:
         return np.clip(_forest(self.forest_json).predict(x), -self.bound, self.bound)
 
 
-_FORESTS: dict[int, Forest] = {}
-
-
+@lru_cache(maxsize=FORESTS_CACHED)
 def _forest(text: str) -> Forest:
-    key = hash(text)
-    if key not in _FORESTS:
-        _FORESTS[key] = Forest.from_json(text)
-    return _FORESTS[key]
+    """The numpy forest of a correction's JSON text, parsed once per text (the shipped model has
+    two; a refit or a test adds a few: at most :data:`FORESTS_CACHED` are kept)."""
+    return Forest.from_json(text)

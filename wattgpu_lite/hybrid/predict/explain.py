@@ -23,6 +23,8 @@ the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
 - energy per token = power × time per token; the intervals and their basis.
 """
 
+from __future__ import annotations
+
 from typing import Any
 
 import numpy as np
@@ -53,8 +55,8 @@ __all__ = ["BINDINGS", "Correction", "Explanation", "Part", "explain"]
 
 def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
             scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
-            num_gpus: int = 1, weights: str | None = None, parallel: Parallel | None = None,
-            level: float = DEFAULT_LEVEL) -> Explanation:  # fmt: skip
+            level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
+            parallel: Parallel | None = None) -> Explanation:  # fmt: skip
     """The prediction of ``wl.predict`` with the same arguments, and the parts it is made of
     (module docstring). Raises what ``wl.predict`` raises (CapacityError beyond the capacity)."""
     p = predict(llm, gpu, rate_qps=rate_qps, batch=batch, scenario=scenario, t_in=t_in,

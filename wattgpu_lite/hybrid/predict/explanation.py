@@ -7,7 +7,6 @@ learned part did and which bound held it (:mod:`wattgpu_lite.hybrid.predict.expl
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -16,6 +15,7 @@ import pandas as pd
 
 from wattgpu_lite.hybrid.predict.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
 from wattgpu_lite.hybrid.predict.result import StepResult
+from wattgpu_lite.jsonio import dumps
 
 __all__ = ["BINDINGS", "Correction", "Explanation", "Part", "parts_of"]
 
@@ -99,7 +99,7 @@ class Explanation:
                 **body, "parts": [_row(p) for p in self.parts]}  # fmt: skip
 
     def to_json(self, indent: int | None = 2) -> str:
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        return dumps(self.to_dict(), indent=indent)
 
     def _repr_html_(self) -> str:
         return self.table().to_html(index=False)

@@ -1,11 +1,14 @@
 """The shipped hybrid predictor: backbone constants, corrections, interval tables, training ranges.
 
-    m = HybridModel.pretrained()                      # data/models/wattgpu_hybrid, JSON only
-    engine.predict_arrays(m, llms, gpus, t_in, t_out, rate_qps, batch)  # arrays, one per row
+    m = HybridModel.pretrained()          # data/models/wattgpu_hybrid, JSON only
+    m.backbone_only()                     # the same model without its corrections (physics)
+    wl.predict(llm, gpu, rate_qps=0.1)    # what predicts with it (the vectorised path:
+                                          # :mod:`wattgpu_lite.hybrid.predict.steps`)
 
-Built by data/scripts/build_hybrid_model.py (:func:`build`): the candidate chosen per target by
-leave one GPU out on all eight GPUs, refitted on every dense run, calibrated on held-out residuals
-(:mod:`wattgpu_lite.hybrid.predict.intervals`). Loading needs numpy only (no XGBoost, no scikit-learn).
+Built by data/scripts/build_hybrid_model.py (:func:`wattgpu_lite.hybrid.fit.build.build`): the
+candidate chosen per target by leave one GPU out on all eight GPUs, refitted on every dense run,
+calibrated on held-out residuals (:mod:`wattgpu_lite.hybrid.predict.intervals`). Loading needs
+numpy only (no XGBoost, no scikit-learn).
 """
 
 from __future__ import annotations

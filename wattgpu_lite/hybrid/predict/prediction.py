@@ -10,12 +10,12 @@ In a notebook the record shows itself as a small table (``_repr_html_``).
 from __future__ import annotations
 
 import html
-import json
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from wattgpu_lite.hybrid.predict.result import QUANTITIES, StepResult
+from wattgpu_lite.jsonio import dumps
 from wattgpu_lite.runs.schema import scenario_for_rate
 
 SCHEMA_VERSION = 1
@@ -86,7 +86,7 @@ class Prediction:
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text; raises ValueError rather than write NaN or Infinity."""
-        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
+        return dumps(self.to_dict(), indent=indent)
 
     def rows(self) -> list[tuple[str, float, float, float]]:
         """(quantity, value, lo, hi) for the four predicted quantities."""

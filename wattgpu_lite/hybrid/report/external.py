@@ -23,14 +23,13 @@ Mapping rules (each stated, none tuned):
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy.breakdown import J_PER_WH
+from wattgpu_lite.energy.paper import ecologits_j_per_token
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.hybrid.report import external_scope as X
 from wattgpu_lite.hybrid.report.external_predict import predict_rows
@@ -108,15 +107,7 @@ def asked() -> tuple[list[int], pd.DataFrame]:
     return keep, pd.DataFrame([qs[i] for i in keep])
 
 
-def ecologits_j_per_token(params_active_b) -> np.ndarray:
-    """EcoLogits' GPU energy per output token, α·e^(β·64)·N_active[B] + γ (Wh -> J): no GPU, no
-    prompt length, no batch (fixed at 64), as PAPERS.md quotes it."""
-    c = {k: D.value(f"ecologits_{k}", "ecologits") for k in ("alpha", "beta", "gamma", "batch")}
-    n_b = np.asarray(params_active_b, dtype=float)
-    return (c["alpha"] * np.exp(c["beta"] * c["batch"]) * n_b + c["gamma"]) * J_PER_WH
-
-
-@cache
+@lru_cache(maxsize=8)
 def _predicted(level: float, correction: bool) -> pd.DataFrame:
     keep, frame = asked()
     return predict_rows(frame, level=level, correction=correction)

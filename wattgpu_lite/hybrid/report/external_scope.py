@@ -20,7 +20,6 @@ import pandas as pd
 
 MEASURED = {"itl_s": "itl_ms", "power_w": "power_w", "energy_per_token_j": "energy_per_output_token_j",
             "throughput_tokens_per_s": "throughput_tokens_per_s"}  # fmt: skip
-SCOPES = ("gpu0", "all_gpus")
 
 
 def scope_factor(

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.wattgpu.metrics import mdape_pct
+from wattgpu_lite.metrics import ape_pct, mdape_pct
 
 BOOTSTRAP = 2000
 SEED = 0
@@ -58,7 +58,7 @@ def bootstrap_mdape(res: pd.DataFrame, by: str = "gpu", level: float = 0.9) -> t
     """``level`` interval of the pooled MdAPE when the groups (GPUs) are resampled with
     replacement (seed 0, 2,000 draws): how much the figure depends on which GPUs were measured."""
     rng = np.random.default_rng(SEED)
-    ape = (res["y_pred"] / res["y_true"] - 1).abs().to_numpy() * 100
+    ape = ape_pct(res["y_true"], res["y_pred"])
     labels = res[by].to_numpy()
     names = np.unique(labels)
     index = {n: np.nonzero(labels == n)[0] for n in names}

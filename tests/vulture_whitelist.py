@@ -1,0 +1,125 @@
+"""Names vulture sees as unused inside the package (``vulture wattgpu_lite
+tests/vulture_whitelist.py --min-confidence 60``), each kept on purpose and said why: the public
+API that notebooks, tests, benchmarks, data scripts or users call, a protocol method Python or a
+library calls, a dataclass field read through ``asdict``. Checked by tests/kit/test_dead_code.py.
+Add a name only with the reason it stays; a name nobody uses is deleted instead."""
+
+# ruff: noqa  (bare names, as vulture reads a whitelist)
+
+clear_caches  # __init__.py: public: wl.clear_caches() (package docstring)
+__getattr__  # __init__.py: PEP 562 module attribute hook (the lazy public names)
+__dir__  # __init__.py: PEP 562 module dir() hook
+ARG_NAMES  # energy/_paper_generated.py: the generated module's record of its argument order (energy/codegen writes it)
+ARG_NAMES  # energy/_physical_generated.py: the generated module's record of its argument order (energy/codegen writes it)
+table3_readings  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
+reading_counts  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
+table4_readings  # energy/audit.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
+_._constructor  # energy/breakdown.py: pandas' DataFrame subclass protocol (EnergyFrame's derived frames are plain)
+_._print_Max  # energy/codegen.py: sympy code printer hook (np.maximum)
+_._print_Min  # energy/codegen.py: sympy code printer hook (np.minimum)
+paper_constants  # energy/coefficients.py: public, used in tests test_energy_codegen, test_energy_paper …; notebooks 01_energy_model_derivation
+equation  # energy/glossary.py: public, used in tests lessons, test_energy_codegen …; notebooks 01_energy_model_derivation, 01b_physical_model
+glossary_markdown  # energy/glossary.py: public, used in tests test_course_page, test_energy_glossary; notebooks 01_energy_model_derivation
+paper_in_per_token_j  # energy/paper.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
+per_output_token_j  # energy/result.py: deprecated alias of energy_per_token_j (DeprecationWarning) until 0.2.0
+_.to_json  # energy/result.py: public result method (JSON of the result; to_dict is what the CLI uses)
+_._repr_html_  # energy/result.py: IPython rich display protocol (a result shows itself in a notebook)
+vs_output_tokens  # energy/sweeps.py: public, used in tests test_energy_result; notebooks 02_traffic_breakdown
+vs_batch  # energy/sweeps.py: public, used in notebooks 02_traffic_breakdown
+vs_model  # energy/sweeps.py: public, used in notebooks 02_traffic_breakdown
+vs_num_gpus  # energy/sweeps.py: public, used in notebooks 02_traffic_breakdown
+dominant_component  # energy/sweeps.py: public, used in notebooks 02_traffic_breakdown
+flops_per_token_layer  # energy/symbolic.py: public, used in tests test_energy_glossary, test_symbolic; notebooks 01_energy_model_derivation
+prefill_attention_exact  # energy/symbolic.py: public, used in tests test_energy_glossary, test_symbolic; notebooks 01_energy_model_derivation
+energy_request  # energy/symbolic.py: public, used in tests test_energy_glossary, test_symbolic
+energy_request_simple  # energy/symbolic.py: public, used in tests test_energy_glossary
+crossover_output_length  # energy/symbolic.py: public, used in tests test_symbolic; notebooks 01_energy_model_derivation
+bytes_table  # energy/traffic.py: public, used in tests test_accounting, test_energy_glossary; notebooks 02_traffic_breakdown
+mdape_table  # energy/validation.py: public, used in tests test_energy_readme, test_energy_validation; notebooks 01b_physical_model
+_.__doc__  # errors.py: set on a deprecated property so help() explains it
+readable_columns  # face/labels.py: public, used in tests test_style; notebooks 00_start_here, 01_energy_model_derivation …
+energy_stack  # face/plots.py: public, used in tests test_energy_plots; notebooks 02_traffic_breakdown
+energy_bars  # face/plots.py: public, used in tests test_energy_plots; notebooks 01_energy_model_derivation, 02_traffic_breakdown
+measured_vs_estimated  # face/plots.py: public, used in tests test_figure_labels; notebooks 01b_physical_model
+fold_maps  # face/plots_folds.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 04_leave_one_out_training
+mdape_vs_paper  # face/plots_folds.py: public, used in notebooks 04_leave_one_out_training
+sla_choice_curve  # face/plots_selection.py: public, used in tests test_figure_labels; notebooks 05_choosing_a_gpu
+coverage_heatmap  # face/plots_wattgpu.py: public, used in tests test_plots_wattgpu; notebooks 03_dataset_and_features
+power_scale_invariance  # face/plots_wattgpu.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 03_dataset_and_features
+power_vs_load  # face/plots_wattgpu.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 03_dataset_and_features
+itl_vs_bandwidth_latency  # face/plots_wattgpu.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 03_dataset_and_features
+importance_bars  # face/plots_wattgpu.py: public, used in tests test_plots_wattgpu; notebooks 04_leave_one_out_training
+predicted_vs_measured  # face/plots_wattgpu.py: public, used in tests test_plots_wattgpu; notebooks 04_leave_one_out_training
+runs_power_vs_itl  # face/plots_wattgpu.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 00_start_here
+ratio_sentence  # face/prose.py: public, used in tests test_wattgpu_teaching; notebooks 00_start_here, 04_leave_one_out_training
+furthest_from_paper  # face/prose.py: public, used in tests test_wattgpu_teaching; notebooks 04_leave_one_out_training
+both_ways  # face/prose.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
+choice_steps  # face/prose.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
+use_style  # face/style.py: public, used in tests test_figure_labels, test_plots_wattgpu …; notebooks 00_start_here, 01_energy_model_derivation …
+_.set_locs  # face/style.py: matplotlib Formatter protocol
+raw_names_in  # face/style.py: public, used in tests lesson_kernel, test_cli_explain …
+energy_explorer  # face/widgets.py: public, used in tests test_energy_widgets; notebooks 02_traffic_breakdown
+byo_gpu_form  # face/widgets.py: public, used in notebooks 06_beyond_the_papers
+_.disabled  # face/widgets_gpu.py: ipywidgets trait: greys a control out
+gpu_explorer  # face/widgets_gpu.py: public, used in tests test_cli_rank, test_widgets_gpu_explorer; notebooks 05_choosing_a_gpu, dashboard
+_.disabled  # face/widgets_gpu.py: ipywidgets trait: greys a control out
+_.controls  # face/widgets_gpu.py: the explorer's widgets, kept on it for notebooks and tests to drive
+nested  # hybrid/fit/protocol.py: public, used in tests test_cli_every_option, test_datafiles …; benchmarks hybrid_protocol, reproduce; notebooks 00_start_here, 04_leave_one_out_training …; README.md
+bytes_per_step  # hybrid/predict/explanation.py: field of a public result record (read through asdict / to_dict / to_json)
+flops_per_step  # hybrid/predict/explanation.py: field of a public result record (read through asdict / to_dict / to_json)
+busy_fraction  # hybrid/predict/explanation.py: field of a public result record (read through asdict / to_dict / to_json)
+widening  # hybrid/predict/explanation.py: field of a public result record (read through asdict / to_dict / to_json)
+_.to_json  # hybrid/predict/explanation.py: public result method (JSON of the result; to_dict is what the CLI uses)
+_._repr_html_  # hybrid/predict/explanation.py: IPython rich display protocol (a result shows itself in a notebook)
+_.save  # hybrid/predict/model.py: public model method (data/scripts rebuild the shipped models through it)
+itl_s_interval  # hybrid/predict/prediction.py: field of a public result record (read through asdict / to_dict / to_json)
+time_per_token_s  # hybrid/predict/prediction.py: field of a public result record (read through asdict / to_dict / to_json)
+time_per_token_s_interval  # hybrid/predict/prediction.py: field of a public result record (read through asdict / to_dict / to_json)
+energy_per_token_j_interval  # hybrid/predict/prediction.py: field of a public result record (read through asdict / to_dict / to_json)
+busy_fraction  # hybrid/predict/prediction.py: field of a public result record (read through asdict / to_dict / to_json)
+_.to_json  # hybrid/predict/prediction.py: public result method (JSON of the result; to_dict is what the CLI uses)
+_._repr_html_  # hybrid/predict/prediction.py: IPython rich display protocol (a result shows itself in a notebook)
+left_out  # hybrid/report/external.py: public, used in tests test_cli_output; notebooks 06_beyond_the_papers
+per_gpu  # hybrid/report/external_per_gpu.py: public, used in tests test_external; benchmarks external_check; notebooks 04_leave_one_out_training; README.md
+__getattr__  # runs/measurements.py: PEP 562 module attribute hook (the lazy public names)
+ITL_SERVER_APPROX  # runs/schema.py: public, used in data build_runs
+coverage  # runs/schema.py: public, used in tests test_hybrid_conformal, test_interval_scores; benchmarks external_check; notebooks 00_start_here, 06_beyond_the_papers
+__getattr__  # runs/table.py: PEP 562 module attribute hook (the lazy public names)
+grid_intensity_g_per_kwh  # selection/accounting.py: public, used in tests test_carbon_wall
+LOGO_SOURCE  # selection/sources.py: public, used in data build_logo_predictions
+claims  # selection/study.py: public, used in tests lower_bounds, test_selection_study; notebooks 00_start_here, 03_dataset_and_features …
+agreement  # selection/study.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
+sla_steps  # selection/study.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
+replica_sweep  # selection/study.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
+vendor  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+bus_width_bits  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+l2_cache_mb  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+sm_count  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+tensor_cores  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+transistors_m  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+form_factor  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+int8_tops  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+source_fp8  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+source_interconnect  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
+params_b_of  # specs/llm.py: public, used in tests test_catalog; data build_llms
+in_wattgpu  # specs/llm.py: public, used in tests test_aliases, test_catalog …; benchmarks predict_speed; data build_llms; notebooks 00_start_here
+n_shared_experts  # specs/llm.py: public, used in tests test_hf_configs, test_probes_round3
+_.bytes_per_weight  # specs/llm.py: public, used in tests test_parallel
+leakage_table  # wattgpu/leakage.py: public, used in tests test_wattgpu_teaching; notebooks 04_leave_one_out_training
+_.save  # wattgpu/predictor.py: public model method (data/scripts rebuild the shipped models through it)
+__getattr__  # wattgpu/predictor.py: PEP 562 module attribute hook (the lazy public names)
+fold_assignment  # wattgpu/studies.py: public, used in notebooks 04_leave_one_out_training
+split_matrix  # wattgpu/studies.py: public, used in tests test_figure_labels, test_plots_wattgpu …; notebooks 04_leave_one_out_training
+importance_summary  # wattgpu/studies.py: public, used in notebooks 04_leave_one_out_training
+grid_search  # wattgpu/studies.py: public, used in notebooks 04_leave_one_out_training
+compare_regressors  # wattgpu/studies.py: public, used in notebooks 04_leave_one_out_training
+per_gpu_mdape  # wattgpu/studies.py: public, used in tests test_wattgpu_teaching; notebooks 04_leave_one_out_training
+power_w_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
+power_w_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
+itl_s_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
+itl_s_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
+time_per_token_s_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
+time_per_token_s_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
+energy_per_token_j_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
+energy_per_token_j_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
+_.DATA_PATH  # runs/measurements.py: public, wl.measurements.DATA_PATH (used in tests test_measurements, test_errors_table)

@@ -1,0 +1,78 @@
+"""``wl.evaluate``: held-out errors of either model, the one function the CLI's ``evaluate`` calls.
+
+    wl.evaluate("power", "logo")                    # WattGPU as published, refitted (a table)
+    wl.evaluate(model="hybrid", strategy="lolo")    # the hybrid's nested protocol (shipped tables)
+
+The WattGPU model is :func:`wattgpu_lite.wattgpu.evaluation.evaluate` (cross-validated here). The
+hybrid's figures come from its nested protocol (data/hybrid/nested_<strategy>.csv, LOGO or LOLO):
+:func:`hybrid_tables` gives the three tables (pooled with a GPU-bootstrap 90 % interval, per
+held-out group, the paper's 7-GPU reading of power beside our 8); ``evaluate(model="hybrid")``
+stacks them in one frame whose first column, ``table``, names each row's table. It lives here,
+in the hybrid's report, because that is the one layer that may read both models.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.hybrid.report import results
+from wattgpu_lite.wattgpu import evaluation as wattgpu_evaluation
+
+MODELS = ("wattgpu", "hybrid")
+HYBRID_STRATEGIES = ("logo", "lolo")  # the nested protocol holds out one GPU or one LLM
+TARGETS = ("power", "itl")
+
+
+def check_hybrid_strategy(strategy: str) -> str:
+    """``strategy`` if the hybrid's nested protocol has it (LOGO, LOLO), else InvalidInputError."""
+    if strategy not in HYBRID_STRATEGIES:
+        raise InvalidInputError(f"the hybrid is evaluated by strategy 'logo' or 'lolo' (its nested "
+                                f"protocol), got {strategy!r}")  # fmt: skip
+    return strategy
+
+
+def hybrid_tables(strategy: str = "logo", target: str | None = None) -> dict[str, pd.DataFrame]:
+    """The hybrid's three evaluation tables (:data:`TABLES`) from the shipped nested results of
+    ``strategy``; ``target`` ("power" or "itl") keeps its rows only (None: both)."""
+    res = results.shipped(check_hybrid_strategy(strategy))
+    if target is not None:
+        res = res[res["target"] == _check_target(target)]
+    return {"pooled": results.pooled(res), "per_group": results.per_group(res),
+            "paper_reading": results.paper_reading(res)}  # fmt: skip
+
+
+def stacked(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Tables as one frame, a first column ``table`` naming each row's table (missing cells NaN)."""
+    parts = [t.assign(table=name)[["table", *t.columns]] for name, t in tables.items()]
+    return pd.concat(parts, ignore_index=True)
+
+
+def _check_target(target: str) -> str:
+    if target not in TARGETS:
+        raise InvalidInputError(f"target must be one of {TARGETS}, got {target!r}")
+    return target
+
+
+def evaluate(target: str | None = None, strategy: str = "logo", progress: bool = True,
+             features: Sequence[str] | None = None, reading: str = "all",
+             model: str = "wattgpu") -> pd.DataFrame:  # fmt: skip
+    """Held-out errors of ``model`` beside the paper's.
+
+    ``model="wattgpu"``: :func:`wattgpu_lite.wattgpu.evaluation.evaluate` of ``target`` (default
+    "power"), ``strategy`` ("cv", "logo", "lolo" or "all"), ``features`` and ``reading``.
+    ``model="hybrid"``: :func:`hybrid_tables` of ``strategy`` ("logo" or "lolo") stacked
+    (:func:`stacked`), ``target`` None for both targets; ``features``, ``reading`` and
+    ``progress`` are WattGPU's (a refit) and are refused when given with the hybrid.
+    """
+    if model not in MODELS:
+        raise InvalidInputError(f"model must be one of {MODELS}, got {model!r}")
+    if model == "wattgpu":
+        return wattgpu_evaluation.evaluate(target or "power", strategy, progress=progress,
+                                           features=features, reading=reading)  # fmt: skip
+    if features is not None or reading != "all":
+        raise InvalidInputError("features= and reading= re-score WattGPU (model='wattgpu'); the "
+                                "hybrid's figures are its shipped nested results")  # fmt: skip
+    return stacked(hybrid_tables(strategy, target))

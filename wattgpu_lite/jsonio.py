@@ -1,0 +1,54 @@
+"""The kit's one JSON writer: every ``to_json``/``to_dict`` and the CLI's ``--json`` go through it.
+
+    json_safe({"a": np.float64("nan"), "b": (1, np.int64(2))})   # -> {"a": None, "b": [1, 2]}
+    dumps(doc)                                                      # strict JSON text
+
+Missing values (None, NaN, pandas' NA) become ``null``; numpy scalars become Python ones; tuples
+become lists; an infinite number is an :class:`~wattgpu_lite.errors.InvalidInputError` naming its
+field (a result at infinity means the input lies outside what the model answers), never the
+non-standard ``Infinity``. ``number`` (optional) rewrites each finite float (the CLI rounds).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from wattgpu_lite.errors import InvalidInputError
+
+Number = Callable[[str, float], Any]
+
+
+def _is_missing(value: Any) -> bool:
+    """None, a float NaN or pandas' NA (checked by name, so this module needs no pandas)."""
+    if value is None or type(value).__name__ == "NAType":
+        return True
+    return isinstance(value, float) and math.isnan(value)
+
+
+def json_safe(value: Any, key: str = "", number: Number | None = None) -> Any:
+    """``value`` as plain JSON values, recursively (module docstring); ``key`` names the field
+    in the error an infinite number raises."""
+    if isinstance(value, dict):
+        return {k: json_safe(v, str(k), number) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v, key, number) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if _is_missing(value):
+        return None
+    if not isinstance(value, float):
+        return value
+    if math.isinf(value):
+        raise InvalidInputError(
+            f"result field {key!r} is {value}: the input lies outside what the model can answer "
+            "(a rate, level or token count at an extreme); pass values closer to the defaults"
+        )
+    return value if number is None else number(key, value)
+
+
+def dumps(value: Any, indent: int | None = 2) -> str:
+    """:func:`json_safe` of ``value`` as strict JSON text (``allow_nan=False``)."""
+    return json.dumps(json_safe(value), indent=indent, allow_nan=False)
