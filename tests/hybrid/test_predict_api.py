@@ -36,9 +36,11 @@ def test_json_has_a_schema_version_and_no_nan(p):
     data = json.loads(p.to_json())
     assert data["schema_version"] == 1 and data["inputs"]["t_out"] == DEFAULT_T_OUT
     assert data["power_w_interval"]["basis"] == "cv"  # a measured LLM on a measured GPU
-    bad = dataclasses.replace(p, power_w=math.nan)
-    with pytest.raises(ValueError):
-        bad.to_json()
+    # a missing value is null, as in EnergyEstimate's JSON (wattgpu_lite.jsonio): never NaN text
+    missing = json.loads(dataclasses.replace(p, power_w=math.nan).to_json())
+    assert missing["power_w"] is None
+    with pytest.raises(InvalidInputError, match="'itl_s' is inf"):  # infinity names its field
+        dataclasses.replace(p, itl_s=math.inf).to_json()
 
 
 def test_intervals_bracket_the_values_and_widen_with_the_level(p):

@@ -23,15 +23,14 @@ from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals as U
 from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict.frame_checks import check_columns, frame_requests
 from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
 from wattgpu_lite.hybrid.predict.requests import (
     MAX_GPUS,
     Request,
-    check_columns,
     check_num_gpus,
     check_request,
-    frame_requests,
     resolve_load,
 )
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
