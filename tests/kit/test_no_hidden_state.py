@@ -14,11 +14,12 @@ import wattgpu_lite as wl
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "wattgpu_lite"
-# what wl.predict, wl.estimate_energy, wl.WattGPU, wl.evaluate, wl.explain, wl.measurements and
-# the catalogs import
+# what wl.predict, wl.estimate_energy, wl.WattGPU, wl.evaluate, wl.explain, wl.measurements,
+# wl.rank_gpus, the catalogs and the dashboard's explorer import
 CORE = ("hybrid.predict.api", "hybrid.predict.explain", "energy.estimate", "wattgpu.predictor",
         "wattgpu.evaluation", "hybrid.report.evaluation", "runs.measurements", "specs.catalog",
-        "energy.validation", "energy.sweeps", "hybrid.fit.protocol")  # fmt: skip
+        "energy.validation", "energy.sweeps", "hybrid.fit.protocol", "selection.rank",
+        "selection.sources", "face.explorer", "face.cli.main")  # fmt: skip
 PROBE = """
 import builtins, io, sys
 seen = []

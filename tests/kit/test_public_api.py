@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.hybrid.predict.requests import NUMERIC_COLUMNS
+from wattgpu_lite.hybrid.predict.frame_checks import NUMERIC_COLUMNS
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 # the arguments several entry points share, in the one order they take them

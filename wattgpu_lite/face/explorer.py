@@ -8,19 +8,14 @@ message out.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face.prose import sig
-from wattgpu_lite.selection.accounting import (
-    DEFAULT_GRID_GCO2_PER_KWH,
-    DEFAULT_PRICE_PER_KWH,
-    DEFAULT_PUE,
-    DEFAULT_REGION,
-    grid_intensities,
-)
+from wattgpu_lite.selection import accounting as A
+from wattgpu_lite.selection.accounting import DEFAULT_REGION, grid_intensities
 from wattgpu_lite.selection.rank import DEFAULT_GPU_COUNTS, rank_gpus
 from wattgpu_lite.selection.study import best_plans
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -54,11 +49,11 @@ class ExplorerControls:
     gpus_per_replica: str | int = "best"
     t_in: int = DEFAULT_T_IN
     t_out: int = DEFAULT_T_OUT
-    grid_gco2_per_kwh: float = DEFAULT_GRID_GCO2_PER_KWH
-    price_per_kwh: float = DEFAULT_PRICE_PER_KWH
+    grid_gco2_per_kwh: float = field(default_factory=lambda: A.DEFAULT_GRID_GCO2_PER_KWH)
+    price_per_kwh: float = field(default_factory=A.default_price_per_kwh)
     source: str = "hybrid"
     region: str = DEFAULT_REGION
-    pue: float = DEFAULT_PUE
+    pue: float = field(default_factory=A.default_pue)
 
 
 @dataclass(frozen=True)

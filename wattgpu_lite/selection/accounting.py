@@ -96,10 +96,30 @@ def default_factor(quantity: str) -> float:
     return float(hits["value"].iloc[0])
 
 
-DEFAULT_GRID_GCO2_PER_KWH = default_factor("grid_intensity")  # Ember, world 2025
-DEFAULT_PRICE_PER_KWH = default_factor("electricity_price")  # EIA, Virginia commercial, USD
-DEFAULT_PUE = default_factor("pue")  # Uptime Institute, industry average 2023
+# the defaults of data/electricity_factors.csv, read when first asked (importing reads no file):
+# DEFAULT_GRID_GCO2_PER_KWH (Ember, world 2025), DEFAULT_PRICE_PER_KWH (EIA, Virginia commercial,
+# USD), DEFAULT_PUE (Uptime Institute, industry average 2023)
+_DEFAULTS = {"DEFAULT_GRID_GCO2_PER_KWH": "grid_intensity",
+             "DEFAULT_PRICE_PER_KWH": "electricity_price", "DEFAULT_PUE": "pue"}  # fmt: skip
 DEFAULT_REGION = "WORLD"
+
+
+def __getattr__(name: str) -> float:
+    """``DEFAULT_GRID_GCO2_PER_KWH``, ``DEFAULT_PRICE_PER_KWH`` and ``DEFAULT_PUE``, read from
+    data/electricity_factors.csv when first used (:func:`default_factor`)."""
+    if name in _DEFAULTS:
+        return default_factor(_DEFAULTS[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def default_price_per_kwh() -> float:
+    return default_factor("electricity_price")
+
+
+def default_pue() -> float:
+    return default_factor("pue")
+
+
 REGION_CUTOFF = 0.6  # difflib similarity of a close match to an unknown grid region
 
 
@@ -149,9 +169,9 @@ def grid_intensity_g_per_kwh(region: str = DEFAULT_REGION) -> float:
     return float(grid_region(region)["gco2e_per_kwh"])
 
 
-def wall_energy_j(accelerator_energy_j, pue=DEFAULT_PUE):
-    """Energy at the facility meter, J: accelerator energy × PUE."""
-    return accelerator_energy_j * pue
+def wall_energy_j(accelerator_energy_j, pue: float | None = None):
+    """Energy at the facility meter, J: accelerator energy × PUE (None: the default PUE)."""
+    return accelerator_energy_j * (default_pue() if pue is None else pue)
 
 
 def co2e_g(energy_j, grid_gco2_per_kwh):
@@ -205,15 +225,15 @@ def resolve_grid(region: str | None, grid_gco2_per_kwh: float | None) -> tuple[f
         return float(row["gco2e_per_kwh"]), f"{row['region']} ({row['code']}), {row['year']}"
     if grid_gco2_per_kwh is not None:
         return check_grid_gco2_per_kwh(grid_gco2_per_kwh), "given"
-    return DEFAULT_GRID_GCO2_PER_KWH, "World (WORLD), 2025 default"
+    return default_factor("grid_intensity"), "World (WORLD), 2025 default"
 
 
 def wall_for(prediction, region: str | None = None, pue: float | None = None,
              grid_gco2_per_kwh: float | None = None,
-             price_per_kwh: float = DEFAULT_PRICE_PER_KWH) -> dict:  # fmt: skip
+             price_per_kwh: float | None = None) -> dict:  # fmt: skip
     """Energy, CO2e and cost at the wall of a ``wl.predict`` result (or ``wl.explain``'s
     ``.prediction``): per request (energy per token × T_out) and per 1,000 tokens, × ``pue``
-    (default :data:`DEFAULT_PUE`), at ``region``'s grid (or ``grid_gco2_per_kwh``; default the
+    (default ``DEFAULT_PUE``), at ``region``'s grid (or ``grid_gco2_per_kwh``; default the
     world's), with the inputs echoed."""
     t_out = prediction.inputs.t_out
     return wall_for_request(prediction.energy_per_token_j * t_out, t_out, region, pue,
@@ -222,13 +242,14 @@ def wall_for(prediction, region: str | None = None, pue: float | None = None,
 
 def wall_for_request(energy_per_request_j: float, t_out: int, region: str | None = None,
                      pue: float | None = None, grid_gco2_per_kwh: float | None = None,
-                     price_per_kwh: float = DEFAULT_PRICE_PER_KWH) -> dict:  # fmt: skip
+                     price_per_kwh: float | None = None) -> dict:  # fmt: skip
     """:func:`wall_for` from a request's accelerator energy (J) and its ``t_out`` generated
     tokens (the per-1,000-token figures are per generated token, as ``predict``'s): e.g. an
     ``estimate_energy`` result's ``total_j``."""
     grid, source = resolve_grid(region, grid_gco2_per_kwh)
-    pue = DEFAULT_PUE if pue is None else check_pue(pue)
-    price_per_kwh = check_price_per_kwh(price_per_kwh)
+    pue = default_pue() if pue is None else check_pue(pue)
+    price_per_kwh = check_price_per_kwh(default_price_per_kwh() if price_per_kwh is None
+                                        else price_per_kwh)  # fmt: skip
     out = wall_accounting(energy_per_request_j, energy_per_request_j / t_out * 1e3, pue, grid,
                           price_per_kwh)  # fmt: skip
     return {**out, "grid_gco2_per_kwh": grid, "grid_source": source,

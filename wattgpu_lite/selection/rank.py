@@ -30,11 +30,11 @@ from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.accounting import (
-    DEFAULT_PRICE_PER_KWH,
-    DEFAULT_PUE,
     WATT_COUNTS_CONTEXT_TOKENS,
     check_price_per_kwh,
     check_pue,
+    default_price_per_kwh,
+    default_pue,
     extra_pct,
     resolve_grid,
     saving_pct,
@@ -75,8 +75,8 @@ def rank_gpus(
     t_out: int = DEFAULT_T_OUT, level: float = 0.8,
     candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None, layouts=None,
     source: str = "hybrid", grid_gco2_per_kwh: float | None = None,
-    price_per_kwh: float = DEFAULT_PRICE_PER_KWH,
-    context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS, pue: float = DEFAULT_PUE,
+    price_per_kwh: float | None = None,
+    context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS, pue: float | None = None,
     region: str | None = None,
 ) -> pd.DataFrame:  # fmt: skip
     """One row per candidate GPU, the ones meeting the ITL SLA first, by energy per token.
@@ -112,8 +112,8 @@ def rank_gpus(
     scenario = _scenario_by_name(positional, scenario)
     sla = checks.check_itl_sla_ms(itl_sla_ms)
     grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)  # checked there
-    pue = check_pue(pue)
-    price = check_price_per_kwh(price_per_kwh)
+    pue = check_pue(default_pue() if pue is None else pue)
+    price = check_price_per_kwh(default_price_per_kwh() if price_per_kwh is None else price_per_kwh)
     table = _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts,
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
