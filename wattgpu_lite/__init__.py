@@ -37,7 +37,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - wattgpu.predictor._pretrained, wattgpu.baselines.load_factors, wattgpu.paper_results._table:
   the shipped WattGPU models, the load factors, the paper's results; wattgpu.evaluation's
   cross_predict results (≤ 32, newest kept; ``clear_cross_predict_cache``);
-- selection.accounting.electricity_factors, grid_intensities: the electricity and grid tables;
+- selection.accounting.electricity_factors, grid_intensities, default_factor: the electricity and
+  grid tables, and their defaults;
   selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
   refitted for the paper and logo sources.
 """
@@ -135,7 +136,7 @@ _CACHES = (
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",
     "wattgpu.predictor._pretrained", "wattgpu.baselines.load_factors",
-    "wattgpu.paper_results._table", "selection.accounting.electricity_factors",
+    "wattgpu.paper_results._table", "selection.accounting.electricity_factors", "selection.accounting.default_factor",
     "selection.accounting.grid_intensities", "selection.sources.full_predictor",
     "selection.sources.logo_predictor", "selection.sources.logo_table",
 )  # fmt: skip

@@ -75,7 +75,7 @@ def test_support_is_the_gpu_specs_and_the_context_is_apart():
     assert list(f["itl"]) == [1.0, 1.3] and list(f["power"]) == [1.0, 1.0]
 
 
-@pytest.mark.parametrize("kind", ["logo", "lolo", "llm5", "pair5"])
+@pytest.mark.parametrize("kind", ["logo", "lolo", "llm5", "cv"])
 def test_the_context_rule_removes_no_watt_counts_row_from_any_fold(kind):
     """The protocol needs no context rule of its own: each run is asked at the designed 195
     tokens, inside every training fold's measured context range."""

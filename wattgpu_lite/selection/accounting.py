@@ -19,7 +19,7 @@ Accounting (accelerator energy; no host CPU):
 from __future__ import annotations
 
 import difflib
-from functools import cache
+from functools import cache, lru_cache
 
 import pandas as pd
 
@@ -87,6 +87,7 @@ def electricity_factors() -> pd.DataFrame:
     return table
 
 
+@lru_cache(maxsize=8)  # one value per quantity of electricity_factors.csv
 def default_factor(quantity: str) -> float:
     """The default value of ``quantity`` ('grid_intensity' or 'electricity_price')."""
     table = electricity_factors()
