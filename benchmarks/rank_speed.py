@@ -17,10 +17,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 import pandas as pd
+from predict_speed import best_of  # benchmarks/ is on the path: the script's own folder
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
@@ -31,15 +31,6 @@ LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 QUESTION = {"rate_qps": 0.1, "itl_sla_ms": 50, "candidates": "all"}
 CLI = [sys.executable, "-m", "wattgpu_lite", "rank", "--llm", LLAMA, "--rate-qps", "0.1",
        "--itl-sla-ms", "50"]  # fmt: skip
-
-
-def best_of(fn, repeat: int = 5) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def plan_frame(table: pd.DataFrame) -> pd.DataFrame:
@@ -83,8 +74,8 @@ def main() -> None:
     frame = plan_frame(table)
     many = lambda: wl.predict_many(frame)  # noqa: E731
     many()
-    rank_s, many_s = best_of(rank), best_of(many)
-    default_s = best_of(lambda: wl.rank_gpus(LLAMA, rate_qps=0.1, itl_sla_ms=50))
+    rank_s, many_s = best_of(rank, 5), best_of(many, 5)
+    default_s = best_of(lambda: wl.rank_gpus(LLAMA, rate_qps=0.1, itl_sla_ms=50), 5)
     calls = counted(rank)
     print(f"warm rank_gpus, whole catalog ms ({len(table)} rows, {len(frame)} plans): "
           f"{rank_s * 1e3:.1f}")  # fmt: skip

@@ -85,44 +85,7 @@ _SUBMODULES: dict[str, str] = {
 
 
 # the public names: every export, every module alias, clear_caches (the stub __init__.pyi too)
-__all__ = [
-    "baselines",
-    "catalog",
-    "clear_caches",
-    "energy",
-    "EnergyEstimate",
-    "errors",
-    "estimate_energy",
-    "evaluate",
-    "evaluation",
-    "explain",
-    "face",
-    "features",
-    "gpu",
-    "GPU",
-    "gpus",
-    "hybrid",
-    "HybridModel",
-    "llm",
-    "LLM",
-    "llm_aliases",
-    "llms",
-    "measurements",
-    "Parallel",
-    "plots",
-    "predict",
-    "predict_many",
-    "Prediction",
-    "predictors",
-    "rank_gpus",
-    "runs",
-    "selection",
-    "specs",
-    "symbolic",
-    "wattgpu",
-    "WattGPU",
-    "widgets",
-]  # fmt: skip
+__all__ = sorted({*_EXPORTS, *_SUBMODULES, "clear_caches"}, key=str.lower)
 
 # every functools cache of the kit, "module.function" (listed in the docstring above)
 _CACHES = (

@@ -21,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+RANK_OFFLINE = ["rank", "--llm", LLAMA, "--scenario", "offline", "--itl-sla-ms", "50"]
 # what the core must not pull in (they belong to the [train] and [lab] extras)
 EXTRAS_ONLY = ("xgboost", "xgboost-cpu", "scikit-learn", "scipy", "sympy", "matplotlib", "seaborn",
                "ipywidgets", "tqdm", "jupyterlab", "voila", "pyarrow")  # fmt: skip
@@ -94,24 +95,8 @@ COMMANDS = {
     "llms --aliases": (["llms", "--aliases"], "llm_aliases"),
     "llms --config": (["llms", "--config", str(FIXTURES / "gpt2.json")], "llm_config"),
     "rank": (["rank", "--llm", LLAMA, "--rate-qps", "2", "--itl-sla-ms", "30"], "rank"),
-    "rank --source measured": (
-        [
-            "rank",
-            "--llm",
-            LLAMA,
-            "--scenario",
-            "offline",
-            "--itl-sla-ms",
-            "50",
-            "--source",
-            "measured",
-        ],
-        "rank",
-    ),  # fmt: skip
-    "rank --source logo": (
-        ["rank", "--llm", LLAMA, "--scenario", "offline", "--itl-sla-ms", "50", "--source", "logo"],
-        "rank",
-    ),  # fmt: skip
+    "rank --source measured": ([*RANK_OFFLINE, "--source", "measured"], "rank"),
+    "rank --source logo": ([*RANK_OFFLINE, "--source", "logo"], "rank"),
     "estimate": (["estimate", "--llm", LLAMA, "--tp", "2"], "estimate"),
     "estimate --mode paper": (["estimate", "--llm", LLAMA, "--mode", "paper"], "estimate"),
     "predict": (["predict", "--llm", LLAMA, "--gpu", "A30", "--scenario", "offline"], "predict"),
@@ -137,20 +122,7 @@ def test_every_cli_command_answers_on_the_core(core, tmp_path, name):
     ("argv", "extra"),
     [
         (["evaluate", "--model", "wattgpu"], "train"),
-        (
-            [
-                "rank",
-                "--llm",
-                LLAMA,
-                "--scenario",
-                "offline",
-                "--itl-sla-ms",
-                "50",
-                "--source",
-                "paper",
-            ],
-            "train",
-        ),  # fmt: skip
+        ([*RANK_OFFLINE, "--source", "paper"], "train"),
     ],
 )
 def test_what_needs_an_extra_names_it_in_one_line(core, tmp_path, argv, extra):
