@@ -23,11 +23,14 @@ PACKAGES = ("numpy", "scipy", "pandas", "xgboost-cpu", "scikit-learn")
 
 def environment() -> dict[str, str]:
     """What the shipped tables were computed with: Python, platform, package versions, and the
-    BLAS threads (XGBoost runs with n_jobs=1 and seed 0, subsample 1: no randomness)."""
+    BLAS libraries with their kernel (threadpoolctl's ``architecture``: e.g. Haswell where
+    OPENBLAS_CORETYPE sets it) and threads (XGBoost runs with n_jobs=1 and seed 0, subsample 1:
+    no randomness). Since the fit reaches its minimum, a difference here should change no
+    shipped figure; it is the first suspect if one does."""
     from threadpoolctl import threadpool_info
 
-    blas = [f"{i['internal_api']} {i['version']} ({i['num_threads']} threads)"
-            for i in threadpool_info()]  # fmt: skip
+    blas = [f"{i['internal_api']} {i['version']} {i.get('architecture') or ''} "
+            f"({i['num_threads']} threads)".replace("  ", " ") for i in threadpool_info()]  # fmt: skip
     return {"python": platform.python_version(), "machine": platform.machine(),
             "system": platform.system(), **{p: version(p) for p in PACKAGES},
             "blas": "; ".join(sorted(blas))}  # fmt: skip

@@ -44,7 +44,11 @@ def test_every_option_has_help_and_shows_its_default(name):
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))
-def test_every_help_ends_with_an_example_of_that_command_that_runs(capsys, name):
+def test_every_help_ends_with_an_example_of_that_command_that_runs(capsys, name, tmp_path,
+                                                                  monkeypatch):  # fmt: skip
+    """Run in a temporary folder: an example that writes a file (``gpus --output gpus.csv``)
+    leaves the working tree as it was."""
+    monkeypatch.chdir(tmp_path)
     text = COMMANDS[name].format_help()
     example = re.search(r"\nexample:\n  (wattgpu-lite .+)\n$", text)
     assert example, text[-300:]
