@@ -16,7 +16,7 @@ pytest.importorskip("xgboost")
 
 from wattgpu_lite.datafiles import data_dir  # noqa: E402
 from wattgpu_lite.energy import backbone_runs as T  # noqa: E402
-from wattgpu_lite.energy.backbone_fit import fit_constants  # noqa: E402
+from wattgpu_lite.energy.backbone_fit import LOSS_SCALE, fit_constants, log_residuals  # noqa: E402
 from wattgpu_lite.hybrid.fit import fitting as F  # noqa: E402
 from wattgpu_lite.hybrid.fit.candidates import candidates  # noqa: E402
 from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridModel  # noqa: E402
@@ -72,8 +72,27 @@ def test_constants_fitted_on_two_gpus_are_physical(refit):
     assert c.step_s > 0 and c.step_per_layer_s >= 0 and c.idle_w >= 0 and 0 <= c.idle_fraction
 
 
+#: How far a refit on every dense run lands from the shipped constants, measured across two BLAS
+#: kernels (OPENBLAS_CORETYPE=Haswell on AMD and the default): the optimiser stops in a flat
+#: valley where eta_bw, kappa and the step costs trade off, so the constants move by up to 9e-4,
+#: idle_w by 4e-3 and step_per_layer_s, the least identified, by 4 %; the cost at the stop moves
+#: by < 1e-5.
+CONSTANT_RTOL = {"step_per_layer_s": 0.1, "idle_w": 1e-2}
+DEFAULT_RTOL = 3e-3
+COST_RTOL = 2e-5
+
+
 def test_the_shipped_constants_are_what_the_fit_returns_on_every_run(shipped):
-    """A refit of the seven backbone constants on all dense runs reproduces the shipped ones."""
-    fitted = fit_constants(T.watt_counts())
+    """A refit of the seven backbone constants on all dense runs lands on the shipped ones to
+    the tolerance the fit's conditioning supports on every machine, and at the same cost."""
+    ts = T.watt_counts()
+    fitted = fit_constants(ts)
     for name, value in shipped.constants.to_dict().items():
-        assert math.isclose(getattr(fitted, name), value, rel_tol=1e-12), name
+        rtol = CONSTANT_RTOL.get(name, DEFAULT_RTOL)
+        assert math.isclose(getattr(fitted, name), value, rel_tol=rtol), name
+
+    def cost(c) -> float:
+        r = log_residuals(ts, c) / LOSS_SCALE
+        return float(np.sum(np.sqrt(1.0 + r**2) - 1.0))
+
+    assert math.isclose(cost(fitted), cost(shipped.constants), rel_tol=COST_RTOL)
