@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from wattgpu_lite.checks import check_count
-from wattgpu_lite.datafiles import read_bytes
+from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, unique_keys
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 from wattgpu_lite.specs.params import Family, family, with_overrides
 from wattgpu_lite.specs.support import check_supported
@@ -72,7 +72,9 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
     path = Path(path_or_dict)
     raw = read_bytes(path, what="config file", sha256=None, error=ConfigError)
     try:  # json's own parser: the Hub's configs hold Infinity (Nemotron-H's time_step_limit)
-        cfg = json.loads(raw.decode("utf-8"))
+        cfg = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
+    except DuplicateKeyError as err:
+        raise ConfigError(f"{path.name}: {err}") from None
     except json.JSONDecodeError as err:
         raise ConfigError(f"{path.name} is not valid JSON ({err}); pass a config.json") from err
     except (ValueError, RecursionError) as err:
