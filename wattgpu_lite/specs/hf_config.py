@@ -24,6 +24,7 @@ from wattgpu_lite.checks import check_count
 from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, unique_keys
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 from wattgpu_lite.specs.params import Family, family, with_overrides
+from wattgpu_lite.specs.plausible import plausible_range
 from wattgpu_lite.specs.support import check_supported
 
 SIZE_LIMIT, CONTEXT_LIMIT = 10**7, 10**8
@@ -36,6 +37,10 @@ SPELLINGS: dict[str, tuple[str, ...]] = {
     "context_length": ("max_position_embeddings", "n_positions", "seq_length", "n_ctx",
                        "max_sequence_length", "max_seq_len"),
 }  # fmt: skip
+# spellings that may differ from the others in a real config (the first present is read, as
+# before): the context keys but the first mean other lengths (Qwen-14B: max_position_embeddings
+# 8192 beside seq_length 2048, its training length); padded_vocab_size rounds vocab_size up
+UNCOMPARED = frozenset({*SPELLINGS["context_length"][1:], "padded_vocab_size"})
 # text_config fields a wrapper may omit: the defaults of the text class in transformers,
 # huggingface/transformers @ 008f5c8c, src/transformers/models/gemma3/configuration_gemma3.py,
 # Gemma3TextConfig.__init__ (vocab_size=262_208, num_attention_heads=8, num_key_value_heads=4,
@@ -55,6 +60,7 @@ CONTEXT_SOURCE = {
     "RefinedWeb": "Falcon's published training length (the remote-code RWConfig declares none; "
                   "transformers' FalconConfig defaults to the same 2048)",
 }  # fmt: skip
+KV_KEYS = ("num_key_value_heads", "num_kv_heads", "n_head_kv")  # GQA's spellings at the top level
 # where multimodal / omni wrappers nest the language model, in the order they are looked for
 LM_SECTIONS = ("text_config", "llm_config", "language_config", "thinker_config")
 FLAGS = ("tie_word_embeddings", "attention_bias", "bias", "use_bias", "mlp_bias", "qkv_bias",
@@ -87,12 +93,15 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
 
 
 def as_int(field: str, value: Any, limit: int = SIZE_LIMIT, lo: int = 1) -> int:
-    """``value`` as a whole number from ``lo`` to ``limit`` − 1 (the strict conversion of
-    :func:`wattgpu_lite.checks.check_count`), or ConfigError naming the field and the fix."""
+    """``value`` as a whole number from ``lo`` to ``limit`` − 1, narrowed to the field's
+    plausible range (:mod:`~wattgpu_lite.specs.plausible`) where it has one (the strict
+    conversion of :func:`wattgpu_lite.checks.check_count`), or ConfigError naming the field,
+    the range, why and the fix."""
     keys = f" ({' / '.join(SPELLINGS[field])})" if field in SPELLINGS else ""
-    fix = (f"write {field} as a whole number from {lo} to {limit - 1:,} (a JSON number, not "
-           "text), as the model's published config.json has it")  # fmt: skip
-    return check_count(field, value, lo, limit - 1, error=ConfigError, fix=fix,
+    low, high, why = plausible_range(field, lo, limit)
+    fix = (f"write {field} as a whole number from {low:,} to {high:,} (a JSON number, not "
+           f"text), as the model's published config.json has it{f' ({why})' if why else ''}")  # fmt: skip
+    return check_count(field, value, low, high, error=ConfigError, fix=fix,
                        label=f"config.json field {field!r}{keys}")  # fmt: skip
 
 
@@ -149,11 +158,37 @@ def default_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def one_value(cfg: dict[str, Any], keys: tuple[str, ...], field: str) -> tuple[str, Any] | None:
+    """(key, value) of the first of ``keys`` present (not null) in ``cfg``, or None. Two of them
+    with different values (``n_layer`` 12 beside ``num_hidden_layers`` 32) are a ConfigError
+    naming both keys and values: which one the model has cannot be told (equal ones are fine)."""
+    found = [(k, cfg[k]) for k in keys if cfg.get(k) is not None]
+    for key, value in found[1:]:
+        if _differ(found[0][1], value):
+            raise ConfigError(
+                f"config.json gives {field!r} twice with different values: {found[0][0]!r} = "
+                f"{found[0][1]!r:.40} and {key!r} = {value!r:.40}; keep the one the model's "
+                f"published config.json has and delete the other (or make them equal)"
+            )
+    return found[0] if found else None
+
+
+def _differ(a: Any, b: Any) -> bool:
+    """Whether two JSON values differ (32 and 32.0 are one number; true is not 1)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is not b
+    return a != b
+
+
 def pick(cfg: dict[str, Any], field: str, default: Any = None) -> Any:
-    """The first spelling of ``field`` present in ``cfg``; ConfigError naming them if none is."""
-    for key in SPELLINGS[field]:
-        if cfg.get(key) is not None:
-            return cfg[key]
+    """The spelling of ``field`` present in ``cfg`` (:func:`one_value`: spellings that disagree
+    are refused, but for the ``UNCOMPARED`` keys); ConfigError naming them if none is."""
+    keys = tuple(k for k in SPELLINGS[field] if k not in UNCOMPARED)
+    found = one_value(cfg, keys, field) or next(
+        ((k, cfg[k]) for k in SPELLINGS[field] if cfg.get(k) is not None), None
+    )
+    if found is not None:
+        return found[1]
     if default is not None:
         return default
     raise ConfigError(
@@ -167,6 +202,7 @@ def kv_heads(cfg: dict[str, Any], n_heads: int, model_type: str) -> int:
     if model_type in ("falcon", "RefinedWebModel") and not flag(cfg, "new_decoder_architecture"):
         return 1 if flag(cfg, "multi_query") in (True, None) else n_heads
     attn = cfg.get("attn_config") if isinstance(cfg.get("attn_config"), dict) else {}
+    one_value(cfg, KV_KEYS, "n_kv_heads")  # spellings that disagree are refused
     for key, where in (("num_key_value_heads", cfg), ("num_kv_heads", cfg), ("n_head_kv", cfg),
                        ("kv_n_heads", attn), ("multi_query_group_num", cfg)):  # fmt: skip
         if where.get(key) is not None:
@@ -181,9 +217,9 @@ def kv_heads(cfg: dict[str, Any], n_heads: int, model_type: str) -> int:
 
 def head_dim(cfg: dict[str, Any], hidden_size: int, n_heads: int) -> int:
     """Explicit ``head_dim`` (Gemma, Qwen3, Mistral-NeMo) or ``kv_channels``, else d / h."""
-    for key in ("head_dim", "kv_channels"):
-        if cfg.get(key) is not None:
-            return as_int(key, cfg[key])
+    found = one_value(cfg, ("head_dim", "kv_channels"), "head_dim")
+    if found is not None:
+        return as_int(*found)
     if hidden_size % n_heads:
         raise ConfigError(f"hidden_size {hidden_size} is not divisible by {n_heads} heads; "
                           "add head_dim")  # fmt: skip

@@ -12,6 +12,7 @@ from wattgpu_lite.specs.count import active_params, count_groups, storage_bits, 
 from wattgpu_lite.specs.hf_config import default_notes, load_config, parse_fields
 from wattgpu_lite.specs.moe_config import read_mla, read_moe
 from wattgpu_lite.specs.params import Family, count_params, family, gathered_params, mlp_params
+from wattgpu_lite.specs.plausible import check_params_b
 from wattgpu_lite.specs.quant import weight_format
 from wattgpu_lite.specs.window import read_window
 
@@ -242,6 +243,9 @@ class LLM:
                       "n_shared_experts": moe.n_shared, "n_moe_layers": moe.n_moe_layers,
                       "params_expert_b": round(expert / 1e9, 9)}  # fmt: skip
         params_b = round(sum(groups.values()) / 1e9, 6)
+        implausible = check_params_b(params_b, f"config {label!r}")
+        if implausible:
+            raise ConfigError(implausible)
         source = "; ".join((where, *default_notes(cfg), *fmt.notes))
         return cls(
             name=str(label), **fields, params_b=params_b, params_nominal_b=params_b,

@@ -25,7 +25,7 @@ from typing import Any
 
 from wattgpu_lite.checks import check_counts
 from wattgpu_lite.errors import ConfigError
-from wattgpu_lite.specs.hf_config import as_int
+from wattgpu_lite.specs.hf_config import as_int, one_value
 from wattgpu_lite.specs.params import MLA
 
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
@@ -46,7 +46,8 @@ class MoE:
 
 
 def _first(cfg: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | None:
-    return next(((k, cfg[k]) for k in keys if cfg.get(k) is not None), None)
+    """(key, value) of the first of ``keys`` present; two that disagree are a ConfigError."""
+    return one_value(cfg, keys, keys[0])
 
 
 def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
