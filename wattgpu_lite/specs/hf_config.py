@@ -10,8 +10,10 @@ below 10⁸), every flag a real JSON boolean; :func:`default_notes` says what wa
 
 ``context_length`` is the longest sequence the config declares (max_position_embeddings,
 n_positions, seq_length, max_seq_len …). Families without any such key — ALiBi (BLOOM) or early
-rotary checkpoints (Falcon-40B's RefinedWeb configs) — take the training sequence length their
-authors publish (``TRAINING_CONTEXT``); it bounds the tokens the kit lets a request use.
+rotary checkpoints (Falcon-40B's ``RefinedWeb`` and Falcon-7B's ``RefinedWebModel`` configs) —
+take the training sequence length their authors publish, which is also transformers' own
+default where it has one (``TRAINING_CONTEXT``, ``CONTEXT_SOURCE``); it bounds the tokens the
+kit lets a request use, and the model's source line says where it came from.
 """
 
 from __future__ import annotations
@@ -52,13 +54,16 @@ TEXT_DEFAULTS: dict[str, dict[str, Any]] = {
                     "tie_word_embeddings": True},
 }  # fmt: skip
 # training sequence length of families whose config declares none (see the module docstring)
-TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048}
+TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048, "RefinedWebModel": 2048}
 CONTEXT_SOURCE = {
     "falcon": "transformers' own default (FalconConfig max_position_embeddings=2048)",
     "bloom": "BLOOM's published training length (ALiBi: neither the config nor transformers' "
              "BloomConfig declares a maximum)",
     "RefinedWeb": "Falcon's published training length (the remote-code RWConfig declares none; "
                   "transformers' FalconConfig defaults to the same 2048)",
+    "RefinedWebModel": "transformers' FalconConfig default max_position_embeddings=2048 (it reads "
+                       "Falcon-7B's remote-code RWConfig, which declares none; Falcon-7B was "
+                       "trained on 2,048-token sequences)",
 }  # fmt: skip
 KV_KEYS = ("num_key_value_heads", "num_kv_heads", "n_head_kv")  # GQA's spellings at the top level
 # where multimodal / omni wrappers nest the language model, in the order they are looked for
