@@ -25,7 +25,7 @@ from typing import Any
 from wattgpu_lite.checks import check_count
 from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, unique_keys
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
-from wattgpu_lite.specs.params import Family, family, with_overrides
+from wattgpu_lite.specs.params import FAMILIES, Family, family, with_overrides
 from wattgpu_lite.specs.plausible import plausible_range
 from wattgpu_lite.specs.support import check_supported
 
@@ -66,6 +66,10 @@ CONTEXT_SOURCE = {
                        "trained on 2,048-token sequences)",
 }  # fmt: skip
 KV_KEYS = ("num_key_value_heads", "num_kv_heads", "n_head_kv")  # GQA's spellings at the top level
+# model types whose spelling the kit checks (check_type_spelling): the families it counts, and
+# common ones counted like Llama
+KNOWN_TYPES = frozenset({*FAMILIES, *TRAINING_CONTEXT, *TEXT_DEFAULTS, "llama4", "llama4_text",
+                         "mistral", "mixtral", "deepseek_v2", "deepseek_v3", "phi3", "gemma3n"})  # fmt: skip
 # where multimodal / omni wrappers nest the language model, in the order they are looked for
 LM_SECTIONS = ("text_config", "llm_config", "language_config", "thinker_config")
 FLAGS = ("tie_word_embeddings", "attention_bias", "bias", "use_bias", "mlp_bias", "qkv_bias",
@@ -256,6 +260,18 @@ def context_length(cfg: dict[str, Any], model_type: str) -> int:
     return as_int("context_length", pick(cfg, "context_length", default), CONTEXT_LIMIT)
 
 
+def check_type_spelling(model_type: str) -> None:
+    """ConfigError for a ``model_type`` that is a known family in another case (``"GEMMA2"``):
+    read as written it would be no family and counted like Llama (other norms, biases, ties)."""
+    if model_type in KNOWN_TYPES:
+        return
+    same = [t for t in KNOWN_TYPES if t.lower() == model_type.lower()]
+    if same:
+        raise ConfigError(f"config.json field 'model_type' is {model_type!r}, but the family "
+                          f"is spelled {same[0]!r} (transformers' model types are case-sensitive); "
+                          f"write \"model_type\": \"{same[0]}\"")  # fmt: skip
+
+
 def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str, Any]]:
     """LLM fields (dense part), the block recipe and the language-model dict of a config."""
     check_supported(cfg)
@@ -263,6 +279,8 @@ def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str,
     check_supported(text)
     model_type = str(cfg.get("model_type") or text.get("model_type") or "unknown")
     inner_type = str(text.get("model_type") or model_type)
+    check_type_spelling(model_type)
+    check_type_spelling(inner_type)
     if pick(text, "n_heads") == 0:
         raise UnsupportedModelError("0 attention heads: the kit models attention decoders")
     n_heads = as_int("n_heads", pick(text, "n_heads"))

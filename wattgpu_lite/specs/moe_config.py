@@ -79,14 +79,12 @@ def _is_llama4(cfg: dict[str, Any]) -> bool:
 def _shared(cfg: dict[str, Any], expert_ff: int) -> tuple[int, int, bool]:
     if _is_llama4(cfg):
         return 1, expert_ff, False
-    if cfg.get("shared_expert_intermediate_size"):
-        return (
-            1,
-            as_int("shared_expert_intermediate_size", cfg["shared_expert_intermediate_size"]),
-            True,
-        )
-    if cfg.get("n_shared_experts"):
-        return as_int("n_shared_experts", cfg["n_shared_experts"]), expert_ff, False
+    shared_ff = cfg.get("shared_expert_intermediate_size")  # 0 or null: no shared expert
+    if shared_ff is not None and as_int("shared_expert_intermediate_size", shared_ff, lo=0):
+        return 1, int(shared_ff), True
+    n_shared = cfg.get("n_shared_experts")
+    if n_shared is not None and as_int("n_shared_experts", n_shared, lo=0):
+        return int(n_shared), expert_ff, False
     return 0, 0, False
 
 

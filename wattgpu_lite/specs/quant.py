@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from wattgpu_lite.checks import check_count, check_counts, check_flag, check_number
+from wattgpu_lite.checks import check_count, check_counts, check_flag
 from wattgpu_lite.errors import ConfigError, close_matches
 
 
@@ -57,13 +57,6 @@ class WeightFormat:
     notes: tuple[str, ...] = ()  # what the reading assumed, for the model's source line
 
 
-def _num(method: str, field: str, value: Any, lo: float, hi: float) -> float:
-    """A number of a quantisation config in [lo, hi] (the kit's one strict conversion)."""
-    return check_number(field, value, lo, hi, error=ConfigError, label=_label(method, field),
-                        fix=f"write {field} as a number from {lo:g} to {hi:g}, as the "
-                            "checkpoint's quantization_config has it")  # fmt: skip
-
-
 def _bits(method: str, field: str, value: Any) -> int:
     """Bits per quantised weight: a whole number from 2 to 8, read as written."""
     return check_count(field, value, 2, 8, error=ConfigError, label=_label(method, field),
@@ -75,8 +68,13 @@ def _label(method: str, field: str) -> str:
 
 
 def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
+    """Weights per scale: a whole number from 1 to 10⁶, or −1 / null (one scale per channel)."""
     g = q.get(key, -1)
-    return -1.0 if g in (-1, None) else _num(method, key, g, 1, 1e6)
+    if g is None or (not isinstance(g, bool) and g == -1):
+        return -1.0
+    return float(check_count(key, g, 1, 10**6, error=ConfigError, label=_label(method, key),
+                             fix=f"write {key} as a whole number of weights per scale from 1 "
+                                 "to 1,000,000 (e.g. 128), or -1 for one scale per channel"))  # fmt: skip
 
 
 def _int_fmt(bits: int) -> str:
@@ -187,7 +185,10 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
     mlx = cfg.get("quantization")
     if isinstance(mlx, dict) and "bits" in mlx:
         b = _bits("mlx", "bits", mlx["bits"])
-        g = _num("mlx", "group_size", mlx.get("group_size", 64), 1, 1e6)
+        g = _group("mlx", {"group_size": mlx.get("group_size", 64)})
+        if g < 0:
+            raise ConfigError(f"{_label('mlx', 'group_size')} is -1: MLX quantises in groups; "
+                              "write the checkpoint's group size (e.g. 64)")  # fmt: skip
         return WeightFormat(_int_fmt(b), b + 32 / g, also=("embed", "lm_head"))
     q = cfg.get("quantization_config")
     if q is None:

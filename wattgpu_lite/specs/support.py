@@ -92,24 +92,25 @@ def check_supported(cfg: dict[str, Any]) -> None:
     (and ConfigError, :func:`check_names`, for a model_type or architectures of the wrong type)."""
     check_names(cfg)
     model_type = str(cfg.get("model_type") or "")
+    kind = model_type.lower()  # transformers' types are lower case: "BERT" is still BERT
     archs = _architectures(cfg)
     hybrid = [k for k in HYBRID_KEYS if _stated(cfg, k)]
-    if model_type in HYBRID_TYPES or hybrid:
+    if kind in HYBRID_TYPES or hybrid:
         why = "it interleaves recurrent (state-space or linear-attention) layers with attention"
         return _raise(_refuse("hybrid recurrent model", _evidence(model_type, hybrid), why))
     ssm = [k for k in SSM_KEYS if _stated(cfg, k)]
-    if model_type in RECURRENT_TYPES or ssm or "mamba" in model_type or "rwkv" in model_type:
+    if kind in RECURRENT_TYPES or ssm or "mamba" in kind or "rwkv" in kind:
         why = "it keeps a fixed recurrent state instead of a KV cache, and has no attention FLOPs"
         return _raise(_refuse("recurrent / state-space model", _evidence(model_type, ssm), why))
     enc_dec = [a for a in archs if class_family(a) in ENC_DEC_CLASSES]
-    if cfg.get("is_encoder_decoder") is True or model_type in ENC_DEC_TYPES or enc_dec:
+    if cfg.get("is_encoder_decoder") is True or kind in ENC_DEC_TYPES or enc_dec:
         evidence = "is_encoder_decoder: true" if cfg.get("is_encoder_decoder") is True else ""
         evidence = ", ".join([e for e in (evidence, *enc_dec) if e])
         why = "an encoder stack and cross-attention that a decoder-only model has not"
         return _raise(_refuse("encoder-decoder model", _evidence(model_type, [evidence]), why))
     encoders = [a for a in archs if class_family(a) in ENCODER_CLASSES]
     heads = [a for a in archs if a.endswith(ENCODER_HEADS)]
-    if model_type in ENCODER_TYPES or (archs and len(heads) == len(archs)) or encoders:
+    if kind in ENCODER_TYPES or (archs and len(heads) == len(archs)) or encoders:
         heads = list(dict.fromkeys(encoders + heads))
         why = "it encodes text bidirectionally and does not generate tokens"
         return _raise(_refuse("encoder-only model", _evidence(model_type, heads), why))
