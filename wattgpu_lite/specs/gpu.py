@@ -38,6 +38,11 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
 # vs HBM2 vs GDDR from it)
 MEMORY_TYPES = ("HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "HBM4", "HBM4e", "GDDR5", "GDDR5X",
                 "GDDR6", "GDDR6X", "GDDR7", "LPDDR4X", "LPDDR5", "LPDDR5X", "DDR4", "DDR5")  # fmt: skip
+# GPU architectures the physics and the correction read by name (energy scope, flash
+# attention): one written in another case or spacing ("hopper", "CDNA3") is stored in this
+# spelling; a name not listed (a new architecture) is kept as written
+ARCHITECTURES = ("Pascal", "Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell",
+                 "Blackwell Ultra", "Rubin", "CDNA", "CDNA 2", "CDNA 3", "CDNA 4")  # fmt: skip
 DIRECTIONS = ("bidirectional", "unidirectional")  # how interconnect_gbs is quoted
 # (lower, higher): a peak of a narrower format is never below the wider one's on hardware that
 # has both (tensor cores run FP8 at 2x the FP16 rate, FP4 at 2x FP8: H100, B200, MI300X, MI355X)
@@ -114,6 +119,7 @@ class GPU:
             raise _spec_error("idle_power_w", f"{self.idle_power_w} W is not below tdp_w "
                               f"{self.tdp_w} W; fix one of them")  # fmt: skip
         object.__setattr__(self, "memory_type", known_name("memory_type", self.memory_type, MEMORY_TYPES))
+        object.__setattr__(self, "architecture", known_spelling(self.architecture, ARCHITECTURES))
         object.__setattr__(self, "interconnect_direction", known_name(
             "interconnect_direction", self.interconnect_direction, DIRECTIONS))  # fmt: skip
         check_peaks({f: getattr(self, f) for f in ("fp16_tflops", "fp8_tflops", "fp4_tflops")})
@@ -140,7 +146,8 @@ class GPU:
         (clocks, bus, L2, SMs, tensor cores, transistors, FP8/FP4/INT8 peaks, interconnect
         bandwidth, idle power). Optional text: OPTIONAL_TEXT; measured defaults to False.
         ``memory_type`` is one of MEMORY_TYPES and ``interconnect_direction`` one of DIRECTIONS
-        (any case; stored in their spelling); the FP8 peak is never below FP16, nor FP4 below
+        (any case; stored in their spelling), ``architecture`` stored in the spelling of
+        ARCHITECTURES where it is one in another case; the FP8 peak is never below FP16, nor FP4 below
         either (PEAK_ORDER).
         Raises SpecError naming the field.
         """
@@ -155,13 +162,21 @@ class GPU:
         return cls(**values)
 
 
+def _folded(text: str) -> str:
+    return "".join(text.lower().replace("-", " ").split())
+
+
+def known_spelling(value: str, known: tuple[str, ...]) -> str:
+    """The spelling in ``known`` of ``value`` written in another case or spacing (``"hopper"``,
+    ``"CDNA3"``), else ``value`` as given."""
+    return next((name for name in known if _folded(name) == _folded(value)), value)
+
+
 def known_name(field: str, value: Any, known: tuple[str, ...]) -> str:
     """``value`` in the spelling of ``known`` it matches case-insensitively (``"hbm3"`` is
     ``"HBM3"``), or SpecError naming the field, the value and the close matches."""
-    if isinstance(value, str):
-        for name in known:
-            if value.strip().lower() == name.lower():
-                return name
+    if isinstance(value, str) and known_spelling(value, known) in known:
+        return known_spelling(value, known)
     near = ", ".join(repr(m) for m in close_matches(str(value)[:200], known)) or "none"
     raise _spec_error(field, f"{value!r:.60} is not one the kit knows; close matches: {near}; "
                       f"write one of {', '.join(known)}")  # fmt: skip
