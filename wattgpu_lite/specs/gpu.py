@@ -118,7 +118,9 @@ class GPU:
         if self.idle_power_w >= self.tdp_w:  # False when idle power is NaN (unknown)
             raise _spec_error("idle_power_w", f"{self.idle_power_w} W is not below tdp_w "
                               f"{self.tdp_w} W; fix one of them")  # fmt: skip
-        object.__setattr__(self, "memory_type", known_name("memory_type", self.memory_type, MEMORY_TYPES))
+        object.__setattr__(
+            self, "memory_type", known_name("memory_type", self.memory_type, MEMORY_TYPES)
+        )
         object.__setattr__(self, "architecture", known_spelling(self.architecture, ARCHITECTURES))
         object.__setattr__(self, "interconnect_direction", known_name(
             "interconnect_direction", self.interconnect_direction, DIRECTIONS))  # fmt: skip

@@ -23,7 +23,11 @@ published, Kimi K2 and Switch-C, hold about 1,000 to 1,600 B).
 
 from __future__ import annotations
 
-HEAD = (16, 1024, "no published LLM has heads narrower than 32 (Pythia-14M) or wider than 256 (Gemma)")
+HEAD = (
+    16,
+    1024,
+    "no published LLM has heads narrower than 32 (Pythia-14M) or wider than 256 (Gemma)",
+)
 FFN = (64, 1_048_576, "published MLP widths run from 512 (Pythia-14M) to 73,728 (PaLM-540B)")
 # field (as hf_config names it) -> (lowest, highest, why)
 PLAUSIBLE: dict[str, tuple[int, int, str]] = {

@@ -70,7 +70,9 @@ def check_names(cfg: dict[str, Any]) -> None:
                           f"\"llama\"), got {model_type!r:.60} ({type(model_type).__name__}); "
                           "write it in quotes as the model's published config.json has it")  # fmt: skip
     archs = cfg.get("architectures")
-    if archs is not None and not (isinstance(archs, list) and all(isinstance(a, str) for a in archs)):
+    if archs is not None and not (
+        isinstance(archs, list) and all(isinstance(a, str) for a in archs)
+    ):
         raise ConfigError(f"config.json field 'architectures' must be a list of class names "
                           f"(e.g. [\"LlamaForCausalLM\"]), got {archs!r:.60} "
                           f"({type(archs).__name__}); write it as a JSON list of strings")  # fmt: skip

@@ -29,7 +29,9 @@ GEMMA3_PATTERN = 6  # transformers' Gemma3TextConfig default sliding_window_patt
 def sliding_layers(cfg: dict[str, Any], model_type: str, n_layers: int) -> int:
     """How many of the ``n_layers`` layers attend through the sliding window (module docstring)."""
     types = cfg.get("layer_types")
-    if types is not None and not (isinstance(types, list) and all(isinstance(t, str) for t in types)):
+    if types is not None and not (
+        isinstance(types, list) and all(isinstance(t, str) for t in types)
+    ):
         raise ConfigError(f"config.json field 'layer_types' must be a list of layer kinds (e.g. "
                           f"[\"sliding_attention\", \"full_attention\"]), got {types!r:.60} "
                           f"({type(types).__name__}); write one string per layer")  # fmt: skip
