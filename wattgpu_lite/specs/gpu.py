@@ -218,7 +218,7 @@ def _coerce(field: str, value: Any) -> Any:
         most = 10_000 if field.startswith("source") else 200
         if not isinstance(value, str) or len(value) > most:
             raise _spec_error(field, f"must be text (at most {most:,} characters), got "
-                              f"{type(value).__name__} {value!r:.80}")  # fmt: skip
+                              f"{type(value).__name__} {value!r:.80}; write it in quotes")  # fmt: skip
         return value.strip() if field == "name" else value
     _check_field(field, value)
     return int(value) if field in INTEGERS else float(value)

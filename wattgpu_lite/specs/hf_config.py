@@ -119,7 +119,8 @@ def flag(cfg: dict[str, Any], key: str) -> bool | None:
     value = cfg.get(key)
     if value is None or isinstance(value, bool):
         return value
-    raise ConfigError(f"config.json field {key!r} must be true or false, got {value!r}")
+    raise ConfigError(f"config.json field {key!r} must be true or false, got {value!r:.40}; write "
+                      "it as a JSON true or false (no quotes), or leave it out")  # fmt: skip
 
 
 def lm_section(cfg: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -204,8 +204,9 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
     if method not in readers:
         near = ", ".join(repr(m) for m in close_matches(method, readers)) or "none"
         raise ConfigError(f"quantization_config method {method!r} is not one the kit reads "
-                          f"({', '.join(sorted(readers))}; close matches: {near}); its bits per "
-                          "weight are unknown")  # fmt: skip
+                          f"({', '.join(sorted(readers))}; close matches: {near}), so its bits "
+                          "per weight are unknown; write one of these as the checkpoint's "
+                          "quant_method")  # fmt: skip
     return readers[method]()
 
 
