@@ -5,9 +5,10 @@
     read_csv(path)                  # a DataFrame, or DataFileError naming the file
     read_bytes(path)                # the bytes, checked against data/MANIFEST.sha256 if shipped
 
-The readers catch OS, decode, JSON and recursion errors, refuse NaN/Infinity in JSON, cap size
-and depth, and never ask the file system about a string that cannot be a path (a NUL byte, a part
-longer than 255 bytes, a whole longer than 4096). Every read of a file inside the data folder
+The readers catch OS, decode, JSON and recursion errors, refuse NaN/Infinity and a key written
+twice in one object (:func:`unique_keys`) in JSON, cap size and depth, and never ask the file
+system about a string that cannot be a path (a NUL byte, a part longer than 255 bytes, a whole
+longer than 4096). Every read of a file inside the data folder
 hashes the bytes it returns and compares them with the folder's ``MANIFEST.sha256`` (no cache by
 size or mtime: what is checked is what is read); ``sha256=None`` skips the check for a user's own
 file, a hex digest pins another one. The manifest itself is pinned: its sha256 is
@@ -255,6 +256,29 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object that holds one key twice (``json`` would silently keep the last value)."""
+
+    def __init__(self, key: str, first: Any, last: Any):
+        super().__init__(
+            f"key {key!r} appears twice in one object ({key!r}: {first!r:.40} and "
+            f"{key!r}: {last!r:.40}); JSON keeps only the last, so which one is meant is "
+            f"unclear: write {key!r} once"
+        )
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook``: the object as a dict, or :class:`DuplicateKeyError`
+    naming a key written twice (whatever the values: a file that says a thing twice is refused,
+    not read by its last line)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key, out[key], value)
+        out[key] = value
+    return out
+
+
 def parse_json(
     data: bytes,
     label: str,
@@ -265,13 +289,16 @@ def parse_json(
 ) -> Any:
     """JSON from bytes: UTF-8, no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""  # fmt: skip
     try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+        value = json.loads(data.decode("utf-8"), parse_constant=_no_constant,
+                           object_pairs_hook=unique_keys)  # fmt: skip
     except UnicodeDecodeError:
         raise error(f"{label}: not UTF-8 text (a binary file?); pass a JSON file") from None
     except RecursionError:
         raise error(
             f"{label}: nested deeper than {max_depth} levels; check it is the right file"
         ) from None
+    except DuplicateKeyError as err:
+        raise error(f"{label}: {err}") from None
     except ValueError as err:
         raise error(f"{label}: not valid JSON ({err}); fix the file (NaN and Infinity are "
                     "not allowed: write a number or leave the key out)") from None  # fmt: skip

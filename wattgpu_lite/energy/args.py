@@ -37,7 +37,7 @@ from wattgpu_lite.energy.precision import (
     streamed_formats,
 )
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.specs.layout import Parallel, as_layout
+from wattgpu_lite.specs.layout import as_layout
 
 
 def llm_args(llm, weights: str | None = None) -> tuple[float, ...]:
@@ -134,7 +134,7 @@ def single_gpu() -> tuple[float, ...]:
 def check_deployment(llm, num_gpus, expert_parallel: bool = False) -> None:
     """Refuse a layout vLLM would refuse or that has no meaning (InvalidInputError): tp must
     divide the heads, ep the experts, and a dense model has no experts to spread."""
-    if expert_parallel and not isinstance(num_gpus, Parallel) and not llm.is_moe:
+    if expert_parallel and not llm.is_moe:  # on one GPU too: never silently dropped
         raise InvalidInputError(f"expert_parallel=True needs a mixture-of-experts model; "
                                 f"{llm.name!r} is dense. Use tensor parallelism.")  # fmt: skip
     as_layout(num_gpus, expert_parallel).check_for(llm)

@@ -40,6 +40,9 @@ from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 MODES = ("physical", "paper")
+# a bare model size (billions): 10 M parameters (smaller than any LLM served) to 100,000 B
+# (~60x the largest published, Switch-C's 1,571 B): outside, the paper's terms are no answer
+BARE_PARAMS_B = (0.01, 100_000)
 _PAPER_KEYS = {"compute_prefill": ("prefill", "compute"), "compute_decode": ("decode", "compute"),
                "parameter_reads": ("prefill", "parameter_reads"),
                "kv_writes": ("decode", "kv_writes"), "attention_reads": ("decode", "attention_reads")}  # fmt: skip
@@ -107,6 +110,19 @@ def _by_name(positional: tuple, named: dict) -> dict:
     return named | dict(zip(names, positional, strict=True))
 
 
+def bare_size_b(size, mode: str) -> float:
+    """A bare model size in billions of parameters as a float: paper mode only, finite and in
+    :data:`BARE_PARAMS_B` (InvalidInputError naming ``llm``, the range and the fix)."""
+    if mode != "paper":
+        raise InvalidInputError("a bare parameter count works only in paper mode and must be "
+                                "> 0; pass an LLM name or config.json for physical mode.")  # fmt: skip
+    lo, hi = BARE_PARAMS_B
+    return checks.check_number("llm", size, lo, hi, "billion parameters",
+                               label="llm (a bare model size in billions of parameters)",
+                               fix=f"pass the size in billions from {lo:g} to {hi:,} (8 for an "
+                                   "8B model), or the model's name or config.json")  # fmt: skip
+
+
 def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
                     t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT, mode: str = "physical",
                     num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
@@ -140,10 +156,8 @@ def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
         raise InvalidInputError("paper mode models one GPU at 16 bits; num_gpus, weights and "
                                 "expert_parallel apply to mode='physical'.")  # fmt: skip
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
-        if mode != "paper" or llm <= 0:
-            raise InvalidInputError("a bare parameter count works only in paper mode and must be "
-                                    "> 0; pass an LLM name or config.json for physical mode.")  # fmt: skip
-        return _paper((f"{llm:g}B (bare)", float(llm)), "H100", work, None, None)
+        size = bare_size_b(llm, mode)
+        return _paper((f"{size:g}B (bare)", size), "H100", work, None, None)
     llm, gpu = resolve(llm, gpu)
     checks.check_tokens(work[0], work[1], llm.context_length)
     if mode == "paper":

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from wattgpu_lite.checks import check_count, check_flag, check_number, is_nan
-from wattgpu_lite.errors import SpecError
+from wattgpu_lite.errors import SpecError, close_matches
 
 # numeric fields that may be NaN (unknown): value used when a spec leaves them out
 OPTIONAL_NUMBERS = (
@@ -33,6 +33,21 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
     "fp4_tflops": (1, 400_000, "TFLOPS"), "int8_tops": (1, 200_000, "TOPS"),
     "interconnect_gbs": (1, 100_000, "GB/s"), "idle_power_w": (1, 2000, "W"),
 }  # fmt: skip
+# memory technologies of accelerators (JEDEC names, as spec sheets write them); a spec's
+# memory_type is matched case-insensitively and stored in this spelling (the physics reads HBM3
+# vs HBM2 vs GDDR from it)
+MEMORY_TYPES = ("HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "HBM4", "HBM4e", "GDDR5", "GDDR5X",
+                "GDDR6", "GDDR6X", "GDDR7", "LPDDR4X", "LPDDR5", "LPDDR5X", "DDR4", "DDR5")  # fmt: skip
+# GPU architectures the physics and the correction read by name (energy scope, flash
+# attention): one written in another case or spacing ("hopper", "CDNA3") is stored in this
+# spelling; a name not listed (a new architecture) is kept as written
+ARCHITECTURES = ("Pascal", "Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell",
+                 "Blackwell Ultra", "Rubin", "CDNA", "CDNA 2", "CDNA 3", "CDNA 4")  # fmt: skip
+DIRECTIONS = ("bidirectional", "unidirectional")  # how interconnect_gbs is quoted
+# (lower, higher): a peak of a narrower format is never below the wider one's on hardware that
+# has both (tensor cores run FP8 at 2x the FP16 rate, FP4 at 2x FP8: H100, B200, MI300X, MI355X)
+PEAK_ORDER = (("fp16_tflops", "fp8_tflops"), ("fp8_tflops", "fp4_tflops"),
+              ("fp16_tflops", "fp4_tflops"))  # fmt: skip
 REQUIRED = ("name", "release_year", "memory_gb", "memory_type", "bandwidth_gbs", "tdp_w",
             "fp16_tflops")  # fmt: skip
 
@@ -103,6 +118,13 @@ class GPU:
         if self.idle_power_w >= self.tdp_w:  # False when idle power is NaN (unknown)
             raise _spec_error("idle_power_w", f"{self.idle_power_w} W is not below tdp_w "
                               f"{self.tdp_w} W; fix one of them")  # fmt: skip
+        object.__setattr__(
+            self, "memory_type", known_name("memory_type", self.memory_type, MEMORY_TYPES)
+        )
+        object.__setattr__(self, "architecture", known_spelling(self.architecture, ARCHITECTURES))
+        object.__setattr__(self, "interconnect_direction", known_name(
+            "interconnect_direction", self.interconnect_direction, DIRECTIONS))  # fmt: skip
+        check_peaks({f: getattr(self, f) for f in ("fp16_tflops", "fp8_tflops", "fp4_tflops")})
         if self.boost_clock_mhz < self.base_clock_mhz:  # False when either is NaN (unknown)
             raise _spec_error(
                 "boost_clock_mhz",
@@ -125,6 +147,10 @@ class GPU:
         (dense). Optional numbers default to NaN (unknown): the fields of OPTIONAL_NUMBERS
         (clocks, bus, L2, SMs, tensor cores, transistors, FP8/FP4/INT8 peaks, interconnect
         bandwidth, idle power). Optional text: OPTIONAL_TEXT; measured defaults to False.
+        ``memory_type`` is one of MEMORY_TYPES and ``interconnect_direction`` one of DIRECTIONS
+        (any case; stored in their spelling), ``architecture`` stored in the spelling of
+        ARCHITECTURES where it is one in another case; the FP8 peak is never below FP16, nor FP4 below
+        either (PEAK_ORDER).
         Raises SpecError naming the field.
         """
         valid = [f.name for f in fields(cls)]
@@ -136,6 +162,38 @@ class GPU:
             raise _spec_error(unknown[0], f"unknown key(s) {unknown}; use the valid keys: {valid}")
         values = {f: _coerce(f, spec.get(f)) for f in valid}
         return cls(**values)
+
+
+def _folded(text: str) -> str:
+    return "".join(text.lower().replace("-", " ").split())
+
+
+def known_spelling(value: str, known: tuple[str, ...]) -> str:
+    """The spelling in ``known`` of ``value`` written in another case or spacing (``"hopper"``,
+    ``"CDNA3"``), else ``value`` as given."""
+    return next((name for name in known if _folded(name) == _folded(value)), value)
+
+
+def known_name(field: str, value: Any, known: tuple[str, ...]) -> str:
+    """``value`` in the spelling of ``known`` it matches case-insensitively (``"hbm3"`` is
+    ``"HBM3"``), or SpecError naming the field, the value and the close matches."""
+    if isinstance(value, str) and known_spelling(value, known) in known:
+        return known_spelling(value, known)
+    near = ", ".join(repr(m) for m in close_matches(str(value)[:200], known)) or "none"
+    raise _spec_error(field, f"{value!r:.60} is not one the kit knows; close matches: {near}; "
+                      f"write one of {', '.join(known)}")  # fmt: skip
+
+
+def check_peaks(peaks: Mapping[str, float]) -> None:
+    """SpecError if a narrower format's dense peak is below a wider one's (:data:`PEAK_ORDER`);
+    NaN (the GPU has no such format, or it is unknown) is never compared."""
+    for wide, narrow in PEAK_ORDER:
+        if peaks[narrow] < peaks[wide]:  # False when either is NaN
+            raise _spec_error(narrow, f"{peaks[narrow]:g} TFLOPS is below {wide} "
+                              f"{peaks[wide]:g}: the {narrow[:3].upper()} peak is never below the "
+                              f"{wide[:4].upper()} peak on hardware that has {narrow[:3].upper()} "
+                              f"(usually 2x); check both are the dense figures of one spec sheet, "
+                              f"or leave {narrow} out if the GPU has no {narrow[:3].upper()}")  # fmt: skip
 
 
 def _missing(value: Any) -> bool:
@@ -160,7 +218,7 @@ def _coerce(field: str, value: Any) -> Any:
         most = 10_000 if field.startswith("source") else 200
         if not isinstance(value, str) or len(value) > most:
             raise _spec_error(field, f"must be text (at most {most:,} characters), got "
-                              f"{type(value).__name__} {value!r:.80}")  # fmt: skip
+                              f"{type(value).__name__} {value!r:.80}; write it in quotes")  # fmt: skip
         return value.strip() if field == "name" else value
     _check_field(field, value)
     return int(value) if field in INTEGERS else float(value)

@@ -10,8 +10,10 @@ below 10⁸), every flag a real JSON boolean; :func:`default_notes` says what wa
 
 ``context_length`` is the longest sequence the config declares (max_position_embeddings,
 n_positions, seq_length, max_seq_len …). Families without any such key — ALiBi (BLOOM) or early
-rotary checkpoints (Falcon-40B's RefinedWeb configs) — take the training sequence length their
-authors publish (``TRAINING_CONTEXT``); it bounds the tokens the kit lets a request use.
+rotary checkpoints (Falcon-40B's ``RefinedWeb`` and Falcon-7B's ``RefinedWebModel`` configs) —
+take the training sequence length their authors publish, which is also transformers' own
+default where it has one (``TRAINING_CONTEXT``, ``CONTEXT_SOURCE``); it bounds the tokens the
+kit lets a request use, and the model's source line says where it came from.
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from wattgpu_lite.checks import check_count
-from wattgpu_lite.datafiles import read_bytes
+from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, unique_keys
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
-from wattgpu_lite.specs.params import Family, family, with_overrides
+from wattgpu_lite.specs.params import FAMILIES, Family, family, with_overrides
+from wattgpu_lite.specs.plausible import plausible_range
 from wattgpu_lite.specs.support import check_supported
 
 SIZE_LIMIT, CONTEXT_LIMIT = 10**7, 10**8
@@ -36,6 +39,10 @@ SPELLINGS: dict[str, tuple[str, ...]] = {
     "context_length": ("max_position_embeddings", "n_positions", "seq_length", "n_ctx",
                        "max_sequence_length", "max_seq_len"),
 }  # fmt: skip
+# spellings that may differ from the others in a real config (the first present is read, as
+# before): the context keys but the first mean other lengths (Qwen-14B: max_position_embeddings
+# 8192 beside seq_length 2048, its training length); padded_vocab_size rounds vocab_size up
+UNCOMPARED = frozenset({*SPELLINGS["context_length"][1:], "padded_vocab_size"})
 # text_config fields a wrapper may omit: the defaults of the text class in transformers,
 # huggingface/transformers @ 008f5c8c, src/transformers/models/gemma3/configuration_gemma3.py,
 # Gemma3TextConfig.__init__ (vocab_size=262_208, num_attention_heads=8, num_key_value_heads=4,
@@ -47,14 +54,22 @@ TEXT_DEFAULTS: dict[str, dict[str, Any]] = {
                     "tie_word_embeddings": True},
 }  # fmt: skip
 # training sequence length of families whose config declares none (see the module docstring)
-TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048}
+TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048, "RefinedWebModel": 2048}
 CONTEXT_SOURCE = {
     "falcon": "transformers' own default (FalconConfig max_position_embeddings=2048)",
     "bloom": "BLOOM's published training length (ALiBi: neither the config nor transformers' "
              "BloomConfig declares a maximum)",
     "RefinedWeb": "Falcon's published training length (the remote-code RWConfig declares none; "
                   "transformers' FalconConfig defaults to the same 2048)",
+    "RefinedWebModel": "transformers' FalconConfig default max_position_embeddings=2048 (it reads "
+                       "Falcon-7B's remote-code RWConfig, which declares none; Falcon-7B was "
+                       "trained on 2,048-token sequences)",
 }  # fmt: skip
+KV_KEYS = ("num_key_value_heads", "num_kv_heads", "n_head_kv")  # GQA's spellings at the top level
+# model types whose spelling the kit checks (check_type_spelling): the families it counts, and
+# common ones counted like Llama
+KNOWN_TYPES = frozenset({*FAMILIES, *TRAINING_CONTEXT, *TEXT_DEFAULTS, "llama4", "llama4_text",
+                         "mistral", "mixtral", "deepseek_v2", "deepseek_v3", "phi3", "gemma3n"})  # fmt: skip
 # where multimodal / omni wrappers nest the language model, in the order they are looked for
 LM_SECTIONS = ("text_config", "llm_config", "language_config", "thinker_config")
 FLAGS = ("tie_word_embeddings", "attention_bias", "bias", "use_bias", "mlp_bias", "qkv_bias",
@@ -72,7 +87,9 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
     path = Path(path_or_dict)
     raw = read_bytes(path, what="config file", sha256=None, error=ConfigError)
     try:  # json's own parser: the Hub's configs hold Infinity (Nemotron-H's time_step_limit)
-        cfg = json.loads(raw.decode("utf-8"))
+        cfg = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
+    except DuplicateKeyError as err:
+        raise ConfigError(f"{path.name}: {err}") from None
     except json.JSONDecodeError as err:
         raise ConfigError(f"{path.name} is not valid JSON ({err}); pass a config.json") from err
     except (ValueError, RecursionError) as err:
@@ -85,12 +102,15 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
 
 
 def as_int(field: str, value: Any, limit: int = SIZE_LIMIT, lo: int = 1) -> int:
-    """``value`` as a whole number from ``lo`` to ``limit`` − 1 (the strict conversion of
-    :func:`wattgpu_lite.checks.check_count`), or ConfigError naming the field and the fix."""
+    """``value`` as a whole number from ``lo`` to ``limit`` − 1, narrowed to the field's
+    plausible range (:mod:`~wattgpu_lite.specs.plausible`) where it has one (the strict
+    conversion of :func:`wattgpu_lite.checks.check_count`), or ConfigError naming the field,
+    the range, why and the fix."""
     keys = f" ({' / '.join(SPELLINGS[field])})" if field in SPELLINGS else ""
-    fix = (f"write {field} as a whole number from {lo} to {limit - 1:,} (a JSON number, not "
-           "text), as the model's published config.json has it")  # fmt: skip
-    return check_count(field, value, lo, limit - 1, error=ConfigError, fix=fix,
+    low, high, why = plausible_range(field, lo, limit)
+    fix = (f"write {field} as a whole number from {low:,} to {high:,} (a JSON number, not "
+           f"text), as the model's published config.json has it{f' ({why})' if why else ''}")  # fmt: skip
+    return check_count(field, value, low, high, error=ConfigError, fix=fix,
                        label=f"config.json field {field!r}{keys}")  # fmt: skip
 
 
@@ -99,7 +119,8 @@ def flag(cfg: dict[str, Any], key: str) -> bool | None:
     value = cfg.get(key)
     if value is None or isinstance(value, bool):
         return value
-    raise ConfigError(f"config.json field {key!r} must be true or false, got {value!r}")
+    raise ConfigError(f"config.json field {key!r} must be true or false, got {value!r:.40}; write "
+                      "it as a JSON true or false (no quotes), or leave it out")  # fmt: skip
 
 
 def lm_section(cfg: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -147,11 +168,37 @@ def default_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
     return tuple(notes)
 
 
+def one_value(cfg: dict[str, Any], keys: tuple[str, ...], field: str) -> tuple[str, Any] | None:
+    """(key, value) of the first of ``keys`` present (not null) in ``cfg``, or None. Two of them
+    with different values (``n_layer`` 12 beside ``num_hidden_layers`` 32) are a ConfigError
+    naming both keys and values: which one the model has cannot be told (equal ones are fine)."""
+    found = [(k, cfg[k]) for k in keys if cfg.get(k) is not None]
+    for key, value in found[1:]:
+        if _differ(found[0][1], value):
+            raise ConfigError(
+                f"config.json gives {field!r} twice with different values: {found[0][0]!r} = "
+                f"{found[0][1]!r:.40} and {key!r} = {value!r:.40}; keep the one the model's "
+                f"published config.json has and delete the other (or make them equal)"
+            )
+    return found[0] if found else None
+
+
+def _differ(a: Any, b: Any) -> bool:
+    """Whether two JSON values differ (32 and 32.0 are one number; true is not 1)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is not b
+    return a != b
+
+
 def pick(cfg: dict[str, Any], field: str, default: Any = None) -> Any:
-    """The first spelling of ``field`` present in ``cfg``; ConfigError naming them if none is."""
-    for key in SPELLINGS[field]:
-        if cfg.get(key) is not None:
-            return cfg[key]
+    """The spelling of ``field`` present in ``cfg`` (:func:`one_value`: spellings that disagree
+    are refused, but for the ``UNCOMPARED`` keys); ConfigError naming them if none is."""
+    keys = tuple(k for k in SPELLINGS[field] if k not in UNCOMPARED)
+    found = one_value(cfg, keys, field) or next(
+        ((k, cfg[k]) for k in SPELLINGS[field] if cfg.get(k) is not None), None
+    )
+    if found is not None:
+        return found[1]
     if default is not None:
         return default
     raise ConfigError(
@@ -165,6 +212,7 @@ def kv_heads(cfg: dict[str, Any], n_heads: int, model_type: str) -> int:
     if model_type in ("falcon", "RefinedWebModel") and not flag(cfg, "new_decoder_architecture"):
         return 1 if flag(cfg, "multi_query") in (True, None) else n_heads
     attn = cfg.get("attn_config") if isinstance(cfg.get("attn_config"), dict) else {}
+    one_value(cfg, KV_KEYS, "n_kv_heads")  # spellings that disagree are refused
     for key, where in (("num_key_value_heads", cfg), ("num_kv_heads", cfg), ("n_head_kv", cfg),
                        ("kv_n_heads", attn), ("multi_query_group_num", cfg)):  # fmt: skip
         if where.get(key) is not None:
@@ -179,9 +227,9 @@ def kv_heads(cfg: dict[str, Any], n_heads: int, model_type: str) -> int:
 
 def head_dim(cfg: dict[str, Any], hidden_size: int, n_heads: int) -> int:
     """Explicit ``head_dim`` (Gemma, Qwen3, Mistral-NeMo) or ``kv_channels``, else d / h."""
-    for key in ("head_dim", "kv_channels"):
-        if cfg.get(key) is not None:
-            return as_int(key, cfg[key])
+    found = one_value(cfg, ("head_dim", "kv_channels"), "head_dim")
+    if found is not None:
+        return as_int(*found)
     if hidden_size % n_heads:
         raise ConfigError(f"hidden_size {hidden_size} is not divisible by {n_heads} heads; "
                           "add head_dim")  # fmt: skip
@@ -213,6 +261,18 @@ def context_length(cfg: dict[str, Any], model_type: str) -> int:
     return as_int("context_length", pick(cfg, "context_length", default), CONTEXT_LIMIT)
 
 
+def check_type_spelling(model_type: str) -> None:
+    """ConfigError for a ``model_type`` that is a known family in another case (``"GEMMA2"``):
+    read as written it would be no family and counted like Llama (other norms, biases, ties)."""
+    if model_type in KNOWN_TYPES:
+        return
+    same = [t for t in KNOWN_TYPES if t.lower() == model_type.lower()]
+    if same:
+        raise ConfigError(f"config.json field 'model_type' is {model_type!r}, but the family "
+                          f"is spelled {same[0]!r} (transformers' model types are case-sensitive); "
+                          f"write \"model_type\": \"{same[0]}\"")  # fmt: skip
+
+
 def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str, Any]]:
     """LLM fields (dense part), the block recipe and the language-model dict of a config."""
     check_supported(cfg)
@@ -220,6 +280,8 @@ def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str,
     check_supported(text)
     model_type = str(cfg.get("model_type") or text.get("model_type") or "unknown")
     inner_type = str(text.get("model_type") or model_type)
+    check_type_spelling(model_type)
+    check_type_spelling(inner_type)
     if pick(text, "n_heads") == 0:
         raise UnsupportedModelError("0 attention heads: the kit models attention decoders")
     n_heads = as_int("n_heads", pick(text, "n_heads"))

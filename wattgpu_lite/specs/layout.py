@@ -17,6 +17,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import asdict, dataclass
 
+from wattgpu_lite.checks import check_flag
 from wattgpu_lite.errors import InvalidInputError
 
 MAX_GPUS = 64
@@ -106,6 +107,7 @@ class Parallel:
 def as_layout(value, expert_parallel: bool = False) -> Parallel:
     """A Parallel from a Parallel or a GPU count (``num_gpus``: tensor parallel, or with
     ``expert_parallel`` experts over the same GPUs, ``Parallel(tp=n, ep=n)``)."""
+    expert_parallel = check_flag("expert_parallel", expert_parallel)
     if isinstance(value, Parallel):
         return value
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
@@ -116,9 +118,11 @@ def as_layout(value, expert_parallel: bool = False) -> Parallel:
 
 
 def layout_of(num_gpus=1, parallel: Parallel | None = None, expert_parallel=False) -> Parallel:
-    """The one layout from ``parallel=`` or the older ``num_gpus`` (+ ``expert_parallel``)."""
+    """The one layout from ``parallel=`` or the older ``num_gpus`` (+ ``expert_parallel``, a real
+    boolean: ``"yes"`` or 1 is an InvalidInputError, not a guess)."""
+    expert_parallel = check_flag("expert_parallel", expert_parallel)
     if parallel is None:
-        return as_layout(num_gpus, bool(expert_parallel))
+        return as_layout(num_gpus, expert_parallel)
     if not isinstance(parallel, Parallel):
         raise InvalidInputError(f"parallel must be a wl.Parallel, got {parallel!r}; e.g. "
                                 "parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8).")  # fmt: skip

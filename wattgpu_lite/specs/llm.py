@@ -12,6 +12,7 @@ from wattgpu_lite.specs.count import active_params, count_groups, storage_bits, 
 from wattgpu_lite.specs.hf_config import default_notes, load_config, parse_fields
 from wattgpu_lite.specs.moe_config import read_mla, read_moe
 from wattgpu_lite.specs.params import Family, count_params, family, gathered_params, mlp_params
+from wattgpu_lite.specs.plausible import check_params_b
 from wattgpu_lite.specs.quant import weight_format
 from wattgpu_lite.specs.window import read_window
 
@@ -224,7 +225,7 @@ class LLM:
         always_bits, expert_bits = streamed_bits(groups, fmt, gathered)
         window, sliding = read_window(text, str(text.get("model_type") or fields["model_type"]),
                                       fields["n_layers"], fields["context_length"])  # fmt: skip
-        label = name or cfg.get("_name_or_path") or cfg.get("name_or_path") or "custom model"
+        label = name or config_name(cfg) or "custom model"
         extra = {
             # a dense model's is params_b − gathered, rounded as __post_init__ does it
             "params_active_b": round(active_params(groups, moe, gathered) / 1e9, 6) if moe else 0.0,
@@ -242,6 +243,9 @@ class LLM:
                       "n_shared_experts": moe.n_shared, "n_moe_layers": moe.n_moe_layers,
                       "params_expert_b": round(expert / 1e9, 9)}  # fmt: skip
         params_b = round(sum(groups.values()) / 1e9, 6)
+        implausible = check_params_b(params_b, f"config {label!r}")
+        if implausible:
+            raise ConfigError(implausible)
         source = "; ".join((where, *default_notes(cfg), *fmt.notes))
         return cls(
             name=str(label), **fields, params_b=params_b, params_nominal_b=params_b,
@@ -265,6 +269,20 @@ class LLM:
                   for f in fields(cls) if f.type == "float"}  # fmt: skip
         given = {f.name: row[f.name] for f in fields(cls) if f.name not in ECHO_FIELDS}
         return cls(**(given | ints | floats))
+
+
+def config_name(cfg: dict[str, Any]) -> str:
+    """The model's name a config carries (``_name_or_path``, else ``name_or_path``), "" if none;
+    ConfigError if it is not text (a number or a list would become a name like ``"5"``)."""
+    for key in ("_name_or_path", "name_or_path"):
+        value = cfg.get(key)
+        if value is not None and not isinstance(value, str):
+            raise ConfigError(f"config.json field {key!r} must be text (the model's id, e.g. "
+                              f"\"meta-llama/Llama-3.1-8B\"), got {value!r:.60} "
+                              f"({type(value).__name__}); write it in quotes or leave it out")  # fmt: skip
+        if value:
+            return value
+    return ""
 
 
 def _record_number(field: str, value: Any, *, whole: bool) -> int | float:

@@ -25,7 +25,7 @@ from typing import Any
 
 from wattgpu_lite.checks import check_counts
 from wattgpu_lite.errors import ConfigError
-from wattgpu_lite.specs.hf_config import as_int
+from wattgpu_lite.specs.hf_config import as_int, one_value
 from wattgpu_lite.specs.params import MLA
 
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
@@ -46,7 +46,8 @@ class MoE:
 
 
 def _first(cfg: dict[str, Any], keys: tuple[str, ...]) -> tuple[str, Any] | None:
-    return next(((k, cfg[k]) for k in keys if cfg.get(k) is not None), None)
+    """(key, value) of the first of ``keys`` present; two that disagree are a ConfigError."""
+    return one_value(cfg, keys, keys[0])
 
 
 def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
@@ -78,14 +79,12 @@ def _is_llama4(cfg: dict[str, Any]) -> bool:
 def _shared(cfg: dict[str, Any], expert_ff: int) -> tuple[int, int, bool]:
     if _is_llama4(cfg):
         return 1, expert_ff, False
-    if cfg.get("shared_expert_intermediate_size"):
-        return (
-            1,
-            as_int("shared_expert_intermediate_size", cfg["shared_expert_intermediate_size"]),
-            True,
-        )
-    if cfg.get("n_shared_experts"):
-        return as_int("n_shared_experts", cfg["n_shared_experts"]), expert_ff, False
+    shared_ff = cfg.get("shared_expert_intermediate_size")  # 0 or null: no shared expert
+    if shared_ff is not None and as_int("shared_expert_intermediate_size", shared_ff, lo=0):
+        return 1, int(shared_ff), True
+    n_shared = cfg.get("n_shared_experts")
+    if n_shared is not None and as_int("n_shared_experts", n_shared, lo=0):
+        return int(n_shared), expert_ff, False
     return 0, 0, False
 
 

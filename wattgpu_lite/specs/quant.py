@@ -29,7 +29,10 @@ modelopt            FP8: 8; NVFP4: 4.5 (as compressed-tensors nvfp4)
 
 Embeddings, norms and — unless the config says otherwise — the LM head stay in 16 bits in every
 method above; modules listed in ``modules_to_not_convert`` / ``ignore`` / ``ignored_layers`` /
-``llm_int8_skip_modules`` stay in 16 bits too (:func:`kept_16bit`).
+``llm_int8_skip_modules`` stay in 16 bits too (:func:`kept_16bit`); a single name written as a
+string is read as a one-element list. ``quant_method`` and bitsandbytes' ``bnb_4bit_quant_type``
+are read case-insensitively; flags (``load_in_4bit``, ``symmetric`` …) must be JSON booleans, and
+bitsandbytes' ``load_in_4bit`` and ``load_in_8bit`` both true is refused.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from wattgpu_lite.checks import check_count, check_counts, check_number
-from wattgpu_lite.errors import ConfigError
+from wattgpu_lite.checks import check_count, check_counts, check_flag
+from wattgpu_lite.errors import ConfigError, close_matches
 
 
 @dataclass(frozen=True)
@@ -54,13 +57,6 @@ class WeightFormat:
     notes: tuple[str, ...] = ()  # what the reading assumed, for the model's source line
 
 
-def _num(method: str, field: str, value: Any, lo: float, hi: float) -> float:
-    """A number of a quantisation config in [lo, hi] (the kit's one strict conversion)."""
-    return check_number(field, value, lo, hi, error=ConfigError, label=_label(method, field),
-                        fix=f"write {field} as a number from {lo:g} to {hi:g}, as the "
-                            "checkpoint's quantization_config has it")  # fmt: skip
-
-
 def _bits(method: str, field: str, value: Any) -> int:
     """Bits per quantised weight: a whole number from 2 to 8, read as written."""
     return check_count(field, value, 2, 8, error=ConfigError, label=_label(method, field),
@@ -72,8 +68,13 @@ def _label(method: str, field: str) -> str:
 
 
 def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
+    """Weights per scale: a whole number from 1 to 10⁶, or −1 / null (one scale per channel)."""
     g = q.get(key, -1)
-    return -1.0 if g in (-1, None) else _num(method, key, g, 1, 1e6)
+    if g is None or (not isinstance(g, bool) and g == -1):
+        return -1.0
+    return float(check_count(key, g, 1, 10**6, error=ConfigError, label=_label(method, key),
+                             fix=f"write {key} as a whole number of weights per scale from 1 "
+                                 "to 1,000,000 (e.g. 128), or -1 for one scale per channel"))  # fmt: skip
 
 
 def _int_fmt(bits: int) -> str:
@@ -98,7 +99,7 @@ def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
                      f"transformers' {'GPTQConfig' if method == 'gptq' else 'AwqConfig'}")  # fmt: skip
     g = _group(method, {**q, group_key: q.get(group_key, 128)}, group_key)
     extra = 0.0 if g < 0 else (16 + b) / g
-    return WeightFormat(_int_fmt(b), b + extra, _names(q.get("modules_to_not_convert")),
+    return WeightFormat(_int_fmt(b), b + extra, _names(method, q, "modules_to_not_convert"),
                         notes=tuple(notes))  # fmt: skip
 
 
@@ -108,7 +109,7 @@ def _fp8(method: str, q: dict[str, Any]) -> WeightFormat:
     if block is not None:
         rows, cols = _block(method, block)
         extra = 32 / (rows * cols)
-    keep = _names(q.get("ignored_layers")) + _names(q.get("modules_to_not_convert"))
+    keep = _names(method, q, "ignored_layers") + _names(method, q, "modules_to_not_convert")
     return WeightFormat("fp8", 8 + extra, keep)
 
 
@@ -124,12 +125,18 @@ def _block(method: str, block: Any) -> tuple[int, int]:
 
 
 def _bnb(q: dict[str, Any]) -> WeightFormat:
-    keep = _names(q.get("llm_int8_skip_modules"))
-    if q.get("load_in_8bit") is True:
+    keep = _names("bitsandbytes", q, "llm_int8_skip_modules")
+    eight = _flag("bitsandbytes", q, "load_in_8bit") or _flag("bitsandbytes", q, "_load_in_8bit")
+    four = _flag("bitsandbytes", q, "load_in_4bit") or _flag("bitsandbytes", q, "_load_in_4bit")
+    if eight and four:
+        raise ConfigError("quantization_config (bitsandbytes) sets both load_in_4bit and "
+                          "load_in_8bit to true: a checkpoint is stored one way; set the one it "
+                          "was saved with to true and the other to false")  # fmt: skip
+    if eight:
         return WeightFormat("int8", 8.0, keep)
-    if q.get("load_in_4bit") is True or q.get("_load_in_4bit") is True:
-        double = q.get("bnb_4bit_use_double_quant") is True
-        kind = "nf4" if q.get("bnb_4bit_quant_type", "fp4") == "nf4" else "fp4"
+    if four:
+        double = _flag("bitsandbytes", q, "bnb_4bit_use_double_quant")
+        kind = _choice("bitsandbytes", q, "bnb_4bit_quant_type", ("fp4", "nf4"), "fp4")
         return WeightFormat(kind, 4 + (8 / 64 + 32 / 16384 if double else 32 / 64), keep)
     raise ConfigError("quantization_config (bitsandbytes) sets neither load_in_4bit nor "
                       "load_in_8bit to true; cannot tell the bits per weight")  # fmt: skip
@@ -143,7 +150,7 @@ def _compressed(q: dict[str, Any]) -> WeightFormat:
                           f"of named groups ({{\"group_0\": {{\"weights\": ...}}}}), got "
                           f"{type(groups).__name__}; write it as the checkpoint has it")  # fmt: skip
     weights = next((g.get("weights") for g in groups.values() if isinstance(g, dict)), None)
-    keep = _names(q.get("ignore"))
+    keep = _names("compressed-tensors", q, "ignore")
     if "nvfp4" in fmt:
         return WeightFormat("nvfp4", 4.5, keep)
     if not isinstance(weights, dict):
@@ -156,13 +163,16 @@ def _compressed(q: dict[str, Any]) -> WeightFormat:
                               "weights; write num_bits 8 or 4")  # fmt: skip
         return WeightFormat("fp8" if b == 8 else "fp4", float(b), keep)
     g = _group("compressed-tensors", weights)
-    per_group = 16 if weights.get("symmetric", True) is True else 32
+    symmetric = "symmetric" not in weights or check_flag(
+        "symmetric", weights["symmetric"], error=ConfigError,
+        label=_label("compressed-tensors", "symmetric"))  # fmt: skip
+    per_group = 16 if symmetric else 32
     return WeightFormat(_int_fmt(b), b + (0 if g < 0 else per_group / g), keep)
 
 
 def _modelopt(q: dict[str, Any]) -> WeightFormat:
     algo = str(q.get("quant_algo", "")).upper()
-    keep = _names(q.get("exclude_modules"))
+    keep = _names("modelopt", q, "exclude_modules")
     if "FP4" in algo:
         return WeightFormat("nvfp4", 4.5, keep)
     if "FP8" in algo:
@@ -175,22 +185,28 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
     mlx = cfg.get("quantization")
     if isinstance(mlx, dict) and "bits" in mlx:
         b = _bits("mlx", "bits", mlx["bits"])
-        g = _num("mlx", "group_size", mlx.get("group_size", 64), 1, 1e6)
+        g = _group("mlx", {"group_size": mlx.get("group_size", 64)})
+        if g < 0:
+            raise ConfigError(f"{_label('mlx', 'group_size')} is -1: MLX quantises in groups; "
+                              "write the checkpoint's group size (e.g. 64)")  # fmt: skip
         return WeightFormat(_int_fmt(b), b + 32 / g, also=("embed", "lm_head"))
     q = cfg.get("quantization_config")
     if q is None:
         return WeightFormat()
     if not isinstance(q, dict):
         raise ConfigError(f"config.json 'quantization_config' must be an object, got {q!r}")
-    method = str(q.get("quant_method") or ("bitsandbytes" if _is_old_bnb(q) else ""))
+    method = _method(q)
     readers = {"gptq": lambda: _gptq_awq("gptq", q), "awq": lambda: _gptq_awq("awq", q),
                "fp8": lambda: _fp8("fp8", q), "fbgemm_fp8": lambda: _fp8("fbgemm_fp8", q),
-               "mxfp4": lambda: WeightFormat("mxfp4", 4.25, _names(q.get("modules_to_not_convert"))),
+               "mxfp4": lambda: WeightFormat("mxfp4", 4.25, _names("mxfp4", q, "modules_to_not_convert")),
                "bitsandbytes": lambda: _bnb(q), "compressed-tensors": lambda: _compressed(q),
                "modelopt": lambda: _modelopt(q)}  # fmt: skip
     if method not in readers:
+        near = ", ".join(repr(m) for m in close_matches(method, readers)) or "none"
         raise ConfigError(f"quantization_config method {method!r} is not one the kit reads "
-                          f"({', '.join(sorted(readers))}); its bits per weight are unknown")  # fmt: skip
+                          f"({', '.join(sorted(readers))}; close matches: {near}), so its bits "
+                          "per weight are unknown; write one of these as the checkpoint's "
+                          "quant_method")  # fmt: skip
     return readers[method]()
 
 
@@ -198,8 +214,51 @@ def _is_old_bnb(q: dict[str, Any]) -> bool:
     return any(k in q for k in ("load_in_4bit", "load_in_8bit", "bnb_4bit_quant_type"))
 
 
-def _names(value: Any) -> tuple[str, ...]:
-    return tuple(str(v) for v in value) if isinstance(value, list) else ()
+def _method(q: dict[str, Any]) -> str:
+    """``quant_method`` in lower case (transformers' QuantizationMethod values are; ``"FP8"`` is
+    ``fp8``), bitsandbytes for configs older than the key, "" when it says none."""
+    method = q.get("quant_method")
+    if method is None or method == "":
+        return "bitsandbytes" if _is_old_bnb(q) else ""
+    if not isinstance(method, str):
+        raise ConfigError(f"quantization_config field 'quant_method' must be text (e.g. \"fp8\", "
+                          f"\"awq\"), got {method!r:.40} ({type(method).__name__}); write it in "
+                          "quotes as the checkpoint has it")  # fmt: skip
+    return method.strip().lower()
+
+
+def _flag(method: str, q: dict[str, Any], key: str) -> bool:
+    """A boolean of a quantisation config: absent or null is false; ``"true"`` or 1 is an error."""
+    value = q.get(key)
+    return False if value is None else check_flag(key, value, error=ConfigError,
+                                                  label=_label(method, key))  # fmt: skip
+
+
+def _choice(method: str, q: dict[str, Any], key: str, known: tuple[str, ...], default: str) -> str:
+    """A named option of a quantisation config, case-insensitive, one of ``known``."""
+    value = q.get(key)
+    if value is None:
+        return default
+    if isinstance(value, str) and value.strip().lower() in known:
+        return value.strip().lower()
+    near = ", ".join(repr(m) for m in close_matches(str(value), known)) or "none"
+    raise ConfigError(f"{_label(method, key)} is {value!r:.40}, not one of {list(known)} (close "
+                      f"matches: {near}); write one of them as the checkpoint has it")  # fmt: skip
+
+
+def _names(method: str, q: dict[str, Any], key: str) -> tuple[str, ...]:
+    """Module names left in 16 bits: a list of strings, or one string read as a one-element list
+    (``"lm_head"`` is ``["lm_head"]``); absent or null is none; anything else is an error."""
+    value = q.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return tuple(value)
+    raise ConfigError(f"{_label(method, key)} must be a list of module names (e.g. "
+                      f"[\"lm_head\"]), got {value!r:.60} ({type(value).__name__}); write each "
+                      "name as a JSON string")  # fmt: skip
 
 
 def kept_16bit(module: str, patterns: tuple[str, ...]) -> bool:

@@ -78,10 +78,18 @@ def _is_json_path(value: Any) -> bool:
     return isinstance(value, str) and (value.lower().endswith(".json") or is_file(value))
 
 
+# model types that name one architecture: Falcon's remote-code configs (RefinedWebModel for
+# Falcon-7B, RefinedWeb for Falcon-40B) are what transformers' FalconConfig reads as "falcon"
+SAME_TYPE = {"RefinedWebModel": "falcon", "RefinedWeb": "falcon"}
+
+
 def _same(a: Any, b: Any) -> bool:
-    """Equal values of two dataclasses of one type (NaN equal to NaN), but NOT_COMPARED."""
+    """Equal values of two dataclasses of one type (NaN equal to NaN, model types by
+    SAME_TYPE), but NOT_COMPARED."""
     for f in fields(a):
         x, y = getattr(a, f.name), getattr(b, f.name)
+        if f.name == "model_type":
+            x, y = SAME_TYPE.get(x, x), SAME_TYPE.get(y, y)
         nan = isinstance(x, float) and isinstance(y, float) and math.isnan(x) and math.isnan(y)
         if f.name not in NOT_COMPARED and x != y and not nan:
             return False

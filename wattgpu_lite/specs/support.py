@@ -12,9 +12,10 @@ refuses, with :class:`UnsupportedModelError` naming the evidence:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from wattgpu_lite.errors import UnsupportedModelError
+from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 
 ENCODER_TYPES = frozenset({
     "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
@@ -30,6 +31,18 @@ RECURRENT_TYPES = frozenset(
 HYBRID_TYPES = frozenset({
     "jamba", "zamba", "zamba2", "falcon_h1", "nemotron_h", "bamba", "granitemoehybrid", "lfm2",
     "plamo2", "qwen3_next", "kimi_linear", "minimax",
+})  # fmt: skip
+# families of transformers classes (class_family) that are encoders or encoder-decoders: a
+# config naming one (BertForMaskedLM, BertModel, RobertaForCausalLM, T5ForConditionalGeneration)
+# is refused whatever its model_type says
+ENCODER_CLASSES = frozenset({
+    "bert", "roberta", "xlmroberta", "distilbert", "albert", "electra", "deberta", "debertav2",
+    "camembert", "modernbert", "mpnet", "ernie", "xlm", "flaubert", "longformer", "bigbird",
+    "convbert", "funnel", "squeezebert", "megatronbert", "rembert", "nezha", "roformer", "esm",
+})  # fmt: skip
+ENC_DEC_CLASSES = frozenset({
+    "t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marianmt", "whisper", "longt5",
+    "switchtransformers", "blenderbot", "prophetnet", "m2m100", "nllbmoe", "fsmt", "encoderdecoder",
 })  # fmt: skip
 SSM_KEYS = ("state_size", "ssm_state_size", "mamba_d_state", "d_state", "lru_width", "ssm_cfg",
             "mamba_num_heads", "mamba_expand")  # fmt: skip
@@ -48,29 +61,59 @@ def _refuse(kind: str, evidence: str, why: str) -> UnsupportedModelError:
     return UnsupportedModelError(f"{kind} ({evidence}): {why}; {DECODER_WORDS}. Use a decoder LLM.")
 
 
+def check_names(cfg: dict[str, Any]) -> None:
+    """ConfigError unless ``model_type`` is text and ``architectures`` a list of class names
+    (each absent or null is fine): a number there would be read as no family at all."""
+    model_type = cfg.get("model_type")
+    if model_type is not None and not isinstance(model_type, str):
+        raise ConfigError(f"config.json field 'model_type' must be text (the family, e.g. "
+                          f"\"llama\"), got {model_type!r:.60} ({type(model_type).__name__}); "
+                          "write it in quotes as the model's published config.json has it")  # fmt: skip
+    archs = cfg.get("architectures")
+    if archs is not None and not (
+        isinstance(archs, list) and all(isinstance(a, str) for a in archs)
+    ):
+        raise ConfigError(f"config.json field 'architectures' must be a list of class names "
+                          f"(e.g. [\"LlamaForCausalLM\"]), got {archs!r:.60} "
+                          f"({type(archs).__name__}); write it as a JSON list of strings")  # fmt: skip
+
+
 def _architectures(cfg: dict[str, Any]) -> list[str]:
     archs = cfg.get("architectures")
     return [str(a) for a in archs] if isinstance(archs, list) else []
 
 
+def class_family(arch: str) -> str:
+    """The family of a transformers class name, lower case: ``BertForMaskedLM`` → ``bert``,
+    ``XLMRobertaModel`` → ``xlmroberta``, ``Ernie4_5ForCausalLM`` → ``ernie4_5``."""
+    return re.split(r"For[A-Z]|LMHeadModel$|Model$", arch, maxsplit=1)[0].lower()
+
+
 def check_supported(cfg: dict[str, Any]) -> None:
-    """Raise UnsupportedModelError for encoder, encoder-decoder, recurrent or hybrid configs."""
+    """Raise UnsupportedModelError for encoder, encoder-decoder, recurrent or hybrid configs
+    (and ConfigError, :func:`check_names`, for a model_type or architectures of the wrong type)."""
+    check_names(cfg)
     model_type = str(cfg.get("model_type") or "")
+    kind = model_type.lower()  # transformers' types are lower case: "BERT" is still BERT
     archs = _architectures(cfg)
     hybrid = [k for k in HYBRID_KEYS if _stated(cfg, k)]
-    if model_type in HYBRID_TYPES or hybrid:
+    if kind in HYBRID_TYPES or hybrid:
         why = "it interleaves recurrent (state-space or linear-attention) layers with attention"
         return _raise(_refuse("hybrid recurrent model", _evidence(model_type, hybrid), why))
     ssm = [k for k in SSM_KEYS if _stated(cfg, k)]
-    if model_type in RECURRENT_TYPES or ssm or "mamba" in model_type or "rwkv" in model_type:
+    if kind in RECURRENT_TYPES or ssm or "mamba" in kind or "rwkv" in kind:
         why = "it keeps a fixed recurrent state instead of a KV cache, and has no attention FLOPs"
         return _raise(_refuse("recurrent / state-space model", _evidence(model_type, ssm), why))
-    if cfg.get("is_encoder_decoder") is True or model_type in ENC_DEC_TYPES:
+    enc_dec = [a for a in archs if class_family(a) in ENC_DEC_CLASSES]
+    if cfg.get("is_encoder_decoder") is True or kind in ENC_DEC_TYPES or enc_dec:
         evidence = "is_encoder_decoder: true" if cfg.get("is_encoder_decoder") is True else ""
+        evidence = ", ".join([e for e in (evidence, *enc_dec) if e])
         why = "an encoder stack and cross-attention that a decoder-only model has not"
         return _raise(_refuse("encoder-decoder model", _evidence(model_type, [evidence]), why))
+    encoders = [a for a in archs if class_family(a) in ENCODER_CLASSES]
     heads = [a for a in archs if a.endswith(ENCODER_HEADS)]
-    if model_type in ENCODER_TYPES or (archs and len(heads) == len(archs)):
+    if kind in ENCODER_TYPES or (archs and len(heads) == len(archs)) or encoders:
+        heads = list(dict.fromkeys(encoders + heads))
         why = "it encodes text bidirectionally and does not generate tokens"
         return _raise(_refuse("encoder-only model", _evidence(model_type, heads), why))
     return None

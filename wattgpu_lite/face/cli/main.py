@@ -140,15 +140,18 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in words  # accepted anywhere on the line, not only before the command
-    args = build_parser().parse_args([w for w in words if w != "--debug"])
+    try:  # building the parser reads data files (the defaults --help shows): they may be refused
+        parser = build_parser()
+    except WattGPUError as err:
+        return user_error(err)
+    args = parser.parse_args([w for w in words if w != "--debug"])
     try:
         args.defaults_used = apply_defaults(args)  # flag > environment > config file > built-in
         check_options(args)
         with notes_on_stderr():
             return int(args.func(args) or 0)
     except WattGPUError as err:
-        print(f"error: {for_shell(_one_line(err))}", file=sys.stderr)
-        return EXIT_USER
+        return user_error(err)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -166,6 +169,13 @@ def _main(argv: list[str] | None) -> int:
         print(f"internal error: {type(err).__name__}: {_one_line(err)}{where}; please report "
               "it with the command you ran", file=sys.stderr)  # fmt: skip
         return EXIT_BUG
+
+
+def user_error(err: WattGPUError) -> int:
+    """Print a mistake the kit recognises as one ``error:`` line on stderr, worded for the shell
+    (:func:`~wattgpu_lite.face.cli.messages.for_shell`); return the exit code 2."""
+    print(f"error: {for_shell(_one_line(err))}", file=sys.stderr)
+    return EXIT_USER
 
 
 def _one_line(err: BaseException) -> str:

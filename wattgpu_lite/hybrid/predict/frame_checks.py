@@ -7,6 +7,7 @@ of ``wl.predict`` (:func:`~wattgpu_lite.hybrid.predict.requests.check_request`).
 from __future__ import annotations
 
 import math
+from difflib import SequenceMatcher
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,37 @@ from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 NUMERIC_COLUMNS = ("rate_qps", "batch", "t_in", "t_out", "num_gpus", "tp", "ep")
+INPUT_COLUMNS = ("llm", "gpu", *NUMERIC_COLUMNS, "weights")
+NEAR_MISS = 0.9  # difflib ratio from which an extra column reads as a misspelt input column
+
+
+def misspelt_input(column: str) -> str | None:
+    """The input column ``column`` looks like a misspelling of (``T_in``, ``t-in``, ``rat_qps``,
+    ``num_gpu``: the same name folded, or a difflib ratio >= NEAR_MISS), else None. Other
+    extra columns (ids, labels) are carried through as they are."""
+    folded = column.strip().lower().replace("-", "_").replace(" ", "_")
+    for name in INPUT_COLUMNS:
+        if name != column and (
+            folded == name or SequenceMatcher(None, folded, name).ratio() >= NEAR_MISS
+        ):
+            return name
+    return None
+
+
+def check_column_names(frame: pd.DataFrame) -> None:
+    """InvalidInputError for a column name given twice, or one that reads as a misspelt input
+    column (which would be silently ignored, its values replaced by the defaults)."""
+    names = [str(c) for c in frame.columns]
+    twice = sorted({c for c in names if names.count(c) > 1})
+    if twice:
+        raise InvalidInputError(f"predict_many's frame has the column {twice[0]!r} more than once; "
+                                "keep one (which one is meant cannot be told)")  # fmt: skip
+    for col in names:
+        meant = None if col in INPUT_COLUMNS else misspelt_input(col)
+        if meant is not None:
+            raise InvalidInputError(f"predict_many's frame has a column {col!r}, not an input "
+                                    f"column: did you mean {meant!r}? Rename it (inputs: "
+                                    f"{', '.join(INPUT_COLUMNS)}), or it would be ignored")  # fmt: skip
 
 
 def _blank(value) -> bool:
@@ -52,6 +84,7 @@ def check_columns(frame) -> None:
     if frame.empty:
         raise InvalidInputError("predict_many got an empty DataFrame; pass at least one row with "
                                 f"columns 'llm' and 'gpu' (got columns {list(frame.columns)})")  # fmt: skip
+    check_column_names(frame)
     for col in ("llm", "gpu"):
         if col not in frame:
             raise InvalidInputError(
