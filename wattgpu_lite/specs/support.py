@@ -69,13 +69,19 @@ def check_names(cfg: dict[str, Any]) -> None:
         raise ConfigError(f"config.json field 'model_type' must be text (the family, e.g. "
                           f"\"llama\"), got {model_type!r:.60} ({type(model_type).__name__}); "
                           "write it in quotes as the model's published config.json has it")  # fmt: skip
-    archs = cfg.get("architectures")
-    if archs is not None and not (
-        isinstance(archs, list) and all(isinstance(a, str) for a in archs)
+    check_string_list(cfg, "architectures", 'class names (e.g. ["LlamaForCausalLM"])',
+                      "write it as a JSON list of strings")  # fmt: skip
+
+
+def check_string_list(cfg: dict[str, Any], field: str, what: str, fix: str) -> None:
+    """ConfigError unless config.json's ``field`` is absent, null or a list of strings (``what``
+    says what they name, ``fix`` what to write)."""
+    value = cfg.get(field)
+    if value is not None and not (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
     ):
-        raise ConfigError(f"config.json field 'architectures' must be a list of class names "
-                          f"(e.g. [\"LlamaForCausalLM\"]), got {archs!r:.60} "
-                          f"({type(archs).__name__}); write it as a JSON list of strings")  # fmt: skip
+        raise ConfigError(f"config.json field {field!r} must be a list of {what}, got "
+                          f"{value!r:.60} ({type(value).__name__}); {fix}")  # fmt: skip
 
 
 def _architectures(cfg: dict[str, Any]) -> list[str]:

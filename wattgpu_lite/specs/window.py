@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wattgpu_lite.errors import ConfigError
 from wattgpu_lite.specs.hf_config import as_int, flag
+from wattgpu_lite.specs.support import check_string_list
 
 QWEN = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe")
 GEMMA3 = ("gemma3", "gemma3_text")
@@ -28,13 +28,10 @@ GEMMA3_PATTERN = 6  # transformers' Gemma3TextConfig default sliding_window_patt
 
 def sliding_layers(cfg: dict[str, Any], model_type: str, n_layers: int) -> int:
     """How many of the ``n_layers`` layers attend through the sliding window (module docstring)."""
+    check_string_list(cfg, "layer_types",
+                      'layer kinds (e.g. ["sliding_attention", "full_attention"])',
+                      "write one string per layer")  # fmt: skip
     types = cfg.get("layer_types")
-    if types is not None and not (
-        isinstance(types, list) and all(isinstance(t, str) for t in types)
-    ):
-        raise ConfigError(f"config.json field 'layer_types' must be a list of layer kinds (e.g. "
-                          f"[\"sliding_attention\", \"full_attention\"]), got {types!r:.60} "
-                          f"({type(types).__name__}); write one string per layer")  # fmt: skip
     if types:
         return sum(t == "sliding_attention" for t in types[:n_layers])
     if model_type in QWEN:
