@@ -34,8 +34,9 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - hybrid.fit.candidates.spec: the candidates file; hybrid.report.external.table, _predicted
   (≤ 8 (level, correction) pairs), hybrid.report.external_per_gpu.roofline_frame: the external
   check's rows, predictions and roofline;
-- wattgpu.predictor._pretrained, wattgpu.baselines.load_factors, wattgpu.paper_results._table:
-  the shipped WattGPU models, the load factors, the paper's results; wattgpu.evaluation's
+- wattgpu.predictor._pretrained, wattgpu.baselines.load_factors, wattgpu.paper_results._table,
+  wattgpu.features._paper_rows: the shipped WattGPU models, the load factors, the paper's results
+  and its GPU rows; wattgpu.evaluation's
   cross_predict results (≤ 32, newest kept; ``clear_cross_predict_cache``);
 - selection.accounting.electricity_factors, grid_intensities, default_factor: the electricity and
   grid tables, and their defaults;
@@ -99,7 +100,7 @@ _CACHES = (
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",
     "wattgpu.predictor._pretrained", "wattgpu.baselines.load_factors",
-    "wattgpu.paper_results._table", "selection.accounting.electricity_factors", "selection.accounting.default_factor",
+    "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor",
     "selection.accounting.grid_intensities", "selection.sources.full_predictor",
     "selection.sources.logo_predictor", "selection.sources.logo_table",
 )  # fmt: skip

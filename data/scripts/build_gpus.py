@@ -5,7 +5,10 @@
 REFERENCE_DIR (default ../shared/reference) holds wattgpu/gpu_features.csv (WattGPU @ 4e010359,
 ';'-separated, TechPowerUp columns + NVIDIA dense tensor TFLOPS) and specs/gpus.csv (vendor
 datasheets + TechPowerUp). The 8 measured GPUs take every value from their WattGPU row (the specs
-the measurements were taken against); form factor, which that row lacks, is set in MEASURED.
+the measurements were taken against), except the rows of DATASHEET_OVER_PAPER, where that row
+contradicts the datasheet of the board it names: those take the datasheet row, and the paper's rows
+of all 8 are written to data/paper_wattgpu_gpu_features.csv for the WattGPU reproduction. Form
+factor, which WattGPU's rows lack, is set in MEASURED.
 Other GPUs come from specs/gpus.csv; transistor counts of the same die from WattGPU.
 
 data/scripts/gpu_facts_2026.csv (one row per GPU and field, each with its unit and source) then
@@ -25,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 OUT = Path(__file__).resolve().parents[1] / "gpus.csv"
+PAPER_OUT = Path(__file__).resolve().parents[1] / "paper_wattgpu_gpu_features.csv"
 FACTS = Path(__file__).resolve().parent / "gpu_facts_2026.csv"
 REF = Path(sys.argv[1] if len(sys.argv) > 1 else "../shared/reference")
 WG = "WattGPU gpu_features.csv @4e010359 (TechPowerUp {url}; dense tensor TFLOPS from NVIDIA)"
@@ -40,6 +44,15 @@ MEASURED = {
     "H100 NVL": ("NVIDIA H100 NVL", "H100 NVL", "PCIe"),
     "H200 NVL": ("NVIDIA H200", "H200 NVL", "PCIe"),
 }
+# measured rows whose WattGPU values disagree with the datasheet their name cites: the catalog takes
+# the datasheet row of specs/gpus.csv (the runs' GPU label and the measured flag stay); the paper's
+# row, which WattGPU's features were computed against, goes to paper_wattgpu_gpu_features.csv.
+# The "H200 NVL" of WattGPU is 700 W and 4,890 GB/s; NVIDIA's H200 NVL is up to 600 W at 4.8 TB/s.
+DATASHEET_OVER_PAPER = ("H200 NVL",)
+# the paper's own rows: WattGPU's columns that the reproduction reads (wattgpu.features.GPU_FIELDS)
+PAPER_COLUMNS = ["name", "smi_name", "tdp_w", "base_clock_mhz", "boost_clock_mhz", "bandwidth_gbs",
+                 "memory_gb", "memory_type", "fp16_tflops", "transistors_m", "release_year",
+                 "source"]  # fmt: skip
 # catalog name -> (specs/gpus.csv name, form factor, nvidia-smi / common aliases)
 OTHERS = {
     "V100 PCIe 16GB": ("V100 PCIe 16GB", "PCIe", "Tesla V100-PCIE-16GB"),
@@ -218,13 +231,23 @@ def apply_facts(table: pd.DataFrame, facts: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
+def paper_rows() -> pd.DataFrame:
+    """The 8 measured GPUs exactly as WattGPU's gpu_features.csv gives them (the paper's inputs)."""
+    wg = pd.read_csv(REF / "wattgpu/gpu_features.csv", sep=";").set_index("gpu_type", drop=False)
+    rows = [wattgpu_row(wg.loc[smi], name, form) for name, (smi, _s, form) in MEASURED.items()]
+    return pd.DataFrame(rows)[PAPER_COLUMNS]
+
+
 def build() -> pd.DataFrame:
     wg = pd.read_csv(REF / "wattgpu/gpu_features.csv", sep=";").set_index("gpu_type", drop=False)
     specs = pd.read_csv(REF / "specs/gpus.csv").set_index("name", drop=False)
     transistors = dict(zip(wg.gpu_name, wg.transistor_count_m, strict=True))
     rows = []
-    for name, (smi, _spec, form) in MEASURED.items():
-        row = wattgpu_row(wg.loc[smi], name, form)
+    for name, (smi, spec_name, form) in MEASURED.items():
+        if name in DATASHEET_OVER_PAPER:
+            row = spec_row(specs.loc[spec_name], name, form, transistors) | {"smi_name": smi}
+        else:
+            row = wattgpu_row(wg.loc[smi], name, form)
         rows.append(row | {"measured": True, "aliases": f"{smi}|{wg.loc[smi].gpu_db_name}"})
     for name, (spec_name, form, aliases) in OTHERS.items():
         row = spec_row(specs.loc[spec_name], name, form, transistors)
@@ -243,4 +266,5 @@ if __name__ == "__main__":
     tail = ["aliases", "source", "source_fp8", "source_interconnect"]
     cols = [c for c in table.columns if c not in tail and c not in NEW_COLUMNS]
     table[cols + list(NEW_COLUMNS) + tail].to_csv(OUT, index=False)
+    paper_rows().to_csv(PAPER_OUT, index=False)
     print(f"{len(table)} GPUs ({int(table.measured.sum())} measured) -> {OUT}")

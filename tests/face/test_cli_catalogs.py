@@ -19,7 +19,7 @@ def test_gpus_json_lists_20_gpus_with_the_8_measured(capsys):
     assert len(rows) >= 20
     assert {r["name"] for r in rows if r["measured"]} == MEASURED
     h200 = next(r for r in rows if r["name"] == "H200 NVL")
-    assert h200["tdp_w"] == 700 and h200["smi_name"] == "NVIDIA H200"
+    assert h200["tdp_w"] == 600 and h200["smi_name"] == "NVIDIA H200"  # NVIDIA: up to 600 W
     assert next(r for r in rows if r["name"] == "B200")["transistors_m"] is None  # NaN -> null
 
 

@@ -122,17 +122,17 @@ def test_rows_that_are_not_ok_carry_no_number(sweep):
 
 def test_the_issue_case_is_no_longer_below_the_weight_read():
     """CodeLlama-34B on an H200 NVL at batch 1: reading the weights once at the peak bandwidth
-    takes 13.7 ms (33.5 B streamed parameters × 2 bytes / 4.89 TB/s; the input table is gathered,
+    takes 14.0 ms (33.5 B streamed parameters × 2 bytes / 4.8 TB/s, NVIDIA's H200 NVL; the input table is gathered,
     one row a token); the correction took the ITL to 10.7 ms before the floor. The measured H200
-    is now the H200 SXM board (4.8 TB/s), so the NVL row lies beyond the training GPUs and gets
-    the backbone alone; on the SXM board the corrected answer and its interval stay above the
-    floor too."""
+    is the H200 SXM board, so the NVL (NVIDIA's row: 600 W, 4.8 TB/s) is a GPU the training never
+    saw, inside the training GPUs' range; on both boards the corrected answer and its interval stay
+    above the floor."""
     m = wl.llm("codellama/CodeLlama-34b-hf")
-    for name, basis in (("H200 NVL", "physics"), ("H200 SXM", "new llm")):
+    for name, basis in (("H200 NVL", "new gpu and llm"), ("H200 SXM", "new llm")):
         p = wl.predict(m, name, batch=1)
         floor = float(_floor_step_s(m, wl.gpu(name), 1, np.array(1.0)))
         assert p.itl_s_interval.lo >= floor * (1 - REL) and p.itl_s_interval.basis == basis
-    assert _floor_step_s(m, wl.gpu("H200 NVL"), 1, np.array(1.0)) == pytest.approx(0.0137, rel=0.01)
+    assert _floor_step_s(m, wl.gpu("H200 NVL"), 1, np.array(1.0)) == pytest.approx(0.0140, rel=0.01)
 
 
 def test_a_steady_rate_fixes_the_time_per_token():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy.backbone_runs import measured_boards
 from wattgpu_lite.hybrid.predict.api import predict
 from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.runs import measurements
@@ -39,13 +40,21 @@ def readings(llm, itl_sla_ms: float, sources=READING_SOURCES, scenarios=SCENARIO
              candidates=MEASURED_GPUS) -> pd.DataFrame:  # fmt: skip
     """One row per (source, scenario, GPU): fits, meets_sla, rank, power_w, itl_ms, energy per
     1,000 tokens, why_not; plus ``runs_itl_ms``, the ITL as the runs define it (offline:
-    1 / throughput, which the hybrid calls time per token; its own offline ITL is per request)."""
+    1 / throughput, which the hybrid calls time per token; its own offline ITL is per request).
+    The hybrid predicts each measured board (``measured_boards``) under the runs' GPU label."""
     t_in, t_out = runs_tokens(llm)
+    boards = {label: board for label, board in measured_boards().items() if label in candidates}
+    labels = {board: label for label, board in boards.items()}
     parts = []
     for source in sources:
+        # the hybrid is asked about the board each run measured (data/measured_boards.csv: the
+        # runs' "H200 NVL" was an H200 SXM), and its rows keep the runs' label
+        names = [boards.get(c, c) for c in candidates] if source == "hybrid" else list(candidates)
         for scenario in scenarios:
-            t = rank_gpus(llm, scenario=scenario, itl_sla_ms=itl_sla_ms, candidates=list(candidates),
+            t = rank_gpus(llm, scenario=scenario, itl_sla_ms=itl_sla_ms, candidates=names,
                           source=source, gpu_counts=(1,), t_in=t_in, t_out=t_out)  # fmt: skip
+            if source == "hybrid":
+                t = t.assign(gpu=t["gpu"].map(lambda name: labels.get(name, name)))
             aggregate = source == "hybrid" and scenario == "offline"
             runs_itl = t["time_per_token_s"] * 1e3 if aggregate else t["itl_ms"]
             parts.append(t[COLUMNS].assign(source=source, scenario=scenario, runs_itl_ms=runs_itl))

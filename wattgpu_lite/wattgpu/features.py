@@ -4,6 +4,12 @@ Every input comes from public metadata only — the LLM's Hugging Face config an
 sheet — plus the workload scenario, so a row can be built for any (LLM, GPU, scenario), including
 a GPU or an LLM that is in no table (``GPU.from_spec``, ``LLM.from_hf_config``).
 
+WattGPU knows its 8 measured GPUs by the paper's own rows (``data/paper_wattgpu_gpu_features.csv``,
+WattGPU's gpu_features.csv @4e010359), which :func:`paper_gpu` lays over the catalog: the models
+were fitted on those values, even where a datasheet disagrees (the paper's "H200 NVL" is 700 W and
+4,890 GB/s; NVIDIA's H200 NVL, the catalog row, is 600 W and 4,800 GB/s). Every other GPU is its
+catalog row.
+
 N is :attr:`LLM.params_nominal_b`, the published parameter count in billions (for the Watt Counts
 models exactly WattGPU's ``total_b_params``), so the features equal the paper's.
 
@@ -13,11 +19,14 @@ models exactly WattGPU's ``total_b_params``), so the features equal the paper's.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
+from functools import cache
 
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.measurements import SCENARIOS
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
@@ -59,6 +68,34 @@ def compute_latency_s(params_b, fp16_tflops):
     return 2.0 * params_b * 1e9 / (fp16_tflops * 1e12)
 
 
+PAPER_GPUS = "paper_wattgpu_gpu_features.csv"
+
+
+def paper_gpus() -> pd.DataFrame:
+    """WattGPU's rows of its 8 measured GPUs (data/paper_wattgpu_gpu_features.csv), in its order."""
+    return read_csv(data_dir() / PAPER_GPUS)
+
+
+@cache
+def _paper_rows() -> dict[str, dict]:
+    """Catalog name -> the paper's values of GPU_FIELDS and its source."""
+    table = paper_gpus().set_index("name")
+    plain = {f: [v.item() if isinstance(v, np.generic) else v for v in table[f]]
+             for f in (*GPU_FIELDS, "source")}  # fmt: skip
+    return {name: {f: plain[f][i] for f in plain} for i, name in enumerate(table.index)}
+
+
+def paper_gpu(device: str | GPU) -> GPU:
+    """The GPU as WattGPU saw it: for one of the paper's 8 measured boards, named or given as its
+    catalog row, the catalog row with the paper's values; any other GPU (or a user's own spec of
+    one) as it is."""
+    row = gpu(device) if isinstance(device, str) else device
+    paper = _paper_rows().get(row.name)
+    if paper is None or (not isinstance(device, str) and row != gpu(row.name)):
+        return row
+    return dataclasses.replace(row, **paper)
+
+
 def check_scenario(scenario: str) -> str:
     """Return ``scenario`` if it is one of SCENARIOS, else raise InvalidInputError."""
     if scenario not in SCENARIOS:
@@ -95,10 +132,11 @@ def feature_frame(
 ) -> pd.DataFrame:
     """One tidy row per (LLM, GPU, scenario): identifiers, tdp_w, raw and engineered inputs.
 
-    Names are looked up in the catalogs; GPU and LLM objects (from any source) are used as is.
+    Names are looked up in the catalogs; a GPU the paper measured, by name or as its catalog row,
+    takes the paper's values (:func:`paper_gpu`); other GPU and LLM objects are used as is.
     """
     models = pd.DataFrame([llm_columns(m if isinstance(m, LLM) else llm(m)) for m in llms])
-    devices = pd.DataFrame([gpu_columns(g if isinstance(g, GPU) else gpu(g)) for g in gpus])
+    devices = pd.DataFrame([gpu_columns(paper_gpu(g)) for g in gpus])
     loads = pd.DataFrame({"scenario": [check_scenario(s) for s in scenarios]})
     grid = models.merge(devices, how="cross").merge(loads, how="cross")
     return engineer(grid)
@@ -107,6 +145,6 @@ def feature_frame(
 def run_features(runs: pd.DataFrame) -> pd.DataFrame:
     """The runs with every input attached (joined on their ``llm`` and ``gpu`` names)."""
     models = pd.DataFrame([{**llm_columns(llm(n)), "llm": n} for n in runs["llm"].unique()])
-    devices = pd.DataFrame([{**gpu_columns(gpu(n)), "gpu": n} for n in runs["gpu"].unique()])
+    devices = pd.DataFrame([{**gpu_columns(paper_gpu(n)), "gpu": n} for n in runs["gpu"].unique()])
     joined = runs.merge(models, on="llm", how="left").merge(devices, on="gpu", how="left")
     return engineer(joined.set_index(runs.index))
