@@ -88,7 +88,10 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
         params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
     )  # fmt: skip
     cap = np.empty(n)
+    # the rows of configuration k: order[start[k] : start[k + 1]]
+    order = np.argsort(code, kind="stable")
+    start = np.searchsorted(code[order], np.arange(len(configs) + 1))
     for k, (m, g, count, w) in enumerate(configs):
-        mine = code == k
+        mine = order[start[k] : start[k + 1]]
         cap[mine] = kv_capacity_seqs(m, g, t_in[mine], t_out[mine], count, w)
     return rows, cap

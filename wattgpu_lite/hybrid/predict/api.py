@@ -153,7 +153,8 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
                                [r.layout for r in reqs], [r.weights for r in reqs])  # fmt: skip
         for k, v in out.columns().items():
             keep[k][part] = v
-        for j, i in enumerate(part):
+        for j in np.flatnonzero(out.status != Status.OK):  # an OK row's message is ""
+            i = part[j]
             messages[i] = _message(out, j, llms[i].name, gpus[i].name, reqs[j].rate_qps,
                                    reqs[j].batch)  # fmt: skip
     for i in np.flatnonzero(~good):
