@@ -1,7 +1,8 @@
 """``predict_many`` checks the load and tokens of a frame's numeric columns column-wise and sends
 only the rows those checks refuse through ``wl.predict``'s checks one by one (which give the
 message): the same frame, cell for cell, as when every row goes one by one (a column of Python
-objects sends them all), for valid rows and for each way a row can be refused."""
+objects sends them all), for valid rows and for each way a row can be refused; the answer is
+the frame with its columns assigned, sharing no data with it."""
 
 from __future__ import annotations
 
@@ -125,3 +126,24 @@ def test_layout_and_format_are_checked_once_per_distinct_configuration(monkeypat
     assert len(calls) == len(distinct) == len(set(map(str, calls)))
     assert calls[0][:2] == (frame["llm"][0], frame["gpu"][0])  # in the order rows first name them
     assert set(out["status"]) <= {"ok", "invalid input", "batch above the KV-cache capacity"}
+
+
+def test_the_answer_is_the_frame_with_its_columns_assigned_and_shares_nothing_with_it():
+    frame = pd.DataFrame({"llm": ["Qwen/Qwen2.5-0.5B-Instruct"] * 3, "gpu": ["A30", "T4", "A30"],
+                          "batch": [1.0, 8.0, 2.0], "id": [7, 8, 9], "power_w": -1.0},
+                         index=["a", "b", "c"])  # fmt: skip
+    out = wl.predict_many(frame)
+    new = [c for c in out.columns if c not in frame.columns]
+    # assign's placement: the frame's columns where they were (power_w, t_in replaced), then the rest
+    assert list(out.columns) == [*frame.columns, *new] and new[:3] == [
+        "llm_architecture",
+        "t_in",
+        "t_out",
+    ]
+    assert list(out.index) == [0, 1, 2] and (out["power_w"] > 0).all()
+    pd.testing.assert_frame_equal(
+        out, frame.reset_index(drop=True).assign(**{c: out[c] for c in out})
+    )
+    out.loc[0, "id"] = 99
+    out.loc[0, "batch"] = 5.0
+    assert frame["id"].tolist() == [7, 8, 9] and frame["batch"].tolist() == [1.0, 8.0, 2.0]
