@@ -6,8 +6,9 @@ Targets (issues 10, 19 and 30): predict_many >= 250,000 rows/s at 10^4 and at 10
 10x slower than XGBoost alone on the same trees), peak memory <= 400 MB at 10^6 rows; the numpy
 forest flat in rows/s and in memory from 10^4 to 10^6 rows; a warm single predict < 10 ms with few
 physics evaluations; a cold `python -m wattgpu_lite predict` <= 1.3 s. Each predict_many and forest
-size runs in its own process, whose peak resident memory (``ru_maxrss``) is printed beside its rise
-over the process before the timed call (the interpreter, imports and the input rows excluded).
+size runs in its own process, whose peak resident memory (``ru_maxrss``) is printed beside the
+rise of the timed call's own peak over the memory held before it (Linux's VmHWM, reset before the
+call: the interpreter, imports and the input rows excluded).
 Beside predict_many: the numpy forest alone (:mod:`wattgpu_lite.hybrid.predict.trees`, its tables;
 ``walk``: the same trees walked, as forests of deeper trees are) and XGBoost's own
 ``inplace_predict`` on the same trees and as many rows (the shipped ITL forest, loaded into an
@@ -86,17 +87,26 @@ def forest_inputs(n: int) -> tuple[Forest, np.ndarray]:
     return Forest.from_json(corr.forest_json), x
 
 
-def rss_mb() -> float:
-    """This process's resident memory now (Linux /proc; 0 where there is none)."""
+def reset_peak() -> bool:
+    """Start this process's peak resident memory (VmHWM) afresh (Linux >= 4.0); False if not."""
     try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
     except OSError:
-        return 0.0
+        return False
+    return True
+
+
+def status_mb(field: str) -> float:
+    """A memory figure of this process from /proc/self/status (VmRSS, VmHWM) in MB."""
+    with open("/proc/self/status") as f:
+        line = next(x for x in f if x.startswith(field + ":"))
+    return int(line.split()[1]) / 1024
 
 
 def child(what: str, n: int) -> None:
-    """One measurement in this process: prints 'seconds peak_rss_mb rise_mb'."""
+    """One measurement in this process: prints 'seconds peak_rss_mb rise_mb' (the process's
+    peak, and the peak of the timed calls above the memory the process held before them)."""
     if what == "many":
         f = frame(n)
         wl.predict_many(f.head(200))  # load the model and catalogs once
@@ -116,10 +126,12 @@ def child(what: str, n: int) -> None:
             booster.set_param({"nthread": 1})
         booster.inplace_predict(x[:100])
         run = lambda: booster.inplace_predict(x)  # noqa: E731
-    before = rss_mb()
+    fresh = reset_peak()
+    before = status_mb("VmRSS") if fresh else 0.0
     seconds = best_of(run, 1 if n > 100_000 else 3)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"{seconds} {peak:.0f} {max(peak - before, 0):.0f}")
+    rise = status_mb("VmHWM") - before if fresh else float("nan")
+    print(f"{seconds} {peak:.0f} {rise:.0f}")
 
 
 def in_child(what: str, n: int) -> tuple[float, float, float]:
@@ -166,8 +178,8 @@ def comparison(got: dict, kinds: list[str]) -> list[str]:
             ratios = [f"{peak / got[REFERENCE, n][1]:.2f}x XGBoost 1 thread's"] if ref else []
             if what == "many":
                 ratios.append(f"{peak / GOAL_PEAK_MB:.2f}x the goal {GOAL_PEAK_MB}")
-            lines.append(f"{LABEL[what]} peak RSS MB ({n:.0e} rows): {peak:,.0f}, {rise:,.0f} over "
-                         f"the process before the call ({', '.join(ratios) or 'no reference'})")  # fmt: skip
+            lines.append(f"{LABEL[what]} peak RSS MB ({n:.0e} rows): {peak:,.0f}, the call {rise:,.0f}"
+                         f" above the memory before it ({', '.join(ratios) or 'no reference'})")  # fmt: skip
     return lines
 
 
