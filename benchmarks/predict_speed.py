@@ -2,12 +2,19 @@
 
     .venv/bin/python benchmarks/predict_speed.py
 
-Targets (issues 10 and 19): predict_many on 10^4 rows >= 30,000 rows/s, and its cost per row and
-its memory flat from 10^4 to 10^6 rows (it predicts in chunks); a warm single predict < 10 ms with
-few physics evaluations; a cold `python -m wattgpu_lite predict` <= 1.3 s. Each predict_many size
-runs in its own process, whose peak resident memory (``ru_maxrss``) is printed beside the numpy
-forest alone (:mod:`wattgpu_lite.hybrid.predict.trees`) and XGBoost's own ``inplace_predict`` on the same
-trees and as many rows (the shipped ITL forest, loaded into an XGBoost Booster). The physics
+Targets (issues 10, 19 and 30): predict_many >= 250,000 rows/s at 10^4 and at 10^6 rows (at most
+10x slower than XGBoost alone on the same trees), peak memory <= 400 MB at 10^6 rows; the numpy
+forest flat in rows/s and in memory from 10^4 to 10^6 rows; a warm single predict < 10 ms with few
+physics evaluations; a cold `python -m wattgpu_lite predict` <= 1.3 s. Each predict_many and forest
+size runs in its own process, whose peak resident memory (``ru_maxrss``) is printed beside the
+rise of the timed call's own peak over the memory held before it (Linux's VmHWM, reset before the
+call: the interpreter, imports and the input rows excluded).
+Beside predict_many: the numpy forest alone (:mod:`wattgpu_lite.hybrid.predict.trees`, its tables;
+``walk``: the same trees walked, as forests of deeper trees are) and XGBoost's own
+``inplace_predict`` on the same trees and as many rows (the shipped ITL forest, loaded into an
+XGBoost Booster), with one thread (as numpy runs) and with its default threads. Every figure is
+printed with its ratio against its reference measured in the same run: rows/s against XGBoost's
+one thread at the same size and against its own 10^4 rows; memory against XGBoost's. The physics
 evaluations of a warm predict are counted by wrapping ``energy.physical.physical_evaluate`` here,
 not in the library. The machine's load average is printed beside them: the machine is shared, so
 read the ratios first.
@@ -20,6 +27,7 @@ import resource
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -73,38 +81,64 @@ def physics_calls(fn) -> tuple[int, int]:
     return seen[0], seen[1]
 
 
-def forest_inputs(n: int) -> tuple[Forest, np.ndarray, str]:
+def forest_inputs(n: int) -> tuple[Forest, np.ndarray]:
     corr = HybridModel.pretrained().corrections["itl"]
     x = np.random.default_rng(1).normal(size=(n, len(corr.columns)))
-    return Forest.from_json(corr.forest_json), x, corr.forest_json
+    return Forest.from_json(corr.forest_json), x
+
+
+def reset_peak() -> bool:
+    """Start this process's peak resident memory (VmHWM) afresh (Linux >= 4.0); False if not."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return True
+
+
+def status_mb(field: str) -> float:
+    """A memory figure of this process from /proc/self/status (VmRSS, VmHWM) in MB."""
+    with open("/proc/self/status") as f:
+        line = next(x for x in f if x.startswith(field + ":"))
+    return int(line.split()[1]) / 1024
 
 
 def child(what: str, n: int) -> None:
-    """One measurement in this process: prints 'seconds peak_rss_mb'."""
+    """One measurement in this process: prints 'seconds peak_rss_mb rise_mb' (the process's
+    peak, and the peak of the timed calls above the memory the process held before them)."""
     if what == "many":
         f = frame(n)
         wl.predict_many(f.head(200))  # load the model and catalogs once
         run = lambda: wl.predict_many(f)  # noqa: E731
-    elif what == "forest":
-        forest, x, _ = forest_inputs(n)
+    elif what in ("forest", "walk"):
+        forest, x = forest_inputs(n)
+        forest = forest if what == "forest" else replace(forest, tables=None)
         forest.predict(x[:100])
         run = lambda: forest.predict(x)  # noqa: E731
     else:
         import xgboost
 
-        _, x, _ = forest_inputs(n)
+        _, x = forest_inputs(n)
         booster = xgboost.Booster()
         booster.load_model(str(data_dir() / HYBRID_DIR / "itl.json"))
+        if what == "xgboost_1":
+            booster.set_param({"nthread": 1})
         booster.inplace_predict(x[:100])
         run = lambda: booster.inplace_predict(x)  # noqa: E731
+    fresh = reset_peak()
+    before = status_mb("VmRSS") if fresh else 0.0
     seconds = best_of(run, 1 if n > 100_000 else 3)
-    print(f"{seconds} {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rise = status_mb("VmHWM") - before if fresh else float("nan")
+    print(f"{seconds} {peak:.0f} {rise:.0f}")
 
 
-def in_child(what: str, n: int) -> tuple[float, float]:
+def in_child(what: str, n: int) -> tuple[float, float, float]:
+    """(seconds, peak RSS MB, rise MB) of ``what`` on ``n`` rows, in a process of its own."""
     argv = [sys.executable, __file__, "--child", what, str(n)]
     out = subprocess.run(argv, check=True, capture_output=True, text=True).stdout.split()
-    return float(out[-2]), float(out[-1])
+    return float(out[-3]), float(out[-2]), float(out[-1])
 
 
 def xgboost_installed() -> bool:
@@ -113,6 +147,40 @@ def xgboost_installed() -> bool:
     except ImportError:
         return False
     return True
+
+
+LABEL = {"many": "predict_many", "forest": "numpy forest", "walk": "numpy forest walked",
+         "xgboost_1": "XGBoost inplace_predict 1 thread", "xgboost": "XGBoost inplace_predict"}  # fmt: skip
+REFERENCE = "xgboost_1"
+GOAL_ROWS_S, GOAL_PEAK_MB = 250_000, 400  # predict_many (issue 30)
+
+
+def comparison(got: dict, kinds: list[str]) -> list[str]:
+    """The rows/s and memory lines, each figure with its ratio against its reference in this run:
+    rows/s against XGBoost's one thread at the same size and against the same kind at 10^4 rows;
+    peak memory against XGBoost's one thread's at the same size."""
+    small, large = SIZES
+    ref = REFERENCE in kinds
+    lines = [] if ref else ["XGBoost: not installed (the [train] extra), no ratios against it"]
+    for what in kinds:
+        for n in SIZES:
+            seconds, peak, rise = got[what, n]
+            rate = n / seconds
+            ratios = [f"{rate * got[REFERENCE, n][0] / n:.2f}x XGBoost 1 thread"] if ref else []
+            if n == large:
+                flat = rate * got[what, small][0] / small
+                ratios.append(f"{flat:.2f}x its rows/s at {small:.0e}")
+            if what == "many":
+                ratios.append(f"{rate / GOAL_ROWS_S:.2f}x the goal {GOAL_ROWS_S:,}")
+            lines.append(f"{LABEL[what]} rows/s ({n:.0e} rows): {rate:,.0f} ({', '.join(ratios)})")
+        for n in SIZES:
+            seconds, peak, rise = got[what, n]
+            ratios = [f"{peak / got[REFERENCE, n][1]:.2f}x XGBoost 1 thread's"] if ref else []
+            if what == "many":
+                ratios.append(f"{peak / GOAL_PEAK_MB:.2f}x the goal {GOAL_PEAK_MB}")
+            lines.append(f"{LABEL[what]} peak RSS MB ({n:.0e} rows): {peak:,.0f}, the call {rise:,.0f}"
+                         f" above the memory before it ({', '.join(ratios) or 'no reference'})")  # fmt: skip
+    return lines
 
 
 def main() -> None:
@@ -130,22 +198,11 @@ def main() -> None:
     print(f"physics evaluations per warm predict (rate): {calls} calls, {rows} rows")
     print(f"physics evaluations per warm predict (batch): {b_calls} calls")
     print(f"cold CLI predict s: {cold_s:.2f}")
-    kinds = ["many", "forest"] + (["xgboost"] if xgboost_installed() else [])
-    rate = {}
-    for n in SIZES:
-        for what in kinds:
-            seconds, rss = in_child(what, n)
-            rate[what, n] = n / seconds
-            print(f"{what} rows/s ({n:.0e} rows): {n / seconds:,.0f}")
-            print(f"{what} peak RSS MB ({n:.0e} rows): {rss:,.0f}")
-    for n in SIZES:
-        print(f"predict_many / forest time ratio ({n:.0e} rows): "
-              f"{rate['forest', n] / rate['many', n]:.1f}")  # fmt: skip
-        if ("xgboost", n) in rate:
-            print(f"forest / xgboost inplace_predict time ratio ({n:.0e} rows): "
-                  f"{rate['xgboost', n] / rate['forest', n]:.2f}")  # fmt: skip
-    print(f"predict_many cost per row, 10^6 / 10^4: "
-          f"{rate['many', SIZES[0]] / rate['many', SIZES[1]]:.2f}")  # fmt: skip
+    kinds = ["many", "forest", "walk"]
+    kinds += ["xgboost_1", "xgboost"] if xgboost_installed() else []
+    got = {(what, n): in_child(what, n) for n in SIZES for what in kinds}
+    for line in comparison(got, kinds):
+        print(line)
     print(f"load average (1 min): {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
 
 

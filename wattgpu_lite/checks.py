@@ -59,6 +59,18 @@ def is_nan(value: Any) -> bool:
     return isinstance(value, float | np.floating) and math.isnan(value)
 
 
+def _within(value: Any, lo: float, hi: float) -> float | None:
+    """``float(value)`` when it is a finite real number with lo <= value <= hi, else None: the
+    path of a valid value, which builds no message (the checks below say why a value fails)."""
+    if not is_real(value):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) and lo <= number <= hi else None
+
+
 def check_number(
     field: str, value: Any, lo: float, hi: float, unit: str = "", *,
     error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
@@ -67,6 +79,9 @@ def check_number(
 
     ``label`` replaces the field's name at the head of the message (``err.field`` stays ``field``).
     """
+    number = _within(value, lo, hi)
+    if number is not None:
+        return number
     span = f"from {lo:g} to {hi:g}{' ' + unit if unit else ''}"
     fix = fix or f"pass {field} as a number {span}"
     if not is_real(value):
@@ -91,6 +106,9 @@ def check_count(
     error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
 ) -> int:  # fmt: skip
     """``value`` as an int if it is a whole number with lo <= value <= hi (2.0 is 2; 2.5 fails)."""
+    number = _within(value, lo, hi)
+    if number is not None and number.is_integer():
+        return int(number)
     fix = fix or f"pass {field} as a whole number from {lo:,} to {hi:,}"
     number = check_number(field, value, lo, hi, error=error, fix=fix, label=label)
     if not number.is_integer():
@@ -130,6 +148,9 @@ def check_level(level: Any, field: str = "level") -> float:
 
 def check_rate_qps(rate: Any, field: str = "rate_qps") -> float:
     """A Poisson request rate in req/s, 1e-6 <= rate <= 1000."""
+    number = _within(rate, *RATE_QPS)
+    if number is not None:
+        return number
     fix = f"pass {field} in requests per second, from {RATE_QPS[0]:g} to {RATE_QPS[1]:g} (e.g. 0.1)"
     return check_number(field, rate, *RATE_QPS, "req/s", fix=fix)
 
@@ -138,6 +159,9 @@ def check_batch(batch: Any, field: str = "batch") -> float:
     """Concurrent sequences: a whole number from 1 to 4096, returned as a float — the type of
     ``batch`` everywhere in the kit (``predict``, ``predict_many``, ``estimate_energy``,
     ``rank_gpus``, the results), since an offline load's batch is a mean in flight."""
+    number = _within(batch, 1, BATCH_MAX)
+    if number is not None and number.is_integer():
+        return float(int(number))
     return float(check_count(field, batch, 1, BATCH_MAX,
                              fix=f"pass {field} as a whole number from 1 to {BATCH_MAX}, e.g. {field}=8"))  # fmt: skip
 
@@ -151,6 +175,10 @@ def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int
     """(t_in, t_out) as whole numbers >= 1 whose sum fits the model's context length: the kit's
     one token check (``predict``, ``predict_many``'s rows, ``estimate_energy``, ``rank_gpus``)."""
     limit = TOKENS_MAX if context_length is None else int(context_length)
+    n_in, n_out = _within(t_in, 1, limit), _within(t_out, 1, limit)
+    if n_in is not None and n_out is not None and n_in.is_integer() and n_out.is_integer():
+        if context_length is None or int(n_in) + int(n_out) <= limit:
+            return int(n_in), int(n_out)
     within = "" if context_length is None else " within the model's context length"
     t_in = check_count("t_in", t_in, 1, limit,
                        fix=f"pass t_in as a whole number of prompt tokens{within}, e.g. t_in=500")  # fmt: skip

@@ -16,7 +16,7 @@ from wattgpu_lite.energy.args import deploy_args, llm_args, model_gpu_args
 from wattgpu_lite.energy.backbone import Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in_flight
-from wattgpu_lite.energy.uniques import unique_by_identity
+from wattgpu_lite.energy.uniques import take, unique_by_identity
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
@@ -28,7 +28,8 @@ def layouts_per_row(num_gpus, n: int) -> list[Parallel]:
     """One Parallel per row from a count, a Parallel, or a sequence of either."""
     if isinstance(num_gpus, Parallel) or np.ndim(num_gpus) == 0:
         return [as_layout(_plain(num_gpus))] * n
-    return [as_layout(_plain(v)) for v in num_gpus]
+    distinct, code = unique_by_identity(list(num_gpus))  # each distinct value converted once
+    return take([as_layout(_plain(v)) for v in distinct], code)
 
 
 def _plain(value):
@@ -45,10 +46,12 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     ``np.unique`` over the rows of an (n, 4) integer array."""
     models, li = unique_by_identity(llms)
     devices, gi = unique_by_identity(gpus)
-    fmt_index = {f: k for k, f in enumerate(sorted({str(f) for f in formats}))}
-    fi = np.array([fmt_index[str(f)] for f in formats], dtype=np.int64).reshape(-1)
-    kind_index = {p: k for k, p in enumerate(sorted(set(layouts), key=lambda p: (p.tp, p.ep)))}
-    pi = np.array([kind_index[p] for p in layouts], dtype=np.int64).reshape(-1)
+    fmts, fo = unique_by_identity(formats)  # each distinct object coded once, gathered by row
+    fmt_index = {f: k for k, f in enumerate(sorted({str(f) for f in fmts}))}
+    fi = np.array([fmt_index[str(f)] for f in fmts], dtype=np.int64).reshape(-1)[fo]
+    kinds, ko = unique_by_identity(layouts)
+    kind_index = {p: k for k, p in enumerate(sorted(set(kinds), key=lambda p: (p.tp, p.ep)))}
+    pi = np.array([kind_index[p] for p in kinds], dtype=np.int64).reshape(-1)[ko]
     key = np.stack([li, gi, pi, fi], axis=1).reshape(len(li), 4)
     _, first, code = np.unique(key, axis=0, return_index=True, return_inverse=True)
     configs = [(models[li[i]], devices[gi[i]], layouts[i], formats[i]) for i in first]
@@ -88,7 +91,10 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
         params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
     )  # fmt: skip
     cap = np.empty(n)
+    # the rows of configuration k: order[start[k] : start[k + 1]]
+    order = np.argsort(code, kind="stable")
+    start = np.searchsorted(code[order], np.arange(len(configs) + 1))
     for k, (m, g, count, w) in enumerate(configs):
-        mine = code == k
+        mine = order[start[k] : start[k + 1]]
         cap[mine] = kv_capacity_seqs(m, g, t_in[mine], t_out[mine], count, w)
     return rows, cap

@@ -7,18 +7,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 
 def unique_by_identity(objects: Sequence) -> tuple[list, np.ndarray]:
-    """Distinct objects (the same object, by ``id``: no hashing of dataclass fields) and each
-    row's index into them. Equal objects built apart are simply computed twice."""
-    index: dict[int, int] = {}
-    first: list = []
-    codes = np.empty(len(objects), dtype=np.int64)
-    for i, o in enumerate(objects):
-        k = index.get(id(o))
-        if k is None:
-            k = index[id(o)] = len(first)
-            first.append(o)
-        codes[i] = k
-    return first, codes
+    """Distinct objects (the same object, by ``id``: no hashing of dataclass fields), in the order
+    they first appear, and each row's index into them. Equal objects built apart are simply
+    computed twice. The ids are factorised by pandas (a hash table in C, codes in order of first
+    appearance), so a code's first row is where the running maximum of the codes rises."""
+    ids = np.fromiter(map(id, objects), dtype=np.uint64, count=len(objects))
+    codes = pd.factorize(ids)[0].astype(np.int64)
+    rises = np.ones(len(codes), dtype=bool)
+    rises[1:] = codes[1:] > np.maximum.accumulate(codes)[:-1]
+    return [objects[i] for i in np.flatnonzero(rises)], codes
+
+
+def take(values: Sequence, codes: np.ndarray) -> list:
+    """``[values[k] for k in codes]``, gathered by numpy (objects kept, not converted)."""
+    box = np.empty(len(values), dtype=object)
+    for k, v in enumerate(values):
+        box[k] = v
+    return box[codes].tolist()

@@ -1,24 +1,24 @@
 """``wl.predict_many``'s frame, checked: the frame itself once, then every row through the checks
-of ``wl.predict`` (:func:`~wattgpu_lite.hybrid.predict.requests.check_request`).
+of ``wl.predict`` (:func:`~wattgpu_lite.hybrid.predict.requests.check_request`): the layout and
+format once per distinct configuration, the load and tokens of numeric columns column-wise, and
+each row those refuse one by one, for its message (the same rows pass, with the same messages).
 
-    frame_requests(frame, models, devices)    # -> per row a Request or the message why not
+    frame_requests(frame, models, devices)    # -> FrameRequests: per row ok, message, request
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
+from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
-from wattgpu_lite.hybrid.predict.requests import (
-    Request,
-    check_request,
-    resolve_load,
-)
+from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -91,11 +91,8 @@ def check_columns(frame) -> None:
                 f"predict_many needs a column {col!r}; got {list(frame.columns)}"
             )
     for col in NUMERIC_COLUMNS:
-        if col not in frame:
+        if col not in frame or _numbers_only(frame[col].dtype):
             continue
-        dtype = frame[col].dtype
-        if pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype):
-            continue  # numbers and NaN only
         for label, value in frame[col].items():
             if not _blank(value) and not checks.is_real(value):
                 raise InvalidInputError(
@@ -105,13 +102,9 @@ def check_columns(frame) -> None:
                 )
 
 
-def _columns(frame: pd.DataFrame) -> dict[str, list]:
-    """The columns a row is read from, as Python values (integral floats as int)."""
-    out = {}
-    for col in (*NUMERIC_COLUMNS, "weights"):
-        if col in frame:
-            out[col] = [_plain(v) for v in frame[col].tolist()]
-    return out
+def _numbers_only(dtype) -> bool:
+    """A column dtype that holds numbers and NaN (or pandas' NA) only."""
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _layout_and_format(model, device, cells: dict) -> tuple[Parallel, str]:
@@ -149,32 +142,134 @@ def _row_request(model, device, cells: dict, layout: Parallel, fmt: str) -> Requ
     return Request(layout, fmt, rate, bat, offline, t_in, t_out)
 
 
-def frame_requests(frame: pd.DataFrame, models, devices) -> list[Request | str]:
-    """Per row of ``frame`` (already through :func:`check_columns`) its :class:`Request`, or the
-    message of the first check it fails, in :func:`check_request`'s order (layout, weight format,
-    load, tokens). A broken shipped data file still raises. The layout and format checks are
-    made once per distinct (LLM, GPU, layout, format) of the frame."""
-    columns = _columns(frame)
-    layout_cols = [c for c in ("num_gpus", "tp", "ep", "weights") if c in columns]
-    seen: dict = {}
-    out: list[Request | str] = []
-    for i in range(len(frame)):
-        cells = {col: values[i] for col, values in columns.items()}
-        key = (id(models[i]), id(devices[i]), *(_key(cells[c]) for c in layout_cols))
+@dataclass(frozen=True)
+class FrameRequests:
+    """A frame's rows as checked, one entry per row: whether the row passed, the message of the
+    first check it failed ("" if it passed), and the checked request (NaN or None where not)."""
+
+    ok: np.ndarray  # bool
+    message: np.ndarray  # object: str
+    layout: np.ndarray  # object: Parallel
+    weights: np.ndarray  # object: the served format
+    rate_qps: np.ndarray  # req/s; NaN in batch mode
+    batch: np.ndarray  # sequences; NaN at a rate
+    t_in: np.ndarray  # tokens, as checked
+    t_out: np.ndarray
+
+
+def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
+    """Every row of ``frame`` (already through :func:`check_columns`) checked, in
+    :func:`check_request`'s order (layout, weight format, load, tokens). The layout and format
+    checks are made once per distinct (LLM, GPU, layout, format) of the frame; a row's load and
+    tokens are checked column-wise when its columns are numeric, and a row any of those checks
+    refuses (or every row, when a column holds Python objects) goes through the checks of
+    ``wl.predict`` one by one, which give its message. A broken shipped data file still raises."""
+    n = len(frame)
+    raw = {c: _cells_of(frame[c]) for c in (*NUMERIC_COLUMNS, "weights") if c in frame}
+    distinct, li = unique_by_identity(models)
+    group, first = _layout_groups(raw, li, unique_by_identity(devices)[1])
+    checked = []
+    for i in first:
         try:
-            if key not in seen:
-                try:
-                    seen[key] = _layout_and_format(models[i], devices[i], cells)
-                except (DataFileError, InvalidInputError, WattGPUError) as err:
-                    seen[key] = err
-            if isinstance(seen[key], Exception):
-                raise seen[key]
-            out.append(_row_request(models[i], devices[i], cells, *seen[key]))
+            checked.append(_layout_and_format(models[i], devices[i], _cells(raw, i)))
         except DataFileError:
             raise
         except WattGPUError as err:
-            out.append(str(err))
-    return out
+            checked.append(str(err))
+    good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
+    layouts = np.empty(len(checked), dtype=object)
+    layouts[:] = [c[0] if g else None for c, g in zip(checked, good_group, strict=True)]
+    formats = np.array([c[1] if g else None for c, g in zip(checked, good_group, strict=True)],
+                       dtype=object)  # fmt: skip
+    context = [m.context_length for m in distinct]
+    known = np.array([c is not None for c in context], dtype=bool)[li]
+    limit = np.array([checks.TOKENS_MAX if c is None else int(c) for c in context])[li]
+    load = _checked_loads(frame, limit.astype(float), known)
+    ok = good_group[group] & load["ok"]
+    message = np.full(n, "", dtype=object)
+    for i in np.flatnonzero(~good_group[group]):
+        message[i] = checked[group[i]]
+    for i in np.flatnonzero(good_group[group] & ~load["ok"]):  # the row's own checks say why
+        try:
+            req = _row_request(models[i], devices[i], _cells(raw, i), *checked[group[i]])
+        except DataFileError:
+            raise
+        except WattGPUError as err:
+            message[i] = str(err)
+            continue
+        ok[i] = True
+        for key in ("rate_qps", "batch", "t_in", "t_out"):
+            load[key][i] = getattr(req, key)
+    nan = np.where(ok, 0.0, np.nan)
+    return FrameRequests(ok, message, np.where(ok, layouts[group], None),
+                         np.where(ok, formats[group], None),
+                         *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")))  # fmt: skip
+
+
+def _cells_of(column: pd.Series) -> np.ndarray:
+    """A column's cells as an array: a numpy column as it is, any other (Int64 with NA, text) as
+    its Python objects, NA kept (``tolist``'s values)."""
+    if pd.api.types.is_extension_array_dtype(column.dtype):
+        return column.to_numpy(dtype=object)
+    return column.to_numpy()
+
+
+def _cells(raw: dict[str, np.ndarray], i: int) -> dict:
+    """Row ``i``'s cells as Python values (integral floats as int)."""
+    return {col: _plain(values[i]) for col, values in raw.items()}
+
+
+def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):
+    """Each row's group of equal (LLM, GPU, num_gpus, tp, ep, weights) and the first row of each
+    group, groups in the order of their first rows (``li``, ``gi``: each row's LLM and GPU, by
+    identity). Cells are equal when :func:`_key` is."""
+    codes = [li, gi]
+    for col in ("num_gpus", "tp", "ep", "weights"):
+        if col in raw:
+            values = raw[col]
+            if values.dtype.kind in "iuf":  # numbers (NaN: blank); 2.0 and 2 alike, as _key
+                codes.append(pd.factorize(values)[0])
+            else:
+                codes.append(pd.factorize(pd.Series([_key(_plain(v)) for v in values]))[0])
+    _, first, group = np.unique(np.column_stack(codes), axis=0, return_index=True,
+                                return_inverse=True)  # fmt: skip
+    order = np.argsort(first, kind="stable")  # groups by first appearance
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    return rank[group.reshape(-1)], first[order]
+
+
+def _checked_loads(frame: pd.DataFrame, limit: np.ndarray, known: np.ndarray) -> dict:
+    """Column-wise: each row's rate or batch and its tokens, and whether the row passes the load
+    and token checks of :func:`_row_request` (exactly one load; :func:`checks.check_rate_qps`,
+    :func:`checks.check_batch`, :func:`checks.check_tokens`: tokens up to ``limit``, the LLM's
+    context length where ``known``). ``ok`` is False wherever a column holds Python objects."""
+    n = len(frame)
+    cols = {}
+    for col, default in (("rate_qps", np.nan), ("batch", np.nan), ("t_in", DEFAULT_T_IN),
+                         ("t_out", DEFAULT_T_OUT)):  # fmt: skip
+        if col not in frame:
+            cols[col] = np.full(n, float(default))
+        elif _numbers_only(frame[col].dtype):
+            cols[col] = frame[col].to_numpy(dtype=float, na_value=np.nan)
+        else:
+            return {**{k: np.full(n, np.nan) for k in ("rate_qps", "batch", "t_in", "t_out")},
+                    "ok": np.zeros(n, dtype=bool)}  # fmt: skip
+    rate, bat, t_in, t_out = cols["rate_qps"], cols["batch"], cols["t_in"], cols["t_out"]
+    with np.errstate(invalid="ignore"):
+        at_rate = ~np.isnan(rate) & np.isnan(bat) & _within(rate, *checks.RATE_QPS)
+        at_batch = np.isnan(rate) & _within(bat, 1, checks.BATCH_MAX, whole=True)
+        tokens = _within(t_in, 1, limit, whole=True) & _within(t_out, 1, limit, whole=True)
+        ok = (at_rate | at_batch) & tokens & (~known | (t_in + t_out <= limit))
+    return {"rate_qps": rate.copy(), "batch": bat.copy(), "t_in": t_in.copy(),
+            "t_out": t_out.copy(), "ok": ok}  # fmt: skip
+
+
+def _within(x: np.ndarray, lo, hi, whole: bool = False) -> np.ndarray:
+    """Finite, lo <= x <= hi and, if ``whole``, a whole number: the values
+    :func:`checks.check_number` (:func:`checks.check_count`) accept."""
+    inside = np.isfinite(x) & (lo <= x) & (x <= hi)
+    return inside & (np.floor(x) == x) if whole else inside
 
 
 def _key(value):

@@ -1,24 +1,66 @@
 """Evaluating an XGBoost regression forest from its JSON, with numpy alone.
 
-A prediction needs no XGBoost import (which costs about a second on a cold start) and runs all trees
-on all rows at once. The nodes of every tree are laid out in one flat array (node ``t·width + j``
-of tree ``t``); a leaf points to itself on both sides, so every row simply takes ``depth`` steps
-down. XGBoost's rule, in float32 as XGBoost compares: go left when x < threshold, the default branch
-when x is missing; the output is base_score + the sum of the leaves.
-``tests/hybrid/test_hybrid_trees.py`` checks it against ``XGBRegressor.predict``.
+A prediction needs no XGBoost import (which costs about a second on a cold start). Rows go through
+in chunks of :data:`CHUNK_ROWS`, so the work arrays have one size however many rows come, and rows/s
+stay flat. XGBoost's rule, in float32 as XGBoost compares: go left when x < threshold, the default
+branch when x is missing (NaN). The output is base_score + the sum of the leaves, the leaves summed
+in float32 by numpy's ``sum`` over each row's trees (pairwise; XGBoost adds tree by tree, so the two
+differ by float32 rounding). A chunk's leaves, when every tree has at most :data:`TABLE_SPLITS`
+splits (the shipped corrections have 7), come from codes and tables:
+
+1. each distinct split (feature, threshold, default branch) of the forest is tested once per row:
+   right = x >= threshold, or the default branch when x is missing;
+2. the splits of tree t, numbered k = 0, 1, ... in its node order, give the row the code
+   c_t = Σ_k 2^k · right_k: one matrix product of the (rows × splits) 0/1 tests with a (splits ×
+   trees) matrix of those powers of two (whole numbers below 2^24: exact in float32 in any order);
+3. a table per tree, built once by walking the tree for every code, gives the leaf of c_t.
+
+A forest with a deeper tree is walked instead: the nodes of every tree lie in one flat array (node
+``t·width + j`` of tree ``t``), a leaf (and the padding) points to itself on both sides, and every row takes ``depth``
+steps down all trees at once. Both give the same leaves, hence the same float32 sums.
+``tests/hybrid/test_hybrid_trees.py`` checks both against XGBoost and against each other.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from wattgpu_lite.errors import InvalidInputError
+
+CHUNK_ROWS = 1024  # rows per chunk: the work arrays (~1 MB) stay in cache, rows/s flat in n
+TABLE_SPLITS = 10  # a tree with at most this many splits is read through a 2^splits-leaf table
+
+
+@dataclass(frozen=True)
+class Tables:
+    """The forest as distinct splits, code weights and one leaf table per tree (steps 1-3)."""
+
+    feature: np.ndarray  # (splits,) feature tested by each distinct split
+    threshold: np.ndarray  # (splits,) float32
+    missing_right: np.ndarray  # (splits,) bool: a missing value goes right
+    weights: np.ndarray  # (splits, trees) float32: Σ 2^k over the nodes k of tree t with this split
+    leaves: np.ndarray  # (trees · 2^bits,) float32: the leaf of code c of tree t at t·2^bits + c
+    offsets: np.ndarray  # (trees,) intp: t · 2^bits
+
+    def leaves_of(self, x: np.ndarray) -> np.ndarray:
+        """(rows, trees) float32 leaf values of the rows of ``x`` (float32, ≤ a chunk)."""
+        value = x[:, self.feature]
+        right = value >= self.threshold
+        missing = np.isnan(value)
+        if missing.any():
+            right |= missing & self.missing_right
+        code = (right.astype(np.float32) @ self.weights).astype(np.intp)
+        code += self.offsets
+        return self.leaves[code]
 
 
 @dataclass(frozen=True)
 class Forest:
-    """Flat node arrays of every tree (a leaf's children are itself) and the base score."""
+    """Flat node arrays of every tree (a leaf's children are itself), the base score, and the
+    same trees as :class:`Tables` (None when a tree has more than :data:`TABLE_SPLITS` splits)."""
 
     feature: np.ndarray  # (trees · width,) int32
     threshold: np.ndarray  # float32; the leaf value on leaves
@@ -28,6 +70,8 @@ class Forest:
     roots: np.ndarray  # (trees,) int32 global id of each root
     base_score: float
     depth: int
+    n_features: int  # columns a row must have (num_feature of the model)
+    tables: Tables | None = None
 
     @classmethod
     def from_json(cls, text: str | bytes) -> Forest:
@@ -38,26 +82,43 @@ class Forest:
         parts = {k: [] for k in ("feature", "threshold", "left", "right", "default_left")}
         for i, t in enumerate(trees):
             n, base = len(t["left_children"]), i * width
-            own = np.arange(n) + base
+            own, pad = np.arange(n) + base, np.arange(n, width) + base  # padding: never reached
             left, right = np.asarray(t["left_children"]), np.asarray(t["right_children"])
             leaf = left < 0
-            pad = width - n
-            parts["feature"].append(np.r_[t["split_indices"], np.zeros(pad, int)])
-            parts["threshold"].append(np.r_[t["split_conditions"], np.zeros(pad)])
-            parts["left"].append(np.r_[np.where(leaf, own, left + base), own[:1].repeat(pad)])
-            parts["right"].append(np.r_[np.where(leaf, own, right + base), own[:1].repeat(pad)])
-            parts["default_left"].append(np.r_[t["default_left"], np.zeros(pad, bool)])
+            parts["feature"].append(np.r_[t["split_indices"], np.zeros(len(pad), int)])
+            parts["threshold"].append(np.r_[t["split_conditions"], np.zeros(len(pad))])
+            parts["left"].append(np.r_[np.where(leaf, own, left + base), pad])
+            parts["right"].append(np.r_[np.where(leaf, own, right + base), pad])
+            parts["default_left"].append(np.r_[t["default_left"], np.zeros(len(pad), bool)])
         flat = {k: np.concatenate(v) for k, v in parts.items()}
         base = float(np.float32(str(learner["learner_model_param"]["base_score"]).strip("[]")))
         roots = (np.arange(len(trees)) * width).astype(np.int32)
-        return cls(flat["feature"].astype(np.int32), flat["threshold"].astype(np.float32),
-                   flat["left"].astype(np.int32), flat["right"].astype(np.int32),
-                   flat["default_left"].astype(bool), roots, base,
-                   _depth(trees))  # fmt: skip
+        n_features = int(learner["learner_model_param"]["num_feature"])
+        forest = cls(flat["feature"].astype(np.int32), flat["threshold"].astype(np.float32),
+                     flat["left"].astype(np.int32), flat["right"].astype(np.int32),
+                     flat["default_left"].astype(bool), roots, base, _depth(trees),
+                     n_features)  # fmt: skip
+        return replace(forest, tables=_tables(forest))
 
     def predict(self, x: np.ndarray) -> np.ndarray:
-        """Sum over trees of the leaf each row reaches, plus the base score (float32 sums)."""
-        x = np.ascontiguousarray(x, dtype=np.float32)
+        """Sum over trees of the leaf each row reaches, plus the base score (float32 sums),
+        :data:`CHUNK_ROWS` rows at a time."""
+        x = np.asarray(x)
+        if x.ndim != 2 or x.shape[1] < self.n_features:
+            raise InvalidInputError(
+                f"forest input x: shape {x.shape}; pass a 2-D array of rows × at least "
+                f"{self.n_features} feature columns (the model's num_feature)"
+            )
+        out = np.empty(len(x))
+        for s in range(0, len(x), CHUNK_ROWS):
+            chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
+            leaves = self.walk(chunk) if self.tables is None else self.tables.leaves_of(chunk)
+            out[s : s + CHUNK_ROWS] = leaves.sum(axis=1, dtype=np.float32)
+        return out + self.base_score
+
+    def walk(self, x: np.ndarray) -> np.ndarray:
+        """(rows, trees) float32 leaf values of the rows of ``x`` (float32), every row taking
+        ``depth`` steps down all trees at once."""
         n_rows, n_cols = x.shape
         flat_x = x.ravel()
         offset = (np.arange(n_rows, dtype=np.int64) * n_cols)[:, None]
@@ -69,8 +130,33 @@ class Forest:
             if missing:
                 go_left = np.where(np.isnan(value), self.default_left[node], go_left)
             node = np.where(go_left, self.left[node], self.right[node])
-        leaves = self.threshold[node]
-        return leaves.sum(axis=1, dtype=np.float32).astype(float) + self.base_score
+        return self.threshold[node]
+
+
+def _tables(forest: Forest) -> Tables | None:
+    """Steps 1-3 of the module docstring from the flat arrays, or None if a tree has more than
+    :data:`TABLE_SPLITS` splits. Split k of a tree is its k-th internal node in node order."""
+    n_trees, width = len(forest.roots), len(forest.feature) // len(forest.roots)
+    inner = (forest.left != np.arange(len(forest.left))).reshape(n_trees, width)
+    bits = int(inner.sum(axis=1).max())
+    if bits > TABLE_SPLITS:
+        return None
+    k = (np.cumsum(inner, axis=1) - 1).ravel()  # split number of each internal node in its tree
+    tree, node = np.nonzero(inner)
+    node += tree * width
+    keys = np.column_stack([forest.feature[node], forest.threshold[node].view(np.int32),
+                            forest.default_left[node]])  # fmt: skip
+    distinct, which = np.unique(keys, axis=0, return_inverse=True)
+    weights = np.zeros((len(distinct), n_trees), np.float32)
+    np.add.at(weights, (which.ravel(), tree), 2.0 ** k[node])
+    code = np.arange(2**bits)
+    at = np.broadcast_to(forest.roots[:, None], (n_trees, len(code))).copy()
+    for _ in range(forest.depth):
+        right = (code >> np.maximum(k[at], 0)) & 1 == 1
+        at = np.where(right, forest.right[at], forest.left[at])  # a leaf points to itself
+    return Tables(distinct[:, 0].astype(np.intp), distinct[:, 1].astype(np.int32).view(np.float32),
+                  distinct[:, 2] == 0, weights, forest.threshold[at].ravel(),
+                  np.arange(n_trees, dtype=np.intp) << bits)  # fmt: skip
 
 
 def _depth(trees: list[dict]) -> int:
