@@ -54,7 +54,7 @@ def readings(llm, itl_sla_ms: float, sources=READING_SOURCES, scenarios=SCENARIO
             t = rank_gpus(llm, scenario=scenario, itl_sla_ms=itl_sla_ms, candidates=names,
                           source=source, gpu_counts=(1,), t_in=t_in, t_out=t_out)  # fmt: skip
             if source == "hybrid":
-                t = t.assign(gpu=t["gpu"].map(lambda name: labels.get(name, name)))
+                t = t.assign(gpu=t["gpu"].replace(labels))
             aggregate = source == "hybrid" and scenario == "offline"
             runs_itl = t["time_per_token_s"] * 1e3 if aggregate else t["itl_ms"]
             parts.append(t[COLUMNS].assign(source=source, scenario=scenario, runs_itl_ms=runs_itl))

@@ -79,10 +79,7 @@ def paper_gpus() -> pd.DataFrame:
 @cache
 def _paper_rows() -> dict[str, dict]:
     """Catalog name -> the paper's values of GPU_FIELDS and its source."""
-    table = paper_gpus().set_index("name")
-    plain = {f: [v.item() if isinstance(v, np.generic) else v for v in table[f]]
-             for f in (*GPU_FIELDS, "source")}  # fmt: skip
-    return {name: {f: plain[f][i] for f in plain} for i, name in enumerate(table.index)}
+    return paper_gpus().set_index("name")[[*GPU_FIELDS, "source"]].to_dict("index")
 
 
 def paper_gpu(device: str | GPU) -> GPU:
