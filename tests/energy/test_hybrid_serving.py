@@ -30,7 +30,7 @@ def test_batch_one_decode_is_the_weight_read_plus_the_step_cost():
     15.01 GB of streamed weights (its 0.53 B-parameter input table is gathered, one row a token;
     plus one prefill read spread over the 1,000 steps) and 131,072 B of KV cache per token of
     context (500.5 tokens on average), at η·3,940 GB/s, plus the step cost."""
-    c = S.Constants(eta_bw=0.8, eta_flops=0.5, step_s=1e-3, step_per_layer_s=0.0)
+    c = S.Constants(eta_bw=0.8, eta_flops=0.5, step_s=1e-3)
     rows, _ = rows_for("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_in=1.0, t_out=1000.0)
     step = S.step_time_s(rows, np.array([1.0]), c)[0]
     bytes_per_step = (8.030261e9 - 128_256 * 4096) * 2 * 1.001 + 131072 * 500.5

@@ -23,11 +23,11 @@
   and TDP) that ``wl.estimate_energy`` (split into terms by
   :mod:`~wattgpu_lite.energy.backbone_energy`) and the hybrid predictor share, with per-row arrays
   from :mod:`~wattgpu_lite.energy.backbone_rows`, its training runs in
-  :mod:`~wattgpu_lite.energy.backbone_runs`, its seven constants fitted by
+  :mod:`~wattgpu_lite.energy.backbone_runs`, its six constants fitted by
   :mod:`~wattgpu_lite.energy.backbone_fit`, and its vectorised bracketed searches (peak batch,
   load in flight) in :mod:`~wattgpu_lite.energy.searches`;
 - :mod:`~wattgpu_lite.energy.validation`: every mode against the measured energy per token, physical
-  mode's seven constants refitted leave-one-GPU-out.
+  mode's six constants refitted leave-one-GPU-out.
 
 Taught in notebooks 01 (the derivation, the paper's tables, the audit, the check against
 measurements) and 02 (where the joules go). Imports :mod:`wattgpu_lite.specs` and

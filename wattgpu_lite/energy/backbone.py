@@ -6,14 +6,16 @@ with the context; compute growing with B; a power ceiling). On top of it, with B
 flight and T_out the generated tokens:
 
 - step time  s(B) = B · t_req(B) / T_out + c_step,  t_req = prefill + decode time per request at
-  the kernels' achieved bandwidth η_bw·BW and compute η_f·F, c_step = c_0 + c_1·n_layers the fixed
-  cost of a step (scheduling, kernel launches);
+  the kernels' achieved bandwidth η_bw·BW and compute η_f·F, c_step the fixed cost of a step
+  (scheduling, kernel launches; one constant: a per-layer share is not identifiable from the
+  runs, :mod:`~wattgpu_lite.energy.backbone_fit`);
 - per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
   time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
 - in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root (a grid brackets it,
-  bisection narrows it, :mod:`~wattgpu_lite.energy.searches`); beyond the capacity
-  B_max / W(B_max) no steady state exists;
-- busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP; mean power
+  Illinois steps narrow it to adjacent floats, :mod:`~wattgpu_lite.energy.searches`); beyond the
+  capacity B_max / W(B_max) no steady state exists;
+- busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP; its peak over B is
+  the best point of a grid, refined by golden section to machine precision; mean power
   P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a request in flight.
 
 Every function takes and returns numpy arrays (one value per row); all rows are computed at once.
@@ -29,9 +31,12 @@ from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
 
 GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
-ROOT_RTOL = 1e-9  # the load is narrowed to 1 part in 10^9
-BISECTION_STEPS = 40
-GOLDEN_STEPS = 24  # golden-section steps locating the busy-power peak (ln B to ~1e-5)
+ROOT_RTOL = 4.0 * np.finfo(float).eps  # the load is narrowed until lo and hi are adjacent floats
+ROOT_STEPS = 64  # at most (Illinois steps take ~10; bisection would take ~51)
+MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
+PEAK_GRID_POINTS = 33  # ln B on [0, ln 1024] every 0.22: the global peak's neighbourhood
+PEAK_PROBE = 1e-6  # ln B this far below the upper end tells whether the power falls there
+GOLDEN_STEPS = 72  # golden-section steps in that neighbourhood: ln B to < 1e-14
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 
 
@@ -42,7 +47,6 @@ class Constants:
     eta_bw: float = 0.75  # achieved share of the memory bandwidth
     eta_flops: float = 0.5  # achieved share of the dense FP16 peak
     step_s: float = 1e-3  # fixed cost of a decode step, s
-    step_per_layer_s: float = 2e-5  # and per layer, s
     kappa: float = 1.0  # dynamic-energy factor on alpha and e
     idle_w: float = 20.0  # idle power: idle_w + idle_fraction · TDP
     idle_fraction: float = 0.15
@@ -122,15 +126,15 @@ def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarr
 
 
 def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
-    """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + c_0 + c_1·n_layers."""
+    """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + c_step."""
     t_req, _ = request_terms(rows, batch, c)
-    return batch * t_req / rows.t_out + c.step_s + c.step_per_layer_s * rows.n_layers
+    return batch * t_req / rows.t_out + c.step_s
 
 
 def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     """P_idle + dynamic energy per step / step time [W], at most the TDP."""
     t_req, dynamic = request_terms(rows, batch, c)
-    step = batch * t_req / rows.t_out + c.step_s + c.step_per_layer_s * rows.n_layers
+    step = batch * t_req / rows.t_out + c.step_s
     power = idle_power_w(rows, c) + dynamic * batch / rows.t_out / step
     return np.minimum(power, rows.replica_tdp_w)
 
@@ -148,27 +152,53 @@ def on_points(rows: Rows, fn, *per_row: np.ndarray) -> Z.Evaluate:
     return f
 
 
-def peak_batch(rows: Rows, c: Constants, upper: float = 1024.0) -> np.ndarray:
-    """Batch at which the raw busy power peaks, by golden-section search on ln B in [0, ln upper]
-    (:func:`~wattgpu_lite.energy.searches.golden_max`, ``GOLDEN_STEPS`` steps, ln B to ~1e-5).
+def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0) -> np.ndarray:
+    """Batch at which the raw busy power is highest on [1, upper] (``upper`` per row or one for
+    all; at most 1024): the best of the points ln B = 0, 0.22, 0.43, … below ln upper and ln upper
+    itself (:data:`PEAK_GRID_POINTS` on [0, ln 1024]; one call), then golden-section search
+    (:func:`~wattgpu_lite.energy.searches.golden_max`, ``GOLDEN_STEPS`` steps) between the best
+    point's two neighbours (its left one, if the best is ln upper and the power falls into it:
+    a probe 1e-6 below tells), to machine precision; else ``upper``.
 
     The raw power rises while a step is memory-bound (more work per weight read) and may dip once
-    it turns compute-bound (the weight read spread over a longer step). Where it has several
-    local peaks the search settles on one of them, as it always has.
+    it turns compute-bound (the weight read spread over a longer step); with several local peaks
+    (a roofline corner per phase), the grid picks the highest one's neighbourhood.
     """
-    f = on_points(rows, lambda r, x: raw_busy_power_w(r, np.exp(x), c))
     n = len(rows.t_in)
-    lo, hi = Z.golden_max(f, np.zeros(n), np.full(n, np.log(upper)), GOLDEN_STEPS)
-    return np.exp(0.5 * (lo + hi))
+    top = np.log(np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH))
+    grid = np.linspace(0.0, np.log(MAX_BATCH), PEAK_GRID_POINTS)
+    counts = np.searchsorted(grid, top, side="left") + 1  # the grid points below ln upper, and it
+    row = np.repeat(np.arange(n), counts + 1)  # + a probe just below ln upper: is P falling there?
+    start = np.concatenate([[0], np.cumsum(counts + 1)[:-1]])
+    pos = np.arange(len(row)) - start[row]
+    x = grid[np.minimum(pos, len(grid) - 1)]
+    x = np.where(pos == counts[row] - 1, top[row], x)
+    x = np.where(pos == counts[row], top[row] - PEAK_PROBE, x)
+    power = raw_busy_power_w(rows.take(row), np.exp(x), c)
+    probe = pos == counts[row]
+    best_power = np.maximum.reduceat(np.where(probe, -np.inf, power), start)
+    best = np.minimum.reduceat(np.where(~probe & (power == best_power[row]), pos, len(grid)), start)
+    falling = power[start + counts] > power[start + counts - 1]  # P(upper − probe) > P(upper)
+    refine = (best < counts - 1) | (falling & (counts > 1))
+    out = np.exp(top)
+    if refine.any():
+        k, at = best[refine], start[refine]
+        lo = x[at + np.maximum(k - 1, 0)]
+        hi = x[at + np.minimum(k + 1, counts[refine] - 1)]
+        sub = rows.take(refine)
+        f = on_points(sub, lambda r, z: raw_busy_power_w(r, np.exp(z), c))
+        lo, hi = Z.golden_max(f, lo, hi, GOLDEN_STEPS)
+        out[refine] = np.exp(0.5 * (lo + hi))
+    return out
 
 
 def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     """Mean power while serving ``batch`` sequences [W]: the raw power at this batch, or at the
-    peak batch if that is smaller and higher. Past the point where a step turns compute-bound the
+    peak batch below it if that is higher. Past the point where a step turns compute-bound the
     raw figure can dip; a board serving more sequences keeps its clocks and traffic, so the kit
-    never lets power fall with load. max(P_raw(B), P_raw(1), P_raw(min(B_peak, B))), one call."""
+    never lets power fall with load. max(P_raw(B), P_raw(1), P_raw(B_peak on [1, B])), one call."""
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
-    peak = np.minimum(peak_batch(rows, c), batch)
+    peak = np.minimum(peak_batch(rows, c, upper=batch), batch)
     f = on_points(rows, lambda r, x: raw_busy_power_w(r, x, c))
     power = f(np.arange(len(batch)), np.stack([batch, np.ones_like(batch), peak], axis=1))
     return np.maximum(np.maximum(power[:, 0], power[:, 1]), power[:, 2])
@@ -180,9 +210,10 @@ def in_flight_at_rate(
     """Mean requests in flight L at Poisson rate λ: the smallest root of
     g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
     at the batch a request sees). s grows with the batch, so g > 0 at L = 0; the first point of a
-    geometric grid over (0, cap] where g ≤ 0 brackets the root, which bisection narrows to
-    ``ROOT_RTOL`` (:func:`~wattgpu_lite.energy.searches.bisect_root`; the shipped constants were
-    fitted with exactly this search). No root: beyond capacity, L = cap.
+    geometric grid over (0, cap] where g ≤ 0 brackets the root, which Illinois steps narrow to
+    ``ROOT_RTOL``, adjacent floats (:func:`~wattgpu_lite.energy.searches.illinois_root`): the load is
+    a smooth function of the constants to machine precision, as the fit needs. No root: beyond
+    capacity, L = cap.
     """
     n = len(rows.t_in)
     rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,))
@@ -194,12 +225,12 @@ def in_flight_at_rate(
     f = on_points(rows, g, rate, cap)
     grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, GRID_POINTS)])
     points = grid[None, :] * cap[:, None]
-    k = Z.first_nonpositive(f, points)[0]
+    k, g_hi, g_lo = Z.first_nonpositive(f, points)
     saturated = k == len(grid)
     row = np.arange(n)
     hi = np.where(saturated, cap, points[row, np.minimum(k, len(grid) - 1)])
     lo = np.where(saturated | (k == 0), hi, points[row, np.maximum(k - 1, 0)])
-    load = Z.bisect_root(f, lo, hi, ROOT_RTOL, BISECTION_STEPS)
+    load = Z.illinois_root(f, lo, hi, g_lo, g_hi, ROOT_RTOL, ROOT_STEPS)
     return np.where(saturated, cap, load)
 
 

@@ -1,11 +1,11 @@
 """One physics engine: the backbone's step time and power, split into physical mode's energy terms.
 
 Physical mode (``wl.estimate_energy``) and the hybrid predictor's backbone
-(``wl.predict(..., correction=False)``) are one model with one set of constants: the seven the
+(``wl.predict(..., correction=False)``) are one model with one set of constants: the six the
 backbone fits on every dense Watt Counts run (:func:`shipped_constants`). For ``B`` sequences
 sharing each step (:mod:`wattgpu_lite.energy.backbone`):
 
-- time per request       t = T_out · s(B) / B,  s(B) = B · t_req(B) / T_out + c_0 + c_1 · n_layers;
+- time per request       t = T_out · s(B) / B,  s(B) = B · t_req(B) / T_out + c_step;
 - energy per request     E = P_busy(B) · t  (the replica's busy power: idle plus dynamic energy per
   step over the step time, never falling with load, at most G · TDP);
 - energy per output token  E / T_out = P_busy(B) · s(B) / B,  what ``wl.predict`` reports.
@@ -34,7 +34,7 @@ DYNAMIC = ("compute", "parameter_reads", "kv_writes", "attention_reads")
 
 @lru_cache(maxsize=1)
 def shipped_constants() -> S.Constants:
-    """The backbone's seven constants fitted on every dense Watt Counts run (the shipped
+    """The backbone's six constants fitted on every dense Watt Counts run (the shipped
     ``state.json``; one cached read): physical mode and the hybrid predictor both use them."""
     state = read_json(data_dir() / SHIPPED_MODEL_DIR / "state.json", what="hybrid model state")
     return S.Constants(**state["constants"])
@@ -57,7 +57,7 @@ def request_breakdown(
     idle = S.idle_power_w(rows, c)
     dynamic = sum(v for (_, comp), v in terms.items() if comp in DYNAMIC)
     scale = np.where(dynamic > 0, (power - idle) * request / np.maximum(dynamic, 1e-300), 1.0)
-    fixed = idle * rows.t_out * (c.step_s + c.step_per_layer_s * rows.n_layers) / batch
+    fixed = idle * rows.t_out * c.step_s / batch
     out = {}
     for (phase, comp), value in terms.items():
         if comp in DYNAMIC:

@@ -12,7 +12,7 @@ Decisions (stated in notebook 01 too):
   per request. Paper mode and EcoLogits have no time or idle term, so they are compared as
   published.
 * physical mode is the one engine (:mod:`wattgpu_lite.energy.backbone`, split into terms by
-  :mod:`~wattgpu_lite.energy.backbone_energy`): "physical" has its seven constants refitted
+  :mod:`~wattgpu_lite.energy.backbone_energy`): "physical" has its six constants refitted
   leave-one-GPU-out — for each GPU on the other seven GPUs' ITL and power only
   (:func:`~wattgpu_lite.energy.backbone_fit.fit_constants`) —, so its J/token is out of sample
   twice over (another GPU, and a target it was not fitted to); "physical_apriori" is the
@@ -81,7 +81,7 @@ def engine_j_per_token(df: pd.DataFrame, c: S.Constants) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def logo_constants() -> dict[str, S.Constants]:
-    """{held-out GPU: the seven constants fitted on the other seven GPUs' runs} (cached: eight
+    """{held-out GPU: the six constants fitted on the other seven GPUs' runs} (cached: eight
     fits of a few seconds each, computed once per session)."""
     ts = backbone_runs.watt_counts()
     gpus = ts.frame["gpu"].to_numpy()

@@ -14,6 +14,7 @@ from wattgpu_lite.datafiles import data_dir, read_json
 from wattgpu_lite.hybrid.predict.correction import FEATURE_GROUPS
 
 PATH = "hybrid/candidates.json"
+SCORE_DECIMALS = 2  # scores (MdAPE, %) are compared to 0.01 percentage points
 
 
 @dataclass(frozen=True)
@@ -53,8 +54,9 @@ def xgb_params() -> dict:
 
 
 def select(scores: dict[str, float]) -> str:
-    """The candidate with the lowest score (mean over scenario groups of the inner MdAPE); a tie
-    goes to the earlier candidate of the file."""
+    """The candidate with the lowest score (mean over scenario groups of the inner MdAPE, in %)
+    at :data:`SCORE_DECIMALS` decimals; a tie goes to the earlier candidate of the file. Scores
+    closer than that are one score: a last-bit difference never flips the choice."""
     names = [c.name for c in candidates() if c.name in scores]
-    values = np.array([scores[n] for n in names])
+    values = np.round(np.array([scores[n] for n in names]), SCORE_DECIMALS)
     return names[int(np.argmin(values))]

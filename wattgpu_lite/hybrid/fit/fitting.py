@@ -24,10 +24,11 @@ from wattgpu_lite.hybrid.predict.correction import MONOTONE_DOWN, MONOTONE_UP, T
 
 def fit_correction(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], bound: float,
         params: dict, families: Sequence[str] = (), seed: int = 0) -> C.Correction:  # fmt: skip
-    """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints."""
+    """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints,
+    rounded to ``TREE_DECIMALS`` decimals (a last-bit difference moves no split)."""
     cons = tuple(1 if c in MONOTONE_UP else -1 if c in MONOTONE_DOWN else 0 for c in columns)
     model = XGBRegressor(**params, monotone_constraints=cons, random_state=seed, n_jobs=1)
-    model.fit(x, np.clip(residual, -TARGET_CLIP, TARGET_CLIP))
+    model.fit(x, np.round(np.clip(residual, -TARGET_CLIP, TARGET_CLIP), C.TREE_DECIMALS))
     text = model.get_booster().save_raw("json").decode()
     return C.Correction(tuple(columns), float(bound), tuple(families), text)
 

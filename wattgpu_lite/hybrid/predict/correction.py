@@ -40,6 +40,10 @@ MONOTONE_UP = ("log_in_flight", "busy_fraction")  # more load never lowers ITL o
 # correction still never falls as the load rises
 MONOTONE_DOWN = ("log_bytes_per_flop",)
 TARGET_CLIP = 1.0  # residuals beyond ±1 (×e) are clipped before fitting: odd runs do not lead
+# The load inputs and the fitted residuals are rounded to this many decimals (logs and shares: one
+# part in 10^6), so a last-bit difference in the backbone (another BLAS kernel, another run order)
+# does not move a tree's split; far below any measurement's precision.
+TREE_DECIMALS = 6
 
 
 def gpu_features(g: GPU) -> dict[str, float]:
@@ -63,10 +67,12 @@ def load_features(out: dict[str, np.ndarray], bytes_per_flop: np.ndarray) -> dic
     """The load inputs of the correction, physical quantities only: the sequences in flight and
     the share of time busy (the backbone's outputs), and the bytes per FLOP of the step a request
     sees (:func:`wattgpu_lite.hybrid.predict.bounds.bytes_per_flop`). No regime flag: batch mode and a
-    rate differ in these quantities, and each target is corrected in its own unit."""
-    return {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
-            "busy_fraction": out["busy_fraction"],
-            "log_bytes_per_flop": np.log(np.maximum(bytes_per_flop, 1e-300))}  # fmt: skip
+    rate differ in these quantities, and each target is corrected in its own unit. Each is rounded
+    to :data:`TREE_DECIMALS` decimals (rounding keeps the order, so the monotone constraints hold)."""
+    raw = {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
+           "busy_fraction": out["busy_fraction"],
+           "log_bytes_per_flop": np.log(np.maximum(bytes_per_flop, 1e-300))}  # fmt: skip
+    return {k: np.round(np.asarray(v, dtype=float), TREE_DECIMALS) for k, v in raw.items()}
 
 
 def feature_matrix(llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray],

@@ -14,7 +14,7 @@ the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
 - the step-time terms: memory time Q/(G · η_bw · BW), compute time C/(G · η_f · F) and the power
   limit's time; the largest of the three is the step's roofline. Backbone step time =
   roofline + layout term (collectives, expert groups, replicated weights) + the prompt's share
-  (B · prefill time / T_out) + the fixed cost c_0 + c_1 · n_layers. These add up to the
+  (B · prefill time / T_out) + the fixed cost of a step c_step. These add up to the
   backbone's ITL exactly;
 - the hard floor (:func:`wattgpu_lite.hybrid.predict.bounds.floor_step_s`), idle and busy power;
 - the learned correction per target (a factor on the backbone, 1 on "physics" rows) and why it
@@ -120,7 +120,7 @@ def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, An
         "power limit": dynamic / (g * (float(rows.tdp_w[0]) - p_static)),
         "layout": 0.0,  # below: from its energy term, G · P_static · t_layout
         "prompt": float(times["prefill"][0]) * per_step,
-        "fixed": c.step_s + c.step_per_layer_s * float(rows.n_layers[0]),
+        "fixed": c.step_s,
     }
     roof = max(("memory", "compute", "power limit"), key=lambda k: time[k])
     decode_s = float(times["decode"][0]) * per_step
