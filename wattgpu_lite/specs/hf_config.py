@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from wattgpu_lite.checks import check_count
-from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, unique_keys
+from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, refuse_folder, unique_keys
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 from wattgpu_lite.specs.params import FAMILIES, Family, family, with_overrides
 from wattgpu_lite.specs.plausible import plausible_range
@@ -91,9 +91,10 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
         raise ConfigError(f"a config must be a dict or a path to config.json, got "
                           f"{type(path_or_dict).__name__}")  # fmt: skip
     path = Path(path_or_dict)
+    refuse_folder(path, "config.json", "config.json", ConfigError)
     raw = read_bytes(path, what="config file", sha256=None, error=ConfigError)
     try:  # json's own parser: the Hub's configs hold Infinity (Nemotron-H's time_step_limit)
-        cfg = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
+        cfg = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
     except DuplicateKeyError as err:
         raise ConfigError(f"{path.name}: {err}") from None
     except json.JSONDecodeError as err:
