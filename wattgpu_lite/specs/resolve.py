@@ -136,7 +136,10 @@ def resolve_llm(value: Any) -> LLM:
                         max_bytes=MAX_SPEC_BYTES)  # fmt: skip
         name = as_path(value).name
         with _named(f"config.json {name}", ConfigError):
-            model = replace(LLM.from_hf_config(cfg), source=f"config.json {name}")
+            model = LLM.from_hf_config(cfg)  # its source's notes kept, the file named first
+            model = replace(
+                model, source=model.source.replace("config dict", f"config.json {name}", 1)
+            )
     elif isinstance(value, dict):
         model = LLM.from_hf_config(value)
     elif isinstance(value, str):
