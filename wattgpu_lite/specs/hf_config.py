@@ -59,7 +59,11 @@ TEXT_DEFAULTS: dict[str, dict[str, Any]] = {
                     "head_dim": 256, "max_position_embeddings": 131072,
                     "tie_word_embeddings": True},
 }  # fmt: skip
-# training sequence length of families whose config declares none (see the module docstring)
+# training sequence length of families whose config declares none (see the module docstring);
+# Falcon's 2,048: transformers' FalconConfig, src/transformers/models/falcon/
+# configuration_falcon.py, FalconConfig.__init__(max_position_embeddings=2048), the class that
+# reads Falcon-7B's RefinedWebModel and Falcon-40B's RefinedWeb configs (model_type mapping in
+# the same package's modeling code); the Falcon model cards state 2,048-token training
 TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048, "RefinedWebModel": 2048}
 CONTEXT_SOURCE = {
     "falcon": "transformers' own default (FalconConfig max_position_embeddings=2048)",
