@@ -129,6 +129,21 @@ def is_file(value: Any) -> bool:
         return False
 
 
+def refuse_folder(value: Any, what: str, inside: str | None, error: type[WattGPUError]) -> None:
+    """``error`` if ``value`` names an existing folder (a model's download folder, say): the kit
+    reads one file, and says which (``inside``, where the folder holds it)."""
+    path = as_path(value)
+    try:
+        if path is None or not path.is_dir():
+            return
+    except (OSError, ValueError):
+        return
+    file = path / inside if inside else None
+    fix = (f"pass the file inside it: {str(file)!r}" if file is not None and is_file(file)
+           else f"pass the path of the {what} file itself")  # fmt: skip
+    raise error(f"{str(value)!r} is a folder, not a {what} file; {fix}")
+
+
 @lru_cache(maxsize=8)
 def _manifest(folder: Path) -> dict[str, str]:
     """name -> sha256 of a data folder's MANIFEST.sha256 (``sha256sum -c`` format), once its
@@ -287,9 +302,10 @@ def parse_json(
     error: type[WattGPUError] = DataFileError,
     max_depth: int = MAX_DEPTH,
 ) -> Any:
-    """JSON from bytes: UTF-8, no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""  # fmt: skip
+    """JSON from bytes: UTF-8 (a leading byte-order mark, as Windows editors write, is skipped),
+    no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""  # fmt: skip
     try:
-        value = json.loads(data.decode("utf-8"), parse_constant=_no_constant,
+        value = json.loads(data.decode("utf-8-sig"), parse_constant=_no_constant,
                            object_pairs_hook=unique_keys)  # fmt: skip
     except UnicodeDecodeError:
         raise error(f"{label}: not UTF-8 text (a binary file?); pass a JSON file") from None
@@ -299,6 +315,9 @@ def parse_json(
         ) from None
     except DuplicateKeyError as err:
         raise error(f"{label}: {err}") from None
+    except json.JSONDecodeError as err:  # the syntax: say where, not what else JSON forbids
+        raise error(f"{label}: not valid JSON ({err}); fix the file there (JSON has no "
+                    "comments, trailing commas or single quotes)") from None  # fmt: skip
     except ValueError as err:
         raise error(f"{label}: not valid JSON ({err}); fix the file (NaN and Infinity are "
                     "not allowed: write a number or leave the key out)") from None  # fmt: skip

@@ -52,7 +52,10 @@ def resolve(llm, gpu):
     """(LLM, GPU) from names, dataclasses, config.json / spec.json paths or dicts: a string is
     a catalog name before a same-named relative path (specs.resolve decides both)."""
     if not isinstance(llm, catalog.LLM | str | Path | dict):
-        raise InvalidInputError(f"llm must be a name, LLM, config path or dict; got {llm!r}.")
+        raise InvalidInputError(f"llm must be a name, LLM, config path or dict; got "
+                                f"{type(llm).__name__} {checks.shown(llm)}; pass a catalog name "
+                                "(wl.llms()), a wl.LLM, a config.json path or dict, or in "
+                                "mode='paper' a size in billions of parameters (8 for 8B)")  # fmt: skip
     return resolve_llm(llm), resolve_gpu(gpu)
 
 
@@ -150,14 +153,18 @@ def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
         return estimate_energy(llm, gpu, **_by_name(positional, named))
     work = (*checks.check_tokens(t_in, t_out), checks.check_batch(batch))
     if mode not in MODES:
-        raise InvalidInputError(f"mode must be one of {MODES}, got {mode!r}.")
+        near = [m for m in MODES if isinstance(mode, str) and m == mode.strip().lower()]
+        raise InvalidInputError(f"mode must be one of {MODES}, got {checks.shown(mode)}; pass "
+                                f"mode={(near or ['physical'])[0]!r} (the kit's modes are lower "
+                                "case; 'physical' is the default)")  # fmt: skip
     layout = layout_of(num_gpus, parallel, expert_parallel)
     if mode == "paper" and (layout.num_gpus != 1 or weights is not None or expert_parallel):
         raise InvalidInputError("paper mode models one GPU at 16 bits; num_gpus, weights and "
-                                "expert_parallel apply to mode='physical'.")  # fmt: skip
+                                "expert_parallel apply to mode='physical': drop them, or pass "
+                                "mode='physical'")  # fmt: skip
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
-        size = bare_size_b(llm, mode)
-        return _paper((f"{size:g}B (bare)", size), "H100", work, None, None)
+        size = bare_size_b(llm, mode)  # the GPU picks the paper's table, as for a named LLM
+        return _paper((f"{size:g}B (bare)", size), resolve_gpu(gpu).name, work, None, None)
     llm, gpu = resolve(llm, gpu)
     checks.check_tokens(work[0], work[1], llm.context_length)
     if mode == "paper":

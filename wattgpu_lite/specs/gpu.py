@@ -159,7 +159,10 @@ class GPU:
                             f"{type(spec).__name__}; required keys: {list(REQUIRED)}")  # fmt: skip
         unknown = sorted(map(str, set(spec) - set(valid)))
         if unknown:
-            raise _spec_error(unknown[0], f"unknown key(s) {unknown}; use the valid keys: {valid}")
+            meant = close_matches(unknown[0][:200], valid, n=3)
+            near = f" (did you mean {' or '.join(map(repr, meant))}?)" if meant else ""
+            raise _spec_error(unknown[0], f"unknown key(s) {unknown}{near}; use the valid keys: "
+                              f"{valid}")  # fmt: skip
         values = {f: _coerce(f, spec.get(f)) for f in valid}
         return cls(**values)
 
@@ -213,7 +216,9 @@ def _coerce(field: str, value: Any) -> Any:
     if _missing(value):
         if field in OPTIONAL_NUMBERS:
             return math.nan
-        raise _spec_error(field, "is required but missing; add it (see GPU.from_spec's docstring)")
+        got = "" if value is None else f" (got {value!r:.20}, which means unknown)"
+        raise _spec_error(field, f"is required but missing{got}; add it as its spec sheet has "
+                          "it (see GPU.from_spec's docstring)")  # fmt: skip
     if field in ("name", "memory_type") or field in OPTIONAL_TEXT:
         most = 10_000 if field.startswith("source") else 200
         if not isinstance(value, str) or len(value) > most:

@@ -6,7 +6,11 @@ Families spell the same quantity differently (GPT-2 ``n_layer``/``n_embd``/``n_h
 ``llm_config`` (InternVL), ``language_config`` (DeepSeek-VL2) or ``thinker_config`` (Qwen2.5-Omni,
 itself holding a ``text_config``), sometimes leaving fields to the text class's documented
 defaults (``TEXT_DEFAULTS``). Every size must be a positive whole number below 10⁷ (context
-below 10⁸), every flag a real JSON boolean; :func:`default_notes` says what was filled in.
+below 10⁸), every flag a real JSON boolean, every number in the config finite (no NaN or
+Infinity, :func:`check_finite`); :func:`default_notes` says what was filled in. A config must
+name its family (``model_type``, here or in its language-model section): without it the block
+recipe (norms, biases, MLP) is unknown, so the kit refuses it rather than count it like Llama;
+a family the kit does not know by name is counted like Llama, and the model's source says so.
 
 ``context_length`` is the longest sequence the config declares (max_position_embeddings,
 n_positions, seq_length, max_seq_len …). Families without any such key — ALiBi (BLOOM) or early
@@ -19,15 +23,17 @@ kit lets a request use, and the model's source line says where it came from.
 from __future__ import annotations
 
 import json
+import math
+import re
 from pathlib import Path
 from typing import Any
 
 from wattgpu_lite.checks import check_count
-from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, unique_keys
+from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, refuse_folder, unique_keys
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 from wattgpu_lite.specs.params import FAMILIES, Family, family, with_overrides
 from wattgpu_lite.specs.plausible import plausible_range
-from wattgpu_lite.specs.support import check_supported
+from wattgpu_lite.specs.support import check_supported, class_family
 
 SIZE_LIMIT, CONTEXT_LIMIT = 10**7, 10**8
 SPELLINGS: dict[str, tuple[str, ...]] = {
@@ -53,7 +59,11 @@ TEXT_DEFAULTS: dict[str, dict[str, Any]] = {
                     "head_dim": 256, "max_position_embeddings": 131072,
                     "tie_word_embeddings": True},
 }  # fmt: skip
-# training sequence length of families whose config declares none (see the module docstring)
+# training sequence length of families whose config declares none (see the module docstring);
+# Falcon's 2,048: transformers' FalconConfig, src/transformers/models/falcon/
+# configuration_falcon.py, FalconConfig.__init__(max_position_embeddings=2048), the class that
+# reads Falcon-7B's RefinedWebModel and Falcon-40B's RefinedWeb configs (model_type mapping in
+# the same package's modeling code); the Falcon model cards state 2,048-token training
 TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048, "RefinedWebModel": 2048}
 CONTEXT_SOURCE = {
     "falcon": "transformers' own default (FalconConfig max_position_embeddings=2048)",
@@ -85,9 +95,10 @@ def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, An
         raise ConfigError(f"a config must be a dict or a path to config.json, got "
                           f"{type(path_or_dict).__name__}")  # fmt: skip
     path = Path(path_or_dict)
+    refuse_folder(path, "config.json", "config.json", ConfigError)
     raw = read_bytes(path, what="config file", sha256=None, error=ConfigError)
     try:  # json's own parser: the Hub's configs hold Infinity (Nemotron-H's time_step_limit)
-        cfg = json.loads(raw.decode("utf-8"), object_pairs_hook=unique_keys)
+        cfg = json.loads(raw.decode("utf-8-sig"), object_pairs_hook=unique_keys)
     except DuplicateKeyError as err:
         raise ConfigError(f"{path.name}: {err}") from None
     except json.JSONDecodeError as err:
@@ -160,6 +171,10 @@ def default_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
                      f"transformers' {inner.get('model_type')} config class")  # fmt: skip
     text = text_part(cfg)
     model_type = str(text.get("model_type") or cfg.get("model_type") or "")
+    if model_type and model_type not in KNOWN_TYPES:
+        notes.append(f"model_type {model_type!r} is not a family the kit knows by name: its "
+                     "blocks are counted like Llama's (RMSNorm, gated MLP, no biases) but for "
+                     "the flags the config states")  # fmt: skip
     if model_type in TRAINING_CONTEXT and all(
         text.get(k) is None for k in SPELLINGS["context_length"]
     ):
@@ -261,16 +276,70 @@ def context_length(cfg: dict[str, Any], model_type: str) -> int:
     return as_int("context_length", pick(cfg, "context_length", default), CONTEXT_LIMIT)
 
 
+def _folded_type(name: str) -> str:
+    """A model type without case, spaces, hyphens or underscores (``" GPT-NeoX"`` → ``gptneox``),
+    as :func:`~wattgpu_lite.specs.support.class_family` writes a class's family."""
+    return re.sub(r"[\s_-]", "", name.lower())
+
+
 def check_type_spelling(model_type: str) -> None:
-    """ConfigError for a ``model_type`` that is a known family in another case (``"GEMMA2"``):
-    read as written it would be no family and counted like Llama (other norms, biases, ties)."""
+    """ConfigError for a ``model_type`` that is a known family in another case or spelling
+    (``"GEMMA2"``, ``"gpt-neox"``, ``" llama"``): read as written it would be no family and
+    counted like Llama (other norms, biases, ties)."""
     if model_type in KNOWN_TYPES:
         return
-    same = [t for t in KNOWN_TYPES if t.lower() == model_type.lower()]
+    same = sorted(t for t in KNOWN_TYPES if _folded_type(t) == _folded_type(model_type))
     if same:
         raise ConfigError(f"config.json field 'model_type' is {model_type!r}, but the family "
-                          f"is spelled {same[0]!r} (transformers' model types are case-sensitive); "
-                          f"write \"model_type\": \"{same[0]}\"")  # fmt: skip
+                          f"is spelled {same[0]!r} (transformers' model types are exact: case, "
+                          f"spaces and separators count); write \"model_type\": \"{same[0]}\"")  # fmt: skip
+
+
+def type_from_classes(cfg: dict[str, Any]) -> str | None:
+    """The known model type an ``architectures`` class names (``Qwen2ForCausalLM`` → ``qwen2``,
+    ``GPTNeoXForCausalLM`` → ``gpt_neox``), or None."""
+    archs = cfg.get("architectures") if isinstance(cfg.get("architectures"), list) else []
+    for arch in archs:
+        family_ = class_family(str(arch))
+        found = sorted(t for t in KNOWN_TYPES if _folded_type(t) == family_)
+        if found:
+            return found[0]
+    return None
+
+
+def require_model_type(cfg: dict[str, Any], text: dict[str, Any]) -> str:
+    """The config's ``model_type`` (top level, else its language-model section), or ConfigError:
+    without one the kit cannot tell the family's block recipe, and would count it like Llama."""
+    model_type = cfg.get("model_type") or text.get("model_type")
+    if model_type:
+        return str(model_type)
+    guess = type_from_classes(text) or type_from_classes(cfg)
+    hint = (f'"model_type": "{guess}" (the family of its architectures class)' if guess
+            else 'its family, e.g. "model_type": "llama"')  # fmt: skip
+    raise ConfigError("config.json lacks 'model_type' (or it is empty): without the family the "
+                      "kit cannot tell the layers' norms, biases and MLP, and will not count it "
+                      f"like Llama silently; add {hint}, as the model's published config.json "
+                      "has it")  # fmt: skip
+
+
+def check_finite(cfg: Any, where: str = "") -> None:
+    """ConfigError naming the first number of ``cfg`` (at any depth) that is NaN or infinite:
+    JSON has no such numbers (Python's json reads the literals NaN and Infinity, and 1e400 as
+    infinity), so a config holding one was written by hand or damaged."""
+    stack: list[tuple[str, Any]] = [(where, cfg)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):  # reversed: the first in the file is reported first
+            stack.extend(reversed([(f"{path}.{k}" if path else str(k), v)
+                                   for k, v in value.items()]))  # fmt: skip
+        elif isinstance(value, list):
+            stack.extend(reversed([(f"{path}[{i}]", v) for i, v in enumerate(value)]))
+        elif isinstance(value, float) and not math.isfinite(value):
+            shown = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+            raise ConfigError(f"config.json field {path!r} is {shown}, which is not a JSON "
+                              "number (NaN and Infinity are not allowed, nor a number too large "
+                              "for a float); write the finite value of the model's published "
+                              "config.json, or delete the field")  # fmt: skip
 
 
 def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str, Any]]:
@@ -278,12 +347,16 @@ def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str,
     check_supported(cfg)
     text = text_part(cfg)
     check_supported(text)
-    model_type = str(cfg.get("model_type") or text.get("model_type") or "unknown")
+    model_type = require_model_type(cfg, text)
     inner_type = str(text.get("model_type") or model_type)
     check_type_spelling(model_type)
     check_type_spelling(inner_type)
     if pick(text, "n_heads") == 0:
-        raise UnsupportedModelError("0 attention heads: the kit models attention decoders")
+        raise UnsupportedModelError(
+            "0 attention heads (config.json field 'num_attention_heads' = 0): the kit models "
+            "attention decoders; a model without attention is not described. If it has "
+            "attention, write its number of heads as its published config.json has it"
+        )
     n_heads = as_int("n_heads", pick(text, "n_heads"))
     d = as_int("hidden_size", pick(text, "hidden_size"))
     fam = block_recipe(text, inner_type)

@@ -9,8 +9,8 @@ from typing import Any
 from wattgpu_lite.checks import check_count, check_number
 from wattgpu_lite.errors import ConfigError
 from wattgpu_lite.specs.count import active_params, count_groups, storage_bits, streamed_bits
-from wattgpu_lite.specs.hf_config import default_notes, load_config, parse_fields
-from wattgpu_lite.specs.moe_config import read_mla, read_moe
+from wattgpu_lite.specs.hf_config import check_finite, default_notes, load_config, parse_fields
+from wattgpu_lite.specs.moe_config import moe_notes, read_mla, read_moe
 from wattgpu_lite.specs.params import Family, count_params, family, gathered_params, mlp_params
 from wattgpu_lite.specs.plausible import check_params_b
 from wattgpu_lite.specs.quant import weight_format
@@ -225,6 +225,7 @@ class LLM:
         always_bits, expert_bits = streamed_bits(groups, fmt, gathered)
         window, sliding = read_window(text, str(text.get("model_type") or fields["model_type"]),
                                       fields["n_layers"], fields["context_length"])  # fmt: skip
+        check_finite(cfg)  # the rest: the fields read above named their own range
         label = name or config_name(cfg) or "custom model"
         extra = {
             # a dense model's is params_b − gathered, rounded as __post_init__ does it
@@ -246,7 +247,7 @@ class LLM:
         implausible = check_params_b(params_b, f"config {label!r}")
         if implausible:
             raise ConfigError(implausible)
-        source = "; ".join((where, *default_notes(cfg), *fmt.notes))
+        source = "; ".join((where, *default_notes(cfg), *moe_notes(text), *fmt.notes))
         return cls(
             name=str(label), **fields, params_b=params_b, params_nominal_b=params_b,
             in_wattgpu=False, source=source, **extra,

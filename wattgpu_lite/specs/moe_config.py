@@ -15,7 +15,8 @@ are MoE:
 - ``interleave_moe_layer_step`` s (Llama 4): (i + 1) mod s = 0;
 - otherwise every layer.
 
-A config with fewer than two experts is dense.
+A config with fewer than two experts is dense (0 experts beside a top-k: the source says the
+top-k is not read, :func:`moe_notes`); one expert with a top-k above 1 is refused.
 """
 
 from __future__ import annotations
@@ -57,19 +58,40 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     if experts is None:
         return None
     n_experts = as_int(*experts, lo=0)
-    if n_experts < 2:
-        return None
     topk = _first(cfg, TOPK_KEYS) or _first(ffn, ("moe_top_k",))
+    if n_experts < 2:  # dense (0: no experts, moe_notes says so), but 1 expert routed to 2
+        if n_experts == 1 and topk is not None and as_int(*topk, lo=0) > 1:
+            raise _too_many(topk, experts, n_experts)
+        return None
     if topk is None:
         raise ConfigError(f"config.json has {experts[0]} = {n_experts} but no top-k; looked for "
-                          f"{', '.join(TOPK_KEYS)}")  # fmt: skip
+                          f"{', '.join(TOPK_KEYS)}; add the experts each token is routed to, "
+                          f'e.g. "num_experts_per_tok": 2')  # fmt: skip
     top_k = as_int(*topk)
     if top_k > n_experts:
-        raise ConfigError(f"config.json {topk[0]} = {top_k} exceeds {experts[0]} = {n_experts}")
+        raise _too_many(topk, experts, n_experts)
     width = cfg.get("intermediate_size") if _is_llama4(cfg) else dense_ff
     expert_ff = as_int("moe_intermediate_size", _or(cfg, "moe_intermediate_size", width))
     n_shared, shared_ff, gate = _shared(cfg, expert_ff)
     return MoE(n_experts, top_k, expert_ff, n_shared, shared_ff, gate, moe_layers(cfg, n_layers))
+
+
+def moe_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
+    """What the kit read differently from what the config says about experts: an expert count
+    of 0 beside a top-k (the model is read as dense, the top-k not used)."""
+    experts = _first(cfg, EXPERT_KEYS)
+    topk = _first(cfg, TOPK_KEYS)
+    if experts is None or topk is None or experts[1] != 0:
+        return ()
+    return (f"{experts[0]} 0: read as a dense model ({topk[0]} {topk[1]!r:.20} not used)",)
+
+
+def _too_many(topk: tuple[str, Any], experts: tuple[str, Any], n_experts: int) -> ConfigError:
+    """A top-k above the expert count: no router picks more experts than there are."""
+    return ConfigError(f"config.json {topk[0]} = {topk[1]!r:.20} exceeds {experts[0]} = "
+                       f"{n_experts}: a token cannot be routed to more experts than the layer "
+                       f"has; write both as the model's published config.json has them (a dense "
+                       f"model: leave both out)")  # fmt: skip
 
 
 def _is_llama4(cfg: dict[str, Any]) -> bool:

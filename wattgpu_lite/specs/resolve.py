@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import fields, replace
 from typing import Any
 
-from wattgpu_lite.datafiles import as_path, is_file, read_json
+from wattgpu_lite.datafiles import as_path, is_file, read_json, refuse_folder
 from wattgpu_lite.errors import (
     ConfigError,
     SpecError,
@@ -130,12 +130,16 @@ def resolve_llm(value: Any) -> LLM:
     entry = _catalog_first(value, llm, "LLM")
     if entry is not None:
         return entry
+    refuse_folder(value, "config.json", "config.json", ConfigError)
     if _is_json_path(value):
         cfg = read_json(value, what="config.json", error=ConfigError, sha256=None,
                         max_bytes=MAX_SPEC_BYTES)  # fmt: skip
         name = as_path(value).name
         with _named(f"config.json {name}", ConfigError):
-            model = replace(LLM.from_hf_config(cfg), source=f"config.json {name}")
+            model = LLM.from_hf_config(cfg)  # its source's notes kept, the file named first
+            model = replace(
+                model, source=model.source.replace("config dict", f"config.json {name}", 1)
+            )
     elif isinstance(value, dict):
         model = LLM.from_hf_config(value)
     elif isinstance(value, str):
@@ -153,6 +157,7 @@ def resolve_gpu(value: Any) -> GPU:
     entry = _catalog_first(value, gpu, "GPU")
     if entry is not None:
         return entry
+    refuse_folder(value, "GPU spec .json", None, SpecError)
     if _is_json_path(value):
         spec = read_json(value, what="GPU spec file", error=SpecError, sha256=None,
                          max_bytes=MAX_SPEC_BYTES)  # fmt: skip

@@ -44,6 +44,12 @@ ENC_DEC_CLASSES = frozenset({
     "t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marianmt", "whisper", "longt5",
     "switchtransformers", "blenderbot", "prophetnet", "m2m100", "nllbmoe", "fsmt", "encoderdecoder",
 })  # fmt: skip
+# families of recurrent and hybrid-recurrent classes (MambaForCausalLM, JambaForCausalLM): refused
+# whatever the model_type says, as the encoder classes are
+RECURRENT_CLASSES = frozenset({"mamba", "mamba2", "falconmamba", "rwkv", "rwkv5", "rwkv6",
+                               "recurrentgemma", "xlstm"})  # fmt: skip
+HYBRID_CLASSES = frozenset({"jamba", "zamba", "zamba2", "falconh1", "nemotronh", "bamba",
+                            "granitemoehybrid", "lfm2", "plamo2", "qwen3next", "kimilinear"})  # fmt: skip
 SSM_KEYS = ("state_size", "ssm_state_size", "mamba_d_state", "d_state", "lru_width", "ssm_cfg",
             "mamba_num_heads", "mamba_expand")  # fmt: skip
 HYBRID_KEYS = ("hybrid_override_pattern", "attn_layer_period", "layers_block_type", "block_types",
@@ -103,10 +109,12 @@ def check_supported(cfg: dict[str, Any]) -> None:
     kind = model_type.lower()  # transformers' types are lower case: "BERT" is still BERT
     archs = _architectures(cfg)
     hybrid = [k for k in HYBRID_KEYS if _stated(cfg, k)]
+    hybrid += [a for a in archs if class_family(a) in HYBRID_CLASSES]
     if kind in HYBRID_TYPES or hybrid:
         why = "it interleaves recurrent (state-space or linear-attention) layers with attention"
         return _raise(_refuse("hybrid recurrent model", _evidence(model_type, hybrid), why))
     ssm = [k for k in SSM_KEYS if _stated(cfg, k)]
+    ssm += [a for a in archs if class_family(a) in RECURRENT_CLASSES]
     if kind in RECURRENT_TYPES or ssm or "mamba" in kind or "rwkv" in kind:
         why = "it keeps a fixed recurrent state instead of a KV cache, and has no attention FLOPs"
         return _raise(_refuse("recurrent / state-space model", _evidence(model_type, ssm), why))
@@ -116,13 +124,19 @@ def check_supported(cfg: dict[str, Any]) -> None:
         evidence = ", ".join([e for e in (evidence, *enc_dec) if e])
         why = "an encoder stack and cross-attention that a decoder-only model has not"
         return _raise(_refuse("encoder-decoder model", _evidence(model_type, [evidence]), why))
-    encoders = [a for a in archs if class_family(a) in ENCODER_CLASSES]
+    encoders = [a for a in archs if class_family(a) in ENCODER_CLASSES or _encoder_half(a)]
     heads = [a for a in archs if a.endswith(ENCODER_HEADS)]
     if kind in ENCODER_TYPES or (archs and len(heads) == len(archs)) or encoders:
         heads = list(dict.fromkeys(encoders + heads))
         why = "it encodes text bidirectionally and does not generate tokens"
         return _raise(_refuse("encoder-only model", _evidence(model_type, heads), why))
     return None
+
+
+def _encoder_half(arch: str) -> bool:
+    """The encoder alone of an encoder-decoder family (``T5EncoderModel``, ``MT5EncoderModel``)."""
+    family_ = class_family(arch)
+    return family_.endswith("encoder") and family_[: -len("encoder")] in ENC_DEC_CLASSES
 
 
 def _evidence(model_type: str, keys: list[str]) -> str:

@@ -32,9 +32,15 @@ def command(sub: argparse._SubParsersAction, name: str, summary: str,
                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
 
 
+def _lower(text: str) -> str:
+    """A format name as the kit spells it (lower case, no surrounding spaces)."""
+    return text.strip().lower()
+
+
 def add_weights_flag(parser: argparse.ArgumentParser) -> None:
     """``--weights``: the served weight format (default: the model's own)."""
     parser.add_argument("--weights", choices=WEIGHT_CHOICES, default=None, metavar="FORMAT",
+                        type=_lower,  # FP8 as fp8, as wl.estimate_energy(weights="FP8") reads it
                         help=f"served weight format, one of {', '.join(WEIGHT_CHOICES)} "
                              "(default: the model's own; fp4 = mxfp4)")  # fmt: skip
 
