@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import one_error_line, run_cli
 
 from wattgpu_lite import datafiles as D
-from wattgpu_lite.face.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -83,24 +83,6 @@ def files(tmp_path_factory) -> Path:
     return folder
 
 
-def _run(argv: list[str], capsys) -> tuple[int, str, str]:
-    try:
-        code = main(argv)
-    except SystemExit as stop:
-        code = stop.code
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _one_error_line(code: int, out: str, err: str, words: list[str]) -> None:
-    assert "Traceback" not in out + err
-    assert code == 2, f"exit {code}: {err[:300]!r}"
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    missing = [w for w in words if w not in err]
-    assert not missing, f"{missing} not in {err}"
-
-
 EST = ["estimate", "--gpu", "H100 SXM", "--llm"]
 PRED = ["predict", "--rate-qps", "0.1", "--gpu", "L4", "--llm"]
 CONFIG_PROBES = [
@@ -125,8 +107,8 @@ CONFIG_PROBES = [
 
 @pytest.mark.parametrize("command", [EST, PRED], ids=["estimate", "predict"])
 @pytest.mark.parametrize(("name", "words"), CONFIG_PROBES, ids=[p[0] for p in CONFIG_PROBES])
-def test_a_bad_config_json_is_one_error_line(files, capsys, command, name, words):
-    _one_error_line(*_run([*command, str(files / name)], capsys), words)
+def test_a_bad_config_json_isone_error_line(files, capsys, command, name, words):
+    one_error_line(*run_cli([*command, str(files / name)], capsys), words)
 
 
 GPU_PROBES = [
@@ -142,10 +124,10 @@ GPU_PROBES = [
 
 @pytest.mark.parametrize("command", ["estimate", "predict", "explain"])
 @pytest.mark.parametrize(("name", "words"), GPU_PROBES, ids=[p[0] for p in GPU_PROBES])
-def test_a_bad_gpu_spec_file_is_one_error_line(files, capsys, command, name, words):
+def test_a_bad_gpu_spec_file_isone_error_line(files, capsys, command, name, words):
     load = [] if command == "estimate" else ["--rate-qps", "0.1"]
     argv = [command, "--llm", LLAMA_ID, "--gpu", str(files / name), *load]
-    _one_error_line(*_run(argv, capsys), [name, *words])
+    one_error_line(*run_cli(argv, capsys), [name, *words])
 
 
 OPTION_PROBES = [
@@ -164,9 +146,9 @@ OPTION_PROBES = [
 @pytest.mark.parametrize(
     ("extra", "words"), OPTION_PROBES, ids=[" ".join(p[0]) for p in OPTION_PROBES]
 )
-def test_a_bad_option_is_one_error_line(capsys, extra, words):
-    _one_error_line(
-        *_run(["estimate", "--llm", LLAMA_ID, "--gpu", "H100 SXM", *extra], capsys), words
+def test_a_bad_option_isone_error_line(capsys, extra, words):
+    one_error_line(
+        *run_cli(["estimate", "--llm", LLAMA_ID, "--gpu", "H100 SXM", *extra], capsys), words
     )
 
 
@@ -175,14 +157,14 @@ def test_a_bad_option_is_one_error_line(capsys, extra, words):
     [("fp8_upper.json", {"weights": "fp8"}), ("falcon_rw.json", {"llm": "tiiuae/falcon-7b"})],
 )
 def test_a_valid_config_next_to_the_bad_ones_is_answered(files, capsys, name, expect):
-    code, out, err = _run([*EST, str(files / name), "--json"], capsys)
+    code, out, err = run_cli([*EST, str(files / name), "--json"], capsys)
     assert code == 0, err
     doc = json.loads(out)
     assert {k: doc[k] for k in expect} == expect
 
 
 def test_a_spec_with_memory_type_in_lower_case_is_answered(files, capsys):
-    code, out, err = _run(["estimate", "--llm", LLAMA_ID, "--gpu", str(files / "gpu_ok_lower.json"),
+    code, out, err = run_cli(["estimate", "--llm", LLAMA_ID, "--gpu", str(files / "gpu_ok_lower.json"),
                            "--json"], capsys)  # fmt: skip
     assert code == 0, err
     assert "GDDR7" in json.loads(out)["coefficients"]
@@ -212,4 +194,4 @@ def test_a_tampered_data_file_is_one_error_line_from_the_shell(tampered, argv):
     env = {**os.environ, D.ENV_DATA: str(tampered), "PYTHONPATH": str(ROOT)}
     run = subprocess.run([sys.executable, "-m", "wattgpu_lite", *argv], capture_output=True,
                          text=True, env=env, timeout=300)  # fmt: skip
-    _one_error_line(run.returncode, run.stdout, run.stderr, ["gpus.csv", "checksum", "copy"])
+    one_error_line(run.returncode, run.stdout, run.stderr, ["gpus.csv", "checksum", "copy"])

@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import one_error_line, run_cli
 
 from wattgpu_lite import datafiles as D
-from wattgpu_lite.face.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -61,29 +61,6 @@ def files(tmp_path_factory) -> Path:
     return folder
 
 
-def _run(argv: list[str], capsys, env: dict[str, str] | None = None) -> tuple[int, str, str]:
-    saved = dict(os.environ)
-    os.environ.update(env or {})
-    try:
-        code = main(argv)
-    except SystemExit as stop:
-        code = stop.code
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _one_error_line(code: int, out: str, err: str, words: list[str]) -> None:
-    assert "Traceback" not in out + err
-    assert code == 2, f"exit {code}: {err[:300]!r}"
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), err
-    missing = [w for w in words if w not in err]
-    assert not missing, f"{missing} not in {err}"
-
-
 COMMANDS = {
     "estimate": ["estimate", "--gpu", "H100 SXM", "--llm"],
     "predict": ["predict", "--rate-qps", "0.1", "--gpu", "L4", "--llm"],
@@ -105,26 +82,28 @@ CONFIG_PROBES = [
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize(("name", "words"), CONFIG_PROBES, ids=[p[0] for p in CONFIG_PROBES])
-def test_a_refused_config_is_one_error_line(files, capsys, command, name, words):
-    _one_error_line(*_run([*COMMANDS[command], str(files / name)], capsys), words)
+def test_a_refused_config_isone_error_line(files, capsys, command, name, words):
+    one_error_line(*run_cli([*COMMANDS[command], str(files / name)], capsys), words)
 
 
 @pytest.mark.parametrize("command", ["estimate", "predict"])
-def test_a_gpu_folder_is_one_error_line(files, capsys, command):
+def test_a_gpu_folder_isone_error_line(files, capsys, command):
     load = [] if command == "estimate" else ["--rate-qps", "0.1"]
     argv = [command, "--llm", LLAMA_ID, "--gpu", str(files / "empty_dir"), *load]
-    _one_error_line(*_run(argv, capsys), ["is a folder", "GPU spec .json"])
+    one_error_line(*run_cli(argv, capsys), ["is a folder", "GPU spec .json"])
 
 
 def test_an_unknown_family_is_answered_and_its_source_says_so(files, capsys):
-    code, out, err = _run(["llms", "--config", str(files / "unknown_type.json"), "--json"], capsys)
+    code, out, err = run_cli(
+        ["llms", "--config", str(files / "unknown_type.json"), "--json"], capsys
+    )
     assert code == 0, err
     assert "not a family the kit knows" in out
 
 
 @pytest.mark.parametrize("written", ["FP8", "Fp8", " fp8 ", "BF16", "INT4"])
 def test_weights_in_another_case_are_read_as_the_library_reads_them(capsys, written):
-    code, out, err = _run(
+    code, out, err = run_cli(
         ["estimate", "--llm", LLAMA_ID, "--gpu", "H100 SXM", "--weights", written, "--json"],
         capsys,
     )
@@ -155,9 +134,9 @@ OPTION_PROBES = [
 @pytest.mark.parametrize(
     ("extra", "words"), OPTION_PROBES, ids=[" ".join(p[0]) or "empty" for p in OPTION_PROBES]
 )
-def test_a_bad_option_combination_is_one_error_line(capsys, extra, words):
+def test_a_bad_option_combination_isone_error_line(capsys, extra, words):
     argv = ["estimate", "--llm", LLAMA_ID, "--gpu", "H100 SXM", *extra]
-    _one_error_line(*_run(argv, capsys), words)
+    one_error_line(*run_cli(argv, capsys), words)
 
 
 RANK = ["rank", "--llm", LLAMA_ID, "--rate-qps", "0.1"]
@@ -175,8 +154,8 @@ RANK_PROBES = [
 @pytest.mark.parametrize(
     ("extra", "words"), RANK_PROBES, ids=[" ".join(p[0]) or "none" for p in RANK_PROBES]
 )
-def test_a_bad_rank_option_is_one_error_line(capsys, extra, words):
-    _one_error_line(*_run([*RANK, *extra], capsys), words)
+def test_a_bad_rank_option_isone_error_line(capsys, extra, words):
+    one_error_line(*run_cli([*RANK, *extra], capsys), words)
 
 
 @pytest.mark.parametrize(
@@ -184,9 +163,9 @@ def test_a_bad_rank_option_is_one_error_line(capsys, extra, words):
     [("unknown_key.toml", ["'tin'", "did you mean 't_in'"]), ("bad_value.toml", ["pue", "0.5"]),
      ("twice.toml", ["not valid TOML", "line 2"]), ("missing.toml", ["--config", "no such file"])],
 )  # fmt: skip
-def test_a_bad_defaults_file_is_one_error_line(files, capsys, name, words):
+def test_a_bad_defaults_file_isone_error_line(files, capsys, name, words):
     argv = ["--config", str(files / name), "estimate", "--llm", LLAMA_ID]
-    _one_error_line(*_run(argv, capsys), words)
+    one_error_line(*run_cli(argv, capsys), words)
 
 
 @pytest.mark.parametrize(
@@ -195,8 +174,8 @@ def test_a_bad_defaults_file_is_one_error_line(files, capsys, name, words):
      ({"WATTGPU_LITE_PUE": "0"}, ["WATTGPU_LITE_PUE", "1 to 3"]),
      ({"WATTGPU_LITE_T_OUT": "-5"}, ["WATTGPU_LITE_T_OUT"])],
 )  # fmt: skip
-def test_a_bad_environment_default_is_one_error_line(capsys, env, words):
-    _one_error_line(*_run(["estimate", "--llm", LLAMA_ID], capsys, env), words)
+def test_a_bad_environment_default_isone_error_line(capsys, env, words):
+    one_error_line(*run_cli(["estimate", "--llm", LLAMA_ID], capsys, env), words)
 
 
 # --- a tampered or incomplete data folder, in a fresh interpreter ------------------------------
@@ -236,7 +215,7 @@ def _shell(data: Path, argv: list[str]) -> subprocess.CompletedProcess:
 )  # fmt: skip
 def test_a_tampered_llm_table_is_one_error_line_from_the_shell(tampered_llms, argv):
     run = _shell(tampered_llms, argv)
-    _one_error_line(run.returncode, run.stdout, run.stderr, ["llms.csv", "checksum"])
+    one_error_line(run.returncode, run.stdout, run.stderr, ["llms.csv", "checksum"])
 
 
 @pytest.mark.parametrize(
@@ -244,4 +223,4 @@ def test_a_tampered_llm_table_is_one_error_line_from_the_shell(tampered_llms, ar
 )
 def test_a_missing_data_file_is_one_error_line_from_the_shell(missing_gpus, argv):
     run = _shell(missing_gpus, argv)
-    _one_error_line(run.returncode, run.stdout, run.stderr, ["gpus.csv"])
+    one_error_line(run.returncode, run.stdout, run.stderr, ["gpus.csv"])

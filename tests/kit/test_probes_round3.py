@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import math
 from pathlib import Path
 
 import pytest
+from config_fixtures import config
 
 import wattgpu_lite as wl
 from wattgpu_lite import checks
@@ -31,13 +31,9 @@ HUGE = 10**400  # a 401-digit integer: float() of it is an OverflowError
 LLAMA_ID = "meta-llama/Llama-3.1-8B-Instruct"
 
 
-def _config(name: str) -> dict:
-    return json.loads((CONFIGS / f"{name}.json").read_text())
-
-
-LLAMA = _config("meta-llama__Llama-3.1-8B")
-DEEPSEEK = _config("deepseek-ai__DeepSeek-V3")
-QWEN_MOE = _config("MaziyarPanahi__Qwen1.5-MoE-A2.7B-Wikihow")
+LLAMA = config("meta-llama__Llama-3.1-8B")
+DEEPSEEK = config("deepseek-ai__DeepSeek-V3")
+QWEN_MOE = config("MaziyarPanahi__Qwen1.5-MoE-A2.7B-Wikihow")
 
 
 def _refused(cfg: dict, error: type[WattGPUError] = ConfigError) -> str:
@@ -317,7 +313,7 @@ def test_awq_without_bits_or_group_size_takes_transformers_defaults_and_says_so(
 
 
 def test_falcon_s_missing_context_is_transformers_default_said_in_the_source():
-    falcon = _config("BramVanroy__falcon-40b-ft-alpaca-dolly-dutch")
+    falcon = config("BramVanroy__falcon-40b-ft-alpaca-dolly-dutch")
     model = LLM.from_hf_config(falcon)
     assert model.context_length == 2048 and "FalconConfig max_position_embeddings=2048" in (
         model.source

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from config_fixtures import FIX, config
 
 import wattgpu_lite as wl
 from wattgpu_lite.datafiles import DuplicateKeyError, parse_json, unique_keys
@@ -35,19 +35,14 @@ from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 CONFIGS = FIXTURES / "configs"
 LLAMA_ID = "meta-llama/Llama-3.1-8B-Instruct"
-FIX = re.compile(r"\b(pass|write|use|keep|set|check|leave|rename|fix|delete|add)\b", re.I)
 
 
-def _config(name: str) -> dict:
-    return json.loads((CONFIGS / f"{name}.json").read_text())
-
-
-LLAMA = _config("meta-llama__Llama-3.1-8B")
-QWEN3 = _config("Qwen__Qwen3-8B")
-MIXTRAL = _config("mistralai__Mixtral-8x7B-v0.1")
-DEEPSEEK = _config("deepseek-ai__DeepSeek-V3")
-GPT_OSS = _config("openai__gpt-oss-120b")
-AWQ = _config("LDCC__Qwen2.5-72B-Instruct-ko-AWQ")
+LLAMA = config("meta-llama__Llama-3.1-8B")
+QWEN3 = config("Qwen__Qwen3-8B")
+MIXTRAL = config("mistralai__Mixtral-8x7B-v0.1")
+DEEPSEEK = config("deepseek-ai__DeepSeek-V3")
+GPT_OSS = config("openai__gpt-oss-120b")
+AWQ = config("LDCC__Qwen2.5-72B-Instruct-ko-AWQ")
 SPEC = json.loads((FIXTURES / "gpu_rtx5090_spec.json").read_text())
 FALCON = json.loads((FIXTURES / "falcon.json").read_text())
 
@@ -337,7 +332,7 @@ def test_falcon_7b_refinedwebmodel_takes_transformers_default_context():
      (DEEPSEEK, {"n_shared_experts": False}, "'n_shared_experts'"),
      (DEEPSEEK, {"n_shared_experts": ""}, "'n_shared_experts'"),
      (DEEPSEEK, {"n_shared_experts": 1.5}, "'n_shared_experts'"),
-     (_config("MaziyarPanahi__Qwen1.5-MoE-A2.7B-Wikihow"), {"shared_expert_intermediate_size": False},
+     (config("MaziyarPanahi__Qwen1.5-MoE-A2.7B-Wikihow"), {"shared_expert_intermediate_size": False},
       "'shared_expert_intermediate_size'")],
 )  # fmt: skip
 def test_a_list_or_flag_of_the_wrong_type_is_refused(base, change, field):

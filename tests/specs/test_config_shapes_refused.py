@@ -11,26 +11,21 @@ from __future__ import annotations
 import copy
 import json
 import math
-import re
 from pathlib import Path
 
 import pytest
+from config_fixtures import FIX, config
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError, WattGPUError
 from wattgpu_lite.specs.resolve import resolve_llm
 
 CONFIGS = Path(__file__).parents[1] / "fixtures" / "configs"
-FIX = re.compile(r"\b(pass|write|use|keep|set|check|leave|fix|delete|add)\b", re.I)
 
 
-def _config(name: str) -> dict:
-    return json.loads((CONFIGS / f"{name}.json").read_text())
-
-
-LLAMA = _config("meta-llama__Llama-3.1-8B")
-MIXTRAL = _config("mistralai__Mixtral-8x7B-v0.1")
-DEEPSEEK = _config("deepseek-ai__DeepSeek-V3")
+LLAMA = config("meta-llama__Llama-3.1-8B")
+MIXTRAL = config("mistralai__Mixtral-8x7B-v0.1")
+DEEPSEEK = config("deepseek-ai__DeepSeek-V3")
 
 
 def _with(base: dict, **change) -> dict:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import warnings
 from decimal import Decimal
 from fractions import Fraction
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from config_fixtures import FIX
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError, SpecError, UnknownGPUError, WattGPUError
@@ -25,7 +25,6 @@ from wattgpu_lite.specs.resolve import resolve_gpu
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPEC = json.loads((FIXTURES / "gpu_rtx5090_spec.json").read_text())
 LLAMA_ID = "meta-llama/Llama-3.1-8B-Instruct"
-FIX = re.compile(r"\b(pass|write|use|add|fix|drop|check)\b", re.I)
 
 
 def _refused(error: type[WattGPUError], words: list[str], call) -> str:
