@@ -18,7 +18,7 @@ from wattgpu_lite.datafiles import data_dir  # noqa: E402
 from wattgpu_lite.energy import backbone_runs as T  # noqa: E402
 from wattgpu_lite.energy.backbone_fit import LOSS_SCALE, fit_constants, log_residuals  # noqa: E402
 from wattgpu_lite.hybrid.fit import fitting as F  # noqa: E402
-from wattgpu_lite.hybrid.fit.candidates import candidates  # noqa: E402
+from wattgpu_lite.hybrid.fit.candidates import candidates, select, xgb_params  # noqa: E402
 from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridModel  # noqa: E402
 
 SUBSET = ("A30", "L4")
@@ -118,3 +118,24 @@ def test_the_fit_is_well_conditioned_measurements_perturbed_or_runs_reordered(re
     for other in (perturbed, reordered):
         moves = _relative_moves(fit_constants(other), fitted)
         assert max(moves.values()) < CONSTANT_RTOL, moves
+
+
+def test_a_last_bit_difference_flips_no_choice_and_no_split(refit):
+    """Issue 27, item 2: candidate scores are compared at 0.01 points (a tie goes to the earlier
+    candidate), and a forest fitted on residuals moved by 1e-12 is the same forest."""
+    names = [c.name for c in candidates()]
+    first, second = names[0], names[1]
+    assert select({first: 10.0, second: 10.0 - 1e-9}) == first
+    assert select({first: 10.0 + 1e-9, second: 10.0}) == first
+    assert select({first: 10.0, second: 9.99}) == second
+    fitted, sub = refit
+    cands = {c.name: c for c in candidates()}
+    name, target = next(k for k, v in fitted.corrections.items() if v is not None)
+    corr = fitted.corrections[name, target]
+    out = T.physics(sub, fitted.constants)
+    x = F.matrix(sub, out, cands[name], corr.families)
+    resid = np.log(sub.target(target) / T.paper_units(out, sub.loads.offline)[target])
+    rng = np.random.default_rng(2)
+    again = [F.fit_correction(x, r, corr.columns, corr.bound, xgb_params(), corr.families)
+             for r in (resid, resid * (1 + 1e-12 * rng.choice([-1.0, 1.0], len(resid))))]  # fmt: skip
+    assert again[0].forest_json == again[1].forest_json
