@@ -15,6 +15,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.face import plots, prose
 from wattgpu_lite.selection import rank as selection
 from wattgpu_lite.selection import study
+from wattgpu_lite.selection.verdict import VERDICTS
 
 matplotlib.use("Agg")
 LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
@@ -84,9 +85,12 @@ def test_best_plans_one_row_per_gpu_and_refused_plans_have_no_replicas():
     assert sorted(best["gpu"]) == ["B200", "H100 SXM", "L4", "MI300X"]
     refused = table[~table["fits"]]
     assert len(refused) and refused["replicas"].isna().all()  # a plan that does not fit
-    for row in best[best["meets_sla"]].itertuples():
-        mine = table[(table["gpu"] == row.gpu) & table["meets_sla"]]
-        assert row.energy_per_1k_tokens_j == mine["energy_per_1k_tokens_j"].min()
+    for row in best[best["meets_sla"]].itertuples():  # the GPU's best verdict, then least energy
+        mine = table[table["gpu"] == row.gpu]
+        assert row.verdict == min(mine["verdict"], key=VERDICTS.index)
+        same = mine[mine["verdict"] == row.verdict]
+        assert row.energy_per_1k_tokens_j == same["energy_per_1k_tokens_j"].min()
+    assert list(best["verdict"]) == sorted(best["verdict"], key=VERDICTS.index)
 
 
 def test_compare_pair_asks_the_hybrid_with_one_gpu_each():

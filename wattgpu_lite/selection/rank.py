@@ -51,6 +51,7 @@ from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import (
     add_energy,
+    add_verdicts,
     apply_sla,
     fit_table,
     hybrid_accounting,
@@ -191,7 +192,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
         table = pd.concat([table, refused], ignore_index=True) if len(refused) else table
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
-    table = hybrid_accounting(table, t_out, grid, price)
+    table = add_verdicts(hybrid_accounting(table, t_out, grid, price), sla_ms)
     label = "offline" if offline or np.isnan(rate) else scenario_for_rate(rate)
     head = {"llm": model.name, "llm_architecture": model.architecture_name, "weights": fmt,
             "scenario": scenario or label, "rate_qps": rate,

@@ -20,6 +20,7 @@ from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
 from wattgpu_lite.selection.rank import rank_gpus
+from wattgpu_lite.selection.verdict import verdict_rank
 from wattgpu_lite.specs.resolve import resolve_llm
 
 READING_SOURCES: tuple[str, ...] = ("measured", "paper", "logo", "hybrid")
@@ -101,10 +102,12 @@ def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
 
 
 def best_plans(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per GPU type from a ranking of plans: its least-energy plan meeting the SLA,
-    else its least-energy plan that fits, else its refusal with the most GPUs per replica (the
-    closest it came); in the ranking's order, ranked again among the GPU types."""
-    group = np.where(table["meets_sla"], 0, np.where(table["fits"], 1, 2))
+    """One row per GPU type from a ranking of plans: its first plan in the ranking's order — its
+    least-energy plan that meets the SLA at the ITL bound, else its least-energy plan that may
+    meet it (at the estimate), else its least-energy plan that fits, else its refusal with the
+    most GPUs per replica (the closest it came); in the ranking's order, ranked again among the
+    GPU types."""
+    group = verdict_rank(table["verdict"])
     energy = table["energy_per_1k_tokens_j"].fillna(np.inf)
     most = -table["num_gpus"] if "num_gpus" in table else 0  # a refusal: the most GPUs tried
     keys = table.assign(_g=group, _e=energy, _n=most).sort_values(["_g", "_e", "_n"], kind="stable")
