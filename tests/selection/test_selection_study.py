@@ -148,3 +148,15 @@ def test_replica_sweep_charges_every_replica_held():
         # R · P(λ/R) / (λ · T_out) is one replica's own P(λ/R) / ((λ/R) · T_out)
         assert r.energy_per_1k_tokens_j == pytest.approx(p.energy_per_token_j * 1e3, rel=1e-9)
     assert sweep["energy_per_1k_tokens_j"].is_monotonic_increasing  # idle replicas cost
+
+
+def test_a_replica_sweep_in_the_plans_own_layout_gives_the_plans_energy():
+    table = wl.rank_gpus("openai/gpt-oss-120b", rate_qps=20, itl_sla_ms=50, t_in=1024,
+                         t_out=1024, candidates=["B200"])  # fmt: skip
+    plan = table[(table["ep"] > 1) & table["fits"]].iloc[0]  # an expert layout, not tensor parallel
+    sweep = study.replica_sweep("openai/gpt-oss-120b", "B200", int(plan["num_gpus"]), 20.0,
+                                [int(plan["replicas"])], 1024, 1024,
+                                parallel=wl.Parallel(tp=int(plan["tp"]), ep=int(plan["ep"])))  # fmt: skip
+    assert sweep["energy_per_1k_tokens_j"].iloc[0] == pytest.approx(
+        plan["energy_per_1k_tokens_j"], rel=1e-6
+    )
