@@ -105,8 +105,9 @@ def test_rank_text_view_says_the_pick_shows_top_plans_and_lists_why_not(capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     # 1, 2, 4, 8 GPUs of each catalog type: the rows are plans, and only three are printed
-    assert lines[0].startswith("Pick: A30 (") and " plans meet 30 ms." in lines[0]
-    assert "energy per 1,000 tokens (J), 80 % interval" in lines[2]
+    assert lines[0].startswith("Pick: A30 (") and " plans meet 30 ms" in lines[0]
+    assert "energy per 1,000 tokens (J)" in lines[2] and "verdict" in lines[2]
+    assert "In parentheses: the 80 % interval." in out  # the short headers' level, said once
     assert [ln.split()[0] for ln in lines[3:6]] == ["1", "2", "3"]
     at = next(i for i, ln in enumerate(lines) if ln.startswith("defaults: "))
     assert re.search(r"^\d+ more plans: --top \d+ or --json shows all\.$", lines[at - 1])

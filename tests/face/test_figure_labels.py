@@ -99,7 +99,7 @@ def test_plan_bars_go_log_when_the_intervals_span_decades_and_fill_by_verdict():
     assert [d.get_fillstyle() for d in dots] == ["full", "left", "full"]
     assert matplotlib.colors.same_color(dots[2].get_markerfacecolor(), "white")
     legend = [t.get_text() for t in right.get_legend().get_texts()]
-    assert legend == ["meets at the upper bound", "meets at the estimate", "misses"]
+    assert legend == ["meets (at the upper bound)", "may meet (at the estimate)", "misses"]
 
 
 def test_measured_vs_estimated_titles_its_scenarios_in_words():

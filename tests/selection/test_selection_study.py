@@ -15,6 +15,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.face import plots, prose
 from wattgpu_lite.selection import rank as selection
 from wattgpu_lite.selection import study
+from wattgpu_lite.selection.verdict import VERDICTS
 
 matplotlib.use("Agg")
 LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
@@ -84,9 +85,12 @@ def test_best_plans_one_row_per_gpu_and_refused_plans_have_no_replicas():
     assert sorted(best["gpu"]) == ["B200", "H100 SXM", "L4", "MI300X"]
     refused = table[~table["fits"]]
     assert len(refused) and refused["replicas"].isna().all()  # a plan that does not fit
-    for row in best[best["meets_sla"]].itertuples():
-        mine = table[(table["gpu"] == row.gpu) & table["meets_sla"]]
-        assert row.energy_per_1k_tokens_j == mine["energy_per_1k_tokens_j"].min()
+    for row in best[best["meets_sla"]].itertuples():  # the GPU's best verdict, then least energy
+        mine = table[table["gpu"] == row.gpu]
+        assert row.verdict == min(mine["verdict"], key=VERDICTS.index)
+        same = mine[mine["verdict"] == row.verdict]
+        assert row.energy_per_1k_tokens_j == same["energy_per_1k_tokens_j"].min()
+    assert list(best["verdict"]) == sorted(best["verdict"], key=VERDICTS.index)
 
 
 def test_compare_pair_asks_the_hybrid_with_one_gpu_each():
@@ -144,3 +148,15 @@ def test_replica_sweep_charges_every_replica_held():
         # R · P(λ/R) / (λ · T_out) is one replica's own P(λ/R) / ((λ/R) · T_out)
         assert r.energy_per_1k_tokens_j == pytest.approx(p.energy_per_token_j * 1e3, rel=1e-9)
     assert sweep["energy_per_1k_tokens_j"].is_monotonic_increasing  # idle replicas cost
+
+
+def test_a_replica_sweep_in_the_plans_own_layout_gives_the_plans_energy():
+    table = wl.rank_gpus("openai/gpt-oss-120b", rate_qps=20, itl_sla_ms=50, t_in=1024,
+                         t_out=1024, candidates=["B200"])  # fmt: skip
+    plan = table[(table["ep"] > 1) & table["fits"]].iloc[0]  # an expert layout, not tensor parallel
+    sweep = study.replica_sweep("openai/gpt-oss-120b", "B200", int(plan["num_gpus"]), 20.0,
+                                [int(plan["replicas"])], 1024, 1024,
+                                parallel=wl.Parallel(tp=int(plan["tp"]), ep=int(plan["ep"])))  # fmt: skip
+    assert sweep["energy_per_1k_tokens_j"].iloc[0] == pytest.approx(
+        plan["energy_per_1k_tokens_j"], rel=1e-6
+    )

@@ -1,4 +1,5 @@
-"""SLA verdicts that state their rule (issue 22): at the upper bound, at the estimate, misses."""
+"""The one SLA verdict (issues 22, 31): meets at the upper ITL bound, may meet at the estimate
+only, misses, does not fit; a ranking orders by it, then by energy."""
 
 from __future__ import annotations
 
@@ -8,24 +9,77 @@ import pandas as pd
 import pytest
 
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.selection.verdict import AT_ESTIMATE, AT_UPPER, MISSES, sla_verdict, sla_verdicts
+from wattgpu_lite.selection.table import add_verdicts, order
+from wattgpu_lite.selection.verdict import (
+    AT_UPPER,
+    DOES_NOT_FIT,
+    MAY_MEET,
+    MEETS,
+    MISSES,
+    VERDICTS,
+    sla_verdict,
+    sla_verdicts,
+    verdict_rank,
+)
 
 
 @pytest.mark.parametrize(
     ("itl", "hi", "verdict"),
-    [(8.9, 33.7, AT_UPPER), (34.5, 130.0, AT_ESTIMATE), (50.0, 50.0, AT_UPPER),
-     (50.01, 60.0, MISSES), (40.0, math.nan, AT_UPPER), (math.nan, math.nan, MISSES)],
+    [(8.9, 33.7, MEETS), (34.5, 130.0, MAY_MEET), (50.0, 50.0, MEETS), (49.7, 186.0, MAY_MEET),
+     (50.01, 60.0, MISSES), (40.0, math.nan, MEETS), (math.nan, math.nan, MISSES)],
 )  # fmt: skip
 def test_the_verdict_of_one_plan_at_a_50_ms_sla(itl, hi, verdict):
     assert sla_verdict(itl, hi, 50.0) == verdict
 
 
+def test_a_plan_that_does_not_fit_or_cannot_be_served_never_meets():
+    assert sla_verdict(10.0, 20.0, 50.0, fits=False) == DOES_NOT_FIT
+    assert sla_verdict(10.0, 20.0, 50.0, served=False) == MISSES
+
+
+def test_the_name_of_issue_22_is_the_same_verdict():
+    assert AT_UPPER == MEETS
+    assert VERDICTS == ("meets", "may meet", "misses", "does not fit")
+
+
 def test_verdicts_of_a_table_keep_its_index_and_need_no_interval():
     table = pd.DataFrame({"itl_ms": [10.0, 60.0]}, index=[3, 7])
-    assert sla_verdicts(table, 50.0).to_dict() == {3: AT_UPPER, 7: MISSES}
+    assert sla_verdicts(table, 50.0).to_dict() == {3: MEETS, 7: MISSES}
+
+
+def test_verdicts_of_a_ranking_read_fits_and_the_rankings_own_refusal():
+    table = pd.DataFrame({"itl_ms": [10.0, 10.0, 10.0, math.nan],
+                          "itl_ms_hi": [20.0, 80.0, 20.0, math.nan],
+                          "fits": [True, True, True, False],
+                          "meets_sla": [True, True, False, False]})  # fmt: skip
+    assert list(sla_verdicts(table, 50.0)) == [MEETS, MAY_MEET, MISSES, DOES_NOT_FIT]
 
 
 @pytest.mark.parametrize("sla", [0.0, -5.0, math.nan])
 def test_a_non_positive_sla_is_refused_by_name(sla):
     with pytest.raises(InvalidInputError, match="itl_sla_ms"):
         sla_verdict(10.0, 20.0, sla)
+    with pytest.raises(InvalidInputError, match="itl_sla_ms"):
+        sla_verdicts(pd.DataFrame({"itl_ms": [10.0]}), sla)
+
+
+def test_an_unknown_verdict_is_named():
+    assert list(verdict_rank(pd.Series([MISSES, MEETS]))) == [2, 0]
+    with pytest.raises(ValueError, match="'yes'"):
+        verdict_rank(pd.Series(["yes"]))
+
+
+def test_a_ranking_puts_confident_plans_first_then_by_energy():
+    # the cheapest plan only may meet the SLA; a dearer one meets it at its upper bound
+    table = pd.DataFrame({
+        "gpu": ["cheap", "sure", "slow", "small", "dear"],
+        "itl_ms": [40.0, 10.0, 70.0, math.nan, 20.0],
+        "itl_ms_hi": [90.0, 30.0, 120.0, math.nan, 45.0],
+        "fits": [True, True, True, False, True],
+        "meets_sla": [True, True, False, False, True],
+        "energy_per_1k_tokens_j": [70.0, 80.0, 60.0, math.nan, 90.0],
+    })  # fmt: skip
+    ranked = order(add_verdicts(table, 50.0))
+    assert list(ranked["gpu"]) == ["sure", "dear", "cheap", "slow", "small"]
+    assert list(ranked["verdict"]) == [MEETS, MEETS, MAY_MEET, MISSES, DOES_NOT_FIT]
+    assert list(ranked["rank"].head(3)) == [1, 2, 3] and ranked["rank"].tail(2).isna().all()

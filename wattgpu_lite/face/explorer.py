@@ -18,6 +18,7 @@ from wattgpu_lite.selection import accounting as A
 from wattgpu_lite.selection.accounting import DEFAULT_REGION, grid_intensities
 from wattgpu_lite.selection.rank import DEFAULT_GPU_COUNTS, rank_gpus
 from wattgpu_lite.selection.study import best_plans
+from wattgpu_lite.selection.verdict import MAY_MEET, MEETS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 LOADS: tuple[str, ...] = ("server_low", "server_high", "offline", "custom rate")
@@ -26,6 +27,11 @@ DASH = "—"  # shown where a value does not exist (no rank, a plan that does no
 BASIS = {"cv": "learned, GPU and LLM seen", "new gpu": "learned, new GPU",
          "new llm": "learned, new LLM", "new gpu and llm": "learned, new GPU and LLM",
          "physics": "physics alone"}  # fmt: skip
+# the columns every view of a ranking shows (the CLI's text view never drops them): the plan,
+# its SLA verdict and the sort column; ITL_HEADER and ENERGY_HEADER gain ", 80 % interval"
+PLAN, VERDICT = "plan", "verdict"
+ITL_HEADER = "ITL (ms)"
+ENERGY_HEADER = "energy per 1,000 tokens (J)"
 # the wall columns of display_table (energy per 1,000 tokens is the accelerators', the ranking's)
 WALL_ENERGY = "wall energy per 1,000 tokens (J)"
 CO2E_PER_REQUEST = "g CO₂e per request (wall)"
@@ -58,13 +64,15 @@ class ExplorerControls:
 
 @dataclass(frozen=True)
 class ExplorerView:
-    """The numeric ranking (one row per GPU type), the same as readable text, a message, and
-    the wall accounting's inputs in words (:func:`wall_caption`; '' without a ranking)."""
+    """The numeric ranking (one row per GPU type), the same as readable text, a message, the
+    wall accounting's inputs in words (:func:`wall_caption`) and how the verdicts are decided
+    (:func:`verdict_rule`; both '' without a ranking)."""
 
     table: pd.DataFrame
     display: pd.DataFrame
     message: str
     wall: str = ""
+    verdicts: str = ""
 
 
 def rate_enabled(load: str) -> bool:
@@ -144,9 +152,16 @@ def _with_interval(table: pd.DataFrame, column: str) -> list[str]:
     return cells
 
 
+def has_intervals(table: pd.DataFrame) -> bool:
+    """Whether any plan of a ranking has an ITL interval (the hybrid's; the Watt Counts sources
+    have none, and their verdicts are the estimate's)."""
+    return "itl_ms_hi" in table and bool(table["itl_ms_hi"].notna().any())
+
+
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """The ranking as readable text: headers with units, values to 3 significant figures with
-    their intervals, "—" where there is no rank or no value. Energy per 1,000 tokens (the
+    their intervals, "—" where there is no rank or no value; the SLA verdict in words
+    (:mod:`wattgpu_lite.selection.verdict`). Energy per 1,000 tokens (the
     ranking's measure) is the accelerators'; the wall columns count it × PUE, and the CO₂e and
     the electricity cost are the wall's (``rank_gpus``'s ``wall_*`` and ``g_co2e_*`` columns)."""
     level = (f", {table['level'].iloc[0] * 100:.0f} % interval"
@@ -154,11 +169,11 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
     power = table["total_power_w"].fillna(table["power_w"])  # a replica's, else the one GPU's
     out = {
         "rank": [DASH if pd.isna(r) else str(int(r)) for r in table["rank"]],
-        "plan": plan_labels(table),
-        "meets SLA": ["yes" if ok else "no" for ok in table["meets_sla"]],
-        f"ITL (ms){level}": _with_interval(table, "itl_ms"),
+        PLAN: plan_labels(table),
+        VERDICT: list(table["verdict"]),
+        f"{ITL_HEADER}{level}": _with_interval(table, "itl_ms"),
         "power (W)": [_value(p) for p in power],
-        f"energy per 1,000 tokens (J){level}": _with_interval(table, "energy_per_1k_tokens_j"),
+        f"{ENERGY_HEADER}{level}": _with_interval(table, "energy_per_1k_tokens_j"),
         WALL_ENERGY: [_value(x) for x in table["wall_energy_per_1k_tokens_j"]],
         CO2E_PER_REQUEST: [_value(x) for x in table["g_co2e_per_request"]],
         CO2E_PER_1K: [_value(x) for x in table["g_co2e_per_1k_tokens"]],
@@ -187,16 +202,36 @@ def _what(table: pd.DataFrame) -> str:
 
 
 def summary(table: pd.DataFrame, itl_sla_ms: float) -> str:
-    """One sentence: the pick and its energy, or why there is none."""
+    """One sentence: the pick (the ranking's first plan meeting the SLA, confident ones first),
+    its energy and verdict, and how many plans meet or may meet the SLA; or why there is none."""
     ok = table[table["meets_sla"]]
     n_fit = int(table["fits"].sum())
     if ok.empty:
         return f"No GPU meets {itl_sla_ms:g} ms ({n_fit} of {len(table)} {_what(table)} hold the model)."
-    best = ok.iloc[0]
+    best, sla = ok.iloc[0], f"{itl_sla_ms:g} ms"
+    counts = table["verdict"].value_counts()
+    n_meet, n_may = int(counts.get(MEETS, 0)), int(counts.get(MAY_MEET, 0))
+    may = f", {n_may} may meet it" if n_may else ""
     return (
         f"Pick: {plan_labels(ok.head(1))[0]} ({sig(best['energy_per_1k_tokens_j'])} J per "
-        f"1,000 tokens); {len(ok)} of {len(table)} {_what(table)} meet {itl_sla_ms:g} ms."
+        f"1,000 tokens), which {best['verdict']} {sla}; {n_meet} of {len(table)} "
+        f"{_what(table)} meet {sla}{may}."
     )
+
+
+def verdict_rule(table: pd.DataFrame, itl_sla_ms: float) -> str:
+    """How the ranking's verdicts are decided, in a sentence ('' for an empty table): at the
+    upper end of the ITL interval, or at the estimate when no plan has an interval."""
+    if table.empty:
+        return ""
+    sla = f"{itl_sla_ms:g} ms"
+    if not has_intervals(table):
+        source = table["source"].iloc[0] if "source" in table else "this"
+        return (f"Verdicts at the estimate: the {source} source gives no ITL interval, so a plan "
+                f"meets the SLA when its ITL is within {sla}.")  # fmt: skip
+    level = f"{table['level'].iloc[0] * 100:.0f} %"
+    return (f"Verdicts: meets = the upper end of the {level} ITL interval is within {sla}; "
+            f"may meet = only the estimate is; misses = the estimate is above {sla}.")  # fmt: skip
 
 
 def explorer_view(c: ExplorerControls) -> ExplorerView:
@@ -207,7 +242,7 @@ def explorer_view(c: ExplorerControls) -> ExplorerView:
         empty = pd.DataFrame()
         return ExplorerView(empty, empty, f"error: {err}")
     return ExplorerView(table, display_table(table), summary(table, c.itl_sla_ms),
-                        wall_caption(table))  # fmt: skip
+                        wall_caption(table), verdict_rule(table, c.itl_sla_ms))  # fmt: skip
 
 
 def sla_slider_range(load: str, source: str = "hybrid") -> tuple[float, float, float, float]:

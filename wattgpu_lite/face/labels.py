@@ -31,7 +31,8 @@ LABELS = {
     "num_gpus": "GPUs per replica", "energy_per_1k_tokens_j": "energy per 1,000 tokens (J)",
     "kg_co2e_per_mtok": "kg CO₂e per million tokens",
     "cost_per_mtok": "electricity cost per million tokens", "runs_itl_ms": "ITL as the runs define it (ms)",
-    "same_verdicts": "same SLA verdict", "meets_sla": "meets SLA", "why_not": "why not",
+    "same_verdicts": "same SLA verdict", "meets_sla": "meets SLA", "verdict": "SLA verdict",
+    "why_not": "why not",
     # the Watt Counts scenarios (panel titles, legends)
     "offline": "offline (1,000 prompts at once)", "server_low": "server, low load (0.017 req/s)",
     "server_high": "server, high load (0.33 req/s)",

@@ -12,16 +12,20 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from wattgpu_lite.face.explorer import plan_labels
 from wattgpu_lite.face.style import WIDE_FIGSIZE, gpu_color, log_ticks, takeaway
-from wattgpu_lite.selection.verdict import AT_ESTIMATE, AT_UPPER, MISSES, sla_verdicts
+from wattgpu_lite.selection.verdict import DOES_NOT_FIT, MAY_MEET, MEETS, MISSES, sla_verdicts
 
 LOG_SPAN = 20.0  # an axis whose values span more than this factor is drawn on a log scale
-MEETS = Line2D([], [], marker="o", ls="", color="0.3", label="meets the SLA")
+MEETS_MARK = Line2D([], [], marker="o", ls="", color="0.3", label="meets the SLA")
 MISSES_MARK = Line2D([], [], marker="o", ls="", color="0.3", mfc="white", label="misses the SLA")
-# with an ITL interval: filled, half-filled, hollow (selection.verdict names the rule)
-FILL = {AT_UPPER: "full", AT_ESTIMATE: "left", MISSES: "none"}
-VERDICT_MARKS = [Line2D([], [], marker="o", ls="", color="0.3", mfc="white" if f == "none" else "0.3",
-                        fillstyle="full" if f == "none" else f, mfcalt="white", label=v)
-                 for v, f in FILL.items()]  # fmt: skip
+# with an ITL interval: filled, half-filled, hollow (selection.verdict names the rule); a plan
+# that does not fit has no dot (plan_bars leaves it out)
+FILL = {MEETS: "full", MAY_MEET: "left", MISSES: "none", DOES_NOT_FIT: "none"}
+VERDICT_LABELS = {MEETS: "meets (at the upper bound)", MAY_MEET: "may meet (at the estimate)",
+                  MISSES: "misses"}  # fmt: skip
+VERDICT_MARKS = [Line2D([], [], marker="o", ls="", color="0.3",
+                        mfc="white" if FILL[v] == "none" else "0.3",
+                        fillstyle="full" if FILL[v] == "none" else FILL[v], mfcalt="white",
+                        label=text) for v, text in VERDICT_LABELS.items()]  # fmt: skip
 
 
 def _whiskers(data: pd.DataFrame, column: str) -> np.ndarray | None:
@@ -55,12 +59,11 @@ def _dots(ax, data: pd.DataFrame, column: str, fills: list[str]) -> None:
 
 
 def _fills(data: pd.DataFrame, itl_sla_ms: float) -> tuple[list[str], list[Line2D]]:
-    """Marker fills and legend: by verdict when the table has ITL intervals, else meets/misses."""
-    if "itl_ms_hi" in data:
-        verdicts = sla_verdicts(data, itl_sla_ms)
-        return [FILL[v] if ok else "none" for v, ok in zip(verdicts, data["meets_sla"], strict=True)
-                ], VERDICT_MARKS  # fmt: skip
-    return ["full" if ok else "none" for ok in data["meets_sla"]], [MEETS, MISSES_MARK]
+    """Marker fills and legend by verdict (:func:`~wattgpu_lite.selection.verdict.sla_verdicts`):
+    three kinds with ITL intervals; meets/misses without (the estimate decides)."""
+    fills = [FILL[v] for v in sla_verdicts(data, itl_sla_ms)]
+    with_intervals = "itl_ms_hi" in data and data["itl_ms_hi"].notna().any()
+    return fills, VERDICT_MARKS if with_intervals else [MEETS_MARK, MISSES_MARK]
 
 
 def plan_bars(table: pd.DataFrame, itl_sla_ms: float, title: str | None = None,
@@ -88,11 +91,13 @@ def plan_bars(table: pd.DataFrame, itl_sla_ms: float, title: str | None = None,
 
 
 def _default_title(data: pd.DataFrame, itl_sla_ms: float) -> str:
-    ok = data[data["meets_sla"]]
+    verdicts = sla_verdicts(data, itl_sla_ms)
+    ok = data[verdicts.isin([MEETS, MAY_MEET])]
     if ok.empty:
         return f"No plan meets {itl_sla_ms:g} ms"
     best = plan_labels(ok.head(1))[0]
-    return f"{best}: the least energy among the plans within {itl_sla_ms:g} ms"
+    verb = "meet" if verdicts[ok.index[0]] == MEETS else "may meet"
+    return f"{best}: the least energy among the plans that {verb} {itl_sla_ms:g} ms"
 
 
 def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None,

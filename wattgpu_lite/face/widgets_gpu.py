@@ -119,7 +119,8 @@ def gpu_explorer(
         view = explorer_view(_read(c, source))
         chart.value = _chart_png(view.table, c["itl_sla_ms"].value) if len(view.table) else b""
         html = view.display.to_html(index=False, classes="wl-ranking-table")
-        caption = f"<p class='wl-wall'>{view.wall}</p>" if view.wall else ""
+        caption = f"<p class='wl-verdicts'>{view.verdicts}</p>" if view.verdicts else ""
+        caption += f"<p class='wl-wall'>{view.wall}</p>" if view.wall else ""
         table.value = f"<div class='wl-ranking'>{html}{caption}</div>"  # the wall's inputs below
         message.value = f"<b class='wl-message'>{view.message}</b>"  # last: the page is current
 

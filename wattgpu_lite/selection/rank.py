@@ -51,6 +51,7 @@ from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import (
     add_energy,
+    add_verdicts,
     apply_sla,
     fit_table,
     hybrid_accounting,
@@ -191,7 +192,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
         table = pd.concat([table, refused], ignore_index=True) if len(refused) else table
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
-    table = hybrid_accounting(table, t_out, grid, price)
+    table = add_verdicts(hybrid_accounting(table, t_out, grid, price), sla_ms)
     label = "offline" if offline or np.isnan(rate) else scenario_for_rate(rate)
     head = {"llm": model.name, "llm_architecture": model.architecture_name, "weights": fmt,
             "scenario": scenario or label, "rate_qps": rate,
@@ -238,7 +239,8 @@ def heuristic_picks(table: pd.DataFrame) -> pd.DataFrame:
     """What two rules of thumb pick from a ranking, and the extra energy vs the best choice.
 
     extra_energy_pct = (E_pick − E_best) / E_best · 100, E per 1,000 tokens; E_best is the
-    least-energy GPU meeting the SLA (rank 1).
+    ranking's pick (rank 1: the least-energy GPU meeting the SLA, confident verdicts first); each
+    pick's ``verdict`` is the ranking's (:mod:`wattgpu_lite.selection.verdict`).
     """
     fits = table[table["fits"]]
     best = table[table["rank"] == 1]
@@ -248,6 +250,7 @@ def heuristic_picks(table: pd.DataFrame) -> pd.DataFrame:
         picks.append((name, order_.iloc[0]))
     e_best = best["energy_per_1k_tokens_j"].iloc[0] if len(best) else math.nan
     rows = [{"strategy": name, "gpu": None if row is None else row["gpu"],
+             "verdict": None if row is None else row["verdict"],
              "meets_sla": bool(row is not None and row["meets_sla"]),
              "energy_per_1k_tokens_j": math.nan if row is None else row["energy_per_1k_tokens_j"]}
             for name, row in picks]  # fmt: skip

@@ -20,6 +20,8 @@ from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
 from wattgpu_lite.selection.rank import rank_gpus
+from wattgpu_lite.selection.verdict import verdict_rank
+from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_llm
 
 READING_SOURCES: tuple[str, ...] = ("measured", "paper", "logo", "hybrid")
@@ -101,10 +103,12 @@ def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
 
 
 def best_plans(table: pd.DataFrame) -> pd.DataFrame:
-    """One row per GPU type from a ranking of plans: its least-energy plan meeting the SLA,
-    else its least-energy plan that fits, else its refusal with the most GPUs per replica (the
-    closest it came); in the ranking's order, ranked again among the GPU types."""
-    group = np.where(table["meets_sla"], 0, np.where(table["fits"], 1, 2))
+    """One row per GPU type from a ranking of plans: its first plan in the ranking's order — its
+    least-energy plan that meets the SLA at the ITL bound, else its least-energy plan that may
+    meet it (at the estimate), else its least-energy plan that fits, else its refusal with the
+    most GPUs per replica (the closest it came); in the ranking's order, ranked again among the
+    GPU types."""
+    group = verdict_rank(table["verdict"])
     energy = table["energy_per_1k_tokens_j"].fillna(np.inf)
     most = -table["num_gpus"] if "num_gpus" in table else 0  # a refusal: the most GPUs tried
     keys = table.assign(_g=group, _e=energy, _n=most).sort_values(["_g", "_e", "_n"], kind="stable")
@@ -127,15 +131,18 @@ def sla_steps(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def replica_sweep(llm, gpu, num_gpus: int, rate_qps: float, replicas, t_in: int, t_out: int,
-                  weights=None) -> pd.DataFrame:  # fmt: skip
+                  weights=None, parallel: Parallel | None = None) -> pd.DataFrame:  # fmt: skip
     """The same rate served by R replicas of ``num_gpus`` GPUs each, R in ``replicas``: each
     replica serves λ/R and draws P̄(λ/R), all are held, so the plan's energy per token is
-    R · P̄(λ/R) / (λ · T_out). Columns replicas, rate_per_replica_qps, power_w, total_power_w,
-    itl_ms, energy_per_1k_tokens_j (a replica past its capacity raises the kit's error)."""
+    R · P̄(λ/R) / (λ · T_out). ``parallel``: the replica's layout (a plan's
+    ``wl.Parallel(tp=..., ep=...)``; None: ``num_gpus`` GPUs tensor parallel). Columns replicas,
+    rate_per_replica_qps, power_w, total_power_w, itl_ms, energy_per_1k_tokens_j (a replica past
+    its capacity raises the kit's error)."""
+    layout = {"num_gpus": num_gpus} if parallel is None else {"parallel": parallel}
     rows = []
     for r in replicas:
-        p = predict(llm, gpu, rate_qps=rate_qps / r, t_in=t_in, t_out=t_out, num_gpus=num_gpus,
-                    weights=weights)  # fmt: skip
+        p = predict(llm, gpu, rate_qps=rate_qps / r, t_in=t_in, t_out=t_out, weights=weights,
+                    **layout)  # fmt: skip
         rows.append({"replicas": r, "rate_per_replica_qps": rate_qps / r, "power_w": p.power_w,
                      "total_power_w": r * p.power_w, "itl_ms": p.itl_s * 1e3,
                      "energy_per_1k_tokens_j": r * p.power_w / (rate_qps * t_out) * 1e3})  # fmt: skip

@@ -6,14 +6,15 @@ accounting as in :mod:`wattgpu_lite.selection.rank` and :mod:`wattgpu_lite.selec
 Every source answers with one schema, :data:`RANK_COLUMNS`, in one order (:func:`rank_table`):
 a column a source has no value for is NaN (JSON null), never absent. Energy per generated token
 is ``energy_per_token_j`` (and its ``_lo``/``_hi``); ``energy_per_1k_tokens_j`` is derived from
-it, × 1,000, the figure the ranking sorts and shows.
+it, × 1,000, the figure the ranking sorts and shows. ``verdict`` is the SLA verdict at the ITL
+bound (:mod:`wattgpu_lite.selection.verdict`); ``meets_sla``, kept for compatibility, is True for
+"meets" and "may meet" (the estimate is within the SLA).
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
 from wattgpu_lite.selection.accounting import (
@@ -24,6 +25,7 @@ from wattgpu_lite.selection.accounting import (
     server_energy_per_request_j,
     why_not_fits,
 )
+from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, sla_verdicts, verdict_rank
 
 # the columns of every ranking, whichever source answers (rank_gpus); a source without a value
 # for one leaves it NaN. The Watt Counts sources (measured, paper, logo) know one GPU per replica.
@@ -31,7 +33,7 @@ RANK_COLUMNS: tuple[str, ...] = (
     "gpu", "num_gpus", "layout", "tp", "ep", "replicas", "power_w", "itl_s", "time_per_token_s",
     "energy_per_token_j", "power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi",
     "time_per_token_s_lo", "time_per_token_s_hi", "energy_per_token_j_lo", "energy_per_token_j_hi",
-    "in_flight", "max_batch", "basis", "meets_sla", "why_not", "tdp_w", "memory_gb",
+    "in_flight", "max_batch", "basis", "verdict", "meets_sla", "why_not", "tdp_w", "memory_gb",
     "memory_need_gb", "fp16_tflops_per_w", "comm_share", "layout_share", "weights_per_gpu_gb",
     "total_power_w", "max_rate_per_replica_qps", "rate_per_replica_qps", "fits", "layout_why",
     "itl_ms", "itl_ms_lo", "itl_ms_hi", "tokens_per_request", "energy_per_request_j",
@@ -95,7 +97,8 @@ def add_energy(table: pd.DataFrame, rate_qps: float, grid: float, price: float) 
 
 
 def apply_sla(table: pd.DataFrame, itl_sla_ms: float, scenario: str) -> pd.DataFrame:
-    """meets_sla = fits and ITL ≤ SLA; why_not filled for a missing run or a missed SLA."""
+    """meets_sla = fits and ITL ≤ SLA; why_not filled for a missing run or a missed SLA; the
+    verdict (:func:`add_verdicts`: these sources have no interval, the estimate decides)."""
     itl_ms = table["itl_s"] * 1000.0
     meets = table["fits"] & (itl_ms <= itl_sla_ms)
     missing = table["fits"] & table["itl_s"].isna()
@@ -103,13 +106,22 @@ def apply_sla(table: pd.DataFrame, itl_sla_ms: float, scenario: str) -> pd.DataF
     why = table["why_not"].copy()
     why[missing] = f"no data for this LLM on this GPU at {scenario}"
     why[slow] = [f"ITL {v:.1f} ms > SLA {itl_sla_ms:g} ms" for v in itl_ms[slow]]
-    return table.assign(itl_ms=itl_ms, meets_sla=meets, why_not=why)
+    return add_verdicts(table.assign(itl_ms=itl_ms, meets_sla=meets, why_not=why), itl_sla_ms)
+
+
+def add_verdicts(table: pd.DataFrame, itl_sla_ms: float) -> pd.DataFrame:
+    """``table`` with its ``verdict`` column (:func:`wattgpu_lite.selection.verdict.sla_verdicts`:
+    columns itl_ms, itl_ms_hi if any, fits, meets_sla), and ``meets_sla`` True exactly for the
+    verdicts "meets" and "may meet"."""
+    verdicts = sla_verdicts(table, itl_sla_ms)
+    return table.assign(verdict=verdicts, meets_sla=verdicts.isin(MEETS_AT_ESTIMATE))
 
 
 def order(table: pd.DataFrame) -> pd.DataFrame:
-    """Feasible plans by energy (rank 1, 2, ...), then the rest by energy, then by name (and by
-    GPU count, when plans have one)."""
-    group = np.where(table["meets_sla"], 0, np.where(table["fits"], 1, 2))
+    """By verdict — meets, may meet, misses, does not fit (:data:`~wattgpu_lite.selection.verdict.
+    VERDICTS`) —, then by energy, then by name (and by GPU count, when plans have one); rank 1,
+    2, ... for the plans whose estimate meets the SLA (``meets_sla``), confident ones first."""
+    group = verdict_rank(table["verdict"])
     keys = ["_g", "energy_per_1k_tokens_j", "gpu"] + (["num_gpus"] if "num_gpus" in table else [])
     out = table.assign(_g=group).sort_values(keys)
     rank = out["meets_sla"].cumsum().where(out["meets_sla"])

@@ -1,44 +1,69 @@
-"""An SLA verdict that states its rule: a plan's ITL against the SLA, at the estimate and at the
-upper end of its interval.
+"""The one SLA verdict of the kit: a plan's ITL against the SLA, read at the upper end of its
+interval and at its estimate (``rank_gpus``' ``verdict`` column, the CLI, the dashboard, the plot).
 
-    verdict = "meets at the upper bound"  if itl_hi ≤ SLA   (the whole interval is within)
-              "meets at the estimate"     if itl ≤ SLA < itl_hi
-              "misses"                    if itl > SLA
+    verdict = "does not fit"  if the plan cannot hold the model (``fits`` is False)
+              "misses"        if itl > SLA, or the ranking cannot serve the plan at all
+              "meets"         if itl_hi ≤ SLA          (the whole interval is within)
+              "may meet"      if itl ≤ SLA < itl_hi    (the estimate is, the upper bound is not)
 
-``meets_sla`` in a ranking is the second rule (the point estimate decides); this module names
-which of the two a plan meets, so a verdict is never read as stronger than its interval.
+A plan without an ITL interval (the Watt Counts sources — measured, paper, logo — or a NaN
+``itl_ms_hi``) is judged by its estimate alone: it "meets" when its ITL is within the SLA.
+``meets_sla`` (kept for compatibility) is True for "meets" and "may meet": the estimate decides.
+A ranking orders its plans by :data:`VERDICTS` (confident plans first), then by energy.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
-from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.checks import check_itl_sla_ms
 
-AT_UPPER = "meets at the upper bound"
-AT_ESTIMATE = "meets at the estimate"
+MEETS = "meets"
+MAY_MEET = "may meet"
 MISSES = "misses"
+DOES_NOT_FIT = "does not fit"
+VERDICTS: tuple[str, ...] = (MEETS, MAY_MEET, MISSES, DOES_NOT_FIT)  # a ranking's order
+MEETS_AT_ESTIMATE: tuple[str, ...] = (MEETS, MAY_MEET)  # the verdicts where meets_sla is True
+# issue 22's name of "meets": notebook 05's Try this 4 imports it and its check compares with it
+AT_UPPER = MEETS
 
 
-def sla_verdict(itl_ms: float, itl_ms_hi: float, itl_sla_ms: float) -> str:
-    """The verdict of one plan (see the module docstring); NaN ``itl_ms_hi`` (no interval)
-    counts as the estimate itself, a NaN ``itl_ms`` (the plan does not fit) misses."""
-    if not itl_sla_ms > 0:
-        raise InvalidInputError(
-            f"itl_sla_ms must be a positive number of milliseconds, got {itl_sla_ms!r}; "
-            "pass e.g. itl_sla_ms=50"
-        )
-    if math.isnan(itl_ms) or itl_ms > itl_sla_ms:
+def sla_verdict(itl_ms: float, itl_ms_hi: float, itl_sla_ms: float, fits: bool = True,
+                served: bool = True) -> str:  # fmt: skip
+    """The verdict of one plan (see the module docstring). ``itl_ms``: its ITL estimate,
+    ``itl_ms_hi``: the upper end of its ITL interval (NaN: no interval, the estimate decides),
+    both in ms; ``fits``: it holds the model; ``served``: the ranking can serve it (False for no
+    data, more than the replicas allowed, beyond capacity: it misses whatever its ITL)."""
+    sla = check_itl_sla_ms(itl_sla_ms)
+    if not fits:
+        return DOES_NOT_FIT
+    if not served or math.isnan(itl_ms) or itl_ms > sla:
         return MISSES
     hi = itl_ms if math.isnan(itl_ms_hi) else itl_ms_hi
-    return AT_UPPER if hi <= itl_sla_ms else AT_ESTIMATE
+    return MEETS if hi <= sla else MAY_MEET
 
 
 def sla_verdicts(table: pd.DataFrame, itl_sla_ms: float) -> pd.Series:
-    """One verdict per row of a ranking (columns ``itl_ms`` and, if present, ``itl_ms_hi``)."""
+    """One verdict per row of a ranking made for ``itl_sla_ms``: columns ``itl_ms`` and, if
+    present, ``itl_ms_hi``, ``fits`` and ``meets_sla`` (False: the ranking turned the plan down,
+    for its ITL or because it cannot serve it)."""
+    itl_sla_ms = check_itl_sla_ms(itl_sla_ms)
+    yes = pd.Series(True, index=table.index)
     hi = table["itl_ms_hi"] if "itl_ms_hi" in table else table["itl_ms"]
-    values = [sla_verdict(float(v), float(h), itl_sla_ms)
-              for v, h in zip(table["itl_ms"], hi, strict=True)]  # fmt: skip
-    return pd.Series(values, index=table.index, name="verdict")
+    fits = table["fits"] if "fits" in table else yes
+    served = table["meets_sla"] if "meets_sla" in table else yes
+    values = [sla_verdict(float(v), float(h), itl_sla_ms, bool(f), bool(s))
+              for v, h, f, s in zip(table["itl_ms"], hi, fits, served, strict=True)]  # fmt: skip
+    return pd.Series(values, index=table.index, name="verdict", dtype=object)
+
+
+def verdict_rank(verdicts: pd.Series) -> np.ndarray:
+    """The position of each verdict in :data:`VERDICTS` (0 = meets ... 3 = does not fit), the
+    first key of a ranking's order; an unknown verdict is a ValueError naming it."""
+    unknown = sorted(set(verdicts) - set(VERDICTS))
+    if unknown:
+        raise ValueError(f"unknown verdicts {unknown}; expected one of {list(VERDICTS)}")
+    return np.array([VERDICTS.index(v) for v in verdicts], dtype=int)

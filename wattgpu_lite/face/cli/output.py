@@ -88,13 +88,15 @@ def text_table(table: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH)
 
 
 def fit_width(shown: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH,
-              drop_first: tuple[str, ...] = ()) -> str:  # fmt: skip
+              drop_first: tuple[str, ...] = (), keep: tuple[str, ...] = ()) -> str:  # fmt: skip
     """An already formatted DataFrame as text: all of it if ``wide``, else without the columns that
     do not fit ``width`` — those of ``drop_first`` first (in that order), then from the right; the
-    first column always stays — and a line naming the ones left out (in table order)."""
+    first column and those of ``keep`` always stay, however wide they are — and a line naming the
+    ones left out (in table order)."""
     order = list(shown.columns)
-    expendable = [c for c in drop_first if c in order]
-    expendable += [c for c in reversed(order) if c not in expendable][:-1]
+    expendable = [c for c in drop_first if c in order and c not in keep]
+    expendable += [c for c in reversed(order) if c not in expendable and c not in keep
+                   and c != order[0]]  # fmt: skip
     dropped: list[str] = []
     while True:
         text = _render(shown)

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 
+import pandas as pd
+
 from wattgpu_lite.face.cli import (
     LLM_HELP,
     add_output_flags,
@@ -25,7 +27,7 @@ from wattgpu_lite.face.cli import (
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, grid_source, wall_inputs
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
-from wattgpu_lite.face.cli.output import Result, fit_width, table_document, wrap_line
+from wattgpu_lite.face.cli.output import TEXT_WIDTH, Result, fit_width, table_document, wrap_line
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
@@ -34,6 +36,9 @@ DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 NARROW_DROPS = ("interval from", "electricity per million tokens (USD, wall)",
                 "g CO₂e per request (wall)", "wall energy per 1,000 tokens (J)", "power (W)",
                 "g CO₂e per 1,000 tokens (wall)")  # fmt: skip
+# the columns the text view never leaves out, whatever the width: the plan, its verdict, the
+# sort column (face.explorer names them; short_headers drops the interval's level)
+ALWAYS_SHOWN = ("plan", "verdict", "energy per 1,000 tokens (J)")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -105,18 +110,22 @@ def run_rank(args: argparse.Namespace) -> int:
     return deliver(Result(table_document("rank", table), text), args)
 
 
-def text_view(table, itl_sla_ms: float, top: int, wide: bool = False) -> str:
-    """The pick in a sentence, the first ``top`` plans as the dashboard shows them (the columns
-    that fit 100 characters unless ``wide``), the why-nots."""
+def text_view(table, itl_sla_ms: float, top: int, wide: bool = False,
+              width: int = TEXT_WIDTH) -> str:  # fmt: skip
+    """The pick in a sentence, the first ``top`` plans as the dashboard shows them — the plan,
+    its verdict and its energy per 1,000 tokens (the sort column) always, the other columns that
+    fit ``width`` characters unless ``wide`` —, how the verdicts are decided, the why-nots."""
     from wattgpu_lite.face.explorer import display_table, summary
 
-    view = escape_frame(display_table(table).head(max(top, 1)))
+    view = escape_frame(short_headers(display_table(table)).head(max(top, 1)))
     pick = escape_controls(summary(table, itl_sla_ms))
-    lines = [pick if wide else wrap_line(pick), "",
-             fit_width(view.drop(columns="why not"), wide, drop_first=NARROW_DROPS),
-             *[line if wide else wrap_line(line) for line in wall_line(table)]]  # fmt: skip
+    lines = [pick if wide else wrap_line(pick, width), "",
+             fit_width(view.drop(columns="why not"), wide, width, drop_first=NARROW_DROPS,
+                       keep=ALWAYS_SHOWN),
+             *[line if wide else wrap_line(line, width)
+               for line in [verdict_line(table, itl_sla_ms), *wall_line(table)]]]  # fmt: skip
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
-    why = why if wide else [wrap_line(line, indent="    ") for line in why]
+    why = why if wide else [wrap_line(line, width, indent="    ") for line in why]
     if why:
         lines += ["", "why not:", *why]
     if len(table) > len(view):
@@ -125,6 +134,27 @@ def text_view(table, itl_sla_ms: float, top: int, wide: bool = False) -> str:
             f"{len(table) - len(view)} more plans: --top {len(table)} or --json shows all.",
         ]
     return "\n".join(lines)
+
+
+def short_headers(display: pd.DataFrame) -> pd.DataFrame:
+    """The dashboard's table with the ITL and energy headers without their ", 80 % interval"
+    (:func:`verdict_line` says what the parentheses hold), so the kept columns stay narrow."""
+    from wattgpu_lite.face.explorer import ENERGY_HEADER, ITL_HEADER
+
+    short = {c: h for c in display.columns for h in (ITL_HEADER, ENERGY_HEADER)
+             if c.startswith(f"{h}, ")}  # fmt: skip
+    return display.rename(columns=short)
+
+
+def verdict_line(table, itl_sla_ms: float) -> str:
+    """How the verdicts are decided (:func:`wattgpu_lite.face.explorer.verdict_rule`) and, with
+    intervals, what the parentheses of the table hold."""
+    from wattgpu_lite.face.explorer import has_intervals, verdict_rule
+
+    line = verdict_rule(table, itl_sla_ms)
+    if has_intervals(table):
+        line += f" In parentheses: the {table['level'].iloc[0] * 100:.0f} % interval."
+    return escape_controls(line)
 
 
 def wall_line(table) -> list[str]:
