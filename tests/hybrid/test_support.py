@@ -33,13 +33,13 @@ def test_the_shipped_context_range_is_the_runs_measured_tokens():
 @pytest.mark.parametrize(("t_in", "t_out", "inside"), [(15, 180, True), (100, 175, True),
                                                        (100, 176, False), (1500, 400, False)])  # fmt: skip
 def test_beyond_the_training_context_the_correction_only_raises_the_answer(t_in, t_out, inside):
-    p = wl.predict(LLAMA, "L40S", batch=8, t_in=t_in, t_out=t_out)
-    bare = wl.predict(LLAMA, "L40S", batch=8, t_in=t_in, t_out=t_out, correction=False)
+    p = wl.predict(LLAMA, "A30", batch=8, t_in=t_in, t_out=t_out)
+    bare = wl.predict(LLAMA, "A30", batch=8, t_in=t_in, t_out=t_out, correction=False)
     assert p.power_w_interval.basis == "cv"  # the learned basis either way
-    # the shipped factors on this pair: power x1.24 (kept everywhere), ITL x0.997 (kept inside)
-    assert p.power_w / bare.power_w == pytest.approx(1.244, abs=0.01)
+    # the shipped factors on this pair: power x1.08 (kept everywhere), ITL x0.955 (kept inside)
+    assert p.power_w / bare.power_w == pytest.approx(1.080, abs=0.01)
     if inside:
-        assert p.itl_s / bare.itl_s == pytest.approx(0.997, abs=0.002)
+        assert p.itl_s / bare.itl_s == pytest.approx(0.955, abs=0.005)
     else:
         assert p.itl_s == pytest.approx(bare.itl_s, rel=1e-12)
         assert any("kept only where it raises the answer" in n for n in p.notes)
@@ -61,11 +61,11 @@ def test_itl_never_falls_as_the_context_crosses_the_training_range(gpu, batch, t
 
 
 def test_explain_says_the_correction_is_one_sided_at_a_long_context():
-    x = wl.explain(LLAMA, "L40S", rate_qps=0.5, t_in=1500, t_out=400)
+    x = wl.explain(LLAMA, "A30", rate_qps=0.5, t_in=1500, t_out=400)
     why = x.corrections["itl"].why
     assert "a context of 1900 tokens is longer than any training run's (19–275)" in why
     assert x.corrections["itl"].final == pytest.approx(x.corrections["itl"].backbone, rel=1e-12)
-    assert x.corrections["power"].factor > 1.2
+    assert x.corrections["power"].factor > 1.05
 
 
 def test_support_is_the_gpu_specs_and_the_context_is_apart():
