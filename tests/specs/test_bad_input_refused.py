@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from config_fixtures import FIX, config
+from config_fixtures import config, refused
 
 import wattgpu_lite as wl
 from wattgpu_lite.datafiles import DuplicateKeyError, parse_json, unique_keys
@@ -54,15 +54,8 @@ def _with(cfg: dict, **change) -> dict:
 
 
 def _refused(error: type, words: list[str], call) -> str:
-    """The message of ``call``'s ``error``; it names every one of ``words`` and says a fix."""
-    with pytest.raises(error) as caught:
-        call()
-    message = str(caught.value)
-    missing = [w for w in words if w not in message]
-    assert not missing, f"{missing} not in: {message}"
-    assert FIX.search(message), f"no fix in: {message}"
-    assert "\n" not in message
-    return message
+    """The message of ``call``'s ``error`` (config_fixtures.refused)."""
+    return refused(error, words, call)
 
 
 # --- config.json: sizes outside what any published LLM has --------------------------------

@@ -14,7 +14,7 @@ import math
 from pathlib import Path
 
 import pytest
-from config_fixtures import FIX, config
+from config_fixtures import config, refused
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError, WattGPUError
@@ -39,17 +39,8 @@ def _without(base: dict, *keys: str) -> dict:
 
 
 def _refused(error: type[WattGPUError], words: list[str], value) -> str:
-    """The message of reading ``value``, exactly of class ``error``: one line, naming every one
-    of ``words`` and saying what to do."""
-    with pytest.raises(WattGPUError) as caught:
-        wl.LLM.from_hf_config(value)
-    message = str(caught.value)
-    assert type(caught.value) is error, (type(caught.value).__name__, message)
-    missing = [w for w in words if w not in message]
-    assert not missing, f"{missing} not in: {message}"
-    assert FIX.search(message), f"no fix in: {message}"
-    assert "\n" not in message
-    return message
+    """The message of reading ``value``, exactly of class ``error`` (config_fixtures.refused)."""
+    return refused(error, words, lambda: wl.LLM.from_hf_config(value), exact=True)
 
 
 # --- a config must name its family ----------------------------------------------------------
