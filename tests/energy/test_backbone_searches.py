@@ -130,6 +130,7 @@ def test_load_itl_and_power_at_a_rate_match_the_reference(catalog_rows):
     load = S.in_flight_at_rate(rows, rate, cap, c)
     ref = reference_in_flight(rows, rate, cap, c)
     assert (shares == 1.5).any() and np.all(load[shares == 1.5] == cap[shares == 1.5])
+    # two solves of one equation at fixed constants, no fitted value and no BLAS: exact on any machine
     np.testing.assert_allclose(load, ref, rtol=1e-13)
     out = S.at_rate(rows, rate, cap, c)
     itl = S.step_time_s(rows, np.minimum(1.0 + ref, cap), c)
@@ -181,6 +182,7 @@ def test_illinois_finds_the_root_to_adjacent_floats_in_few_calls():
     f_lo, f_hi = f(np.arange(4), lo[:, None])[:, 0], f(np.arange(4), hi[:, None])[:, 0]
     calls.clear()
     root = Z.illinois_root(f, lo, hi, f_lo, f_hi, 4 * np.finfo(float).eps, 64)
+    # a closed-form root (x^3 = 2(i + 1)), no fitted value: exact on any machine
     np.testing.assert_allclose(root, np.cbrt(2.0 * np.arange(1, 5)), rtol=1e-15)
     assert np.all(f(np.arange(4), root[:, None])[:, 0] <= 0)
     assert len(calls) <= 20  # bisection from a bracket of width 3 takes 52
