@@ -35,6 +35,7 @@ ROOT_RTOL = 4.0 * np.finfo(float).eps  # the load is narrowed until lo and hi ar
 ROOT_STEPS = 64  # at most (Illinois steps take ~10; bisection would take ~51)
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
 PEAK_GRID_POINTS = 33  # ln B on [0, ln 1024] every 0.22: the global peak's neighbourhood
+END_PROBE = 1e-6  # ln B just below ln upper: is power falling into the upper batch?
 GOLDEN_STEPS = 72  # golden-section steps in that neighbourhood: ln B to < 1e-14
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 
@@ -153,30 +154,37 @@ def on_points(rows: Rows, fn, *per_row: np.ndarray) -> Z.Evaluate:
 
 def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0) -> np.ndarray:
     """Batch at which the raw busy power is highest on [1, upper] (``upper`` per row or one for
-    all; at most 1024): the best of the points ln B = 0, 0.22, 0.43, … below ln upper and ln upper
-    itself (:data:`PEAK_GRID_POINTS` on [0, ln 1024]; one call), then golden-section search
+    all; at most 1024): the best of the points ln B = 0, 0.22, 0.43, … below ln upper, a probe
+    at ln upper − :data:`END_PROBE` and ln upper itself (:data:`PEAK_GRID_POINTS` on
+    [0, ln 1024]; one call), then golden-section search
     (:func:`~wattgpu_lite.energy.searches.golden_max`, ``GOLDEN_STEPS`` steps) between the best
-    point's two neighbours, to machine precision; ``upper`` where the best point is ln upper (a
-    peak inside the last grid step below it is missed: at most 0.8 % of power on 32 of the
-    12,864 catalog rows of ``tests/energy/test_backbone_searches.py``).
+    point's two neighbours, to machine precision; ``upper`` where the best point is ln upper. The
+    probe finds a peak inside the last grid step when power falls into ``upper``.
 
     The raw power rises while a step is memory-bound (more work per weight read) and may dip once
     it turns compute-bound (the weight read spread over a longer step); with several local peaks
     (a roofline corner per phase), the grid picks the highest one's neighbourhood.
     """
     n = len(rows.t_in)
-    top = np.log(np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH))
+    bound = np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH)
+    top = np.log(bound)
     grid = np.linspace(0.0, np.log(MAX_BATCH), PEAK_GRID_POINTS)
-    counts = np.searchsorted(grid, top, side="left") + 1  # the grid points below ln upper, and it
+    below = np.searchsorted(grid, top, side="left")  # the grid points below ln upper
+    probe = np.maximum(top - END_PROBE, grid[np.maximum(below - 1, 0)])
+    counts = below + 2  # and the probe, and ln upper
     row = np.repeat(np.arange(n), counts)
     start = np.concatenate([[0], np.cumsum(counts)[:-1]])
     pos = np.arange(len(row)) - start[row]
-    x = np.where(pos == counts[row] - 1, top[row], grid[np.minimum(pos, len(grid) - 1)])
+    x = np.where(
+        pos == counts[row] - 1,
+        top[row],
+        np.where(pos == counts[row] - 2, probe[row], grid[np.minimum(pos, len(grid) - 1)]),
+    )
     power = raw_busy_power_w(rows.take(row), np.exp(x), c)
     best_power = np.maximum.reduceat(power, start)
-    best = np.minimum.reduceat(np.where(power == best_power[row], pos, len(grid)), start)
+    best = np.minimum.reduceat(np.where(power == best_power[row], pos, len(grid) + 2), start)
     refine = best < counts - 1
-    out = np.exp(top)
+    out = bound.copy()
     if refine.any():
         k, at = best[refine], start[refine]
         lo = x[at + np.maximum(k - 1, 0)]
@@ -184,7 +192,7 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0) -> 
         sub = rows.take(refine)
         f = on_points(sub, lambda r, z: raw_busy_power_w(r, np.exp(z), c))
         lo, hi = Z.golden_max(f, lo, hi, GOLDEN_STEPS)
-        out[refine] = np.exp(0.5 * (lo + hi))
+        out[refine] = np.minimum(np.exp(0.5 * (lo + hi)), bound[refine])
     return out
 
 

@@ -48,11 +48,12 @@ def matrix(ts: T.TrainingSet, out: dict, cand: Candidate, families=()) -> np.nda
     return C.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
 
 
-def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None,
-            start: Constants | None = None) -> Fitted:  # fmt: skip
-    """Constants on ``ts``, then each candidate's corrections on the log residuals."""
+def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None) -> Fitted:
+    """Constants on ``ts`` (from the default start, never a warm one: a fold's constants depend
+    on its own runs alone, not on the fold fitted before it), then each candidate's corrections
+    on the log residuals."""
     cands = candidates() if cands is None else cands
-    const = fit_constants(ts, start)
+    const = fit_constants(ts)
     out = T.physics(ts, const)
     phys = T.paper_units(out, ts.loads.offline)
     families = tuple(sorted({m.model_type for m in ts.llms}))

@@ -44,10 +44,8 @@ def folds(ts: T.TrainingSet, kind: str) -> list[tuple[str, np.ndarray]]:
 def held_out(ts: T.TrainingSet, kind: str, progress: bool = False) -> dict:
     """Out-of-fold predictions of every candidate: {"group": labels, (name, target): array}."""
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
-    start = None
     for name, test in tqdm(folds(ts, kind), desc=f"folds {kind}", disable=not progress):
-        fitted = F.fit_all(ts.take(~test), start=start)
-        start = fitted.constants
+        fitted = F.fit_all(ts.take(~test))
         out["group"][test] = name
         for cand in candidates():
             pred = F.predict(fitted, ts.take(test), cand)
