@@ -33,24 +33,30 @@ from wattgpu_lite.hybrid.predict import explain as hybrid_explain
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL
 from wattgpu_lite.hybrid.predict.explanation import Explanation
 from wattgpu_lite.hybrid.predict.prediction import Prediction
-from wattgpu_lite.selection.accounting import electricity_factors, grid_region, wall_for_request
+from wattgpu_lite.selection.accounting import (
+    electricity_factors,
+    grid_region,
+    wall_for,
+    wall_for_request,
+)
 from wattgpu_lite.specs.layout import Parallel
-from wattgpu_lite.specs.resolve import resolve_llm
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 BUILT_IN, GIVEN = "built-in", "given"
-__all__ = ["defaults_of", "estimate_energy", "explain", "predict", "price_echo", "wall_of"]
+__all__ = ["defaults_of", "estimate_energy", "explain", "predict", "price_echo"]
 
 
 def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str]:
-    """The price's ``currency``, the region it is a price of (``price_region``) and a
-    ``price_note`` when ``region``'s grid is priced at another region's electricity ("" else):
-    a given price is in the currency it was given in, for the region it was given for."""
-    if price_per_kwh is not None:
-        return {"currency": "as given", "price_region": "as given", "price_note": ""}
+    """The price's ``currency`` (the table's: a price you give is read in it, as every cost
+    column's header says), the region it is a price of (``price_region``: the table's default
+    row, or "as given") and a ``price_note`` when ``region``'s grid is priced at another
+    region's electricity ("" else)."""
     table = electricity_factors()
     row = table[(table["quantity"] == "electricity_price") & table["is_default"]].iloc[0]
     currency = str(row["unit"]).split("/")[0]
+    if price_per_kwh is not None:
+        return {"currency": currency, "price_region": "as given", "price_note": ""}
     priced = f"{row['region']}, {row['year']}"
     note = ""
     if region is not None:
@@ -59,17 +65,6 @@ def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str
             note = (f"electricity priced at the default, {priced} ({currency}), not at "
                     f"{grid['region']}'s: pass price_per_kwh for its own price")  # fmt: skip
     return {"currency": currency, "price_region": priced, "price_note": note}
-
-
-def wall_of(energy_per_request_j: float, t_out: int, region: str | None = None,
-            pue: float | None = None, grid_gco2_per_kwh: float | None = None,
-            price_per_kwh: float | None = None) -> dict[str, Any]:  # fmt: skip
-    """A request's accelerator energy (J, ``t_out`` generated tokens) at the wall
-    (:func:`wattgpu_lite.selection.accounting.wall_for_request`: E × PUE, its CO2e and cost),
-    with the price's currency, region and note (:func:`price_echo`)."""
-    w = wall_for_request(energy_per_request_j, t_out, region, pue, grid_gco2_per_kwh,
-                         price_per_kwh)  # fmt: skip
-    return {**w, **price_echo(region, price_per_kwh)}
 
 
 def defaults_of(
@@ -92,10 +87,10 @@ def defaults_of(
     return out
 
 
-def _at_wall(result, energy_per_request_j: float, t_out: int, tokens, region, pue,
-             grid_gco2_per_kwh, price_per_kwh):  # fmt: skip
-    """``result`` with ``wall`` and ``defaults`` filled (:func:`wall_of`, :func:`defaults_of`)."""
-    w = wall_of(energy_per_request_j, t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
+def _at_wall(result, w: dict[str, Any], tokens, region, pue, grid_gco2_per_kwh, price_per_kwh):
+    """``result`` with ``wall`` (``w`` and :func:`price_echo`) and ``defaults`` filled
+    (:func:`defaults_of`)."""
+    w = {**w, **price_echo(region, price_per_kwh)}
     given = {"grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh, "pue": pue}
     return replace(result, wall=w, defaults=defaults_of(w, region, given, tokens))
 
@@ -119,8 +114,8 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
                            num_gpus=num_gpus, weights=weights, parallel=parallel,
                            correction=correction)  # fmt: skip
     i = p.inputs
-    return _at_wall(p, p.energy_per_token_j * i.t_out, i.t_out, (i.t_in, i.t_out), region, pue,
-                    grid_gco2_per_kwh, price_per_kwh)  # fmt: skip
+    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)  # energy per token × t_out
+    return _at_wall(p, w, (i.t_in, i.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)
 
 
 def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
@@ -131,12 +126,14 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
             pue: float | None = None) -> Explanation:  # fmt: skip
     """:func:`wattgpu_lite.hybrid.predict.explain.explain`, its ``prediction`` at the wall as
     :func:`predict`'s (``x.wall``, ``x.defaults``)."""
-    x = hybrid_explain.explain(_named(llm, name), gpu, rate_qps=rate_qps, batch=batch,
+    # resolved once here: the explanation reads them twice (a note on a shadowed name, once)
+    x = hybrid_explain.explain(resolve_llm(llm, name), resolve_gpu(gpu), rate_qps=rate_qps,
+                               batch=batch,
                                scenario=scenario, t_in=t_in, t_out=t_out, level=level,
                                num_gpus=num_gpus, weights=weights, parallel=parallel)  # fmt: skip
     p, i = x.prediction, x.prediction.inputs
-    p = _at_wall(p, p.energy_per_token_j * i.t_out, i.t_out, (i.t_in, i.t_out), region, pue,
-                 grid_gco2_per_kwh, price_per_kwh)  # fmt: skip
+    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    p = _at_wall(p, w, (i.t_in, i.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)
     return replace(x, prediction=p)
 
 
@@ -153,5 +150,5 @@ def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
                                           t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
                                           weights=weights, expert_parallel=expert_parallel,
                                           parallel=parallel)  # fmt: skip
-    return _at_wall(est, est.total_j, est.t_out, (est.t_in, est.t_out), region, pue,
-                    grid_gco2_per_kwh, price_per_kwh)  # fmt: skip
+    w = wall_for_request(est.total_j, est.t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    return _at_wall(est, w, (est.t_in, est.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)

@@ -135,8 +135,7 @@ def wall_lines(w: dict) -> list[str]:
                    f"1,000 tokens {_human(w['wall_energy_per_1k_tokens_j'], 'J')}", "    ")  # fmt: skip
     lines += _wrap(f"  CO2e per request {_sig(w['g_co2e_per_request'])} g, per 1,000 tokens "
                    f"{_sig(w['g_co2e_per_1k_tokens'])} g", "    ")  # fmt: skip
-    money = w.get("currency", "USD")
-    money = "" if money == "as given" else f" {money}"
+    money = f" {w.get('currency', 'USD')}"
     lines += _wrap(f"  electricity at {_sig(w['price_per_kwh'])}{money}/kWh: per request "
                    f"{_sig(w['wall_cost_per_request'])}, per 1,000 tokens "
                    f"{_sig(w['wall_cost_per_1k_tokens'])}, per million tokens "
