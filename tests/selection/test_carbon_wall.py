@@ -214,7 +214,7 @@ def test_the_text_view_shows_the_wall_within_100_columns(cli, argv):
     assert "CO2e per request" in text and "per 1,000 tokens" in text
     assert "electricity at 0.2 USD/kWh: per request" in text
     assert "grid_gco2_per_kwh 250 (given)" in text
-    assert "price_per_kwh 0.2 (--price-per-kwh)" in text
+    assert "price_per_kwh 0.2 (given)" in text
 
 
 @pytest.mark.parametrize("argv", [PREDICT, ESTIMATE], ids=["predict", "estimate"])
