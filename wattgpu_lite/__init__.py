@@ -11,6 +11,7 @@ missing says which one to install.
     wl.measurements()                       # the Watt Counts runs, validated
     wl.estimate_energy(m, gpu="H100 NVL", t_in=500, t_out=500, mode="physical")
     wl.predict(m, g, rate_qps=0.1, t_in=500, t_out=300)   # a Prediction with 80 % intervals
+    wl.predict(m, g, rate_qps=0.1, region="FR").wall       # its energy, CO2e and cost at the wall
     wl.explain(m, g, rate_qps=0.1).table()  # the same prediction, term by term
     wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")   # the paper's model
     wl.evaluate("power", "logo"); wl.evaluate(model="hybrid", strategy="lolo")
@@ -62,15 +63,15 @@ _EXPORTS: dict[str, str] = {
     "llms": "specs.catalog",
     "llm_aliases": "specs.catalog",
     "Parallel": "specs.layout",
-    "estimate_energy": "energy.estimate",
+    "estimate_energy": "selection.answers",  # energy.estimate's, with the wall (and name=)
     "EnergyEstimate": "energy.result",
     "WattGPU": "wattgpu.predictor",
     "evaluate": "hybrid.report.evaluation",
     "measurements": "runs.measurements",
     "HybridModel": "hybrid.predict.model",
-    "predict": "hybrid.predict.api",
+    "predict": "selection.answers",  # hybrid.predict.api's, with the wall (and name=)
     "predict_many": "hybrid.predict.api",
-    "explain": "hybrid.predict.explain",
+    "explain": "selection.answers",
     "Prediction": "hybrid.predict.prediction",
     "rank_gpus": "selection.rank",
 }

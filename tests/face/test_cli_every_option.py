@@ -38,7 +38,7 @@ MINIMAL = {
         "--gpu-counts",
         "1,2",
     ],
-    "estimate": ["--llm", LLAMA],
+    "estimate": ["--llm", LLAMA, "--gpu", "H100 NVL"],
     "predict": ["--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"],
     "explain": ["--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"],
     "evaluate": ["--no-progress"],

@@ -11,7 +11,11 @@
   (replicas at a rate), every deployment's rows built once and its largest rate under the SLA
   found by a search over the replica's load;
 - :mod:`~wattgpu_lite.selection.accounting`: energy, carbon and cost per request and per token,
-  and the memory fit check.
+  and the memory fit check;
+- :mod:`~wattgpu_lite.selection.answers`: ``wl.predict``, ``wl.estimate_energy`` and
+  ``wl.explain`` — the predictor's and the physics' answers with their ``wall`` (PUE, grid,
+  CO2e, cost with its currency and price region) and ``defaults``, so that ``to_json()`` is the
+  CLI's ``--json``.
 
 Taught in notebook 05 and the dashboard. Imports every chapter to its left (specs, runs, energy,
 wattgpu, hybrid).

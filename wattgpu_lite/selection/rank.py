@@ -40,6 +40,7 @@ from wattgpu_lite.selection.accounting import (
     saving_pct,
     wall_accounting,
 )
+from wattgpu_lite.selection.answers import defaults_of, price_echo
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     check_gpu_counts,
@@ -50,6 +51,7 @@ from wattgpu_lite.selection.layouts import deployments, layout_why
 from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import (
+    Ranking,
     add_energy,
     add_verdicts,
     apply_sla,
@@ -78,8 +80,8 @@ def rank_gpus(
     source: str = "hybrid", grid_gco2_per_kwh: float | None = None,
     price_per_kwh: float | None = None,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS, pue: float | None = None,
-    region: str | None = None,
-) -> pd.DataFrame:  # fmt: skip
+    region: str | None = None, name: str | None = None,
+) -> Ranking:  # fmt: skip
     """One row per candidate GPU, the ones meeting the ITL SLA first, by energy per token.
 
     ``source``: 'hybrid' (default, the same model as ``wl.predict``: any load and token counts;
@@ -109,8 +111,16 @@ def rank_gpus(
     the only ones the measured, paper and logo sources can answer for, so one question gets one
     set of candidates whichever source answers it. ``candidates="all"`` (``--gpus all``) widens
     the hybrid and paper sources to the whole catalog (B200, MI300X, ...), predicted from specs.
+
+    Returns a :class:`~wattgpu_lite.selection.table.Ranking` (a DataFrame): every row carries the
+    wall's inputs (with the price's ``currency``, ``price_region`` and ``price_note``,
+    :func:`~wattgpu_lite.selection.answers.price_echo`), ``.attrs["defaults"]`` the kit's
+    defaults it used, and ``to_json()`` is exactly ``rank --json``. ``name``: what to call a
+    model you bring (a config.json), as ``wl.predict``'s.
     """
     scenario = _scenario_by_name(positional, scenario)
+    llm = llm if name is None else resolve_llm(llm, name)
+    given = {"grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh, "pue": pue}
     sla = checks.check_itl_sla_ms(itl_sla_ms)
     grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)  # checked there
     pue = check_pue(default_pue() if pue is None else pue)
@@ -119,9 +129,12 @@ def rank_gpus(
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    return rank_table(
-        table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price)
-    )
+    ranking = rank_table(table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source,
+                                      price_per_kwh=price, **price_echo(region, price_per_kwh)))  # fmt: skip
+    used = {"grid_gco2_per_kwh": grid, "price_per_kwh": price, "pue": pue}
+    tokens = (int(t_in), int(t_out)) if source == "hybrid" else None  # the others: the runs'
+    ranking.attrs["defaults"] = defaults_of(used, region, given, tokens)
+    return ranking
 
 
 def _scenario_by_name(positional: tuple, scenario: str | None) -> str | None:

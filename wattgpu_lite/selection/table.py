@@ -14,9 +14,11 @@ bound (:mod:`wattgpu_lite.selection.verdict`); ``meets_sla``, kept for compatibi
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
+from wattgpu_lite.jsonio import dumps, rounded
 from wattgpu_lite.selection.accounting import (
     co2e_kg_per_million_tokens,
     cost_per_million_tokens,
@@ -42,18 +44,45 @@ RANK_COLUMNS: tuple[str, ...] = (
     "rate_qps", "batch", "t_in", "t_out", "source", "level", "pue", "wall_energy_per_request_j",
     "wall_energy_per_1k_tokens_j", "g_co2e_per_request", "g_co2e_per_1k_tokens",
     "wall_cost_per_request", "wall_cost_per_1k_tokens", "wall_cost_per_mtok",
-    "grid_gco2_per_kwh", "grid_source", "price_per_kwh",
+    "grid_gco2_per_kwh", "grid_source", "price_per_kwh", "currency", "price_region", "price_note",
 )  # fmt: skip
+SCHEMA_VERSION = 1  # of Ranking.to_json, as every result's
 ONE_GPU = {"num_gpus": 1, "layout": "TP1", "tp": 1, "ep": 1, "replicas": 1.0}
 
 
-def rank_table(table: pd.DataFrame) -> pd.DataFrame:
+class Ranking(pd.DataFrame):
+    """What ``wl.rank_gpus`` returns: a DataFrame, one row per plan, whose ``to_json()`` (called
+    without arguments) is exactly ``rank --json``: ``{"schema_version": 1, "kind": "rank",
+    "defaults": ..., "rows": [...]}``, numbers at 6 significant figures
+    (:func:`wattgpu_lite.jsonio.rounded`). With arguments it is pandas' ``to_json``.
+    ``attrs["defaults"]``: the kit's defaults the ranking used, each with its source."""
+
+    kind = "rank"
+
+    @property
+    def _constructor(self):
+        return Ranking
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON document ``rank --json`` prints, as Python values."""
+        rows = [rounded(r) for r in pd.DataFrame(self).to_dict(orient="records")]
+        return {"schema_version": SCHEMA_VERSION, "kind": self.kind,
+                "defaults": rounded(dict(self.attrs.get("defaults", {}))), "rows": rows}  # fmt: skip
+
+    def to_json(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """``rank --json`` without arguments (class docstring); pandas' ``to_json`` with them."""
+        if args or kwargs:
+            return pd.DataFrame(self).to_json(*args, **kwargs)
+        return dumps(self.to_document(), indent=2)
+
+
+def rank_table(table: pd.DataFrame) -> Ranking:
     """``table`` with exactly :data:`RANK_COLUMNS`, in that order, a missing one NaN; a column
     outside the schema is a ValueError naming it (add it to RANK_COLUMNS, for every source)."""
     extra = [c for c in table.columns if c not in RANK_COLUMNS]
     if extra:
         raise ValueError(f"ranking columns {extra} are not in selection.table.RANK_COLUMNS")
-    return table.reindex(columns=list(RANK_COLUMNS))
+    return Ranking(table.reindex(columns=list(RANK_COLUMNS)))
 
 
 def fit_table(llm, devices: list, context_tokens: int) -> pd.DataFrame:
