@@ -18,6 +18,7 @@ holds about :data:`POINTS_PER_CALL` points either way and the answer does not de
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -135,3 +136,156 @@ def illinois_root(f: Evaluate, lo: np.ndarray, hi: np.ndarray, f_lo: np.ndarray,
         hi[todo] = np.where(new_hi, x, b)
         side[todo] = np.where(new_hi, -1, 1)
     return hi
+
+
+# --- solves on a function given in pieces (the backbone's step, energy.symbolic_step) ----------
+TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
+NEWTON_STEPS = 40  # at most; a dense row's piece is affine (one step), a MoE's converges in ~5
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """Per row, K expressions e = a_0 + a_B·B + a_T·ρ^(T_in·B) + a_1·ρ^B (``coef`` (K, 4, n)):
+    the products of the ``groups`` ((op, size), in order), then the remainder R, then N, so that
+    W(B) = R + Σ_g op_g(products of g) and N(B) (:mod:`wattgpu_lite.energy.symbolic_step`)."""
+
+    coef: np.ndarray
+    log_rho: np.ndarray  # (n,) log ρ, ρ = 1 − k/E (log TINY where ρ = 0)
+    t_in: np.ndarray  # (n,)
+    groups: tuple[tuple[str, int], ...]
+
+    def take(self, mask: np.ndarray) -> Pieces:
+        """The rows ``mask``."""
+        return Pieces(np.ascontiguousarray(self.coef[:, :, mask]), self.log_rho[mask],
+                      self.t_in[mask], self.groups)  # fmt: skip
+
+    @property
+    def curved(self) -> np.ndarray:
+        """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine."""
+        return np.any(self.coef[:, 2:] != 0, axis=(0, 1)) & (self.log_rho > np.log(TINY))
+
+
+def _evaluator(p: Pieces, batch: np.ndarray):
+    """e_k(batch) for expression k at ``batch`` (n, m) (the powers of ρ computed once, skipped
+    where no row is curved)."""
+    powers = None
+    if p.curved.any():
+        rates = ((p.log_rho * p.t_in)[:, None], p.log_rho[:, None])
+        powers = tuple(np.exp(r * batch) for r in rates)
+
+    def value(k: int) -> np.ndarray:
+        a = p.coef[k]
+        out = a[0][:, None] + a[1][:, None] * batch
+        if powers is not None:
+            out = out + a[2][:, None] * powers[0] + a[3][:, None] * powers[1]
+        return out
+
+    return value
+
+
+def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
+    """Per group, the index (n, m) of its product that the max / min takes at ``batch``."""
+    value, out, start = _evaluator(p, batch), [], 0
+    for op, size in p.groups:
+        best, at = value(start), np.full(batch.shape, start)
+        for k in range(start + 1, start + size):
+            v = value(k)
+            better = v > best if op == "max" else v < best
+            best, at = np.where(better, v, best), np.where(better, k, at)
+        out.append(at)
+        start += size
+    return out
+
+
+def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W, N) at ``batch`` (n, m): every group's max / min taken where it is."""
+    value, start = _evaluator(p, batch), 0
+    w = value(len(p.coef) - 2)
+    for op, size in p.groups:
+        pick = np.maximum if op == "max" else np.minimum
+        best = value(start)
+        for k in range(start + 1, start + size):
+            best = pick(best, value(k))
+        w = w + best
+        start += size
+    return w, value(len(p.coef) - 1)
+
+
+def branch_of(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W's, N's coefficients (4, n)) on the piece holding ``batch`` (n,): R plus, per group,
+    the product its max / min takes there — smooth in B, equal to W on that piece."""
+    row = np.arange(len(batch))
+    w = p.coef[-2] + sum(p.coef[k[:, 0], :, row].T for k in active_branch(p, batch[:, None]))
+    return w, p.coef[-1]
+
+
+def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.ndarray:
+    """d^order e / dB^order at ``batch`` (n,) of the expressions ``coef`` (4, n) of the rows of
+    ``p`` (a branch of :func:`branch_of`)."""
+    rate_t, rate_1 = p.log_rho * p.t_in, p.log_rho
+    u_t, u_1 = np.exp(rate_t * batch), np.exp(rate_1 * batch)
+    a0, a_b, a_t, a_1 = coef
+    if order == 0:
+        return a0 + a_b * batch + a_t * u_t + a_1 * u_1
+    if order == 1:
+        return a_b + a_t * rate_t * u_t + a_1 * rate_1 * u_1
+    return a_t * rate_t**2 * u_t + a_1 * rate_1**2 * u_1
+
+
+def _crossings(d0, d_b, d_u, rate, lo, hi) -> list[np.ndarray]:
+    """Roots in [lo, hi] of δ(B) = d0 + d_b·B + d_u·e^(rate·B) (rate < 0; at most two, one on each
+    side of δ's one stationary point, where e^(rate·B) = −d_b / (d_u·rate)): per side, Newton
+    from the end where δ has the sign of δ'' (= d_u), which converges without overshooting on a
+    convex or concave monotone branch; NaN where a side holds no root."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        turn = np.log(-d_b / (d_u * rate)) / rate
+    turn = np.where(np.isfinite(turn), np.clip(turn, lo, hi), hi)
+
+    def delta(b, order=0):
+        e = np.exp(rate * b)
+        return (d0 + d_b * b + d_u * e, d_b + d_u * rate * e)[order]
+
+    roots = []
+    for left, right in ((lo, turn), (turn, hi)):
+        f_l, f_r = delta(left), delta(right)
+        has = (f_l * f_r <= 0) & (right > left)
+        x = np.where(f_l * np.sign(d_u) >= 0, left, right)
+        for _ in range(NEWTON_STEPS):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = delta(x) / delta(x, 1)
+            step = np.where(has & np.isfinite(step), step, 0.0)
+            x = np.clip(x - step, left, right)
+            if np.all(np.abs(step) <= 4.0 * np.finfo(float).eps * np.abs(x)):
+                break
+        roots.append(np.where(has, x, np.nan))
+    return roots
+
+
+def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """(n, M) every B in [lo, hi] where two products of one group are equal (NaN elsewhere): the
+    ends of the pieces of W. A pair differs by δ = Δa_0 + Δa_B·B + Δa_T·ρ^(T_in·B) + Δa_1·ρ^B,
+    a line (its root in closed form) or, for a MoE, a line and one power (a group belongs to one
+    phase): :func:`_crossings`. A pair with both powers is refused (not of that shape)."""
+    out, start = [], 0
+    for _, size in p.groups:
+        for i in range(start, start + size):
+            for j in range(i + 1, start + size):
+                d = p.coef[i] - p.coef[j]
+                if np.any((d[2] != 0) & (d[3] != 0)):
+                    raise ValueError("a group mixes the prefill and decode powers of ρ")
+                d_u = d[2] + d[3]
+                rate = np.where(d[2] != 0, p.log_rho * p.t_in, p.log_rho)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    line = -d[0] / d[1]
+                line = np.where((line >= lo) & (line <= hi), line, np.nan)
+                curved = (d_u != 0) & (rate > np.log(TINY))
+                if curved.any():
+                    k = np.flatnonzero(curved)
+                    for root in _crossings(d[0, k], d[1, k], d_u[k], rate[k], lo[k], hi[k]):
+                        extra = np.full(len(line), np.nan)
+                        extra[k] = root
+                        out.append(extra)
+                    line = np.where(curved, np.nan, line)
+                out.append(line)
+        start += size
+    return np.stack(out, axis=1)
