@@ -18,7 +18,7 @@ holds about :data:`POINTS_PER_CALL` points either way and the answer does not de
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -140,6 +140,7 @@ def illinois_root(f: Evaluate, lo: np.ndarray, hi: np.ndarray, f_lo: np.ndarray,
 
 # --- solves on a function given in pieces (the backbone's step, energy.symbolic_step) ----------
 TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
+CUT_MAX = 2.0**20  # breakpoints are found on [1, CUT_MAX] once per table, then kept in range
 NEWTON_STEPS = 40  # at most; a dense row's piece is affine (one step), a MoE's converges in ~5
 
 
@@ -153,11 +154,13 @@ class Pieces:
     log_rho: np.ndarray  # (n,) log ρ, ρ = 1 − k/E (log TINY where ρ = 0)
     t_in: np.ndarray  # (n,)
     groups: tuple[tuple[str, int], ...]
+    cuts: np.ndarray | None = None  # (n, M) breakpoints in [1, CUT_MAX] (:func:`with_cuts`)
 
     def take(self, mask: np.ndarray) -> Pieces:
         """The rows ``mask``."""
+        cuts = None if self.cuts is None else self.cuts[mask]
         return Pieces(np.ascontiguousarray(self.coef[:, :, mask]), self.log_rho[mask],
-                      self.t_in[mask], self.groups)  # fmt: skip
+                      self.t_in[mask], self.groups, cuts)  # fmt: skip
 
     @property
     def curved(self) -> np.ndarray:
@@ -165,50 +168,36 @@ class Pieces:
         return np.any(self.coef[:, 2:] != 0, axis=(0, 1)) & (self.log_rho > np.log(TINY))
 
 
-def _evaluator(p: Pieces, batch: np.ndarray):
-    """e_k(batch) for expression k at ``batch`` (n, m) (the powers of ρ computed once, skipped
-    where no row is curved)."""
-    powers = None
+def piece_values(p: Pieces, batch: np.ndarray) -> np.ndarray:
+    """Every expression at ``batch`` (n, m): (K, n, m) (the powers of ρ skipped where no row is
+    curved)."""
+    a = p.coef[..., None]
+    out = a[:, 0] + a[:, 1] * batch
     if p.curved.any():
-        rates = ((p.log_rho * p.t_in)[:, None], p.log_rho[:, None])
-        powers = tuple(np.exp(r * batch) for r in rates)
-
-    def value(k: int) -> np.ndarray:
-        a = p.coef[k]
-        out = a[0][:, None] + a[1][:, None] * batch
-        if powers is not None:
-            out = out + a[2][:, None] * powers[0] + a[3][:, None] * powers[1]
-        return out
-
-    return value
+        u_t = np.exp((p.log_rho * p.t_in)[:, None] * batch)
+        out += a[:, 2] * u_t + a[:, 3] * np.exp(p.log_rho[:, None] * batch)
+    return out
 
 
 def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
     """Per group, the index (n, m) of its product that the max / min takes at ``batch``."""
-    value, out, start = _evaluator(p, batch), [], 0
+    values, out, start = piece_values(p, batch), [], 0
     for op, size in p.groups:
-        best, at = value(start), np.full(batch.shape, start)
-        for k in range(start + 1, start + size):
-            v = value(k)
-            better = v > best if op == "max" else v < best
-            best, at = np.where(better, v, best), np.where(better, k, at)
-        out.append(at)
+        part = values[start : start + size]
+        out.append(start + (np.argmax(part, axis=0) if op == "max" else np.argmin(part, axis=0)))
         start += size
     return out
 
 
 def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(W, N) at ``batch`` (n, m): every group's max / min taken where it is."""
-    value, start = _evaluator(p, batch), 0
-    w = value(len(p.coef) - 2)
+    values, start = piece_values(p, batch), 0
+    w = values[-2]
     for op, size in p.groups:
-        pick = np.maximum if op == "max" else np.minimum
-        best = value(start)
-        for k in range(start + 1, start + size):
-            best = pick(best, value(k))
-        w = w + best
+        part = values[start : start + size]
+        w = w + (part.max(axis=0) if op == "max" else part.min(axis=0))
         start += size
-    return w, value(len(p.coef) - 1)
+    return w, values[-1]
 
 
 def branch_of(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -261,31 +250,48 @@ def _crossings(d0, d_b, d_u, rate, lo, hi) -> list[np.ndarray]:
     return roots
 
 
+def _pairs(groups: tuple[tuple[str, int], ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j): every pair of products of one group."""
+    pairs, start = [], 0
+    for _, size in groups:
+        pairs += [(i, j) for i in range(start, start + size) for j in range(i + 1, start + size)]
+        start += size
+    return np.array(pairs).T
+
+
 def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """(n, M) every B in [lo, hi] where two products of one group are equal (NaN elsewhere): the
     ends of the pieces of W. A pair differs by δ = Δa_0 + Δa_B·B + Δa_T·ρ^(T_in·B) + Δa_1·ρ^B,
     a line (its root in closed form) or, for a MoE, a line and one power (a group belongs to one
-    phase): :func:`_crossings`. A pair with both powers is refused (not of that shape)."""
-    out, start = [], 0
-    for _, size in p.groups:
-        for i in range(start, start + size):
-            for j in range(i + 1, start + size):
-                d = p.coef[i] - p.coef[j]
-                if np.any((d[2] != 0) & (d[3] != 0)):
-                    raise ValueError("a group mixes the prefill and decode powers of ρ")
-                d_u = d[2] + d[3]
-                rate = np.where(d[2] != 0, p.log_rho * p.t_in, p.log_rho)
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    line = -d[0] / d[1]
-                line = np.where((line >= lo) & (line <= hi), line, np.nan)
-                curved = (d_u != 0) & (rate > np.log(TINY))
-                if curved.any():
-                    k = np.flatnonzero(curved)
-                    for root in _crossings(d[0, k], d[1, k], d_u[k], rate[k], lo[k], hi[k]):
-                        extra = np.full(len(line), np.nan)
-                        extra[k] = root
-                        out.append(extra)
-                    line = np.where(curved, np.nan, line)
-                out.append(line)
-        start += size
-    return np.stack(out, axis=1)
+    phase): :func:`_crossings` (two roots at most, the second set of columns). A pair with both
+    powers is refused (not of that shape)."""
+    i, j = _pairs(p.groups)
+    d = p.coef[i] - p.coef[j]  # (pairs, 4, n)
+    if np.any((d[:, 2] != 0) & (d[:, 3] != 0)):
+        raise ValueError("a group mixes the prefill and decode powers of ρ")
+    d_u = d[:, 2] + d[:, 3]
+    rate = np.where(d[:, 2] != 0, p.log_rho * p.t_in, p.log_rho)
+    lo, hi = np.broadcast_to(lo, rate.shape), np.broadcast_to(hi, rate.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        line = -d[:, 0] / d[:, 1]
+    first = np.where((line >= lo) & (line <= hi), line, np.nan)
+    curved = (d_u != 0) & (rate > np.log(TINY))
+    if not curved.any():
+        return first.T
+    second = np.full(first.shape, np.nan)
+    roots = _crossings(d[:, 0][curved], d[:, 1][curved], d_u[curved], rate[curved],
+                       lo[curved], hi[curved])  # fmt: skip
+    first[curved], second[curved] = roots
+    return np.concatenate([first, second]).T
+
+
+def with_cuts(p: Pieces) -> Pieces:
+    """``p`` with its breakpoints on [1, CUT_MAX] (:func:`breakpoints`) kept, for every solve."""
+    n = len(p.t_in)
+    return replace(p, cuts=breakpoints(p, np.ones(n), np.full(n, CUT_MAX)))
+
+
+def cuts_within(p: Pieces, hi: np.ndarray) -> np.ndarray:
+    """(n, M) the breakpoints of ``p`` in [1, hi] (per row), 1 elsewhere (a repeated end)."""
+    cuts = p.cuts if p.cuts is not None else with_cuts(p).cuts
+    return np.where(cuts <= hi[:, None], cuts, 1.0)
