@@ -9,9 +9,9 @@ one or two physics evaluations; a cold `python -m wattgpu_lite predict` <= 1.3 s
 The backbone's solves on the step's pieces are measured beside the bracketed searches they
 replaced (``backbone._reference_*``, swapped in for the "old search" figures, in the same run):
 warm predict ms and physics calls, predict_many rows/s and peak memory, each as a ratio.
-EcoLogits' ``llm_impacts`` (not a dependency) is timed beside a warm predict when installed. Each predict_many and forest
-size runs in its own process, whose peak resident memory (``ru_maxrss``) is printed beside the
-rise of the timed call's own peak over the memory held before it (Linux's VmHWM, reset before the
+EcoLogits' ``llm_impacts`` (not a dependency) is timed beside a warm predict when installed.
+Each predict_many and forest size runs in its own process, whose peak resident memory
+(``ru_maxrss``) is printed beside the rise of the timed call's own peak over the memory held before it (Linux's VmHWM, reset before the
 call: the interpreter, imports and the input rows excluded).
 Beside predict_many: the numpy forest alone (:mod:`wattgpu_lite.hybrid.predict.trees`, its tables;
 ``walk``: the same trees walked, as forests of deeper trees are) and XGBoost's own
@@ -191,8 +191,8 @@ def xgboost_installed() -> bool:
     return True
 
 
-LABEL = {"many": "predict_many", "many_old": "predict_many (old search)", "forest": "numpy forest", "walk": "numpy forest walked",
-         "xgboost_1": "XGBoost inplace_predict 1 thread", "xgboost": "XGBoost inplace_predict"}  # fmt: skip
+LABEL = {"many": "predict_many", "many_old": "predict_many (old search)", "forest": "numpy forest",
+         "walk": "numpy forest walked", "xgboost_1": "XGBoost inplace_predict 1 thread", "xgboost": "XGBoost inplace_predict"}  # fmt: skip
 REFERENCE = "xgboost_1"
 GOAL_ROWS_S, GOAL_PEAK_MB = 250_000, 400  # predict_many (issue 30)
 

@@ -11,12 +11,18 @@ flight and T_out the generated tokens:
   runs, :mod:`~wattgpu_lite.energy.backbone_fit`);
 - per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
   time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
-- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root (a grid brackets it,
-  Illinois steps narrow it to adjacent floats, :mod:`~wattgpu_lite.energy.searches`); beyond the
+- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root; beyond the
   capacity B_max / W(B_max) no steady state exists;
-- busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP; its peak over B is
-  the best point of a grid, refined by golden section to machine precision; mean power
-  P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a request in flight.
+- busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP, and its peak over B;
+  mean power P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a
+  request in flight.
+
+Both are solved on the step's pieces (:func:`step_pieces`, :mod:`~wattgpu_lite.energy.symbolic_step`,
+one call): s(B) is a sum of maxes and mins of terms affine in B (a dense model; a MoE adds the
+experts a step touches, a concave term), so the load is a root of a line on the first piece where
+Little's law turns, and the peak the best breakpoint or end (Newton on dP/dB for a MoE's curved
+pieces): exact to the last bits (:mod:`~wattgpu_lite.energy.searches`). The bracketed searches
+they replaced are kept as ``_reference_peak_batch`` and ``_reference_in_flight_at_rate``.
 
 Every function takes and returns numpy arrays (one value per row); all rows are computed at once.
 """

@@ -1,4 +1,13 @@
-"""Bracketed searches over many rows at once, for the backbone (:mod:`~wattgpu_lite.energy.backbone`).
+"""Solves and searches over many rows at once, for the backbone (:mod:`~wattgpu_lite.energy.backbone`).
+
+The solves work on a function given in pieces (:class:`Pieces`, from
+:mod:`~wattgpu_lite.energy.symbolic_step`): W(B) = R + Σ_g op_g(products), every expression
+a_0 + a_B·B + a_T·ρ^(T_in·B) + a_1·ρ^B. :func:`breakpoints` gives the B where two products of a
+group are equal (a line's root; for a MoE, Newton on one convex or concave exponential, from the
+side it cannot overshoot), :func:`switched` W and N at any B, :func:`branch_of` and :func:`curve`
+one piece's smooth branch and its derivatives, for Newton steps without a physics call.
+
+The bracketed searches below are what the backbone used before (kept as its references):
 
 Each search calls ``f(idx, x)``: the function at points ``x`` (shape ``(len(idx), m)``) of the rows
 ``idx``, one vectorised evaluation for all of them. A small table is searched several steps per call
