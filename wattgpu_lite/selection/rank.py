@@ -52,6 +52,7 @@ from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import (
     add_energy,
     add_verdicts,
+    add_vs_best,
     apply_sla,
     fit_table,
     hybrid_accounting,
@@ -109,6 +110,10 @@ def rank_gpus(
     the only ones the measured, paper and logo sources can answer for, so one question gets one
     set of candidates whichever source answers it. ``candidates="all"`` (``--gpus all``) widens
     the hybrid and paper sources to the whole catalog (B200, MI300X, ...), predicted from specs.
+
+    ``vs_best_energy_ratio`` (with ``_lo``/``_hi`` and ``vs_best_interval``): each plan's energy
+    per token over the best plan's, with the paired interval where both plans are calibrated
+    (:mod:`wattgpu_lite.selection.paired`), else the unpaired one, else none.
     """
     scenario = _scenario_by_name(positional, scenario)
     sla = checks.check_itl_sla_ms(itl_sla_ms)
@@ -119,9 +124,9 @@ def rank_gpus(
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    return rank_table(
-        table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price)
-    )
+    table = table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source,
+                         price_per_kwh=price)  # fmt: skip
+    return rank_table(add_vs_best(table, checks.check_level(level)))
 
 
 def _scenario_by_name(positional: tuple, scenario: str | None) -> str | None:
