@@ -42,7 +42,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - selection.accounting.electricity_factors, grid_intensities, default_factor: the electricity and
   grid tables, and their defaults;
   selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
-  refitted for the paper and logo sources.
+  refitted for the paper and logo sources; selection.paired.shipped_pairs: the held-out pairs
+  of GPUs that calibrate ``wl.compare``'s paired intervals.
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ _EXPORTS: dict[str, str] = {
     "explain": "selection.answers",
     "Prediction": "hybrid.predict.prediction",
     "rank_gpus": "selection.rank",
+    "compare": "selection.compare",
 }
 # wl.<name> -> module: the chapters (subpackages) and the modules the notebooks and README name
 _SUBMODULES: dict[str, str] = {
@@ -104,6 +106,7 @@ _CACHES = (
     "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor",
     "selection.accounting.grid_intensities", "selection.sources.full_predictor",
     "selection.sources.logo_predictor", "selection.sources.logo_table",
+    "selection.paired.shipped_pairs",
 )  # fmt: skip
 
 

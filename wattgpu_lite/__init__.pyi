@@ -22,6 +22,7 @@ from wattgpu_lite.runs.measurements import measurements as measurements
 from wattgpu_lite.selection.answers import estimate_energy as estimate_energy
 from wattgpu_lite.selection.answers import explain as explain
 from wattgpu_lite.selection.answers import predict as predict
+from wattgpu_lite.selection.compare import compare as compare
 from wattgpu_lite.selection.rank import rank_gpus as rank_gpus
 from wattgpu_lite.specs import catalog as catalog
 from wattgpu_lite.specs.catalog import (
@@ -60,6 +61,7 @@ __all__ = [
     "baselines",
     "catalog",
     "clear_caches",
+    "compare",
     "energy",
     "EnergyEstimate",
     "errors",

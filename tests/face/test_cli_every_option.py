@@ -38,6 +38,7 @@ MINIMAL = {
         "--gpu-counts",
         "1,2",
     ],
+    "compare": ["--llm", LLAMA, "--gpus", "A30,L4", "--rate-qps", "0.5"],
     "estimate": ["--llm", LLAMA, "--gpu", "H100 NVL"],
     "predict": ["--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"],
     "explain": ["--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"],

@@ -32,6 +32,7 @@ COMMANDS = {
     "llms --aliases": (["llms", "--aliases"], "llm_aliases"),
     "llms --llm": (["llms", "--llm", str(FIXTURES / "gpt2.json")], "llm_config"),
     "rank": (RANK, "rank"),
+    "compare": (["compare", "--llm", LLAMA, "--gpus", "A30,L4,T4", "--rate-qps", "0.5"], "compare"),
     "estimate": (["estimate", "--gpu", "H100 NVL", "--llm", LLAMA, "--tp", "2"], "estimate"),
     "predict": (["predict", "--llm", LLAMA, "--gpu", "A30", "--scenario", "offline"], "predict"),
     "explain": (["explain", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.2"], "explain"),

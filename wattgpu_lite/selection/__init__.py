@@ -1,6 +1,8 @@
 """Chapter 4 — choosing hardware: GPUs ranked by energy under a latency SLA.
 
 - :mod:`~wattgpu_lite.selection.rank`: ``wl.rank_gpus``, the SLA sweep, rules of thumb, A-vs-B;
+- :mod:`~wattgpu_lite.selection.compare` and :mod:`~wattgpu_lite.selection.paired`: ``wl.compare``,
+  GPU against GPU with a paired interval calibrated on held-out pairs;
 - :mod:`~wattgpu_lite.selection.sources`: where power and ITL come from (measured, WattGPU,
   leave-one-GPU-out, the hybrid);
 - :mod:`~wattgpu_lite.selection.table`: the ranking's steps as pure functions on a table;

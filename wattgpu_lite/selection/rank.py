@@ -54,6 +54,7 @@ from wattgpu_lite.selection.table import (
     Ranking,
     add_energy,
     add_verdicts,
+    add_vs_best,
     apply_sla,
     fit_table,
     hybrid_accounting,
@@ -117,6 +118,10 @@ def rank_gpus(
     :func:`~wattgpu_lite.selection.answers.price_echo`), ``.attrs["defaults"]`` the kit's
     defaults it used, and ``to_json()`` is exactly ``rank --json``. ``name``: what to call a
     model you bring (a config.json), as ``wl.predict``'s.
+
+    ``vs_best_energy_ratio`` (with ``_lo``/``_hi`` and ``vs_best_interval``): each plan's energy
+    per token over the best plan's, with the paired interval where both plans are calibrated
+    (:mod:`wattgpu_lite.selection.paired`), else the unpaired one, else none.
     """
     scenario = _scenario_by_name(positional, scenario)
     llm = llm if name is None else resolve_llm(llm, name)
@@ -129,8 +134,9 @@ def rank_gpus(
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    ranking = rank_table(table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source,
-                                      price_per_kwh=price, **price_echo(region, price_per_kwh)))  # fmt: skip
+    table = table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source,
+                         price_per_kwh=price, **price_echo(region, price_per_kwh))  # fmt: skip
+    ranking = rank_table(add_vs_best(table, checks.check_level(level)))
     used = {"grid_gco2_per_kwh": grid, "price_per_kwh": price, "pue": pue}
     tokens = (int(t_in), int(t_out)) if source == "hybrid" else None  # the others: the runs'
     ranking.attrs["defaults"] = defaults_of(used, region, given, tokens)

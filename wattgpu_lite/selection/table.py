@@ -27,6 +27,7 @@ from wattgpu_lite.selection.accounting import (
     server_energy_per_request_j,
     why_not_fits,
 )
+from wattgpu_lite.selection.paired import vs_reference
 from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, sla_verdicts, verdict_rank
 
 # the columns of every ranking, whichever source answers (rank_gpus); a source without a value
@@ -45,6 +46,7 @@ RANK_COLUMNS: tuple[str, ...] = (
     "wall_energy_per_1k_tokens_j", "g_co2e_per_request", "g_co2e_per_1k_tokens",
     "wall_cost_per_request", "wall_cost_per_1k_tokens", "wall_cost_per_mtok",
     "grid_gco2_per_kwh", "grid_source", "price_per_kwh", "currency", "price_region", "price_note",
+    "vs_best_energy_ratio", "vs_best_energy_ratio_lo", "vs_best_energy_ratio_hi", "vs_best_interval",
 )  # fmt: skip
 SCHEMA_VERSION = 1  # of Ranking.to_json, as every result's
 ONE_GPU = {"num_gpus": 1, "layout": "TP1", "tp": 1, "ep": 1, "replicas": 1.0}
@@ -170,3 +172,18 @@ def hybrid_accounting(table: pd.DataFrame, t_out: int, grid: float, price: float
         kg_co2e_per_mtok=co2e_kg_per_million_tokens(per_token, grid),
         cost_per_mtok=cost_per_million_tokens(per_token, price),
     )  # fmt: skip
+
+
+def add_vs_best(table: pd.DataFrame, level: float) -> pd.DataFrame:
+    """``table`` with each plan's energy per token over the best plan's (rank 1), and its
+    interval: ``vs_best_interval`` says 'paired' (both plans in the paired calibration,
+    :mod:`~wattgpu_lite.selection.paired`), 'unpaired' (from the two absolute intervals),
+    'reference' (the best plan) or 'none'. Without a plan of rank 1, the columns are NaN."""
+    best = table.index[table["rank"] == 1]
+    if len(best) == 0:
+        return table.assign(vs_best_interval=None)
+    vs = vs_reference(table, best[0], level)
+    return table.assign(vs_best_energy_ratio=vs["energy_ratio"],
+                        vs_best_energy_ratio_lo=vs["energy_ratio_lo"],
+                        vs_best_energy_ratio_hi=vs["energy_ratio_hi"],
+                        vs_best_interval=vs["interval"])  # fmt: skip

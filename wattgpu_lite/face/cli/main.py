@@ -29,7 +29,7 @@ from wattgpu_lite.face.cli.output import check_output
 from wattgpu_lite.face.cli.plot import check_plot
 
 # one module per command group, in the order `--help` lists them
-COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "explain", "evaluate")
+COMMAND_MODULES = ("catalogs", "rank", "compare", "estimate", "predict", "explain", "evaluate")
 # option dest -> the library's check of it (so `--level 0.9999` fails before any model loads)
 OPTION_CHECKS = {
     "level": checks.check_level,
