@@ -30,7 +30,8 @@ from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, sla_verdicts, verd
 # the columns of every ranking, whichever source answers (rank_gpus); a source without a value
 # for one leaves it NaN. The Watt Counts sources (measured, paper, logo) know one GPU per replica.
 RANK_COLUMNS: tuple[str, ...] = (
-    "gpu", "num_gpus", "layout", "tp", "ep", "replicas", "power_w", "itl_s", "time_per_token_s",
+    "gpu", "measured", "num_gpus", "layout", "tp", "ep", "replicas", "power_w", "itl_s",
+    "time_per_token_s",
     "energy_per_token_j", "power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi",
     "time_per_token_s_lo", "time_per_token_s_hi", "energy_per_token_j_lo", "energy_per_token_j_hi",
     "in_flight", "max_batch", "basis", "verdict", "meets_sla", "why_not", "tdp_w", "memory_gb",
@@ -42,7 +43,7 @@ RANK_COLUMNS: tuple[str, ...] = (
     "rate_qps", "batch", "t_in", "t_out", "source", "level", "pue", "wall_energy_per_request_j",
     "wall_energy_per_1k_tokens_j", "g_co2e_per_request", "g_co2e_per_1k_tokens",
     "wall_cost_per_request", "wall_cost_per_1k_tokens", "wall_cost_per_mtok",
-    "grid_gco2_per_kwh", "grid_source", "price_per_kwh",
+    "grid_gco2_per_kwh", "grid_source", "price_per_kwh", "price_region", "price_note",
 )  # fmt: skip
 ONE_GPU = {"num_gpus": 1, "layout": "TP1", "tp": 1, "ep": 1, "replicas": 1.0}
 

@@ -71,9 +71,11 @@ def add_wall_flags(p: argparse.ArgumentParser) -> None:
 
     grid = p.add_mutually_exclusive_group()
     grid.add_argument("--region",
-                      help="grid region or country code of data/grid_intensity.csv (WORLD, US, "
-                           "FR, DE, IN, ...; default WORLD, Ember), instead of "
-                           "--grid-gco2-per-kwh")  # fmt: skip
+                      help="grid region: WORLD or a country's ISO 3166 code or name, any case "
+                           "(FR, gb, JP, Japan, ...: data/grid_intensity.csv and "
+                           "grid_intensity_countries.csv, Ember via Our World in Data; "
+                           "default WORLD, Ember; or region from WATTGPU_LITE_REGION or "
+                           "wattgpu-lite.toml), instead of --grid-gco2-per-kwh")  # fmt: skip
     grid.add_argument("--grid-gco2-per-kwh", type=float,
                       help=f"grid carbon intensity, gCO2e/kWh, 0 to 5000, instead of --region "
                            f"(default {DEFAULT_GRID_GCO2_PER_KWH:g}, Ember world average; or "
@@ -92,11 +94,15 @@ def add_wall_flags(p: argparse.ArgumentParser) -> None:
 def wall_inputs(args: argparse.Namespace) -> dict:
     """The wall accounting's keyword arguments from a command's resolved options: ``region``,
     the grid number (None when it is the built-in default, so that its source reads as the
-    world's row of data/grid_intensity.csv), ``pue`` and ``price_per_kwh``."""
-    used = getattr(args, "defaults_used", {}).get("grid_gco2_per_kwh", {})
-    grid = None if used.get("source") == BUILT_IN else args.grid_gco2_per_kwh
+    world's row of data/grid_intensity.csv), ``pue`` and ``price_per_kwh`` (None when it is the
+    built-in default, so that a region with a price of its own is priced there, and one without
+    says it is priced at the default's)."""
+    used = getattr(args, "defaults_used", {})
+    built_in = {k for k, v in used.items() if v.get("source") == BUILT_IN}
+    grid = None if "grid_gco2_per_kwh" in built_in else args.grid_gco2_per_kwh
+    price = None if "price_per_kwh" in built_in else args.price_per_kwh
     return {"region": args.region, "grid_gco2_per_kwh": grid, "pue": args.pue,
-            "price_per_kwh": args.price_per_kwh}  # fmt: skip
+            "price_per_kwh": price}  # fmt: skip
 
 
 def grid_source(args: argparse.Namespace, source: str) -> str:
@@ -146,6 +152,8 @@ def wall_lines(w: dict) -> list[str]:
                    f"{_sig(w['wall_cost_per_request'])}, per 1,000 tokens "
                    f"{_sig(w['wall_cost_per_1k_tokens'])}, per million tokens "
                    f"{_sig(w['wall_cost_per_mtok'])} USD", "    ")  # fmt: skip
+    if w.get("price_note"):
+        lines += _wrap(f"  electricity {escape_controls(w['price_note'])}", "    ")
     return lines
 
 
