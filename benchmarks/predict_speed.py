@@ -4,10 +4,14 @@
 
 Targets (issues 10, 19 and 30): predict_many >= 250,000 rows/s at 10^4 and at 10^6 rows (at most
 10x slower than XGBoost alone on the same trees), peak memory <= 400 MB at 10^6 rows; the numpy
-forest flat in rows/s and in memory from 10^4 to 10^6 rows; a warm single predict < 10 ms with few
-physics evaluations; a cold `python -m wattgpu_lite predict` <= 1.3 s. Each predict_many and forest
-size runs in its own process, whose peak resident memory (``ru_maxrss``) is printed beside the
-rise of the timed call's own peak over the memory held before it (Linux's VmHWM, reset before the
+forest flat in rows/s and in memory from 10^4 to 10^6 rows; a warm single predict <= 0.5 ms with
+one or two physics evaluations; a cold `python -m wattgpu_lite predict` <= 1.3 s.
+The backbone's solves on the step's pieces are measured beside the bracketed searches they
+replaced (``backbone._reference_*``, swapped in for the "old search" figures, in the same run):
+warm predict ms and physics calls, predict_many rows/s and peak memory, each as a ratio.
+EcoLogits' ``llm_impacts`` (not a dependency) is timed beside a warm predict when installed.
+Each predict_many and forest size runs in its own process, whose peak resident memory
+(``ru_maxrss``) is printed beside the rise of the timed call's own peak over the memory held before it (Linux's VmHWM, reset before the
 call: the interpreter, imports and the input rows excluded).
 Beside predict_many: the numpy forest alone (:mod:`wattgpu_lite.hybrid.predict.trees`, its tables;
 ``walk``: the same trees walked, as forests of deeper trees are) and XGBoost's own
@@ -15,13 +19,15 @@ Beside predict_many: the numpy forest alone (:mod:`wattgpu_lite.hybrid.predict.t
 XGBoost Booster), with one thread (as numpy runs) and with its default threads. Every figure is
 printed with its ratio against its reference measured in the same run: rows/s against XGBoost's
 one thread at the same size and against its own 10^4 rows; memory against XGBoost's. The physics
-evaluations of a warm predict are counted by wrapping ``energy.physical.physical_evaluate`` here,
-not in the library. The machine's load average is printed beside them: the machine is shared, so
+evaluations of a warm predict are counted by wrapping ``energy.physical.physical_evaluate`` and
+the generated step coefficients (``energy._step_generated.coefficients``) here, not in the
+library. The machine's load average is printed beside them: the machine is shared, so
 read the ratios first.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import subprocess
@@ -34,6 +40,8 @@ import pandas as pd
 
 import wattgpu_lite as wl
 from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.energy import _step_generated as SG
+from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridModel
 from wattgpu_lite.hybrid.predict.trees import Forest
@@ -64,21 +72,53 @@ def best_of(fn, repeat: int = 3) -> float:
 
 
 def physics_calls(fn) -> tuple[int, int]:
-    """(calls of energy.physical.physical_evaluate, rows they evaluated) while ``fn`` runs."""
+    """(calls of energy.physical.physical_evaluate and of the generated step coefficients, rows
+    they evaluated) while ``fn`` runs."""
     seen = [0, 0]
-    original = P.physical_evaluate
+    original, coefficients = P.physical_evaluate, SG.coefficients
 
     def counted(model_args, workload, *rest, **kw):
         seen[0] += 1
         seen[1] += int(np.broadcast(*workload).size)
         return original(model_args, workload, *rest, **kw)
 
-    P.physical_evaluate = counted
+    def counted_coefficients(*args):
+        seen[0] += 1
+        seen[1] += int(np.broadcast(*args).size)
+        return coefficients(*args)
+
+    P.physical_evaluate, SG.coefficients = counted, counted_coefficients
     try:
         fn()
     finally:
-        P.physical_evaluate = original
+        P.physical_evaluate, SG.coefficients = original, coefficients
     return seen[0], seen[1]
+
+
+@contextlib.contextmanager
+def old_search():
+    """The bracketed searches the solves replaced (grid + golden section, grid + Illinois steps),
+    swapped into the backbone while the block runs: the reference of every "old search" figure."""
+    saved = S.peak_batch, S.in_flight_at_rate, S.step_pieces
+    S.peak_batch, S.in_flight_at_rate = S._reference_peak_batch, S._reference_in_flight_at_rate
+    S.step_pieces = lambda rows, c: None  # the references take no pieces
+    try:
+        yield
+    finally:
+        S.peak_batch, S.in_flight_at_rate, S.step_pieces = saved
+
+
+def ecologits_ms() -> float | None:
+    """A warm EcoLogits ``llm_impacts`` call in ms (best of 20), None if it is not installed."""
+    try:
+        from ecologits.tracers.utils import llm_impacts
+    except ImportError:
+        return None
+    call = lambda: llm_impacts(provider="huggingface_hub",  # noqa: E731
+                               model_name="meta-llama/Llama-3.1-8B-Instruct",
+                               output_token_count=300, request_latency=10.0)  # fmt: skip
+    call()
+    return best_of(call, 20) * 1e3
 
 
 def forest_inputs(n: int) -> tuple[Forest, np.ndarray]:
@@ -107,7 +147,9 @@ def status_mb(field: str) -> float:
 def child(what: str, n: int) -> None:
     """One measurement in this process: prints 'seconds peak_rss_mb rise_mb' (the process's
     peak, and the peak of the timed calls above the memory the process held before them)."""
-    if what == "many":
+    if what in ("many", "many_old"):
+        if what == "many_old":
+            old_search().__enter__()  # this process only: the bracketed searches
         f = frame(n)
         wl.predict_many(f.head(200))  # load the model and catalogs once
         run = lambda: wl.predict_many(f)  # noqa: E731
@@ -149,8 +191,8 @@ def xgboost_installed() -> bool:
     return True
 
 
-LABEL = {"many": "predict_many", "forest": "numpy forest", "walk": "numpy forest walked",
-         "xgboost_1": "XGBoost inplace_predict 1 thread", "xgboost": "XGBoost inplace_predict"}  # fmt: skip
+LABEL = {"many": "predict_many", "many_old": "predict_many (old search)", "forest": "numpy forest",
+         "walk": "numpy forest walked", "xgboost_1": "XGBoost inplace_predict 1 thread", "xgboost": "XGBoost inplace_predict"}  # fmt: skip
 REFERENCE = "xgboost_1"
 GOAL_ROWS_S, GOAL_PEAK_MB = 250_000, 400  # predict_many (issue 30)
 
@@ -172,33 +214,51 @@ def comparison(got: dict, kinds: list[str]) -> list[str]:
                 ratios.append(f"{flat:.2f}x its rows/s at {small:.0e}")
             if what == "many":
                 ratios.append(f"{rate / GOAL_ROWS_S:.2f}x the goal {GOAL_ROWS_S:,}")
+                if ("many_old", n) in got:
+                    ratios.append(f"{rate * got['many_old', n][0] / n:.2f}x the old search")
             lines.append(f"{LABEL[what]} rows/s ({n:.0e} rows): {rate:,.0f} ({', '.join(ratios)})")
         for n in SIZES:
             seconds, peak, rise = got[what, n]
             ratios = [f"{peak / got[REFERENCE, n][1]:.2f}x XGBoost 1 thread's"] if ref else []
             if what == "many":
                 ratios.append(f"{peak / GOAL_PEAK_MB:.2f}x the goal {GOAL_PEAK_MB}")
+                if ("many_old", n) in got:
+                    ratios.append(f"{peak / got['many_old', n][1]:.2f}x the old search's")
             lines.append(f"{LABEL[what]} peak RSS MB ({n:.0e} rows): {peak:,.0f}, the call {rise:,.0f}"
                          f" above the memory before it ({', '.join(ratios) or 'no reference'})")  # fmt: skip
     return lines
 
 
-def main() -> None:
+def warm_predicts() -> dict[str, float]:
+    """Warm wl.predict ms (best of 20) and physics calls, at a rate and at a batch."""
     one = lambda: wl.predict(LLAMA, "A30", rate_qps=0.1)  # noqa: E731
     batch = lambda: wl.predict(LLAMA, "A30", batch=8)  # noqa: E731
-    one()
-    one_s, batch_s = best_of(one, 20), best_of(batch, 20)
-    calls, rows = physics_calls(one)
-    b_calls, _ = physics_calls(batch)
+    one(), batch()
+    return {"rate_ms": best_of(one, 20) * 1e3, "batch_ms": best_of(batch, 20) * 1e3,
+            "rate_calls": physics_calls(one)[0], "rate_rows": physics_calls(one)[1],
+            "batch_calls": physics_calls(batch)[0]}  # fmt: skip
+
+
+def main() -> None:
+    new = warm_predicts()
+    with old_search():
+        old = warm_predicts()
     argv = [sys.executable, "-m", "wattgpu_lite", "predict", "--llm", LLAMA, "--gpu", "A30",
             "--rate-qps", "0.1"]  # fmt: skip
     cold_s = best_of(lambda: subprocess.run(argv, check=True, capture_output=True), 3)
-    print(f"warm single predict ms (rate): {one_s * 1e3:.2f}")
-    print(f"warm single predict ms (batch): {batch_s * 1e3:.2f}")
-    print(f"physics evaluations per warm predict (rate): {calls} calls, {rows} rows")
-    print(f"physics evaluations per warm predict (batch): {b_calls} calls")
+    eco = ecologits_ms()
+    for load in ("rate", "batch"):
+        ms = new[f"{load}_ms"]
+        beside = [f"{ms / old[f'{load}_ms']:.2f}x the old search's {old[f'{load}_ms']:.2f}"]
+        beside.append("EcoLogits not installed" if eco is None else f"{ms / eco:.1f}x EcoLogits")
+        print(f"warm single predict ms ({load}): {ms:.2f} ({', '.join(beside)})")
+    print(f"physics evaluations per warm predict (rate): {new['rate_calls']} calls, "
+          f"{new['rate_rows']} rows (the old search: {old['rate_calls']} calls, "
+          f"{old['rate_rows']} rows)")  # fmt: skip
+    print(f"physics evaluations per warm predict (batch): {new['batch_calls']} calls "
+          f"(the old search: {old['batch_calls']})")  # fmt: skip
     print(f"cold CLI predict s: {cold_s:.2f}")
-    kinds = ["many", "forest", "walk"]
+    kinds = ["many", "many_old", "forest", "walk"]
     kinds += ["xgboost_1", "xgboost"] if xgboost_installed() else []
     got = {(what, n): in_child(what, n) for n in SIZES for what in kinds}
     for line in comparison(got, kinds):

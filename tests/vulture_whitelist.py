@@ -11,6 +11,8 @@ __getattr__  # __init__.py: PEP 562 module attribute hook (the lazy public names
 __dir__  # __init__.py: PEP 562 module dir() hook
 ARG_NAMES  # energy/_paper_generated.py: the generated module's record of its argument order (energy/codegen writes it)
 ARG_NAMES  # energy/_physical_generated.py: the generated module's record of its argument order (energy/codegen writes it)
+_reference_peak_batch  # energy/backbone.py: the bracketed search the closed-form solve replaced, the reference of tests test_backbone_searches and benchmarks/predict_speed.py
+_reference_in_flight_at_rate  # energy/backbone.py: the bracketed search the closed-form solve replaced, the reference of tests test_backbone_searches and benchmarks/predict_speed.py
 table3_readings  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 reading_counts  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 table4_readings  # energy/audit.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
@@ -124,3 +126,4 @@ energy_per_token_j_lo  # hybrid/predict/result.py: a StepResult field, read by n
 energy_per_token_j_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 _.DATA_PATH  # runs/measurements.py: public, wl.measurements.DATA_PATH (used in tests test_measurements, test_errors_table)
 AT_UPPER  # selection/verdict.py: issue 22's name of MEETS, imported by notebook 05's Try this 4 and its check
+paired_calibration  # selection/paired.py: public, the calibration table notebook 05 prints (used in tests test_paired)

@@ -11,6 +11,7 @@ missing says which one to install.
     wl.measurements()                       # the Watt Counts runs, validated
     wl.estimate_energy(m, gpu="H100 NVL", t_in=500, t_out=500, mode="physical")
     wl.predict(m, g, rate_qps=0.1, t_in=500, t_out=300)   # a Prediction with 80 % intervals
+    wl.predict(m, g, rate_qps=0.1, region="FR").wall       # its energy, CO2e and cost at the wall
     wl.explain(m, g, rate_qps=0.1).table()  # the same prediction, term by term
     wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")   # the paper's model
     wl.evaluate("power", "logo"); wl.evaluate(model="hybrid", strategy="lolo")
@@ -41,7 +42,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - selection.accounting.electricity_factors, grid_intensities, default_factor: the electricity and
   grid tables, and their defaults;
   selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
-  refitted for the paper and logo sources.
+  refitted for the paper and logo sources; selection.paired.shipped_pairs: the held-out pairs
+  of GPUs that calibrate ``wl.compare``'s paired intervals.
 """
 
 from __future__ import annotations
@@ -62,17 +64,18 @@ _EXPORTS: dict[str, str] = {
     "llms": "specs.catalog",
     "llm_aliases": "specs.catalog",
     "Parallel": "specs.layout",
-    "estimate_energy": "energy.estimate",
+    "estimate_energy": "selection.answers",  # energy.estimate's, with the wall (and name=)
     "EnergyEstimate": "energy.result",
     "WattGPU": "wattgpu.predictor",
     "evaluate": "hybrid.report.evaluation",
     "measurements": "runs.measurements",
     "HybridModel": "hybrid.predict.model",
-    "predict": "hybrid.predict.api",
+    "predict": "selection.answers",  # hybrid.predict.api's, with the wall (and name=)
     "predict_many": "hybrid.predict.api",
-    "explain": "hybrid.predict.explain",
+    "explain": "selection.answers",
     "Prediction": "hybrid.predict.prediction",
     "rank_gpus": "selection.rank",
+    "compare": "selection.compare",
 }
 # wl.<name> -> module: the chapters (subpackages) and the modules the notebooks and README name
 _SUBMODULES: dict[str, str] = {
@@ -103,6 +106,7 @@ _CACHES = (
     "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor",
     "selection.accounting.grid_intensities", "selection.sources.full_predictor",
     "selection.sources.logo_predictor", "selection.sources.logo_table",
+    "selection.paired.shipped_pairs",
 )  # fmt: skip
 
 

@@ -11,17 +11,18 @@ from wattgpu_lite import selection as selection
 from wattgpu_lite import specs as specs
 from wattgpu_lite import wattgpu as wattgpu
 from wattgpu_lite.energy import symbolic as symbolic
-from wattgpu_lite.energy.estimate import estimate_energy as estimate_energy
 from wattgpu_lite.energy.result import EnergyEstimate as EnergyEstimate
 from wattgpu_lite.face import plots as plots
 from wattgpu_lite.face import widgets as widgets
-from wattgpu_lite.hybrid.predict.api import predict as predict
 from wattgpu_lite.hybrid.predict.api import predict_many as predict_many
-from wattgpu_lite.hybrid.predict.explain import explain as explain
 from wattgpu_lite.hybrid.predict.model import HybridModel as HybridModel
 from wattgpu_lite.hybrid.predict.prediction import Prediction as Prediction
 from wattgpu_lite.hybrid.report.evaluation import evaluate as evaluate
 from wattgpu_lite.runs.measurements import measurements as measurements
+from wattgpu_lite.selection.answers import estimate_energy as estimate_energy
+from wattgpu_lite.selection.answers import explain as explain
+from wattgpu_lite.selection.answers import predict as predict
+from wattgpu_lite.selection.compare import compare as compare
 from wattgpu_lite.selection.rank import rank_gpus as rank_gpus
 from wattgpu_lite.specs import catalog as catalog
 from wattgpu_lite.specs.catalog import (
@@ -60,6 +61,7 @@ __all__ = [
     "baselines",
     "catalog",
     "clear_caches",
+    "compare",
     "energy",
     "EnergyEstimate",
     "errors",

@@ -39,7 +39,7 @@ MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests dee
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "34e708d4ffe5cdf51fa9e3cba25de37a157a6b7022962e0694a986a1f1518aae"
+MANIFEST_SHA256 = "b090a4142fa34cebd6f9b05901ca8eda2694fdfbacd10136dd33d242311cd454"
 
 
 def data_dir() -> Path:

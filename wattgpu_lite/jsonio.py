@@ -6,7 +6,9 @@
 Missing values (None, NaN, pandas' NA) become ``null``; numpy scalars become Python ones; tuples
 become lists; an infinite number is an :class:`~wattgpu_lite.errors.InvalidInputError` naming its
 field (a result at infinity means the input lies outside what the model answers), never the
-non-standard ``Infinity``. ``number`` (optional) rewrites each finite float (the CLI rounds).
+non-standard ``Infinity``. ``number`` (optional) rewrites each finite float: :func:`rounded`, the
+one form of every ``to_json()`` and ``--json``, keeps :data:`JSON_DIGITS` significant figures and
+writes an integral count (``num_gpus``, ``t_out``, ...) as an int.
 """
 
 from __future__ import annotations
@@ -19,6 +21,34 @@ from typing import Any
 from wattgpu_lite.errors import InvalidInputError
 
 Number = Callable[[str, float], Any]
+JSON_DIGITS = 6  # significant figures of every number in to_json(), --json, .json, .csv, .parquet
+# fields that count things: an integral float there (a pandas column with gaps) is written as an int
+COUNT_KEYS = frozenset({"replicas", "num_gpus", "tp", "ep", "max_batch", "t_in", "t_out", "rank",
+                        "sm_count", "tensor_cores", "context_length", "vocab_size", "release_year",
+                        "hidden_size", "intermediate_size", "head_dim", "mla_kv_width"})  # fmt: skip
+COUNT_PREFIXES = ("n_", "num_")
+
+
+def is_count(key: str) -> bool:
+    """Whether ``key`` names a count (an integer whenever its value is integral)."""
+    return key in COUNT_KEYS or key.startswith(COUNT_PREFIXES)
+
+
+def round_sig(value: float, digits: int) -> float:
+    """``value`` to ``digits`` significant figures (integral values are kept exactly)."""
+    if not math.isfinite(value) or value == 0 or value.is_integer():
+        return value
+    return float(f"{value:.{digits}g}")
+
+
+def rounded(value: Any, key: str = "", digits: int = JSON_DIGITS) -> Any:
+    """:func:`json_safe` with the kit's numbers: floats at ``digits`` significant figures, an
+    integral count an int (what every ``to_json()`` and the CLI's ``--json`` write)."""
+
+    def number(field: str, x: float) -> float | int:
+        return int(x) if is_count(field) and x.is_integer() else round_sig(x, digits)
+
+    return json_safe(value, key, number)
 
 
 def _is_missing(value: Any) -> bool:

@@ -1,9 +1,11 @@
-"""The backbone's searches (:mod:`wattgpu_lite.energy.searches`) against references kept here: a
-fine grid for the peak batch (the global peak, never a local one, and never below the 24-step
-golden section over the whole range that it replaced), and the 24-point grid plus plain bisection
-to adjacent floats for the load in flight (Illinois steps give the same root to 1e-13). Over
-every catalog LLM on every catalog GPU, at three token counts and loads from the lightest to
-beyond the capacity."""
+"""The backbone's solves on the step's pieces (:func:`wattgpu_lite.energy.backbone.step_pieces`)
+against references: the bracketed searches they replaced (grid + golden section for the peak
+batch, grid + Illinois steps for the load in flight: ``backbone._reference_*``), a fine grid for
+the peak batch (the global peak, never a local one, and never below the 24-step golden section
+over the whole range that the bracketed search replaced), and the 24-point grid plus plain
+bisection to adjacent floats for the load in flight. Over every catalog LLM on every catalog GPU,
+at three token counts, several upper batches and loads from the lightest to beyond the capacity.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from wattgpu_lite.energy import searches as Z
 from wattgpu_lite.hybrid.predict.model import HybridModel
 
 RTOL = 1e-7
+EXACT = 1e-12  # two solves of one equation at fixed constants, no fitted value and no BLAS
 TOKENS = ((15, 180), (500, 300), (2000, 50))
 LOAD_SHARES = (1e-6, 0.01, 0.3, 0.9, 0.999, 1.5)  # rate / capacity; 1.5: saturated
 
@@ -89,6 +92,57 @@ def catalog_rows():
     return rows.take(keep), cap[keep], HybridModel.pretrained().constants
 
 
+def upper_batches(cap: np.ndarray) -> list[np.ndarray]:
+    """Upper batches of the peak search: 1024, each row's capacity, a few fractional ones."""
+    spread = np.resize(np.array([1.0, 1.5, 7.3, 33.0, 200.0]), len(cap))
+    return [np.full(len(cap), 1024.0), np.minimum(cap, 1024.0).astype(float), spread]
+
+
+def reference_at_rate(rows: S.Rows, rate: np.ndarray, cap: np.ndarray, c: S.Constants) -> dict:
+    """S.at_rate's ITL and power with the bracketed searches in place of the solves."""
+    load = S._reference_in_flight_at_rate(rows, rate, cap, c)
+    busy = -np.expm1(-load)
+    batch = np.maximum(load / np.maximum(busy, 1e-300), 1.0)
+    peak = np.minimum(S._reference_peak_batch(rows, c, upper=batch), batch)
+    p_busy = np.max([S.raw_busy_power_w(rows, b, c) for b in (batch, np.ones_like(batch), peak)],
+                    axis=0)  # fmt: skip
+    p_idle = S.idle_power_w(rows, c)
+    return {"in_flight": load, "itl_s": S.step_time_s(rows, np.minimum(1.0 + load, cap), c),
+            "power_w": p_idle + busy * (p_busy - p_idle)}  # fmt: skip
+
+
+def test_the_pieces_are_the_step_time_and_the_busy_power(catalog_rows):
+    """W(B) = R + Σ op(products) and N(B) from the generated coefficients give the physics' step
+    time and raw busy power at any batch, on both sides of every breakpoint (the coefficients of
+    the max / min nodes are ≥ 0, so op(c·args) = c·op(args))."""
+    rows, cap, c = catalog_rows
+    pieces = S.step_pieces(rows, c)
+    for batch in (1.0, 1.37, 8.0, 100.5, 1024.0):
+        at = np.full((len(cap), 1), batch)
+        w, _ = Z.switched(pieces, at)
+        step = w[:, 0] / rows.t_out + c.step_s
+        np.testing.assert_allclose(step, S.step_time_s(rows, at[:, 0], c), rtol=1e-13)
+        np.testing.assert_allclose(S._pieces_power_w(rows, pieces, at, c)[:, 0],
+                                   S.raw_busy_power_w(rows, at[:, 0], c), rtol=1e-13)  # fmt: skip
+    assert pieces.curved.sum() == sum(1 for m in rows.model[4] if m > 0)  # the MoE rows
+
+
+def test_every_breakpoint_is_where_two_products_of_a_group_are_equal(catalog_rows):
+    rows, cap, c = catalog_rows
+    pieces = S.step_pieces(rows, c)
+    cuts = Z.breakpoints(pieces, np.ones(len(cap)), np.full(len(cap), 1024.0))
+    for col in range(cuts.shape[1]):
+        ok = ~np.isnan(cuts[:, col])
+        sub, at = pieces.take(ok), cuts[ok, col][:, None]
+        w_left = Z.switched(sub, at * (1 - 1e-9))[0] / rows.t_out[ok, None]
+        w_right = Z.switched(sub, at * (1 + 1e-9))[0] / rows.t_out[ok, None]
+        w_at = Z.switched(sub, at)[0] / rows.t_out[ok, None]
+        # continuous through each breakpoint (W is a max / min of continuous pieces)
+        np.testing.assert_allclose(w_left, w_at, rtol=1e-7)
+        np.testing.assert_allclose(w_right, w_at, rtol=1e-7)
+    assert np.isfinite(cuts).sum() > len(cap)  # most rows have a roofline corner in [1, 1024]
+
+
 def test_the_catalog_grid_is_wide(catalog_rows):
     rows, cap, _ = catalog_rows
     assert len(cap) > 10_000 and cap.min() == 1 and cap.max() == 256  # vLLM max_num_seqs
@@ -100,12 +154,14 @@ def test_the_peak_is_the_global_one_never_below_a_fine_grid_or_the_old_search(ca
     row's own capacity as the upper batch."""
     rows, cap, c = catalog_rows
     old = S.raw_busy_power_w(rows, old_golden_peak_batch(rows, c), c)
-    for upper in (np.full(len(cap), 1024.0), np.minimum(cap, 1024.0).astype(float)):
+    for upper in upper_batches(cap):
         peak = S.peak_batch(rows, c, upper=upper)
         power = S.raw_busy_power_w(rows, peak, c)
         fine, _ = fine_grid_max_w(rows, c, upper)
         assert np.all(power >= fine * (1 - 1e-12))
         assert np.all((peak >= 1.0) & (peak <= upper))
+        reference = S.raw_busy_power_w(rows, S._reference_peak_batch(rows, c, upper=upper), c)
+        assert np.all(power >= reference * (1 - EXACT))
     power = S.raw_busy_power_w(rows, S.peak_batch(rows, c), c)
     assert np.all(power >= old * (1 - 1e-12))
     assert np.sum(old < power * (1 - 1e-3)) >= 30  # the old search settled lower on these rows
@@ -133,6 +189,18 @@ def test_load_itl_and_power_at_a_rate_match_the_reference(catalog_rows):
     assert (shares == 1.5).any() and np.all(load[shares == 1.5] == cap[shares == 1.5])
     # two solves of one equation at fixed constants, no fitted value and no BLAS: exact on any machine
     np.testing.assert_allclose(load, ref, rtol=1e-13)
+    for order in (shares, shares[::-1]):  # each row at two loads
+        np.testing.assert_allclose(
+            S.in_flight_at_rate(rows, order * capacity, cap, c),
+            S._reference_in_flight_at_rate(rows, order * capacity, cap, c),
+            rtol=EXACT,
+        )
+        new, old = (
+            S.at_rate(rows, order * capacity, cap, c),
+            reference_at_rate(rows, order * capacity, cap, c),
+        )
+        for key in ("itl_s", "power_w"):
+            np.testing.assert_allclose(new[key], old[key], rtol=EXACT)
     out = S.at_rate(rows, rate, cap, c)
     itl = S.step_time_s(rows, np.minimum(1.0 + ref, cap), c)
     busy = -np.expm1(-ref)
@@ -147,7 +215,8 @@ def test_the_load_solves_littles_law_to_machine_precision(catalog_rows):
     rate = 0.3 * S.capacity_qps(rows, cap, c)
     load = S.in_flight_at_rate(rows, rate, cap, c)
     g = rate * rows.t_out * S.step_time_s(rows, np.minimum(1.0 + load, cap), c) - load
-    assert np.all(g <= 0) and np.all(np.abs(g) <= 1e-12 * load)
+    # a closed-form root lies on either side of the float root by rounding: |g| at that level
+    assert np.all(np.abs(g) <= 1e-12 * load)
 
 
 def test_golden_max_gives_the_same_answer_however_many_points_a_call_holds():

@@ -38,6 +38,39 @@ def test_generated_function_equals_the_sympy_expressions_at_a_point():
         assert np.isclose(float(got), float(sp.N(expr.xreplace(subs))), rtol=1e-10, atol=1e-15)
 
 
+def test_the_generated_step_source_is_what_the_equations_give_today():
+    assert codegen.STEP_TARGET.read_text() == codegen.step_source(), (
+        "wattgpu_lite/energy/_step_generated.py is stale: an equation or a word size changed. "
+        "Run `.venv/bin/python -m wattgpu_lite.energy.codegen` and commit the file."
+    )
+
+
+def test_the_step_pieces_add_up_to_the_batch_time_and_dynamic_energy_at_a_point():
+    """R + Σ op(products) = B·(t_prefill + t_decode) and N = B·dynamic J, at the point of the test
+    above (a MoE on 2 GPUs whose windowed layers and collectives are all in play), at three
+    batches either side of the roofline corners."""
+    from wattgpu_lite.energy import _step_generated as SG
+    from wattgpu_lite.energy import symbolic_step as SS
+
+    values = dict(zip(G.ARG_NAMES, [8.4e9, 2e9, 8, 2, 32, 1e8, 32, 4096, 4096, 2048, 0.5, 600, 4.25,
+                                    16, 500, 300, 8,
+                                    5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
+                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
+    coef = np.array(SG.coefficients(*[values[a] for a in SG.ARG_NAMES]), dtype=float).reshape(-1, 4)
+    rho = 1 - values["k"] / values["E"]
+    for batch in (1.0, 8.0, 300.0):
+        u = np.array([1.0, batch, rho ** (values["T_in"] * batch), rho**batch])
+        e, start = coef @ u, 0
+        w = e[-2]
+        for op, size in SG.GROUPS:
+            w += (max if op == "max" else min)(e[start : start + size])
+            start += size
+        subs = {s: values[str(s)] for s in codegen.ARGS} | {S.B: batch}
+        want_w = float(sp.N(SS.batch_time().subs(codegen.WORDS).xreplace(subs)))
+        want_n = float(sp.N(SS.batch_dynamic().subs(codegen.WORDS).xreplace(subs)))
+        assert w == pytest.approx(want_w, rel=1e-10) and e[-1] == pytest.approx(want_n, rel=1e-10)
+
+
 def test_the_generated_paper_source_is_what_the_printed_equations_give_today():
     assert codegen.PAPER_TARGET.read_text() == codegen.paper_source(), (
         "wattgpu_lite/energy/_paper_generated.py is stale: a paper equation or the prefill "

@@ -37,20 +37,20 @@ def test_tables_are_readable(capsys):
 
 
 def test_llms_config_prints_what_was_understood(capsys):
-    assert main(["llms", "--config", str(FIXTURES / "gpt2.json")]) == 0
+    assert main(["llms", "--llm", str(FIXTURES / "gpt2.json")]) == 0
     out = capsys.readouterr().out
     assert "params_b" in out and "0.1244" in out and "n_layers" in out
-    info = run_json(capsys, "llms", "--config", str(FIXTURES / "gemma3.json"))
+    info = run_json(capsys, "llms", "--llm", str(FIXTURES / "gemma3.json"))
     assert info["head_dim"] == 128 and round(info["params_b"], 2) == 27.01
     assert info["kv_bytes_per_token"] == 2 * 62 * 16 * 128 * 2
 
 
 def test_recurrent_config_exits_2_with_the_reason(capsys):
-    assert main(["llms", "--config", str(FIXTURES / "mamba.json")]) == 2
+    assert main(["llms", "--llm", str(FIXTURES / "mamba.json")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: recurrent") and "KV cache" in err
 
 
 def test_missing_config_file_exits_2(capsys):
-    assert main(["llms", "--config", "no/such/config.json"]) == 2
+    assert main(["llms", "--llm", "no/such/config.json"]) == 2
     assert "not found" in capsys.readouterr().err

@@ -61,7 +61,7 @@ def test_flag_beats_environment_beats_file_beats_built_in(capsys, tmp_path, monk
     doc = _doc(capsys, [*RANK, "--t-in", "500"])
     used = {k: (v["value"], v["source"]) for k, v in doc["defaults"].items()}
     assert used == {
-        "t_in": (500, "--t-in"),
+        "t_in": (500, "given"),  # a flag's source, as a Python argument's
         "t_out": (300, "environment WATTGPU_LITE_T_OUT"),
         "grid_gco2_per_kwh": (250.5, f"config {tmp_path / 'wattgpu-lite.toml'}"),
         "price_per_kwh": (DEFAULT_PRICE_PER_KWH, BUILT_IN),
@@ -177,7 +177,7 @@ def test_pue_flag_beats_environment_beats_file_beats_built_in(capsys, tmp_path, 
     monkeypatch.setenv("WATTGPU_LITE_PUE", "1.3")
     assert pue_used() == (1.3, "environment WATTGPU_LITE_PUE", 1.3)
     argv = [*argv, "--pue", "1.1"]
-    assert pue_used() == (1.1, "--pue", 1.1)
+    assert pue_used() == (1.1, "given", 1.1)
 
 
 def test_pue_default_shows_in_the_text_view(capsys, monkeypatch):
@@ -210,7 +210,7 @@ def test_grid_and_price_flag_beat_environment_beat_file_beat_built_in(
     monkeypatch.setenv(env, str(in_env))
     assert used() == (in_env, f"environment {env}", in_env)
     argv = [*argv, flag, str(in_flag)]
-    assert used() == (in_flag, flag, in_flag)
+    assert used() == (in_flag, "given", in_flag)
 
 
 @pytest.mark.parametrize("argv", [ESTIMATE, PREDICT], ids=["estimate", "predict"])
@@ -222,7 +222,7 @@ def test_a_region_flag_decides_the_grid_over_environment_and_file(capsys, tmp_pa
     assert (
         doc["wall"]["grid_gco2_per_kwh"] == 30 and doc["wall"]["grid_source"] == "Norway (NO), 2023"
     )
-    assert doc["defaults"]["grid_gco2_per_kwh"] == {"value": None, "source": "--region NO"}
+    assert doc["defaults"]["grid_gco2_per_kwh"] == {"value": 30, "source": "region NO"}
     doc = _doc(capsys, argv)  # without it the environment's number, named as such
     assert doc["wall"]["grid_source"] == "given by environment WATTGPU_LITE_GRID_GCO2_PER_KWH"
 

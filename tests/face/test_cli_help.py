@@ -61,7 +61,7 @@ def test_every_help_ends_with_an_example_of_that_command_that_runs(capsys, name,
 def test_estimate_help_names_the_hidden_defaults():
     text = " ".join(COMMANDS["estimate"].format_help().split())
     for words in ("prompt tokens per request (default 15)", "generated tokens per request "
-                  "(default 180)", "(default H100 NVL)", "(default physical)",
+                  "(default 180)", "(default physical)",
                   "physical: the kit's model", "paper: the printed equations"):  # fmt: skip
         assert words in text, words
     for name in ("predict", "rank"):
@@ -81,7 +81,7 @@ def test_weights_lists_every_format_once(name):
     ("argv", "words"),
     [(["estimate", "--llm", LLAMA, "--gpu", "H100X"],
       "Run `wattgpu-lite gpus` to list them, or pass a GPU spec file: --gpu path/to/spec.json."),
-     (["estimate", "--llm", "llamaX"],
+     (["estimate", "--gpu", "H100 NVL", "--llm", "llamaX"],
       "Run `wattgpu-lite llms` to list them and `wattgpu-lite llms --aliases` for checkpoint ids"),
      (["predict", "--llm", LLAMA, "--gpu", "A30", "--batch", "4000"], "; pass --batch <= 256"),
      (["predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "900"],

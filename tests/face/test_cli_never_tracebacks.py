@@ -94,9 +94,7 @@ def test_a_gpu_folder_isone_error_line(files, capsys, command):
 
 
 def test_an_unknown_family_is_answered_and_its_source_says_so(files, capsys):
-    code, out, err = run_cli(
-        ["llms", "--config", str(files / "unknown_type.json"), "--json"], capsys
-    )
+    code, out, err = run_cli(["llms", "--llm", str(files / "unknown_type.json"), "--json"], capsys)
     assert code == 0, err
     assert "not a family the kit knows" in out
 
@@ -164,7 +162,7 @@ def test_a_bad_rank_option_isone_error_line(capsys, extra, words):
      ("twice.toml", ["not valid TOML", "line 2"]), ("missing.toml", ["--config", "no such file"])],
 )  # fmt: skip
 def test_a_bad_defaults_file_isone_error_line(files, capsys, name, words):
-    argv = ["--config", str(files / name), "estimate", "--llm", LLAMA_ID]
+    argv = ["--config", str(files / name), "estimate", "--gpu", "H100 NVL", "--llm", LLAMA_ID]
     one_error_line(*run_cli(argv, capsys), words)
 
 
@@ -175,7 +173,9 @@ def test_a_bad_defaults_file_isone_error_line(files, capsys, name, words):
      ({"WATTGPU_LITE_T_OUT": "-5"}, ["WATTGPU_LITE_T_OUT"])],
 )  # fmt: skip
 def test_a_bad_environment_default_isone_error_line(capsys, env, words):
-    one_error_line(*run_cli(["estimate", "--llm", LLAMA_ID], capsys, env), words)
+    one_error_line(
+        *run_cli(["estimate", "--gpu", "H100 NVL", "--llm", LLAMA_ID], capsys, env), words
+    )
 
 
 # --- a tampered or incomplete data folder, in a fresh interpreter ------------------------------

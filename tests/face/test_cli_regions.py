@@ -40,7 +40,7 @@ def test_the_config_file_region_key_is_used_and_echoed(capsys, tmp_path):
     rows, used = _rows(capsys, RANK)
     assert {r["grid_source"] for r in rows} == {"United Kingdom (GB), 2024"}
     assert used["region"] == {"value": "GB", "source": f"config {tmp_path / 'wattgpu-lite.toml'}"}
-    assert used["grid_gco2_per_kwh"] == {"value": None, "source": "region GB"}
+    assert used["grid_gco2_per_kwh"] == {"value": 210.9, "source": "region GB"}  # OWID, 2024
     code, out, _ = run_cli(RANK, capsys)
     assert code == 0 and "region GB (config" in " ".join(out.split())
     rows, _ = _rows(capsys, [*RANK, "--region", "FR"])  # the flag beats the file
@@ -75,7 +75,7 @@ def test_an_unknown_region_flag_names_its_close_matches(capsys):
 def test_the_text_view_says_where_the_electricity_was_priced(capsys):
     code, out, _ = run_cli([*ESTIMATE, "--region", "FR"], capsys)
     text = " ".join(out.split())
-    assert code == 0 and "electricity priced at the default, United States, Virginia" in text
+    assert code == 0 and "priced at the default, United States, Virginia" in text
     assert "no electricity price for France (FR)" in text
     code, out, _ = run_cli([*ESTIMATE, "--region", "US"], capsys)
     assert code == 0 and "priced at the default" not in out  # the US has a price of its own

@@ -34,7 +34,7 @@ CASES = {
 @pytest.fixture(scope="module", params=list(CASES))
 def case(request):
     llm, gpu, kw = CASES[request.param]
-    return explain(llm, gpu, **kw), wl.predict(llm, gpu, **kw)
+    return wl.explain(llm, gpu, **kw), wl.predict(llm, gpu, **kw)
 
 
 def test_it_carries_the_prediction_of_wl_predict(case):
@@ -139,8 +139,17 @@ def test_json_round_trips_without_nan():
     assert x.to_json()
 
 
-def test_wl_explain_is_exported():
-    assert wl.explain is explain
+def test_wl_explain_is_the_explanation_at_the_wall():
+    """wl.explain is the predictor's explain with the prediction's wall and defaults filled
+    (selection.answers), the parts unchanged."""
+    from wattgpu_lite.selection.answers import explain as at_wall
+
+    assert wl.explain is at_wall
+    bare, full = explain(LLAMA, "A30", rate_qps=0.5), wl.explain(LLAMA, "A30", rate_qps=0.5)
+    assert bare.prediction.wall is None and full.wall["pue"] > 1
+    assert full.parts == bare.parts
+    assert full.prediction == dataclasses.replace(bare.prediction, wall=full.wall,
+                                                  defaults=full.defaults)  # fmt: skip
 
 
 def test_the_waterfall_labels_its_floor_off_every_bar(case):

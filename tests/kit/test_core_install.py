@@ -93,12 +93,15 @@ COMMANDS = {
     "gpus": (["gpus"], "gpus"),
     "llms": (["llms"], "llms"),
     "llms --aliases": (["llms", "--aliases"], "llm_aliases"),
-    "llms --config": (["llms", "--config", str(FIXTURES / "gpt2.json")], "llm_config"),
+    "llms --llm": (["llms", "--llm", str(FIXTURES / "gpt2.json")], "llm_config"),
     "rank": (["rank", "--llm", LLAMA, "--rate-qps", "2", "--itl-sla-ms", "30"], "rank"),
     "rank --source measured": ([*RANK_OFFLINE, "--source", "measured"], "rank"),
     "rank --source logo": ([*RANK_OFFLINE, "--source", "logo"], "rank"),
-    "estimate": (["estimate", "--llm", LLAMA, "--tp", "2"], "estimate"),
-    "estimate --mode paper": (["estimate", "--llm", LLAMA, "--mode", "paper"], "estimate"),
+    "estimate": (["estimate", "--gpu", "H100 NVL", "--llm", LLAMA, "--tp", "2"], "estimate"),
+    "estimate --mode paper": (
+        ["estimate", "--gpu", "H100 NVL", "--llm", LLAMA, "--mode", "paper"],
+        "estimate",
+    ),
     "predict": (["predict", "--llm", LLAMA, "--gpu", "A30", "--scenario", "offline"], "predict"),
     "evaluate --model hybrid": (
         ["evaluate", "--model", "hybrid", "--strategy", "logo"],

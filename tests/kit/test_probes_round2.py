@@ -278,7 +278,9 @@ def test_estimate_serves_each_offered_weight_choice(capsys, weights):
     from wattgpu_lite.__main__ import main
     from wattgpu_lite.energy.precision import canonical_format
 
-    assert main(["estimate", "--llm", LLAMA, "--weights", weights, "--json"]) == 0
+    assert (
+        main(["estimate", "--gpu", "H100 NVL", "--llm", LLAMA, "--weights", weights, "--json"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["weights"] == canonical_format(weights)
     assert out["weight_bits"] == pytest.approx(CHOICE_BITS[weights], rel=1e-5)  # 6 figures

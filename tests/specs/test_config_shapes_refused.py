@@ -237,3 +237,39 @@ def test_a_model_folder_names_the_config_json_inside(tmp_path):
 def test_an_empty_folder_asks_for_the_file_itself(tmp_path):
     with pytest.raises(ConfigError, match="is a folder, not a config.json file; pass the path"):
         resolve_llm(str(tmp_path))
+
+
+# --- vision and audio encoders, and GPTQ widths transformers refuses -------------------------
+MEDIA = [
+    ("vit", ["ViTForImageClassification"]), ("clip", ["CLIPModel"]),
+    ("siglip", ["SiglipModel"]), ("dinov2", ["Dinov2Model"]), ("wav2vec2", ["Wav2Vec2ForCTC"]),
+    ("hubert", ["HubertForSequenceClassification"]), ("llama", ["CLIPVisionModelWithProjection"]),
+    ("llama", ["BeitForImageClassification"]), ("llama", ["WavLMForXVector"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("model_type", "archs"), MEDIA, ids=[a[0] for _, a in MEDIA])
+def test_a_vision_or_audio_encoder_is_refused_naming_its_evidence(model_type, archs):
+    words = ["vision or audio encoder", f"model_type {model_type!r}", "does not generate tokens"]
+    _refused(UnsupportedModelError, words, _with(LLAMA, model_type=model_type, architectures=archs))
+
+
+def test_a_vision_language_decoder_is_read_through_its_language_model():
+    llava = {"architectures": ["LlavaForConditionalGeneration"], "model_type": "llava",
+             "vision_config": {"model_type": "clip_vision_model"}, "text_config": LLAMA}  # fmt: skip
+    assert wl.LLM.from_hf_config(llava).params_b == pytest.approx(
+        wl.LLM.from_hf_config(LLAMA).params_b
+    )
+
+
+@pytest.mark.parametrize("bits", [5, 6, 7])
+def test_a_gptq_width_transformers_refuses_is_refused(bits):
+    q = {"quant_method": "gptq", "bits": bits, "group_size": 128}
+    _refused(ConfigError, ["(gptq) field 'bits'", f"= {bits}", "2, 3, 4 or 8"],
+             _with(LLAMA, quantization_config=q))  # fmt: skip
+
+
+@pytest.mark.parametrize("bits", [2, 3, 4, 8])
+def test_the_gptq_widths_transformers_accepts_are_read(bits):
+    q = {"quant_method": "gptq", "bits": bits, "group_size": 128}
+    assert wl.LLM.from_hf_config(_with(LLAMA, quantization_config=q)).weight_format == f"int{bits}"

@@ -11,12 +11,18 @@ flight and T_out the generated tokens:
   runs, :mod:`~wattgpu_lite.energy.backbone_fit`);
 - per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
   time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
-- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root (a grid brackets it,
-  Illinois steps narrow it to adjacent floats, :mod:`~wattgpu_lite.energy.searches`); beyond the
+- in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root; beyond the
   capacity B_max / W(B_max) no steady state exists;
-- busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP; its peak over B is
-  the best point of a grid, refined by golden section to machine precision; mean power
-  P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a request in flight.
+- busy power P_busy(B) = P_idle + E_dyn per step / s(B), capped at the TDP, and its peak over B;
+  mean power P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L) the share of time with a
+  request in flight.
+
+Both are solved on the step's pieces (:func:`step_pieces`, :mod:`~wattgpu_lite.energy.symbolic_step`,
+one call): s(B) is a sum of maxes and mins of terms affine in B (a dense model; a MoE adds the
+experts a step touches, a concave term), so the load is a root of a line on the first piece where
+Little's law turns, and the peak the best breakpoint or end (Newton on dP/dB for a MoE's curved
+pieces): exact to the last bits (:mod:`~wattgpu_lite.energy.searches`). The bracketed searches
+they replaced are kept as ``_reference_peak_batch`` and ``_reference_in_flight_at_rate``.
 
 Every function takes and returns numpy arrays (one value per row); all rows are computed at once.
 """
@@ -27,6 +33,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from wattgpu_lite.energy import _step_generated as SG
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
 
@@ -152,8 +159,241 @@ def on_points(rows: Rows, fn, *per_row: np.ndarray) -> Z.Evaluate:
     return f
 
 
-def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0) -> np.ndarray:
+def step_pieces(rows: Rows, c: Constants) -> Z.Pieces:
+    """W(B) = B·t_req(B) and N(B) = B·dynamic J of every row in pieces, one call of the generated
+    coefficients (:mod:`~wattgpu_lite.energy.symbolic_step`): s(B) = W / T_out + c_step, raw
+    busy power min(P_idle + N / (T_out·s), TDP), for every B at once."""
+    n = len(rows.t_in)
+    args = (*rows.model, rows.t_in, rows.t_out, *achieved_hw(rows, c), c.kappa, *rows.deploy)
+    values = [np.asarray(a, dtype=float) for a in args]
+    if n == 1:  # one row: numpy's scalar arithmetic, ~8x faster than on arrays of one element
+        values = [float(v.reshape(-1)[0]) for v in values]
+    out = SG.coefficients(*values)
+    coef = np.empty((len(out), n))
+    for k, v in enumerate(out):
+        coef[k] = v
+    rho = np.clip(1.0 - rows.model[3] / rows.model[2], 0.0, 1.0)  # 1 − k/E
+    p = Z.Pieces(coef.reshape(-1, 4, n), np.log(np.maximum(rho, Z.TINY)), rows.t_in, SG.GROUPS)
+    return Z.with_cuts(p)
+
+
+def _pieces_power_w(rows: Rows, p: Z.Pieces, batch: np.ndarray, c: Constants) -> np.ndarray:
+    """The raw busy power at ``batch`` (n, m) from the pieces: min(P_idle + N/(W + T_out·c), TDP)."""
+    w, dyn = Z.switched(p, batch)
+    power = idle_power_w(rows, c)[:, None] + dyn / (w + rows.t_out[:, None] * c.step_s)
+    return np.minimum(power, rows.replica_tdp_w[:, None])
+
+
+def _power_slope(p: Z.Pieces, w: np.ndarray, dyn: np.ndarray, batch: np.ndarray,
+                 t_out_step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(h, h') with h = N'·S − N·S', S = W + T_out·c_step, on the branch of coefficients ``w``
+    and ``dyn`` at ``batch``: the sign of dP/dB and its derivative, for Newton on dP/dB = 0."""
+    (s, s1, s2), (n, n1, n2) = ([Z.curve(p, e, batch, k) for k in range(3)] for e in (w, dyn))
+    s = s + t_out_step
+    return n1 * s - n * s1, n2 * s - n * s2
+
+
+def _stationary_peaks(rows: Rows, p: Z.Pieces, lo: np.ndarray, hi: np.ndarray,
+                      c: Constants) -> np.ndarray:  # fmt: skip
+    """Per row, the B in [lo, hi] (one piece) where dP/dB falls through 0 (h(lo) > 0 > h(hi),
+    :func:`_power_slope`), by Newton on h kept inside the bracket (bisection when a step leaves
+    it); ``lo`` where h does not change sign that way (P's maximum there is an end)."""
+    t_out_step = rows.t_out * c.step_s
+    w, dyn = Z.branch_of(p, 0.5 * (lo + hi))
+    a, b = lo.copy(), hi.copy()
+    inside = (_power_slope(p, w, dyn, a, t_out_step)[0] > 0) & (
+        _power_slope(p, w, dyn, b, t_out_step)[0] < 0
+    )
+    x = 0.5 * (a + b)
+    for _ in range(Z.NEWTON_STEPS):
+        h, dh = _power_slope(p, w, dyn, x, t_out_step)
+        a, b = np.where(h > 0, x, a), np.where(h > 0, b, x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            nxt = x - h / dh
+        nxt = np.where((nxt > a) & (nxt < b), nxt, 0.5 * (a + b))
+        done = np.abs(nxt - x) <= 4.0 * np.finfo(float).eps * x
+        x = nxt
+        if np.all(done | ~inside):
+            break
+    return np.where(inside, x, lo)
+
+
+def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
+               pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
     """Batch at which the raw busy power is highest on [1, upper] (``upper`` per row or one for
+    all; at most 1024), from the step's pieces (:func:`step_pieces`, one call; ``pieces`` if
+    given). Between two breakpoints of s(B) (:func:`~wattgpu_lite.energy.searches.breakpoints`)
+    a dense model's N and s are affine, so P = P_idle + N/(T_out·s) is monotone there: the peak is
+    the best of 1, ``upper`` and the breakpoints, exactly. A MoE's pieces are curved (the experts
+    a step touches): the best of those points and a grid of :data:`PEAK_GRID_POINTS` in ln B, then
+    Newton on dP/dB = 0 (analytic derivatives) on the pieces either side of it.
+
+    The raw power rises while a step is memory-bound (more work per weight read) and may dip once
+    it turns compute-bound (the weight read spread over a longer step); with several local peaks
+    (a roofline corner per phase), the best point is the highest one.
+    """
+    n = len(rows.t_in)
+    bound = np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH)
+    p = step_pieces(rows, c) if pieces is None else pieces
+    points = np.concatenate([np.ones((n, 1)), bound[:, None], Z.cuts_within(p, bound)], axis=1)
+    curved = p.curved
+    out = np.empty(n)
+    flat = ~curved
+    if flat.any():
+        sub, at = rows.take(flat), points[flat]
+        best = np.argmax(_pieces_power_w(sub, p.take(flat), at, c), axis=1)
+        out[flat] = at[np.arange(len(at)), best]
+    if curved.any():
+        out[curved] = _curved_peak(rows.take(curved), p.take(curved), points[curved],
+                                   bound[curved], c)  # fmt: skip
+    return out
+
+
+def _curved_peak(rows: Rows, p: Z.Pieces, points: np.ndarray, bound: np.ndarray,
+                 c: Constants) -> np.ndarray:  # fmt: skip
+    """:func:`peak_batch` for rows whose pieces are curved: the best of ``points`` and a grid in
+    ln B, refined by :func:`_stationary_peaks` on the interval either side of it."""
+    grid = np.exp(np.linspace(0.0, np.log(MAX_BATCH), PEAK_GRID_POINTS))
+    at = np.sort(np.concatenate([points, np.minimum(grid[None, :], bound[:, None])], axis=1),
+                 axis=1)  # fmt: skip
+    power = _pieces_power_w(rows, p, at, c)
+    best = np.argmax(power, axis=1)
+    row = np.arange(len(at))
+    top = at[row, best][:, None]
+    below = np.max(np.where(at < top, at, -np.inf), axis=1, initial=-np.inf)
+    above = np.min(np.where(at > top, at, np.inf), axis=1, initial=np.inf)
+    top = top[:, 0]
+    tries = [top]
+    for lo, hi in (
+        (np.where(np.isfinite(below), below, top), top),
+        (top, np.where(np.isfinite(above), above, top)),
+    ):
+        tries.append(_stationary_peaks(rows, p, lo, hi, c))
+    tries = np.stack(tries, axis=1)
+    return tries[row, np.argmax(_pieces_power_w(rows, p, tries, c), axis=1)]
+
+
+def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.ndarray, ...]:
+    """(step time s, raw busy power W) at ``points`` (n, m): one call of the physics, each row
+    repeated m times (:func:`step_time_s`, :func:`raw_busy_power_w`)."""
+    m = points.shape[1]
+    sub, batch = rows.repeat(m), points.ravel()
+    t_req, dynamic = request_terms(sub, batch, c)
+    step = batch * t_req / sub.t_out + c.step_s
+    power = np.minimum(idle_power_w(sub, c) + dynamic * batch / sub.t_out / step,
+                       sub.replica_tdp_w)  # fmt: skip
+    return step.reshape(points.shape), power.reshape(points.shape)
+
+
+def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants,
+                 pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
+    """Mean power while serving ``batch`` sequences [W]: the raw power at this batch, or at the
+    peak batch below it if that is higher. Past the point where a step turns compute-bound the
+    raw figure can dip; a board serving more sequences keeps its clocks and traffic, so the kit
+    never lets power fall with load. max(P_raw(B), P_raw(1), P_raw(B_peak on [1, B])), one call
+    (and one for the pieces unless ``pieces`` is given)."""
+    return _steps_and_busy(rows, batch, batch, c, pieces)[1]
+
+
+def _steps_and_busy(rows: Rows, step_at: np.ndarray, batch: np.ndarray, c: Constants,
+                    pieces: Z.Pieces | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(s(step_at), busy_power_w(batch)) in one call of the physics after the peak's pieces."""
+    n = len(rows.t_in)
+    batch = np.asarray(batch, dtype=float) * np.ones(n)
+    peak = np.minimum(peak_batch(rows, c, upper=batch, pieces=pieces), batch)
+    at = np.stack([np.asarray(step_at, dtype=float) * np.ones(n), batch, np.ones(n), peak], 1)
+    step, power = step_and_power(rows, at, c)
+    return step[:, 0], np.max(power[:, 1:], axis=1)
+
+
+def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants,
+                      pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
+    """Mean requests in flight L at Poisson rate λ: the smallest root of
+    g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
+    at the batch a request sees), from the step's pieces (:func:`step_pieces`, one call;
+    ``pieces`` if given). g > 0 at L = 0; between the breakpoints of s (and cap − 1, where the
+    batch stops growing) g is affine for a dense model and concave for a MoE, so the first of
+    those points where g ≤ 0 closes the piece holding the smallest root, and Newton from that end
+    reaches it without overshooting: one step when affine, to adjacent floats either way. No root:
+    beyond capacity, L = cap.
+    """
+    n = len(rows.t_in)
+    rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,))
+    cap = np.broadcast_to(np.asarray(cap, dtype=float), (n,))
+    p = step_pieces(rows, c) if pieces is None else pieces
+    t_out_step = rows.t_out * c.step_s
+    curved, out = p.curved, np.empty(n)
+    for part in (~curved, curved):  # a dense row's evaluations skip the powers of ρ
+        if part.any():
+            out[part] = _smallest_root(p.take(part), rate[part], cap[part], t_out_step[part])
+    return out
+
+
+def _smallest_root(p: Z.Pieces, rate: np.ndarray, cap: np.ndarray,
+                   t_out_step: np.ndarray) -> np.ndarray:  # fmt: skip
+    """:func:`in_flight_at_rate` on the pieces ``p`` (``t_out_step`` = T_out·c_step)."""
+    n = len(rate)
+    cuts = Z.cuts_within(p, np.maximum(cap, 1.0)) - 1.0
+    loads = np.concatenate([np.zeros((n, 1)), cap[:, None], np.maximum(cap - 1.0, 0.0)[:, None],
+                            cuts], axis=1)  # fmt: skip
+    loads = np.sort(loads, axis=1)
+    batch = np.minimum(1.0 + loads, cap[:, None])
+    nonpositive = rate[:, None] * (Z.switched(p, batch)[0] + t_out_step[:, None]) - loads <= 0
+    k = np.argmax(nonpositive, axis=1)
+    saturated = ~nonpositive.any(axis=1)
+    row = np.arange(n)
+    lo, hi = loads[row, np.maximum(k - 1, 0)], loads[row, k]
+    w, _ = Z.branch_of(p, np.minimum(1.0 + 0.5 * (lo + hi), cap))
+    x, grows = hi.copy(), hi > lo
+    eps = 4.0 * np.finfo(float).eps
+    for _ in range(Z.NEWTON_STEPS):  # g(x) = λ·(W(min(1 + x, cap)) + T_out·c) − x
+        batch = np.minimum(1.0 + x, cap)
+        demand = rate * (Z.curve(p, w, batch) + t_out_step)
+        g = demand - x
+        slope = rate * Z.curve(p, w, batch, 1) * (1.0 + x < cap) - 1.0
+        grows &= np.abs(g) > eps * (demand + x)  # a residual above the rounding of its terms
+        if not grows.any():
+            break
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.where(grows, g / slope, 0.0)
+        x = np.clip(x - np.where(np.isfinite(step), step, 0.0), lo, hi)
+    return np.where(saturated, cap, x)
+
+
+def capacity_qps(rows: Rows, cap: np.ndarray, c: Constants) -> np.ndarray:
+    """Highest request rate a replica sustains [req/s]: cap sequences finishing every
+    T_out steps of s(cap): cap / (T_out · s(cap))."""
+    return cap / (rows.t_out * step_time_s(rows, cap, c))
+
+
+def at_batch(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
+    """A fixed batch (offline): ITL = s(B), time per token s(B)/B, power P_busy(B)."""
+    step, power = _steps_and_busy(rows, batch, batch, c, step_pieces(rows, c))
+    return {"in_flight": batch, "itl_s": step, "time_per_token_s": step / batch, "power_w": power,
+            "busy_fraction": np.ones_like(step)}  # fmt: skip
+
+
+def at_rate(
+    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants
+) -> dict[str, np.ndarray]:
+    """Poisson arrivals at λ: ITL = s(1 + L), time per token 1/(λ·T_out), mean power
+    P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L)."""
+    pieces = step_pieces(rows, c)  # one call: the load and the peak are solved on it
+    load = in_flight_at_rate(rows, rate_qps, cap, c, pieces=pieces)
+    busy = -np.expm1(-load)
+    busy_batch = np.maximum(load / np.maximum(busy, 1e-300), 1.0)
+    itl, p_busy = _steps_and_busy(rows, np.minimum(1.0 + load, cap), busy_batch, c, pieces)
+    p_idle = idle_power_w(rows, c)
+    return {"in_flight": load, "itl_s": itl, "time_per_token_s": 1.0 / (rate_qps * rows.t_out),
+            "power_w": p_idle + busy * (p_busy - p_idle), "busy_fraction": busy}  # fmt: skip
+
+
+# --- the searches the solves replaced: references of tests and benchmarks ---------------------
+def _reference_peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
+                          pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
+    """The search :func:`peak_batch` replaced, kept as the reference of tests and
+    ``benchmarks/predict_speed.py`` (``pieces`` ignored). Batch at which the raw busy power is
+    highest on [1, upper] (``upper`` per row or one for
     all; at most 1024): the best of the points ln B = 0, 0.22, 0.43, … below ln upper, a probe
     at ln upper − :data:`END_PROBE` and ln upper itself (:data:`PEAK_GRID_POINTS` on
     [0, ln 1024]; one call), then golden-section search
@@ -196,22 +436,11 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0) -> 
     return out
 
 
-def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
-    """Mean power while serving ``batch`` sequences [W]: the raw power at this batch, or at the
-    peak batch below it if that is higher. Past the point where a step turns compute-bound the
-    raw figure can dip; a board serving more sequences keeps its clocks and traffic, so the kit
-    never lets power fall with load. max(P_raw(B), P_raw(1), P_raw(B_peak on [1, B])), one call."""
-    batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
-    peak = np.minimum(peak_batch(rows, c, upper=batch), batch)
-    f = on_points(rows, lambda r, x: raw_busy_power_w(r, x, c))
-    power = f(np.arange(len(batch)), np.stack([batch, np.ones_like(batch), peak], axis=1))
-    return np.maximum(np.maximum(power[:, 0], power[:, 1]), power[:, 2])
-
-
-def in_flight_at_rate(
-    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants
-) -> np.ndarray:
-    """Mean requests in flight L at Poisson rate λ: the smallest root of
+def _reference_in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray,
+                                 c: Constants, pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
+    """The search :func:`in_flight_at_rate` replaced, kept as the reference of tests and
+    ``benchmarks/predict_speed.py`` (``pieces`` ignored). Mean requests in flight L at Poisson rate
+    λ: the smallest root of
     g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
     at the batch a request sees). s grows with the batch, so g > 0 at L = 0; the first point of a
     geometric grid over (0, cap] where g ≤ 0 brackets the root, which Illinois steps narrow to
@@ -236,31 +465,3 @@ def in_flight_at_rate(
     lo = np.where(saturated | (k == 0), hi, points[row, np.maximum(k - 1, 0)])
     load = Z.illinois_root(f, lo, hi, g_lo, g_hi, ROOT_RTOL, ROOT_STEPS)
     return np.where(saturated, cap, load)
-
-
-def capacity_qps(rows: Rows, cap: np.ndarray, c: Constants) -> np.ndarray:
-    """Highest request rate a replica sustains [req/s]: cap sequences finishing every
-    T_out steps of s(cap): cap / (T_out · s(cap))."""
-    return cap / (rows.t_out * step_time_s(rows, cap, c))
-
-
-def at_batch(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
-    """A fixed batch (offline): ITL = s(B), time per token s(B)/B, power P_busy(B)."""
-    step = step_time_s(rows, batch, c)
-    power = busy_power_w(rows, batch, c)
-    return {"in_flight": batch, "itl_s": step, "time_per_token_s": step / batch, "power_w": power,
-            "busy_fraction": np.ones_like(step)}  # fmt: skip
-
-
-def at_rate(
-    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants
-) -> dict[str, np.ndarray]:
-    """Poisson arrivals at λ: ITL = s(1 + L), time per token 1/(λ·T_out), mean power
-    P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L)."""
-    load = in_flight_at_rate(rows, rate_qps, cap, c)
-    busy = -np.expm1(-load)
-    itl = step_time_s(rows, np.minimum(1.0 + load, cap), c)
-    p_idle = idle_power_w(rows, c)
-    p_busy = busy_power_w(rows, np.maximum(load / np.maximum(busy, 1e-300), 1.0), c)
-    return {"in_flight": load, "itl_s": itl, "time_per_token_s": 1.0 / (rate_qps * rows.t_out),
-            "power_w": p_idle + busy * (p_busy - p_idle), "busy_fraction": busy}  # fmt: skip

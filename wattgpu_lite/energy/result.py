@@ -2,7 +2,9 @@
 
 Frozen: the inputs it used (names, tokens, batch, GPUs, weight format, the compute peak), the
 energy terms (J per request of the whole replica, by phase and component) and notes. Totals are
-derived; ``.table()`` is the tidy breakdown, ``.to_json()`` the CLI's ``estimate --json``.
+derived; ``.table()`` is the tidy breakdown, ``.to_json()`` exactly the CLI's ``estimate --json``
+(numbers at 6 significant figures; ``to_dict()`` keeps every digit). ``wall`` (energy, CO2e and
+cost at the wall) and ``defaults`` are filled by ``wl.estimate_energy`` (selection.answers).
 
 The same conventions as :class:`~wattgpu_lite.hybrid.predict.prediction.Prediction`: energy per
 generated token is ``energy_per_token_j`` (``per_output_token_j`` still reads, with a
@@ -15,14 +17,15 @@ checks refuse it, as ``wl.predict``'s do).
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 import pandas as pd
 
 from wattgpu_lite.energy.breakdown import COMPONENTS, J_PER_WH, breakdown_frame
 from wattgpu_lite.errors import renamed_property
-from wattgpu_lite.jsonio import dumps, json_safe
+from wattgpu_lite.jsonio import dumps, json_safe, rounded
 from wattgpu_lite.specs.layout import Parallel
 
 # the inputs, under the names of wl.predict's Inputs (llm, gpu, t_in, t_out, batch, num_gpus, ...)
@@ -62,7 +65,10 @@ class EnergyEstimate:
     ep: int = 1
     power_w: float | None = None  # physical mode: the replica's mean power while serving the batch
     step_time_s: float | None = None  # and the time of one decode step (the ITL at this batch)
+    wall: Mapping[str, Any] | None = None  # at the wall, with its inputs (None: not asked)
+    defaults: Mapping[str, Any] = field(default_factory=dict)  # {key: {"value", "source"}}
     schema_version: ClassVar[int] = 1
+    kind: ClassVar[str] = "estimate"
 
     def __post_init__(self) -> None:
         if not self.llm_architecture:
@@ -108,7 +114,7 @@ class EnergyEstimate:
         """Inputs, totals, components and terms as plain JSON-safe values (missing → None)."""
         inputs = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in
                   ("terms", "notes")}  # fmt: skip
-        return json_safe({"schema_version": self.schema_version} | inputs | {
+        return json_safe({"schema_version": self.schema_version, "kind": self.kind} | inputs | {
             "total_j": self.total_j, "total_wh": self.total_wh,
             "energy_per_token_j": self.energy_per_token_j,
             "components_j": self.components_j,
@@ -116,8 +122,9 @@ class EnergyEstimate:
             "notes": list(self.notes)})  # fmt: skip
 
     def to_json(self, indent: int | None = 2) -> str:
-        """:meth:`to_dict` as strict JSON (:func:`wattgpu_lite.jsonio.dumps`; never NaN)."""
-        return dumps(self.to_dict(), indent=indent)
+        """:meth:`to_dict` as strict JSON at 6 significant figures, exactly ``estimate --json``
+        (:func:`wattgpu_lite.jsonio.rounded`; never NaN)."""
+        return dumps(rounded(self.to_dict()), indent=indent)
 
     def header(self) -> str:
         """One line: what was estimated, with which inputs."""

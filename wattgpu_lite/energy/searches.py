@@ -1,4 +1,13 @@
-"""Bracketed searches over many rows at once, for the backbone (:mod:`~wattgpu_lite.energy.backbone`).
+"""Solves and searches over many rows at once, for the backbone (:mod:`~wattgpu_lite.energy.backbone`).
+
+The solves work on a function given in pieces (:class:`Pieces`, from
+:mod:`~wattgpu_lite.energy.symbolic_step`): W(B) = R + Σ_g op_g(products), every expression
+a_0 + a_B·B + a_T·ρ^(T_in·B) + a_1·ρ^B. :func:`breakpoints` gives the B where two products of a
+group are equal (a line's root; for a MoE, Newton on one convex or concave exponential, from the
+side it cannot overshoot), :func:`switched` W and N at any B, :func:`branch_of` and :func:`curve`
+one piece's smooth branch and its derivatives, for Newton steps without a physics call.
+
+The bracketed searches below are what the backbone used before (kept as its references):
 
 Each search calls ``f(idx, x)``: the function at points ``x`` (shape ``(len(idx), m)``) of the rows
 ``idx``, one vectorised evaluation for all of them. A small table is searched several steps per call
@@ -18,6 +27,7 @@ holds about :data:`POINTS_PER_CALL` points either way and the answer does not de
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -135,3 +145,162 @@ def illinois_root(f: Evaluate, lo: np.ndarray, hi: np.ndarray, f_lo: np.ndarray,
         hi[todo] = np.where(new_hi, x, b)
         side[todo] = np.where(new_hi, -1, 1)
     return hi
+
+
+# --- solves on a function given in pieces (the backbone's step, energy.symbolic_step) ----------
+TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
+CUT_MAX = 2.0**20  # breakpoints are found on [1, CUT_MAX] once per table, then kept in range
+NEWTON_STEPS = 40  # at most; a dense row's piece is affine (one step), a MoE's converges in ~5
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """Per row, K expressions e = a_0 + a_B·B + a_T·ρ^(T_in·B) + a_1·ρ^B (``coef`` (K, 4, n)):
+    the products of the ``groups`` ((op, size), in order), then the remainder R, then N, so that
+    W(B) = R + Σ_g op_g(products of g) and N(B) (:mod:`wattgpu_lite.energy.symbolic_step`)."""
+
+    coef: np.ndarray
+    log_rho: np.ndarray  # (n,) log ρ, ρ = 1 − k/E (log TINY where ρ = 0)
+    t_in: np.ndarray  # (n,)
+    groups: tuple[tuple[str, int], ...]
+    cuts: np.ndarray | None = None  # (n, M) breakpoints in [1, CUT_MAX] (:func:`with_cuts`)
+
+    def take(self, mask: np.ndarray) -> Pieces:
+        """The rows ``mask``."""
+        cuts = None if self.cuts is None else self.cuts[mask]
+        return Pieces(np.ascontiguousarray(self.coef[:, :, mask]), self.log_rho[mask],
+                      self.t_in[mask], self.groups, cuts)  # fmt: skip
+
+    @property
+    def curved(self) -> np.ndarray:
+        """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine."""
+        return np.any(self.coef[:, 2:] != 0, axis=(0, 1)) & (self.log_rho > np.log(TINY))
+
+
+def piece_values(p: Pieces, batch: np.ndarray) -> np.ndarray:
+    """Every expression at ``batch`` (n, m): (K, n, m) (the powers of ρ skipped where no row is
+    curved)."""
+    a = p.coef[..., None]
+    out = a[:, 0] + a[:, 1] * batch
+    if p.curved.any():
+        u_t = np.exp((p.log_rho * p.t_in)[:, None] * batch)
+        out += a[:, 2] * u_t + a[:, 3] * np.exp(p.log_rho[:, None] * batch)
+    return out
+
+
+def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
+    """Per group, the index (n, m) of its product that the max / min takes at ``batch``."""
+    values, out, start = piece_values(p, batch), [], 0
+    for op, size in p.groups:
+        part = values[start : start + size]
+        out.append(start + (np.argmax(part, axis=0) if op == "max" else np.argmin(part, axis=0)))
+        start += size
+    return out
+
+
+def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W, N) at ``batch`` (n, m): every group's max / min taken where it is."""
+    values, start = piece_values(p, batch), 0
+    w = values[-2]
+    for op, size in p.groups:
+        part = values[start : start + size]
+        w = w + (part.max(axis=0) if op == "max" else part.min(axis=0))
+        start += size
+    return w, values[-1]
+
+
+def branch_of(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(W's, N's coefficients (4, n)) on the piece holding ``batch`` (n,): R plus, per group,
+    the product its max / min takes there — smooth in B, equal to W on that piece."""
+    row = np.arange(len(batch))
+    w = p.coef[-2] + sum(p.coef[k[:, 0], :, row].T for k in active_branch(p, batch[:, None]))
+    return w, p.coef[-1]
+
+
+def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.ndarray:
+    """d^order e / dB^order at ``batch`` (n,) of the expressions ``coef`` (4, n) of the rows of
+    ``p`` (a branch of :func:`branch_of`)."""
+    rate_t, rate_1 = p.log_rho * p.t_in, p.log_rho
+    u_t, u_1 = np.exp(rate_t * batch), np.exp(rate_1 * batch)
+    a0, a_b, a_t, a_1 = coef
+    if order == 0:
+        return a0 + a_b * batch + a_t * u_t + a_1 * u_1
+    if order == 1:
+        return a_b + a_t * rate_t * u_t + a_1 * rate_1 * u_1
+    return a_t * rate_t**2 * u_t + a_1 * rate_1**2 * u_1
+
+
+def _crossings(d0, d_b, d_u, rate, lo, hi) -> list[np.ndarray]:
+    """Roots in [lo, hi] of δ(B) = d0 + d_b·B + d_u·e^(rate·B) (rate < 0; at most two, one on each
+    side of δ's one stationary point, where e^(rate·B) = −d_b / (d_u·rate)): per side, Newton
+    from the end where δ has the sign of δ'' (= d_u), which converges without overshooting on a
+    convex or concave monotone branch; NaN where a side holds no root."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        turn = np.log(-d_b / (d_u * rate)) / rate
+    turn = np.where(np.isfinite(turn), np.clip(turn, lo, hi), hi)
+
+    def delta(b, order=0):
+        e = np.exp(rate * b)
+        return (d0 + d_b * b + d_u * e, d_b + d_u * rate * e)[order]
+
+    roots = []
+    for left, right in ((lo, turn), (turn, hi)):
+        f_l, f_r = delta(left), delta(right)
+        has = (f_l * f_r <= 0) & (right > left)
+        x = np.where(f_l * np.sign(d_u) >= 0, left, right)
+        for _ in range(NEWTON_STEPS):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = delta(x) / delta(x, 1)
+            step = np.where(has & np.isfinite(step), step, 0.0)
+            x = np.clip(x - step, left, right)
+            if np.all(np.abs(step) <= 4.0 * np.finfo(float).eps * np.abs(x)):
+                break
+        roots.append(np.where(has, x, np.nan))
+    return roots
+
+
+def _pairs(groups: tuple[tuple[str, int], ...]) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j): every pair of products of one group."""
+    pairs, start = [], 0
+    for _, size in groups:
+        pairs += [(i, j) for i in range(start, start + size) for j in range(i + 1, start + size)]
+        start += size
+    return np.array(pairs).T
+
+
+def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """(n, M) every B in [lo, hi] where two products of one group are equal (NaN elsewhere): the
+    ends of the pieces of W. A pair differs by δ = Δa_0 + Δa_B·B + Δa_T·ρ^(T_in·B) + Δa_1·ρ^B,
+    a line (its root in closed form) or, for a MoE, a line and one power (a group belongs to one
+    phase): :func:`_crossings` (two roots at most, the second set of columns). A pair with both
+    powers is refused (not of that shape)."""
+    i, j = _pairs(p.groups)
+    d = p.coef[i] - p.coef[j]  # (pairs, 4, n)
+    if np.any((d[:, 2] != 0) & (d[:, 3] != 0)):
+        raise ValueError("a group mixes the prefill and decode powers of ρ")
+    d_u = d[:, 2] + d[:, 3]
+    rate = np.where(d[:, 2] != 0, p.log_rho * p.t_in, p.log_rho)
+    lo, hi = np.broadcast_to(lo, rate.shape), np.broadcast_to(hi, rate.shape)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        line = -d[:, 0] / d[:, 1]
+    first = np.where((line >= lo) & (line <= hi), line, np.nan)
+    curved = (d_u != 0) & (rate > np.log(TINY))
+    if not curved.any():
+        return first.T
+    second = np.full(first.shape, np.nan)
+    roots = _crossings(d[:, 0][curved], d[:, 1][curved], d_u[curved], rate[curved],
+                       lo[curved], hi[curved])  # fmt: skip
+    first[curved], second[curved] = roots
+    return np.concatenate([first, second]).T
+
+
+def with_cuts(p: Pieces) -> Pieces:
+    """``p`` with its breakpoints on [1, CUT_MAX] (:func:`breakpoints`) kept, for every solve."""
+    n = len(p.t_in)
+    return replace(p, cuts=breakpoints(p, np.ones(n), np.full(n, CUT_MAX)))
+
+
+def cuts_within(p: Pieces, hi: np.ndarray) -> np.ndarray:
+    """(n, M) the breakpoints of ``p`` in [1, hi] (per row), 1 elsewhere (a repeated end)."""
+    cuts = p.cuts if p.cuts is not None else with_cuts(p).cuts
+    return np.where(cuts <= hi[:, None], cuts, 1.0)

@@ -1,6 +1,8 @@
 """Chapter 4 — choosing hardware: GPUs ranked by energy under a latency SLA.
 
 - :mod:`~wattgpu_lite.selection.rank`: ``wl.rank_gpus``, the SLA sweep, rules of thumb, A-vs-B;
+- :mod:`~wattgpu_lite.selection.compare` and :mod:`~wattgpu_lite.selection.paired`: ``wl.compare``,
+  GPU against GPU with a paired interval calibrated on held-out pairs;
 - :mod:`~wattgpu_lite.selection.sources`: where power and ITL come from (measured, WattGPU,
   leave-one-GPU-out, the hybrid);
 - :mod:`~wattgpu_lite.selection.table`: the ranking's steps as pure functions on a table;
@@ -11,7 +13,11 @@
   (replicas at a rate), every deployment's rows built once and its largest rate under the SLA
   found by a search over the replica's load;
 - :mod:`~wattgpu_lite.selection.accounting`: energy, carbon and cost per request and per token,
-  and the memory fit check.
+  and the memory fit check;
+- :mod:`~wattgpu_lite.selection.answers`: ``wl.predict``, ``wl.estimate_energy`` and
+  ``wl.explain`` — the predictor's and the physics' answers with their ``wall`` (PUE, grid,
+  CO2e, cost with its currency and price region) and ``defaults``, so that ``to_json()`` is the
+  CLI's ``--json``.
 
 Taught in notebook 05 and the dashboard. Imports every chapter to its left (specs, runs, energy,
 wattgpu, hybrid).

@@ -39,6 +39,7 @@ from wattgpu_lite.selection.accounting import (
     saving_pct,
     wall_accounting,
 )
+from wattgpu_lite.selection.answers import defaults_of, price_echo
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     check_gpu_counts,
@@ -50,8 +51,10 @@ from wattgpu_lite.selection.layouts import deployments, layout_why
 from wattgpu_lite.selection.plan import batch_plans, rate_plans
 from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import (
+    Ranking,
     add_energy,
     add_verdicts,
+    add_vs_best,
     apply_sla,
     fit_table,
     hybrid_accounting,
@@ -78,8 +81,8 @@ def rank_gpus(
     source: str = "hybrid", grid_gco2_per_kwh: float | None = None,
     price_per_kwh: float | None = None,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS, pue: float | None = None,
-    region: str | None = None,
-) -> pd.DataFrame:  # fmt: skip
+    region: str | None = None, name: str | None = None,
+) -> Ranking:  # fmt: skip
     """One row per candidate GPU, the ones meeting the ITL SLA first, by energy per token.
 
     ``source``: 'hybrid' (default, the same model as ``wl.predict``: any load and token counts;
@@ -115,20 +118,36 @@ def rank_gpus(
     The price is ``region``'s own where data/electricity_factors.csv has one, else the default
     (US, Virginia): ``price_region`` names where it was priced and ``price_note`` says when it is
     another region's price.
+
+    Returns a :class:`~wattgpu_lite.selection.table.Ranking` (a DataFrame): every row carries the
+    wall's inputs (with the price's ``currency``, ``price_region`` and ``price_note``,
+    :func:`~wattgpu_lite.selection.answers.price_echo`), ``.attrs["defaults"]`` the kit's
+    defaults it used, and ``to_json()`` is exactly ``rank --json``. ``name``: what to call a
+    model you bring (a config.json), as ``wl.predict``'s.
+
+    ``vs_best_energy_ratio`` (with ``_lo``/``_hi`` and ``vs_best_interval``): each plan's energy
+    per token over the best plan's, with the paired interval where both plans are calibrated
+    (:mod:`wattgpu_lite.selection.paired`), else the unpaired one, else none.
     """
     scenario = _scenario_by_name(positional, scenario)
+    llm = llm if name is None else resolve_llm(llm, name)
+    given = {"grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh, "pue": pue}
     sla = checks.check_itl_sla_ms(itl_sla_ms)
     grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)  # checked there
     pue = check_pue(default_pue() if pue is None else pue)
-    price, price_region, price_note = resolve_price(region, price_per_kwh)  # checked there
+    price, _, _ = resolve_price(region, price_per_kwh)  # checked there; price_echo says where
     table = _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts,
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    prices = {"price_per_kwh": price, "price_region": price_region, "price_note": price_note}
-    measured = [is_measured(g) for g in table["gpu"]]
-    return rank_table(table.assign(**wall, measured=measured, grid_gco2_per_kwh=grid,
-                                   grid_source=grid_source, **prices))  # fmt: skip
+    table = table.assign(**wall, measured=[is_measured(g) for g in table["gpu"]],
+                         grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price,
+                         **price_echo(region, price_per_kwh))  # fmt: skip
+    ranking = rank_table(add_vs_best(table, checks.check_level(level)))
+    used = {"grid_gco2_per_kwh": grid, "price_per_kwh": price, "pue": pue}
+    tokens = (int(t_in), int(t_out)) if source == "hybrid" else None  # the others: the runs'
+    ranking.attrs["defaults"] = defaults_of(used, region, given, tokens)
+    return ranking
 
 
 def _scenario_by_name(positional: tuple, scenario: str | None) -> str | None:

@@ -14,9 +14,11 @@ bound (:mod:`wattgpu_lite.selection.verdict`); ``meets_sla``, kept for compatibi
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pandas as pd
 
+from wattgpu_lite.jsonio import dumps, rounded
 from wattgpu_lite.selection.accounting import (
     co2e_kg_per_million_tokens,
     cost_per_million_tokens,
@@ -25,6 +27,7 @@ from wattgpu_lite.selection.accounting import (
     server_energy_per_request_j,
     why_not_fits,
 )
+from wattgpu_lite.selection.paired import vs_reference
 from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, sla_verdicts, verdict_rank
 
 # the columns of every ranking, whichever source answers (rank_gpus); a source without a value
@@ -43,18 +46,46 @@ RANK_COLUMNS: tuple[str, ...] = (
     "rate_qps", "batch", "t_in", "t_out", "source", "level", "pue", "wall_energy_per_request_j",
     "wall_energy_per_1k_tokens_j", "g_co2e_per_request", "g_co2e_per_1k_tokens",
     "wall_cost_per_request", "wall_cost_per_1k_tokens", "wall_cost_per_mtok",
-    "grid_gco2_per_kwh", "grid_source", "price_per_kwh", "price_region", "price_note",
+    "grid_gco2_per_kwh", "grid_source", "price_per_kwh", "currency", "price_region", "price_note",
+    "vs_best_energy_ratio", "vs_best_energy_ratio_lo", "vs_best_energy_ratio_hi", "vs_best_interval",
 )  # fmt: skip
+SCHEMA_VERSION = 1  # of Ranking.to_json, as every result's
 ONE_GPU = {"num_gpus": 1, "layout": "TP1", "tp": 1, "ep": 1, "replicas": 1.0}
 
 
-def rank_table(table: pd.DataFrame) -> pd.DataFrame:
+class Ranking(pd.DataFrame):
+    """What ``wl.rank_gpus`` returns: a DataFrame, one row per plan, whose ``to_json()`` (called
+    without arguments) is exactly ``rank --json``: ``{"schema_version": 1, "kind": "rank",
+    "defaults": ..., "rows": [...]}``, numbers at 6 significant figures
+    (:func:`wattgpu_lite.jsonio.rounded`). With arguments it is pandas' ``to_json``.
+    ``attrs["defaults"]``: the kit's defaults the ranking used, each with its source."""
+
+    kind = "rank"
+
+    @property
+    def _constructor(self):
+        return Ranking
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON document ``rank --json`` prints, as Python values."""
+        rows = [rounded(r) for r in pd.DataFrame(self).to_dict(orient="records")]
+        return {"schema_version": SCHEMA_VERSION, "kind": self.kind,
+                "defaults": rounded(dict(self.attrs.get("defaults", {}))), "rows": rows}  # fmt: skip
+
+    def to_json(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """``rank --json`` without arguments (class docstring); pandas' ``to_json`` with them."""
+        if args or kwargs:
+            return pd.DataFrame(self).to_json(*args, **kwargs)
+        return dumps(self.to_document(), indent=2)
+
+
+def rank_table(table: pd.DataFrame) -> Ranking:
     """``table`` with exactly :data:`RANK_COLUMNS`, in that order, a missing one NaN; a column
     outside the schema is a ValueError naming it (add it to RANK_COLUMNS, for every source)."""
     extra = [c for c in table.columns if c not in RANK_COLUMNS]
     if extra:
         raise ValueError(f"ranking columns {extra} are not in selection.table.RANK_COLUMNS")
-    return table.reindex(columns=list(RANK_COLUMNS))
+    return Ranking(table.reindex(columns=list(RANK_COLUMNS)))
 
 
 def fit_table(llm, devices: list, context_tokens: int) -> pd.DataFrame:
@@ -142,3 +173,18 @@ def hybrid_accounting(table: pd.DataFrame, t_out: int, grid: float, price: float
         kg_co2e_per_mtok=co2e_kg_per_million_tokens(per_token, grid),
         cost_per_mtok=cost_per_million_tokens(per_token, price),
     )  # fmt: skip
+
+
+def add_vs_best(table: pd.DataFrame, level: float) -> pd.DataFrame:
+    """``table`` with each plan's energy per token over the best plan's (rank 1), and its
+    interval: ``vs_best_interval`` says 'paired' (both plans in the paired calibration,
+    :mod:`~wattgpu_lite.selection.paired`), 'unpaired' (from the two absolute intervals),
+    'reference' (the best plan) or 'none'. Without a plan of rank 1, the columns are NaN."""
+    best = table.index[table["rank"] == 1]
+    if len(best) == 0:
+        return table.assign(vs_best_interval=None)
+    vs = vs_reference(table, best[0], level)
+    return table.assign(vs_best_energy_ratio=vs["energy_ratio"],
+                        vs_best_energy_ratio_lo=vs["energy_ratio_lo"],
+                        vs_best_energy_ratio_hi=vs["energy_ratio_hi"],
+                        vs_best_interval=vs["interval"])  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -272,17 +273,35 @@ class LLM:
         return cls(**(given | ints | floats))
 
 
+# a Hugging Face Hub id: owner/name, each part letters, digits, '-', '_' or '.', not led by '.'
+HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
+# a training run's folder, not a model: checkpoint-500, checkpoint_2, step1000, global_step20
+CHECKPOINT_DIR = re.compile(r"(checkpoint|(global_)?step|epoch)[-_]?\d*", re.IGNORECASE)
+
+
+def is_hub_id(text: str) -> bool:
+    """Whether ``text`` reads as a Hub id ``owner/name`` (``meta-llama/Llama-3.1-8B``): one
+    ``/``, no path of a machine (absolute, ``./``, ``~``, a drive, a backslash) and no training
+    checkpoint folder (``runs/checkpoint-500``) as its name."""
+    if not HUB_ID.fullmatch(text):
+        return False
+    owner, name = text.split("/")
+    return not (CHECKPOINT_DIR.fullmatch(name) or CHECKPOINT_DIR.fullmatch(owner))
+
+
 def config_name(cfg: dict[str, Any]) -> str:
-    """The model's name a config carries (``_name_or_path``, else ``name_or_path``), "" if none;
-    ConfigError if it is not text (a number or a list would become a name like ``"5"``)."""
+    """The model's Hub id a config carries (``_name_or_path``, else ``name_or_path``) when it
+    reads as one (:func:`is_hub_id`), else "" (a path of the machine that saved it, a
+    checkpoint folder: no name); ConfigError if it is not text (a number or a list would become
+    a name like ``"5"``)."""
     for key in ("_name_or_path", "name_or_path"):
         value = cfg.get(key)
         if value is not None and not isinstance(value, str):
             raise ConfigError(f"config.json field {key!r} must be text (the model's id, e.g. "
                               f"\"meta-llama/Llama-3.1-8B\"), got {value!r:.60} "
                               f"({type(value).__name__}); write it in quotes or leave it out")  # fmt: skip
-        if value:
-            return value
+        if value and is_hub_id(value.strip()):
+            return value.strip()
     return ""
 
 

@@ -10,8 +10,9 @@ fp8, fbgemm_fp8     8, + one FP32 scale per ``weight_block_size`` block (DeepSee
                     8 + 32/16384); per-channel or per-tensor scales are neglected (≈ 8)
 mxfp4               4 + 8/32 = 4.25: OCP Microscaling spec, blocks of 32 FP4 values share one
                     8-bit (E8M0) scale
-gptq, awq           b + (16 + b)/g: packed b-bit weights (b = 2 … 8 as written: a 6-bit config is
-                    ``int6``), one FP16 scale and one packed b-bit zero point per group
+gptq, awq           b + (16 + b)/g: packed b-bit weights (AWQ: b = 2 … 8 as written, a 6-bit
+                    config is ``int6``; GPTQ: b = 2, 3, 4 or 8, the only widths transformers'
+                    ``GPTQConfig.post_init`` accepts), one FP16 scale and one packed b-bit zero point per group
                     (AutoGPTQ / AutoAWQ ``qweight``, ``qzeros``, ``scales`` tensors); g = −1
                     (per channel) counts as b; a missing group size is 128 and a missing AWQ
                     bits 4 (transformers' GPTQConfig / AwqConfig defaults, said in the notes)
@@ -57,6 +58,9 @@ class WeightFormat:
     notes: tuple[str, ...] = ()  # what the reading assumed, for the model's source line
 
 
+GPTQ_BITS = (2, 3, 4, 8)  # the widths transformers' GPTQConfig.post_init accepts
+
+
 def _bits(method: str, field: str, value: Any) -> int:
     """Bits per quantised weight: a whole number from 2 to 8, read as written."""
     return check_count(field, value, 2, 8, error=ConfigError, label=_label(method, field),
@@ -93,6 +97,10 @@ def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
     if key not in q:
         notes.append("quantization_config (awq) gives no bits: 4, transformers' AwqConfig default")
     b = _bits(method, key, q.get(key, 4))
+    if method == "gptq" and b not in GPTQ_BITS:
+        raise ConfigError(f"{_label(method, key)} = {b}: GPTQ checkpoints are 2, 3, 4 or 8 bits "
+                          "(transformers' GPTQConfig refuses any other width); write the "
+                          "checkpoint's bits, e.g. \"bits\": 4")  # fmt: skip
     group_key = "group_size" if "group_size" in q else "q_group_size"
     if group_key not in q:
         notes.append(f"quantization_config ({method}) gives no group_size: 128, the default of "

@@ -23,6 +23,7 @@ from typing import Any
 from wattgpu_lite.datafiles import as_path, is_file, read_json, refuse_folder
 from wattgpu_lite.errors import (
     ConfigError,
+    InvalidInputError,
     SpecError,
     UnknownGPUError,
     UnknownLLMError,
@@ -123,8 +124,14 @@ def _named(where: str, kind: type[WattGPUError]):
         raise named from None
 
 
-def resolve_llm(value: Any) -> LLM:
-    """An LLM from an LLM, a catalog name, a config.json dict or a path to a config.json."""
+def resolve_llm(value: Any, name: str | None = None) -> LLM:
+    """An LLM from an LLM, a catalog name, a config.json dict or a path to a config.json.
+
+    ``name``: what to call a model you bring (a config.json or an LLM of no catalog), instead of
+    its config's Hub id (``_name_or_path``, when it reads as one) or "custom model"; a catalog
+    model keeps its own name (InvalidInputError)."""
+    if name is not None:
+        return _named_llm(value, check_label("name", name))
     if isinstance(value, LLM):
         return value
     entry = _catalog_first(value, llm, "LLM")
@@ -132,14 +139,7 @@ def resolve_llm(value: Any) -> LLM:
         return entry
     refuse_folder(value, "config.json", "config.json", ConfigError)
     if _is_json_path(value):
-        cfg = read_json(value, what="config.json", error=ConfigError, sha256=None,
-                        max_bytes=MAX_SPEC_BYTES)  # fmt: skip
-        name = as_path(value).name
-        with _named(f"config.json {name}", ConfigError):
-            model = LLM.from_hf_config(cfg)  # its source's notes kept, the file named first
-            model = replace(
-                model, source=model.source.replace("config dict", f"config.json {name}", 1)
-            )
+        model = _from_config_file(value)
     elif isinstance(value, dict):
         model = LLM.from_hf_config(value)
     elif isinstance(value, str):
@@ -148,6 +148,50 @@ def resolve_llm(value: Any) -> LLM:
         raise ConfigError(f"an LLM is a catalog name, a config.json dict or a path to a "
                           f"config.json; got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
     return _borrowed("config.json", "_name_or_path", model, llm, ConfigError)
+
+
+def _from_config_file(path: Any, name: str | None = None) -> LLM:
+    """The LLM of a config.json file, its source naming the file."""
+    cfg = read_json(path, what="config.json", error=ConfigError, sha256=None,
+                    max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+    file = as_path(path).name
+    with _named(f"config.json {file}", ConfigError):
+        model = LLM.from_hf_config(cfg, name=name)  # its source's notes kept, the file first
+    return replace(model, source=model.source.replace("config dict", f"config.json {file}", 1))
+
+
+def _named_llm(value: Any, name: str) -> LLM:
+    """A model you bring, called ``name`` (:func:`resolve_llm`)."""
+    if _is_catalog_llm(value):
+        raise InvalidInputError(f"name {name!r}: {value!r} is a catalog model and keeps its own "
+                                "name; name= (--name) names a model you bring, a config.json")  # fmt: skip
+    if isinstance(value, LLM):
+        model = replace(value, name=name)
+    elif isinstance(value, dict):
+        model = LLM.from_hf_config(value, name=name)
+    elif _is_json_path(value):
+        model = _from_config_file(value, name)
+    else:
+        return resolve_llm(value)  # not a model one can name: its own error
+    return _borrowed("config.json", "name", model, llm, ConfigError)
+
+
+def _is_catalog_llm(value: Any) -> bool:
+    """Whether ``value`` is a catalog name or a catalog LLM (not one you bring)."""
+    if isinstance(value, LLM):
+        try:
+            return _same(value, llm(value.name))
+        except UnknownLLMError:
+            return False
+    return isinstance(value, str) and _catalog_first(value, llm, "LLM") is not None
+
+
+def check_label(field: str, text: Any) -> str:
+    """A display name: text of 1 to 200 printable characters (InvalidInputError naming ``field``)."""
+    if not isinstance(text, str) or not text.strip() or len(text) > 200 or not text.isprintable():
+        raise InvalidInputError(f"{field} must be a name of 1 to 200 printable characters, got "
+                                f"{text!r:.80}; pass e.g. {field}='my-finetune'")  # fmt: skip
+    return text.strip()
 
 
 def resolve_gpu(value: Any) -> GPU:

@@ -7,7 +7,10 @@ refuses, with :class:`UnsupportedModelError` naming the evidence:
 - encoder-only models (BERT, RoBERTa …): they do not generate tokens;
 - encoder–decoder models (T5, BART …): a second stack and cross-attention the formulas lack;
 - recurrent / state-space models (Mamba, Mamba-2, RWKV, RecurrentGemma): no KV cache to read;
-- hybrid recurrent models (Jamba, Zamba, Falcon-H1, Nemotron-H …): most layers have no KV cache.
+- hybrid recurrent models (Jamba, Zamba, Falcon-H1, Nemotron-H …): most layers have no KV cache;
+- vision and audio encoders (ViT, CLIP, SigLIP, DINOv2, Wav2Vec2, HuBERT …): they embed images or
+  sound and generate no tokens. A vision-language decoder (LLaVA, Gemma 3, Qwen2-VL …) is read
+  through its language-model section, as a decoder.
 """
 
 from __future__ import annotations
@@ -50,6 +53,24 @@ RECURRENT_CLASSES = frozenset({"mamba", "mamba2", "falconmamba", "rwkv", "rwkv5"
                                "recurrentgemma", "xlstm"})  # fmt: skip
 HYBRID_CLASSES = frozenset({"jamba", "zamba", "zamba2", "falconh1", "nemotronh", "bamba",
                             "granitemoehybrid", "lfm2", "plamo2", "qwen3next", "kimilinear"})  # fmt: skip
+# vision and audio encoders (transformers' model types and class families): no token generation
+MEDIA_TYPES = frozenset({
+    "vit", "deit", "beit", "swin", "swinv2", "convnext", "convnextv2", "resnet", "regnet",
+    "efficientnet", "mobilenet_v2", "mobilevit", "levit", "dinov2", "dinov3_vit", "clip",
+    "clip_vision_model", "siglip", "siglip2", "siglip_vision_model", "owlvit", "detr", "yolos",
+    "segformer", "sam", "mask2former", "dpt", "data2vec-vision", "data2vec-audio", "wav2vec2",
+    "wav2vec2-bert", "wav2vec2-conformer", "hubert", "wavlm", "unispeech", "unispeech-sat",
+    "audio-spectrogram-transformer", "clap", "whisper_encoder", "encodec", "vivit", "videomae",
+    "timesformer",
+})  # fmt: skip
+MEDIA_CLASSES = frozenset(t.replace("-", "").replace("_", "") for t in MEDIA_TYPES) | {
+    "clipvision", "siglipvision", "clipvisionmodelwithprojection", "cliptext", "blip", "blip2vision"
+}  # fmt: skip
+MEDIA_HEADS = ("ForImageClassification", "ForCTC", "ForAudioClassification", "ForObjectDetection",
+               "ForSemanticSegmentation", "ForDepthEstimation", "ForAudioFrameClassification",
+               "ForXVector", "ForMaskedImageModeling", "ForZeroShotImageClassification",
+               "ForImageSegmentation", "ForUniversalSegmentation", "ForMaskGeneration",
+               "ForVideoClassification", "ForZeroShotObjectDetection")  # fmt: skip
 SSM_KEYS = ("state_size", "ssm_state_size", "mamba_d_state", "d_state", "lru_width", "ssm_cfg",
             "mamba_num_heads", "mamba_expand")  # fmt: skip
 HYBRID_KEYS = ("hybrid_override_pattern", "attn_layer_period", "layers_block_type", "block_types",
@@ -124,6 +145,10 @@ def check_supported(cfg: dict[str, Any]) -> None:
         evidence = ", ".join([e for e in (evidence, *enc_dec) if e])
         why = "an encoder stack and cross-attention that a decoder-only model has not"
         return _raise(_refuse("encoder-decoder model", _evidence(model_type, [evidence]), why))
+    media = [a for a in archs if class_family(a) in MEDIA_CLASSES or a.endswith(MEDIA_HEADS)]
+    if kind in MEDIA_TYPES or media:
+        why = "it encodes images or sound and does not generate tokens"
+        return _raise(_refuse("vision or audio encoder", _evidence(model_type, media), why))
     encoders = [a for a in archs if class_family(a) in ENCODER_CLASSES or _encoder_half(a)]
     heads = [a for a in archs if a.endswith(ENCODER_HEADS)]
     if kind in ENCODER_TYPES or (archs and len(heads) == len(archs)) or encoders:

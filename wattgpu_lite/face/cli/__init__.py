@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 
 from wattgpu_lite.face.cli.defaults import CONFIG_NAME, add_config_flag, defaults_line
 from wattgpu_lite.face.cli.output import (
@@ -79,6 +80,8 @@ def deliver(result: Result, args: argparse.Namespace) -> int:
     command used (``args.defaults_used``, each value and its source) go into the document as
     ``"defaults"`` and end the text view in one line."""
     used = getattr(args, "defaults_used", None) or {}
+    if "defaults" in result.doc:  # a result that carries its own (cli_defaults)
+        used = result.doc["defaults"]
     result = Result({**result.doc, "defaults": clean(used)},
                     result.text + ("\n" + _fold(defaults_line(used), args) if used and result.text else ""),
                     result.table)  # fmt: skip
@@ -112,19 +115,69 @@ def resolve_llm(text: str):
 
 
 LOAD_SCENARIOS = ("offline", "server_low", "server_high")  # the Watt Counts loads
+DEFAULT_LEVEL = 0.8  # wl.predict's level (hybrid.predict.api.DEFAULT_LEVEL; a test holds it)
 
 
-def add_request_flags(p: argparse.ArgumentParser) -> None:
-    """What ``predict`` and ``explain`` ask: --llm, --gpu, one load, the tokens, the level."""
-    p.add_argument("--llm", required=True, help=LLM_HELP)
-    p.add_argument("--gpu", required=True, help=GPU_HELP)
+def add_load_flags(p: argparse.ArgumentParser, batch_note: str = "") -> None:
+    """One load, required: ``--rate-qps``, ``--batch`` or ``--scenario`` (``predict``,
+    ``explain`` and ``rank``: the same flags, help and checks)."""
     load = p.add_mutually_exclusive_group(required=True)
     load.add_argument("--rate-qps", type=float,
                       help="Poisson arrival rate, requests per second (1e-6 to 1000)")  # fmt: skip
-    load.add_argument("--batch", type=float, help="sequences decoded together, 1 to 4096 (offline)")
-    load.add_argument(
-        "--scenario", choices=LOAD_SCENARIOS, help="the load of a Watt Counts scenario"
-    )
+    load.add_argument("--batch", type=float,
+                      help=f"sequences decoded together, 1 to 4096 (offline{batch_note})")  # fmt: skip
+    load.add_argument("--scenario", choices=LOAD_SCENARIOS,
+                      help="the load of a Watt Counts scenario")  # fmt: skip
+
+
+def add_level_flag(p: argparse.ArgumentParser, note: str = "") -> None:
+    """``--level``: the intervals' coverage (default 0.8, as wl.predict)."""
+    p.add_argument("--level", type=float, default=DEFAULT_LEVEL,
+                   help=f"interval coverage in (0.5, 0.999){note} (default %(default)s)")  # fmt: skip
+
+
+def add_name_flag(p: argparse.ArgumentParser) -> None:
+    """``--name``: what to call a model you bring (``--llm path/to/config.json``)."""
+    p.add_argument("--name", default=None,
+                   help="what to call the model when --llm is a config.json (default: its Hub "
+                        "id from _name_or_path when it reads as one, owner/name, else "
+                        "'custom model')")  # fmt: skip
+
+
+def add_llm_flag(p: argparse.ArgumentParser) -> None:
+    """``--llm`` (required) and ``--name``."""
+    p.add_argument("--llm", required=True, help=LLM_HELP)
+    add_name_flag(p)
+
+
+def add_gpu_flag(p: argparse.ArgumentParser) -> None:
+    """``--gpu``, required wherever a command answers for one GPU (``estimate``, ``predict``,
+    ``explain``; ``rank`` takes ``--gpus``)."""
+    p.add_argument("--gpu", required=True, help=GPU_HELP)
+
+
+def add_request_flags(p: argparse.ArgumentParser) -> None:
+    """What ``predict`` and ``explain`` ask: --llm (and --name), --gpu, one load, the tokens,
+    the level."""
+    add_llm_flag(p)
+    add_gpu_flag(p)
+    add_load_flags(p)
     add_token_flags(p)
-    p.add_argument("--level", type=float, default=0.8,
-                   help="interval coverage in (0.5, 0.999) (default %(default)s)")  # fmt: skip
+    add_level_flag(p)
+
+
+def cli_defaults(python: Mapping, args: argparse.Namespace) -> dict:
+    """A result's ``defaults`` as the CLI reports them: the Python call's (value and source),
+    the source replaced by the environment variable or config file that gave the value, and the
+    flags a config file gave (:mod:`~wattgpu_lite.face.cli.defaults`); a default the Python call
+    did not use (the token counts of a Watt Counts source) is left out."""
+    from wattgpu_lite.face.cli.defaults import BY_KEY
+
+    used = getattr(args, "defaults_used", None) or {}
+    out = {}
+    for key, entry in python.items():
+        source = used.get(key, {}).get("source", "")
+        out[key] = dict(entry)
+        if source.startswith(("environment ", "config ")):
+            out[key]["source"] = source
+    return out | {k: v for k, v in used.items() if k not in out and k not in BY_KEY}

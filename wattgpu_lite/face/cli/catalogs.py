@@ -1,14 +1,15 @@
 """``gpus`` and ``llms``: list the catalogs, or show what the kit reads from a config.json.
 
 python -m wattgpu_lite gpus [--json]
-python -m wattgpu_lite llms [--json] [--config PATH | --aliases]
+python -m wattgpu_lite llms [--json] [--llm NAME|config.json [--name NAME] | --aliases]
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from wattgpu_lite.face.cli import add_output_flags, command, deliver
+from wattgpu_lite.face.cli import LLM_HELP, add_name_flag, add_output_flags, command, deliver
 from wattgpu_lite.face.cli.output import Result, document, table_document, text_record, text_table
 
 # columns of the readable tables (--json prints every field)
@@ -24,11 +25,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "wattgpu-lite gpus --output gpus.csv")  # fmt: skip
     add_output_flags(gpus)
     gpus.set_defaults(func=run_gpus)
-    llms = command(sub, "llms", "list the LLM catalog, or parse a config.json",
-                   "wattgpu-lite llms --aliases")  # fmt: skip
+    llms = command(sub, "llms", "list the LLM catalog, or show what the kit reads of one model",
+                   "wattgpu-lite llms --llm mistralai/Mixtral-8x7B-v0.1")  # fmt: skip
     add_output_flags(llms)
-    llms.add_argument("--config", metavar="PATH",
-                      help="a Hugging Face config.json to parse (default: list the catalog)")  # fmt: skip
+    llms.add_argument("--llm", default=None,
+                      help=f"show what the kit reads of one model instead of the list: {LLM_HELP}")  # fmt: skip
+    add_name_flag(llms)
+    # until 0.2.0: `llms --config PATH`, now --llm (--config names the TOML defaults file)
+    llms.add_argument("--config", dest="config_json", metavar="PATH", help=argparse.SUPPRESS)
     llms.add_argument("--aliases", action="store_true",
                       help="list the checkpoint ids that share a catalog architecture "
                            "(data/llm_aliases.csv), e.g. Qwen/Qwen3-235B-A22B-Instruct-2507")  # fmt: skip
@@ -48,8 +52,13 @@ def run_llms(args: argparse.Namespace) -> int:
     from wattgpu_lite.specs.catalog import llm_aliases, llms
     from wattgpu_lite.specs.resolve import resolve_llm
 
-    if args.config:
-        model = resolve_llm(args.config if args.config.endswith(".json") else args.config + ".json")
+    if args.config_json is not None:
+        print("note: llms --config is deprecated and goes in wattgpu_lite 0.2.0; pass "
+              "--llm PATH (--config names the TOML defaults file everywhere)", file=sys.stderr)  # fmt: skip
+        path = args.config_json
+        args.llm = args.llm or (path if path.endswith(".json") else path + ".json")
+    if args.llm is not None:
+        model = resolve_llm(args.llm, args.name)
         understood = dict(model.__dict__) | {"kv_bytes_per_token": model.kv_bytes_per_token}
         return deliver(Result(document("llm_config", understood), text_record(understood)), args)
     if args.aliases:

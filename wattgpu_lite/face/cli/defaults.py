@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ else:  # Python 3.10: the backport, a core dependency there (pyproject.toml)
 CONFIG_NAME = "wattgpu-lite.toml"
 ENV_PREFIX = "WATTGPU_LITE_"
 BUILT_IN = "built-in"
+GIVEN = "given"  # a flag's value, as a Python argument's (selection.answers)
 
 
 def _builtin_grid() -> float:
@@ -110,14 +111,16 @@ def add_config_flag(parser: argparse.ArgumentParser, top: bool = False) -> None:
     keys = ", ".join(KEYS)
     parser.add_argument(
         "--config", dest="config_file", metavar="FILE", default=None if top else argparse.SUPPRESS,
-        help=f"TOML file of defaults ({keys}; default: ./{CONFIG_NAME} if present); "
-             f"precedence: flag > {ENV_PREFIX}<KEY> environment variable > file > built-in",
+        help=f"TOML file of defaults, one key per flag (its name, - as _: region = \"FR\", "
+             f"num_gpus = 2; default: ./{CONFIG_NAME} if present); precedence: flag > "
+             f"{ENV_PREFIX}<KEY> environment variable ({keys}) > file > built-in",
     )  # fmt: skip
 
 
-def read_config(path: Path) -> dict[str, Any]:
-    """The keys of a defaults file, each checked; one-line InvalidInputError naming the key (or,
-    for a file that is not TOML, the line and its text)."""
+def read_config(path: Path, known: Collection[str] = ()) -> dict[str, Any]:
+    """The keys of a defaults file: the five defaults checked here, the other ``known`` keys
+    (every command's flags, :mod:`~wattgpu_lite.face.cli.config`) as written; one-line
+    InvalidInputError naming the key (or, for a file that is not TOML, the line and its text)."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
@@ -127,16 +130,20 @@ def read_config(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as err:
         raise InvalidInputError(f"config file {str(path)!r}: {_toml_error(err, text)}") from None
     out: dict[str, Any] = {}
+    keys = [*BY_KEY, *sorted(set(known) - set(BY_KEY))]
     for key, value in data.items():
         if key == REGION:
             out[key] = check_region_text(value, f"config file {str(path)!r}: {REGION}")
             continue
-        if key not in BY_KEY:
-            near = close_matches(key, KEYS)
+        if key not in keys:
+            near = close_matches(key.replace("-", "_"), keys)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
             raise InvalidInputError(f"config file {str(path)!r}: unknown key {key!r}{hint}; "
-                                    f"known keys: {', '.join(KEYS)}")  # fmt: skip
-        out[key] = BY_KEY[key].check(value, f"config file {str(path)!r}")
+                                    f"known keys (the flags' names, - as _): "
+                                    f"{', '.join(keys)}")  # fmt: skip
+        out[key] = (
+            BY_KEY[key].check(value, f"config file {str(path)!r}") if key in BY_KEY else value
+        )
     if REGION in out and "grid_gco2_per_kwh" in out:
         raise InvalidInputError(f"config file {str(path)!r}: sets both region and "
                                 "grid_gco2_per_kwh; keep one (a region names its "
@@ -220,15 +227,19 @@ def _from_env(default: Default, environ: Mapping[str, str]) -> float | None:
 
 
 def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None = None,
-                   cwd: Path | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
+                   cwd: Path | None = None,
+                   from_file: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
     """Fill every option of :data:`DEFAULTS` the command has and the user left out (flag > env >
-    file > built-in) and return ``{key: {"value": ..., "source": ...}}`` for each of them."""
+    file > built-in) and return ``{key: {"value": ..., "source": ...}}`` for each of them, the
+    source "given" for a flag (as for a Python argument). ``from_file``: the file already read
+    (:func:`~wattgpu_lite.face.cli.config.with_config`), else it is read here."""
     environ = os.environ if environ is None else environ
     mine = [d for d in DEFAULTS if hasattr(args, d.key)]
     if not mine:
         return {}
     path = config_path(args, cwd)
-    from_file = read_config(path) if path is not None else {}
+    if from_file is None:
+        from_file = read_config(path, BY_KEY) if path is not None else {}
     used = {}
     filled = fill_region(args, environ, from_file, path)
     if filled is not None:
@@ -237,11 +248,10 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
     for d in mine:
         given = getattr(args, d.key)
         if d.key == "grid_gco2_per_kwh" and given is None and region is not None:
-            where = f"--region {region}" if filled is None else f"region {region}"
-            used[d.key] = {"value": None, "source": where}  # the region decides
+            used[d.key] = {"value": None, "source": f"region {region}"}  # the region decides
             continue
         if given is not None:
-            value, source = given, d.flag
+            value, source = given, GIVEN
         elif (env := _from_env(d, environ)) is not None:
             value, source = env, f"environment {d.env}"
         elif d.key in from_file:
@@ -255,7 +265,12 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
 
 def defaults_line(used: Mapping[str, Mapping[str, Any]]) -> str:
     """The text view's line: ``defaults: t_in 15 (built-in), t_out 500 (--t-out)``."""
-    parts = [f"{k} {v['value']} ({v['source']})" if isinstance(v["value"], str) else
-             f"{k} {v['value']:g} ({v['source']})" if v["value"] is not None else
+    parts = [f"{k} {_shown(v['value'])} ({v['source']})" if v["value"] is not None else
              f"{k} from {v['source']}" for k, v in used.items()]  # fmt: skip
     return "defaults: " + ", ".join(parts)
+
+
+def _shown(value: Any) -> str:
+    """A default's value in the text view: a number at ``:g``, anything else as written."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    return f"{value:g}" if number else str(value)

@@ -3,12 +3,13 @@ that binds, idle and busy power, the correction and why, the intervals; energy a
 
 python -m wattgpu_lite explain --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--t-in 15] [--t-out 180] [--num-gpus 1 | --tp N --ep N] [--weights FORMAT]
+       [--name NAME] [--t-in 15] [--t-out 180] [--num-gpus 1 | --tp N --ep N] [--weights FORMAT]
        [--region WORLD|US|FR|... | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
        [--plot FILE.png] [--json]
 
---json prints ``wl.explain(...).to_dict()`` and the wall accounting in the CLI's envelope (``kind``
-"explain"), the parts under ``rows``; ``--output FILE.csv`` saves the parts, one per row.
+--json prints exactly ``wl.explain(...).to_json()`` with the same arguments (``kind`` "explain"):
+the prediction, the wall accounting, the defaults, the parts under ``rows``; ``--output
+FILE.csv`` saves the parts, one per row.
 """
 
 from __future__ import annotations
@@ -16,19 +17,19 @@ from __future__ import annotations
 import argparse
 import math
 import textwrap
+from dataclasses import replace
 
 from wattgpu_lite.face.cli import (
     add_output_flags,
     add_request_flags,
     add_weights_flag,
+    cli_defaults,
     command,
     deliver,
-    resolve_gpu,
-    resolve_llm,
 )
 from wattgpu_lite.face.cli.defaults import BUILT_IN
 from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
-from wattgpu_lite.face.cli.output import TEXT_DIGITS, Result, document, round_sig
+from wattgpu_lite.face.cli.output import TEXT_DIGITS, Result, clean, round_sig
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
 
@@ -93,40 +94,28 @@ def add_wall_flags(p: argparse.ArgumentParser) -> None:
 
 def wall_inputs(args: argparse.Namespace) -> dict:
     """The wall accounting's keyword arguments from a command's resolved options: ``region``,
-    the grid number (None when it is the built-in default, so that its source reads as the
-    world's row of data/grid_intensity.csv), ``pue`` and ``price_per_kwh`` (None when it is the
-    built-in default, so that a region with a price of its own is priced there, and one without
-    says it is priced at the default's)."""
+    the grid number, ``pue`` and ``price_per_kwh`` — each None when it is the built-in default,
+    so that the Python call reports it as its own default (``"built-in"``)."""
     used = getattr(args, "defaults_used", {})
-    built_in = {k for k, v in used.items() if v.get("source") == BUILT_IN}
-    grid = None if "grid_gco2_per_kwh" in built_in else args.grid_gco2_per_kwh
-    price = None if "price_per_kwh" in built_in else args.price_per_kwh
-    return {"region": args.region, "grid_gco2_per_kwh": grid, "pue": args.pue,
-            "price_per_kwh": price}  # fmt: skip
+
+    def given(key: str):
+        return None if used.get(key, {}).get("source") == BUILT_IN else getattr(args, key)
+
+    return {"region": args.region, "grid_gco2_per_kwh": given("grid_gco2_per_kwh"),
+            "pue": given("pue"), "price_per_kwh": given("price_per_kwh")}  # fmt: skip
 
 
 def grid_source(args: argparse.Namespace, source: str) -> str:
-    """The accounting's grid source, a number's ("given") named by where it was given
-    (``--grid-gco2-per-kwh``, ``environment WATTGPU_LITE_...`` or ``config FILE``)."""
-    used = getattr(args, "defaults_used", {}).get("grid_gco2_per_kwh", {})
-    return f"given by {used['source']}" if source == "given" and "source" in used else source
+    """The accounting's grid source, a number's ("given") named by the environment variable or
+    config file that gave it (a flag's stays "given", as a Python argument's)."""
+    used = getattr(args, "defaults_used", {}).get("grid_gco2_per_kwh", {}).get("source", "")
+    named = source == "given" and used.startswith(("environment ", "config "))
+    return f"given by {used}" if named else source
 
 
-def wall(prediction, args: argparse.Namespace) -> dict:
-    """Energy, CO2e and cost per request and per 1,000 tokens at the wall of a prediction, with
-    their inputs (:func:`wattgpu_lite.selection.accounting.wall_for`)."""
-    from wattgpu_lite.selection.accounting import wall_for
-
-    w = wall_for(prediction, **wall_inputs(args))
-    return {**w, "grid_source": grid_source(args, w["grid_source"])}
-
-
-def wall_of_request(energy_per_request_j: float, t_out: int, args: argparse.Namespace) -> dict:
-    """:func:`wall` of a request's accelerator energy, J, for ``t_out`` generated tokens
-    (:func:`wattgpu_lite.selection.accounting.wall_for_request`)."""
-    from wattgpu_lite.selection.accounting import wall_for_request
-
-    w = wall_for_request(energy_per_request_j, t_out, **wall_inputs(args))
+def cli_wall(w: dict, args: argparse.Namespace) -> dict:
+    """A result's ``wall`` as the CLI reports it: a grid "given" named by the environment
+    variable or config file that gave it (:func:`grid_source`)."""
     return {**w, "grid_source": grid_source(args, w["grid_source"])}
 
 
@@ -148,12 +137,13 @@ def wall_lines(w: dict) -> list[str]:
                    f"1,000 tokens {_human(w['wall_energy_per_1k_tokens_j'], 'J')}", "    ")  # fmt: skip
     lines += _wrap(f"  CO2e per request {_sig(w['g_co2e_per_request'])} g, per 1,000 tokens "
                    f"{_sig(w['g_co2e_per_1k_tokens'])} g", "    ")  # fmt: skip
-    lines += _wrap(f"  electricity at {_sig(w['price_per_kwh'])} USD/kWh: per request "
+    money = f" {w.get('currency', 'USD')}"
+    lines += _wrap(f"  electricity at {_sig(w['price_per_kwh'])}{money}/kWh: per request "
                    f"{_sig(w['wall_cost_per_request'])}, per 1,000 tokens "
                    f"{_sig(w['wall_cost_per_1k_tokens'])}, per million tokens "
-                   f"{_sig(w['wall_cost_per_mtok'])} USD", "    ")  # fmt: skip
+                   f"{_sig(w['wall_cost_per_mtok'])}{money}", "    ")  # fmt: skip
     if w.get("price_note"):
-        lines += _wrap(f"  electricity {escape_controls(w['price_note'])}", "    ")
+        lines += _wrap(f"  note: {escape_controls(w['price_note'])}", "    ")
     return lines
 
 
@@ -208,18 +198,18 @@ def text_view(x, w: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wattgpu_lite.hybrid.predict.explain import explain
+    from wattgpu_lite.selection.answers import explain
 
-    layout = layout_from(args)
-    x = explain(resolve_llm(args.llm), resolve_gpu(args.gpu), rate_qps=args.rate_qps,
-                batch=args.batch, scenario=args.scenario, t_in=args.t_in, t_out=args.t_out,
-                num_gpus=args.num_gpus, weights=args.weights, parallel=layout, level=args.level)  # fmt: skip
-    w = wall(x.prediction, args)
+    x = explain(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
+                scenario=args.scenario, t_in=args.t_in, t_out=args.t_out,
+                num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
+                level=args.level, name=args.name, **wall_inputs(args))  # fmt: skip
+    p = x.prediction
+    p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
+    x = replace(x, prediction=p)
     if args.plot:
         from wattgpu_lite.face.plots_explain import explain_waterfall
 
         save_plot(lambda: explain_waterfall(x), args.plot)
-    body = x.to_dict()
-    body = {**{k: v for k, v in body.items() if k != "parts"}, "wall": w, "rows": body["parts"]}
-    text = "" if args.json else text_view(x, w)
-    return deliver(Result(document("explain", body), text), args)
+    text = "" if args.json else text_view(x, x.wall)
+    return deliver(Result(clean(x.to_dict()), text), args)

@@ -22,13 +22,14 @@ from importlib import metadata
 from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError, WattGPUError, missing_extra
 from wattgpu_lite.face.cli import text
+from wattgpu_lite.face.cli.config import with_config
 from wattgpu_lite.face.cli.defaults import add_config_flag, apply_defaults
 from wattgpu_lite.face.cli.messages import for_shell
 from wattgpu_lite.face.cli.output import check_output
 from wattgpu_lite.face.cli.plot import check_plot
 
 # one module per command group, in the order `--help` lists them
-COMMAND_MODULES = ("catalogs", "rank", "estimate", "predict", "explain", "evaluate")
+COMMAND_MODULES = ("catalogs", "rank", "compare", "estimate", "predict", "explain", "evaluate")
 # option dest -> the library's check of it (so `--level 0.9999` fails before any model loads)
 OPTION_CHECKS = {
     "level": checks.check_level,
@@ -144,9 +145,14 @@ def _main(argv: list[str] | None) -> int:
         parser = build_parser()
     except WattGPUError as err:
         return user_error(err)
-    args = parser.parse_args([w for w in words if w != "--debug"])
-    try:
-        args.defaults_used = apply_defaults(args)  # flag > environment > config file > built-in
+    words = [w for w in words if w != "--debug"]
+    try:  # a config file's flags go on the line after the command's name (face.cli.config)
+        words, from_config, from_file = with_config(build_parser, words)
+    except WattGPUError as err:
+        return user_error(err)
+    args = parser.parse_args(words)
+    try:  # flag > environment > config file > built-in
+        args.defaults_used = apply_defaults(args, from_file=from_file or None) | from_config
         check_options(args)
         with notes_on_stderr():
             return int(args.func(args) or 0)

@@ -23,6 +23,7 @@ FOR_SHELL: tuple[tuple[str, str], ...] = (
      "Pass a lower --rate-qps, or use more replicas (`wattgpu-lite rank` plans them)."),
     ("(wl.rank_gpus lists them)", "(`wattgpu-lite rank` lists them)"),
     ("; pass batch <= ", "; pass --batch <= "),
+    ("; try num_gpus=", "; try --num-gpus "),
     ("(see GPU.from_spec's docstring)", "(`wattgpu-lite gpus --json` shows every field)"),
     ("e.g. parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8).", "e.g. --tp 4 or --ep 8."),
     ("(or pass grid_gco2_per_kwh=, a grid intensity in gCO2e/kWh)",

@@ -19,41 +19,26 @@ import pandas as pd
 
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
-from wattgpu_lite.jsonio import dumps, json_safe
+from wattgpu_lite.jsonio import (  # noqa: F401  (re-exported: the CLI's names for them)
+    COUNT_KEYS,
+    COUNT_PREFIXES,
+    JSON_DIGITS,
+    dumps,
+    is_count,
+    round_sig,
+    rounded,
+)
 
 SCHEMA_VERSION = 1
-JSON_DIGITS = 6  # significant figures of every number in --json, .json, .csv and .parquet
 TEXT_DIGITS = 4  # significant figures of the text views (as `predict` has always printed)
 TEXT_WIDTH = 100  # columns a text table fits unless --wide
-# fields that count things: an integral float there (a pandas column with gaps) is written as an int
-COUNT_KEYS = frozenset({"replicas", "num_gpus", "tp", "ep", "max_batch", "t_in", "t_out", "rank",
-                        "sm_count", "tensor_cores", "context_length", "vocab_size", "release_year",
-                        "hidden_size", "intermediate_size", "head_dim", "mla_kv_width"})  # fmt: skip
-COUNT_PREFIXES = ("n_", "num_")
-
-
-def is_count(key: str) -> bool:
-    """Whether ``key`` names a count (an integer whenever its value is integral)."""
-    return key in COUNT_KEYS or key.startswith(COUNT_PREFIXES)
-
-
-def round_sig(value: float, digits: int) -> float:
-    """``value`` to ``digits`` significant figures (integral values are kept exactly)."""
-    if not math.isfinite(value) or value == 0 or value.is_integer():
-        return value
-    return float(f"{value:.{digits}g}")
 
 
 def clean(value: Any, key: str = "", digits: int = JSON_DIGITS) -> Any:
-    """The kit's one JSON conversion (:func:`wattgpu_lite.jsonio.json_safe`: NaN (unknown) becomes
-    null, numpy scalars Python ones, an infinite number an InvalidInputError naming the field),
-    with the CLI's numbers: floats rounded to ``digits`` significant figures, an integral count an
-    int."""
-
-    def number(field: str, x: float) -> float | int:
-        return int(x) if is_count(field) and x.is_integer() else round_sig(x, digits)
-
-    return json_safe(value, key, number)
+    """The kit's one JSON conversion (:func:`wattgpu_lite.jsonio.rounded`: NaN (unknown) becomes
+    null, numpy scalars Python ones, an infinite number an InvalidInputError naming the field;
+    floats at ``digits`` significant figures, an integral count an int)."""
+    return rounded(value, key, digits)
 
 
 def document(kind: str, body: dict[str, Any]) -> dict[str, Any]:

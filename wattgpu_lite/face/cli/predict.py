@@ -2,15 +2,15 @@
 
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--t-in 15] [--t-out 180] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
+       [--name NAME] [--t-in 15] [--t-out 180] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
        [--weights bf16|fp8|fp4|int4|...] [--no-correction]
        [--region CODE | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
        [--plot FILE.png] [--json]
 
---json prints the Prediction's to_dict() in the CLI's envelope (``kind`` "predict"), and under
-``wall`` the energy, CO2e and cost per request and per 1,000 generated tokens at the wall (× PUE,
-at the region's or the given grid, at the price per kWh; each default echoed under ``defaults``);
-the text view shows the same fields. ``--plot`` saves power, ITL and energy per token with their intervals.
+--json prints exactly ``wl.predict(...).to_json()`` with the same arguments (``kind`` "predict"):
+under ``wall`` the energy, CO2e and cost per request and per 1,000 generated tokens at the wall
+(× PUE, at the region's or the given grid, at the price per kWh, its currency and region), each
+default echoed under ``defaults``; the text view shows the same fields. ``--plot`` saves power, ITL and energy per token with their intervals.
 Every argument of ``wl.predict`` has its flag: ``--num-gpus``, ``--tp``/``--ep`` (``parallel``),
 ``--weights`` and ``--no-correction`` (``correction=False``: the physics backbone alone).
 """
@@ -18,17 +18,19 @@ Every argument of ``wl.predict`` has its flag: ``--num-gpus``, ``--tp``/``--ep``
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from wattgpu_lite.face.cli import (
     add_output_flags,
     add_request_flags,
     add_weights_flag,
+    cli_defaults,
     command,
     deliver,
 )
-from wattgpu_lite.face.cli.explain import add_wall_flags, wall, wall_lines
+from wattgpu_lite.face.cli.explain import add_wall_flags, cli_wall, wall_inputs, wall_lines
 from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
-from wattgpu_lite.face.cli.output import Result, document
+from wattgpu_lite.face.cli.output import Result, clean
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
 
@@ -72,15 +74,15 @@ def text_view(p, w: dict | None = None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from wattgpu_lite.hybrid.predict.api import predict
+    from wattgpu_lite.selection.answers import predict
 
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
-                correction=args.correction)  # fmt: skip
-    w = wall(p, args)
+                correction=args.correction, name=args.name, **wall_inputs(args))  # fmt: skip
+    p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
     if args.plot:
         from wattgpu_lite.face.plots_explain import prediction_bars
 
         save_plot(lambda: prediction_bars(p), args.plot)
-    return deliver(Result(document("predict", {**p.to_dict(), "wall": w}), text_view(p, w)), args)
+    return deliver(Result(clean(p.to_dict()), text_view(p, p.wall)), args)

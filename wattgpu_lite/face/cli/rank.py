@@ -1,12 +1,13 @@
 """``rank``: which GPU serves an LLM within an ITL SLA for the least energy, and how many of it.
 
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
-    [--t-in 15 --t-out 180] [--gpus A30,L4,...|measured|all]
+    [--name NAME] [--t-in 15 --t-out 180] [--gpus A30,L4,...|measured|all]
     [--source hybrid|measured|paper|logo] [--json]
     [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
     [--level 0.8] [--context-tokens 1024]   (the interval level; the context the fit check reserves)
 
---json prints every column of the ranking (under ``rows``, no NaN). The text view is the dashboard's table:
+--json prints exactly ``wl.rank_gpus(...).to_json()`` with the same arguments: every column of
+the ranking under ``rows`` (no NaN), the defaults it used under ``defaults``. The text view is the dashboard's table:
 the pick in one sentence, the best ``--top`` plans with units and intervals, then why each shown plan
 that misses was turned down.
 """
@@ -18,17 +19,19 @@ import argparse
 import pandas as pd
 
 from wattgpu_lite.face.cli import (
-    LLM_HELP,
+    add_level_flag,
+    add_llm_flag,
+    add_load_flags,
     add_output_flags,
     add_token_flags,
     add_weights_flag,
+    cli_defaults,
     command,
     deliver,
-    resolve_llm,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, grid_source, wall_inputs
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
-from wattgpu_lite.face.cli.output import TEXT_WIDTH, Result, fit_width, table_document, wrap_line
+from wattgpu_lite.face.cli.output import TEXT_WIDTH, Result, fit_width, wrap_line
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
@@ -47,12 +50,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = command(sub, "rank", "rank GPUs for an LLM under an ITL SLA, by energy",
                 "wattgpu-lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 "
                 "--itl-sla-ms 30 --gpus 'A30,L4,H100 NVL'")  # fmt: skip
-    p.add_argument("--llm", required=True, help=LLM_HELP)
-    load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--scenario", choices=("offline", "server_low", "server_high"),
-                      help="the load of a Watt Counts scenario")  # fmt: skip
-    load.add_argument("--rate-qps", type=float, help="Poisson request rate, requests per second")
-    load.add_argument("--batch", type=float, help="sequences decoded together (hybrid source)")
+    add_llm_flag(p)
+    add_load_flags(p, batch_note=", hybrid source")
     p.add_argument("--itl-sla-ms", type=float, required=True,
                    help="the most inter-token latency a request may see, ms")  # fmt: skip
     add_token_flags(p)
@@ -69,9 +68,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--source", default="hybrid", choices=("hybrid", "measured", "paper", "logo"),
                    help="where power and ITL come from (default: %(default)s, as `predict`)")  # fmt: skip
     add_wall_flags(p)
-    add_layout_flags(p)
-    p.add_argument("--level", type=float, default=0.8,
-                   help="interval coverage in (0.5, 0.999), hybrid source (default %(default)s)")  # fmt: skip
+    add_layout_flags(p, unset="every layout of --gpu-counts")
+    add_level_flag(p, ", hybrid source")
     p.add_argument("--context-tokens", type=int, default=None,
                    help="tokens of context the memory-fit check reserves, Watt Counts sources "
                         "(default: rank_gpus's, 1024, the runs' max_model_len)")  # fmt: skip
@@ -86,9 +84,6 @@ def run_rank(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.rank import rank_gpus
 
     tokens = {}
-    if args.source != "hybrid":  # the other sources answer for their runs' tokens: not a default
-        args.defaults_used = {k: v for k, v in args.defaults_used.items()
-                              if k not in ("t_in", "t_out")}  # fmt: skip
     if args.source == "hybrid":
         counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
@@ -99,17 +94,18 @@ def run_rank(args: argparse.Namespace) -> int:
     if gpus is not None and len(gpus) == 1 and gpus[0].lower() in ("all", "measured"):
         gpus = gpus[0].lower()  # the whole catalog, or the 8 measured GPUs
     table = rank_gpus(
-        resolve_llm(args.llm), scenario=args.scenario, rate_qps=args.rate_qps, batch=args.batch,
+        args.llm, scenario=args.scenario, rate_qps=args.rate_qps, batch=args.batch,
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
-        level=args.level, **context, **wall_inputs(args),
+        level=args.level, **context, name=args.name, **wall_inputs(args),
     )  # fmt: skip
     table["grid_source"] = [grid_source(args, s) for s in table["grid_source"]]
+    table.attrs["defaults"] = cli_defaults(table.attrs["defaults"], args)
     if args.plot:
         from wattgpu_lite.face.plots_selection import plan_bars
 
         save_plot(lambda: plan_bars(table, args.itl_sla_ms), args.plot)
     text = "" if args.json else text_view(table, args.itl_sla_ms, args.top, args.wide)
-    return deliver(Result(table_document("rank", table), text), args)
+    return deliver(Result(table.to_document(), text), args)
 
 
 def text_view(table, itl_sla_ms: float, top: int, wide: bool = False,

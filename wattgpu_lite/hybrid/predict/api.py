@@ -20,6 +20,7 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
+from wattgpu_lite.energy.occupancy import kv_capacity_seqs
 from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals as U
@@ -78,7 +79,8 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
         bat = float(R.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
     out = E.predict_arrays(_model(correction), [model], [device], t_in, t_out, rate, bat, level,
                            **deploy)  # fmt: skip
-    _raise_for_status(out, model.name, device.name, rate, bat)
+    _raise_for_status(out, model.name, device.name, rate, bat,
+                      _fitting_hint(model, device, layout, fmt, t_in, t_out))  # fmt: skip
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
                     None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
                     model.architecture_name, layout.tp, layout.ep)  # fmt: skip
@@ -93,10 +95,38 @@ def _model(correction: bool) -> HybridModel:
     return shipped if correction else shipped.backbone_only()
 
 
-def _raise_for_status(out: StepResult, llm: str, gpu: str, rate: float, batch: float) -> None:
+def _raise_for_status(out: StepResult, llm: str, gpu: str, rate: float, batch: float,
+                      fit_hint: str = "") -> None:  # fmt: skip
     message = _message(out, 0, llm, gpu, rate, batch)
+    if message and Status(out.status[0]) is Status.NO_FIT and fit_hint:
+        message = message.replace("; pick a GPU", f"; {fit_hint}, or pick a GPU", 1)
     if message:
         raise CapacityError(message)
+
+
+def fewest_gpus_that_fit(model, device, weights: str, t_in: int, t_out: int,
+                         start: int = 1) -> int | None:  # fmt: skip
+    """The fewest tensor-parallel GPUs above ``start`` (and at most MAX_GPUS) on which ``model``
+    runs at all, by the kit's one memory rule: the KV cache of the replica holds at least one
+    sequence of ``t_in`` + ``t_out`` tokens beside the weights
+    (:func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs` ≥ 1), and the layout splits the
+    heads evenly (:func:`check_num_gpus`); None when no count does."""
+    for n in range(start + 1, MAX_GPUS + 1):
+        try:
+            check_num_gpus(n, model, device)
+        except InvalidInputError:
+            continue
+        if kv_capacity_seqs(model, device, t_in, t_out, n, weights) >= 1:
+            return n
+    return None
+
+
+def _fitting_hint(model, device, layout: Parallel, weights: str, t_in: int, t_out: int) -> str:
+    """The hint "try num_gpus=N" when N GPUs of ``device`` hold what ``layout`` does not, or ""."""
+    if kv_capacity_seqs(model, device, t_in, t_out, layout, weights) >= 1:
+        return ""
+    n = fewest_gpus_that_fit(model, device, weights, t_in, t_out, layout.num_gpus)
+    return "" if n is None else f"try num_gpus={n} ({n} × {device.name}, tensor parallel)"
 
 
 def _message(out: StepResult, i: int, llm: str, gpu: str, rate: float, batch: float) -> str:

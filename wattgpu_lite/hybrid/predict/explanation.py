@@ -8,14 +8,15 @@ learned part did and which bound held it (:mod:`wattgpu_lite.hybrid.predict.expl
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from wattgpu_lite.hybrid.predict.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
 from wattgpu_lite.hybrid.predict.result import StepResult
-from wattgpu_lite.jsonio import dumps
+from wattgpu_lite.jsonio import dumps, rounded
 
 __all__ = ["BINDINGS", "Correction", "Explanation", "Part", "parts_of"]
 
@@ -83,6 +84,7 @@ class Explanation:
     basis: str
     widening: float
     parts: tuple[Part, ...]
+    kind: ClassVar[str] = "explain"
 
     @property
     def inputs(self) -> Inputs:
@@ -92,14 +94,27 @@ class Explanation:
         """One row per part: group, part, value, unit, in_sum, note."""
         return pd.DataFrame([_row(p) for p in self.parts])
 
+    @property
+    def wall(self) -> Mapping[str, Any] | None:
+        """The prediction's energy, CO2e and cost at the wall (``wl.explain`` fills it)."""
+        return self.prediction.wall
+
+    @property
+    def defaults(self) -> Mapping[str, Any]:
+        """The kit's defaults the prediction used, each with its source."""
+        return self.prediction.defaults
+
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict with ``schema_version``: the prediction, the parts and the summary fields."""
+        """Plain dict with ``schema_version`` and ``kind``: the prediction, the summary fields,
+        ``wall`` and ``defaults``, and the parts under ``rows`` (one per part, as the table)."""
         body = {k: v for k, v in asdict(self).items() if k not in ("prediction", "parts")}
-        return {"schema_version": SCHEMA_VERSION, "prediction": self.prediction.to_dict(),
-                **body, "parts": [_row(p) for p in self.parts]}  # fmt: skip
+        return {"schema_version": SCHEMA_VERSION, "kind": self.kind,
+                "prediction": self.prediction.to_dict(), **body, "wall": self.wall,
+                "defaults": dict(self.defaults), "rows": [_row(p) for p in self.parts]}  # fmt: skip
 
     def to_json(self, indent: int | None = 2) -> str:
-        return dumps(self.to_dict(), indent=indent)
+        """JSON text, exactly ``explain --json`` (6 significant figures); never NaN."""
+        return dumps(rounded(self.to_dict()), indent=indent)
 
     def _repr_html_(self) -> str:
         return self.table().to_html(index=False)

@@ -2,7 +2,11 @@
 
     p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", rate_qps=0.1)
     p.power_w, p.power_w_interval.lo, p.inputs.t_out, p.notes
-    p.to_json()          # schema_version 1; never NaN or Infinity (allow_nan=False)
+    p.to_json()          # schema_version 1, kind "predict"; never NaN or Infinity
+    wl.predict(..., region="FR").wall   # energy, CO2e and cost at the wall (selection.answers)
+
+``to_json()`` is what ``predict --json`` prints (numbers at 6 significant figures,
+:func:`wattgpu_lite.jsonio.rounded`); ``to_dict()`` keeps every digit.
 
 In a notebook the record shows itself as a small table (``_repr_html_``).
 """
@@ -11,11 +15,12 @@ from __future__ import annotations
 
 import html
 import math
-from dataclasses import asdict, dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
 
 from wattgpu_lite.hybrid.predict.result import QUANTITIES, StepResult
-from wattgpu_lite.jsonio import dumps
+from wattgpu_lite.jsonio import dumps, rounded
 from wattgpu_lite.runs.schema import scenario_for_rate
 
 SCHEMA_VERSION = 1
@@ -79,14 +84,22 @@ class Prediction:
     idle_power_w: float
     scenario: str  # the nearest Watt Counts scenario (for reading beside the measurements)
     notes: tuple[str, ...] = ()
+    # energy, CO2e and cost at the wall, with their inputs (PUE, grid, price, its currency and
+    # region): filled by wl.predict (selection.answers); None from the predictor alone
+    wall: Mapping[str, Any] | None = None
+    # the kit's defaults the answer used: {key: {"value": ..., "source": ...}}
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    kind: ClassVar[str] = "predict"
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain dict (nested for inputs and intervals), with ``schema_version``."""
-        return {"schema_version": SCHEMA_VERSION, **asdict(self), "notes": list(self.notes)}
+        """Plain dict (nested for inputs and intervals), with ``schema_version`` and ``kind``."""
+        body = asdict(self)
+        return {"schema_version": SCHEMA_VERSION, "kind": self.kind, **body,
+                "notes": list(self.notes)}  # fmt: skip
 
     def to_json(self, indent: int | None = 2) -> str:
-        """JSON text; raises ValueError rather than write NaN or Infinity."""
-        return dumps(self.to_dict(), indent=indent)
+        """JSON text, exactly ``predict --json`` (6 significant figures); never NaN or Infinity."""
+        return dumps(rounded(self.to_dict()), indent=indent)
 
     def rows(self) -> list[tuple[str, float, float, float]]:
         """(quantity, value, lo, hi) for the four predicted quantities."""

@@ -1,0 +1,145 @@
+"""The kit's answers at the wall: ``wl.predict``, ``wl.estimate_energy`` and ``wl.explain``.
+
+    p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", rate_qps=0.5, region="FR")
+    p.wall["g_co2e_per_request"], p.wall["price_note"], p.defaults["pue"]
+    p.to_json()          # exactly `predict --json` (the same for estimate, explain and rank)
+
+The predictor (:mod:`wattgpu_lite.hybrid.predict`) and the physics (:mod:`wattgpu_lite.energy`)
+answer at the accelerator; these front doors take the facility's inputs too — ``region`` (or
+``grid_gco2_per_kwh``), ``pue`` and ``price_per_kwh`` — and return the same result with:
+
+- ``wall``: energy at the wall (accelerator energy × PUE) per request and per 1,000 generated
+  tokens, its g CO2e (E_wall / 3.6e6 J/kWh × grid gCO2e/kWh) and its electricity cost
+  (E_wall / 3.6e6 × price), with the inputs echoed — the PUE, the grid and where it comes from,
+  the price, its ``currency`` and the region it is a price of (``price_region``), and a
+  ``price_note`` when the grid is one region's and the price another's;
+- ``defaults``: each of the kit's defaults the answer used (``t_in``, ``t_out``,
+  ``grid_gco2_per_kwh``, ``price_per_kwh``, ``pue``), ``{"value": ..., "source": ...}``, the
+  source ``"built-in"`` (the kit's default), ``"given"`` or ``"region XX"`` (the CLI adds
+  ``"environment VAR"`` and ``"config FILE"``);
+- ``name=``: what to call a model you bring (a config.json), instead of its Hub id or
+  "custom model" (:func:`wattgpu_lite.specs.resolve.resolve_llm`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from wattgpu_lite.energy import estimate as energy_estimate
+from wattgpu_lite.energy.result import EnergyEstimate
+from wattgpu_lite.hybrid.predict import api as hybrid_api
+from wattgpu_lite.hybrid.predict import explain as hybrid_explain
+from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL
+from wattgpu_lite.hybrid.predict.explanation import Explanation
+from wattgpu_lite.hybrid.predict.prediction import Prediction
+from wattgpu_lite.selection.accounting import (
+    electricity_factors,
+    resolve_price,
+    wall_for,
+    wall_for_request,
+)
+from wattgpu_lite.specs.layout import Parallel
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+BUILT_IN, GIVEN = "built-in", "given"
+__all__ = ["defaults_of", "estimate_energy", "explain", "predict", "price_echo"]
+
+
+def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str]:
+    """The price's ``currency`` (the table's: a price you give is read in it, as every cost
+    column's header says), where it was priced (``price_region``: "given", ``region``'s own row,
+    or the default row) and a ``price_note`` when ``region``'s grid is priced at the default
+    ("" else): :func:`~wattgpu_lite.selection.accounting.resolve_price`, the one rule."""
+    table = electricity_factors()
+    row = table[(table["quantity"] == "electricity_price") & table["is_default"]].iloc[0]
+    _, where, note = resolve_price(region, price_per_kwh)
+    return {"currency": str(row["unit"]).split("/")[0], "price_region": where, "price_note": note}
+
+
+def defaults_of(
+    wall: dict[str, Any], region: str | None, given: dict[str, Any], tokens: tuple[int, int] | None
+) -> dict[str, dict[str, Any]]:
+    """``{key: {"value", "source"}}`` for the kit's defaults an answer used: the token counts
+    (``tokens``; None when the answer has none of its own) — "built-in" when they are the kit's
+    default, "given" otherwise — and the wall's inputs, "built-in" unless ``given`` (the
+    arguments as passed) holds one, the grid "region XX" when a region decides it."""
+    out: dict[str, dict[str, Any]] = {}
+    if tokens is not None:
+        for key, value, default in zip(("t_in", "t_out"), tokens, (DEFAULT_T_IN, DEFAULT_T_OUT),
+                                       strict=True):  # fmt: skip
+            out[key] = {"value": value, "source": BUILT_IN if value == default else GIVEN}
+    for key in ("grid_gco2_per_kwh", "price_per_kwh", "pue"):
+        source = GIVEN if given.get(key) is not None else BUILT_IN
+        if key == "grid_gco2_per_kwh" and region is not None:
+            source = f"region {region}"
+        out[key] = {"value": wall[key], "source": source}
+    return out
+
+
+def _at_wall(result, w: dict[str, Any], tokens, region, pue, grid_gco2_per_kwh, price_per_kwh):
+    """``result`` with ``wall`` (``w`` and :func:`price_echo`) and ``defaults`` filled
+    (:func:`defaults_of`)."""
+    w = {**w, **price_echo(region, price_per_kwh)}
+    given = {"grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh, "pue": pue}
+    return replace(result, wall=w, defaults=defaults_of(w, region, given, tokens))
+
+
+def _named(llm, name: str | None):
+    return llm if name is None else resolve_llm(llm, name)
+
+
+def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
+            scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
+            level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
+            parallel: Parallel | None = None, correction: bool = True, name: str | None = None,
+            region: str | None = None, grid_gco2_per_kwh: float | None = None,
+            price_per_kwh: float | None = None, pue: float | None = None) -> Prediction:  # fmt: skip
+    """:func:`wattgpu_lite.hybrid.predict.api.predict` (every argument as there) with ``wall``
+    and ``defaults`` (module docstring): energy per request = energy per token × ``t_out``.
+    ``region``: a grid of data/grid_intensity.csv (default: the world's), or
+    ``grid_gco2_per_kwh``; ``pue`` (default 1.58) and ``price_per_kwh`` (default: the table's)."""
+    p = hybrid_api.predict(_named(llm, name), gpu, rate_qps=rate_qps, batch=batch,
+                           scenario=scenario, t_in=t_in, t_out=t_out, level=level,
+                           num_gpus=num_gpus, weights=weights, parallel=parallel,
+                           correction=correction)  # fmt: skip
+    i = p.inputs
+    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)  # energy per token × t_out
+    return _at_wall(p, w, (i.t_in, i.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)
+
+
+def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
+            scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
+            level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
+            parallel: Parallel | None = None, name: str | None = None, region: str | None = None,
+            grid_gco2_per_kwh: float | None = None, price_per_kwh: float | None = None,
+            pue: float | None = None) -> Explanation:  # fmt: skip
+    """:func:`wattgpu_lite.hybrid.predict.explain.explain`, its ``prediction`` at the wall as
+    :func:`predict`'s (``x.wall``, ``x.defaults``)."""
+    # resolved once here: the explanation reads them twice (a note on a shadowed name, once)
+    x = hybrid_explain.explain(resolve_llm(llm, name), resolve_gpu(gpu), rate_qps=rate_qps,
+                               batch=batch,
+                               scenario=scenario, t_in=t_in, t_out=t_out, level=level,
+                               num_gpus=num_gpus, weights=weights, parallel=parallel)  # fmt: skip
+    p, i = x.prediction, x.prediction.inputs
+    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    p = _at_wall(p, w, (i.t_in, i.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)
+    return replace(x, prediction=p)
+
+
+def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
+                    t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT, mode: str = "physical",
+                    num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
+                    parallel: Parallel | None = None, name: str | None = None,
+                    region: str | None = None, grid_gco2_per_kwh: float | None = None,
+                    price_per_kwh: float | None = None,
+                    pue: float | None = None) -> EnergyEstimate:  # fmt: skip
+    """:func:`wattgpu_lite.energy.estimate.estimate_energy` (every argument as there) with
+    ``wall`` (the request's ``total_j`` at the wall) and ``defaults`` (module docstring)."""
+    est = energy_estimate.estimate_energy(_named(llm, name), gpu, *positional, batch=batch,
+                                          t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
+                                          weights=weights, expert_parallel=expert_parallel,
+                                          parallel=parallel)  # fmt: skip
+    w = wall_for_request(est.total_j, est.t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    return _at_wall(est, w, (est.t_in, est.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)

@@ -1,0 +1,169 @@
+"""``wl.compare``: GPU against GPU for one LLM and load — energy and ITL ratios, how sure.
+
+    wl.compare("meta-llama/Llama-3.1-8B-Instruct", gpus=["A30", "A100 SXM4 40GB"], rate_qps=2)
+
+Each GPU's plan comes from the ranking's plan path (:func:`~wattgpu_lite.selection.rank.
+rank_gpus`, source 'hybrid', no SLA: the replicas the load needs); the reference is the plan with
+the least energy per token (or ``reference=``). Ratios are plan / reference, with the paired
+interval of :mod:`~wattgpu_lite.selection.paired` where both plans are calibrated, else the
+unpaired one from the two absolute intervals, and the row says which. The verdict reads the
+energy interval: "better" (all of it below 1), "worse" (all above), "within the noise" (it
+contains 1).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from wattgpu_lite import checks
+from wattgpu_lite.errors import InvalidInputError, close_matches
+from wattgpu_lite.jsonio import dumps, json_safe
+from wattgpu_lite.selection.paired import regime_of, verdict, vs_reference, why_not_calibrated
+from wattgpu_lite.selection.rank import rank_gpus
+from wattgpu_lite.specs.resolve import resolve_gpu
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+SCHEMA_VERSION = 1
+NO_SLA_MS = 1e6  # the ranking's largest SLA: every plan is sized for the load alone
+JSON_DIGITS = 6  # significant figures in to_json, as every --json of the CLI
+ROW_FIELDS = ("gpu", "plan", "num_gpus", "replicas", "energy_per_token_j", "itl_s",
+              "energy_ratio", "energy_ratio_lo", "energy_ratio_hi", "itl_ratio", "itl_ratio_lo",
+              "itl_ratio_hi", "interval", "verdict", "itl_verdict", "note")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Plans of one LLM and load, each against the reference (ratios with intervals at
+    ``level``). ``rows``: one dict per GPU with :data:`ROW_FIELDS`; ``inputs``: the load and
+    tokens used; ``defaults``: where each token count came from."""
+
+    llm: str
+    reference: str
+    regime: str
+    level: float
+    inputs: dict[str, Any]
+    rows: tuple[dict[str, Any], ...]
+    notes: tuple[str, ...] = ()
+    defaults: dict[str, Any] = field(default_factory=dict)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per GPU, the columns :data:`ROW_FIELDS`."""
+        return pd.DataFrame(list(self.rows), columns=list(ROW_FIELDS))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain values, ``schema_version`` and ``kind`` first, ``defaults`` last."""
+        body = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        body = {**body, "rows": list(self.rows), "notes": list(self.notes)}
+        return {"schema_version": SCHEMA_VERSION, "kind": "compare", **body}
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """Strict JSON, numbers to 6 significant figures: what ``compare --json`` prints."""
+        return dumps(json_safe(self.to_dict(), number=_six_figures), indent=indent)
+
+
+def _six_figures(_key: str, x: float) -> float:
+    return x if x.is_integer() else float(f"{x:.{JSON_DIGITS}g}")
+
+
+def compare(llm, gpus=None, *, rate_qps: float | None = None, batch: float | None = None,
+            scenario: str | None = None, t_in: int | None = None, t_out: int | None = None,
+            level: float = 0.8, num_gpus: int = 1, weights: str | None = None, parallel=None,
+            reference: str | None = None) -> Comparison:  # fmt: skip
+    """``llm`` on each of ``gpus`` (two or more) at one load (as ``wl.predict``: ``rate_qps``,
+    ``batch`` or ``scenario``; ``num_gpus`` or ``parallel`` per replica, ``weights``), each
+    plan's energy per token and ITL over the reference's (the least energy, or ``reference``).
+    ``gpus``: names (a list, or one text "A,B"), or as ``wl.rank_gpus``' ``candidates`` — None
+    for its default GPUs, "all", "measured"."""
+    keyword = gpus is None or (isinstance(gpus, str) and gpus.strip().lower() in KEYWORDS)
+    names = gpus if keyword else check_gpus(gpus)
+    defaults = {k: {"value": d, "source": "built-in"}
+                for k, v, d in (("t_in", t_in, DEFAULT_T_IN), ("t_out", t_out, DEFAULT_T_OUT))
+                if v is None}  # fmt: skip
+    t_in, t_out = DEFAULT_T_IN if t_in is None else t_in, DEFAULT_T_OUT if t_out is None else t_out
+    layout = {"layouts": [parallel]} if parallel is not None else {"gpu_counts": (num_gpus,)}
+    table = rank_gpus(llm, rate_qps=rate_qps, batch=batch, scenario=scenario, t_in=t_in,
+                      t_out=t_out, level=level, candidates=names, weights=weights,
+                      itl_sla_ms=NO_SLA_MS, **layout)  # fmt: skip
+    plans = best_per_gpu(table)
+    ref = _reference(plans, reference)
+    vs = vs_reference(plans, ref, checks.check_level(level))
+    rows = tuple(_row(plans.loc[g], vs.loc[g]) for g in plans.index)
+    head = table.iloc[0]
+    inputs = json_safe({k: head[k] for k in ("scenario", "rate_qps", "batch", "t_in", "t_out",
+                                              "weights", "num_gpus")})  # fmt: skip
+    return Comparison(str(head["llm"]), ref, regime_of(float(head["rate_qps"])), float(level),
+                      inputs, rows, _notes(vs), defaults)  # fmt: skip
+
+
+KEYWORDS = ("all", "measured")  # rank_gpus' candidate sets, besides its default (None)
+
+
+def check_gpus(gpus) -> list[str]:
+    """Catalog names of two or more distinct GPUs (a list, or one text "A,B"); InvalidInputError
+    for fewer, UnknownGPUError (close matches) for a name no catalog knows."""
+    items = gpus.split(",") if isinstance(gpus, str) else list(gpus)
+    names = [resolve_gpu(g.strip() if isinstance(g, str) else g).name for g in items]
+    if len(set(names)) < 2:
+        raise InvalidInputError(f"gpus: give two or more different GPUs to compare, got {names}")
+    return list(dict.fromkeys(names))
+
+
+def best_per_gpu(table: pd.DataFrame) -> pd.DataFrame:
+    """Per GPU its least-energy plan that serves the load (else its first row: why not), by
+    GPU name."""
+    ok = table["fits"] & table["meets_sla"]
+    first = table[ok].sort_values("energy_per_token_j").drop_duplicates("gpu")
+    rest = table[~table["gpu"].isin(first["gpu"])].drop_duplicates("gpu")
+    return pd.concat([first, rest]).set_index("gpu", drop=False)
+
+
+def _reference(plans: pd.DataFrame, reference: str | None) -> str:
+    served = plans.dropna(subset=["energy_per_token_j"])
+    if served.empty:
+        raise InvalidInputError("no GPU of gpus can serve this load: " + "; ".join(
+            f"{g}: {w}" for g, w in zip(plans["gpu"], plans["why_not"], strict=True)))  # fmt: skip
+    if reference is None:
+        return str(served["energy_per_token_j"].idxmin())
+    name = resolve_gpu(reference).name
+    if name not in served.index:
+        near = close_matches(name, served.index)
+        raise InvalidInputError(f"reference {reference!r} is not a GPU compared here that serves "
+                                f"the load; pass one of {near or list(served.index)}")  # fmt: skip
+    return name
+
+
+def _row(plan: pd.Series, vs: pd.Series) -> dict[str, Any]:
+    """One GPU's row of :data:`ROW_FIELDS`."""
+    lo, hi = vs["energy_ratio_lo"], vs["energy_ratio_hi"]
+    word = "reference" if vs["interval"] == "reference" else verdict(lo, hi)
+    t_word = "" if vs["interval"] == "reference" else verdict(
+        vs["itl_ratio_lo"], vs["itl_ratio_hi"], ("faster", "slower"))  # fmt: skip
+    why = why_not_calibrated(plan.get("basis"), float(plan["replicas"]))
+    note = plan["why_not"] or (f"unpaired interval: the paired one is not calibrated for it "
+                               f"({why})" if vs["interval"] == "unpaired" else "")  # fmt: skip
+    return {"gpu": plan["gpu"], "plan": plan["layout"], "num_gpus": int(plan["num_gpus"]),
+            "replicas": _count(plan["replicas"]), **{k: float(plan[k]) for k in
+            ("energy_per_token_j", "itl_s")}, **vs.to_dict(), "verdict": word,
+            "itl_verdict": t_word, "note": str(note)}  # fmt: skip
+
+
+def _count(value: float) -> int | None:
+    """A whole number of replicas (None where the plan has none: it cannot serve)."""
+    return None if value != value else int(value)
+
+
+def _notes(vs: pd.DataFrame) -> tuple[str, ...]:
+    """Which intervals the rows carry, in words."""
+    kinds = set(vs["interval"]) - {"reference"}
+    notes = []
+    if "unpaired" in kinds:
+        notes.append("rows marked 'unpaired' lie outside the paired calibration: their interval "
+                     "is the ratio of the two absolute intervals, wider and not calibrated as a "
+                     "ratio")  # fmt: skip
+    if "none" in kinds:
+        notes.append("rows marked 'none' have no interval")
+    return tuple(notes)
