@@ -91,7 +91,7 @@ def test_the_text_view_says_the_price_is_another_regions(capsys):
         == 0
     )
     text = " ".join(capsys.readouterr().out.split())
-    assert "USD/kWh" in text and "not at France's" in text
+    assert "USD/kWh" in text and "no electricity price for France (FR)" in text
 
 
 def test_the_predictor_alone_answers_at_the_accelerator():

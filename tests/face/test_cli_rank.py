@@ -34,15 +34,19 @@ def test_rank_json_measured_every_candidate(capsys):
     assert a30["energy_per_request_j"] == pytest.approx(per_request, rel=1e-5)
 
 
-def test_rank_by_default_ranks_the_dashboards_8_measured_gpus_and_all_widens(capsys):
+def test_rank_by_default_ranks_todays_gpus_measured_the_8_and_all_widens(capsys):
     from wattgpu_lite.face.widgets_gpu import gpu_explorer
-    from wattgpu_lite.selection.inputs import DEFAULT_CANDIDATES
+    from wattgpu_lite.selection.inputs import current_gpus, default_candidates
 
-    dashboard = inspect.signature(gpu_explorer).parameters["candidates"].default
-    assert set(DEFAULT_CANDIDATES) == set(dashboard) == set(wl.measurements.MEASURED_GPUS)
+    today = set(current_gpus()["gpu"])
+    assert inspect.signature(gpu_explorer).parameters["candidates"].default is None
+    assert set(default_candidates("hybrid")) == today  # the dashboard's default, as rank's
+    assert {r["gpu"] for r in _rank_json(capsys)} == today
+    measured = set(wl.measurements.MEASURED_GPUS)
+    assert {r["gpu"] for r in _rank_json(capsys, "--source", "measured")} == measured
     for source in ("hybrid", "measured"):
-        rows = _rank_json(capsys, "--source", source)
-        assert {r["gpu"] for r in rows} == set(DEFAULT_CANDIDATES), source
+        rows = _rank_json(capsys, "--source", source, "--gpus", "measured")
+        assert {r["gpu"] for r in rows} == measured and all(r["measured"] for r in rows), source
     rows = _rank_json(capsys, "--gpus", "all")
     assert {r["source"] for r in rows} == {"hybrid"}
     assert {r["gpu"] for r in rows} == set(wl.gpus()["name"])
@@ -100,7 +104,8 @@ def test_rank_moe_config_is_answered_by_physics_and_refused_by_the_paper_model(c
 
 
 def test_rank_text_view_says_the_pick_shows_top_plans_and_lists_why_not(capsys):
-    argv = ["rank", "--llm", LLAMA8, "--rate-qps", "0.017", "--itl-sla-ms", "30", "--top", "3"]
+    argv = ["rank", "--llm", LLAMA8, "--rate-qps", "0.017", "--itl-sla-ms", "30", "--top", "3",
+            "--gpus", "measured"]  # fmt: skip
     assert main(argv) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
@@ -117,12 +122,15 @@ def test_rank_text_view_says_the_pick_shows_top_plans_and_lists_why_not(capsys):
     assert max(len(ln) for ln in lines) < 260  # the why-nots no longer widen every row
 
 
-def test_rank_gpus_defaults_to_the_measured_gpus_for_every_source_and_all_is_the_catalog():
-    for source in ("hybrid", "paper"):
+def test_rank_gpus_defaults_to_todays_gpus_and_the_watt_counts_sources_to_their_8():
+    from wattgpu_lite.selection.inputs import current_gpus
+
+    for source, expected in (("hybrid", set(current_gpus()["gpu"])),
+                             ("paper", set(wl.measurements.MEASURED_GPUS))):  # fmt: skip
         table = wl.rank_gpus(
             LLAMA8, scenario="offline", itl_sla_ms=50, source=source, gpu_counts=(1,)
         )
-        assert set(table["gpu"]) == set(wl.measurements.MEASURED_GPUS), source
+        assert set(table["gpu"]) == expected, source
     wide = wl.rank_gpus(
         LLAMA8, scenario="offline", itl_sla_ms=50, candidates="all", gpu_counts=(1,)
     )

@@ -103,6 +103,8 @@ def _sample(action: argparse.Action):
     """A valid config value for a flag, and the value the flag parses to."""
     if action.dest == "pue":
         return 1.2, 1.2
+    if action.dest == "region":
+        return "FR", "FR"
     if isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
         return True, not action.default
     if action.choices:
@@ -144,7 +146,7 @@ def test_every_flag_is_a_config_key_that_sets_what_the_flag_sets(tmp_path, name,
     words, used, from_file = with_config(build_parser, [name, *_line(parser, skip)], environ={},
                                          cwd=tmp_path)  # fmt: skip
     args = build_parser().parse_args(words)
-    if key in BY_KEY:  # the five defaults, with the environment between flag and file
+    if key in BY_KEY or key == "region":  # the defaults, the environment between flag and file
         used = apply_defaults(args, environ={}, cwd=tmp_path, from_file=from_file)
     assert getattr(args, action.dest) == parsed
     assert used[key] == {"value": value, "source": f"config {tmp_path / 'wattgpu-lite.toml'}"}

@@ -107,11 +107,12 @@ def test_dashboard_reranks_when_the_controls_change(voila_url):
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(voila_url, wait_until="domcontentloaded", timeout=UPDATE_TIMEOUT_MS)
-            _wait_message(page, "Pick: A30")
-            # Llama-3.1-8B at server_low, 30 ms, the best count per GPU: four T4s can serve it
+            _wait_message(page, "Pick: H100 PCIe")  # today's GPUs by default
+            # Llama-3.1-8B at server_low, 30 ms, the best count per GPU: four L4s can serve it
             first = _table_text(page)
             assert "energy per 1,000 tokens (J), 80 % interval" in first and "<NA>" not in first
-            assert "T4 ×4" in first and "physics alone" in first
+            assert "L4* ×4" in first and "physics alone" in first  # * : a measured GPU
+            assert "B200" in first and "MI300X" in first and "* measured" in first
             rate = _control(page, "widget-text", "rate (req/s)").locator("input")
             assert rate.is_disabled()  # only a custom rate uses it
             assert page.locator("img").count() >= 1  # the chart
@@ -130,9 +131,9 @@ def test_dashboard_reranks_when_the_controls_change(voila_url):
 
             count = _control(page, "widget-dropdown", "GPUs per replica").locator("select")
             count.select_option(label="1")  # one GPU each: the paper's question
-            _wait_message(page, "6 of 8 GPUs meet 30 ms")
+            _wait_message(page, "12 of 13 GPUs meet 30 ms")
             one = _table_text(page)
-            assert "> SLA 30 ms" in one and "does not fit in memory" in one and "—" in one
+            assert "> SLA 30 ms" in one and "—" in one  # one L4 is too slow: no rank
 
             readout = page.locator(".widget-slider", has_text="ITL SLA (ms)")
             readout = readout.locator(".widget-readout")
@@ -143,16 +144,16 @@ def test_dashboard_reranks_when_the_controls_change(voila_url):
             _wait_message(page, "Pick: L4")  # at 100 ms the L4 meets it and uses least energy
             assert "> SLA" not in _table_text(page)
 
-            page.locator("input[list]").first.fill("Qwen/Qwen2.5-0.5B-Instruct")
-            _wait_message(page, "Pick: T4")  # a 0.5 B model fits the 16 GB T4
-            assert "does not fit" not in _table_text(page)
+            page.locator("input[list]").first.fill("meta-llama/Llama-3.3-70B-Instruct")
+            _wait_message(page, "Pick: MI300X")  # 141 GB of weights: one H100 or H200 is short
+            assert "does not fit in memory" in _table_text(page)
 
             load = _control(page, "widget-dropdown", "load").locator("select")
             load.select_option(label="custom rate")
             page.wait_for_function("el => !el.disabled", arg=rate.element_handle(),
                                    timeout=UPDATE_TIMEOUT_MS)  # fmt: skip
             page.locator("input[list]").first.fill("openai/gpt-oss-120b")  # mixture of experts
-            _wait_message(page, "Pick: H100 NVL")
+            _wait_message(page, "Pick: H100 PCIe")
             assert "physics alone" in _table_text(page)
             page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
         finally:

@@ -38,13 +38,17 @@ CO2E_PER_REQUEST = "g CO₂e per request (wall)"
 CO2E_PER_1K = "g CO₂e per 1,000 tokens (wall)"
 WALL_COST = "electricity per million tokens (USD, wall)"
 CUSTOM_GRID = "custom number"  # the region choice that uses the grid intensity box instead
+MEASURED_MARK = "*"  # after a GPU's name in the table: one of the 8 measured GPUs
+MEASURED_NOTE = (f"{MEASURED_MARK} measured: a GPU of the Watt Counts runs, whose predictions are "
+                 "checked against measurements of its own.")  # fmt: skip
 
 
 @dataclass(frozen=True)
 class ExplorerControls:
     """What the explorer's controls hold; ``rate_qps`` is used only when load is 'custom rate',
     ``grid_gco2_per_kwh`` only when region is :data:`CUSTOM_GRID` (else the region's row of
-    data/grid_intensity.csv decides); ``t_in``/``t_out`` (prompt and generated tokens per
+    the grid tables decides; ``price_per_kwh`` None: the region's price, else the default with a
+    note); ``t_in``/``t_out`` (prompt and generated tokens per
     request) by the hybrid source only; ``pue`` turns accelerator energy into energy at the wall."""
 
     llm: str
@@ -56,7 +60,7 @@ class ExplorerControls:
     t_in: int = DEFAULT_T_IN
     t_out: int = DEFAULT_T_OUT
     grid_gco2_per_kwh: float = field(default_factory=lambda: A.DEFAULT_GRID_GCO2_PER_KWH)
-    price_per_kwh: float = field(default_factory=A.default_price_per_kwh)
+    price_per_kwh: float | None = None  # None: the region's own price, else the default's
     source: str = "hybrid"
     region: str = DEFAULT_REGION
     pue: float = field(default_factory=A.default_pue)
@@ -86,9 +90,12 @@ def grid_enabled(region: str) -> bool:
 
 
 def region_options() -> list[tuple[str, str]]:
-    """(label, code) for each row of data/grid_intensity.csv, "France (FR), 2023: 56 gCO₂e/kWh",
-    in the table's order (the world first), then the custom number."""
-    rows = grid_intensities().itertuples()
+    """(label, code) for each grid region, "France (FR), 2023: 56 gCO₂e/kWh": the world first,
+    then the countries by name, then the custom number."""
+    table = grid_intensities()
+    world = table[table["code"] == DEFAULT_REGION]
+    rest = table[table["code"] != DEFAULT_REGION].sort_values("region", key=lambda s: s.str.lower())
+    rows = pd.concat([world, rest]).itertuples()
     return [(f"{r.region} ({r.code}), {r.year}: {r.gco2e_per_kwh:g} gCO₂e/kWh", r.code)
             for r in rows] + [(CUSTOM_GRID, CUSTOM_GRID)]  # fmt: skip
 
@@ -123,14 +130,16 @@ def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:
     return best_plans(table) if best else table
 
 
-def plan_labels(table: pd.DataFrame) -> list[str]:
-    """ "B200 ×2, 3 replicas" per row: the GPU, its count per replica when several, its expert
-    layout ("H100 SXM ×8 DP8·EP8"), the replicas when several (a table without these columns:
-    the GPU name)."""
+def plan_labels(table: pd.DataFrame, mark: bool = False) -> list[str]:
+    """ "B200 ×2, 3 replicas" per row: the GPU (with :data:`MEASURED_MARK` after a measured one
+    when ``mark``), its count per replica when several, its expert layout ("H100 SXM ×8
+    DP8·EP8"), the replicas when several (a table without these columns: the GPU name)."""
     out = []
     for _, r in table.iterrows():
         n, reps = r.get("num_gpus", 1), r.get("replicas", 1)
-        text = r["gpu"] + (f" ×{int(n)}" if pd.notna(n) and n > 1 else "")
+        measured = mark and r.get("measured") is True
+        text = r["gpu"] + (MEASURED_MARK if measured else "")
+        text += f" ×{int(n)}" if pd.notna(n) and n > 1 else ""
         ep = r.get("ep", 1)
         text += f" {r['layout']}" if pd.notna(ep) and ep > 1 else ""  # an expert layout
         out.append(text + (f", {int(reps)} replicas" if pd.notna(reps) and reps > 1 else ""))
@@ -160,7 +169,8 @@ def has_intervals(table: pd.DataFrame) -> bool:
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """The ranking as readable text: headers with units, values to 3 significant figures with
-    their intervals, "—" where there is no rank or no value; the SLA verdict in words
+    their intervals, "—" where there is no rank or no value; a measured GPU's name marked
+    (:data:`MEASURED_MARK`, :func:`verdict_rule` says so); the SLA verdict in words
     (:mod:`wattgpu_lite.selection.verdict`). Energy per 1,000 tokens (the
     ranking's measure) is the accelerators'; the wall columns count it × PUE, and the CO₂e and
     the electricity cost are the wall's (``rank_gpus``'s ``wall_*`` and ``g_co2e_*`` columns)."""
@@ -169,7 +179,7 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
     power = table["total_power_w"].fillna(table["power_w"])  # a replica's, else the one GPU's
     out = {
         "rank": [DASH if pd.isna(r) else str(int(r)) for r in table["rank"]],
-        PLAN: plan_labels(table),
+        PLAN: plan_labels(table, mark=True),
         VERDICT: list(table["verdict"]),
         f"{ITL_HEADER}{level}": _with_interval(table, "itl_ms"),
         "power (W)": [_value(p) for p in power],
@@ -188,12 +198,15 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
 
 def wall_caption(table: pd.DataFrame) -> str:
     """The wall columns' inputs in words: "At the wall: PUE 1.58, grid 458 gCO₂e/kWh (World
-    (WORLD), 2025 default), electricity 0.0895 USD/kWh." ('' for an empty table)."""
+    (WORLD), 2025 default), electricity 0.0895 USD/kWh." and, when the price is another
+    region's, the note saying so ('' for an empty table)."""
     if table.empty or "pue" not in table:
         return ""
     r = table.iloc[0]
+    note = r.get("price_note")
+    note = f", {note}" if isinstance(note, str) and note else ""
     return (f"At the wall: PUE {r['pue']:g}, grid {r['grid_gco2_per_kwh']:g} gCO₂e/kWh "
-            f"({r['grid_source']}), electricity {r['price_per_kwh']:g} USD/kWh.")  # fmt: skip
+            f"({r['grid_source']}), electricity {r['price_per_kwh']:g} USD/kWh{note}.")  # fmt: skip
 
 
 def _what(table: pd.DataFrame) -> str:
@@ -221,17 +234,21 @@ def summary(table: pd.DataFrame, itl_sla_ms: float) -> str:
 
 def verdict_rule(table: pd.DataFrame, itl_sla_ms: float) -> str:
     """How the ranking's verdicts are decided, in a sentence ('' for an empty table): at the
-    upper end of the ITL interval, or at the estimate when no plan has an interval."""
+    upper end of the ITL interval, or at the estimate when no plan has an interval; then what
+    the mark after a GPU's name means (:data:`MEASURED_NOTE`) when one is marked."""
     if table.empty:
         return ""
     sla = f"{itl_sla_ms:g} ms"
+    marked = "measured" in table and bool(table["measured"].eq(True).any())
+    note = f" {MEASURED_NOTE}" if marked else ""
     if not has_intervals(table):
         source = table["source"].iloc[0] if "source" in table else "this"
         return (f"Verdicts at the estimate: the {source} source gives no ITL interval, so a plan "
-                f"meets the SLA when its ITL is within {sla}.")  # fmt: skip
+                f"meets the SLA when its ITL is within {sla}.{note}")  # fmt: skip
     level = f"{table['level'].iloc[0] * 100:.0f} %"
     return (f"Verdicts: meets = the upper end of the {level} ITL interval is within {sla}; "
-            f"may meet = only the estimate is; misses = the estimate is above {sla}.")  # fmt: skip
+            f"may meet = only the estimate is; misses = the estimate is above "
+            f"{sla}.{note}")  # fmt: skip
 
 
 def explorer_view(c: ExplorerControls) -> ExplorerView:

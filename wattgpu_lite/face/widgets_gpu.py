@@ -24,9 +24,9 @@ from wattgpu_lite.face.explorer import (
     region_options,
     sla_slider_range,
 )
-from wattgpu_lite.runs.measurements import MEASURED_GPUS
 from wattgpu_lite.selection import accounting as A
 from wattgpu_lite.selection.accounting import DEFAULT_REGION
+from wattgpu_lite.selection.inputs import default_candidates
 from wattgpu_lite.specs.catalog import gpus, llms
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -103,12 +103,15 @@ def _sync_grid(box, region: str, quiet: dict) -> None:
 
 
 def gpu_explorer(
-    llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=MEASURED_GPUS,
+    llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=None,
     itl_sla_ms: float = 30.0, source: str = "hybrid",
 ) -> w.VBox:  # fmt: skip
     """Rank GPUs (and GPUs per replica) for an LLM under an ITL SLA; redraws the table and the
-    chart on every change. ``box.controls`` holds the controls by name."""
-    c = _controls(llm, candidates, itl_sla_ms)
+    chart on every change. ``candidates`` None: the GPUs ``rank_gpus`` tries by default for the
+    source (today's for the hybrid, data/current_gpus.csv). ``box.controls`` holds the controls
+    by name."""
+    chosen = default_candidates(source) if candidates is None else candidates
+    c = _controls(llm, chosen, itl_sla_ms)
     message, table = w.HTML(), w.HTML()
     chart = w.Image(format="png", layout=w.Layout(width="880px"))
     quiet = {"grid": False}  # the grid box moved to a region's number: no redraw of its own

@@ -12,13 +12,15 @@ Accounting (accelerator energy; no host CPU):
 - at the wall (the facility meter, as CodeCarbon and EcoLogits count it): accelerator energy ×
   PUE (default: the Uptime Institute survey's industry average, data/electricity_factors.csv),
   and its CO2e at a grid intensity, by region or country code from data/grid_intensity.csv
-  (Ember). The ``kg_co2e_per_mtok`` and ``cost_per_mtok`` columns stay accelerator-only; the
-  ``wall_*`` and ``g_co2e_*`` columns are the facility's.
+  (Ember), then every country of data/grid_intensity_countries.csv (Our World in Data); the
+  electricity price is the region's country's row of data/electricity_factors.csv where it has
+  one, else the default (US, Virginia) with a ``price_note`` saying so. The ``kg_co2e_per_mtok``
+  and ``cost_per_mtok`` columns stay accelerator-only; the ``wall_*`` and ``g_co2e_*`` columns
+  are the facility's.
 """
 
 from __future__ import annotations
 
-import difflib
 from functools import cache, lru_cache
 
 import pandas as pd
@@ -27,6 +29,8 @@ from wattgpu_lite import checks
 from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not
 from wattgpu_lite.errors import DataFileError, InvalidInputError
+from wattgpu_lite.selection import regions
+from wattgpu_lite.selection.regions import find_region, grid_table, region_price
 
 J_PER_KWH = 3.6e6
 # vLLM max_model_len of every Watt Counts run (WattGPU §3): the context a fit check assumes
@@ -113,56 +117,29 @@ def __getattr__(name: str) -> float:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def default_price_per_kwh() -> float:
-    return default_factor("electricity_price")
-
-
 def default_pue() -> float:
     return default_factor("pue")
 
 
-REGION_CUTOFF = 0.6  # difflib similarity of a close match to an unknown grid region
-
-
 @cache
 def grid_intensities() -> pd.DataFrame:
-    """data/grid_intensity.csv: location-based grid intensity (gCO2e/kWh) by region code, one
-    cited source a row (Ember; ``WORLD`` is the default)."""
-    path = data_dir() / "grid_intensity.csv"
-    table = read_csv(path, keep_default_na=False)
-    needed = {"code", "region", "year", "gco2e_per_kwh", "source"}
-    if not needed <= set(table.columns):
-        raise DataFileError(f"{path.name}: missing columns {sorted(needed - set(table.columns))}")
-    return table
+    """Every grid region, location-based intensity (gCO2e/kWh), one cited source a row:
+    data/grid_intensity.csv (``WORLD``, the default, and 14 countries), then every other country
+    of data/grid_intensity_countries.csv (Our World in Data: Ember, Energy Institute), by ISO
+    3166-1 alpha-2 code (:func:`wattgpu_lite.selection.regions.grid_table`)."""
+    return grid_table()
 
 
 def grid_region(region: str) -> pd.Series:
-    """The row of data/grid_intensity.csv for a code (``FR``, ``world``) or a name (``France``),
-    case-insensitive; InvalidInputError listing the codes otherwise."""
-    table = grid_intensities()
-    key = str(region).strip().casefold()
-    hit = table[(table["code"].str.casefold() == key) | (table["region"].str.casefold() == key)]
-    if hit.empty:
-        raise InvalidInputError(unknown_region_message(region))
-    return hit.iloc[0]
+    """The grid row of a code (``FR``, ``fr``, ``world``), an ISO alpha-3 code (``FRA``) or a name
+    (``France``); InvalidInputError with the close matches otherwise."""
+    return find_region(grid_intensities(), region)
 
 
 def unknown_region_message(region: str) -> str:
-    """Why ``region`` is no row of data/grid_intensity.csv: its close matches among the codes
-    and names (shown as ``France (FR)``), every code, and the way out (a number of your own)."""
-    table = grid_intensities()
-    code_of = {c.casefold(): c for c in table["code"]}
-    code_of |= {r.casefold(): c for r, c in zip(table["region"], table["code"], strict=True)}
-    name_of = dict(zip(table["code"], table["region"], strict=True))
-    typed = str(region).strip().casefold()
-    near = dict.fromkeys(code_of[n] for n in difflib.get_close_matches(typed, code_of, n=3,
-                                                                      cutoff=REGION_CUTOFF))  # fmt: skip
-    hint = " or ".join(f"{name_of[c]} ({c})" for c in near)
-    hint = f"did you mean {hint}? " if hint else ""
-    return (
-        f"unknown grid region {region!r}; {hint}use one of {', '.join(table['code'])} "
-        "(or pass grid_gco2_per_kwh=, a grid intensity in gCO2e/kWh)"
-    )
+    """Why ``region`` is no grid region, its close matches and the way out
+    (:func:`wattgpu_lite.selection.regions.unknown_region_message`)."""
+    return regions.unknown_region_message(grid_intensities(), region)
 
 
 def grid_intensity_g_per_kwh(region: str = DEFAULT_REGION) -> float:
@@ -208,7 +185,7 @@ def check_pue(pue) -> float:
 
 def check_grid_gco2_per_kwh(grid_gco2_per_kwh) -> float:
     """A grid intensity in [0, 5000] gCO2e/kWh (0: a carbon-free supply; the dirtiest national
-    grids are below 1,200)."""
+    grid of data/grid_intensity_countries.csv, Turkmenistan's, is about 1,300)."""
     return checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
 
 
@@ -227,6 +204,31 @@ def resolve_grid(region: str | None, grid_gco2_per_kwh: float | None) -> tuple[f
     if grid_gco2_per_kwh is not None:
         return check_grid_gco2_per_kwh(grid_gco2_per_kwh), "given"
     return default_factor("grid_intensity"), "World (WORLD), 2025 default"
+
+
+def resolve_price(region: str | None, price_per_kwh: float | None) -> tuple[float, str, str]:
+    """(price per kWh, where it was priced, a note): a number given ("given"); else the price
+    row of ``region``'s country in data/electricity_factors.csv
+    (:func:`wattgpu_lite.selection.regions.region_price`); else the default row (EIA, Virginia),
+    with a note saying so when ``region`` names a grid that has no price of its own."""
+    if price_per_kwh is not None:
+        return check_price_per_kwh(price_per_kwh), "given", ""
+    prices = electricity_factors()
+    prices = prices[prices["quantity"] == "electricity_price"]
+    default = prices[prices["is_default"].astype(bool)].iloc[0]  # one: default_factor checks it
+    row = None if region is None else grid_region(region)
+    own = None if row is None else region_price(prices, row)
+    used = default if own is None else own
+    note = "" if row is None or own is not None else price_fallback_note(row, default)
+    return check_price_per_kwh(used["value"]), str(used["region"]), note
+
+
+def price_fallback_note(row: pd.Series, default: pd.Series) -> str:
+    """ "priced at the default, United States, Virginia (...) (2023): no electricity price for
+    France (FR) in data/electricity_factors.csv; pass price_per_kwh= for your own" """
+    return (f"priced at the default, {default['region']} ({default['year']}): no electricity "
+            f"price for {row['region']} ({row['code']}) in data/electricity_factors.csv; pass "
+            "price_per_kwh= (--price-per-kwh) for your own")  # fmt: skip
 
 
 def wall_for(prediction, region: str | None = None, pue: float | None = None,
@@ -249,9 +251,9 @@ def wall_for_request(energy_per_request_j: float, t_out: int, region: str | None
     ``estimate_energy`` result's ``total_j``."""
     grid, source = resolve_grid(region, grid_gco2_per_kwh)
     pue = default_pue() if pue is None else check_pue(pue)
-    price_per_kwh = check_price_per_kwh(default_price_per_kwh() if price_per_kwh is None
-                                        else price_per_kwh)  # fmt: skip
+    price_per_kwh, price_region, price_note = resolve_price(region, price_per_kwh)
     out = wall_accounting(energy_per_request_j, energy_per_request_j / t_out * 1e3, pue, grid,
                           price_per_kwh)  # fmt: skip
     return {**out, "grid_gco2_per_kwh": grid, "grid_source": source,
-            "price_per_kwh": price_per_kwh}  # fmt: skip
+            "price_per_kwh": price_per_kwh, "price_region": price_region,
+            "price_note": price_note}  # fmt: skip

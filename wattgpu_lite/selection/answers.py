@@ -35,7 +35,7 @@ from wattgpu_lite.hybrid.predict.explanation import Explanation
 from wattgpu_lite.hybrid.predict.prediction import Prediction
 from wattgpu_lite.selection.accounting import (
     electricity_factors,
-    grid_region,
+    resolve_price,
     wall_for,
     wall_for_request,
 )
@@ -49,22 +49,13 @@ __all__ = ["defaults_of", "estimate_energy", "explain", "predict", "price_echo"]
 
 def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str]:
     """The price's ``currency`` (the table's: a price you give is read in it, as every cost
-    column's header says), the region it is a price of (``price_region``: the table's default
-    row, or "as given") and a ``price_note`` when ``region``'s grid is priced at another
-    region's electricity ("" else)."""
+    column's header says), where it was priced (``price_region``: "given", ``region``'s own row,
+    or the default row) and a ``price_note`` when ``region``'s grid is priced at the default
+    ("" else): :func:`~wattgpu_lite.selection.accounting.resolve_price`, the one rule."""
     table = electricity_factors()
     row = table[(table["quantity"] == "electricity_price") & table["is_default"]].iloc[0]
-    currency = str(row["unit"]).split("/")[0]
-    if price_per_kwh is not None:
-        return {"currency": currency, "price_region": "as given", "price_note": ""}
-    priced = f"{row['region']}, {row['year']}"
-    note = ""
-    if region is not None:
-        grid = grid_region(region)
-        if str(grid["region"]).casefold() not in str(row["region"]).casefold():
-            note = (f"electricity priced at the default, {priced} ({currency}), not at "
-                    f"{grid['region']}'s: pass price_per_kwh for its own price")  # fmt: skip
-    return {"currency": currency, "price_region": priced, "price_note": note}
+    _, where, note = resolve_price(region, price_per_kwh)
+    return {"currency": str(row["unit"]).split("/")[0], "price_region": where, "price_note": note}
 
 
 def defaults_of(

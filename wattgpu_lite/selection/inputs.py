@@ -1,11 +1,16 @@
-"""Checking and resolving the inputs of a GPU ranking: load, candidates, positive numbers."""
+"""Checking and resolving the inputs of a GPU ranking: load, candidates, positive numbers.
+
+The candidates by default are today's GPUs (data/current_gpus.csv) for the hybrid source and the
+8 measured GPUs for the Watt Counts sources; ``"measured"`` and ``"all"`` name the 8 and the
+catalog."""
 
 from __future__ import annotations
 
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.errors import InvalidInputError, NoFeasibleGPUError
+from wattgpu_lite.datafiles import data_dir, read_csv, restore_hint
+from wattgpu_lite.errors import DataFileError, InvalidInputError, NoFeasibleGPUError
 from wattgpu_lite.hybrid.predict.requests import resolve_load
 from wattgpu_lite.runs.measurements import MEASURED_GPUS
 from wattgpu_lite.runs.schema import scenario_for_rate
@@ -64,29 +69,64 @@ def _one_candidate(candidates) -> bool:
     return isinstance(candidates, str | dict | GPU) or hasattr(candidates, "__fspath__")
 
 
-#: the candidates ``rank_gpus`` and the dashboard start from: the 8 GPUs of the Watt Counts runs,
-#: the only ones whose predictions are checked against measurements of their own (held-out
-#: errors in ``evaluate``), and the only ones every source ranks; ``"all"`` widens to the catalog
-DEFAULT_CANDIDATES: tuple[str, ...] = MEASURED_GPUS
-ALL_GPUS = "all"
+CURRENT_FILE = "current_gpus.csv"  # today's GPUs, one reason and source a row (data/SOURCES.md)
+MEASURED, ALL_GPUS = "measured", "all"  # candidates= words: the 8 measured GPUs, the catalog
+#: the GPUs of the Watt Counts runs: the only ones whose predictions are checked against
+#: measurements of their own (held-out errors in ``evaluate``), the only ones every source ranks
+MEASURED_CANDIDATES: tuple[str, ...] = MEASURED_GPUS
+WATT_COUNTS_SOURCES = ("measured", "paper", "logo")  # they answer for the Watt Counts GPUs
+
+
+def current_gpus() -> pd.DataFrame:
+    """data/current_gpus.csv: the GPUs people rent or buy in 2026, the default candidates of
+    ``rank_gpus`` (hybrid source) and the dashboard: ``gpu`` (a catalog name), ``reason`` and
+    ``source``, with ``measured`` (a Watt Counts GPU). DataFileError for a missing column, an
+    empty cell, a GPU twice or a name the catalog lacks."""
+    table = read_csv(data_dir() / CURRENT_FILE, keep_default_na=False)
+    fix = restore_hint(CURRENT_FILE)
+    for column in ("gpu", "reason", "source"):
+        if column not in table or (table[column].str.strip() == "").any():
+            raise DataFileError(f"{CURRENT_FILE}: column {column!r} is missing or has an "
+                                f"empty cell; {fix}")  # fmt: skip
+    if not table["gpu"].is_unique:
+        raise DataFileError(f"{CURRENT_FILE}: a GPU is listed twice; {fix}")
+    unknown = sorted(set(table["gpu"]) - set(gpus()["name"]))
+    if unknown:
+        raise DataFileError(f"{CURRENT_FILE}: {unknown} not in data/gpus.csv; {fix}")
+    return table.assign(measured=[is_measured(g) for g in table["gpu"]])
+
+
+def is_measured(gpu_name: str) -> bool:
+    """Whether ``gpu_name`` is one of the 8 GPUs of the Watt Counts runs."""
+    return gpu_name in MEASURED_CANDIDATES
+
+
+def default_candidates(source: str) -> tuple[str, ...]:
+    """The GPUs a ranking tries when none are named: today's (:func:`current_gpus`) for the
+    hybrid, the 8 measured ones for the Watt Counts sources, which answer for those only."""
+    if source in WATT_COUNTS_SOURCES:
+        return MEASURED_CANDIDATES
+    return tuple(current_gpus()["gpu"])
 
 
 def candidate_gpus(candidates, source: str) -> list:
-    """GPU objects; default (None): the 8 measured GPUs (:data:`DEFAULT_CANDIDATES`), for every
-    source; ``"all"``: the whole catalog. One GPU (``"L4"``, a spec dict, a GPU) is a list of
+    """GPU objects; default (None): :func:`default_candidates`; ``"measured"``: the 8 measured
+    GPUs; ``"all"``: the whole catalog. One GPU (``"L4"``, a spec dict, a GPU) is a list of
     one, not letters or keys."""
     if source not in SOURCES:
         raise InvalidInputError(f"unknown source {source!r}; use one of {SOURCES}")
     if candidates is None:
-        return [gpu(n) for n in DEFAULT_CANDIDATES]
-    if isinstance(candidates, str) and candidates.strip().lower() == ALL_GPUS:
-        return [gpu(n) for n in gpus()["name"]]
+        return [gpu(n) for n in default_candidates(source)]
+    word = candidates.strip().lower() if isinstance(candidates, str) else None
+    if word in (ALL_GPUS, MEASURED):
+        return [gpu(n) for n in (gpus()["name"] if word == ALL_GPUS else MEASURED_CANDIDATES)]
     if _one_candidate(candidates):
         candidates = [candidates]
     found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())
     if not found:
-        raise InvalidInputError("candidates is empty: give at least one GPU, None for the 8 "
-                                "measured GPUs or 'all' for the catalog")  # fmt: skip
+        raise InvalidInputError("candidates is empty: give at least one GPU, None for today's "
+                                "GPUs, 'measured' for the 8 measured ones or 'all' for the "
+                                "catalog")  # fmt: skip
     return found
 
 

@@ -31,12 +31,11 @@ from wattgpu_lite.runs.measurements import SCENARIOS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.accounting import (
     WATT_COUNTS_CONTEXT_TOKENS,
-    check_price_per_kwh,
     check_pue,
-    default_price_per_kwh,
     default_pue,
     extra_pct,
     resolve_grid,
+    resolve_price,
     saving_pct,
     wall_accounting,
 )
@@ -44,6 +43,7 @@ from wattgpu_lite.selection.answers import defaults_of, price_echo
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     check_gpu_counts,
+    is_measured,
     no_fit_error,
     scenario_load,
 )
@@ -94,8 +94,9 @@ def rank_gpus(
     readings 'measured' (the runs), 'paper' (WattGPU as published) and 'logo' (WattGPU refitted
     without each GPU), which know the three scenarios only.
     Give one load: ``scenario``, ``rate_qps`` (req/s) or ``batch``. Grid intensity in gCO2e/kWh
-    and price per kWh default to data/electricity_factors.csv; ``region`` (a code of
-    data/grid_intensity.csv, ``"FR"``, ``"world"``) names the grid instead. The wall columns
+    and price per kWh default to data/electricity_factors.csv; ``region`` (``"world"`` or a
+    country's ISO code or name, any case: ``"FR"``, ``"gb"``, ``"Japan"``; the tables of
+    :mod:`wattgpu_lite.selection.regions`) names the grid instead. The wall columns
     (``wall_energy_per_request_j``, ``wall_energy_per_1k_tokens_j``, ``g_co2e_per_request``,
     ``g_co2e_per_1k_tokens``, ``wall_cost_per_request``, ``wall_cost_per_1k_tokens``,
     ``wall_cost_per_mtok``; the inputs echoed as ``pue``, ``grid_gco2_per_kwh``, ``grid_source``
@@ -104,14 +105,19 @@ def rank_gpus(
     ``cost_per_mtok`` stay accelerator-only. NoFeasibleGPUError (each GPU's
     reason) when no candidate holds the model; InvalidInputError when no layout tried can run
     it at all (e.g. ``gpu_counts=(3,)`` for 32 heads). ``candidates``: GPUs, or one GPU
-    (``"L4"``), or ``"all"`` (the whole catalog); ``gpu_counts``: whole numbers in [1, 64], one
+    (``"L4"``), or ``"measured"`` (the 8 measured GPUs), or ``"all"`` (the whole catalog); ``gpu_counts``: whole numbers in [1, 64], one
     number, or text ``"1,2,4"``.
 
-    By default every source — and the dashboard — ranks the same 8 GPUs, the ones of the Watt
-    Counts measurements: the only GPUs whose predictions have held-out errors of their own and
-    the only ones the measured, paper and logo sources can answer for, so one question gets one
-    set of candidates whichever source answers it. ``candidates="all"`` (``--gpus all``) widens
-    the hybrid and paper sources to the whole catalog (B200, MI300X, ...), predicted from specs.
+    By default (``candidates=None``) the hybrid source — and the dashboard — ranks today's GPUs,
+    the ones people rent or buy in 2026 (data/current_gpus.csv, one reason and source a row;
+    :func:`wattgpu_lite.selection.inputs.current_gpus`), and the Watt Counts sources (measured,
+    paper, logo) the 8 measured GPUs, the only ones they answer for. ``candidates="measured"``
+    (``--gpus measured``) ranks those 8 with any source, ``"all"`` (``--gpus all``) the whole
+    catalog. The ``measured`` column is True for the 8 GPUs of the Watt Counts runs, the ones
+    whose predictions are checked against measurements of their own.
+    The price is ``region``'s own where data/electricity_factors.csv has one, else the default
+    (US, Virginia): ``price_region`` names where it was priced and ``price_note`` says when it is
+    another region's price.
 
     Returns a :class:`~wattgpu_lite.selection.table.Ranking` (a DataFrame): every row carries the
     wall's inputs (with the price's ``currency``, ``price_region`` and ``price_note``,
@@ -129,13 +135,14 @@ def rank_gpus(
     sla = checks.check_itl_sla_ms(itl_sla_ms)
     grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)  # checked there
     pue = check_pue(default_pue() if pue is None else pue)
-    price = check_price_per_kwh(default_price_per_kwh() if price_per_kwh is None else price_per_kwh)
+    price, _, _ = resolve_price(region, price_per_kwh)  # checked there; price_echo says where
     table = _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts,
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    table = table.assign(**wall, grid_gco2_per_kwh=grid, grid_source=grid_source,
-                         price_per_kwh=price, **price_echo(region, price_per_kwh))  # fmt: skip
+    table = table.assign(**wall, measured=[is_measured(g) for g in table["gpu"]],
+                         grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price,
+                         **price_echo(region, price_per_kwh))  # fmt: skip
     ranking = rank_table(add_vs_best(table, checks.check_level(level)))
     used = {"grid_gco2_per_kwh": grid, "price_per_kwh": price, "pue": pue}
     tokens = (int(t_in), int(t_out)) if source == "hybrid" else None  # the others: the runs'

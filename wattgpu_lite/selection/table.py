@@ -33,7 +33,8 @@ from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, sla_verdicts, verd
 # the columns of every ranking, whichever source answers (rank_gpus); a source without a value
 # for one leaves it NaN. The Watt Counts sources (measured, paper, logo) know one GPU per replica.
 RANK_COLUMNS: tuple[str, ...] = (
-    "gpu", "num_gpus", "layout", "tp", "ep", "replicas", "power_w", "itl_s", "time_per_token_s",
+    "gpu", "measured", "num_gpus", "layout", "tp", "ep", "replicas", "power_w", "itl_s",
+    "time_per_token_s",
     "energy_per_token_j", "power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi",
     "time_per_token_s_lo", "time_per_token_s_hi", "energy_per_token_j_lo", "energy_per_token_j_hi",
     "in_flight", "max_batch", "basis", "verdict", "meets_sla", "why_not", "tdp_w", "memory_gb",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from wattgpu_lite.errors import InvalidInputError, close_matches
-from wattgpu_lite.face.cli.defaults import BY_KEY, config_path, read_config
+from wattgpu_lite.face.cli.defaults import BY_KEY, REGION, config_path, read_config
 
 # flags no config file sets: what one run prints or saves, and the file itself
 NOT_CONFIG = ("help", "version", "debug", "config", "json", "output", "quiet", "wide", "plot")
@@ -122,7 +122,8 @@ def _group_of(sub: argparse.ArgumentParser) -> dict[str, set[str]]:
 def file_words(sub: argparse.ArgumentParser, from_file: Mapping[str, Any], typed: set[str],
                path: Path, environ: Mapping[str, str]) -> tuple[list[str], dict[str, Any]]:  # fmt: skip
     """The words of the file's keys this command has and the line left out (not the five
-    defaults: :func:`~wattgpu_lite.face.cli.defaults.apply_defaults` reads them), and the
+    defaults nor the region: :func:`~wattgpu_lite.face.cli.defaults.apply_defaults` reads them,
+    with the environment between the line and the file), and the
     ``defaults`` entry of each ``{key: {"value", "source"}}``."""
     keys, groups, where = command_keys(sub), _group_of(sub), f"config file {str(path)!r}"
     for dests in {frozenset(d) for d in groups.values()}:
@@ -133,7 +134,7 @@ def file_words(sub: argparse.ArgumentParser, from_file: Mapping[str, Any], typed
     words, used = [], {}
     for key, value in from_file.items():
         action = keys.get(key)
-        if action is None or key in BY_KEY:
+        if action is None or key in BY_KEY or key == REGION:
             continue
         rivals = groups.get(action.dest, {action.dest})
         if rivals & typed or (rivals - {action.dest}) & env_set:

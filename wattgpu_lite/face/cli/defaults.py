@@ -6,7 +6,7 @@ price, PUE) is taken from, first to last:
 1. its flag (``--t-in 500``);
 2. the environment: ``WATTGPU_LITE_<KEY>`` (``WATTGPU_LITE_T_IN=500``);
 3. the config file: ``--config FILE``, else ``wattgpu-lite.toml`` in the working directory, a TOML
-   file of top-level keys (``t_in = 500``, ``grid_gco2_per_kwh = 250``);
+   file of top-level keys (``t_in = 500``, ``grid_gco2_per_kwh = 250``, ``region = "FR"``);
 4. the kit's built-in default.
 
 Every result says which values it used and where each came from (``"defaults"`` in the JSON, one
@@ -96,13 +96,19 @@ DEFAULTS: tuple[Default, ...] = (
     Default("pue", 1.0, 3.0, "facility / IT energy", _builtin_pue),
 )
 BY_KEY = {d.key: d for d in DEFAULTS}
+# the grid region (``region = "FR"``): text, not a number; --region's value when the command has
+# it and neither --region nor --grid-gco2-per-kwh is given (a grid number from the environment
+# beats a region from the file, as the precedence says)
+REGION = "region"
+REGION_ENV = ENV_PREFIX + REGION.upper()
+KEYS = (*BY_KEY, REGION)
 
 
 def add_config_flag(parser: argparse.ArgumentParser, top: bool = False) -> None:
     """``--config FILE``: the defaults file (on the main parser, and on each command that uses a
     default; the command's ``--config`` wins). SUPPRESS keeps a command's absent flag from
     overwriting the main parser's value."""
-    keys = ", ".join(d.key for d in DEFAULTS)
+    keys = ", ".join(KEYS)
     parser.add_argument(
         "--config", dest="config_file", metavar="FILE", default=None if top else argparse.SUPPRESS,
         help=f"TOML file of defaults, one key per flag (its name, - as _: region = \"FR\", "
@@ -123,9 +129,12 @@ def read_config(path: Path, known: Collection[str] = ()) -> dict[str, Any]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise InvalidInputError(f"config file {str(path)!r}: {_toml_error(err, text)}") from None
-    out = {}
+    out: dict[str, Any] = {}
     keys = [*BY_KEY, *sorted(set(known) - set(BY_KEY))]
     for key, value in data.items():
+        if key == REGION:
+            out[key] = check_region_text(value, f"config file {str(path)!r}: {REGION}")
+            continue
         if key not in keys:
             near = close_matches(key.replace("-", "_"), keys)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
@@ -135,7 +144,44 @@ def read_config(path: Path, known: Collection[str] = ()) -> dict[str, Any]:
         out[key] = (
             BY_KEY[key].check(value, f"config file {str(path)!r}") if key in BY_KEY else value
         )
+    if REGION in out and "grid_gco2_per_kwh" in out:
+        raise InvalidInputError(f"config file {str(path)!r}: sets both region and "
+                                "grid_gco2_per_kwh; keep one (a region names its "
+                                "grid)")  # fmt: skip
     return out
+
+
+def check_region_text(value: Any, label: str) -> str:
+    """A grid region of the kit's tables (``"FR"``, ``"gb"``, ``"Japan"``), as written;
+    InvalidInputError naming ``label`` and the close matches otherwise."""
+    from wattgpu_lite.selection.accounting import grid_region
+
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInputError(f"{label} must be a grid region in quotes, e.g. region = \"FR\", "
+                                f"not {value!r}")  # fmt: skip
+    try:
+        grid_region(value)
+    except InvalidInputError as err:
+        raise InvalidInputError(f"{label}: {err}") from None
+    return value.strip()
+
+
+def fill_region(args: argparse.Namespace, environ: Mapping[str, str], from_file: dict,
+                path: Path | None) -> dict[str, Any] | None:  # fmt: skip
+    """Set ``args.region`` from ``WATTGPU_LITE_REGION`` or the file's ``region`` when the
+    command has ``--region`` and neither it nor ``--grid-gco2-per-kwh`` was given; return its
+    ``{"value", "source"}`` (None when nothing was filled)."""
+    grid_given = getattr(args, "grid_gco2_per_kwh", None) is not None
+    if getattr(args, REGION, "") is not None or grid_given:
+        return None  # no such option, or the flag decides
+    if environ.get(REGION_ENV, "").strip():
+        value = check_region_text(environ[REGION_ENV], f"environment variable {REGION_ENV}")
+        args.region = value
+        return {"value": value, "source": f"environment {REGION_ENV}"}
+    if REGION not in from_file or _from_env(BY_KEY["grid_gco2_per_kwh"], environ) is not None:
+        return None
+    args.region = from_file[REGION]
+    return {"value": args.region, "source": f"config {path}"}
 
 
 def _toml_error(err: Exception, text: str) -> str:
@@ -195,7 +241,10 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
     if from_file is None:
         from_file = read_config(path, BY_KEY) if path is not None else {}
     used = {}
-    region = getattr(args, "region", None)
+    filled = fill_region(args, environ, from_file, path)
+    if filled is not None:
+        used[REGION] = filled
+    region = getattr(args, REGION, None)
     for d in mine:
         given = getattr(args, d.key)
         if d.key == "grid_gco2_per_kwh" and given is None and region is not None:

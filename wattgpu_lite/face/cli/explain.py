@@ -72,9 +72,11 @@ def add_wall_flags(p: argparse.ArgumentParser) -> None:
 
     grid = p.add_mutually_exclusive_group()
     grid.add_argument("--region",
-                      help="grid region or country code of data/grid_intensity.csv (WORLD, US, "
-                           "FR, DE, IN, ...; default WORLD, Ember), instead of "
-                           "--grid-gco2-per-kwh")  # fmt: skip
+                      help="grid region: WORLD or a country's ISO 3166 code or name, any case "
+                           "(FR, gb, JP, Japan, ...: data/grid_intensity.csv and "
+                           "grid_intensity_countries.csv, Ember via Our World in Data; "
+                           "default WORLD, Ember; or region from WATTGPU_LITE_REGION or "
+                           "wattgpu-lite.toml), instead of --grid-gco2-per-kwh")  # fmt: skip
     grid.add_argument("--grid-gco2-per-kwh", type=float,
                       help=f"grid carbon intensity, gCO2e/kWh, 0 to 5000, instead of --region "
                            f"(default {DEFAULT_GRID_GCO2_PER_KWH:g}, Ember world average; or "

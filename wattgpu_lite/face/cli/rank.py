@@ -1,7 +1,8 @@
 """``rank``: which GPU serves an LLM within an ITL SLA for the least energy, and how many of it.
 
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
-    [--name NAME] [--t-in 15 --t-out 180] [--gpus A30,L4,...|all] [--source hybrid|measured|paper|logo] [--json]
+    [--name NAME] [--t-in 15 --t-out 180] [--gpus A30,L4,...|measured|all]
+    [--source hybrid|measured|paper|logo] [--json]
     [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
     [--level 0.8] [--context-tokens 1024]   (the interval level; the context the fit check reserves)
 
@@ -54,11 +55,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--itl-sla-ms", type=float, required=True,
                    help="the most inter-token latency a request may see, ms")  # fmt: skip
     add_token_flags(p)
-    p.add_argument("--gpus", help="comma-separated candidate GPUs, or 'all' for the whole "
-                                  "catalog (default: the 8 measured GPUs of the Watt Counts "
-                                  "runs, as the dashboard: the GPUs whose predictions are "
-                                  "checked against their own measurements, and the ones every "
-                                  "--source can rank)")  # fmt: skip
+    p.add_argument("--gpus", help="comma-separated candidate GPUs, 'measured' for the 8 GPUs of "
+                                  "the Watt Counts runs (the ones whose predictions are checked "
+                                  "against their own measurements; marked * in the table) or "
+                                  "'all' for the whole catalog (default: today's GPUs, "
+                                  "data/current_gpus.csv, as the dashboard; the measured 8 for "
+                                  "--source measured|paper|logo)")  # fmt: skip
     p.add_argument("--gpu-counts", default="1,2,4,8",
                    help="GPUs per replica to try, comma-separated (hybrid source; "
                         "default %(default)s)")  # fmt: skip
@@ -89,8 +91,8 @@ def run_rank(args: argparse.Namespace) -> int:
                   "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
     context = {} if args.context_tokens is None else {"context_tokens": args.context_tokens}
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
-    if gpus is not None and [g.lower() for g in gpus] == ["all"]:
-        gpus = "all"  # the whole catalog
+    if gpus is not None and len(gpus) == 1 and gpus[0].lower() in ("all", "measured"):
+        gpus = gpus[0].lower()  # the whole catalog, or the 8 measured GPUs
     table = rank_gpus(
         args.llm, scenario=args.scenario, rate_qps=args.rate_qps, batch=args.batch,
         itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
@@ -159,8 +161,10 @@ def wall_line(table) -> list[str]:
     if best.empty or "wall_energy_per_1k_tokens_j" not in table:
         return []
     r = best.iloc[0]
+    note = r.get("price_note")
+    note = [escape_controls(f"electricity {note}")] if isinstance(note, str) and note else []
     return [escape_controls(
         f"at the wall (PUE {r['pue']:g}, grid {r['grid_gco2_per_kwh']:g} gCO2e/kWh, "
         f"{r['grid_source']}): {r['wall_energy_per_1k_tokens_j']:.4g} J and "
         f"{r['g_co2e_per_1k_tokens']:.3g} g CO2e per 1,000 tokens"
-    )]  # fmt: skip
+    ), *note]  # fmt: skip
