@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.installed-lab
 NB := $(wildcard notebooks/*.ipynb)
 
-.PHONY: lab test pytest nbval lint dashboard bench binder-check browser-deps clean test-min mutation reproduce
+.PHONY: lab test test-fast pytest nbval lint dashboard bench binder-check browser-deps clean test-min mutation reproduce
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -45,6 +45,11 @@ lint: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q tests
+
+# Before every commit (under a minute on 2 cores): the tests outside tests/conftest.py's
+# SLOW_MODULES — no notebooks, no browser, no fresh venv. `make test` runs everything.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -n auto -m "not slow and not install" tests
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \

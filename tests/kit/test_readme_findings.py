@@ -65,3 +65,33 @@ def test_external_figures():
     itl_rows = int(s.loc[("itl_s", many), "rows"])
     assert f"on the {energy_rows} rows that give it" in README
     assert f"off on {itl_rows} rows" in README
+
+
+def test_paired_comparisons():
+    """The case study's runner-up against the pick (paired) and the 2026 plan's runner-up
+    (unpaired), as notebook 05 prints them."""
+    import wattgpu_lite as wl
+    from wattgpu_lite.selection import study
+
+    llm = "meta-llama/Llama-3.1-8B-Instruct"
+    t_in, t_out = study.runs_tokens(llm)
+    pair = wl.compare(llm, gpus=["A30", "A100 SXM4 40GB"], scenario="server_low", t_in=t_in,
+                      t_out=t_out)  # fmt: skip
+    assert pair.reference == "A30"
+    r = next(row for row in pair.rows if row["gpu"] != pair.reference)
+    assert r["interval"] == "paired" and r["verdict"] == "worse"
+    assert (f"at {r['energy_ratio']:.2f}× the A30's energy per token with a paired 80 % interval "
+            f"of {r['energy_ratio_lo']:.2f}–{r['energy_ratio_hi']:.2f}") in README  # fmt: skip
+    plans = wl.rank_gpus("openai/gpt-oss-120b", rate_qps=20.0, itl_sla_ms=50.0, t_in=1024,
+                         t_out=1024, candidates=["H100 SXM", "H100 PCIe", "H200 SXM", "H200 NVL",
+                                                 "B200", "GB200", "MI300X", "MI325X", "L40S",
+                                                 "L4"])  # fmt: skip
+    best = study.best_plans(plans)
+    assert best.iloc[0]["gpu"] == "B200" and best.iloc[1]["gpu"] == "GB200"
+    row = best.iloc[1]
+    assert row["vs_best_interval"] == "unpaired"
+    assert (
+        f"at {row['vs_best_energy_ratio']:.2f}× the B200 pick's with an unpaired interval of "
+        f"{row['vs_best_energy_ratio_lo']:.2f}–{row['vs_best_energy_ratio_hi']:.2f}"
+    ) in README
+    assert row["vs_best_energy_ratio_lo"] < 1 < row["vs_best_energy_ratio_hi"]  # within the noise
