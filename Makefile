@@ -43,8 +43,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check wattgpu_lite tests benchmarks data/scripts conftest.py
 	$(BIN)/ruff format --check wattgpu_lite tests benchmarks data/scripts conftest.py
 
+# Both spread over the cores (pytest-xdist); each notebook stays on one worker (--dist loadfile).
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n auto tests
 
 # Before every commit (under a minute on 2 cores): the tests outside tests/conftest.py's
 # SLOW_MODULES — no notebooks, no browser, no fresh venv. `make test` runs everything.
@@ -52,8 +53,8 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto -m "not slow and not install" tests
 
 nbval: $(STAMP)
-	$(BIN)/python -m pytest -q --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg \
-		--nbval-current-env $(NB)
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --nbval \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-current-env $(NB)
 
 dashboard: $(LAB_STAMP)
 	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks/dashboard.ipynb
