@@ -95,3 +95,12 @@ def test_paired_comparisons():
         f"{row['vs_best_energy_ratio_lo']:.2f}–{row['vs_best_energy_ratio_hi']:.2f}"
     ) in README
     assert row["vs_best_energy_ratio_lo"] < 1 < row["vs_best_energy_ratio_hi"]  # within the noise
+
+
+def test_the_run_counts_in_the_opening():
+    import wattgpu_lite as wl
+
+    runs, dense = wl.measurements(), wl.measurements(dense_only=True)
+    assert (f"on {len(runs):,} real vLLM runs over {runs['gpu'].nunique()} GPUs and "
+            f"{runs['llm'].nunique()} LLMs") in README  # fmt: skip
+    assert f"{len(dense):,} of them on the {dense['llm'].nunique()} dense LLMs" in README
