@@ -80,3 +80,15 @@ def test_batch_is_a_float_as_in_predict(est):
     assert set(est.inputs) <= set(dataclasses.asdict(p.inputs)), "inputs under predict's names"
     with pytest.raises(wl.errors.InvalidInputError, match="^batch must be a whole number"):
         wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", batch=2.5)
+
+
+def test_the_size_sweep_marks_the_models_too_large_for_the_gpu():
+    """A 405 B model's 16-bit weights (810 GB) do not fit on one 94 GB H100 NVL; an 8 B's do."""
+    from wattgpu_lite.energy.sweeps import vs_model
+
+    tidy = vs_model(["meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-405B-Instruct"],
+                    "H100 NVL")  # fmt: skip
+    fits = tidy.drop_duplicates("llm").set_index("llm")["weights_fit"]
+    assert fits.to_dict() == {"meta-llama/Llama-3.1-8B-Instruct": True,
+                              "meta-llama/Llama-3.1-405B-Instruct": False}  # fmt: skip
+    assert tidy.groupby("llm")["weights_fit"].nunique().eq(1).all()  # one flag per model

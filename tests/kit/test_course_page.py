@@ -80,3 +80,13 @@ def test_the_course_page_counts_the_dense_runs():
     runs = wl.measurements(dense_only=True)
     said = f"{len(runs):,}\nreal vLLM runs of {runs['llm'].nunique()} dense LLMs"
     assert said in COURSE
+
+
+def test_the_start_notebooks_map_gives_the_course_tables_times():
+    """00's map of the course lists every notebook the course table lists, at the same time."""
+    head = lessons.markdown(json.loads((FOLDER / "00_start_here.ipynb").read_text()))
+    course_map = next(m for m in head if m.startswith("## Map of the course"))
+    rows = dict(re.findall(r"^\| `([\w.]+)` \|[^|]+\| (\d+) min \|$", course_map, re.M))
+    assert {k: int(v) for k, v in rows.items()} == {
+        k: v for k, v in course_minutes().items() if k != "00_start_here"
+    }

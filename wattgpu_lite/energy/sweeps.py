@@ -16,6 +16,7 @@ from wattgpu_lite.energy import backbone_energy as BE
 from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy import estimate as E
 from wattgpu_lite.energy.breakdown import EnergyFrame
+from wattgpu_lite.energy.occupancy import weights_fit
 from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.specs.layout import layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
@@ -84,11 +85,16 @@ def vs_batch(llm, gpu, batch, t_in: int = 500, t_out: int = 500, mode="physical"
 
 def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: float = 1.0, mode="physical",
              weights=None):  # fmt: skip
-    """Breakdown (J per generated token) for each model, with its params_b, sorted by size."""
+    """Breakdown (J per generated token) for each model, with its params_b, sorted by size, and
+    ``weights_fit``: whether its weights fit on one ``gpu`` (the estimate of one that does not is
+    what the equations say, not a deployment)."""
     llms = sorted((resolve_llm(n) for n in llm_names), key=lambda m: m.params_b)
-    comps = _terms(llms, resolve_gpu(gpu), (t_in, t_out, batch), mode, 1, weights)
+    device = resolve_gpu(gpu)
+    comps = _terms(llms, device, (t_in, t_out, batch), mode, 1, weights)
     df = _tidy("params_b", np.array([m.params_b for m in llms]), comps, t_out)
-    return df.assign(llm=[m.name for m in llms] * len(E.COMPONENTS))
+    fits = [weights_fit(m, device, 1, weights) for m in llms]
+    return df.assign(llm=[m.name for m in llms] * len(E.COMPONENTS),
+                     weights_fit=fits * len(E.COMPONENTS))  # fmt: skip
 
 
 def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: float = 1.0,
