@@ -121,6 +121,7 @@ def test_the_pieces_are_the_step_time_and_the_busy_power(catalog_rows):
         at = np.full((len(cap), 1), batch)
         w, _ = Z.switched(pieces, at)
         step = w[:, 0] / rows.t_out + c.step_s
+        # one expression evaluated two ways at fixed constants, no fit and no BLAS: exact anywhere
         np.testing.assert_allclose(step, S.step_time_s(rows, at[:, 0], c), rtol=1e-13)
         np.testing.assert_allclose(S._pieces_power_w(rows, pieces, at, c)[:, 0],
                                    S.raw_busy_power_w(rows, at[:, 0], c), rtol=1e-13)  # fmt: skip
