@@ -66,3 +66,15 @@ def test_baselines_reproduce_paper_mdape_within_3_points():
                 assert abs(ours - paper) <= 3.0, (target, model, scenario, ours, paper)
             checked += 1
     assert checked == 6
+
+
+def test_a_gpu_beyond_the_training_specs_is_named_with_its_range():
+    """The B200 (7,700 GB/s, 2,250 dense FP16 TFLOPS: the catalog's row) lies beyond every
+    Watt Counts GPU on both; a training GPU lies inside."""
+    from wattgpu_lite.wattgpu.studies import beyond_training
+
+    out = beyond_training("B200")
+    assert set(out) == {"bandwidth_gbs", "fp16_tflops"}
+    value, lo, hi = out["bandwidth_gbs"]
+    assert value == 7700.0 and lo < hi < value
+    assert beyond_training("A30") == {}

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from wattgpu_lite.specs.resolve import resolve_gpu
 from wattgpu_lite.wattgpu.evaluation import READINGS, cross_predict, dataset, evaluate, folds
 from wattgpu_lite.wattgpu.metrics import scenario_metrics
 
@@ -103,3 +104,20 @@ def per_gpu_mdape(target: str, strategy: str = "logo", features: Features = None
     ape = (pred["y_pred"] / pred["y_true"] - 1).abs() * 100
     table = ape.groupby([pred["gpu"], group]).median().unstack()
     return table.rename_axis(index="gpu", columns=None)
+
+
+RANGE_FIELDS = ("bandwidth_gbs", "fp16_tflops")  # the specs that set ITL and power's trends
+
+
+def beyond_training(gpu, fields: Sequence[str] = RANGE_FIELDS) -> dict[str, tuple[float, ...]]:
+    """The spec fields of ``gpu`` outside the range WattGPU's training rows span (its own
+    dataset, the spec rows it was fitted on): {field: (its value, the lowest, the highest)}; {}
+    when inside. The trees answer beyond that range as at its nearest edge: no split they
+    learned lies there."""
+    train, device, out = dataset("power"), resolve_gpu(gpu), {}
+    for f in fields:
+        lo, hi = float(train[f].min()), float(train[f].max())
+        value = float(getattr(device, f))
+        if not lo <= value <= hi:
+            out[f] = (value, lo, hi)
+    return out
