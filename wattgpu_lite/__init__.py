@@ -24,7 +24,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - datafiles.verify_folder, datafiles._manifest (≤ 8 folders): the data folders checked against
   their MANIFEST.sha256, and each manifest;
 - specs.catalog._gpu_entries, _llm_entries, _alias_entries, _gpu_index, _llm_index: the GPU and
-  LLM catalogs, the checkpoint aliases and the name indexes (one each);
+  LLM catalogs, the checkpoint aliases and the name indexes (one each); specs.workload._table:
+  the named request workloads (data/workloads.csv);
 - energy.coefficients.coefficients, paper_table3, paper_table4 (one each) and value (≤ 256
   (name, scope) pairs): the energy constants and the paper's tables;
 - energy.backbone_energy.shipped_constants, energy.validation.logo_constants (one each): the
@@ -63,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "gpus": "specs.catalog",
     "llms": "specs.catalog",
     "llm_aliases": "specs.catalog",
+    "workloads": "specs.workload",
     "Parallel": "specs.layout",
     "estimate_energy": "selection.answers",  # energy.estimate's, with the wall (and name=)
     "EnergyEstimate": "energy.result",
@@ -95,7 +97,7 @@ __all__ = sorted({*_EXPORTS, *_SUBMODULES, "clear_caches"}, key=str.lower)
 _CACHES = (
     "datafiles.verify_folder", "datafiles._manifest", "specs.catalog._gpu_entries",
     "specs.catalog._llm_entries", "specs.catalog._alias_entries", "specs.catalog._gpu_index",
-    "specs.catalog._llm_index", "energy.coefficients.coefficients", "energy.coefficients.value",
+    "specs.catalog._llm_index", "specs.workload._table", "energy.coefficients.coefficients", "energy.coefficients.value",
     "energy.coefficients.paper_table3", "energy.coefficients.paper_table4",
     "energy.backbone_energy.shipped_constants", "energy.validation.logo_constants",
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",

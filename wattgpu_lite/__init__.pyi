@@ -47,6 +47,7 @@ from wattgpu_lite.specs.catalog import (
     llms as llms,
 )
 from wattgpu_lite.specs.layout import Parallel as Parallel
+from wattgpu_lite.specs.workload import workloads as workloads
 from wattgpu_lite.wattgpu import baselines as baselines
 from wattgpu_lite.wattgpu import evaluation as evaluation
 from wattgpu_lite.wattgpu import features as features
@@ -95,4 +96,5 @@ __all__ = [
     "wattgpu",
     "WattGPU",
     "widgets",
+    "workloads",
 ]

@@ -9,6 +9,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.__main__ import main
 from wattgpu_lite.energy.estimate import COMPONENTS
 from wattgpu_lite.face.cli.output import TEXT_DIGITS, document, round_sig
+from wattgpu_lite.specs.workload import workload
 
 LLAMA = "meta-llama/Llama-2-7b-hf"
 
@@ -27,6 +28,8 @@ def test_json_is_the_estimate_in_the_envelope_with_python_defaults(capsys):
     used = data.pop("defaults")  # the CLI's echo of its defaults (tests/face/test_cli_defaults.py)
     assert used == {"t_in": {"value": 15, "source": "built-in"},
                     "t_out": {"value": 180, "source": "built-in"},
+                    "workload": {"value": "watt-counts", "source": "built-in",
+                                 "reference": workload("watt-counts").source},
                     "grid_gco2_per_kwh": {"value": 458, "source": "built-in"},
                     "price_per_kwh": {"value": 0.0895, "source": "built-in"},
                     "pue": {"value": 1.58, "source": "built-in"}}  # fmt: skip

@@ -15,7 +15,7 @@ from wattgpu_lite.selection.accounting import (
     DEFAULT_PRICE_PER_KWH,
     DEFAULT_PUE,
 )
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, DEFAULT_WORKLOAD, workload
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 ESTIMATE = ["estimate", "--llm", LLAMA, "--gpu", "A30"]
@@ -46,6 +46,11 @@ def test_without_file_or_environment_the_built_in_defaults_are_echoed(capsys):
     assert doc["defaults"] == {
         "t_in": {"value": DEFAULT_T_IN, "source": BUILT_IN},
         "t_out": {"value": DEFAULT_T_OUT, "source": BUILT_IN},
+        "workload": {
+            "value": DEFAULT_WORKLOAD,
+            "source": BUILT_IN,
+            "reference": workload(DEFAULT_WORKLOAD).source,
+        },
         "grid_gco2_per_kwh": {"value": DEFAULT_GRID_GCO2_PER_KWH, "source": BUILT_IN},
         "price_per_kwh": {"value": DEFAULT_PRICE_PER_KWH, "source": BUILT_IN},
         "pue": {"value": DEFAULT_PUE, "source": BUILT_IN},
@@ -96,6 +101,7 @@ def test_every_command_echoes_its_defaults_and_the_text_view_ends_with_them(caps
     last = " ".join(out[out.rindex("\ndefaults: ") :].split())  # folded at 100 columns
     assert last == (
         f"defaults: t_in {DEFAULT_T_IN} (built-in), t_out {DEFAULT_T_OUT} (built-in), "
+        f"workload {DEFAULT_WORKLOAD} (built-in), "
         f"grid_gco2_per_kwh {DEFAULT_GRID_GCO2_PER_KWH:g} (built-in), "
         f"price_per_kwh {DEFAULT_PRICE_PER_KWH:g} (built-in), pue {DEFAULT_PUE:g} (built-in)"
     )
@@ -185,7 +191,8 @@ def test_pue_default_shows_in_the_text_view(capsys, monkeypatch):
     assert main(ESTIMATE) == 0
     out = capsys.readouterr().out
     assert "at the wall: PUE 1.25;" in out
-    assert out.splitlines()[-1].endswith("pue 1.25 (environment WATTGPU_LITE_PUE)")
+    last = " ".join(out[out.rindex("\ndefaults: ") :].split())  # folded at 100 columns
+    assert last.endswith("pue 1.25 (environment WATTGPU_LITE_PUE)")
 
 
 @pytest.mark.parametrize("argv", [ESTIMATE, PREDICT, EXPLAIN, RANK],

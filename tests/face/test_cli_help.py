@@ -60,13 +60,14 @@ def test_every_help_ends_with_an_example_of_that_command_that_runs(capsys, name,
 
 def test_estimate_help_names_the_hidden_defaults():
     text = " ".join(COMMANDS["estimate"].format_help().split())
-    for words in ("prompt tokens per request (default 15)", "generated tokens per request "
-                  "(default 180)", "(default physical)",
+    for words in ("prompt tokens per request (default: the workload's, 15 for watt-counts)",
+                  "generated tokens per request (default: the workload's, 180 for watt-counts)",
+                  "(default physical)", "default watt-counts, the Watt Counts runs' mean request",
                   "physical: the kit's model", "paper: the printed equations"):  # fmt: skip
         assert words in text, words
     for name in ("predict", "rank"):
         text = " ".join(COMMANDS[name].format_help().split())
-        assert "(default 15)" in text and "(default 180)" in text
+        assert "15 for watt-counts" in text and "180 for watt-counts" in text
 
 
 @pytest.mark.parametrize("name", ["estimate", "rank"])

@@ -116,8 +116,8 @@ def test_rank_text_view_says_the_pick_shows_top_plans_and_lists_why_not(capsys):
     assert [ln.split()[0] for ln in lines[3:6]] == ["1", "2", "3"]
     at = next(i for i, ln in enumerate(lines) if ln.startswith("defaults: "))
     assert re.search(r"^\d+ more plans: --top \d+ or --json shows all\.$", lines[at - 1])
-    assert " ".join(lines[at:]).startswith(
-        "defaults: t_in 15 (built-in), t_out 180 (built-in), grid"
+    assert " ".join(" ".join(lines[at:]).split()).startswith(
+        "defaults: t_in 15 (built-in), t_out 180 (built-in), workload watt-counts (built-in), grid"
     )
     assert max(len(ln) for ln in lines) < 260  # the why-nots no longer widen every row
 

@@ -105,6 +105,8 @@ def _sample(action: argparse.Action):
         return 1.2, 1.2
     if action.dest == "region":
         return "FR", "FR"
+    if action.dest == "workload":
+        return "azure-conv-2023", "azure-conv-2023"
     if isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
         return True, not action.default
     if action.choices:

@@ -15,8 +15,12 @@ answer at the accelerator; these front doors take the facility's inputs too — 
   ``price_note`` when the grid is one region's and the price another's;
 - ``defaults``: each of the kit's defaults the answer used (``t_in``, ``t_out``,
   ``grid_gco2_per_kwh``, ``price_per_kwh``, ``pue``), ``{"value": ..., "source": ...}``, the
-  source ``"built-in"`` (the kit's default), ``"given"`` or ``"region XX"`` (the CLI adds
-  ``"environment VAR"`` and ``"config FILE"``);
+  source ``"built-in"`` (the kit's default), ``"given"``, ``"workload NAME"`` or ``"region XX"``
+  (the CLI adds ``"environment VAR"`` and ``"config FILE"``), and ``workload`` (its name and
+  ``reference``, the trace it summarises) when a workload gave a token count;
+- ``workload=``: a named request workload of data/workloads.csv (``"azure-conv-2023"``; default
+  ``"watt-counts"``, 15 in and 180 out) giving ``t_in`` and ``t_out``; a count passed wins over
+  the workload's (:func:`wattgpu_lite.specs.workload.request_tokens`);
 - ``name=``: what to call a model you bring (a config.json), instead of its Hub id or
   "custom model" (:func:`wattgpu_lite.specs.resolve.resolve_llm`).
 """
@@ -41,7 +45,7 @@ from wattgpu_lite.selection.accounting import (
 )
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, request_tokens
 
 BUILT_IN, GIVEN = "built-in", "given"
 __all__ = ["defaults_of", "estimate_energy", "explain", "predict", "price_echo"]
@@ -59,17 +63,14 @@ def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str
 
 
 def defaults_of(
-    wall: dict[str, Any], region: str | None, given: dict[str, Any], tokens: tuple[int, int] | None
-) -> dict[str, dict[str, Any]]:
-    """``{key: {"value", "source"}}`` for the kit's defaults an answer used: the token counts
-    (``tokens``; None when the answer has none of its own) — "built-in" when they are the kit's
-    default, "given" otherwise — and the wall's inputs, "built-in" unless ``given`` (the
+    wall: dict[str, Any], region: str | None, given: dict[str, Any],
+    tokens: dict[str, dict[str, Any]] | None,
+) -> dict[str, dict[str, Any]]:  # fmt: skip
+    """``{key: {"value", "source"}}`` for the kit's defaults an answer used: the token counts and
+    their workload (``tokens``, :func:`~wattgpu_lite.specs.workload.request_tokens`' echo; None
+    when the answer has none of its own), and the wall's inputs, "built-in" unless ``given`` (the
     arguments as passed) holds one, the grid "region XX" when a region decides it."""
-    out: dict[str, dict[str, Any]] = {}
-    if tokens is not None:
-        for key, value, default in zip(("t_in", "t_out"), tokens, (DEFAULT_T_IN, DEFAULT_T_OUT),
-                                       strict=True):  # fmt: skip
-            out[key] = {"value": value, "source": BUILT_IN if value == default else GIVEN}
+    out: dict[str, dict[str, Any]] = {k: dict(v) for k, v in (tokens or {}).items()}
     for key in ("grid_gco2_per_kwh", "price_per_kwh", "pue"):
         source = GIVEN if given.get(key) is not None else BUILT_IN
         if key == "grid_gco2_per_kwh" and region is not None:
@@ -80,7 +81,11 @@ def defaults_of(
 
 def _at_wall(result, w: dict[str, Any], tokens, region, pue, grid_gco2_per_kwh, price_per_kwh):
     """``result`` with ``wall`` (``w`` and :func:`price_echo`) and ``defaults`` filled
-    (:func:`defaults_of`)."""
+    (:func:`defaults_of`); ``tokens``: (the checked t_in and t_out, their echo)."""
+    checked, echo = tokens
+    echo = {**echo, "t_in": {**echo["t_in"], "value": checked[0]},
+            "t_out": {**echo["t_out"], "value": checked[1]}}  # fmt: skip
+    tokens = echo
     w = {**w, **price_echo(region, price_per_kwh)}
     given = {"grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh, "pue": pue}
     return replace(result, wall=w, defaults=defaults_of(w, region, given, tokens))
@@ -91,32 +96,37 @@ def _named(llm, name: str | None):
 
 
 def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
-            scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
+            scenario: str | None = None, t_in: int | None = None, t_out: int | None = None,
             level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
             parallel: Parallel | None = None, correction: bool = True, name: str | None = None,
             region: str | None = None, grid_gco2_per_kwh: float | None = None,
-            price_per_kwh: float | None = None, pue: float | None = None) -> Prediction:  # fmt: skip
+            price_per_kwh: float | None = None, pue: float | None = None,
+            workload: str | None = None) -> Prediction:  # fmt: skip
     """:func:`wattgpu_lite.hybrid.predict.api.predict` (every argument as there) with ``wall``
     and ``defaults`` (module docstring): energy per request = energy per token × ``t_out``.
     ``region``: a grid of data/grid_intensity.csv (default: the world's), or
-    ``grid_gco2_per_kwh``; ``pue`` (default 1.58) and ``price_per_kwh`` (default: the table's)."""
+    ``grid_gco2_per_kwh``; ``pue`` (default 1.58) and ``price_per_kwh`` (default: the table's);
+    ``workload``: the named workload giving the token counts not passed (default watt-counts)."""
+    t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     p = hybrid_api.predict(_named(llm, name), gpu, rate_qps=rate_qps, batch=batch,
                            scenario=scenario, t_in=t_in, t_out=t_out, level=level,
                            num_gpus=num_gpus, weights=weights, parallel=parallel,
                            correction=correction)  # fmt: skip
     i = p.inputs
     w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)  # energy per token × t_out
-    return _at_wall(p, w, (i.t_in, i.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)
+    tokens = ((i.t_in, i.t_out), echo)
+    return _at_wall(p, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)
 
 
 def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
-            scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
+            scenario: str | None = None, t_in: int | None = None, t_out: int | None = None,
             level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
             parallel: Parallel | None = None, name: str | None = None, region: str | None = None,
             grid_gco2_per_kwh: float | None = None, price_per_kwh: float | None = None,
-            pue: float | None = None) -> Explanation:  # fmt: skip
+            pue: float | None = None, workload: str | None = None) -> Explanation:  # fmt: skip
     """:func:`wattgpu_lite.hybrid.predict.explain.explain`, its ``prediction`` at the wall as
-    :func:`predict`'s (``x.wall``, ``x.defaults``)."""
+    :func:`predict`'s (``x.wall``, ``x.defaults``; ``workload`` as there)."""
+    t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     # resolved once here: the explanation reads them twice (a note on a shadowed name, once)
     x = hybrid_explain.explain(resolve_llm(llm, name), resolve_gpu(gpu), rate_qps=rate_qps,
                                batch=batch,
@@ -124,22 +134,42 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
                                num_gpus=num_gpus, weights=weights, parallel=parallel)  # fmt: skip
     p, i = x.prediction, x.prediction.inputs
     w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)
-    p = _at_wall(p, w, (i.t_in, i.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)
+    p = _at_wall(p, w, ((i.t_in, i.t_out), echo), region, pue, grid_gco2_per_kwh, price_per_kwh)
     return replace(x, prediction=p)
 
 
 def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
-                    t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT, mode: str = "physical",
+                    t_in: int | None = None, t_out: int | None = None, mode: str = "physical",
                     num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
                     parallel: Parallel | None = None, name: str | None = None,
                     region: str | None = None, grid_gco2_per_kwh: float | None = None,
                     price_per_kwh: float | None = None,
-                    pue: float | None = None) -> EnergyEstimate:  # fmt: skip
+                    pue: float | None = None,
+                    workload: str | None = None) -> EnergyEstimate:  # fmt: skip
     """:func:`wattgpu_lite.energy.estimate.estimate_energy` (every argument as there) with
-    ``wall`` (the request's ``total_j`` at the wall) and ``defaults`` (module docstring)."""
+    ``wall`` (the request's ``total_j`` at the wall) and ``defaults`` (module docstring);
+    ``workload`` as :func:`predict`'s."""
+    t_in, t_out, echo = _estimate_tokens(positional, t_in, t_out, workload)
     est = energy_estimate.estimate_energy(_named(llm, name), gpu, *positional, batch=batch,
                                           t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
                                           weights=weights, expert_parallel=expert_parallel,
                                           parallel=parallel)  # fmt: skip
     w = wall_for_request(est.total_j, est.t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
-    return _at_wall(est, w, (est.t_in, est.t_out), region, pue, grid_gco2_per_kwh, price_per_kwh)
+    tokens = ((est.t_in, est.t_out), echo)
+    return _at_wall(est, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)
+
+
+def _estimate_tokens(positional: tuple, t_in, t_out, workload: str | None):
+    """(t_in, t_out, echo) for ``estimate_energy``: :func:`request_tokens`, where the deprecated
+    positional form (``estimate_energy(m, g, 500, 300, 8)``) gives t_in and t_out by position —
+    those count as given, and their keywords stay as passed (the energy module warns, and
+    refuses a count given both ways)."""
+    by_position = dict(zip(("t_in", "t_out"), positional, strict=False))
+    a, b, echo = request_tokens(by_position.get("t_in", t_in), by_position.get("t_out", t_out),
+                                workload)  # fmt: skip
+    keep = {
+        "t_in": DEFAULT_T_IN if t_in is None else t_in,
+        "t_out": DEFAULT_T_OUT if t_out is None else t_out,
+    }  # the energy module's defaults
+    return (keep["t_in"] if "t_in" in by_position else a,
+            keep["t_out"] if "t_out" in by_position else b, echo)  # fmt: skip

@@ -25,7 +25,7 @@ from wattgpu_lite.jsonio import dumps, json_safe
 from wattgpu_lite.selection.paired import regime_of, verdict, vs_reference, why_not_calibrated
 from wattgpu_lite.selection.rank import rank_gpus
 from wattgpu_lite.specs.resolve import resolve_gpu
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import request_tokens
 
 SCHEMA_VERSION = 1
 NO_SLA_MS = 1e6  # the ranking's largest SLA: every plan is sized for the load alone
@@ -72,18 +72,18 @@ def _six_figures(_key: str, x: float) -> float:
 def compare(llm, gpus=None, *, rate_qps: float | None = None, batch: float | None = None,
             scenario: str | None = None, t_in: int | None = None, t_out: int | None = None,
             level: float = 0.8, num_gpus: int = 1, weights: str | None = None, parallel=None,
-            reference: str | None = None) -> Comparison:  # fmt: skip
+            reference: str | None = None, workload: str | None = None) -> Comparison:  # fmt: skip
     """``llm`` on each of ``gpus`` (two or more) at one load (as ``wl.predict``: ``rate_qps``,
     ``batch`` or ``scenario``; ``num_gpus`` or ``parallel`` per replica, ``weights``), each
     plan's energy per token and ITL over the reference's (the least energy, or ``reference``).
     ``gpus``: names (a list, or one text "A,B"), or as ``wl.rank_gpus``' ``candidates`` — None
-    for its default GPUs, "all", "measured"."""
+    for its default GPUs, "all", "measured". ``workload``: the named workload (data/workloads.csv,
+    default watt-counts) giving the token counts not passed, echoed in ``defaults``."""
     keyword = gpus is None or (isinstance(gpus, str) and gpus.strip().lower() in KEYWORDS)
     names = gpus if keyword else check_gpus(gpus)
-    defaults = {k: {"value": d, "source": "built-in"}
-                for k, v, d in (("t_in", t_in, DEFAULT_T_IN), ("t_out", t_out, DEFAULT_T_OUT))
-                if v is None}  # fmt: skip
-    t_in, t_out = DEFAULT_T_IN if t_in is None else t_in, DEFAULT_T_OUT if t_out is None else t_out
+    given = {"t_in": t_in, "t_out": t_out}
+    t_in, t_out, echo = request_tokens(t_in, t_out, workload)
+    defaults = {k: v for k, v in echo.items() if given.get(k) is None}  # what the kit chose
     layout = {"layouts": [parallel]} if parallel is not None else {"gpu_counts": (num_gpus,)}
     table = rank_gpus(llm, rate_qps=rate_qps, batch=batch, scenario=scenario, t_in=t_in,
                       t_out=t_out, level=level, candidates=names, weights=weights,

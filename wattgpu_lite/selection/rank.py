@@ -63,7 +63,7 @@ from wattgpu_lite.selection.table import (
 )
 from wattgpu_lite.specs.catalog import gpu
 from wattgpu_lite.specs.resolve import resolve_llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import request_tokens
 
 DEFAULT_GPU_COUNTS = (1, 2, 4, 8)  # GPUs per replica tried by the hybrid source
 
@@ -75,13 +75,13 @@ __all__ = [
 
 def rank_gpus(
     llm, *positional, itl_sla_ms: float, rate_qps: float | None = None,
-    batch: float | None = None, scenario: str | None = None, t_in: int = DEFAULT_T_IN,
-    t_out: int = DEFAULT_T_OUT, level: float = 0.8,
+    batch: float | None = None, scenario: str | None = None, t_in: int | None = None,
+    t_out: int | None = None, level: float = 0.8,
     candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None, layouts=None,
     source: str = "hybrid", grid_gco2_per_kwh: float | None = None,
     price_per_kwh: float | None = None,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS, pue: float | None = None,
-    region: str | None = None, name: str | None = None,
+    region: str | None = None, name: str | None = None, workload: str | None = None,
 ) -> Ranking:  # fmt: skip
     """One row per candidate GPU, the ones meeting the ITL SLA first, by energy per token.
 
@@ -123,7 +123,8 @@ def rank_gpus(
     wall's inputs (with the price's ``currency``, ``price_region`` and ``price_note``,
     :func:`~wattgpu_lite.selection.answers.price_echo`), ``.attrs["defaults"]`` the kit's
     defaults it used, and ``to_json()`` is exactly ``rank --json``. ``name``: what to call a
-    model you bring (a config.json), as ``wl.predict``'s.
+    model you bring (a config.json), as ``wl.predict``'s; ``workload``: the named workload
+    (data/workloads.csv, default watt-counts) giving the token counts not passed, as there.
 
     ``vs_best_energy_ratio`` (with ``_lo``/``_hi`` and ``vs_best_interval``): each plan's energy
     per token over the best plan's, with the paired interval where both plans are calibrated
@@ -136,6 +137,7 @@ def rank_gpus(
     grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)  # checked there
     pue = check_pue(default_pue() if pue is None else pue)
     price, _, _ = resolve_price(region, price_per_kwh)  # checked there; price_echo says where
+    t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     table = _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts,
                   weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
@@ -145,7 +147,9 @@ def rank_gpus(
                          **price_echo(region, price_per_kwh))  # fmt: skip
     ranking = rank_table(add_vs_best(table, checks.check_level(level)))
     used = {"grid_gco2_per_kwh": grid, "price_per_kwh": price, "pue": pue}
-    tokens = (int(t_in), int(t_out)) if source == "hybrid" else None  # the others: the runs'
+    checked = {"t_in": {**echo["t_in"], "value": int(t_in)},
+               "t_out": {**echo["t_out"], "value": int(t_out)}}  # fmt: skip
+    tokens = echo | checked if source == "hybrid" else None  # the others: the runs' tokens
     ranking.attrs["defaults"] = defaults_of(used, region, given, tokens)
     return ranking
 

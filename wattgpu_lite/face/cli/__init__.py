@@ -17,7 +17,7 @@ from wattgpu_lite.face.cli.output import (
     write_output,
 )
 from wattgpu_lite.specs.llm import WEIGHT_FORMATS
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, DEFAULT_WORKLOAD
 
 # the served weight formats, the common ones first, each once
 WEIGHT_CHOICES = tuple(dict.fromkeys(("bf16", "fp8", "fp4", "int4", *sorted(WEIGHT_FORMATS))))
@@ -47,16 +47,30 @@ def add_weights_flag(parser: argparse.ArgumentParser) -> None:
 
 
 def add_token_flags(parser: argparse.ArgumentParser) -> None:
-    """``--t-in`` and ``--t-out``, defaulting to the kit's one request (specs.workload) unless the
-    environment or a config file says otherwise (:mod:`~wattgpu_lite.face.cli.defaults`), and
-    ``--config FILE``, the file of those defaults."""
+    """``--t-in``, ``--t-out`` and ``--workload``: the counts given (flag, environment or config
+    file, :mod:`~wattgpu_lite.face.cli.defaults`), the rest the named workload's (default
+    watt-counts, the kit's one request: specs.workload); and ``--config FILE``, the file of
+    those defaults."""
     parser.add_argument("--t-in", type=int, default=None,
-                        help=f"prompt tokens per request (default {DEFAULT_T_IN}); "
-                             f"WATTGPU_LITE_T_IN or t_in in {CONFIG_NAME} replace the default")  # fmt: skip
+                        help=f"prompt tokens per request (default: the workload's, "
+                             f"{DEFAULT_T_IN} for {DEFAULT_WORKLOAD}); WATTGPU_LITE_T_IN or t_in in "
+                             f"{CONFIG_NAME} replace the default")  # fmt: skip
     parser.add_argument("--t-out", type=int, default=None,
-                        help=f"generated tokens per request (default {DEFAULT_T_OUT}); "
-                             f"WATTGPU_LITE_T_OUT or t_out in {CONFIG_NAME} replace the default")  # fmt: skip
+                        help=f"generated tokens per request (default: the workload's, "
+                             f"{DEFAULT_T_OUT} for {DEFAULT_WORKLOAD}); WATTGPU_LITE_T_OUT or t_out "
+                             f"in {CONFIG_NAME} replace the default")  # fmt: skip
+    parser.add_argument("--workload", default=None, metavar="NAME",
+                        help=f"named request workload of data/workloads.csv giving the token "
+                             f"counts not given ({', '.join(workload_names())}; default "
+                             f"{DEFAULT_WORKLOAD}, the Watt Counts runs' mean request)")  # fmt: skip
     add_config_flag(parser)
+
+
+def workload_names() -> list[str]:
+    """The names of data/workloads.csv, in its order."""
+    from wattgpu_lite.specs.workload import workloads
+
+    return workloads()["name"].tolist()
 
 
 def add_output_flags(parser: argparse.ArgumentParser) -> None:

@@ -2,7 +2,7 @@
 
 python -m wattgpu_lite compare --llm NAME --gpus "A30,A100 SXM4 40GB"
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--t-in 15] [--t-out 180] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
+       [--t-in N] [--t-out N] [--workload watt-counts] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
        [--weights FORMAT] [--reference GPU] [--json]
 
 ``--json`` prints ``wl.compare(...).to_json()`` (a test holds them equal); the text view shows
@@ -21,9 +21,11 @@ from wattgpu_lite.face.cli import (
     add_output_flags,
     add_token_flags,
     add_weights_flag,
+    cli_defaults,
     command,
     deliver,
 )
+from wattgpu_lite.face.cli.defaults import GIVEN
 from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
 from wattgpu_lite.face.cli.output import Result, text_table, wrap_line
 from wattgpu_lite.face.cli.text import escape_controls
@@ -84,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     c = compare(args.llm, args.gpus, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
-                reference=args.reference)  # fmt: skip
-    c = dataclasses.replace(c, defaults=args.defaults_used)  # where the CLI found t_in, t_out
+                reference=args.reference, workload=args.workload)  # fmt: skip
+    # where the counts came from: the workload's (Python's echo), or the environment or file's
+    found = {k: v for k, v in args.defaults_used.items() if v["source"] != GIVEN}
+    c = dataclasses.replace(c, defaults={**cli_defaults(c.defaults, args), **found})
     return deliver(Result(json.loads(c.to_json()), text_view(c, args.wide)), args)

@@ -7,7 +7,9 @@ price, PUE) is taken from, first to last:
 2. the environment: ``WATTGPU_LITE_<KEY>`` (``WATTGPU_LITE_T_IN=500``);
 3. the config file: ``--config FILE``, else ``wattgpu-lite.toml`` in the working directory, a TOML
    file of top-level keys (``t_in = 500``, ``grid_gco2_per_kwh = 250``, ``region = "FR"``);
-4. the kit's built-in default.
+4. the kit's built-in default — for the token counts, the named workload's (``--workload``, a
+   flag and config key like any other; default ``watt-counts``, 15 and 180), filled by the
+   command's Python call (:func:`wattgpu_lite.specs.workload.request_tokens`).
 
 Every result says which values it used and where each came from (``"defaults"`` in the JSON, one
 line in the text view). A malformed file or value is a one-line error naming the key. To add a
@@ -96,6 +98,9 @@ DEFAULTS: tuple[Default, ...] = (
     Default("pue", 1.0, 3.0, "facility / IT energy", _builtin_pue),
 )
 BY_KEY = {d.key: d for d in DEFAULTS}
+# counts that, when neither flag, environment nor file gives them, are the named workload's
+# (--workload, default watt-counts: the built-in values above), filled by the command's Python call
+FROM_WORKLOAD = ("t_in", "t_out")
 # the grid region (``region = "FR"``): text, not a number; --region's value when the command has
 # it and neither --region nor --grid-gco2-per-kwh is given (a grid number from the environment
 # beats a region from the file, as the precedence says)
@@ -256,6 +261,8 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
             value, source = env, f"environment {d.env}"
         elif d.key in from_file:
             value, source = from_file[d.key], f"config {path}"
+        elif d.key in FROM_WORKLOAD:
+            continue  # left to the command: the workload's count (specs.workload.request_tokens)
         else:
             value, source = d.builtin(), BUILT_IN
         setattr(args, d.key, value)

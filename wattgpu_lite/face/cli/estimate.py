@@ -1,7 +1,7 @@
 """``estimate``: energy of one request by component (physical or paper mode).
 
 python -m wattgpu_lite estimate --llm NAME|config.json --gpu NAME|spec.json [--name NAME]
-    [--t-in 15] [--t-out 180] [--batch 1] [--mode physical|paper] [--num-gpus 1]
+    [--t-in N] [--t-out N] [--workload watt-counts] [--batch 1] [--mode physical|paper] [--num-gpus 1]
     [--weights bf16|fp8|fp4|int4] [--tp N] [--ep N] [--region CODE | --grid-gco2-per-kwh G]
     [--pue 1.58] [--price-per-kwh P] [--plot FILE.png] [--json]
 
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
                           t_out=args.t_out, mode=args.mode, num_gpus=args.num_gpus,
                           weights=args.weights, parallel=layout_from(args, expert=False),
                           expert_parallel=expert_parallel(args), name=args.name,
-                          **wall_inputs(args))  # fmt: skip
+                          workload=args.workload, **wall_inputs(args))  # fmt: skip
     est = replace(est, wall=cli_wall(est.wall, args), defaults=cli_defaults(est.defaults, args))
     if args.plot:
         from wattgpu_lite.face.plots_explain import energy_breakdown

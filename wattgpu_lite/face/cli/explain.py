@@ -3,7 +3,7 @@ that binds, idle and busy power, the correction and why, the intervals; energy a
 
 python -m wattgpu_lite explain --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--name NAME] [--t-in 15] [--t-out 180] [--num-gpus 1 | --tp N --ep N] [--weights FORMAT]
+       [--name NAME] [--t-in N] [--t-out N] [--workload watt-counts] [--num-gpus 1 | --tp N --ep N] [--weights FORMAT]
        [--region WORLD|US|FR|... | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
        [--plot FILE.png] [--json]
 
@@ -203,7 +203,8 @@ def run(args: argparse.Namespace) -> int:
     x = explain(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
-                level=args.level, name=args.name, **wall_inputs(args))  # fmt: skip
+                level=args.level, name=args.name, workload=args.workload,
+                **wall_inputs(args))  # fmt: skip
     p = x.prediction
     p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
     x = replace(x, prediction=p)

@@ -45,6 +45,7 @@ OPTION_CHECKS = {
     "plot": lambda v, f: check_plot(v),
     "pue": lambda v, f: checks.check_number(f, v, 1.0, 3.0, "(facility / IT energy)"),
     "region": lambda v, f: check_region(v, f),
+    "workload": lambda v, f: check_workload(v, f),
 }
 EXIT_USER, EXIT_BUG = 2, 1
 
@@ -59,6 +60,18 @@ def check_region(region: str, flag: str) -> str:
     except InvalidInputError as err:
         raise InvalidInputError(f"{flag}: {err}") from None
     return region
+
+
+def check_workload(name: str, flag: str) -> str:
+    """``name`` if data/workloads.csv has it, else UnknownWorkloadError naming the flag and the
+    close matches."""
+    from wattgpu_lite.specs.workload import UnknownWorkloadError, workload
+
+    try:
+        workload(name)
+    except UnknownWorkloadError as err:
+        raise InvalidInputError(f"{flag}: {err}") from None
+    return name
 
 
 class OneLineParser(argparse.ArgumentParser):

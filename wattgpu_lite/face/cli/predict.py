@@ -2,7 +2,7 @@
 
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
-       [--name NAME] [--t-in 15] [--t-out 180] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
+       [--name NAME] [--t-in N] [--t-out N] [--workload watt-counts] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
        [--weights bf16|fp8|fp4|int4|...] [--no-correction]
        [--region CODE | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
        [--plot FILE.png] [--json]
@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
-                correction=args.correction, name=args.name, **wall_inputs(args))  # fmt: skip
+                correction=args.correction, name=args.name, workload=args.workload,
+                **wall_inputs(args))  # fmt: skip
     p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
     if args.plot:
         from wattgpu_lite.face.plots_explain import prediction_bars

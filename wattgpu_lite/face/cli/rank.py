@@ -1,7 +1,7 @@
 """``rank``: which GPU serves an LLM within an ITL SLA for the least energy, and how many of it.
 
 python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 --itl-sla-ms 30 \
-    [--name NAME] [--t-in 15 --t-out 180] [--gpus A30,L4,...|measured|all]
+    [--name NAME] [--t-in N --t-out N] [--workload watt-counts] [--gpus A30,L4,...|measured|all]
     [--source hybrid|measured|paper|logo] [--json]
     [--tp 8 --ep 8]    (one layout per replica instead of every layout of --gpu-counts)
     [--level 0.8] [--context-tokens 1024]   (the interval level; the context the fit check reserves)
@@ -87,7 +87,8 @@ def run_rank(args: argparse.Namespace) -> int:
     if args.source == "hybrid":
         counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
-        tokens = {"t_in": args.t_in, "t_out": args.t_out, "gpu_counts": counts,
+        tokens = {"t_in": args.t_in, "t_out": args.t_out, "workload": args.workload,
+                  "gpu_counts": counts,
                   "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
     context = {} if args.context_tokens is None else {"context_tokens": args.context_tokens}
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]

@@ -37,7 +37,7 @@ from wattgpu_lite.hybrid.predict.requests import (
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
 
 __all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many",
            "resolve_load"]  # fmt: skip
@@ -145,8 +145,8 @@ def _notes(model: HybridModel, out: StepResult, i: int) -> tuple[str, ...]:
     return notes
 
 
-def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
-                 correction: bool = True) -> pd.DataFrame:  # fmt: skip
+def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: bool = True,
+                 workload: str | None = None) -> pd.DataFrame:  # fmt: skip
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
     ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
     or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights`` (blank: the LLM's own)).
@@ -160,8 +160,11 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
     frame itself raises: InvalidInputError when it is not a DataFrame, is empty, lacks ``llm`` or
     ``gpu`` or holds text in a numeric column; UnknownLLMError/UnknownGPUError for a name no
     catalog knows. ``correction=False``: the physics backbone alone, as in ``wl.predict``.
+    ``workload``: the named workload (data/workloads.csv) whose counts fill a ``t_in`` or
+    ``t_out`` column the frame lacks (default: watt-counts, 15 in and 180 out).
     """
     check_columns(frame)
+    frame = _with_workload(frame, workload)
     level = check_level(level)
     model = _model(correction)
     # tolist: the cells as Python objects at once (iterating a pandas text column costs ~2 µs a cell)
@@ -192,6 +195,16 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL,
     arch = np.array([m.architecture_name for m in distinct], dtype=object)[code]
     return _with_columns(frame, {"llm_architecture": arch, "t_in": t_in, "t_out": t_out, **keep,
                                  "message": messages})  # fmt: skip
+
+
+def _with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
+    """``frame`` with the named workload's ``t_in`` and ``t_out`` as the columns it lacks (a
+    column given, even with blanks, is kept as given: a blank cell is invalid, as without)."""
+    if name is None:
+        return frame
+    chosen = workload(name)
+    missing = {c: getattr(chosen, c) for c in ("t_in", "t_out") if c not in frame}
+    return frame.assign(**missing) if missing else frame
 
 
 def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
