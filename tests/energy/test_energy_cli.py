@@ -23,7 +23,7 @@ def _run(capsys, *args):
 def test_json_is_the_estimate_in_the_envelope_with_python_defaults(capsys):
     code, out, _ = _run(capsys, "--json")
     assert code == 0
-    est = wl.estimate_energy(LLAMA)  # same defaults: physical, 15/180
+    est = wl.estimate_energy(LLAMA, "H100 NVL")  # same defaults: physical, 15/180
     data = json.loads(out)
     used = data.pop("defaults")  # the CLI's echo of its defaults (tests/face/test_cli_defaults.py)
     assert used == {"t_in": {"value": 15, "source": "built-in"},

@@ -185,10 +185,10 @@ def test_attention_free_config_is_rejected():
 
 def test_bare_size_paper_mode_warns_and_physical_refuses():
     with pytest.warns(UserWarning, match="dense"):
-        est = wl.estimate_energy(8, t_in=500, t_out=500, mode="paper")
+        est = wl.estimate_energy(8, "H100 NVL", t_in=500, t_out=500, mode="paper")
     assert est.components_j["attention_reads"] == 0.0 and est.notes
     with pytest.raises(InvalidInputError):
-        wl.estimate_energy(8, mode="physical")
+        wl.estimate_energy(8, "H100 NVL", mode="physical")
 
 
 def test_paper_mode_refuses_gpu_counts_and_precisions():

@@ -39,7 +39,7 @@ def test_json_has_a_schema_version_and_never_nan(est):
     data = json.loads(est.to_json())
     assert data["schema_version"] == EnergyEstimate.schema_version == 1
     assert set(data) >= {"total_j", "total_wh", "energy_per_token_j", "components_j", "terms"}
-    paper = json.loads(wl.estimate_energy("Qwen/Qwen3-8B", mode="paper").to_json())
+    paper = json.loads(wl.estimate_energy("Qwen/Qwen3-8B", "H100 NVL", mode="paper").to_json())
     assert paper["compute_peak_tflops"] is None and paper["kappa"] is None
     nan = dataclasses.replace(est, compute_peak_tflops=math.nan)
     assert json.loads(nan.to_json())["compute_peak_tflops"] is None
@@ -79,7 +79,7 @@ def test_batch_is_a_float_as_in_predict(est):
     assert isinstance(p.inputs.batch, float) and p.inputs.batch == est.batch
     assert set(est.inputs) <= set(dataclasses.asdict(p.inputs)), "inputs under predict's names"
     with pytest.raises(wl.errors.InvalidInputError, match="^batch must be a whole number"):
-        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", batch=2.5)
+        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", batch=2.5)
 
 
 def test_the_size_sweep_marks_the_models_too_large_for_the_gpu():

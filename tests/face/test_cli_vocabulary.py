@@ -99,6 +99,23 @@ def test_gpu_is_required_wherever_one_gpu_answers(name):
     assert gpu.required and gpu.default is None
 
 
+@pytest.mark.parametrize("where", ["wl", "energy"])
+def test_python_requires_the_gpu_as_the_cli_does_and_says_how_to_pass_it(where):
+    """``wl.estimate_energy`` defaulted to the H100 NVL while ``estimate`` required ``--gpu``."""
+    import wattgpu_lite as wl
+    from wattgpu_lite.energy import estimate
+
+    call = wl.estimate_energy if where == "wl" else estimate.estimate_energy
+    with pytest.raises(wl.errors.InvalidInputError) as err:
+        call(LLAMA, t_in=500, t_out=300)
+    text = str(err.value)
+    assert (
+        text.startswith("estimate_energy needs gpu") and 'estimate_energy(llm, "H100 NVL")' in text
+    )
+    assert 'gpu="H100 NVL"' in text and "wl.gpus()" in text and "--gpu" in text
+    assert call(LLAMA, "A30", t_in=500, t_out=300).gpu == "A30"
+
+
 def _sample(action: argparse.Action):
     """A valid config value for a flag, and the value the flag parses to."""
     if action.dest == "pue":

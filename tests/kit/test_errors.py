@@ -35,6 +35,6 @@ def test_unknown_llm_error_points_to_config_parsing():
 def test_invalid_input_from_the_kit_is_a_value_error_naming_field_and_fix():
     """A real kit call, caught as the builtin a caller would catch (not the class raising itself)."""
     with pytest.raises(ValueError) as info:
-        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=0)
+        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_out=0)
     assert type(info.value) is InvalidInputError and isinstance(info.value, WattGPUError)
     assert "t_out" in str(info.value) and "e.g. t_out=500" in str(info.value)

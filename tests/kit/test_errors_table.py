@@ -59,7 +59,9 @@ TRIGGERS = {
             "fp16_tflops": 400,
         }
     ),  # fmt: skip
-    "InvalidInputError": lambda tmp: wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_in=0),
+    "InvalidInputError": lambda tmp: wl.estimate_energy(
+        "meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_in=0
+    ),
     "DataFileError": _corrupted_runs,
     "CapacityError": lambda tmp: wl.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", rate_qps=1e3),
     "MissingExtraError": _without_xgboost,

@@ -106,11 +106,16 @@ def test_check_tokens_of_the_energy_model_refuses(bad):
     from wattgpu_lite.errors import InvalidInputError
 
     with pytest.raises(InvalidInputError, match="^t_out must be .*; pass t_out as a whole number"):
-        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=bad)
-    assert wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=3.0).t_out == 3
-    assert wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=np.int64(1)).t_out == 1
+        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_out=bad)
+    assert wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_out=3.0).t_out == 3
+    assert (
+        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_out=np.int64(1)).t_out
+        == 1
+    )
     # None is "not given": the workload's count (watt-counts: 180), as every entry point reads it
-    assert wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", t_out=None).t_out == 180
+    assert (
+        wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", t_out=None).t_out == 180
+    )
 
 
 def test_two_points_correlate_perfectly_and_folds_count():

@@ -185,7 +185,7 @@ def test_shipped_files_are_read_only_through_datafiles():
 
 
 LOADERS = {
-    "energy": "wl.estimate_energy('meta-llama/Llama-2-7b-hf', mode='physical')",
+    "energy": "wl.estimate_energy('meta-llama/Llama-2-7b-hf', 'H100 NVL', mode='physical')",
     "hybrid": "wl.HybridModel.pretrained()",
 }
 

@@ -89,6 +89,10 @@ def _physical(llm, gpu, work, layout: Parallel, weights) -> EnergyEstimate:
                           float(engine["power_w"][0]), float(engine["step_time_s"][0]))  # fmt: skip
 
 
+GPU_REQUIRED = ("estimate_energy needs gpu, the GPU that serves the request: pass it after the "
+                "LLM, estimate_energy(llm, \"H100 NVL\"), or by name, gpu=\"H100 NVL\" — a "
+                "catalog name (wl.gpus()), a wl.gpu(...), a spec dict or the path of a spec "
+                ".json (--gpu on the command line)")  # fmt: skip
 # the order the arguments after ``gpu`` could be given by position until 0.2.0 (deprecated)
 POSITIONAL_UNTIL_0_2 = ("t_in", "t_out", "batch", "mode", "num_gpus", "weights",
                         "expert_parallel", "parallel")  # fmt: skip
@@ -126,7 +130,7 @@ def bare_size_b(size, mode: str) -> float:
                                    "8B model), or the model's name or config.json")  # fmt: skip
 
 
-def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
+def estimate_energy(llm, gpu=None, *positional, batch: float = 1.0,
                     t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT, mode: str = "physical",
                     num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
                     parallel: Parallel | None = None) -> EnergyEstimate:  # fmt: skip
@@ -137,8 +141,8 @@ def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
     work until 0.2.0, with a DeprecationWarning.
 
     ``llm``: catalog name, LLM, a config.json path or dict, or in paper mode a bare size in
-    billions (dense terms only, with a warning). ``gpu``: catalog name, GPU or spec. ``batch``:
-    sequences sharing each step. ``mode``: "physical" (default) or "paper" (printed equations;
+    billions (dense terms only, with a warning). ``gpu`` (required; InvalidInputError saying
+    how to pass it): catalog name, GPU or spec. ``batch``: sequences sharing each step. ``mode``: "physical" (default) or "paper" (printed equations;
     the GPU only picks H100 vs A100 coefficients; one GPU, 16-bit weights). ``num_gpus``: GPUs of
     the replica (tensor parallel; ``expert_parallel=True`` puts a MoE's whole experts on them);
     ``parallel``: the replica's layout instead, ``wl.Parallel(tp=4)``, ``wl.Parallel(ep=8)``.
@@ -147,6 +151,8 @@ def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
     Tokens and batch go through the kit's one token and batch checks (:mod:`wattgpu_lite.checks`,
     as ``wl.predict``); ``batch`` is a float, as everywhere in the kit.
     """
+    if gpu is None:  # required, as --gpu is: no GPU is everyone's default
+        raise InvalidInputError(GPU_REQUIRED)
     if positional:
         named = {"t_in": t_in, "t_out": t_out, "batch": batch, "mode": mode, "num_gpus": num_gpus,
                  "weights": weights, "expert_parallel": expert_parallel, "parallel": parallel}  # fmt: skip

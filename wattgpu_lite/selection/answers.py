@@ -138,7 +138,7 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     return replace(x, prediction=p)
 
 
-def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
+def estimate_energy(llm, gpu=None, *positional, batch: float = 1.0,
                     t_in: int | None = None, t_out: int | None = None, mode: str = "physical",
                     num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
                     parallel: Parallel | None = None, name: str | None = None,
