@@ -18,6 +18,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+import pandas as _pd
+
 from wattgpu_lite.errors import InvalidInputError
 
 Number = Callable[[str, float], Any]
@@ -82,3 +84,49 @@ def json_safe(value: Any, key: str = "", number: Number | None = None) -> Any:
 def dumps(value: Any, indent: int | None = 2) -> str:
     """:func:`json_safe` of ``value`` as strict JSON text (``allow_nan=False``)."""
     return json.dumps(json_safe(value), indent=indent, allow_nan=False)
+
+
+SCHEMA_VERSION = 1  # of every to_json() and --json document
+
+
+class DocumentFrame(_pd.DataFrame):
+    """A table the kit returns (``wl.gpus()``, ``wl.llms()``, ``wl.llm_aliases()``,
+    ``wl.evaluate(...)``): a DataFrame whose ``to_json()`` without arguments is exactly its
+    command's ``--json`` — ``{"schema_version": 1, "kind": ..., <fields>, "rows": [...],
+    "defaults": {}}``, numbers as :func:`rounded` writes them — and pandas' ``to_json`` with
+    arguments. ``attrs["document"]`` holds the kind, the fields before the rows and, for a
+    stacked frame (a ``table`` column naming each row's table), each table's columns: its
+    document then carries each table under its name instead of ``rows``."""
+
+    @property
+    def _constructor(self):
+        return DocumentFrame
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON document of the command, as Python values."""
+        spec = self.attrs.get("document", {})
+        plain = _pd.DataFrame(self)
+        body: dict[str, Any] = dict(spec.get("fields", {}))
+        tables = spec.get("tables")
+        if tables:
+            for name, columns in tables.items():
+                part = plain[plain["table"] == name][list(columns)]
+                body[name] = [rounded(r) for r in part.to_dict(orient="records")]
+        else:
+            body["rows"] = [rounded(r) for r in plain.to_dict(orient="records")]
+        return {"schema_version": SCHEMA_VERSION, "kind": spec.get("kind", "table"),
+                **rounded(body), "defaults": rounded(dict(self.attrs.get("defaults", {})))}  # fmt: skip
+
+    def to_json(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        """The command's ``--json`` without arguments (class docstring); pandas' with them."""
+        if args or kwargs:
+            return _pd.DataFrame(self).to_json(*args, **kwargs)
+        return dumps(self.to_document(), indent=2)
+
+
+def document_frame(table, kind: str, tables: dict | None = None, **fields: Any) -> DocumentFrame:
+    """``table`` as a :class:`DocumentFrame` of command ``kind`` with ``fields`` before its rows
+    (``tables``: each stacked table's columns, see the class)."""
+    out = DocumentFrame(table)
+    out.attrs["document"] = {"kind": kind, "fields": fields, "tables": tables}
+    return out

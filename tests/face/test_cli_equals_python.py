@@ -32,6 +32,18 @@ CASES = {
 }  # fmt: skip
 
 
+# the commands that answer with a table: (CLI words, the Python call whose to_json() it prints)
+TABLES = {
+    "gpus": (["gpus"], lambda: wl.gpus()),
+    "llms": (["llms"], lambda: wl.llms()),
+    "llms --aliases": (["llms", "--aliases"], lambda: wl.llm_aliases()),
+    "evaluate hybrid": (["evaluate", "--model", "hybrid", "--strategy", "lolo"],
+                        lambda: wl.evaluate(model="hybrid", strategy="lolo")),
+    "evaluate wattgpu": (["evaluate", "--target", "itl", "--strategy", "logo", "--no-progress"],
+                         lambda: wl.evaluate("itl", "logo", progress=False)),
+}  # fmt: skip
+
+
 @pytest.fixture(autouse=True)
 def _no_environment_or_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
@@ -108,3 +120,20 @@ def test_a_ranking_is_still_a_dataframe_and_pandas_to_json_with_arguments():
     assert isinstance(table, pd.DataFrame) and isinstance(table.head(1), type(table))
     assert json.loads(table.to_json(orient="records"))[0]["gpu"] == table["gpu"].iloc[0]
     assert table.attrs["defaults"]["price_per_kwh"] == {"value": 0.3, "source": "given"}
+
+
+@pytest.mark.parametrize("command", list(TABLES))
+def test_the_json_of_every_table_command_is_its_python_calls_to_json(capsys, command):
+    """``gpus``, ``llms`` and ``evaluate``: the DataFrame the Python call returns prints its
+    command's ``--json`` from ``to_json()`` (pandas' own with arguments)."""
+    argv, call = TABLES[command]
+    assert main([*argv, "--json"]) == 0, capsys.readouterr().err
+    shown = json.loads(capsys.readouterr().out)
+    table = call()
+    assert isinstance(table, pd.DataFrame) and shown == json.loads(table.to_json())
+    assert shown["kind"] == argv[0].replace(
+        "llms", "llm_aliases" if "--aliases" in argv else "llms"
+    )
+    rows = shown.get("rows") or shown["pooled"]
+    assert len(rows) == (len(table) if "rows" in shown else (table["table"] == "pooled").sum())
+    assert json.loads(table.to_json(orient="records"))[0].keys() == set(table.columns)

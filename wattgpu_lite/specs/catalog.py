@@ -27,6 +27,7 @@ from wattgpu_lite.errors import (
     UnknownGPUError,
     UnknownLLMError,
 )
+from wattgpu_lite.jsonio import document_frame
 from wattgpu_lite.specs.aliases import Alias, aliases_frame, read_aliases, resolve_alias
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import ECHO_FIELDS, LLM
@@ -85,13 +86,16 @@ def _llm_entries() -> tuple[LLM, ...]:
 
 
 def gpus() -> pd.DataFrame:
-    """The GPU catalog, one row per GPU; columns = the GPU dataclass fields."""
-    return pd.DataFrame([g.__dict__ for g, _ in _gpu_entries()])
+    """The GPU catalog, one row per GPU; columns = the GPU dataclass fields. ``to_json()`` is
+    exactly ``gpus --json`` (:class:`~wattgpu_lite.jsonio.DocumentFrame`)."""
+    return document_frame(pd.DataFrame([g.__dict__ for g, _ in _gpu_entries()]), "gpus")
 
 
 def llms() -> pd.DataFrame:
-    """The LLM catalog, one row per architecture; columns = the LLM dataclass fields."""
-    return pd.DataFrame([{k: m.__dict__[k] for k in LLM_COLUMNS} for m in _llm_entries()])
+    """The LLM catalog, one row per architecture; columns = the LLM dataclass fields.
+    ``to_json()`` is exactly ``llms --json``."""
+    rows = [{k: m.__dict__[k] for k in LLM_COLUMNS} for m in _llm_entries()]
+    return document_frame(pd.DataFrame(rows), "llms")
 
 
 @cache
@@ -100,8 +104,9 @@ def _alias_entries() -> tuple[Alias, ...]:
 
 
 def llm_aliases() -> pd.DataFrame:
-    """Checkpoint ids that share a catalog architecture (data/llm_aliases.csv), with sources."""
-    return aliases_frame(_alias_entries())
+    """Checkpoint ids that share a catalog architecture (data/llm_aliases.csv), with sources;
+    ``to_json()`` is exactly ``llms --aliases --json``."""
+    return document_frame(aliases_frame(_alias_entries()), "llm_aliases")
 
 
 def _key(text: str) -> str:

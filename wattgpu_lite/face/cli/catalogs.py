@@ -10,7 +10,7 @@ import argparse
 import sys
 
 from wattgpu_lite.face.cli import LLM_HELP, add_name_flag, add_output_flags, command, deliver
-from wattgpu_lite.face.cli.output import Result, document, table_document, text_record, text_table
+from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 
 # columns of the readable tables (--json prints every field)
 GPU_TABLE = ["name", "memory_gb", "memory_type", "bandwidth_gbs", "fp16_tflops", "tdp_w",
@@ -42,10 +42,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run_gpus(args: argparse.Namespace) -> int:
     from wattgpu_lite.specs.catalog import gpus
 
-    table = gpus()
-    return deliver(
-        Result(table_document("gpus", table), text_table(table[GPU_TABLE], args.wide)), args
-    )
+    table = gpus()  # its to_document() is the JSON: wl.gpus().to_json() is `gpus --json`
+    return deliver(Result(table.to_document(), text_table(table[GPU_TABLE], args.wide)), args)
 
 
 def run_llms(args: argparse.Namespace) -> int:
@@ -64,8 +62,6 @@ def run_llms(args: argparse.Namespace) -> int:
     if args.aliases:
         table = llm_aliases()
         view = text_table(table.drop(columns="source"), args.wide)
-        return deliver(Result(table_document("llm_aliases", table), view), args)
+        return deliver(Result(table.to_document(), view), args)
     table = llms()
-    return deliver(
-        Result(table_document("llms", table), text_table(table[LLM_TABLE], args.wide)), args
-    )
+    return deliver(Result(table.to_document(), text_table(table[LLM_TABLE], args.wide)), args)

@@ -15,7 +15,7 @@ import argparse
 import pandas as pd
 
 from wattgpu_lite.face.cli import add_output_flags, command, deliver
-from wattgpu_lite.face.cli.output import Result, document, records, table_document, text_table
+from wattgpu_lite.face.cli.output import Result, text_table
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -43,19 +43,17 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model == "hybrid":
         return run_hybrid(args, evaluation)
-    target = args.target or "power"
-    table = evaluation.evaluate(target, args.strategy, progress=not args.no_progress)
-    doc = table_document("evaluate", table, model="wattgpu", target=target,
-                         strategy=args.strategy)  # fmt: skip
-    return deliver(Result(doc, text_table(table, args.wide)), args)
+    table = evaluation.evaluate(args.target or "power", args.strategy,
+                                progress=not args.no_progress)  # fmt: skip
+    # its to_document() is the JSON: wl.evaluate(...).to_json() is `evaluate --json`
+    return deliver(Result(table.to_document(), text_table(table, args.wide)), args)
 
 
 def run_hybrid(args: argparse.Namespace, evaluation) -> int:
+    stacked = evaluation.evaluate(args.target, args.strategy, model="hybrid")
     tables = evaluation.hybrid_tables(args.strategy, args.target)
-    doc = document("evaluate", {"model": "hybrid", "strategy": args.strategy,
-                                "target": args.target or "all",
-                                **{name: records(t) for name, t in tables.items()}})  # fmt: skip
-    return deliver(Result(doc, hybrid_text(tables, args.wide), evaluation.stacked(tables)), args)
+    return deliver(Result(stacked.to_document(), hybrid_text(tables, args.wide),
+                          pd.DataFrame(stacked)), args)  # fmt: skip
 
 
 def hybrid_text(tables: dict[str, pd.DataFrame], wide: bool = False) -> str:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.report import results
+from wattgpu_lite.jsonio import document_frame
 from wattgpu_lite.wattgpu import evaluation as wattgpu_evaluation
 
 MODELS = ("wattgpu", "hybrid")
@@ -70,9 +71,14 @@ def evaluate(target: str | None = None, strategy: str = "logo", progress: bool =
     if model not in MODELS:
         raise InvalidInputError(f"model must be one of {MODELS}, got {model!r}")
     if model == "wattgpu":
-        return wattgpu_evaluation.evaluate(target or "power", strategy, progress=progress,
-                                           features=features, reading=reading)  # fmt: skip
+        table = wattgpu_evaluation.evaluate(target or "power", strategy, progress=progress,
+                                            features=features, reading=reading)  # fmt: skip
+        return document_frame(table, "evaluate", model="wattgpu", target=target or "power",
+                              strategy=strategy)  # fmt: skip
     if features is not None or reading != "all":
         raise InvalidInputError("features= and reading= re-score WattGPU (model='wattgpu'); the "
                                 "hybrid's figures are its shipped nested results")  # fmt: skip
-    return stacked(hybrid_tables(strategy, target))
+    tables = hybrid_tables(strategy, target)
+    columns = {name: list(t.columns) for name, t in tables.items()}
+    return document_frame(stacked(tables), "evaluate", columns, model="hybrid",
+                          strategy=strategy, target=target or "all")  # fmt: skip
