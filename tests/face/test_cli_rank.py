@@ -145,3 +145,29 @@ def test_the_narrow_view_drops_columns_the_table_has():
         LLAMA8, scenario="server_low", itl_sla_ms=30, candidates=["A30"], gpu_counts=(1,)
     )
     assert set(NARROW_DROPS) <= set(display_table(table).columns)
+
+
+def test_rank_text_view_shows_each_plans_ratio_to_the_best_beside_the_sort_column(capsys):
+    """Issue 31, item 2: a "vs best" column in the text view — the pick "best", every other plan
+    its energy ratio with its interval (the JSON's vs_best_energy_ratio), within 100 columns."""
+    from wattgpu_lite.face.cli.rank import VS_BEST
+
+    argv = ["rank", "--llm", "openai/gpt-oss-120b", "--rate-qps", "20", "--itl-sla-ms", "50",
+            "--gpus", "H100 SXM,H200 SXM,B200,MI300X", "--top", "5"]  # fmt: skip
+    assert main([*argv, "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"][:5]
+    assert main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.startswith("rank "))
+    assert lines[head].rstrip().endswith(VS_BEST) and max(len(ln) for ln in lines) <= 100
+    assert lines[head].index("energy per 1,000 tokens (J)") < lines[head].index(VS_BEST)
+    cells = [
+        ln[lines[head].index(VS_BEST) - 20 :].split()[-2:] for ln in lines[head + 1 : head + 6]
+    ]
+    assert cells[0][-1] == "best" and rows[0]["vs_best_interval"] == "reference"
+    for (ratio, interval), row in zip(cells[1:], rows[1:], strict=True):
+        assert float(ratio.lstrip("~")) == pytest.approx(row["vs_best_energy_ratio"], rel=5e-3)
+        assert ratio.startswith("~") == (row["vs_best_interval"] == "unpaired")
+        lo, hi = interval.strip("()").split("–")
+        assert float(lo) == pytest.approx(row["vs_best_energy_ratio_lo"], rel=5e-3)
+        assert float(hi) == pytest.approx(row["vs_best_energy_ratio_hi"], rel=5e-3)

@@ -43,6 +43,28 @@ NARROW_DROPS = ("interval from", "electricity per million tokens (USD, wall)",
 # the columns the text view never leaves out, whatever the width: the plan, its verdict, the
 # sort column (face.explorer names them; short_headers drops the interval's level)
 ALWAYS_SHOWN = ("plan", "verdict", "energy per 1,000 tokens (J)")
+VS_BEST = "× best"  # energy per token over the pick's, with its interval: the column after energy
+UNPAIRED_MARK = "~"  # before a ratio whose interval is the unpaired one (vs_best_interval)
+
+
+def vs_best_cells(table: pd.DataFrame) -> list[str]:
+    """Each plan's ``vs_best_energy_ratio`` as text: "best" for the pick, the ratio with its
+    interval "1.32 (1.12–1.55)" (:data:`UNPAIRED_MARK` first when the interval is the unpaired
+    one, the ratio alone when there is none), "—" where the plan has no ratio."""
+    cells = []
+    for ratio, lo, hi, kind in zip(table["vs_best_energy_ratio"], table["vs_best_energy_ratio_lo"],
+                                   table["vs_best_energy_ratio_hi"], table["vs_best_interval"],
+                                   strict=True):  # fmt: skip
+        if kind == "reference":
+            cells.append("best")
+        elif pd.isna(ratio):
+            cells.append("—")
+        elif pd.isna(lo) or pd.isna(hi):
+            cells.append(f"{ratio:.3g}")
+        else:
+            mark = UNPAIRED_MARK if kind == "unpaired" else ""
+            cells.append(f"{mark}{ratio:.3g} ({lo:.3g}–{hi:.3g})")
+    return cells
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -116,7 +138,11 @@ def text_view(table, itl_sla_ms: float, top: int, wide: bool = False,
     fit ``width`` characters unless ``wide`` —, how the verdicts are decided, the why-nots."""
     from wattgpu_lite.face.explorer import display_table, summary
 
-    view = escape_frame(short_headers(display_table(table)).head(max(top, 1)))
+    shown = short_headers(display_table(table))
+    if "vs_best_energy_ratio" in table and table["vs_best_energy_ratio"].notna().any():
+        at = list(shown.columns).index(ALWAYS_SHOWN[-1]) + 1  # beside the sort column
+        shown.insert(at, VS_BEST, vs_best_cells(table))
+    view = escape_frame(shown.head(max(top, 1)))
     pick = escape_controls(summary(table, itl_sla_ms))
     lines = [pick if wide else wrap_line(pick, width), "",
              fit_width(view.drop(columns="why not"), wide, width, drop_first=NARROW_DROPS,
@@ -153,6 +179,9 @@ def verdict_line(table, itl_sla_ms: float) -> str:
     line = verdict_rule(table, itl_sla_ms)
     if has_intervals(table):
         line += f" In parentheses: the {table['level'].iloc[0] * 100:.0f} % interval."
+    if "vs_best_energy_ratio" in table and table["vs_best_energy_ratio"].notna().any():
+        line += (f" {VS_BEST}: energy per token over the pick's, its interval paired where "
+                 f"both plans are calibrated ({UNPAIRED_MARK}: unpaired, wider).")  # fmt: skip
     return escape_controls(line)
 
 
