@@ -52,11 +52,6 @@ def records(table: pd.DataFrame) -> list[dict[str, Any]]:
     return [clean(r) for r in table.to_dict(orient="records")]
 
 
-def table_document(kind: str, table: pd.DataFrame, **meta: Any) -> dict[str, Any]:
-    """A table command's document: ``meta`` fields, then the table under ``rows``."""
-    return document(kind, {**meta, "rows": records(table)})
-
-
 def json_text(doc: dict[str, Any]) -> str:
     """Strict JSON (``allow_nan=False``), indented (:func:`wattgpu_lite.jsonio.dumps`)."""
     return dumps(doc, indent=2)
