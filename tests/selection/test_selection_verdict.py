@@ -83,3 +83,26 @@ def test_a_ranking_puts_confident_plans_first_then_by_energy():
     assert list(ranked["gpu"]) == ["sure", "dear", "cheap", "slow", "small"]
     assert list(ranked["verdict"]) == [MEETS, MEETS, MAY_MEET, MISSES, DOES_NOT_FIT]
     assert list(ranked["rank"].head(3)) == [1, 2, 3] and ranked["rank"].tail(2).isna().all()
+
+
+def test_pick_under_sla_and_the_sweep_judge_a_prediction_at_its_bound_and_runs_at_their_itl():
+    """Issue 31, item 6 (part): the SLA sweep picks by the one verdict rule — a plan whose ITL
+    interval reaches past the SLA only "may meet" it, and a confident plan wins over it even at
+    more energy; without intervals (the measured runs) the ITL decides, the paper's rule."""
+    import pandas as pd
+
+    from wattgpu_lite.selection.rank import pick_under_sla, sla_sweep
+
+    plans = pd.DataFrame({"gpu": ["A", "B", "C"], "fits": [True, True, False],
+                          "itl_ms": [40.0, 30.0, 10.0], "itl_ms_hi": [70.0, 45.0, 12.0],
+                          "energy_per_1k_tokens_j": [100.0, 150.0, 50.0],
+                          "meets_sla": [False, False, False]})  # fmt: skip
+    assert pick_under_sla(plans, 50)["gpu"] == "B"  # A only may meet 50 ms (70 > 50)
+    assert pick_under_sla(plans, 42)["gpu"] == "A"  # both only may meet 42 ms: the energy decides
+    assert pick_under_sla(plans.assign(itl_ms_hi=[70.0, 60.0, 12.0]), 50)["gpu"] == "A"  # both may
+    assert pick_under_sla(plans, 20) is None  # C would, but it does not fit
+    runs = plans.drop(columns="itl_ms_hi")  # measured: no interval, the ITL decides
+    assert pick_under_sla(runs, 50)["gpu"] == "A"
+    sweep = sla_sweep(plans, [20, 50, 80])
+    assert pd.isna(sweep["pick"].iloc[0]) and sweep["pick"].tolist()[1:] == ["B", "A"]
+    assert sweep["n_meeting_sla"].tolist() == [0, 2, 2]

@@ -61,6 +61,7 @@ from wattgpu_lite.selection.table import (
     order,
     rank_table,
 )
+from wattgpu_lite.selection.verdict import MAY_MEET, MEETS, MEETS_AT_ESTIMATE, sla_verdicts
 from wattgpu_lite.specs.catalog import gpu
 from wattgpu_lite.specs.resolve import resolve_llm
 from wattgpu_lite.specs.workload import request_tokens
@@ -242,17 +243,34 @@ def _no_layout_error(model, gpu_counts, layouts, refused: pd.DataFrame) -> Inval
 
 
 def pick_under_sla(table: pd.DataFrame, itl_sla_ms: float) -> pd.Series | None:
-    """The least-energy row of a ranking table that fits and has ITL ≤ ``itl_sla_ms``."""
-    ok = table[table["fits"] & (table["itl_ms"] <= itl_sla_ms)]
-    return None if ok.empty else ok.loc[ok["energy_per_1k_tokens_j"].idxmin()]
+    """The least-energy row of a ranking table among those that meet ``itl_sla_ms`` by the one
+    verdict rule (:func:`~wattgpu_lite.selection.verdict.sla_verdicts`): a prediction with an ITL
+    interval (``itl_ms_hi``) meets it at the upper bound; when none does, the least-energy one
+    that may meet it (its estimate within the SLA), as ``rank_gpus`` orders confident plans
+    first. A measured table (no interval) is judged at its ITL, the paper's rule. None when no
+    row fits and meets the SLA even at its estimate."""
+    verdicts = _verdicts_at(table, itl_sla_ms)
+    for wanted in (MEETS, MAY_MEET):
+        ok = table[verdicts == wanted]
+        if not ok.empty:
+            return ok.loc[ok["energy_per_1k_tokens_j"].idxmin()]
+    return None
+
+
+def _verdicts_at(table: pd.DataFrame, itl_sla_ms: float) -> pd.Series:
+    """Each row's verdict at ``itl_sla_ms`` from its ITL (and interval) and whether it fits: the
+    ranking's own ``meets_sla`` is for the SLA it was made for, so it is left out."""
+    return sla_verdicts(table.drop(columns="meets_sla", errors="ignore"), itl_sla_ms)
 
 
 def sla_sweep(table: pd.DataFrame, slas_ms) -> pd.DataFrame:
-    """The choice as the SLA varies: per SLA, the pick, its energy and how many GPUs meet it."""
+    """The choice as the SLA varies: per SLA, the pick (:func:`pick_under_sla`, the one verdict
+    rule), its energy and how many rows meet it at least at the estimate (verdict meets or may
+    meet; for a measured table, the paper's reading: ITL within the SLA)."""
     rows = []
     for sla in slas_ms:
         best = pick_under_sla(table, sla)
-        n_ok = int((table["fits"] & (table["itl_ms"] <= sla)).sum())
+        n_ok = int(_verdicts_at(table, sla).isin(MEETS_AT_ESTIMATE).sum())
         energy = math.nan if best is None else best["energy_per_1k_tokens_j"]
         rows.append({"itl_sla_ms": float(sla), "pick": None if best is None else best["gpu"],
                      "energy_per_1k_tokens_j": energy, "n_meeting_sla": n_ok})  # fmt: skip

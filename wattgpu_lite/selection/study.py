@@ -85,7 +85,10 @@ def claims(r: pd.DataFrame, expected: str = "A30", slow: str = "L4", small: str 
 
 def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
     """Each source beside ``reference`` per scenario, over the GPUs both hold: same pick, how
-    many GPUs get the same SLA verdict, MdAPE of power and of the runs' ITL (%)."""
+    many GPUs get the same SLA verdict, MdAPE of power and of the runs' ITL (%). The readings are
+    the Watt Counts sources (measured, paper, logo), which carry no ITL interval: their verdicts
+    (``meets_sla``) are at the ITL itself, the paper's rule, which the one verdict rule reduces
+    to without an interval (:mod:`wattgpu_lite.selection.verdict`)."""
     ref = r[r["source"] == reference].set_index(["scenario", "gpu"])
     rows = []
     for (source, scenario), t in r[r["source"] != reference].groupby(["source", "scenario"],
