@@ -82,10 +82,10 @@ def physics_calls(fn) -> tuple[int, int]:
         seen[1] += int(np.broadcast(*workload).size)
         return original(model_args, workload, *rest, **kw)
 
-    def counted_coefficients(*args):
+    def counted_coefficients(**args):
         seen[0] += 1
-        seen[1] += int(np.broadcast(*args).size)
-        return coefficients(*args)
+        seen[1] += int(np.broadcast(*args.values()).size)
+        return coefficients(**args)
 
     P.physical_evaluate, SG.coefficients = counted, counted_coefficients
     try:

@@ -125,7 +125,7 @@ def test_the_pieces_are_the_step_time_and_the_busy_power(catalog_rows):
         np.testing.assert_allclose(step, S.step_time_s(rows, at[:, 0], c), rtol=1e-13)
         np.testing.assert_allclose(S._pieces_power_w(rows, pieces, at, c)[:, 0],
                                    S.raw_busy_power_w(rows, at[:, 0], c), rtol=1e-13)  # fmt: skip
-    assert pieces.curved.sum() == sum(1 for m in rows.model[4] if m > 0)  # the MoE rows
+    assert pieces.curved.sum() == sum(1 for m in rows.model.moe_layers if m > 0)  # the MoE rows
 
 
 def test_every_breakpoint_is_where_two_products_of_a_group_are_equal(catalog_rows):

@@ -36,6 +36,7 @@ import numpy as np
 from wattgpu_lite.energy import _step_generated as SG
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
+from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
 
 GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
 ROOT_RTOL = 4.0 * np.finfo(float).eps  # the load is narrowed until lo and hi are adjacent floats
@@ -66,7 +67,7 @@ class Constants:
 class Rows:
     """Per-row arrays: the model args, the GPU args, and the workload."""
 
-    model: tuple[np.ndarray, ...]  # energy.physical.llm_args, one array per element
+    model: ModelRecord  # energy.args.llm_args, one array per field
     n_layers: np.ndarray
     alpha: np.ndarray  # J/FLOP (spec basis), the always-read weights' and attention's format
     e_bit: np.ndarray  # J/bit
@@ -75,7 +76,7 @@ class Rows:
     tdp_w: np.ndarray  # per GPU
     t_in: np.ndarray
     t_out: np.ndarray
-    deploy: tuple[np.ndarray, ...]  # energy.args.deploy_args, one array per element
+    deploy: Deployment  # energy.args.deploy_args, one array per field
     num_gpus: np.ndarray  # GPUs in the replica
     params_b: np.ndarray  # total parameters, billions
     alpha_expert: np.ndarray  # J/FLOP of the routed experts' format (= alpha for a dense model)
@@ -83,7 +84,7 @@ class Rows:
 
     def take(self, mask: np.ndarray) -> Rows:
         """The rows ``mask`` of every array."""
-        pick = {k: (tuple(x[mask] for x in v) if isinstance(v, tuple) else v[mask])
+        pick = {k: (type(v)._make(x[mask] for x in v) if isinstance(v, tuple) else v[mask])
                 for k, v in self.__dict__.items()}  # fmt: skip
         return Rows(**pick)
 
@@ -91,7 +92,7 @@ class Rows:
         """Every row ``times`` times over, in place (row i at i·times ... i·times + times − 1)."""
         if times == 1:
             return self
-        pick = {k: (tuple(np.repeat(x, times) for x in v) if isinstance(v, tuple)
+        pick = {k: (type(v)._make(np.repeat(x, times) for x in v) if isinstance(v, tuple)
                     else np.repeat(v, times)) for k, v in self.__dict__.items()}  # fmt: skip
         return Rows(**pick)
 
@@ -113,20 +114,27 @@ def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
     return rows.num_gpus * gpu_idle_power_w(rows, c)
 
 
-def achieved_hw(rows: Rows, c: Constants) -> tuple[np.ndarray, ...]:
+def achieved_hw(rows: Rows, c: Constants) -> Hardware:
     """energy.args.gpu_args at the achieved rates (η_f on both groups' peaks, η_bw on the
     bandwidth), with one GPU's idle draw as static power."""
-    return (rows.alpha, rows.e_bit, c.eta_flops * rows.flops, c.eta_bw * rows.bandwidth,
-            rows.tdp_w, gpu_idle_power_w(rows, c), rows.alpha_expert,
-            c.eta_flops * rows.flops_expert)  # fmt: skip
+    return Hardware(
+        alpha_j_per_flop=rows.alpha,
+        e_j_per_bit=rows.e_bit,
+        peak_flops=c.eta_flops * rows.flops,
+        bandwidth_bytes_s=c.eta_bw * rows.bandwidth,
+        tdp_w=rows.tdp_w,
+        static_w=gpu_idle_power_w(rows, c),
+        expert_alpha_j_per_flop=rows.alpha_expert,
+        expert_peak_flops=c.eta_flops * rows.flops_expert,
+    )
 
 
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
     """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
     the whole replica; dynamic = every term but the static and the communication power)."""
-    workload = (rows.t_in, rows.t_out, batch)
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
     terms, times = P.physical_evaluate(
-        rows.model, workload, achieved_hw(rows, c), c.kappa, rows.deploy
+        rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
     )
     dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
     return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
@@ -164,15 +172,17 @@ def step_pieces(rows: Rows, c: Constants) -> Z.Pieces:
     coefficients (:mod:`~wattgpu_lite.energy.symbolic_step`): s(B) = W / T_out + c_step, raw
     busy power min(P_idle + N / (T_out·s), TDP), for every B at once."""
     n = len(rows.t_in)
-    args = (*rows.model, rows.t_in, rows.t_out, *achieved_hw(rows, c), c.kappa, *rows.deploy)
-    values = [np.asarray(a, dtype=float) for a in args]
+    named = {**symbol_values(rows.model), "T_in": rows.t_in, "T_out": rows.t_out,
+             **symbol_values(achieved_hw(rows, c)), "kappa": c.kappa,
+             **symbol_values(rows.deploy)}  # fmt: skip
+    values = {k: np.asarray(a, dtype=float) for k, a in named.items()}
     if n == 1:  # one row: numpy's scalar arithmetic, ~8x faster than on arrays of one element
-        values = [float(v.reshape(-1)[0]) for v in values]
-    out = SG.coefficients(*values)
+        values = {k: float(v.reshape(-1)[0]) for k, v in values.items()}
+    out = SG.coefficients(**values)
     coef = np.empty((len(out), n))
     for k, v in enumerate(out):
         coef[k] = v
-    rho = np.clip(1.0 - rows.model[3] / rows.model[2], 0.0, 1.0)  # 1 − k/E
+    rho = np.clip(1.0 - rows.model.active_experts / rows.model.experts, 0.0, 1.0)  # 1 − k/E
     p = Z.Pieces(coef.reshape(-1, 4, n), np.log(np.maximum(rho, Z.TINY)), rows.t_in, SG.GROUPS)
     return Z.with_cuts(p)
 

@@ -41,11 +41,12 @@ def ideal_links(rows: S.Rows, whole: bool = False) -> S.Rows:
     """The same rows over ideal links (no latency, infinite bandwidth: no collective time);
     ``whole``: the layout's whole term set to zero (also no expert groups, attention split over
     the whole replica so no replicated weights)."""
-    g, n_tp, n_ep, _, _, _, x_ep, t_grp = rows.deploy
+    g = rows.deploy.num_gpus
     zero, inf = np.zeros_like(g), np.full_like(g, np.inf)
+    ideal = rows.deploy._replace(link_bytes_s=inf, collective_latency_s=zero, hop_latency_s=zero)
     if whole:
-        return replace(rows, deploy=(g, g, n_ep, inf, zero, zero, zero, zero))
-    return replace(rows, deploy=(g, n_tp, n_ep, inf, zero, zero, x_ep, t_grp))
+        ideal = ideal._replace(tp=g, expert_dispatch=zero, expert_group_s=zero)
+    return replace(rows, deploy=ideal)
 
 
 def step_shares(llm, plans, t_in, t_out, batch, weights, constants,

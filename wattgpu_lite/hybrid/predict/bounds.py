@@ -23,21 +23,26 @@ from __future__ import annotations
 import numpy as np
 
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.args import Hardware, Workload
 from wattgpu_lite.energy.backbone import Rows
 
 UNBOUNDED_W = 1e300  # a power limit no step reaches: the floor has no power ceiling
-DEPLOY_SIZES = 3  # G, n_TP, n_EP lead the deploy tuple; the rest are link and latency terms
 
 
 def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     """s_floor(B) [s]: one decode step of ``batch`` sequences at the replica's peak bandwidth and
     peak FLOP/s of each tensor group's format, weights read once per step (module docstring)."""
-    hw = (rows.alpha, rows.e_bit, rows.flops, rows.bandwidth, np.full_like(rows.tdp_w, UNBOUNDED_W),
-          np.zeros_like(rows.tdp_w), rows.alpha_expert, rows.flops_expert)  # fmt: skip
-    sizes = rows.deploy[:DEPLOY_SIZES]
-    ideal = (*sizes, np.full_like(sizes[0], UNBOUNDED_W), *(np.zeros_like(sizes[0]),) * 4)
+    hw = Hardware(alpha_j_per_flop=rows.alpha, e_j_per_bit=rows.e_bit, peak_flops=rows.flops,
+                  bandwidth_bytes_s=rows.bandwidth, tdp_w=np.full_like(rows.tdp_w, UNBOUNDED_W),
+                  static_w=np.zeros_like(rows.tdp_w), expert_alpha_j_per_flop=rows.alpha_expert,
+                  expert_peak_flops=rows.flops_expert)  # fmt: skip
+    zero = np.zeros_like(rows.deploy.num_gpus)
+    ideal = rows.deploy._replace(link_bytes_s=np.full_like(zero, UNBOUNDED_W),
+                                 collective_latency_s=zero, hop_latency_s=zero,
+                                 expert_dispatch=zero, expert_group_s=zero)  # fmt: skip
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
-    _, times = P.physical_evaluate(rows.model, (rows.t_in, rows.t_out, batch), hw, 1.0, ideal)
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
+    _, times = P.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=ideal)
     return np.asarray(times["decode"], dtype=float) * batch / rows.t_out
 
 
@@ -52,10 +57,14 @@ def bytes_per_flop(rows: Rows, batch: np.ndarray) -> np.ndarray:
     FLOP it computes, by the floor's accounting (weights at their widths, the gathered rows, the
     KV cache window-bounded). Falls as the batch grows: the weights are shared, the FLOPs are not."""
     unit = np.ones_like(rows.tdp_w)
-    hw = (unit, unit, rows.flops, rows.bandwidth, np.full_like(unit, UNBOUNDED_W), 0.0 * unit,
-          unit, rows.flops_expert)  # fmt: skip
-    batch = np.asarray(batch, dtype=float) * unit
-    terms, _ = P.physical_evaluate(rows.model, (rows.t_in, rows.t_out, batch), hw, 1.0, rows.deploy)
+    hw = Hardware(alpha_j_per_flop=unit, e_j_per_bit=unit, peak_flops=rows.flops,
+                  bandwidth_bytes_s=rows.bandwidth, tdp_w=np.full_like(unit, UNBOUNDED_W),
+                  static_w=0.0 * unit, expert_alpha_j_per_flop=unit,
+                  expert_peak_flops=rows.flops_expert)  # fmt: skip
+    workload = Workload(
+        t_in=rows.t_in, t_out=rows.t_out, batch=np.asarray(batch, dtype=float) * unit
+    )
+    terms, _ = P.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=rows.deploy)
     bits = sum(terms["decode", c] for c in ("parameter_reads", "kv_writes", "attention_reads"))
     return np.asarray(bits / 8.0 / terms["decode", "compute"], dtype=float)
 

@@ -72,7 +72,7 @@ def backbone_step(model: HybridModel, rows: S.Rows, cap, rate, batch) -> Backbon
 def physics_only_rows(model: HybridModel, llms: Sequence[LLM], rows: S.Rows) -> np.ndarray:
     """Rows the correction leaves alone: configurations the runs never cover, a GPU outside the
     training support, or a model without correction."""
-    odd = K.physics_only(llms, rows.num_gpus, rows.model[-1])
+    odd = K.physics_only(llms, rows.num_gpus, rows.model.always_bits)
     return odd | K.outside_support(model, K.support_values(rows)) | (not model.corrects)
 
 
