@@ -89,13 +89,20 @@ def test_no_step_faster_than_bytes_or_flops_allow(sweep):
     assert (ok["itl_floor_s"] >= floor).all()
 
 
-def test_power_and_its_bounds_within_idle_and_the_replicas_tdp(sweep):
+# the hard power floor of a catalog GPU (no spec idle power): this share of its TDP, per GPU
+FLOOR_SHARE = 0.125
+
+
+def test_power_and_its_bounds_within_the_floor_and_the_replicas_tdp(sweep):
     ok = sweep[sweep["status"] == "ok"]
-    top = ok["replica_tdp"] * (1 + REL)
+    top, floor = ok["replica_tdp"] * (1 + REL), FLOOR_SHARE * ok["replica_tdp"] * (1 - REL)
     for col in ("power_w", "power_w_lo", "power_w_hi"):
         assert (ok[col] <= top).all(), col
-        assert (ok[col] >= ok["idle_power_w"] * (1 - REL)).all(), col
-    assert (ok["idle_power_w"] > 0).all()
+        assert (ok[col] >= floor).all(), col
+    # the estimate never below the idle estimate, which lies above the floor
+    assert (ok["power_w"] >= ok["idle_power_w"] * (1 - REL)).all()
+    assert (ok["idle_power_w"] > FLOOR_SHARE * ok["replica_tdp"]).all()
+    assert np.allclose(ok["power_floor_w"], FLOOR_SHARE * ok["replica_tdp"], rtol=1e-12)
 
 
 def test_no_energy_bound_implies_a_power_outside_the_hardware(sweep):
@@ -103,7 +110,7 @@ def test_no_energy_bound_implies_a_power_outside_the_hardware(sweep):
     for side in ("", "_lo", "_hi"):
         implied = ok[f"energy_per_token_j{side}"] / ok[f"time_per_token_s{side}"]
         assert (implied <= ok["replica_tdp"] * (1 + REL)).all(), side
-        assert (implied >= ok["idle_power_w"] * (1 - REL)).all(), side
+        assert (implied >= FLOOR_SHARE * ok["replica_tdp"] * (1 - REL)).all(), side
 
 
 def test_every_interval_is_finite_positive_and_holds_its_value(sweep):

@@ -61,9 +61,9 @@ HYBRID = {
     ("meta-llama/Llama-3.1-8B-Instruct", "L40S", (("batch", 32), ("t_in", 500), ("t_out", 300))):
         ((307.5, 0.03406, 0.3273, 163.7, 350.0), "cv"),
     ("Qwen/Qwen2.5-7B-Instruct", "B200", (("rate_qps", 2.0), ("t_in", 1000), ("t_out", 500))):
-        ((628.2, 0.003736, 0.6282, 189.0, 1000.0), "physics"),  # B200 beyond the training GPUs: backbone
+        ((628.2, 0.003736, 0.6282, 156.5, 1000.0), "physics"),  # B200 beyond the training GPUs: backbone
     ("openai/gpt-oss-120b", "H100 SXM", (("rate_qps", 1.0), ("num_gpus", 2))):
-        ((366.4, 0.003332, 2.036, 271.9, 1125.0), "physics"),  # issue 18: + expert groups
+        ((366.4, 0.003332, 2.036, 175.0, 1125.0), "physics"),  # issue 18: + expert groups
 }  # fmt: skip
 
 

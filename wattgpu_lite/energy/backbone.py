@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from wattgpu_lite.energy import _step_generated as SG
+from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
 from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
@@ -81,6 +82,7 @@ class Rows:
     params_b: np.ndarray  # total parameters, billions
     alpha_expert: np.ndarray  # J/FLOP of the routed experts' format (= alpha for a dense model)
     flops_expert: np.ndarray  # peak FLOP/s of the routed experts' format (= flops if dense)
+    idle_spec_w: np.ndarray  # one GPU's idle power from its spec, W (NaN: the spec gives none)
 
     def take(self, mask: np.ndarray) -> Rows:
         """The rows ``mask`` of every array."""
@@ -112,6 +114,17 @@ def gpu_idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
 def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
     """Idle draw of the replica [W]: num_gpus · the idle draw of one GPU."""
     return rows.num_gpus * gpu_idle_power_w(rows, c)
+
+
+def power_floor_w(rows: Rows) -> np.ndarray:
+    """The replica's hard power floor [W]: P_floor(G) = G · (the GPU spec's idle power where it
+    gives one, else s_floor · TDP), s_floor = ``power_floor_tdp_share`` of energy_coefficients.csv
+    (the lowest share of TDP measured at constant power or while serving, rounded down). A true
+    lower bound, below every measured run; the fitted idle (:func:`idle_power_w`) is an estimate
+    above it."""
+    share = D.value("power_floor_tdp_share", "physical")
+    one = np.where(np.isfinite(rows.idle_spec_w), rows.idle_spec_w, share * rows.tdp_w)
+    return rows.num_gpus * one
 
 
 def achieved_hw(rows: Rows, c: Constants) -> Hardware:

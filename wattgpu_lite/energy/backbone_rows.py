@@ -75,7 +75,8 @@ def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
             "deploy": deploy.reshape(len(configs), -1),
             "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
             "params_b": np.array([m.params_b for m, *_ in configs], dtype=float),
-            "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float)}  # fmt: skip
+            "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float),
+            "idle_spec_w": np.array([g.idle_power_w for _, g, _, _ in configs], dtype=float)}  # fmt: skip
 
 
 def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
@@ -95,6 +96,7 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
         e_bit=hw[:, 1], flops=hw[:, 2], bandwidth=hw[:, 3], tdp_w=hw[:, 4], t_in=t_in,
         t_out=t_out, deploy=Deployment._make(a["deploy"][code].T), num_gpus=a["num_gpus"][code],
         params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
+        idle_spec_w=a["idle_spec_w"][code],
     )  # fmt: skip
     cap = np.empty(n)
     # the rows of configuration k: order[start[k] : start[k + 1]]

@@ -11,7 +11,9 @@ experts' — each tensor group at the peak of its own format (gpt-oss: bf16 atte
 peak, MXFP4 experts at the FP4 peak) — the backbone's own
 accounting (:mod:`wattgpu_lite.energy.symbolic_physical`) at η = 1, with no fixed cost, no
 communication and no power ceiling: every active weight read once per step. And a replica's mean power lies in
-[P_idle(G), G · TDP]. Energy per token is power × time per token, and its bounds lie within the
+[P_floor(G), G · TDP], P_floor the hard floor of :func:`wattgpu_lite.energy.backbone.power_floor_w` (a
+spec's idle power, else 0.125 · TDP per GPU: below every measured run), not the fitted idle
+estimate above it, below which measurements do fall. Energy per token is power × time per token, and its bounds lie within the
 products of the bounded power and time bounds: no energy bound implies a power outside that range.
 
 The learned correction may move an answer only inside these bounds: :func:`bounded` is the last
@@ -81,7 +83,7 @@ def energy_bounds(power: tuple[np.ndarray, ...], time: tuple[np.ndarray, ...],
                   half: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
     """(E, E_lo, E_hi) per token: E = power × time per token; the bounds E·e^(∓half) held inside
     [P_lo · t_lo, P_hi · t_hi], the products of the bounded power and time bounds, so no energy
-    bound implies a power outside [P_idle, G · TDP] or a time faster than the floor."""
+    bound implies a power outside [P_floor, G · TDP] or a time faster than the floor."""
     value = power[0] * time[0]
     lo = np.minimum(np.maximum(value * np.exp(-half), power[1] * time[1]), value)
     hi = np.maximum(np.minimum(value * np.exp(half), power[2] * time[2]), value)

@@ -19,7 +19,8 @@ the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
 - the hard floor (:func:`wattgpu_lite.hybrid.predict.bounds.floor_step_s`), idle and busy power;
 - the learned correction per target (a factor on the backbone, 1 on "physics" rows) and why it
   applies or not; the final value = the backbone × the factor, held inside the bounds (ITL ≥ the
-  floor, power in [P_idle, G · TDP]) — the table says when a bound binds;
+  floor, power in [P_idle, G · TDP], its interval down to the hard power floor) — the table says
+  when a bound binds;
 - energy per token = power × time per token; the intervals and their basis.
 """
 
