@@ -105,7 +105,7 @@ source_fp8  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus(
 source_interconnect  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
 params_b_of  # specs/llm.py: public, used in tests test_catalog; data build_llms
 in_wattgpu  # specs/llm.py: public, used in tests test_aliases, test_catalog …; benchmarks predict_speed; data build_llms; notebooks 00_start_here
-n_shared_experts  # specs/llm.py: public, used in tests test_hf_configs, test_probes_round3
+n_shared_experts  # specs/llm.py: public, used in tests test_hf_configs, test_numeric_fields_and_nested_configs
 _.bytes_per_weight  # specs/llm.py: public, used in tests test_parallel
 leakage_table  # wattgpu/leakage.py: public, used in tests test_wattgpu_teaching; notebooks 04_leave_one_out_training
 _.save  # wattgpu/predictor.py: public model method (data/scripts rebuild the shipped models through it)
@@ -125,5 +125,5 @@ time_per_token_s_hi  # hybrid/predict/result.py: a StepResult field, read by nam
 energy_per_token_j_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 energy_per_token_j_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 _.DATA_PATH  # runs/measurements.py: public, wl.measurements.DATA_PATH (used in tests test_measurements, test_errors_table)
-AT_UPPER  # selection/verdict.py: issue 22's name of MEETS, imported by notebook 05's Try this 4 and its check
+AT_UPPER  # selection/verdict.py: the former name of MEETS, imported by notebook 05's Try this 4 and its check
 paired_calibration  # selection/paired.py: public, the calibration table notebook 05 prints (used in tests test_paired)

@@ -1,4 +1,4 @@
-"""CLI probes of issue 27, item 5: a bad data file, config.json, GPU spec file or option is one
+"""CLI bad-input probes: a bad data file, config.json, GPU spec file or option is one
 ``error:`` line on stderr naming the field and the fix, exit code 2, never a traceback; the
 inputs next to them that are valid (FP8 in upper case, Falcon-7B's RefinedWebModel config) are
 answered (exit 0).

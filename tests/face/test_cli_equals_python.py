@@ -1,4 +1,4 @@
-"""Python equals the CLI (issue 31, item 5): each command's ``--json`` is exactly its Python
+"""Python equals the CLI: each command's ``--json`` is exactly its Python
 call's ``to_json()`` — the result carries ``kind``, ``wall`` (PUE, grid, CO2e, cost with its
 currency and the region it was priced in) and ``defaults`` — and a grid region whose electricity
 the kit prices at another region's figure says so."""

@@ -1,4 +1,4 @@
-"""One vocabulary (issue 31, item 4): the same flag means the same thing in every command.
+"""One vocabulary: the same flag means the same thing in every command.
 
 Read from the parser ``main()`` builds, so a flag added to any command is held the day it lands:
 each help string names only flags its command has; a concept (a dest) has one spelling, one
@@ -167,7 +167,7 @@ def _doc(capsys, argv: list[str]) -> dict:
 
 
 def test_a_region_in_the_config_file_sets_the_grid(capsys, tmp_path, monkeypatch):
-    """The issue's example: ``region = "FR"`` in wattgpu-lite.toml was refused."""
+    """``region = "FR"`` in wattgpu-lite.toml is accepted."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "wattgpu-lite.toml").write_text('region = "FR"\nnum_gpus = 2\n')
     doc = _doc(capsys, ["predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"])

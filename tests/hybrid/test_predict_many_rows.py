@@ -158,8 +158,8 @@ def test_predict_many_refuses_what_is_not_a_frame_of_rows(frame, fragment):
 
 
 def test_an_l4_row_keeps_its_power_beside_an_h100_row_with_many_gpus():
-    """The issue's case: an H100 SXM × 66 row made an L4 × 1 row report 9,055 W (codes packed
-    with a radix of 65 GPU counts). 66 is now refused; 64 GPUs is the largest valid replica."""
+    """A row with many GPUs cannot change another row's answer (row codes once packed with a
+    radix of 65 GPU counts gave an L4 × 1 row 9,055 W beside an H100 SXM × 66 row). 66 is now refused; 64 GPUs is the largest valid replica."""
     alone = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "rate_qps": [0.1]}))
     l4 = alone["power_w"][0]
     assert 30 < l4 < 72  # a 72 W card

@@ -1,4 +1,4 @@
-"""One coherent public API (issue 19, item 5): the same argument names, types and order across
+"""One coherent public API: the same argument names, types and order across
 ``predict``, ``predict_many``'s columns, ``explain``, ``estimate_energy`` and ``rank_gpus``; the
 renamed names warn for one release and still give the same value."""
 
@@ -102,7 +102,7 @@ def test_batch_is_a_float_in_every_result():
     frame = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": ["A30"], "batch": [8]}))
     assert isinstance(est.batch, float) and isinstance(p.inputs.batch, float)
     assert isinstance(table["batch"].iloc[0], float)
-    # predict_many echoes its input columns as given (an int column stays int; api.py, item 2)
+    # predict_many echoes its input columns as given (an int column stays int)
     assert est.batch == p.inputs.batch == table["batch"].iloc[0] == frame["batch"].iloc[0] == 8.0
 
 

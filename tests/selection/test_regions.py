@@ -1,4 +1,4 @@
-"""Grid intensity and price by region (issue 31, item 6): a cited yearly table of >= 100 countries
+"""Grid intensity and price by region: a cited yearly table of >= 100 countries
 by ISO code, the kit's first 15 regions kept, a checked loader, close matches for a typo, and a
 price borrowed from another region that says so."""
 
