@@ -16,14 +16,12 @@ _reference_in_flight_at_rate  # energy/backbone.py: the bracketed search the clo
 table3_readings  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 reading_counts  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 table4_readings  # energy/audit.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
-_._constructor  # energy/breakdown.py: pandas' DataFrame subclass protocol (EnergyFrame's derived frames are plain)
 _._print_Max  # energy/codegen.py: sympy code printer hook (np.maximum)
 _._print_Min  # energy/codegen.py: sympy code printer hook (np.minimum)
 paper_constants  # energy/coefficients.py: public, used in tests test_energy_codegen, test_energy_paper …; notebooks 01_energy_model_derivation
 equation  # energy/glossary.py: public, used in tests lessons, test_energy_codegen …; notebooks 01_energy_model_derivation, 01b_physical_model
 glossary_markdown  # energy/glossary.py: public, used in tests test_course_page, test_energy_glossary; notebooks 01_energy_model_derivation
 paper_in_per_token_j  # energy/paper.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
-per_output_token_j  # energy/result.py: deprecated alias of energy_per_token_j (DeprecationWarning) until 0.2.0
 _.to_json  # energy/result.py: public result method (JSON of the result; to_dict is what the CLI uses)
 _._repr_html_  # energy/result.py: IPython rich display protocol (a result shows itself in a notebook)
 vs_output_tokens  # energy/sweeps.py: public, used in tests test_energy_result; notebooks 02_traffic_breakdown
@@ -38,7 +36,6 @@ energy_request_simple  # energy/symbolic.py: public, used in tests test_energy_g
 crossover_output_length  # energy/symbolic.py: public, used in tests test_symbolic; notebooks 01_energy_model_derivation
 bytes_table  # energy/traffic.py: public, used in tests test_accounting, test_energy_glossary; notebooks 02_traffic_breakdown
 mdape_table  # energy/validation.py: public, used in tests test_energy_readme, test_energy_validation; notebooks 01b_physical_model
-_.__doc__  # errors.py: set on a deprecated property so help() explains it
 readable_columns  # face/labels.py: public, used in tests test_style; notebooks 00_start_here, 01_energy_model_derivation …
 energy_stack  # face/plots.py: public, used in tests test_energy_plots; notebooks 02_traffic_breakdown
 energy_bars  # face/plots.py: public, used in tests test_energy_plots; notebooks 01_energy_model_derivation, 02_traffic_breakdown
@@ -87,6 +84,7 @@ __getattr__  # runs/measurements.py: PEP 562 module attribute hook (the lazy pub
 ITL_SERVER_APPROX  # runs/schema.py: public, used in data build_runs
 coverage  # runs/schema.py: public, used in tests test_hybrid_conformal, test_interval_scores; benchmarks external_check; notebooks 00_start_here, 06_beyond_the_papers
 __getattr__  # runs/table.py: PEP 562 module attribute hook (the lazy public names)
+_._constructor  # selection/table.py: pandas' DataFrame subclass protocol (a Ranking's derived frames stay Rankings)
 grid_intensity_g_per_kwh  # selection/accounting.py: public, used in tests test_carbon_wall
 LOGO_SOURCE  # selection/sources.py: public, used in data build_logo_predictions
 claims  # selection/study.py: public, used in tests lower_bounds, test_selection_study; notebooks 00_start_here, 03_dataset_and_features …

@@ -131,7 +131,6 @@ def test_a_bad_gpu_spec_file_isone_error_line(files, capsys, command, name, word
 
 
 OPTION_PROBES = [
-    # --expert-parallel (deprecated): its note and its error, tests/face/test_cli_vocabulary.py
     (["--num-gpus", "0"], ["num_gpus"]),
     (["--tp", "0"], ["tp"]),
     (["--batch", "nan"], ["batch", "finite"]),
