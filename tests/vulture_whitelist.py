@@ -84,7 +84,6 @@ ITL_SERVER_APPROX  # runs/schema.py: public, used in data build_runs
 coverage  # runs/schema.py: public, used in tests test_hybrid_conformal, test_interval_scores; benchmarks external_check; notebooks 00_start_here, 06_beyond_the_papers
 __getattr__  # runs/table.py: PEP 562 module attribute hook (the lazy public names)
 _._constructor  # selection/table.py: pandas' DataFrame subclass protocol (a Ranking's derived frames stay Rankings)
-grid_intensity_g_per_kwh  # selection/accounting.py: public, used in tests test_carbon_wall
 LOGO_SOURCE  # selection/sources.py: public, used in data build_logo_predictions
 claims  # selection/study.py: public, used in tests lower_bounds, test_selection_study; notebooks 00_start_here, 03_dataset_and_features …
 agreement  # selection/study.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
@@ -103,7 +102,6 @@ source_interconnect  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by
 params_b_of  # specs/llm.py: public, used in tests test_catalog; data build_llms
 in_wattgpu  # specs/llm.py: public, used in tests test_aliases, test_catalog …; benchmarks predict_speed; data build_llms; notebooks 00_start_here
 n_shared_experts  # specs/llm.py: public, used in tests test_hf_configs, test_numeric_fields_and_nested_configs
-_.bytes_per_weight  # specs/llm.py: public, used in tests test_parallel
 leakage_table  # wattgpu/leakage.py: public, used in tests test_wattgpu_teaching; notebooks 04_leave_one_out_training
 _.save  # wattgpu/predictor.py: public model method (data/scripts rebuild the shipped models through it)
 __getattr__  # wattgpu/predictor.py: PEP 562 module attribute hook (the lazy public names)
