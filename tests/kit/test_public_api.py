@@ -151,3 +151,10 @@ def test_the_stub_says_where_each_name_lives():
 def test_every_public_name_resolves(name):
     assert getattr(wl, name) is not None
     assert name in dir(wl)
+
+
+@pytest.mark.parametrize("name", sorted(wl.__all__))
+def test_every_public_name_is_documented(name):
+    """What ``help(wl.name)`` shows says what the name is (wherever it is defined)."""
+    doc = inspect.getdoc(getattr(wl, name))
+    assert doc and len(doc.split()) >= 5, f"wl.{name} has no docstring a reader can use"
