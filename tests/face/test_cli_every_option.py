@@ -207,8 +207,10 @@ def _library() -> dict:
     return {"predict": predict, "explain": explain, "estimate": estimate_energy, "rank": rank_gpus}
 
 
-# the arguments a flag spells differently: the layout is --tp/--ep, the candidates --gpus
-SPELLED = {"parallel": {"tp", "ep"}, "layouts": {"tp", "ep"}, "candidates": {"gpus"}}
+# the arguments a flag spells differently: the layout is --tp/--ep (expert_parallel=True on N
+# GPUs is --tp N --ep N), the candidates --gpus
+SPELLED = {"parallel": {"tp", "ep"}, "layouts": {"tp", "ep"}, "expert_parallel": {"tp", "ep"},
+           "candidates": {"gpus"}}  # fmt: skip
 
 
 @pytest.mark.parametrize("command", ["predict", "explain", "estimate", "rank"])
