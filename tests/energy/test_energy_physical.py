@@ -117,7 +117,7 @@ def test_spec_sheet_coefficients_are_tdp_over_peak_flops():
         P.gpu_coefficients_j(wl.gpu("L4"), "guess")
 
 
-# one engine (issue 17, item 1): dense, MoE, FP8, a tensor-parallel pair, batch 1 to 128
+# one engine: dense, MoE, FP8, a tensor-parallel pair, batch 1 to 128
 ENGINE_GRID = [
     ("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", 500, 300, 32, 1),
     ("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", 500, 500, 1, 1),

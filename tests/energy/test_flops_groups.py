@@ -1,4 +1,4 @@
-"""FLOPs per tensor group at each group's own compute peak (issue 17, item 5).
+"""FLOPs per tensor group at each group's own compute peak.
 
 The routed experts' FLOPs C_e = 2·k·n_moe·N_e per token run at the peak of the experts' format,
 everything else (always-read weights, attention) at the always-read format's peak. A dense model,

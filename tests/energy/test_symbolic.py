@@ -1,6 +1,6 @@
 """symbolic == numeric, and the sympy terms against hand-derived limits.
 
-Limits (issue 13): E → k (every expert active) gives the dense result; B = 1 reads exactly k
+Limits: E → k (every expert active) gives the dense result; B = 1 reads exactly k
 experts per MoE layer; B → ∞ reads all E; G = 1 (no collective) equals the single-GPU model;
 the replica's static power is G·P_static; weight bytes scale with b_w.
 """

@@ -127,7 +127,7 @@ def test_rows_that_are_not_ok_carry_no_number(sweep):
     assert bad[["power_w", "itl_s", "energy_per_token_j"]].isna().all().all()
 
 
-def test_the_issue_case_is_no_longer_below_the_weight_read():
+def test_codellama_34b_at_batch_1_stays_above_the_weight_read():
     """CodeLlama-34B on an H200 NVL at batch 1: reading the weights once at the peak bandwidth
     takes 14.0 ms (33.5 B streamed parameters × 2 bytes / 4.8 TB/s, NVIDIA's H200 NVL; the input table is gathered,
     one row a token); the correction took the ITL to 10.7 ms before the floor. The measured H200

@@ -1,4 +1,4 @@
-"""The course page, the glossary page and the notebooks agree (issue 22): each notebook's stated time
+"""The course page, the glossary page and the notebooks agree: each notebook's stated time
 is the course table's, its terms are glossary entries, the glossary's symbol table is the library's,
 the lab's stops fill 90 minutes with exercises that exist, and the page's run count is the data's."""
 

@@ -1,4 +1,4 @@
-"""The one SLA verdict (issues 22, 31): meets at the upper ITL bound, may meet at the estimate
+"""The one SLA verdict: meets at the upper ITL bound, may meet at the estimate
 only, misses, does not fit; a ranking orders by it, then by energy."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def test_a_plan_that_does_not_fit_or_cannot_be_served_never_meets():
     assert sla_verdict(10.0, 20.0, 50.0, served=False) == MISSES
 
 
-def test_the_name_of_issue_22_is_the_same_verdict():
+def test_the_former_name_at_upper_is_the_same_verdict():
     assert AT_UPPER == MEETS
     assert VERDICTS == ("meets", "may meet", "misses", "does not fit")
 

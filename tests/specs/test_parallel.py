@@ -129,7 +129,7 @@ def test_memory_follows_the_layout():
     ds, qwen = wl.llm("deepseek-ai/DeepSeek-R1"), wl.llm(QWEN_MOE)
     extra = replica_weight_bytes(ds, Parallel(ep=8)) - replica_weight_bytes(ds, Parallel(tp=8))
     held = (ds.params_b - ds.params_routed_b) * 1e9  # every non-expert weight, input table too
-    assert extra == pytest.approx(7 * held * ds.bytes_per_weight, rel=1e-9)
+    assert extra == pytest.approx(7 * held * ds.weight_bits / 8, rel=1e-9)
     assert (kv_copies(ds, Parallel(tp=8)), kv_copies(ds, Parallel(ep=8))) == (8, 1)
     assert (kv_copies(qwen, Parallel(tp=4)), kv_copies(qwen, Parallel(tp=8))) == (1, 2)
     h200 = wl.gpu("H200 SXM")

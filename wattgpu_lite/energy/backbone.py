@@ -22,7 +22,7 @@ one call): s(B) is a sum of maxes and mins of terms affine in B (a dense model; 
 experts a step touches, a concave term), so the load is a root of a line on the first piece where
 Little's law turns, and the peak the best breakpoint or end (Newton on dP/dB for a MoE's curved
 pieces): exact to the last bits (:mod:`~wattgpu_lite.energy.searches`). The bracketed searches
-they replaced are kept as ``_reference_peak_batch`` and ``_reference_in_flight_at_rate``.
+they replaced are the references of the tests (tests/energy/reference_searches.py).
 
 Every function takes and returns numpy arrays (one value per row); all rows are computed at once.
 """
@@ -39,13 +39,8 @@ from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
 from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
 
-GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
-ROOT_RTOL = 4.0 * np.finfo(float).eps  # the load is narrowed until lo and hi are adjacent floats
-ROOT_STEPS = 64  # at most (Illinois steps take ~10; bisection would take ~51)
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
 PEAK_GRID_POINTS = 33  # ln B on [0, ln 1024] every 0.22: the global peak's neighbourhood
-END_PROBE = 1e-6  # ln B just below ln upper: is power falling into the upper batch?
-GOLDEN_STEPS = 72  # golden-section steps in that neighbourhood: ln B to < 1e-14
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 
 
@@ -165,19 +160,6 @@ def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     step = batch * t_req / rows.t_out + c.step_s
     power = idle_power_w(rows, c) + dynamic * batch / rows.t_out / step
     return np.minimum(power, rows.replica_tdp_w)
-
-
-def on_points(rows: Rows, fn, *per_row: np.ndarray) -> Z.Evaluate:
-    """f(idx, x) for :mod:`~wattgpu_lite.energy.searches`: ``fn(rows idx, x, per-row arrays idx)``
-    at every point of ``x`` (shape (len(idx), m)) in one call, each row repeated m times."""
-
-    def f(idx: np.ndarray, x: np.ndarray) -> np.ndarray:
-        m = x.shape[1]
-        sub = rows if len(idx) == len(rows.t_in) else rows.take(idx)
-        extra = [np.repeat(np.asarray(a)[idx], m) for a in per_row]
-        return np.asarray(fn(sub.repeat(m), x.ravel(), *extra)).reshape(x.shape)
-
-    return f
 
 
 def step_pieces(rows: Rows, c: Constants) -> Z.Pieces:
@@ -409,82 +391,3 @@ def at_rate(
     p_idle = idle_power_w(rows, c)
     return {"in_flight": load, "itl_s": itl, "time_per_token_s": 1.0 / (rate_qps * rows.t_out),
             "power_w": p_idle + busy * (p_busy - p_idle), "busy_fraction": busy}  # fmt: skip
-
-
-# --- the searches the solves replaced: references of tests and benchmarks ---------------------
-def _reference_peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
-                          pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
-    """The search :func:`peak_batch` replaced, kept as the reference of tests and
-    ``benchmarks/predict_speed.py`` (``pieces`` ignored). Batch at which the raw busy power is
-    highest on [1, upper] (``upper`` per row or one for
-    all; at most 1024): the best of the points ln B = 0, 0.22, 0.43, … below ln upper, a probe
-    at ln upper − :data:`END_PROBE` and ln upper itself (:data:`PEAK_GRID_POINTS` on
-    [0, ln 1024]; one call), then golden-section search
-    (:func:`~wattgpu_lite.energy.searches.golden_max`, ``GOLDEN_STEPS`` steps) between the best
-    point's two neighbours, to machine precision; ``upper`` where the best point is ln upper. The
-    probe finds a peak inside the last grid step when power falls into ``upper``.
-
-    The raw power rises while a step is memory-bound (more work per weight read) and may dip once
-    it turns compute-bound (the weight read spread over a longer step); with several local peaks
-    (a roofline corner per phase), the grid picks the highest one's neighbourhood.
-    """
-    n = len(rows.t_in)
-    bound = np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH)
-    top = np.log(bound)
-    grid = np.linspace(0.0, np.log(MAX_BATCH), PEAK_GRID_POINTS)
-    below = np.searchsorted(grid, top, side="left")  # the grid points below ln upper
-    probe = np.maximum(top - END_PROBE, grid[np.maximum(below - 1, 0)])
-    counts = below + 2  # and the probe, and ln upper
-    row = np.repeat(np.arange(n), counts)
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    pos = np.arange(len(row)) - start[row]
-    x = np.where(
-        pos == counts[row] - 1,
-        top[row],
-        np.where(pos == counts[row] - 2, probe[row], grid[np.minimum(pos, len(grid) - 1)]),
-    )
-    power = raw_busy_power_w(rows.take(row), np.exp(x), c)
-    best_power = np.maximum.reduceat(power, start)
-    best = np.minimum.reduceat(np.where(power == best_power[row], pos, len(grid) + 2), start)
-    refine = best < counts - 1
-    out = bound.copy()
-    if refine.any():
-        k, at = best[refine], start[refine]
-        lo = x[at + np.maximum(k - 1, 0)]
-        hi = x[at + k + 1]
-        sub = rows.take(refine)
-        f = on_points(sub, lambda r, z: raw_busy_power_w(r, np.exp(z), c))
-        lo, hi = Z.golden_max(f, lo, hi, GOLDEN_STEPS)
-        out[refine] = np.minimum(np.exp(0.5 * (lo + hi)), bound[refine])
-    return out
-
-
-def _reference_in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray,
-                                 c: Constants, pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
-    """The search :func:`in_flight_at_rate` replaced, kept as the reference of tests and
-    ``benchmarks/predict_speed.py`` (``pieces`` ignored). Mean requests in flight L at Poisson rate
-    λ: the smallest root of
-    g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
-    at the batch a request sees). s grows with the batch, so g > 0 at L = 0; the first point of a
-    geometric grid over (0, cap] where g ≤ 0 brackets the root, which Illinois steps narrow to
-    ``ROOT_RTOL``, adjacent floats (:func:`~wattgpu_lite.energy.searches.illinois_root`): the load is
-    a smooth function of the constants to machine precision, as the fit needs. No root: beyond
-    capacity, L = cap.
-    """
-    n = len(rows.t_in)
-    rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,))
-    cap = np.broadcast_to(np.asarray(cap, dtype=float), (n,))
-
-    def g(r: Rows, load: np.ndarray, lam: np.ndarray, top: np.ndarray) -> np.ndarray:
-        return lam * r.t_out * step_time_s(r, np.minimum(1.0 + load, top), c) - load
-
-    f = on_points(rows, g, rate, cap)
-    grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, GRID_POINTS)])
-    points = grid[None, :] * cap[:, None]
-    k, g_hi, g_lo = Z.first_nonpositive(f, points)
-    saturated = k == len(grid)
-    row = np.arange(n)
-    hi = np.where(saturated, cap, points[row, np.minimum(k, len(grid) - 1)])
-    lo = np.where(saturated | (k == 0), hi, points[row, np.maximum(k - 1, 0)])
-    load = Z.illinois_root(f, lo, hi, g_lo, g_hi, ROOT_RTOL, ROOT_STEPS)
-    return np.where(saturated, cap, load)

@@ -128,7 +128,7 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     return replace(x, prediction=p)
 
 
-def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
+def estimate_energy(llm, gpu="H100 NVL", *, batch: float = 1.0,
                     t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT, mode: str = "physical",
                     num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
                     parallel: Parallel | None = None, name: str | None = None,
@@ -137,7 +137,7 @@ def estimate_energy(llm, gpu="H100 NVL", *positional, batch: float = 1.0,
                     pue: float | None = None) -> EnergyEstimate:  # fmt: skip
     """:func:`wattgpu_lite.energy.estimate.estimate_energy` (every argument as there) with
     ``wall`` (the request's ``total_j`` at the wall) and ``defaults`` (module docstring)."""
-    est = energy_estimate.estimate_energy(_named(llm, name), gpu, *positional, batch=batch,
+    est = energy_estimate.estimate_energy(_named(llm, name), gpu, batch=batch,
                                           t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
                                           weights=weights, expert_parallel=expert_parallel,
                                           parallel=parallel)  # fmt: skip
