@@ -127,3 +127,4 @@ energy_per_token_j_hi  # hybrid/predict/result.py: a StepResult field, read by n
 _.DATA_PATH  # runs/measurements.py: public, wl.measurements.DATA_PATH (used in tests test_measurements, test_errors_table)
 AT_UPPER  # selection/verdict.py: issue 22's name of MEETS, imported by notebook 05's Try this 4 and its check
 paired_calibration  # selection/paired.py: public, the calibration table notebook 05 prints (used in tests test_paired)
+check_pick  # face/exercises.py: public, the check of the dashboard lab sheet (notebooks/dashboard_lab.md; used in tests test_exercises)
