@@ -59,8 +59,9 @@ nbval: $(STAMP)
 # The student edition of the course in student/ (git-ignored): the committed notebooks are the
 # instructor edition; this writes them without solutions (each graded answer cell becomes a stub,
 # the collapsed solutions and answers go) and without outputs (wattgpu_lite/face/student.py).
-# Check it with: $(BIN)/python -m pytest --nbval-lax --nbval-current-env student/*.ipynb
-student: $(LAB_STAMP)
+# It needs the standard library only (no install step); check it with
+# $(BIN)/python -m pytest --nbval-lax --nbval-current-env student/*.ipynb
+student: | $(BIN)/python
 	$(BIN)/python -m wattgpu_lite.face.student notebooks student
 
 dashboard: $(LAB_STAMP)
