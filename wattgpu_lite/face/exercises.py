@@ -33,9 +33,11 @@ from wattgpu_lite.energy.traffic import bytes_table
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.face import explorer
 from wattgpu_lite.hybrid.fit import conformal
+from wattgpu_lite.runs import measurements
 from wattgpu_lite.selection import accounting
 from wattgpu_lite.selection.verdict import MEETS, sla_verdicts
 from wattgpu_lite.specs.catalog import gpu, llm
+from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.wattgpu import features
 from wattgpu_lite.wattgpu import metrics as wmetrics
 from wattgpu_lite.wattgpu.evaluation import held_out_masks
@@ -99,6 +101,37 @@ class Passed:
 # --- the inputs of each check --------------------------------------------------------------------
 def _sympy_case(expected: sp.Expr, label: str = "no arguments", args: tuple = ()) -> list[Case]:
     return [Case(label, args, expected)]
+
+
+# the Qwen2.5-0.5B config.json of notebook 00 §5, and the same with other attention shapes
+_QWEN_CONFIG = {"model_type": "qwen2", "num_hidden_layers": 24, "hidden_size": 896,
+                "intermediate_size": 4864, "num_attention_heads": 14, "num_key_value_heads": 2,
+                "vocab_size": 151936, "max_position_embeddings": 32768,
+                "tie_word_embeddings": True, "hidden_act": "silu"}  # fmt: skip
+_KV_SHAPES = ({}, {"num_key_value_heads": 14}, {"num_key_value_heads": 7},
+              {"num_hidden_layers": 32, "hidden_size": 4096, "intermediate_size": 14336,
+               "num_attention_heads": 32, "num_key_value_heads": 8})  # fmt: skip
+
+
+def _kv_cases() -> list[Case]:
+    out = []
+    for change in _KV_SHAPES:
+        config = {**_QWEN_CONFIG, **change}
+        label = "the Qwen2.5-0.5B config" + (f" with {change}" if change else "")
+        out.append(Case(label, (config,), LLM.from_hf_config(config).kv_bytes_per_token))
+    return out
+
+
+def _offline_energy_cases() -> list[Case]:
+    runs = measurements.load(dense_only=True).query("scenario == 'offline'")
+    rows = runs.sort_values(["gpu", "llm", "rep"]).groupby("gpu").head(1)
+    out = [Case(f"{r.llm} on the {r.gpu}: power_w={r.power_w}, itl_s={r.itl_s}",
+                (r.power_w, r.itl_s), accounting.offline_energy_per_token_j(r.power_w, r.itl_s))
+           for r in rows.itertuples()]  # fmt: skip
+    power, itl = rows["power_w"].to_numpy(), rows["itl_s"].to_numpy()
+    out.append(Case("numpy arrays, one run per GPU", (power, itl),
+                    accounting.offline_energy_per_token_j(power, itl)))  # fmt: skip
+    return out
 
 
 def _experts_cases() -> list[Case]:
@@ -280,6 +313,16 @@ def _group_quantile_cases() -> list[Case]:
 
 _SUMMATION = "sum over the steps with sp.summation(term, (S.j, 0, S.T_out - 1))"
 EXERCISES: dict[str, Exercise] = {e.key: e for e in (
+    Exercise("00.1", "my_kv_bytes_per_token(config)", "wl.LLM.from_hf_config(config).kv_bytes_per_token",
+             "the KV-cache bytes one token takes, from a config.json dictionary, at 2 bytes per value",
+             "every layer caches a key and a value vector of num_key_value_heads × head_dim values, "
+             "head_dim = hidden_size // num_attention_heads; times num_hidden_layers, times 2 bytes",
+             _kv_cases),
+    Exercise("00.2", "my_offline_energy_per_token_j(power_w, itl_s)",
+             "selection.accounting.offline_energy_per_token_j",
+             "the energy of one generated token offline: the mean power times the inter-token latency",
+             "joules are watts times seconds; ITL is the seconds per generated token",
+             _offline_energy_cases),
     Exercise("01.1", "my_decode_flops()", "S.flops_decode",
              "the FLOPs of a request's decode steps as one sympy expression",
              f"step j costs K·N + 4·n_ℓ·d·(T_in + j) FLOPs; {_SUMMATION}",
