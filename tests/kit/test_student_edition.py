@@ -21,7 +21,8 @@ from wattgpu_lite.face.exercises import ExerciseError, Passed
 ROOT = Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "notebooks"
 NOTEBOOKS = sorted(FOLDER.glob("*.ipynb"))
-GRADED_LESSONS = ("00_", "01_", "01b_", "02_", "03_", "04_", "05_", "06_")  # 2 to 4 graded exercises each
+# the lessons with 2 to 4 graded exercises each
+GRADED_LESSONS = ("00_", "01_", "01b_", "02_", "03_", "04_", "05_", "06_")
 CHECK_CELL = re.compile(
     r'from wattgpu_lite\.face import exercises\n\nexercises\.check\("([\w.]+)", (my_\w+)\)\n?'
 )
