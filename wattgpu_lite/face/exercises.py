@@ -17,7 +17,6 @@ to write. A passing answer returns :class:`Passed`, which a notebook displays as
 from __future__ import annotations
 
 import difflib
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -515,19 +514,13 @@ PLAN_QUESTIONS = {
 }
 
 
-@functools.lru_cache(maxsize=4)
-def _ranking(q: PlanQuestion) -> pd.DataFrame:
+def dashboard_ranking(q: PlanQuestion) -> pd.DataFrame:
+    """The dashboard's table for the question, as its controls would hold it (a custom rate, every
+    default GPU, "best" GPUs per replica, the default tokens): :func:`explorer.explorer_ranking`."""
     controls = explorer.ExplorerControls(
         llm=q.llm, load="custom rate", rate_qps=q.rate_qps, itl_sla_ms=q.itl_sla_ms
     )
     return explorer.explorer_ranking(controls)
-
-
-def dashboard_ranking(q: PlanQuestion) -> pd.DataFrame:
-    """The dashboard's table for the question, as its controls would hold it (a custom rate, every
-    default GPU, "best" GPUs per replica, the default tokens): :func:`explorer.explorer_ranking`
-    (computed once per question; a copy)."""
-    return _ranking(q).copy()
 
 
 def check_pick(key: str, gpu: str, num_gpus: int) -> Passed:
