@@ -66,6 +66,15 @@ def test_each_lesson_has_two_to_four_graded_exercises_and_each_exercise_is_used_
         assert all(k.startswith(prefix.rstrip("_") + ".") for k in mine), (name, mine)
 
 
+def test_each_answer_sits_under_its_task_and_is_tagged_as_the_editions_expect():
+    for name, nb in INSTRUCTOR.items():
+        cells = nb["cells"]
+        for answer, check in lessons.graded(nb):
+            task = _source(cells[cells.index(answer) - 1])
+            assert task.startswith(f"### Exercise {_key(check)} · "), (name, task[:60])
+            assert f"`{exercises.EXERCISES[_key(check)].name}(" in task, (name, _key(check))
+
+
 @pytest.mark.parametrize(("name", "answer", "check"), GRADED,
                          ids=[_key(check) for _, _, check in GRADED])  # fmt: skip
 def test_the_answer_passes_its_check_and_the_stub_fails_saying_what_to_write(name, answer, check):
