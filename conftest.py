@@ -11,6 +11,7 @@ a number but not round it. We add one more pattern whose replacement is a functi
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -27,6 +28,12 @@ SIGNIFICANT_FIGURES = 3
 def round_float_text(match: re.Match[str]) -> str:
     """The matched float written with 3 significant figures (``1234.5`` -> ``1.23e+03``)."""
     return f"{float(match.group(0)):.{SIGNIFICANT_FIGURES}g}"
+
+
+def _student_edition(path: Path) -> bool:
+    """The notebook is a student edition (``make student``: wattgpu_lite.face.student)."""
+    metadata = json.loads(path.read_text()).get("metadata", {})
+    return metadata.get("wattgpu_lite", {}).get("edition") == "student"
 
 
 def pytest_collectstart(collector) -> None:
@@ -49,7 +56,8 @@ def pytest_collectstart(collector) -> None:
 
     def collect_with_lesson():
         yield from collect()
-        yield lesson_kernel.LessonItem.from_parent(collector, name="lesson checks")
+        if not _student_edition(Path(str(collector.path))):  # its "Try this" solutions are gone
+            yield lesson_kernel.LessonItem.from_parent(collector, name="lesson checks")
 
     collector.setup_sanitize_files = setup_with_rounding
     collector.setup, collector.collect = setup_with_recorder, collect_with_lesson

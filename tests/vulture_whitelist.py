@@ -120,7 +120,6 @@ time_per_token_s_hi  # hybrid/predict/result.py: a StepResult field, read by nam
 energy_per_token_j_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 energy_per_token_j_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 _.DATA_PATH  # runs/measurements.py: public, wl.measurements.DATA_PATH (used in tests test_measurements, test_errors_table)
-AT_UPPER  # selection/verdict.py: the former name of MEETS, imported by notebook 05's Try this 4 and its check
 paired_calibration  # selection/paired.py: public, the calibration table notebook 05 prints (used in tests test_paired)
 always_params  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 query_width  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
@@ -134,3 +133,4 @@ collective_latency_s  # energy/args.py: a physics record's field, read by name t
 hop_latency_s  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 expert_dispatch  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 expert_group_s  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+check_pick  # face/exercises.py: public, the check of the dashboard lab sheet (notebooks/dashboard_lab.md; used in tests test_exercises)
