@@ -34,7 +34,7 @@ energy_request  # energy/symbolic.py: public, used in tests test_energy_glossary
 energy_request_simple  # energy/symbolic.py: public, used in tests test_energy_glossary
 crossover_output_length  # energy/symbolic.py: public, used in tests test_symbolic; notebooks 01_energy_model_derivation
 bytes_table  # energy/traffic.py: public, used in tests test_accounting, test_energy_glossary; notebooks 02_traffic_breakdown
-mdape_table  # energy/validation.py: public, used in tests test_energy_readme, test_energy_validation; notebooks 01b_physical_model
+mdape_table  # energy/validation.py: public, used in tests test_energy_validation; notebooks 01b_physical_model
 readable_columns  # face/labels.py: public, used in tests test_style; notebooks 00_start_here, 01_energy_model_derivation …
 energy_stack  # face/plots.py: public, used in tests test_energy_plots; notebooks 02_traffic_breakdown
 energy_bars  # face/plots.py: public, used in tests test_energy_plots; notebooks 01_energy_model_derivation, 02_traffic_breakdown

@@ -52,18 +52,19 @@ def _floor_step_s(m, g, n: int, batch: np.ndarray) -> np.ndarray:
 def sweep() -> pd.DataFrame:
     llms, gpus = wl.llms()["name"], wl.gpus()["name"]
     rows, floors = [], []
+    devices = [wl.gpu(gname) for gname in gpus]
+    batches = np.array(BATCHES, dtype=float)
     for name in llms:
         m = wl.llm(name)
         prompts = [p for p in PROMPTS if p + T_OUT <= m.context_length]
-        for gname in gpus:
-            g = wl.gpu(gname)
+        for g in devices:
             for n in COUNTS:
                 if not _layout_ok(m, g, n):
                     continue
+                floor = _floor_step_s(m, g, n, batches)  # elementwise: one batch at a time
                 for p in prompts:
-                    for b in BATCHES:
-                        rows.append((name, gname, float(b), p, T_OUT, n))
-                        floors.append(_floor_step_s(m, g, n, np.array(float(b))))
+                    rows += [(name, g.name, b, p, T_OUT, n) for b in batches.tolist()]
+                    floors += floor.tolist()
     frame = pd.DataFrame(rows, columns=["llm", "gpu", "batch", "t_in", "t_out", "num_gpus"])
     out = wl.predict_many(frame)
     tdp = wl.gpus().set_index("name")["tdp_w"]

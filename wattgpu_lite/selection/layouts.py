@@ -73,9 +73,10 @@ def layout_why(table: pd.DataFrame) -> pd.Series:
     """For the best layout of each (GPU, count) with rivals: why it wins, else ''."""
     why = pd.Series("", index=table.index, dtype=object)
     ok = table[np.isfinite(table["energy_per_token_j"])]
+    ok = ok[ok.duplicated(["gpu", "num_gpus"], keep=False)]  # the (GPU, count)s with rivals
+    ok = ok[["gpu", "num_gpus", "layout", "meets_sla", "energy_per_token_j", "comm_share",
+             "layout_share", "weights_per_gpu_gb", "max_batch"]]  # fmt: skip
     for _, group in ok.groupby(["gpu", "num_gpus"]):
-        if len(group) < 2:
-            continue
         ranked = group.sort_values(["meets_sla", "energy_per_token_j"], ascending=[False, True])
         best, second = ranked.iloc[0], ranked.iloc[1]
         why[ranked.index[0]] = (
