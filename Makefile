@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.installed-lab
 NB := $(wildcard notebooks/*.ipynb)
 
-.PHONY: lab test test-fast pytest nbval lint dashboard bench binder-check browser-deps clean test-min mutation reproduce
+.PHONY: lab test test-fast pytest nbval lint dashboard bench binder-check browser-deps clean test-min mutation reproduce student
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -55,6 +55,14 @@ test-fast: $(STAMP)
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadfile --nbval \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-current-env $(NB)
+
+# The student edition of the course in student/ (git-ignored): the committed notebooks are the
+# instructor edition; this writes them without solutions (each graded answer cell becomes a stub,
+# the collapsed solutions and answers go) and without outputs (wattgpu_lite/face/student.py).
+# It needs the standard library only (no install step); check it with
+# $(BIN)/python -m pytest --nbval-lax --nbval-current-env student/*.ipynb
+student: | $(BIN)/python
+	$(BIN)/python -m wattgpu_lite.face.student notebooks student
 
 dashboard: $(LAB_STAMP)
 	$(BIN)/voila --Voila.ip=127.0.0.1 notebooks/dashboard.ipynb

@@ -46,7 +46,7 @@ def sweep_inputs(n: int, rng: np.random.Generator) -> tuple:
 
 def generated(model, work, hw, kappa, deploy) -> list[np.ndarray]:
     """The library path: one call of the lambdified function."""
-    terms, times = P.physical_evaluate(model, work, hw, kappa, deploy)
+    terms, times = P.physical_evaluate(model, work, hw, kappa=kappa, deploy=deploy)
     return [terms[k] for k in P.KEYS] + [times["prefill"], times["decode"]]
 
 

@@ -7,7 +7,7 @@ Targets (issues 10, 19 and 30): predict_many >= 250,000 rows/s at 10^4 and at 10
 forest flat in rows/s and in memory from 10^4 to 10^6 rows; a warm single predict <= 0.5 ms with
 one or two physics evaluations; a cold `python -m wattgpu_lite predict` <= 1.3 s.
 The backbone's solves on the step's pieces are measured beside the bracketed searches they
-replaced (``backbone._reference_*``, swapped in for the "old search" figures, in the same run):
+replaced (tests/energy/reference_searches.py, swapped in for the "old search" figures, in the same run):
 warm predict ms and physics calls, predict_many rows/s and peak memory, each as a ratio.
 EcoLogits' ``llm_impacts`` (not a dependency) is timed beside a warm predict when installed.
 Each predict_many and forest size runs in its own process, whose peak resident memory
@@ -28,12 +28,14 @@ read the ratios first.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import resource
 import subprocess
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -49,6 +51,8 @@ from wattgpu_lite.hybrid.predict.trees import Forest
 ROWS = 10_000
 SIZES = (10_000, 1_000_000)
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+# the bracketed searches the solves replaced, kept as the tests' references
+REFERENCE_SEARCHES = Path(__file__).resolve().parents[1] / "tests/energy/reference_searches.py"
 
 
 def frame(n: int = ROWS) -> pd.DataFrame:
@@ -82,10 +86,10 @@ def physics_calls(fn) -> tuple[int, int]:
         seen[1] += int(np.broadcast(*workload).size)
         return original(model_args, workload, *rest, **kw)
 
-    def counted_coefficients(*args):
+    def counted_coefficients(**args):
         seen[0] += 1
-        seen[1] += int(np.broadcast(*args).size)
-        return coefficients(*args)
+        seen[1] += int(np.broadcast(*args.values()).size)
+        return coefficients(**args)
 
     P.physical_evaluate, SG.coefficients = counted, counted_coefficients
     try:
@@ -99,8 +103,11 @@ def physics_calls(fn) -> tuple[int, int]:
 def old_search():
     """The bracketed searches the solves replaced (grid + golden section, grid + Illinois steps),
     swapped into the backbone while the block runs: the reference of every "old search" figure."""
+    spec = importlib.util.spec_from_file_location("reference_searches", REFERENCE_SEARCHES)
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
     saved = S.peak_batch, S.in_flight_at_rate, S.step_pieces
-    S.peak_batch, S.in_flight_at_rate = S._reference_peak_batch, S._reference_in_flight_at_rate
+    S.peak_batch, S.in_flight_at_rate = ref.reference_peak_batch, ref.reference_in_flight_at_rate
     S.step_pieces = lambda rows, c: None  # the references take no pieces
     try:
         yield

@@ -31,8 +31,7 @@ def _no_defaults_from_the_shell(monkeypatch):
 # runs them all; `make test-fast` (``-m "not slow and not install"``) runs the other ~2,900 tests.
 SLOW_MODULES = {
     "energy/test_symbolic.py": "sympy derivations re-derived",
-    "energy/test_energy_readme.py": "the LOGO validation of physical mode, refitted per fold",
-    "energy/test_energy_validation.py": "the same validation, per held-out GPU",
+    "energy/test_energy_validation.py": "the LOGO validation of physical mode, refitted per fold",
     "energy/test_backbone_searches.py": "the whole catalog against a fine grid",
     "energy/test_energy_codegen.py": "sympy code generation compared with the shipped files",
     "face/test_cli_every_option.py": "every CLI option end to end",

@@ -1,5 +1,5 @@
 """The lesson checks that need a live notebook, run in the kernel nbval executes it in, so that
-`make test` executes each notebook once (issue 22):
+`make test` executes each notebook once:
 
 - before the first cell, a recorder wraps matplotlib's ``print_figure``: every figure the notebook
   draws is searched for raw column names (``wattgpu_lite.face.style.raw_names_in``);

@@ -159,11 +159,31 @@ def structure_problems(nb: dict, folder: Path) -> list[str]:
     if len(found) < 2:
         problems.append(f"{len(found)} 'Try this' exercises (want at least 2)")
     problems += [p for p in map(_check_problem, found) if p]
-    if found and not any(e.writes_it_yourself for e in found):
-        problems.append("no 'write it yourself' exercise (a check with 'student' and 'library')")
+    if found and not any(e.writes_it_yourself for e in found) and not graded(nb):
+        problems.append(
+            "no 'write it yourself' exercise (a check with 'student' and 'library', "
+            "or a graded exercise: a code cell tagged 'solution')"
+        )
     if md and "try this" not in md[-1].lower():
         problems.append("'Try this' is not the last markdown cell")
     return problems
+
+
+def graded(nb: dict) -> list[tuple[dict, dict]]:
+    """(answer cell, check cell) of each graded exercise: a code cell tagged ``solution``
+    followed by a code cell tagged ``check`` (wattgpu_lite.face.student). A solution cell without
+    its check right after it raises ``ValueError``."""
+    cells, out = nb["cells"], []
+    for i, cell in enumerate(cells):
+        if cell["cell_type"] != "code" or "solution" not in cell.get("metadata", {}).get(
+            "tags", []
+        ):
+            continue
+        after = cells[i + 1] if i + 1 < len(cells) else None
+        if after is None or "check" not in after.get("metadata", {}).get("tags", []):
+            raise ValueError(f"the solution cell {cell.get('id')} is not followed by a check cell")
+        out.append((cell, after))
+    return out
 
 
 def prose_for_numbers(text: str) -> str:

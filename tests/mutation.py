@@ -48,7 +48,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "hybrid/predict/bounds.py": (("*", "floor_step_s", "bounded", "energy_bounds"), ("tests/hybrid/test_bounds.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/report/results.py": (("width_hi_lo", "interval_score"), ("tests/hybrid/test_interval_scores.py", "tests/kit/test_readme_findings.py")),
 }  # fmt: skip
-# (module, old text, new text, label): mutants an earlier suite let survive (issue 12)
+# (module, old text, new text, label): mutants an earlier suite let survive
 NAMED = [
     ("energy/breakdown.py", 'df["energy_j"] / t_out', 'df["energy_j"] / (t_out + 1)', "per-output-token energy / (t_out+1)"),
     ("wattgpu/metrics.py", "np.median(np.abs(p[ok]", "np.mean(np.abs(p[ok]", "median error computed as a mean"),

@@ -11,19 +11,16 @@ __getattr__  # __init__.py: PEP 562 module attribute hook (the lazy public names
 __dir__  # __init__.py: PEP 562 module dir() hook
 ARG_NAMES  # energy/_paper_generated.py: the generated module's record of its argument order (energy/codegen writes it)
 ARG_NAMES  # energy/_physical_generated.py: the generated module's record of its argument order (energy/codegen writes it)
-_reference_peak_batch  # energy/backbone.py: the bracketed search the closed-form solve replaced, the reference of tests test_backbone_searches and benchmarks/predict_speed.py
-_reference_in_flight_at_rate  # energy/backbone.py: the bracketed search the closed-form solve replaced, the reference of tests test_backbone_searches and benchmarks/predict_speed.py
+raw_busy_power_w  # energy/backbone.py: public, the raw busy power at one batch (what peak_batch maximises), used in tests test_backbone_searches, reference_searches; a target of tests/mutation.py
 table3_readings  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 reading_counts  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 table4_readings  # energy/audit.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
-_._constructor  # energy/breakdown.py: pandas' DataFrame subclass protocol (EnergyFrame's derived frames are plain)
 _._print_Max  # energy/codegen.py: sympy code printer hook (np.maximum)
 _._print_Min  # energy/codegen.py: sympy code printer hook (np.minimum)
 paper_constants  # energy/coefficients.py: public, used in tests test_energy_codegen, test_energy_paper …; notebooks 01_energy_model_derivation
 equation  # energy/glossary.py: public, used in tests lessons, test_energy_codegen …; notebooks 01_energy_model_derivation, 01b_physical_model
 glossary_markdown  # energy/glossary.py: public, used in tests test_course_page, test_energy_glossary; notebooks 01_energy_model_derivation
 paper_in_per_token_j  # energy/paper.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
-per_output_token_j  # energy/result.py: deprecated alias of energy_per_token_j (DeprecationWarning) until 0.2.0
 _.to_json  # energy/result.py: public result method (JSON of the result; to_dict is what the CLI uses)
 _._repr_html_  # energy/result.py: IPython rich display protocol (a result shows itself in a notebook)
 vs_output_tokens  # energy/sweeps.py: public, used in tests test_energy_result; notebooks 02_traffic_breakdown
@@ -37,8 +34,7 @@ energy_request  # energy/symbolic.py: public, used in tests test_energy_glossary
 energy_request_simple  # energy/symbolic.py: public, used in tests test_energy_glossary
 crossover_output_length  # energy/symbolic.py: public, used in tests test_symbolic; notebooks 01_energy_model_derivation
 bytes_table  # energy/traffic.py: public, used in tests test_accounting, test_energy_glossary; notebooks 02_traffic_breakdown
-mdape_table  # energy/validation.py: public, used in tests test_energy_readme, test_energy_validation; notebooks 01b_physical_model
-_.__doc__  # errors.py: set on a deprecated property so help() explains it
+mdape_table  # energy/validation.py: public, used in tests test_energy_validation; notebooks 01b_physical_model
 readable_columns  # face/labels.py: public, used in tests test_style; notebooks 00_start_here, 01_energy_model_derivation …
 energy_stack  # face/plots.py: public, used in tests test_energy_plots; notebooks 02_traffic_breakdown
 energy_bars  # face/plots.py: public, used in tests test_energy_plots; notebooks 01_energy_model_derivation, 02_traffic_breakdown
@@ -87,7 +83,7 @@ __getattr__  # runs/measurements.py: PEP 562 module attribute hook (the lazy pub
 ITL_SERVER_APPROX  # runs/schema.py: public, used in data build_runs
 coverage  # runs/schema.py: public, used in tests test_hybrid_conformal, test_interval_scores; benchmarks external_check; notebooks 00_start_here, 06_beyond_the_papers
 __getattr__  # runs/table.py: PEP 562 module attribute hook (the lazy public names)
-grid_intensity_g_per_kwh  # selection/accounting.py: public, used in tests test_carbon_wall
+_._constructor  # selection/table.py: pandas' DataFrame subclass protocol (a Ranking's derived frames stay Rankings)
 LOGO_SOURCE  # selection/sources.py: public, used in data build_logo_predictions
 claims  # selection/study.py: public, used in tests lower_bounds, test_selection_study; notebooks 00_start_here, 03_dataset_and_features …
 agreement  # selection/study.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
@@ -105,8 +101,7 @@ source_fp8  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus(
 source_interconnect  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
 params_b_of  # specs/llm.py: public, used in tests test_catalog; data build_llms
 in_wattgpu  # specs/llm.py: public, used in tests test_aliases, test_catalog …; benchmarks predict_speed; data build_llms; notebooks 00_start_here
-n_shared_experts  # specs/llm.py: public, used in tests test_hf_configs, test_probes_round3
-_.bytes_per_weight  # specs/llm.py: public, used in tests test_parallel
+n_shared_experts  # specs/llm.py: public, used in tests test_hf_configs, test_numeric_fields_and_nested_configs
 leakage_table  # wattgpu/leakage.py: public, used in tests test_wattgpu_teaching; notebooks 04_leave_one_out_training
 _.save  # wattgpu/predictor.py: public model method (data/scripts rebuild the shipped models through it)
 __getattr__  # wattgpu/predictor.py: PEP 562 module attribute hook (the lazy public names)
@@ -125,6 +120,18 @@ time_per_token_s_hi  # hybrid/predict/result.py: a StepResult field, read by nam
 energy_per_token_j_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 energy_per_token_j_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 _.DATA_PATH  # runs/measurements.py: public, wl.measurements.DATA_PATH (used in tests test_measurements, test_errors_table)
-AT_UPPER  # selection/verdict.py: issue 22's name of MEETS, imported by notebook 05's Try this 4 and its check
 paired_calibration  # selection/paired.py: public, the calibration table notebook 05 prints (used in tests test_paired)
 population  # specs/workload.py: a Workload field (the requests its statistic is over), public, read in tests test_workloads
+always_params  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+query_width  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+sliding_share  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+window_tokens  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+alpha_j_per_flop  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+e_j_per_bit  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+expert_alpha_j_per_flop  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+link_bytes_s  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+collective_latency_s  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+hop_latency_s  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+expert_dispatch  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+expert_group_s  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+check_pick  # face/exercises.py: public, the check of the dashboard lab sheet (notebooks/dashboard_lab.md; used in tests test_exercises)

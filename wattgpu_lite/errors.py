@@ -8,10 +8,7 @@ ordinary Python habits keep working.
 from __future__ import annotations
 
 import difflib
-import warnings
 from collections.abc import Iterable
-
-REMOVED_IN = "0.2.0"  # the release that drops the names renamed in this one
 
 
 class WattGPUError(Exception):
@@ -134,22 +131,3 @@ def require(module: str, extra: str, what: str):
         if found is None or MODULE_EXTRAS[module.split(".")[0]][0] != extra:
             raise  # one of the package's own imports failed, or the extra is misnamed here
         raise found from None
-
-
-def warn_renamed(old: str, new: str, where: str, stacklevel: int = 3) -> None:
-    """A DeprecationWarning: ``where``'s ``old`` is now ``new`` (the same value); the old name
-    goes in :data:`REMOVED_IN`."""
-    warnings.warn(f"{where}: {old!r} is renamed {new!r} (the same value); {old!r} goes in "
-                  f"wattgpu_lite {REMOVED_IN}", DeprecationWarning, stacklevel=stacklevel)  # fmt: skip
-
-
-def renamed_property(old: str, new: str) -> property:
-    """A read-only attribute ``old`` that warns (:func:`warn_renamed`) and returns ``new``'s value,
-    for one release after a rename."""
-
-    def get(self):
-        warn_renamed(old, new, type(self).__name__)
-        return getattr(self, new)
-
-    get.__doc__ = f"Deprecated: the same as ``{new}``; removed in {REMOVED_IN}."
-    return property(get)

@@ -47,7 +47,7 @@ def backbone_itl_s(frame: pd.DataFrame, t_grp_s: float) -> np.ndarray:
     rows, _ = R.build([llm(n) for n in frame["llm"]], [gpu(n) for n in frame["gpu"]],
                       frame["t_in"], frame["t_out"], frame["num_gpus"].astype(int).tolist(),
                       list(frame["weights"]))  # fmt: skip
-    rows = replace(rows, deploy=(*rows.deploy[:-1], np.full(len(frame), t_grp_s)))
+    rows = replace(rows, deploy=rows.deploy._replace(expert_group_s=np.full(len(frame), t_grp_s)))
     return S.step_time_s(rows, frame["batch"].to_numpy(float), HybridModel.pretrained().constants)
 
 

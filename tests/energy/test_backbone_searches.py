@@ -1,6 +1,6 @@
 """The backbone's solves on the step's pieces (:func:`wattgpu_lite.energy.backbone.step_pieces`)
 against references: the bracketed searches they replaced (grid + golden section for the peak
-batch, grid + Illinois steps for the load in flight: ``backbone._reference_*``), a fine grid for
+batch, grid + Illinois steps for the load in flight: tests/energy/reference_searches.py), a fine grid for
 the peak batch (the global peak, never a local one, and never below the 24-step golden section
 over the whole range that the bracketed search replaced), and the 24-point grid plus plain
 bisection to adjacent floats for the load in flight. Over every catalog LLM on every catalog GPU,
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import reference_searches as REF  # beside this file (pytest puts its folder on the path)
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
@@ -59,7 +60,7 @@ def reference_in_flight(rows: S.Rows, rate: np.ndarray, cap: np.ndarray, c: S.Co
     def g(load):
         return rate * rows.t_out * S.step_time_s(rows, np.minimum(1.0 + load, cap), c) - load
 
-    grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, S.GRID_POINTS)])
+    grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, REF.GRID_POINTS)])
     lo, hi = np.zeros_like(rate), np.full_like(rate, np.nan)
     for k in range(1, len(grid)):
         undecided = np.isnan(hi)
@@ -71,7 +72,7 @@ def reference_in_flight(rows: S.Rows, rate: np.ndarray, cap: np.ndarray, c: S.Co
     saturated = np.isnan(hi)
     hi = np.where(saturated, cap, hi)
     for _ in range(80):
-        if np.all(hi - lo <= S.ROOT_RTOL * np.maximum(hi, 1e-9)):
+        if np.all(hi - lo <= REF.ROOT_RTOL * np.maximum(hi, 1e-9)):
             break
         mid = 0.5 * (lo + hi)
         neg = g(mid) <= 0
@@ -100,10 +101,10 @@ def upper_batches(cap: np.ndarray) -> list[np.ndarray]:
 
 def reference_at_rate(rows: S.Rows, rate: np.ndarray, cap: np.ndarray, c: S.Constants) -> dict:
     """S.at_rate's ITL and power with the bracketed searches in place of the solves."""
-    load = S._reference_in_flight_at_rate(rows, rate, cap, c)
+    load = REF.reference_in_flight_at_rate(rows, rate, cap, c)
     busy = -np.expm1(-load)
     batch = np.maximum(load / np.maximum(busy, 1e-300), 1.0)
-    peak = np.minimum(S._reference_peak_batch(rows, c, upper=batch), batch)
+    peak = np.minimum(REF.reference_peak_batch(rows, c, upper=batch), batch)
     p_busy = np.max([S.raw_busy_power_w(rows, b, c) for b in (batch, np.ones_like(batch), peak)],
                     axis=0)  # fmt: skip
     p_idle = S.idle_power_w(rows, c)
@@ -125,7 +126,7 @@ def test_the_pieces_are_the_step_time_and_the_busy_power(catalog_rows):
         np.testing.assert_allclose(step, S.step_time_s(rows, at[:, 0], c), rtol=1e-13)
         np.testing.assert_allclose(S._pieces_power_w(rows, pieces, at, c)[:, 0],
                                    S.raw_busy_power_w(rows, at[:, 0], c), rtol=1e-13)  # fmt: skip
-    assert pieces.curved.sum() == sum(1 for m in rows.model[4] if m > 0)  # the MoE rows
+    assert pieces.curved.sum() == sum(1 for m in rows.model.moe_layers if m > 0)  # the MoE rows
 
 
 def test_every_breakpoint_is_where_two_products_of_a_group_are_equal(catalog_rows):
@@ -161,7 +162,7 @@ def test_the_peak_is_the_global_one_never_below_a_fine_grid_or_the_old_search(ca
         fine, _ = fine_grid_max_w(rows, c, upper)
         assert np.all(power >= fine * (1 - 1e-12))
         assert np.all((peak >= 1.0) & (peak <= upper))
-        reference = S.raw_busy_power_w(rows, S._reference_peak_batch(rows, c, upper=upper), c)
+        reference = S.raw_busy_power_w(rows, REF.reference_peak_batch(rows, c, upper=upper), c)
         assert np.all(power >= reference * (1 - EXACT))
     power = S.raw_busy_power_w(rows, S.peak_batch(rows, c), c)
     assert np.all(power >= old * (1 - 1e-12))
@@ -193,7 +194,7 @@ def test_load_itl_and_power_at_a_rate_match_the_reference(catalog_rows):
     for order in (shares, shares[::-1]):  # each row at two loads
         np.testing.assert_allclose(
             S.in_flight_at_rate(rows, order * capacity, cap, c),
-            S._reference_in_flight_at_rate(rows, order * capacity, cap, c),
+            REF.reference_in_flight_at_rate(rows, order * capacity, cap, c),
             rtol=EXACT,
         )
         new, old = (
@@ -227,7 +228,7 @@ def test_golden_max_gives_the_same_answer_however_many_points_a_call_holds():
         return -(np.abs(x - centre[idx, None]) ** 1.5)
 
     lo0, hi0 = np.zeros(7), np.full(7, 7.0)
-    answers = [Z.golden_max(f, lo0, hi0, 24, points_per_call=p) for p in (1, 7, 100, 10**5)]
+    answers = [REF.golden_max(f, lo0, hi0, 24, points_per_call=p) for p in (1, 7, 100, 10**5)]
     for lo, hi in answers[1:]:
         np.testing.assert_array_equal(lo, answers[0][0])
         np.testing.assert_array_equal(hi, answers[0][1])
@@ -236,10 +237,10 @@ def test_golden_max_gives_the_same_answer_however_many_points_a_call_holds():
 
 
 def test_lookahead_levels_fill_a_call_and_stay_within_the_steps():
-    assert Z.lookahead_levels(1, 24, 256) == 8  # 2^8 - 1 = 255 points
-    assert Z.lookahead_levels(10, 24, 256) == 4
-    assert Z.lookahead_levels(10**5, 24, 4096) == 1
-    assert Z.lookahead_levels(1, 3, 4096) == 3
+    assert REF.lookahead_levels(1, 24, 256) == 8  # 2^8 - 1 = 255 points
+    assert REF.lookahead_levels(10, 24, 256) == 4
+    assert REF.lookahead_levels(10**5, 24, 4096) == 1
+    assert REF.lookahead_levels(1, 3, 4096) == 3
 
 
 def test_illinois_finds_the_root_to_adjacent_floats_in_few_calls():
@@ -252,7 +253,7 @@ def test_illinois_finds_the_root_to_adjacent_floats_in_few_calls():
     lo, hi = np.zeros(4), np.full(4, 3.0)
     f_lo, f_hi = f(np.arange(4), lo[:, None])[:, 0], f(np.arange(4), hi[:, None])[:, 0]
     calls.clear()
-    root = Z.illinois_root(f, lo, hi, f_lo, f_hi, 4 * np.finfo(float).eps, 64)
+    root = REF.illinois_root(f, lo, hi, f_lo, f_hi, 4 * np.finfo(float).eps, 64)
     # a closed-form root (x^3 = 2(i + 1)), no fitted value: exact on any machine
     np.testing.assert_allclose(root, np.cbrt(2.0 * np.arange(1, 5)), rtol=1e-15)
     assert np.all(f(np.arange(4), root[:, None])[:, 0] <= 0)
@@ -267,7 +268,7 @@ def test_first_nonpositive_finds_the_first_sign_change_in_any_block_size():
         return limit[idx, None] - x
 
     for per_call in (1, 4, 30, 1000):
-        k, at, before = Z.first_nonpositive(f, points, per_call)
+        k, at, before = REF.first_nonpositive(f, points, per_call)
         np.testing.assert_array_equal(k, [3, 8, 10])
         np.testing.assert_allclose(at[:2], [-0.5, -0.5])
         np.testing.assert_allclose(before[:2], [0.5, 0.5])

@@ -32,7 +32,7 @@ def test_generated_function_equals_the_sympy_expressions_at_a_point():
                                     16, 500, 300, 8,
                                     5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
                                     2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
-    numeric = G.evaluate(*values.values())
+    numeric = G.evaluate(**values)
     subs = {s: values[str(s)] for s in codegen.ARGS}
     for got, expr in zip(numeric, codegen.generated_expressions(), strict=True):
         assert np.isclose(float(got), float(sp.N(expr.xreplace(subs))), rtol=1e-10, atol=1e-15)
@@ -56,7 +56,8 @@ def test_the_step_pieces_add_up_to_the_batch_time_and_dynamic_energy_at_a_point(
                                     16, 500, 300, 8,
                                     5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
                                     2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
-    coef = np.array(SG.coefficients(*[values[a] for a in SG.ARG_NAMES]), dtype=float).reshape(-1, 4)
+    coef = np.array(SG.coefficients(**{a: values[a] for a in SG.ARG_NAMES}), dtype=float)
+    coef = coef.reshape(-1, 4)
     rho = 1 - values["k"] / values["E"]
     for batch in (1.0, 8.0, 300.0):
         u = np.array([1.0, batch, rho ** (values["T_in"] * batch), rho**batch])
@@ -82,12 +83,12 @@ def test_generated_paper_functions_equal_the_sympy_expressions_at_a_point():
     values = dict(zip(PG.ARG_NAMES, [8e9, 32, 4096, 500, 300, 3.1e-13, 5.2e-12], strict=False))
     values |= {str(sym): v for sym, v in paper_constants().items()}
     subs = {s: values[str(s)] for s in codegen.PAPER_ARGS}
-    args = [values[name] for name in PG.ARG_NAMES]
+    args = {name: values[name] for name in PG.ARG_NAMES}
     exprs = codegen.paper_expressions()
-    for got, expr in zip(PG.terms(*args), exprs["terms"], strict=True):
+    for got, expr in zip(PG.terms(**args), exprs["terms"], strict=True):
         assert np.isclose(float(got), float(sp.N(expr.xreplace(subs))), rtol=1e-10)
     want = float(sp.N(exprs["out_per_token"].xreplace(subs)))
-    assert np.isclose(float(PG.out_per_token(*args)), want, rtol=1e-12)
+    assert np.isclose(float(PG.out_per_token(**args)), want, rtol=1e-12)
     for t_in in (1, 2048, 2049, 6000, 20000):
         want = float(exprs["prefill_multiplier"].subs(S.T_in, t_in))
         assert float(PG.prefill_multiplier(np.float64(t_in))) == want

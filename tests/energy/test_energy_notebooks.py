@@ -3,7 +3,7 @@ layout, each "Try this" run against the notebook's own state, the numbers in pro
 points at the energy chapter and the next notebook, the exercises the course page counts on are all
 there, and each one turns a knob the notebook defines — an UPPER_CASE name assigned in one of its
 code cells — instead of rebuilding the computation on the side (the "write it yourself"
-exercise writes a function the library has, and is checked against it)."""
+exercises are graded cells, checked by tests/kit/test_student_edition.py)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,10 @@ import lessons
 import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-OWN = {"01_energy_model_derivation.ipynb": (3, "01b_physical_model.ipynb"),
-       "01b_physical_model.ipynb": (3, "02_traffic_breakdown.ipynb"),
-       "02_traffic_breakdown.ipynb": (6, "03_dataset_and_features.ipynb")}  # fmt: skip
+# "Try this" count and next notebook (their "write it yourself" exercises are graded cells now)
+OWN = {"01_energy_model_derivation.ipynb": (2, "01b_physical_model.ipynb"),
+       "01b_physical_model.ipynb": (2, "02_traffic_breakdown.ipynb"),
+       "02_traffic_breakdown.ipynb": (5, "03_dataset_and_features.ipynb")}  # fmt: skip
 
 
 def _notebook(name: str) -> dict:

@@ -26,7 +26,7 @@ UNIT_HW = (
 
 
 def _bits(llm, t_in, t_out, batch):
-    return P.physical_terms_j(P.llm_args(llm), (t_in, t_out, batch), UNIT_HW, 1.0)
+    return P.physical_terms_j(P.llm_args(llm), (t_in, t_out, batch), UNIT_HW, kappa=1.0)
 
 
 def test_llama2_7b_byte_counts_by_hand():
@@ -117,7 +117,7 @@ def test_spec_sheet_coefficients_are_tdp_over_peak_flops():
         P.gpu_coefficients_j(wl.gpu("L4"), "guess")
 
 
-# one engine (issue 17, item 1): dense, MoE, FP8, a tensor-parallel pair, batch 1 to 128
+# one engine: dense, MoE, FP8, a tensor-parallel pair, batch 1 to 128
 ENGINE_GRID = [
     ("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", 500, 300, 32, 1),
     ("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", 500, 500, 1, 1),
@@ -161,10 +161,11 @@ def test_physical_mode_reports_the_shipped_backbone_constants():
 
 def test_phase_times_add_up_to_the_active_time_and_set_the_static_energy():
     m, gpu, c = wl.llm(LLAMA2), wl.gpu("L40S"), P.defaults("spec")
-    args = (P.llm_args(m), (300, 200, 4), P.gpu_args(gpu, c["static_fraction"], "spec"), c["kappa"])
-    terms = P.physical_terms_j(*args)
-    times = [P.phase_time_s(ph, *args) for ph in ("prefill", "decode")]
-    assert float(P.active_time_s(*args)) == pytest.approx(sum(float(t) for t in times))
+    args = (P.llm_args(m), (300, 200, 4), P.gpu_args(gpu, c["static_fraction"], "spec"))
+    terms = P.physical_terms_j(*args, kappa=c["kappa"])
+    times = [P.phase_time_s(ph, *args, kappa=c["kappa"]) for ph in ("prefill", "decode")]
+    total = P.active_time_s(*args, kappa=c["kappa"])
+    assert float(total) == pytest.approx(sum(float(t) for t in times))
     static = sum(float(terms[ph, "static"]) for ph in ("prefill", "decode"))
     assert static == pytest.approx(c["static_fraction"] * gpu.tdp_w * sum(map(float, times)))
 

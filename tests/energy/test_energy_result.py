@@ -51,25 +51,18 @@ def test_html_and_repr_show_the_totals(est):
     assert f"{est.energy_per_token_j:.4g}" in repr(est)
 
 
-def test_the_old_name_of_energy_per_token_warns_and_gives_the_same_value(est):
-    with pytest.warns(
-        DeprecationWarning, match="'per_output_token_j' is renamed 'energy_per_token_j'"
-    ):
-        old = est.per_output_token_j
-    assert old == est.energy_per_token_j == pytest.approx(est.total_j / 300)
-    assert "per_output_token_j" not in est.to_dict()
+def test_energy_per_token_is_the_total_over_the_generated_tokens_under_one_name(est):
+    assert est.energy_per_token_j == pytest.approx(est.total_j / 300)
+    assert "energy_per_token_j" in est.to_dict() and "per_output_token_j" not in est.to_dict()
+    assert not hasattr(est, "per_output_token_j")
 
 
-def test_the_old_column_of_the_breakdown_warns_and_gives_the_same_values(est):
+def test_the_breakdown_and_the_sweeps_name_energy_per_token_alike(est):
     table = est.table()
     assert "energy_per_token_j" in table and "energy_per_output_token_j" not in table.columns
-    with pytest.warns(DeprecationWarning, match="'energy_per_output_token_j' is renamed"):
-        old = table["energy_per_output_token_j"]
-    assert old.tolist() == table["energy_per_token_j"].tolist()
     assert table["energy_per_token_j"].sum() == pytest.approx(est.energy_per_token_j)
     sweep = vs_output_tokens("meta-llama/Llama-3.1-8B-Instruct", "H100 NVL", [100, 300])
-    with pytest.warns(DeprecationWarning):
-        assert sweep["energy_per_output_token_j"].tolist() == sweep["energy_per_token_j"].tolist()
+    assert "energy_per_token_j" in sweep and "energy_per_output_token_j" not in sweep.columns
 
 
 def test_batch_is_a_float_as_in_predict(est):

@@ -1,4 +1,4 @@
-"""FLOPs per tensor group at each group's own compute peak (issue 17, item 5).
+"""FLOPs per tensor group at each group's own compute peak.
 
 The routed experts' FLOPs C_e = 2·k·n_moe·N_e per token run at the peak of the experts' format,
 everything else (always-read weights, attention) at the always-read format's peak. A dense model,
@@ -44,8 +44,8 @@ def test_a_model_whose_groups_share_a_peak_keeps_the_one_peak_answer(llm, gpu):
     assert per_group[6:] == per_group[:1] + per_group[2:3]  # alpha_e = alpha, F_e = F_peak
     for batch in (1, 16, 256):
         work = (np.array([50.0, 2000.0]), np.array([300.0, 800.0]), np.full(2, float(batch)))
-        new = P.physical_evaluate(P.llm_args(m), work, per_group, 1.3)
-        old = P.physical_evaluate(P.llm_args(m), work, _one_peak_hw(m, g), 1.3)
+        new = P.physical_evaluate(P.llm_args(m), work, per_group, kappa=1.3)
+        old = P.physical_evaluate(P.llm_args(m), work, _one_peak_hw(m, g), kappa=1.3)
         for got, want in zip((*new[0].values(), *new[1].values()),
                              (*old[0].values(), *old[1].values()), strict=True):  # fmt: skip
             # the same expression on equal arguments, no fitted value: equal to rounding
@@ -78,7 +78,7 @@ def test_gpt_oss_20b_on_a_b200_computes_its_bf16_share_at_the_fp16_peak():
     hw[3:5] = [1e30, 1e30]  # bandwidth and power limit out of the way: the compute time alone
     old = list(_one_peak_hw(m, g))
     old[3:5] = [1e30, 1e30]
-    times = [P.physical_evaluate(P.llm_args(m), (1, 1, 1), x, 1.0, NO_COMM)[1]["decode"]
+    times = [P.physical_evaluate(P.llm_args(m), (1, 1, 1), x, kappa=1.0, deploy=NO_COMM)[1]["decode"]
              for x in (hw, old)]  # fmt: skip
     rise = bf16_flops * (1 / 2250e12 - 1 / 9000e12)
     assert float(times[0] - times[1]) == pytest.approx(rise, rel=1e-6)
@@ -111,8 +111,10 @@ def test_an_estimate_notes_both_peaks_when_they_differ():
 def test_a_hardware_tuple_of_the_wrong_length_is_refused():
     m = wl.llm("meta-llama/Llama-3.1-8B-Instruct")
     six = P.gpu_args(wl.gpu("A30"), 0.19, "spec")[:6]
-    with pytest.raises(InvalidInputError, match="hw_args has 6 elements.*expects 8.*alpha_e, F_e"):
-        P.physical_evaluate(P.llm_args(m), (10, 10, 1), six, 1.0)
+    with pytest.raises(
+        InvalidInputError, match="hardware has 6 elements.*expects 8.*expert_peak_flops"
+    ):
+        P.physical_evaluate(P.llm_args(m), (10, 10, 1), six, kappa=1.0)
 
 
 def test_the_display_names_both_peaks():

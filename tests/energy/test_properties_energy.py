@@ -53,9 +53,9 @@ def test_physical_energy_grows_with_model_size(llm, gpu, t_in, t_out, batch, fac
     model = list(P.llm_args(wl.llm(llm)))
     hw = P.gpu_args(wl.gpu(gpu), P.defaults()["static_fraction"])
     work, kappa = (t_in, t_out, batch), P.defaults()["kappa"]
-    small = sum(P.physical_terms_j(model, work, hw, kappa).values())
+    small = sum(P.physical_terms_j(model, work, hw, kappa=kappa).values())
     model[0] *= factor  # N: more parameters, same attention shape
-    assert sum(P.physical_terms_j(model, work, hw, kappa).values()) > small
+    assert sum(P.physical_terms_j(model, work, hw, kappa=kappa).values()) > small
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
@@ -73,7 +73,7 @@ def test_the_generated_function_equals_the_sympy_expressions(llm, gpu, t_in, t_o
     deploy = (float(g), sizes[0], sizes[1], 2e11, 6.6e-6 * (g > 1), 6e-7, sizes[2], 4e-6)
     kappa = P.defaults()["kappa"]
     values = (*model, t_in, t_out, batch, *hw, kappa, *deploy)
-    numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, kappa, deploy)
+    numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, kappa=kappa, deploy=deploy)
     subs = {k: sp.Float(v, 30) for k, v in zip(CG.ARGS, values, strict=True)}
     for key, expr in EXPRESSIONS.items():
         exact = float(expr.xreplace(subs).evalf(20))

@@ -1,4 +1,4 @@
-"""CLI probes of issue 27, item 5: a bad data file, config.json, GPU spec file or option is one
+"""CLI bad-input probes: a bad data file, config.json, GPU spec file or option is one
 ``error:`` line on stderr naming the field and the fix, exit code 2, never a traceback; the
 inputs next to them that are valid (FP8 in upper case, Falcon-7B's RefinedWebModel config) are
 answered (exit 0).
@@ -131,7 +131,6 @@ def test_a_bad_gpu_spec_file_isone_error_line(files, capsys, command, name, word
 
 
 OPTION_PROBES = [
-    # --expert-parallel (deprecated): its note and its error, tests/face/test_cli_vocabulary.py
     (["--num-gpus", "0"], ["num_gpus"]),
     (["--tp", "0"], ["tp"]),
     (["--batch", "nan"], ["batch", "finite"]),

@@ -1,4 +1,4 @@
-"""Python equals the CLI (issue 31, item 5): each command's ``--json`` is exactly its Python
+"""Python equals the CLI: each command's ``--json`` is exactly its Python
 call's ``to_json()`` — the result carries ``kind``, ``wall`` (PUE, grid, CO2e, cost with its
 currency and the region it was priced in) and ``defaults`` — and a grid region whose electricity
 the kit prices at another region's figure says so."""
@@ -12,7 +12,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.face.cli.main import main
-from wattgpu_lite.selection.accounting import J_PER_KWH, grid_intensity_g_per_kwh
+from wattgpu_lite.selection.accounting import J_PER_KWH, grid_region
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 # the same question asked twice: (CLI words, the Python call); no environment, no config file
@@ -80,7 +80,7 @@ def test_every_result_carries_the_wall_with_its_currency_and_price_region(comman
 
 def test_a_prediction_carries_its_co2e_without_any_other_call():
     p = wl.predict(LLAMA, "A30", rate_qps=0.5, region="FR")
-    assert p.wall["grid_gco2_per_kwh"] == grid_intensity_g_per_kwh("FR")
+    assert p.wall["grid_gco2_per_kwh"] == grid_region("FR")["gco2e_per_kwh"]
     assert p.wall["wall_energy_per_request_j"] == pytest.approx(
         p.energy_per_token_j * p.inputs.t_out * p.wall["pue"], rel=1e-12
     )

@@ -1,4 +1,4 @@
-"""CLI probes of issue 27, item 5, beyond tests/face/test_cli_bad_input.py: option combinations,
+"""CLI bad-input probes beyond tests/face/test_cli_bad_input.py: option combinations,
 files of the new refusals (no model_type, a misspelt family, recurrent classes, a folder for a
 file), option values in another case, defaults files and environment variables, and tampered or
 missing data files for more commands. A data or input error is one ``error:`` line on stderr,

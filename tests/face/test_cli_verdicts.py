@@ -1,4 +1,4 @@
-"""Verdicts at the bound (issue 31, item 1) through the CLI: ``rank --json`` and the text view.
+"""Verdicts at the bound through the CLI: ``rank --json`` and the text view.
 
 The shipped model is refitted now and then, so no ITL value is pinned: the tests hold the rule
 (meets ⇒ upper bound ≤ SLA; may meet ⇒ estimate ≤ SLA < upper bound; misses ⇒ estimate above

@@ -1,4 +1,4 @@
-"""One vocabulary (issue 31, item 4): the same flag means the same thing in every command.
+"""One vocabulary: the same flag means the same thing in every command.
 
 Read from the parser ``main()`` builds, so a flag added to any command is held the day it lands:
 each help string names only flags its command has; a concept (a dest) has one spelling, one
@@ -186,7 +186,7 @@ def _doc(capsys, argv: list[str]) -> dict:
 
 
 def test_a_region_in_the_config_file_sets_the_grid(capsys, tmp_path, monkeypatch):
-    """The issue's example: ``region = "FR"`` in wattgpu-lite.toml was refused."""
+    """``region = "FR"`` in wattgpu-lite.toml is accepted."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "wattgpu-lite.toml").write_text('region = "FR"\nnum_gpus = 2\n')
     doc = _doc(capsys, ["predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "0.5"])
@@ -219,18 +219,15 @@ def test_a_bad_key_or_value_names_the_file_and_the_key(capsys, tmp_path, monkeyp
     assert all(w in err for w in words), err
 
 
-def test_predict_takes_the_layout_estimate_took_and_the_old_flag_says_what_to_pass(capsys):
-    """``predict --num-gpus 2 --expert-parallel`` failed ("unrecognized arguments")."""
-    base = ["predict", "--llm", MOE, "--gpu", "H100 SXM", "--rate-qps", "0.5"]
-    new = _doc(capsys, [*base, "--tp", "2", "--ep", "2"])
-    assert main([*base, "--num-gpus", "2", "--expert-parallel", "--json"]) == 0
-    out = capsys.readouterr()
-    assert json.loads(out.out) == new and (new["inputs"]["tp"], new["inputs"]["ep"]) == (2, 2)
-    assert "--expert-parallel is deprecated" in out.err and "--tp 2 --ep 2" in out.err
+def test_predict_takes_the_layout_as_estimate_does(capsys):
+    """``--tp 2 --ep 2``: whole experts on 2 tensor-parallel GPUs, in predict as in estimate."""
+    new = _doc(capsys, ["predict", "--llm", MOE, "--gpu", "H100 SXM", "--rate-qps", "0.5",
+                        "--tp", "2", "--ep", "2"])  # fmt: skip
+    assert (new["inputs"]["tp"], new["inputs"]["ep"]) == (2, 2)
+    est = _doc(capsys, ["estimate", "--llm", MOE, "--gpu", "H100 SXM", "--tp", "2", "--ep", "2"])
+    assert (est["num_gpus"], est["tp"], est["ep"]) == (2, 2, 2)
 
 
-def test_llms_takes_llm_as_every_command_and_the_old_config_flag_still_reads(capsys):
+def test_llms_takes_llm_as_every_command(capsys):
     new = _doc(capsys, ["llms", "--llm", MOE])
-    assert main(["llms", "--config", MOE, "--json"]) == 2  # no such file: it read a path
-    assert "llms --config is deprecated" in capsys.readouterr().err
     assert new["kind"] == "llm_config" and new["name"] == MOE

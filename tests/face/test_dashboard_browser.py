@@ -20,7 +20,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "dashboard.ipynb"
-ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -94,14 +93,13 @@ def _control(page, kind: str, description: str):
     return page.locator(f".{kind}", has_text=description)
 
 
-def test_dashboard_reranks_when_the_controls_change(voila_url):
+def test_dashboard_reranks_when_the_controls_change(voila_url, tmp_path):
     chromium = _chromium()
     _require(chromium is not None, "no system Chromium found (apt install chromium)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         _require(False, "the playwright Python package is not installed")
-    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
@@ -155,6 +153,6 @@ def test_dashboard_reranks_when_the_controls_change(voila_url):
             page.locator("input[list]").first.fill("openai/gpt-oss-120b")  # mixture of experts
             _wait_message(page, "Pick: H100 PCIe")
             assert "physics alone" in _table_text(page)
-            page.screenshot(path=str(ARTIFACTS / "dashboard.png"), full_page=True)
+            page.screenshot(path=str(tmp_path / "dashboard.png"), full_page=True)  # pytest keeps it
         finally:
             browser.close()

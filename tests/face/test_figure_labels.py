@@ -1,5 +1,5 @@
 """Figures speak the reader's words: no raw column name (``server_high``, ``e_out_mj_ours``,
-``mdape_ci90_lo``) in a title, legend, axis or tick label (issue 22, item 4), and the plan figure
+``mdape_ci90_lo``) in a title, legend, axis or tick label, and the plan figure
 of notebook 05 is readable when the intervals span decades.
 
 The notebooks' own figures are checked the same way while nbval executes them (conftest.py

@@ -118,7 +118,7 @@ class _AtTheBound(Correction):
 
 
 def test_the_floor_is_named_when_it_holds_itl(monkeypatch):
-    """The shipped ITL correction (±0.25 since issue 17) never reaches the floor on the catalog; one
+    """The shipped ITL correction (±0.25) never reaches the floor on the catalog; one
     held at −0.5 does, on the H200 SXM board at batch 1, and the explanation names the floor."""
     shipped = HybridModel.pretrained()
     c = shipped.corrections["itl"]

@@ -36,8 +36,8 @@ def test_every_row_has_harness_scope_and_source(table):
     assert not table["source_title"].str.contains("ML.ENERGY", case=False).any()
 
 
-def test_new_gpu_evidence_meets_the_issue(table):
-    """Issue 17 item 7: >= 100 rows with ITL or throughput on >= 4 GPUs outside training."""
+def test_external_evidence_has_100_rows_on_4_gpus_outside_training(table):
+    """>= 100 rows with ITL or throughput on >= 4 GPUs outside training."""
     has = table["itl_ms"].notna() | table["throughput_tokens_per_s"].notna()
     new = table[has & _outside_training(table["gpu"])]
     assert len(new) >= 300
@@ -135,7 +135,7 @@ def test_per_gpu_report_scores_the_new_gpus():
     rep = R.per_gpu()
     assert rep[["coverage80_hybrid", "coverage80_backbone"]].stack().between(0, 1).all()
     new = rep[~rep["in_training"] & rep["quantity"].isin(["itl_s", "throughput_tokens_per_s"])]
-    # 298 rows since the measured H200 became the H200 SXM board (issue 17): its external rows
+    # 298 rows since the measured H200 became the H200 SXM board: its external rows
     # are on a training GPU now and left this count
     assert new["gpu"].nunique() >= 5 and new["rows"].sum() >= 290
     assert (rep["width_hybrid"] >= 1).all() and rep["mdape_roofline"].notna().all()

@@ -103,7 +103,7 @@ def test_the_shipped_constants_are_what_the_fit_returns_on_every_run(shipped, re
 
 
 def test_the_fit_is_well_conditioned_measurements_perturbed_or_runs_reordered(refit_all):
-    """Issue 27's check: measurements × (1 ± 1e-12) at random, or the runs in another order,
+    """Measurements × (1 ± 1e-12) at random, or the runs in another order,
     move every constant by < 1e-7 relative (the old fit moved by up to 38 %)."""
     ts, fitted = refit_all
     rng = np.random.default_rng(27)
@@ -121,7 +121,7 @@ def test_the_fit_is_well_conditioned_measurements_perturbed_or_runs_reordered(re
 
 
 def test_a_last_bit_difference_flips_no_choice_and_no_split(refit):
-    """Issue 27, item 2: candidate scores are compared at 0.01 points (a tie goes to the earlier
+    """Candidate scores are compared at 0.01 points (a tie goes to the earlier
     candidate), and a forest fitted on residuals moved by 1e-12 is the same forest."""
     names = [c.name for c in candidates()]
     first, second = names[0], names[1]

@@ -136,6 +136,23 @@ def test_chunks_do_not_change_a_row(shipped, monkeypatch):
     assert np.array_equal(forest.predict(x[1234:1235]), whole[1234:1235])
 
 
+@pytest.mark.parametrize("name", SHIPPED[:2])
+def test_fixed_codes_and_moving_columns_give_the_predictions_bit_for_bit(shipped, name):
+    """The ranking's load search (selection.replica) tests only the splits on the columns that
+    move: the fixed columns' codes of each base row, computed once, plus the moving splits' codes
+    at every row, give exactly what :meth:`Forest.predict` gives (missing values included)."""
+    forest = Forest.from_json(shipped[name])
+    base = rows_at_the_splits(forest, 40, seed=7)
+    moving = [forest.n_features - 3, forest.n_features - 1]
+    fixed = forest.fixed_codes(base, moving)
+    rows = np.random.default_rng(8).integers(0, len(base), 1500)  # > a chunk
+    x = base[rows].copy()
+    x[:, moving] = rows_at_the_splits(forest, len(rows), seed=9)[:, moving]
+    assert np.array_equal(forest.predict_moving(x, fixed, rows), forest.predict(x))
+    assert forest.fixed_codes(base, []).moving.sum() == 0  # nothing moves: every split fixed
+    assert replace(forest, tables=None).fixed_codes(base, moving) is None  # walked: no codes
+
+
 def test_memory_is_a_chunks_not_the_rows(shipped):
     """Beyond its output (8 bytes a row) the evaluator holds one chunk's arrays: the traced peak
     of 200,000 rows is the peak of 20,000 rows plus the larger output."""

@@ -1,4 +1,4 @@
-"""Interval width and Winkler score beside coverage (issue 17 item 6), against hand calculations."""
+"""Interval width and Winkler score beside coverage, against hand calculations."""
 
 from __future__ import annotations
 

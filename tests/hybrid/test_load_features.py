@@ -1,4 +1,4 @@
-"""The correction's load inputs are physical quantities only (issue 17, item 3): no regime flag, so
+"""The correction's load inputs are physical quantities only: no regime flag, so
 a batch-1 query is described like the batch-1 steps it resembles, and the correction never falls as
 the load rises."""
 

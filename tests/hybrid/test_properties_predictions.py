@@ -1,4 +1,4 @@
-"""Properties the shipped predictor holds for every catalog (LLM, GPU) pair (issue 11, item 2).
+"""Properties the shipped predictor holds for every catalog (LLM, GPU) pair.
 
 Hypothesis draws pairs from the whole catalog (seeded); each draw checks a grid of loads at once:
 rates 0.01–20 req/s, batches 1–512, contexts up to the model's limit, within the replica's capacity.

@@ -1,4 +1,4 @@
-"""The vectorised path as named steps into one typed result (issue 19 item 2)."""
+"""The vectorised path as named steps into one typed result."""
 
 from __future__ import annotations
 

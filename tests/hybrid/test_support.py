@@ -90,7 +90,7 @@ def test_the_context_rule_removes_no_watt_counts_row_from_any_fold(kind):
 
 
 def test_outside_training_the_correction_is_never_worse_than_the_backbone_alone():
-    """Issue 17's goal, per external GPU outside training and per quantity: MdAPE with the
+    """Per external GPU outside training and per quantity: MdAPE with the
     correction <= MdAPE of the backbone alone (equal where the correction does not apply)."""
     rep = R.per_gpu()
     new = rep[~rep["in_training"].astype(bool) & rep["quantity"].isin(QUANTITIES)]

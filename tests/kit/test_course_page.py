@@ -1,4 +1,4 @@
-"""The course page, the glossary page and the notebooks agree (issue 22): each notebook's stated time
+"""The course page, the glossary page and the notebooks agree: each notebook's stated time
 is the course table's, its terms are glossary entries, the glossary's symbol table is the library's,
 the lab's stops fill 90 minutes with exercises that exist, and the page's run count is the data's."""
 
@@ -14,6 +14,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import glossary as G
+from wattgpu_lite.face.exercises import EXERCISES
 
 FOLDER = Path(__file__).resolve().parents[2] / "notebooks"
 COURSE = (FOLDER / "README.md").read_text()
@@ -67,13 +68,21 @@ def test_the_glossary_pages_symbols_are_the_librarys():
 
 def test_the_lab_fills_ninety_minutes_with_exercises_that_exist():
     lab = COURSE[COURSE.index("## Path 1") : COURSE.index("## Path 2")]
-    stops = re.findall(r"^\| (\d+)–(\d+) \| (\d\d): [^|]+\| (\d\d) · Try this (\d+)", lab, re.M)
+    stops = re.findall(
+        r"^\| (\d+)–(\d+) \| (\d\d): [^|]+\| (\d\d) · (?:Try this (\d+)|Exercise (\d\d\.\d))",
+        lab,
+        re.M,
+    )
     assert stops and stops[0][0] == "0" and stops[-1][1] == "90"
     assert all(a[1] == b[0] for a, b in itertools.pairwise(stops))  # contiguous
-    for _, _, nb, ex_nb, number in stops:
+    for _, _, nb, ex_nb, number, key in stops:
         path = next(FOLDER.glob(f"{ex_nb}_*.ipynb"))
-        found = {e.number for e in lessons.exercises(json.loads(path.read_text()))}
-        assert nb == ex_nb and int(number) in found, (nb, number)
+        lesson = json.loads(path.read_text())
+        found = {str(e.number) for e in lessons.exercises(lesson)}
+        graded = {re.search(r'check\("([\w.]+)"', "".join(c["source"])).group(1)
+                  for _, c in lessons.graded(lesson)}  # fmt: skip
+        assert nb == ex_nb and (number in found or key in graded), (nb, number or key)
+    assert sum(bool(key) for *_, key in stops) >= 3  # the lab's exercises are mostly graded
 
 
 def test_the_course_page_counts_the_dense_runs():
@@ -90,3 +99,34 @@ def test_the_start_notebooks_map_gives_the_course_tables_times():
     assert {k: int(v) for k, v in rows.items()} == {
         k: v for k, v in course_minutes().items() if k != "00_start_here"
     }
+
+
+def _keys(text: str) -> set[str]:
+    """Graded exercise keys named in ``text``: "01.1", "01b.2", and ranges "04.1–04.3"."""
+    out = set()
+    for a, b in re.findall(r"\b(\d\db?\.\d)(?:–(\d\db?\.\d))?\b", text):
+        stem, first = a.split(".")
+        last = int(b.split(".")[1]) if b else int(first)
+        out |= {f"{stem}.{k}" for k in range(int(first), last + 1)}
+    return out
+
+
+def test_the_learning_outcomes_map_onto_every_graded_exercise():
+    table = COURSE[COURSE.index("## Learning outcomes") : COURSE.index("## Path 2")]
+    rows = re.findall(r"^\| [a-z][^|]+\| [\w, ]+ \| ([\w., ]+) \| week (\d) \|$", table, re.M)
+    assert len(rows) >= 5
+    assert set().union(*(_keys(r[0]) for r in rows)) == set(EXERCISES)
+
+
+def test_each_week_lists_its_graded_exercises_and_an_open_task_with_a_rubric():
+    weeks = re.split(r"^\*\*Week \d — ", COURSE[COURSE.index("## Path 2") :], flags=re.M)[1:]
+    assert len(weeks) == 3
+    listed = set()
+    for week in weeks:
+        graded = re.search(r"Graded exercises: ([^.]+(?:\.\d[^.]*)*)\. Explore", week)
+        assert graded, week[:80]
+        listed |= _keys(graded.group(1))
+        assert re.search(r"(Open task|Project):", week)
+        points = [int(p) for p in re.findall(r"^\| [a-z][^|]+\| (\d+) \| ", week, re.M)]
+        assert len(points) >= 3 and sum(points) >= 10, points
+    assert listed == set(EXERCISES)

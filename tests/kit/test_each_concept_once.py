@@ -1,7 +1,7 @@
-"""Each concept once (issue 19, item 3): one memory-fit check, one load resolver, one fold
+"""Each concept once: one memory-fit check, one load resolver, one fold
 builder, one metrics module, the EcoLogits formula, one JSON writer, one token check, one rank
 table schema for every source. Each is checked by what it computes and by a scan of the package
-for a second definition."""
+for a second definition (in whichever module the one definition lives)."""
 
 from __future__ import annotations
 
@@ -24,29 +24,28 @@ from wattgpu_lite.selection.table import RANK_COLUMNS, rank_table
 
 PACKAGE = Path(wl.__file__).parent
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
-# concept -> the one module that defines it
-ONCE = {"mdape_pct": "metrics.py", "ape_pct": "metrics.py", "check_tokens": "checks.py",
-        "resolve_load": "hybrid/predict/requests.py", "memory_why_not": "energy/occupancy.py",
-        "held_out_masks": "wattgpu/evaluation.py", "ecologits_j_per_token": "energy/paper.py",
-        "json_safe": "jsonio.py"}  # fmt: skip
-# selection/plan.py (item 4's rewrite) still words its own copy; the same words as the one check,
-# so it becomes occupancy.memory_why_not(llm, gpu, layout, weights, t_in + t_out)
-PENDING: dict[str, list[str]] = {}
-# item 2 rewrites these two; until then their to_json calls json.dumps(allow_nan=False) itself
-JSON_PENDING: set[str] = set()
+# concepts, each a function that exactly one module of the package defines (wherever it lives)
+ONCE = ("mdape_pct", "ape_pct", "check_tokens", "resolve_load", "memory_why_not",
+        "held_out_masks", "ecologits_j_per_token", "json_safe")  # fmt: skip
 
 
 def _modules() -> dict[str, ast.Module]:
     return {str(p.relative_to(PACKAGE)): ast.parse(p.read_text()) for p in PACKAGE.rglob("*.py")}
 
 
-def test_each_concept_is_defined_in_one_module():
-    where: dict[str, list[str]] = {name: [] for name in ONCE}
+def _defined_in(names) -> dict[str, list[str]]:
+    """name -> the modules that define a function of that name."""
+    where: dict[str, list[str]] = {name: [] for name in names}
     for path, tree in _modules().items():
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef) and node.name in where:
                 where[node.name].append(path)
-    assert where == {name: [path, *PENDING.get(name, [])] for name, path in ONCE.items()}
+    return where
+
+
+def test_each_concept_is_defined_in_one_module():
+    where = _defined_in(ONCE)
+    assert {name: len(paths) for name, paths in where.items()} == dict.fromkeys(ONCE, 1), where
 
 
 def test_only_the_fold_builder_names_scikit_learns_splitters():
@@ -55,13 +54,13 @@ def test_only_the_fold_builder_names_scikit_learns_splitters():
              if isinstance(node, ast.Attribute | ast.Name | ast.alias)
              and (getattr(node, "attr", None) or getattr(node, "id", None)
                   or getattr(node, "name", None)) in splitters}  # fmt: skip
-    assert users == {"wattgpu/evaluation.py"}
+    assert users == set(_defined_in(["held_out_masks"])["held_out_masks"])
 
 
 def test_only_the_json_writer_writes_strict_json():
     users = {path for path, tree in _modules().items() for node in ast.walk(tree)
              if isinstance(node, ast.keyword) and node.arg == "allow_nan"}  # fmt: skip
-    assert users == {"jsonio.py"} | JSON_PENDING
+    assert users == set(_defined_in(["json_safe"])["json_safe"])
 
 
 # ------------------------------------------------------------------------------ metrics

@@ -1,19 +1,23 @@
 """The lesson checks nbval runs in each notebook's own kernel (tests/lesson_kernel.py, wired in
 conftest.py): a tiny notebook passes, and fails on a raw column name in a figure, on a knob
 exercise that changes nothing, and on a "write it yourself" solution that disagrees with the
-library. One execution per notebook serves nbval and these checks."""
+library. One execution per notebook serves nbval and these checks. Both notebooks go through one
+nbval process; each item's outcome is read from the run's JUnit report (tests/nbval_runs.py)."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from nbval_runs import run_nbval
 
-ROOT = Path(__file__).resolve().parents[2]
+ITEMS = ("Cell 0", "Cell 1", "lesson checks")  # two cells and the lesson checks
+CASES = {
+    "clean": ("power against ITL", "2", "sum(x) / len(x)", []),
+    "three-faults": ("server_high", "1", "sum(x) / 2", ["raw column names in figures: ['server_high']",
+                                                        "exercise 1: KNOB did not change",
+                                                        "differs from the library's"]),
+}  # fmt: skip
 
 
 def _notebook(title: str, knob_value: str, student: str) -> dict:
@@ -34,28 +38,25 @@ def _notebook(title: str, knob_value: str, student: str) -> dict:
             "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}}}  # fmt: skip
 
 
-def _nbval(path: Path) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "conftest", "--nbval", "--nbval-current-env",
-           "--nbval-sanitize-with", str(ROOT / "tests" / "nbval_sanitize.cfg"), str(path)]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+@pytest.fixture(scope="module")
+def lessons_run(tmp_path_factory):
+    """nbval over both notebooks: the finished process and each item's outcome."""
+    folder = tmp_path_factory.mktemp("lessons")
+    paths = [folder / f"{case}.ipynb" for case in CASES]
+    for path, (title, knob, student, _) in zip(paths, CASES.values(), strict=True):
+        path.write_text(json.dumps(_notebook(title, knob, student)))
+    return run_nbval(paths, folder / "report.xml")
 
 
-@pytest.mark.parametrize(
-    ("title", "knob", "student", "failures"),
-    [("power against ITL", "2", "sum(x) / len(x)", []),
-     ("server_high", "1", "sum(x) / 2", ["raw column names in figures: ['server_high']",
-                                         "exercise 1: KNOB did not change",
-                                         "differs from the library's"])],
-    ids=["clean", "three-faults"],
-)  # fmt: skip
-def test_lesson_checks_run_in_the_nbval_kernel(tmp_path, title, knob, student, failures):
-    nb = tmp_path / "lesson.ipynb"
-    nb.write_text(json.dumps(_notebook(title, knob, student)))
-    done = _nbval(nb)
+@pytest.mark.parametrize("case", list(CASES))
+def test_lesson_checks_run_in_the_nbval_kernel(lessons_run, case):
+    done, outcomes = lessons_run
+    mine = {item: text for (stem, item), text in outcomes.items() if stem == case}
+    assert set(mine) == set(ITEMS), done.stdout[-3000:]  # two cells and the lesson checks
+    failures = CASES[case][3]
     if not failures:
-        assert done.returncode == 0, done.stdout[-3000:]
-        assert "3 passed" in done.stdout  # two cells and the lesson checks
+        assert all(text == "" for text in mine.values()), mine
     else:
         assert done.returncode == 1, done.stdout[-3000:]
-        assert all(f in done.stdout for f in failures), done.stdout[-3000:]
+        assert mine["Cell 0"] == mine["Cell 1"] == "", mine  # the cells run; the checks fail
+        assert all(f in mine["lesson checks"] for f in failures), mine["lesson checks"][-3000:]

@@ -1,4 +1,4 @@
-"""Every notebook is a lesson (issue 14), by the conventions of CONTRIBUTING.md:
+"""Every notebook is a lesson, by the conventions of CONTRIBUTING.md:
 
 (a) objectives, prerequisites, time, previous/next links and the code's folder at the top; a
     summary, 3-5 check-your-understanding questions and "Try this" exercises at the end, each

@@ -129,4 +129,18 @@ def test_a_lesson_without_a_write_it_yourself_exercise_is_named(tmp_path):
     knobs_only = {"wattgpu_lite": {"checks": {"1": "x + 1", "2": "x + 2"}}}
     cells = [*NB["cells"][:-1], {**NB["cells"][-1], "metadata": knobs_only}]
     problems = lessons.structure_problems({**NB, "cells": cells}, tmp_path)
-    assert problems == ["no 'write it yourself' exercise (a check with 'student' and 'library')"]
+    assert problems == [
+        "no 'write it yourself' exercise (a check with 'student' and 'library', "
+        "or a graded exercise: a code cell tagged 'solution')"
+    ]
+    answer = {"cell_type": "code", "metadata": {"tags": ["solution"]}, "source": "def my_f():\n"}
+    check = {"cell_type": "code", "metadata": {"tags": ["check"]}, "source": "check(my_f)"}
+    graded = [*cells[:-1], answer, check, cells[-1]]
+    assert lessons.structure_problems({**NB, "cells": graded}, tmp_path) == []
+
+
+def test_a_solution_cell_without_its_check_right_after_it_is_refused():
+    answer = {"cell_type": "code", "id": "a1", "metadata": {"tags": ["solution"]}, "source": ""}
+    other = {"cell_type": "code", "id": "c1", "metadata": {}, "source": ""}
+    with pytest.raises(ValueError, match=r"solution cell a1 is not followed by a check cell"):
+        lessons.graded({"cells": [answer, other]})

@@ -1,5 +1,5 @@
 """Hand-computed oracles for the core numeric functions, written to kill the mutants that earlier
-suites let survive (issue 12; ``make mutation`` runs them): each value here is worked out by hand
+suites let survive (``make mutation`` runs them): each value here is worked out by hand
 or from a definition, never recomputed with the function under test."""
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ def test_at_rate_itl_is_one_step_with_the_arriving_request_added():
 def test_a_gptq_llama_8b_keeps_its_lm_head_in_16_bits():
     """Llama-3.1-8B (d 4096, 32 layers, 32/8 heads of 128, MLP 14336, vocab 128256, untied) as a
     4-bit GPTQ checkpoint, group size 128: the quantised linear layers hold 4 + (16 + 4)/128 =
-    4.15625 bits per weight, everything else 16 (issue 20, the ``lm_head`` exception of
+    4.15625 bits per weight, everything else 16 (the ``lm_head`` exception of
     specs/count.py).
 
     attention 32 · (2 · 4096² + 2 · 4096 · 1024) = 1,342,177,280

@@ -3,10 +3,8 @@ the library. Each must end in the kit's own error (library) or a clean exit (CLI
 the kit recognises, 1 for anything else) with ONE line that names the field, file or option at
 fault and says what to do; never a traceback, never a non-finite, negative or absurd number.
 
-Probes that fail today because of code being rewritten are listed, with the reason, in
-PENDING_LEAD (prediction API: hybrid/, selection/) and PENDING_OTHERS (config.json parsing and the
-energy chapter, issue 12 item 3 and the energy helper): they run as strict xfails, so each one
-that starts passing must leave its list.
+A probe listed in PENDING (id -> why) runs as a strict xfail, so it must leave the list once it
+passes; the list is empty.
 """
 
 from __future__ import annotations
@@ -201,10 +199,8 @@ CLI += [
     (["evaluate", "--strategy", "kfold"], 2, ["--strategy"]),
 ]  # fmt: skip
 
-# probes that fail today in code the lead is rewriting (hybrid/, selection/): argv index -> why
-PENDING_LEAD: dict[str, str] = {}
-# probes that fail in code other helpers own: config.json parsing (item 3), energy chapter
-PENDING_OTHERS = {}
+# probes that fail today: case id -> why (strict xfails)
+PENDING: dict[str, str] = {}
 
 
 def _cli_id(case) -> str:
@@ -221,7 +217,7 @@ def _cli_id(case) -> str:
 
 
 def _marks(case_id: str):
-    why = PENDING_LEAD.get(case_id) or PENDING_OTHERS.get(case_id)
+    why = PENDING.get(case_id)
     return [pytest.mark.xfail(strict=True, reason=why)] if why else []
 
 
@@ -343,7 +339,6 @@ LIB = {
     "rank-price-inf": (lambda f: wl.rank_gpus(LLAMA, scenario="offline", itl_sla_ms=30, price_per_kwh=math.inf), ["price_per_kwh"]),
     "rank-source": (lambda f: wl.rank_gpus(LLAMA, scenario="offline", itl_sla_ms=30, source="oracle"), ["source"]),
 }  # fmt: skip
-PENDING_OTHERS |= {}
 
 
 def _resolve_gpu(value):

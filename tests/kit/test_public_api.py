@@ -1,6 +1,6 @@
-"""One coherent public API (issue 19, item 5): the same argument names, types and order across
-``predict``, ``predict_many``'s columns, ``explain``, ``estimate_energy`` and ``rank_gpus``; the
-renamed names warn for one release and still give the same value."""
+"""One coherent public API: the same argument names, types and order across
+``predict``, ``predict_many``'s columns, ``explain``, ``estimate_energy`` and ``rank_gpus``: the
+LLM and the GPU by position, everything else by name."""
 
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ def test_the_shared_arguments_come_in_one_order_after_llm_and_gpu(fn):
     params = _params(fn)
     positional = [n for n, p in params.items() if p.kind is p.POSITIONAL_OR_KEYWORD]
     assert positional == (["llm"] if fn == "rank_gpus" else ["llm", "gpu"])  # it ranks the GPUs
+    assert not any(p.kind is p.VAR_POSITIONAL for p in params.values()), "the rest by name only"
     order = [n for n in params if n in SHARED]
     assert order == [n for n in SHARED if n in order]
 
@@ -72,29 +73,6 @@ def test_predict_many_reads_predicts_request_arguments_as_columns():
     assert set(inspect.signature(wl.predict_many).parameters) >= frame_wide
 
 
-def test_estimate_energy_by_position_after_gpu_warns_and_gives_the_same_estimate():
-    named = wl.estimate_energy(LLAMA, "A30", t_in=500, t_out=300, batch=8)
-    with pytest.warns(DeprecationWarning, match="pass t_in, t_out, batch by name"):
-        old = wl.estimate_energy(LLAMA, "A30", 500, 300, 8)
-    assert old == named
-    with pytest.raises(wl.errors.InvalidInputError, match="got t_in twice"):
-        wl.estimate_energy(LLAMA, "A30", 500, t_in=400)
-    with pytest.raises(wl.errors.InvalidInputError, match="12 positional arguments"):
-        wl.estimate_energy(LLAMA, "A30", *range(10))
-
-
-def test_rank_gpus_with_the_scenario_by_position_warns_and_ranks_the_same():
-    ask = {"itl_sla_ms": 50, "source": "measured"}
-    named = wl.rank_gpus(LLAMA, scenario="server_low", **ask)
-    with pytest.warns(DeprecationWarning, match="pass the scenario by name"):
-        old = wl.rank_gpus(LLAMA, "server_low", **ask)
-    pd.testing.assert_frame_equal(old, named)
-    with pytest.raises(wl.errors.InvalidInputError, match="3 positional arguments"):
-        wl.rank_gpus(LLAMA, "server_low", "offline", **ask)
-    with pytest.raises(wl.errors.InvalidInputError, match="and scenario="):
-        wl.rank_gpus(LLAMA, "server_low", scenario="offline", **ask)
-
-
 def test_batch_is_a_float_in_every_result():
     est = wl.estimate_energy(LLAMA, "A30", batch=8)
     p = wl.predict(LLAMA, "A30", batch=8)
@@ -102,7 +80,7 @@ def test_batch_is_a_float_in_every_result():
     frame = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": ["A30"], "batch": [8]}))
     assert isinstance(est.batch, float) and isinstance(p.inputs.batch, float)
     assert isinstance(table["batch"].iloc[0], float)
-    # predict_many echoes its input columns as given (an int column stays int; api.py, item 2)
+    # predict_many echoes its input columns as given (an int column stays int)
     assert est.batch == p.inputs.batch == table["batch"].iloc[0] == frame["batch"].iloc[0] == 8.0
 
 
@@ -173,3 +151,10 @@ def test_the_stub_says_where_each_name_lives():
 def test_every_public_name_resolves(name):
     assert getattr(wl, name) is not None
     assert name in dir(wl)
+
+
+@pytest.mark.parametrize("name", sorted(wl.__all__))
+def test_every_public_name_is_documented(name):
+    """What ``help(wl.name)`` shows says what the name is (wherever it is defined)."""
+    doc = inspect.getdoc(getattr(wl, name))
+    assert doc and len(doc.split()) >= 5, f"wl.{name} has no docstring a reader can use"

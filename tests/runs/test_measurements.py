@@ -22,7 +22,7 @@ def runs() -> pd.DataFrame:
     return ms.load()
 
 
-def test_the_issue_minimums_hold(runs):
+def test_the_runs_cover_4000_runs_8_gpus_and_40_dense_llms(runs):
     assert len(runs) >= 4000
     assert runs["gpu"].nunique() == 8
     assert runs.loc[runs["dense"], "llm"].nunique() >= 40

@@ -17,14 +17,14 @@ LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
 def test_defaults_come_from_the_cited_tables():
     assert A.DEFAULT_PUE == 1.58  # Uptime Institute, industry average 2023
-    assert A.grid_intensity_g_per_kwh("world") == A.DEFAULT_GRID_GCO2_PER_KWH == 458
+    assert A.grid_region("world")["gco2e_per_kwh"] == A.DEFAULT_GRID_GCO2_PER_KWH == 458
     table = A.grid_intensities()
     assert table["code"].is_unique and (table["source"].str.len() > 20).all()
     assert len(table) >= 100 and table["gco2e_per_kwh"].between(0, 1500).all()
 
 
 def test_region_by_code_or_name_case_insensitive():
-    assert A.grid_intensity_g_per_kwh("FR") == A.grid_intensity_g_per_kwh("france") == 56
+    assert A.grid_region("FR")["gco2e_per_kwh"] == A.grid_region("france")["gco2e_per_kwh"] == 56
     with pytest.raises(InvalidInputError, match="unknown grid region 'XX'.*WORLD"):
         A.grid_region("XX")
     with pytest.raises(InvalidInputError, match="not both"):

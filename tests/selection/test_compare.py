@@ -1,5 +1,5 @@
 """``wl.compare`` and rank's "vs best" column: ratios to a reference, the interval's kind, the
-verdict in words (issue 31 item 2). Rules only: no value of today's shipped model is pinned."""
+verdict in words. Rules only: no value of today's shipped model is pinned."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Today's GPUs by default (issue 31, item 3): a documented list in data/current_gpus.csv, the
+"""Today's GPUs by default: a documented list in data/current_gpus.csv, the
 measured ones marked, ``measured`` for the 8 of the Watt Counts runs, ``all`` for the catalog."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from wattgpu_lite.selection.inputs import current_gpus, default_candidates
 
 ROOT = Path(__file__).resolve().parents[2]
 LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
-# the GPUs the issue names as missing from the old default ("appear only with --gpus all")
+# GPUs once missing from the default ("appear only with --gpus all")
 NAMED_IN_THE_ISSUE = {"H100 SXM", "H200 SXM", "B200", "MI300X"}
 
 

@@ -1,4 +1,4 @@
-"""The paired interval (issue 31 item 2): the derivation's invariants, the honest coverage rule,
+"""The paired interval: the derivation's invariants, the honest coverage rule,
 and the calibration table read from data/hybrid/nested_logo.csv at run time (no value pinned)."""
 
 from __future__ import annotations

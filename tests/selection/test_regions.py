@@ -1,4 +1,4 @@
-"""Grid intensity and price by region (issue 31, item 6): a cited yearly table of >= 100 countries
+"""Grid intensity and price by region: a cited yearly table of >= 100 countries
 by ISO code, the kit's first 15 regions kept, a checked loader, close matches for a typo, and a
 price borrowed from another region that says so."""
 
@@ -62,7 +62,7 @@ def test_the_first_15_regions_keep_their_rows_and_sources():
     kept = table.set_index("code").loc[first["code"], ["region", "year", "gco2e_per_kwh", "source"]]
     pd.testing.assert_frame_equal(kept.reset_index(drop=True),
                                   first[["region", "year", "gco2e_per_kwh", "source"]])  # fmt: skip
-    assert A.grid_intensity_g_per_kwh("FR") == 56  # Ember 2023 via OWID, not the file's 2024
+    assert A.grid_region("FR")["gco2e_per_kwh"] == 56  # Ember 2023 via OWID, not the file's 2024
     assert A.grid_region("FRA")["year"] == 2023  # found by alpha-3, the first table's row
 
 

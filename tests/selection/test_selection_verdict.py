@@ -1,4 +1,4 @@
-"""The one SLA verdict (issues 22, 31): meets at the upper ITL bound, may meet at the estimate
+"""The one SLA verdict: meets at the upper ITL bound, may meet at the estimate
 only, misses, does not fit; a ranking orders by it, then by energy."""
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import pytest
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.selection.table import add_verdicts, order
 from wattgpu_lite.selection.verdict import (
-    AT_UPPER,
     DOES_NOT_FIT,
     MAY_MEET,
     MEETS,
@@ -37,8 +36,7 @@ def test_a_plan_that_does_not_fit_or_cannot_be_served_never_meets():
     assert sla_verdict(10.0, 20.0, 50.0, served=False) == MISSES
 
 
-def test_the_name_of_issue_22_is_the_same_verdict():
-    assert AT_UPPER == MEETS
+def test_the_verdicts_in_a_rankings_order():
     assert VERDICTS == ("meets", "may meet", "misses", "does not fit")
 
 

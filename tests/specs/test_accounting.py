@@ -1,4 +1,4 @@
-"""What a decode step multiplies and streams (issue 17, item 5): active parameters without the
+"""What a decode step multiplies and streams: active parameters without the
 gathered input table, bytes at each tensor group's own width, sliding-window layers reading at most
 their window. Each published count is compared in its publisher's own convention."""
 

@@ -19,7 +19,7 @@ CONFIGS = Path(__file__).parents[1] / "fixtures" / "configs"
 
 ALIASES = wl.llm_aliases()
 IDS = list(ALIASES["alias"])
-# the checkpoints issue 18 names: each must be answered
+# checkpoints of families in the catalog: each must be answered
 NAMED = ["Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-235B-A22B-Thinking-2507",
          "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "Qwen/Qwen3-30B-A3B-Instruct-2507",
          "Qwen/Qwen3-30B-A3B-Thinking-2507", "deepseek-ai/DeepSeek-V3.1",
@@ -175,8 +175,8 @@ def test_a_bad_alias_row_is_a_data_file_error_naming_the_column(alias_copy, edit
         wl.llm("Qwen/Qwen3-30B-A3B-Instruct-2507-FP8")
 
 
-# the entries issue 13 could not add for want of an exact config.json, and what answers them now
-ISSUE_13 = {
+# checkpoints without an exact config.json in the catalog, and what answers them
+ANSWERED_BY = {
     "Qwen/Qwen3-235B-A22B-Instruct-2507-FP8": "Qwen/Qwen3-235B-A22B-FP8",  # alias
     "Qwen/Qwen3-30B-A3B-Instruct-2507": "Qwen/Qwen3-30B-A3B",  # alias
     "deepseek-ai/DeepSeek-V3.1": "deepseek-ai/DeepSeek-V3",  # alias
@@ -186,8 +186,8 @@ ISSUE_13 = {
 }
 
 
-@pytest.mark.parametrize("name, architecture", ISSUE_13.items(), ids=list(ISSUE_13))
-def test_the_entries_issue_13_could_not_add_now_answer(name, architecture):
+@pytest.mark.parametrize("name, architecture", ANSWERED_BY.items(), ids=list(ANSWERED_BY))
+def test_a_checkpoint_without_its_own_config_is_answered_by_its_family(name, architecture):
     m = wl.llm(name)
     assert m.architecture_name == architecture and m.is_moe == ("Llama" not in name)
     p = wl.predict(name, "H200 NVL", batch=8, num_gpus=8)

@@ -1,4 +1,4 @@
-"""Probes of issue 27, item 5 ("nothing silently wrong", round 3): each bad input is refused with
+"""Nothing silently wrong: each bad input is refused with
 the kit's error class and a message naming the field (and the value, and what to pass instead),
 or answered correctly. Valid inputs next to each bad one are answered as before.
 

@@ -1,4 +1,4 @@
-"""Bring your own config, named (issue 31, item 8): ``name=`` / ``--name``; a Hub id read from
+"""Bring your own config, named: ``name=`` / ``--name``; a Hub id read from
 ``_name_or_path`` only when it is one; a memory refusal names the GPU count that fits, by the
 kit's own memory rule (Mixtral 8x7B on one H100 SXM: "try --num-gpus 2")."""
 

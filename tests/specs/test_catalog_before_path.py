@@ -1,4 +1,4 @@
-"""A catalog id before a same-named relative path (issue 20, item 6).
+"""A catalog id before a same-named relative path.
 
 The rule (wattgpu_lite/specs/resolve.py): a string that names a catalog entry is that entry, even
 when the working directory holds a file or folder of the same relative path (``L4``,

@@ -1,4 +1,4 @@
-"""Each catalog row agrees with the source it cites (issue 27, item 6), and the WattGPU
+"""Each catalog row agrees with the source it cites, and the WattGPU
 reproduction reads the paper's own rows, not the user-facing catalog.
 
 The measured rows cite WattGPU's gpu_features.csv: they equal the paper's table, field by field,

@@ -1,4 +1,4 @@
-"""Probes of issue 27, item 5, beyond the issue's examples: config.json shapes. A config without
+"""Config.json shapes. A config without
 its family (``model_type``), with a family in another spelling, with NaN or Infinity anywhere,
 naming a recurrent, hybrid or encoder class, with a contradictory expert count, or with a
 section of the wrong JSON type is refused with the kit's error class, naming the field, the

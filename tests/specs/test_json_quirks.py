@@ -1,4 +1,4 @@
-"""Probes of issue 27, item 5: JSON quirks in a GPU spec file or a config.json. Syntax errors
+"""JSON quirks in a GPU spec file or a config.json. Syntax errors
 say where and what JSON lacks (comments, trailing commas, single quotes), not NaN; a number too
 large for a float (1e400, read by Python as infinity) is refused naming its field; a UTF-8
 byte-order mark is skipped, as RFC 8259 allows (the same spec as without it); other encodings

@@ -109,9 +109,10 @@ def test_layouts_know_their_gpus_and_attention_groups():
     assert (Parallel(tp=4).num_gpus, Parallel(tp=4).dp_attention) == (4, False)
     assert (Parallel(tp=8, ep=8).dp, Parallel(tp=8, ep=8).label) == (1, "TP8·EP8")
     assert (Parallel(ep=8).dp, Parallel(ep=8).label, Parallel(tp=2, ep=8).dp) == (8, "DP8·EP8", 4)
-    assert deploy_args(wl.gpu("H100 SXM"), Parallel(ep=8))[:3] == (8.0, 1.0, 8.0)
-    assert deploy_args(wl.gpu("H100 SXM"), Parallel(ep=8))[6] == 1.0  # all-to-all
-    assert deploy_args(wl.gpu("H100 SXM"), Parallel(tp=8, ep=8))[6] == 0.0
+    ep8 = deploy_args(wl.gpu("H100 SXM"), Parallel(ep=8))
+    assert (ep8.num_gpus, ep8.tp, ep8.ep) == (8.0, 1.0, 8.0)
+    assert ep8.expert_dispatch == 1.0  # all-to-all
+    assert deploy_args(wl.gpu("H100 SXM"), Parallel(tp=8, ep=8)).expert_dispatch == 0.0
 
 
 def test_num_gpus_stays_tensor_parallel():
@@ -128,7 +129,7 @@ def test_memory_follows_the_layout():
     ds, qwen = wl.llm("deepseek-ai/DeepSeek-R1"), wl.llm(QWEN_MOE)
     extra = replica_weight_bytes(ds, Parallel(ep=8)) - replica_weight_bytes(ds, Parallel(tp=8))
     held = (ds.params_b - ds.params_routed_b) * 1e9  # every non-expert weight, input table too
-    assert extra == pytest.approx(7 * held * ds.bytes_per_weight, rel=1e-9)
+    assert extra == pytest.approx(7 * held * ds.weight_bits / 8, rel=1e-9)
     assert (kv_copies(ds, Parallel(tp=8)), kv_copies(ds, Parallel(ep=8))) == (8, 1)
     assert (kv_copies(qwen, Parallel(tp=4)), kv_copies(qwen, Parallel(tp=8))) == (1, 2)
     h200 = wl.gpu("H200 SXM")

@@ -1,4 +1,4 @@
-"""Probes of issue 27, item 5, beyond the issue's examples: GPU spec sheets (a misspelt key, a
+"""GPU spec sheets (a misspelt key, a
 required field given as unknown, memory types) and the bare arguments of ``estimate_energy``
 (a bare model size of any numeric type, the GPU it is asked about, ``llm`` of the wrong type,
 ``mode``). Each probe asserts the error class and that the message names the field, the value

@@ -70,7 +70,7 @@ def test_predictions_are_physical(grid):
     strict=True,
     reason="WattGPU as published predicts up to 4.8 % above TDP "
     "(99 of 13,875 catalog cells, offline on L4/T4/A30 ...), where no measured run "
-    "exceeds 0.999 TDP. Kept as published (the lead's call, issue 11): this is the paper's model, "
+    "exceeds 0.999 TDP. Kept as published: this is the paper's model, "
     "taught with its flaw; the kit's default, the hybrid, is capped at the TDP",
 )
 def test_power_never_exceeds_tdp(grid):

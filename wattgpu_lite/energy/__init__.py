@@ -24,8 +24,8 @@
   :mod:`~wattgpu_lite.energy.backbone_energy`) and the hybrid predictor share, with per-row arrays
   from :mod:`~wattgpu_lite.energy.backbone_rows`, its training runs in
   :mod:`~wattgpu_lite.energy.backbone_runs`, its six constants fitted by
-  :mod:`~wattgpu_lite.energy.backbone_fit`, and its vectorised bracketed searches (peak batch,
-  load in flight) in :mod:`~wattgpu_lite.energy.searches`;
+  :mod:`~wattgpu_lite.energy.backbone_fit`, and its vectorised solves on the step's pieces
+  (peak batch, load in flight) in :mod:`~wattgpu_lite.energy.searches`;
 - :mod:`~wattgpu_lite.energy.validation`: every mode against the measured energy per token, physical
   mode's six constants refitted leave-one-GPU-out.
 

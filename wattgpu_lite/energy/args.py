@@ -1,32 +1,34 @@
-"""The argument tuples of physical mode's vectorised functions — their contents, in one place.
+"""The records physical mode's vectorised functions take — their fields, in one place.
 
 Every function of :mod:`wattgpu_lite.energy.physical` takes ``(model, workload, hardware, kappa,
-deploy)``, each a tuple of floats or numpy arrays (broadcast together), in the order of the sympy
-symbols of :mod:`wattgpu_lite.energy.symbolic_physical` (``MODEL``, ``WORKLOAD``, ``HARDWARE``,
-``DEPLOY``). Stack many models as ``np.array([llm_args(m) for m in models]).T``.
+deploy)``: four named records (:class:`ModelRecord`, :class:`Workload`, :class:`Hardware`,
+:class:`Deployment`) of floats or numpy arrays, broadcast together, and the dynamic-energy factor
+kappa. Each field stands for one sympy symbol of :mod:`wattgpu_lite.energy.symbolic_physical`
+(:data:`SYMBOL_NAMES`), and the generated function takes every symbol by keyword, so no value
+reaches the physics by its position. Stack many models field by field:
+``ModelRecord._make(np.array([llm_args(m) for m in models]).T)``.
 
-=========  ======================================================================================
-model      :func:`llm_args` — (N_act params, N_always params, E routed experts, k active experts,
-           n_moe layers, N_e params per expert, n_layers, d hidden width, d_q = heads·head_dim,
-           w_kv cached K+V elements per token and layer, f_sw share of sliding-window layers,
-           W_sw window in tokens (the context length without one), b_e bits per routed-expert
-           weight, b_w bits per always-read weight); N_act and N_always exclude the gathered
-           input tables; a dense model has N_always = N_act, E = k = 1, n_moe = N_e = 0
-workload   (T_in prompt tokens, T_out generated tokens, B sequences sharing a step)
-hardware   :func:`gpu_args` — (alpha J/FLOP, e J/bit, F_peak FLOP/s, BW_peak B/s, P_TDP W,
-           P_static W, alpha_e J/FLOP, F_e FLOP/s), per GPU: alpha and F_peak at the compute
-           peak of the always-read weights' format, alpha_e and F_e at the routed experts'
-           (:func:`model_gpu_args` reads both formats from a model)
-kappa      dynamic-energy factor (:func:`wattgpu_lite.energy.physical.defaults`)
-deploy     :func:`deploy_args` — (G GPUs, n_TP, n_EP, BW_link B/s per direction, t_0 s, t_hop s,
-           x_EP 0/1, t_grp s) of a layout (:mod:`wattgpu_lite.specs.layout`);
-           :func:`single_gpu` for one GPU
-=========  ======================================================================================
+===========  ====================================================================================
+ModelRecord  :func:`llm_args` — parameters (active, always read, per routed expert), experts
+             (routed, active, MoE layers), layers, widths (hidden, query, cached K+V per token and
+             layer), the sliding-window share and window, and the bits per weight of the routed
+             experts and of the always-read weights; the parameters exclude the gathered input
+             tables; a dense model has always = active, experts = active experts = 1, no MoE layer
+Workload     prompt tokens, generated tokens, sequences sharing a step
+Hardware     :func:`gpu_args` — J/FLOP, J/bit, peak FLOP/s, peak B/s, TDP and static W, and the
+             routed experts' J/FLOP and peak FLOP/s, per GPU, each tensor group at the compute peak
+             of its own format (:func:`model_gpu_args` reads both formats from a model)
+kappa        dynamic-energy factor (:func:`wattgpu_lite.energy.physical.defaults`)
+Deployment   :func:`deploy_args` — GPUs, tensor- and expert-parallel sizes, per-direction link B/s,
+             collective and per-hop latency (s), all-to-all dispatch (0/1), time per expert group
+             (s) of a layout (:mod:`wattgpu_lite.specs.layout`); :func:`single_gpu` for one GPU
+===========  ====================================================================================
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any, NamedTuple
 
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy.hardware import gpu_coefficients_j
@@ -39,52 +41,132 @@ from wattgpu_lite.energy.precision import (
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs.layout import as_layout
 
+Value = Any  # a float or a numpy array; the fields of one record broadcast together
 
-def llm_args(llm, weights: str | None = None) -> tuple[float, ...]:
-    """The model tuple of ``llm`` served with ``weights`` (None: its own format)."""
+
+class ModelRecord(NamedTuple):
+    """A model as physical mode reads it (the symbols of ``symbolic_physical.MODEL``)."""
+
+    active_params: Value  # N_act: parameters a token reads, without the gathered input tables
+    always_params: Value  # N_always: parameters every token reads (attention, dense, shared)
+    experts: Value  # E: routed experts per MoE layer (1 for a dense model)
+    active_experts: Value  # k: routed experts a token reads (1 for a dense model)
+    moe_layers: Value  # n_moe: layers with routed experts (0 for a dense model)
+    expert_params: Value  # N_e: parameters of one routed expert (0 for a dense model)
+    layers: Value  # n_ell: transformer layers
+    hidden_size: Value  # d: hidden width
+    query_width: Value  # d_q = heads · head_dim
+    kv_width: Value  # w_kv: cached K+V elements per token and layer
+    sliding_share: Value  # f_sw: share of sliding-window layers
+    window_tokens: Value  # W_sw: the window (the context length without one), tokens
+    expert_bits: Value  # b_e: bits per routed-expert weight
+    always_bits: Value  # b_w: bits per always-read weight
+
+
+class Workload(NamedTuple):
+    """A request's tokens and the sequences sharing its steps (``symbolic_physical.WORKLOAD``)."""
+
+    t_in: Value  # T_in: prompt tokens
+    t_out: Value  # T_out: generated tokens
+    batch: Value  # B: sequences sharing a step
+
+
+class Hardware(NamedTuple):
+    """One GPU as physical mode reads it (``symbolic_physical.HARDWARE``), per tensor group."""
+
+    alpha_j_per_flop: Value  # alpha: J/FLOP at the always-read weights' format
+    e_j_per_bit: Value  # e_HBM: J per bit moved to or from HBM
+    peak_flops: Value  # F_peak: FLOP/s of the always-read weights' format
+    bandwidth_bytes_s: Value  # BW_peak: memory bandwidth, B/s
+    tdp_w: Value  # P_TDP: the board's power limit, W
+    static_w: Value  # P_static: static (idle) draw, W
+    expert_alpha_j_per_flop: Value  # alpha_e: J/FLOP at the routed experts' format
+    expert_peak_flops: Value  # F_e: FLOP/s of the routed experts' format
+
+
+class Deployment(NamedTuple):
+    """A replica's layout and its links (``symbolic_parallel.DEPLOY``)."""
+
+    num_gpus: Value  # G: GPUs in the replica
+    tp: Value  # n_TP: GPUs of one attention group (tensor parallel)
+    ep: Value  # n_EP: GPUs the experts are spread over (expert parallel)
+    link_bytes_s: Value  # BW_link: per-direction GPU-to-GPU bandwidth, B/s
+    collective_latency_s: Value  # t_0: base latency of one collective, s
+    hop_latency_s: Value  # t_hop: latency per hop, s
+    expert_dispatch: Value  # x_EP: 1 when experts are dispatched by all-to-all, else 0
+    expert_group_s: Value  # t_grp: fixed time per expert a grouped GEMM reads, s
+
+
+#: each record's fields and the sympy symbols they stand for, in the same order (a test holds
+#: them equal to ``symbolic_physical.MODEL``, ``WORKLOAD``, ``HARDWARE``, ``DEPLOY``)
+SYMBOL_NAMES: dict[type, tuple[str, ...]] = {
+    ModelRecord: ("N_act", "N_always", "E", "k", "n_moe", "N_e", "n_ell", "d", "d_q", "w_kv",
+                  "f_sw", "W_sw", "b_e", "b_w"),
+    Workload: ("T_in", "T_out", "B"),
+    Hardware: ("alpha_TC", "e_HBM", "F_peak", "BW_peak", "P_TDP", "P_static", "alpha_e", "F_e"),
+    Deployment: ("G", "n_TP", "n_EP", "BW_link", "t_0", "t_hop", "x_EP", "t_grp"),
+}  # fmt: skip
+
+
+def symbol_values(record: NamedTuple) -> dict[str, Value]:
+    """{sympy symbol name: value} of one record, field by field (:data:`SYMBOL_NAMES`)."""
+    names = SYMBOL_NAMES[type(record)]
+    return {symbol: getattr(record, field) for symbol, field in zip(names, record._fields,
+                                                                   strict=True)}  # fmt: skip
+
+
+def llm_args(llm, weights: str | None = None) -> ModelRecord:
+    """The model record of ``llm`` served with ``weights`` (None: its own format)."""
     moe = llm.is_moe
     always_bits, expert_bits = streamed_bits(llm, weights)
-    window = llm.sliding_window or llm.context_length
-    return (
-        llm.params_active_b * 1e9,
-        llm.params_always_b * 1e9,
-        float(llm.n_experts if moe else 1),
-        float(llm.n_experts_active if moe else 1),
-        float(llm.n_moe_layers if moe else 0),
-        llm.params_expert_b * 1e9 if moe else 0.0,
-        float(llm.n_layers),
-        float(llm.hidden_size),
-        float(llm.n_heads * llm.head_dim),
-        float(llm.kv_width),
-        llm.n_sliding_layers / llm.n_layers,
-        float(window),
-        expert_bits,
-        always_bits,
+    return ModelRecord(
+        active_params=llm.params_active_b * 1e9,
+        always_params=llm.params_always_b * 1e9,
+        experts=float(llm.n_experts if moe else 1),
+        active_experts=float(llm.n_experts_active if moe else 1),
+        moe_layers=float(llm.n_moe_layers if moe else 0),
+        expert_params=llm.params_expert_b * 1e9 if moe else 0.0,
+        layers=float(llm.n_layers),
+        hidden_size=float(llm.hidden_size),
+        query_width=float(llm.n_heads * llm.head_dim),
+        kv_width=float(llm.kv_width),
+        sliding_share=llm.n_sliding_layers / llm.n_layers,
+        window_tokens=float(llm.sliding_window or llm.context_length),
+        expert_bits=expert_bits,
+        always_bits=always_bits,
     )
 
 
-def expert_flops_per_token(model: tuple) -> float:
+def expert_flops_per_token(model: ModelRecord) -> Value:
     """C_e per token = 2·k·n_moe·N_e [FLOP]: the routed experts' share of 2·N_act, from a model
-    tuple of :func:`llm_args` (scalars or arrays; 0 for a dense model), as
+    record of :func:`llm_args` (scalars or arrays; 0 for a dense model), as
     :func:`wattgpu_lite.energy.symbolic_physical.expert_flops` derives it."""
-    return 2.0 * model[3] * model[4] * model[5]
+    return 2.0 * model.active_experts * model.moe_layers * model.expert_params
 
 
 def gpu_args(gpu, static_fraction: float, basis: str = "antepara", weights: str | None = None,
-             expert_weights: str | None = None) -> tuple[float, ...]:  # fmt: skip
-    """The hardware tuple of ``gpu``: the always-read weights and attention run in ``weights``
+             expert_weights: str | None = None) -> Hardware:  # fmt: skip
+    """The hardware record of ``gpu``: the always-read weights and attention run in ``weights``
     (None: 16-bit), the routed experts in ``expert_weights`` (None: as ``weights``). Per group,
     alpha = the basis's FP16 energy per FLOP × FP16 peak / that group's peak (spec basis: TDP /
     that peak). :func:`model_gpu_args` takes both formats from a model."""
     a, e, _ = gpu_coefficients_j(gpu, basis)
     peak = compute_peak_tflops(gpu, "bf16" if weights is None else weights)[0]
     peak_e = peak if expert_weights is None else compute_peak_tflops(gpu, expert_weights)[0]
-    return (a * gpu.fp16_tflops / peak, e, peak * 1e12, gpu.bandwidth_gbs * 1e9, gpu.tdp_w,
-            static_fraction * gpu.tdp_w, a * gpu.fp16_tflops / peak_e, peak_e * 1e12)  # fmt: skip
+    return Hardware(
+        alpha_j_per_flop=a * gpu.fp16_tflops / peak,
+        e_j_per_bit=e,
+        peak_flops=peak * 1e12,
+        bandwidth_bytes_s=gpu.bandwidth_gbs * 1e9,
+        tdp_w=gpu.tdp_w,
+        static_w=static_fraction * gpu.tdp_w,
+        expert_alpha_j_per_flop=a * gpu.fp16_tflops / peak_e,
+        expert_peak_flops=peak_e * 1e12,
+    )
 
 
 def model_gpu_args(llm, gpu, static_fraction: float, basis: str = "antepara",
-                   weights: str | None = None) -> tuple[float, ...]:  # fmt: skip
+                   weights: str | None = None) -> Hardware:  # fmt: skip
     """:func:`gpu_args` for ``llm`` served with ``weights`` (None: its own format), each tensor
     group at the peak of its own format (:func:`~wattgpu_lite.energy.precision.streamed_formats`)."""
     return gpu_args(gpu, static_fraction, basis, *streamed_formats(llm, weights))
@@ -107,8 +189,8 @@ def link_bytes_per_s(gpu) -> float:
     return gbs * 1e9 / (2.0 if gpu.interconnect_direction == "bidirectional" else 1.0)
 
 
-def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> tuple[float, ...]:
-    """The deploy tuple (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link B/s,
+def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
+    """The deployment record (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link B/s,
     NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp (s per expert group).
 
     ``num_gpus``: a GPU count (tensor parallel; ``expert_parallel`` puts whole experts on the same
@@ -118,16 +200,20 @@ def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> tuple[float, 
     lay = as_layout(num_gpus, expert_parallel)
     t_grp = D.value("expert_group_us", "physical") * 1e-6
     x_ep = float(lay.ep > 1 and lay.dp_attention)
-    sizes = (float(lay.num_gpus), float(lay.tp), float(lay.ep))
+    sizes = {"num_gpus": float(lay.num_gpus), "tp": float(lay.tp), "ep": float(lay.ep),
+             "expert_dispatch": x_ep, "expert_group_s": t_grp}  # fmt: skip
     if lay.num_gpus == 1:
-        return (*sizes, 1.0, 0.0, 0.0, x_ep, t_grp)
-    t_0 = D.value("allreduce_base_latency_us", "physical") * 1e-6
-    t_hop = D.value("link_hop_latency_us", f"physical:{link_kind(gpu)}") * 1e-6
-    return (*sizes, link_bytes_per_s(gpu), t_0, t_hop, x_ep, t_grp)
+        return Deployment(**sizes, link_bytes_s=1.0, collective_latency_s=0.0, hop_latency_s=0.0)
+    return Deployment(
+        **sizes,
+        link_bytes_s=link_bytes_per_s(gpu),
+        collective_latency_s=D.value("allreduce_base_latency_us", "physical") * 1e-6,
+        hop_latency_s=D.value("link_hop_latency_us", f"physical:{link_kind(gpu)}") * 1e-6,
+    )
 
 
-def single_gpu() -> tuple[float, ...]:
-    """The deploy tuple of one GPU (no collective; the expert-group time still applies)."""
+def single_gpu() -> Deployment:
+    """The deployment record of one GPU (no collective; the expert-group time still applies)."""
     return deploy_args(None, 1)
 
 
@@ -140,5 +226,6 @@ def check_deployment(llm, num_gpus, expert_parallel: bool = False) -> None:
     as_layout(num_gpus, expert_parallel).check_for(llm)
 
 
-__all__ = ["canonical_format", "check_deployment", "deploy_args", "gpu_args", "llm_args",
-           "expert_flops_per_token", "model_gpu_args", "single_gpu"]  # fmt: skip
+__all__ = ["SYMBOL_NAMES", "Deployment", "Hardware", "ModelRecord", "Workload",
+           "canonical_format", "check_deployment", "deploy_args", "gpu_args", "llm_args",
+           "expert_flops_per_token", "model_gpu_args", "single_gpu", "symbol_values"]  # fmt: skip

@@ -22,7 +22,7 @@ one call): s(B) is a sum of maxes and mins of terms affine in B (a dense model; 
 experts a step touches, a concave term), so the load is a root of a line on the first piece where
 Little's law turns, and the peak the best breakpoint or end (Newton on dP/dB for a MoE's curved
 pieces): exact to the last bits (:mod:`~wattgpu_lite.energy.searches`). The bracketed searches
-they replaced are kept as ``_reference_peak_batch`` and ``_reference_in_flight_at_rate``.
+they replaced are the references of the tests (tests/energy/reference_searches.py).
 
 Every function takes and returns numpy arrays (one value per row); all rows are computed at once.
 """
@@ -34,16 +34,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from wattgpu_lite.energy import _step_generated as SG
+from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
+from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
 
-GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
-ROOT_RTOL = 4.0 * np.finfo(float).eps  # the load is narrowed until lo and hi are adjacent floats
-ROOT_STEPS = 64  # at most (Illinois steps take ~10; bisection would take ~51)
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
 PEAK_GRID_POINTS = 33  # ln B on [0, ln 1024] every 0.22: the global peak's neighbourhood
-END_PROBE = 1e-6  # ln B just below ln upper: is power falling into the upper batch?
-GOLDEN_STEPS = 72  # golden-section steps in that neighbourhood: ln B to < 1e-14
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 
 
@@ -66,7 +63,7 @@ class Constants:
 class Rows:
     """Per-row arrays: the model args, the GPU args, and the workload."""
 
-    model: tuple[np.ndarray, ...]  # energy.physical.llm_args, one array per element
+    model: ModelRecord  # energy.args.llm_args, one array per field
     n_layers: np.ndarray
     alpha: np.ndarray  # J/FLOP (spec basis), the always-read weights' and attention's format
     e_bit: np.ndarray  # J/bit
@@ -75,15 +72,16 @@ class Rows:
     tdp_w: np.ndarray  # per GPU
     t_in: np.ndarray
     t_out: np.ndarray
-    deploy: tuple[np.ndarray, ...]  # energy.args.deploy_args, one array per element
+    deploy: Deployment  # energy.args.deploy_args, one array per field
     num_gpus: np.ndarray  # GPUs in the replica
     params_b: np.ndarray  # total parameters, billions
     alpha_expert: np.ndarray  # J/FLOP of the routed experts' format (= alpha for a dense model)
     flops_expert: np.ndarray  # peak FLOP/s of the routed experts' format (= flops if dense)
+    idle_spec_w: np.ndarray  # one GPU's idle power from its spec, W (NaN: the spec gives none)
 
     def take(self, mask: np.ndarray) -> Rows:
         """The rows ``mask`` of every array."""
-        pick = {k: (tuple(x[mask] for x in v) if isinstance(v, tuple) else v[mask])
+        pick = {k: (type(v)._make(x[mask] for x in v) if isinstance(v, tuple) else v[mask])
                 for k, v in self.__dict__.items()}  # fmt: skip
         return Rows(**pick)
 
@@ -91,7 +89,7 @@ class Rows:
         """Every row ``times`` times over, in place (row i at i·times ... i·times + times − 1)."""
         if times == 1:
             return self
-        pick = {k: (tuple(np.repeat(x, times) for x in v) if isinstance(v, tuple)
+        pick = {k: (type(v)._make(np.repeat(x, times) for x in v) if isinstance(v, tuple)
                     else np.repeat(v, times)) for k, v in self.__dict__.items()}  # fmt: skip
         return Rows(**pick)
 
@@ -113,20 +111,38 @@ def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
     return rows.num_gpus * gpu_idle_power_w(rows, c)
 
 
-def achieved_hw(rows: Rows, c: Constants) -> tuple[np.ndarray, ...]:
+def power_floor_w(rows: Rows) -> np.ndarray:
+    """The replica's hard power floor [W]: P_floor(G) = G · (the GPU spec's idle power where it
+    gives one, else s_floor · TDP), s_floor = ``power_floor_tdp_share`` of energy_coefficients.csv
+    (the lowest share of TDP measured at constant power or while serving, rounded down). A true
+    lower bound, below every measured run; the fitted idle (:func:`idle_power_w`) is an estimate
+    above it."""
+    share = D.value("power_floor_tdp_share", "physical")
+    one = np.where(np.isfinite(rows.idle_spec_w), rows.idle_spec_w, share * rows.tdp_w)
+    return rows.num_gpus * one
+
+
+def achieved_hw(rows: Rows, c: Constants) -> Hardware:
     """energy.args.gpu_args at the achieved rates (η_f on both groups' peaks, η_bw on the
     bandwidth), with one GPU's idle draw as static power."""
-    return (rows.alpha, rows.e_bit, c.eta_flops * rows.flops, c.eta_bw * rows.bandwidth,
-            rows.tdp_w, gpu_idle_power_w(rows, c), rows.alpha_expert,
-            c.eta_flops * rows.flops_expert)  # fmt: skip
+    return Hardware(
+        alpha_j_per_flop=rows.alpha,
+        e_j_per_bit=rows.e_bit,
+        peak_flops=c.eta_flops * rows.flops,
+        bandwidth_bytes_s=c.eta_bw * rows.bandwidth,
+        tdp_w=rows.tdp_w,
+        static_w=gpu_idle_power_w(rows, c),
+        expert_alpha_j_per_flop=rows.alpha_expert,
+        expert_peak_flops=c.eta_flops * rows.flops_expert,
+    )
 
 
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
     """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
     the whole replica; dynamic = every term but the static and the communication power)."""
-    workload = (rows.t_in, rows.t_out, batch)
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
     terms, times = P.physical_evaluate(
-        rows.model, workload, achieved_hw(rows, c), c.kappa, rows.deploy
+        rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
     )
     dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
     return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
@@ -146,33 +162,22 @@ def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     return np.minimum(power, rows.replica_tdp_w)
 
 
-def on_points(rows: Rows, fn, *per_row: np.ndarray) -> Z.Evaluate:
-    """f(idx, x) for :mod:`~wattgpu_lite.energy.searches`: ``fn(rows idx, x, per-row arrays idx)``
-    at every point of ``x`` (shape (len(idx), m)) in one call, each row repeated m times."""
-
-    def f(idx: np.ndarray, x: np.ndarray) -> np.ndarray:
-        m = x.shape[1]
-        sub = rows if len(idx) == len(rows.t_in) else rows.take(idx)
-        extra = [np.repeat(np.asarray(a)[idx], m) for a in per_row]
-        return np.asarray(fn(sub.repeat(m), x.ravel(), *extra)).reshape(x.shape)
-
-    return f
-
-
 def step_pieces(rows: Rows, c: Constants) -> Z.Pieces:
     """W(B) = B·t_req(B) and N(B) = B·dynamic J of every row in pieces, one call of the generated
     coefficients (:mod:`~wattgpu_lite.energy.symbolic_step`): s(B) = W / T_out + c_step, raw
     busy power min(P_idle + N / (T_out·s), TDP), for every B at once."""
     n = len(rows.t_in)
-    args = (*rows.model, rows.t_in, rows.t_out, *achieved_hw(rows, c), c.kappa, *rows.deploy)
-    values = [np.asarray(a, dtype=float) for a in args]
+    named = {**symbol_values(rows.model), "T_in": rows.t_in, "T_out": rows.t_out,
+             **symbol_values(achieved_hw(rows, c)), "kappa": c.kappa,
+             **symbol_values(rows.deploy)}  # fmt: skip
+    values = {k: np.asarray(a, dtype=float) for k, a in named.items()}
     if n == 1:  # one row: numpy's scalar arithmetic, ~8x faster than on arrays of one element
-        values = [float(v.reshape(-1)[0]) for v in values]
-    out = SG.coefficients(*values)
+        values = {k: float(v.reshape(-1)[0]) for k, v in values.items()}
+    out = SG.coefficients(**values)
     coef = np.empty((len(out), n))
     for k, v in enumerate(out):
         coef[k] = v
-    rho = np.clip(1.0 - rows.model[3] / rows.model[2], 0.0, 1.0)  # 1 − k/E
+    rho = np.clip(1.0 - rows.model.active_experts / rows.model.experts, 0.0, 1.0)  # 1 − k/E
     p = Z.Pieces(coef.reshape(-1, 4, n), np.log(np.maximum(rho, Z.TINY)), rows.t_in, SG.GROUPS)
     return Z.with_cuts(p)
 
@@ -386,82 +391,3 @@ def at_rate(
     p_idle = idle_power_w(rows, c)
     return {"in_flight": load, "itl_s": itl, "time_per_token_s": 1.0 / (rate_qps * rows.t_out),
             "power_w": p_idle + busy * (p_busy - p_idle), "busy_fraction": busy}  # fmt: skip
-
-
-# --- the searches the solves replaced: references of tests and benchmarks ---------------------
-def _reference_peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
-                          pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
-    """The search :func:`peak_batch` replaced, kept as the reference of tests and
-    ``benchmarks/predict_speed.py`` (``pieces`` ignored). Batch at which the raw busy power is
-    highest on [1, upper] (``upper`` per row or one for
-    all; at most 1024): the best of the points ln B = 0, 0.22, 0.43, … below ln upper, a probe
-    at ln upper − :data:`END_PROBE` and ln upper itself (:data:`PEAK_GRID_POINTS` on
-    [0, ln 1024]; one call), then golden-section search
-    (:func:`~wattgpu_lite.energy.searches.golden_max`, ``GOLDEN_STEPS`` steps) between the best
-    point's two neighbours, to machine precision; ``upper`` where the best point is ln upper. The
-    probe finds a peak inside the last grid step when power falls into ``upper``.
-
-    The raw power rises while a step is memory-bound (more work per weight read) and may dip once
-    it turns compute-bound (the weight read spread over a longer step); with several local peaks
-    (a roofline corner per phase), the grid picks the highest one's neighbourhood.
-    """
-    n = len(rows.t_in)
-    bound = np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH)
-    top = np.log(bound)
-    grid = np.linspace(0.0, np.log(MAX_BATCH), PEAK_GRID_POINTS)
-    below = np.searchsorted(grid, top, side="left")  # the grid points below ln upper
-    probe = np.maximum(top - END_PROBE, grid[np.maximum(below - 1, 0)])
-    counts = below + 2  # and the probe, and ln upper
-    row = np.repeat(np.arange(n), counts)
-    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    pos = np.arange(len(row)) - start[row]
-    x = np.where(
-        pos == counts[row] - 1,
-        top[row],
-        np.where(pos == counts[row] - 2, probe[row], grid[np.minimum(pos, len(grid) - 1)]),
-    )
-    power = raw_busy_power_w(rows.take(row), np.exp(x), c)
-    best_power = np.maximum.reduceat(power, start)
-    best = np.minimum.reduceat(np.where(power == best_power[row], pos, len(grid) + 2), start)
-    refine = best < counts - 1
-    out = bound.copy()
-    if refine.any():
-        k, at = best[refine], start[refine]
-        lo = x[at + np.maximum(k - 1, 0)]
-        hi = x[at + k + 1]
-        sub = rows.take(refine)
-        f = on_points(sub, lambda r, z: raw_busy_power_w(r, np.exp(z), c))
-        lo, hi = Z.golden_max(f, lo, hi, GOLDEN_STEPS)
-        out[refine] = np.minimum(np.exp(0.5 * (lo + hi)), bound[refine])
-    return out
-
-
-def _reference_in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray,
-                                 c: Constants, pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
-    """The search :func:`in_flight_at_rate` replaced, kept as the reference of tests and
-    ``benchmarks/predict_speed.py`` (``pieces`` ignored). Mean requests in flight L at Poisson rate
-    λ: the smallest root of
-    g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
-    at the batch a request sees). s grows with the batch, so g > 0 at L = 0; the first point of a
-    geometric grid over (0, cap] where g ≤ 0 brackets the root, which Illinois steps narrow to
-    ``ROOT_RTOL``, adjacent floats (:func:`~wattgpu_lite.energy.searches.illinois_root`): the load is
-    a smooth function of the constants to machine precision, as the fit needs. No root: beyond
-    capacity, L = cap.
-    """
-    n = len(rows.t_in)
-    rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,))
-    cap = np.broadcast_to(np.asarray(cap, dtype=float), (n,))
-
-    def g(r: Rows, load: np.ndarray, lam: np.ndarray, top: np.ndarray) -> np.ndarray:
-        return lam * r.t_out * step_time_s(r, np.minimum(1.0 + load, top), c) - load
-
-    f = on_points(rows, g, rate, cap)
-    grid = np.concatenate([[0.0], np.geomspace(1e-4, 1.0, GRID_POINTS)])
-    points = grid[None, :] * cap[:, None]
-    k, g_hi, g_lo = Z.first_nonpositive(f, points)
-    saturated = k == len(grid)
-    row = np.arange(n)
-    hi = np.where(saturated, cap, points[row, np.minimum(k, len(grid) - 1)])
-    lo = np.where(saturated | (k == 0), hi, points[row, np.maximum(k - 1, 0)])
-    load = Z.illinois_root(f, lo, hi, g_lo, g_hi, ROOT_RTOL, ROOT_STEPS)
-    return np.where(saturated, cap, load)

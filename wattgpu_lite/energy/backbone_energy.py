@@ -27,6 +27,7 @@ import numpy as np
 from wattgpu_lite.datafiles import data_dir, read_json
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.args import Workload
 
 SHIPPED_MODEL_DIR = "models/wattgpu_hybrid"  # built by data/scripts/build_hybrid_model.py
 DYNAMIC = ("compute", "parameter_reads", "kv_writes", "attention_reads")
@@ -48,9 +49,9 @@ def request_breakdown(
 
     The terms add up to power_w · request_time_s (see the module docstring for the split)."""
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
-    workload = (rows.t_in, rows.t_out, batch)
-    terms, _ = P.physical_evaluate(rows.model, workload, S.achieved_hw(rows, c), c.kappa,
-                                   rows.deploy)  # fmt: skip
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
+    terms, _ = P.physical_evaluate(rows.model, workload, S.achieved_hw(rows, c), kappa=c.kappa,
+                                   deploy=rows.deploy)  # fmt: skip
     step = S.step_time_s(rows, batch, c)
     power = S.busy_power_w(rows, batch, c)
     request = rows.t_out * step / batch

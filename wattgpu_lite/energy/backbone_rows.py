@@ -12,7 +12,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from wattgpu_lite.energy.args import deploy_args, llm_args, model_gpu_args
+from wattgpu_lite.energy.args import (
+    Deployment,
+    ModelRecord,
+    deploy_args,
+    llm_args,
+    model_gpu_args,
+)
 from wattgpu_lite.energy.backbone import Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in_flight
@@ -69,7 +75,8 @@ def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
             "deploy": deploy.reshape(len(configs), -1),
             "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
             "params_b": np.array([m.params_b for m, *_ in configs], dtype=float),
-            "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float)}  # fmt: skip
+            "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float),
+            "idle_spec_w": np.array([g.idle_power_w for _, g, _, _ in configs], dtype=float)}  # fmt: skip
 
 
 def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
@@ -85,10 +92,11 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()
     hw = a["hw"][code]
     rows = Rows(
-        model=tuple(a["model"][code].T), n_layers=a["n_layers"][code], alpha=hw[:, 0],
+        model=ModelRecord._make(a["model"][code].T), n_layers=a["n_layers"][code], alpha=hw[:, 0],
         e_bit=hw[:, 1], flops=hw[:, 2], bandwidth=hw[:, 3], tdp_w=hw[:, 4], t_in=t_in,
-        t_out=t_out, deploy=tuple(a["deploy"][code].T), num_gpus=a["num_gpus"][code],
+        t_out=t_out, deploy=Deployment._make(a["deploy"][code].T), num_gpus=a["num_gpus"][code],
         params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
+        idle_spec_w=a["idle_spec_w"][code],
     )  # fmt: skip
     cap = np.empty(n)
     # the rows of configuration k: order[start[k] : start[k + 1]]

@@ -7,9 +7,7 @@ the printed equations of Vartziotis et al. (:mod:`wattgpu_lite.energy.paper`, re
 
 from __future__ import annotations
 
-import inspect
 import numbers
-import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -93,28 +91,6 @@ GPU_REQUIRED = ("estimate_energy needs gpu, the GPU that serves the request: pas
                 "LLM, estimate_energy(llm, \"H100 NVL\"), or by name, gpu=\"H100 NVL\" — a "
                 "catalog name (wl.gpus()), a wl.gpu(...), a spec dict or the path of a spec "
                 ".json (--gpu on the command line)")  # fmt: skip
-# the order the arguments after ``gpu`` could be given by position until 0.2.0 (deprecated)
-POSITIONAL_UNTIL_0_2 = ("t_in", "t_out", "batch", "mode", "num_gpus", "weights",
-                        "expert_parallel", "parallel")  # fmt: skip
-
-
-def _by_name(positional: tuple, named: dict) -> dict:
-    """The deprecated positional arguments after ``gpu`` as keywords over ``named`` (the keyword
-    values, defaults included), with a DeprecationWarning; InvalidInputError for too many, or for
-    one also given by name (a keyword away from its default)."""
-    if len(positional) > len(POSITIONAL_UNTIL_0_2):
-        raise InvalidInputError(f"estimate_energy takes llm and gpu by position and the rest by "
-                                f"name ({', '.join(POSITIONAL_UNTIL_0_2)}); got {len(positional) + 2} "
-                                "positional arguments")  # fmt: skip
-    names = POSITIONAL_UNTIL_0_2[: len(positional)]
-    defaults = {n: p.default for n, p in inspect.signature(estimate_energy).parameters.items()}
-    twice = [n for n in names if named[n] is not defaults[n] and named[n] != defaults[n]]
-    if twice:
-        raise InvalidInputError(f"estimate_energy got {twice[0]} twice (by position and by name)")
-    warnings.warn(f"estimate_energy: pass {', '.join(names)} by name, as wl.predict takes them "
-                  "(e.g. estimate_energy(llm, gpu, t_in=500, t_out=300)); arguments after gpu "
-                  "by position go in wattgpu_lite 0.2.0", DeprecationWarning, stacklevel=3)  # fmt: skip
-    return named | dict(zip(names, positional, strict=True))
 
 
 def bare_size_b(size, mode: str) -> float:
@@ -130,15 +106,14 @@ def bare_size_b(size, mode: str) -> float:
                                    "8B model), or the model's name or config.json")  # fmt: skip
 
 
-def estimate_energy(llm, gpu=None, *positional, batch: float = 1.0,
+def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
                     t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT, mode: str = "physical",
                     num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
                     parallel: Parallel | None = None) -> EnergyEstimate:  # fmt: skip
     """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
 
     ``llm`` and ``gpu`` by position, the rest by name, in ``wl.predict``'s order (load, tokens,
-    layout, format); arguments after ``gpu`` by position (:data:`POSITIONAL_UNTIL_0_2`) still
-    work until 0.2.0, with a DeprecationWarning.
+    layout, format).
 
     ``llm``: catalog name, LLM, a config.json path or dict, or in paper mode a bare size in
     billions (dense terms only, with a warning). ``gpu`` (required; InvalidInputError saying
@@ -153,10 +128,6 @@ def estimate_energy(llm, gpu=None, *positional, batch: float = 1.0,
     """
     if gpu is None:  # required, as --gpu is: no GPU is everyone's default
         raise InvalidInputError(GPU_REQUIRED)
-    if positional:
-        named = {"t_in": t_in, "t_out": t_out, "batch": batch, "mode": mode, "num_gpus": num_gpus,
-                 "weights": weights, "expert_parallel": expert_parallel, "parallel": parallel}  # fmt: skip
-        return estimate_energy(llm, gpu, **_by_name(positional, named))
     work = (*checks.check_tokens(t_in, t_out), checks.check_batch(batch))
     if mode not in MODES:
         near = [m for m in MODES if isinstance(mode, str) and m == mode.strip().lower()]

@@ -24,13 +24,13 @@ TERMS = PG.TERMS
 _TERMS, _OUT_PER_TOKEN, _M = PG.terms, PG.out_per_token, PG.prefill_multiplier
 
 
-def _constants(constants: dict | None) -> list[float]:
-    """The values of :data:`~wattgpu_lite.energy.symbolic.PAPER_CONSTANTS` from ``constants``
-    (keys: the symbols, matched by name; default: the paper's, read without sympy)."""
+def _constants(constants: dict | None) -> dict[str, float]:
+    """{symbol name: value} of :data:`~wattgpu_lite.energy.symbolic.PAPER_CONSTANTS` from
+    ``constants`` (keys: the symbols, matched by name; default: the paper's, read without sympy)."""
     if constants is None:
-        return [D.value(D.PAPER_SYMBOLS[name]) for name in PG.CONSTANT_NAMES]
+        return {name: D.value(D.PAPER_SYMBOLS[name]) for name in PG.CONSTANT_NAMES}
     by_name = {str(sym): val for sym, val in constants.items()}
-    return [float(by_name[name]) for name in PG.CONSTANT_NAMES]
+    return {name: float(by_name[name]) for name in PG.CONSTANT_NAMES}
 
 
 def _dims(n_layers, d_model):
@@ -55,7 +55,8 @@ def paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100"
     a, e = D.paper_coefficients_j(hardware)
     n_l, d = _dims(n_layers, d_model)
     args = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (params, n_l, d, t_in, t_out)))
-    out = _TERMS(*args, a, e, *_constants(constants))
+    model = dict(zip(("N", "n_ell", "d", "T_in", "T_out"), args, strict=True))
+    out = _TERMS(**model, alpha_TC=a, e_HBM=e, **_constants(constants))
     return {k: np.broadcast_to(np.asarray(v, dtype=float), args[0].shape).copy()
             for k, v in zip(TERMS, out, strict=True)}  # fmt: skip
 
@@ -70,7 +71,9 @@ def paper_out_per_token_j(params, hardware: str = "H100", constants: dict | None
     """Simplified estimator, E_out/token = alpha·K·N (J): 3.12 mJ per B params on H100."""
     a, e = D.paper_coefficients_j(hardware)
     p = np.asarray(params, dtype=float)
-    return np.asarray(_OUT_PER_TOKEN(p, 0, 0, 0, 0, a, e, *_constants(constants)), dtype=float)
+    out = _OUT_PER_TOKEN(N=p, n_ell=0, d=0, T_in=0, T_out=0, alpha_TC=a, e_HBM=e,
+                         **_constants(constants))  # fmt: skip
+    return np.asarray(out, dtype=float)
 
 
 def paper_in_per_token_j(params, t_in, hardware: str = "H100", constants: dict | None = None):

@@ -7,7 +7,7 @@ static power). They are lambdified once, with common subexpressions eliminated
 both phase times, kept as source in :mod:`~wattgpu_lite.energy._physical_generated` by
 :mod:`~wattgpu_lite.energy.codegen` (so this module needs no sympy); everything below broadcasts
 over numpy arrays (10^6 rows in one call).
-Argument tuples: :mod:`wattgpu_lite.energy.args`.
+Argument records: :mod:`wattgpu_lite.energy.args`.
 
 Energy coefficients: two bases (:mod:`wattgpu_lite.energy.hardware`) — ``"spec"`` (physical
 mode: alpha = TDP / the compute peak) and ``"antepara"`` (microbenchmarks; the low-level default,
@@ -24,11 +24,22 @@ import numpy as np
 
 from wattgpu_lite.energy import _physical_generated as G
 from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy.args import deploy_args, gpu_args, llm_args, model_gpu_args, single_gpu
+from wattgpu_lite.energy.args import (
+    Deployment,
+    Hardware,
+    ModelRecord,
+    Workload,
+    deploy_args,
+    gpu_args,
+    llm_args,
+    model_gpu_args,
+    single_gpu,
+    symbol_values,
+)
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, constants_scope, gpu_coefficients_j
 from wattgpu_lite.errors import InvalidInputError
 
-__all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "active_time_s",
+__all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_time_s", "as_record",
            "defaults", "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args",
            "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_terms_j",
            "single_gpu"]  # fmt: skip
@@ -41,33 +52,38 @@ def defaults(basis: str = "antepara") -> dict[str, float]:
     return {k: D.value(k, constants_scope(basis)) for k in ("kappa", "static_fraction")}
 
 
-#: fields of each argument tuple, in the generated function's order (energy.args)
-_K = G.ARG_NAMES.index("kappa")
-FIELDS = {"model_args": G.ARG_NAMES[: G.ARG_NAMES.index("T_in")],
-          "workload": G.ARG_NAMES[G.ARG_NAMES.index("T_in"): G.ARG_NAMES.index("B") + 1],
-          "hw_args": G.ARG_NAMES[G.ARG_NAMES.index("B") + 1: _K],
-          "deploy": G.ARG_NAMES[_K + 1:]}  # fmt: skip
+#: the record each argument of :func:`physical_evaluate` must be (energy.args)
+RECORDS = {"model": ModelRecord, "workload": Workload, "hardware": Hardware, "deploy": Deployment}
 
 
-def check_tuples(**tuples) -> None:
-    """InvalidInputError unless each argument tuple has its fields (:data:`FIELDS`): a tuple of
-    the wrong length would shift every later argument onto the wrong symbol."""
-    for name, value in tuples.items():
-        if len(value) != len(FIELDS[name]):
-            raise InvalidInputError(
-                f"{name} has {len(value)} elements; physical mode expects {len(FIELDS[name])}: "
-                f"{', '.join(FIELDS[name])}. Build it with energy.args (llm_args, gpu_args / "
-                "model_gpu_args, deploy_args)."
-            )
+def as_record(name: str, value):
+    """``value`` as the record :data:`RECORDS` names for argument ``name``: a record passes; a
+    plain tuple of the record's length is read field by field in the record's order (the order of
+    energy.args); any other length is refused (InvalidInputError), since it would put values on
+    the wrong symbols."""
+    record = RECORDS[name]
+    if isinstance(value, record):
+        return value
+    if len(value) != len(record._fields):
+        raise InvalidInputError(
+            f"{name} has {len(value)} elements; physical mode expects {len(record._fields)}: "
+            f"{', '.join(record._fields)}. Build it by name with energy.args.{record.__name__}"
+            " (or llm_args, gpu_args / model_gpu_args, deploy_args)."
+        )
+    return record._make(value)
 
 
-def physical_evaluate(model_args, workload, hw_args, kappa, deploy=None):
-    """({(phase, component): J per request of the replica}, {phase: s per request}), one call."""
-    deploy = single_gpu() if deploy is None else deploy
-    check_tuples(model_args=model_args, workload=workload, hw_args=hw_args, deploy=deploy)
-    args = [np.asarray(x, dtype=float) for x in (*model_args, *workload, *hw_args, kappa, *deploy)]
-    shape = np.broadcast_shapes(*(a.shape for a in args))
-    out = [_full(v, shape) for v in _ALL(*args)]
+def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
+    """({(phase, component): J per request of the replica}, {phase: s per request}), one call of
+    the generated function, every symbol passed by name (energy.args.SYMBOL_NAMES)."""
+    records = {"model": model, "workload": workload, "hardware": hardware,
+               "deploy": single_gpu() if deploy is None else deploy}  # fmt: skip
+    named = {"kappa": kappa}
+    for name, value in records.items():
+        named.update(symbol_values(as_record(name, value)))
+    args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
+    shape = np.broadcast_shapes(*(a.shape for a in args.values()))
+    out = [_full(v, shape) for v in _ALL(**args)]
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
                                                                     strict=True))  # fmt: skip
 
@@ -79,17 +95,17 @@ def _full(value, shape: tuple) -> np.ndarray:
     return np.broadcast_to(np.asarray(value, dtype=float), shape)
 
 
-def physical_terms_j(model_args, workload, hw_args, kappa, deploy=None) -> dict:
+def physical_terms_j(model, workload, hardware, *, kappa, deploy=None) -> dict:
     """{(phase, component): J per request for the whole replica}; workload = (t_in, t_out, batch)."""
-    return physical_evaluate(model_args, workload, hw_args, kappa, deploy)[0]
+    return physical_evaluate(model, workload, hardware, kappa=kappa, deploy=deploy)[0]
 
 
-def phase_time_s(phase: str, model_args, workload, hw_args, kappa, deploy=None):
+def phase_time_s(phase: str, model, workload, hardware, *, kappa, deploy=None):
     """Time of ``phase`` per request (s): the batch's roofline + communication time / B."""
-    return physical_evaluate(model_args, workload, hw_args, kappa, deploy)[1][phase]
+    return physical_evaluate(model, workload, hardware, kappa=kappa, deploy=deploy)[1][phase]
 
 
-def active_time_s(model_args, workload, hw_args, kappa, deploy=None):
+def active_time_s(model, workload, hardware, *, kappa, deploy=None):
     """Time per request (s), prefill + decode (the batch's time divided by B)."""
-    times = physical_evaluate(model_args, workload, hw_args, kappa, deploy)[1]
+    times = physical_evaluate(model, workload, hardware, kappa=kappa, deploy=deploy)[1]
     return times["prefill"] + times["decode"]

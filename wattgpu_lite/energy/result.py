@@ -7,8 +7,7 @@ derived; ``.table()`` is the tidy breakdown, ``.to_json()`` exactly the CLI's ``
 cost at the wall) and ``defaults`` are filled by ``wl.estimate_energy`` (selection.answers).
 
 The same conventions as :class:`~wattgpu_lite.hybrid.predict.prediction.Prediction`: energy per
-generated token is ``energy_per_token_j`` (``per_output_token_j`` still reads, with a
-DeprecationWarning, for one release); ``inputs`` holds what it was computed for under the names
+generated token is ``energy_per_token_j``; ``inputs`` holds what it was computed for under the names
 ``wl.predict`` uses; ``batch`` is a float; a missing value is ``None`` (JSON ``null``), written by
 the kit's one JSON writer (:mod:`wattgpu_lite.jsonio`); a NaN input never gets this far (the
 checks refuse it, as ``wl.predict``'s do).
@@ -24,7 +23,6 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from wattgpu_lite.energy.breakdown import COMPONENTS, J_PER_WH, breakdown_frame
-from wattgpu_lite.errors import renamed_property
 from wattgpu_lite.jsonio import dumps, json_safe, rounded
 from wattgpu_lite.specs.layout import Parallel
 
@@ -96,8 +94,6 @@ class EnergyEstimate:
     def energy_per_token_j(self) -> float:
         """J per generated token (total / t_out): the name ``wl.predict`` uses for it."""
         return self.total_j / self.t_out
-
-    per_output_token_j = renamed_property("per_output_token_j", "energy_per_token_j")
 
     @property
     def inputs(self) -> dict[str, Any]:

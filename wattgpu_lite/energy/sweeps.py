@@ -1,8 +1,7 @@
 """Tidy component breakdowns over a sweep (one vectorised call each), for plots and widgets.
 
 Each function returns long data: one row per (sweep value, component), ``energy_per_token_j``
-(the component's J per generated token) summed over prefill and decode, as an
-:class:`~wattgpu_lite.energy.breakdown.EnergyFrame` (the old column name still reads, warned). Physical mode is the one engine (the backbone at its shipped
+(the component's J per generated token) summed over prefill and decode. Physical mode is the one engine (the backbone at its shipped
 constants, split into terms: :mod:`wattgpu_lite.energy.backbone_energy`) and takes ``num_gpus`` and ``weights`` (None: each model's own
 format) as :func:`wattgpu_lite.energy.estimate.estimate_energy` does; paper mode has neither.
 """
@@ -15,7 +14,6 @@ import pandas as pd
 from wattgpu_lite.energy import backbone_energy as BE
 from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy import estimate as E
-from wattgpu_lite.energy.breakdown import EnergyFrame
 from wattgpu_lite.energy.occupancy import weights_fit
 from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.specs.layout import layout_of
@@ -54,7 +52,7 @@ def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
     frames = [pd.DataFrame({x_name: x, "component": c, "energy_per_token_j":
                             np.broadcast_to(comps[c], np.shape(x)) / t_out})
               for c in E.COMPONENTS]  # fmt: skip
-    return EnergyFrame(pd.concat(frames, ignore_index=True))
+    return pd.concat(frames, ignore_index=True)
 
 
 def _terms(llms, gpu, workload, mode: str, num_gpus: int = 1, weights=None):

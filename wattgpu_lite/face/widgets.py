@@ -10,8 +10,8 @@ import io
 
 import ipywidgets as w
 import matplotlib.pyplot as plt
+import pandas as pd
 
-from wattgpu_lite.energy.breakdown import EnergyFrame
 from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face import plots
@@ -28,7 +28,7 @@ def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: float, mode: 
         llm, gpu, batch=batch, t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus, weights=weights
     )
     comps = est.components_j
-    df = EnergyFrame({"component": list(comps), "energy_j": list(comps.values())})
+    df = pd.DataFrame({"component": list(comps), "energy_j": list(comps.values())})
     df["energy_per_token_j"] = df["energy_j"] / t_out
     df["share"] = df["energy_j"] / est.total_j
     return df

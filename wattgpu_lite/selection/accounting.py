@@ -142,11 +142,6 @@ def unknown_region_message(region: str) -> str:
     return regions.unknown_region_message(grid_intensities(), region)
 
 
-def grid_intensity_g_per_kwh(region: str = DEFAULT_REGION) -> float:
-    """Grid intensity of ``region``, gCO2e/kWh (:func:`grid_region`)."""
-    return float(grid_region(region)["gco2e_per_kwh"])
-
-
 def wall_energy_j(accelerator_energy_j, pue: float | None = None):
     """Energy at the facility meter, J: accelerator energy × PUE (None: the default PUE)."""
     return accelerator_energy_j * (default_pue() if pue is None else pue)

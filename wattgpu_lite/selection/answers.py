@@ -45,7 +45,7 @@ from wattgpu_lite.selection.accounting import (
 )
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, request_tokens
+from wattgpu_lite.specs.workload import request_tokens
 
 BUILT_IN, GIVEN = "built-in", "given"
 __all__ = ["defaults_of", "estimate_energy", "explain", "predict", "price_echo"]
@@ -138,7 +138,7 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     return replace(x, prediction=p)
 
 
-def estimate_energy(llm, gpu=None, *positional, batch: float = 1.0,
+def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
                     t_in: int | None = None, t_out: int | None = None, mode: str = "physical",
                     num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
                     parallel: Parallel | None = None, name: str | None = None,
@@ -149,27 +149,11 @@ def estimate_energy(llm, gpu=None, *positional, batch: float = 1.0,
     """:func:`wattgpu_lite.energy.estimate.estimate_energy` (every argument as there) with
     ``wall`` (the request's ``total_j`` at the wall) and ``defaults`` (module docstring);
     ``workload`` as :func:`predict`'s."""
-    t_in, t_out, echo = _estimate_tokens(positional, t_in, t_out, workload)
-    est = energy_estimate.estimate_energy(_named(llm, name), gpu, *positional, batch=batch,
+    t_in, t_out, echo = request_tokens(t_in, t_out, workload)
+    est = energy_estimate.estimate_energy(_named(llm, name), gpu, batch=batch,
                                           t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
                                           weights=weights, expert_parallel=expert_parallel,
                                           parallel=parallel)  # fmt: skip
     w = wall_for_request(est.total_j, est.t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
     tokens = ((est.t_in, est.t_out), echo)
     return _at_wall(est, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)
-
-
-def _estimate_tokens(positional: tuple, t_in, t_out, workload: str | None):
-    """(t_in, t_out, echo) for ``estimate_energy``: :func:`request_tokens`, where the deprecated
-    positional form (``estimate_energy(m, g, 500, 300, 8)``) gives t_in and t_out by position —
-    those count as given, and their keywords stay as passed (the energy module warns, and
-    refuses a count given both ways)."""
-    by_position = dict(zip(("t_in", "t_out"), positional, strict=False))
-    a, b, echo = request_tokens(by_position.get("t_in", t_in), by_position.get("t_out", t_out),
-                                workload)  # fmt: skip
-    keep = {
-        "t_in": DEFAULT_T_IN if t_in is None else t_in,
-        "t_out": DEFAULT_T_OUT if t_out is None else t_out,
-    }  # the energy module's defaults
-    return (keep["t_in"] if "t_in" in by_position else a,
-            keep["t_out"] if "t_out" in by_position else b, echo)  # fmt: skip

@@ -41,11 +41,12 @@ def ideal_links(rows: S.Rows, whole: bool = False) -> S.Rows:
     """The same rows over ideal links (no latency, infinite bandwidth: no collective time);
     ``whole``: the layout's whole term set to zero (also no expert groups, attention split over
     the whole replica so no replicated weights)."""
-    g, n_tp, n_ep, _, _, _, x_ep, t_grp = rows.deploy
+    g = rows.deploy.num_gpus
     zero, inf = np.zeros_like(g), np.full_like(g, np.inf)
+    ideal = rows.deploy._replace(link_bytes_s=inf, collective_latency_s=zero, hop_latency_s=zero)
     if whole:
-        return replace(rows, deploy=(g, g, n_ep, inf, zero, zero, zero, zero))
-    return replace(rows, deploy=(g, n_tp, n_ep, inf, zero, zero, x_ep, t_grp))
+        ideal = ideal._replace(tp=g, expert_dispatch=zero, expert_group_s=zero)
+    return replace(rows, deploy=ideal)
 
 
 def step_shares(llm, plans, t_in, t_out, batch, weights, constants,
@@ -72,9 +73,10 @@ def layout_why(table: pd.DataFrame) -> pd.Series:
     """For the best layout of each (GPU, count) with rivals: why it wins, else ''."""
     why = pd.Series("", index=table.index, dtype=object)
     ok = table[np.isfinite(table["energy_per_token_j"])]
+    ok = ok[ok.duplicated(["gpu", "num_gpus"], keep=False)]  # the (GPU, count)s with rivals
+    ok = ok[["gpu", "num_gpus", "layout", "meets_sla", "energy_per_token_j", "comm_share",
+             "layout_share", "weights_per_gpu_gb", "max_batch"]]  # fmt: skip
     for _, group in ok.groupby(["gpu", "num_gpus"]):
-        if len(group) < 2:
-            continue
         ranked = group.sort_values(["meets_sla", "energy_per_token_j"], ascending=[False, True])
         best, second = ranked.iloc[0], ranked.iloc[1]
         why[ranked.index[0]] = (

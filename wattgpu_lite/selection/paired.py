@@ -178,22 +178,27 @@ def ratio_interval(table: pd.DataFrame, ref_label, column: str, q: float) -> pd.
     when both plans are calibrated (and q finite); else 'unpaired' from the absolute intervals
     (``column``_lo/_hi), lo = plan_lo / ref_hi, hi = plan_hi / ref_lo; else 'none' (NaN). The
     reference itself: ratio 1, interval [1, 1], 'reference'."""
-    ref, ok = table.loc[ref_label], calibrated(table)
-    r = table[column] / ref[column]
+    ok = calibrated(table)
+
+    def ref(col: str) -> float:  # one cell of the reference plan (faster than its whole row)
+        return table.at[ref_label, col] if col in table else np.nan
+
+    r = table[column] / ref(column)
     nan = pd.Series(np.nan, index=table.index)
-    lo_u = table.get(f"{column}_lo", nan) / ref.get(f"{column}_hi", np.nan)
-    hi_u = table.get(f"{column}_hi", nan) / ref.get(f"{column}_lo", np.nan)
+    lo_u = table.get(f"{column}_lo", nan) / ref(f"{column}_hi")
+    hi_u = table.get(f"{column}_hi", nan) / ref(f"{column}_lo")
     q = q if math.isfinite(q) else np.nan
     paired = ok & bool(ok[ref_label]) & (q == q)
     paired &= r.notna()  # a plan that cannot serve has no ratio
     unpaired = ~paired & lo_u.notna() & hi_u.notna()
-    out = pd.DataFrame({
-        "ratio": r, "lo": np.where(paired, r * np.exp(-q), np.where(unpaired, lo_u, np.nan)),
-        "hi": np.where(paired, r * np.exp(q), np.where(unpaired, hi_u, np.nan)),
-        "kind": np.select([paired, unpaired], [PAIRED, UNPAIRED], NONE).astype(object),
-    }, index=table.index)  # fmt: skip
-    out.loc[ref_label] = [1.0, 1.0, 1.0, REFERENCE]
-    return out
+    ratio = r.to_numpy(dtype=float, copy=True)
+    lo = np.where(paired, r * np.exp(-q), np.where(unpaired, lo_u, np.nan))
+    hi = np.where(paired, r * np.exp(q), np.where(unpaired, hi_u, np.nan))
+    kind = np.select([paired, unpaired], [PAIRED, UNPAIRED], NONE).astype(object)
+    at = table.index.get_loc(ref_label)
+    ratio[at] = lo[at] = hi[at] = 1.0
+    kind[at] = REFERENCE
+    return pd.DataFrame({"ratio": ratio, "lo": lo, "hi": hi, "kind": kind}, index=table.index)
 
 
 def verdict(lo: float, hi: float, words: tuple[str, str] = ("better", "worse")) -> str:

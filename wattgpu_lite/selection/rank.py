@@ -16,7 +16,6 @@ Offline ITL is a throughput, not a per-user latency; an SLA on it is a throughpu
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -75,7 +74,7 @@ __all__ = [
 
 
 def rank_gpus(
-    llm, *positional, itl_sla_ms: float, rate_qps: float | None = None,
+    llm, *, itl_sla_ms: float, rate_qps: float | None = None,
     batch: float | None = None, scenario: str | None = None, t_in: int | None = None,
     t_out: int | None = None, level: float = 0.8,
     candidates=None, gpu_counts=DEFAULT_GPU_COUNTS, weights: str | None = None, layouts=None,
@@ -131,7 +130,6 @@ def rank_gpus(
     per token over the best plan's, with the paired interval where both plans are calibrated
     (:mod:`wattgpu_lite.selection.paired`), else the unpaired one, else none.
     """
-    scenario = _scenario_by_name(positional, scenario)
     llm = llm if name is None else resolve_llm(llm, name)
     given = {"grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh, "pue": pue}
     sla = checks.check_itl_sla_ms(itl_sla_ms)
@@ -153,23 +151,6 @@ def rank_gpus(
     tokens = echo | checked if source == "hybrid" else None  # the others: the runs' tokens
     ranking.attrs["defaults"] = defaults_of(used, region, given, tokens)
     return ranking
-
-
-def _scenario_by_name(positional: tuple, scenario: str | None) -> str | None:
-    """A scenario passed by position (until 0.2.0: ``rank_gpus(llm, "server_low", ...)``), with a
-    DeprecationWarning; InvalidInputError for more than one positional argument after ``llm``, or
-    for the scenario given both ways."""
-    if not positional:
-        return scenario
-    if len(positional) > 1 or scenario is not None:
-        raise InvalidInputError(
-            "rank_gpus takes the LLM by position and everything else by name, e.g. "
-            "rank_gpus(llm, scenario='server_low', itl_sla_ms=30); got "
-            f"{len(positional) + 1} positional arguments" + (" and scenario=" if scenario else "")
-        )
-    warnings.warn("pass the scenario by name (rank_gpus(llm, scenario=...)); a scenario by "
-                  "position goes in wattgpu_lite 0.2.0", DeprecationWarning, stacklevel=3)  # fmt: skip
-    return positional[0]
 
 
 def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts, weights,

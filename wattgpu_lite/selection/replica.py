@@ -26,6 +26,7 @@ from wattgpu_lite.hybrid.predict import intervals as K
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.trees import FixedCodes
 
 LIGHT_QPS = 1e-6  # the lightest load: a replica's ITL with no neighbours
 LOAD_RTOL = 1e-12  # the bracket on L* is narrowed to 1 part in 10^12
@@ -43,6 +44,7 @@ class Replicas:
     corrected: np.ndarray  # row indices the learned ITL correction applies to
     one_sided: np.ndarray  # per row: beyond the training context, the factor is at least 1
     static: np.ndarray  # their correction inputs but the load (columns of the forest)
+    fixed: FixedCodes | None  # what ``static`` gives the forest (None: the forest is walked)
 
 
 def replicas(model: HybridModel, llm, gpus, layouts, t_in, t_out, weights) -> Replicas:
@@ -52,15 +54,16 @@ def replicas(model: HybridModel, llm, gpus, layouts, t_in, t_out, weights) -> Re
     odd = E.physics_only_rows(model, [llm] * n, rows)
     corr = model.corrections.get("itl")
     idx = np.flatnonzero(~odd) if corr is not None else np.zeros(0, dtype=np.int64)
-    static = np.zeros((0, 0))
+    static, fixed = np.zeros((0, 0)), None
     if len(idx):
         zero = {k: np.zeros(len(idx)) for k in ("log_in_flight", "busy_fraction",
                                                 "log_bytes_per_flop")}  # fmt: skip
         static = feature_matrix([llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns,
                                 corr.families)  # fmt: skip
+        fixed = corr.fixed_part(static)
     capacity = S.capacity_qps(rows, np.maximum(cap, 1.0), model.constants)
     beyond = K.beyond_context(model, K.support_values(rows))
-    return Replicas(rows, cap, capacity, idx, beyond, static)
+    return Replicas(rows, cap, capacity, idx, beyond, static, fixed)
 
 
 def itl_at_load(model: HybridModel, rep: Replicas, idx: np.ndarray, load: np.ndarray):
@@ -77,13 +80,19 @@ def itl_at_load(model: HybridModel, rep: Replicas, idx: np.ndarray, load: np.nda
     where = np.flatnonzero(np.isin(row_of, rep.corrected))
     if len(where):
         corr = model.corrections["itl"]
-        x = rep.static[np.searchsorted(rep.corrected, row_of[where])]
+        static_row = np.searchsorted(rep.corrected, row_of[where])
+        x = rep.static[static_row]
         loads = load_features({"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
                               B.bytes_per_flop(rows.take(where), batch[where]))  # fmt: skip
         for j, column in enumerate(corr.columns):
             if column in loads:
                 x[:, j] = loads[column]
-        factor = np.exp(corr.predict(x))
+        f = (
+            corr.predict(x)
+            if rep.fixed is None
+            else corr.predict_at_loads(x, rep.fixed, static_row)
+        )
+        factor = np.exp(f)
         itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
     itl = np.maximum(itl, B.floor_step_s(rows, batch))
     return itl.reshape(load.shape), (flat / (rows.t_out * step)).reshape(load.shape)

@@ -27,8 +27,6 @@ MISSES = "misses"
 DOES_NOT_FIT = "does not fit"
 VERDICTS: tuple[str, ...] = (MEETS, MAY_MEET, MISSES, DOES_NOT_FIT)  # a ranking's order
 MEETS_AT_ESTIMATE: tuple[str, ...] = (MEETS, MAY_MEET)  # the verdicts where meets_sla is True
-# issue 22's name of "meets": notebook 05's Try this 4 imports it and its check compares with it
-AT_UPPER = MEETS
 
 
 def sla_verdict(itl_ms: float, itl_ms_hi: float, itl_sla_ms: float, fits: bool = True,

@@ -179,11 +179,6 @@ class LLM:
         return self.n_experts > 0
 
     @property
-    def bytes_per_weight(self) -> float:
-        """Bytes per stored weight, scales included: weight_bits / 8."""
-        return self.weight_bits / 8.0
-
-    @property
     def params_routed_b(self) -> float:
         """Parameters of all routed experts, billions: n_moe_layers · n_experts · params_expert_b."""
         return self.n_moe_layers * self.n_experts * self.params_expert_b

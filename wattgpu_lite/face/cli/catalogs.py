@@ -7,7 +7,6 @@ python -m wattgpu_lite llms [--json] [--llm NAME|config.json [--name NAME] | --a
 from __future__ import annotations
 
 import argparse
-import sys
 
 from wattgpu_lite.face.cli import LLM_HELP, add_name_flag, add_output_flags, command, deliver
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
@@ -31,8 +30,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     llms.add_argument("--llm", default=None,
                       help=f"show what the kit reads of one model instead of the list: {LLM_HELP}")  # fmt: skip
     add_name_flag(llms)
-    # until 0.2.0: `llms --config PATH`, now --llm (--config names the TOML defaults file)
-    llms.add_argument("--config", dest="config_json", metavar="PATH", help=argparse.SUPPRESS)
     llms.add_argument("--aliases", action="store_true",
                       help="list the checkpoint ids that share a catalog architecture "
                            "(data/llm_aliases.csv), e.g. Qwen/Qwen3-235B-A22B-Instruct-2507")  # fmt: skip
@@ -50,11 +47,6 @@ def run_llms(args: argparse.Namespace) -> int:
     from wattgpu_lite.specs.catalog import llm_aliases, llms
     from wattgpu_lite.specs.resolve import resolve_llm
 
-    if args.config_json is not None:
-        print("note: llms --config is deprecated and goes in wattgpu_lite 0.2.0; pass "
-              "--llm PATH (--config names the TOML defaults file everywhere)", file=sys.stderr)  # fmt: skip
-        path = args.config_json
-        args.llm = args.llm or (path if path.endswith(".json") else path + ".json")
     if args.llm is not None:
         model = resolve_llm(args.llm, args.name)
         understood = dict(model.__dict__) | {"kv_bytes_per_token": model.kv_bytes_per_token}

@@ -29,12 +29,7 @@ from wattgpu_lite.face.cli import (
     deliver,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, cli_wall, wall_inputs, wall_lines
-from wattgpu_lite.face.cli.layout import (
-    add_layout_flags,
-    add_num_gpus_flag,
-    expert_parallel,
-    layout_from,
-)
+from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
 from wattgpu_lite.face.cli.output import Result, clean, text_record, text_table
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
@@ -69,9 +64,9 @@ def run(args: argparse.Namespace) -> int:
 
     est = estimate_energy(args.llm, args.gpu, batch=args.batch, t_in=args.t_in,
                           t_out=args.t_out, mode=args.mode, num_gpus=args.num_gpus,
-                          weights=args.weights, parallel=layout_from(args, expert=False),
-                          expert_parallel=expert_parallel(args), name=args.name,
-                          workload=args.workload, **wall_inputs(args))  # fmt: skip
+                          weights=args.weights, parallel=layout_from(args), name=args.name,
+                          workload=args.workload,
+                          **wall_inputs(args))  # fmt: skip
     est = replace(est, wall=cli_wall(est.wall, args), defaults=cli_defaults(est.defaults, args))
     if args.plot:
         from wattgpu_lite.face.plots_explain import energy_breakdown

@@ -11,7 +11,9 @@ experts' — each tensor group at the peak of its own format (gpt-oss: bf16 atte
 peak, MXFP4 experts at the FP4 peak) — the backbone's own
 accounting (:mod:`wattgpu_lite.energy.symbolic_physical`) at η = 1, with no fixed cost, no
 communication and no power ceiling: every active weight read once per step. And a replica's mean power lies in
-[P_idle(G), G · TDP]. Energy per token is power × time per token, and its bounds lie within the
+[P_floor(G), G · TDP], P_floor the hard floor of :func:`wattgpu_lite.energy.backbone.power_floor_w` (a
+spec's idle power, else 0.125 · TDP per GPU: below every measured run), not the fitted idle
+estimate above it, below which measurements do fall. Energy per token is power × time per token, and its bounds lie within the
 products of the bounded power and time bounds: no energy bound implies a power outside that range.
 
 The learned correction may move an answer only inside these bounds: :func:`bounded` is the last
@@ -23,21 +25,26 @@ from __future__ import annotations
 import numpy as np
 
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.args import Hardware, Workload
 from wattgpu_lite.energy.backbone import Rows
 
 UNBOUNDED_W = 1e300  # a power limit no step reaches: the floor has no power ceiling
-DEPLOY_SIZES = 3  # G, n_TP, n_EP lead the deploy tuple; the rest are link and latency terms
 
 
 def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     """s_floor(B) [s]: one decode step of ``batch`` sequences at the replica's peak bandwidth and
     peak FLOP/s of each tensor group's format, weights read once per step (module docstring)."""
-    hw = (rows.alpha, rows.e_bit, rows.flops, rows.bandwidth, np.full_like(rows.tdp_w, UNBOUNDED_W),
-          np.zeros_like(rows.tdp_w), rows.alpha_expert, rows.flops_expert)  # fmt: skip
-    sizes = rows.deploy[:DEPLOY_SIZES]
-    ideal = (*sizes, np.full_like(sizes[0], UNBOUNDED_W), *(np.zeros_like(sizes[0]),) * 4)
+    hw = Hardware(alpha_j_per_flop=rows.alpha, e_j_per_bit=rows.e_bit, peak_flops=rows.flops,
+                  bandwidth_bytes_s=rows.bandwidth, tdp_w=np.full_like(rows.tdp_w, UNBOUNDED_W),
+                  static_w=np.zeros_like(rows.tdp_w), expert_alpha_j_per_flop=rows.alpha_expert,
+                  expert_peak_flops=rows.flops_expert)  # fmt: skip
+    zero = np.zeros_like(rows.deploy.num_gpus)
+    ideal = rows.deploy._replace(link_bytes_s=np.full_like(zero, UNBOUNDED_W),
+                                 collective_latency_s=zero, hop_latency_s=zero,
+                                 expert_dispatch=zero, expert_group_s=zero)  # fmt: skip
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
-    _, times = P.physical_evaluate(rows.model, (rows.t_in, rows.t_out, batch), hw, 1.0, ideal)
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
+    _, times = P.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=ideal)
     return np.asarray(times["decode"], dtype=float) * batch / rows.t_out
 
 
@@ -52,10 +59,14 @@ def bytes_per_flop(rows: Rows, batch: np.ndarray) -> np.ndarray:
     FLOP it computes, by the floor's accounting (weights at their widths, the gathered rows, the
     KV cache window-bounded). Falls as the batch grows: the weights are shared, the FLOPs are not."""
     unit = np.ones_like(rows.tdp_w)
-    hw = (unit, unit, rows.flops, rows.bandwidth, np.full_like(unit, UNBOUNDED_W), 0.0 * unit,
-          unit, rows.flops_expert)  # fmt: skip
-    batch = np.asarray(batch, dtype=float) * unit
-    terms, _ = P.physical_evaluate(rows.model, (rows.t_in, rows.t_out, batch), hw, 1.0, rows.deploy)
+    hw = Hardware(alpha_j_per_flop=unit, e_j_per_bit=unit, peak_flops=rows.flops,
+                  bandwidth_bytes_s=rows.bandwidth, tdp_w=np.full_like(unit, UNBOUNDED_W),
+                  static_w=0.0 * unit, expert_alpha_j_per_flop=unit,
+                  expert_peak_flops=rows.flops_expert)  # fmt: skip
+    workload = Workload(
+        t_in=rows.t_in, t_out=rows.t_out, batch=np.asarray(batch, dtype=float) * unit
+    )
+    terms, _ = P.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=rows.deploy)
     bits = sum(terms["decode", c] for c in ("parameter_reads", "kv_writes", "attention_reads"))
     return np.asarray(bits / 8.0 / terms["decode", "compute"], dtype=float)
 
@@ -72,7 +83,7 @@ def energy_bounds(power: tuple[np.ndarray, ...], time: tuple[np.ndarray, ...],
                   half: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
     """(E, E_lo, E_hi) per token: E = power × time per token; the bounds E·e^(∓half) held inside
     [P_lo · t_lo, P_hi · t_hi], the products of the bounded power and time bounds, so no energy
-    bound implies a power outside [P_idle, G · TDP] or a time faster than the floor."""
+    bound implies a power outside [P_floor, G · TDP] or a time faster than the floor."""
     value = power[0] * time[0]
     lo = np.minimum(np.maximum(value * np.exp(-half), power[1] * time[1]), value)
     hi = np.maximum(np.minimum(value * np.exp(half), power[2] * time[2]), value)

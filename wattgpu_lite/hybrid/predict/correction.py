@@ -20,7 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from wattgpu_lite.energy.uniques import unique_by_identity
-from wattgpu_lite.hybrid.predict.trees import Forest
+from wattgpu_lite.hybrid.predict.trees import FixedCodes, Forest
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 
@@ -109,6 +109,19 @@ class Correction:
     def predict(self, x: np.ndarray) -> np.ndarray:
         """clip(f(x), −bound, bound), evaluated with numpy (:class:`trees.Forest`)."""
         return np.clip(_forest(self.forest_json).predict(x), -self.bound, self.bound)
+
+    def fixed_part(self, x: np.ndarray) -> FixedCodes | None:
+        """What the rows of ``x`` give the forest through every column but the load ones
+        (:data:`FEATURE_GROUPS` "load"), for :meth:`predict_at_loads`; None if the forest is
+        walked."""
+        moving = [j for j, c in enumerate(self.columns) if c in FEATURE_GROUPS["load"]]
+        return _forest(self.forest_json).fixed_codes(x, moving)
+
+    def predict_at_loads(self, x: np.ndarray, fixed: FixedCodes, rows: np.ndarray) -> np.ndarray:
+        """:meth:`predict` of ``x``, whose columns but the load ones are those of rows ``rows``
+        of ``fixed`` (:meth:`fixed_part`): the same values, testing the load splits only."""
+        out = _forest(self.forest_json).predict_moving(x, fixed, rows)
+        return np.clip(out, -self.bound, self.bound)
 
 
 @lru_cache(maxsize=FORESTS_CACHED)

@@ -19,7 +19,8 @@ the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
 - the hard floor (:func:`wattgpu_lite.hybrid.predict.bounds.floor_step_s`), idle and busy power;
 - the learned correction per target (a factor on the backbone, 1 on "physics" rows) and why it
   applies or not; the final value = the backbone × the factor, held inside the bounds (ITL ≥ the
-  floor, power in [P_idle, G · TDP]) — the table says when a bound binds;
+  floor, power in [P_idle, G · TDP], its interval down to the hard power floor) — the table says
+  when a bound binds;
 - energy per token = power × time per token; the intervals and their basis.
 """
 
@@ -32,7 +33,7 @@ import numpy as np
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.energy.args import expert_flops_per_token
+from wattgpu_lite.energy.args import Workload, expert_flops_per_token
 from wattgpu_lite.hybrid.predict import intervals as U
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
@@ -98,25 +99,27 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
 
 def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, Any]:
     """Bytes, FLOPs and time terms of one decode step of ``batch`` sequences (row 0)."""
-    workload = (rows.t_in, rows.t_out, batch)
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
     hw = S.achieved_hw(rows, c)
-    terms, times = P.physical_evaluate(rows.model, workload, hw, c.kappa, rows.deploy)
+    terms, times = P.physical_evaluate(rows.model, workload, hw, kappa=c.kappa, deploy=rows.deploy)
     one = np.ones_like(rows.alpha)
-    unit_hw = (one, one, *hw[2:6], one, hw[7])  # alpha, e, alpha_e = 1: the terms count FLOPs, bits
-    counts, _ = P.physical_evaluate(rows.model, workload, unit_hw, 1.0, rows.deploy)
+    # alpha, e, alpha_e = 1: the terms count FLOPs and bits
+    unit_hw = hw._replace(alpha_j_per_flop=one, e_j_per_bit=one, expert_alpha_j_per_flop=one)
+    counts, _ = P.physical_evaluate(rows.model, workload, unit_hw, kappa=1.0, deploy=rows.deploy)
     per_step = float(batch[0] / rows.t_out[0])  # per request over T_out steps -> per step of B
     g = float(rows.num_gpus[0])
     bits = {k: float(counts[("decode", k)][0]) * per_step
             for k in ("parameter_reads", "attention_reads", "kv_writes")}  # fmt: skip
     flops = float(counts[("decode", "compute")][0]) * per_step
     expert = float(expert_flops_per_token(rows.model)[0]) * float(batch[0])  # C_e, B tokens
-    matrix = 2.0 * float(rows.model[0][0]) * float(batch[0])  # 2 · N_act per token, B tokens
+    matrix = 2.0 * float(rows.model.active_params[0]) * float(batch[0])  # 2·N_act/token, B tokens
     dynamic = sum(float(terms[("decode", k)][0]) for k in
                   ("compute", "parameter_reads", "attention_reads", "kv_writes")) * per_step  # fmt: skip
-    p_static = float(hw[5][0])
+    p_static = float(hw.static_w[0])
     time = {
-        "memory": sum(bits.values()) / 8.0 / (g * float(hw[3][0])),
-        "compute": (flops - expert) / (g * float(hw[2][0])) + expert / (g * float(hw[7][0])),
+        "memory": sum(bits.values()) / 8.0 / (g * float(hw.bandwidth_bytes_s[0])),
+        "compute": (flops - expert) / (g * float(hw.peak_flops[0]))
+        + expert / (g * float(hw.expert_peak_flops[0])),
         "power limit": dynamic / (g * (float(rows.tdp_w[0]) - p_static)),
         "layout": 0.0,  # below: from its energy term, G · P_static · t_layout
         "prompt": float(times["prefill"][0]) * per_step,
@@ -143,8 +146,8 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float
     reasons = []
     if model.is_moe:
         reasons.append("a mixture-of-experts model")
-    if float(rows.model[-1][0]) < 16:
-        reasons.append(f"weights served at {float(rows.model[-1][0]):.3g} bits")
+    if float(rows.model.always_bits[0]) < 16:
+        reasons.append(f"weights served at {float(rows.model.always_bits[0]):.3g} bits")
     if float(rows.num_gpus[0]) > 1:
         reasons.append(f"{int(rows.num_gpus[0])} GPUs per replica")
     support = U.support_values(rows)

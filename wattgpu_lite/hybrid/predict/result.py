@@ -81,7 +81,8 @@ class StepResult:
     busy_fraction: np.ndarray  # share of time with a request in flight
     capacity_qps: np.ndarray  # the highest rate one replica sustains
     max_batch: np.ndarray  # sequences the KV cache holds
-    idle_power_w: np.ndarray
+    idle_power_w: np.ndarray  # the fitted idle estimate, W
+    power_floor_w: np.ndarray  # the hard lower bound on power, W (energy.backbone.power_floor_w)
     replica_tdp_w: np.ndarray  # G · TDP, the power bound
     itl_floor_s: np.ndarray  # bytes / peak bandwidth and FLOPs / peak FLOP/s of one step
     backbone_itl_s: np.ndarray  # the physics alone, before correction and bounds

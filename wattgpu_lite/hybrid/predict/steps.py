@@ -29,7 +29,9 @@ from wattgpu_lite.specs.llm import LLM
 @dataclass(frozen=True)
 class Backbone:
     """The physics at each row's load: the backbone's outputs (``S.at_batch`` / ``S.at_rate``),
-    the replica's capacity and idle draw, and the decode step a request sees."""
+    the replica's capacity, its idle draw (the fitted estimate) and its power floor (the hard lower
+    bound, :func:`~wattgpu_lite.energy.backbone.power_floor_w`), and the decode step a request
+    sees."""
 
     status: np.ndarray
     offline: np.ndarray  # batch mode (no rate)
@@ -37,6 +39,7 @@ class Backbone:
     max_batch: np.ndarray  # the same, as built (< 1: the weights do not fit)
     capacity_qps: np.ndarray
     idle_power_w: np.ndarray
+    power_floor_w: np.ndarray
     physics: dict[str, np.ndarray]  # in_flight, itl_s, time_per_token_s, power_w, busy_fraction
     step_batch: np.ndarray  # sequences in the decode step a request sees
 
@@ -65,14 +68,16 @@ def backbone_step(model: HybridModel, rows: S.Rows, cap, rate, batch) -> Backbon
     physics = physics_at(rows, safe_cap, np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
                          np.where(ok, batch, 1.0), c)  # fmt: skip
     step_batch = B.step_batch(physics["in_flight"], offline, safe_cap)
-    return Backbone(status, offline, safe_cap, cap, capacity, S.idle_power_w(rows, c), physics,
-                    step_batch)  # fmt: skip
+    return Backbone(status=status, offline=offline, cap=safe_cap, max_batch=cap,
+                    capacity_qps=capacity, idle_power_w=S.idle_power_w(rows, c),
+                    power_floor_w=S.power_floor_w(rows), physics=physics,
+                    step_batch=step_batch)  # fmt: skip
 
 
 def physics_only_rows(model: HybridModel, llms: Sequence[LLM], rows: S.Rows) -> np.ndarray:
     """Rows the correction leaves alone: configurations the runs never cover, a GPU outside the
     training support, or a model without correction."""
-    odd = K.physics_only(llms, rows.num_gpus, rows.model[-1])
+    odd = K.physics_only(llms, rows.num_gpus, rows.model.always_bits)
     return odd | K.outside_support(model, K.support_values(rows)) | (not model.corrects)
 
 
@@ -95,10 +100,11 @@ def correction_step(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU]
 
 
 def bounds_step(rows: S.Rows, back: Backbone, factor: dict[str, np.ndarray]):
-    """Step 4: the corrected values held inside the hard bounds — power in [P_idle, G · TDP],
-    ITL at least the step floor. Returns (power W, ITL s, floor s)."""
-    power = np.clip(back.physics["power_w"] * factor["power"], back.idle_power_w,
-                    rows.replica_tdp_w)  # fmt: skip
+    """Step 4: the corrected values held inside the bounds — power in [P_idle, G · TDP] (the
+    estimate never below the idle estimate, itself above the hard floor), ITL at least the step
+    floor. Returns (power W, ITL s, floor s)."""
+    power = np.clip(back.physics["power_w"] * factor["power"],
+                    np.maximum(back.idle_power_w, back.power_floor_w), rows.replica_tdp_w)  # fmt: skip
     floor = B.floor_step_s(rows, back.step_batch)
     return power, np.maximum(back.physics["itl_s"] * factor["itl"], floor), floor
 
@@ -133,12 +139,13 @@ def intervals_step(model: HybridModel, rows: S.Rows, back: Backbone, basis: np.n
 
 def bounded_intervals(rows: S.Rows, back: Backbone, power, itl, floor, half):
     """The intervals at ``half``, held inside the hard bounds (:mod:`bounds`): ITL and its ends
-    at least the floor, power and its ends in [P_idle, G · TDP]; time per token ITL / B in batch
+    at least the floor, power and its ends in [P_floor, G · TDP] (the hard power floor, not the
+    idle estimate: a measurement may lie below the estimate); time per token ITL / B in batch
     mode (exactly 1 / (λ · T_out) at a steady rate); energy per token power × time per token,
     its ends inside the products of theirs. Returns {quantity: (value, lo, hi)}."""
     itl3 = B.bounded(itl, itl * np.exp(-half["itl"]), itl * np.exp(half["itl"]), floor)
     power3 = B.bounded(power, power * np.exp(-half["power"]), power * np.exp(half["power"]),
-                       back.idle_power_w, rows.replica_tdp_w)  # fmt: skip
+                       back.power_floor_w, rows.replica_tdp_w)  # fmt: skip
     fixed = back.physics["time_per_token_s"]
     tpt = tuple(np.where(back.offline, v / back.physics["in_flight"], fixed) for v in itl3)
     energy = B.energy_bounds(power3, tpt, np.maximum(half["power"], half["itl"]))
@@ -177,5 +184,6 @@ def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU],
                        ("backbone_power_w", back.physics["power_w"]), ("widening", widen)):  # fmt: skip
         masked[key] = np.where(ok, value, np.nan)
     return StepResult(status=back.status, capacity_qps=back.capacity_qps, max_batch=cap,
-                      idle_power_w=back.idle_power_w, replica_tdp_w=rows.replica_tdp_w,
+                      idle_power_w=back.idle_power_w, power_floor_w=back.power_floor_w,
+                      replica_tdp_w=rows.replica_tdp_w,
                       basis=basis, watched=watched, **masked)  # fmt: skip

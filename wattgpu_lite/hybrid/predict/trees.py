@@ -24,6 +24,7 @@ steps down all trees at once. Both give the same leaves, hence the same float32 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -47,14 +48,31 @@ class Tables:
 
     def leaves_of(self, x: np.ndarray) -> np.ndarray:
         """(rows, trees) float32 leaf values of the rows of ``x`` (float32, ≤ a chunk)."""
-        value = x[:, self.feature]
-        right = value >= self.threshold
+        return self.leaves_at(self.codes(x))
+
+    def codes(self, x: np.ndarray, splits: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """(rows, trees) codes c_t (step 2) of the rows of ``x`` (float32, ≤ a chunk) from the
+        distinct splits ``splits`` only (a mask; all by default). The codes of disjoint sets of
+        splits add up to the code of their union (whole numbers: exact)."""
+        value = x[:, self.feature[splits]]
+        right = value >= self.threshold[splits]
         missing = np.isnan(value)
         if missing.any():
-            right |= missing & self.missing_right
-        code = (right.astype(np.float32) @ self.weights).astype(np.intp)
-        code += self.offsets
-        return self.leaves[code]
+            right |= missing & self.missing_right[splits]
+        return (right.astype(np.float32) @ self.weights[splits]).astype(np.intp)
+
+    def leaves_at(self, code: np.ndarray) -> np.ndarray:
+        """(rows, trees) float32 leaf values of whole codes (step 3)."""
+        return self.leaves[code + self.offsets]
+
+
+@dataclass(frozen=True)
+class FixedCodes:
+    """Per row, the codes from the splits on the columns that stay fixed
+    (:meth:`Forest.fixed_codes`), and the mask of the distinct splits left to test."""
+
+    code: np.ndarray  # (rows, trees) intp
+    moving: np.ndarray  # (splits,) bool: the splits on the moving columns
 
 
 @dataclass(frozen=True)
@@ -114,6 +132,32 @@ class Forest:
             chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
             leaves = self.walk(chunk) if self.tables is None else self.tables.leaves_of(chunk)
             out[s : s + CHUNK_ROWS] = leaves.sum(axis=1, dtype=np.float32)
+        return out + self.base_score
+
+    def fixed_codes(self, x: np.ndarray, moving: Sequence[int]) -> FixedCodes | None:
+        """The part of each row's codes that the columns ``moving`` do not change, for rows that
+        are then evaluated many times with only those columns changed (:meth:`predict_moving`);
+        None for a forest read by walking (no :class:`Tables`)."""
+        if self.tables is None:
+            return None
+        x = np.asarray(x)
+        on_moving = np.isin(self.tables.feature, np.asarray(moving, dtype=np.intp))
+        code = np.empty((len(x), len(self.roots)), dtype=np.intp)
+        for s in range(0, len(x), CHUNK_ROWS):
+            chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
+            code[s : s + CHUNK_ROWS] = self.tables.codes(chunk, ~on_moving)
+        return FixedCodes(code, on_moving)
+
+    def predict_moving(self, x: np.ndarray, fixed: FixedCodes, rows: np.ndarray) -> np.ndarray:
+        """:meth:`predict` of the rows of ``x``, whose columns but the moving ones are those of
+        rows ``rows`` of :meth:`fixed_codes`: only the splits on the moving columns are tested
+        (the same codes, hence the same leaves and sums, as :meth:`predict`)."""
+        x = np.asarray(x)
+        out = np.empty(len(x))
+        for s in range(0, len(x), CHUNK_ROWS):
+            chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
+            code = fixed.code[rows[s : s + CHUNK_ROWS]] + self.tables.codes(chunk, fixed.moving)
+            out[s : s + CHUNK_ROWS] = self.tables.leaves_at(code).sum(axis=1, dtype=np.float32)
         return out + self.base_score
 
     def walk(self, x: np.ndarray) -> np.ndarray:

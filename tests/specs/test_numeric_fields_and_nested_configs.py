@@ -1,4 +1,4 @@
-"""Probes of round 3 (issue 20, items 4, 5 and 7): numbers are numbers, configs as the Hub has them.
+"""Numbers are numbers, configs as the Hub has them.
 
 Every numeric field of a config.json, a GPU spec and an argument goes through the one strict
 conversion (:mod:`wattgpu_lite.checks`): a bool, a string, a list, NaN/inf, an integer too large
@@ -171,7 +171,7 @@ def test_a_bad_moe_or_mla_field_is_a_config_error_naming_it(base, field, value):
     assert f"'{field}'" in message and "config.json" in message, message
 
 
-def test_the_issue_s_moe_cases_name_the_field_and_the_fix():
+def test_a_bad_moe_layer_field_names_the_field_and_the_fix():
     assert "write first_k_dense_replace as a whole number" in _refused(
         _with(DEEPSEEK, first_k_dense_replace="abc")
     )

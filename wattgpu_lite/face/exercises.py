@@ -1,0 +1,556 @@
+"""Graded exercises: the checks the notebooks' "write it yourself" exercises call (issue 32).
+
+Each exercise of a notebook is three cells: the task (markdown), the answer (a code cell tagged
+``solution`` that defines one function, ``my_…``) and the check (a code cell tagged ``check``)::
+
+    from wattgpu_lite.face import exercises
+    exercises.check("04.1", my_mdape)
+
+:func:`check` calls the student's function on several inputs and compares each answer with the
+kit's own function (:data:`EXERCISES` names it). A wrong answer raises :class:`ExerciseError`
+(an ``AssertionError``) that says which input, what was expected, what came back, and a hint;
+an answer not written yet (the student edition's stub raises ``NotImplementedError``) says what
+to write. A passing answer returns :class:`Passed`, which a notebook displays as one line.
+``python -m wattgpu_lite.face.student`` writes the student edition (the stubs).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import sympy as sp
+
+from wattgpu_lite import metrics
+from wattgpu_lite.energy import symbolic as S
+from wattgpu_lite.energy import symbolic_physical as SP
+from wattgpu_lite.energy.traffic import bytes_table
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.face import explorer
+from wattgpu_lite.hybrid.fit import conformal
+from wattgpu_lite.runs import measurements
+from wattgpu_lite.selection import accounting
+from wattgpu_lite.selection.verdict import MEETS, sla_verdicts
+from wattgpu_lite.specs.catalog import gpu, llm
+from wattgpu_lite.specs.llm import LLM
+from wattgpu_lite.wattgpu import features
+from wattgpu_lite.wattgpu import metrics as wmetrics
+from wattgpu_lite.wattgpu.evaluation import held_out_masks
+
+RTOL = 1e-9  # the answers are the same arithmetic as the kit's: they agree to rounding
+SEED = 0  # every random input of a check is drawn from this seed
+# values at which two sympy expressions are compared when they differ (typical sizes of an 8 B
+# model at 500 prompt and 300 output tokens; the paper's Table 2 constants are mere test points)
+_POINT = {S.K: 2, S.N: 8e9, S.n_l: 32, S.d: 4096, S.T_in: 500, S.T_out: 300, S.B: 16,
+          S.alpha: 1e-12, S.e_mem: 1e-11, S.b_w: 16, S.b_kv: 16, S.N0: 1e9, S.gamma0: 0.5,
+          S.gamma_exp: 0.1, S.s_coef: 0.2, S.s_exp: 0.3, S.eta_coef: 0.1, S.eta_exp: 0.2,
+          SP.N_all: 7.5e9, SP.E: 8, SP.k: 2, SP.L_moe: 32, SP.N_exp: 1.2e8, SP.b_e: 16}  # fmt: skip
+
+
+class ExerciseError(AssertionError):
+    """A graded answer that does not pass: which input, expected, got, and a hint."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input of a check: the arguments, a short description, the kit's answer."""
+
+    label: str
+    args: tuple
+    expected: Any
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A graded exercise: the function the student writes and the kit's function it must equal."""
+
+    key: str  # "NN.k": notebook NN, exercise k
+    signature: str  # what the student writes, e.g. "my_mdape(y_true, y_pred)"
+    library: str  # the kit's function the answer is compared with
+    task: str  # one sentence: what the function returns
+    hint: str  # what a wrong answer most often misses
+    cases: Callable[[], list[Case]]
+    kind: str = "number"  # "number" (arrays, rtol 1e-9), "exact" (labels, booleans) or "sympy"
+
+    @property
+    def name(self) -> str:
+        return self.signature.split("(")[0]
+
+
+@dataclass(frozen=True)
+class Passed:
+    """A passing answer; a notebook shows it as one line."""
+
+    key: str
+    name: str
+    library: str
+    n_cases: int
+
+    def __repr__(self) -> str:
+        if self.key.startswith("lab."):
+            return f"✓ {self.key}: {self.name} is {self.library}"
+        inputs = "one input" if self.n_cases == 1 else f"{self.n_cases} inputs"
+        return f"✓ exercise {self.key}: {self.name} gives what {self.library} gives on {inputs}"
+
+
+# --- the inputs of each check --------------------------------------------------------------------
+def _sympy_case(expected: sp.Expr, label: str = "no arguments", args: tuple = ()) -> list[Case]:
+    return [Case(label, args, expected)]
+
+
+# the Qwen2.5-0.5B config.json of notebook 00 §5, and the same with other attention shapes
+_QWEN_CONFIG = {"model_type": "qwen2", "num_hidden_layers": 24, "hidden_size": 896,
+                "intermediate_size": 4864, "num_attention_heads": 14, "num_key_value_heads": 2,
+                "vocab_size": 151936, "max_position_embeddings": 32768,
+                "tie_word_embeddings": True, "hidden_act": "silu"}  # fmt: skip
+_KV_SHAPES = ({}, {"num_key_value_heads": 14}, {"num_key_value_heads": 7},
+              {"num_hidden_layers": 32, "hidden_size": 4096, "intermediate_size": 14336,
+               "num_attention_heads": 32, "num_key_value_heads": 8})  # fmt: skip
+
+
+def _kv_cases() -> list[Case]:
+    out = []
+    for change in _KV_SHAPES:
+        config = {**_QWEN_CONFIG, **change}
+        label = "the Qwen2.5-0.5B config" + (f" with {change}" if change else "")
+        out.append(Case(label, (config,), LLM.from_hf_config(config).kv_bytes_per_token))
+    return out
+
+
+def _offline_energy_cases() -> list[Case]:
+    runs = measurements.load(dense_only=True).query("scenario == 'offline'")
+    rows = runs.sort_values(["gpu", "llm", "rep"]).groupby("gpu").head(1)
+    out = [Case(f"{r.llm} on the {r.gpu}: power_w={r.power_w}, itl_s={r.itl_s}",
+                (r.power_w, r.itl_s), accounting.offline_energy_per_token_j(r.power_w, r.itl_s))
+           for r in rows.itertuples()]  # fmt: skip
+    power, itl = rows["power_w"].to_numpy(), rows["itl_s"].to_numpy()
+    out.append(Case("numpy arrays, one run per GPU", (power, itl),
+                    accounting.offline_energy_per_token_j(power, itl)))  # fmt: skip
+    return out
+
+
+def _experts_cases() -> list[Case]:
+    def kit(e, k, b):
+        return float(SP.experts_touched(S.B).subs({SP.E: e, SP.k: k, S.B: b}))
+
+    grid = [(8, 2, 4), (8, 2, 1), (8, 8, 3), (64, 8, 16), (128, 8, 1), (256, 8, 64)]
+    return [Case(f"E={e}, k={k}, B={b}", (e, k, b), kit(e, k, b)) for e, k, b in grid]
+
+
+def _weight_bits_cases() -> list[Case]:
+    return [Case(f"tokens = {t}", (t,), SP.weight_bits_read(t)) for t in (S.B, S.B * S.T_in)]
+
+
+# dense models without sliding windows, in 16 bits: the whole traffic model is the arithmetic
+# of the exercise (notebook 02 §1)
+_TRAFFIC_LLMS = ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct",
+                 "Qwen/Qwen2.5-7B-Instruct")  # fmt: skip
+_WORKLOADS = ((500, 500, 64), (500, 300, 1), (2000, 100, 8))
+
+
+def _traffic(phase: str, column: str) -> Callable[[], list[Case]]:
+    def cases() -> list[Case]:
+        out = []
+        for name in _TRAFFIC_LLMS:
+            for t_in, t_out, batch in _WORKLOADS:
+                table = bytes_table(llm(name), t_in, t_out, batch).set_index(["phase", "component"])
+                expected = table.loc[phase, column].to_numpy()
+                args = (
+                    (llm(name), t_in, t_out, batch)
+                    if phase == "decode"
+                    else (llm(name), t_in, batch)
+                )
+                label = f"wl.llm({name!r}), t_in={t_in}" + (
+                    f", t_out={t_out}" if phase == "decode" else ""
+                )
+                out.append(Case(f"{label}, batch={batch}", args, expected))
+        return out
+
+    return cases
+
+
+_FEATURE_GPUS = ("H100 NVL", "A100 SXM4 40GB", "L4", "T4", "B200")
+
+
+def _latency_cases(field: str, kit: Callable) -> Callable[[], list[Case]]:
+    def cases() -> list[Case]:
+        out = []
+        for params_b in (8.03, 70.6):
+            for name in _FEATURE_GPUS:
+                value = getattr(gpu(name), field)
+                out.append(Case(f"params_b={params_b}, {field}={value} ({name})", (params_b, value),
+                                kit(params_b, value)))  # fmt: skip
+        values = np.array([getattr(gpu(n), field) for n in _FEATURE_GPUS], dtype=float)
+        sizes = np.linspace(0.5, 70.0, len(values))
+        out.append(Case("numpy arrays, one value per GPU", (sizes, values), kit(sizes, values)))
+        return out
+
+    return cases
+
+
+def _mdape_cases() -> list[Case]:
+    rng = np.random.default_rng(SEED)
+    out = []
+    for n in (5, 6, 101):
+        truth = rng.uniform(50, 700, n)
+        pred = truth * rng.lognormal(0.0, 0.2, n)
+        out.append(Case(f"{n} runs (numpy arrays)", (truth, pred), metrics.mdape_pct(truth, pred)))
+    truth, pred = pd.Series([100.0, 200.0, 400.0]), pd.Series([110.0, 150.0, 400.0])
+    out.append(Case("pandas Series [100, 200, 400] vs [110, 150, 400]", (truth, pred),
+                    metrics.mdape_pct(truth, pred)))  # fmt: skip
+    out.append(Case("lists [10, 20] vs [5, 30]", ([10.0, 20.0], [5.0, 30.0]),
+                    metrics.mdape_pct([10.0, 20.0], [5.0, 30.0])))  # fmt: skip
+    return out
+
+
+def _predictions(seed: int, n_llms: int, n_gpus: int, repeats: int) -> pd.DataFrame:
+    """Out-of-fold predictions in the shape of notebook 04's ``library``: llm, gpu, scenario,
+    y_true, y_pred (one row per run)."""
+    rng = np.random.default_rng(seed)
+    rows = [(f"llm{i}", f"gpu{g}", s) for i in range(n_llms) for g in range(n_gpus)
+            for s in ("offline", "server_low") for _ in range(repeats)]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["llm", "gpu", "scenario"])
+    frame["y_true"] = rng.uniform(0.01, 0.1, len(frame))
+    frame["y_pred"] = frame["y_true"] * rng.lognormal(0.0, 0.5, len(frame))
+    return frame
+
+
+def _tau_cases() -> list[Case]:
+    out = []
+    for seed, n_llms, n_gpus, repeats in (
+        (SEED, 3, 4, 2),
+        (SEED + 1, 5, 6, 3),
+        (SEED + 2, 2, 3, 1),
+    ):
+        pred = _predictions(seed, n_llms, n_gpus, repeats)
+        label = f"{n_llms} LLMs × {n_gpus} GPUs × 2 scenarios, {repeats} run(s) each"
+        out.append(Case(label, (pred,), wmetrics.gpu_tau(pred)))
+    lonely = _predictions(SEED + 3, 3, 3, 2)
+    lonely = lonely[~((lonely["llm"] == "llm0") & (lonely["gpu"] != "gpu0"))]
+    out.append(Case("one LLM measured on a single GPU (its groups rank nothing)", (lonely,),
+                    wmetrics.gpu_tau(lonely)))  # fmt: skip
+    return out
+
+
+def _fold_cases() -> list[Case]:
+    out = []
+    for seed, n_llms, n_gpus in ((SEED, 6, 4), (SEED + 1, 9, 5)):
+        pred = _predictions(seed, n_llms, n_gpus, 2).sample(frac=1.0, random_state=seed)
+        frame = pred[["llm", "gpu", "scenario"]].reset_index(drop=True)
+        fold = np.full(len(frame), -1)
+        for k, (_, mask) in enumerate(held_out_masks(frame, "cv")):
+            fold[mask] = k
+        out.append(
+            Case(f"{len(frame)} runs of {n_llms} LLMs × {n_gpus} GPUs, shuffled", (frame,), fold)
+        )
+    return out
+
+
+def _plans(seed: int, sla_ms: float) -> pd.DataFrame:
+    """Plans in the shape of notebook 05's ``plans``: gpu, itl_ms, itl_ms_hi, fits, meets_sla."""
+    rng = np.random.default_rng(seed)
+    itl = np.concatenate([[sla_ms, sla_ms * 0.7, sla_ms * 1.2], rng.uniform(0.3, 1.5, 9) * sla_ms])
+    hi = itl * np.concatenate([[1.0, sla_ms / (sla_ms * 0.7), 1.3], rng.uniform(1.0, 1.6, 9)])
+    return pd.DataFrame({"gpu": [f"gpu{i}" for i in range(len(itl))], "itl_ms": itl,
+                         "itl_ms_hi": hi, "fits": True, "meets_sla": itl <= sla_ms})  # fmt: skip
+
+
+def _verdict_cases() -> list[Case]:
+    out = []
+    for seed, sla in ((SEED, 50.0), (SEED + 1, 20.0)):
+        plans = _plans(seed, sla)
+        expected = (sla_verdicts(plans, sla) == MEETS).to_numpy()
+        out.append(Case(f"{len(plans)} plans at an SLA of {sla:g} ms", (plans, sla), expected))
+    return out
+
+
+def _server_energy_cases() -> list[Case]:
+    grid = [(300.0, 0.1, 300), (650.0, 2.0, 500), (72.0, 0.05, 100)]
+
+    def kit(p, rate, t_out):
+        return accounting.server_energy_per_request_j(p, rate) / t_out * 1000
+
+    out = [
+        Case(f"power_w={p}, rate_qps={r}, t_out={t}", (p, r, t), kit(p, r, t)) for p, r, t in grid
+    ]
+    power, rate = np.array([300.0, 650.0]), np.array([0.1, 2.0])
+    out.append(
+        Case("numpy arrays of power and rate, t_out=300", (power, rate, 300), kit(power, rate, 300))
+    )
+    return out
+
+
+def _quantile_cases() -> list[Case]:
+    rng = np.random.default_rng(SEED)
+    out = []
+    for n, level in ((10, 0.8), (57, 0.5), (200, 0.9)):
+        scores, groups = rng.exponential(0.2, n), rng.integers(0, 4, n)
+        weights = 1.0 / np.bincount(groups)[groups]
+        out.append(Case(f"{n} scores in 4 GPUs, level {level}", (scores, weights, level),
+                        conformal.weighted_quantile(scores, weights, level)))  # fmt: skip
+    scores, weights = np.array([0.1, 0.2, 0.2, 0.4]), np.array([1.0, 1.0, 1.0, 1.0])
+    out.append(Case("ties: scores [0.1, 0.2, 0.2, 0.4], equal weights, level 0.5",
+                    (scores, weights, 0.5), conformal.weighted_quantile(scores, weights, 0.5)))  # fmt: skip
+    return out
+
+
+def _group_quantile_cases() -> list[Case]:
+    rng = np.random.default_rng(SEED)
+    out = []
+    for n, spread, level in ((40, 0.2, 0.8), (120, 1.0, 0.8), (120, 0.2, 0.95)):
+        groups = np.array([f"gpu{g}" for g in rng.integers(0, 5, n)])
+        scale = np.where(groups == "gpu0", spread * 5, 0.1)  # one GPU the model misjudges
+        scores = rng.exponential(scale)
+        out.append(Case(f"{n} scores in 5 GPUs (one misjudged, spread {spread}), level {level}",
+                        (scores, groups, level), conformal.group_quantile(scores, groups, level)))  # fmt: skip
+    return out
+
+
+_SUMMATION = "sum over the steps with sp.summation(term, (S.j, 0, S.T_out - 1))"
+EXERCISES: dict[str, Exercise] = {e.key: e for e in (
+    Exercise("00.1", "my_kv_bytes_per_token(config)", "wl.LLM.from_hf_config(config).kv_bytes_per_token",
+             "the KV-cache bytes one token takes, from a config.json dictionary, at 2 bytes per value",
+             "every layer caches a key and a value vector of num_key_value_heads × head_dim values, "
+             "head_dim = hidden_size // num_attention_heads; times num_hidden_layers, times 2 bytes",
+             _kv_cases),
+    Exercise("00.2", "my_offline_energy_per_token_j(power_w, itl_s)",
+             "selection.accounting.offline_energy_per_token_j",
+             "the energy of one generated token offline: the mean power times the inter-token latency",
+             "joules are watts times seconds; ITL is the seconds per generated token",
+             _offline_energy_cases),
+    Exercise("01.1", "my_decode_flops()", "S.flops_decode",
+             "the FLOPs of a request's decode steps as one sympy expression",
+             f"step j costs K·N + 4·n_ℓ·d·(T_in + j) FLOPs; {_SUMMATION}",
+             lambda: _sympy_case(S.flops_decode), "sympy"),
+    Exercise("01.2", "my_attention_read_bits()", "S.bits_attn_read",
+             "the bits attention reads from the KV cache over a request's decode steps",
+             "step j reads a key and a value vector (d values of b_kv bits each) per layer for each "
+             f"of the T_in + j tokens before it, amplified by S.s_attn; {_SUMMATION}",
+             lambda: _sympy_case(S.bits_attn_read), "sympy"),
+    Exercise("01.3", "my_energy_request()", "S.energy_request",
+             "the energy of one request: α times all FLOPs plus e_HBM·η times all bits",
+             "FLOPs: S.flops_prefill + S.flops_decode; bits: S.bits_params + S.bits_kv_write + "
+             "S.bits_attn_read; the compute term is S.alpha times the FLOPs, the memory term "
+             "S.e_mem * S.eta times the bits",
+             lambda: _sympy_case(S.energy_request), "sympy"),
+    Exercise("01b.1", "my_experts_touched(E, k, B)", "SP.experts_touched",
+             "the expected number of distinct experts (of E) that B tokens routed to k each read",
+             "an expert escapes all B tokens with probability (1 − k/E)^B; the expected count is E "
+             "times the chance of being read", _experts_cases),
+    Exercise("01b.2", "my_weight_bits_read(tokens)", "SP.weight_bits_read",
+             "the bits one pass over `tokens` tokens reads from the weights",
+             "b_w bits for each always-read weight (SP.N_all) and for the d values each token "
+             "gathers from the input table; b_e bits for each weight of the touched experts "
+             "(SP.L_moe layers × SP.N_exp weights × SP.experts_touched(tokens))",
+             _weight_bits_cases, "sympy"),
+    Exercise("02.1", "my_decode_bytes_per_token(llm, t_in, t_out, batch)", "energy.traffic.bytes_table",
+             "the decode bytes per generated token: [weights, KV writes, attention reads]",
+             "the streamed weights (llm.params_always_b, in billions, 2 bytes each) are divided "
+             "by the batch, the gathered table row (llm.hidden_size values) is not; a token writes "
+             "llm.n_layers × llm.kv_width values and reads back T_in + (T_out − 1)/2 tokens' worth "
+             "on average", _traffic("decode", "bytes_per_output_token")),
+    Exercise("02.2", "my_prefill_bytes_per_request(llm, t_in, batch)", "energy.traffic.bytes_table",
+             "the prefill bytes of one request: [weights, KV writes, attention reads]",
+             "one pass reads the streamed weights once for the whole batch (2 bytes per "
+             "parameter of llm.params_always_b, divided by the batch) and gathers one table row "
+             "(llm.hidden_size values) per prompt token; the prompt's keys and values are written "
+             "once (llm.n_layers × llm.kv_width values per token); flash attention keeps them on "
+             "chip, so attention reads nothing from memory", _traffic("prefill", "bytes_per_request")),
+    Exercise("03.1", "my_bandwidth_latency_s(params_b, bandwidth_gbs)",
+             "wattgpu.features.bandwidth_latency_s",
+             "the seconds to read N billion FP16 parameters once at BW GB/s",
+             "2 bytes per parameter; both N and BW are in billions, so the 1e9 cancel",
+             _latency_cases("bandwidth_gbs", features.bandwidth_latency_s)),
+    Exercise("03.2", "my_compute_latency_s(params_b, fp16_tflops)",
+             "wattgpu.features.compute_latency_s",
+             "the seconds for one token's 2·N FLOPs at the GPU's peak dense FP16 rate",
+             "N is in billions of parameters (1e9), the rate in TFLOP/s (1e12)",
+             _latency_cases("fp16_tflops", features.compute_latency_s)),
+    Exercise("04.1", "my_mdape(y_true, y_pred)", "metrics.mdape_pct",
+             "the median of |predicted − measured| / measured, in %",
+             "the median, not the mean; divide by the measured value; times 100",
+             _mdape_cases),
+    Exercise("04.2", "my_gpu_tau(pred)", "wattgpu.metrics.gpu_tau",
+             "the mean over (LLM, scenario) groups of Kendall's τ between the GPUs' measured and "
+             "predicted order",
+             "average the runs of each (llm, scenario, gpu) first; skip groups with fewer than two "
+             "GPUs; scipy.stats.kendalltau(measured, predicted)[0]; the mean of the group τs",
+             _tau_cases),
+    Exercise("04.3", "my_cv_test_fold(frame)", "wattgpu.evaluation.held_out_masks(frame, 'cv')",
+             "for each run of `frame`, the fold of GroupKFold(n_splits=5) that tests it",
+             "groups = frame['llm'] + '|' + frame['gpu']; enumerate "
+             "GroupKFold(n_splits=5).split(frame, groups=groups) and write k at the test rows",
+             _fold_cases, "exact"),
+    Exercise("05.1", "my_meets_at_upper_bound(plans, itl_sla_ms)", "selection.verdict.sla_verdicts",
+             "one boolean per plan: the upper end of its ITL interval is within the SLA",
+             "compare the column itl_ms_hi (not itl_ms) with the SLA; a plan exactly at it meets it "
+             "(≤); return a numpy array", _verdict_cases, "exact"),
+    Exercise("05.2", "my_server_energy_per_1k_tokens_j(power_w, rate_qps, t_out)",
+             "selection.accounting.server_energy_per_request_j / t_out × 1000",
+             "the energy per 1,000 generated tokens of a server at mean power P̄ serving λ req/s",
+             "the GPU draws P̄ for the whole 1/λ seconds between requests: P̄ / λ joules per "
+             "request, spread over its t_out tokens", _server_energy_cases),
+    Exercise("06.1", "my_weighted_quantile(scores, weights, level)", "hybrid.fit.conformal.weighted_quantile",
+             "the smallest score whose share of the total weight, counting every score up to it, "
+             "reaches `level`",
+             "sort the scores (np.argsort), accumulate their weights (np.cumsum), divide by the "
+             "total and take the first score where the share reaches level", _quantile_cases),
+    Exercise("06.2", "my_group_quantile(scores, groups, level)", "hybrid.fit.conformal.group_quantile",
+             "the interval half-width: the quantile at `level` where every group weighs the same, "
+             "raised to the largest of the groups' own 60 % quantiles",
+             "weights 1 / (scores of the group) for the level; each group's floor is "
+             "np.quantile(its scores, 0.6, method='higher'); return the larger of the two",
+             _group_quantile_cases),
+)}  # fmt: skip
+
+
+# --- the check -----------------------------------------------------------------------------------
+def exercise(key: str) -> Exercise:
+    """The exercise ``key`` ("04.1"); an unknown key raises with the close ones."""
+    if key not in EXERCISES:
+        close = difflib.get_close_matches(key, EXERCISES, n=3, cutoff=0.5)
+        raise InvalidInputError(f"no graded exercise {key!r}; close: {close or sorted(EXERCISES)}")
+    return EXERCISES[key]
+
+
+def _not_written(ex: Exercise) -> ExerciseError:
+    return ExerciseError(
+        f"Exercise {ex.key}: {ex.name} is not written yet. In the answer cell above, replace "
+        f"`raise NotImplementedError` with the body of `def {ex.signature}`: {ex.task}. Run that "
+        f"cell, then this one.\nHint: {ex.hint}."
+    )
+
+
+def _call(ex: Exercise, answer: Callable, case: Case) -> Any:
+    try:
+        return answer(*case.args)
+    except NotImplementedError:
+        raise _not_written(ex) from None
+    except Exception as err:  # the student's code failed: say where, keep the cause
+        raise ExerciseError(
+            f"Exercise {ex.key}: {ex.name} raised {type(err).__name__}: {err}\n"
+            f"Input: {case.label}.\nThe exercise asks for `def {ex.signature}`: {ex.task}.\n"
+            f"Hint: {ex.hint}."
+        ) from err
+
+
+def _show(value: Any) -> str:
+    text = np.array2string(np.asarray(value), precision=6, threshold=12) if np.ndim(value) else None
+    return text if text is not None else repr(value)
+
+
+def _same_numbers(expected: Any, got: Any, exact: bool) -> bool:
+    try:
+        e, g = np.asarray(expected), np.asarray(got)
+        if e.shape != g.shape:
+            return False
+        if exact:
+            return bool(np.array_equal(e, g))
+        return bool(
+            np.allclose(g.astype(float), e.astype(float), rtol=RTOL, atol=0, equal_nan=True)
+        )
+    except (TypeError, ValueError):
+        return False
+
+
+def _sympy_problem(ex: Exercise, case: Case, got: Any) -> str | None:
+    """None if ``got`` equals the expected expression; else what differs, at :data:`_POINT`."""
+    if not isinstance(got, sp.Expr):
+        return (f"{ex.name} returned {type(got).__name__} {got!r}, not a sympy expression: build "
+                "it from the symbols of S (and SP)")  # fmt: skip
+    difference = sp.simplify(sp.expand(got - case.expected))
+    if difference == 0:
+        return None
+    at = {s: v for s, v in _POINT.items() if s in case.expected.free_symbols | got.free_symbols}
+    unknown = sorted(map(str, got.free_symbols - case.expected.free_symbols))
+    extra = f" It uses symbols the kit's does not: {unknown}." if unknown else ""
+    return (f"yours − kit's = {sp.factor(difference)}.{extra}\nAt {at}: expected "
+            f"{float(case.expected.subs(at)):.6g}, got {float(got.subs(at)) if not unknown else '?'}")  # fmt: skip
+
+
+def check(key: str, answer: Callable) -> Passed:
+    """Run the graded exercise ``key`` on ``answer`` (the student's function): :class:`Passed`,
+    or :class:`ExerciseError` saying which input, expected, got, and a hint."""
+    ex = exercise(key)
+    if not callable(answer):
+        raise ExerciseError(
+            f"Exercise {ex.key}: check() wants the function itself, got {type(answer).__name__} "
+            f"{answer!r}. Write `def {ex.signature}:` in the answer cell and pass {ex.name}."
+        )
+    cases = ex.cases()
+    for case in cases:
+        got = _call(ex, answer, case)
+        if ex.kind == "sympy":
+            problem = _sympy_problem(ex, case, got)
+        elif _same_numbers(case.expected, got, exact=ex.kind == "exact"):
+            problem = None
+        else:
+            problem = f"expected {_show(case.expected)}, got {_show(got)}"
+        if problem:
+            raise ExerciseError(
+                f"Exercise {ex.key}: {ex.name} differs from the kit's {ex.library}.\n"
+                f"Input: {case.label}.\n{problem}\nHint: {ex.hint}."
+            )
+    return Passed(ex.key, ex.name, ex.library, len(cases))
+
+
+# --- the dashboard lab sheet (notebooks/dashboard_lab.md): a plan read off the dashboard ---------
+@dataclass(frozen=True)
+class PlanQuestion:
+    """A question the dashboard answers: the cheapest plan that meets an SLA at a rate."""
+
+    key: str
+    llm: str
+    rate_qps: float
+    itl_sla_ms: float
+
+
+PLAN_QUESTIONS = {
+    q.key: q for q in (PlanQuestion("lab.1", "meta-llama/Llama-3.1-8B-Instruct", 2.0, 50.0),)
+}
+
+
+def dashboard_ranking(q: PlanQuestion) -> pd.DataFrame:
+    """The dashboard's table for the question, as its controls would hold it (a custom rate, every
+    default GPU, "best" GPUs per replica, the default tokens): :func:`explorer.explorer_ranking`."""
+    controls = explorer.ExplorerControls(
+        llm=q.llm, load="custom rate", rate_qps=q.rate_qps, itl_sla_ms=q.itl_sla_ms
+    )
+    return explorer.explorer_ranking(controls)
+
+
+def check_pick(key: str, gpu: str, num_gpus: int) -> Passed:
+    """Check a plan read off the dashboard (GPU type, GPUs per replica) against the dashboard's
+    own pick for the question ``key``: the first plan of its ranking that meets the SLA."""
+    if key not in PLAN_QUESTIONS:
+        raise InvalidInputError(f"no lab question {key!r}; there are {sorted(PLAN_QUESTIONS)}")
+    q = PLAN_QUESTIONS[key]
+    table = dashboard_ranking(q)
+    pick = table[table["meets_sla"]].iloc[0]
+    if gpu == pick["gpu"] and int(num_gpus) == int(pick["num_gpus"]):
+        return Passed(key, f"{gpu} ×{int(num_gpus)}", "the dashboard's pick", 1)
+    where = (f"the question: {q.llm} at {q.rate_qps:g} req/s under an ITL SLA of "
+             f"{q.itl_sla_ms:g} ms, 'best' GPUs per replica")  # fmt: skip
+    if gpu not in set(table["gpu"]):
+        close = difflib.get_close_matches(gpu, table["gpu"].tolist(), n=3, cutoff=0.4)
+        raise ExerciseError(f"Lab {key}: {gpu!r} is not a GPU of the dashboard's table for "
+                            f"{where}; close: {close}.")  # fmt: skip
+    row = table[table["gpu"] == gpu].iloc[0]
+    if int(num_gpus) != int(row["num_gpus"]):
+        raise ExerciseError(f"Lab {key}: for {gpu} the dashboard's least-energy count is not "
+                            f"{int(num_gpus)} GPUs per replica; read the plan column of {where}.")  # fmt: skip
+    cheaper = int(
+        (
+            table["meets_sla"] & (table["energy_per_1k_tokens_j"] < row["energy_per_1k_tokens_j"])
+        ).sum()
+    )
+    verdict = row["verdict"]
+    raise ExerciseError(
+        f"Lab {key}: {gpu} ×{int(num_gpus)} ({verdict} the SLA) is not the pick: {cheaper} plan(s) "
+        f"that meet the SLA use less energy per 1,000 tokens ({where}).\nHint: a plan that misses the "
+        "SLA never wins; among those that meet it, the least energy per 1,000 tokens does."
+    )
