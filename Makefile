@@ -43,14 +43,16 @@ lint: $(STAMP)
 	$(BIN)/ruff check wattgpu_lite tests benchmarks data/scripts conftest.py
 	$(BIN)/ruff format --check wattgpu_lite tests benchmarks data/scripts conftest.py
 
-# Both spread over the cores (pytest-xdist); each notebook stays on one worker (--dist loadfile).
+# Both spread over the cores (pytest-xdist), a file on one worker (--dist loadfile): a module
+# fixture is computed once per run, a notebook runs in one kernel. Not in addopts: binder-check
+# runs nbval without pytest-xdist.
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto tests
+	$(BIN)/python -m pytest -q -n auto --dist loadfile tests
 
 # Before every commit (under a minute on 2 cores): the tests outside tests/conftest.py's
 # SLOW_MODULES — no notebooks, no browser, no fresh venv. `make test` runs everything.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto -m "not slow and not install" tests
+	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "not slow and not install" tests
 
 nbval: $(STAMP)
 	$(BIN)/python -m pytest -q -n auto --dist loadfile --nbval \
