@@ -75,6 +75,22 @@ def markdown(nb: dict) -> list[str]:
     return ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
 
 
+WORDS_PER_MINUTE = 150  # reading speed of the pacing rule (CONTRIBUTING.md, "Writing a notebook")
+EXERCISE_MINUTES = 8  # one graded exercise done in class
+CORE_MAX_MINUTES = 45  # a core notebook (00–06) fits one class
+CORE_MAX_CELLS = 40
+
+
+def pace_minutes(nb: dict) -> int:
+    """The stated time of a notebook by the course's pacing rule:
+    minutes = words of markdown outside collapsed <details> blocks / WORDS_PER_MINUTE
+    + 1 per code cell + EXERCISE_MINUTES, rounded up to a multiple of 5."""
+    prose = _DETAILS.sub("", " ".join(markdown(nb)))
+    code_cells = sum(c["cell_type"] == "code" for c in nb["cells"])
+    minutes = len(prose.split()) / WORDS_PER_MINUTE + code_cells + EXERCISE_MINUTES
+    return 5 * math.ceil(minutes / 5)
+
+
 def section(nb: dict, title: str) -> str:
     """The markdown from the level-2 heading ``## {title}`` to the next level-1/2 heading."""
     text = "\n\n".join(markdown(nb))

@@ -49,6 +49,24 @@ def test_stated_time_is_the_course_tables(path):
     assert int(stated.group(1)) == course_minutes()[path.stem]
 
 
+def test_the_course_pages_total_is_the_sum_of_its_times():
+    total = sum(course_minutes().values()) - course_minutes()["dashboard"]
+    said = re.search(r"about (\d+) hours for the whole course", COURSE)
+    assert said and int(said.group(1)) == round(total / 60), f"the table sums to {total} min"
+
+
+@pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
+def test_stated_time_follows_the_pacing_rule_and_a_core_notebook_fits_a_class(path):
+    """The time is the pacing rule's (CONTRIBUTING.md); a core notebook (00–06, not the advanced
+    A-notebooks) takes at most 45 minutes and 40 cells by it."""
+    nb = json.loads(path.read_text())
+    minutes = lessons.pace_minutes(nb)
+    assert course_minutes()[path.stem] == minutes, f"{path.name}: the rule gives {minutes} min"
+    if path.stem[0].isdigit():
+        assert minutes <= lessons.CORE_MAX_MINUTES
+        assert len(nb["cells"]) <= lessons.CORE_MAX_CELLS
+
+
 @pytest.mark.parametrize("path", LESSONS, ids=lambda p: p.stem)
 def test_terms_at_the_top_are_glossary_entries(path):
     line = TERMS_LINE.search(_head(path))

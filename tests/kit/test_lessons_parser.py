@@ -144,3 +144,13 @@ def test_a_solution_cell_without_its_check_right_after_it_is_refused():
     other = {"cell_type": "code", "id": "c1", "metadata": {}, "source": ""}
     with pytest.raises(ValueError, match=r"solution cell a1 is not followed by a check cell"):
         lessons.graded({"cells": [answer, other]})
+
+
+def test_the_pacing_rule_counts_words_outside_details_code_cells_and_one_exercise():
+    words = " ".join(["word"] * 300)  # 2 minutes at 150 words a minute
+    hidden = "<details><summary>Answer</summary>\n\n" + " ".join(["x"] * 3000) + "\n\n</details>"
+    nb = {"cells": [{"cell_type": "markdown", "source": [words, hidden]}]
+          + [{"cell_type": "code", "source": ["1"]}] * 6}  # fmt: skip
+    assert lessons.pace_minutes(nb) == 20  # 2 + 6 + 8 = 16, rounded up to 20
+    nb["cells"] = nb["cells"][:1] + nb["cells"][2:]  # 2 + 5 + 8 = 15: already a multiple of 5
+    assert lessons.pace_minutes(nb) == 15
