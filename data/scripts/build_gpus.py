@@ -13,7 +13,7 @@ Other GPUs come from specs/gpus.csv; transistor counts of the same die from Watt
 
 data/scripts/gpu_facts_2026.csv (one row per GPU and field, each with its unit and source) then
 adds the low-precision peaks (fp8_tflops, fp4_tflops, int8_tops, all dense), the interconnect
-columns and idle_power_w to every row, may correct other fields of the unmeasured rows (never of a
+columns (with link_domain_gpus, the GPUs the link joins) and idle_power_w to every row, may correct other fields of the unmeasured rows (never of a
 measured one), and is the only source of the rows listed in FACT_ONLY. Each fact's source lands in
 `source_fp8` (FP8/FP4/INT8), `source_interconnect` or, for any other field, the row's `source`.
 See data/SOURCES.md for what disagrees.
@@ -94,7 +94,7 @@ GH200_CHOICE = dict(memory_gb=144, bandwidth_gbs=4900, memory_type="HBM3e", tdp_
 # the fact table: its columns, the new catalog columns it fills, and the unit each field must carry
 FACT_COLUMNS = ["gpu", "field", "value", "unit", "source", "note"]
 LOW_PRECISION = ("fp8_tflops", "fp4_tflops", "int8_tops")
-LINK = ("interconnect", "interconnect_gbs", "interconnect_direction")
+LINK = ("interconnect", "interconnect_gbs", "interconnect_direction", "link_domain_gpus")
 NEW_COLUMNS = ("fp4_tflops", "int8_tops", *LINK, "idle_power_w")
 UNITS = {
     "vendor": "", "architecture": "", "memory_type": "", "form_factor": "", "interconnect": "",
@@ -103,6 +103,7 @@ UNITS = {
     "l2_cache_mb": "MB", "sm_count": "CU", "tensor_cores": "count", "transistors_m": "million",
     "tdp_w": "W", "idle_power_w": "W", "fp16_tflops": "TFLOPS", "fp8_tflops": "TFLOPS",
     "fp4_tflops": "TFLOPS", "int8_tops": "TOPS", "interconnect_gbs": "GB/s",
+    "link_domain_gpus": "GPUs",
 }  # fmt: skip
 TEXT_FIELDS = ("vendor", "architecture", "memory_type", "form_factor", "interconnect",
                "interconnect_direction")  # fmt: skip

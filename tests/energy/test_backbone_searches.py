@@ -86,7 +86,7 @@ def catalog_rows():
     token counts: rows whose weights fit."""
     llms, gpus = [wl.llm(n) for n in wl.llms()["name"]], [wl.gpu(n) for n in wl.gpus()["name"]]
     picks = [(m, g, a, b, 1) for m in llms for g in gpus for a, b in TOKENS]
-    linked = [g for g in gpus if g.interconnect_gbs is not None and np.isfinite(g.interconnect_gbs)]
+    linked = [g for g in gpus if np.isfinite(g.interconnect_gbs) and not g.link_domain_gpus < 4]
     picks += [(m, g, 500, 300, 4) for m in llms if m.is_moe for g in linked]
     rows, cap = R.build(*[[p[i] for p in picks] for i in range(4)], [p[4] for p in picks])
     keep = cap >= 1

@@ -125,6 +125,6 @@ def test_deployments_that_make_no_sense_are_refused(kwargs, match):
 
 
 def test_more_gpus_than_kv_heads_is_noted():
-    est = wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 SXM", num_gpus=16)
+    est = wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "GB200", num_gpus=16)  # NVL72
     assert any("replicates KV heads" in n for n in est.notes)
     assert not wl.estimate_energy("meta-llama/Llama-3.1-8B-Instruct", "H100 SXM", num_gpus=8).notes

@@ -159,12 +159,14 @@ def test_predict_many_refuses_what_is_not_a_frame_of_rows(frame, fragment):
 
 def test_an_l4_row_keeps_its_power_beside_an_h100_row_with_many_gpus():
     """A row with many GPUs cannot change another row's answer (row codes once packed with a
-    radix of 65 GPU counts gave an L4 × 1 row 9,055 W beside an H100 SXM × 66 row). 66 is now refused; 64 GPUs is the largest valid replica."""
+    radix of 65 GPU counts gave an L4 × 1 row 9,055 W beside an H100 SXM × 66 row). 66 is now
+    refused; 64 GPUs is the largest valid replica (on a GB200 NVL72 rack: an H100 SXM baseboard
+    joins 8)."""
     alone = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "rate_qps": [0.1]}))
     l4 = alone["power_w"][0]
     assert 30 < l4 < 72  # a 72 W card
     for big, n in (("meta-llama/Llama-3.1-70B-Instruct", 64), (LLAMA, 66), (LLAMA, 65)):
-        frame = pd.DataFrame({"llm": [big, LLAMA, big], "gpu": ["H100 SXM", "L4", "H100 SXM"],
+        frame = pd.DataFrame({"llm": [big, LLAMA, big], "gpu": ["GB200", "L4", "H100 SXM"],
                               "rate_qps": [0.1] * 3, "num_gpus": [n, 1, 1]})  # fmt: skip
         out = wl.predict_many(frame)
         # equal to the solver's tolerance (the rate solve iterates over all rows at once)

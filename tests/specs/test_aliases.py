@@ -100,7 +100,7 @@ def test_predict_answers_an_alias_with_its_architectures_numbers_and_names_both(
 
 
 def test_predict_many_answers_every_alias_and_echoes_both():
-    frame = pd.DataFrame({"llm": IDS, "gpu": "H200 NVL", "rate_qps": 0.05, "num_gpus": 8})
+    frame = pd.DataFrame({"llm": IDS, "gpu": "H200 SXM", "rate_qps": 0.05, "num_gpus": 8})
     out = wl.predict_many(frame)
     assert list(out["llm"]) == IDS
     assert list(out["llm_architecture"]) == list(ALIASES["architecture"])
@@ -190,7 +190,7 @@ ANSWERED_BY = {
 def test_a_checkpoint_without_its_own_config_is_answered_by_its_family(name, architecture):
     m = wl.llm(name)
     assert m.architecture_name == architecture and m.is_moe == ("Llama" not in name)
-    p = wl.predict(name, "H200 NVL", batch=8, num_gpus=8)
+    p = wl.predict(name, "H200 SXM", batch=8, num_gpus=8)
     assert p.inputs.llm_architecture == architecture and p.energy_per_token_j > 0
 
 

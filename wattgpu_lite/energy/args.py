@@ -189,6 +189,35 @@ def link_bytes_per_s(gpu) -> float:
     return gbs * 1e9 / (2.0 if gpu.interconnect_direction == "bidirectional" else 1.0)
 
 
+UNKNOWN_DOMAIN_GPUS = 8  # a spec without link_domain_gpus: one 8-GPU server, the common largest
+
+
+def check_link_domain(gpu, num_gpus: int) -> None:
+    """Refuse a replica of more GPUs than one link domain joins (``gpu.link_domain_gpus``: an
+    HGX baseboard's 8, an NVL72 rack's 72, a bridge's 2 or 4; :data:`UNKNOWN_DOMAIN_GPUS` when
+    the spec does not say). The all-reduce time t_AR = t_0 + hops·t_hop + bytes / B_link holds
+    on that link only; beyond it the traffic crosses a slower one (another node, or PCIe
+    between bridged cards) that the kit does not model, so it refuses rather than guess."""
+    domain = gpu.link_domain_gpus
+    known = domain is not None and math.isfinite(domain)
+    if num_gpus <= (domain if known else UNKNOWN_DOMAIN_GPUS):
+        return
+    if known:
+        said = (f"its {gpu.interconnect} joins {domain:g} GPUs (data/gpus.csv, "
+                f"source_interconnect)")  # fmt: skip
+        fix = f"use at most {domain:g} GPUs per replica and serve more replicas"
+    else:
+        said = (f"its spec does not say how many GPUs its link joins (link_domain_gpus), so "
+                f"the kit assumes one {UNKNOWN_DOMAIN_GPUS}-GPU server")  # fmt: skip
+        fix = (f"use at most {UNKNOWN_DOMAIN_GPUS} GPUs per replica, or give link_domain_gpus "
+               "in the GPU's spec if its link joins more")  # fmt: skip
+    raise InvalidInputError(
+        f"{num_gpus} GPUs of {gpu.name!r} in one replica span more than one link domain: "
+        f"{said}. The kit times tensor-parallel all-reduces on that link only and has no model "
+        f"of the slower link beyond it (between nodes, or PCIe between bridged cards); {fix}."
+    )
+
+
 def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
     """The deployment record (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link B/s,
     NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp (s per expert group).
@@ -204,9 +233,11 @@ def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
              "expert_dispatch": x_ep, "expert_group_s": t_grp}  # fmt: skip
     if lay.num_gpus == 1:
         return Deployment(**sizes, link_bytes_s=1.0, collective_latency_s=0.0, hop_latency_s=0.0)
+    link_bytes_s = link_bytes_per_s(gpu)
+    check_link_domain(gpu, lay.num_gpus)
     return Deployment(
         **sizes,
-        link_bytes_s=link_bytes_per_s(gpu),
+        link_bytes_s=link_bytes_s,
         collective_latency_s=D.value("allreduce_base_latency_us", "physical") * 1e-6,
         hop_latency_s=D.value("link_hop_latency_us", f"physical:{link_kind(gpu)}") * 1e-6,
     )
@@ -226,6 +257,6 @@ def check_deployment(llm, num_gpus, expert_parallel: bool = False) -> None:
     as_layout(num_gpus, expert_parallel).check_for(llm)
 
 
-__all__ = ["SYMBOL_NAMES", "Deployment", "Hardware", "ModelRecord", "Workload",
-           "canonical_format", "check_deployment", "deploy_args", "gpu_args", "llm_args",
-           "expert_flops_per_token", "model_gpu_args", "single_gpu", "symbol_values"]  # fmt: skip
+__all__ = ["SYMBOL_NAMES", "UNKNOWN_DOMAIN_GPUS", "Deployment", "Hardware", "ModelRecord",
+           "Workload", "canonical_format", "check_deployment", "check_link_domain", "deploy_args",
+           "gpu_args", "llm_args", "expert_flops_per_token", "model_gpu_args", "single_gpu", "symbol_values"]  # fmt: skip

@@ -14,6 +14,7 @@ from wattgpu_lite.errors import SpecError, close_matches
 OPTIONAL_NUMBERS = (
     "process_nm", "base_clock_mhz", "boost_clock_mhz", "bus_width_bits", "l2_cache_mb", "sm_count", "tensor_cores",
     "transistors_m", "fp8_tflops", "fp4_tflops", "int8_tops", "interconnect_gbs", "idle_power_w",
+    "link_domain_gpus",
 )  # fmt: skip
 OPTIONAL_TEXT = {"vendor": "unknown", "architecture": "unknown", "form_factor": "unknown",
                  "smi_name": "", "source": "user spec", "interconnect": "unknown",
@@ -32,6 +33,7 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
     "fp16_tflops": (1, 100_000, "TFLOPS"), "fp8_tflops": (1, 200_000, "TFLOPS"),
     "fp4_tflops": (1, 400_000, "TFLOPS"), "int8_tops": (1, 200_000, "TOPS"),
     "interconnect_gbs": (1, 100_000, "GB/s"), "idle_power_w": (1, 2000, "W"),
+    "link_domain_gpus": (1, 1024, "GPUs"),
 }  # fmt: skip
 # memory technologies of accelerators (JEDEC names, as spec sheets write them); a spec's
 # memory_type is matched case-insensitively and stored in this spelling (the physics reads HBM3
@@ -76,7 +78,9 @@ class GPU:
     ``fp16_tflops`` is the DENSE FP16/BF16 tensor peak (never the 2:4-sparse figure);
     ``fp8_tflops`` / ``fp4_tflops`` are the dense FP8 / FP4 peaks (NaN where the GPU has none);
     ``interconnect_gbs`` the per-GPU intra-node bandwidth (NVLink, Infinity Fabric or PCIe) as
-    ``interconnect_direction`` says (vendors quote bidirectional totals); ``idle_power_w`` a
+    ``interconnect_direction`` says (vendors quote bidirectional totals); ``link_domain_gpus`` the
+    GPUs that link joins (an HGX baseboard's 8, an NVL72 rack's 72, a bridge's 2 or 4; NaN if
+    unknown: :func:`wattgpu_lite.energy.args.check_link_domain`); ``idle_power_w`` a
     published idle draw (NaN if none). ``measured`` marks the 8 Watt Counts GPUs.
     """
 
@@ -108,6 +112,7 @@ class GPU:
     interconnect_gbs: float = float("nan")
     interconnect_direction: str = "bidirectional"
     idle_power_w: float = float("nan")
+    link_domain_gpus: float = float("nan")
     source_fp8: str = ""
     source_interconnect: str = ""
 
@@ -146,7 +151,7 @@ class GPU:
         Required: name, release_year, memory_gb, memory_type, bandwidth_gbs, tdp_w, fp16_tflops
         (dense). Optional numbers default to NaN (unknown): the fields of OPTIONAL_NUMBERS
         (clocks, bus, L2, SMs, tensor cores, transistors, FP8/FP4/INT8 peaks, interconnect
-        bandwidth, idle power). Optional text: OPTIONAL_TEXT; measured defaults to False.
+        bandwidth, idle power, GPUs the link joins). Optional text: OPTIONAL_TEXT; measured defaults to False.
         ``memory_type`` is one of MEMORY_TYPES and ``interconnect_direction`` one of DIRECTIONS
         (any case; stored in their spelling), ``architecture`` stored in the spelling of
         ARCHITECTURES where it is one in another case; the FP8 peak is never below FP16, nor FP4 below
