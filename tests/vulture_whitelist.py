@@ -46,7 +46,7 @@ coverage_heatmap  # face/plots_wattgpu.py: public, used in tests test_plots_watt
 power_scale_invariance  # face/plots_wattgpu.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 03_dataset_and_features
 power_vs_load  # face/plots_wattgpu.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 03_dataset_and_features
 itl_vs_bandwidth_latency  # face/plots_wattgpu.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 03_dataset_and_features
-importance_bars  # face/plots_wattgpu.py: public, used in tests test_plots_wattgpu; notebooks 04_leave_one_out_training
+importance_bars  # face/plots_wattgpu.py: public, used in tests test_plots_wattgpu; notebooks A3_model_choices
 predicted_vs_measured  # face/plots_wattgpu.py: public, used in tests test_plots_wattgpu; notebooks 04_leave_one_out_training
 runs_power_vs_itl  # face/plots_wattgpu.py: public, used in tests test_figure_labels, test_plots_wattgpu; notebooks 00_start_here
 ratio_sentence  # face/prose.py: public, used in tests test_wattgpu_teaching; notebooks 00_start_here, 04_leave_one_out_training
@@ -107,9 +107,9 @@ _.save  # wattgpu/predictor.py: public model method (data/scripts rebuild the sh
 __getattr__  # wattgpu/predictor.py: PEP 562 module attribute hook (the lazy public names)
 fold_assignment  # wattgpu/studies.py: public, used in notebooks 04_leave_one_out_training
 split_matrix  # wattgpu/studies.py: public, used in tests test_figure_labels, test_plots_wattgpu …; notebooks 04_leave_one_out_training
-importance_summary  # wattgpu/studies.py: public, used in notebooks 04_leave_one_out_training
-grid_search  # wattgpu/studies.py: public, used in notebooks 04_leave_one_out_training
-compare_regressors  # wattgpu/studies.py: public, used in notebooks 04_leave_one_out_training
+importance_summary  # wattgpu/studies.py: public, used in notebooks A3_model_choices
+grid_search  # wattgpu/studies.py: public, used in notebooks A3_model_choices
+compare_regressors  # wattgpu/studies.py: public, used in notebooks A3_model_choices
 per_gpu_mdape  # wattgpu/studies.py: public, used in tests test_wattgpu_teaching; notebooks 04_leave_one_out_training
 power_w_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 power_w_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()

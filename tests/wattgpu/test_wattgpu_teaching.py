@@ -1,5 +1,6 @@
-"""Notebook 04's lessons, held by tests: the paper's 7-GPU reading, features=, leakage, the
-hand-written leave-one-GPU-out loop, and sentences written from the numbers."""
+"""Notebook 04's lessons, held by tests: the paper's 7-GPU reading, leakage, the hand-written
+leave-one-GPU-out loop, and sentences written from the numbers; and A3's features= (an input
+dropped and re-scored)."""
 
 from __future__ import annotations
 
