@@ -59,7 +59,8 @@ raw_names_in  # face/style.py: public, used in tests lesson_kernel, test_cli_exp
 energy_explorer  # face/widgets.py: public, used in tests test_energy_widgets; notebooks 02_traffic_breakdown
 byo_gpu_form  # face/widgets.py: public, used in notebooks 06_beyond_the_papers
 _.disabled  # face/widgets_gpu.py: ipywidgets trait: greys a control out
-gpu_explorer  # face/widgets_gpu.py: public, used in tests test_cli_rank, test_widgets_gpu_explorer; notebooks 05_choosing_a_gpu, dashboard
+display_columns  # face/explorer.py: public, used in tests test_display_columns; notebooks 05_choosing_a_gpu, A2_other_harnesses_and_new_hardware
+gpu_explorer  # face/widgets_gpu.py: public, used in tests test_cli_rank, test_widgets_gpu_explorer; notebooks dashboard
 _.disabled  # face/widgets_gpu.py: ipywidgets trait: greys a control out
 _.controls  # face/widgets_gpu.py: the explorer's widgets, kept on it for notebooks and tests to drive
 nested  # hybrid/fit/protocol.py: public, used in tests test_cli_every_option, test_datafiles …; benchmarks hybrid_protocol, reproduce; notebooks 00_start_here, 04_leave_one_out_training …; README.md
@@ -77,7 +78,7 @@ energy_per_token_j_interval  # hybrid/predict/prediction.py: field of a public r
 busy_fraction  # hybrid/predict/prediction.py: field of a public result record (read through asdict / to_dict / to_json)
 _.to_json  # hybrid/predict/prediction.py: public result method (JSON of the result; to_dict is what the CLI uses)
 _._repr_html_  # hybrid/predict/prediction.py: IPython rich display protocol (a result shows itself in a notebook)
-left_out  # hybrid/report/external.py: public, used in tests test_cli_output; notebooks 06_beyond_the_papers
+left_out  # hybrid/report/external.py: public, used in tests test_cli_output; notebooks A2_other_harnesses_and_new_hardware
 per_gpu  # hybrid/report/external_per_gpu.py: public, used in tests test_external; benchmarks external_check; notebooks 04_leave_one_out_training; README.md
 __getattr__  # runs/measurements.py: PEP 562 module attribute hook (the lazy public names)
 ITL_SERVER_APPROX  # runs/schema.py: public, used in data build_runs
@@ -86,7 +87,7 @@ __getattr__  # runs/table.py: PEP 562 module attribute hook (the lazy public nam
 _._constructor  # selection/table.py: pandas' DataFrame subclass protocol (a Ranking's derived frames stay Rankings)
 LOGO_SOURCE  # selection/sources.py: public, used in data build_logo_predictions
 claims  # selection/study.py: public, used in tests lower_bounds, test_selection_study; notebooks 00_start_here, 03_dataset_and_features …
-agreement  # selection/study.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
+agreement  # selection/study.py: public, used in tests test_selection_study; notebooks A2_other_harnesses_and_new_hardware
 sla_steps  # selection/study.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
 replica_sweep  # selection/study.py: public, used in tests test_selection_study; notebooks 05_choosing_a_gpu
 vendor  # specs/gpu.py: GPU spec field (a gpus.csv column, shown by wl.gpus() and GPU.from_spec)
@@ -120,7 +121,7 @@ time_per_token_s_hi  # hybrid/predict/result.py: a StepResult field, read by nam
 energy_per_token_j_lo  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 energy_per_token_j_hi  # hybrid/predict/result.py: a StepResult field, read by name (getattr) for the interval ends and in columns()
 _.DATA_PATH  # runs/measurements.py: public, wl.measurements.DATA_PATH (used in tests test_measurements, test_errors_table)
-paired_calibration  # selection/paired.py: public, the calibration table notebook 05 prints (used in tests test_paired)
+paired_calibration  # selection/paired.py: public, the calibration table notebook A2 prints (used in tests test_paired)
 population  # specs/workload.py: a Workload field (the requests its statistic is over), public, read in tests test_workloads
 always_params  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 query_width  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)

@@ -32,6 +32,7 @@ BASIS = {"cv": "learned, GPU and LLM seen", "new gpu": "learned, new GPU",
 PLAN, VERDICT = "plan", "verdict"
 ITL_HEADER = "ITL (ms)"
 ENERGY_HEADER = "energy per 1,000 tokens (J)"
+LESSON_HEADERS = (PLAN, VERDICT, ITL_HEADER, ENERGY_HEADER)  # display_columns' default
 # the wall columns of display_table (energy per 1,000 tokens is the accelerators', the ranking's)
 WALL_ENERGY = "wall energy per 1,000 tokens (J)"
 CO2E_PER_REQUEST = "g CO₂e per request (wall)"
@@ -194,6 +195,21 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
                                 for b, f in zip(table["basis"], table["fits"], strict=True)]  # fmt: skip
     out["why not"] = list(table["why_not"].fillna(""))
     return pd.DataFrame(out)
+
+
+def display_columns(table: pd.DataFrame, *headers: str) -> pd.DataFrame:
+    """:func:`display_table` cut to the columns a lesson reads, in the order given: each header
+    names the column whose header is it or starts with it and a comma (``ITL_HEADER`` finds
+    "ITL (ms), 80 % interval"); no header: the plan, its verdict, its ITL and its energy
+    (:data:`LESSON_HEADERS`). A header no column has raises ``KeyError``."""
+    shown = display_table(table)
+    picked = []
+    for header in headers or LESSON_HEADERS:
+        found = [c for c in shown.columns if c == header or c.startswith(f"{header},")]
+        if not found:
+            raise KeyError(f"no column {header!r} in the table: {list(shown.columns)}")
+        picked.append(found[0])
+    return shown[picked]
 
 
 def wall_caption(table: pd.DataFrame) -> str:
