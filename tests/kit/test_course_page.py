@@ -119,6 +119,14 @@ def test_the_start_notebooks_map_gives_the_course_tables_times():
     }
 
 
+def test_the_readmes_notebook_table_gives_the_course_tables_times():
+    """The README lists every notebook the course table lists (01b and the advanced ones too), at
+    the same time."""
+    readme = (FOLDER.parent / "README.md").read_text()
+    rows = dict(re.findall(r"^\| `([\w.]+)` \|[^|]+\| (\d+) min \|$", readme, re.M))
+    assert {k: int(v) for k, v in rows.items()} == course_minutes()
+
+
 def _keys(text: str) -> set[str]:
     """Graded exercise keys named in ``text``: "01.1", "01b.2", and ranges "04.1–04.3"."""
     out = set()
