@@ -24,7 +24,10 @@ def test_the_constants_table_holds_every_constant_of_the_equation_with_the_datas
 
 def test_the_reconstructed_eta_exponent_is_said_plainly_and_only_it_is_medium():
     table = G.paper_constants_frame().set_index("symbol")["confidence"]
-    assert table[r"$\beta_{\eta}$"].startswith("medium") and "reconstructed" in table[r"$\beta_{\eta}$"]
+    assert (
+        table[r"$\beta_{\eta}$"].startswith("medium")
+        and "reconstructed" in table[r"$\beta_{\eta}$"]
+    )
     assert [s for s, c in table.items() if c.startswith("medium")] == [r"$\beta_{\eta}$"]
     assert "| $\\beta_{\\eta}$ | 0.8 | 1 |" in G.paper_constants_markdown()
 
@@ -33,7 +36,9 @@ def test_at_the_reconstructed_exponent_the_readings_are_table3s_at_500_300():
     by_exp = A.eta_exponent_readings().set_index("eta_exp")
     r = A.table3_readings().set_index("label")
     for label in A.ETA_ROWS:
-        assert by_exp.loc[0.8, f"error_pct {label}"] == pytest.approx(r.loc[label, "error_pct_500_300"])
+        assert by_exp.loc[0.8, f"error_pct {label}"] == pytest.approx(
+            r.loc[label, "error_pct_500_300"]
+        )
     assert by_exp.loc[0.8, "within_10_pct"] == 9  # PAPERS.md: 9 of 16 within 10 % at 500/300
 
 

@@ -77,7 +77,9 @@ def table4_readings() -> pd.DataFrame:
     return out
 
 
-def eta_exponent_readings(exponents=ETA_EXPONENTS, labels=ETA_ROWS, t_out: int = 300) -> pd.DataFrame:
+def eta_exponent_readings(
+    exponents=ETA_EXPONENTS, labels=ETA_ROWS, t_out: int = 300
+) -> pd.DataFrame:
     """Table 3's E_request recomputed at T_in = 500 and ``t_out`` with η(N) = 1 + c_η·(N/N₀)^β_η
     for each β_η of ``exponents``, every other constant the paper's: one row per exponent with the
     Table 3 rows within 10 % (of 16) and the error (%) of each row of ``labels``.
@@ -89,7 +91,9 @@ def eta_exponent_readings(exponents=ETA_EXPONENTS, labels=ETA_ROWS, t_out: int =
     rows = []
     for beta in exponents:
         wh = _wh(t["params_b"], t["n_layers"], t["d_model"], t_out, paper | {"beta_eta": beta})
-        error = pd.Series((wh / t["e_request_wh"].to_numpy() - 1) * 100, index=t["label"].to_numpy())
+        error = pd.Series(
+            (wh / t["e_request_wh"].to_numpy() - 1) * 100, index=t["label"].to_numpy()
+        )
         row = {"eta_exp": float(beta), "within_10_pct": int((error.abs() <= 10).sum())}
         rows.append(row | {f"error_pct {label}": float(error[label]) for label in labels})
     return pd.DataFrame(rows)

@@ -125,4 +125,6 @@ def paper_constants_markdown(hardware: str = "H100") -> str:
     df = paper_constants_frame(hardware)
     rows = [f"| {r.symbol} | {r.value:g} | {r.unit} | {r.source} | {r.confidence} |"
             for r in df.itertuples()]  # fmt: skip
-    return "\n".join(["| symbol | value | unit | source | confidence |", "|---|---|---|---|---|", *rows])
+    return "\n".join(
+        ["| symbol | value | unit | source | confidence |", "|---|---|---|---|---|", *rows]
+    )
