@@ -25,7 +25,7 @@ T_IN = 500
 TABLE4_SHAPES = {8: (36, 4096, "Qwen3-8B (Table 5)"), 24: (40, 5120, "Mistral-Small-24B (assumed)"),
                  70: (80, 8192, "Llama-3.3-70B (Table 5)"), 72: (80, 8192, "Qwen2.5-72B (assumed)")}  # fmt: skip
 #: exponents β_η of η(N) = 1 + c_η·(N/N₀)^β_η to try: the reconstructed 0.8 (data/energy_coefficients.csv,
-#: confidence "medium") and the digits either side of it; the coefficient c_η = 0.8 is legible
+#: confidence "medium") and the tenths around it; the coefficient c_η = 0.8 is legible
 ETA_EXPONENTS = (0.6, 0.7, 0.8, 0.9, 1.0)
 #: the rows the verdict is read on: the 8 B row that reproduces to four figures, the 32 B and 70 B
 #: rows that do not (they sit above N₀ = 24 B, where η(N) grows with the exponent)
