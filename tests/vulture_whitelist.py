@@ -15,6 +15,8 @@ raw_busy_power_w  # energy/backbone.py: public, the raw busy power at one batch 
 table3_readings  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 reading_counts  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 table4_readings  # energy/audit.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
+eta_exponent_readings  # energy/audit.py: public, used in tests test_paper_constants_table; notebooks 01_energy_model_derivation
+paper_constants_markdown  # energy/glossary.py: public, used in tests test_paper_constants_table; notebooks 01_energy_model_derivation
 _._print_Max  # energy/codegen.py: sympy code printer hook (np.maximum)
 _._print_Min  # energy/codegen.py: sympy code printer hook (np.minimum)
 paper_constants  # energy/coefficients.py: public, used in tests test_energy_codegen, test_energy_paper …; notebooks 01_energy_model_derivation

@@ -1,4 +1,4 @@
-"""Notebooks 01, 01b and 02 as lessons, beyond what tests/kit/test_lessons.py checks of every notebook (the
+"""Notebooks 01, 01b, 02 and the advanced A1 as lessons, beyond what tests/kit/test_lessons.py checks of every notebook (the
 layout, each "Try this" run against the notebook's own state, the numbers in prose): the header
 points at the energy chapter and the next notebook, the exercises the course page counts on are all
 there, and each one turns a knob the notebook defines — an UPPER_CASE name assigned in one of its
@@ -19,7 +19,8 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 # "Try this" count and next notebook (their "write it yourself" exercises are graded cells now)
 OWN = {"01_energy_model_derivation.ipynb": (2, "01b_physical_model.ipynb"),
        "01b_physical_model.ipynb": (2, "02_traffic_breakdown.ipynb"),
-       "02_traffic_breakdown.ipynb": (5, "03_dataset_and_features.ipynb")}  # fmt: skip
+       "02_traffic_breakdown.ipynb": (2, "03_dataset_and_features.ipynb"),
+       "A1_moe_fp8_several_gpus.ipynb": (4, "03_dataset_and_features.ipynb")}  # fmt: skip
 
 
 def _notebook(name: str) -> dict:
@@ -72,3 +73,20 @@ def test_knob_reader_sees_only_top_level_upper_case_assignments():
     with pytest.raises(AssertionError):
         _rebound("import math\nprint(math.pi)\nA = 2")
     assert _rebound("import math\nA, B = 1, 2\nprint(A)") == {"A", "B"}
+
+
+def test_the_advanced_notebook_says_it_is_optional_and_what_it_extends():
+    """An advanced notebook (issue 32, item 3): its title is a question, it says it is optional
+    and which core notebooks it extends, and 02 points at it."""
+    head = lessons.markdown(_notebook("A1_moe_fp8_several_gpus.ipynb"))[0]
+    title = head.splitlines()[0]
+    assert title.startswith("# A1 · Advanced: ") and title.endswith("?")
+    assert (
+        "**Optional.**" in head
+        and "extends [01b" in head
+        and "(02_traffic_breakdown.ipynb)" in head
+    )
+    assert (
+        "(A1_moe_fp8_several_gpus.ipynb)"
+        in lessons.markdown(_notebook("02_traffic_breakdown.ipynb"))[0]
+    )

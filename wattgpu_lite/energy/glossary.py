@@ -10,6 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import sympy as sp
 
+from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.energy import symbolic as S
 from wattgpu_lite.energy import symbolic_parallel as SPAR
 from wattgpu_lite.energy import symbolic_physical as SP
@@ -100,3 +101,30 @@ def glossary_frame(symbols=None) -> pd.DataFrame:
     if symbols is None:
         rows += [(f"${tex}$", unit, text) for tex, unit, text in DERIVED.values()]
     return pd.DataFrame(rows, columns=["symbol", "unit", "meaning"])
+
+
+def paper_constants_frame(hardware: str = "H100") -> pd.DataFrame:
+    """Every constant of the paper's E = α·C_TC + e_HBM·Q_HBM·η(N), one row each: symbol (LaTeX),
+    value, unit, source and confidence, as data/energy_coefficients.csv holds them (α and e of
+    ``hardware``: "H100", Table 1, or "A100", Table 6; the rest Tables 1 and 2)."""
+    scope = "paper:A100" if hardware.upper().startswith("A100") else "paper"
+    by_name = {str(sym): sym for sym in GLOSSARY}
+    wanted = [("alpha_TC", "alpha_pj_per_flop", scope), ("e_HBM", "e_mem_pj_per_bit", scope)]
+    wanted += [(sym, row, "paper") for sym, row in D.PAPER_SYMBOLS.items()]
+    table = D.coefficients().set_index(["name", "scope"])
+    rows = []
+    for sym, row, where in wanted:
+        r = table.loc[(row, where)]
+        rows.append((f"${NAMES[by_name[sym]]}$", float(r["value"]), r["unit"], r["source"],
+                     r["confidence"]))  # fmt: skip
+    return pd.DataFrame(rows, columns=["symbol", "value", "unit", "source", "confidence"])
+
+
+def paper_constants_markdown(hardware: str = "H100") -> str:
+    """:func:`paper_constants_frame` as a Markdown table, for ``display(Markdown(...))``."""
+    df = paper_constants_frame(hardware)
+    rows = [f"| {r.symbol} | {r.value:g} | {r.unit} | {r.source} | {r.confidence} |"
+            for r in df.itertuples()]  # fmt: skip
+    return "\n".join(
+        ["| symbol | value | unit | source | confidence |", "|---|---|---|---|---|", *rows]
+    )

@@ -326,12 +326,19 @@ EXERCISES: dict[str, Exercise] = {e.key: e for e in (
              "the FLOPs of a request's decode steps as one sympy expression",
              f"step j costs K·N + 4·n_ℓ·d·(T_in + j) FLOPs; {_SUMMATION}",
              lambda: _sympy_case(S.flops_decode), "sympy"),
-    Exercise("01.2", "my_attention_read_bits()", "S.bits_attn_read",
+    Exercise("01.2", "my_prefill_flops()", "S.flops_prefill",
+             "the FLOPs of a request's prefill as one sympy expression, its attention sum kept to "
+             "the leading T_in² term as the paper does",
+             "the weights cost K·N per prompt token; prompt position i attends to i keys at 4·d "
+             "FLOPs in each of the n_ℓ layers: S.n_l * sp.summation(4 * S.d * S.i, (S.i, 1, "
+             "S.T_in)); the paper keeps its T_in² term, sp.LT(sp.expand(that sum), S.T_in)",
+             lambda: _sympy_case(S.flops_prefill), "sympy"),
+    Exercise("01.3", "my_attention_read_bits()", "S.bits_attn_read",
              "the bits attention reads from the KV cache over a request's decode steps",
              "step j reads a key and a value vector (d values of b_kv bits each) per layer for each "
              f"of the T_in + j tokens before it, amplified by S.s_attn; {_SUMMATION}",
              lambda: _sympy_case(S.bits_attn_read), "sympy"),
-    Exercise("01.3", "my_energy_request()", "S.energy_request",
+    Exercise("01.4", "my_energy_request()", "S.energy_request",
              "the energy of one request: α times all FLOPs plus e_HBM·η times all bits",
              "FLOPs: S.flops_prefill + S.flops_decode; bits: S.bits_params + S.bits_kv_write + "
              "S.bits_attn_read; the compute term is S.alpha times the FLOPs, the memory term "
