@@ -50,7 +50,9 @@ def test_every_name_the_notebooks_plot_has_a_readable_label(name):
 def test_the_interval_and_external_columns_read_as_words_not_as_the_raw_name_spaced(name):
     # the tables of notebooks 06 and A2: "width80 hi lo" has no underscore left, yet is no reading
     assert labels.label(name) != name.replace("_", " ")
-    assert not any(w in str(labels.label(name)).split() for w in ("width80", "coverage80", "hi", "lo", "per"))
+    assert not any(
+        w in str(labels.label(name)).split() for w in ("width80", "coverage80", "hi", "lo", "per")
+    )
 
 
 def test_runs_power_vs_itl_titles_its_panels_in_words():
