@@ -49,6 +49,7 @@ def test_html_and_repr_show_the_totals(est):
     html = est._repr_html_()
     assert f"{est.total_j:.4g} J" in html and "<table" in html and "H100 NVL" in html
     assert f"{est.energy_per_token_j:.4g}" in repr(est)
+    assert "<th>energy per generated token (J)</th>" in html and "energy_per_token_j" not in html
 
 
 def test_energy_per_token_is_the_total_over_the_generated_tokens_under_one_name(est):

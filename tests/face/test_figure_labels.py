@@ -44,6 +44,17 @@ def test_every_name_the_notebooks_plot_has_a_readable_label(name):
     assert labels.raw_names([labels.label(name)]) == []
 
 
+@pytest.mark.parametrize("name", ["coverage80_unpaired", "width80_hi_lo", "width80_unpaired_hi_lo", "width_hi_lo",
+                                  "throughput_tokens_per_s", "mdape_backbone", "mdape_hybrid", "width_backbone",
+                                  "width_hybrid", "ecologits_mdape_pct"])  # fmt: skip
+def test_the_interval_and_external_columns_read_as_words_not_as_the_raw_name_spaced(name):
+    # the tables of notebooks 06 and A2: "width80 hi lo" has no underscore left, yet is no reading
+    assert labels.label(name) != name.replace("_", " ")
+    assert not any(
+        w in str(labels.label(name)).split() for w in ("width80", "coverage80", "hi", "lo", "per")
+    )
+
+
 def test_runs_power_vs_itl_titles_its_panels_in_words():
     grid = plots.runs_power_vs_itl(wl.measurements(dense_only=True))
     titles = [ax.get_title(loc="left") for ax in grid.axes.flat]

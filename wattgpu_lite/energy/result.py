@@ -29,6 +29,9 @@ from wattgpu_lite.specs.layout import Parallel
 # the inputs, under the names of wl.predict's Inputs (llm, gpu, t_in, t_out, batch, num_gpus, ...)
 INPUT_FIELDS = ("llm", "gpu", "t_in", "t_out", "batch", "num_gpus", "weights",
                 "llm_architecture", "tp", "ep")  # fmt: skip
+# the breakdown's headers as a notebook shows them (the table itself keeps its raw, unit-suffixed names)
+HTML_HEADERS = {"energy_j": "energy (J)", "energy_wh": "energy (Wh)",
+                "energy_per_token_j": "energy per generated token (J)"}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -142,5 +145,5 @@ class EnergyEstimate:
                   f"{self.energy_per_token_j:.4g} J per generated token")  # fmt: skip
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
         return (f"<p>{html.escape(self.header())}<br>{totals}</p>"
-                + self.table().to_html(index=False, float_format="{:.4g}".format)
+                + self.table().rename(columns=HTML_HEADERS).to_html(index=False, float_format="{:.4g}".format)
                 + (f"<ul>{notes}</ul>" if notes else ""))  # fmt: skip

@@ -17,7 +17,7 @@ WORDS = {
     "mdape": "MdAPE", "itl": "ITL", "ttft": "TTFT", "tdp": "TDP", "gpu": "GPU", "llm": "LLM",
     "kv": "KV", "fp16": "FP16", "fp8": "FP8", "cv": "CV", "logo": "LOGO", "lolo": "LOLO",
     "sla": "SLA", "tau": "τ", "abs": "absolute", "over": "/", "xgb": "XGBoost", "co2": "CO₂",
-    "kfold": "plain KFold",
+    "kfold": "plain KFold", "ecologits": "EcoLogits",
 }  # fmt: skip
 LABELS = {
     "pearson_r": "Pearson r", "gpu_tau": "GPU-ranking τ", "llm_tau": "LLM-ranking τ",
@@ -41,6 +41,13 @@ LABELS = {
     "e_in_mj_ours": "ours: mJ per prompt token", "e_in_mj_paper": "paper: mJ per prompt token",
     "coverage80": "coverage of the 80 % interval", "coverage90": "coverage of the 90 % interval",
     "mdape_ci90_lo": "MdAPE, 90 % CI low (%)", "mdape_ci90_hi": "MdAPE, 90 % CI high (%)",
+    # interval widths (high / low) and the external measurements (notebooks 06, A2)
+    "width80_hi_lo": "80 % interval width (high / low)", "width_hi_lo": "80 % interval width (high / low)",
+    "coverage80_unpaired": "coverage of the unpaired 80 % interval",
+    "width80_unpaired_hi_lo": "unpaired 80 % interval width (high / low)",
+    "throughput_tokens_per_s": "throughput (tokens/s)", "in_flight": "requests in flight",
+    "mdape_backbone": "MdAPE, backbone (%)", "mdape_hybrid": "MdAPE, hybrid (%)",
+    "width_backbone": "width, backbone (high / low)", "width_hybrid": "width, hybrid (high / low)",
 }  # fmt: skip
 # the energy estimators compared in notebook 01b (legend of ``measured_vs_estimated``): own names,
 # as ``label("paper")`` stays "paper" (the paper's published numbers, notebook 04)
