@@ -44,7 +44,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   electricity and grid tables, their defaults, and the price rows with their default;
   selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
   refitted for the paper and logo sources; selection.paired.shipped_pairs: the held-out pairs
-  of GPUs that calibrate ``wl.compare``'s paired intervals.
+  of GPUs that calibrate ``wl.compare``'s paired intervals, and paired_half_width (≤ 32
+  (regime, target, level)) the half-width each calibrates.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ _CACHES = (
     "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor", "selection.accounting.price_rows",
     "selection.accounting.grid_intensities", "selection.sources.full_predictor",
     "selection.sources.logo_predictor", "selection.sources.logo_table",
-    "selection.paired.shipped_pairs",
+    "selection.paired.shipped_pairs", "selection.paired.paired_half_width",
 )  # fmt: skip
 
 

@@ -70,22 +70,27 @@ def weights_per_gpu_gb(llm, layout: Parallel, weights) -> float:
 
 
 def layout_why(table: pd.DataFrame) -> pd.Series:
-    """For the best layout of each (GPU, count) with rivals: why it wins, else ''."""
+    """For the best layout of each (GPU, count) with rivals: why it wins, else ''. Within each
+    (GPU, count), plans meeting the SLA first, then by energy (ties: table order)."""
     why = pd.Series("", index=table.index, dtype=object)
     ok = table[np.isfinite(table["energy_per_token_j"])]
     ok = ok[ok.duplicated(["gpu", "num_gpus"], keep=False)]  # the (GPU, count)s with rivals
-    ok = ok[["gpu", "num_gpus", "layout", "meets_sla", "energy_per_token_j", "comm_share",
-             "layout_share", "weights_per_gpu_gb", "max_batch"]]  # fmt: skip
-    for _, group in ok.groupby(["gpu", "num_gpus"]):
-        ranked = group.sort_values(["meets_sla", "energy_per_token_j"], ascending=[False, True])
-        best, second = ranked.iloc[0], ranked.iloc[1]
-        why[ranked.index[0]] = (
-            f"{best['layout']} beats {second['layout']}: "
-            f"{best['energy_per_token_j']:.3g} vs {second['energy_per_token_j']:.3g} J/token; "
-            f"collectives {best['comm_share']:.0%} vs {second['comm_share']:.0%} and layout term "
-            f"{best['layout_share']:.0%} vs {second['layout_share']:.0%} of a step; "
-            f"{best['weights_per_gpu_gb']:.0f} vs {second['weights_per_gpu_gb']:.0f} GB weights "
-            f"per GPU; KV holds {best['max_batch']:.0f} vs {second['max_batch']:.0f} sequences"
+    ranked = ok.sort_values(["gpu", "num_gpus", "meets_sla", "energy_per_token_j"],
+                            ascending=[True, True, False, True])  # fmt: skip
+    place = ranked.groupby(["gpu", "num_gpus"], sort=False).cumcount().to_numpy()
+    cols = ("layout", "energy_per_token_j", "comm_share", "layout_share", "weights_per_gpu_gb",
+            "max_batch")  # fmt: skip
+    best = {c: ranked[c].to_numpy()[place == 0] for c in cols}
+    second = {c: ranked[c].to_numpy()[place == 1] for c in cols}
+    for i, label in enumerate(ranked.index[place == 0]):
+        b, s = ({c: v[i] for c, v in side.items()} for side in (best, second))
+        why[label] = (
+            f"{b['layout']} beats {s['layout']}: "
+            f"{b['energy_per_token_j']:.3g} vs {s['energy_per_token_j']:.3g} J/token; "
+            f"collectives {b['comm_share']:.0%} vs {s['comm_share']:.0%} and layout term "
+            f"{b['layout_share']:.0%} vs {s['layout_share']:.0%} of a step; "
+            f"{b['weights_per_gpu_gb']:.0f} vs {s['weights_per_gpu_gb']:.0f} GB weights "
+            f"per GPU; KV holds {b['max_batch']:.0f} vs {s['max_batch']:.0f} sequences"
         )
     return why
 

@@ -105,6 +105,7 @@ def shipped_pairs() -> pd.DataFrame:
     return pair_errors(with_energy(log_errors(shipped("logo"))))
 
 
+@lru_cache(maxsize=32)  # a few (regime, target, level): every ranking asks two
 def paired_half_width(regime: str, target: str, level: float = 0.8) -> float:
     """The shipped paired half-width (log units) from every pair of ``regime`` ('offline' or
     'server') and ``target`` ('power', 'itl', 'energy'); +inf if too few pairs for ``level``."""
