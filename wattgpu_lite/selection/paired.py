@@ -158,15 +158,10 @@ def regime_of(rate_qps: float) -> str:
     return "offline" if math.isnan(rate_qps) else "server"
 
 
-def calibrated(table: pd.DataFrame) -> pd.Series:
-    """Per plan, whether it lies in the paired calibration's support: basis 'cv' (the hybrid on a
-    Watt Counts LLM and GPU) and one replica serving the whole load, as in every pair (a missing
-    basis is not 'cv'; a missing replica count, a batch, is one replica)."""
-    return pd.Series(_calibrated_mask(table), index=table.index)
-
-
-def _calibrated_mask(table: pd.DataFrame) -> np.ndarray:
-    """:func:`calibrated` as a bool array."""
+def calibrated(table: pd.DataFrame) -> np.ndarray:
+    """Per plan (a bool array), whether it lies in the paired calibration's support: basis 'cv'
+    (the hybrid on a Watt Counts LLM and GPU) and one replica serving the whole load, as in every
+    pair (a missing basis is not 'cv'; a missing replica count, a batch, is one replica)."""
     n = len(table)
     basis = (table["basis"].to_numpy(dtype=object, na_value=None) if "basis" in table
              else np.full(n, None, dtype=object))  # fmt: skip
@@ -188,7 +183,7 @@ def ratio_interval(table: pd.DataFrame, ref_label, column: str, q: float) -> pd.
     when both plans are calibrated (and q finite); else 'unpaired' from the absolute intervals
     (``column``_lo/_hi), lo = plan_lo / ref_hi, hi = plan_hi / ref_lo; else 'none' (NaN). The
     reference itself: ratio 1, interval [1, 1], 'reference'."""
-    ok = _calibrated_mask(table)
+    ok = calibrated(table)
     at = table.index.get_loc(ref_label)
 
     def values(col: str) -> np.ndarray:  # a column as floats (NaN: missing or absent)
