@@ -72,27 +72,29 @@ def weights_per_gpu_gb(llm, layout: Parallel, weights) -> float:
 def layout_why(table: pd.DataFrame) -> pd.Series:
     """For the best layout of each (GPU, count) with rivals: why it wins, else ''. Within each
     (GPU, count), plans meeting the SLA first, then by energy (ties: table order)."""
-    why = pd.Series("", index=table.index, dtype=object)
-    ok = table[np.isfinite(table["energy_per_token_j"])]
-    ok = ok[ok.duplicated(["gpu", "num_gpus"], keep=False)]  # the (GPU, count)s with rivals
-    ranked = ok.sort_values(["gpu", "num_gpus", "meets_sla", "energy_per_token_j"],
-                            ascending=[True, True, False, True])  # fmt: skip
-    place = ranked.groupby(["gpu", "num_gpus"], sort=False).cumcount().to_numpy()
-    cols = ("layout", "energy_per_token_j", "comm_share", "layout_share", "weights_per_gpu_gb",
-            "max_batch")  # fmt: skip
-    best = {c: ranked[c].to_numpy()[place == 0] for c in cols}
-    second = {c: ranked[c].to_numpy()[place == 1] for c in cols}
-    for i, label in enumerate(ranked.index[place == 0]):
-        b, s = ({c: v[i] for c, v in side.items()} for side in (best, second))
-        why[label] = (
-            f"{b['layout']} beats {s['layout']}: "
-            f"{b['energy_per_token_j']:.3g} vs {s['energy_per_token_j']:.3g} J/token; "
-            f"collectives {b['comm_share']:.0%} vs {s['comm_share']:.0%} and layout term "
-            f"{b['layout_share']:.0%} vs {s['layout_share']:.0%} of a step; "
-            f"{b['weights_per_gpu_gb']:.0f} vs {s['weights_per_gpu_gb']:.0f} GB weights "
-            f"per GPU; KV holds {b['max_batch']:.0f} vs {s['max_batch']:.0f} sequences"
+    energy = table["energy_per_token_j"].to_numpy(dtype=float)
+    meets = table["meets_sla"].to_numpy()
+    groups: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(table["gpu"].tolist(), table["num_gpus"].tolist(), strict=True)):
+        if np.isfinite(energy[i]):
+            groups.setdefault(key, []).append(i)
+    cols = {c: table[c].to_numpy() for c in ("layout", "comm_share", "layout_share",
+                                              "weights_per_gpu_gb", "max_batch")}  # fmt: skip
+    why = np.full(len(table), "", dtype=object)
+    for rows in groups.values():
+        if len(rows) < 2:
+            continue
+        b, s = sorted(rows, key=lambda i: (not meets[i], energy[i]))[:2]  # stable: table order
+        why[b] = (
+            f"{cols['layout'][b]} beats {cols['layout'][s]}: "
+            f"{energy[b]:.3g} vs {energy[s]:.3g} J/token; "
+            f"collectives {cols['comm_share'][b]:.0%} vs {cols['comm_share'][s]:.0%} and layout "
+            f"term {cols['layout_share'][b]:.0%} vs {cols['layout_share'][s]:.0%} of a step; "
+            f"{cols['weights_per_gpu_gb'][b]:.0f} vs {cols['weights_per_gpu_gb'][s]:.0f} GB "
+            f"weights per GPU; KV holds {cols['max_batch'][b]:.0f} vs {cols['max_batch'][s]:.0f} "
+            "sequences"
         )
-    return why
+    return pd.Series(why, index=table.index, dtype=object)
 
 
 def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:
