@@ -9,7 +9,8 @@ one or two physics evaluations; a cold `python -m wattgpu_lite predict` <= 1.3 s
 The backbone's solves on the step's pieces are measured beside the bracketed searches they
 replaced (tests/energy/reference_searches.py, swapped in for the "old search" figures, in the same run):
 warm predict ms and physics calls, predict_many rows/s and peak memory, each as a ratio.
-EcoLogits' ``llm_impacts`` (not a dependency) is timed beside a warm predict when installed.
+EcoLogits' ``llm_impacts`` (not a dependency) is timed beside a warm predict when installed, on
+the same model under its registry name; the cold CLI beside a cold import of numpy and pandas.
 Each predict_many and forest size runs in its own process, whose peak resident memory
 (``ru_maxrss``) is printed beside the rise of the timed call's own peak over the memory held before it (Linux's VmHWM, reset before the
 call: the interpreter, imports and the input rows excluded).
@@ -115,16 +116,22 @@ def old_search():
         S.peak_batch, S.in_flight_at_rate, S.step_pieces = saved
 
 
+# the same model under EcoLogits' own registry name (it answers None, after a failed look-up,
+# for a name it does not know: timing that would time no impact computation at all)
+ECOLOGITS_MODEL = "meta-llama/Meta-Llama-3.1-8B-Instruct"
+
+
 def ecologits_ms() -> float | None:
-    """A warm EcoLogits ``llm_impacts`` call in ms (best of 20), None if it is not installed."""
+    """A warm EcoLogits ``llm_impacts`` call in ms (best of 20), None if it is not installed;
+    RuntimeError if it does not know :data:`ECOLOGITS_MODEL` (no impacts computed)."""
     try:
         from ecologits.tracers.utils import llm_impacts
     except ImportError:
         return None
-    call = lambda: llm_impacts(provider="huggingface_hub",  # noqa: E731
-                               model_name="meta-llama/Llama-3.1-8B-Instruct",
+    call = lambda: llm_impacts(provider="huggingface_hub", model_name=ECOLOGITS_MODEL,  # noqa: E731
                                output_token_count=300, request_latency=10.0)  # fmt: skip
-    call()
+    if call() is None:
+        raise RuntimeError(f"EcoLogits has no model {ECOLOGITS_MODEL!r}: nothing to time")
     return best_of(call, 20) * 1e3
 
 
@@ -253,6 +260,8 @@ def main() -> None:
     argv = [sys.executable, "-m", "wattgpu_lite", "predict", "--llm", LLAMA, "--gpu", "A30",
             "--rate-qps", "0.1"]  # fmt: skip
     cold_s = best_of(lambda: subprocess.run(argv, check=True, capture_output=True), 3)
+    bare = [sys.executable, "-c", "import numpy, pandas"]
+    bare_s = best_of(lambda: subprocess.run(bare, check=True, capture_output=True), 3)
     eco = ecologits_ms()
     for load in ("rate", "batch"):
         ms = new[f"{load}_ms"]
@@ -264,7 +273,8 @@ def main() -> None:
           f"{old['rate_rows']} rows)")  # fmt: skip
     print(f"physics evaluations per warm predict (batch): {new['batch_calls']} calls "
           f"(the old search: {old['batch_calls']})")  # fmt: skip
-    print(f"cold CLI predict s: {cold_s:.2f}")
+    print(f"cold CLI predict s: {cold_s:.2f} ({cold_s / bare_s:.2f}x a cold import of numpy and "
+          f"pandas, {bare_s:.2f} s)")  # fmt: skip
     kinds = ["many", "many_old", "forest", "walk"]
     kinds += ["xgboost_1", "xgboost"] if xgboost_installed() else []
     got = {(what, n): in_child(what, n) for n in SIZES for what in kinds}

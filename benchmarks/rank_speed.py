@@ -3,9 +3,10 @@ plans, and a cold CLI `rank` against importing numpy and pandas alone (figures a
 
     .venv/bin/python benchmarks/rank_speed.py
 
-Targets (issue 19): a warm ranking of every catalog GPU (1, 2, 4 and 8 GPUs a replica) costs at
-most 5 predict_many calls of its plans (one row per plan, at the rate each replica serves); a cold
-CLI `rank` <= 0.8 s. The cold figures are read twice: as this environment runs Python (the
+Targets (issues 19 and 30): a warm ranking of every catalog GPU (1, 2, 4 and 8 GPUs a replica)
+costs at most 2 predict_many calls of its plans (one row per plan, at the rate each replica
+serves; issue 19 asked 5); a cold CLI `rank` <= 0.8 s. Every time is printed with its ratio
+against its reference in the same run. The cold figures are read twice: as this environment runs Python (the
 environment may forbid bytecode caches, so every kit module is compiled at each start), and with a
 bytecode cache in a temporary folder, as an installed package runs. The engine calls and physics
 evaluations of one ranking are counted by wrapping them here, not in the library.
@@ -28,6 +29,7 @@ from wattgpu_lite.energy import physical as P
 from wattgpu_lite.hybrid.predict import steps as E
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+GOAL_RATIO = 2  # a warm ranking / one predict_many of its plans (issue 30)
 QUESTION = {"rate_qps": 0.1, "itl_sla_ms": 50, "candidates": "all"}
 CLI = [sys.executable, "-m", "wattgpu_lite", "rank", "--llm", LLAMA, "--rate-qps", "0.1",
        "--itl-sla-ms", "50"]  # fmt: skip
@@ -80,8 +82,9 @@ def main() -> None:
     print(f"warm rank_gpus, whole catalog ms ({len(table)} rows, {len(frame)} plans): "
           f"{rank_s * 1e3:.1f}")  # fmt: skip
     print(f"warm predict_many of the same plans ms: {many_s * 1e3:.1f}")
-    print(f"rank / predict_many time ratio (target <= 5): {rank_s / many_s:.2f}")
-    print(f"warm rank_gpus, 8 measured GPUs ms: {default_s * 1e3:.1f}")
+    print(f"rank / predict_many time ratio (target <= {GOAL_RATIO:g}): {rank_s / many_s:.2f}")
+    print(f"warm rank_gpus, 8 measured GPUs ms: {default_s * 1e3:.1f} "
+          f"({default_s / many_s:.2f}x the predict_many of the whole catalog's plans)")  # fmt: skip
     print(f"engine calls per ranking: {calls['predict_arrays']}")
     print(f"row builds per ranking: {calls['build']}")
     print(f"physics evaluations per ranking: {calls['physical_evaluate']}")

@@ -24,8 +24,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - datafiles.verify_folder, datafiles._manifest (≤ 8 folders): the data folders checked against
   their MANIFEST.sha256, and each manifest;
 - specs.catalog._gpu_entries, _llm_entries, _alias_entries, _gpu_index, _llm_index: the GPU and
-  LLM catalogs, the checkpoint aliases and the name indexes (one each); specs.workload._table:
-  the named request workloads (data/workloads.csv);
+  LLM catalogs, the checkpoint aliases and the name indexes (one each); specs.workload._table, _by_key:
+  the named request workloads (data/workloads.csv), and each by its name;
 - energy.coefficients.coefficients, paper_table3, paper_table4 (one each) and value (≤ 256
   (name, scope) pairs): the energy constants and the paper's tables;
 - energy.backbone_energy.shipped_constants, energy.validation.logo_constants (one each): the
@@ -40,11 +40,12 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   wattgpu.features._paper_rows: the shipped WattGPU models, the load factors, the paper's results
   and its GPU rows; wattgpu.evaluation's
   cross_predict results (≤ 32, newest kept; ``clear_cross_predict_cache``);
-- selection.accounting.electricity_factors, grid_intensities, default_factor: the electricity and
-  grid tables, and their defaults;
+- selection.accounting.electricity_factors, grid_intensities, default_factor, price_rows: the
+  electricity and grid tables, their defaults, and the price rows with their default;
   selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
   refitted for the paper and logo sources; selection.paired.shipped_pairs: the held-out pairs
-  of GPUs that calibrate ``wl.compare``'s paired intervals.
+  of GPUs that calibrate ``wl.compare``'s paired intervals, and paired_half_width (≤ 32
+  (regime, target, level)) the half-width each calibrates.
 """
 
 from __future__ import annotations
@@ -97,7 +98,7 @@ __all__ = sorted({*_EXPORTS, *_SUBMODULES, "clear_caches"}, key=str.lower)
 _CACHES = (
     "datafiles.verify_folder", "datafiles._manifest", "specs.catalog._gpu_entries",
     "specs.catalog._llm_entries", "specs.catalog._alias_entries", "specs.catalog._gpu_index",
-    "specs.catalog._llm_index", "specs.workload._table", "energy.coefficients.coefficients", "energy.coefficients.value",
+    "specs.catalog._llm_index", "specs.workload._table", "specs.workload._by_key", "energy.coefficients.coefficients", "energy.coefficients.value",
     "energy.coefficients.paper_table3", "energy.coefficients.paper_table4",
     "energy.backbone_energy.shipped_constants", "energy.validation.logo_constants",
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
@@ -105,10 +106,10 @@ _CACHES = (
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",
     "wattgpu.predictor._pretrained", "wattgpu.baselines.load_factors",
-    "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor",
+    "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor", "selection.accounting.price_rows",
     "selection.accounting.grid_intensities", "selection.sources.full_predictor",
     "selection.sources.logo_predictor", "selection.sources.logo_table",
-    "selection.paired.shipped_pairs",
+    "selection.paired.shipped_pairs", "selection.paired.paired_half_width",
 )  # fmt: skip
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import ast
 import inspect
-from pathlib import Path
 
 import numpy as np
 import pytest
+from package_source import package_trees
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import _paper_generated as PG
@@ -19,7 +19,6 @@ from wattgpu_lite.energy import args as A
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import symbolic_physical as SP
 
-PACKAGE = Path(wl.__file__).resolve().parent
 PHYSICS_CALLS = {"physical_evaluate", "physical_terms_j", "phase_time_s", "active_time_s",
                  "evaluate", "coefficients", "terms", "out_per_token"}  # fmt: skip
 MAX_POSITIONAL = 4
@@ -68,10 +67,10 @@ def _positional_physics_calls(tree: ast.AST) -> list[tuple[int, str, int]]:
 
 def test_no_call_in_the_package_passes_more_than_four_values_by_position_into_the_physics():
     offenders = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        calls = _positional_physics_calls(ast.parse(path.read_text(encoding="utf-8")))
+    for path, tree in package_trees().items():
+        calls = _positional_physics_calls(tree)
         if calls:
-            offenders[str(path.relative_to(PACKAGE))] = calls
+            offenders[path] = calls
     assert offenders == {}
 
 

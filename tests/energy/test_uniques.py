@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy.uniques import take, unique_by_identity
+from wattgpu_lite.energy.uniques import FEW, take, unique_by_identity
 
 
 def by_dict(objects: list) -> tuple[list, list[int]]:
@@ -22,13 +22,15 @@ def by_dict(objects: list) -> tuple[list, list[int]]:
 def test_codes_follow_first_appearance_and_identity():
     rng = np.random.default_rng(0)
     pool = [tuple(["a", 1]), tuple(["a", 1]), ["x"], 2.5, None, "fp8"]  # equal, not one object
-    objects = [pool[k] for k in rng.integers(0, len(pool), 5000)]
-    distinct, codes = unique_by_identity(objects)
-    first, expected = by_dict(objects)
-    assert codes.dtype == np.int64 and codes.tolist() == expected
-    assert len(distinct) == len(first) == 6 and all(
-        a is b for a, b in zip(distinct, first, strict=True)
-    )
+    for n in (1, 7, FEW, FEW + 1, 5000):  # both sides of FEW: the dict loop and pandas' factorize
+        objects = [pool[k] for k in rng.integers(0, len(pool), n)]
+        distinct, codes = unique_by_identity(objects)
+        first, expected = by_dict(objects)
+        assert codes.dtype == np.int64 and codes.tolist() == expected
+        assert len(distinct) == len(first) and all(
+            a is b for a, b in zip(distinct, first, strict=True)
+        )
+    assert len(distinct) == 6
     assert unique_by_identity([])[0] == [] and len(unique_by_identity([])[1]) == 0
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from wattgpu_lite.__main__ import main
 from wattgpu_lite.hybrid.report import results as report
+from wattgpu_lite.metrics import ape_pct
 
 
 def _frame(y_true, y_pred, q80):
@@ -55,3 +57,32 @@ def test_evaluate_hybrid_json_reports_width_and_score_per_group_and_pooled(capsy
         assert row["width80_hi_lo"] > 1.0 and row["interval_score80"] > 0
     groups = [k for k, v in doc.items() if isinstance(v, list) and k != "pooled"]
     assert any("width80_hi_lo" in r for k in groups for r in doc[k])
+
+
+def test_stacked_medians_are_numpys_median_of_the_stacked_groups():
+    """Odd and even stacks, a group drawn twice or not at all, ties, and a group holding a NaN (a
+    draw that picks it has a NaN median, as np.median says): the same floats as the stack's."""
+    rng = np.random.default_rng(3)
+    values = np.round(rng.gamma(2.0, 3.0, 41), 1)  # rounded: ties across groups
+    group = rng.integers(0, 6, 41)
+    values[np.nonzero(group == 5)[0][0]] = np.nan
+    counts = rng.integers(0, 3, (300, 6))
+    counts[counts.sum(axis=1) == 0, 0] = 1
+    got = report.stacked_medians(values, group, counts, block=64)
+    for draw, row in zip(got, counts, strict=True):
+        stack = np.concatenate([values[group == g] for g in range(6) for _ in range(row[g])])
+        want = np.median(stack)
+        assert (np.isnan(draw) and np.isnan(want)) or draw == want
+
+
+def test_bootstrap_interval_is_the_median_of_each_draw_stacked():
+    """The reference: each of the 2,000 draws' GPUs stacked and np.median taken, in one loop."""
+    res = report.shipped("logo").query("target == 'itl' and regime == 'offline'")
+    rng = np.random.default_rng(report.SEED)
+    ape = ape_pct(res["y_true"], res["y_pred"])
+    labels = res["gpu"].to_numpy()
+    names = np.unique(labels)
+    stats = [np.median(np.concatenate([ape[labels == n] for n in rng.choice(names, len(names))]))
+             for _ in range(report.BOOTSTRAP)]  # fmt: skip
+    want = np.quantile(stats, [0.05, 0.95])
+    assert report.bootstrap_mdape(res) == (want[0], want[1])

@@ -9,11 +9,11 @@ import ast
 import dataclasses
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from package_source import package_nodes
 
 import wattgpu_lite as wl
 from wattgpu_lite import jsonio, metrics
@@ -22,22 +22,17 @@ from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.selection import accounting
 from wattgpu_lite.selection.table import RANK_COLUMNS, rank_table
 
-PACKAGE = Path(wl.__file__).parent
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 # concepts, each a function that exactly one module of the package defines (wherever it lives)
 ONCE = ("mdape_pct", "ape_pct", "check_tokens", "resolve_load", "memory_why_not",
         "held_out_masks", "ecologits_j_per_token", "json_safe")  # fmt: skip
 
 
-def _modules() -> dict[str, ast.Module]:
-    return {str(p.relative_to(PACKAGE)): ast.parse(p.read_text()) for p in PACKAGE.rglob("*.py")}
-
-
 def _defined_in(names) -> dict[str, list[str]]:
     """name -> the modules that define a function of that name."""
     where: dict[str, list[str]] = {name: [] for name in names}
-    for path, tree in _modules().items():
-        for node in ast.walk(tree):
+    for path, nodes in package_nodes().items():
+        for node in nodes:
             if isinstance(node, ast.FunctionDef) and node.name in where:
                 where[node.name].append(path)
     return where
@@ -50,7 +45,7 @@ def test_each_concept_is_defined_in_one_module():
 
 def test_only_the_fold_builder_names_scikit_learns_splitters():
     splitters = {"GroupKFold", "KFold", "LeaveOneGroupOut"}
-    users = {path for path, tree in _modules().items() for node in ast.walk(tree)
+    users = {path for path, nodes in package_nodes().items() for node in nodes
              if isinstance(node, ast.Attribute | ast.Name | ast.alias)
              and (getattr(node, "attr", None) or getattr(node, "id", None)
                   or getattr(node, "name", None)) in splitters}  # fmt: skip
@@ -58,7 +53,7 @@ def test_only_the_fold_builder_names_scikit_learns_splitters():
 
 
 def test_only_the_json_writer_writes_strict_json():
-    users = {path for path, tree in _modules().items() for node in ast.walk(tree)
+    users = {path for path, nodes in package_nodes().items() for node in nodes
              if isinstance(node, ast.keyword) and node.arg == "allow_nan"}  # fmt: skip
     assert users == set(_defined_in(["json_safe"])["json_safe"])
 

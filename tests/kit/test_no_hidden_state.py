@@ -8,12 +8,13 @@ import ast
 import importlib
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+from package_source import package_nodes
 
 import wattgpu_lite as wl
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGE = ROOT / "wattgpu_lite"
 # what wl.predict, wl.estimate_energy, wl.WattGPU, wl.evaluate, wl.explain, wl.measurements,
 # wl.rank_gpus, the catalogs and the dashboard's explorer import
 CORE = ("hybrid.predict.api", "hybrid.predict.explain", "energy.estimate", "wattgpu.predictor",
@@ -46,8 +47,8 @@ def test_importing_the_kit_reads_no_data_file():
 
 
 def test_no_module_swaps_its_own_class():
-    for path in PACKAGE.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path, nodes in package_nodes().items():
+        for node in nodes:
             if isinstance(node, ast.Attribute) and node.attr == "__class__":
                 assert not isinstance(node.ctx, ast.Store), f"{path}: assigns __class__"
 
@@ -55,9 +56,9 @@ def test_no_module_swaps_its_own_class():
 def _caches() -> list[tuple[str, str, str]]:
     """(module, function, decorator) of every functools cache in the package."""
     found = []
-    for path in sorted(PACKAGE.rglob("*.py")):
-        module = ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts)
-        for node in ast.walk(ast.parse(path.read_text())):
+    for path, nodes in package_nodes().items():
+        module = ".".join(("wattgpu_lite", *PurePosixPath(path).with_suffix("").parts))
+        for node in nodes:
             if isinstance(node, ast.FunctionDef):
                 for dec in node.decorator_list:
                     name = ast.unparse(dec)

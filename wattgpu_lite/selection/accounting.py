@@ -208,14 +208,22 @@ def resolve_price(region: str | None, price_per_kwh: float | None) -> tuple[floa
     with a note saying so when ``region`` names a grid that has no price of its own."""
     if price_per_kwh is not None:
         return check_price_per_kwh(price_per_kwh), "given", ""
-    prices = electricity_factors()
-    prices = prices[prices["quantity"] == "electricity_price"]
-    default = prices[prices["is_default"].astype(bool)].iloc[0]  # one: default_factor checks it
+    prices, default = price_rows()
     row = None if region is None else grid_region(region)
     own = None if row is None else region_price(prices, row)
     used = default if own is None else own
     note = "" if row is None or own is not None else price_fallback_note(row, default)
     return check_price_per_kwh(used["value"]), str(used["region"]), note
+
+
+@cache
+def price_rows() -> tuple[pd.DataFrame, pd.Series]:
+    """(the electricity-price rows of :func:`electricity_factors`, its default price row), read
+    once (the table is read once too)."""
+    prices = electricity_factors()
+    prices = prices[prices["quantity"] == "electricity_price"]
+    default = prices[prices["is_default"].astype(bool)].iloc[0]  # one: default_factor checks it
+    return prices, default
 
 
 def price_fallback_note(row: pd.Series, default: pd.Series) -> str:

@@ -38,7 +38,7 @@ from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL
 from wattgpu_lite.hybrid.predict.explanation import Explanation
 from wattgpu_lite.hybrid.predict.prediction import Prediction
 from wattgpu_lite.selection.accounting import (
-    electricity_factors,
+    price_rows,
     resolve_price,
     wall_for,
     wall_for_request,
@@ -56,8 +56,7 @@ def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str
     column's header says), where it was priced (``price_region``: "given", ``region``'s own row,
     or the default row) and a ``price_note`` when ``region``'s grid is priced at the default
     ("" else): :func:`~wattgpu_lite.selection.accounting.resolve_price`, the one rule."""
-    table = electricity_factors()
-    row = table[(table["quantity"] == "electricity_price") & table["is_default"]].iloc[0]
+    row = price_rows()[1]
     _, where, note = resolve_price(region, price_per_kwh)
     return {"currency": str(row["unit"]).split("/")[0], "price_region": where, "price_note": note}
 

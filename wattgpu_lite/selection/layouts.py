@@ -70,24 +70,31 @@ def weights_per_gpu_gb(llm, layout: Parallel, weights) -> float:
 
 
 def layout_why(table: pd.DataFrame) -> pd.Series:
-    """For the best layout of each (GPU, count) with rivals: why it wins, else ''."""
-    why = pd.Series("", index=table.index, dtype=object)
-    ok = table[np.isfinite(table["energy_per_token_j"])]
-    ok = ok[ok.duplicated(["gpu", "num_gpus"], keep=False)]  # the (GPU, count)s with rivals
-    ok = ok[["gpu", "num_gpus", "layout", "meets_sla", "energy_per_token_j", "comm_share",
-             "layout_share", "weights_per_gpu_gb", "max_batch"]]  # fmt: skip
-    for _, group in ok.groupby(["gpu", "num_gpus"]):
-        ranked = group.sort_values(["meets_sla", "energy_per_token_j"], ascending=[False, True])
-        best, second = ranked.iloc[0], ranked.iloc[1]
-        why[ranked.index[0]] = (
-            f"{best['layout']} beats {second['layout']}: "
-            f"{best['energy_per_token_j']:.3g} vs {second['energy_per_token_j']:.3g} J/token; "
-            f"collectives {best['comm_share']:.0%} vs {second['comm_share']:.0%} and layout term "
-            f"{best['layout_share']:.0%} vs {second['layout_share']:.0%} of a step; "
-            f"{best['weights_per_gpu_gb']:.0f} vs {second['weights_per_gpu_gb']:.0f} GB weights "
-            f"per GPU; KV holds {best['max_batch']:.0f} vs {second['max_batch']:.0f} sequences"
+    """For the best layout of each (GPU, count) with rivals: why it wins, else ''. Within each
+    (GPU, count), plans meeting the SLA first, then by energy (ties: table order)."""
+    energy = table["energy_per_token_j"].to_numpy(dtype=float)
+    meets = table["meets_sla"].to_numpy()
+    groups: dict[tuple, list[int]] = {}
+    for i, key in enumerate(zip(table["gpu"].tolist(), table["num_gpus"].tolist(), strict=True)):
+        if np.isfinite(energy[i]):
+            groups.setdefault(key, []).append(i)
+    cols = {c: table[c].to_numpy() for c in ("layout", "comm_share", "layout_share",
+                                              "weights_per_gpu_gb", "max_batch")}  # fmt: skip
+    why = np.full(len(table), "", dtype=object)
+    for rows in groups.values():
+        if len(rows) < 2:
+            continue
+        b, s = sorted(rows, key=lambda i: (not meets[i], energy[i]))[:2]  # stable: table order
+        why[b] = (
+            f"{cols['layout'][b]} beats {cols['layout'][s]}: "
+            f"{energy[b]:.3g} vs {energy[s]:.3g} J/token; "
+            f"collectives {cols['comm_share'][b]:.0%} vs {cols['comm_share'][s]:.0%} and layout "
+            f"term {cols['layout_share'][b]:.0%} vs {cols['layout_share'][s]:.0%} of a step; "
+            f"{cols['weights_per_gpu_gb'][b]:.0f} vs {cols['weights_per_gpu_gb'][s]:.0f} GB "
+            f"weights per GPU; KV holds {cols['max_batch'][b]:.0f} vs {cols['max_batch'][s]:.0f} "
+            "sequences"
         )
-    return why
+    return pd.Series(why, index=table.index, dtype=object)
 
 
 def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:

@@ -105,6 +105,7 @@ def shipped_pairs() -> pd.DataFrame:
     return pair_errors(with_energy(log_errors(shipped("logo"))))
 
 
+@lru_cache(maxsize=32)  # a few (regime, target, level): every ranking asks two
 def paired_half_width(regime: str, target: str, level: float = 0.8) -> float:
     """The shipped paired half-width (log units) from every pair of ``regime`` ('offline' or
     'server') and ``target`` ('power', 'itl', 'energy'); +inf if too few pairs for ``level``."""
@@ -157,12 +158,16 @@ def regime_of(rate_qps: float) -> str:
     return "offline" if math.isnan(rate_qps) else "server"
 
 
-def calibrated(table: pd.DataFrame) -> pd.Series:
-    """Per plan, whether it lies in the paired calibration's support: basis 'cv' (the hybrid on a
-    Watt Counts LLM and GPU) and one replica serving the whole load, as in every pair."""
-    basis = table["basis"] if "basis" in table else pd.Series(None, index=table.index)
-    replicas = table["replicas"] if "replicas" in table else pd.Series(1.0, index=table.index)
-    return (basis == CALIBRATED_BASIS) & (replicas.isna() | (replicas == 1))
+def calibrated(table: pd.DataFrame) -> np.ndarray:
+    """Per plan (a bool array), whether it lies in the paired calibration's support: basis 'cv'
+    (the hybrid on a Watt Counts LLM and GPU) and one replica serving the whole load, as in every
+    pair (a missing basis is not 'cv'; a missing replica count, a batch, is one replica)."""
+    n = len(table)
+    basis = (table["basis"].to_numpy(dtype=object, na_value=None) if "basis" in table
+             else np.full(n, None, dtype=object))  # fmt: skip
+    replicas = (table["replicas"].to_numpy(dtype=float, na_value=np.nan) if "replicas" in table
+                else np.ones(n))  # fmt: skip
+    return (basis == CALIBRATED_BASIS) & (np.isnan(replicas) | (replicas == 1))
 
 
 def why_not_calibrated(basis, replicas: float) -> str:
@@ -179,23 +184,24 @@ def ratio_interval(table: pd.DataFrame, ref_label, column: str, q: float) -> pd.
     (``column``_lo/_hi), lo = plan_lo / ref_hi, hi = plan_hi / ref_lo; else 'none' (NaN). The
     reference itself: ratio 1, interval [1, 1], 'reference'."""
     ok = calibrated(table)
+    at = table.index.get_loc(ref_label)
 
-    def ref(col: str) -> float:  # one cell of the reference plan (faster than its whole row)
-        return table.at[ref_label, col] if col in table else np.nan
+    def values(col: str) -> np.ndarray:  # a column as floats (NaN: missing or absent)
+        if col not in table:
+            return np.full(len(table), np.nan)
+        return table[col].to_numpy(dtype=float, na_value=np.nan)
 
-    r = table[column] / ref(column)
-    nan = pd.Series(np.nan, index=table.index)
-    lo_u = table.get(f"{column}_lo", nan) / ref(f"{column}_hi")
-    hi_u = table.get(f"{column}_hi", nan) / ref(f"{column}_lo")
+    v, v_lo, v_hi = values(column), values(f"{column}_lo"), values(f"{column}_hi")
+    r = v / v[at]
+    lo_u, hi_u = v_lo / v_hi[at], v_hi / v_lo[at]
     q = q if math.isfinite(q) else np.nan
-    paired = ok & bool(ok[ref_label]) & (q == q)
-    paired &= r.notna()  # a plan that cannot serve has no ratio
-    unpaired = ~paired & lo_u.notna() & hi_u.notna()
-    ratio = r.to_numpy(dtype=float, copy=True)
+    paired = ok & bool(ok[at]) & (q == q)
+    paired &= ~np.isnan(r)  # a plan that cannot serve has no ratio
+    unpaired = ~paired & ~np.isnan(lo_u) & ~np.isnan(hi_u)
+    ratio = r.copy()
     lo = np.where(paired, r * np.exp(-q), np.where(unpaired, lo_u, np.nan))
     hi = np.where(paired, r * np.exp(q), np.where(unpaired, hi_u, np.nan))
     kind = np.select([paired, unpaired], [PAIRED, UNPAIRED], NONE).astype(object)
-    at = table.index.get_loc(ref_label)
     ratio[at] = lo[at] = hi[at] = 1.0
     kind[at] = REFERENCE
     return pd.DataFrame({"ratio": ratio, "lo": lo, "hi": hi, "kind": kind}, index=table.index)

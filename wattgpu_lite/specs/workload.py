@@ -86,14 +86,22 @@ def workloads() -> pd.DataFrame:
 def workload(name: str) -> Workload:
     """The named workload (case and surrounding spaces ignored); UnknownWorkloadError with the
     close matches for a name the table lacks."""
-    table = _table()
-    key = str(name).strip().lower()
-    hit = table[table["name"].str.lower() == key]
-    if hit.empty:
-        raise UnknownWorkloadError(str(name), table["name"])
-    row = hit.iloc[0]
-    return Workload(str(row["name"]), int(row["t_in"]), int(row["t_out"]), str(row["statistic"]),
-                    str(row["population"]), int(row["year"]), str(row["source"]))  # fmt: skip
+    hit = _by_key().get(str(name).strip().lower())
+    if hit is None:
+        raise UnknownWorkloadError(str(name), _table()["name"])
+    return hit
+
+
+@cache
+def _by_key() -> dict[str, Workload]:
+    """Every row of :func:`_table` as a :class:`Workload`, by its name in lower case (the first
+    row of a name wins), built once."""
+    out: dict[str, Workload] = {}
+    for _, row in _table().iterrows():
+        out.setdefault(str(row["name"]).lower(), Workload(
+            str(row["name"]), int(row["t_in"]), int(row["t_out"]), str(row["statistic"]),
+            str(row["population"]), int(row["year"]), str(row["source"])))  # fmt: skip
+    return out
 
 
 def request_tokens(

@@ -77,14 +77,16 @@ def requests_of(row: pd.Series) -> float:
     return np.inf if kind == "all_at_once" and pd.isna(value) else float(value)
 
 
-def question(row: pd.Series) -> dict | str:
-    """The predict_many row of one replica (before the KV-cache cap), or why it cannot be asked."""
+def question(row: pd.Series, missing: dict[tuple[str, str], str] | None = None) -> dict | str:
+    """The predict_many row of one replica (before the KV-cache cap), or why it cannot be asked.
+    ``missing``: :func:`not_in_catalog` of each (LLM, GPU) pair already looked up (filled here)."""
     name = SAME_ARCHITECTURE.get(row["model_hf_id"], row["model_hf_id"])
     device = FORM_FACTOR_UNSTATED.get(row["gpu"], row["gpu"])
-    try:
-        llm(name), gpu(device)
-    except WattGPUError as err:
-        return f"not in the catalog: {err}".split(". Close")[0]
+    seen = {} if missing is None else missing
+    if (name, device) not in seen:
+        seen[name, device] = not_in_catalog(name, device)
+    if seen[name, device]:
+        return seen[name, device]
     if pd.isna(row["input_tokens"]) or pd.isna(row["output_tokens"]):
         return "token counts not stated"
     if pd.isna(row["replicas"]):
@@ -99,10 +101,22 @@ def question(row: pd.Series) -> dict | str:
             "t_out": int(round(row["output_tokens"])), **load}  # fmt: skip
 
 
+def not_in_catalog(name: str, device: str) -> str:
+    """Why the catalog cannot answer for LLM ``name`` on GPU ``device`` ("" when it can): the
+    unknown-name error up to its close matches."""
+    try:
+        llm(name), gpu(device)
+    except WattGPUError as err:
+        return f"not in the catalog: {err}".split(". Close")[0]
+    return ""
+
+
 def asked() -> tuple[list[int], pd.DataFrame]:
-    """Indices of the rows that can be asked, and their questions (one row each)."""
+    """Indices of the rows that can be asked, and their questions (one row each); each (LLM,
+    GPU) pair looked up in the catalog once (an unknown name's close matches cost ~25 ms)."""
     rows = table()
-    qs = [question(r) for _, r in rows.iterrows()]
+    missing: dict[tuple[str, str], str] = {}
+    qs = [question(r, missing) for _, r in rows.iterrows()]
     keep = [i for i, q in enumerate(qs) if isinstance(q, dict)]
     return keep, pd.DataFrame([qs[i] for i in keep])
 
@@ -146,8 +160,8 @@ def compare(level: float = 0.8, correction: bool = True) -> pd.DataFrame:
 
 def left_out() -> pd.DataFrame:
     """The measurements that could not be asked, and why."""
-    rows = table()
-    reasons = [question(r) for _, r in rows.iterrows()]
+    rows, missing = table(), {}
+    reasons = [question(r, missing) for _, r in rows.iterrows()]
     mask = [isinstance(r, str) for r in reasons]
     return rows.loc[mask, ["model_hf_id", "gpu", "source_title"]].assign(
         reason=[r for r in reasons if isinstance(r, str)])  # fmt: skip
