@@ -203,8 +203,8 @@ def check_link_domain(gpu, num_gpus: int) -> None:
     if num_gpus <= (domain if known else UNKNOWN_DOMAIN_GPUS):
         return
     if known:
-        said = (f"its {gpu.interconnect} joins {domain:g} GPUs (data/gpus.csv, "
-                f"source_interconnect)")  # fmt: skip
+        cited = " (data/gpus.csv, source_interconnect)" if gpu.source_interconnect else ""
+        said = f"its {gpu.interconnect} joins {domain:g} GPUs{cited}"
         fix = f"use at most {domain:g} GPUs per replica and serve more replicas"
     else:
         said = (f"its spec does not say how many GPUs its link joins (link_domain_gpus), so "

@@ -20,24 +20,18 @@ def unique_by_identity(objects: Sequence) -> tuple[list, np.ndarray]:
     :data:`FEW` objects (a single prediction, a ranking's rows) a dict does it: pandas' call
     costs more than the loop there."""
     if len(objects) <= FEW:
-        first: dict[int, int] = {}
-        codes = [first.setdefault(id(o), len(first)) for o in objects]
-        return [objects[i] for i in _first_rows(codes, len(first))], np.array(codes, dtype=np.int64)
+        code_of: dict[int, int] = {}
+        distinct: list = []
+        for o in objects:
+            if id(o) not in code_of:
+                code_of[id(o)] = len(distinct)
+                distinct.append(o)
+        return distinct, np.array([code_of[id(o)] for o in objects], dtype=np.int64)
     ids = np.fromiter(map(id, objects), dtype=np.uint64, count=len(objects))
     codes = pd.factorize(ids)[0].astype(np.int64)
     rises = np.ones(len(codes), dtype=bool)
     rises[1:] = codes[1:] > np.maximum.accumulate(codes)[:-1]
     return [objects[i] for i in np.flatnonzero(rises)], codes
-
-
-def _first_rows(codes: list[int], distinct: int) -> list[int]:
-    """The row where each code 0, 1, ... first appears."""
-    rows = [0] * distinct
-    seen = -1
-    for row, code in enumerate(codes):
-        if code > seen:
-            rows[code], seen = row, code
-    return rows
 
 
 def take(values: Sequence, codes: np.ndarray) -> list:
