@@ -15,6 +15,7 @@ from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.report import external
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -29,6 +30,22 @@ def test_no_training_run_lies_below_the_floor():
     floor = dict(zip(names, S.power_floor_w(_rows([wl.gpu(n) for n in names])), strict=True))
     below = runs[runs["power_w"] < runs["gpu"].map(floor)]
     assert len(runs) == 4748 and below.empty, below[["llm", "gpu", "scenario", "power_w"]]
+
+
+# GPUs a measured power covers, by its scope (external_scope): one GPU; all GPUs measured; the
+# whole node (wall power, its GPUs and more)
+GPUS_IN_SCOPE = {"gpu0": lambda g: 1, "all_gpus": lambda g: g, "node": lambda g: g}
+
+
+def test_no_external_power_lies_below_the_floor_of_the_gpus_it_covers():
+    ext = external.table()
+    ext = ext[ext["power_w"].notna()]
+    names = [external.FORM_FACTOR_UNSTATED.get(n, n) for n in ext["gpu"]]
+    one = S.power_floor_w(_rows([wl.gpu(n) for n in names]))
+    gpus = [GPUS_IN_SCOPE[s](int(g)) for s, g in zip(ext["power_scope"], ext["num_gpus"], strict=True)]
+    floor = one * np.asarray(gpus, dtype=float)
+    below = ext[ext["power_w"].to_numpy() < floor]
+    assert len(ext) == 61 and below.empty, below[["gpu", "num_gpus", "power_scope", "power_w"]]
 
 
 def test_the_floor_share_is_the_lowest_cited_share_rounded_down():
