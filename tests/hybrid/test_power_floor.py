@@ -32,19 +32,16 @@ def test_no_training_run_lies_below_the_floor():
     assert len(runs) == 4748 and below.empty, below[["llm", "gpu", "scenario", "power_w"]]
 
 
-# GPUs a measured power covers, by its scope (external_scope): one GPU; all GPUs measured; the
-# whole node (wall power, its GPUs and more)
-GPUS_IN_SCOPE = {"gpu0": lambda g: 1, "all_gpus": lambda g: g, "node": lambda g: g}
-
-
 def test_no_external_power_lies_below_the_floor_of_the_gpus_it_covers():
+    """Each published power against the floor of the GPUs its scope covers (external_scope): one
+    GPU for ``gpu0``; every GPU measured for ``all_gpus``; at least those for ``node`` (wall power)."""
     ext = external.table()
     ext = ext[ext["power_w"].notna()]
+    assert set(ext["power_scope"]) == {"gpu0", "all_gpus", "node"}
     names = [external.FORM_FACTOR_UNSTATED.get(n, n) for n in ext["gpu"]]
     one = S.power_floor_w(_rows([wl.gpu(n) for n in names]))
-    gpus = [GPUS_IN_SCOPE[s](int(g)) for s, g in zip(ext["power_scope"], ext["num_gpus"], strict=True)]
-    floor = one * np.asarray(gpus, dtype=float)
-    below = ext[ext["power_w"].to_numpy() < floor]
+    gpus = np.where(ext["power_scope"] == "gpu0", 1.0, ext["num_gpus"].to_numpy(dtype=float))
+    below = ext[ext["power_w"].to_numpy() < gpus * one]
     assert len(ext) == 61 and below.empty, below[["gpu", "num_gpus", "power_scope", "power_w"]]
 
 
