@@ -105,6 +105,28 @@ def test_scope_and_idle_window():
     assert S.window_weight(pred, rows)[0] == pytest.approx(8.0 / 10.0)
 
 
+def test_idle_seconds_in_a_power_window_reach_down_to_the_floor_at_the_low_end_only():
+    """A window's idle seconds: the answer at the idle estimate, the interval's low end at the hard
+    floor (a measured idle may lie below the estimate, never below the floor)."""
+    keep, _ = X.asked()
+    rows, pred = X.table().iloc[keep].reset_index(drop=True), X._predicted(0.8, True)
+    power = S.in_scope(rows, pred)["power_w"]
+    reps = rows["replicas"].to_numpy(dtype=float)
+    per_replica = rows["num_gpus"].to_numpy(dtype=float) / reps
+    factor, w = S.scope_factor(rows["power_scope"], reps, per_replica), S.window_weight(pred, rows)
+    padded = (w < 1) & np.isfinite(factor)
+    assert padded.sum() >= 20
+
+    def at(idle: str, key: str) -> np.ndarray:
+        return (factor * (w * pred[key] + (1 - w) * pred[idle]))[padded]
+
+    np.testing.assert_allclose(power["predicted"][padded], at("idle_power_w", "power_w"))
+    np.testing.assert_allclose(power["lo"][padded], at("power_floor_w", "power_w_lo"))
+    assert (power["lo"][padded] < at("idle_power_w", "power_w_lo")).all()
+    compared = np.isfinite(factor)
+    assert (power["lo"][compared] >= (factor * pred["power_floor_w"])[compared] * (1 - 1e-12)).all()
+
+
 def test_backbone_equals_hybrid_where_no_correction_applies():
     keep, frame = X.asked()
     hybrid, bare = X._predicted(0.8, True), X._predicted(0.8, False)

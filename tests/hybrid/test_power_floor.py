@@ -13,8 +13,10 @@ import pytest
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy import coefficients as D
 from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.report import external
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -24,11 +26,30 @@ def _rows(gpus, num_gpus=1):
 
 
 def test_no_training_run_lies_below_the_floor():
+    """Every run (one GPU each: G = 1, as the training rows are built) against the floor of its
+    catalog row and of the board the hybrid fits it with (the 'H200 NVL' runs are an H200 SXM:
+    700 W, floor 87.5 W, not the NVL's 75 W)."""
     runs = wl.measurements()
     names = sorted(runs["gpu"].unique())
-    floor = dict(zip(names, S.power_floor_w(_rows([wl.gpu(n) for n in names])), strict=True))
+    catalog = S.power_floor_w(_rows([wl.gpu(n) for n in names]))
+    boards = S.power_floor_w(_rows([T.board(n) for n in names]))
+    assert boards[names.index("H200 NVL")] == 0.125 * 700.0
+    floor = dict(zip(names, np.maximum(catalog, boards), strict=True))
     below = runs[runs["power_w"] < runs["gpu"].map(floor)]
     assert len(runs) == 4748 and below.empty, below[["llm", "gpu", "scenario", "power_w"]]
+
+
+def test_no_external_power_lies_below_the_floor_of_the_gpus_it_covers():
+    """Each published power against the floor of the GPUs its scope covers (external_scope): one
+    GPU for ``gpu0``; every GPU measured for ``all_gpus``; at least those for ``node`` (wall power)."""
+    ext = external.table()
+    ext = ext[ext["power_w"].notna()]
+    assert set(ext["power_scope"]) == {"gpu0", "all_gpus", "node"}
+    names = [external.FORM_FACTOR_UNSTATED.get(n, n) for n in ext["gpu"]]
+    one = S.power_floor_w(_rows([wl.gpu(n) for n in names]))
+    gpus = np.where(ext["power_scope"] == "gpu0", 1.0, ext["num_gpus"].to_numpy(dtype=float))
+    below = ext[ext["power_w"].to_numpy() < gpus * one]
+    assert len(ext) == 61 and below.empty, below[["gpu", "num_gpus", "power_scope", "power_w"]]
 
 
 def test_the_floor_share_is_the_lowest_cited_share_rounded_down():

@@ -114,9 +114,10 @@ def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
 def power_floor_w(rows: Rows) -> np.ndarray:
     """The replica's hard power floor [W]: P_floor(G) = G · (the GPU spec's idle power where it
     gives one, else s_floor · TDP), s_floor = ``power_floor_tdp_share`` of energy_coefficients.csv
-    (the lowest share of TDP measured at constant power or while serving, rounded down). A true
-    lower bound, below every measured run; the fitted idle (:func:`idle_power_w`) is an estimate
-    above it."""
+    (the lowest share of TDP measured at constant power or while serving, rounded down; chosen as a
+    bound, not fitted: data/SOURCES.md). A true lower bound, below every training run and every
+    published power of the external measurements in its scope (tests/hybrid/test_power_floor.py);
+    the fitted idle (:func:`idle_power_w`) is an estimate above it."""
     share = D.value("power_floor_tdp_share", "physical")
     one = np.where(np.isfinite(rows.idle_spec_w), rows.idle_spec_w, share * rows.tdp_w)
     return rows.num_gpus * one

@@ -82,6 +82,6 @@ def predict(fitted: Fitted, ts: T.TrainingSet, cand: Candidate) -> dict[str, np.
             continue
         x = matrix(ts, out, cand, corr.families)
         result[target] = phys[target] * np.exp(corr.predict(x))
-    floor = idle_power_w(ts.rows, fitted.constants)
-    result["power"] = np.clip(result["power"], floor, ts.rows.replica_tdp_w)
+    idle = idle_power_w(ts.rows, fitted.constants)  # the estimate stops at the idle estimate
+    result["power"] = np.clip(result["power"], idle, ts.rows.replica_tdp_w)
     return result

@@ -8,7 +8,9 @@
 - A power window holding ``idle_in_window_s`` seconds of idle around a run of T seconds averages
   P̄ = (T·P + t_idle·P_idle) / (T + t_idle), with T the run's measured duration (sequences × T_out /
   measured throughput: the window is a fact of the harness, not a prediction) where the source gives
-  the throughput, else the predicted sequences × T_out × time per token.
+  the throughput, else the predicted sequences × T_out × time per token. P_idle is the fitted idle
+  estimate for the answer and the interval's high end, the hard power floor for its low end (a
+  measured idle may lie below the estimate, never below the floor), as for the busy seconds.
 - Energy per output token is the in-scope power over the in-scope throughput, its interval the
   kit's energy interval in ratio.
 """
@@ -51,11 +53,12 @@ def window_weight(pred: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:
 
 
 def _power(pred: pd.DataFrame, rows: pd.DataFrame, scope_col: str, key: str) -> np.ndarray:
-    """In-scope, window-averaged power of the prediction column ``key``."""
+    """In-scope, window-averaged power of the prediction column ``key``; the idle seconds at the
+    idle estimate, or at the power floor for a low end (``key`` ending in ``_lo``)."""
     reps = rows["replicas"].to_numpy(dtype=float)
     factor = scope_factor(rows[scope_col], reps, rows["num_gpus"].to_numpy(dtype=float) / reps)
     w = window_weight(pred, rows)
-    idle = pred["idle_power_w"].to_numpy(dtype=float)
+    idle = pred["power_floor_w" if key.endswith("_lo") else "idle_power_w"].to_numpy(dtype=float)
     return factor * (w * pred[key].to_numpy(dtype=float) + (1 - w) * idle)
 
 
