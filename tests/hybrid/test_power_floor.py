@@ -49,7 +49,7 @@ def test_no_external_power_lies_below_the_floor_of_the_gpus_it_covers():
     one = S.power_floor_w(_rows([wl.gpu(n) for n in names]))
     gpus = np.where(ext["power_scope"] == "gpu0", 1.0, ext["num_gpus"].to_numpy(dtype=float))
     below = ext[ext["power_w"].to_numpy() < gpus * one]
-    assert len(ext) == 61 and below.empty, below[["gpu", "num_gpus", "power_scope", "power_w"]]
+    assert len(ext) >= 61 and below.empty, below[["gpu", "num_gpus", "power_scope", "power_w"]]
 
 
 def test_the_floor_share_is_the_lowest_cited_share_rounded_down():
