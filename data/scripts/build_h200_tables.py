@@ -10,12 +10,11 @@ RESULTS_DIR holds what ``measure_h200_transformers.py`` (runs.csv, meta.json) an
 could not measure are kept in the measurement table with their status and left out of the
 external table. So are the eager harness's rows: the kit models engines that replay a step's
 kernels (CUDA graphs), not a host that launches each kernel from Python, so it cannot ask that
-harness as it ran; they stay in the measurement table as the measure of that host time. The external rows (harness ``fixed_batch``: a static batch, every sequence in
-flight) carry only the decode window: ``itl_ms``, ``power_w`` (one GPU's board power, ``gpu0``,
-no idle in the window), throughput B / ITL and energy per output token P · ITL / B, both
-``derived``. Token counts: the graph harness decodes at a constant context C, written as a prompt
-of C − 64 tokens and 128 output tokens (mean decode context C); the eager harness as it ran
-(its prompt, and its warm-up plus timed steps as output tokens).
+harness as it ran; they stay in the measurement table as the measure of that host time. The external rows (harness ``decode_window``: a static batch, every sequence in
+flight, timed over its decode steps alone) carry ``itl_ms`` and ``power_w`` (one GPU's board
+power, ``gpu0``, no idle in the window); no throughput or energy per token, which a reader would
+take for a whole run's. Token counts: the harness decodes at a constant context C, written as a
+prompt of C − 64 tokens and 128 output tokens (mean decode context C).
 """
 
 from __future__ import annotations
@@ -75,44 +74,30 @@ def meta(results: Path) -> dict:
 def external_rows(table: pd.DataFrame, info: dict) -> pd.DataFrame:
     """The measured rows as rows of data/external_measurements.csv (its columns, its units)."""
     ok = table[(table["status"] == "ok") & (table["harness"] == GRAPHS)].reset_index(drop=True)
-    graphs = ok["harness"] == GRAPHS
-    b = ok["batch_size"].astype(float)
-    itl_s = ok["itl_ms"] / 1e3
-    t_in = ok["prompt_tokens"].astype("Float64").where(~graphs, ok["context_tokens"] - 64)
-    t_out = (ok["decode_steps"] + 4).astype("Float64").where(~graphs, 128)
-    versions = {h: f"torch {info[h]['torch']}" + (f", transformers {info[h]['transformers']}"
-                                                  if "transformers" in info[h] else "")
-                for h in info}
     precision = ok["weights"].map({"bf16": "bf16", "fp8": "fp8 (e4m3 weights and activations, "
                                    "per-tensor scale; bf16 KV cache)"})
-    note = ok["harness"].map({
-        GRAPHS: "decode only, constant context (KV written at a cycling slot, attention over all "
-                "context_tokens); random weights; ITL and power over the timed window only",
-        EAGER: "decode only after a timed prefill; host-bound eager loop (kernels launched from "
-               "Python each step); random weights; ITL and power over the timed window only"})
+    note = pd.Series("decode only, constant context (KV written at a cycling slot, attention over "
+                     "all context_tokens); random weights; ITL and power over the timed window "
+                     "only", index=ok.index)
     padded = ok["rows_computed"] != ok["batch_size"]
     note = note.where(~padded, note + "; FP8 GEMM rows padded to " + ok["rows_computed"].astype(str))
     return pd.DataFrame({
         "row_class": "dense", "model_hf_id": ok["model_hf_id"],
         "model_label_in_source": ok["model_hf_id"], "gpu": "H200 SXM", "num_gpus": 1,
-        "precision": precision, "engine": ok["harness"].map(ENGINE),
-        "engine_version": ok["harness"].map(versions), "batch_size": ok["batch_size"],
-        "concurrency": pd.NA, "request_rate_qps": pd.NA, "harness": "fixed_batch",
-        "requests_total": ok["batch_size"], "replicas": 1, "input_tokens": t_in.round(0).astype("Int64"),
-        "output_tokens": t_out.astype("Int64"), "power_w": ok["power_w"], "power_scope": "gpu0",
+        "precision": precision, "engine": ENGINE[GRAPHS],
+        "engine_version": f"torch {info[GRAPHS]['torch']}", "batch_size": ok["batch_size"],
+        "concurrency": pd.NA, "request_rate_qps": pd.NA, "harness": "decode_window",
+        "requests_total": ok["batch_size"], "replicas": 1, "input_tokens": (ok["context_tokens"] - 64).round(0).astype("Int64"),
+        "output_tokens": 128, "power_w": ok["power_w"], "power_scope": "gpu0",
         "idle_in_window_s": 0.0, "itl_ms": ok["itl_ms"],
-        "ttft_ms": (ok["prefill_s"] * 1e3).round(2),
-        "throughput_tokens_per_s": (b / itl_s).round(2),
-        "energy_per_output_token_j": (ok["power_w"] * itl_s / b).round(5),
-        "energy_scope": "gpu0",
-        "derived": "throughput_tokens_per_s = batch_size / itl; energy_per_output_token_j = "
-                   "power_w * itl / batch_size"
-                   + graphs.map({True: "; input_tokens = context_tokens - 64, output_tokens = 128 "
-                                 "(mean decode context = the measured constant context)",
-                                 False: "; ttft_ms = the batch's prefill time"}),
-        "source_title": ok["harness"].map(TITLE),
+        "ttft_ms": pd.NA,
+        "throughput_tokens_per_s": pd.NA, "energy_per_output_token_j": pd.NA,
+        "energy_scope": pd.NA,
+        "derived": "input_tokens = context_tokens - 64, output_tokens = 128 (mean decode context = "
+                   "the measured constant context)",
+        "source_title": TITLE[GRAPHS],
         "source_url": "data/h200_decode_measurements.csv",
-        "source_location": ok["harness"].map(lambda h: f"harness {h}, written by {SCRIPT[h]}"),
+        "source_location": f"harness {GRAPHS}, written by {SCRIPT[GRAPHS]}",
         "notes": note,
     })
 

@@ -155,6 +155,24 @@ def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     return batch * t_req / rows.t_out + c.step_s
 
 
+def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
+    """A static batch's decode steps alone, as a static-batch harness runs and times them (every
+    prompt prefilled before the first decode step, TPOT without the first token):
+    s_dec(B) = B · t_dec(B) / T_out + c_step, and the busy power over those steps
+    P_dec(B) = P_idle + B · E_dec(B) / T_out / s_dec(B), at most the TDP (t_dec and E_dec the
+    decode phase's time and dynamic energy per request; the prefill terms → 0 of
+    :func:`step_time_s` and :func:`raw_busy_power_w`)."""
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
+    terms, times = P.physical_evaluate(
+        rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
+    )
+    dynamic = sum(v for (phase, comp), v in terms.items()
+                  if phase == "decode" and comp not in ("static", "communication"))  # fmt: skip
+    step = batch * np.asarray(times["decode"], dtype=float) / rows.t_out + c.step_s
+    power = idle_power_w(rows, c) + np.asarray(dynamic, dtype=float) * batch / rows.t_out / step
+    return {"itl_s": step, "power_w": np.minimum(power, rows.replica_tdp_w)}
+
+
 def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     """P_idle + dynamic energy per step / step time [W], at most the TDP."""
     t_req, dynamic = request_terms(rows, batch, c)

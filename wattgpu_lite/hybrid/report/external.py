@@ -14,6 +14,9 @@ Mapping rules (each stated, none tuned):
 - ``replicas`` independent copies share the ``num_gpus`` GPUs and the load: one replica has
   G = num_gpus / replicas GPUs and carries 1/replicas of the load (a row whose layout is not stated
   is left out);
+- a static batch's ITL is its decode steps' (TPOT), the run's ITL × the backbone's decode share
+  (``fixed_batch``; ``decode_window`` also measures power over the decode steps alone:
+  :func:`~wattgpu_lite.hybrid.report.external_scope.static_batch_view`);
 - the harness sets the load of one replica: ``fixed_batch`` B and ``all_at_once`` N requests run
   min(B or N, the KV-cache capacity) sequences at a time (the rest wait for a later wave; an
   engine's own max-sequences limit is not stated by the sources and not modelled);
@@ -42,7 +45,7 @@ SAME_ARCHITECTURE = {
 }
 FORM_FACTOR_UNSTATED = {"H200 (form factor not stated)": "H200 SXM",
                         "H100 (form factor not stated)": "H100 SXM"}  # fmt: skip
-HARNESSES = ("fixed_batch", "all_at_once", "closed_loop", "poisson_rate")
+HARNESSES = ("fixed_batch", "decode_window", "all_at_once", "closed_loop", "poisson_rate")
 QUANTITIES = X.MEASURED
 
 
@@ -72,7 +75,8 @@ def requests_of(row: pd.Series) -> float:
         raise WattGPUError(f"external row has harness {kind!r}; use one of {HARNESSES}")
     if kind == "poisson_rate":
         return np.nan
-    value = {"fixed_batch": row["batch_size"], "closed_loop": row["concurrency"],
+    value = {"fixed_batch": row["batch_size"], "decode_window": row["batch_size"],
+             "closed_loop": row["concurrency"],
              "all_at_once": row["requests_total"]}[kind]  # fmt: skip
     return np.inf if kind == "all_at_once" and pd.isna(value) else float(value)
 

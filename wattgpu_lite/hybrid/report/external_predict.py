@@ -1,4 +1,5 @@
-"""Predictions for the external check: the KV-cache cap of batch harnesses, and the backbone alone.
+"""Predictions for the external check: the KV-cache cap of batch harnesses, the backbone's decode
+share of a static batch, and the backbone alone.
 
 A batch harness asks for B (or N, or c) sequences; a replica holds at most its KV-cache capacity
 B_max at a time, and runs the rest in later waves, so the question asked is min(B, B_max) (B_max from
@@ -16,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.precision import canonical_format
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.api import check_level
@@ -28,16 +31,42 @@ def backbone_model() -> HybridModel:
     return HybridModel.pretrained().backbone_only()
 
 
+def _arguments(frame: pd.DataFrame) -> dict:
+    """The LLMs, GPUs, token counts, layouts and weight formats of ``frame``'s rows."""
+    return {"llms": resolve_each(frame["llm"], resolve_llm),
+            "gpus": resolve_each(frame["gpu"], resolve_gpu),
+            "t_in": frame["t_in"].to_numpy(dtype=float),
+            "t_out": frame["t_out"].to_numpy(dtype=float),
+            "num_gpus": frame["num_gpus"].to_numpy(dtype=np.int64),
+            "weights": [canonical_format(w) for w in frame["weights"]]}  # fmt: skip
+
+
 def engine_many(frame: pd.DataFrame, level: float, model: HybridModel) -> pd.DataFrame:
     """``model``'s predictions for the rows of ``frame`` (columns as ``predict_many``'s, each row
     a run a source measured)."""
-    num = {k: frame[k].to_numpy(dtype=float) for k in ("t_in", "t_out", "rate_qps", "batch")}
-    weights = [canonical_format(w) for w in frame["weights"]]
-    out = E.predict_arrays(model, resolve_each(frame["llm"], resolve_llm),
-                           resolve_each(frame["gpu"], resolve_gpu), num["t_in"], num["t_out"],
-                           num["rate_qps"], num["batch"], check_level(level),
-                           frame["num_gpus"].to_numpy(dtype=np.int64), weights)  # fmt: skip
+    a = _arguments(frame)
+    out = E.predict_arrays(model, a["llms"], a["gpus"], a["t_in"], a["t_out"],
+                           frame["rate_qps"].to_numpy(dtype=float),
+                           frame["batch"].to_numpy(dtype=float), check_level(level),
+                           a["num_gpus"], a["weights"])  # fmt: skip
     return frame.reset_index(drop=True).assign(**out.columns())
+
+
+def decode_shares(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+    """Per batch row, the backbone's decode steps alone against its whole run at the same batch
+    (:func:`~wattgpu_lite.energy.backbone.decode_window` over
+    :func:`~wattgpu_lite.energy.backbone.at_batch`): ``decode_itl_share`` = s_dec(B) / s(B) and
+    ``decode_power_share`` = P_dec(B) / P_busy(B); NaN on rate rows. A static-batch harness
+    times decode steps only (TPOT), so its ITL is the run's ITL × the first share."""
+    a = _arguments(frame)
+    rows, _ = R.build(a["llms"], a["gpus"], a["t_in"], a["t_out"], a["num_gpus"], a["weights"])
+    c = HybridModel.pretrained().constants
+    batch = frame["batch"].to_numpy(dtype=float)
+    is_batch = ~np.isnan(batch)
+    at = np.where(is_batch, batch, 1.0)
+    run, dec = S.at_batch(rows, at, c), S.decode_window(rows, at, c)
+    return {"decode_itl_share": np.where(is_batch, dec["itl_s"] / run["itl_s"], np.nan),
+            "decode_power_share": np.where(is_batch, dec["power_w"] / run["power_w"], np.nan)}
 
 
 def many(frame: pd.DataFrame, level: float, correction: bool) -> pd.DataFrame:
@@ -53,5 +82,6 @@ def predict_rows(frame: pd.DataFrame, level: float = 0.8, correction: bool = Tru
     probe = frame.assign(batch=np.where(is_batch, 1.0, np.nan))
     cap = many(probe, level, correction)["max_batch"].to_numpy(dtype=float)
     capped = np.where(is_batch, np.minimum(batch, np.maximum(cap, 1.0)), np.nan)
-    out = many(frame.assign(batch=capped), level, correction)
-    return out.assign(requested=batch)
+    capped_frame = frame.assign(batch=capped)
+    out = many(capped_frame, level, correction)
+    return out.assign(requested=batch, **decode_shares(capped_frame))

@@ -62,8 +62,37 @@ def _power(pred: pd.DataFrame, rows: pd.DataFrame, scope_col: str, key: str) -> 
     return factor * (w * pred[key].to_numpy(dtype=float) + (1 - w) * idle)
 
 
+STATIC_BATCH = ("fixed_batch", "decode_window")
+
+
+def static_batch_view(rows: pd.DataFrame, pred: pd.DataFrame) -> pd.DataFrame:
+    """The prediction as a static-batch harness times it (where ``pred`` carries the backbone's
+    decode shares, :func:`~wattgpu_lite.hybrid.report.external_predict.decode_shares`): ITL and its
+    ends × s_dec(B)/s(B) on ``fixed_batch`` and ``decode_window`` rows (TPOT: decode steps only),
+    at least the step's floor; power and its ends × P_dec(B)/P_busy(B) on ``decode_window`` rows
+    (a power window over decode steps only), inside [P_floor, G · TDP]."""
+    if "decode_itl_share" not in pred:
+        return pred
+    harness = rows["harness"].to_numpy()
+    itl_share = pred["decode_itl_share"].to_numpy(dtype=float)
+    power_share = pred["decode_power_share"].to_numpy(dtype=float)
+    static = np.isin(harness, STATIC_BATCH) & np.isfinite(itl_share)
+    window = (harness == "decode_window") & np.isfinite(power_share)
+    out = pred.copy()
+    floor_s = pred["itl_floor_s"].to_numpy(dtype=float)
+    low_w, high_w = (pred[k].to_numpy(dtype=float) for k in ("power_floor_w", "replica_tdp_w"))
+    for k in ("", "_lo", "_hi"):
+        itl = pred[f"itl_s{k}"].to_numpy(dtype=float)
+        out[f"itl_s{k}"] = np.where(static, np.maximum(itl * itl_share, floor_s), itl)
+        power = pred[f"power_w{k}"].to_numpy(dtype=float)
+        out[f"power_w{k}"] = np.where(window, np.clip(power * power_share, low_w, high_w), power)
+    return out
+
+
 def in_scope(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, dict[str, np.ndarray]]:
-    """Per quantity: predicted, lo, hi (in the measurement's scope), basis and status."""
+    """Per quantity: predicted, lo, hi (in the measurement's scope), basis and status; a static
+    batch's ITL (and a decode window's power) as :func:`static_batch_view` reads them."""
+    pred = static_batch_view(rows, pred)
     reps = rows["replicas"].to_numpy(dtype=float)
     tpt = {k: pred[f"time_per_token_s{k}"].to_numpy(dtype=float) for k in ("", "_lo", "_hi")}
     thr = reps / tpt[""]
