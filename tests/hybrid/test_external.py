@@ -166,3 +166,14 @@ def test_per_gpu_report_scores_the_new_gpus():
     # are on a training GPU now and left this count
     assert new["gpu"].nunique() >= 5 and new["rows"].sum() >= 290
     assert (rep["width_hybrid"] >= 1).all() and rep["mdape_roofline"].notna().all()
+
+
+def test_per_source_covers_the_same_rows_as_per_gpu():
+    """Grouped by source or by GPU, the same compared rows; the median ratio is the hybrid's
+    predicted/measured (above 1 where it over-predicts, the MdAPE at least |ratio − 1|)."""
+    by_source, by_gpu = R.per_source(), R.per_gpu()
+    totals = [t.groupby("quantity")["rows"].sum() for t in (by_source, by_gpu)]
+    pd.testing.assert_series_equal(*totals)
+    assert set(by_source["source"]) <= set(X.table()["source_title"])
+    off = (by_source["ratio_hybrid"] - 1).abs() * 100
+    assert (by_source["mdape_hybrid"] >= off - 1e-9).all()

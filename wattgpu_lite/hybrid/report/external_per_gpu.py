@@ -73,34 +73,48 @@ def roofline_frame() -> pd.DataFrame:
                       for q, v in answer.items()], ignore_index=True)  # fmt: skip
 
 
-def _scores(ext: pd.DataFrame, tag: str) -> pd.DataFrame:
-    """MdAPE, coverage, median width per (gpu, quantity), columns suffixed by ``tag``."""
-    return (ext.groupby(["gpu_asked", "quantity"])
-            .agg(rows=("ape_pct", "size"), mdape=("ape_pct", "median"),
+def _scores(ext: pd.DataFrame, tag: str, key: str) -> pd.DataFrame:
+    """Rows, MdAPE, median predicted/measured, coverage and median width per (``key``,
+    quantity), columns suffixed by ``tag``."""
+    ext = ext.assign(ratio=ext["predicted"] / ext["measured"])
+    return (ext.groupby([key, "quantity"])
+            .agg(rows=("ape_pct", "size"), mdape=("ape_pct", "median"), ratio=("ratio", "median"),
                  coverage80=("covered", "mean"), width=("width", "median"))
             .add_suffix(f"_{tag}").rename(columns={f"rows_{tag}": "rows"}))  # fmt: skip
 
 
-def _baselines(hybrid: pd.DataFrame) -> pd.DataFrame:
-    """Roofline and EcoLogits MdAPE per (gpu, quantity) on the hybrid's rows."""
+def _baselines(hybrid: pd.DataFrame, key: str) -> pd.DataFrame:
+    """Roofline and EcoLogits MdAPE per (``key``, quantity) on the hybrid's rows."""
     roof = roofline_frame().set_index(["ask", "quantity"])["roofline"]
     rl = roof.reindex(pd.MultiIndex.from_frame(hybrid[["ask", "quantity"]])).to_numpy()
     out = hybrid.assign(
         roofline_ape=np.abs(rl / hybrid["measured"] - 1) * 100,
         ecologits_ape=(hybrid["ecologits"] / hybrid["measured"] - 1).abs() * 100,
     )
-    return out.groupby(["gpu_asked", "quantity"]).agg(
+    return out.groupby([key, "quantity"]).agg(
         mdape_roofline=("roofline_ape", "median"), mdape_ecologits=("ecologits_ape", "median")
     )
+
+
+def _report(key: str, level: float) -> pd.DataFrame:
+    """The hybrid, the backbone alone, the roofline and EcoLogits per (``key``, quantity)."""
+    hybrid, backbone = X.compare(level, True), X.compare(level, False)
+    table = _scores(hybrid, "hybrid", key).join(
+        _scores(backbone, "backbone", key).drop(columns="rows"))
+    return table.join(_baselines(hybrid, key)).reset_index()
 
 
 def per_gpu(level: float = 0.8) -> pd.DataFrame:
     """Per GPU as asked (the catalog board; a source that does not state the form factor is read as
     SXM) and quantity, with whether training saw it: hybrid, backbone alone, roofline,
     EcoLogits (see the module docstring)."""
-    hybrid, backbone = X.compare(level, True), X.compare(level, False)
-    table = _scores(hybrid, "hybrid").join(_scores(backbone, "backbone").drop(columns="rows"))
-    table = table.join(_baselines(hybrid)).reset_index().rename(columns={"gpu_asked": "gpu"})
+    table = _report("gpu_asked", level).rename(columns={"gpu_asked": "gpu"})
     boards = set(T.measured_boards().values())  # the spec rows the hybrid trained on
     trained = {name: name in boards for name in table["gpu"].unique()}
     return table.assign(in_training=table["gpu"].map(trained))
+
+
+def per_source(level: float = 0.8) -> pd.DataFrame:
+    """Per source (``source_title``) and quantity: the same columns as :func:`per_gpu`'s, without
+    the training flag (a source may cover several GPUs)."""
+    return _report("source_title", level).rename(columns={"source_title": "source"})
