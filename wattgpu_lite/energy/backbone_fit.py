@@ -21,6 +21,7 @@ from the fixed cost, and the optimiser wandered along it (4 % between two BLAS k
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields, replace
 
 import numpy as np
@@ -51,16 +52,22 @@ def log_residuals(ts: T.TrainingSet, c: Constants) -> np.ndarray:
 
 def fit_constants(ts: T.TrainingSet, start: Constants | None = None) -> Constants:
     """The constants minimising the soft-L1 loss of :func:`log_residuals` on ``ts``."""
+    return fit_by(lambda c: log_residuals(ts, c), start)
+
+
+def fit_by(residuals: Callable[[Constants], np.ndarray], start: Constants | None = None) -> Constants:
+    """The constants minimising the soft-L1 loss of ``residuals(constants)`` (log ratios, weighted
+    or not), every constant scaled to order 1 and bounded as :data:`LOWER` / :data:`UPPER` say."""
     start = Constants() if start is None else start
     scale = np.array([SCALE[n] for n in NAMES])
     lo = np.array([LOWER[n] for n in NAMES]) / scale
     hi = np.array([UPPER[n] for n in NAMES]) / scale
     z0 = np.clip(np.array([getattr(start, n) for n in NAMES]) / scale, lo + 1e-9, hi)
 
-    def residuals(z: np.ndarray) -> np.ndarray:
-        return log_residuals(ts, replace(start, **dict(zip(NAMES, z * scale, strict=True))))
+    def scaled(z: np.ndarray) -> np.ndarray:
+        return residuals(replace(start, **dict(zip(NAMES, z * scale, strict=True))))
 
-    fit = least_squares(residuals, z0, jac=JACOBIAN, bounds=(lo, hi), loss="soft_l1",
+    fit = least_squares(scaled, z0, jac=JACOBIAN, bounds=(lo, hi), loss="soft_l1",
                         f_scale=LOSS_SCALE, diff_step=DIFF_STEP, ftol=TOLERANCE, xtol=TOLERANCE,
                         gtol=TOLERANCE, max_nfev=MAX_EVALUATIONS)  # fmt: skip
     return Constants(**{n: float(v) for n, v in zip(NAMES, fit.x * scale, strict=True)})

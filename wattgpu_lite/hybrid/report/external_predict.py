@@ -52,15 +52,16 @@ def engine_many(frame: pd.DataFrame, level: float, model: HybridModel) -> pd.Dat
     return frame.reset_index(drop=True).assign(**out.columns())
 
 
-def decode_shares(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+def decode_shares(frame: pd.DataFrame, constants: S.Constants | None = None) -> dict[str, np.ndarray]:
     """Per batch row, the backbone's decode steps alone against its whole run at the same batch
     (:func:`~wattgpu_lite.energy.backbone.decode_window` over
     :func:`~wattgpu_lite.energy.backbone.at_batch`): ``decode_itl_share`` = s_dec(B) / s(B) and
     ``decode_power_share`` = P_dec(B) / P_busy(B); NaN on rate rows. A static-batch harness
-    times decode steps only (TPOT), so its ITL is the run's ITL × the first share."""
+    times decode steps only (TPOT), so its ITL is the run's ITL × the first share. ``constants``:
+    the backbone's (the shipped model's by default)."""
     a = _arguments(frame)
     rows, _ = R.build(a["llms"], a["gpus"], a["t_in"], a["t_out"], a["num_gpus"], a["weights"])
-    c = HybridModel.pretrained().constants
+    c = HybridModel.pretrained().constants if constants is None else constants
     batch = frame["batch"].to_numpy(dtype=float)
     is_batch = ~np.isnan(batch)
     at = np.where(is_batch, batch, 1.0)
@@ -74,14 +75,22 @@ def many(frame: pd.DataFrame, level: float, correction: bool) -> pd.DataFrame:
     return engine_many(frame, level, HybridModel.pretrained() if correction else backbone_model())
 
 
-def predict_rows(frame: pd.DataFrame, level: float = 0.8, correction: bool = True) -> pd.DataFrame:
-    """``many`` on ``frame`` with each batch capped at the replica's KV-cache capacity; the column
-    ``requested`` keeps the uncapped sequences per replica (NaN on rate rows)."""
+def capped(frame: pd.DataFrame, level: float = 0.8, correction: bool = True) -> pd.DataFrame:
+    """``frame`` with each batch capped at the replica's KV-cache capacity (from a batch-1 call;
+    the capacity is memory, not a fitted constant) and the uncapped sequences per replica kept in
+    ``requested`` (NaN on rate rows)."""
     batch = frame["batch"].to_numpy(dtype=float)
     is_batch = ~np.isnan(batch)
     probe = frame.assign(batch=np.where(is_batch, 1.0, np.nan))
     cap = many(probe, level, correction)["max_batch"].to_numpy(dtype=float)
-    capped = np.where(is_batch, np.minimum(batch, np.maximum(cap, 1.0)), np.nan)
-    capped_frame = frame.assign(batch=capped)
-    out = many(capped_frame, level, correction)
-    return out.assign(requested=batch, **decode_shares(capped_frame))
+    limited = np.where(is_batch, np.minimum(batch, np.maximum(cap, 1.0)), np.nan)
+    return frame.assign(batch=limited, requested=batch)
+
+
+def predict_rows(frame: pd.DataFrame, level: float = 0.8, correction: bool = True) -> pd.DataFrame:
+    """``many`` on ``frame`` with each batch capped at the replica's KV-cache capacity
+    (:func:`capped`), with the backbone's decode shares of a static batch."""
+    limited = capped(frame, level, correction)
+    requested = limited.pop("requested")
+    out = many(limited, level, correction)
+    return out.assign(requested=requested.to_numpy(), **decode_shares(limited))

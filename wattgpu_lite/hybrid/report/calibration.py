@@ -1,0 +1,181 @@
+"""Calibration across sources: the backbone's constants fitted on the Watt Counts runs plus published
+measurements from other harnesses, scored leave-one-source-out.
+
+The protocol, written down before any score was seen (nothing in it is chosen by a held-out source):
+
+- **Sources scored**: each ``source_title`` of ``data/external_measurements.csv`` with at least
+  :data:`MIN_ROWS` measured values the kit can ask (ITL, power or throughput, in the source's own
+  scope: :mod:`~wattgpu_lite.hybrid.report.external_scope`). Smaller sources are never held out;
+  they are training data for every fold.
+- **Candidates** (:data:`CANDIDATES`): ``watt_counts``, the six constants fitted on the Watt
+  Counts runs alone (the shipped model's); ``pooled``, fitted on the runs plus every training
+  source's ITL, power and throughput (log ratios, the same soft-L1 loss,
+  :func:`~wattgpu_lite.energy.backbone_fit.fit_by`), each source weighted so that the sources
+  together count as much as the runs and each source as much as another
+  (w_s = √(residuals of the runs / (sources · residuals of s))).
+- **Inner folds**: the training sources, sorted by title, dealt round robin into
+  :data:`INNER_FOLDS` groups; each candidate is fitted without a group and scored on it (the median
+  |ln predicted/measured| of its values); the candidate with the lower mean inner score is chosen.
+- **Outer**: the chosen candidate refitted on all the training sources (``watt_counts`` needs no
+  refit: it sees no source), the held-out source predicted by the backbone with those constants.
+
+The learned correction is not refitted here (it is fitted on the runs' residuals of the shipped
+constants), so every number is the backbone's: the question is whether the other harnesses move
+its constants toward what they measure. Run by ``data/scripts/build_loso_calibration.py``; the
+shipped table is ``data/hybrid/loso_sources.csv``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.datafiles import data_dir, read_csv
+from wattgpu_lite.energy import backbone_fit as F
+from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.energy.backbone import Constants
+from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.report import external as X
+from wattgpu_lite.hybrid.report import external_predict as EP
+from wattgpu_lite.hybrid.report import external_scope as S
+
+MIN_ROWS = 20  # values a source needs to be held out and scored alone
+INNER_FOLDS = 3
+CANDIDATES = ("watt_counts", "pooled")
+QUANTITIES = ("itl_s", "power_w", "throughput_tokens_per_s")  # fitted and scored (energy = P/thr)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """The external rows the kit can ask: the rows, their questions (batch capped at the KV
+    capacity, ``requested`` the uncapped load) and, per quantity, the measured values."""
+
+    rows: pd.DataFrame
+    frame: pd.DataFrame
+    measured: dict[str, np.ndarray]
+
+    def take(self, mask: np.ndarray) -> Asked:
+        return Asked(self.rows[mask].reset_index(drop=True),
+                     self.frame[mask].reset_index(drop=True),
+                     {q: v[mask] for q, v in self.measured.items()})  # fmt: skip
+
+    @property
+    def sources(self) -> np.ndarray:
+        return self.rows["source_title"].to_numpy()
+
+
+def asked() -> Asked:
+    """Every row of the external table the kit can ask, with its measured values."""
+    keep, frame = X.asked()
+    rows = X.table().iloc[keep].reset_index(drop=True)
+    measured = {q: rows[X.QUANTITIES[q]].to_numpy(dtype=float) / (1e3 if q == "itl_s" else 1.0)
+                for q in QUANTITIES}  # fmt: skip
+    return Asked(rows, EP.capped(frame).reset_index(drop=True), measured)
+
+
+def log_ratios(a: Asked, c: Constants) -> np.ndarray:
+    """ln(predicted / measured) per quantity then row (NaN where the source gives no value or the
+    kit no answer), the backbone at constants ``c`` asked each row as its harness ran."""
+    frame = a.frame.drop(columns="requested")
+    model = replace(EP.backbone_model(), constants=c)
+    pred = EP.engine_many(frame, 0.8, model).assign(requested=a.frame["requested"].to_numpy(),
+                                                    **EP.decode_shares(frame, c))  # fmt: skip
+    scoped = S.in_scope(a.rows, pred)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.concatenate([np.log(scoped[q]["predicted"] / a.measured[q]) for q in QUANTITIES])
+
+
+def values_per_source(a: Asked) -> pd.Series:
+    """Measured values per source (every quantity together)."""
+    measured = np.concatenate([np.isfinite(a.measured[q]) for q in QUANTITIES])
+    return pd.Series(np.tile(a.sources, len(QUANTITIES))[measured]).value_counts()
+
+
+def fit_pooled(ts: T.TrainingSet, a: Asked) -> Constants:
+    """The ``pooled`` candidate on the runs ``ts`` and the external rows ``a`` (see the module
+    docstring for the weights)."""
+    base = log_ratios(a, HybridModel.pretrained().constants)
+    usable = np.isfinite(base)
+    sources = np.tile(a.sources, len(QUANTITIES))[usable]
+    counts = pd.Series(sources).value_counts()
+    n_runs = 2 * len(ts.frame)
+    weight = np.sqrt(n_runs / (len(counts) * counts.reindex(sources).to_numpy(dtype=float)))
+
+    def residuals(c: Constants) -> np.ndarray:
+        external = np.nan_to_num(log_ratios(a, c)[usable], nan=0.0, posinf=0.0, neginf=0.0)
+        return np.concatenate([F.log_residuals(ts, c), weight * external])
+
+    return F.fit_by(residuals)
+
+
+def inner_groups(sources: list[str], folds: int = INNER_FOLDS) -> list[list[str]]:
+    """The training sources, sorted by title, dealt round robin into ``folds`` groups."""
+    ordered = sorted(sources)
+    return [ordered[k::folds] for k in range(folds) if ordered[k::folds]]
+
+
+def score(a: Asked, c: Constants) -> float:
+    """Median |ln predicted/measured| over every value of ``a``."""
+    r = log_ratios(a, c)
+    return float(np.median(np.abs(r[np.isfinite(r)])))
+
+
+def candidate_constants(name: str, ts: T.TrainingSet, a: Asked) -> Constants:
+    """A candidate's constants, fitted on the runs ``ts`` and the external rows ``a``."""
+    if name not in CANDIDATES:
+        raise ValueError(f"unknown candidate {name!r}; the candidates are {CANDIDATES}")
+    return HybridModel.pretrained().constants if name == "watt_counts" else fit_pooled(ts, a)
+
+
+def choose(ts: T.TrainingSet, train: Asked) -> tuple[str, dict[str, float]]:
+    """The candidate with the lower mean score over the inner folds of ``train``'s sources."""
+    scores = {name: [] for name in CANDIDATES}
+    for group in inner_groups(sorted(set(train.sources))):
+        held = np.isin(train.sources, group)
+        for name in CANDIDATES:
+            c = candidate_constants(name, ts, train.take(~held))
+            scores[name].append(score(train.take(held), c))
+    means = {name: float(np.mean(v)) for name, v in scores.items()}
+    return min(CANDIDATES, key=lambda n: (means[n], CANDIDATES.index(n))), means
+
+
+def held_out_table(a: Asked, c: Constants, shipped: Constants) -> pd.DataFrame:
+    """Per quantity of the held-out rows ``a``: values, MdAPE and median predicted/measured at the
+    chosen constants ``c`` and at the shipped ones."""
+    out = []
+    n = len(a.rows)
+    for tag, constants in (("chosen", c), ("shipped", shipped)):
+        r = log_ratios(a, constants)
+        for k, q in enumerate(QUANTITIES):
+            part = np.exp(r[k * n:(k + 1) * n])
+            part = part[np.isfinite(part)]
+            if len(part):
+                out.append({"quantity": q, "basis": tag, "values": len(part),
+                            "mdape_pct": float(np.median(np.abs(part - 1)) * 100),
+                            "ratio": float(np.median(part))})  # fmt: skip
+    return pd.DataFrame(out)
+
+
+def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None) -> pd.DataFrame:
+    """The outer loop: per held-out source (``only``: a subset of them) and quantity, the chosen
+    candidate, its inner scores, and the held-out values at the chosen and the shipped constants."""
+    a, ts = asked(), T.watt_counts()
+    shipped = HybridModel.pretrained().constants
+    counts = values_per_source(a)
+    scored = sorted(counts[counts >= min_rows].index)
+    parts = []
+    for source in scored if only is None else [s for s in scored if s in only]:
+        held = a.sources == source
+        name, inner = choose(ts, a.take(~held))
+        chosen = candidate_constants(name, ts, a.take(~held))
+        table = held_out_table(a.take(held), chosen, shipped)
+        parts.append(table.assign(source=source, chosen=name,
+                                  **{f"inner_{k}": v for k, v in inner.items()}))  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
+def shipped() -> pd.DataFrame:
+    """The leave-one-source-out table as built by ``data/scripts/build_loso_calibration.py``."""
+    return read_csv(data_dir() / "hybrid" / "loso_sources.csv")
