@@ -77,7 +77,7 @@ def rows(src: pd.DataFrame) -> list[dict]:
             "model_label_in_source": m, "gpu": g, "num_gpus": n, "precision": precision,
             "engine": "vLLM", "engine_version": "not stated in results file", "batch_size": float(B),
             "harness": "fixed_batch", "replicas": 1.0, "input_tokens": float(L),
-            "output_tokens": float(L), "throughput_tokens_per_s": round(B * L / lat, 3),
+            "output_tokens": float(L), "throughput_tokens_per_s": float(f"{B * L / lat:.7g}"),
             "derived": (f"throughput_tokens_per_s = {B} x {L} output tokens / Latency, Latency = "
                         f"{lat:.6g} s as printed (the file's Throughput counts input + output "
                         "tokens, 2x this)"),
