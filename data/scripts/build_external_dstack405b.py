@@ -78,17 +78,27 @@ def offline(root: str) -> list[dict]:
     for _, r in csv(root, "throughput_comparsion.csv").iterrows():
         if r["gpu"] not in SETUP:
             continue
-        b, i, o, t = int(r["num_requests"]), int(r["input_len"]), int(r["output_len"]), r["elapsed_time"]
-        row = common(r["gpu"], "throughput_comparsion.csv",
-                     f"row gpu='{r['gpu']}', input_len={i}, output_len={o}, batch_size={b}")
+        b, i, o, t = (
+            int(r["num_requests"]),
+            int(r["input_len"]),
+            int(r["output_len"]),
+            r["elapsed_time"],
+        )
+        row = common(
+            r["gpu"],
+            "throughput_comparsion.csv",
+            f"row gpu='{r['gpu']}', input_len={i}, output_len={o}, batch_size={b}",
+        )
         row.update(batch_size=float(b), harness="fixed_batch", input_tokens=float(i),
                    output_tokens=float(o), throughput_tokens_per_s=round(b * o / t, 3),
                    derived=(f"throughput_tokens_per_s = num_requests x output_len / elapsed_time = "
                             f"{b} x {o} / {t:g} s (the file's tokens_per_second, {r['tokens_per_second']:.6g},"
                             " counts input + output)"))  # fmt: skip
-        row["notes"] += ("Offline: vLLM benchmark_throughput.py, B random prompts of input_len "
-                         "tokens, output_len tokens each, one generate() call (a fixed batch of B; "
-                         "vLLM runs what its KV cache holds and queues the rest). " + HW)
+        row["notes"] += (
+            "Offline: vLLM benchmark_throughput.py, B random prompts of input_len "
+            "tokens, output_len tokens each, one generate() call (a fixed batch of B; "
+            "vLLM runs what its KV cache holds and queues the rest). " + HW
+        )
         out.append(row)
     return out
 
@@ -99,7 +109,11 @@ def online(root: str) -> list[dict]:
         if r["gpu"] not in SETUP:
             continue
         n = r["completed"]
-        row = common(r["gpu"], "qps_comparison.csv", f"row gpu='{r['gpu']}', request_rate={r['request_rate']:g}")
+        row = common(
+            r["gpu"],
+            "qps_comparison.csv",
+            f"row gpu='{r['gpu']}', request_rate={r['request_rate']:g}",
+        )
         row.update(harness="poisson_rate", request_rate_qps=float(r["request_rate"]),
                    requests_total=float(r["num_prompts"]),
                    input_tokens=round(r["total_input_tokens"] / n, 2),

@@ -79,7 +79,9 @@ def blocks(text: str):
 
 
 def versions(text: str) -> dict[str, str]:
-    return {m[1].lower(): m[2] for m in re.finditer(r"^- (vLLM|SGLang|TensorRT-LLM): (\S+)", text, re.M)}
+    return {
+        m[1].lower(): m[2] for m in re.finditer(r"^- (vLLM|SGLang|TensorRT-LLM): (\S+)", text, re.M)
+    }
 
 
 def rows(root: str) -> list[dict]:
@@ -94,8 +96,15 @@ def rows(root: str) -> list[dict]:
             served = re.search(r"(?:serve|--model(?:-path)?)\s+(\S+)", cmd)
             served = served[1] if served else ""
             n = v.get("Successful requests")
-            bare = "/" not in served  # e.g. 'GLM-4.5-Air': which checkpoint (BF16 or FP8) is not said
-            if not n or bare or stem.lower() not in served.lower() or re.search(r"speculative|mtp|--dp", cmd):
+            bare = (
+                "/" not in served
+            )  # e.g. 'GLM-4.5-Air': which checkpoint (BF16 or FP8) is not said
+            if (
+                not n
+                or bare
+                or stem.lower() not in served.lower()
+                or re.search(r"speculative|mtp|--dp", cmd)
+            ):
                 continue
             t_out = v["Total generated tokens"] / n
             if t_out < 10:
@@ -148,7 +157,14 @@ def rows(root: str) -> list[dict]:
 def main(root: str) -> None:
     table = pd.read_csv(TABLE)
     new = pd.DataFrame(rows(root))
-    same = ["model_label_in_source", "engine", "num_gpus", "itl_ms", "ttft_ms", "throughput_tokens_per_s"]
+    same = [
+        "model_label_in_source",
+        "engine",
+        "num_gpus",
+        "itl_ms",
+        "ttft_ms",
+        "throughput_tokens_per_s",
+    ]
     new = new.drop_duplicates(subset=same)
     new = new[~new["source_location"].isin(table["source_location"])]
     out = pd.concat([table, new.reindex(columns=table.columns)], ignore_index=True)

@@ -38,11 +38,13 @@ ROUNDS = {"v4.1": "198fc46799b3328b36ee4bcbdebfa2db5a8e6183",
 ROUND = "v4.1"
 COMMIT = ROUNDS[ROUND]
 TABLE = Path(__file__).resolve().parents[1] / "external_measurements.csv"
-BENCH = {"llama2-70b-99": "meta-llama/Llama-2-70b-chat-hf",
-         "mixtral-8x7b": "mistralai/Mixtral-8x7B-Instruct-v0.1",
-         "llama3.1-8b": "meta-llama/Llama-3.1-8B-Instruct",
-         "llama3.1-405b": "meta-llama/Llama-3.1-405B-Instruct",
-         "deepseek-r1": "deepseek-ai/DeepSeek-R1"}  # quantised: moe_fp8_multigpu
+BENCH = {
+    "llama2-70b-99": "meta-llama/Llama-2-70b-chat-hf",
+    "mixtral-8x7b": "mistralai/Mixtral-8x7B-Instruct-v0.1",
+    "llama3.1-8b": "meta-llama/Llama-3.1-8B-Instruct",
+    "llama3.1-405b": "meta-llama/Llama-3.1-405B-Instruct",
+    "deepseek-r1": "deepseek-ai/DeepSeek-R1",
+}  # quantised: moe_fp8_multigpu
 GPU = [("GH200", "GH200"), ("GB200", "GB200"), ("GB300", "GB300"), ("H100-SXM", "H100 SXM"),
        ("H100 SXM", "H100 SXM"), ("H100-PCIe", "H100 PCIe"), ("H200-SXM", "H200 SXM"),
        ("H200 SXM", "H200 SXM"), ("B200", "B200"), ("MI300X", "MI300X"), ("MI325X", "MI325X"),
@@ -84,7 +86,8 @@ def row(root: str, path: str, files: set[str]) -> dict | None:
            "num_gpus": n,
            "precision": (f"declared weight_data_types '{w.get('weight_data_types', 'not stated')}'"
                          f", transformations '{w.get('weight_transformations', 'not stated')}' "
-                         "(measurements JSON; final format not stated)"),
+                         "(as declared in the measurements JSON; an fp16 declaration with "
+                         "quantization does not name the served format)"),
            "engine": spec.get("framework", "not stated"), "engine_version": f"MLPerf Inference {ROUND}",
            "output_tokens": round(tok / smp, 2), "throughput_tokens_per_s": tok,
            "source_title": (f"MLPerf Inference {ROUND} results, closed division, all submitters "
@@ -94,30 +97,43 @@ def row(root: str, path: str, files: set[str]) -> dict | None:
                      f"'{spec.get('accelerator_model_name')}' x {n}. ")}  # fmt: skip
     if offline:
         out.update(harness="all_at_once", requests_total=float(s.get("samples_per_query", "nan")))
-        out["notes"] += ("MLPerf Offline: LoadGen issues every sample of the query at once "
-                         "(all-at-once); requests_total = samples_per_query as printed (empty where the summary omits it). ")
+        out["notes"] += (
+            "MLPerf Offline: LoadGen issues every sample of the query at once "
+            "(all-at-once); requests_total = samples_per_query as printed (empty where the summary omits it). "
+        )
     else:
         out.update(harness="poisson_rate", request_rate_qps=float(s["target_qps"]),
                    itl_ms=float(s["Mean Time to Output Token (ns)"]) / 1e6,
                    ttft_ms=float(s["Mean First Token latency (ns)"]) / 1e6)  # fmt: skip
-        derived.append("itl_ms = Mean Time to Output Token (ns) / 1e6; ttft_ms = Mean First "
-                       "Token latency (ns) / 1e6; request_rate_qps = target_qps")
-        ttft, tpot = (float(s.get(k, "nan")) / 1e6 for k in ("ttft_latency (ns)", "tpot_latency (ns)"))
-        out["notes"] += (f"MLPerf {scen}: Poisson arrivals at target_qps, constraints TTFT <= "
-                         f"{ttft:g} ms and TPOT <= {tpot:g} ms (as printed); completed samples/s = "
-                         f"{smp:g}. ")
+        derived.append(
+            "itl_ms = Mean Time to Output Token (ns) / 1e6; ttft_ms = Mean First "
+            "Token latency (ns) / 1e6; request_rate_qps = target_qps"
+        )
+        ttft, tpot = (
+            float(s.get(k, "nan")) / 1e6 for k in ("ttft_latency (ns)", "tpot_latency (ns)")
+        )
+        out["notes"] += (
+            f"MLPerf {scen}: Poisson arrivals at target_qps, constraints TTFT <= "
+            f"{ttft:g} ms and TPOT <= {tpot:g} ms (as printed); completed samples/s = "
+            f"{smp:g}. "
+        )
     out["derived"] = "; ".join(derived)
-    out["notes"] += ("Input tokens: the data set's mean prompt length is not in the result files "
-                     "(left empty). Replica layout: the submitter's harness config was not read "
-                     "(replicas empty), so the row is reported, not asked. Throughput covers all "
-                     "GPUs of the system.")
+    out["notes"] += (
+        "Input tokens: the data set's mean prompt length is not in the result files "
+        "(left empty). Replica layout: the submitter's harness config was not read "
+        "(replicas empty), so the row is reported, not asked. Throughput covers all "
+        "GPUs of the system."
+    )
     return out
 
 
 def main(root: str) -> None:
     files = set(git(root, "ls-tree", "-r", "--name-only", COMMIT, "closed").split())
-    pat = re.compile(r"^closed/[^/]+/results/[^/]+/(" + "|".join(map(re.escape, BENCH)) +
-                     r")/(Offline|Server|Interactive)/performance/run_1/mlperf_log_summary\.txt$")
+    pat = re.compile(
+        r"^closed/[^/]+/results/[^/]+/("
+        + "|".join(map(re.escape, BENCH))
+        + r")/(Offline|Server|Interactive)/performance/run_1/mlperf_log_summary\.txt$"
+    )
     rows = [r for p in sorted(files) if pat.match(p) for r in [row(root, p, files)] if r]
     table = pd.read_csv(TABLE)
     held = table["source_location"].str.split(" ").str[0]
