@@ -5,11 +5,11 @@ comparison/h100sxm5_vs_mi300x/ — README.md (setup, commands) and csv_data/thro
 (offline) and csv_data/qps_comparison.csv (online), the tables behind the README's charts:
 https://github.com/dstackai/benchmarks/tree/06c957ab51572ca18db9c1f4bb254a9eb86df4d7/comparison/h100sxm5_vs_mi300x
 
-- Offline: vLLM benchmarks/benchmark_throughput.py, --input-len/--output-len fixed (random prompts,
+- Offline: vLLM's benchmark_throughput.py, --input-len/--output-len fixed (random prompts,
   every request generates output_len tokens), --num-prompts B handed to one generate() call:
   a fixed batch of B. The file's tokens_per_second counts input + output tokens; the output rate is
   B x output_len / elapsed_time (derived).
-- Online: vLLM benchmarks/benchmark_serving.py, ShareGPT, 1000 prompts at --request-rate 16, 32
+- Online: vLLM's benchmark_serving.py, ShareGPT, 1000 prompts at --request-rate 16, 32
   and 1000 (Poisson arrivals; 1000/s is in effect all at once, kept as the rate it ran).
   itl_ms = mean_tpot_ms; tokens per request = the file's totals / completed.
 - Left out: the '8xMi300x 2FP8-amd' offline rows (their elapsed times equal the 4xMI300X rows' and

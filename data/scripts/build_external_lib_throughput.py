@@ -9,7 +9,7 @@ Columns: Hardware, Num of Hardware, Framework, Model, Input Output Length, Batch
 Throughput [(input + output) tokens/s]. Each row is one offline static batch: one LLM.generate() on B
 random-token prompts of L tokens with ignore_eos and L output tokens, tensor parallel over the
 "Num of Hardware" GPUs; Latency is the mean of the timed calls after warm-ups (the H100 run script
-vLLM/H100/run-throughput-bench.sh runs vllm/benchmarks/benchmark_latency.py with --dtype float16 and
+vLLM/H100/run-throughput-bench.sh runs vLLM's benchmark_latency.py with --dtype float16 and
 --tensor-parallel-size; the MI300X one benchmark_throughput.py, dtype auto).
 
 Kept: Framework == vLLM on "AMD MI300X GPU" and "Nvidia H100 GPU", the models the kit's catalog knows
@@ -48,7 +48,7 @@ HARNESS = {
                "(vLLM/MI300X/benchmark_throughput.py @ dc89c732). vLLM splits a batch the KV cache "
                "cannot hold into waves."),
     "H100 SXM": ("FP16 (--dtype float16 in vLLM/H100/run-throughput-bench.sh)",
-                 "Offline static batch: vllm benchmarks/benchmark_latency.py (vLLM/H100/"
+                 "Offline static batch: vLLM's benchmark_latency.py (vLLM/H100/"
                  "run-throughput-bench.sh @ 4211f5d4: --input-len L --output-len L --batch-size B "
                  "--tensor-parallel-size, ignore_eos), one generate() on B random-token prompts; "
                  "Latency = mean of the timed iterations after warm-ups (script defaults 30 and 10). "
