@@ -36,12 +36,15 @@ def test_every_row_has_harness_scope_and_source(table):
     assert not table["source_title"].str.contains("ML.ENERGY", case=False).any()
 
 
-def test_external_evidence_has_100_rows_on_4_gpus_outside_training(table):
-    """>= 100 rows with ITL or throughput on >= 4 GPUs outside training."""
+def test_external_evidence_has_800_rows_on_8_gpus_outside_training(table):
+    """Issue 28: >= 800 rows with ITL or throughput on >= 8 catalog GPUs outside training, from
+    >= 10 sources."""
     has = table["itl_ms"].notna() | table["throughput_tokens_per_s"].notna()
     new = table[has & _outside_training(table["gpu"])]
-    assert len(new) >= 300
-    assert {"GH200", "MI300X", "H100 SXM", "A100 SXM4 80GB"} <= set(new["gpu"])
+    assert len(new) >= 800
+    assert new["gpu"].map(lambda n: X.FORM_FACTOR_UNSTATED.get(n, n)).nunique() >= 8
+    assert {"GH200", "MI300X", "H100 SXM", "A100 SXM4 80GB", "B200", "MI325X"} <= set(new["gpu"])
+    assert table["source_title"].nunique() >= 10
 
 
 def test_static_batch_throughput_is_b_times_l_over_latency(table):
