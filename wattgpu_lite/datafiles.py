@@ -39,7 +39,7 @@ MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests dee
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "534618cbf827c91b2e465d2c63c47a17cd8067a271ce579f81cf167ed3cf45cf"
+MANIFEST_SHA256 = "cb350032cc3d412bd3f1a20e18a9b3a7e73640f5fe579540218991474ca9a814"
 
 
 def data_dir() -> Path:

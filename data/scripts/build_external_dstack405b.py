@@ -16,6 +16,12 @@ https://github.com/dstackai/benchmarks/tree/06c957ab51572ca18db9c1f4bb254a9eb86d
   their token counts are twice them: a doubling, not a measurement) and its online rows (two copies
   on 8 GPUs is our reading of the label; the layout is not stated).
 
+Also the same lab's serving-setting sweep on the 8x H100 SXM5 (nvidia/8xh100/README.md and
+nvidia/8xh100/charts/qps_output.csv, same commit): vLLM benchmark_serving.py, ShareGPT, 1000 prompts at
+request rate 16, 32 and 1000 (Poisson), with num-scheduler-step 1/5/10/15, chunked prefill on/off,
+max-num-batched-tokens, max-num-seqs and max-seq-len-to-capture varied as the file's columns say.
+The three runs also in qps_comparison.csv (same result file name) are not repeated.
+
     git clone https://github.com/dstackai/benchmarks /tmp/dstack
     .venv/bin/python data/scripts/build_external_dstack405b.py /tmp/dstack
 """
@@ -133,9 +139,52 @@ def online(root: str) -> list[dict]:
     return out
 
 
+SWEEP = "nvidia/8xh100/charts/qps_output.csv"
+SWEEP_TITLE = ("dstack: 8xH100 benchmark results, Llama3.1-405B-Fp8 with vLLM, serving-setting sweep "
+               "(dstackai/benchmarks nvidia/8xh100)")  # fmt: skip
+
+
+def sweep(root: str) -> list[dict]:
+    """The serving-setting sweep on 8x H100 SXM5, less the runs qps_comparison.csv holds."""
+    text = subprocess.run(["git", "-C", root, "show", f"{COMMIT}:{SWEEP}"],
+                          capture_output=True, text=True, check=True).stdout  # fmt: skip
+    frame = pd.read_csv(io.StringIO(text.lstrip("\ufeff")))
+    held = set(csv(root, "qps_comparison.csv")["filename"].str.replace("nvidia-", "", regex=False))
+    out = []
+    for i, r in frame.iterrows():
+        if r["filename"] in held:
+            continue
+        n = r["completed"]
+        settings = ", ".join(f"{k} {r[k]}" for k in ("num-scheduler-step", "enable-chunked-prefill",
+                             "max-num-batched-tokens", "max-num-seqs", "max-seq-len-to-capture",
+                             "enable-prefix-caching"))  # fmt: skip
+        out.append({
+            "row_class": "moe_fp8_multigpu", "model_hf_id": "meta-llama/Llama-3.1-405B",
+            "model_label_in_source": "meta-llama/Llama-3.1-405B-FP8", "gpu": "H100 SXM", "num_gpus": 8,
+            "precision": "FP8 (checkpoint meta-llama/Llama-3.1-405B-FP8)", "engine": "vLLM",
+            "engine_version": SETUP["8xH100 1FP8-meta"][4], "replicas": 1.0, "harness": "poisson_rate",
+            "request_rate_qps": float(r["request_rate"]), "requests_total": float(r["num_prompts"]),
+            "input_tokens": round(r["total_input_tokens"] / n, 2),
+            "output_tokens": round(r["total_output_tokens"] / n, 2),
+            "itl_ms": round(r["mean_tpot_ms"], 3), "ttft_ms": round(r["mean_ttft_ms"], 3),
+            "throughput_tokens_per_s": round(r["output_throughput"], 3),
+            "derived": ("input_tokens, output_tokens = total_input_tokens, total_output_tokens / "
+                        f"completed ({r['total_input_tokens']}, {r['total_output_tokens']} / {n}); "
+                        "itl_ms = mean_tpot_ms; ttft_ms = mean_ttft_ms; throughput = output_throughput"),
+            "source_title": SWEEP_TITLE,
+            "source_url": f"https://github.com/dstackai/benchmarks/blob/{COMMIT}/{SWEEP}",
+            "source_location": f"{SWEEP} @ {COMMIT[:8]}, data row {i + 1} ({r['filename']})",
+            "notes": (f"vLLM benchmark_serving.py, ShareGPT, {r['num_prompts']} prompts, Poisson arrivals "
+                      f"at {r['request_rate']:g} req/s (the file's qps column reads {r['qps']:g}); "
+                      f"vllm serve TP8 with {settings}. A num-scheduler-step above 1 emits tokens in "
+                      "bursts; TPOT is still (latency - TTFT) / (tokens - 1) per request. " + HW),
+        })  # fmt: skip
+    return out
+
+
 def main(root: str) -> None:
     table = pd.read_csv(TABLE)
-    new = pd.DataFrame(offline(root) + online(root))
+    new = pd.DataFrame(offline(root) + online(root) + sweep(root))
     new = new[~new["source_location"].isin(table["source_location"])]
     out = pd.concat([table, new.reindex(columns=table.columns)], ignore_index=True)
     out.to_csv(TABLE, index=False)
