@@ -181,3 +181,11 @@ def test_per_source_covers_the_same_rows_as_per_gpu():
     assert set(by_source["source"]) <= set(X.table()["source_title"])
     off = (by_source["ratio_hybrid"] - 1).abs() * 100
     assert (by_source["mdape_hybrid"] >= off - 1e-9).all()
+
+
+def test_every_source_gets_a_short_distinct_label():
+    titles = X.table()["source_title"].unique()
+    labels = R.source_labels(titles)
+    assert len(set(labels.values())) == len(titles)
+    assert max(map(len, labels.values())) <= 70
+    assert labels[next(t for t in titles if t.startswith("Splitwise"))] == "Splitwise"

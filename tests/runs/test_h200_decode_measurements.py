@@ -90,3 +90,15 @@ def test_external_rows_are_the_build_scripts(build):
     expected = build.shipped_external_rows()[header].to_csv(index=False, header=False)
     assert len(ours) == 94  # the graph harness's measured points; the eager host is not modelled
     assert "".join(ours) == expected
+
+
+def test_the_eager_host_costs_energy_per_token_as_well_as_time():
+    """Llama-3.1-8B on the H200: the eager loop's steps take longer and its GPU draws less, yet
+    each token costs more energy than the graph decoder's at the same batch and context."""
+    from wattgpu_lite.hybrid.report.external_per_gpu import h200_harness_pairs
+
+    pairs = h200_harness_pairs("meta-llama/Llama-3.1-8B")
+    assert len(pairs) == 12
+    assert (pairs["itl_ms_eager"] > 2 * pairs["itl_ms_graphs"]).all()
+    assert (pairs["power_w_eager"] < pairs["power_w_graphs"]).all()
+    assert (pairs["energy_per_token_j_eager"] > pairs["energy_per_token_j_graphs"]).all()

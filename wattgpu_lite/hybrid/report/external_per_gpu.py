@@ -22,6 +22,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.hybrid.report import external as X
 from wattgpu_lite.hybrid.report import external_scope as S
@@ -118,3 +119,52 @@ def per_source(level: float = 0.8) -> pd.DataFrame:
     """Per source (``source_title``) and quantity: the same columns as :func:`per_gpu`'s, without
     the training flag (a source may cover several GPUs)."""
     return _report("source_title", level).rename(columns={"source_title": "source"})
+
+
+def _source_name(title: str) -> str:
+    """A source title's name: up to the first ":", " (" or " '"."""
+    cuts = [i for i in (title.find(":"), title.find(" ("), title.find(" '")) if i > 0]
+    return title[: min(cuts, default=len(title))]
+
+
+def _source_part(title: str) -> str:
+    """What tells a source from another of the same name: the text after the last " - ", else
+    after a quoted title (up to its date), else the last two steps of the path in parentheses."""
+    if " - " in title:
+        return title.rsplit(" - ", 1)[1]
+    if "', " in title:
+        return title.rsplit("', ", 1)[1].split(" (")[0]
+    inner = title[title.rindex("(") + 1:-1] if title.endswith(")") else ""
+    return "/".join(inner.split("/")[-2:])
+
+
+def source_labels(titles, width: int = 70) -> dict[str, str]:
+    """A short, distinct label per source title: its name, with its part where several sources
+    share the name, at most ``width`` characters."""
+    titles = list(dict.fromkeys(titles))
+    names = [_source_name(t) for t in titles]
+    labels = {}
+    for title, name in zip(titles, names, strict=True):
+        label = f"{name}, {_source_part(title)}" if names.count(name) > 1 else name
+        labels[title] = label if len(label) <= width else label[: width - 1] + "…"
+    return labels
+
+
+def h200_harness_pairs(model_hf_id: str = "meta-llama/Llama-3.1-8B") -> pd.DataFrame:
+    """The kit's H200 measurements (``data/h200_decode_measurements.csv``) of one BF16 model, the
+    eager transformers loop beside the CUDA-graph decoder at the same batch and context: ITL (ms),
+    board power (W) and energy per output token P · ITL / B (J) of each, indexed by (batch,
+    context tokens)."""
+    table = read_csv(data_dir() / "h200_decode_measurements.csv")
+    ok = table[(table["model_hf_id"] == model_hf_id) & (table["weights"] == "bf16")
+               & (table["status"] == "ok")]  # fmt: skip
+    eager = ok[ok["harness"] == "transformers_eager"]
+    eager = eager.assign(context_tokens=eager["prompt_tokens"].astype(float))
+    graphs = ok[ok["harness"] == "cuda_graphs_decoder"]
+    pair = eager.merge(graphs, on=["batch_size", "context_tokens"], suffixes=("_eager", "_graphs"))
+    for run in ("eager", "graphs"):
+        pair[f"energy_per_token_j_{run}"] = (pair[f"power_w_{run}"] * pair[f"itl_ms_{run}"] / 1e3
+                                             / pair["batch_size"])  # fmt: skip
+    cols = [f"{q}_{run}" for q in ("itl_ms", "power_w", "energy_per_token_j")
+            for run in ("eager", "graphs")]  # fmt: skip
+    return pair.set_index(["batch_size", "context_tokens"])[cols]

@@ -49,7 +49,10 @@ def window_weight(pred: pd.DataFrame, rows: pd.DataFrame) -> np.ndarray:
     """Busy share of the power window, T / (T + t_idle) (1 when the window holds no idle)."""
     t_idle = np.nan_to_num(rows["idle_in_window_s"].to_numpy(dtype=float), nan=0.0)
     run = run_time_s(pred, rows)
-    return np.where(t_idle > 0, run / (run + t_idle), 1.0)
+    share = np.ones_like(run)
+    idle = t_idle > 0  # divided only there: a run of unknown length (NaN) with no idle is busy
+    share[idle] = run[idle] / (run[idle] + t_idle[idle])
+    return share
 
 
 def _power(pred: pd.DataFrame, rows: pd.DataFrame, scope_col: str, key: str) -> np.ndarray:
