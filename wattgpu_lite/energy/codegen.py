@@ -29,8 +29,9 @@ from wattgpu_lite.energy import symbolic_step as SS
 
 ARGS, COMPONENTS, PHASES = SP.ARGS, SP.COMPONENTS, SP.PHASES
 KEYS = tuple((phase, comp) for phase in PHASES for comp in COMPONENTS)
-#: word sizes substituted into the expressions: KV cache and activations at 16 bits
-WORDS = {S.b_kv: D.value("bits_per_kv"), SP.b_a: D.value("bits_per_activation", "physical")}
+#: word sizes substituted into the expressions: activations sent between GPUs at 16 bits (the
+#: KV cache's bits, b_kv, stay an argument: the served KV format, energy.args.ModelRecord.kv_bits)
+WORDS = {SP.b_a: D.value("bits_per_activation", "physical")}
 TARGET = Path(__file__).with_name("_physical_generated.py")
 PAPER_TARGET = Path(__file__).with_name("_paper_generated.py")
 STEP_TARGET = Path(__file__).with_name("_step_generated.py")
