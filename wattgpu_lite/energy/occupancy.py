@@ -19,8 +19,7 @@ from wattgpu_lite.specs.engine import engine as engine_of
 from wattgpu_lite.specs.engine import kv_bytes_scale
 from wattgpu_lite.specs.layout import as_layout
 
-#: vLLM's default max_num_seqs 256 (Watt Counts ran with it) and gpu_memory_utilization 0.9
-MAX_NUM_SEQS, MEM_UTIL = engine_of().max_num_seqs, engine_of().gpu_memory_share
+MEM_UTIL = 0.9  # vLLM's default gpu_memory_utilization (= data/engines.csv's vllm row)
 KV_BLOCK_TOKENS = 16  # vLLM's default KV-cache block size (tokens)
 
 

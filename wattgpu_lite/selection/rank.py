@@ -199,7 +199,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
     fmt = served_format(model, None if weights is None else canonical_format(weights))
     kv, eng, limit = check_serving(**(serving or {}))
     given = {"kv_cache": kv, "engine": eng, "max_num_seqs": limit}
-    serving = {} if given == dict(zip(given, check_serving(), strict=True)) else given
+    serving = {} if (kv, eng, limit) == check_serving() else given
     plans, refused = deployments(model, devices, gpu_counts, layouts)
     args = (t_in, t_out, sla_ms / 1e3, level, fmt, serving)
     refused = refused.assign(meets_sla=False, fits=False)

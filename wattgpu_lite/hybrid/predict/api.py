@@ -30,15 +30,13 @@ from wattgpu_lite.hybrid.predict.frame_checks import check_columns, frame_reques
 from wattgpu_lite.hybrid.predict.model import HybridModel
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
 from wattgpu_lite.hybrid.predict.requests import (
-    DEFAULT_ENGINE,
-    DEFAULT_MAX_NUM_SEQS,
     MAX_GPUS,
     check_num_gpus,
     check_request,
     resolve_load,
 )
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
-from wattgpu_lite.specs.engine import DEFAULT_KV_CACHE
+from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
@@ -104,9 +102,7 @@ def serving_args(req) -> dict:
     :func:`steps.predict_arrays` / :func:`backbone_rows.build`; empty at the defaults (vLLM,
     "auto", 256), whose arrays are built as before."""
     given = {"kv_cache": req.kv_cache, "engine": req.engine, "max_num_seqs": req.max_num_seqs}
-    default = {"kv_cache": DEFAULT_KV_CACHE, "engine": DEFAULT_ENGINE,
-               "max_num_seqs": DEFAULT_MAX_NUM_SEQS}  # fmt: skip
-    return {} if given == default else given
+    return {} if tuple(given.values()) == check_serving() else given
 
 
 def _model(correction: bool) -> HybridModel:

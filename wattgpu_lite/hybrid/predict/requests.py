@@ -19,13 +19,9 @@ from wattgpu_lite.energy.args import check_deployment, deploy_args
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS
-from wattgpu_lite.specs.engine import DEFAULT_KV_CACHE, check_serving
-from wattgpu_lite.specs.engine import engine as engine_of
+from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.layout import MAX_GPUS, Parallel, layout_of
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
-
-DEFAULT_ENGINE = engine_of().name
-DEFAULT_MAX_NUM_SEQS = engine_of().max_num_seqs
 
 
 @dataclass(frozen=True)
@@ -41,9 +37,9 @@ class Request:
     offline: bool
     t_in: int
     t_out: int
-    kv_cache: str = DEFAULT_KV_CACHE
-    engine: str = DEFAULT_ENGINE
-    max_num_seqs: int = DEFAULT_MAX_NUM_SEQS
+    kv_cache: str  # "auto", "bf16", "fp16" or "fp8"
+    engine: str  # a name of data/engines.csv
+    max_num_seqs: int  # the engine's concurrency limit
 
 
 def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
