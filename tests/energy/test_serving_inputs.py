@@ -1,8 +1,8 @@
 """The KV cache's format, the serving engine and its concurrency limit as inputs (issue 28).
 
 - ``kv_cache``: b_kv is an argument of the generated physics; "auto" is today's 16 bits (the
-  limit b_kv → 16 gives today's expressions, and the same numbers); "fp8" halves the KV-cache
-  traffic terms and doubles the KV capacity in tokens;
+  limit b_kv → 16 gives today's expressions, and the same numbers to the last bit); "fp8"
+  halves the KV-cache traffic terms and doubles the KV capacity in tokens;
 - ``max_num_seqs``: the sequences in flight are min(KV capacity, max_num_seqs, the load), and
   ITL and power follow it monotonically;
 - ``engine``: the documented defaults come from data/engines.csv, each with its source;
@@ -80,20 +80,27 @@ def test_fp8_halves_the_kv_traffic_terms_and_nothing_else_moves_at_a_memory_boun
     assert float(fp8[("decode", "attention_reads")]) > 0
 
 
-def test_the_step_coefficients_take_b_kv_and_match_16_bits_to_rounding():
-    """The backbone's step pieces (energy/_step_generated.py) at b_kv = 16 equal those with 16
-    folded in to within floating-point re-association (cse groups the products differently):
-    rel 1e-9, while fp8 lowers every KV-dependent coefficient."""
+def test_the_step_coefficients_take_b_kv_as_the_equations_do_and_16_bits_bit_for_bit():
+    """The backbone's step pieces (energy/_step_generated.py) are generated at b_kv = 16 with
+    w_kv standing for w_kv·b_kv/16 (codegen.kv_folded): at b_kv = 16 they run today's
+    operations, so the same bits; at any b_kv they equal the equations with b_kv free; fp8 is
+    the 16-bit run on w_kv halved, exactly; and only the coefficients that hold b_kv move."""
     values = {a: _point()[a] for a in SG.ARG_NAMES}
-    groups, exprs = codegen.step_expressions()
-    folded = [float(sp.N(e.subs(S.b_kv, 16).xreplace({s: values[str(s)] for s in codegen.STEP_ARGS})))
-              for e in exprs]  # fmt: skip
-    got = [float(x) for x in SG.coefficients(**values)]
-    assert np.allclose(got, folded, rtol=1e-9, atol=1e-30)
+    groups, exprs = codegen.step_expressions()  # b_kv free
+    assert groups == SG.GROUPS
+    for bits in (16.0, 8.0):
+        at = {**values, "b_kv": bits}
+        exact = [float(sp.N(e.xreplace({s: at[str(s)] for s in codegen.STEP_ARGS}), 30))
+                 for e in exprs]  # fmt: skip
+        assert np.allclose([float(x) for x in SG.coefficients(**at)], exact, rtol=1e-9, atol=0)
+    auto = [float(x) for x in SG.coefficients(**values)]
     fp8 = [float(x) for x in SG.coefficients(**{**values, "b_kv": 8.0})]
-    moved = [k for k, (a, b) in enumerate(zip(fp8, got, strict=True)) if a != b]
-    kv_free = [k for k, e in enumerate(exprs) if not e.has(S.b_kv)]
-    assert moved and not set(moved) & set(kv_free)  # only the coefficients that hold b_kv
+    halved = [float(x) for x in SG.coefficients(**{**values, "w_kv": values["w_kv"] / 2})]
+    assert fp8 == halved
+    moved = {k for k, (a, b) in enumerate(zip(fp8, auto, strict=True)) if a != b}
+    assert moved and moved <= {k for k, e in enumerate(exprs) if e.has(S.b_kv)}
+    with pytest.raises(ValueError, match="b_kv enters the step other than as b_kv"):
+        codegen.kv_folded(S.b_kv * S.w_kv + S.b_kv)
 
 
 def test_fp8_doubles_the_kv_capacity_in_tokens():
@@ -257,3 +264,25 @@ def test_the_cli_flags_reach_the_library_and_refuse_bad_values(capsys):
     assert "Close matches: 'sglang'" in capsys.readouterr().err
     assert main([*base, "--max-num-seqs", "0"]) == 2
     assert "max_num_seqs must be a whole number" in capsys.readouterr().err
+
+
+# ITL (s) and an estimate's J of the model before these inputs (commit 8f87ef0), to the last
+# bit: the defaults (kv_cache "auto", vLLM, max_num_seqs 256) reproduce them exactly
+BEFORE = {(("rate_qps", 1.0), ("t_in", 1000), ("t_out", 500)): 0.007324130052064917,
+          (("batch", 64), ("t_in", 4000), ("t_out", 1000)): 0.03571488726090855,
+          (("scenario", "offline"),): 0.012728213462627801}  # fmt: skip
+
+
+@pytest.mark.parametrize("load", BEFORE, ids=[str(dict(k)) for k in BEFORE])
+def test_the_defaults_give_the_numbers_of_before_to_the_last_bit(load):
+    assert wl.predict(LLAMA, H100, **dict(load)).itl_s == BEFORE[load]
+    assert wl.predict(LLAMA, H100, kv_cache="auto", engine="vllm", max_num_seqs=256,
+                      **dict(load)).itl_s == BEFORE[load]  # fmt: skip
+
+
+def test_a_moe_and_an_estimate_give_the_numbers_of_before_to_the_last_bit():
+    p = wl.predict("openai/gpt-oss-120b", "H100 SXM", rate_qps=1.0, num_gpus=2)
+    assert p.itl_s == 0.0033323090671862968
+    assert (
+        wl.estimate_energy(LLAMA, H100, t_in=500, t_out=500, batch=8).total_j == 154.99159519455924
+    )
