@@ -129,6 +129,7 @@ always_params  # energy/args.py: a physics record's field, read by name through 
 query_width  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 sliding_share  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 window_tokens  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
+kv_bits  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 alpha_j_per_flop  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 e_j_per_bit  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 expert_alpha_j_per_flop  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)

@@ -25,7 +25,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   their MANIFEST.sha256, and each manifest;
 - specs.catalog._gpu_entries, _llm_entries, _alias_entries, _gpu_index, _llm_index: the GPU and
   LLM catalogs, the checkpoint aliases and the name indexes (one each); specs.workload._table, _by_key:
-  the named request workloads (data/workloads.csv), and each by its name;
+  the named request workloads (data/workloads.csv), and each by its name; specs.engine._table,
+  _by_key: the serving engines' documented defaults (data/engines.csv), and each by its name;
 - energy.coefficients.coefficients, paper_table3, paper_table4 (one each) and value (≤ 256
   (name, scope) pairs): the energy constants and the paper's tables;
 - energy.backbone_energy.shipped_constants, energy.validation.logo_constants (one each): the
@@ -98,7 +99,7 @@ __all__ = sorted({*_EXPORTS, *_SUBMODULES, "clear_caches"}, key=str.lower)
 _CACHES = (
     "datafiles.verify_folder", "datafiles._manifest", "specs.catalog._gpu_entries",
     "specs.catalog._llm_entries", "specs.catalog._alias_entries", "specs.catalog._gpu_index",
-    "specs.catalog._llm_index", "specs.workload._table", "specs.workload._by_key", "energy.coefficients.coefficients", "energy.coefficients.value",
+    "specs.catalog._llm_index", "specs.workload._table", "specs.workload._by_key", "specs.engine._table", "specs.engine._by_key", "energy.coefficients.coefficients", "energy.coefficients.value",
     "energy.coefficients.paper_table3", "energy.coefficients.paper_table4",
     "energy.backbone_energy.shipped_constants", "energy.validation.logo_constants",
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",

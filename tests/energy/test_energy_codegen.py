@@ -29,7 +29,7 @@ def test_generated_function_equals_the_sympy_expressions_at_a_point():
     # a window of 600 tokens over 500 -> 800 of context: the windowed sum's middle branch; a MoE
     # of 8 experts (top-2, 32 layers of 1e8 each) whose experts run at a 4x higher peak
     values = dict(zip(G.ARG_NAMES, [8.4e9, 2e9, 8, 2, 32, 1e8, 32, 4096, 4096, 2048, 0.5, 600, 4.25,
-                                    16, 500, 300, 8,
+                                    16, 8, 500, 300, 8,
                                     5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
                                     2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
     numeric = G.evaluate(**values)
@@ -53,7 +53,7 @@ def test_the_step_pieces_add_up_to_the_batch_time_and_dynamic_energy_at_a_point(
     from wattgpu_lite.energy import symbolic_step as SS
 
     values = dict(zip(G.ARG_NAMES, [8.4e9, 2e9, 8, 2, 32, 1e8, 32, 4096, 4096, 2048, 0.5, 600, 4.25,
-                                    16, 500, 300, 8,
+                                    16, 8, 500, 300, 8,
                                     5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
                                     2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
     coef = np.array(SG.coefficients(**{a: values[a] for a in SG.ARG_NAMES}), dtype=float)

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.hybrid.predict.frame_checks import NUMERIC_COLUMNS
+from wattgpu_lite.hybrid.predict.frame_checks import NUMERIC_COLUMNS, TEXT_COLUMNS
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 # the arguments several entry points share, in the one order they take them
 SHARED = ("rate_qps", "batch", "scenario", "t_in", "t_out", "level", "num_gpus", "weights",
-          "parallel")  # fmt: skip
+          "parallel", "kv_cache", "engine", "max_num_seqs")  # fmt: skip
 ENTRY_POINTS = ("predict", "explain", "estimate_energy", "rank_gpus")
 
 
@@ -65,7 +65,7 @@ def test_predict_many_reads_predicts_request_arguments_as_columns():
     not_rows = {"name", "region", "grid_gco2_per_kwh", "price_per_kwh", "pue"}
     spelled = {"parallel": ("tp", "ep")}
     not_yet = {"scenario"}  # predict_many takes rate_qps or batch per row (offline: a batch)
-    columns = set(NUMERIC_COLUMNS) | {"weights"}
+    columns = set(NUMERIC_COLUMNS) | set(TEXT_COLUMNS)
     for name in _params("predict"):
         if name in {"llm", "gpu"} | frame_wide | not_yet | not_rows:
             continue

@@ -6,14 +6,14 @@ request)."""
 
 import numpy
 
-ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'T_in', 'T_out', 'B', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'alpha_e', 'F_e', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
+ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'b_kv', 'T_in', 'T_out', 'B', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'alpha_e', 'F_e', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
 PHASES = ('prefill', 'decode')
 COMPONENTS = ('compute', 'parameter_reads', 'kv_writes', 'attention_reads', 'static', 'communication')
 KEYS = (('prefill', 'compute'), ('prefill', 'parameter_reads'), ('prefill', 'kv_writes'), ('prefill', 'attention_reads'), ('prefill', 'static'), ('prefill', 'communication'), ('decode', 'compute'), ('decode', 'parameter_reads'), ('decode', 'kv_writes'), ('decode', 'attention_reads'), ('decode', 'static'), ('decode', 'communication'))
 
 
 # fmt: off
-def evaluate(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
+def evaluate(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
     x0 = 2*T_in
     x1 = N_e*n_moe
     x2 = k*x1
@@ -31,7 +31,7 @@ def evaluate(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_
     x14 = b_e*x1
     x15 = x9*(b_w*(N_always + x11) + x13*x14)
     x16 = e_HBM*kappa
-    x17 = 16.0*n_ell*w_kv
+    x17 = b_kv*n_ell*w_kv
     x18 = T_in*x17
     x19 = x15 + x18
     x20 = G**(-1.0)

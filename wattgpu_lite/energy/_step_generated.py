@@ -8,11 +8,12 @@ W / T_out + c_step); N(B) = B · the dynamic J per request."""
 import numpy
 
 # fmt: off
-ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'T_in', 'T_out', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'alpha_e', 'F_e', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
+ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'b_kv', 'T_in', 'T_out', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'alpha_e', 'F_e', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
 GROUPS = (('max', 3), ('max', 3), ('min', 2), ('min', 2))
 
 
-def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, T_in, T_out, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
+def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
+    w_kv = w_kv*(b_kv/16.0)  # b_kv enters as b_kv·w_kv only (codegen.kv_folded)
     x0 = BW_peak**(-1.0)
     x1 = G**(-1.0)
     x2 = x0*x1

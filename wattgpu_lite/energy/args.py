@@ -11,8 +11,9 @@ reaches the physics by its position. Stack many models field by field:
 ===========  ====================================================================================
 ModelRecord  :func:`llm_args` — parameters (active, always read, per routed expert), experts
              (routed, active, MoE layers), layers, widths (hidden, query, cached K+V per token and
-             layer), the sliding-window share and window, and the bits per weight of the routed
-             experts and of the always-read weights; the parameters exclude the gathered input
+             layer), the sliding-window share and window, the bits per weight of the routed
+             experts and of the always-read weights, and the bits per cached K or V element (the
+             KV cache's format: 16 for "auto"); the parameters exclude the gathered input
              tables; a dense model has always = active, experts = active experts = 1, no MoE layer
 Workload     prompt tokens, generated tokens, sequences sharing a step
 Hardware     :func:`gpu_args` — J/FLOP, J/bit, peak FLOP/s, peak B/s, TDP and static W, and the
@@ -39,6 +40,7 @@ from wattgpu_lite.energy.precision import (
     streamed_formats,
 )
 from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.specs.engine import kv_cache_bits
 from wattgpu_lite.specs.layout import as_layout
 
 Value = Any  # a float or a numpy array; the fields of one record broadcast together
@@ -61,6 +63,7 @@ class ModelRecord(NamedTuple):
     window_tokens: Value  # W_sw: the window (the context length without one), tokens
     expert_bits: Value  # b_e: bits per routed-expert weight
     always_bits: Value  # b_w: bits per always-read weight
+    kv_bits: Value  # b_kv: bits per cached K or V element (the KV cache's format)
 
 
 class Workload(NamedTuple):
@@ -101,7 +104,7 @@ class Deployment(NamedTuple):
 #: them equal to ``symbolic_physical.MODEL``, ``WORKLOAD``, ``HARDWARE``, ``DEPLOY``)
 SYMBOL_NAMES: dict[type, tuple[str, ...]] = {
     ModelRecord: ("N_act", "N_always", "E", "k", "n_moe", "N_e", "n_ell", "d", "d_q", "w_kv",
-                  "f_sw", "W_sw", "b_e", "b_w"),
+                  "f_sw", "W_sw", "b_e", "b_w", "b_kv"),
     Workload: ("T_in", "T_out", "B"),
     Hardware: ("alpha_TC", "e_HBM", "F_peak", "BW_peak", "P_TDP", "P_static", "alpha_e", "F_e"),
     Deployment: ("G", "n_TP", "n_EP", "BW_link", "t_0", "t_hop", "x_EP", "t_grp"),
@@ -115,8 +118,9 @@ def symbol_values(record: NamedTuple) -> dict[str, Value]:
                                                                    strict=True)}  # fmt: skip
 
 
-def llm_args(llm, weights: str | None = None) -> ModelRecord:
-    """The model record of ``llm`` served with ``weights`` (None: its own format)."""
+def llm_args(llm, weights: str | None = None, kv_cache: str | None = None) -> ModelRecord:
+    """The model record of ``llm`` served with ``weights`` (None: its own format) and a KV cache
+    in ``kv_cache`` (None or "auto": 16 bits, :func:`~wattgpu_lite.specs.engine.kv_cache_bits`)."""
     moe = llm.is_moe
     always_bits, expert_bits = streamed_bits(llm, weights)
     return ModelRecord(
@@ -134,6 +138,7 @@ def llm_args(llm, weights: str | None = None) -> ModelRecord:
         window_tokens=float(llm.sliding_window or llm.context_length),
         expert_bits=expert_bits,
         always_bits=always_bits,
+        kv_bits=kv_cache_bits(kv_cache),
     )
 
 

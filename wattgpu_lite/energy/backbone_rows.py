@@ -1,6 +1,6 @@
 """Per-row arrays for the backbone, built once per distinct configuration and gathered by index.
 
-A table of 10^4 (LLM, GPU, GPU count, weight format, workload) rows usually names a few dozen
+A table of 10^4 (LLM, GPU, GPU count, weight and KV-cache format, engine, workload) rows usually names a few dozen
 configurations: their spec-sheet and config numbers (:mod:`wattgpu_lite.energy.args`) and their
 KV-cache capacity (:mod:`wattgpu_lite.energy.occupancy`, the kit's one definition) are computed once
 each and broadcast with ``np.take``, so building the arrays costs microseconds per row.
@@ -48,8 +48,10 @@ def _plain(value):
 def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     """Distinct (LLM, GPU, layout, format) configurations and each row's index into them.
 
-    A configuration is the row of its four codes (no arithmetic packing, which can collide):
-    ``np.unique`` over the rows of an (n, 4) integer array."""
+    ``formats``: one entry per row, a weight format or a tuple of named choices (weight format,
+    KV-cache format, engine), coded by its text. A configuration is the row of its four codes
+    (no arithmetic packing, which can collide): ``np.unique`` over the rows of an (n, 4) integer
+    array."""
     models, li = unique_by_identity(llms)
     devices, gi = unique_by_identity(gpus)
     fmts, fo = unique_by_identity(formats)  # each distinct object coded once, gathered by row
@@ -64,12 +66,20 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     return configs, code.reshape(-1)
 
 
+def _per_row(value, n: int) -> list:
+    """One entry per row from one value (None included) or a sequence of ``n``."""
+    if value is None or isinstance(value, str) or np.ndim(value) == 0:
+        return [value] * n
+    return list(value)
+
+
 def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
-    """Arrays of one row per distinct (LLM, GPU, layout, weights) configuration."""
-    model = np.array([llm_args(m, w) for m, _, _, w in configs], dtype=float)
-    hw = np.array(
-        [model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, w) for m, g, _, w in configs], dtype=float
-    )  # fmt: skip  (each tensor group at its own format's peak)
+    """Arrays of one row per distinct (LLM, GPU, layout, (weights, KV cache, engine))
+    configuration."""
+    model = np.array([llm_args(m, w, kv) for m, _, _, (w, kv, _) in configs], dtype=float)
+    # each tensor group at its own format's peak
+    hw = np.array([model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, c[0]) for m, g, _, c in configs],
+                  dtype=float)  # fmt: skip
     deploy = np.array([deploy_args(g, n) for _, g, n, _ in configs], dtype=float)
     return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), -1),
             "deploy": deploy.reshape(len(configs), -1),
@@ -80,13 +90,19 @@ def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
 
 
 def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
-          weights: Sequence[str | None] | None = None) -> tuple[Rows, np.ndarray]:  # fmt: skip
-    """(Rows, KV capacity in sequences per replica) for per-row LLMs, GPUs, layouts (a GPU count
+          weights: Sequence[str | None] | None = None, kv_cache=None, engine=None,
+          max_num_seqs=None) -> tuple[Rows, np.ndarray]:  # fmt: skip
+    """(Rows, sequences in flight a replica can hold) for per-row LLMs, GPUs, layouts (a GPU count
     or :class:`~wattgpu_lite.specs.layout.Parallel`, or one per row), weight formats (None: each
-    LLM's own) and token counts."""
+    LLM's own), KV-cache formats (None: "auto"), engines (None: vLLM) and concurrency limits
+    (None: the engine's default) — each of the last three one value or one per row — and token
+    counts. The capacity is :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`."""
     n = len(llms)
     formats = [None] * n if weights is None else list(weights)
+    if kv_cache is not None or engine is not None:  # a tuple per row only when asked for
+        formats = list(zip(formats, _per_row(kv_cache, n), _per_row(engine, n), strict=True))
     configs, code = _codes(llms, gpus, layouts_per_row(num_gpus, n), formats)
+    configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     a = _config_arrays(configs)
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()
@@ -98,11 +114,14 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
         params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
         idle_spec_w=a["idle_spec_w"][code],
     )  # fmt: skip
+    limit = None if max_num_seqs is None else np.broadcast_to(
+        np.asarray(max_num_seqs, dtype=float), (n,))  # fmt: skip
     cap = np.empty(n)
     # the rows of configuration k: order[start[k] : start[k + 1]]
     order = np.argsort(code, kind="stable")
     start = np.searchsorted(code[order], np.arange(len(configs) + 1))
-    for k, (m, g, count, w) in enumerate(configs):
+    for k, (m, g, count, (w, kv, eng)) in enumerate(configs):
         mine = order[start[k] : start[k + 1]]
-        cap[mine] = kv_capacity_seqs(m, g, t_in[mine], t_out[mine], count, w)
+        cap[mine] = kv_capacity_seqs(m, g, t_in[mine], t_out[mine], count, w, kv, eng,
+                                     None if limit is None else limit[mine])  # fmt: skip
     return rows, cap

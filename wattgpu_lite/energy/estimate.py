@@ -33,6 +33,7 @@ from wattgpu_lite.energy.precision import compute_peak_tflops, served_format, we
 from wattgpu_lite.energy.result import EnergyEstimate
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs import catalog
+from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.layout import Parallel, layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -67,12 +68,15 @@ def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
                           NOTES.paper_notes(n_layers, d_model, work[2], moe))  # fmt: skip
 
 
-def _physical(llm, gpu, work, layout: Parallel, weights) -> EnergyEstimate:
+def _physical(llm, gpu, work, layout: Parallel, weights, serving=None) -> EnergyEstimate:
     """Physical mode: the backbone (one engine with ``wl.predict(..., correction=False)``) at
-    its shipped constants, split into the physical terms (:mod:`backbone_energy`)."""
+    its shipped constants, split into the physical terms (:mod:`backbone_energy`); ``serving``:
+    the checked (KV-cache format, engine, concurrency limit), None at the defaults."""
     fmt, c = served_format(llm, weights), BE.shipped_constants()
     peak, which = compute_peak_tflops(gpu, fmt)
-    rows, _ = backbone_rows.build([llm], [gpu], work[0], work[1], layout, [fmt])
+    kv = {} if serving is None else dict(zip(("kv_cache", "engine", "max_num_seqs"), serving,
+                                             strict=True))  # fmt: skip
+    rows, _ = backbone_rows.build([llm], [gpu], work[0], work[1], layout, [fmt], **kv)
     t, engine = BE.request_breakdown(rows, np.array([float(work[2])]), c)
     terms = tuple((ph, comp, float(v[0])) for (ph, comp), v in t.items())
     idle = float(engine["idle_power_w"][0]) / layout.num_gpus
@@ -81,7 +85,7 @@ def _physical(llm, gpu, work, layout: Parallel, weights) -> EnergyEstimate:
     return EnergyEstimate(llm.name, gpu.name, "physical", *work, layout.num_gpus, fmt,
                           weight_bits(llm, fmt), layout.ep > 1, which, peak, basis, c.kappa,
                           idle / gpu.tdp_w, terms,
-                          NOTES.physical_notes(llm, gpu, work, layout, fmt, which)
+                          NOTES.physical_notes(llm, gpu, work, layout, fmt, which, serving)
                           + NOTES.scale_note(float(engine["dynamic_scale"][0])),
                           llm.architecture_name, layout.tp, layout.ep,
                           float(engine["power_w"][0]), float(engine["step_time_s"][0]))  # fmt: skip
@@ -109,7 +113,9 @@ def bare_size_b(size, mode: str) -> float:
 def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
                     t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT, mode: str = "physical",
                     num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
-                    parallel: Parallel | None = None) -> EnergyEstimate:  # fmt: skip
+                    parallel: Parallel | None = None, kv_cache: str | None = None,
+                    engine: str | None = None,
+                    max_num_seqs: int | None = None) -> EnergyEstimate:  # fmt: skip
     """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
 
     ``llm`` and ``gpu`` by position, the rest by name, in ``wl.predict``'s order (load, tokens,
@@ -122,6 +128,10 @@ def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
     the replica (tensor parallel; ``expert_parallel=True`` puts a MoE's whole experts on them);
     ``parallel``: the replica's layout instead, ``wl.Parallel(tp=4)``, ``wl.Parallel(ep=8)``.
     ``weights``: served format ("bf16", "fp8", "fp4", "int4", ...; None = the model's own).
+    ``kv_cache``: the KV cache's format ("auto", the default: 16 bits; "fp8": half the KV bytes
+    written and read), ``engine`` ("vllm", the default, "sglang", "tensorrt-llm") and
+    ``max_num_seqs`` (None: the engine's default): physical mode only; the engine and its limit
+    decide how many sequences fit at once (a note when ``batch`` is more).
     Energies are for the whole replica. Default tokens: the kit's one default (specs.workload).
     Tokens and batch go through the kit's one token and batch checks (:mod:`wattgpu_lite.checks`,
     as ``wl.predict``); ``batch`` is a float, as everywhere in the kit.
@@ -135,10 +145,13 @@ def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
                                 f"mode={(near or ['physical'])[0]!r} (the kit's modes are lower "
                                 "case; 'physical' is the default)")  # fmt: skip
     layout = layout_of(num_gpus, parallel, expert_parallel)
-    if mode == "paper" and (layout.num_gpus != 1 or weights is not None or expert_parallel):
-        raise InvalidInputError("paper mode models one GPU at 16 bits; num_gpus, weights and "
-                                "expert_parallel apply to mode='physical': drop them, or pass "
-                                "mode='physical'")  # fmt: skip
+    serving = check_serving(kv_cache, engine, max_num_seqs)
+    asked = (kv_cache, engine, max_num_seqs) != (None, None, None)
+    if mode == "paper" and (layout.num_gpus != 1 or weights is not None or expert_parallel
+                            or asked):  # fmt: skip
+        raise InvalidInputError("paper mode models one GPU at 16 bits; num_gpus, weights, "
+                                "expert_parallel, kv_cache, engine and max_num_seqs apply to "
+                                "mode='physical': drop them, or pass mode='physical'")  # fmt: skip
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
         size = bare_size_b(llm, mode)  # the GPU picks the paper's table, as for a named LLM
         return _paper((f"{size:g}B (bare)", size), resolve_gpu(gpu).name, work, None, None)
@@ -149,4 +162,4 @@ def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
                      llm.hidden_size, llm.is_moe)  # fmt: skip
         return replace(est, llm_architecture=llm.architecture_name)
     NOTES.check_deployment(llm, layout, expert_parallel)
-    return _physical(llm, gpu, work, layout, weights)
+    return _physical(llm, gpu, work, layout, weights, serving if asked else None)

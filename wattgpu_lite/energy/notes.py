@@ -14,6 +14,8 @@ import numpy as np
 from wattgpu_lite.energy.args import check_deployment  # noqa: F401  (re-exported)
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, weight_bytes, weights_fit
 from wattgpu_lite.energy.precision import compute_peak_tflops, streamed_formats
+from wattgpu_lite.specs.engine import DEFAULT_ENGINE, kv_bytes_scale, kv_cache_bits
+from wattgpu_lite.specs.engine import engine as engine_of
 from wattgpu_lite.specs.layout import as_layout
 
 
@@ -25,17 +27,25 @@ def experts_per_step(llm, batch: float) -> float:
     return float(n * (1 - (1 - active / n) ** batch))
 
 
-def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
-    """Notes on a physical-mode estimate (see the module docstring)."""
+def physical_notes(llm, gpu, work, num_gpus, fmt, peak, serving=None) -> tuple[str, ...]:
+    """Notes on a physical-mode estimate (see the module docstring); ``serving``: the checked
+    (KV-cache format, engine, concurrency limit), None at the defaults (vLLM, "auto", 256)."""
     t_in, t_out, batch = work
+    kv, eng, limit = (None, None, None) if serving is None else serving
+    who = engine_of(eng)
+    name = "vLLM" if who.name == "vllm" else who.name
     lay, out = as_layout(num_gpus), []
-    if not weights_fit(llm, gpu, num_gpus, fmt):
-        out.append(f"the {fmt} weights ({weight_bytes(llm, fmt) / 1e9:.1f} GB) do not fit in 0.9 "
-                   f"of {lay.num_gpus} × {gpu.memory_gb:g} GB: vLLM could not load them; the numbers "
+    if not weights_fit(llm, gpu, num_gpus, fmt, eng):
+        free = "" if who.memory_share_of == "total" else " (of the memory the weights leave)"
+        share = f"{who.gpu_memory_share:g}{free}"
+        out.append(f"the {fmt} weights ({weight_bytes(llm, fmt) / 1e9:.1f} GB) do not fit in {share} "
+                   f"of {lay.num_gpus} × {gpu.memory_gb:g} GB: {name} could not load them; the numbers "
                    "are what the request would cost if it could.")  # fmt: skip
-    elif batch > (cap := float(kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus, fmt))):
-        out.append(f"batch {batch} exceeds the {cap:.0f} sequences vLLM runs at once here (KV "
-                   f"cache at {t_in}/{t_out} tokens, at most 256): it would queue the rest.")  # fmt: skip
+    elif batch > (cap := float(kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus, fmt, kv, eng,
+                                                limit))):  # fmt: skip
+        most = who.max_num_seqs if limit is None else limit
+        out.append(f"batch {batch} exceeds the {cap:.0f} sequences {name} runs at once here (KV "
+                   f"cache at {t_in}/{t_out} tokens, at most {most}): it would queue the rest.")  # fmt: skip
     if fmt in ("fp8", "mxfp4", "nvfp4") and peak == "fp16":
         out.append(f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
                    "weight-only (dequantised to 16 bits) at the FP16 peak.")  # fmt: skip
@@ -52,6 +62,23 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak) -> tuple[str, ...]:
             f"a decode step of {batch} tokens reads {experts_per_step(llm, batch):.1f} of "
             f"{llm.n_experts} routed experts per MoE layer (top-{llm.n_experts_active})."
         )
+    out.extend(f"{note}." for note in serving_notes(kv, eng))
+    return tuple(out)
+
+
+def serving_notes(kv_cache: str | None = None, engine: str | None = None) -> tuple[str, ...]:
+    """Notes on how a request is served when it is not how the kit's constants were fitted (vLLM,
+    a 16-bit KV cache): the engine whose defaults are used, an 8-bit KV cache; empty at the
+    defaults. ``wl.predict`` and ``wl.estimate_energy`` both add them."""
+    who, out = engine_of(engine), []
+    if who.name != DEFAULT_ENGINE:
+        out.append(f"engine {who.name!r}: the kit's constants were fitted on vLLM runs (Watt "
+                   f"Counts); {who.name}'s documented defaults ({who.defaults_text()}; "
+                   "data/engines.csv) are used, its own speed is not modelled")  # fmt: skip
+    if kv_bytes_scale(kv_cache) != 1.0:
+        out.append(f"KV cache {kv_cache}: {kv_cache_bits(kv_cache):g} bits per cached K or V "
+                   "element (half the KV bytes written and read per token, twice the tokens the "
+                   "cache holds); the kit's constants were fitted on 16-bit KV caches")  # fmt: skip
     return tuple(out)
 
 

@@ -1,10 +1,13 @@
-"""How many sequences share a decode step: vLLM's KV-cache capacity and an offline run's mean.
+"""How many sequences share a decode step: the engine's KV-cache capacity and an offline run's mean.
 
 One definition for the whole kit (validation, estimates, the hybrid predictor, the ranking):
 :func:`memory_why_not` (the one memory-fit check: the replica's weights at their served format
-and one sequence's KV cache against vLLM's 90 % of its memory; :func:`weights_fit` is it with no
-KV cache), :func:`kv_capacity_seqs` (the sequences vLLM can hold) and :func:`offline_in_flight`
-(the mean number in flight when n prompts are submitted at once).
+and one sequence's KV cache at its format against the engine's share of its memory, vLLM's 90 %
+by default; :func:`weights_fit` is it with no KV cache), :func:`kv_capacity_seqs` (the sequences
+the engine can hold: min(KV capacity, max_num_seqs)) and :func:`offline_in_flight` (the mean
+number in flight when n prompts are submitted at once). The engine's defaults (its concurrency
+limit and memory share) come from :mod:`wattgpu_lite.specs.engine` (data/engines.csv); the KV
+cache's format (``kv_cache``: "auto" 16 bits, "fp8" 8) scales the KV bytes per token.
 """
 
 from __future__ import annotations
@@ -12,10 +15,11 @@ from __future__ import annotations
 import numpy as np
 
 from wattgpu_lite.energy.precision import served_format, weight_bits
+from wattgpu_lite.specs.engine import engine as engine_of
+from wattgpu_lite.specs.engine import kv_bytes_scale
 from wattgpu_lite.specs.layout import as_layout
 
-MAX_NUM_SEQS = 256  # vLLM's default max_num_seqs (Watt Counts ran with it)
-MEM_UTIL = 0.9  # vLLM's default gpu_memory_utilization
+MEM_UTIL = 0.9  # vLLM's default gpu_memory_utilization (= data/engines.csv's vllm row)
 KV_BLOCK_TOKENS = 16  # vLLM's default KV-cache block size (tokens)
 
 
@@ -43,58 +47,88 @@ def kv_copies(llm, num_gpus=1) -> int:
     return -(-tp // min(tp, heads))
 
 
-def memory_need_bytes(llm, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0) -> float:
+def kv_bytes_per_token(llm, kv_cache: str | None = None) -> float:
+    """KV bytes one token adds, one copy: the catalog's 16-bit figure (``LLM.kv_bytes_per_token``)
+    at the format ``kv_cache`` (None or "auto": as is; "fp8": half)."""
+    return llm.kv_bytes_per_token * kv_bytes_scale(kv_cache)
+
+
+def memory_need_bytes(llm, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0,
+                      kv_cache: str | None = None) -> float:  # fmt: skip
     """Bytes a replica must hold: its weights at the served format (:func:`replica_weight_bytes`)
-    and the KV cache of one sequence of ``kv_tokens`` tokens, every copy tensor parallelism keeps
-    (:func:`kv_copies`)."""
-    kv_b = llm.kv_bytes_per_token * kv_copies(llm, num_gpus) * float(kv_tokens)
+    and the KV cache of one sequence of ``kv_tokens`` tokens at the format ``kv_cache``, every
+    copy tensor parallelism keeps (:func:`kv_copies`)."""
+    kv_b = kv_bytes_per_token(llm, kv_cache) * kv_copies(llm, num_gpus) * float(kv_tokens)
     return replica_weight_bytes(llm, num_gpus, weights) + kv_b
 
 
-def usable_memory_bytes(gpu, num_gpus=1) -> float:
-    """vLLM's share (``gpu_memory_utilization`` 0.9) of the replica's memory, in bytes."""
-    return MEM_UTIL * gpu.memory_gb * 1e9 * as_layout(num_gpus).num_gpus
+def usable_memory_bytes(gpu, num_gpus=1, engine=None, weights_b: float = 0.0) -> float:
+    """The engine's share of the replica's memory, in bytes, for weights and KV cache together:
+    ``gpu_memory_share`` of it (vLLM's ``gpu_memory_utilization`` 0.9, SGLang's
+    ``mem_fraction_static``), or, for an engine whose share is of the memory left after the
+    weights (TensorRT-LLM's ``free_gpu_memory_fraction``), the ``weights_b`` bytes plus that share
+    of the rest. ``engine``: a name or :class:`~wattgpu_lite.specs.engine.Engine` (None: vLLM)."""
+    eng = engine_of(engine)
+    memory_b = gpu.memory_gb * 1e9 * as_layout(num_gpus).num_gpus
+    if eng.memory_share_of == "free":
+        return weights_b + eng.gpu_memory_share * max(memory_b - weights_b, 0.0)
+    return eng.gpu_memory_share * gpu.memory_gb * 1e9 * as_layout(num_gpus).num_gpus
 
 
-def memory_why_not(llm, gpu, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0) -> str:
+def memory_why_not(llm, gpu, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0,
+                   kv_cache: str | None = None, engine=None) -> str:  # fmt: skip
     """The kit's one memory-fit check: "" when :func:`memory_need_bytes` fits in
     :func:`usable_memory_bytes`, else the reason in words ("does not fit in memory: needs …").
     ``num_gpus``: a GPU count or a :class:`~wattgpu_lite.specs.layout.Parallel`; ``weights``: the
-    served format (None: the model's own; the bytes follow its bits per weight)."""
+    served format (None: the model's own; the bytes follow its bits per weight); ``kv_cache``:
+    the KV cache's format (None: "auto"); ``engine``: whose memory share (None: vLLM's 0.9)."""
+    weights_b = replica_weight_bytes(llm, num_gpus, weights)
     need_b, usable_b = (
-        memory_need_bytes(llm, num_gpus, weights, kv_tokens),
-        usable_memory_bytes(gpu, num_gpus),
+        memory_need_bytes(llm, num_gpus, weights, kv_tokens, kv_cache),
+        usable_memory_bytes(gpu, num_gpus, engine, weights_b),
     )
     if need_b <= usable_b:
         return ""
-    weights_gb = replica_weight_bytes(llm, num_gpus, weights) / 1e9
+    eng = engine_of(engine)
     memory_gb = as_layout(num_gpus).num_gpus * gpu.memory_gb
     kv = f" + KV cache of one {int(kv_tokens)}-token request" if kv_tokens else ", no KV cache"
+    share = f"{100 * eng.gpu_memory_share:g} %"
+    rest = "" if eng.memory_share_of == "total" else "the weights + "
+    of = f"{rest}{share} of {'the rest of ' if rest else ''}{memory_gb:g} GB"
     return (f"does not fit in memory: needs {need_b / 1e9:.1f} GB ({served_format(llm, weights)} "
-            f"weights {weights_gb:.1f} GB{kv}) > 90 % of {memory_gb:g} GB = {usable_b / 1e9:.1f} GB")  # fmt: skip
+            f"weights {weights_b / 1e9:.1f} GB{kv}) > {of} = {usable_b / 1e9:.1f} GB")  # fmt: skip
 
 
-def weights_fit(llm, gpu, num_gpus=1, weights: str | None = None) -> bool:
-    """Whether the weights fit in vLLM's share (0.9) of the replica's memory, KV cache aside
-    (:func:`memory_why_not` with no KV cache)."""
-    return not memory_why_not(llm, gpu, num_gpus, weights)
+def weights_fit(llm, gpu, num_gpus=1, weights: str | None = None, engine=None) -> bool:
+    """Whether the weights fit in the engine's share (vLLM: 0.9) of the replica's memory, KV
+    cache aside (:func:`memory_why_not` with no KV cache)."""
+    return not memory_why_not(llm, gpu, num_gpus, weights, engine=engine)
 
 
-def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None):
-    """Sequences the KV cache of a replica holds: floor(KV blocks / blocks per sequence), in [0, 256].
+def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None, kv_cache=None,
+                     engine=None, max_num_seqs=None):  # fmt: skip
+    """Sequences in flight a replica can hold: min(floor(KV blocks / blocks per sequence),
+    max_num_seqs), at least 0.
 
-    KV blocks = (0.9 · memory · num_gpus − replica weight bytes at the served format) / (16 tokens ·
-    KV bytes per token · :func:`kv_copies`): vLLM keeps ``gpu_memory_utilization`` = 0.9 of each GPU, loads the weights
-    (split over the GPUs with tensor parallelism) and pages the KV cache in 16-token blocks. A
-    sequence holds on average its prompt and half its output, ceil((T_in + T_out/2) / 16) blocks
-    (it grows one token per step; vLLM allocates blocks as it grows). Capped at max_num_seqs 256;
-    0 when not one sequence fits (the weights alone may not: :func:`weights_fit`).
+    KV blocks = (the engine's share of memory · num_gpus − replica weight bytes at the served
+    format) / (16 tokens · KV bytes per token at the ``kv_cache`` format · :func:`kv_copies`):
+    vLLM keeps ``gpu_memory_utilization`` = 0.9 of each GPU (:func:`usable_memory_bytes` for the
+    other engines), loads the weights (split over the GPUs with tensor parallelism) and pages the
+    KV cache in 16-token blocks (the kit uses vLLM's block for every engine). A sequence holds on
+    average its prompt and half its output, ceil((T_in + T_out/2) / 16) blocks (it grows one
+    token per step; vLLM allocates blocks as it grows). An fp8 cache halves the bytes per token,
+    so it holds twice the tokens. Capped at ``max_num_seqs`` (None: the engine's default, vLLM's
+    256; one value or one per row); 0 when not one sequence fits (the weights alone may not:
+    :func:`weights_fit`).
     """
-    free_b = usable_memory_bytes(gpu, num_gpus) - replica_weight_bytes(llm, num_gpus, weights)
-    per_block = KV_BLOCK_TOKENS * llm.kv_bytes_per_token * kv_copies(llm, num_gpus)
+    eng = engine_of(engine)
+    weights_b = replica_weight_bytes(llm, num_gpus, weights)
+    free_b = usable_memory_bytes(gpu, num_gpus, eng, weights_b) - weights_b
+    per_block = KV_BLOCK_TOKENS * kv_bytes_per_token(llm, kv_cache) * kv_copies(llm, num_gpus)
     blocks = np.floor(np.maximum(free_b, 0.0) / per_block)
     per_seq = np.ceil((np.asarray(t_in, float) + np.asarray(t_out, float) / 2) / KV_BLOCK_TOKENS)
-    return np.clip(np.floor(blocks / per_seq), 0.0, MAX_NUM_SEQS)
+    limit = eng.max_num_seqs if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
+    return np.clip(np.floor(blocks / per_seq), 0.0, limit)
 
 
 def offline_in_flight(cap, n_requests):

@@ -7,7 +7,8 @@ Per request and phase (prefill, decode), for a replica of ``G`` GPUs serving a b
 * bits ``Q``: the weights one pass reads — the always-read ones at ``b_w`` bits and, per MoE
   layer, the experts the batch's tokens touch, ``E·(1 − (1 − k/E)^tokens)``, at ``b_e`` bits —
   shared by the ``B`` sequences, plus the ``d`` values each token gathers from the input table;
-  KV writes and attention reads at ``b_kv`` bits, ``w_kv`` cached elements per token and layer;
+  KV writes and attention reads at ``b_kv`` bits (the KV cache's format, an input: 16 for a
+  bf16/fp16 cache, 8 for fp8), ``w_kv`` cached elements per token and layer;
 * sliding windows: a share ``f_sw`` of the layers attends to at most the last ``W`` tokens, so
   their attention reads and FLOPs grow with min(context, W) (:func:`windowed_context_sum`);
 * FLOPs by tensor group, each at its own format's peak: the routed experts' ``C_e`` =
@@ -65,7 +66,7 @@ F_e, alpha_e = sp.symbols("F_e alpha_e", **_pos)
 b_a = sp.Symbol("b_a", **_pos)  # bits of an activation sent between GPUs
 # deployment (energy.symbolic_parallel): GPUs, TP and EP group sizes, link B/s, latencies, x_EP
 
-MODEL = (N_act, N_all, E, k, L_moe, N_exp, n_l, d, d_q, w_kv, f_sw, W_sw, b_e, b_w)
+MODEL = (N_act, N_all, E, k, L_moe, N_exp, n_l, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv)
 WORKLOAD = (T_in, T_out, B)
 HARDWARE = (alpha, e_mem, F_peak, BW_peak, P_tdp, P_static, alpha_e, F_e)
 DEPLOY = SPAR.DEPLOY  # G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp

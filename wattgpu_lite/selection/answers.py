@@ -100,7 +100,8 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
             parallel: Parallel | None = None, correction: bool = True, name: str | None = None,
             region: str | None = None, grid_gco2_per_kwh: float | None = None,
             price_per_kwh: float | None = None, pue: float | None = None,
-            workload: str | None = None) -> Prediction:  # fmt: skip
+            workload: str | None = None, kv_cache: str | None = None, engine: str | None = None,
+            max_num_seqs: int | None = None) -> Prediction:  # fmt: skip
     """:func:`wattgpu_lite.hybrid.predict.api.predict` (every argument as there) with ``wall``
     and ``defaults`` (module docstring): energy per request = energy per token × ``t_out``.
     ``region``: a grid of data/grid_intensity.csv (default: the world's), or
@@ -110,6 +111,7 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     p = hybrid_api.predict(_named(llm, name), gpu, rate_qps=rate_qps, batch=batch,
                            scenario=scenario, t_in=t_in, t_out=t_out, level=level,
                            num_gpus=num_gpus, weights=weights, parallel=parallel,
+                           kv_cache=kv_cache, engine=engine, max_num_seqs=max_num_seqs,
                            correction=correction)  # fmt: skip
     i = p.inputs
     w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)  # energy per token × t_out
@@ -122,7 +124,8 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
             level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
             parallel: Parallel | None = None, name: str | None = None, region: str | None = None,
             grid_gco2_per_kwh: float | None = None, price_per_kwh: float | None = None,
-            pue: float | None = None, workload: str | None = None) -> Explanation:  # fmt: skip
+            pue: float | None = None, workload: str | None = None, kv_cache: str | None = None,
+            engine: str | None = None, max_num_seqs: int | None = None) -> Explanation:  # fmt: skip
     """:func:`wattgpu_lite.hybrid.predict.explain.explain`, its ``prediction`` at the wall as
     :func:`predict`'s (``x.wall``, ``x.defaults``; ``workload`` as there)."""
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
@@ -130,7 +133,9 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     x = hybrid_explain.explain(resolve_llm(llm, name), resolve_gpu(gpu), rate_qps=rate_qps,
                                batch=batch,
                                scenario=scenario, t_in=t_in, t_out=t_out, level=level,
-                               num_gpus=num_gpus, weights=weights, parallel=parallel)  # fmt: skip
+                               num_gpus=num_gpus, weights=weights, parallel=parallel,
+                               kv_cache=kv_cache, engine=engine,
+                               max_num_seqs=max_num_seqs)  # fmt: skip
     p, i = x.prediction, x.prediction.inputs
     w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)
     p = _at_wall(p, w, ((i.t_in, i.t_out), echo), region, pue, grid_gco2_per_kwh, price_per_kwh)
@@ -144,7 +149,9 @@ def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
                     region: str | None = None, grid_gco2_per_kwh: float | None = None,
                     price_per_kwh: float | None = None,
                     pue: float | None = None,
-                    workload: str | None = None) -> EnergyEstimate:  # fmt: skip
+                    workload: str | None = None, kv_cache: str | None = None,
+                    engine: str | None = None,
+                    max_num_seqs: int | None = None) -> EnergyEstimate:  # fmt: skip
     """:func:`wattgpu_lite.energy.estimate.estimate_energy` (every argument as there) with
     ``wall`` (the request's ``total_j`` at the wall) and ``defaults`` (module docstring);
     ``workload`` as :func:`predict`'s."""
@@ -152,7 +159,8 @@ def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
     est = energy_estimate.estimate_energy(_named(llm, name), gpu, batch=batch,
                                           t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
                                           weights=weights, expert_parallel=expert_parallel,
-                                          parallel=parallel)  # fmt: skip
+                                          parallel=parallel, kv_cache=kv_cache, engine=engine,
+                                          max_num_seqs=max_num_seqs)  # fmt: skip
     w = wall_for_request(est.total_j, est.t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
     tokens = ((est.t_in, est.t_out), echo)
     return _at_wall(est, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)

@@ -48,11 +48,11 @@ def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
 
 
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
-             weights=None, built=None) -> StepResult:  # fmt: skip
+             weights=None, built=None, serving=None) -> StepResult:  # fmt: skip
     gpus = [g for g, _ in plans]
     return E.predict_arrays(HybridModel.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
                             rate, batch, level, _layouts(plans), [weights] * len(plans),
-                            built=built)  # fmt: skip
+                            built=built, **(serving or {}))  # fmt: skip
 
 
 def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
@@ -65,15 +65,19 @@ def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
     return RP.max_rate_under_sla(model, rep, sla_s)[0]
 
 
-def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> pd.DataFrame:
+def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
+               serving=None) -> pd.DataFrame:  # fmt: skip
     """One plan per deployment at a request rate: replicas, per-replica prediction, why not.
 
     A deployment that cannot meet the SLA at any load still shows its figures with the replicas
     its capacity alone would need (within 90 % of it), so the reader sees what it would draw.
     The rows are built once; the SLA search runs on them, then one prediction of every plan.
+    ``serving``: the KV-cache format, engine and concurrency limit (keywords of
+    :func:`~wattgpu_lite.energy.backbone_rows.build`; None: the defaults).
     """
     model = HybridModel.pretrained()
-    rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights)
+    rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights,
+                      serving)  # fmt: skip
     r_max, light_itl = RP.max_rate_under_sla(model, rep, sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
@@ -82,9 +86,11 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> 
     replicas = np.where(feasible, shown, np.nan)
     shown = np.where(np.isnan(r_max), np.nan, shown)  # a replica that does not fit has no count
     share = rate_qps / np.where(np.isfinite(shown), shown, 1.0)
-    out = _predict(llm, gpus, t_in, t_out, share, np.nan, level, weights, (rep.rows, rep.cap))
+    out = _predict(llm, gpus, t_in, t_out, share, np.nan, level, weights, (rep.rows, rep.cap),
+                   serving)  # fmt: skip
     why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light_itl, strict=True)]
-    why = [deployment_why_not(llm, d, t_in, t_out, weights) if w == "does not fit in memory" else w
+    why = [deployment_why_not(llm, d, t_in, t_out, weights, serving)
+           if w == "does not fit in memory" else w
            for w, d in zip(why, gpus, strict=True)]  # fmt: skip
     frame = _frame(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
     seen = np.minimum(1.0 + out.in_flight, np.maximum(out.max_batch, 1.0))
@@ -97,18 +103,18 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None) -> 
 
 
 def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
-                weights=None) -> pd.DataFrame:  # fmt: skip
+                weights=None, serving=None) -> pd.DataFrame:  # fmt: skip
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
-    prompts at once on the sequences the replica holds)."""
+    prompts at once on the sequences the replica holds); ``serving`` as :func:`rate_plans`'."""
     rows, cap = R.build([llm] * len(gpus), [g for g, _ in gpus], t_in, t_out, _layouts(gpus),
-                        [weights] * len(gpus))  # fmt: skip
+                        [weights] * len(gpus), **(serving or {}))  # fmt: skip
     b = R.offline_in_flight(cap, OFFLINE_PROMPTS) if batch is None else np.full(len(gpus), batch)
     out = _predict(llm, gpus, t_in, t_out, np.nan, np.where(cap >= 1, b, 1.0), level, weights,
-                   (rows, cap))  # fmt: skip
+                   (rows, cap), serving)  # fmt: skip
     why = []
     for status, itl, d in zip(out.status, out.itl_s, gpus, strict=True):
         if status == "does not fit in memory":
-            why.append(deployment_why_not(llm, d, t_in, t_out, weights))
+            why.append(deployment_why_not(llm, d, t_in, t_out, weights, serving))
         elif status != "ok":
             why.append(str(status))
         else:
@@ -131,11 +137,14 @@ def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights, rows)
     )
 
 
-def deployment_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=None) -> str:
-    """Why the weights and one request's KV cache do not fit 90 % of the replica's memory
-    (:func:`wattgpu_lite.energy.occupancy.memory_why_not`, the kit's one memory-fit check)."""
+def deployment_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=None,
+                       serving=None) -> str:  # fmt: skip
+    """Why the weights and one request's KV cache do not fit the engine's share (vLLM: 90 %) of
+    the replica's memory (:func:`wattgpu_lite.energy.occupancy.memory_why_not`, the kit's one
+    memory-fit check; ``serving`` as :func:`rate_plans`')."""
     gpu, lay = deployment[0], _layouts([deployment])[0]
-    return O.memory_why_not(llm, gpu, lay, weights, t_in + t_out) or "does not fit in memory"
+    kv = {k: v for k, v in (serving or {}).items() if k in ("kv_cache", "engine")}
+    return O.memory_why_not(llm, gpu, lay, weights, t_in + t_out, **kv) or "does not fit in memory"
 
 
 def _why_not(replicas: float, r_max: float, light_itl: float, sla_s: float) -> str:

@@ -62,6 +62,7 @@ from wattgpu_lite.selection.table import (
 )
 from wattgpu_lite.selection.verdict import MAY_MEET, MEETS, MEETS_AT_ESTIMATE, sla_verdicts
 from wattgpu_lite.specs.catalog import gpu
+from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.resolve import resolve_llm
 from wattgpu_lite.specs.workload import request_tokens
 
@@ -82,6 +83,7 @@ def rank_gpus(
     price_per_kwh: float | None = None,
     context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS, pue: float | None = None,
     region: str | None = None, name: str | None = None, workload: str | None = None,
+    kv_cache: str | None = None, engine: str | None = None, max_num_seqs: int | None = None,
 ) -> Ranking:  # fmt: skip
     """One row per candidate GPU, the ones meeting the ITL SLA first, by energy per token.
 
@@ -125,6 +127,8 @@ def rank_gpus(
     defaults it used, and ``to_json()`` is exactly ``rank --json``. ``name``: what to call a
     model you bring (a config.json), as ``wl.predict``'s; ``workload``: the named workload
     (data/workloads.csv, default watt-counts) giving the token counts not passed, as there.
+    ``kv_cache``, ``engine``, ``max_num_seqs``: the KV cache's format, the serving engine and its
+    concurrency limit, as ``wl.predict``'s (hybrid source only).
 
     ``vs_best_energy_ratio`` (with ``_lo``/``_hi`` and ``vs_best_interval``): each plan's energy
     per token over the best plan's, with the paired interval where both plans are calibrated
@@ -137,8 +141,9 @@ def rank_gpus(
     pue = check_pue(default_pue() if pue is None else pue)
     price, _, _ = resolve_price(region, price_per_kwh)  # checked there; price_echo says where
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
+    serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
     table = _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts,
-                  weights, layouts, source, grid, price, level, context_tokens)  # fmt: skip
+                  weights, layouts, source, grid, price, level, context_tokens, serving)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
     table = table.assign(**wall, measured=[is_measured(g) for g in table["gpu"]],
@@ -154,18 +159,21 @@ def rank_gpus(
 
 
 def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts, weights,
-          layouts, source, grid, price, level, context_tokens) -> pd.DataFrame:  # fmt: skip
+          layouts, source, grid, price, level, context_tokens, serving=None) -> pd.DataFrame:  # fmt: skip
     """The ranking with accelerator accounting (:func:`rank_gpus` adds the wall columns)."""
     model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     if source == "hybrid":
-        plan = {"gpu_counts": gpu_counts, "weights": weights, "layouts": layouts}
+        plan = {"gpu_counts": gpu_counts, "weights": weights, "layouts": layouts,
+                "serving": serving}  # fmt: skip
         return _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla, grid,
                             price, level, **plan)  # fmt: skip
     counts = check_gpu_counts(gpu_counts)
-    if counts not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts:
-        raise InvalidInputError(f"source {source!r} knows one GPU and 16-bit weights only; use "
-                                "source='hybrid' for gpu_counts or weights")  # fmt: skip
+    served = serving and any(v is not None for v in serving.values())
+    if counts not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts or served:
+        raise InvalidInputError(f"source {source!r} knows one GPU, 16-bit weights and vLLM's "
+                                "defaults only; use source='hybrid' for gpu_counts, weights, "
+                                "kv_cache, engine or max_num_seqs")  # fmt: skip
     if batch is not None:
         raise InvalidInputError(f"source {source!r} knows the Watt Counts scenarios only; use "
                                 "scenario= or rate_qps=, or source='hybrid' for a batch")  # fmt: skip
@@ -183,14 +191,17 @@ def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_coun
 
 
 def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms, grid, price,
-                 level, gpu_counts, weights, layouts=None) -> pd.DataFrame:  # fmt: skip
+                 level, gpu_counts, weights, layouts=None, serving=None) -> pd.DataFrame:  # fmt: skip
     """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered."""
     rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
     level = check_level(level)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
+    kv, eng, limit = check_serving(**(serving or {}))
+    given = {"kv_cache": kv, "engine": eng, "max_num_seqs": limit}
+    serving = {} if (kv, eng, limit) == check_serving() else given
     plans, refused = deployments(model, devices, gpu_counts, layouts)
-    args = (t_in, t_out, sla_ms / 1e3, level, fmt)
+    args = (t_in, t_out, sla_ms / 1e3, level, fmt, serving)
     refused = refused.assign(meets_sla=False, fits=False)
     if not plans:
         raise _no_layout_error(model, gpu_counts, layouts, refused)

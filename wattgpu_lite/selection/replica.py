@@ -47,10 +47,12 @@ class Replicas:
     fixed: FixedCodes | None  # what ``static`` gives the forest (None: the forest is walked)
 
 
-def replicas(model: HybridModel, llm, gpus, layouts, t_in, t_out, weights) -> Replicas:
-    """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once."""
+def replicas(model: HybridModel, llm, gpus, layouts, t_in, t_out, weights,
+             serving=None) -> Replicas:  # fmt: skip
+    """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once (``serving``:
+    the KV-cache format, engine and concurrency limit as keywords of ``backbone_rows.build``)."""
     n = len(gpus)
-    rows, cap = R.build([llm] * n, gpus, t_in, t_out, layouts, [weights] * n)
+    rows, cap = R.build([llm] * n, gpus, t_in, t_out, layouts, [weights] * n, **(serving or {}))
     odd = E.physics_only_rows(model, [llm] * n, rows)
     corr = model.corrections.get("itl")
     idx = np.flatnonzero(~odd) if corr is not None else np.zeros(0, dtype=np.int64)

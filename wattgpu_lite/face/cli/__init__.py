@@ -46,6 +46,26 @@ def add_weights_flag(parser: argparse.ArgumentParser) -> None:
                              "(default: the model's own; fp4 = mxfp4)")  # fmt: skip
 
 
+def add_serving_flags(parser: argparse.ArgumentParser) -> None:
+    """``--kv-cache``, ``--engine`` and ``--max-num-seqs``: how the request is served (the
+    library checks each value and names the close matches of a misspelt one)."""
+    parser.add_argument("--kv-cache", default=None, metavar="FORMAT",
+                        help="KV-cache format: auto (default: the model's 16-bit dtype), bf16, "
+                             "fp16 or fp8 (half the KV bytes per token, twice the tokens held)")  # fmt: skip
+    parser.add_argument("--engine", default=None, metavar="NAME",
+                        help="serving engine whose documented defaults are used (data/engines.csv): "
+                             "vllm (default; the kit's constants were fitted on it), sglang, "
+                             "tensorrt-llm")  # fmt: skip
+    parser.add_argument("--max-num-seqs", type=int, default=None, metavar="N",
+                        help="the engine's concurrency limit, sequences in flight at most "
+                             "(default: the engine's, vLLM's 256)")  # fmt: skip
+
+
+def serving_inputs(args: argparse.Namespace) -> dict:
+    """The serving flags as keywords of the library's functions."""
+    return {"kv_cache": args.kv_cache, "engine": args.engine, "max_num_seqs": args.max_num_seqs}
+
+
 def add_token_flags(parser: argparse.ArgumentParser) -> None:
     """``--t-in``, ``--t-out`` and ``--workload``: the counts given (flag, environment or config
     file, :mod:`~wattgpu_lite.face.cli.defaults`), the rest the named workload's (default

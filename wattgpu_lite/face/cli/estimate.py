@@ -22,11 +22,13 @@ from wattgpu_lite.face.cli import (
     add_gpu_flag,
     add_llm_flag,
     add_output_flags,
+    add_serving_flags,
     add_token_flags,
     add_weights_flag,
     cli_defaults,
     command,
     deliver,
+    serving_inputs,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, cli_wall, wall_inputs, wall_lines
 from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
@@ -52,6 +54,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "equations of Vartziotis et al. (default %(default)s)")  # fmt: skip
     add_num_gpus_flag(p, ", physical mode")
     add_weights_flag(p)
+    add_serving_flags(p)
     add_layout_flags(p)
     add_wall_flags(p)
     add_plot_flag(p, "the request's energy by component")
@@ -65,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     est = estimate_energy(args.llm, args.gpu, batch=args.batch, t_in=args.t_in,
                           t_out=args.t_out, mode=args.mode, num_gpus=args.num_gpus,
                           weights=args.weights, parallel=layout_from(args), name=args.name,
-                          workload=args.workload,
+                          workload=args.workload, **serving_inputs(args),
                           **wall_inputs(args))  # fmt: skip
     est = replace(est, wall=cli_wall(est.wall, args), defaults=cli_defaults(est.defaults, args))
     if args.plot:

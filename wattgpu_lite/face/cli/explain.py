@@ -22,10 +22,12 @@ from dataclasses import replace
 from wattgpu_lite.face.cli import (
     add_output_flags,
     add_request_flags,
+    add_serving_flags,
     add_weights_flag,
     cli_defaults,
     command,
     deliver,
+    serving_inputs,
 )
 from wattgpu_lite.face.cli.defaults import BUILT_IN
 from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
@@ -54,6 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_num_gpus_flag(p)
     add_layout_flags(p)
     add_weights_flag(p)
+    add_serving_flags(p)
     add_wall_flags(p)
     add_plot_flag(p, "the waterfall of the prediction")
     add_output_flags(p)
@@ -204,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
                 level=args.level, name=args.name, workload=args.workload,
-                **wall_inputs(args))  # fmt: skip
+                **serving_inputs(args), **wall_inputs(args))  # fmt: skip
     p = x.prediction
     p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
     x = replace(x, prediction=p)

@@ -23,10 +23,12 @@ from dataclasses import replace
 from wattgpu_lite.face.cli import (
     add_output_flags,
     add_request_flags,
+    add_serving_flags,
     add_weights_flag,
     cli_defaults,
     command,
     deliver,
+    serving_inputs,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, cli_wall, wall_inputs, wall_lines
 from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
@@ -46,6 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_num_gpus_flag(p)
     add_layout_flags(p)
     add_weights_flag(p)
+    add_serving_flags(p)
     p.add_argument("--no-correction", dest="correction", action="store_false",
                    help="the physics backbone alone, without the learned correction (sets "
                         "correction to False; default: True, the calibrated hybrid)")  # fmt: skip
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
                 correction=args.correction, name=args.name, workload=args.workload,
-                **wall_inputs(args))  # fmt: skip
+                **serving_inputs(args), **wall_inputs(args))  # fmt: skip
     p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
     if args.plot:
         from wattgpu_lite.face.plots_explain import prediction_bars

@@ -23,11 +23,13 @@ from wattgpu_lite.face.cli import (
     add_llm_flag,
     add_load_flags,
     add_output_flags,
+    add_serving_flags,
     add_token_flags,
     add_weights_flag,
     cli_defaults,
     command,
     deliver,
+    serving_inputs,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, grid_source, wall_inputs
 from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
@@ -87,6 +89,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="GPUs per replica to try, comma-separated (hybrid source; "
                         "default %(default)s)")  # fmt: skip
     add_weights_flag(p)
+    add_serving_flags(p)
     p.add_argument("--source", default="hybrid", choices=("hybrid", "measured", "paper", "logo"),
                    help="where power and ITL come from (default: %(default)s, as `predict`)")  # fmt: skip
     add_wall_flags(p)
@@ -111,7 +114,8 @@ def run_rank(args: argparse.Namespace) -> int:
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
         tokens = {"t_in": args.t_in, "t_out": args.t_out, "workload": args.workload,
                   "gpu_counts": counts,
-                  "weights": args.weights, "layouts": None if layout is None else [layout]}  # fmt: skip
+                  "weights": args.weights, "layouts": None if layout is None else [layout],
+                  **serving_inputs(args)}  # fmt: skip
     context = {} if args.context_tokens is None else {"context_tokens": args.context_tokens}
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
     if gpus is not None and len(gpus) == 1 and gpus[0].lower() in ("all", "measured"):

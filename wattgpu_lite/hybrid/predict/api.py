@@ -20,6 +20,7 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
+from wattgpu_lite.energy.notes import serving_notes
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs
 from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.errors import CapacityError, InvalidInputError
@@ -35,6 +36,7 @@ from wattgpu_lite.hybrid.predict.requests import (
     resolve_load,
 )
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
+from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
@@ -54,7 +56,8 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
             scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
             level: float = DEFAULT_LEVEL, num_gpus: int = 1,
             weights: str | None = None, parallel: Parallel | None = None,
-            correction: bool = True) -> Prediction:  # fmt: skip
+            kv_cache: str | None = None, engine: str | None = None,
+            max_num_seqs: int | None = None, correction: bool = True) -> Prediction:  # fmt: skip
     """Power, per-request ITL, time per token and energy per token of ``llm`` on ``gpu``.
 
     ``llm``: a catalog name, an LLM, a config.json path or dict; ``gpu``: a catalog name, a GPU,
@@ -62,29 +65,44 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     decoded together) or ``scenario`` (a Watt Counts load). ``num_gpus``: GPUs in one replica
     (tensor parallel; power and energy are the replica's), or ``parallel``: the replica's layout,
     ``wl.Parallel(tp=4)``, ``wl.Parallel(ep=8)`` (experts over 8 GPUs, data-parallel attention);
-    ``weights``: the served weight format (None: the LLM's own); ``correction=False``: the
-    physics backbone alone (basis "physics"). Raises CapacityError when the load is beyond what
-    one replica can serve (the message says the capacity).
+    ``weights``: the served weight format (None: the LLM's own); ``kv_cache``: the KV cache's
+    format, "auto" (None: the model's 16-bit dtype), "bf16", "fp16" or "fp8" (half the KV bytes
+    per token, twice the tokens held); ``engine``: "vllm" (None, the default), "sglang" or
+    "tensorrt-llm", whose documented defaults (concurrency limit, memory share) are used
+    (data/engines.csv); ``max_num_seqs``: the engine's concurrency limit (None: its default,
+    vLLM's 256): the sequences in flight are min(KV capacity, max_num_seqs, the load);
+    ``correction=False``: the physics backbone alone (basis "physics"). Raises CapacityError
+    when the load is beyond what one replica can serve (the message says the capacity).
     """
     model, device = resolve_llm(llm), resolve_gpu(gpu)
     req = check_request(model, device, num_gpus=num_gpus, parallel=parallel, weights=weights,
                         scenario=scenario, rate_qps=rate_qps, batch=batch, t_in=t_in,
-                        t_out=t_out)  # fmt: skip
+                        t_out=t_out, kv_cache=kv_cache, engine=engine,
+                        max_num_seqs=max_num_seqs)  # fmt: skip
     layout, fmt, rate, bat, offline = req.layout, req.weights, req.rate_qps, req.batch, req.offline
     t_in, t_out = req.t_in, req.t_out
     level = check_level(level)
-    deploy = {"num_gpus": layout, "weights": [fmt]}
+    deploy = {"num_gpus": layout, "weights": [fmt], **serving_args(req)}
     if offline:
         _, cap = R.build([model], [device], t_in, t_out, **deploy)
         bat = float(R.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
     out = E.predict_arrays(_model(correction), [model], [device], t_in, t_out, rate, bat, level,
                            **deploy)  # fmt: skip
     _raise_for_status(out, model.name, device.name, rate, bat,
-                      _fitting_hint(model, device, layout, fmt, t_in, t_out))  # fmt: skip
+                      _fitting_hint(model, device, layout, fmt, t_in, t_out, req))  # fmt: skip
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
                     None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
                     model.architecture_name, layout.tp, layout.ep)  # fmt: skip
-    return prediction_of(out, 0, inputs, _notes(HybridModel.pretrained(), out, 0))
+    notes = _notes(HybridModel.pretrained(), out, 0) + serving_notes(req.kv_cache, req.engine)
+    return prediction_of(out, 0, inputs, notes)
+
+
+def serving_args(req) -> dict:
+    """The KV cache, engine and concurrency limit of a checked request as keywords of
+    :func:`steps.predict_arrays` / :func:`backbone_rows.build`; empty at the defaults (vLLM,
+    "auto", 256), whose arrays are built as before."""
+    given = {"kv_cache": req.kv_cache, "engine": req.engine, "max_num_seqs": req.max_num_seqs}
+    return {} if tuple(given.values()) == check_serving() else given
 
 
 def _model(correction: bool) -> HybridModel:
@@ -105,27 +123,29 @@ def _raise_for_status(out: StepResult, llm: str, gpu: str, rate: float, batch: f
 
 
 def fewest_gpus_that_fit(model, device, weights: str, t_in: int, t_out: int,
-                         start: int = 1) -> int | None:  # fmt: skip
+                         start: int = 1, kv_cache=None, engine=None) -> int | None:  # fmt: skip
     """The fewest tensor-parallel GPUs above ``start`` (and at most MAX_GPUS) on which ``model``
-    runs at all, by the kit's one memory rule: the KV cache of the replica holds at least one
-    sequence of ``t_in`` + ``t_out`` tokens beside the weights
-    (:func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs` ≥ 1), and the layout splits the
-    heads evenly (:func:`check_num_gpus`); None when no count does."""
+    runs at all, by the kit's one memory rule: the KV cache of the replica (at ``kv_cache``, in
+    the ``engine``'s share of memory) holds at least one sequence of ``t_in`` + ``t_out`` tokens
+    beside the weights (:func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs` ≥ 1), and the
+    layout splits the heads evenly (:func:`check_num_gpus`); None when no count does."""
     for n in range(start + 1, MAX_GPUS + 1):
         try:
             check_num_gpus(n, model, device)
         except InvalidInputError:
             continue
-        if kv_capacity_seqs(model, device, t_in, t_out, n, weights) >= 1:
+        if kv_capacity_seqs(model, device, t_in, t_out, n, weights, kv_cache, engine) >= 1:
             return n
     return None
 
 
-def _fitting_hint(model, device, layout: Parallel, weights: str, t_in: int, t_out: int) -> str:
+def _fitting_hint(model, device, layout: Parallel, weights: str, t_in: int, t_out: int,
+                  req=None) -> str:  # fmt: skip
     """The hint "try num_gpus=N" when N GPUs of ``device`` hold what ``layout`` does not, or ""."""
-    if kv_capacity_seqs(model, device, t_in, t_out, layout, weights) >= 1:
+    kv, eng = (None, None) if req is None else (req.kv_cache, req.engine)
+    if kv_capacity_seqs(model, device, t_in, t_out, layout, weights, kv, eng) >= 1:
         return ""
-    n = fewest_gpus_that_fit(model, device, weights, t_in, t_out, layout.num_gpus)
+    n = fewest_gpus_that_fit(model, device, weights, t_in, t_out, layout.num_gpus, kv, eng)
     return "" if n is None else f"try num_gpus={n} ({n} × {device.name}, tensor parallel)"
 
 
@@ -149,7 +169,9 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: 
                  workload: str | None = None) -> pd.DataFrame:  # fmt: skip
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
     ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
-    or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights`` (blank: the LLM's own)).
+    or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights`` (blank: the LLM's own),
+    ``kv_cache`` (blank: "auto"), ``engine`` (blank: "vllm"), ``max_num_seqs`` (blank: the
+    engine's default)).
 
     Every row goes through the checks of ``wl.predict`` (:func:`row_checks.check_request`).
     Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
@@ -179,10 +201,12 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: 
     messages = req.message.copy()
     for s in range(0, len(idx), CHUNK_ROWS):
         part = idx[s : s + CHUNK_ROWS]
+        serving = {k: getattr(req, k)[part] for k in ("kv_cache", "engine", "max_num_seqs")
+                   if k in frame}  # fmt: skip
         out = E.predict_arrays(model, [llms[i] for i in part], [gpus[i] for i in part],
                                req.t_in[part], req.t_out[part], req.rate_qps[part],
                                req.batch[part], level, list(req.layout[part]),
-                               list(req.weights[part]))  # fmt: skip
+                               list(req.weights[part]), **serving)  # fmt: skip
         for k, v in out.columns().items():
             keep[k][part] = v
         for j in np.flatnonzero(out.status != Status.OK):  # an OK row's message is ""

@@ -36,7 +36,7 @@ from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.args import Workload, expert_flops_per_token
 from wattgpu_lite.hybrid.predict import intervals as U
 from wattgpu_lite.hybrid.predict import steps as E
-from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
+from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict, serving_args
 from wattgpu_lite.hybrid.predict.explanation import (
     BINDINGS,
     REL,
@@ -57,21 +57,24 @@ __all__ = ["BINDINGS", "Correction", "Explanation", "Part", "explain"]
 def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
             scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
             level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
-            parallel: Parallel | None = None) -> Explanation:  # fmt: skip
+            parallel: Parallel | None = None, kv_cache: str | None = None,
+            engine: str | None = None, max_num_seqs: int | None = None) -> Explanation:  # fmt: skip
     """The prediction of ``wl.predict`` with the same arguments, and the parts it is made of
     (module docstring). Raises what ``wl.predict`` raises (CapacityError beyond the capacity)."""
+    serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
     p = predict(llm, gpu, rate_qps=rate_qps, batch=batch, scenario=scenario, t_in=t_in,
-                t_out=t_out, level=level, num_gpus=num_gpus, weights=weights, parallel=parallel)  # fmt: skip
+                t_out=t_out, level=level, num_gpus=num_gpus, weights=weights, parallel=parallel,
+                **serving)  # fmt: skip
     model, device = resolve_llm(llm), resolve_gpu(gpu)
     req = check_request(model, device, num_gpus=num_gpus, parallel=parallel, weights=weights,
                         scenario=scenario, rate_qps=rate_qps, batch=batch, t_in=t_in,
-                        t_out=t_out)  # fmt: skip
+                        t_out=t_out, **serving)  # fmt: skip
     i = p.inputs
     rate = np.nan if i.rate_qps is None else float(i.rate_qps)
     bat = np.nan if i.batch is None else float(i.batch)
     hm = HybridModel.pretrained()
     llms, gpus = [model], [device]
-    deploy = {"num_gpus": req.layout, "weights": [req.weights]}
+    deploy = {"num_gpus": req.layout, "weights": [req.weights], **serving_args(req)}
     out = E.predict_arrays(hm, llms, gpus, i.t_in, i.t_out, rate, bat, i.level, **deploy)
     rows, cap = R.build(llms, gpus, i.t_in, i.t_out, **deploy)
     c = hm.constants

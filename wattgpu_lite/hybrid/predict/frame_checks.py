@@ -22,8 +22,11 @@ from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
-NUMERIC_COLUMNS = ("rate_qps", "batch", "t_in", "t_out", "num_gpus", "tp", "ep")
-INPUT_COLUMNS = ("llm", "gpu", *NUMERIC_COLUMNS, "weights")
+NUMERIC_COLUMNS = ("rate_qps", "batch", "t_in", "t_out", "num_gpus", "tp", "ep", "max_num_seqs")
+TEXT_COLUMNS = ("weights", "kv_cache", "engine")
+#: the columns checked once per distinct configuration (with the LLM and the GPU)
+CONFIG_COLUMNS = ("num_gpus", "tp", "ep", "weights", "kv_cache", "engine", "max_num_seqs")
+INPUT_COLUMNS = ("llm", "gpu", *NUMERIC_COLUMNS, *TEXT_COLUMNS)
 NEAR_MISS = 0.9  # difflib ratio from which an extra column reads as a misspelt input column
 
 
@@ -107,10 +110,11 @@ def _numbers_only(dtype) -> bool:
     return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
 
 
-def _layout_and_format(model, device, cells: dict) -> tuple[Parallel, str]:
-    """The layout (``tp``/``ep`` if given, else ``num_gpus``) and served format of one row."""
-    weights = cells.get("weights")
-    weights = None if _blank(weights) else weights
+def _layout_and_format(model, device, cells: dict) -> tuple:
+    """The layout (``tp``/``ep`` if given, else ``num_gpus``), served format, KV-cache format,
+    engine and concurrency limit of one row (a blank cell: the default)."""
+    given = {k: cells.get(k) for k in ("weights", "kv_cache", "engine", "max_num_seqs")}
+    given = {k: None if _blank(v) else v for k, v in given.items()}
     if "tp" in cells or "ep" in cells:
         tp, ep = cells.get("tp", 1), cells.get("ep", 1)
         layout = Parallel(tp, ep)
@@ -120,15 +124,14 @@ def _layout_and_format(model, device, cells: dict) -> tuple[Parallel, str]:
                 f"num_gpus={n!r} disagrees with tp={tp}, ep={ep} (a replica of "
                 f"{layout.num_gpus} GPUs); drop the num_gpus column or make it {layout.num_gpus}"
             )
-        req = check_request(model, device, parallel=layout, weights=weights, batch=1)
+        req = check_request(model, device, parallel=layout, batch=1, **given)
     else:
-        req = check_request(model, device, num_gpus=cells.get("num_gpus", 1), weights=weights,
-                            batch=1)  # fmt: skip
-    return req.layout, req.weights
+        req = check_request(model, device, num_gpus=cells.get("num_gpus", 1), batch=1, **given)
+    return req.layout, req.weights, req.kv_cache, req.engine, req.max_num_seqs
 
 
-def _row_request(model, device, cells: dict, layout: Parallel, fmt: str) -> Request:
-    """One row's load and tokens checked (its layout and format already are)."""
+def _row_request(model, device, cells: dict, layout: Parallel, fmt: str, *serving) -> Request:
+    """One row's load and tokens checked (its layout, formats and engine already are)."""
     rate, bat = cells.get("rate_qps"), cells.get("batch")
     rate, bat = (None if _blank(rate) else rate), (None if _blank(bat) else bat)
     if (rate is None) == (bat is None):
@@ -139,7 +142,7 @@ def _row_request(model, device, cells: dict, layout: Parallel, fmt: str) -> Requ
     rate, bat, offline = resolve_load(None, rate, bat)
     t_in, t_out = checks.check_tokens(cells.get("t_in", DEFAULT_T_IN),
                                       cells.get("t_out", DEFAULT_T_OUT), model.context_length)  # fmt: skip
-    return Request(layout, fmt, rate, bat, offline, t_in, t_out)
+    return Request(layout, fmt, rate, bat, offline, t_in, t_out, *serving)
 
 
 @dataclass(frozen=True)
@@ -155,17 +158,20 @@ class FrameRequests:
     batch: np.ndarray  # sequences; NaN at a rate
     t_in: np.ndarray  # tokens, as checked
     t_out: np.ndarray
+    kv_cache: np.ndarray  # object: the KV-cache format ("auto", "fp8", ...)
+    engine: np.ndarray  # object: the engine's name
+    max_num_seqs: np.ndarray  # the concurrency limit; NaN where not ok
 
 
 def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     """Every row of ``frame`` (already through :func:`check_columns`) checked, in
     :func:`check_request`'s order (layout, weight format, load, tokens). The layout and format
-    checks are made once per distinct (LLM, GPU, layout, format) of the frame; a row's load and
+    checks are made once per distinct (LLM, GPU, layout, formats, engine) of the frame; a row's load and
     tokens are checked column-wise when its columns are numeric, and a row any of those checks
     refuses (or every row, when a column holds Python objects) goes through the checks of
     ``wl.predict`` one by one, which give its message. A broken shipped data file still raises."""
     n = len(frame)
-    raw = {c: _cells_of(frame[c]) for c in (*NUMERIC_COLUMNS, "weights") if c in frame}
+    raw = {c: _cells_of(frame[c]) for c in (*NUMERIC_COLUMNS, *TEXT_COLUMNS) if c in frame}
     distinct, li = unique_by_identity(models)
     group, first = _layout_groups(raw, li, unique_by_identity(devices)[1])
     checked = []
@@ -179,8 +185,11 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
     layouts = np.empty(len(checked), dtype=object)
     layouts[:] = [c[0] if g else None for c, g in zip(checked, good_group, strict=True)]
-    formats = np.array([c[1] if g else None for c, g in zip(checked, good_group, strict=True)],
-                       dtype=object)  # fmt: skip
+    formats, kvs, engines = (np.array([c[k] if g else None for c, g in
+                                       zip(checked, good_group, strict=True)], dtype=object)
+                             for k in (1, 2, 3))  # fmt: skip
+    limits = np.array([c[4] if g else np.nan for c, g in zip(checked, good_group, strict=True)],
+                      dtype=float)  # fmt: skip
     context = [m.context_length for m in distinct]
     known = np.array([c is not None for c in context], dtype=bool)[li]
     limit = np.array([checks.TOKENS_MAX if c is None else int(c) for c in context])[li]
@@ -203,7 +212,9 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     nan = np.where(ok, 0.0, np.nan)
     return FrameRequests(ok, message, np.where(ok, layouts[group], None),
                          np.where(ok, formats[group], None),
-                         *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")))  # fmt: skip
+                         *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")),
+                         np.where(ok, kvs[group], None), np.where(ok, engines[group], None),
+                         limits[group] + nan)  # fmt: skip
 
 
 def _cells_of(column: pd.Series) -> np.ndarray:
@@ -220,11 +231,11 @@ def _cells(raw: dict[str, np.ndarray], i: int) -> dict:
 
 
 def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):
-    """Each row's group of equal (LLM, GPU, num_gpus, tp, ep, weights) and the first row of each
-    group, groups in the order of their first rows (``li``, ``gi``: each row's LLM and GPU, by
-    identity). Cells are equal when :func:`_key` is."""
+    """Each row's group of equal (LLM, GPU, and cells of :data:`CONFIG_COLUMNS`) and the first
+    row of each group, groups in the order of their first rows (``li``, ``gi``: each row's LLM
+    and GPU, by identity). Cells are equal when :func:`_key` is."""
     codes = [li, gi]
-    for col in ("num_gpus", "tp", "ep", "weights"):
+    for col in CONFIG_COLUMNS:
         if col in raw:
             values = raw[col]
             if values.dtype.kind in "iuf":  # numbers (NaN: blank); 2.0 and 2 alike, as _key

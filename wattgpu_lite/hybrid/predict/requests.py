@@ -19,6 +19,7 @@ from wattgpu_lite.energy.args import check_deployment, deploy_args
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS
+from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.layout import MAX_GPUS, Parallel, layout_of
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -26,7 +27,8 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 @dataclass(frozen=True)
 class Request:
     """A checked request: the replica's layout, the served weight format, the load (rate in
-    req/s or NaN, batch or NaN, an offline scenario?) and the token counts."""
+    req/s or NaN, batch or NaN, an offline scenario?), the token counts, and how it is served
+    (the KV cache's format, the engine, its concurrency limit)."""
 
     layout: Parallel
     weights: str
@@ -35,6 +37,9 @@ class Request:
     offline: bool
     t_in: int
     t_out: int
+    kv_cache: str  # "auto", "bf16", "fp16" or "fp8"
+    engine: str  # a name of data/engines.csv
+    max_num_seqs: int  # the engine's concurrency limit
 
 
 def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
@@ -76,12 +81,15 @@ def check_num_gpus(num_gpus, model, device):
 
 def check_request(model, device, *, num_gpus=1, parallel: Parallel | None = None,
                   weights: str | None = None, scenario: str | None = None, rate_qps=None,
-                  batch=None, t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT) -> Request:  # fmt: skip
+                  batch=None, t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT, kv_cache=None,
+                  engine=None, max_num_seqs=None) -> Request:  # fmt: skip
     """Every check ``wl.predict`` makes on one request, in its order (layout, weight format,
-    load, tokens); the first that fails raises (InvalidInputError naming the field and the fix).
+    KV cache, engine and its concurrency limit, load, tokens); the first that fails raises
+    (InvalidInputError naming the field and the fix).
     """
     layout = check_num_gpus(layout_of(num_gpus, parallel), model, device)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
+    serving = check_serving(kv_cache, engine, max_num_seqs)
     rate, bat, offline = resolve_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
-    return Request(layout, fmt, rate, bat, offline, t_in, t_out)
+    return Request(layout, fmt, rate, bat, offline, t_in, t_out, *serving)

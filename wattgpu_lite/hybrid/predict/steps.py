@@ -156,19 +156,24 @@ def bounded_intervals(rows: S.Rows, back: Backbone, power, itl, floor, half):
 def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
                    rate_qps, batch, level: float = 0.8, num_gpus=1,
                    weights: Sequence[str | None] | None = None,
-                   built: tuple[S.Rows, np.ndarray] | None = None) -> StepResult:  # fmt: skip
+                   built: tuple[S.Rows, np.ndarray] | None = None, kv_cache=None, engine=None,
+                   max_num_seqs=None) -> StepResult:  # fmt: skip
     """Every quantity of a prediction, one value per row, from the named steps in order.
 
     ``rate_qps`` NaN = batch mode (``batch`` sequences), else Poisson arrivals. ``num_gpus``: GPUs
     per replica or a layout per row; ``weights``: the served weight format per row (None: the
-    LLM's own); ``built``: the rows and KV capacities of :func:`backbone_rows.build` for these
+    LLM's own); ``kv_cache``, ``engine``, ``max_num_seqs``: the KV-cache format, the serving
+    engine and its concurrency limit, one value or one per row (None: "auto", vLLM, the engine's
+    default); ``built``: the rows and KV capacities of :func:`backbone_rows.build` for these
     arguments, when the caller has them already (a ranking builds them once). Rows beyond the
     replica's capacity or whose weights do not fit get their :class:`Status` and NaN values.
     """
     n = len(llms)
     rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,)).copy()
     bat = np.broadcast_to(np.asarray(batch, dtype=float), (n,)).copy()
-    rows, cap = R.build(llms, gpus, t_in, t_out, num_gpus, weights) if built is None else built
+    if built is None:
+        built = R.build(llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine, max_num_seqs)
+    rows, cap = built
     back = backbone_step(model, rows, cap, rate, bat)
     odd = physics_only_rows(model, llms, rows)
     power, itl, floor = bounds_step(rows, back, correction_step(model, llms, gpus, rows, back, odd))
