@@ -104,3 +104,30 @@ def test_the_run_counts_in_the_opening():
     assert (f"on {len(runs):,} real vLLM runs over {runs['gpu'].nunique()} GPUs and "
             f"{runs['llm'].nunique()} LLMs") in README  # fmt: skip
     assert f"{len(dense):,} of them on the {dense['llm'].nunique()} dense LLMs" in README
+
+
+def test_external_figures_per_source():
+    """The table's size and the per-source ratios the README quotes."""
+    from wattgpu_lite.datafiles import data_dir, read_csv
+    from wattgpu_lite.hybrid.report import external_per_gpu as per
+
+    table = external.table()
+    assert f"{len(table):,} rows from {table['source_title'].nunique()} documents" in README
+    by = per.per_source().assign(label=lambda t: t["source"].map(per.source_labels(t["source"])))
+    by = by.set_index(["label", "quantity"])
+
+    def ratio(label: str, quantity: str) -> str:
+        return f"{by.loc[(label, quantity), 'ratio_hybrid']:.2f}"
+
+    lib = by.loc[("LLM-Inference-Bench, repository throughput data (docs/data/Throughput)",
+                  "throughput_tokens_per_s")]  # fmt: skip
+    fp8 = by.loc[("LLM-Inference-Bench, repository data for Fig. 3 (quantisation)",
+                  "throughput_tokens_per_s")]  # fmt: skip
+    assert f"median {lib['ratio_hybrid']:.1f}× on the {int(lib['rows']):,}" in README
+    assert f"{fp8['ratio_hybrid']:.1f}× on their FP8 ones" in README
+    ours = "wattgpu_lite H200 decode steps, PyTorch decoder with CUDA graphs"
+    assert f"{ratio(ours, 'itl_s')}× their ITL and {ratio(ours, 'power_w')}× their power" in README
+    assert f"at {ratio('Splitwise', 'itl_s')}× their ITL" in README
+    h200 = read_csv(data_dir() / "h200_decode_measurements.csv")
+    eager = h200.loc[(h200["harness"] == "transformers_eager") & (h200["status"] == "ok"), "itl_ms"]
+    assert f"take {eager.min():.0f}–{eager.max():.0f} ms a step" in README
