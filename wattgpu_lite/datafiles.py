@@ -39,7 +39,7 @@ MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests dee
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "b3022c1fa0cba9f7b408930c60f72f607c7133bebc074101a5a735ae4aa5b853"
+MANIFEST_SHA256 = "d5a2ff11040b1ab854a77cb8e57afbbde85d76c1a876ba643fb0f93f294fc0eb"
 
 
 def data_dir() -> Path:
