@@ -41,11 +41,33 @@ SCRIPT = {GRAPHS: "data/scripts/measure_h200_graphs.py",
           EAGER: "data/scripts/measure_h200_transformers.py"}  # fmt: skip
 ENGINE = {GRAPHS: "PyTorch decoder with CUDA graphs (kit script)",
           EAGER: "transformers eager loop, DynamicCache (kit script)"}  # fmt: skip
-COLUMNS = ["harness", "model_hf_id", "weights", "batch_size", "rows_computed", "prompt_tokens",
-           "context_tokens", "decode_steps", "itl_ms", "prefill_s", "window_s", "energy_j",
-           "power_w", "power_w_nvml_sampled", "sm_clock_mhz", "temperature_c", "status"]
-INT_COLUMNS = ("batch_size", "rows_computed", "prompt_tokens", "decode_steps", "sm_clock_mhz",
-               "temperature_c")
+COLUMNS = [
+    "harness",
+    "model_hf_id",
+    "weights",
+    "batch_size",
+    "rows_computed",
+    "prompt_tokens",
+    "context_tokens",
+    "decode_steps",
+    "itl_ms",
+    "prefill_s",
+    "window_s",
+    "energy_j",
+    "power_w",
+    "power_w_nvml_sampled",
+    "sm_clock_mhz",
+    "temperature_c",
+    "status",
+]
+INT_COLUMNS = (
+    "batch_size",
+    "rows_computed",
+    "prompt_tokens",
+    "decode_steps",
+    "sm_clock_mhz",
+    "temperature_c",
+)
 ROUND = {"itl_ms": 4, "prefill_s": 4, "window_s": 4, "energy_j": 3, "power_w": 2,
          "power_w_nvml_sampled": 2, "context_tokens": 1}  # fmt: skip
 
@@ -56,8 +78,9 @@ def measurements(results: Path) -> pd.DataFrame:
     graphs = graphs.rename(columns={"power_w_sampled": "power_w_nvml_sampled"})
     graphs["prompt_tokens"] = pd.NA
     eager = pd.read_csv(results / "runs.csv").assign(harness=EAGER, weights="bf16")
-    eager = eager.rename(columns={"power_w_sampled": "power_w_nvml_sampled",
-                                  "mean_context_tokens": "context_tokens"})
+    eager = eager.rename(
+        columns={"power_w_sampled": "power_w_nvml_sampled", "mean_context_tokens": "context_tokens"}
+    )
     eager["rows_computed"] = eager["batch_size"]
     table = pd.concat([graphs, eager], ignore_index=True)[COLUMNS]
     for col in INT_COLUMNS:
@@ -67,39 +90,65 @@ def measurements(results: Path) -> pd.DataFrame:
 
 def meta(results: Path) -> dict:
     """Both runs' machine, versions and idle power, keyed by harness."""
-    return {GRAPHS: json.loads((results / "graph_meta.json").read_text()),
-            EAGER: json.loads((results / "meta.json").read_text())}
+    return {
+        GRAPHS: json.loads((results / "graph_meta.json").read_text()),
+        EAGER: json.loads((results / "meta.json").read_text()),
+    }
 
 
 def external_rows(table: pd.DataFrame, info: dict) -> pd.DataFrame:
     """The measured rows as rows of data/external_measurements.csv (its columns, its units)."""
     ok = table[(table["status"] == "ok") & (table["harness"] == GRAPHS)].reset_index(drop=True)
-    precision = ok["weights"].map({"bf16": "bf16", "fp8": "fp8 (e4m3 weights and activations, "
-                                   "per-tensor scale; bf16 KV cache)"})
-    note = pd.Series("decode only, constant context (KV written at a cycling slot, attention over "
-                     "all context_tokens); random weights; ITL and power over the timed window "
-                     "only", index=ok.index)
+    precision = ok["weights"].map(
+        {
+            "bf16": "bf16",
+            "fp8": "fp8 (e4m3 weights and activations, per-tensor scale; bf16 KV cache)",
+        }
+    )
+    note = pd.Series(
+        "decode only, constant context (KV written at a cycling slot, attention over "
+        "all context_tokens); random weights; ITL and power over the timed window "
+        "only",
+        index=ok.index,
+    )
     padded = ok["rows_computed"] != ok["batch_size"]
-    note = note.where(~padded, note + "; FP8 GEMM rows padded to " + ok["rows_computed"].astype(str))
-    return pd.DataFrame({
-        "row_class": "dense", "model_hf_id": ok["model_hf_id"],
-        "model_label_in_source": ok["model_hf_id"], "gpu": "H200 SXM", "num_gpus": 1,
-        "precision": precision, "engine": ENGINE[GRAPHS],
-        "engine_version": f"torch {info[GRAPHS]['torch']}", "batch_size": ok["batch_size"],
-        "concurrency": pd.NA, "request_rate_qps": pd.NA, "harness": "decode_window",
-        "requests_total": ok["batch_size"], "replicas": 1, "input_tokens": (ok["context_tokens"] - 64).round(0).astype("Int64"),
-        "output_tokens": 128, "power_w": ok["power_w"], "power_scope": "gpu0",
-        "idle_in_window_s": 0.0, "itl_ms": ok["itl_ms"],
-        "ttft_ms": pd.NA,
-        "throughput_tokens_per_s": pd.NA, "energy_per_output_token_j": pd.NA,
-        "energy_scope": pd.NA,
-        "derived": "input_tokens = context_tokens - 64, output_tokens = 128 (mean decode context = "
-                   "the measured constant context)",
-        "source_title": TITLE[GRAPHS],
-        "source_url": "data/h200_decode_measurements.csv",
-        "source_location": f"harness {GRAPHS}, written by {SCRIPT[GRAPHS]}",
-        "notes": note,
-    })
+    note = note.where(
+        ~padded, note + "; FP8 GEMM rows padded to " + ok["rows_computed"].astype(str)
+    )
+    return pd.DataFrame(
+        {
+            "row_class": "dense",
+            "model_hf_id": ok["model_hf_id"],
+            "model_label_in_source": ok["model_hf_id"],
+            "gpu": "H200 SXM",
+            "num_gpus": 1,
+            "precision": precision,
+            "engine": ENGINE[GRAPHS],
+            "engine_version": f"torch {info[GRAPHS]['torch']}",
+            "batch_size": ok["batch_size"],
+            "concurrency": pd.NA,
+            "request_rate_qps": pd.NA,
+            "harness": "decode_window",
+            "requests_total": ok["batch_size"],
+            "replicas": 1,
+            "input_tokens": (ok["context_tokens"] - 64).round(0).astype("Int64"),
+            "output_tokens": 128,
+            "power_w": ok["power_w"],
+            "power_scope": "gpu0",
+            "idle_in_window_s": 0.0,
+            "itl_ms": ok["itl_ms"],
+            "ttft_ms": pd.NA,
+            "throughput_tokens_per_s": pd.NA,
+            "energy_per_output_token_j": pd.NA,
+            "energy_scope": pd.NA,
+            "derived": "input_tokens = context_tokens - 64, output_tokens = 128 (mean decode context = "
+            "the measured constant context)",
+            "source_title": TITLE[GRAPHS],
+            "source_url": "data/h200_decode_measurements.csv",
+            "source_location": f"harness {GRAPHS}, written by {SCRIPT[GRAPHS]}",
+            "notes": note,
+        }
+    )
 
 
 def write_external(rows: pd.DataFrame) -> None:
@@ -109,15 +158,18 @@ def write_external(rows: pd.DataFrame) -> None:
     lines = text.splitlines(keepends=True)
     header = next(csv.reader([lines[0]]))
     title_at = header.index("source_title")
-    kept = [line for line in lines[1:]
-            if next(csv.reader([line]))[title_at] not in TITLE.values()]
+    kept = [line for line in lines[1:] if next(csv.reader([line]))[title_at] not in TITLE.values()]
     EXTERNAL.write_text(lines[0] + "".join(kept) + rows[header].to_csv(index=False, header=False))
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path, nargs="?",
-                        help="the scripts' output folder (omit to reuse the shipped table)")
+    parser.add_argument(
+        "results",
+        type=Path,
+        nargs="?",
+        help="the scripts' output folder (omit to reuse the shipped table)",
+    )
     parser.add_argument("--external", action="store_true")
     args = parser.parse_args(argv)
     if args.results is not None:

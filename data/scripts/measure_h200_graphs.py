@@ -47,14 +47,45 @@ MODELS = [
     ("Qwen__Qwen3-8B.json", ("bf16",)),
     ("mistralai__Mistral-7B-Instruct-v0.3.json", ("bf16",)),
 ]
-GRID = [(1, 512), (2, 512), (4, 512), (8, 512), (16, 512), (32, 512), (64, 512), (128, 512),
-        (256, 512), (1, 2048), (8, 2048), (32, 2048), (128, 2048), (1, 8192), (8, 8192),
-        (32, 8192)]
+GRID = [
+    (1, 512),
+    (2, 512),
+    (4, 512),
+    (8, 512),
+    (16, 512),
+    (32, 512),
+    (64, 512),
+    (128, 512),
+    (256, 512),
+    (1, 2048),
+    (8, 2048),
+    (32, 2048),
+    (128, 2048),
+    (1, 8192),
+    (8, 8192),
+    (32, 8192),
+]
 WINDOW_S = 1.2
 MEM_CAP_BYTES = 125e9
-FIELDS = ["model_hf_id", "config_file", "weights", "batch_size", "rows_computed", "context_tokens",
-          "decode_steps", "itl_ms", "window_s", "energy_j", "power_w", "power_w_sampled",
-          "sm_clock_mhz", "temperature_c", "weight_gb", "kv_cache_gb", "status"]
+FIELDS = [
+    "model_hf_id",
+    "config_file",
+    "weights",
+    "batch_size",
+    "rows_computed",
+    "context_tokens",
+    "decode_steps",
+    "itl_ms",
+    "window_s",
+    "energy_j",
+    "power_w",
+    "power_w_sampled",
+    "sm_clock_mhz",
+    "temperature_c",
+    "weight_gb",
+    "kv_cache_gb",
+    "status",
+]
 
 
 class Decoder:
@@ -72,13 +103,20 @@ class Decoder:
         self.eps = cfg.get("rms_norm_eps", 1e-6)
         qkv_out = (self.heads + 2 * self.kv_heads) * self.head_dim
         self.embed = self.param(vocab, d, plain=True)
-        self.layers = [{
-            "qkv": self.param(d, qkv_out), "o": self.param(self.heads * self.head_dim, d),
-            "gate_up": self.param(d, 2 * inter), "down": self.param(inter, d),
-            "qkv_bias": self.randn(qkv_out) if self.bias else None,
-            "norm1": self.ones(d), "norm2": self.ones(d),
-            "q_norm": self.ones(self.head_dim), "k_norm": self.ones(self.head_dim),
-        } for _ in range(n_layers)]
+        self.layers = [
+            {
+                "qkv": self.param(d, qkv_out),
+                "o": self.param(self.heads * self.head_dim, d),
+                "gate_up": self.param(d, 2 * inter),
+                "down": self.param(inter, d),
+                "qkv_bias": self.randn(qkv_out) if self.bias else None,
+                "norm1": self.ones(d),
+                "norm2": self.ones(d),
+                "q_norm": self.ones(self.head_dim),
+                "k_norm": self.ones(self.head_dim),
+            }
+            for _ in range(n_layers)
+        ]
         self.final_norm = self.ones(d)
         self.head = self.param(d, vocab)
         theta = cfg.get("rope_theta", 10000.0)
@@ -108,8 +146,13 @@ class Decoder:
 
     def linear(self, x, w):
         if self.weights == "fp8":
-            return self.torch._scaled_mm(x.to(self.torch.float8_e4m3fn), w.t(), scale_a=self.one,
-                                         scale_b=self.one, out_dtype=self.torch.bfloat16)
+            return self.torch._scaled_mm(
+                x.to(self.torch.float8_e4m3fn),
+                w.t(),
+                scale_a=self.one,
+                scale_b=self.one,
+                out_dtype=self.torch.bfloat16,
+            )
         return x @ w
 
     def rms(self, x, w):
@@ -194,12 +237,17 @@ def measure_point(torch, dec: Decoder, batch: int, context: int, nvml, handle, s
     kv_gb = sum(k.numel() * k.element_size() * 2 for k, _ in cache) / 1e9
     del graph
     return {
-        "rows_computed": rows, "decode_steps": steps, "itl_ms": 1e3 * (t1 - t0) / steps,
-        "window_s": t1 - t0, "energy_j": (e1 - e0) / 1e3, "power_w": (e1 - e0) / 1e3 / (t1 - t0),
+        "rows_computed": rows,
+        "decode_steps": steps,
+        "itl_ms": 1e3 * (t1 - t0) / steps,
+        "window_s": t1 - t0,
+        "energy_j": (e1 - e0) / 1e3,
+        "power_w": (e1 - e0) / 1e3 / (t1 - t0),
         "power_w_sampled": sum(readings) / len(readings) if readings else float("nan"),
         "sm_clock_mhz": nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_SM),
         "temperature_c": nvml.nvmlDeviceGetTemperature(handle, nvml.NVML_TEMPERATURE_GPU),
-        "kv_cache_gb": kv_gb, "status": "ok",
+        "kv_cache_gb": kv_gb,
+        "status": "ok",
     }
 
 
@@ -210,8 +258,9 @@ def kv_bytes(dec: Decoder, rows: int, context: int) -> float:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--budget-s", type=float, default=240.0,
-                        help="start no new point after this many seconds")
+    parser.add_argument(
+        "--budget-s", type=float, default=240.0, help="start no new point after this many seconds"
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     import pynvml as nvml
@@ -222,10 +271,14 @@ def main(argv=None) -> int:
     handle = nvml.nvmlDeviceGetHandleByIndex(0)
     torch.zeros(1, device="cuda")
     torch.manual_seed(0)
-    meta = {"gpu_name": nvml.nvmlDeviceGetName(handle), "driver": nvml.nvmlSystemGetDriverVersion(),
-            "power_limit_w": nvml.nvmlDeviceGetEnforcedPowerLimit(handle) / 1e3,
-            "torch": torch.__version__, "cuda": torch.version.cuda,
-            "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    meta = {
+        "gpu_name": nvml.nvmlDeviceGetName(handle),
+        "driver": nvml.nvmlSystemGetDriverVersion(),
+        "power_limit_w": nvml.nvmlDeviceGetEnforcedPowerLimit(handle) / 1e3,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
     meta.update(idle_power(nvml, handle, seconds=3.0))
     print(json.dumps(meta), flush=True)
     sampler = PowerSampler(nvml, handle)
@@ -241,30 +294,43 @@ def main(argv=None) -> int:
                 try:
                     dec = Decoder(torch, cfg, weights)
                 except Exception as exc:  # noqa: BLE001 - recorded, the next one is tried
-                    writer.writerow({"model_hf_id": hf_id(config_file), "weights": weights,
-                                     "config_file": config_file,
-                                     "status": f"build failed: {type(exc).__name__}: {exc}"[:300]})
+                    writer.writerow(
+                        {
+                            "model_hf_id": hf_id(config_file),
+                            "weights": weights,
+                            "config_file": config_file,
+                            "status": f"build failed: {type(exc).__name__}: {exc}"[:300],
+                        }
+                    )
                     continue
                 weight_b = dec.weight_bytes()
                 for batch, context in GRID:
                     if time.perf_counter() - start > args.budget_s:
                         break
-                    row = {"model_hf_id": hf_id(config_file), "config_file": config_file,
-                           "weights": weights, "batch_size": batch, "context_tokens": context,
-                           "weight_gb": weight_b / 1e9}
+                    row = {
+                        "model_hf_id": hf_id(config_file),
+                        "config_file": config_file,
+                        "weights": weights,
+                        "batch_size": batch,
+                        "context_tokens": context,
+                        "weight_gb": weight_b / 1e9,
+                    }
                     rows = -(-batch // 16) * 16 if weights == "fp8" else batch
                     if weight_b + kv_bytes(dec, rows, context) > MEM_CAP_BYTES:
                         row["status"] = "skipped: over the memory cap"
                     else:
                         try:
-                            row.update(measure_point(torch, dec, batch, context, nvml, handle,
-                                                     sampler))
+                            row.update(
+                                measure_point(torch, dec, batch, context, nvml, handle, sampler)
+                            )
                         except Exception as exc:  # noqa: BLE001 - recorded, the next is tried
                             row["status"] = f"failed: {type(exc).__name__}: {exc}"[:300]
                             torch.cuda.synchronize()
                         torch.cuda.empty_cache()
-                    print({k: (round(v, 4) if isinstance(v, float) else v)
-                           for k, v in row.items()}, flush=True)
+                    print(
+                        {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()},
+                        flush=True,
+                    )
                     writer.writerow(row)
                     fh.flush()
                 del dec

@@ -49,18 +49,48 @@ MODELS = [
 ]
 # (batch, prompt tokens): short prompts over batch 1..256, then long prompts
 GRIDS = {
-    "full": [(1, 512), (2, 512), (4, 512), (8, 512), (16, 512), (32, 512), (64, 512),
-             (128, 256), (256, 256), (1, 2048), (8, 2048), (32, 2048), (1, 8192), (8, 8192)],
+    "full": [
+        (1, 512),
+        (2, 512),
+        (4, 512),
+        (8, 512),
+        (16, 512),
+        (32, 512),
+        (64, 512),
+        (128, 256),
+        (256, 256),
+        (1, 2048),
+        (8, 2048),
+        (32, 2048),
+        (1, 8192),
+        (8, 8192),
+    ],
     "moe": [(1, 512), (4, 512), (16, 512), (64, 512), (256, 256), (1, 8192), (8, 8192)],
 }
 WARM_STEPS = 4
 WINDOW_S = 1.5
 MIN_STEPS = 12
 MEM_CAP_BYTES = 120e9  # skip a point whose weights + KV + prefill activations would pass this
-FIELDS = ["model_hf_id", "config_file", "batch_size", "prompt_tokens", "warm_steps", "decode_steps",
-          "mean_context_tokens", "itl_ms", "prefill_s", "window_s", "energy_j", "power_w",
-          "power_w_sampled", "sm_clock_mhz", "mem_clock_mhz", "temperature_c", "peak_memory_gb",
-          "status"]
+FIELDS = [
+    "model_hf_id",
+    "config_file",
+    "batch_size",
+    "prompt_tokens",
+    "warm_steps",
+    "decode_steps",
+    "mean_context_tokens",
+    "itl_ms",
+    "prefill_s",
+    "window_s",
+    "energy_j",
+    "power_w",
+    "power_w_sampled",
+    "sm_clock_mhz",
+    "mem_clock_mhz",
+    "temperature_c",
+    "peak_memory_gb",
+    "status",
+]
 
 
 def hf_id(config_file: str) -> str:
@@ -158,16 +188,22 @@ def measure_point(torch, model, raw, batch, prompt, nvml, handle, sampler) -> di
     window_s = t1 - t0
     readings = list(sampler.readings)
     return {
-        "batch_size": batch, "prompt_tokens": prompt, "warm_steps": WARM_STEPS,
+        "batch_size": batch,
+        "prompt_tokens": prompt,
+        "warm_steps": WARM_STEPS,
         "decode_steps": steps,
         "mean_context_tokens": prompt + WARM_STEPS + (steps + 1) / 2,
-        "itl_ms": 1e3 * window_s / steps, "prefill_s": prefill_s, "window_s": window_s,
-        "energy_j": (e1 - e0) / 1e3, "power_w": (e1 - e0) / 1e3 / window_s,
+        "itl_ms": 1e3 * window_s / steps,
+        "prefill_s": prefill_s,
+        "window_s": window_s,
+        "energy_j": (e1 - e0) / 1e3,
+        "power_w": (e1 - e0) / 1e3 / window_s,
         "power_w_sampled": sum(readings) / len(readings) if readings else float("nan"),
         "sm_clock_mhz": nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_SM),
         "mem_clock_mhz": nvml.nvmlDeviceGetClockInfo(handle, nvml.NVML_CLOCK_MEM),
         "temperature_c": nvml.nvmlDeviceGetTemperature(handle, nvml.NVML_TEMPERATURE_GPU),
-        "peak_memory_gb": torch.cuda.max_memory_allocated() / 1e9, "status": "ok",
+        "peak_memory_gb": torch.cuda.max_memory_allocated() / 1e9,
+        "status": "ok",
     }
 
 
@@ -179,15 +215,19 @@ def idle_power(nvml, handle, seconds: float = 4.0) -> dict:
         samples.append(nvml.nvmlDeviceGetPowerUsage(handle) / 1e3)
         time.sleep(0.05)
     t1, e1 = time.perf_counter(), energy_mj(nvml, handle)
-    return {"idle_power_w": (e1 - e0) / 1e3 / (t1 - t0),
-            "idle_power_w_sampled": sum(samples) / len(samples), "idle_window_s": t1 - t0}
+    return {
+        "idle_power_w": (e1 - e0) / 1e3 / (t1 - t0),
+        "idle_power_w_sampled": sum(samples) / len(samples),
+        "idle_window_s": t1 - t0,
+    }
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, required=True)
-    parser.add_argument("--budget-s", type=float, default=330.0,
-                        help="start no new point after this many seconds")
+    parser.add_argument(
+        "--budget-s", type=float, default=330.0, help="start no new point after this many seconds"
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     import pynvml as nvml
@@ -206,8 +246,10 @@ def main(argv=None) -> int:
         "memory_total_gb": nvml.nvmlDeviceGetMemoryInfo(handle).total / 1e9,
         "max_sm_clock_mhz": nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_SM),
         "max_mem_clock_mhz": nvml.nvmlDeviceGetMaxClockInfo(handle, nvml.NVML_CLOCK_MEM),
-        "torch": torch.__version__, "transformers": transformers.__version__,
-        "cuda": torch.version.cuda, "python": sys.version.split()[0],
+        "torch": torch.__version__,
+        "transformers": transformers.__version__,
+        "cuda": torch.version.cuda,
+        "python": sys.version.split()[0],
         "started_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     meta.update(idle_power(nvml, handle))
@@ -227,29 +269,44 @@ def main(argv=None) -> int:
                 model, raw = build_model(torch, transformers, config_file)
             except Exception as exc:  # noqa: BLE001 - recorded, the next model is tried
                 print(f"{config_file}: build failed: {exc!r}", flush=True)
-                writer.writerow({"model_hf_id": hf_id(config_file), "config_file": config_file,
-                                 "status": f"build failed: {type(exc).__name__}: {exc}"[:300]})
+                writer.writerow(
+                    {
+                        "model_hf_id": hf_id(config_file),
+                        "config_file": config_file,
+                        "status": f"build failed: {type(exc).__name__}: {exc}"[:300],
+                    }
+                )
                 fh.flush()
                 continue
             weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
-            print(f"{config_file}: built in {time.perf_counter() - t0:.1f} s, "
-                  f"{weight_bytes / 1e9:.2f} GB", flush=True)
+            print(
+                f"{config_file}: built in {time.perf_counter() - t0:.1f} s, "
+                f"{weight_bytes / 1e9:.2f} GB",
+                flush=True,
+            )
             for batch, prompt in GRIDS[grid]:
                 if time.perf_counter() - start > args.budget_s:
                     break
-                row = {"model_hf_id": hf_id(config_file), "config_file": config_file,
-                       "batch_size": batch, "prompt_tokens": prompt}
+                row = {
+                    "model_hf_id": hf_id(config_file),
+                    "config_file": config_file,
+                    "batch_size": batch,
+                    "prompt_tokens": prompt,
+                }
                 if not fits(raw, weight_bytes, batch, prompt):
                     row["status"] = "skipped: over the memory cap"
                 else:
                     try:
-                        row.update(measure_point(torch, model, raw, batch, prompt, nvml, handle,
-                                                 sampler))
+                        row.update(
+                            measure_point(torch, model, raw, batch, prompt, nvml, handle, sampler)
+                        )
                     except Exception as exc:  # noqa: BLE001 - recorded, the next point is tried
                         row["status"] = f"failed: {type(exc).__name__}: {exc}"[:300]
                     torch.cuda.empty_cache()
-                print({k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()},
-                      flush=True)
+                print(
+                    {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()},
+                    flush=True,
+                )
                 writer.writerow(row)
                 fh.flush()
             del model

@@ -63,10 +63,17 @@ def test_the_prefill_share_grows_with_the_prompt():
 def test_only_static_harnesses_are_read_as_decode_steps():
     harness = ["fixed_batch", "decode_window", "closed_loop", "all_at_once"]
     rows = pd.DataFrame({"harness": harness})
-    pred = pd.DataFrame({f"{q}{k}": v for q, v in (("itl_s", 0.02), ("power_w", 400.0))
-                         for k in ("", "_lo", "_hi")} | {  # fmt: skip
-        "decode_itl_share": 0.5, "decode_power_share": 1.2, "itl_floor_s": 0.004,
-        "power_floor_w": 87.5, "replica_tdp_w": 450.0}, index=range(4))
+    pred = pd.DataFrame(
+        {f"{q}{k}": v for q, v in (("itl_s", 0.02), ("power_w", 400.0)) for k in ("", "_lo", "_hi")}
+        | {  # fmt: skip
+            "decode_itl_share": 0.5,
+            "decode_power_share": 1.2,
+            "itl_floor_s": 0.004,
+            "power_floor_w": 87.5,
+            "replica_tdp_w": 450.0,
+        },
+        index=range(4),
+    )
     view = X.static_batch_view(rows, pred)
     np.testing.assert_allclose(view["itl_s"], [0.01, 0.01, 0.02, 0.02])
     np.testing.assert_allclose(view["power_w"], [400.0, 450.0, 400.0, 400.0])  # at most G · TDP

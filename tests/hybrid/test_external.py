@@ -33,8 +33,9 @@ def test_every_row_has_harness_scope_and_source(table):
     # a published document, or the kit's own measurement table (data/SOURCES.md names its scripts)
     own = table["source_url"].str.startswith("data/")
     assert table.loc[~own, "source_url"].str.startswith("https://").all()
-    assert all((data_dir() / url.removeprefix("data/")).is_file()
-               for url in table.loc[own, "source_url"])
+    assert all(
+        (data_dir() / url.removeprefix("data/")).is_file() for url in table.loc[own, "source_url"]
+    )
     assert table.loc[table["power_w"].notna(), "power_scope"].notna().all()
     laid_out = table["replicas"].notna()
     assert (table.loc[laid_out, "num_gpus"] % table.loc[laid_out, "replicas"] == 0).all()

@@ -73,8 +73,9 @@ def test_eager_steps_are_bound_by_the_host_not_the_gpu(measured, build):
     eager = measured[measured["harness"] == build.EAGER]
     graphs = measured[(measured["harness"] == build.GRAPHS) & (measured["weights"] == "bf16")]
     eager = eager.assign(context_tokens=eager["prompt_tokens"])
-    pairs = eager.merge(graphs, on=["model_hf_id", "batch_size", "context_tokens"],
-                        suffixes=("_eager", "_graphs"))
+    pairs = eager.merge(
+        graphs, on=["model_hf_id", "batch_size", "context_tokens"], suffixes=("_eager", "_graphs")
+    )
     assert len(pairs) >= 20
     ratio = pairs["itl_ms_eager"] / pairs["itl_ms_graphs"]
     assert ratio.min() > 2.0
@@ -85,8 +86,9 @@ def test_external_rows_are_the_build_scripts(build):
     lines = read_bytes(data_dir() / "external_measurements.csv").decode().splitlines(keepends=True)
     header = next(csv.reader([lines[0]]))
     title_at = header.index("source_title")
-    ours = [line for line in lines[1:]
-            if next(csv.reader([line]))[title_at] in build.TITLE.values()]
+    ours = [
+        line for line in lines[1:] if next(csv.reader([line]))[title_at] in build.TITLE.values()
+    ]
     expected = build.shipped_external_rows()[header].to_csv(index=False, header=False)
     assert len(ours) == 94  # the graph harness's measured points; the eager host is not modelled
     assert "".join(ours) == expected

@@ -55,7 +55,9 @@ def fit_constants(ts: T.TrainingSet, start: Constants | None = None) -> Constant
     return fit_by(lambda c: log_residuals(ts, c), start)
 
 
-def fit_by(residuals: Callable[[Constants], np.ndarray], start: Constants | None = None) -> Constants:
+def fit_by(
+    residuals: Callable[[Constants], np.ndarray], start: Constants | None = None
+) -> Constants:
     """The constants minimising the soft-L1 loss of ``residuals(constants)`` (log ratios, weighted
     or not), every constant scaled to order 1 and bounded as :data:`LOWER` / :data:`UPPER` say."""
     start = Constants() if start is None else start

@@ -149,7 +149,7 @@ def held_out_table(a: Asked, c: Constants, shipped: Constants) -> pd.DataFrame:
     for tag, constants in (("chosen", c), ("shipped", shipped)):
         r = log_ratios(a, constants)
         for k, q in enumerate(QUANTITIES):
-            part = np.exp(r[k * n:(k + 1) * n])
+            part = np.exp(r[k * n : (k + 1) * n])
             part = part[np.isfinite(part)]
             if len(part):
                 out.append({"quantity": q, "basis": tag, "values": len(part),

@@ -101,7 +101,8 @@ def _report(key: str, level: float) -> pd.DataFrame:
     """The hybrid, the backbone alone, the roofline and EcoLogits per (``key``, quantity)."""
     hybrid, backbone = X.compare(level, True), X.compare(level, False)
     table = _scores(hybrid, "hybrid", key).join(
-        _scores(backbone, "backbone", key).drop(columns="rows"))
+        _scores(backbone, "backbone", key).drop(columns="rows")
+    )
     return table.join(_baselines(hybrid, key)).reset_index()
 
 
@@ -134,7 +135,7 @@ def _source_part(title: str) -> str:
         return title.rsplit(" - ", 1)[1]
     if "', " in title:
         return title.rsplit("', ", 1)[1].split(" (")[0]
-    inner = title[title.rindex("(") + 1:-1] if title.endswith(")") else ""
+    inner = title[title.rindex("(") + 1 : -1] if title.endswith(")") else ""
     return "/".join(inner.split("/")[-2:])
 
 

@@ -52,7 +52,9 @@ def engine_many(frame: pd.DataFrame, level: float, model: HybridModel) -> pd.Dat
     return frame.reset_index(drop=True).assign(**out.columns())
 
 
-def decode_shares(frame: pd.DataFrame, constants: S.Constants | None = None) -> dict[str, np.ndarray]:
+def decode_shares(
+    frame: pd.DataFrame, constants: S.Constants | None = None
+) -> dict[str, np.ndarray]:
     """Per batch row, the backbone's decode steps alone against its whole run at the same batch
     (:func:`~wattgpu_lite.energy.backbone.decode_window` over
     :func:`~wattgpu_lite.energy.backbone.at_batch`): ``decode_itl_share`` = s_dec(B) / s(B) and
@@ -66,8 +68,10 @@ def decode_shares(frame: pd.DataFrame, constants: S.Constants | None = None) -> 
     is_batch = ~np.isnan(batch)
     at = np.where(is_batch, batch, 1.0)
     run, dec = S.at_batch(rows, at, c), S.decode_window(rows, at, c)
-    return {"decode_itl_share": np.where(is_batch, dec["itl_s"] / run["itl_s"], np.nan),
-            "decode_power_share": np.where(is_batch, dec["power_w"] / run["power_w"], np.nan)}
+    return {
+        "decode_itl_share": np.where(is_batch, dec["itl_s"] / run["itl_s"], np.nan),
+        "decode_power_share": np.where(is_batch, dec["power_w"] / run["power_w"], np.nan),
+    }
 
 
 def many(frame: pd.DataFrame, level: float, correction: bool) -> pd.DataFrame:
