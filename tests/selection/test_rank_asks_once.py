@@ -115,9 +115,9 @@ def test_the_ranked_table_is_the_one_the_rate_bisection_gave(question, monkeypat
     current = {}
     original = PL.rate_plans
 
-    def remember(llm_, plans, rate, t_in, t_out, sla_s, level, weights=None):
+    def remember(llm_, plans, rate, t_in, t_out, sla_s, level, weights=None, serving=None):
         current.update(plans=plans, t_in=t_in, t_out=t_out, weights=weights)
-        return original(llm_, plans, rate, t_in, t_out, sla_s, level, weights)
+        return original(llm_, plans, rate, t_in, t_out, sla_s, level, weights, serving)
 
     monkeypatch.setattr(RP, "max_rate_under_sla", reference)
     monkeypatch.setattr(PL, "rate_plans", remember)
