@@ -35,10 +35,12 @@ from pathlib import Path
 
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from external_append import append_rows, read_table  # noqa: E402
+
 COMMIT = "06c957ab51572ca18db9c1f4bb254a9eb86df4d7"
 DIR = "comparison/h100sxm5_vs_mi300x"
 BASE = f"https://github.com/dstackai/benchmarks/blob/{COMMIT}/{DIR}/"
-TABLE = Path(__file__).resolve().parents[1] / "external_measurements.csv"
 TITLE = ("dstack: Llama3.1-405B-Fp8 inference performance comparison between 8xH100SXM5 and "
          "8xMi300x (dstackai/benchmarks comparison/h100sxm5_vs_mi300x)")  # fmt: skip
 # label -> (gpu, GPUs, model_hf_id (catalog), checkpoint, engine version, launch)
@@ -183,12 +185,9 @@ def sweep(root: str) -> list[dict]:
 
 
 def main(root: str) -> None:
-    table = pd.read_csv(TABLE)
+    table = read_table()
     new = pd.DataFrame(offline(root) + online(root) + sweep(root))
-    new = new[~new["source_location"].isin(table["source_location"])]
-    out = pd.concat([table, new.reindex(columns=table.columns)], ignore_index=True)
-    out.to_csv(TABLE, index=False)
-    print(f"{len(new)} rows added; {len(out)} in the table")
+    append_rows(table, new)
 
 
 if __name__ == "__main__":

@@ -26,9 +26,11 @@ from pathlib import Path
 
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from external_append import append_rows, read_table  # noqa: E402
+
 COMMIT = "06c957ab51572ca18db9c1f4bb254a9eb86df4d7"
 DIR = "amd/tgi_vs_vllm"
-TABLE = Path(__file__).resolve().parents[1] / "external_measurements.csv"
 TITLE = ("dstack: Benchmarking TGI vs vLLM on AMD 8 x MI300x with LLaMA 3.1 405B "
          "(dstackai/benchmarks amd/tgi_vs_vllm)")  # fmt: skip
 ENGINES = {"vllm": ("vLLM", "0.6.3.dev116+g151ef4ef (ROCm 6.1)", "vllm serve --tensor-parallel-size=8"),
@@ -71,12 +73,9 @@ def rows(root: str) -> list[dict]:
 
 
 def main(root: str) -> None:
-    table = pd.read_csv(TABLE)
+    table = read_table()
     new = pd.DataFrame(rows(root))
-    new = new[~new["source_location"].isin(table["source_location"])]
-    out = pd.concat([table, new.reindex(columns=table.columns)], ignore_index=True)
-    out.to_csv(TABLE, index=False)
-    print(f"{len(new)} rows added; {len(out)} in the table")
+    append_rows(table, new)
 
 
 if __name__ == "__main__":

@@ -29,8 +29,10 @@ from pathlib import Path
 
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from external_append import append_rows, read_table  # noqa: E402
+
 COMMIT = "47277d79f4a5bae12a2d25e9ecbed2a2177a5f2d"
-TABLE = Path(__file__).resolve().parents[1] / "external_measurements.csv"
 # page -> (catalog model, GPU as the page states it, page model prefix, MoE)
 PAGES = {
     "qwen3-235b-a22b/h100": ("Qwen/Qwen3-235B-A22B", "H100 (form factor not stated)",
@@ -155,7 +157,7 @@ def rows(root: str) -> list[dict]:
 
 
 def main(root: str) -> None:
-    table = pd.read_csv(TABLE)
+    table = read_table()
     new = pd.DataFrame(rows(root))
     same = [
         "model_label_in_source",
@@ -166,10 +168,7 @@ def main(root: str) -> None:
         "throughput_tokens_per_s",
     ]
     new = new.drop_duplicates(subset=same)
-    new = new[~new["source_location"].isin(table["source_location"])]
-    out = pd.concat([table, new.reindex(columns=table.columns)], ignore_index=True)
-    out.to_csv(TABLE, index=False)
-    print(f"{len(new)} rows added; {len(out)} in the table")
+    append_rows(table, new)
 
 
 if __name__ == "__main__":

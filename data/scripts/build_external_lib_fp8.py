@@ -27,8 +27,10 @@ from pathlib import Path
 
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from external_append import append_rows, read_table  # noqa: E402
+
 COMMIT = "ae7e7a41173badc99f7b59da1657a0172813e5e5"
-TABLE = Path(__file__).resolve().parents[1] / "external_measurements.csv"
 TITLE = ("LLM-Inference-Bench: Inference Benchmarking of Large Language Models on AI Accelerators "
          "(Chitty-Venkata et al., arXiv 2411.00136) - repository data for Fig. 3 (quantisation)")  # fmt: skip
 FILES = {
@@ -83,12 +85,9 @@ def rows(root: str) -> list[dict]:
 
 
 def main(root: str) -> None:
-    table = pd.read_csv(TABLE)
+    table = read_table()
     new = pd.DataFrame(rows(root))
-    new = new[~new["source_location"].isin(table["source_location"])]
-    out = pd.concat([table, new.reindex(columns=table.columns)], ignore_index=True)
-    out.to_csv(TABLE, index=False)
-    print(f"{len(new)} rows added; {len(out)} in the table")
+    append_rows(table, new)
 
 
 if __name__ == "__main__":

@@ -30,12 +30,14 @@ from pathlib import Path
 
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from external_append import append_rows, read_table  # noqa: E402
+
 COMMIT = "579a1c7c651a4e5aa3277f5c2c1e84067d8ca778"
 URL = ("https://github.com/argonne-lcf/LLM-Inference-Bench/blob/"
        f"{COMMIT}/docs/data/Throughput/All_results.csv")  # fmt: skip
 TITLE = ("LLM-Inference-Bench: Inference Benchmarking of Large Language Models on AI Accelerators "
          "(Chitty-Venkata et al., arXiv 2411.00136) - repository throughput data (docs/data/Throughput)")  # fmt: skip
-TABLE = Path(__file__).resolve().parents[1] / "external_measurements.csv"
 GPUS = {"AMD MI300X GPU": "MI300X", "Nvidia H100 GPU": "H100 SXM"}
 MODELS = ("meta-llama/Llama-2-7b-hf", "meta-llama/Meta-Llama-3-8B", "meta-llama/Llama-2-70b-hf",
           "meta-llama/Meta-Llama-3-70B", "mistralai/Mistral-7B-v0.1", "mistralai/Mixtral-8x7B-v0.1",
@@ -91,16 +93,13 @@ def rows(src: pd.DataFrame) -> list[dict]:
 
 
 def main(path: str) -> None:
-    table = pd.read_csv(TABLE)
+    table = read_table()
     new = pd.DataFrame(rows(pd.read_csv(path)))
-    new = new[~new["source_location"].isin(table["source_location"])]
     same = ["gpu", "num_gpus", "model_hf_id", "batch_size", "input_tokens", "output_tokens"]
     lib = table[table["source_title"].str.startswith("LLM-Inference-Bench")]
     held = set(map(tuple, lib[same].astype(str).to_numpy()))
     new = new[[tuple(k) not in held for k in new[same].astype(str).to_numpy()]]
-    out = pd.concat([table, new.reindex(columns=table.columns)], ignore_index=True)
-    out.to_csv(TABLE, index=False)
-    print(f"{len(new)} rows added; {len(out)} in the table")
+    append_rows(table, new)
 
 
 if __name__ == "__main__":

@@ -33,11 +33,13 @@ from pathlib import Path
 
 import pandas as pd
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from external_append import append_rows, read_table  # noqa: E402
+
 ROUNDS = {"v4.1": "198fc46799b3328b36ee4bcbdebfa2db5a8e6183",
           "v5.1": "965182b03376a00fcae415c54e560e1c83937932"}  # fmt: skip
 ROUND = "v4.1"
 COMMIT = ROUNDS[ROUND]
-TABLE = Path(__file__).resolve().parents[1] / "external_measurements.csv"
 BENCH = {
     "llama2-70b-99": "meta-llama/Llama-2-70b-chat-hf",
     "mixtral-8x7b": "mistralai/Mixtral-8x7B-Instruct-v0.1",
@@ -135,13 +137,8 @@ def main(root: str) -> None:
         + r")/(Offline|Server|Interactive)/performance/run_1/mlperf_log_summary\.txt$"
     )
     rows = [r for p in sorted(files) if pat.match(p) for r in [row(root, p, files)] if r]
-    table = pd.read_csv(TABLE)
-    held = table["source_location"].str.split(" ").str[0]
-    new = pd.DataFrame(rows)
-    new = new[~new["source_location"].isin(held)]
-    out = pd.concat([table, new.reindex(columns=table.columns)], ignore_index=True)
-    out.to_csv(TABLE, index=False)
-    print(f"{len(new)} rows added; {len(out)} in the table")
+    table = read_table()
+    append_rows(table, pd.DataFrame(rows), known=table["source_location"].str.split(" ").str[0])
 
 
 if __name__ == "__main__":
