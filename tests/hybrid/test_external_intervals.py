@@ -69,3 +69,13 @@ def test_held_out_source_is_scored_on_every_row_once(crossed):
     assert table[["coverage_x"]].stack().between(0, 1).all()
     # a narrower interval is not claimed where it does not cover: the report carries both
     assert {"coverage_kit", "width_kit", "coverage_x", "width_x"} <= set(table.columns)
+
+
+def test_each_regime_dimension_splits_every_row_once(crossed):
+    table = XI.per_regime()
+    per_quantity = crossed.groupby("quantity").size()
+    sums = table.groupby(["quantity", "regime"])["rows"].sum()
+    for (quantity, _), rows in sums.items():
+        assert rows == per_quantity[quantity]
+    assert set(table["regime"]) == {"gpu_seen", "replica", "batch_band", "context_band"}
+    assert (table["ratio"] > 0).all() and (table["mdape_pct"] >= 0).all()

@@ -146,5 +146,22 @@ def per_source(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
             .reset_index().rename(columns={"source_title": "source"}))  # fmt: skip
 
 
-__all__ = ["REGIME_KEYS", "held_out_bands", "loso_intervals", "per_source", "physical_limits",
+def per_regime(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
+    """Per quantity, regime dimension and band (GPU seen in training, replica, batch band,
+    context band): rows, MdAPE (%), the median predicted/measured ratio, and the coverage and
+    median hi/lo of the kit's intervals and of the cross-source ones."""
+    x = loso_intervals(level, min_rows).assign(ratio=lambda f: f["predicted"] / f["measured"])
+    x["gpu_seen"] = np.where(x["gpu_seen"], "GPU in training", "GPU not in training")
+    dims = ["gpu_seen", "replica", "batch_band", "context_band"]
+    long = x.melt(id_vars=["quantity", "ape_pct", "ratio", "covered", "width", "covered_x",
+                           "width_x"], value_vars=dims, var_name="regime", value_name="band")  # fmt: skip
+    return (long.groupby(["quantity", "regime", "band"], sort=False)
+            .agg(rows=("ratio", "size"), mdape_pct=("ape_pct", "median"),
+                 ratio=("ratio", "median"), coverage_kit=("covered", "mean"),
+                 width_kit=("width", "median"), coverage_x=("covered_x", "mean"),
+                 width_x=("width_x", "median"))
+            .reset_index())  # fmt: skip
+
+
+__all__ = ["REGIME_KEYS", "held_out_bands", "loso_intervals", "per_regime", "per_source", "physical_limits",
            "regimes"]  # fmt: skip
