@@ -66,6 +66,12 @@ def test_without_enough_residuals_a_row_keeps_the_kits_interval(crossed):
 def test_held_out_source_is_scored_on_every_row_once(crossed):
     table = XI.per_source()
     assert table["rows"].sum() == len(crossed)
+    overall = XI.per_quantity(crossed).set_index("quantity")
+    by_quantity = table.groupby("quantity")["rows"].sum()
+    assert overall["rows"].to_dict() == by_quantity.to_dict()
+    # coverage over all sources is the row-weighted mean of the sources' coverages
+    weighted = (table["coverage_x"] * table["rows"]).groupby(table["quantity"]).sum() / by_quantity
+    assert np.allclose(overall["coverage_x"], weighted.reindex(overall.index))
     assert table[["coverage_x"]].stack().between(0, 1).all()
     # a narrower interval is not claimed where it does not cover: the report carries both
     assert {"coverage_kit", "width_kit", "coverage_x", "width_x"} <= set(table.columns)

@@ -48,6 +48,8 @@ LABELS = {
     "throughput_tokens_per_s": "throughput (tokens/s)", "in_flight": "requests in flight",
     "mdape_backbone": "MdAPE, backbone (%)", "mdape_hybrid": "MdAPE, hybrid (%)",
     "width_backbone": "width, backbone (high / low)", "width_hybrid": "width, hybrid (high / low)",
+    "coverage_kit": "coverage, kit's interval", "width_kit": "width, kit's (high / low)",
+    "coverage_x": "coverage, from other sources", "width_x": "width, from other sources (high / low)",
 }  # fmt: skip
 # the energy estimators compared in notebook 01b (legend of ``measured_vs_estimated``): own names,
 # as ``label("paper")`` stays "paper" (the paper's published numbers, notebook 04)

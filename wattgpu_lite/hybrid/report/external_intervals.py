@@ -135,15 +135,27 @@ def loso_intervals(
     )  # fmt: skip
 
 
-def per_source(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
-    """Per source and quantity: rows, the kit's 80 % coverage and median hi/lo, and the same for
-    the cross-source intervals (:func:`loso_intervals`)."""
-    x = loso_intervals(level, min_rows)
-    return (x.groupby(["source_title", "quantity"])
+def _scores(crossed: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Rows, and the coverage and median hi/lo of the kit's and the cross-source intervals, per
+    ``keys``."""
+    return (crossed.groupby(keys)
             .agg(rows=("measured", "size"), coverage_kit=("covered", "mean"),
                  width_kit=("width", "median"), coverage_x=("covered_x", "mean"),
                  width_x=("width_x", "median"))
-            .reset_index().rename(columns={"source_title": "source"}))  # fmt: skip
+            .reset_index())  # fmt: skip
+
+
+def per_source(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
+    """Per source and quantity: rows, the kit's 80 % coverage and median hi/lo, and the same for
+    the cross-source intervals (:func:`loso_intervals`)."""
+    crossed = loso_intervals(level, min_rows)
+    return _scores(crossed, ["source_title", "quantity"]).rename(columns={"source_title": "source"})
+
+
+def per_quantity(crossed: pd.DataFrame) -> pd.DataFrame:
+    """:func:`per_source`'s columns per quantity, over every source (``crossed``: the rows of
+    :func:`loso_intervals`)."""
+    return _scores(crossed, ["quantity"])
 
 
 def per_regime(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
@@ -155,13 +167,10 @@ def per_regime(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
     dims = ["gpu_seen", "replica", "batch_band", "context_band"]
     long = x.melt(id_vars=["quantity", "ape_pct", "ratio", "covered", "width", "covered_x",
                            "width_x"], value_vars=dims, var_name="regime", value_name="band")  # fmt: skip
-    return (long.groupby(["quantity", "regime", "band"], sort=False)
-            .agg(rows=("ratio", "size"), mdape_pct=("ape_pct", "median"),
-                 ratio=("ratio", "median"), coverage_kit=("covered", "mean"),
-                 width_kit=("width", "median"), coverage_x=("covered_x", "mean"),
-                 width_x=("width_x", "median"))
-            .reset_index())  # fmt: skip
+    keys = ["quantity", "regime", "band"]
+    errors = long.groupby(keys).agg(mdape_pct=("ape_pct", "median"), ratio=("ratio", "median"))
+    return _scores(long.assign(measured=long["ratio"]), keys).merge(errors.reset_index(), on=keys)
 
 
-__all__ = ["REGIME_KEYS", "held_out_bands", "loso_intervals", "per_regime", "per_source", "physical_limits",
-           "regimes"]  # fmt: skip
+__all__ = ["REGIME_KEYS", "held_out_bands", "loso_intervals", "per_quantity", "per_regime",
+           "per_source", "physical_limits", "regimes"]  # fmt: skip
