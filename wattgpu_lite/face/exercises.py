@@ -26,8 +26,7 @@ import pandas as pd
 import sympy as sp
 
 from wattgpu_lite import metrics
-from wattgpu_lite.energy import symbolic as S
-from wattgpu_lite.energy import symbolic_physical as SP
+from wattgpu_lite.energy import symbolic, symbolic_physical
 from wattgpu_lite.energy.traffic import bytes_table
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.face import explorer
@@ -45,10 +44,10 @@ RTOL = 1e-9  # the answers are the same arithmetic as the kit's: they agree to r
 SEED = 0  # every random input of a check is drawn from this seed
 # values at which two sympy expressions are compared when they differ (typical sizes of an 8 B
 # model at 500 prompt and 300 output tokens; the paper's Table 2 constants are mere test points)
-_POINT = {S.K: 2, S.N: 8e9, S.n_l: 32, S.d: 4096, S.T_in: 500, S.T_out: 300, S.B: 16,
-          S.alpha: 1e-12, S.e_mem: 1e-11, S.b_w: 16, S.b_kv: 16, S.N0: 1e9, S.gamma0: 0.5,
-          S.gamma_exp: 0.1, S.s_coef: 0.2, S.s_exp: 0.3, S.eta_coef: 0.1, S.eta_exp: 0.2,
-          SP.N_all: 7.5e9, SP.E: 8, SP.k: 2, SP.L_moe: 32, SP.N_exp: 1.2e8, SP.b_e: 16}  # fmt: skip
+_POINT = {symbolic.K: 2, symbolic.N: 8e9, symbolic.n_l: 32, symbolic.d: 4096, symbolic.T_in: 500, symbolic.T_out: 300, symbolic.B: 16,
+          symbolic.alpha: 1e-12, symbolic.e_mem: 1e-11, symbolic.b_w: 16, symbolic.b_kv: 16, symbolic.N0: 1e9, symbolic.gamma0: 0.5,
+          symbolic.gamma_exp: 0.1, symbolic.s_coef: 0.2, symbolic.s_exp: 0.3, symbolic.eta_coef: 0.1, symbolic.eta_exp: 0.2,
+          symbolic_physical.N_all: 7.5e9, symbolic_physical.E: 8, symbolic_physical.k: 2, symbolic_physical.L_moe: 32, symbolic_physical.N_exp: 1.2e8, symbolic_physical.b_e: 16}  # fmt: skip
 
 
 class ExerciseError(AssertionError):
@@ -135,14 +134,21 @@ def _offline_energy_cases() -> list[Case]:
 
 def _experts_cases() -> list[Case]:
     def kit(e, k, b):
-        return float(SP.experts_touched(S.B).subs({SP.E: e, SP.k: k, S.B: b}))
+        return float(
+            symbolic_physical.experts_touched(symbolic.B).subs(
+                {symbolic_physical.E: e, symbolic_physical.k: k, symbolic.B: b}
+            )
+        )
 
     grid = [(8, 2, 4), (8, 2, 1), (8, 8, 3), (64, 8, 16), (128, 8, 1), (256, 8, 64)]
     return [Case(f"E={e}, k={k}, B={b}", (e, k, b), kit(e, k, b)) for e, k, b in grid]
 
 
 def _weight_bits_cases() -> list[Case]:
-    return [Case(f"tokens = {t}", (t,), SP.weight_bits_read(t)) for t in (S.B, S.B * S.T_in)]
+    return [
+        Case(f"tokens = {t}", (t,), symbolic_physical.weight_bits_read(t))
+        for t in (symbolic.B, symbolic.B * symbolic.T_in)
+    ]
 
 
 # dense models without sliding windows, in 16 bits: the whole traffic model is the arithmetic
@@ -310,7 +316,7 @@ def _group_quantile_cases() -> list[Case]:
     return out
 
 
-_SUMMATION = "sum over the steps with sp.summation(term, (S.j, 0, S.T_out - 1))"
+_SUMMATION = "sum over the steps with sp.summation(term, (symbolic.j, 0, symbolic.T_out - 1))"
 EXERCISES: dict[str, Exercise] = {e.key: e for e in (
     Exercise("00.1", "my_kv_bytes_per_token(config)", "wl.LLM.from_hf_config(config).kv_bytes_per_token",
              "the KV-cache bytes one token takes, from a config.json dictionary, at 2 bytes per value",
@@ -322,37 +328,37 @@ EXERCISES: dict[str, Exercise] = {e.key: e for e in (
              "the energy of one generated token offline: the mean power times the inter-token latency",
              "joules are watts times seconds; ITL is the seconds per generated token",
              _offline_energy_cases),
-    Exercise("01.1", "my_decode_flops()", "S.flops_decode",
+    Exercise("01.1", "my_decode_flops()", "symbolic.flops_decode",
              "the FLOPs of a request's decode steps as one sympy expression",
              f"step j costs K·N + 4·n_ℓ·d·(T_in + j) FLOPs; {_SUMMATION}",
-             lambda: _sympy_case(S.flops_decode), "sympy"),
-    Exercise("01.2", "my_prefill_flops()", "S.flops_prefill",
+             lambda: _sympy_case(symbolic.flops_decode), "sympy"),
+    Exercise("01.2", "my_prefill_flops()", "symbolic.flops_prefill",
              "the FLOPs of a request's prefill as one sympy expression, its attention sum kept to "
              "the leading T_in² term as the paper does",
              "the weights cost K·N per prompt token; prompt position i attends to i keys at 4·d "
-             "FLOPs in each of the n_ℓ layers: S.n_l * sp.summation(4 * S.d * S.i, (S.i, 1, "
-             "S.T_in)); the paper keeps its T_in² term, sp.LT(sp.expand(that sum), S.T_in)",
-             lambda: _sympy_case(S.flops_prefill), "sympy"),
-    Exercise("01.3", "my_attention_read_bits()", "S.bits_attn_read",
+             "FLOPs in each of the n_ℓ layers: symbolic.n_l * sp.summation(4 * symbolic.d * symbolic.i, (symbolic.i, 1, "
+             "symbolic.T_in)); the paper keeps its T_in² term, sp.LT(sp.expand(that sum), symbolic.T_in)",
+             lambda: _sympy_case(symbolic.flops_prefill), "sympy"),
+    Exercise("01.3", "my_attention_read_bits()", "symbolic.bits_attn_read",
              "the bits attention reads from the KV cache over a request's decode steps",
              "step j reads a key and a value vector (d values of b_kv bits each) per layer for each "
-             f"of the T_in + j tokens before it, amplified by S.s_attn; {_SUMMATION}",
-             lambda: _sympy_case(S.bits_attn_read), "sympy"),
-    Exercise("01.4", "my_energy_request()", "S.energy_request",
+             f"of the T_in + j tokens before it, amplified by symbolic.s_attn; {_SUMMATION}",
+             lambda: _sympy_case(symbolic.bits_attn_read), "sympy"),
+    Exercise("01.4", "my_energy_request()", "symbolic.energy_request",
              "the energy of one request: α times all FLOPs plus e_HBM·η times all bits",
-             "FLOPs: S.flops_prefill + S.flops_decode; bits: S.bits_params + S.bits_kv_write + "
-             "S.bits_attn_read; the compute term is S.alpha times the FLOPs, the memory term "
-             "S.e_mem * S.eta times the bits",
-             lambda: _sympy_case(S.energy_request), "sympy"),
-    Exercise("01b.1", "my_experts_touched(E, k, B)", "SP.experts_touched",
+             "FLOPs: symbolic.flops_prefill + symbolic.flops_decode; bits: symbolic.bits_params + symbolic.bits_kv_write + "
+             "symbolic.bits_attn_read; the compute term is symbolic.alpha times the FLOPs, the memory term "
+             "symbolic.e_mem * symbolic.eta times the bits",
+             lambda: _sympy_case(symbolic.energy_request), "sympy"),
+    Exercise("01b.1", "my_experts_touched(E, k, B)", "symbolic_physical.experts_touched",
              "the expected number of distinct experts (of E) that B tokens routed to k each read",
              "an expert escapes all B tokens with probability (1 − k/E)^B; the expected count is E "
              "times the chance of being read", _experts_cases),
-    Exercise("01b.2", "my_weight_bits_read(tokens)", "SP.weight_bits_read",
+    Exercise("01b.2", "my_weight_bits_read(tokens)", "symbolic_physical.weight_bits_read",
              "the bits one pass over `tokens` tokens reads from the weights",
-             "b_w bits for each always-read weight (SP.N_all) and for the d values each token "
+             "b_w bits for each always-read weight (symbolic_physical.N_all) and for the d values each token "
              "gathers from the input table; b_e bits for each weight of the touched experts "
-             "(SP.L_moe layers × SP.N_exp weights × SP.experts_touched(tokens))",
+             "(symbolic_physical.L_moe layers × symbolic_physical.N_exp weights × symbolic_physical.experts_touched(tokens))",
              _weight_bits_cases, "sympy"),
     Exercise("02.1", "my_decode_bytes_per_token(llm, t_in, t_out, batch)", "energy.traffic.bytes_table",
              "the decode bytes per generated token: [weights, KV writes, attention reads]",

@@ -14,7 +14,7 @@ import pandas as pd
 
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face.prose import sig
-from wattgpu_lite.selection import accounting as A
+from wattgpu_lite.selection import accounting
 from wattgpu_lite.selection.accounting import DEFAULT_REGION, grid_intensities
 from wattgpu_lite.selection.rank import DEFAULT_GPU_COUNTS, rank_gpus
 from wattgpu_lite.selection.study import best_plans
@@ -60,11 +60,11 @@ class ExplorerControls:
     gpus_per_replica: str | int = "best"
     t_in: int = DEFAULT_T_IN
     t_out: int = DEFAULT_T_OUT
-    grid_gco2_per_kwh: float = field(default_factory=lambda: A.DEFAULT_GRID_GCO2_PER_KWH)
+    grid_gco2_per_kwh: float = field(default_factory=lambda: accounting.DEFAULT_GRID_GCO2_PER_KWH)
     price_per_kwh: float | None = None  # None: the region's own price, else the default's
     source: str = "hybrid"
     region: str = DEFAULT_REGION
-    pue: float = field(default_factory=A.default_pue)
+    pue: float = field(default_factory=accounting.default_pue)
 
 
 @dataclass(frozen=True)

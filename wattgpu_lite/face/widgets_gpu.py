@@ -24,7 +24,7 @@ from wattgpu_lite.face.explorer import (
     region_options,
     sla_slider_range,
 )
-from wattgpu_lite.selection import accounting as A
+from wattgpu_lite.selection import accounting
 from wattgpu_lite.selection.accounting import DEFAULT_REGION
 from wattgpu_lite.selection.inputs import default_candidates
 from wattgpu_lite.specs.catalog import gpus, llms
@@ -57,10 +57,10 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
         "region": w.Dropdown(options=region_options(), value=DEFAULT_REGION,
                              description="grid region", style=_WIDE,
                              layout=w.Layout(width="520px")),
-        "grid_gco2_per_kwh": w.FloatSlider(value=A.DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
+        "grid_gco2_per_kwh": w.FloatSlider(value=accounting.DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
                                            step=1.0, description="grid (gCO₂e/kWh)", style=_WIDE,
                                            disabled=True, layout=w.Layout(width="520px")),
-        "pue": w.FloatSlider(value=A.DEFAULT_PUE, min=1.0, max=3.0, step=0.01, description="PUE",
+        "pue": w.FloatSlider(value=accounting.DEFAULT_PUE, min=1.0, max=3.0, step=0.01, description="PUE",
                              style=_WIDE, layout=w.Layout(width="520px")),
     }  # fmt: skip
 

@@ -21,8 +21,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.energy.occupancy import replica_weight_bytes
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.predict.api import check_num_gpus
@@ -37,7 +36,7 @@ def layouts_for(model, count: int) -> list[Parallel]:
     return [Parallel(tp=count), Parallel(tp=count, ep=count), Parallel(ep=count)]
 
 
-def ideal_links(rows: S.Rows, whole: bool = False) -> S.Rows:
+def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
     """The same rows over ideal links (no latency, infinite bandwidth: no collective time);
     ``whole``: the layout's whole term set to zero (also no expert groups, attention split over
     the whole replica so no replicated weights)."""
@@ -50,17 +49,17 @@ def ideal_links(rows: S.Rows, whole: bool = False) -> S.Rows:
 
 
 def step_shares(llm, plans, t_in, t_out, batch, weights, constants,
-                rows: S.Rows | None = None) -> dict[str, np.ndarray]:  # fmt: skip
+                rows: backbone.Rows | None = None) -> dict[str, np.ndarray]:  # fmt: skip
     """Per plan, shares of one decode step at ``batch`` sequences: ``comm_share`` (collectives:
     all-reduces, all-to-alls) and ``layout_share`` (the layout's whole term, with the expert
     groups and replicated weights). ``rows``: the plans' backbone rows, if built already."""
     if rows is None:
-        rows, _ = R.build([llm] * len(plans), [g for g, _ in plans], t_in, t_out,
+        rows, _ = backbone_rows.build([llm] * len(plans), [g for g, _ in plans], t_in, t_out,
                           [p for _, p in plans], [weights] * len(plans))  # fmt: skip
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
-    full = S.step_time_s(rows, b, constants)
-    links = S.step_time_s(ideal_links(rows), b, constants)
-    ideal = S.step_time_s(ideal_links(rows, whole=True), b, constants)
+    full = backbone.step_time_s(rows, b, constants)
+    links = backbone.step_time_s(ideal_links(rows), b, constants)
+    ideal = backbone.step_time_s(ideal_links(rows, whole=True), b, constants)
     return {"comm_share": 1.0 - links / full, "layout_share": 1.0 - ideal / full}
 
 

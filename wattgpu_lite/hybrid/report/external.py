@@ -34,7 +34,7 @@ import pandas as pd
 from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy.paper import ecologits_j_per_token
 from wattgpu_lite.errors import WattGPUError
-from wattgpu_lite.hybrid.report import external_scope as X
+from wattgpu_lite.hybrid.report import external_scope
 from wattgpu_lite.hybrid.report.external_predict import predict_rows
 from wattgpu_lite.specs.catalog import gpu, llm
 
@@ -46,7 +46,7 @@ SAME_ARCHITECTURE = {
 FORM_FACTOR_UNSTATED = {"H200 (form factor not stated)": "H200 SXM",
                         "H100 (form factor not stated)": "H100 SXM"}  # fmt: skip
 HARNESSES = ("fixed_batch", "decode_window", "all_at_once", "closed_loop", "poisson_rate")
-QUANTITIES = X.MEASURED
+QUANTITIES = external_scope.MEASURED
 
 
 @cache
@@ -137,7 +137,7 @@ def compare(level: float = 0.8, correction: bool = True) -> pd.DataFrame:
     alone."""
     keep, frame = asked()
     rows = table().iloc[keep].reset_index(drop=True)
-    scoped = X.in_scope(rows, _predicted(float(level), bool(correction)))
+    scoped = external_scope.in_scope(rows, _predicted(float(level), bool(correction)))
     eco = ecologits_j_per_token([llm(n).params_active_b for n in frame["llm"]])
     parts = []
     for q, col in QUANTITIES.items():

@@ -23,9 +23,8 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.energy import backbone_runs as T
-from wattgpu_lite.hybrid.report import external as X
-from wattgpu_lite.hybrid.report import external_scope as S
+from wattgpu_lite.energy import backbone_runs
+from wattgpu_lite.hybrid.report import external, external_scope
 from wattgpu_lite.specs.catalog import gpu, llm
 
 BYTES_PER_WEIGHT = {"bf16": 2.0, "fp8": 1.0, "mxfp4": 4.25 / 8, "nvfp4": 4.5 / 8}
@@ -58,7 +57,7 @@ def roofline(rows: pd.DataFrame, frame: pd.DataFrame, pred: pd.DataFrame) -> dic
     tdp = np.array([gpu(name).tdp_w for name in frame["gpu"]]) * g
     thr = reps * load / step
     power, energy = (
-        S.scope_factor(rows[c], reps, g) * tdp for c in ("power_scope", "energy_scope")
+        external_scope.scope_factor(rows[c], reps, g) * tdp for c in ("power_scope", "energy_scope")
     )
     return {"itl_s": step, "throughput_tokens_per_s": thr, "power_w": power,
             "energy_per_token_j": energy / thr}  # fmt: skip
@@ -67,9 +66,9 @@ def roofline(rows: pd.DataFrame, frame: pd.DataFrame, pred: pd.DataFrame) -> dic
 @cache
 def roofline_frame() -> pd.DataFrame:
     """Long frame (row index in the asked rows, quantity, roofline) on the same rows as compare()."""
-    keep, frame = X.asked()
-    rows = X.table().iloc[keep].reset_index(drop=True)
-    answer = roofline(rows, frame, X._predicted(0.8, True))
+    keep, frame = external.asked()
+    rows = external.table().iloc[keep].reset_index(drop=True)
+    answer = roofline(rows, frame, external._predicted(0.8, True))
     return pd.concat([pd.DataFrame({"ask": np.arange(len(rows)), "quantity": q, "roofline": v})
                       for q, v in answer.items()], ignore_index=True)  # fmt: skip
 
@@ -99,7 +98,7 @@ def _baselines(hybrid: pd.DataFrame, key: str) -> pd.DataFrame:
 
 def _report(key: str, level: float) -> pd.DataFrame:
     """The hybrid, the backbone alone, the roofline and EcoLogits per (``key``, quantity)."""
-    hybrid, backbone = X.compare(level, True), X.compare(level, False)
+    hybrid, backbone = external.compare(level, True), external.compare(level, False)
     table = _scores(hybrid, "hybrid", key).join(
         _scores(backbone, "backbone", key).drop(columns="rows")
     )
@@ -111,7 +110,7 @@ def per_gpu(level: float = 0.8) -> pd.DataFrame:
     SXM) and quantity, with whether training saw it: hybrid, backbone alone, roofline,
     EcoLogits (see the module docstring)."""
     table = _report("gpu_asked", level).rename(columns={"gpu_asked": "gpu"})
-    boards = set(T.measured_boards().values())  # the spec rows the hybrid trained on
+    boards = set(backbone_runs.measured_boards().values())  # the spec rows the hybrid trained on
     trained = {name: name in boards for name in table["gpu"].unique()}
     return table.assign(in_training=table["gpu"].map(trained))
 
