@@ -46,7 +46,7 @@ from wattgpu_lite.datafiles import data_dir
 from wattgpu_lite.energy import _step_generated as SG
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridModel
+from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridState
 from wattgpu_lite.hybrid.predict.trees import Forest
 
 ROWS = 10_000
@@ -136,7 +136,7 @@ def ecologits_ms() -> float | None:
 
 
 def forest_inputs(n: int) -> tuple[Forest, np.ndarray]:
-    corr = HybridModel.pretrained().corrections["itl"]
+    corr = HybridState.pretrained().corrections["itl"]
     x = np.random.default_rng(1).normal(size=(n, len(corr.columns)))
     return Forest.from_json(corr.forest_json), x
 

@@ -73,7 +73,7 @@ _EXPORTS: dict[str, str] = {
     "WattGPU": "wattgpu.predictor",
     "evaluate": "hybrid.report.evaluation",
     "measurements": "runs.measurements",
-    "HybridModel": "hybrid.predict.model",
+    "HybridState": "hybrid.predict.model",
     "predict": "selection.answers",  # hybrid.predict.api's, with the wall (and name=)
     "predict_many": "hybrid.predict.api",
     "explain": "selection.answers",

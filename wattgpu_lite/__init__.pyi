@@ -15,7 +15,7 @@ from wattgpu_lite.energy.result import EnergyEstimate as EnergyEstimate
 from wattgpu_lite.face import plots as plots
 from wattgpu_lite.face import widgets as widgets
 from wattgpu_lite.hybrid.predict.api import predict_many as predict_many
-from wattgpu_lite.hybrid.predict.model import HybridModel as HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState as HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction as Prediction
 from wattgpu_lite.hybrid.report.evaluation import evaluate as evaluate
 from wattgpu_lite.runs.measurements import measurements as measurements
@@ -76,7 +76,7 @@ __all__ = [
     "GPU",
     "gpus",
     "hybrid",
-    "HybridModel",
+    "HybridState",
     "llm",
     "LLM",
     "llm_aliases",

@@ -21,7 +21,7 @@ import pandas as pd
 
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external as X
 from wattgpu_lite.specs.catalog import gpu, llm
 
@@ -48,7 +48,7 @@ def backbone_itl_s(frame: pd.DataFrame, t_grp_s: float) -> np.ndarray:
                       frame["t_in"], frame["t_out"], frame["num_gpus"].astype(int).tolist(),
                       list(frame["weights"]))  # fmt: skip
     rows = replace(rows, deploy=rows.deploy._replace(expert_group_s=np.full(len(frame), t_grp_s)))
-    return S.step_time_s(rows, frame["batch"].to_numpy(float), HybridModel.pretrained().constants)
+    return S.step_time_s(rows, frame["batch"].to_numpy(float), HybridState.pretrained().constants)
 
 
 def main() -> None:

@@ -17,7 +17,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import searches as Z
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 
 RTOL = 1e-7
 EXACT = 1e-12  # two solves of one equation at fixed constants, no fitted value and no BLAS
@@ -90,7 +90,7 @@ def catalog_rows():
     picks += [(m, g, 500, 300, 4) for m in llms if m.is_moe for g in linked]
     rows, cap = R.build(*[[p[i] for p in picks] for i in range(4)], [p[4] for p in picks])
     keep = cap >= 1
-    return rows.take(keep), cap[keep], HybridModel.pretrained().constants
+    return rows.take(keep), cap[keep], HybridState.pretrained().constants
 
 
 def upper_batches(cap: np.ndarray) -> list[np.ndarray]:

@@ -10,7 +10,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external_predict as EP
 from wattgpu_lite.hybrid.report import external_scope as X
 
@@ -26,7 +26,7 @@ def _rows(t_in: float):
 
 def test_the_decode_window_is_the_run_step_less_its_prefill_share():
     """s(B) − s_dec(B) = B · t_prefill(B) / T_out exactly: the prefill terms → 0 give the window."""
-    c = HybridModel.pretrained().constants
+    c = HybridState.pretrained().constants
     for t_in in (64.0, 2048.0, 8192.0):
         rows = _rows(t_in)
         for b in BATCHES:
@@ -41,7 +41,7 @@ def test_the_decode_window_is_the_run_step_less_its_prefill_share():
 
 
 def test_decode_window_power_lies_between_idle_and_tdp_and_rises_with_the_batch():
-    c = HybridModel.pretrained().constants
+    c = HybridState.pretrained().constants
     rows = _rows(512.0)
     powers = np.array([S.decode_window(rows, np.full(len(GPUS), b), c)["power_w"]
                        for b in BATCHES])  # fmt: skip

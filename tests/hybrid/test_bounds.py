@@ -172,9 +172,9 @@ def test_correction_false_is_the_backbone_alone_with_physics_intervals():
 def test_the_shipped_efficiencies_never_beat_the_peak():
     """η_bw and η_flops are achieved shares of the spec sheet's peaks: in (0, 1]."""
     from wattgpu_lite.energy.backbone_fit import UPPER
-    from wattgpu_lite.hybrid.predict.model import HybridModel
+    from wattgpu_lite.hybrid.predict.model import HybridState
 
-    c = HybridModel.pretrained().constants
+    c = HybridState.pretrained().constants
     assert 0 < c.eta_bw <= 1 and 0 < c.eta_flops <= 1
     assert UPPER["eta_bw"] == UPPER["eta_flops"] == 1.0
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import calibration as C
 
 
@@ -27,7 +27,7 @@ def test_the_held_out_source_never_reaches_a_fit(monkeypatch):
 
     def recording_fit(ts, a):  # stands in for the least-squares fit: records what it was given
         seen.append(set(a.sources))
-        return HybridModel.pretrained().constants
+        return HybridState.pretrained().constants
 
     monkeypatch.setattr(C, "fit_pooled", recording_fit)
     counts = C.values_per_source(C.asked())
@@ -51,7 +51,7 @@ def test_every_source_with_enough_values_is_held_out_once(table):
 def test_the_shipped_constants_rows_are_current(table):
     """A fresh evaluation of the shipped constants on each held-out source (no fit: a change of
     the external table or of the physics that was not rebuilt fails here)."""
-    a, shipped = C.asked(), HybridModel.pretrained().constants
+    a, shipped = C.asked(), HybridState.pretrained().constants
     for source, part in table[table["basis"] == "shipped"].groupby("source"):
         fresh = C.held_out_table(a.take(a.sources == source), shipped, shipped)
         fresh = fresh[fresh["basis"] == "shipped"].set_index("quantity")

@@ -17,7 +17,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.hybrid.predict import model as hybrid_model
 from wattgpu_lite.hybrid.predict.correction import Correction
 from wattgpu_lite.hybrid.predict.explain import BINDINGS, explain
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 CASES = {
@@ -55,7 +55,7 @@ def test_step_time_terms_add_up_to_the_backbone_step_time(case):
 
 def test_memory_time_is_bytes_over_the_achieved_bandwidth(case):
     x, p = case
-    g, c = wl.gpu(p.inputs.gpu), wl.HybridModel.pretrained().constants
+    g, c = wl.gpu(p.inputs.gpu), wl.HybridState.pretrained().constants
     expected = sum(x.bytes_per_step.values()) / (
         p.inputs.num_gpus * c.eta_bw * g.bandwidth_gbs * 1e9
     )
@@ -120,7 +120,7 @@ class _AtTheBound(Correction):
 def test_the_floor_is_named_when_it_holds_itl(monkeypatch):
     """The shipped ITL correction (±0.25) never reaches the floor on the catalog; one
     held at −0.5 does, on the H200 SXM board at batch 1, and the explanation names the floor."""
-    shipped = HybridModel.pretrained()
+    shipped = HybridState.pretrained()
     c = shipped.corrections["itl"]
     down = _AtTheBound(c.columns, 0.5, c.families, c.forest_json)
     model = dataclasses.replace(shipped, corrections=shipped.corrections | {"itl": down})

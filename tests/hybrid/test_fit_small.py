@@ -19,14 +19,14 @@ from wattgpu_lite.energy import backbone_runs as T  # noqa: E402
 from wattgpu_lite.energy.backbone_fit import LOSS_SCALE, fit_constants, log_residuals  # noqa: E402
 from wattgpu_lite.hybrid.fit import fitting as F  # noqa: E402
 from wattgpu_lite.hybrid.fit.candidates import candidates, select, xgb_params  # noqa: E402
-from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridModel  # noqa: E402
+from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridState  # noqa: E402
 
 SUBSET = ("A30", "L4")
 
 
 @pytest.fixture(scope="module")
-def shipped() -> HybridModel:
-    return HybridModel.pretrained()
+def shipped() -> HybridState:
+    return HybridState.pretrained()
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +46,14 @@ def test_a_refit_has_the_shipped_corrections_shape(shipped, refit, tmp_path):
         ship = shipped.corrections[target]
         assert corr.columns == ship.columns and corr.families != ()
         assert corr.bound == cands[shipped.chosen[target]].bound == ship.bound
-    model = HybridModel(fitted.constants, corrections, shipped.chosen, shipped.tables,
+    model = HybridState(fitted.constants, corrections, shipped.chosen, shipped.tables,
                         shipped.ranges, shipped.seen_gpus, shipped.seen_llms, {})  # fmt: skip
     state = json.loads((model.save(tmp_path) / "state.json").read_text())
     ship_state = json.loads((data_dir() / HYBRID_DIR / "state.json").read_text())
     assert set(state) == set(ship_state)
     assert set(state["corrections"]) == set(ship_state["corrections"])
     assert set(state["constants"]) == set(ship_state["constants"])
-    assert HybridModel.load(tmp_path).constants == fitted.constants
+    assert HybridState.load(tmp_path).constants == fitted.constants
 
 
 def test_the_refit_corrections_stay_inside_their_bound(refit):

@@ -15,7 +15,7 @@ from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -65,7 +65,7 @@ def test_the_floor_share_is_the_lowest_cited_share_rounded_down():
 def test_the_fitted_idle_is_an_estimate_above_the_floor_on_every_catalog_gpu():
     gpus = [wl.gpu(n) for n in wl.gpus()["name"]]
     rows = _rows(gpus)
-    idle = S.idle_power_w(rows, HybridModel.pretrained().constants)
+    idle = S.idle_power_w(rows, HybridState.pretrained().constants)
     assert np.all(idle > S.power_floor_w(rows))
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import CapacityError
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.hybrid.predict.steps import predict_arrays
 
@@ -25,7 +25,7 @@ pairs = st.tuples(st.sampled_from(LLMS), st.sampled_from(GPUS))
 
 def grid(llm: str, gpu: str, t_in, t_out, rate, batch) -> StepResult:
     n = max(np.size(t_in), np.size(t_out), np.size(rate), np.size(batch))
-    return predict_arrays(HybridModel.pretrained(), [wl.llm(llm)] * n, [wl.gpu(gpu)] * n,
+    return predict_arrays(HybridState.pretrained(), [wl.llm(llm)] * n, [wl.gpu(gpu)] * n,
                           t_in, t_out, rate, batch)  # fmt: skip
 
 

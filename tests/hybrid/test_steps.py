@@ -11,7 +11,7 @@ import pytest
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.hybrid.predict import steps as E
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult, status_of
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -24,7 +24,7 @@ def rows_for(n: int):
 
 
 def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
-    model = HybridModel.pretrained()
+    model = HybridState.pretrained()
     llms, gpus = rows_for(4)
     rate, batch = np.array([0.2, np.nan, 0.05, np.nan]), np.array([np.nan, 32.0, np.nan, 8.0])
     out = E.predict_arrays(model, llms, gpus, 500, 300, rate, batch, 0.8)
@@ -48,7 +48,7 @@ def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
 
 
 def test_the_result_is_frozen_and_its_status_an_enum():
-    out = E.predict_arrays(HybridModel.pretrained(), *rows_for(2), 15, 180, [0.1, 1e3], np.nan)
+    out = E.predict_arrays(HybridState.pretrained(), *rows_for(2), 15, 180, [0.1, 1e3], np.nan)
     assert isinstance(out, StepResult) and len(out) == 2
     with pytest.raises(dataclasses.FrozenInstanceError):
         out.power_w = np.zeros(2)  # type: ignore[misc]
@@ -80,7 +80,7 @@ def test_predict_and_predict_many_are_views_of_one_result():
     frame = pd.DataFrame({"llm": [LLAMA] * 2, "gpu": ["A30", "L40S"], "rate_qps": [0.2, np.nan],
                           "batch": [np.nan, 16.0]})  # fmt: skip
     many = wl.predict_many(frame)
-    out = E.predict_arrays(HybridModel.pretrained(), *rows_for(1), 15, 180, 0.2, np.nan)
+    out = E.predict_arrays(HybridState.pretrained(), *rows_for(1), 15, 180, 0.2, np.nan)
     one = wl.predict(LLAMA, "A30", rate_qps=0.2)
     for q in ("power_w", "itl_s", "energy_per_token_j", "energy_per_token_j_hi"):
         assert many[q].iloc[0] == getattr(out, q)[0]

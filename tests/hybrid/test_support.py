@@ -14,7 +14,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.hybrid.fit import protocol as PR
 from wattgpu_lite.hybrid.predict import intervals as E
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external_per_gpu as R
 from wattgpu_lite.runs import measurements
 
@@ -25,7 +25,7 @@ QUANTITIES = ("itl_s", "throughput_tokens_per_s", "power_w", "energy_per_token_j
 def test_the_shipped_context_range_is_the_runs_measured_tokens():
     runs = measurements.load(dense_only=True)
     context = runs["prompt_tokens"] + runs["generated_tokens"]
-    lo, hi = HybridModel.pretrained().ranges["context_tokens"]
+    lo, hi = HybridState.pretrained().ranges["context_tokens"]
     assert (lo, hi) == pytest.approx((context.min(), context.max()), rel=1e-9)
     assert 19 < lo < 20 and hi == 275.0  # SQuAD prompts; generation capped at 256
 

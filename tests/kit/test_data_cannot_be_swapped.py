@@ -109,14 +109,14 @@ def test_a_deleted_file_without_the_env_var_says_git_checkout(monkeypatch):
 
 
 def test_a_deleted_state_json_is_a_data_file_error_through_the_loader(data):
-    from wattgpu_lite.hybrid.predict.model import HybridModel
+    from wattgpu_lite.hybrid.predict.model import HybridState
 
     path = data / "models/wattgpu_hybrid/state.json"
     original = path.read_bytes()
     path.unlink()
     try:
         with pytest.raises(DataFileError, match="models/wattgpu_hybrid/state.json: listed in"):
-            HybridModel.load(data / "models/wattgpu_hybrid")
+            HybridState.load(data / "models/wattgpu_hybrid")
     finally:
         path.write_bytes(original)
 
@@ -187,7 +187,7 @@ def test_shipped_files_are_read_only_through_datafiles():
 
 LOADERS = {
     "energy": "wl.estimate_energy('meta-llama/Llama-2-7b-hf', 'H100 NVL', mode='physical')",
-    "hybrid": "wl.HybridModel.pretrained()",
+    "hybrid": "wl.HybridState.pretrained()",
 }
 
 

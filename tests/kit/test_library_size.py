@@ -25,12 +25,12 @@ def _package(tmp_path: Path) -> Path:
         "energy/unused.py": "z = 3\n",
         "hybrid/__init__.py": "",
         "hybrid/predict/__init__.py": "",
-        "hybrid/predict/model.py": "class HybridModel: ...\n",
+        "hybrid/predict/model.py": "class HybridState: ...\n",
         "hybrid/predict/steps.py": "def f(): ...\n",
         "selection/__init__.py": "",
         "selection/rank.py": (
             "from wattgpu_lite.energy import backbone as S\n"
-            "from wattgpu_lite.hybrid.predict.model import HybridModel\n"
+            "from wattgpu_lite.hybrid.predict.model import HybridState\n"
             "import numpy as np\n"
             "def g():\n    from wattgpu_lite.hybrid.predict import steps\n"
         ),

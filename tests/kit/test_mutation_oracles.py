@@ -181,9 +181,9 @@ def test_groups_weigh_equally_whatever_their_size():
 
 def test_extrapolation_counts_e_folds_beyond_the_training_range():
     from wattgpu_lite.hybrid.predict.intervals import WATCHED, excess_efolds, notes_for
-    from wattgpu_lite.hybrid.predict.model import HybridModel
+    from wattgpu_lite.hybrid.predict.model import HybridState
 
-    model = HybridModel.pretrained()
+    model = HybridState.pretrained()
     inside = {n: np.array([math.sqrt(model.ranges[n][0] * model.ranges[n][1])]) for n in WATCHED}
     assert excess_efolds(model, inside)[0] == 0.0 and notes_for(model, inside, 0) == []
     lo, hi = model.ranges["params_b"]

@@ -85,7 +85,7 @@ def test_batch_is_a_float_in_every_result():
 
 
 def test_the_hybrid_models_docstring_names_only_what_exists():
-    """Every method and :func:/:mod: target the HybridModel module's docstring names exists."""
+    """Every method and :func:/:mod: target the HybridState module's docstring names exists."""
     import importlib
     import re
 
@@ -105,7 +105,7 @@ def test_the_hybrid_models_docstring_names_only_what_exists():
         else:
             raise AssertionError(f"{target} is not importable")
     for method in re.findall(r"\bm\.(\w+)\(", doc):
-        assert hasattr(model.HybridModel, method), method
+        assert hasattr(model.HybridState, method), method
     assert "engine." not in doc
 
 

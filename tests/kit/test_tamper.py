@@ -26,7 +26,7 @@ LOADERS = {
     "llm": "wl.llm('01-ai/Yi-1.5-6B-Chat')",
     "energy": "wl.estimate_energy('meta-llama/Llama-2-7b-hf', 'H100 NVL', mode='physical')",
     "wattgpu": "wl.WattGPU.pretrained().predict('meta-llama/Llama-3.1-8B-Instruct', 'L4', 'offline')",
-    "hybrid": "wl.HybridModel.pretrained()",
+    "hybrid": "wl.HybridState.pretrained()",
 }
 
 

@@ -16,7 +16,7 @@ import pytest
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.hybrid.predict import steps as E
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.selection import layouts as LAY
 from wattgpu_lite.selection import plan as PL
 from wattgpu_lite.selection import replica as RP
@@ -61,7 +61,7 @@ def catalog_plans(llm_name: str, counts=(1, 2, 4, 8)):
 
 
 def search(llm, plans, t_in, t_out, sla_s, weights=None):
-    model = HybridModel.pretrained()
+    model = HybridState.pretrained()
     rep = RP.replicas(model, llm, [g for g, _ in plans], PL._layouts(plans), t_in, t_out, weights)
     return RP.max_rate_under_sla(model, rep, sla_s)
 
@@ -86,7 +86,7 @@ def capacity(llm, plans, t_in, t_out):
 
 def test_itl_and_rate_grow_with_the_load_the_premise_of_the_search():
     llm, plans = catalog_plans(LLAMA)
-    model = HybridModel.pretrained()
+    model = HybridState.pretrained()
     rep = RP.replicas(model, llm, [g for g, _ in plans], PL._layouts(plans), 15, 180, None)
     idx = np.flatnonzero(rep.cap >= 1)
     load = np.geomspace(1e-6, 1.0, 400)[None, :] * np.maximum(rep.cap[idx], 1.0)[:, None]
@@ -154,12 +154,12 @@ def test_given_rows_give_the_prediction_built_rows_give():
     llm, plans = catalog_plans(MOE)
     gpus, lays = [g for g, _ in plans], PL._layouts(plans)
     built = R.build([llm] * len(plans), gpus, 500, 300, lays, [None] * len(plans))
-    args = (HybridModel.pretrained(), [llm] * len(plans), gpus, 500, 300, 0.5, np.nan, 0.8, lays,
+    args = (HybridState.pretrained(), [llm] * len(plans), gpus, 500, 300, 0.5, np.nan, 0.8, lays,
             [None] * len(plans))  # fmt: skip
     fresh, given = E.predict_arrays(*args), E.predict_arrays(*args, built=built)
     for key, value in fresh.columns().items():
         np.testing.assert_array_equal(given.columns()[key], value, err_msg=key)
-    c = HybridModel.pretrained().constants
+    c = HybridState.pretrained().constants
     shares = LAY.step_shares(llm, plans, 500, 300, 4.0, None, c)
     again = LAY.step_shares(llm, plans, 500, 300, 4.0, None, c, built[0])
     for key, value in shares.items():

@@ -28,7 +28,7 @@ from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import occupancy as O
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.hybrid.predict import steps as E
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.selection import layouts as LAY
 from wattgpu_lite.selection import replica as RP
@@ -50,7 +50,7 @@ def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
              weights=None, built=None, serving=None) -> StepResult:  # fmt: skip
     gpus = [g for g, _ in plans]
-    return E.predict_arrays(HybridModel.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
+    return E.predict_arrays(HybridState.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
                             rate, batch, level, _layouts(plans), [weights] * len(plans),
                             built=built, **(serving or {}))  # fmt: skip
 
@@ -60,7 +60,7 @@ def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
     """Per deployment, the largest rate [req/s] one replica serves with ITL ≤ ``sla_s`` (0 if
     even the lightest load misses the SLA; NaN if the model does not fit), every deployment at
     once (:func:`wattgpu_lite.selection.replica.max_rate_under_sla`; ``level`` does not move it)."""
-    model = HybridModel.pretrained()
+    model = HybridState.pretrained()
     rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights)
     return RP.max_rate_under_sla(model, rep, sla_s)[0]
 
@@ -75,7 +75,7 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
     ``serving``: the KV-cache format, engine and concurrency limit (keywords of
     :func:`~wattgpu_lite.energy.backbone_rows.build`; None: the defaults).
     """
-    model = HybridModel.pretrained()
+    model = HybridState.pretrained()
     rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights,
                       serving)  # fmt: skip
     r_max, light_itl = RP.max_rate_under_sla(model, rep, sla_s)
@@ -129,7 +129,7 @@ def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights, rows)
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
     shares = LAY.step_shares(llm, plans, t_in, t_out, batch, weights,
-                             HybridModel.pretrained().constants, rows)  # fmt: skip
+                             HybridState.pretrained().constants, rows)  # fmt: skip
     ok = np.isfinite(frame["energy_per_token_j"].to_numpy())
     return frame.assign(
         **{k: np.where(ok, v, np.nan) for k, v in shares.items()},

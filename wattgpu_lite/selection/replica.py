@@ -25,7 +25,7 @@ from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import intervals as K
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.trees import FixedCodes
 
 LIGHT_QPS = 1e-6  # the lightest load: a replica's ITL with no neighbours
@@ -47,7 +47,7 @@ class Replicas:
     fixed: FixedCodes | None  # what ``static`` gives the forest (None: the forest is walked)
 
 
-def replicas(model: HybridModel, llm, gpus, layouts, t_in, t_out, weights,
+def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
              serving=None) -> Replicas:  # fmt: skip
     """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once (``serving``:
     the KV-cache format, engine and concurrency limit as keywords of ``backbone_rows.build``)."""
@@ -68,7 +68,7 @@ def replicas(model: HybridModel, llm, gpus, layouts, t_in, t_out, weights,
     return Replicas(rows, cap, capacity, idx, beyond, static, fixed)
 
 
-def itl_at_load(model: HybridModel, rep: Replicas, idx: np.ndarray, load: np.ndarray):
+def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.ndarray):
     """(ITL s, rate req/s) of the deployments ``idx`` at loads ``load`` (shape (len(idx), m)):
     s(B)·e^f at least s_floor(B), B = min(1 + L, cap), and λ(L) (module docstring)."""
     m = load.shape[1]
@@ -100,7 +100,7 @@ def itl_at_load(model: HybridModel, rep: Replicas, idx: np.ndarray, load: np.nda
     return itl.reshape(load.shape), (flat / (rows.t_out * step)).reshape(load.shape)
 
 
-def light_load(model: HybridModel, rep: Replicas) -> tuple[np.ndarray, np.ndarray]:
+def light_load(model: HybridState, rep: Replicas) -> tuple[np.ndarray, np.ndarray]:
     """(ITL s, load L) at the lightest rate ``LIGHT_QPS`` (NaN where the replica has no steady
     state there: the weights do not fit)."""
     ok = (rep.cap >= 1) & (LIGHT_QPS < rep.capacity_qps)
@@ -114,7 +114,7 @@ def light_load(model: HybridModel, rep: Replicas) -> tuple[np.ndarray, np.ndarra
     return itl, load
 
 
-def max_rate_under_sla(model: HybridModel, rep: Replicas,
+def max_rate_under_sla(model: HybridState, rep: Replicas,
                        sla_s: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(r_max, ITL at the lightest load) per deployment: r_max the largest rate [req/s] one
     replica serves with ITL ≤ ``sla_s``, below its capacity by 1 part in 10^9 (0 if even the

@@ -20,7 +20,7 @@ from wattgpu_lite.hybrid.fit import fitting as F
 from wattgpu_lite.hybrid.fit import protocol as PR
 from wattgpu_lite.hybrid.fit.candidates import candidates
 from wattgpu_lite.hybrid.predict.intervals import gpu_fingerprint, llm_fingerprint
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.runs import measurements
 
 
@@ -71,7 +71,7 @@ def ranges(ts: T.TrainingSet, fitted: F.Fitted) -> dict[str, tuple[float, float]
     return {k: (float(np.min(v)), float(np.max(v))) for k, v in values.items()}
 
 
-def build(progress: bool = False) -> HybridModel:
+def build(progress: bool = False) -> HybridState:
     """The shipped model, from every dense Watt Counts run (a few minutes on two cores)."""
     ts = T.watt_counts()
     oofs = {k: PR.held_out(ts, k, progress) for k in ("logo", "llm5", "cv")}
@@ -80,7 +80,7 @@ def build(progress: bool = False) -> HybridModel:
     cands = {c.name: c for c in candidates()}
     fitted = F.fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())))
     corrections = {t: fitted.corrections[chosen[t], t] for t in T.TARGETS}
-    return HybridModel(
+    return HybridState(
         fitted.constants, corrections, chosen, tables(ts, chosen, oofs), ranges(ts, fitted),
         frozenset(map(gpu_fingerprint, ts.gpus)), frozenset(map(llm_fingerprint, ts.llms)),
         {"xgboost": xgboost.__version__, "wattgpu_lite": wattgpu_lite.__version__},

@@ -27,7 +27,7 @@ from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals as U
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.frame_checks import check_columns, frame_requests
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
 from wattgpu_lite.hybrid.predict.requests import (
     MAX_GPUS,
@@ -93,7 +93,7 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
                     None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
                     model.architecture_name, layout.tp, layout.ep)  # fmt: skip
-    notes = _notes(HybridModel.pretrained(), out, 0) + serving_notes(req.kv_cache, req.engine)
+    notes = _notes(HybridState.pretrained(), out, 0) + serving_notes(req.kv_cache, req.engine)
     return prediction_of(out, 0, inputs, notes)
 
 
@@ -105,11 +105,11 @@ def serving_args(req) -> dict:
     return {} if tuple(given.values()) == check_serving() else given
 
 
-def _model(correction: bool) -> HybridModel:
+def _model(correction: bool) -> HybridState:
     """The shipped hybrid, or its backbone alone."""
     if not isinstance(correction, bool):
         raise InvalidInputError(f"correction must be True or False, got {correction!r}")
-    shipped = HybridModel.pretrained()
+    shipped = HybridState.pretrained()
     return shipped if correction else shipped.backbone_only()
 
 
@@ -155,7 +155,7 @@ def _message(out: StepResult, i: int, llm: str, gpu: str, rate: float, batch: fl
                                          float(out.capacity_qps[i]))  # fmt: skip
 
 
-def _notes(model: HybridModel, out: StepResult, i: int) -> tuple[str, ...]:
+def _notes(model: HybridState, out: StepResult, i: int) -> tuple[str, ...]:
     """Row ``i``'s notes: inputs beyond the training range, and the floor when it holds the ITL."""
     notes = tuple(U.notes_for(model, out.watched, i))
     if out.itl_s[i] <= out.itl_floor_s[i] * (1 + 1e-12):

@@ -45,7 +45,7 @@ from wattgpu_lite.hybrid.predict.explanation import (
     Part,
     parts_of,
 )
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.requests import check_request
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
@@ -72,7 +72,7 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     i = p.inputs
     rate = np.nan if i.rate_qps is None else float(i.rate_qps)
     bat = np.nan if i.batch is None else float(i.batch)
-    hm = HybridModel.pretrained()
+    hm = HybridState.pretrained()
     llms, gpus = [model], [device]
     deploy = {"num_gpus": req.layout, "weights": [req.weights], **serving_args(req)}
     out = E.predict_arrays(hm, llms, gpus, i.t_in, i.t_out, rate, bat, i.level, **deploy)

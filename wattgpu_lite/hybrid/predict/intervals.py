@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 
@@ -95,7 +95,7 @@ def support_values(rows: S.Rows) -> dict[str, np.ndarray]:
             CONTEXT: rows.t_in + rows.t_out}  # fmt: skip
 
 
-def beyond_training(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+def beyond_training(model: HybridState, values: dict[str, np.ndarray]) -> np.ndarray:
     """Rows where any of ``values`` (named as in ``model.ranges``) lies beyond its training range
     (a relative tolerance of 1e-9 at both ends)."""
     out = np.zeros(len(next(iter(values.values()))), dtype=bool)
@@ -105,14 +105,14 @@ def beyond_training(model: HybridModel, values: dict[str, np.ndarray]) -> np.nda
     return out
 
 
-def outside_support(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+def outside_support(model: HybridState, values: dict[str, np.ndarray]) -> np.ndarray:
     """Rows whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16 FLOP/s
     (``values``: :func:`support_values`): the correction reads these specs and its trees
     extrapolate flat beyond them, so the answer is the backbone alone."""
     return beyond_training(model, {name: values[name] for name in SUPPORT})
 
 
-def beyond_context(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+def beyond_context(model: HybridState, values: dict[str, np.ndarray]) -> np.ndarray:
     """Rows whose context T_in + T_out is longer than any training run's (measured tokens, at most
     275): there the learned correction is one-sided (:func:`one_sided`). A context shorter than
     the runs' shortest (19) is not beyond them in this sense: the attention share of the step
@@ -141,7 +141,7 @@ def one_sided(factors: dict[str, np.ndarray], beyond: np.ndarray) -> dict[str, n
     return {t: np.where(beyond, np.maximum(f, 1.0), f) for t, f in factors.items()}
 
 
-def excess_efolds(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarray:
+def excess_efolds(model: HybridState, values: dict[str, np.ndarray]) -> np.ndarray:
     """Sum over watched inputs of how many e-folds each lies beyond its training range."""
     total = np.zeros(len(next(iter(values.values()))))
     for name in WATCHED:
@@ -151,7 +151,7 @@ def excess_efolds(model: HybridModel, values: dict[str, np.ndarray]) -> np.ndarr
     return total
 
 
-def notes_for(model: HybridModel, values: dict[str, np.ndarray], i: int) -> list[str]:
+def notes_for(model: HybridState, values: dict[str, np.ndarray], i: int) -> list[str]:
     """Readable notes for row ``i``: which inputs lie beyond the training range."""
     out = []
     for name in WATCHED:

@@ -1,6 +1,6 @@
 """The shipped hybrid predictor: backbone constants, corrections, interval tables, training ranges.
 
-    m = HybridModel.pretrained()          # data/models/wattgpu_hybrid, JSON only
+    m = HybridState.pretrained()          # data/models/wattgpu_hybrid, JSON only
     m.backbone_only()                     # the same model without its corrections (physics)
     wl.predict(llm, gpu, rate_qps=0.1)    # what predicts with it (the vectorised path:
                                           # :mod:`wattgpu_lite.hybrid.predict.steps`)
@@ -27,7 +27,7 @@ SCHEMA_VERSION = 2
 
 
 @dataclass(frozen=True)
-class HybridModel:
+class HybridState:
     """Everything a prediction needs, as plain data."""
 
     constants: Constants
@@ -58,7 +58,7 @@ class HybridModel:
         return folder
 
     @classmethod
-    def load(cls, folder: str | Path) -> HybridModel:
+    def load(cls, folder: str | Path) -> HybridState:
         """Inverse of :meth:`save`."""
         folder = Path(folder)
         s = read_json(folder / "state.json", what="hybrid model state")
@@ -71,7 +71,7 @@ class HybridModel:
                    {k: (float(a), float(b)) for k, (a, b) in s["ranges"].items()},
                    frozenset(s["seen_gpus"]), frozenset(s["seen_llms"]), s["built_with"])  # fmt: skip
 
-    def backbone_only(self) -> HybridModel:
+    def backbone_only(self) -> HybridState:
         """This model with no correction on any target: the physics backbone alone (its
         intervals then rest on the 'physics' tables)."""
         return replace(self, corrections={t: None for t in self.corrections})
@@ -82,11 +82,11 @@ class HybridModel:
         return any(c is not None for c in self.corrections.values())
 
     @classmethod
-    def pretrained(cls) -> HybridModel:
+    def pretrained(cls) -> HybridState:
         """The shipped model (loaded once)."""
         return _pretrained()
 
 
 @cache
-def _pretrained() -> HybridModel:
-    return HybridModel.load(data_dir() / HYBRID_DIR)
+def _pretrained() -> HybridState:
+    return HybridState.load(data_dir() / HYBRID_DIR)

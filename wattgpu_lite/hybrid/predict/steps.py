@@ -20,7 +20,7 @@ from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import intervals as K
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Status, StepResult, status_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
@@ -56,7 +56,7 @@ def physics_at(rows: S.Rows, cap, rate, batch, c: S.Constants) -> dict[str, np.n
     return out
 
 
-def backbone_step(model: HybridModel, rows: S.Rows, cap, rate, batch) -> Backbone:
+def backbone_step(model: HybridState, rows: S.Rows, cap, rate, batch) -> Backbone:
     """Step 2: the status of each row, then the backbone at its load (rows that are not OK are
     evaluated at a stand-in load, and masked later)."""
     c = model.constants
@@ -74,14 +74,14 @@ def backbone_step(model: HybridModel, rows: S.Rows, cap, rate, batch) -> Backbon
                     step_batch=step_batch)  # fmt: skip
 
 
-def physics_only_rows(model: HybridModel, llms: Sequence[LLM], rows: S.Rows) -> np.ndarray:
+def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: S.Rows) -> np.ndarray:
     """Rows the correction leaves alone: configurations the runs never cover, a GPU outside the
     training support, or a model without correction."""
     odd = K.physics_only(llms, rows.num_gpus, rows.model.always_bits)
     return odd | K.outside_support(model, K.support_values(rows)) | (not model.corrects)
 
 
-def correction_step(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], rows: S.Rows,
+def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU], rows: S.Rows,
                     back: Backbone, odd: np.ndarray) -> dict[str, np.ndarray]:  # fmt: skip
     """Step 3: exp(clipped correction) per target (1 on ``odd`` rows, at least 1 beyond the
     training runs' context: :func:`intervals.beyond_context`), from the load features and the
@@ -109,7 +109,7 @@ def bounds_step(rows: S.Rows, back: Backbone, factor: dict[str, np.ndarray]):
     return power, np.maximum(back.physics["itl_s"] * factor["itl"], floor), floor
 
 
-def basis_step(model: HybridModel, llms, gpus, odd: np.ndarray) -> np.ndarray:
+def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
     """Which calibration table applies per row (:func:`intervals.basis_of`), from whether the
     GPU's spec and the LLM's architecture appear in the training runs."""
     devices, gi = unique_by_identity(gpus)
@@ -119,7 +119,7 @@ def basis_step(model: HybridModel, llms, gpus, odd: np.ndarray) -> np.ndarray:
     return K.basis_of(seen_l, seen_g, odd)
 
 
-def intervals_step(model: HybridModel, rows: S.Rows, back: Backbone, basis: np.ndarray,
+def intervals_step(model: HybridState, rows: S.Rows, back: Backbone, basis: np.ndarray,
                    level: float) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:  # fmt: skip
     """Step 5: the log half-width per target — the basis's calibrated q at ``level`` plus the
     widening beyond the training range. Returns (half-widths, widening, watched inputs)."""
@@ -153,7 +153,7 @@ def bounded_intervals(rows: S.Rows, back: Backbone, power, itl, floor, half):
             "energy_per_token_j": energy}  # fmt: skip
 
 
-def predict_arrays(model: HybridModel, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
+def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
                    rate_qps, batch, level: float = 0.8, num_gpus=1,
                    weights: Sequence[str | None] | None = None,
                    built: tuple[S.Rows, np.ndarray] | None = None, kv_cache=None, engine=None,

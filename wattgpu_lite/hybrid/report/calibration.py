@@ -36,7 +36,7 @@ from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy import backbone_fit as F
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy.backbone import Constants
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external as X
 from wattgpu_lite.hybrid.report import external_predict as EP
 from wattgpu_lite.hybrid.report import external_scope as S
@@ -96,7 +96,7 @@ def values_per_source(a: Asked) -> pd.Series:
 def fit_pooled(ts: T.TrainingSet, a: Asked) -> Constants:
     """The ``pooled`` candidate on the runs ``ts`` and the external rows ``a`` (see the module
     docstring for the weights)."""
-    base = log_ratios(a, HybridModel.pretrained().constants)
+    base = log_ratios(a, HybridState.pretrained().constants)
     usable = np.isfinite(base)
     sources = np.tile(a.sources, len(QUANTITIES))[usable]
     counts = pd.Series(sources).value_counts()
@@ -126,7 +126,7 @@ def candidate_constants(name: str, ts: T.TrainingSet, a: Asked) -> Constants:
     """A candidate's constants, fitted on the runs ``ts`` and the external rows ``a``."""
     if name not in CANDIDATES:
         raise ValueError(f"unknown candidate {name!r}; the candidates are {CANDIDATES}")
-    return HybridModel.pretrained().constants if name == "watt_counts" else fit_pooled(ts, a)
+    return HybridState.pretrained().constants if name == "watt_counts" else fit_pooled(ts, a)
 
 
 def choose(ts: T.TrainingSet, train: Asked) -> tuple[str, dict[str, float]]:
@@ -162,7 +162,7 @@ def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None
     """The outer loop: per held-out source (``only``: a subset of them) and quantity, the chosen
     candidate, its inner scores, and the held-out values at the chosen and the shipped constants."""
     a, ts = asked(), T.watt_counts()
-    shipped = HybridModel.pretrained().constants
+    shipped = HybridState.pretrained().constants
     counts = values_per_source(a)
     scored = sorted(counts[counts >= min_rows].index)
     parts = []

@@ -22,13 +22,13 @@ from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.precision import canonical_format
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.api import check_level
-from wattgpu_lite.hybrid.predict.model import HybridModel
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
 
 
-def backbone_model() -> HybridModel:
+def backbone_model() -> HybridState:
     """The shipped model with no correction on any target."""
-    return HybridModel.pretrained().backbone_only()
+    return HybridState.pretrained().backbone_only()
 
 
 def _arguments(frame: pd.DataFrame) -> dict:
@@ -41,7 +41,7 @@ def _arguments(frame: pd.DataFrame) -> dict:
             "weights": [canonical_format(w) for w in frame["weights"]]}  # fmt: skip
 
 
-def engine_many(frame: pd.DataFrame, level: float, model: HybridModel) -> pd.DataFrame:
+def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.DataFrame:
     """``model``'s predictions for the rows of ``frame`` (columns as ``predict_many``'s, each row
     a run a source measured)."""
     a = _arguments(frame)
@@ -63,7 +63,7 @@ def decode_shares(
     the backbone's (the shipped model's by default)."""
     a = _arguments(frame)
     rows, _ = R.build(a["llms"], a["gpus"], a["t_in"], a["t_out"], a["num_gpus"], a["weights"])
-    c = HybridModel.pretrained().constants if constants is None else constants
+    c = HybridState.pretrained().constants if constants is None else constants
     batch = frame["batch"].to_numpy(dtype=float)
     is_batch = ~np.isnan(batch)
     at = np.where(is_batch, batch, 1.0)
@@ -76,7 +76,7 @@ def decode_shares(
 
 def many(frame: pd.DataFrame, level: float, correction: bool) -> pd.DataFrame:
     """``predict_many`` (hybrid), or the backbone alone."""
-    return engine_many(frame, level, HybridModel.pretrained() if correction else backbone_model())
+    return engine_many(frame, level, HybridState.pretrained() if correction else backbone_model())
 
 
 def capped(frame: pd.DataFrame, level: float = 0.8, correction: bool = True) -> pd.DataFrame:
