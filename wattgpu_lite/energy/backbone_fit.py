@@ -25,10 +25,10 @@ from collections.abc import Callable
 from dataclasses import fields, replace
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy.backbone import Constants
+from wattgpu_lite.errors import require
 
 NAMES = tuple(f.name for f in fields(Constants))
 LOWER = {"eta_bw": 0.05, "eta_flops": 0.02, "step_s": 1e-6, "kappa": 0.05, "idle_w": 0.0,
@@ -69,6 +69,8 @@ def fit_by(
     def scaled(z: np.ndarray) -> np.ndarray:
         return residuals(replace(start, **dict(zip(NAMES, z * scale, strict=True))))
 
+    # SciPy is the [train] extra: imported here, so importing this module needs numpy only
+    least_squares = require("scipy.optimize", "train", "fitting the constants").least_squares
     fit = least_squares(scaled, z0, jac=JACOBIAN, bounds=(lo, hi), loss="soft_l1",
                         f_scale=LOSS_SCALE, diff_step=DIFF_STEP, ftol=TOLERANCE, xtol=TOLERANCE,
                         gtol=TOLERANCE, max_nfev=MAX_EVALUATIONS)  # fmt: skip

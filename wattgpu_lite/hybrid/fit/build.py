@@ -11,10 +11,11 @@
 from __future__ import annotations
 
 import numpy as np
-import xgboost
+import pandas as pd
 
 import wattgpu_lite
 from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.errors import require
 from wattgpu_lite.hybrid.fit import conformal as C
 from wattgpu_lite.hybrid.fit import fitting as F
 from wattgpu_lite.hybrid.fit import protocol as PR
@@ -24,16 +25,16 @@ from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.runs import measurements
 
 
-def held_out_both(ts: T.TrainingSet, progress: bool = False) -> dict:
+def held_out_both(ts: T.TrainingSet, progress: bool = False, seed: int = 0) -> dict:
     """Held-out predictions where the GPU and the LLM of the test rows are both unseen: per GPU and
-    per fifth of the LLMs, train without that GPU and without those LLMs."""
+    per fifth of the LLMs, train without that GPU and without those LLMs (XGBoost's ``seed``)."""
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
     gpu = ts.frame["gpu"].to_numpy()
     for _, llm_fold in PR.folds(ts, "llm5"):
         for g in sorted(set(gpu)):
             test = llm_fold & (gpu == g)
             train = ~llm_fold & (gpu != g)
-            fitted = F.fit_all(ts.take(train))
+            fitted = F.fit_all(ts.take(train), seed=seed)
             out["group"][test] = g
             for cand in candidates():
                 pred = F.predict(fitted, ts.take(test), cand)
@@ -60,9 +61,9 @@ def tables(ts: T.TrainingSet, chosen: dict[str, str], oofs: dict[str, dict]) -> 
     return out
 
 
-def ranges(ts: T.TrainingSet, fitted: F.Fitted) -> dict[str, tuple[float, float]]:
-    """min and max over the training runs of each watched input (context: measured tokens)."""
-    runs = measurements.load(dense_only=True)
+def ranges(ts: T.TrainingSet, fitted: F.Fitted, runs: pd.DataFrame) -> dict[str, tuple]:
+    """min and max over the training runs of each watched input (context: measured tokens);
+    ``runs``: the dense runs ``ts`` was built from, row for row."""
     load = T.physics(ts, fitted.constants)["in_flight"]
     context = runs["prompt_tokens"] + runs["generated_tokens"]
     values = {"bandwidth_gbs": ts.rows.bandwidth / 1e9, "fp16_tflops": ts.rows.flops / 1e12,
@@ -71,17 +72,31 @@ def ranges(ts: T.TrainingSet, fitted: F.Fitted) -> dict[str, tuple[float, float]
     return {k: (float(np.min(v)), float(np.max(v))) for k, v in values.items()}
 
 
-def build(progress: bool = False) -> HybridState:
-    """The shipped model, from every dense Watt Counts run (a few minutes on two cores)."""
-    ts = T.watt_counts()
-    oofs = {k: PR.held_out(ts, k, progress) for k in ("logo", "llm5", "cv")}
-    oofs["both"] = held_out_both(ts, progress)
+def dense_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """The dense rows of a runs table (all of them when it has no ``dense`` column), renumbered:
+    the rows :func:`~wattgpu_lite.energy.backbone_runs.from_runs` trains on, in its order."""
+    keep = runs[runs["dense"]] if "dense" in runs else runs
+    return keep.reset_index(drop=True)
+
+
+def build(runs: pd.DataFrame | None = None, progress: bool = False, seed: int = 0) -> HybridState:
+    """The hybrid model fitted on the dense rows of ``runs`` (a ``wl.measurements()`` table), or by
+    default the shipped model, from every dense Watt Counts run (a few minutes on two cores).
+    ``seed``: XGBoost's random state in every fit."""
+    xgboost = require("xgboost", "train", "fitting the hybrid (hybrid.fit.build)")
+    if runs is None:
+        ts, dense = T.watt_counts(), measurements.load(dense_only=True)
+    else:
+        dense = dense_runs(runs)
+        ts = T.from_runs(dense)
+    oofs = {k: PR.held_out(ts, k, progress, seed) for k in ("logo", "llm5", "cv")}
+    oofs["both"] = held_out_both(ts, progress, seed)
     chosen = PR.choose(ts, oofs["logo"])
     cands = {c.name: c for c in candidates()}
-    fitted = F.fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())))
+    fitted = F.fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed)
     corrections = {t: fitted.corrections[chosen[t], t] for t in T.TARGETS}
     return HybridState(
-        fitted.constants, corrections, chosen, tables(ts, chosen, oofs), ranges(ts, fitted),
+        fitted.constants, corrections, chosen, tables(ts, chosen, oofs), ranges(ts, fitted, dense),
         frozenset(map(gpu_fingerprint, ts.gpus)), frozenset(map(llm_fingerprint, ts.llms)),
         {"xgboost": xgboost.__version__, "wattgpu_lite": wattgpu_lite.__version__},
     )  # fmt: skip

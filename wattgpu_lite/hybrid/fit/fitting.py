@@ -2,7 +2,8 @@
 
 One fit = the backbone's constants (shared by all candidates) + one correction per candidate and
 target. Predictions are in the targets' units (power_w; ITL as Watt Counts reports it). XGBoost is
-imported here only, so predicting never imports it.
+imported here only, inside :func:`fit_correction`, so predicting never imports it and importing
+this module needs numpy only.
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from xgboost import XGBRegressor
 
 from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy.backbone import Constants, idle_power_w
 from wattgpu_lite.energy.backbone_fit import fit_constants
+from wattgpu_lite.errors import require
 from wattgpu_lite.hybrid.fit.candidates import Candidate, candidates, xgb_params
 from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import correction as C
@@ -27,7 +28,8 @@ def fit_correction(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], 
     """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints,
     rounded to ``TREE_DECIMALS`` decimals (a last-bit difference moves no split)."""
     cons = tuple(1 if c in MONOTONE_UP else -1 if c in MONOTONE_DOWN else 0 for c in columns)
-    model = XGBRegressor(**params, monotone_constraints=cons, random_state=seed, n_jobs=1)
+    xgb = require("xgboost", "train", "fitting the hybrid's correction")
+    model = xgb.XGBRegressor(**params, monotone_constraints=cons, random_state=seed, n_jobs=1)
     model.fit(x, np.round(np.clip(residual, -TARGET_CLIP, TARGET_CLIP), C.TREE_DECIMALS))
     text = model.get_booster().save_raw("json").decode()
     return C.Correction(tuple(columns), float(bound), tuple(families), text)
@@ -48,10 +50,10 @@ def matrix(ts: T.TrainingSet, out: dict, cand: Candidate, families=()) -> np.nda
     return C.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
 
 
-def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None) -> Fitted:
+def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None, seed: int = 0) -> Fitted:
     """Constants on ``ts`` (from the default start, never a warm one: a fold's constants depend
     on its own runs alone, not on the fold fitted before it), then each candidate's corrections
-    on the log residuals."""
+    on the log residuals (``seed``: XGBoost's random state)."""
     cands = candidates() if cands is None else cands
     const = fit_constants(ts)
     out = T.physics(ts, const)
@@ -66,7 +68,7 @@ def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None) -> Fi
                 continue
             resid = np.log(ts.target(target) / phys[target])
             fits[cand.name, target] = fit_correction(x, resid, cand.columns, cand.bound, xgb_params(),
-                                            families)  # fmt: skip
+                                            families, seed)  # fmt: skip
     return Fitted(const, fits)
 
 

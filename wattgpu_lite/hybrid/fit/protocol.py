@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.errors import require
 from wattgpu_lite.hybrid.fit import fitting as F
 from wattgpu_lite.hybrid.fit.candidates import candidates, select
 from wattgpu_lite.hybrid.fit.conformal import group_quantile
@@ -26,6 +26,7 @@ from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.wattgpu.evaluation import held_out_masks
 
 LEVELS = (0.8, 0.9)
+WHAT = "fitting the hybrid (hybrid.fit)"  # tqdm, XGBoost and SciPy: the [train] extra
 INNER = {"logo": "logo", "lolo": "llm5"}
 
 
@@ -41,11 +42,13 @@ def folds(ts: T.TrainingSet, kind: str) -> list[tuple[str, np.ndarray]]:
     return held_out_masks(ts.frame, kind)
 
 
-def held_out(ts: T.TrainingSet, kind: str, progress: bool = False) -> dict:
-    """Out-of-fold predictions of every candidate: {"group": labels, (name, target): array}."""
+def held_out(ts: T.TrainingSet, kind: str, progress: bool = False, seed: int = 0) -> dict:
+    """Out-of-fold predictions of every candidate: {"group": labels, (name, target): array}
+    (``seed``: XGBoost's random state)."""
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
+    tqdm = require("tqdm.auto", "train", WHAT).tqdm
     for name, test in tqdm(folds(ts, kind), desc=f"folds {kind}", disable=not progress):
-        fitted = F.fit_all(ts.take(~test))
+        fitted = F.fit_all(ts.take(~test), seed=seed)
         out["group"][test] = name
         for cand in candidates():
             pred = F.predict(fitted, ts.take(test), cand)
@@ -110,6 +113,7 @@ def nested(ts: T.TrainingSet | None = None, outer: str = "logo", progress: bool 
             raise ValueError(f"no outer fold {unknown} in {outer}; the folds are {known}")
         outer_folds = [(name, test) for name, test in outer_folds if name in groups]
     parts = []
+    tqdm = require("tqdm.auto", "train", WHAT).tqdm
     for group, test in tqdm(outer_folds, desc=f"outer {outer}", disable=not progress):
         train = ts.take(~test)
         oof = held_out(train, INNER[outer])
