@@ -59,7 +59,7 @@ def test_the_shared_arguments_come_in_one_order_after_llm_and_gpu(fn):
 
 
 def test_predict_many_reads_predicts_request_arguments_as_columns():
-    frame_wide = {"level", "correction", "workload"}  # arguments of predict_many itself
+    frame_wide = {"level", "correction", "workload", "model"}  # arguments of predict_many itself
     # a result's own: the name of a model you bring, the wall's inputs (predict_many answers at
     # the accelerator)
     not_rows = {"name", "region", "grid_gco2_per_kwh", "price_per_kwh", "pue"}

@@ -36,6 +36,7 @@ from wattgpu_lite.hybrid.predict import api as hybrid_api
 from wattgpu_lite.hybrid.predict import explain as hybrid_explain
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL
 from wattgpu_lite.hybrid.predict.explanation import Explanation
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
 from wattgpu_lite.selection.accounting import (
     price_rows,
@@ -101,7 +102,8 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
             region: str | None = None, grid_gco2_per_kwh: float | None = None,
             price_per_kwh: float | None = None, pue: float | None = None,
             workload: str | None = None, kv_cache: str | None = None, engine: str | None = None,
-            max_num_seqs: int | None = None) -> Prediction:  # fmt: skip
+            max_num_seqs: int | None = None,
+            model: HybridState | None = None) -> Prediction:  # fmt: skip
     """:func:`wattgpu_lite.hybrid.predict.api.predict` (every argument as there) with ``wall``
     and ``defaults`` (module docstring): energy per request = energy per token × ``t_out``.
     ``region``: a grid of data/grid_intensity.csv (default: the world's), or
@@ -112,7 +114,7 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
                            scenario=scenario, t_in=t_in, t_out=t_out, level=level,
                            num_gpus=num_gpus, weights=weights, parallel=parallel,
                            kv_cache=kv_cache, engine=engine, max_num_seqs=max_num_seqs,
-                           correction=correction)  # fmt: skip
+                           correction=correction, model=model)  # fmt: skip
     i = p.inputs
     w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)  # energy per token × t_out
     tokens = ((i.t_in, i.t_out), echo)

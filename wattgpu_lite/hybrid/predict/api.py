@@ -57,7 +57,8 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
             level: float = DEFAULT_LEVEL, num_gpus: int = 1,
             weights: str | None = None, parallel: Parallel | None = None,
             kv_cache: str | None = None, engine: str | None = None,
-            max_num_seqs: int | None = None, correction: bool = True) -> Prediction:  # fmt: skip
+            max_num_seqs: int | None = None, correction: bool = True,
+            model: HybridState | None = None) -> Prediction:  # fmt: skip
     """Power, per-request ITL, time per token and energy per token of ``llm`` on ``gpu``.
 
     ``llm``: a catalog name, an LLM, a config.json path or dict; ``gpu``: a catalog name, a GPU,
@@ -71,9 +72,12 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     "tensorrt-llm", whose documented defaults (concurrency limit, memory share) are used
     (data/engines.csv); ``max_num_seqs``: the engine's concurrency limit (None: its default,
     vLLM's 256): the sequences in flight are min(KV capacity, max_num_seqs, the load);
-    ``correction=False``: the physics backbone alone (basis "physics"). Raises CapacityError
-    when the load is beyond what one replica can serve (the message says the capacity).
+    ``correction=False``: the physics backbone alone (basis "physics"); ``model``: the
+    :class:`HybridState` to predict with (None: the shipped one, ``HybridState.pretrained()``).
+    Raises CapacityError when the load is beyond what one replica can serve (the message says
+    the capacity).
     """
+    state = _state(model)  # before ``model`` names the LLM
     model, device = resolve_llm(llm), resolve_gpu(gpu)
     req = check_request(model, device, num_gpus=num_gpus, parallel=parallel, weights=weights,
                         scenario=scenario, rate_qps=rate_qps, batch=batch, t_in=t_in,
@@ -86,14 +90,14 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     if offline:
         _, cap = R.build([model], [device], t_in, t_out, **deploy)
         bat = float(R.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
-    out = E.predict_arrays(_model(correction), [model], [device], t_in, t_out, rate, bat, level,
-                           **deploy)  # fmt: skip
+    out = E.predict_arrays(_model(correction, state), [model], [device], t_in, t_out, rate, bat,
+                           level, **deploy)  # fmt: skip
     _raise_for_status(out, model.name, device.name, rate, bat,
                       _fitting_hint(model, device, layout, fmt, t_in, t_out, req))  # fmt: skip
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
                     None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
                     model.architecture_name, layout.tp, layout.ep)  # fmt: skip
-    notes = _notes(HybridState.pretrained(), out, 0) + serving_notes(req.kv_cache, req.engine)
+    notes = _notes(state, out, 0) + serving_notes(req.kv_cache, req.engine)
     return prediction_of(out, 0, inputs, notes)
 
 
@@ -105,12 +109,20 @@ def serving_args(req) -> dict:
     return {} if tuple(given.values()) == check_serving() else given
 
 
-def _model(correction: bool) -> HybridState:
-    """The shipped hybrid, or its backbone alone."""
+def _state(model: HybridState | None) -> HybridState:
+    """The hybrid to predict with: ``model``, or the shipped one when None."""
+    if model is None:
+        return HybridState.pretrained()
+    if not isinstance(model, HybridState):
+        raise InvalidInputError(f"model must be a HybridState or None, got {type(model).__name__}")
+    return model
+
+
+def _model(correction: bool, state: HybridState) -> HybridState:
+    """``state`` (:func:`_state`), or its backbone alone."""
     if not isinstance(correction, bool):
         raise InvalidInputError(f"correction must be True or False, got {correction!r}")
-    shipped = HybridState.pretrained()
-    return shipped if correction else shipped.backbone_only()
+    return state if correction else state.backbone_only()
 
 
 def _raise_for_status(out: StepResult, llm: str, gpu: str, rate: float, batch: float,
@@ -166,7 +178,8 @@ def _notes(model: HybridState, out: StepResult, i: int) -> tuple[str, ...]:
 
 
 def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: bool = True,
-                 workload: str | None = None) -> pd.DataFrame:  # fmt: skip
+                 workload: str | None = None,
+                 model: HybridState | None = None) -> pd.DataFrame:  # fmt: skip
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
     ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
     or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights`` (blank: the LLM's own),
@@ -183,12 +196,13 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: 
     ``gpu`` or holds text in a numeric column; UnknownLLMError/UnknownGPUError for a name no
     catalog knows. ``correction=False``: the physics backbone alone, as in ``wl.predict``.
     ``workload``: the named workload (data/workloads.csv) whose counts fill a ``t_in`` or
-    ``t_out`` column the frame lacks (default: watt-counts, 15 in and 180 out).
+    ``t_out`` column the frame lacks (default: watt-counts, 15 in and 180 out). ``model``: the
+    :class:`HybridState` to predict with (None: the shipped one), as in ``wl.predict``.
     """
     check_columns(frame)
     frame = _with_workload(frame, workload)
     level = check_level(level)
-    model = _model(correction)
+    model = _model(correction, _state(model))
     # tolist: the cells as Python objects at once (iterating a pandas text column costs ~2 µs a cell)
     llms = resolve_each(frame["llm"].tolist(), resolve_llm)
     gpus = resolve_each(frame["gpu"].tolist(), resolve_gpu)
