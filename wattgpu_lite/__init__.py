@@ -14,6 +14,7 @@ missing says which one to install.
     wl.predict(m, g, rate_qps=0.1, region="FR").wall       # its energy, CO2e and cost at the wall
     wl.explain(m, g, rate_qps=0.1).table()  # the same prediction, term by term
     wl.WattGPU().fit(wl.measurements()).predict(m, g, scenario="server_low")   # the paper's model
+    wl.HybridModel().fit(wl.measurements()).predict(m, g, rate_qps=0.1)        # the hybrid, refitted
     wl.evaluate("power", "logo"); wl.evaluate(model="hybrid", strategy="lolo")
 
 Every public name is in ``__all__`` and in the stub ``__init__.pyi``, so IDEs and type checkers see
@@ -73,6 +74,7 @@ _EXPORTS: dict[str, str] = {
     "WattGPU": "wattgpu.predictor",
     "evaluate": "hybrid.report.evaluation",
     "measurements": "runs.measurements",
+    "HybridModel": "hybrid.fit.estimator",
     "HybridState": "hybrid.predict.model",
     "predict": "selection.answers",  # hybrid.predict.api's, with the wall (and name=)
     "predict_many": "hybrid.predict.api",

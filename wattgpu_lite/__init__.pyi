@@ -14,6 +14,7 @@ from wattgpu_lite.energy import symbolic as symbolic
 from wattgpu_lite.energy.result import EnergyEstimate as EnergyEstimate
 from wattgpu_lite.face import plots as plots
 from wattgpu_lite.face import widgets as widgets
+from wattgpu_lite.hybrid.fit.estimator import HybridModel as HybridModel
 from wattgpu_lite.hybrid.predict.api import predict_many as predict_many
 from wattgpu_lite.hybrid.predict.model import HybridState as HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction as Prediction
@@ -76,6 +77,7 @@ __all__ = [
     "GPU",
     "gpus",
     "hybrid",
+    "HybridModel",
     "HybridState",
     "llm",
     "LLM",

@@ -8,7 +8,8 @@
 Built by data/scripts/build_hybrid_model.py (:func:`wattgpu_lite.hybrid.fit.build.build`): the
 candidate chosen per target by leave one GPU out on all eight GPUs, refitted on every dense run,
 calibrated on held-out residuals (:mod:`wattgpu_lite.hybrid.predict.intervals`). Loading needs
-numpy only (no XGBoost, no scikit-learn).
+numpy only (no XGBoost, no scikit-learn). ``wl.HybridModel``
+(:mod:`wattgpu_lite.hybrid.fit.estimator`) fits one on any runs table and predicts with it.
 """
 
 from __future__ import annotations

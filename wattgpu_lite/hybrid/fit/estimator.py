@@ -1,0 +1,107 @@
+"""``wl.HybridModel``: the hybrid predictor in an estimator's shape, like ``wl.WattGPU``.
+
+    m = wl.HybridModel().fit(wl.measurements())     # refit on a runs table (XGBoost: [train])
+    m = wl.HybridModel.pretrained()                  # the shipped model, no fitting (numpy only)
+    m.predict(llm, gpu, rate_qps=0.1)                # a Prediction, wl.predict's numbers
+    m.predict_many(frame)                            # one row per input row, as wl.predict_many's
+    m.save(folder); wl.HybridModel.load(folder)      # the state's JSON files
+
+What it fits and holds is a :class:`~wattgpu_lite.hybrid.predict.model.HybridState` (``state``):
+:func:`wattgpu_lite.hybrid.fit.build.build` on the runs given. Predicting passes that state to
+the hybrid's ``predict`` / ``predict_many`` (their ``model`` keyword): no global model is
+swapped, so two estimators predict side by side. XGBoost, SciPy and tqdm are imported when
+:meth:`HybridModel.fit` first needs them: importing this module needs numpy and pandas only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.hybrid.fit.build import build, dense_runs
+from wattgpu_lite.hybrid.predict import api as hybrid_api
+from wattgpu_lite.hybrid.predict.model import HybridState
+from wattgpu_lite.hybrid.predict.prediction import Prediction
+
+__all__ = ["HybridModel"]
+
+
+class HybridModel:
+    """The hybrid predictor (backbone + bounded correction + intervals) as an estimator:
+    ``fit(runs)`` builds its :class:`HybridState`, ``predict`` and ``predict_many`` use it.
+
+    ``seed``: XGBoost's random state in every fit (the shipped model: 0).
+    """
+
+    def __init__(self, seed: int = 0) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InvalidInputError(f"seed must be an integer, got {seed!r}")
+        self.seed = seed
+        self.state: HybridState | None = None
+
+    def __repr__(self) -> str:
+        if self.state is None:
+            return f"HybridModel(seed={self.seed}, not fitted)"
+        chosen = ", ".join(f"{t}={name!r}" for t, name in sorted(self.state.chosen.items()))
+        return (f"HybridModel(seed={self.seed}, fitted on {len(self.state.seen_gpus)} GPUs and "
+                f"{len(self.state.seen_llms)} LLMs; {chosen})")  # fmt: skip
+
+    @property
+    def fitted(self) -> bool:
+        """Whether the model has a state (from :meth:`fit`, :meth:`pretrained` or :meth:`load`)."""
+        return self.state is not None
+
+    def fit(self, runs: pd.DataFrame, progress: bool = False) -> HybridModel:
+        """Build the state from the dense rows of ``runs`` (a ``wl.measurements()`` table, or rows
+        of it; MoE rows are dropped) and return ``self``. On every dense Watt Counts run this is
+        the shipped model (a few minutes on two cores). XGBoost, SciPy and tqdm (the ``[train]``
+        extra) are imported here, when first needed."""
+        if not isinstance(runs, pd.DataFrame):
+            raise InvalidInputError(f"runs must be a DataFrame (wl.measurements()), got "
+                                    f"{type(runs).__name__}")  # fmt: skip
+        dense = dense_runs(runs)
+        if dense.empty:
+            raise InvalidInputError("runs has no dense row to fit on (wl.measurements() has them)")
+        self.state = build(dense, progress=progress, seed=self.seed)
+        return self
+
+    def predict(self, llm, gpu, **kw) -> Prediction:
+        """:func:`wattgpu_lite.hybrid.predict.api.predict` with this model's state (every keyword
+        as there): ``wl.predict``'s numbers, without the wall (for it, pass the state:
+        ``wl.predict(llm, gpu, model=m.state, region="FR")``)."""
+        return hybrid_api.predict(llm, gpu, model=self._state("predict"), **kw)
+
+    def predict_many(self, frame: pd.DataFrame, **kw) -> pd.DataFrame:
+        """``wl.predict_many(frame, **kw)`` with this model's state (every keyword as there)."""
+        return hybrid_api.predict_many(frame, model=self._state("predict_many"), **kw)
+
+    def save(self, folder: str | Path) -> Path:
+        """Write the state to ``folder`` (:meth:`HybridState.save`: JSON only) and return it."""
+        return self._state("save").save(folder)
+
+    @classmethod
+    def load(cls, folder: str | Path, seed: int = 0) -> HybridModel:
+        """A model whose state is read from ``folder`` (inverse of :meth:`save`)."""
+        return cls._with(HybridState.load(folder), seed)
+
+    @classmethod
+    def pretrained(cls) -> HybridModel:
+        """The shipped model (data/models/wattgpu_hybrid, seed 0), without fitting."""
+        return cls._with(HybridState.pretrained(), 0)
+
+    @classmethod
+    def _with(cls, state: HybridState, seed: int) -> HybridModel:
+        """A model holding ``state`` as if fitted with ``seed``."""
+        model = cls(seed)
+        model.state = state
+        return model
+
+    def _state(self, action: str) -> HybridState:
+        """The state, or RuntimeError naming fit, pretrained and load when there is none."""
+        if self.state is None:
+            raise RuntimeError(f"this HybridModel is not fitted, so it cannot {action}: call "
+                               ".fit(wl.measurements()) first, or use HybridModel.pretrained() "
+                               "(the shipped model) or HybridModel.load(folder)")  # fmt: skip
+        return self.state
