@@ -9,6 +9,8 @@ at three token counts, several upper batches and loads from the lightest to beyo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import reference_searches as REF  # beside this file (pytest puts its folder on the path)
@@ -25,6 +27,7 @@ TOKENS = ((15, 180), (500, 300), (2000, 50))
 LOAD_SHARES = (1e-6, 0.01, 0.3, 0.9, 0.999, 1.5)  # rate / capacity; 1.5: saturated
 
 
+HOST_PER_SEQUENCE_S = 5e-5  # 50 µs per sequence: 12.8 ms a step at vLLM's 256 sequences
 FINE_POINTS = 513  # ln B on [0, ln 1024] every 0.0135
 
 
@@ -80,17 +83,19 @@ def reference_in_flight(rows: S.Rows, rate: np.ndarray, cap: np.ndarray, c: S.Co
     return np.where(saturated, cap, hi)
 
 
-@pytest.fixture(scope="module")
-def catalog_rows():
+@pytest.fixture(scope="module", params=[0.0, HOST_PER_SEQUENCE_S], ids=["shipped", "host"])
+def catalog_rows(request):
     """Every catalog LLM on every catalog GPU (one GPU; and four for the MoE models), at three
-    token counts: rows whose weights fit."""
+    token counts: rows whose weights fit; at the shipped constants, and with a host time per
+    sequence in flight (t_host = c_step + c_seq·B: affine in B, the pieces stay exact)."""
     llms, gpus = [wl.llm(n) for n in wl.llms()["name"]], [wl.gpu(n) for n in wl.gpus()["name"]]
     picks = [(m, g, a, b, 1) for m in llms for g in gpus for a, b in TOKENS]
     linked = [g for g in gpus if np.isfinite(g.interconnect_gbs) and not g.link_domain_gpus < 4]
     picks += [(m, g, 500, 300, 4) for m in llms if m.is_moe for g in linked]
     rows, cap = R.build(*[[p[i] for p in picks] for i in range(4)], [p[4] for p in picks])
     keep = cap >= 1
-    return rows.take(keep), cap[keep], HybridState.pretrained().constants
+    c = replace(HybridState.pretrained().constants, seq_s=request.param)
+    return rows.take(keep), cap[keep], c
 
 
 def upper_batches(cap: np.ndarray) -> list[np.ndarray]:
@@ -121,7 +126,7 @@ def test_the_pieces_are_the_step_time_and_the_busy_power(catalog_rows):
     for batch in (1.0, 1.37, 8.0, 100.5, 1024.0):
         at = np.full((len(cap), 1), batch)
         w, _ = Z.switched(pieces, at)
-        step = w[:, 0] / rows.t_out + c.step_s
+        step = w[:, 0] / rows.t_out + S.host_step_s(batch, c)
         # one expression evaluated two ways at fixed constants, no fit and no BLAS: exact anywhere
         np.testing.assert_allclose(step, S.step_time_s(rows, at[:, 0], c), rtol=1e-13)
         np.testing.assert_allclose(S._pieces_power_w(rows, pieces, at, c)[:, 0],

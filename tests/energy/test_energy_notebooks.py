@@ -76,7 +76,7 @@ def test_knob_reader_sees_only_top_level_upper_case_assignments():
 
 
 def test_the_advanced_notebook_says_it_is_optional_and_what_it_extends():
-    """An advanced notebook (issue 32, item 3): its title is a question, it says it is optional
+    """An advanced notebook: its title is a question, it says it is optional
     and which core notebooks it extends, and 02 points at it."""
     head = lessons.markdown(_notebook("A1_moe_fp8_several_gpus.ipynb"))[0]
     title = head.splitlines()[0]

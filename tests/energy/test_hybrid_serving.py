@@ -10,14 +10,14 @@ from hypothesis import strategies as st
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.energy.backbone_fit import LOWER, NAMES, UPPER
+from wattgpu_lite.energy.backbone_fit import LOWER, UPPER, WITH_HOST
 
 PAIRS = [(m, g) for m in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct",
                           "google/gemma-3-27b-it", "openai-community/gpt2")
          for g in ("H100 NVL", "L4", "T4", "B200", "MI300X", "A100 SXM4 40GB")]  # fmt: skip
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
-constants = st.builds(lambda xs: S.Constants(**dict(zip(NAMES, xs, strict=True))), st.tuples(
-    *(st.floats(max(LOWER[n], 1e-3 * UPPER[n]), UPPER[n]) for n in NAMES)))  # fmt: skip
+constants = st.builds(lambda xs: S.Constants(**dict(zip(WITH_HOST, xs, strict=True))), st.tuples(
+    *(st.floats(max(LOWER[n], 1e-3 * UPPER[n]), UPPER[n]) for n in WITH_HOST)))  # fmt: skip
 
 
 def rows_for(llm: str, gpu: str, t_in=15.0, t_out=180.0, n=1):

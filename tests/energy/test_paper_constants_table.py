@@ -1,6 +1,5 @@
 """Notebook 01 §4: every constant of the paper's equation with its value, source and confidence,
-and the 32 B / 70 B verdict of Table 3 recomputed over the exponents the garbled η cell allows
-(issue 32, item 1)."""
+and the 32 B / 70 B verdict of Table 3 recomputed over the exponents the garbled η cell allows."""
 
 from __future__ import annotations
 

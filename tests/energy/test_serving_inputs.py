@@ -1,4 +1,4 @@
-"""The KV cache's format, the serving engine and its concurrency limit as inputs (issue 28).
+"""The KV cache's format, the serving engine and its concurrency limit as inputs.
 
 - ``kv_cache``: b_kv is an argument of the generated physics; "auto" is today's 16 bits (the
   limit b_kv → 16 gives today's expressions, and the same numbers to the last bit); "fp8"

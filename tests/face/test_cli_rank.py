@@ -148,7 +148,7 @@ def test_the_narrow_view_drops_columns_the_table_has():
 
 
 def test_rank_text_view_shows_each_plans_ratio_to_the_best_beside_the_sort_column(capsys):
-    """Issue 31, item 2: a "vs best" column in the text view — the pick "best", every other plan
+    """A "vs best" column in the text view — the pick "best", every other plan
     its energy ratio with its interval (the JSON's vs_best_energy_ratio), within 100 columns."""
     from wattgpu_lite.face.cli.rank import VS_BEST
 

@@ -1,5 +1,5 @@
-"""``display_columns``: the ranking's readable table cut to the few columns a lesson's prose reads
-(issue 32, item 3), the same cells as ``display_table``, never a changed value."""
+"""``display_columns``: the ranking's readable table cut to the few columns a lesson's prose
+reads, the same cells as ``display_table``, never a changed value."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ def test_every_row_has_harness_scope_and_source(table):
 
 
 def test_external_evidence_has_800_rows_on_8_gpus_outside_training(table):
-    """Issue 28: >= 800 rows with ITL or throughput on >= 8 catalog GPUs outside training, from
+    """>= 800 rows with ITL or throughput on >= 8 catalog GPUs outside training, from
     >= 10 sources."""
     has = table["itl_ms"].notna() | table["throughput_tokens_per_s"].notna()
     new = table[has & _outside_training(table["gpu"])]

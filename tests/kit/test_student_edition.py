@@ -1,4 +1,4 @@
-"""`make student` (issue 32, item 2): the student edition written from the committed (instructor)
+"""`make student`: the student edition written from the committed (instructor)
 notebooks holds no solution, and every graded exercise's check passes on the instructor's answer
 and fails, saying what to write, on the student's stub. Each answer and check cell is run on its
 own in a fresh namespace (nbval already runs the whole notebooks once)."""

@@ -84,7 +84,7 @@ def test_a_ranking_puts_confident_plans_first_then_by_energy():
 
 
 def test_pick_under_sla_and_the_sweep_judge_a_prediction_at_its_bound_and_runs_at_their_itl():
-    """Issue 31, item 6 (part): the SLA sweep picks by the one verdict rule — a plan whose ITL
+    """The SLA sweep picks by the one verdict rule — a plan whose ITL
     interval reaches past the SLA only "may meet" it, and a confident plan wins over it even at
     more energy; without intervals (the measured runs) the ITL decides, the paper's rule."""
     import pandas as pd

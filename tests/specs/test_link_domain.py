@@ -1,4 +1,4 @@
-"""A replica never spans more GPUs than its link joins (issue 28: never NVLink across nodes).
+"""A replica never spans more GPUs than its link joins: never NVLink across nodes.
 
 The all-reduce time holds on the GPU's own link (NVLink, Infinity Fabric, a bridge, PCIe inside one
 server); beyond the GPUs that link joins (``link_domain_gpus``) the traffic crosses a link the kit

@@ -1,4 +1,4 @@
-"""Named request workloads (issue 31, item 7): data/workloads.csv agrees with the traces it cites,
+"""Named request workloads: data/workloads.csv agrees with the traces it cites,
 ``workload=`` / ``--workload`` / ``workload = "..."`` in wattgpu-lite.toml give the same answer, a
 count given wins over the workload's, every result echoes the workload it used, and an unknown
 name is one error with its close matches. The default stays ``watt-counts``."""

@@ -5,10 +5,11 @@ time at a batch of B sequences (weights read once per step and shared by the bat
 with the context; compute growing with B; a power ceiling). On top of it, with B the sequences in
 flight and T_out the generated tokens:
 
-- step time  s(B) = B · t_req(B) / T_out + c_step,  t_req = prefill + decode time per request at
-  the kernels' achieved bandwidth η_bw·BW and compute η_f·F, c_step the fixed cost of a step
-  (scheduling, kernel launches; one constant: a per-layer share is not identifiable from the
-  runs, :mod:`~wattgpu_lite.energy.backbone_fit`);
+- step time  s(B) = B · t_req(B) / T_out + t_host(B),  t_req = prefill + decode time per request
+  at the kernels' achieved bandwidth η_bw·BW and compute η_f·F; t_host(B) = c_step + c_seq·B the
+  host's time per step (:func:`host_step_s`: a fixed cost — scheduling, kernel launches; a
+  per-layer share is not identifiable from the runs, :mod:`~wattgpu_lite.energy.backbone_fit` —
+  and a cost per sequence in flight — batching its inputs, sampling, detokenising);
 - per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
   time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
 - in flight at a rate λ: L = λ·W(1 + L), W = T_out·ITL, the smallest root; beyond the
@@ -51,6 +52,7 @@ class Constants:
     eta_bw: float = 0.75  # achieved share of the memory bandwidth
     eta_flops: float = 0.5  # achieved share of the dense FP16 peak
     step_s: float = 1e-3  # fixed cost of a decode step, s
+    seq_s: float = 0.0  # host time per sequence in flight per step, s (see host_step_s)
     kappa: float = 1.0  # dynamic-energy factor on alpha and e
     idle_w: float = 20.0  # idle power: idle_w + idle_fraction · TDP
     idle_fraction: float = 0.15
@@ -149,16 +151,28 @@ def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarr
     return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
 
 
+def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:
+    """The host's time per decode step [s]: t_host(B) = c_step + c_seq · B, a fixed cost and a
+    cost per sequence in flight (the engine gathers the last step's tokens, schedules and batches
+    the next step's sequences, samples and detokenises each; the GPU waits meanwhile unless the
+    engine overlaps it). vLLM's profile of Llama 3 8B on one H100 put 29 % of the time in
+    scheduling and 33 % in the API server, against 38 % on the GPU (vLLM blog, "vLLM v0.6.0: 2.7x
+    Throughput Improvement and 5x Latency Reduction", 2024-09-05: data/SOURCES.md). The shipped
+    constants fit c_step only (c_seq = 0: the runs' few sequences in flight cannot tell it from
+    c_step); :mod:`~wattgpu_lite.hybrid.report.calibration` fits c_seq across harnesses."""
+    return c.step_s + c.seq_s * batch
+
+
 def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
-    """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + c_step."""
+    """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + t_host(B)."""
     t_req, _ = request_terms(rows, batch, c)
-    return batch * t_req / rows.t_out + c.step_s
+    return batch * t_req / rows.t_out + host_step_s(batch, c)
 
 
 def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
     """A static batch's decode steps alone, as a static-batch harness runs and times them (every
     prompt prefilled before the first decode step, TPOT without the first token):
-    s_dec(B) = B · t_dec(B) / T_out + c_step, and the busy power over those steps
+    s_dec(B) = B · t_dec(B) / T_out + t_host(B), and the busy power over those steps
     P_dec(B) = P_idle + B · E_dec(B) / T_out / s_dec(B), at most the TDP (t_dec and E_dec the
     decode phase's time and dynamic energy per request; the prefill terms → 0 of
     :func:`step_time_s` and :func:`raw_busy_power_w`)."""
@@ -168,7 +182,7 @@ def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.n
     )
     dynamic = sum(v for (phase, comp), v in terms.items()
                   if phase == "decode" and comp not in ("static", "communication"))  # fmt: skip
-    step = batch * np.asarray(times["decode"], dtype=float) / rows.t_out + c.step_s
+    step = batch * np.asarray(times["decode"], dtype=float) / rows.t_out + host_step_s(batch, c)
     power = idle_power_w(rows, c) + np.asarray(dynamic, dtype=float) * batch / rows.t_out / step
     return {"itl_s": step, "power_w": np.minimum(power, rows.replica_tdp_w)}
 
@@ -176,14 +190,14 @@ def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.n
 def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     """P_idle + dynamic energy per step / step time [W], at most the TDP."""
     t_req, dynamic = request_terms(rows, batch, c)
-    step = batch * t_req / rows.t_out + c.step_s
+    step = batch * t_req / rows.t_out + host_step_s(batch, c)
     power = idle_power_w(rows, c) + dynamic * batch / rows.t_out / step
     return np.minimum(power, rows.replica_tdp_w)
 
 
 def step_pieces(rows: Rows, c: Constants) -> Z.Pieces:
     """W(B) = B·t_req(B) and N(B) = B·dynamic J of every row in pieces, one call of the generated
-    coefficients (:mod:`~wattgpu_lite.energy.symbolic_step`): s(B) = W / T_out + c_step, raw
+    coefficients (:mod:`~wattgpu_lite.energy.symbolic_step`): s(B) = W / T_out + t_host(B), raw
     busy power min(P_idle + N / (T_out·s), TDP), for every B at once."""
     n = len(rows.t_in)
     named = {**symbol_values(rows.model), "T_in": rows.t_in, "T_out": rows.t_out,
@@ -202,18 +216,19 @@ def step_pieces(rows: Rows, c: Constants) -> Z.Pieces:
 
 
 def _pieces_power_w(rows: Rows, p: Z.Pieces, batch: np.ndarray, c: Constants) -> np.ndarray:
-    """The raw busy power at ``batch`` (n, m) from the pieces: min(P_idle + N/(W + T_out·c), TDP)."""
+    """The raw busy power at ``batch`` (n, m) from the pieces: min(P_idle + N/(W + T_out·t_host),
+    TDP)."""
     w, dyn = Z.switched(p, batch)
-    power = idle_power_w(rows, c)[:, None] + dyn / (w + rows.t_out[:, None] * c.step_s)
+    power = idle_power_w(rows, c)[:, None] + dyn / (w + rows.t_out[:, None] * host_step_s(batch, c))
     return np.minimum(power, rows.replica_tdp_w[:, None])
 
 
 def _power_slope(p: Z.Pieces, w: np.ndarray, dyn: np.ndarray, batch: np.ndarray,
-                 t_out_step: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """(h, h') with h = N'·S − N·S', S = W + T_out·c_step, on the branch of coefficients ``w``
+                 t_out: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(h, h') with h = N'·S − N·S', S = W + T_out·t_host(B), on the branch of coefficients ``w``
     and ``dyn`` at ``batch``: the sign of dP/dB and its derivative, for Newton on dP/dB = 0."""
     (s, s1, s2), (n, n1, n2) = ([Z.curve(p, e, batch, k) for k in range(3)] for e in (w, dyn))
-    s = s + t_out_step
+    s, s1 = s + t_out * host_step_s(batch, c), s1 + t_out * c.seq_s
     return n1 * s - n * s1, n2 * s - n * s2
 
 
@@ -222,15 +237,14 @@ def _stationary_peaks(rows: Rows, p: Z.Pieces, lo: np.ndarray, hi: np.ndarray,
     """Per row, the B in [lo, hi] (one piece) where dP/dB falls through 0 (h(lo) > 0 > h(hi),
     :func:`_power_slope`), by Newton on h kept inside the bracket (bisection when a step leaves
     it); ``lo`` where h does not change sign that way (P's maximum there is an end)."""
-    t_out_step = rows.t_out * c.step_s
     w, dyn = Z.branch_of(p, 0.5 * (lo + hi))
     a, b = lo.copy(), hi.copy()
-    inside = (_power_slope(p, w, dyn, a, t_out_step)[0] > 0) & (
-        _power_slope(p, w, dyn, b, t_out_step)[0] < 0
+    inside = (_power_slope(p, w, dyn, a, rows.t_out, c)[0] > 0) & (
+        _power_slope(p, w, dyn, b, rows.t_out, c)[0] < 0
     )
     x = 0.5 * (a + b)
     for _ in range(Z.NEWTON_STEPS):
-        h, dh = _power_slope(p, w, dyn, x, t_out_step)
+        h, dh = _power_slope(p, w, dyn, x, rows.t_out, c)
         a, b = np.where(h > 0, x, a), np.where(h > 0, b, x)
         with np.errstate(divide="ignore", invalid="ignore"):
             nxt = x - h / dh
@@ -303,7 +317,7 @@ def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.nda
     m = points.shape[1]
     sub, batch = rows.repeat(m), points.ravel()
     t_req, dynamic = request_terms(sub, batch, c)
-    step = batch * t_req / sub.t_out + c.step_s
+    step = batch * t_req / sub.t_out + host_step_s(batch, c)
     power = np.minimum(idle_power_w(sub, c) + dynamic * batch / sub.t_out / step,
                        sub.replica_tdp_w)  # fmt: skip
     return step.reshape(points.shape), power.reshape(points.shape)
@@ -345,24 +359,28 @@ def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Cons
     rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,))
     cap = np.broadcast_to(np.asarray(cap, dtype=float), (n,))
     p = step_pieces(rows, c) if pieces is None else pieces
-    t_out_step = rows.t_out * c.step_s
+    host = (rows.t_out * c.step_s, rows.t_out * c.seq_s)  # T_out·t_host(B) = a + b·B
     curved, out = p.curved, np.empty(n)
     for part in (~curved, curved):  # a dense row's evaluations skip the powers of ρ
         if part.any():
-            out[part] = _smallest_root(p.take(part), rate[part], cap[part], t_out_step[part])
+            out[part] = _smallest_root(p.take(part), rate[part], cap[part],
+                                       (host[0][part], host[1][part]))  # fmt: skip
     return out
 
 
 def _smallest_root(p: Z.Pieces, rate: np.ndarray, cap: np.ndarray,
-                   t_out_step: np.ndarray) -> np.ndarray:  # fmt: skip
-    """:func:`in_flight_at_rate` on the pieces ``p`` (``t_out_step`` = T_out·c_step)."""
+                   host: tuple[np.ndarray, np.ndarray]) -> np.ndarray:  # fmt: skip
+    """:func:`in_flight_at_rate` on the pieces ``p`` (``host`` = (T_out·c_step, T_out·c_seq): the
+    host's time over a request's steps, a + b·B, affine in B like a dense piece)."""
+    fixed, per_seq = host
     n = len(rate)
     cuts = Z.cuts_within(p, np.maximum(cap, 1.0)) - 1.0
     loads = np.concatenate([np.zeros((n, 1)), cap[:, None], np.maximum(cap - 1.0, 0.0)[:, None],
                             cuts], axis=1)  # fmt: skip
     loads = np.sort(loads, axis=1)
     batch = np.minimum(1.0 + loads, cap[:, None])
-    nonpositive = rate[:, None] * (Z.switched(p, batch)[0] + t_out_step[:, None]) - loads <= 0
+    host_s = fixed[:, None] + per_seq[:, None] * batch
+    nonpositive = rate[:, None] * (Z.switched(p, batch)[0] + host_s) - loads <= 0
     k = np.argmax(nonpositive, axis=1)
     saturated = ~nonpositive.any(axis=1)
     row = np.arange(n)
@@ -370,11 +388,11 @@ def _smallest_root(p: Z.Pieces, rate: np.ndarray, cap: np.ndarray,
     w, _ = Z.branch_of(p, np.minimum(1.0 + 0.5 * (lo + hi), cap))
     x, grows = hi.copy(), hi > lo
     eps = 4.0 * np.finfo(float).eps
-    for _ in range(Z.NEWTON_STEPS):  # g(x) = λ·(W(min(1 + x, cap)) + T_out·c) − x
+    for _ in range(Z.NEWTON_STEPS):  # g(x) = λ·(W(b) + T_out·t_host(b)) − x, b = min(1 + x, cap)
         batch = np.minimum(1.0 + x, cap)
-        demand = rate * (Z.curve(p, w, batch) + t_out_step)
+        demand = rate * (Z.curve(p, w, batch) + fixed + per_seq * batch)
         g = demand - x
-        slope = rate * Z.curve(p, w, batch, 1) * (1.0 + x < cap) - 1.0
+        slope = rate * (Z.curve(p, w, batch, 1) + per_seq) * (1.0 + x < cap) - 1.0
         grows &= np.abs(g) > eps * (demand + x)  # a residual above the rounding of its terms
         if not grows.any():
             break

@@ -14,7 +14,7 @@ The terms of :func:`wattgpu_lite.energy.physical.physical_evaluate`, at the achi
 η_bw · BW and η_f · F and the backbone's κ, split E: the dynamic terms (compute, parameter reads,
 KV writes, attention reads) scaled by one factor f so that they add up to (P_busy − P_idle) · t
 (f = 1 unless the power is held at its peak past the compute-bound turn or capped at the TDP),
-"static" the replica's idle draw for the roofline time and the fixed step cost, "communication"
+"static" the replica's idle draw for the roofline time and the host's step time, "communication"
 its idle draw during the layout's term (collectives, expert groups).
 """
 
@@ -58,13 +58,13 @@ def request_breakdown(
     idle = S.idle_power_w(rows, c)
     dynamic = sum(v for (_, comp), v in terms.items() if comp in DYNAMIC)
     scale = np.where(dynamic > 0, (power - idle) * request / np.maximum(dynamic, 1e-300), 1.0)
-    fixed = idle * rows.t_out * c.step_s / batch
+    fixed = idle * rows.t_out * S.host_step_s(batch, c) / batch
     out = {}
     for (phase, comp), value in terms.items():
         if comp in DYNAMIC:
             value = value * scale
         elif comp == "static" and phase == "decode":
-            value = value + fixed  # the fixed cost of every decode step, at idle power
+            value = value + fixed  # the host's time of every decode step, at idle power
         out[(phase, comp)] = np.asarray(value, dtype=float) * np.ones(len(batch))
     return out, {"step_time_s": step, "power_w": power, "request_time_s": request,
                  "idle_power_w": idle, "dynamic_scale": scale}  # fmt: skip

@@ -30,13 +30,16 @@ from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy.backbone import Constants
 from wattgpu_lite.errors import require
 
-NAMES = tuple(f.name for f in fields(Constants))
+#: the six constants the shipped fit frees; c_seq (``seq_s``, the host's time per sequence in
+#: flight) stays at its default 0 there and is freed only across harnesses (WITH_HOST)
+NAMES = tuple(f.name for f in fields(Constants) if f.name != "seq_s")
+WITH_HOST = (*NAMES, "seq_s")
 LOWER = {"eta_bw": 0.05, "eta_flops": 0.02, "step_s": 1e-6, "kappa": 0.05, "idle_w": 0.0,
-         "idle_fraction": 0.0}  # fmt: skip
+         "idle_fraction": 0.0, "seq_s": 0.0}  # fmt: skip
 UPPER = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 0.05, "kappa": 10.0, "idle_w": 200.0,
-         "idle_fraction": 0.8}  # fmt: skip
+         "idle_fraction": 0.8, "seq_s": 1e-3}  # fmt: skip
 SCALE = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 1e-3, "kappa": 1.0, "idle_w": 10.0,
-         "idle_fraction": 0.1}  # fmt: skip  # the typical size of each constant
+         "idle_fraction": 0.1, "seq_s": 1e-5}  # fmt: skip  # the typical size of each constant
 LOSS_SCALE = 0.1  # soft-L1: quadratic below ~10 % error, linear above
 DIFF_STEP = 1e-7  # finite-difference step, relative to SCALE
 JACOBIAN = "2-point"  # forward differences (central ones cost twice as much for the same answer)
@@ -56,22 +59,28 @@ def fit_constants(ts: T.TrainingSet, start: Constants | None = None) -> Constant
 
 
 def fit_by(
-    residuals: Callable[[Constants], np.ndarray], start: Constants | None = None
+    residuals: Callable[[Constants], np.ndarray],
+    start: Constants | None = None,
+    names: tuple[str, ...] = NAMES,
 ) -> Constants:
     """The constants minimising the soft-L1 loss of ``residuals(constants)`` (log ratios, weighted
-    or not), every constant scaled to order 1 and bounded as :data:`LOWER` / :data:`UPPER` say."""
+    or not), the constants ``names`` freed (the others kept at ``start``'s), each scaled to order
+    1 and bounded as :data:`LOWER` / :data:`UPPER` say."""
     start = Constants() if start is None else start
-    scale = np.array([SCALE[n] for n in NAMES])
-    lo = np.array([LOWER[n] for n in NAMES]) / scale
-    hi = np.array([UPPER[n] for n in NAMES]) / scale
-    z0 = np.clip(np.array([getattr(start, n) for n in NAMES]) / scale, lo + 1e-9, hi)
+    scale = np.array([SCALE[n] for n in names])
+    lo = np.array([LOWER[n] for n in names]) / scale
+    hi = np.array([UPPER[n] for n in names]) / scale
+    z0 = np.array([getattr(start, n) for n in names]) / scale
+    # a constant starting on its lower bound (c_seq = 0) starts at its typical size instead: the
+    # forward difference's step is relative to the value, and none is taken from 0
+    z0 = np.clip(np.where(z0 > lo, z0, 1.0), lo + 1e-9, hi)
 
     def scaled(z: np.ndarray) -> np.ndarray:
-        return residuals(replace(start, **dict(zip(NAMES, z * scale, strict=True))))
+        return residuals(replace(start, **dict(zip(names, z * scale, strict=True))))
 
     # SciPy is the [train] extra: imported here, so importing this module needs numpy only
     least_squares = require("scipy.optimize", "train", "fitting the constants").least_squares
     fit = least_squares(scaled, z0, jac=JACOBIAN, bounds=(lo, hi), loss="soft_l1",
                         f_scale=LOSS_SCALE, diff_step=DIFF_STEP, ftol=TOLERANCE, xtol=TOLERANCE,
                         gtol=TOLERANCE, max_nfev=MAX_EVALUATIONS)  # fmt: skip
-    return Constants(**{n: float(v) for n, v in zip(NAMES, fit.x * scale, strict=True)})
+    return replace(start, **{n: float(v) for n, v in zip(names, fit.x * scale, strict=True)})

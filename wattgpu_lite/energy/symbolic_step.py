@@ -4,7 +4,7 @@
 time divided by B. The backbone (:mod:`wattgpu_lite.energy.backbone`) needs it per step:
 
 * ``batch_time`` W(B) = B · (t_prefill + t_decode), so that the step time is
-  s(B) = W(B) / T_out + c_step. B times a max is the max of B times its arguments (B > 0), and
+  s(B) = W(B) / T_out + t_host(B), t_host = c_step + c_seq·B the host's time (:func:`host_time`). B times a max is the max of B times its arguments (B > 0), and
   every ``Max`` / ``Min`` of W that depends on B enters W linearly, with a coefficient
   c ≥ 0 (B for the roofline, the layout's count of all-reduces for ring versus doubling):
   W = R(B) + Σ_g c_g(B)·op_g(args_g) = R(B) + Σ_g op_g(c_g·args_g). :func:`switches` splits W
@@ -27,7 +27,7 @@ from __future__ import annotations
 import sympy as sp
 
 from wattgpu_lite.energy import symbolic_physical as SP
-from wattgpu_lite.energy.symbolic import B, T_in
+from wattgpu_lite.energy.symbolic import B, T_in, T_out
 
 OPS = {sp.Max: "max", sp.Min: "min"}
 #: the powers of ρ = 1 − k/E that carry B: the untouched share of the experts after a prefill
@@ -38,8 +38,25 @@ RHO = 1 - SP.k / SP.E
 
 def batch_time() -> sp.Expr:
     """W(B) = B · (prefill + decode time per request): the time of the batch's requests' steps
-    in total per generated token of one, s(B) = W / T_out + c_step [s]."""
+    in total per generated token of one, s(B) = W / T_out + t_host(B) [s]."""
     return B * (SP.phase_time("prefill") + SP.phase_time("decode"))
+
+
+#: the host's time per step: a fixed cost and a cost per sequence in flight [s]
+c_step, c_seq = sp.symbols("c_step c_seq", nonnegative=True)
+
+
+def host_time() -> sp.Expr:
+    """t_host(B) = c_step + c_seq · B [s]: what the engine's host spends per decode step
+    (scheduling, batching the inputs, sampling and detokenising each sequence); affine in B, so
+    it keeps every piece of s(B) affine (a dense model) and the breakpoints of W where they are.
+    c_seq → 0 gives the fixed cost alone (:func:`wattgpu_lite.energy.backbone.host_step_s`)."""
+    return c_step + c_seq * B
+
+
+def step_time() -> sp.Expr:
+    """s(B) = W(B) / T_out + t_host(B) [s]: one decode step of B sequences."""
+    return batch_time() / T_out + host_time()
 
 
 def batch_dynamic() -> sp.Expr:
@@ -81,4 +98,17 @@ def affine_form(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
     return const, *slopes
 
 
-__all__ = ["OPS", "RHO", "affine_form", "batch_dynamic", "batch_time", "switches", "u_1", "u_T"]
+__all__ = [
+    "OPS",
+    "RHO",
+    "affine_form",
+    "batch_dynamic",
+    "batch_time",
+    "c_seq",
+    "c_step",
+    "host_time",
+    "step_time",
+    "switches",
+    "u_1",
+    "u_T",
+]

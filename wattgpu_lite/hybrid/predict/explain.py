@@ -126,7 +126,7 @@ def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, An
         "power limit": dynamic / (g * (float(rows.tdp_w[0]) - p_static)),
         "layout": 0.0,  # below: from its energy term, G · P_static · t_layout
         "prompt": float(times["prefill"][0]) * per_step,
-        "fixed": c.step_s,
+        "fixed": float(S.host_step_s(float(batch[0]), c)),
     }
     roof = max(("memory", "compute", "power limit"), key=lambda k: time[k])
     decode_s = float(times["decode"][0]) * per_step
