@@ -255,3 +255,18 @@ def test_rank_passes_level_and_context_tokens(capsys):
             "--source", "measured", "--gpus", "A30", "--context-tokens", "131072", "--json"]  # fmt: skip
     rc, out, err = _run(argv, capsys)  # a 128k context does not fit an A30 next to the weights
     assert rc == 2 and "A30: does not fit in memory" in err
+
+
+def test_predict_model_flag_loads_a_saved_hybrid_and_names_a_missing_one(tmp_path, capsys):
+    """``--model DIR``: a hybrid saved to DIR answers as the same hybrid given to wl.predict; a
+    folder without a saved model is an error naming the file, never the shipped model's answer."""
+    from wattgpu_lite.hybrid.predict.model import HybridState
+
+    saved = HybridState.pretrained().save(tmp_path / "mine")
+    rc, out, err = _run(["predict", *MINIMAL["predict"], "--model", str(saved), "--json"], capsys)
+    assert rc == 0, err
+    rc0, out0, _ = _run(["predict", *MINIMAL["predict"], "--json"], capsys)
+    assert rc0 == 0 and json.loads(out) == json.loads(out0)
+    rc, out, err = _run(["predict", *MINIMAL["predict"], "--model", str(tmp_path / "none")],
+                        capsys)  # fmt: skip
+    assert rc != 0 and "state.json" in err and out == ""

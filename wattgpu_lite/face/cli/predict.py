@@ -3,7 +3,7 @@
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
        [--name NAME] [--t-in N] [--t-out N] [--workload watt-counts] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
-       [--weights bf16|fp8|fp4|int4|...] [--no-correction]
+       [--weights bf16|fp8|fp4|int4|...] [--no-correction] [--model DIR]
        [--region CODE | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
        [--plot FILE.png] [--json]
 
@@ -12,7 +12,8 @@ under ``wall`` the energy, CO2e and cost per request and per 1,000 generated tok
 (× PUE, at the region's or the given grid, at the price per kWh, its currency and region), each
 default echoed under ``defaults``; the text view shows the same fields. ``--plot`` saves power, ITL and energy per token with their intervals.
 Every argument of ``wl.predict`` has its flag: ``--num-gpus``, ``--tp``/``--ep`` (``parallel``),
-``--weights`` and ``--no-correction`` (``correction=False``: the physics backbone alone).
+``--weights``, ``--no-correction`` (``correction=False``: the physics backbone alone) and
+``--model DIR`` (``model=``: a hybrid saved by ``wl.HybridModel().fit(runs).save(DIR)``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-correction", dest="correction", action="store_false",
                    help="the physics backbone alone, without the learned correction (sets "
                         "correction to False; default: True, the calibrated hybrid)")  # fmt: skip
+    p.add_argument("--model", metavar="DIR", default=None,
+                   help="a hybrid model you fitted and saved, wl.HybridModel().fit(runs)"
+                        ".save(DIR) (default: the shipped model)")  # fmt: skip
     add_wall_flags(p)
     add_plot_flag(p, "power, ITL and energy per token with their intervals")
     add_output_flags(p)
@@ -77,13 +81,15 @@ def text_view(p, w: dict | None = None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from wattgpu_lite.hybrid.predict.model import HybridState
     from wattgpu_lite.selection.answers import predict
 
+    model = HybridState.load(args.model) if args.model is not None else None
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
                 correction=args.correction, name=args.name, workload=args.workload,
-                **serving_inputs(args), **wall_inputs(args))  # fmt: skip
+                model=model, **serving_inputs(args), **wall_inputs(args))  # fmt: skip
     p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
     if args.plot:
         from wattgpu_lite.face.plots_explain import prediction_bars
