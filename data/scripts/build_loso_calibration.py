@@ -3,8 +3,9 @@ leave-one-source-out (the protocol is :mod:`wattgpu_lite.hybrid.report.calibrati
 
     .venv/bin/python data/scripts/build_loso_calibration.py
 
-About four least-squares fits of six constants per held-out source (about 8 s each on one core);
-deterministic (every fit from the default start). tests/hybrid/test_calibration.py checks the
+Per held-out source, two fitted candidates on three inner folds and the chosen one refitted: seven
+least-squares fits of six or seven constants (10-15 s each), about five minutes a source and 80
+minutes for the sixteen on one core; deterministic (every fit from the default start). tests/hybrid/test_calibration.py checks the
 table's shipped-constant rows against a fresh evaluation and the protocol's folds.
 """
 

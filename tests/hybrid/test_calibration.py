@@ -6,7 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+<<<<<<< HEAD
 from wattgpu_lite.hybrid.predict.model import HybridState
+=======
+from wattgpu_lite.energy.backbone_fit import UPPER
+from wattgpu_lite.hybrid.predict.model import HybridModel
+>>>>>>> main
 from wattgpu_lite.hybrid.report import calibration as C
 
 
@@ -46,6 +51,10 @@ def test_every_source_with_enough_values_is_held_out_once(table):
     assert set(table["chosen"]) <= set(C.CANDIDATES)
     assert (table.groupby("source")["chosen"].nunique() == 1).all()
     assert set(table["basis"]) == {"chosen", "shipped"}
+    # the host time per sequence is fitted only by the candidate that frees it, within its bounds
+    host = table["chosen"] == "pooled_host"
+    assert (table.loc[~host, "chosen_seq_us"] == 0).all()
+    assert table["chosen_seq_us"].between(0, 1e6 * UPPER["seq_s"]).all()
 
 
 def test_the_shipped_constants_rows_are_current(table):

@@ -169,7 +169,8 @@ def held_out_table(a: Asked, c: Constants, shipped: Constants) -> pd.DataFrame:
 
 def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None) -> pd.DataFrame:
     """The outer loop: per held-out source (``only``: a subset of them) and quantity, the chosen
-    candidate, its inner scores, and the held-out values at the chosen and the shipped constants."""
+    candidate, its inner scores, the host time per sequence it fitted (``chosen_seq_us``, µs; 0
+    unless ``pooled_host``), and the held-out values at the chosen and the shipped constants."""
     a, ts = asked(), T.watt_counts()
     shipped = HybridState.pretrained().constants
     counts = values_per_source(a)
@@ -180,7 +181,7 @@ def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None
         name, inner = choose(ts, a.take(~held))
         chosen = candidate_constants(name, ts, a.take(~held))
         table = held_out_table(a.take(held), chosen, shipped)
-        parts.append(table.assign(source=source, chosen=name,
+        parts.append(table.assign(source=source, chosen=name, chosen_seq_us=1e6 * chosen.seq_s,
                                   **{f"inner_{k}": v for k, v in inner.items()}))  # fmt: skip
     return pd.concat(parts, ignore_index=True)
 
