@@ -6,12 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-<<<<<<< HEAD
-from wattgpu_lite.hybrid.predict.model import HybridState
-=======
 from wattgpu_lite.energy.backbone_fit import UPPER
-from wattgpu_lite.hybrid.predict.model import HybridModel
->>>>>>> main
+from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import calibration as C
 
 
