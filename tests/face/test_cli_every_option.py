@@ -208,9 +208,10 @@ def _library() -> dict:
 
 
 # the arguments a flag spells differently: the layout is --tp/--ep (expert_parallel=True on N
-# GPUs is --tp N --ep N), the candidates --gpus
+# GPUs is --tp N --ep N), the candidates --gpus, a saved hybrid (model=) --model-dir (evaluate's
+# --model names a predictor)
 SPELLED = {"parallel": {"tp", "ep"}, "layouts": {"tp", "ep"}, "expert_parallel": {"tp", "ep"},
-           "candidates": {"gpus"}}  # fmt: skip
+           "candidates": {"gpus"}, "model": {"model_dir"}}  # fmt: skip
 
 
 @pytest.mark.parametrize("command", ["predict", "explain", "estimate", "rank"])
@@ -258,15 +259,17 @@ def test_rank_passes_level_and_context_tokens(capsys):
 
 
 def test_predict_model_flag_loads_a_saved_hybrid_and_names_a_missing_one(tmp_path, capsys):
-    """``--model DIR``: a hybrid saved to DIR answers as the same hybrid given to wl.predict; a
+    """``--model-dir DIR``: a hybrid saved to DIR answers as the same hybrid given to wl.predict; a
     folder without a saved model is an error naming the file, never the shipped model's answer."""
     from wattgpu_lite.hybrid.predict.model import HybridState
 
     saved = HybridState.pretrained().save(tmp_path / "mine")
-    rc, out, err = _run(["predict", *MINIMAL["predict"], "--model", str(saved), "--json"], capsys)
+    rc, out, err = _run(
+        ["predict", *MINIMAL["predict"], "--model-dir", str(saved), "--json"], capsys
+    )
     assert rc == 0, err
     rc0, out0, _ = _run(["predict", *MINIMAL["predict"], "--json"], capsys)
     assert rc0 == 0 and json.loads(out) == json.loads(out0)
-    rc, out, err = _run(["predict", *MINIMAL["predict"], "--model", str(tmp_path / "none")],
+    rc, out, err = _run(["predict", *MINIMAL["predict"], "--model-dir", str(tmp_path / "none")],
                         capsys)  # fmt: skip
     assert rc != 0 and "state.json" in err and out == ""

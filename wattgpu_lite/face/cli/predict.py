@@ -3,7 +3,7 @@
 python -m wattgpu_lite predict --llm NAME|config.json --gpu NAME|spec.json
        (--rate-qps QPS | --batch N | --scenario offline|server_low|server_high)
        [--name NAME] [--t-in N] [--t-out N] [--workload watt-counts] [--level 0.8] [--num-gpus 1] [--tp N] [--ep N]
-       [--weights bf16|fp8|fp4|int4|...] [--no-correction] [--model DIR]
+       [--weights bf16|fp8|fp4|int4|...] [--no-correction] [--model-dir DIR]
        [--region CODE | --grid-gco2-per-kwh G] [--pue 1.58] [--price-per-kwh P]
        [--plot FILE.png] [--json]
 
@@ -13,7 +13,7 @@ under ``wall`` the energy, CO2e and cost per request and per 1,000 generated tok
 default echoed under ``defaults``; the text view shows the same fields. ``--plot`` saves power, ITL and energy per token with their intervals.
 Every argument of ``wl.predict`` has its flag: ``--num-gpus``, ``--tp``/``--ep`` (``parallel``),
 ``--weights``, ``--no-correction`` (``correction=False``: the physics backbone alone) and
-``--model DIR`` (``model=``: a hybrid saved by ``wl.HybridModel().fit(runs).save(DIR)``).
+``--model-dir DIR`` (``model=``: a hybrid saved by ``wl.HybridModel().fit(runs).save(DIR)``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-correction", dest="correction", action="store_false",
                    help="the physics backbone alone, without the learned correction (sets "
                         "correction to False; default: True, the calibrated hybrid)")  # fmt: skip
-    p.add_argument("--model", metavar="DIR", default=None,
+    p.add_argument("--model-dir", metavar="DIR", default=None,
                    help="a hybrid model you fitted and saved, wl.HybridModel().fit(runs)"
                         ".save(DIR) (default: the shipped model)")  # fmt: skip
     add_wall_flags(p)
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.hybrid.predict.model import HybridState
     from wattgpu_lite.selection.answers import predict
 
-    model = HybridState.load(args.model) if args.model is not None else None
+    model = HybridState.load(args.model_dir) if args.model_dir is not None else None
     p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
                 scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
                 num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
