@@ -167,22 +167,41 @@ def held_out_table(a: Asked, c: Constants, shipped: Constants) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None) -> pd.DataFrame:
+def scored_sources(a: Asked, min_rows: int = MIN_ROWS) -> list[str]:
+    """The sources held out in turn: those with at least ``min_rows`` measured values, sorted."""
+    counts = values_per_source(a)
+    return sorted(counts[counts >= min_rows].index)
+
+
+def held_out_source(source: str) -> pd.DataFrame:
+    """One outer fold: ``source`` held out, the candidate chosen on the inner folds of the others,
+    refitted on them, and the held-out values at the chosen and the shipped constants (each fold
+    independent of the others: the folds may run in separate processes)."""
+    a, ts = asked(), T.watt_counts()
+    held = a.sources == source
+    name, inner = choose(ts, a.take(~held))
+    chosen = candidate_constants(name, ts, a.take(~held))
+    table = held_out_table(a.take(held), chosen, HybridState.pretrained().constants)
+    return table.assign(source=source, chosen=name, chosen_seq_us=1e6 * chosen.seq_s,
+                        **{f"inner_{k}": v for k, v in inner.items()})  # fmt: skip
+
+
+def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None,
+                         workers: int = 1) -> pd.DataFrame:  # fmt: skip
     """The outer loop: per held-out source (``only``: a subset of them) and quantity, the chosen
     candidate, its inner scores, the host time per sequence it fitted (``chosen_seq_us``, µs; 0
-    unless ``pooled_host``), and the held-out values at the chosen and the shipped constants."""
-    a, ts = asked(), T.watt_counts()
-    shipped = HybridState.pretrained().constants
-    counts = values_per_source(a)
-    scored = sorted(counts[counts >= min_rows].index)
-    parts = []
-    for source in scored if only is None else [s for s in scored if s in only]:
-        held = a.sources == source
-        name, inner = choose(ts, a.take(~held))
-        chosen = candidate_constants(name, ts, a.take(~held))
-        table = held_out_table(a.take(held), chosen, shipped)
-        parts.append(table.assign(source=source, chosen=name, chosen_seq_us=1e6 * chosen.seq_s,
-                                  **{f"inner_{k}": v for k, v in inner.items()}))  # fmt: skip
+    unless ``pooled_host``), and the held-out values at the chosen and the shipped constants.
+    ``workers`` > 1: the folds in that many processes (the same table: each fold is
+    deterministic and the parts are joined in the sources' order)."""
+    scored = scored_sources(asked(), min_rows)
+    sources = scored if only is None else [s for s in scored if s in only]
+    if workers > 1 and len(sources) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(held_out_source, sources))
+    else:
+        parts = [held_out_source(s) for s in sources]
     return pd.concat(parts, ignore_index=True)
 
 
