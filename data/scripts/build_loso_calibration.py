@@ -3,8 +3,8 @@ leave-one-source-out (the protocol is :mod:`wattgpu_lite.hybrid.report.calibrati
 
     .venv/bin/python data/scripts/build_loso_calibration.py
 
-Per held-out source, two fitted candidates on three inner folds and the chosen one refitted: seven
-least-squares fits of six or seven constants (10-15 s each), about five minutes a source and 80
+Per held-out source, three fitted candidates on three inner folds and the chosen one refitted: ten
+least-squares fits of six to eight constants (10-15 s each), about five minutes a source and 75
 minutes for the sixteen on one core, the folds spread over the machine's cores; deterministic
 (every fit from the default start; the parts joined in the sources' order). tests/hybrid/test_calibration.py checks the
 table's shipped-constant rows against a fresh evaluation and the protocol's folds.

@@ -177,6 +177,12 @@ def model_gpu_args(llm, gpu, static_fraction: float, basis: str = "antepara",
     return gpu_args(gpu, static_fraction, basis, *streamed_formats(llm, weights))
 
 
+def model_peak_kinds(llm, gpu, weights: str | None = None) -> tuple[str, str]:
+    """Which peak ("fp16", "fp8" or "fp4") each tensor group of :func:`model_gpu_args` runs at:
+    (always-read, routed experts)."""
+    return tuple(compute_peak_tflops(gpu, fmt)[1] for fmt in streamed_formats(llm, weights))
+
+
 def link_kind(gpu) -> str:
     """ "pcie" for a card whose GPU-to-GPU path is PCIe, else "nvlink" (NVLink, Infinity Fabric)."""
     return "pcie" if str(gpu.interconnect).upper().startswith("PCIE") else "nvlink"

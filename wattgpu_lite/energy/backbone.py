@@ -43,6 +43,7 @@ from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
 PEAK_GRID_POINTS = 33  # ln B on [0, ln 1024] every 0.22: the global peak's neighbourhood
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
+PEAK_KINDS = ("fp16", "fp8", "fp4")  # the peaks a tensor group runs at (energy.precision)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,8 @@ class Constants:
     eta_flops: float = 0.5  # achieved share of the dense FP16 peak
     step_s: float = 1e-3  # fixed cost of a decode step, s
     seq_s: float = 0.0  # host time per sequence in flight per step, s (see host_step_s)
+    fp8_ratio: float = 1.0  # achieved share of the FP8 peak over eta_flops (flops_share)
+    fp4_ratio: float = 1.0  # achieved share of the FP4 peak over eta_flops (flops_share)
     kappa: float = 1.0  # dynamic-energy factor on alpha and e
     idle_w: float = 20.0  # idle power: idle_w + idle_fraction · TDP
     idle_fraction: float = 0.15
@@ -80,6 +83,8 @@ class Rows:
     alpha_expert: np.ndarray  # J/FLOP of the routed experts' format (= alpha for a dense model)
     flops_expert: np.ndarray  # peak FLOP/s of the routed experts' format (= flops if dense)
     idle_spec_w: np.ndarray  # one GPU's idle power from its spec, W (NaN: the spec gives none)
+    peak_kind: np.ndarray  # which peak ``flops`` is: PEAK_KINDS index (0 FP16, 1 FP8, 2 FP4)
+    peak_kind_expert: np.ndarray  # which peak ``flops_expert`` is (PEAK_KINDS index)
 
     def take(self, mask: np.ndarray) -> Rows:
         """The rows ``mask`` of every array."""
@@ -125,18 +130,30 @@ def power_floor_w(rows: Rows) -> np.ndarray:
     return rows.num_gpus * one
 
 
+def flops_share(peak_kind: np.ndarray, c: Constants) -> np.ndarray:
+    """The achieved share of a tensor group's peak FLOP/s, per row: η_f · r_fmt, at most 1,
+    with r_fmt = 1 on the FP16 peak, ``fp8_ratio`` on the FP8 peak and ``fp4_ratio`` on the FP4
+    peak (``peak_kind`` indexes :data:`PEAK_KINDS`; :func:`~wattgpu_lite.energy.symbolic_step.
+    achieved_flops`). A low-precision kernel need not reach the same share of its (doubled) peak
+    as a 16-bit one: vLLM documents FP8 W8A8 as "up to a 1.6x improvement in throughput" on a
+    GPU whose FP8 peak is twice its FP16 peak (data/SOURCES.md). r_fmt = 1 (the shipped
+    constants) gives one η_f for every format; no share exceeds the peak."""
+    ratio = np.array([1.0, c.fp8_ratio, c.fp4_ratio])[np.asarray(peak_kind, dtype=np.int64)]
+    return np.minimum(c.eta_flops * ratio, 1.0)
+
+
 def achieved_hw(rows: Rows, c: Constants) -> Hardware:
-    """energy.args.gpu_args at the achieved rates (η_f on both groups' peaks, η_bw on the
-    bandwidth), with one GPU's idle draw as static power."""
+    """energy.args.gpu_args at the achieved rates (each group's peak at its format's share
+    :func:`flops_share`, η_bw on the bandwidth), with one GPU's idle draw as static power."""
     return Hardware(
         alpha_j_per_flop=rows.alpha,
         e_j_per_bit=rows.e_bit,
-        peak_flops=c.eta_flops * rows.flops,
+        peak_flops=flops_share(rows.peak_kind, c) * rows.flops,
         bandwidth_bytes_s=c.eta_bw * rows.bandwidth,
         tdp_w=rows.tdp_w,
         static_w=gpu_idle_power_w(rows, c),
         expert_alpha_j_per_flop=rows.alpha_expert,
-        expert_peak_flops=c.eta_flops * rows.flops_expert,
+        expert_peak_flops=flops_share(rows.peak_kind_expert, c) * rows.flops_expert,
     )
 
 

@@ -18,8 +18,9 @@ from wattgpu_lite.energy.args import (
     deploy_args,
     llm_args,
     model_gpu_args,
+    model_peak_kinds,
 )
-from wattgpu_lite.energy.backbone import Rows
+from wattgpu_lite.energy.backbone import PEAK_KINDS, Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in_flight
 from wattgpu_lite.energy.uniques import take, unique_by_identity
@@ -81,12 +82,15 @@ def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
     hw = np.array([model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, c[0]) for m, g, _, c in configs],
                   dtype=float)  # fmt: skip
     deploy = np.array([deploy_args(g, n) for _, g, n, _ in configs], dtype=float)
+    kinds = np.array([[PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, c[0])]
+                      for m, g, _, c in configs], dtype=np.int64)  # fmt: skip
     return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), -1),
             "deploy": deploy.reshape(len(configs), -1),
             "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
             "params_b": np.array([m.params_b for m, *_ in configs], dtype=float),
             "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float),
-            "idle_spec_w": np.array([g.idle_power_w for _, g, _, _ in configs], dtype=float)}  # fmt: skip
+            "idle_spec_w": np.array([g.idle_power_w for _, g, _, _ in configs], dtype=float),
+            "peak_kind": kinds.reshape(len(configs), 2)}  # fmt: skip
 
 
 def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
@@ -112,7 +116,8 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
         e_bit=hw[:, 1], flops=hw[:, 2], bandwidth=hw[:, 3], tdp_w=hw[:, 4], t_in=t_in,
         t_out=t_out, deploy=Deployment._make(a["deploy"][code].T), num_gpus=a["num_gpus"][code],
         params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
-        idle_spec_w=a["idle_spec_w"][code],
+        idle_spec_w=a["idle_spec_w"][code], peak_kind=a["peak_kind"][code, 0],
+        peak_kind_expert=a["peak_kind"][code, 1],
     )  # fmt: skip
     limit = None if max_num_seqs is None else np.broadcast_to(
         np.asarray(max_num_seqs, dtype=float), (n,))  # fmt: skip

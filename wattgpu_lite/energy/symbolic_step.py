@@ -54,6 +54,19 @@ def host_time() -> sp.Expr:
     return c_step + c_seq * B
 
 
+#: the achieved share of the FP16 peak and a format's ratio to it (FP8 or FP4 kernels)
+eta_f, r_fmt = sp.symbols("eta_f r_fmt", positive=True)
+
+
+def achieved_flops(peak: sp.Expr) -> sp.Expr:
+    """F_achieved = min(η_f · r_fmt, 1) · F_peak [FLOP/s]: the compute rate a tensor group's
+    kernels reach at its format's peak ``peak``, r_fmt = 1 on the FP16 peak (and on any format
+    the shipped constants see): the FP8 or FP4 kernels' share relative to the 16-bit ones,
+    never above the peak (:func:`wattgpu_lite.energy.backbone.flops_share`). r_fmt → 1 gives
+    the one share η_f of today's model."""
+    return sp.Min(eta_f * r_fmt, 1) * peak
+
+
 def step_time() -> sp.Expr:
     """s(B) = W(B) / T_out + t_host(B) [s]: one decode step of B sequences."""
     return batch_time() / T_out + host_time()
@@ -101,14 +114,17 @@ def affine_form(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
 __all__ = [
     "OPS",
     "RHO",
+    "achieved_flops",
     "affine_form",
     "batch_dynamic",
     "batch_time",
     "c_seq",
     "c_step",
+    "eta_f",
     "host_time",
     "step_time",
     "switches",
+    "r_fmt",
     "u_1",
     "u_T",
 ]

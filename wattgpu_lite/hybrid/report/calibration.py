@@ -18,7 +18,12 @@ The protocol, written down before any score was seen (nothing in it is chosen by
   alone cannot identify (at most a few sequences in flight) and the other harnesses' batches of
   up to 256 can. This third candidate was added after the two-candidate table had been built and
   read (it is the first term the calibration issue names); it is chosen, as the others, by the
-  inner folds alone.
+  inner folds alone. ``pooled_formats``, the fourth, frees beside c_seq the achieved share of
+  the FP8 peak relative to the 16-bit one (``fp8_ratio``:
+  :func:`~wattgpu_lite.energy.backbone.flops_share`), which the 16-bit runs cannot identify and
+  the FP8 rows of other harnesses can (the FP4 share stays 1: no row the kit asks runs at an
+  FP4 peak); it was added after the three-candidate table had been read, and is chosen by the
+  inner folds alone as well.
 - **Inner folds**: the training sources, sorted by title, dealt round robin into
   :data:`INNER_FOLDS` groups; each candidate is fitted without a group and scored on it (the median
   |ln predicted/measured| of its values); the candidate with the lower mean inner score is chosen.
@@ -49,7 +54,9 @@ from wattgpu_lite.hybrid.report import external_scope as S
 
 MIN_ROWS = 20  # values a source needs to be held out and scored alone
 INNER_FOLDS = 3
-CANDIDATES = ("watt_counts", "pooled", "pooled_host")
+CANDIDATES = ("watt_counts", "pooled", "pooled_host", "pooled_formats")
+#: the constants each fitted candidate frees
+FREED = {"pooled": F.NAMES, "pooled_host": F.WITH_HOST, "pooled_formats": F.WITH_FORMATS}
 QUANTITIES = ("itl_s", "power_w", "throughput_tokens_per_s")  # fitted and scored (energy = P/thr)
 
 
@@ -135,7 +142,7 @@ def candidate_constants(name: str, ts: T.TrainingSet, a: Asked) -> Constants:
         raise ValueError(f"unknown candidate {name!r}; the candidates are {CANDIDATES}")
     if name == "watt_counts":
         return HybridState.pretrained().constants
-    return fit_pooled(ts, a, F.WITH_HOST if name == "pooled_host" else F.NAMES)
+    return fit_pooled(ts, a, FREED[name])
 
 
 def choose(ts: T.TrainingSet, train: Asked) -> tuple[str, dict[str, float]]:
@@ -183,6 +190,7 @@ def held_out_source(source: str) -> pd.DataFrame:
     chosen = candidate_constants(name, ts, a.take(~held))
     table = held_out_table(a.take(held), chosen, HybridState.pretrained().constants)
     return table.assign(source=source, chosen=name, chosen_seq_us=1e6 * chosen.seq_s,
+                        chosen_fp8_ratio=chosen.fp8_ratio, chosen_fp4_ratio=chosen.fp4_ratio,
                         **{f"inner_{k}": v for k, v in inner.items()})  # fmt: skip
 
 
@@ -190,7 +198,9 @@ def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None
                          workers: int = 1) -> pd.DataFrame:  # fmt: skip
     """The outer loop: per held-out source (``only``: a subset of them) and quantity, the chosen
     candidate, its inner scores, the host time per sequence it fitted (``chosen_seq_us``, µs; 0
-    unless ``pooled_host``), and the held-out values at the chosen and the shipped constants.
+    unless ``pooled_host`` or ``pooled_formats``), the FP8 and FP4 peaks' shares relative to the
+    16-bit one (``chosen_fp8_ratio``, ``chosen_fp4_ratio``; 1 unless ``pooled_formats``), and the
+    held-out values at the chosen and the shipped constants.
     ``workers`` > 1: the folds in that many processes (the same table: each fold is
     deterministic and the parts are joined in the sources' order)."""
     scored = scored_sources(asked(), min_rows)
