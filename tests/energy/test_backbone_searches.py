@@ -28,6 +28,7 @@ LOAD_SHARES = (1e-6, 0.01, 0.3, 0.9, 0.999, 1.5)  # rate / capacity; 1.5: satura
 
 
 HOST_PER_SEQUENCE_S = 5e-5  # 50 µs per sequence: 12.8 ms a step at vLLM's 256 sequences
+FP8_SHARE_RATIO = 0.3  # the FP8 peak's share relative to the 16-bit one, beside the host time
 FINE_POINTS = 513  # ln B on [0, ln 1024] every 0.0135
 
 
@@ -83,18 +84,20 @@ def reference_in_flight(rows: S.Rows, rate: np.ndarray, cap: np.ndarray, c: S.Co
     return np.where(saturated, cap, hi)
 
 
-@pytest.fixture(scope="module", params=[0.0, HOST_PER_SEQUENCE_S], ids=["shipped", "host"])
+@pytest.fixture(scope="module", params=[0.0, HOST_PER_SEQUENCE_S], ids=["shipped", "host_fp8"])
 def catalog_rows(request):
     """Every catalog LLM on every catalog GPU (one GPU; and four for the MoE models), at three
     token counts: rows whose weights fit; at the shipped constants, and with a host time per
-    sequence in flight (t_host = c_step + c_seq·B: affine in B, the pieces stay exact)."""
+    sequence in flight (t_host = c_step + c_seq·B: affine in B, the pieces stay exact) and the FP8
+    peak at 0.3 of the 16-bit share (another compute rate per row: the pieces stay exact)."""
     llms, gpus = [wl.llm(n) for n in wl.llms()["name"]], [wl.gpu(n) for n in wl.gpus()["name"]]
     picks = [(m, g, a, b, 1) for m in llms for g in gpus for a, b in TOKENS]
     linked = [g for g in gpus if np.isfinite(g.interconnect_gbs) and not g.link_domain_gpus < 4]
     picks += [(m, g, 500, 300, 4) for m in llms if m.is_moe for g in linked]
     rows, cap = R.build(*[[p[i] for p in picks] for i in range(4)], [p[4] for p in picks])
     keep = cap >= 1
-    c = replace(HybridState.pretrained().constants, seq_s=request.param)
+    c = replace(HybridState.pretrained().constants, seq_s=request.param,
+                fp8_ratio=1.0 if request.param == 0 else FP8_SHARE_RATIO)  # fmt: skip
     return rows.take(keep), cap[keep], c
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wattgpu_lite.energy.backbone_fit import UPPER
+from wattgpu_lite.energy.backbone_fit import LOWER, UPPER
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import calibration as C
 
@@ -48,10 +48,15 @@ def test_every_source_with_enough_values_is_held_out_once(table):
     assert set(table["chosen"]) <= set(C.CANDIDATES)
     assert (table.groupby("source")["chosen"].nunique() == 1).all()
     assert set(table["basis"]) == {"chosen", "shipped"}
-    # the host time per sequence is fitted only by the candidate that frees it, within its bounds
-    host = table["chosen"] == "pooled_host"
+    # the host time per sequence and the FP8 share are fitted only by the candidates that free
+    # them, within their bounds; the FP4 share is never freed
+    host = table["chosen"].isin(["pooled_host", "pooled_formats"])
     assert (table.loc[~host, "chosen_seq_us"] == 0).all()
     assert table["chosen_seq_us"].between(0, 1e6 * UPPER["seq_s"]).all()
+    formats = table["chosen"] == "pooled_formats"
+    assert (table.loc[~formats, "chosen_fp8_ratio"] == 1).all()
+    assert table["chosen_fp8_ratio"].between(LOWER["fp8_ratio"], UPPER["fp8_ratio"]).all()
+    assert (table["chosen_fp4_ratio"] == 1).all()
 
 
 def test_the_shipped_constants_rows_are_current(table):
