@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import coefficients
 from wattgpu_lite.energy.hardware import gpu_coefficients_j
 from wattgpu_lite.energy.precision import (
     canonical_format,
@@ -238,7 +238,7 @@ def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
     Latencies: NCCL's tuning model (``allreduce_base_latency_us``, ``link_hop_latency_us``).
     """
     lay = as_layout(num_gpus, expert_parallel)
-    t_grp = D.value("expert_group_us", "physical") * 1e-6
+    t_grp = coefficients.value("expert_group_us", "physical") * 1e-6
     x_ep = float(lay.ep > 1 and lay.dp_attention)
     sizes = {"num_gpus": float(lay.num_gpus), "tp": float(lay.tp), "ep": float(lay.ep),
              "expert_dispatch": x_ep, "expert_group_s": t_grp}  # fmt: skip
@@ -249,8 +249,9 @@ def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
     return Deployment(
         **sizes,
         link_bytes_s=link_bytes_s,
-        collective_latency_s=D.value("allreduce_base_latency_us", "physical") * 1e-6,
-        hop_latency_s=D.value("link_hop_latency_us", f"physical:{link_kind(gpu)}") * 1e-6,
+        collective_latency_s=coefficients.value("allreduce_base_latency_us", "physical") * 1e-6,
+        hop_latency_s=coefficients.value("link_hop_latency_us", f"physical:{link_kind(gpu)}")
+        * 1e-6,
     )
 
 

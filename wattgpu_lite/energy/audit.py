@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import coefficients
 from wattgpu_lite.energy.breakdown import J_PER_WH
 from wattgpu_lite.energy.paper import paper_request_j
 
@@ -42,7 +42,7 @@ def _wh(params_b, n_layers, d_model, t_out, constants: dict | None = None) -> np
 def table3_readings() -> pd.DataFrame:
     """Every Table 3 row: the printed E_request and the equations' value and error (%) at
     500/500 and at 500/300."""
-    t = D.paper_table3()
+    t = coefficients.paper_table3()
     out = t[["label", "architecture", "params_b", "e_request_wh"]].copy()
     for t_out in READINGS:
         wh = _wh(t["params_b"], t["n_layers"], t["d_model"], t_out)
@@ -66,7 +66,7 @@ def reading_counts(readings: pd.DataFrame, limits=(0.1, 5.0, 10.0)) -> pd.DataFr
 
 def table4_readings() -> pd.DataFrame:
     """Table 4's analytical Wh beside the equations at 500/500 and 500/300, and the measured Wh."""
-    t = D.paper_table4()
+    t = coefficients.paper_table4()
     shapes = pd.DataFrame([TABLE4_SHAPES[int(p)] for p in t["params_b"]],
                           columns=["n_layers", "d_model", "shape_from"])  # fmt: skip
     out = pd.concat([t[["params_b", "analytical_wh", "measured_wh"]], shapes], axis=1)
@@ -86,8 +86,8 @@ def eta_exponent_readings(
 
     η multiplies every bit (E = α·C + e·Q·η(N)) and equals 1 + c_η at N = N₀ whatever β_η, so the
     exponent moves the rows the more, the farther their size is from 24 B."""
-    t = D.paper_table3()
-    paper = {name: D.value(row) for name, row in D.PAPER_SYMBOLS.items()}
+    t = coefficients.paper_table3()
+    paper = {name: coefficients.value(row) for name, row in coefficients.PAPER_SYMBOLS.items()}
     rows = []
     for beta in exponents:
         wh = _wh(t["params_b"], t["n_layers"], t["d_model"], t_out, paper | {"beta_eta": beta})

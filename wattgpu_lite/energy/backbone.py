@@ -34,10 +34,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import _step_generated as SG
-from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy import physical as P
-from wattgpu_lite.energy import searches as Z
+from wattgpu_lite.energy import _step_generated, coefficients, physical, searches
 from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
 
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
@@ -125,7 +122,7 @@ def power_floor_w(rows: Rows) -> np.ndarray:
     bound, not fitted: data/SOURCES.md). A true lower bound, below every training run and every
     published power of the external measurements in its scope (tests/hybrid/test_power_floor.py);
     the fitted idle (:func:`idle_power_w`) is an estimate above it."""
-    share = D.value("power_floor_tdp_share", "physical")
+    share = coefficients.value("power_floor_tdp_share", "physical")
     one = np.where(np.isfinite(rows.idle_spec_w), rows.idle_spec_w, share * rows.tdp_w)
     return rows.num_gpus * one
 
@@ -161,7 +158,7 @@ def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarr
     """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
     the whole replica; dynamic = every term but the static and the communication power)."""
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    terms, times = P.physical_evaluate(
+    terms, times = physical.physical_evaluate(
         rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
     )
     dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
@@ -194,7 +191,7 @@ def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.n
     decode phase's time and dynamic energy per request; the prefill terms → 0 of
     :func:`step_time_s` and :func:`raw_busy_power_w`)."""
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    terms, times = P.physical_evaluate(
+    terms, times = physical.physical_evaluate(
         rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
     )
     dynamic = sum(v for (phase, comp), v in terms.items()
@@ -212,7 +209,7 @@ def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     return np.minimum(power, rows.replica_tdp_w)
 
 
-def step_pieces(rows: Rows, c: Constants) -> Z.Pieces:
+def step_pieces(rows: Rows, c: Constants) -> searches.Pieces:
     """W(B) = B·t_req(B) and N(B) = B·dynamic J of every row in pieces, one call of the generated
     coefficients (:mod:`~wattgpu_lite.energy.symbolic_step`): s(B) = W / T_out + t_host(B), raw
     busy power min(P_idle + N / (T_out·s), TDP), for every B at once."""
@@ -223,44 +220,51 @@ def step_pieces(rows: Rows, c: Constants) -> Z.Pieces:
     values = {k: np.asarray(a, dtype=float) for k, a in named.items()}
     if n == 1:  # one row: numpy's scalar arithmetic, ~8x faster than on arrays of one element
         values = {k: float(v.reshape(-1)[0]) for k, v in values.items()}
-    out = SG.coefficients(**values)
+    out = _step_generated.coefficients(**values)
     coef = np.empty((len(out), n))
     for k, v in enumerate(out):
         coef[k] = v
     rho = np.clip(1.0 - rows.model.active_experts / rows.model.experts, 0.0, 1.0)  # 1 − k/E
-    p = Z.Pieces(coef.reshape(-1, 4, n), np.log(np.maximum(rho, Z.TINY)), rows.t_in, SG.GROUPS)
-    return Z.with_cuts(p)
+    p = searches.Pieces(
+        coef.reshape(-1, 4, n),
+        np.log(np.maximum(rho, searches.TINY)),
+        rows.t_in,
+        _step_generated.GROUPS,
+    )
+    return searches.with_cuts(p)
 
 
-def _pieces_power_w(rows: Rows, p: Z.Pieces, batch: np.ndarray, c: Constants) -> np.ndarray:
+def _pieces_power_w(rows: Rows, p: searches.Pieces, batch: np.ndarray, c: Constants) -> np.ndarray:
     """The raw busy power at ``batch`` (n, m) from the pieces: min(P_idle + N/(W + T_out·t_host),
     TDP)."""
-    w, dyn = Z.switched(p, batch)
+    w, dyn = searches.switched(p, batch)
     power = idle_power_w(rows, c)[:, None] + dyn / (w + rows.t_out[:, None] * host_step_s(batch, c))
     return np.minimum(power, rows.replica_tdp_w[:, None])
 
 
-def _power_slope(p: Z.Pieces, w: np.ndarray, dyn: np.ndarray, batch: np.ndarray,
+def _power_slope(p: searches.Pieces, w: np.ndarray, dyn: np.ndarray, batch: np.ndarray,
                  t_out: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(h, h') with h = N'·S − N·S', S = W + T_out·t_host(B), on the branch of coefficients ``w``
     and ``dyn`` at ``batch``: the sign of dP/dB and its derivative, for Newton on dP/dB = 0."""
-    (s, s1, s2), (n, n1, n2) = ([Z.curve(p, e, batch, k) for k in range(3)] for e in (w, dyn))
+    (s, s1, s2), (n, n1, n2) = (
+        [searches.curve(p, e, batch, k) for k in range(3)] for e in (w, dyn)
+    )
     s, s1 = s + t_out * host_step_s(batch, c), s1 + t_out * c.seq_s
     return n1 * s - n * s1, n2 * s - n * s2
 
 
-def _stationary_peaks(rows: Rows, p: Z.Pieces, lo: np.ndarray, hi: np.ndarray,
+def _stationary_peaks(rows: Rows, p: searches.Pieces, lo: np.ndarray, hi: np.ndarray,
                       c: Constants) -> np.ndarray:  # fmt: skip
     """Per row, the B in [lo, hi] (one piece) where dP/dB falls through 0 (h(lo) > 0 > h(hi),
     :func:`_power_slope`), by Newton on h kept inside the bracket (bisection when a step leaves
     it); ``lo`` where h does not change sign that way (P's maximum there is an end)."""
-    w, dyn = Z.branch_of(p, 0.5 * (lo + hi))
+    w, dyn = searches.branch_of(p, 0.5 * (lo + hi))
     a, b = lo.copy(), hi.copy()
     inside = (_power_slope(p, w, dyn, a, rows.t_out, c)[0] > 0) & (
         _power_slope(p, w, dyn, b, rows.t_out, c)[0] < 0
     )
     x = 0.5 * (a + b)
-    for _ in range(Z.NEWTON_STEPS):
+    for _ in range(searches.NEWTON_STEPS):
         h, dh = _power_slope(p, w, dyn, x, rows.t_out, c)
         a, b = np.where(h > 0, x, a), np.where(h > 0, b, x)
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -274,7 +278,7 @@ def _stationary_peaks(rows: Rows, p: Z.Pieces, lo: np.ndarray, hi: np.ndarray,
 
 
 def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
-               pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
+               pieces: searches.Pieces | None = None) -> np.ndarray:  # fmt: skip
     """Batch at which the raw busy power is highest on [1, upper] (``upper`` per row or one for
     all; at most 1024), from the step's pieces (:func:`step_pieces`, one call; ``pieces`` if
     given). Between two breakpoints of s(B) (:func:`~wattgpu_lite.energy.searches.breakpoints`)
@@ -290,7 +294,9 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
     n = len(rows.t_in)
     bound = np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH)
     p = step_pieces(rows, c) if pieces is None else pieces
-    points = np.concatenate([np.ones((n, 1)), bound[:, None], Z.cuts_within(p, bound)], axis=1)
+    points = np.concatenate(
+        [np.ones((n, 1)), bound[:, None], searches.cuts_within(p, bound)], axis=1
+    )
     curved = p.curved
     out = np.empty(n)
     flat = ~curved
@@ -304,7 +310,7 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
     return out
 
 
-def _curved_peak(rows: Rows, p: Z.Pieces, points: np.ndarray, bound: np.ndarray,
+def _curved_peak(rows: Rows, p: searches.Pieces, points: np.ndarray, bound: np.ndarray,
                  c: Constants) -> np.ndarray:  # fmt: skip
     """:func:`peak_batch` for rows whose pieces are curved: the best of ``points`` and a grid in
     ln B, refined by :func:`_stationary_peaks` on the interval either side of it."""
@@ -341,7 +347,7 @@ def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.nda
 
 
 def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants,
-                 pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
+                 pieces: searches.Pieces | None = None) -> np.ndarray:  # fmt: skip
     """Mean power while serving ``batch`` sequences [W]: the raw power at this batch, or at the
     peak batch below it if that is higher. Past the point where a step turns compute-bound the
     raw figure can dip; a board serving more sequences keeps its clocks and traffic, so the kit
@@ -351,7 +357,7 @@ def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants,
 
 
 def _steps_and_busy(rows: Rows, step_at: np.ndarray, batch: np.ndarray, c: Constants,
-                    pieces: Z.Pieces | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+                    pieces: searches.Pieces | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(s(step_at), busy_power_w(batch)) in one call of the physics after the peak's pieces."""
     n = len(rows.t_in)
     batch = np.asarray(batch, dtype=float) * np.ones(n)
@@ -362,7 +368,7 @@ def _steps_and_busy(rows: Rows, step_at: np.ndarray, batch: np.ndarray, c: Const
 
 
 def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants,
-                      pieces: Z.Pieces | None = None) -> np.ndarray:  # fmt: skip
+                      pieces: searches.Pieces | None = None) -> np.ndarray:  # fmt: skip
     """Mean requests in flight L at Poisson rate λ: the smallest root of
     g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL
     at the batch a request sees), from the step's pieces (:func:`step_pieces`, one call;
@@ -385,31 +391,33 @@ def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Cons
     return out
 
 
-def _smallest_root(p: Z.Pieces, rate: np.ndarray, cap: np.ndarray,
+def _smallest_root(p: searches.Pieces, rate: np.ndarray, cap: np.ndarray,
                    host: tuple[np.ndarray, np.ndarray]) -> np.ndarray:  # fmt: skip
     """:func:`in_flight_at_rate` on the pieces ``p`` (``host`` = (T_out·c_step, T_out·c_seq): the
     host's time over a request's steps, a + b·B, affine in B like a dense piece)."""
     fixed, per_seq = host
     n = len(rate)
-    cuts = Z.cuts_within(p, np.maximum(cap, 1.0)) - 1.0
+    cuts = searches.cuts_within(p, np.maximum(cap, 1.0)) - 1.0
     loads = np.concatenate([np.zeros((n, 1)), cap[:, None], np.maximum(cap - 1.0, 0.0)[:, None],
                             cuts], axis=1)  # fmt: skip
     loads = np.sort(loads, axis=1)
     batch = np.minimum(1.0 + loads, cap[:, None])
     host_s = fixed[:, None] + per_seq[:, None] * batch
-    nonpositive = rate[:, None] * (Z.switched(p, batch)[0] + host_s) - loads <= 0
+    nonpositive = rate[:, None] * (searches.switched(p, batch)[0] + host_s) - loads <= 0
     k = np.argmax(nonpositive, axis=1)
     saturated = ~nonpositive.any(axis=1)
     row = np.arange(n)
     lo, hi = loads[row, np.maximum(k - 1, 0)], loads[row, k]
-    w, _ = Z.branch_of(p, np.minimum(1.0 + 0.5 * (lo + hi), cap))
+    w, _ = searches.branch_of(p, np.minimum(1.0 + 0.5 * (lo + hi), cap))
     x, grows = hi.copy(), hi > lo
     eps = 4.0 * np.finfo(float).eps
-    for _ in range(Z.NEWTON_STEPS):  # g(x) = λ·(W(b) + T_out·t_host(b)) − x, b = min(1 + x, cap)
+    for _ in range(
+        searches.NEWTON_STEPS
+    ):  # g(x) = λ·(W(b) + T_out·t_host(b)) − x, b = min(1 + x, cap)
         batch = np.minimum(1.0 + x, cap)
-        demand = rate * (Z.curve(p, w, batch) + fixed + per_seq * batch)
+        demand = rate * (searches.curve(p, w, batch) + fixed + per_seq * batch)
         g = demand - x
-        slope = rate * (Z.curve(p, w, batch, 1) + per_seq) * (1.0 + x < cap) - 1.0
+        slope = rate * (searches.curve(p, w, batch, 1) + per_seq) * (1.0 + x < cap) - 1.0
         grows &= np.abs(g) > eps * (demand + x)  # a residual above the rounding of its terms
         if not grows.any():
             break

@@ -25,8 +25,7 @@ from functools import lru_cache
 import numpy as np
 
 from wattgpu_lite.datafiles import data_dir, read_json
-from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy import backbone, physical
 from wattgpu_lite.energy.args import Workload
 
 SHIPPED_MODEL_DIR = "models/wattgpu_hybrid"  # built by data/scripts/build_hybrid_model.py
@@ -34,15 +33,15 @@ DYNAMIC = ("compute", "parameter_reads", "kv_writes", "attention_reads")
 
 
 @lru_cache(maxsize=1)
-def shipped_constants() -> S.Constants:
+def shipped_constants() -> backbone.Constants:
     """The backbone's six constants fitted on every dense Watt Counts run (the shipped
     ``state.json``; one cached read): physical mode and the hybrid predictor both use them."""
     state = read_json(data_dir() / SHIPPED_MODEL_DIR / "state.json", what="hybrid model state")
-    return S.Constants(**state["constants"])
+    return backbone.Constants(**state["constants"])
 
 
 def request_breakdown(
-    rows: S.Rows, batch: np.ndarray, c: S.Constants
+    rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants
 ) -> tuple[dict[tuple[str, str], np.ndarray], dict[str, np.ndarray]]:
     """({(phase, component): J per request of the replica}, {step_time_s, power_w,
     request_time_s, idle_power_w, dynamic_scale}) at ``batch`` sequences per step.
@@ -50,15 +49,15 @@ def request_breakdown(
     The terms add up to power_w · request_time_s (see the module docstring for the split)."""
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    terms, _ = P.physical_evaluate(rows.model, workload, S.achieved_hw(rows, c), kappa=c.kappa,
+    terms, _ = physical.physical_evaluate(rows.model, workload, backbone.achieved_hw(rows, c), kappa=c.kappa,
                                    deploy=rows.deploy)  # fmt: skip
-    step = S.step_time_s(rows, batch, c)
-    power = S.busy_power_w(rows, batch, c)
+    step = backbone.step_time_s(rows, batch, c)
+    power = backbone.busy_power_w(rows, batch, c)
     request = rows.t_out * step / batch
-    idle = S.idle_power_w(rows, c)
+    idle = backbone.idle_power_w(rows, c)
     dynamic = sum(v for (_, comp), v in terms.items() if comp in DYNAMIC)
     scale = np.where(dynamic > 0, (power - idle) * request / np.maximum(dynamic, 1e-300), 1.0)
-    fixed = idle * rows.t_out * S.host_step_s(batch, c) / batch
+    fixed = idle * rows.t_out * backbone.host_step_s(batch, c) / batch
     out = {}
     for (phase, comp), value in terms.items():
         if comp in DYNAMIC:

@@ -24,8 +24,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.schema import LAMBDA_QPS
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
@@ -58,7 +57,7 @@ class TrainingSet:
     """Backbone inputs, loads, targets and group labels of a set of runs."""
 
     frame: pd.DataFrame  # llm, gpu, scenario (+ the measured targets)
-    rows: S.Rows
+    rows: backbone.Rows
     loads: Loads
     llms: tuple[LLM, ...]  # the LLM and GPU objects of each row
     gpus: tuple[GPU, ...]
@@ -78,7 +77,7 @@ class TrainingSet:
 def designed_loads(scenarios: pd.Series, cap: np.ndarray) -> Loads:
     """The load each Watt Counts scenario was designed with (rate, or the offline mean batch)."""
     rate = scenarios.map(LAMBDA_QPS).to_numpy(dtype=float)
-    batch = np.where(np.isnan(rate), R.offline_in_flight(cap, OFFLINE_PROMPTS), np.nan)
+    batch = np.where(np.isnan(rate), backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS), np.nan)
     return Loads(rate, batch, cap)
 
 
@@ -99,7 +98,7 @@ def from_runs(runs: pd.DataFrame) -> TrainingSet:
     runs = runs[runs["dense"]].reset_index(drop=True) if "dense" in runs else runs
     models = [llm(n) for n in runs["llm"]]
     devices = [board(n) for n in runs["gpu"]]
-    rows, cap = R.build(models, devices, float(DEFAULT_T_IN), float(DEFAULT_T_OUT))
+    rows, cap = backbone_rows.build(models, devices, float(DEFAULT_T_IN), float(DEFAULT_T_OUT))
     keep = ["llm", "gpu", "scenario", "power_w", "itl_s"]
     return TrainingSet(runs[keep].copy(), rows, designed_loads(runs["scenario"], cap),
                        tuple(models), tuple(devices))  # fmt: skip
@@ -111,15 +110,15 @@ def watt_counts() -> TrainingSet:
     return from_runs(measurements.load(dense_only=True))
 
 
-def physics(ts: TrainingSet, c: S.Constants) -> dict[str, np.ndarray]:
+def physics(ts: TrainingSet, c: backbone.Constants) -> dict[str, np.ndarray]:
     """Backbone outputs for every row (batch rows and rate rows computed apart, then merged)."""
     off = ts.loads.offline
     parts = {}
     if off.any():
-        parts["off"] = S.at_batch(ts.rows.take(off), ts.loads.batch[off], c)
+        parts["off"] = backbone.at_batch(ts.rows.take(off), ts.loads.batch[off], c)
     if (~off).any():
         on = ts.loads.take(~off)
-        parts["on"] = S.at_rate(ts.rows.take(~off), on.rate_qps, on.cap, c)
+        parts["on"] = backbone.at_rate(ts.rows.take(~off), on.rate_qps, on.cap, c)
     out = {}
     for key in next(iter(parts.values())):
         values = np.empty(len(off))

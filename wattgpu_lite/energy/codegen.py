@@ -22,21 +22,31 @@ from pathlib import Path
 import sympy as sp
 from sympy.printing.numpy import NumPyPrinter
 
-from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy import symbolic as S
-from wattgpu_lite.energy import symbolic_physical as SP
-from wattgpu_lite.energy import symbolic_step as SS
+from wattgpu_lite.energy import coefficients, symbolic, symbolic_physical, symbolic_step
 
-ARGS, COMPONENTS, PHASES = SP.ARGS, SP.COMPONENTS, SP.PHASES
+ARGS, COMPONENTS, PHASES = (
+    symbolic_physical.ARGS,
+    symbolic_physical.COMPONENTS,
+    symbolic_physical.PHASES,
+)
 KEYS = tuple((phase, comp) for phase in PHASES for comp in COMPONENTS)
 #: word sizes substituted into the expressions: activations sent between GPUs at 16 bits (the
 #: KV cache's bits, b_kv, stay an argument: the served KV format, energy.args.ModelRecord.kv_bits)
-WORDS = {SP.b_a: D.value("bits_per_activation", "physical")}
+WORDS = {symbolic_physical.b_a: coefficients.value("bits_per_activation", "physical")}
 TARGET = Path(__file__).with_name("_physical_generated.py")
 PAPER_TARGET = Path(__file__).with_name("_paper_generated.py")
 STEP_TARGET = Path(__file__).with_name("_step_generated.py")
 #: paper mode's arguments: model, workload, the two energy coefficients, then the Table 1-2 constants
-PAPER_ARGS = (S.N, S.n_l, S.d, S.T_in, S.T_out, S.alpha, S.e_mem, *S.PAPER_CONSTANTS)
+PAPER_ARGS = (
+    symbolic.N,
+    symbolic.n_l,
+    symbolic.d,
+    symbolic.T_in,
+    symbolic.T_out,
+    symbolic.alpha,
+    symbolic.e_mem,
+    *symbolic.PAPER_CONSTANTS,
+)
 #: a generated function of more arguments than this takes them by keyword only
 KEYWORD_ONLY_OVER = 4
 PAPER_TERMS = ("compute_prefill", "compute_decode", "parameter_reads", "kv_writes",
@@ -62,8 +72,8 @@ class _Printer(NumPyPrinter):
 
 def generated_expressions() -> list[sp.Expr]:
     """The expressions the generated function returns: every term of KEYS, then both phase times."""
-    terms = {ph: SP.phase_terms(ph) for ph in PHASES}
-    exprs = [terms[ph][c] for ph, c in KEYS] + [SP.phase_time(ph) for ph in PHASES]
+    terms = {ph: symbolic_physical.phase_terms(ph) for ph in PHASES}
+    exprs = [terms[ph][c] for ph, c in KEYS] + [symbolic_physical.phase_time(ph) for ph in PHASES]
     return [e.subs(WORDS) for e in exprs]
 
 
@@ -93,36 +103,39 @@ def step_expressions(
     of each group of :func:`~wattgpu_lite.energy.symbolic_step.switches`, then of the remainder R,
     then of N; ``words`` substituted first (default :data:`WORDS`)."""
     words = WORDS if words is None else words
-    remainder, groups = SS.switches(SS.batch_time().subs(words))
-    exprs = [e for _, args in groups for e in args] + [remainder, SS.batch_dynamic().subs(words)]
+    remainder, groups = symbolic_step.switches(symbolic_step.batch_time().subs(words))
+    exprs = [e for _, args in groups for e in args] + [
+        remainder,
+        symbolic_step.batch_dynamic().subs(words),
+    ]
     return tuple((op, len(args)) for op, args in groups), [
-        x for e in exprs for x in SS.affine_form(e)
+        x for e in exprs for x in symbolic_step.affine_form(e)
     ]
 
 
 #: the step's coefficients do not depend on the batch: every argument but B
-STEP_ARGS = tuple(a for a in ARGS if a != S.B)
+STEP_ARGS = tuple(a for a in ARGS if a != symbolic.B)
 #: the step's coefficients are generated at this b_kv (16.0, the paper's and a 16-bit cache's),
 #: the argument w_kv then standing for w_kv·b_kv/16 (:func:`kv_folded`): a 16-bit cache runs
 #: the very operations it ran when the width was a constant, and an 8-bit one the same on w_kv
 #: halved (a power of two, exact)
-KV_BITS_FOLDED = D.value("bits_per_kv")
+KV_BITS_FOLDED = coefficients.value("bits_per_kv")
 
 
 def kv_folded(expr: sp.Expr) -> sp.Expr:
     """``expr`` at b_kv = :data:`KV_BITS_FOLDED`, after checking that b_kv enters it only in the
     product b_kv·w_kv, so that the result at w_kv·b_kv/16 is ``expr`` exactly (ValueError if
     not)."""
-    if expr.subs(S.w_kv, sp.Dummy("w") / S.b_kv).has(S.b_kv):
+    if expr.subs(symbolic.w_kv, sp.Dummy("w") / symbolic.b_kv).has(symbolic.b_kv):
         raise ValueError("b_kv enters the step other than as b_kv·w_kv: generate it with b_kv")
-    return expr.subs(S.b_kv, KV_BITS_FOLDED)
+    return expr.subs(symbolic.b_kv, KV_BITS_FOLDED)
 
 
 def step_source() -> str:
     """The text of the generated step-coefficients module (b_kv folded: :func:`kv_folded`)."""
-    for whole in (SS.batch_time(), SS.batch_dynamic()):
+    for whole in (symbolic_step.batch_time(), symbolic_step.batch_dynamic()):
         kv_folded(whole)
-    groups, exprs = step_expressions({**WORDS, S.b_kv: KV_BITS_FOLDED})
+    groups, exprs = step_expressions({**WORDS, symbolic.b_kv: KV_BITS_FOLDED})
     fn = sp.lambdify(STEP_ARGS, exprs, "numpy", printer=_Printer, cse=True)
     head, body = inspect.getsource(fn).split("\n", 1)
     head = head.replace("def _lambdifygenerated(", "def coefficients(*, ", 1)
@@ -143,10 +156,10 @@ def step_source() -> str:
 def paper_expressions() -> dict[str, list[sp.Expr] | sp.Expr]:
     """Paper mode's expressions: the five terms of PAPER_TERMS, E_out/token, and M(T_in)."""
     return {
-        "terms": [S.alpha * S.flops_prefill, S.alpha * S.flops_decode, S.energy_params,
-                  S.energy_kv_write, S.energy_attn_read],
-        "out_per_token": S.energy_out_per_token,
-        "prefill_multiplier": S.prefill_multiplier(D.prefill_buckets()),
+        "terms": [symbolic.alpha * symbolic.flops_prefill, symbolic.alpha * symbolic.flops_decode, symbolic.energy_params,
+                  symbolic.energy_kv_write, symbolic.energy_attn_read],
+        "out_per_token": symbolic.energy_out_per_token,
+        "prefill_multiplier": symbolic.prefill_multiplier(coefficients.prefill_buckets()),
     }  # fmt: skip
 
 
@@ -163,7 +176,7 @@ def paper_source() -> str:
     exprs = paper_expressions()
     bodies = [_function("terms", PAPER_ARGS, exprs["terms"], cse=True),
               _function("out_per_token", PAPER_ARGS, exprs["out_per_token"]),
-              _function("prefill_multiplier", S.T_in, exprs["prefill_multiplier"])]  # fmt: skip
+              _function("prefill_multiplier", symbolic.T_in, exprs["prefill_multiplier"])]  # fmt: skip
     return (
         '"""Generated by wattgpu_lite.energy.codegen from energy.symbolic (paper mode): do not edit.\n\n'
         "terms(**ARG_NAMES) returns the TERMS (J per request), out_per_token(**ARG_NAMES)\n"
@@ -171,7 +184,7 @@ def paper_source() -> str:
         'buckets. The Table 1-2 constants are the arguments named in CONSTANT_NAMES."""\n\n'
         "import numpy\n\n"
         f"ARG_NAMES = {tuple(str(a) for a in PAPER_ARGS)!r}\n"
-        f"CONSTANT_NAMES = {tuple(str(a) for a in S.PAPER_CONSTANTS)!r}\n"
+        f"CONSTANT_NAMES = {tuple(str(a) for a in symbolic.PAPER_CONSTANTS)!r}\n"
         f"TERMS = {PAPER_TERMS!r}\n\n\n"
         "# fmt: off\n" + "\n\n\n".join(bodies) + "\n# fmt: on\n"
     )

@@ -10,62 +10,59 @@ from __future__ import annotations
 import pandas as pd
 import sympy as sp
 
-from wattgpu_lite.energy import coefficients as D
-from wattgpu_lite.energy import symbolic as S
-from wattgpu_lite.energy import symbolic_parallel as SPAR
-from wattgpu_lite.energy import symbolic_physical as SP
+from wattgpu_lite.energy import coefficients, symbolic, symbolic_parallel, symbolic_physical
 
 GLOSSARY: dict[sp.Symbol, tuple[str, str, str]] = {
-    S.N: ("N", "parameters", "parameters of the model (paper: all of them)"),
-    S.n_l: (r"n_{\ell}", "1", "transformer layers"),
-    S.d: ("d", "1", "hidden (model) width"),
-    S.d_q: (r"d_{q}", "1", "query width, attention heads × head dim"),
-    S.w_kv: (r"w_{\mathrm{kv}}", "1", "K and V elements cached per token and layer (2·KV heads·head dim, or MLA's latent width)"),
-    S.d_ff: (r"d_{\mathrm{ff}}", "1", "MLP intermediate width"),
-    S.ctx: ("c", "tokens", "context a decode token attends to"),
-    S.T_in: (r"T_{\mathrm{in}}", "tokens", "prompt tokens of a request"),
-    S.T_out: (r"T_{\mathrm{out}}", "tokens", "generated tokens of a request"),
-    S.B: ("B", "sequences", "sequences sharing each forward step (the batch)"),
-    S.K: ("K", "FLOP/(param·token)", "FLOPs per parameter and token (paper 6; forward pass 2)"),
-    S.alpha: (r"\alpha", "J/FLOP", "energy per tensor-core FLOP"),
-    S.e_mem: ("e", "J/bit", "energy per bit moved from HBM/GDDR"),
-    S.b_w: (r"b_{w}", "bit", "bits per stored weight (16 for BF16, 8 for FP8, ~4.25 for MXFP4); physical mode: per always-read weight"),
-    S.b_kv: (r"b_{\mathrm{kv}}", "bit", "bits per cached K or V element (16)"),
-    S.N0: (r"N_{0}", "parameters", "paper's reference size (24 B) of the calibrated factors"),
-    S.gamma0: (r"\gamma_{0}", "1", "share of parameter bits fetched per request at N = N₀"),
-    S.gamma_exp: (r"\beta_{\gamma}", "1", "exponent of γ(N)"),
-    S.s_coef: (r"c_{s}", "1", "coefficient of the attention-read amplification s_attn(N)"),
-    S.s_exp: (r"\beta_{s}", "1", "exponent of s_attn(N)"),
-    S.eta_coef: (r"c_{\eta}", "1", "coefficient of the HBM inefficiency η(N)"),
-    S.eta_exp: (r"\beta_{\eta}", "1", "exponent of η(N)"),
-    S.M: ("M", "1", "prefill multiplier M(T_in) of the simplified estimator"),
-    SP.N_act: (r"N_{\mathrm{act}}", "parameters", "parameters a token is multiplied by (MoE: active)"),
-    SP.N_all: (r"N_{\mathrm{always}}", "parameters", "parameters read at every step whatever the routing (a gathered input table aside)"),
-    SP.b_e: (r"b_{e}", "bit", "bits per routed-expert weight (MXFP4 experts of gpt-oss: 4.25; b_w is then the always-read weights' width)"),
-    SP.f_sw: (r"f_{\mathrm{sw}}", "1", "share of the layers that attend through a sliding window"),
-    SP.W_sw: (r"W_{\mathrm{sw}}", "tokens", "sliding window: cached tokens such a layer attends to at most"),
-    SP.E: ("E", "experts", "routed experts per MoE layer"),
-    SP.k: ("k", "experts", "experts each token is routed to (top-k)"),
-    SP.L_moe: (r"n_{\mathrm{moe}}", "layers", "layers with routed experts"),
-    SP.N_exp: (r"N_{e}", "parameters", "parameters of one routed expert"),
-    SP.F_peak: (r"F_{\mathrm{peak}}", "FLOP/s", "dense tensor peak of the precision the kernels of the always-read weights and attention use"),
-    SP.F_e: (r"F_{e}", "FLOP/s", "dense tensor peak of the routed experts' format (gpt-oss on a B200: FP4; = F_peak when both groups share a format)"),
-    SP.alpha_e: (r"\alpha_{e}", "J/FLOP", "energy per FLOP of the routed experts' kernels (FP16 J/FLOP × FP16 peak / F_e)"),
-    SP.BW_peak: (r"BW_{\mathrm{peak}}", "B/s", "memory bandwidth of one GPU"),
-    SP.P_tdp: (r"P_{\mathrm{TDP}}", "W", "power limit of one GPU"),
-    SP.P_static: (r"P_{\mathrm{static}}", "W", "static (idle-but-awake) power of one GPU"),
-    SP.kappa: (r"\kappa", "1", "dynamic-energy factor fitted on the measurements"),
-    SP.b_a: (r"b_{a}", "bit", "bits per activation sent between GPUs (16)"),
-    SP.G: ("G", "GPUs", "GPUs of the replica, max(tp, ep)"),
-    SPAR.n_tp: (r"n_{\mathrm{TP}}", "GPUs", "tensor-parallel group: GPUs sharing each attention layer"),
-    SPAR.n_ep: (r"n_{\mathrm{EP}}", "GPUs", "expert group: GPUs the routed experts are spread over (1: split like any layer)"),
-    SPAR.t_grp: (r"t_{\mathrm{grp}}", "s", "grouped-GEMM time per routed expert read beyond the k a token needs"),
-    SP.BW_link: (r"BW_{\mathrm{link}}", "B/s", "GPU-to-GPU bandwidth per direction"),
-    SP.t_0: (r"t_{0}", "s", "fixed latency of one collective (0 on one GPU)"),
-    SP.t_hop: (r"t_{\mathrm{hop}}", "s", "latency of one ring step over the link"),
-    SP.x_ep: (r"x_{\mathrm{EP}}", "0 or 1", "1 if tokens reach their experts by all-to-all (expert parallel with data-parallel attention)"),
-    S.j: ("j", "1", "decode step, 0 … T_out − 1 (summation index)"),
-    S.i: ("i", "1", "prompt position, 1 … T_in (summation index)"),
+    symbolic.N: ("N", "parameters", "parameters of the model (paper: all of them)"),
+    symbolic.n_l: (r"n_{\ell}", "1", "transformer layers"),
+    symbolic.d: ("d", "1", "hidden (model) width"),
+    symbolic.d_q: (r"d_{q}", "1", "query width, attention heads × head dim"),
+    symbolic.w_kv: (r"w_{\mathrm{kv}}", "1", "K and V elements cached per token and layer (2·KV heads·head dim, or MLA's latent width)"),
+    symbolic.d_ff: (r"d_{\mathrm{ff}}", "1", "MLP intermediate width"),
+    symbolic.ctx: ("c", "tokens", "context a decode token attends to"),
+    symbolic.T_in: (r"T_{\mathrm{in}}", "tokens", "prompt tokens of a request"),
+    symbolic.T_out: (r"T_{\mathrm{out}}", "tokens", "generated tokens of a request"),
+    symbolic.B: ("B", "sequences", "sequences sharing each forward step (the batch)"),
+    symbolic.K: ("K", "FLOP/(param·token)", "FLOPs per parameter and token (paper 6; forward pass 2)"),
+    symbolic.alpha: (r"\alpha", "J/FLOP", "energy per tensor-core FLOP"),
+    symbolic.e_mem: ("e", "J/bit", "energy per bit moved from HBM/GDDR"),
+    symbolic.b_w: (r"b_{w}", "bit", "bits per stored weight (16 for BF16, 8 for FP8, ~4.25 for MXFP4); physical mode: per always-read weight"),
+    symbolic.b_kv: (r"b_{\mathrm{kv}}", "bit", "bits per cached K or V element (16)"),
+    symbolic.N0: (r"N_{0}", "parameters", "paper's reference size (24 B) of the calibrated factors"),
+    symbolic.gamma0: (r"\gamma_{0}", "1", "share of parameter bits fetched per request at N = N₀"),
+    symbolic.gamma_exp: (r"\beta_{\gamma}", "1", "exponent of γ(N)"),
+    symbolic.s_coef: (r"c_{s}", "1", "coefficient of the attention-read amplification s_attn(N)"),
+    symbolic.s_exp: (r"\beta_{s}", "1", "exponent of s_attn(N)"),
+    symbolic.eta_coef: (r"c_{\eta}", "1", "coefficient of the HBM inefficiency η(N)"),
+    symbolic.eta_exp: (r"\beta_{\eta}", "1", "exponent of η(N)"),
+    symbolic.M: ("M", "1", "prefill multiplier M(T_in) of the simplified estimator"),
+    symbolic_physical.N_act: (r"N_{\mathrm{act}}", "parameters", "parameters a token is multiplied by (MoE: active)"),
+    symbolic_physical.N_all: (r"N_{\mathrm{always}}", "parameters", "parameters read at every step whatever the routing (a gathered input table aside)"),
+    symbolic_physical.b_e: (r"b_{e}", "bit", "bits per routed-expert weight (MXFP4 experts of gpt-oss: 4.25; b_w is then the always-read weights' width)"),
+    symbolic_physical.f_sw: (r"f_{\mathrm{sw}}", "1", "share of the layers that attend through a sliding window"),
+    symbolic_physical.W_sw: (r"W_{\mathrm{sw}}", "tokens", "sliding window: cached tokens such a layer attends to at most"),
+    symbolic_physical.E: ("E", "experts", "routed experts per MoE layer"),
+    symbolic_physical.k: ("k", "experts", "experts each token is routed to (top-k)"),
+    symbolic_physical.L_moe: (r"n_{\mathrm{moe}}", "layers", "layers with routed experts"),
+    symbolic_physical.N_exp: (r"N_{e}", "parameters", "parameters of one routed expert"),
+    symbolic_physical.F_peak: (r"F_{\mathrm{peak}}", "FLOP/s", "dense tensor peak of the precision the kernels of the always-read weights and attention use"),
+    symbolic_physical.F_e: (r"F_{e}", "FLOP/s", "dense tensor peak of the routed experts' format (gpt-oss on a B200: FP4; = F_peak when both groups share a format)"),
+    symbolic_physical.alpha_e: (r"\alpha_{e}", "J/FLOP", "energy per FLOP of the routed experts' kernels (FP16 J/FLOP × FP16 peak / F_e)"),
+    symbolic_physical.BW_peak: (r"BW_{\mathrm{peak}}", "B/s", "memory bandwidth of one GPU"),
+    symbolic_physical.P_tdp: (r"P_{\mathrm{TDP}}", "W", "power limit of one GPU"),
+    symbolic_physical.P_static: (r"P_{\mathrm{static}}", "W", "static (idle-but-awake) power of one GPU"),
+    symbolic_physical.kappa: (r"\kappa", "1", "dynamic-energy factor fitted on the measurements"),
+    symbolic_physical.b_a: (r"b_{a}", "bit", "bits per activation sent between GPUs (16)"),
+    symbolic_physical.G: ("G", "GPUs", "GPUs of the replica, max(tp, ep)"),
+    symbolic_parallel.n_tp: (r"n_{\mathrm{TP}}", "GPUs", "tensor-parallel group: GPUs sharing each attention layer"),
+    symbolic_parallel.n_ep: (r"n_{\mathrm{EP}}", "GPUs", "expert group: GPUs the routed experts are spread over (1: split like any layer)"),
+    symbolic_parallel.t_grp: (r"t_{\mathrm{grp}}", "s", "grouped-GEMM time per routed expert read beyond the k a token needs"),
+    symbolic_physical.BW_link: (r"BW_{\mathrm{link}}", "B/s", "GPU-to-GPU bandwidth per direction"),
+    symbolic_physical.t_0: (r"t_{0}", "s", "fixed latency of one collective (0 on one GPU)"),
+    symbolic_physical.t_hop: (r"t_{\mathrm{hop}}", "s", "latency of one ring step over the link"),
+    symbolic_physical.x_ep: (r"x_{\mathrm{EP}}", "0 or 1", "1 if tokens reach their experts by all-to-all (expert parallel with data-parallel attention)"),
+    symbolic.j: ("j", "1", "decode step, 0 … T_out − 1 (summation index)"),
+    symbolic.i: ("i", "1", "prompt position, 1 … T_in (summation index)"),
 }  # fmt: skip
 #: quantities defined by an equation rather than a symbol (the paper's calibrated factors, M(T_in))
 DERIVED: dict[str, tuple[str, str, str]] = {
@@ -110,8 +107,8 @@ def paper_constants_frame(hardware: str = "H100") -> pd.DataFrame:
     scope = "paper:A100" if hardware.upper().startswith("A100") else "paper"
     by_name = {str(sym): sym for sym in GLOSSARY}
     wanted = [("alpha_TC", "alpha_pj_per_flop", scope), ("e_HBM", "e_mem_pj_per_bit", scope)]
-    wanted += [(sym, row, "paper") for sym, row in D.PAPER_SYMBOLS.items()]
-    table = D.coefficients().set_index(["name", "scope"])
+    wanted += [(sym, row, "paper") for sym, row in coefficients.PAPER_SYMBOLS.items()]
+    table = coefficients.coefficients().set_index(["name", "scope"])
     rows = []
     for sym, row, where in wanted:
         r = table.loc[(row, where)]

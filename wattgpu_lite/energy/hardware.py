@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import coefficients
 from wattgpu_lite.errors import InvalidInputError
 
 BASES = ("antepara", "spec")
@@ -42,9 +42,11 @@ def constants_scope(basis: str) -> str:
 def memory_energy_j_per_bit(gpu) -> float:
     """e (J/bit) from the memory type: HBM3/3e Hopper, HBM2/2e A100, GDDR = A100 × 1.92."""
     mem = str(gpu.memory_type).upper()
-    e = D.value("e_mem_pj_per_bit", "antepara:" + ("Hopper" if "HBM3" in mem else "A100"))
+    e = coefficients.value(
+        "e_mem_pj_per_bit", "antepara:" + ("Hopper" if "HBM3" in mem else "A100")
+    )
     if mem.startswith("GDDR"):
-        e *= D.value("gddr_over_hbm_energy", "physical")
+        e *= coefficients.value("gddr_over_hbm_energy", "physical")
     return e * _PJ
 
 
@@ -54,11 +56,14 @@ def antepara_coefficients_j(gpu) -> tuple[float, float, str]:
     if scope is None and gpu.name.startswith(("A100", "A30")):
         scope = "A100"
     if scope:
-        a, e = (D.value(n, f"antepara:{scope}") for n in ("alpha_pj_per_flop", "e_mem_pj_per_bit"))
+        a, e = (
+            coefficients.value(n, f"antepara:{scope}")
+            for n in ("alpha_pj_per_flop", "e_mem_pj_per_bit")
+        )
         return a * _PJ, e * _PJ, f"measured ({scope}, Antepara et al.)"
     node = float(gpu.process_nm) if np.isfinite(gpu.process_nm) else 7.0
     ref, ref_nm = ("Hopper", 5.0) if node <= 5 else ("A100", 7.0)
-    a = D.value("alpha_pj_per_flop", f"antepara:{ref}") * node / ref_nm
+    a = coefficients.value("alpha_pj_per_flop", f"antepara:{ref}") * node / ref_nm
     basis = f"scaled from {ref} by process node ({node:g} nm) and {gpu.memory_type}"
     return a * _PJ, memory_energy_j_per_bit(gpu), basis
 

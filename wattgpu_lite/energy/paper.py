@@ -16,21 +16,27 @@ import warnings
 
 import numpy as np
 
-from wattgpu_lite.energy import _paper_generated as PG
-from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import _paper_generated, coefficients
 from wattgpu_lite.energy.breakdown import J_PER_WH
 
-TERMS = PG.TERMS
-_TERMS, _OUT_PER_TOKEN, _M = PG.terms, PG.out_per_token, PG.prefill_multiplier
+TERMS = _paper_generated.TERMS
+_TERMS, _OUT_PER_TOKEN, _M = (
+    _paper_generated.terms,
+    _paper_generated.out_per_token,
+    _paper_generated.prefill_multiplier,
+)
 
 
 def _constants(constants: dict | None) -> dict[str, float]:
     """{symbol name: value} of :data:`~wattgpu_lite.energy.symbolic.PAPER_CONSTANTS` from
     ``constants`` (keys: the symbols, matched by name; default: the paper's, read without sympy)."""
     if constants is None:
-        return {name: D.value(D.PAPER_SYMBOLS[name]) for name in PG.CONSTANT_NAMES}
+        return {
+            name: coefficients.value(coefficients.PAPER_SYMBOLS[name])
+            for name in _paper_generated.CONSTANT_NAMES
+        }
     by_name = {str(sym): val for sym, val in constants.items()}
-    return {name: float(by_name[name]) for name in PG.CONSTANT_NAMES}
+    return {name: float(by_name[name]) for name in _paper_generated.CONSTANT_NAMES}
 
 
 def _dims(n_layers, d_model):
@@ -52,7 +58,7 @@ def paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100"
 
     ``params`` is N (parameters, not billions). Keys: :data:`TERMS`. Broadcasts over arrays.
     """
-    a, e = D.paper_coefficients_j(hardware)
+    a, e = coefficients.paper_coefficients_j(hardware)
     n_l, d = _dims(n_layers, d_model)
     args = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (params, n_l, d, t_in, t_out)))
     model = dict(zip(("N", "n_ell", "d", "T_in", "T_out"), args, strict=True))
@@ -69,7 +75,7 @@ def paper_request_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H10
 
 def paper_out_per_token_j(params, hardware: str = "H100", constants: dict | None = None):
     """Simplified estimator, E_out/token = alpha·K·N (J): 3.12 mJ per B params on H100."""
-    a, e = D.paper_coefficients_j(hardware)
+    a, e = coefficients.paper_coefficients_j(hardware)
     p = np.asarray(params, dtype=float)
     out = _OUT_PER_TOKEN(N=p, n_ell=0, d=0, T_in=0, T_out=0, alpha_TC=a, e_HBM=e,
                          **_constants(constants))  # fmt: skip
@@ -87,6 +93,9 @@ def ecologits_j_per_token(params_active_b) -> np.ndarray:
     B = 64, in J: no GPU, no prompt length (as PAPERS.md quotes it; the constants are
     data/energy_coefficients' ``ecologits_*``). The one copy the energy validation (notebook 01b)
     and the hybrid's external check compare against; broadcasts over ``params_active_b``."""
-    c = {k: D.value(f"ecologits_{k}", "ecologits") for k in ("alpha", "beta", "gamma", "batch")}
+    c = {
+        k: coefficients.value(f"ecologits_{k}", "ecologits")
+        for k in ("alpha", "beta", "gamma", "batch")
+    }
     n_b = np.asarray(params_active_b, dtype=float)
     return (c["alpha"] * np.exp(c["beta"] * c["batch"]) * n_b + c["gamma"]) * J_PER_WH

@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy import _physical_generated as G
-from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import _physical_generated, coefficients
 from wattgpu_lite.energy.args import (
     Deployment,
     Hardware,
@@ -43,13 +42,19 @@ __all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_
            "defaults", "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args",
            "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_terms_j",
            "single_gpu"]  # fmt: skip
-COMPONENTS, PHASES, KEYS = G.COMPONENTS, G.PHASES, G.KEYS
-_ALL = G.evaluate  # generated from the sympy terms by energy.codegen (a test holds them equal)
+COMPONENTS, PHASES, KEYS = (
+    _physical_generated.COMPONENTS,
+    _physical_generated.PHASES,
+    _physical_generated.KEYS,
+)
+_ALL = (
+    _physical_generated.evaluate
+)  # generated from the sympy terms by energy.codegen (a test holds them equal)
 
 
 def defaults(basis: str = "antepara") -> dict[str, float]:
     """kappa and static_fraction fitted for ``basis`` (energy_coefficients.csv)."""
-    return {k: D.value(k, constants_scope(basis)) for k in ("kappa", "static_fraction")}
+    return {k: coefficients.value(k, constants_scope(basis)) for k in ("kappa", "static_fraction")}
 
 
 #: the record each argument of :func:`physical_evaluate` must be (energy.args)

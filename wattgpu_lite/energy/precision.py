@@ -27,7 +27,7 @@ from __future__ import annotations
 import difflib
 import math
 
-from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy import coefficients
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 
@@ -50,7 +50,7 @@ def canonical_format(weights: str) -> str:
 
 def format_bits(weights: str) -> float:
     """Bits per stored weight of a format, scales included (energy_coefficients.csv)."""
-    return D.value("bits_per_weight", f"weights:{canonical_format(weights)}")
+    return coefficients.value("bits_per_weight", f"weights:{canonical_format(weights)}")
 
 
 def served_format(llm, weights: str | None = None) -> str:

@@ -11,9 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone_energy as BE
-from wattgpu_lite.energy import backbone_rows
-from wattgpu_lite.energy import estimate as E
+from wattgpu_lite.energy import backbone_energy, backbone_rows, estimate
 from wattgpu_lite.energy.occupancy import weights_fit
 from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.specs.layout import layout_of
@@ -30,8 +28,10 @@ def _physical(llms, gpu, workload, layouts, weights) -> dict[str, np.ndarray]:
     rows, _ = backbone_rows.build(models, [gpu] * n, np.broadcast_to(t_in, (n,)),
                                   np.broadcast_to(t_out, (n,)), layouts,
                                   [served_format(m, weights) for m in models])  # fmt: skip
-    terms, _ = BE.request_breakdown(rows, np.broadcast_to(batch, (n,)), BE.shipped_constants())
-    return {comp: terms["prefill", comp] + terms["decode", comp] for comp in E.COMPONENTS}
+    terms, _ = backbone_energy.request_breakdown(
+        rows, np.broadcast_to(batch, (n,)), backbone_energy.shipped_constants()
+    )
+    return {comp: terms["prefill", comp] + terms["decode", comp] for comp in estimate.COMPONENTS}
 
 
 def _paper(llms, workload) -> dict[str, np.ndarray]:
@@ -40,7 +40,7 @@ def _paper(llms, workload) -> dict[str, np.ndarray]:
     n_l, d = np.asarray([(m.n_layers, m.hidden_size) for m in llms], dtype=float).T
     if len(llms) == 1:
         n, n_l, d = n[0], n_l[0], d[0]
-    t = E.paper_terms_j(n, n_l, d, t_in, t_out)
+    t = estimate.paper_terms_j(n, n_l, d, t_in, t_out)
     zero = np.zeros_like(t["kv_writes"])
     return {"compute": t["compute_prefill"] + t["compute_decode"], "static": zero,
             "communication": zero} | {k: t[k] for k in ("parameter_reads", "kv_writes",
@@ -51,7 +51,7 @@ def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), np.shape(x))
     frames = [pd.DataFrame({x_name: x, "component": c, "energy_per_token_j":
                             np.broadcast_to(comps[c], np.shape(x)) / t_out})
-              for c in E.COMPONENTS]  # fmt: skip
+              for c in estimate.COMPONENTS]  # fmt: skip
     return pd.concat(frames, ignore_index=True)
 
 
@@ -91,8 +91,8 @@ def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: float = 1
     comps = _terms(llms, device, (t_in, t_out, batch), mode, 1, weights)
     df = _tidy("params_b", np.array([m.params_b for m in llms]), comps, t_out)
     fits = [weights_fit(m, device, 1, weights) for m in llms]
-    return df.assign(llm=[m.name for m in llms] * len(E.COMPONENTS),
-                     weights_fit=fits * len(E.COMPONENTS))  # fmt: skip
+    return df.assign(llm=[m.name for m in llms] * len(estimate.COMPONENTS),
+                     weights_fit=fits * len(estimate.COMPONENTS))  # fmt: skip
 
 
 def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: float = 1.0,

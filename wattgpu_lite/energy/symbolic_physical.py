@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from wattgpu_lite.energy import symbolic_parallel as SPAR
+from wattgpu_lite.energy import symbolic_parallel
 from wattgpu_lite.energy.symbolic import (
     B,
     T_in,
@@ -69,7 +69,7 @@ b_a = sp.Symbol("b_a", **_pos)  # bits of an activation sent between GPUs
 MODEL = (N_act, N_all, E, k, L_moe, N_exp, n_l, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv)
 WORKLOAD = (T_in, T_out, B)
 HARDWARE = (alpha, e_mem, F_peak, BW_peak, P_tdp, P_static, alpha_e, F_e)
-DEPLOY = SPAR.DEPLOY  # G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp
+DEPLOY = symbolic_parallel.DEPLOY  # G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp
 ARGS = (*MODEL, *WORKLOAD, *HARDWARE, kappa, *DEPLOY)
 PHASES = ("prefill", "decode")
 COMPONENTS = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static",
@@ -145,7 +145,7 @@ bits = {
 def step_comm_s(tokens: sp.Expr) -> sp.Expr:
     """What the layout adds to one step over ``tokens`` tokens: collectives, expert groups and
     replicated weights (:func:`wattgpu_lite.energy.symbolic_parallel.parallel_step_s`)."""
-    return SPAR.parallel_step_s(tokens, experts_touched(tokens))
+    return symbolic_parallel.parallel_step_s(tokens, experts_touched(tokens))
 
 
 comm_s = {"prefill": step_comm_s(B * T_in) / B, "decode": T_out * step_comm_s(B) / B}

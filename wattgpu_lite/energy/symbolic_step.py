@@ -26,20 +26,20 @@ from __future__ import annotations
 
 import sympy as sp
 
-from wattgpu_lite.energy import symbolic_physical as SP
+from wattgpu_lite.energy import symbolic_physical
 from wattgpu_lite.energy.symbolic import B, T_in, T_out
 
 OPS = {sp.Max: "max", sp.Min: "min"}
 #: the powers of ρ = 1 − k/E that carry B: the untouched share of the experts after a prefill
 #: step (T_in·B tokens) and a decode step (B tokens)
 u_T, u_1 = sp.symbols("u_T u_1", nonnegative=True)
-RHO = 1 - SP.k / SP.E
+RHO = 1 - symbolic_physical.k / symbolic_physical.E
 
 
 def batch_time() -> sp.Expr:
     """W(B) = B · (prefill + decode time per request): the time of the batch's requests' steps
     in total per generated token of one, s(B) = W / T_out + t_host(B) [s]."""
-    return B * (SP.phase_time("prefill") + SP.phase_time("decode"))
+    return B * (symbolic_physical.phase_time("prefill") + symbolic_physical.phase_time("decode"))
 
 
 #: the host's time per step: a fixed cost and a cost per sequence in flight [s]
@@ -76,8 +76,8 @@ def batch_dynamic() -> sp.Expr:
     """N(B) = B · Σ over both phases of the dynamic terms (compute, parameter reads, KV writes,
     attention reads) [J]: the batch's dynamic energy per request-set."""
     dynamic = ("compute", "parameter_reads", "kv_writes", "attention_reads")
-    terms = {ph: SP.phase_terms(ph) for ph in SP.PHASES}
-    return B * sum(terms[ph][comp] for ph in SP.PHASES for comp in dynamic)
+    terms = {ph: symbolic_physical.phase_terms(ph) for ph in symbolic_physical.PHASES}
+    return B * sum(terms[ph][comp] for ph in symbolic_physical.PHASES for comp in dynamic)
 
 
 def switches(expr: sp.Expr) -> tuple[sp.Expr, list[tuple[str, list[sp.Expr]]]]:

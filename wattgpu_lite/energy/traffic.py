@@ -10,13 +10,13 @@ from __future__ import annotations
 import pandas as pd
 import sympy as sp
 
-from wattgpu_lite.energy import symbolic_physical as SP
+from wattgpu_lite.energy import symbolic_physical
 from wattgpu_lite.energy.args import llm_args
 from wattgpu_lite.energy.codegen import WORDS
 
 TRAFFIC = ("parameter_reads", "kv_writes", "attention_reads")
-_KEYS = tuple((ph, c) for ph in SP.PHASES for c in TRAFFIC)
-_BITS = sp.lambdify((*SP.MODEL, *SP.WORKLOAD), [SP.bits[ph][c].subs(WORDS) for ph, c in _KEYS],
+_KEYS = tuple((ph, c) for ph in symbolic_physical.PHASES for c in TRAFFIC)
+_BITS = sp.lambdify((*symbolic_physical.MODEL, *symbolic_physical.WORKLOAD), [symbolic_physical.bits[ph][c].subs(WORDS) for ph, c in _KEYS],
                     "numpy")  # fmt: skip
 
 

@@ -29,9 +29,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows, backbone_runs
-from wattgpu_lite.energy import estimate as E
+from wattgpu_lite.energy import backbone, backbone_rows, backbone_runs, estimate
 from wattgpu_lite.energy.backbone_fit import fit_constants
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight
 from wattgpu_lite.energy.paper import ecologits_j_per_token
@@ -61,7 +59,7 @@ def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     return df
 
 
-def engine_j_per_token(df: pd.DataFrame, c: S.Constants) -> np.ndarray:
+def engine_j_per_token(df: pd.DataFrame, c: backbone.Constants) -> np.ndarray:
     """Physical mode's J per generated token of runs at constants ``c``: offline
     P_busy(B)·s(B)/B at the run's mean in-flight batch; server_low the mean power at λ times the
     measured wall time per request, over its generated tokens."""
@@ -70,17 +68,17 @@ def engine_j_per_token(df: pd.DataFrame, c: S.Constants) -> np.ndarray:
     off = (df["scenario"] == "offline").to_numpy()
     out = np.empty(len(df))
     if off.any():
-        r = S.at_batch(rows.take(off), df["batch"].to_numpy(dtype=float)[off], c)
+        r = backbone.at_batch(rows.take(off), df["batch"].to_numpy(dtype=float)[off], c)
         out[off] = r["power_w"] * r["time_per_token_s"]
     if (~off).any():
         rate = np.full(int((~off).sum()), LAMBDA_QPS["server_low"])
-        r = S.at_rate(rows.take(~off), rate, np.maximum(cap[~off], 1.0), c)
+        r = backbone.at_rate(rows.take(~off), rate, np.maximum(cap[~off], 1.0), c)
         out[~off] = r["power_w"] * df["wall_s"].to_numpy(dtype=float)[~off] / t_out[~off]
     return out
 
 
 @lru_cache(maxsize=1)
-def logo_constants() -> dict[str, S.Constants]:
+def logo_constants() -> dict[str, backbone.Constants]:
     """{held-out GPU: the six constants fitted on the other seven GPUs' runs} (cached: eight
     fits of a few seconds each, computed once per session)."""
     ts = backbone_runs.watt_counts()
@@ -97,7 +95,7 @@ def paper_j_per_token(df: pd.DataFrame) -> np.ndarray:
         n = np.array([x.params_nominal_b * 1e9 for x in m])
         dims = np.array([(x.n_layers, x.hidden_size) for x in m]).reshape(-1, 2).T
         sub = df[mask]
-        out[mask] = E.paper_request_j(n, dims[0], dims[1], sub["t_in"], sub["t_out"], hw)
+        out[mask] = estimate.paper_request_j(n, dims[0], dims[1], sub["t_in"], sub["t_out"], hw)
     return out / df["t_out"].to_numpy()
 
 
@@ -133,7 +131,7 @@ def predictions(df: pd.DataFrame | None = None) -> pd.DataFrame:
     with the constants of each run's fold (``fold_eta_bw``, ``fold_kappa``, ...)."""
     df = runs_frame() if df is None else df
     physical, consts = _logo(df)
-    out = df.assign(physical=physical, physical_apriori=engine_j_per_token(df, S.Constants()),
+    out = df.assign(physical=physical, physical_apriori=engine_j_per_token(df, backbone.Constants()),
                     paper=paper_j_per_token(df), ecologits=ecologits_j_per_run(df))  # fmt: skip
     out = pd.concat([out, consts.set_index(out.index)], axis=1)
     out.attrs = df.attrs

@@ -24,14 +24,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.energy import occupancy as O
+from wattgpu_lite.energy import backbone_rows, occupancy
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
-from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict import steps
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import StepResult
-from wattgpu_lite.selection import layouts as LAY
-from wattgpu_lite.selection import replica as RP
+from wattgpu_lite.selection import layouts, replica
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
@@ -50,7 +48,7 @@ def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
              weights=None, built=None, serving=None) -> StepResult:  # fmt: skip
     gpus = [g for g, _ in plans]
-    return E.predict_arrays(HybridState.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
+    return steps.predict_arrays(HybridState.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
                             rate, batch, level, _layouts(plans), [weights] * len(plans),
                             built=built, **(serving or {}))  # fmt: skip
 
@@ -61,8 +59,8 @@ def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
     even the lightest load misses the SLA; NaN if the model does not fit), every deployment at
     once (:func:`wattgpu_lite.selection.replica.max_rate_under_sla`; ``level`` does not move it)."""
     model = HybridState.pretrained()
-    rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights)
-    return RP.max_rate_under_sla(model, rep, sla_s)[0]
+    rep = replica.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights)
+    return replica.max_rate_under_sla(model, rep, sla_s)[0]
 
 
 def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
@@ -76,9 +74,9 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
     :func:`~wattgpu_lite.energy.backbone_rows.build`; None: the defaults).
     """
     model = HybridState.pretrained()
-    rep = RP.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights,
+    rep = replica.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights,
                       serving)  # fmt: skip
-    r_max, light_itl = RP.max_rate_under_sla(model, rep, sla_s)
+    r_max, light_itl = replica.max_rate_under_sla(model, rep, sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
     needed = np.ceil(rate_qps / np.where(per_replica > 0, per_replica, np.inf))
@@ -106,9 +104,13 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
                 weights=None, serving=None) -> pd.DataFrame:  # fmt: skip
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds); ``serving`` as :func:`rate_plans`'."""
-    rows, cap = R.build([llm] * len(gpus), [g for g, _ in gpus], t_in, t_out, _layouts(gpus),
+    rows, cap = backbone_rows.build([llm] * len(gpus), [g for g, _ in gpus], t_in, t_out, _layouts(gpus),
                         [weights] * len(gpus), **(serving or {}))  # fmt: skip
-    b = R.offline_in_flight(cap, OFFLINE_PROMPTS) if batch is None else np.full(len(gpus), batch)
+    b = (
+        backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
+        if batch is None
+        else np.full(len(gpus), batch)
+    )
     out = _predict(llm, gpus, t_in, t_out, np.nan, np.where(cap >= 1, b, 1.0), level, weights,
                    (rows, cap), serving)  # fmt: skip
     why = []
@@ -128,12 +130,12 @@ def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights, rows)
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
-    shares = LAY.step_shares(llm, plans, t_in, t_out, batch, weights,
+    shares = layouts.step_shares(llm, plans, t_in, t_out, batch, weights,
                              HybridState.pretrained().constants, rows)  # fmt: skip
     ok = np.isfinite(frame["energy_per_token_j"].to_numpy())
     return frame.assign(
         **{k: np.where(ok, v, np.nan) for k, v in shares.items()},
-        weights_per_gpu_gb=[LAY.weights_per_gpu_gb(llm, p, weights) for p in lays],
+        weights_per_gpu_gb=[layouts.weights_per_gpu_gb(llm, p, weights) for p in lays],
     )
 
 
@@ -144,7 +146,10 @@ def deployment_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=No
     memory-fit check; ``serving`` as :func:`rate_plans`')."""
     gpu, lay = deployment[0], _layouts([deployment])[0]
     kv = {k: v for k, v in (serving or {}).items() if k in ("kv_cache", "engine")}
-    return O.memory_why_not(llm, gpu, lay, weights, t_in + t_out, **kv) or "does not fit in memory"
+    return (
+        occupancy.memory_why_not(llm, gpu, lay, weights, t_in + t_out, **kv)
+        or "does not fit in memory"
+    )
 
 
 def _why_not(replicas: float, r_max: float, light_itl: float, sla_s: float) -> str:

@@ -19,11 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.hybrid.predict import bounds as B
-from wattgpu_lite.hybrid.predict import intervals as K
-from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.hybrid.predict import bounds, intervals, steps
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.trees import FixedCodes
@@ -38,7 +35,7 @@ MAX_ROUNDS = 60
 class Replicas:
     """Rows of every deployment, built once, and what the SLA search reads of them."""
 
-    rows: S.Rows
+    rows: backbone.Rows
     cap: np.ndarray  # KV capacity in sequences (< 1: the weights do not fit)
     capacity_qps: np.ndarray  # cap / (T_out · s(cap)), at a capacity of at least 1
     corrected: np.ndarray  # row indices the learned ITL correction applies to
@@ -52,8 +49,10 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
     """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once (``serving``:
     the KV-cache format, engine and concurrency limit as keywords of ``backbone_rows.build``)."""
     n = len(gpus)
-    rows, cap = R.build([llm] * n, gpus, t_in, t_out, layouts, [weights] * n, **(serving or {}))
-    odd = E.physics_only_rows(model, [llm] * n, rows)
+    rows, cap = backbone_rows.build(
+        [llm] * n, gpus, t_in, t_out, layouts, [weights] * n, **(serving or {})
+    )
+    odd = steps.physics_only_rows(model, [llm] * n, rows)
     corr = model.corrections.get("itl")
     idx = np.flatnonzero(~odd) if corr is not None else np.zeros(0, dtype=np.int64)
     static, fixed = np.zeros((0, 0)), None
@@ -63,8 +62,8 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
         static = feature_matrix([llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns,
                                 corr.families)  # fmt: skip
         fixed = corr.fixed_part(static)
-    capacity = S.capacity_qps(rows, np.maximum(cap, 1.0), model.constants)
-    beyond = K.beyond_context(model, K.support_values(rows))
+    capacity = backbone.capacity_qps(rows, np.maximum(cap, 1.0), model.constants)
+    beyond = intervals.beyond_context(model, intervals.support_values(rows))
     return Replicas(rows, cap, capacity, idx, beyond, static, fixed)
 
 
@@ -76,7 +75,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     top = np.repeat(np.maximum(rep.cap[idx], 1.0), m)
     flat = load.ravel()
     batch = np.minimum(1.0 + flat, top)
-    step = S.step_time_s(rows, batch, model.constants)
+    step = backbone.step_time_s(rows, batch, model.constants)
     itl = step.copy()
     row_of = np.repeat(idx, m)
     where = np.flatnonzero(np.isin(row_of, rep.corrected))
@@ -85,7 +84,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         static_row = np.searchsorted(rep.corrected, row_of[where])
         x = rep.static[static_row]
         loads = load_features({"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
-                              B.bytes_per_flop(rows.take(where), batch[where]))  # fmt: skip
+                              bounds.bytes_per_flop(rows.take(where), batch[where]))  # fmt: skip
         for j, column in enumerate(corr.columns):
             if column in loads:
                 x[:, j] = loads[column]
@@ -96,7 +95,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         )
         factor = np.exp(f)
         itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
-    itl = np.maximum(itl, B.floor_step_s(rows, batch))
+    itl = np.maximum(itl, bounds.floor_step_s(rows, batch))
     return itl.reshape(load.shape), (flat / (rows.t_out * step)).reshape(load.shape)
 
 
@@ -109,7 +108,7 @@ def light_load(model: HybridState, rep: Replicas) -> tuple[np.ndarray, np.ndarra
     if len(idx):
         safe = np.maximum(rep.cap[idx], 1.0)
         rate = np.full(len(idx), LIGHT_QPS)
-        load[idx] = S.in_flight_at_rate(rep.rows.take(idx), rate, safe, model.constants)
+        load[idx] = backbone.in_flight_at_rate(rep.rows.take(idx), rate, safe, model.constants)
         itl[idx] = itl_at_load(model, rep, idx, load[idx, None])[0][:, 0]
     return itl, load
 
@@ -127,7 +126,7 @@ def max_rate_under_sla(model: HybridState, rep: Replicas,
         return r_max, light
     safe = np.maximum(rep.cap[idx], 1.0)
     lo = light_l[idx]
-    hi = S.in_flight_at_rate(rep.rows.take(idx), top_qps[idx], safe, model.constants)
+    hi = backbone.in_flight_at_rate(rep.rows.take(idx), top_qps[idx], safe, model.constants)
     top_itl = itl_at_load(model, rep, idx, hi[:, None])[0][:, 0]
     r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
     search = top_itl > sla_s

@@ -14,57 +14,57 @@ import numpy as np
 import pandas as pd
 
 import wattgpu_lite
-from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.energy import backbone_runs
 from wattgpu_lite.errors import require
-from wattgpu_lite.hybrid.fit import conformal as C
-from wattgpu_lite.hybrid.fit import fitting as F
-from wattgpu_lite.hybrid.fit import protocol as PR
+from wattgpu_lite.hybrid.fit import conformal, fitting, protocol
 from wattgpu_lite.hybrid.fit.candidates import candidates
 from wattgpu_lite.hybrid.predict.intervals import gpu_fingerprint, llm_fingerprint
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.runs import measurements
 
 
-def held_out_both(ts: T.TrainingSet, progress: bool = False, seed: int = 0) -> dict:
+def held_out_both(ts: backbone_runs.TrainingSet, progress: bool = False, seed: int = 0) -> dict:
     """Held-out predictions where the GPU and the LLM of the test rows are both unseen: per GPU and
     per fifth of the LLMs, train without that GPU and without those LLMs (XGBoost's ``seed``)."""
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
     gpu = ts.frame["gpu"].to_numpy()
-    for _, llm_fold in PR.folds(ts, "llm5"):
+    for _, llm_fold in protocol.folds(ts, "llm5"):
         for g in sorted(set(gpu)):
             test = llm_fold & (gpu == g)
             train = ~llm_fold & (gpu != g)
-            fitted = F.fit_all(ts.take(train), seed=seed)
+            fitted = fitting.fit_all(ts.take(train), seed=seed)
             out["group"][test] = g
             for cand in candidates():
-                pred = F.predict(fitted, ts.take(test), cand)
-                for target in T.TARGETS:
+                pred = fitting.predict(fitted, ts.take(test), cand)
+                for target in backbone_runs.TARGETS:
                     out.setdefault((cand.name, target), np.empty(len(gpu)))[test] = pred[target]
     return out
 
 
-def _scores(ts: T.TrainingSet, oof: dict, name: str, target: str) -> np.ndarray:
+def _scores(ts: backbone_runs.TrainingSet, oof: dict, name: str, target: str) -> np.ndarray:
     return np.abs(np.log(ts.target(target) / oof[name, target]))
 
 
-def tables(ts: T.TrainingSet, chosen: dict[str, str], oofs: dict[str, dict]) -> dict:
+def tables(ts: backbone_runs.TrainingSet, chosen: dict[str, str], oofs: dict[str, dict]) -> dict:
     """basis -> target -> regime -> level -> q."""
-    reg = PR.regime(ts)
+    reg = protocol.regime(ts)
     plan = {"cv": ("cv", chosen, False), "new gpu": ("logo", chosen, True),
             "new llm": ("llm5", chosen, True), "new gpu and llm": ("both", chosen, True),
-            "physics": ("logo", {t: "physics" for t in T.TARGETS}, True)}  # fmt: skip
+            "physics": ("logo", {t: "physics" for t in backbone_runs.TARGETS}, True)}  # fmt: skip
     out = {}
     for basis, (kind, names, floor) in plan.items():
         oof = oofs[kind]
-        out[basis] = {t: C.table(_scores(ts, oof, names[t], t), oof["group"], reg, floor)
-                      for t in T.TARGETS}  # fmt: skip
+        out[basis] = {t: conformal.table(_scores(ts, oof, names[t], t), oof["group"], reg, floor)
+                      for t in backbone_runs.TARGETS}  # fmt: skip
     return out
 
 
-def ranges(ts: T.TrainingSet, fitted: F.Fitted, runs: pd.DataFrame) -> dict[str, tuple]:
+def ranges(
+    ts: backbone_runs.TrainingSet, fitted: fitting.Fitted, runs: pd.DataFrame
+) -> dict[str, tuple]:
     """min and max over the training runs of each watched input (context: measured tokens);
     ``runs``: the dense runs ``ts`` was built from, row for row."""
-    load = T.physics(ts, fitted.constants)["in_flight"]
+    load = backbone_runs.physics(ts, fitted.constants)["in_flight"]
     context = runs["prompt_tokens"] + runs["generated_tokens"]
     values = {"bandwidth_gbs": ts.rows.bandwidth / 1e9, "fp16_tflops": ts.rows.flops / 1e12,
               "params_b": ts.rows.params_b, "in_flight": np.maximum(load, 1e-3),
@@ -85,16 +85,16 @@ def build(runs: pd.DataFrame | None = None, progress: bool = False, seed: int = 
     ``seed``: XGBoost's random state in every fit."""
     xgboost = require("xgboost", "train", "fitting the hybrid (hybrid.fit.build)")
     if runs is None:
-        ts, dense = T.watt_counts(), measurements.load(dense_only=True)
+        ts, dense = backbone_runs.watt_counts(), measurements.load(dense_only=True)
     else:
         dense = dense_runs(runs)
-        ts = T.from_runs(dense)
-    oofs = {k: PR.held_out(ts, k, progress, seed) for k in ("logo", "llm5", "cv")}
+        ts = backbone_runs.from_runs(dense)
+    oofs = {k: protocol.held_out(ts, k, progress, seed) for k in ("logo", "llm5", "cv")}
     oofs["both"] = held_out_both(ts, progress, seed)
-    chosen = PR.choose(ts, oofs["logo"])
+    chosen = protocol.choose(ts, oofs["logo"])
     cands = {c.name: c for c in candidates()}
-    fitted = F.fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed)
-    corrections = {t: fitted.corrections[chosen[t], t] for t in T.TARGETS}
+    fitted = fitting.fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed)
+    corrections = {t: fitted.corrections[chosen[t], t] for t in backbone_runs.TARGETS}
     return HybridState(
         fitted.constants, corrections, chosen, tables(ts, chosen, oofs), ranges(ts, fitted, dense),
         frozenset(map(gpu_fingerprint, ts.gpus)), frozenset(map(llm_fingerprint, ts.llms)),

@@ -13,26 +13,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.energy import backbone_runs
 from wattgpu_lite.energy.backbone import Constants, idle_power_w
 from wattgpu_lite.energy.backbone_fit import fit_constants
 from wattgpu_lite.errors import require
 from wattgpu_lite.hybrid.fit.candidates import Candidate, candidates, xgb_params
-from wattgpu_lite.hybrid.predict import bounds as B
-from wattgpu_lite.hybrid.predict import correction as C
+from wattgpu_lite.hybrid.predict import bounds, correction
 from wattgpu_lite.hybrid.predict.correction import MONOTONE_DOWN, MONOTONE_UP, TARGET_CLIP
 
 
 def fit_correction(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], bound: float,
-        params: dict, families: Sequence[str] = (), seed: int = 0) -> C.Correction:  # fmt: skip
+        params: dict, families: Sequence[str] = (), seed: int = 0) -> correction.Correction:  # fmt: skip
     """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints,
     rounded to ``TREE_DECIMALS`` decimals (a last-bit difference moves no split)."""
     cons = tuple(1 if c in MONOTONE_UP else -1 if c in MONOTONE_DOWN else 0 for c in columns)
     xgb = require("xgboost", "train", "fitting the hybrid's correction")
     model = xgb.XGBRegressor(**params, monotone_constraints=cons, random_state=seed, n_jobs=1)
-    model.fit(x, np.round(np.clip(residual, -TARGET_CLIP, TARGET_CLIP), C.TREE_DECIMALS))
+    model.fit(x, np.round(np.clip(residual, -TARGET_CLIP, TARGET_CLIP), correction.TREE_DECIMALS))
     text = model.get_booster().save_raw("json").decode()
-    return C.Correction(tuple(columns), float(bound), tuple(families), text)
+    return correction.Correction(tuple(columns), float(bound), tuple(families), text)
 
 
 @dataclass(frozen=True)
@@ -40,29 +39,31 @@ class Fitted:
     """The constants and, per (candidate name, target), the correction (None: physics alone)."""
 
     constants: Constants
-    corrections: dict[tuple[str, str], C.Correction | None]
+    corrections: dict[tuple[str, str], correction.Correction | None]
 
 
-def matrix(ts: T.TrainingSet, out: dict, cand: Candidate, families=()) -> np.ndarray:
+def matrix(ts: backbone_runs.TrainingSet, out: dict, cand: Candidate, families=()) -> np.ndarray:
     """The correction's input matrix of a set of rows for one candidate."""
-    batch = B.step_batch(out["in_flight"], ts.loads.offline, np.maximum(ts.loads.cap, 1.0))
-    loads = C.load_features(out, B.bytes_per_flop(ts.rows, batch))
-    return C.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
+    batch = bounds.step_batch(out["in_flight"], ts.loads.offline, np.maximum(ts.loads.cap, 1.0))
+    loads = correction.load_features(out, bounds.bytes_per_flop(ts.rows, batch))
+    return correction.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
 
 
-def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None, seed: int = 0) -> Fitted:
+def fit_all(
+    ts: backbone_runs.TrainingSet, cands: tuple[Candidate, ...] | None = None, seed: int = 0
+) -> Fitted:
     """Constants on ``ts`` (from the default start, never a warm one: a fold's constants depend
     on its own runs alone, not on the fold fitted before it), then each candidate's corrections
     on the log residuals (``seed``: XGBoost's random state)."""
     cands = candidates() if cands is None else cands
     const = fit_constants(ts)
-    out = T.physics(ts, const)
-    phys = T.paper_units(out, ts.loads.offline)
+    out = backbone_runs.physics(ts, const)
+    phys = backbone_runs.paper_units(out, ts.loads.offline)
     families = tuple(sorted({m.model_type for m in ts.llms}))
-    fits: dict[tuple[str, str], C.Correction | None] = {}
+    fits: dict[tuple[str, str], correction.Correction | None] = {}
     for cand in cands:
         x = None if cand.physics_only else matrix(ts, out, cand, families)
-        for target in T.TARGETS:
+        for target in backbone_runs.TARGETS:
             if x is None:
                 fits[cand.name, target] = None
                 continue
@@ -72,12 +73,14 @@ def fit_all(ts: T.TrainingSet, cands: tuple[Candidate, ...] | None = None, seed:
     return Fitted(const, fits)
 
 
-def predict(fitted: Fitted, ts: T.TrainingSet, cand: Candidate) -> dict[str, np.ndarray]:
+def predict(
+    fitted: Fitted, ts: backbone_runs.TrainingSet, cand: Candidate
+) -> dict[str, np.ndarray]:
     """Predictions of ``cand`` for the rows of ``ts``, per target (targets' units)."""
-    out = T.physics(ts, fitted.constants)
-    phys = T.paper_units(out, ts.loads.offline)
+    out = backbone_runs.physics(ts, fitted.constants)
+    phys = backbone_runs.paper_units(out, ts.loads.offline)
     result = {}
-    for target in T.TARGETS:
+    for target in backbone_runs.TARGETS:
         corr = fitted.corrections[cand.name, target]
         if corr is None:
             result[target] = phys[target]

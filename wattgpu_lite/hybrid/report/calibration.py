@@ -44,19 +44,20 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.energy import backbone_fit as F
-from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.energy import backbone_fit, backbone_runs
 from wattgpu_lite.energy.backbone import Constants
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.report import external as X
-from wattgpu_lite.hybrid.report import external_predict as EP
-from wattgpu_lite.hybrid.report import external_scope as S
+from wattgpu_lite.hybrid.report import external, external_predict, external_scope
 
 MIN_ROWS = 20  # values a source needs to be held out and scored alone
 INNER_FOLDS = 3
 CANDIDATES = ("watt_counts", "pooled", "pooled_host", "pooled_formats")
 #: the constants each fitted candidate frees
-FREED = {"pooled": F.NAMES, "pooled_host": F.WITH_HOST, "pooled_formats": F.WITH_FORMATS}
+FREED = {
+    "pooled": backbone_fit.NAMES,
+    "pooled_host": backbone_fit.WITH_HOST,
+    "pooled_formats": backbone_fit.WITH_FORMATS,
+}
 QUANTITIES = ("itl_s", "power_w", "throughput_tokens_per_s")  # fitted and scored (energy = P/thr)
 
 
@@ -81,21 +82,21 @@ class Asked:
 
 def asked() -> Asked:
     """Every row of the external table the kit can ask, with its measured values."""
-    keep, frame = X.asked()
-    rows = X.table().iloc[keep].reset_index(drop=True)
-    measured = {q: rows[X.QUANTITIES[q]].to_numpy(dtype=float) / (1e3 if q == "itl_s" else 1.0)
+    keep, frame = external.asked()
+    rows = external.table().iloc[keep].reset_index(drop=True)
+    measured = {q: rows[external.QUANTITIES[q]].to_numpy(dtype=float) / (1e3 if q == "itl_s" else 1.0)
                 for q in QUANTITIES}  # fmt: skip
-    return Asked(rows, EP.capped(frame).reset_index(drop=True), measured)
+    return Asked(rows, external_predict.capped(frame).reset_index(drop=True), measured)
 
 
 def log_ratios(a: Asked, c: Constants) -> np.ndarray:
     """ln(predicted / measured) per quantity then row (NaN where the source gives no value or the
     kit no answer), the backbone at constants ``c`` asked each row as its harness ran."""
     frame = a.frame.drop(columns="requested")
-    model = replace(EP.backbone_model(), constants=c)
-    pred = EP.engine_many(frame, 0.8, model).assign(requested=a.frame["requested"].to_numpy(),
-                                                    **EP.decode_shares(frame, c))  # fmt: skip
-    scoped = S.in_scope(a.rows, pred)
+    model = replace(external_predict.backbone_model(), constants=c)
+    pred = external_predict.engine_many(frame, 0.8, model).assign(requested=a.frame["requested"].to_numpy(),
+                                                    **external_predict.decode_shares(frame, c))  # fmt: skip
+    scoped = external_scope.in_scope(a.rows, pred)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.concatenate([np.log(scoped[q]["predicted"] / a.measured[q]) for q in QUANTITIES])
 
@@ -106,7 +107,9 @@ def values_per_source(a: Asked) -> pd.Series:
     return pd.Series(np.tile(a.sources, len(QUANTITIES))[measured]).value_counts()
 
 
-def fit_pooled(ts: T.TrainingSet, a: Asked, names: tuple[str, ...] = F.NAMES) -> Constants:
+def fit_pooled(
+    ts: backbone_runs.TrainingSet, a: Asked, names: tuple[str, ...] = backbone_fit.NAMES
+) -> Constants:
     """The ``pooled`` candidate (``names``: the constants freed; ``F.WITH_HOST`` for
     ``pooled_host``) on the runs ``ts`` and the external rows ``a`` (see the module docstring for
     the weights)."""
@@ -118,10 +121,10 @@ def fit_pooled(ts: T.TrainingSet, a: Asked, names: tuple[str, ...] = F.NAMES) ->
     weight = np.sqrt(n_runs / (len(counts) * counts.reindex(sources).to_numpy(dtype=float)))
 
     def residuals(c: Constants) -> np.ndarray:
-        external = np.nan_to_num(log_ratios(a, c)[usable], nan=0.0, posinf=0.0, neginf=0.0)
-        return np.concatenate([F.log_residuals(ts, c), weight * external])
+        others = np.nan_to_num(log_ratios(a, c)[usable], nan=0.0, posinf=0.0, neginf=0.0)
+        return np.concatenate([backbone_fit.log_residuals(ts, c), weight * others])
 
-    return F.fit_by(residuals, names=names)
+    return backbone_fit.fit_by(residuals, names=names)
 
 
 def inner_groups(sources: list[str], folds: int = INNER_FOLDS) -> list[list[str]]:
@@ -136,7 +139,7 @@ def score(a: Asked, c: Constants) -> float:
     return float(np.median(np.abs(r[np.isfinite(r)])))
 
 
-def candidate_constants(name: str, ts: T.TrainingSet, a: Asked) -> Constants:
+def candidate_constants(name: str, ts: backbone_runs.TrainingSet, a: Asked) -> Constants:
     """A candidate's constants, fitted on the runs ``ts`` and the external rows ``a``."""
     if name not in CANDIDATES:
         raise ValueError(f"unknown candidate {name!r}; the candidates are {CANDIDATES}")
@@ -145,7 +148,7 @@ def candidate_constants(name: str, ts: T.TrainingSet, a: Asked) -> Constants:
     return fit_pooled(ts, a, FREED[name])
 
 
-def choose(ts: T.TrainingSet, train: Asked) -> tuple[str, dict[str, float]]:
+def choose(ts: backbone_runs.TrainingSet, train: Asked) -> tuple[str, dict[str, float]]:
     """The candidate with the lower mean score over the inner folds of ``train``'s sources."""
     scores = {name: [] for name in CANDIDATES}
     for group in inner_groups(sorted(set(train.sources))):
@@ -184,7 +187,7 @@ def held_out_source(source: str) -> pd.DataFrame:
     """One outer fold: ``source`` held out, the candidate chosen on the inner folds of the others,
     refitted on them, and the held-out values at the chosen and the shipped constants (each fold
     independent of the others: the folds may run in separate processes)."""
-    a, ts = asked(), T.watt_counts()
+    a, ts = asked(), backbone_runs.watt_counts()
     held = a.sources == source
     name, inner = choose(ts, a.take(~held))
     chosen = candidate_constants(name, ts, a.take(~held))

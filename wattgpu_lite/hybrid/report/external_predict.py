@@ -17,10 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.energy.precision import canonical_format
-from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict import steps
 from wattgpu_lite.hybrid.predict.api import check_level
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
@@ -45,7 +44,7 @@ def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.Dat
     """``model``'s predictions for the rows of ``frame`` (columns as ``predict_many``'s, each row
     a run a source measured)."""
     a = _arguments(frame)
-    out = E.predict_arrays(model, a["llms"], a["gpus"], a["t_in"], a["t_out"],
+    out = steps.predict_arrays(model, a["llms"], a["gpus"], a["t_in"], a["t_out"],
                            frame["rate_qps"].to_numpy(dtype=float),
                            frame["batch"].to_numpy(dtype=float), check_level(level),
                            a["num_gpus"], a["weights"])  # fmt: skip
@@ -53,7 +52,7 @@ def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.Dat
 
 
 def decode_shares(
-    frame: pd.DataFrame, constants: S.Constants | None = None
+    frame: pd.DataFrame, constants: backbone.Constants | None = None
 ) -> dict[str, np.ndarray]:
     """Per batch row, the backbone's decode steps alone against its whole run at the same batch
     (:func:`~wattgpu_lite.energy.backbone.decode_window` over
@@ -62,12 +61,14 @@ def decode_shares(
     times decode steps only (TPOT), so its ITL is the run's ITL × the first share. ``constants``:
     the backbone's (the shipped model's by default)."""
     a = _arguments(frame)
-    rows, _ = R.build(a["llms"], a["gpus"], a["t_in"], a["t_out"], a["num_gpus"], a["weights"])
+    rows, _ = backbone_rows.build(
+        a["llms"], a["gpus"], a["t_in"], a["t_out"], a["num_gpus"], a["weights"]
+    )
     c = HybridState.pretrained().constants if constants is None else constants
     batch = frame["batch"].to_numpy(dtype=float)
     is_batch = ~np.isnan(batch)
     at = np.where(is_batch, batch, 1.0)
-    run, dec = S.at_batch(rows, at, c), S.decode_window(rows, at, c)
+    run, dec = backbone.at_batch(rows, at, c), backbone.decode_window(rows, at, c)
     return {
         "decode_itl_share": np.where(is_batch, dec["itl_s"] / run["itl_s"], np.nan),
         "decode_power_share": np.where(is_batch, dec["power_w"] / run["power_w"], np.nan),
