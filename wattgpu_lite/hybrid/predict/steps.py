@@ -19,7 +19,7 @@ from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import intervals as K
-from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
+from wattgpu_lite.hybrid.predict.correction import load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Status, StepResult, status_of
 from wattgpu_lite.specs.gpu import GPU
@@ -92,9 +92,8 @@ def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU]
         f = np.zeros(len(odd))
         if corr is not None and (~odd).any():
             idx = np.nonzero(~odd)[0]
-            x = feature_matrix([llms[i] for i in idx], [gpus[i] for i in idx],
-                               {k: v[idx] for k, v in loads.items()}, corr.columns, corr.families)  # fmt: skip
-            f[idx] = corr.predict(x)
+            f[idx] = corr.predict_loads([llms[i] for i in idx], [gpus[i] for i in idx],
+                                        {k: v[idx] for k, v in loads.items()})  # fmt: skip
         factors[target] = np.exp(f)
     return K.one_sided(factors, K.beyond_context(model, K.support_values(rows)))
 
