@@ -34,6 +34,21 @@ def unique_by_identity(objects: Sequence) -> tuple[list, np.ndarray]:
     return [objects[i] for i in np.flatnonzero(rises)], codes
 
 
+def unique_rows(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of equal-length integer code columns: each row's group, numbered in the
+    order of the groups' first rows, and each group's first row. The columns are paired one at a
+    time, g · (max c + 1) + c factorised again by pandas (a hash table in C: no sort, as
+    ``np.unique(axis=0)`` needs; both factors stay below the row count, so no overflow)."""
+    group = np.zeros(len(columns[0]), dtype=np.int64)
+    for c in columns:
+        c = np.asarray(c, dtype=np.int64)
+        c = c - c.min() if len(c) else c  # pandas codes a blank -1
+        group = pd.factorize(group * (int(c.max(initial=0)) + 1) + c)[0].astype(np.int64)
+    rises = np.ones(len(group), dtype=bool)
+    rises[1:] = group[1:] > np.maximum.accumulate(group)[:-1]
+    return group, np.flatnonzero(rises)
+
+
 def take(values: Sequence, codes: np.ndarray) -> list:
     """``[values[k] for k in codes]``, gathered by numpy (objects kept, not converted)."""
     box = np.empty(len(values), dtype=object)

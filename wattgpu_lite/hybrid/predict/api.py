@@ -22,7 +22,7 @@ from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.energy.notes import serving_notes
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs
-from wattgpu_lite.energy.uniques import unique_by_identity
+from wattgpu_lite.energy.uniques import take, unique_by_identity
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals as U
 from wattgpu_lite.hybrid.predict import steps as E
@@ -213,14 +213,16 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: 
     keep |= {"basis": np.full(n, "", dtype=object),
              "status": np.full(n, Status.INVALID.value, dtype=object)}  # fmt: skip
     messages = req.message.copy()
+    serving = {k: getattr(req, k)[idx] for k in ("kv_cache", "engine", "max_num_seqs")
+               if k in frame}  # fmt: skip
+    built = len(idx) and R.build_once(take(llms, idx), take(gpus, idx), req.t_in[idx], req.t_out[idx],
+                         list(req.layout[idx]), list(req.weights[idx]), **serving)  # fmt: skip
     for s in range(0, len(idx), CHUNK_ROWS):
         part = idx[s : s + CHUNK_ROWS]
-        serving = {k: getattr(req, k)[part] for k in ("kv_cache", "engine", "max_num_seqs")
-                   if k in frame}  # fmt: skip
         out = E.predict_arrays(model, [llms[i] for i in part], [gpus[i] for i in part],
                                req.t_in[part], req.t_out[part], req.rate_qps[part],
-                               req.batch[part], level, list(req.layout[part]),
-                               list(req.weights[part]), **serving)  # fmt: skip
+                               req.batch[part], level,
+                               built=built.rows(slice(s, s + CHUNK_ROWS)))  # fmt: skip
         for k, v in out.columns().items():
             keep[k][part] = v
         for j in np.flatnonzero(out.status != Status.OK):  # an OK row's message is ""
