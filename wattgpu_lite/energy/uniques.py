@@ -12,13 +12,43 @@ import pandas as pd
 FEW = 64  # objects: below this, unique_by_identity's dict loop beats pandas' factorize
 
 
+class Coded(Sequence):
+    """A long sequence of few distinct objects, held as the objects and each row's index into
+    them (``distinct[code[i]]`` is row i): :func:`unique_by_identity` and :func:`subset` read
+    the codes, never a row's object."""
+
+    def __init__(self, distinct: Sequence, code: np.ndarray) -> None:
+        self.distinct, self.code = list(distinct), np.asarray(code, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Coded(self.distinct, self.code[i])
+        return self.distinct[self.code[i]]
+
+    def __iter__(self):
+        return iter(take(self.distinct, self.code))
+
+
+def subset(objects: Sequence, rows: np.ndarray) -> Sequence:
+    """The rows ``rows`` (indices) of ``objects``: a :class:`Coded` keeps its codes."""
+    if isinstance(objects, Coded):
+        return Coded(objects.distinct, objects.code[rows])
+    return [objects[i] for i in rows]
+
+
 def unique_by_identity(objects: Sequence) -> tuple[list, np.ndarray]:
     """Distinct objects (the same object, by ``id``: no hashing of dataclass fields), in the order
     they first appear, and each row's index into them. Equal objects built apart are simply
     computed twice. The ids are factorised by pandas (a hash table in C, codes in order of first
     appearance), so a code's first row is where the running maximum of the codes rises. Up to
     :data:`FEW` objects (a single prediction, a ranking's rows) a dict does it: pandas' call
-    costs more than the loop there."""
+    costs more than the loop there. A :class:`Coded` sequence gives its codes, renumbered."""
+    if isinstance(objects, Coded):
+        code, used = pd.factorize(objects.code)
+        return [objects.distinct[k] for k in used], code.astype(np.int64)
     if len(objects) <= FEW:
         code_of: dict[int, int] = {}
         distinct: list = []

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
@@ -79,7 +80,8 @@ def llm_fingerprint(m: LLM) -> str:
 
 def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) -> np.ndarray:
     """Rows the runs never cover: MoE, weights served below 16 bits, or several GPUs."""
-    moe = np.array([m.is_moe for m in llms], dtype=bool)
+    models, li = unique_by_identity(llms)
+    moe = np.array([m.is_moe for m in models], dtype=bool)[li]
     return moe | (np.asarray(bits) < 16) | (np.asarray(num_gpus) > 1)
 
 

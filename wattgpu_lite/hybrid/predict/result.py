@@ -104,8 +104,35 @@ class StepResult:
         the status as its text."""
         out = {f.name: getattr(self, f.name) for f in fields(self)
                if f.name not in ("watched", "widening")}  # fmt: skip
-        out["status"] = np.array([s.value for s in self.status], dtype=object)
+        out["status"] = status_text(self.status)
         return out
+
+
+def status_text(status: np.ndarray) -> np.ndarray:
+    """Each row's :class:`Status` as its text (object array), one comparison per status."""
+    out = np.empty(len(status), dtype=object)
+    for s in Status:
+        out[status == s] = s.value
+    return out
+
+
+def messages(status: np.ndarray, llm: np.ndarray, gpu: np.ndarray, rate_qps: np.ndarray,
+             batch: np.ndarray, max_batch: np.ndarray, capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
+    """:meth:`Status.message` of each row (object array; names and numbers one per row). The
+    message of a row that does not fit names its LLM and GPU only: it is made once per pair."""
+    out = np.empty(len(status), dtype=object)
+    made: dict[tuple, str] = {}
+    for i, s in enumerate(status):
+        key = (llm[i], gpu[i]) if s is Status.NO_FIT else None
+        if key not in made:
+            text = Status(s).message(llm[i], gpu[i], rate_qps[i], batch[i], float(max_batch[i]),
+                                     float(capacity_qps[i]))  # fmt: skip
+            if key is None:
+                out[i] = text
+                continue
+            made[key] = text
+        out[i] = made[key]
+    return out
 
 
 # the result's numeric columns, for a frame none of whose rows reached the steps

@@ -16,7 +16,7 @@ import numpy as np
 
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.energy.uniques import unique_by_identity
+from wattgpu_lite.energy.uniques import subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict import intervals as K
 from wattgpu_lite.hybrid.predict.correction import load_features
@@ -92,7 +92,7 @@ def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU]
         f = np.zeros(len(odd))
         if corr is not None and (~odd).any():
             idx = np.nonzero(~odd)[0]
-            f[idx] = corr.predict_loads([llms[i] for i in idx], [gpus[i] for i in idx],
+            f[idx] = corr.predict_loads(subset(llms, idx), subset(gpus, idx),
                                         {k: v[idx] for k, v in loads.items()})  # fmt: skip
         factors[target] = np.exp(f)
     return K.one_sided(factors, K.beyond_context(model, K.support_values(rows)))
