@@ -11,7 +11,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy.uniques import Coded, subset, unique_by_identity
-from wattgpu_lite.hybrid.predict import api
+from wattgpu_lite.hybrid.predict import api, many
 from wattgpu_lite.hybrid.predict.many import resolved
 from wattgpu_lite.hybrid.predict.result import Status, messages, status_text
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
@@ -74,3 +74,14 @@ def test_dense_rows_in_chunks_equal_the_frame_in_one_call_exactly(chunk, monkeyp
     assert {"ok", "invalid input", "saturated"} <= set(whole["status"])
     monkeypatch.setattr(api, "CHUNK_ROWS", chunk)
     pd.testing.assert_frame_equal(wl.predict_many(frame), whole, check_exact=True)
+
+
+def test_the_text_arrays_hold_one_str_per_distinct_text():
+    """The status and basis arrays point to one str object per distinct text while the rows go
+    through the engine (np.full and a numpy text array make a new str per cell, 70 bytes a row)."""
+    filled = many._filled(1000, "invalid input")
+    assert len({id(x) for x in filled}) == 1 and filled[0] == "invalid input"
+    text = np.array(["cv", "physics", "cv", "new gpu"] * 250)
+    shared = many._shared(text)
+    assert shared.dtype == object and shared.tolist() == text.tolist()
+    assert len({id(x) for x in shared}) == 3

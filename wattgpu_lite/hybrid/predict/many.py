@@ -12,6 +12,8 @@ into the output arrays, which become the frame's columns without a copy.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -32,15 +34,39 @@ def predict_frame(frame: pd.DataFrame, level: float, model: HybridState,
                   chunk_rows: int) -> pd.DataFrame:  # fmt: skip
     """``wl.predict_many(frame)`` for a frame through ``check_columns`` (and
     :func:`with_workload`), a checked ``level`` and the hybrid (or backbone) ``model``;
-    ``chunk_rows``: valid rows per engine call."""
+    ``chunk_rows``: valid rows per engine call. The checked requests are dropped once their
+    valid rows are built (:func:`valid_rows`): only the output's arrays grow with the rows."""
     llms, gpus = resolved(frame["llm"], resolve_llm), resolved(frame["gpu"], resolve_gpu)
     req = frame_requests(frame, llms, gpus)
-    out = engine_columns(model, llms, gpus, req, level, chunk_rows,
-                         [k for k in SERVING if k in frame])  # fmt: skip
-    t_in = _echo(frame, "t_in", DEFAULT_T_IN, req.ok, req.t_in)
-    t_out = _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, req.t_out)
+    new = {"t_in": _echo(frame, "t_in", DEFAULT_T_IN, req.ok, req.t_in),
+           "t_out": _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, req.t_out)}  # fmt: skip
+    valid, message = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame]), req.message
+    del req
+    new |= engine_columns(model, llms, gpus, valid, message, level, chunk_rows)
     arch = np.array([m.architecture_name for m in llms.distinct], dtype=object)[llms.code]
-    return _with_columns(frame, {"llm_architecture": arch, "t_in": t_in, "t_out": t_out, **out})
+    return _with_columns(frame, {"llm_architecture": arch, **new})
+
+
+@dataclass(frozen=True)
+class Valid:
+    """The valid rows of a checked frame, as the engine reads them."""
+
+    idx: np.ndarray  # the valid rows of the frame
+    rate_qps: np.ndarray  # req/s per valid row; NaN in batch mode
+    batch: np.ndarray  # sequences per valid row; NaN at a rate
+    built: R.Built | None  # their configurations and KV capacities (None: no valid row)
+
+
+def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str]) -> Valid:
+    """The valid rows of ``req`` with their loads and configurations, built once
+    (:func:`backbone_rows.build_once`; ``serving``: the serving columns the frame gives)."""
+    idx = np.flatnonzero(req.ok)
+    built = None
+    if len(idx):
+        built = R.build_once(subset(llms, idx), subset(gpus, idx), req.t_in[idx], req.t_out[idx],
+                             list(req.layout[idx]), list(req.weights[idx]),
+                             **{k: getattr(req, k)[idx] for k in serving})  # fmt: skip
+    return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
 
 
 def resolved(column: pd.Series, resolve) -> Coded:
@@ -56,44 +82,52 @@ def resolved(column: pd.Series, resolve) -> Coded:
     return Coded(distinct, remap if code is None else remap[code])
 
 
-def engine_columns(model: HybridState, llms: Coded, gpus: Coded, req: FrameRequests,
-                   level: float, chunk_rows: int, serving: list[str]) -> dict[str, np.ndarray]:  # fmt: skip
+def engine_columns(model: HybridState, llms: Coded, gpus: Coded, valid: Valid,
+                   message: np.ndarray, level: float, chunk_rows: int) -> dict[str, np.ndarray]:  # fmt: skip
     """The result's columns (:data:`NUMERIC_COLUMNS`, basis, status, message) of every row: the
     valid rows through the engine, ``chunk_rows`` at a time; an invalid row keeps NaN, its
-    status and its check's message."""
-    n, idx = len(req.ok), np.flatnonzero(req.ok)
+    status and its check's ``message`` (filled in place for the others)."""
+    n = len(message)
     keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
-    keep |= {"basis": np.full(n, "", dtype=object),
-             "status": np.full(n, Status.INVALID.value, dtype=object),
-             "message": req.message.copy()}  # fmt: skip
-    if not len(idx):
-        return keep
-    built = R.build_once(subset(llms, idx), subset(gpus, idx), req.t_in[idx], req.t_out[idx],
-                         list(req.layout[idx]), list(req.weights[idx]),
-                         **{k: getattr(req, k)[idx] for k in serving})  # fmt: skip
-    for s in range(0, len(idx), chunk_rows):
-        part = idx[s : s + chunk_rows]
-        out = E.predict_arrays(model, subset(llms, part), subset(gpus, part), req.t_in[part],
-                               req.t_out[part], req.rate_qps[part], req.batch[part], level,
-                               built=built.rows(slice(s, s + chunk_rows)))  # fmt: skip
-        _fill(keep, out, part, llms, gpus, req)
+    keep |= {"basis": _filled(n, ""), "status": _filled(n, Status.INVALID.value),
+             "message": message}  # fmt: skip
+    for s in range(0, len(valid.idx), chunk_rows):
+        part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
+        rows, cap = valid.built.rows(mine)
+        out = E.predict_arrays(model, subset(llms, part), subset(gpus, part), rows.t_in,
+                               rows.t_out, valid.rate_qps[mine], valid.batch[mine], level,
+                               built=(rows, cap))  # fmt: skip
+        _fill(keep, out, part, llms, gpus, (valid.rate_qps[mine], valid.batch[mine]))
     return keep
 
 
+def _filled(n: int, text: str) -> np.ndarray:
+    """An object array of ``n`` references to one ``text`` (``np.full`` makes a new str per
+    cell: 70 bytes each)."""
+    out = np.empty(n, dtype=object)
+    out.fill(text)
+    return out
+
+
+def _shared(text: np.ndarray) -> np.ndarray:
+    """A numpy text array (the basis) as objects, one str per distinct text (not one per cell)."""
+    names, code = np.unique(text, return_inverse=True)
+    return names.astype(object)[code.reshape(-1)]
+
+
 def _fill(keep: dict[str, np.ndarray], out: StepResult, part: np.ndarray, llms: Coded,
-          gpus: Coded, req: FrameRequests) -> None:  # fmt: skip
-    """Rows ``part`` of the columns ``keep`` from the engine's result ``out``; a row that is not
-    OK gets its status's message ("" when OK)."""
+          gpus: Coded, load: tuple[np.ndarray, np.ndarray]) -> None:  # fmt: skip
+    """Rows ``part`` of the columns ``keep`` from the engine's result ``out`` (``load``: their
+    rates and batches); a row that is not OK gets its status's message ("" when OK)."""
     for k, v in out.columns().items():
-        keep[k][part] = v
+        keep[k][part] = _shared(v) if v.dtype.kind == "U" else v
     bad = np.flatnonzero(out.status != Status.OK)
     if len(bad):
         rows = part[bad]
         names = (np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]]
                  for x in (llms, gpus))  # fmt: skip
-        keep["message"][rows] = messages(out.status[bad], *names, req.rate_qps[rows],
-                                         req.batch[rows], out.max_batch[bad],
-                                         out.capacity_qps[bad])  # fmt: skip
+        keep["message"][rows] = messages(out.status[bad], *names, load[0][bad], load[1][bad],
+                                         out.max_batch[bad], out.capacity_qps[bad])  # fmt: skip
 
 
 def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
@@ -108,10 +142,10 @@ def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
 
 def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
     """``frame.reset_index(drop=True).assign(**new)`` without copying the new arrays into blocks
-    (about 250 MB at 10^6 rows): the frame's columns (copied: the result never shares the caller's
-    data) in their places, those in ``new`` replaced, then the rest of ``new`` in order."""
-    base = frame.reset_index(drop=True).copy()
-    columns = {c: new[c] if c in new else base[c] for c in base.columns}
+    (about 250 MB at 10^6 rows): the frame's columns (each copied, those replaced not at all: the
+    result never shares the caller's data) in their places, those in ``new`` replaced, then the rest of ``new`` in order."""
+    base = frame.reset_index(drop=True)
+    columns = {c: new[c] if c in new else base[c].copy() for c in base.columns}
     columns |= {c: v for c, v in new.items() if c not in columns}
     return pd.DataFrame(columns, copy=False)
 
