@@ -168,9 +168,10 @@ class Forest:
         row): their codes are read from each column's step table (:mod:`tree_steps`), the same
         codes, hence the same leaves and sums, as :meth:`predict`."""
         out = np.empty(len(rows))
+        split = [c for c in fixed.columns if len(self.tables.steps[c].thresholds)]  # others add 0
         for s in range(0, len(rows), CHUNK_ROWS):
             code = fixed.code[rows[s : s + CHUNK_ROWS]]
-            for c in fixed.columns:
+            for c in split:
                 code += self.tables.steps[c].codes_at(values[c][s : s + CHUNK_ROWS])
             out[s : s + CHUNK_ROWS] = self.tables.leaves_at(code).sum(axis=1, dtype=np.float32)
         return out + self.base_score
