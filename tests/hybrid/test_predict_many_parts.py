@@ -47,16 +47,19 @@ def test_a_coded_sequence_reads_as_its_objects():
 
 def test_status_text_and_messages_are_each_rows_own():
     status = np.array([Status.OK, Status.NO_FIT, Status.SATURATED, Status.NO_FIT,
-                       Status.BATCH_ABOVE_KV, Status.NO_FIT], dtype=object)  # fmt: skip
-    llm = np.array(["m1", "m1", "m1", "m2", "m1", "m1"], dtype=object)
-    gpu = np.array(["g"] * 6, dtype=object)
-    rate, batch = np.array([0.1, 2.0, 900.0, 3.0, np.nan, 1.0]), np.array([np.nan] * 4 + [64, 1])
-    cap, capacity = np.array([8.0, 0.0, 8.0, 0.0, 8.0, 0.0]), np.arange(6.0)
+                       Status.BATCH_ABOVE_KV, Status.NO_FIT, Status.BATCH_ABOVE_KV,
+                       Status.BATCH_ABOVE_KV, Status.SATURATED], dtype=object)  # fmt: skip
+    llm = np.array(["m1", "m1", "m1", "m2", "m1", "m1", "m1", "m1", "m1"], dtype=object)
+    gpu = np.array(["g"] * 9, dtype=object)
+    rate = np.array([0.1, 2.0, 900.0, 3.0, np.nan, 1.0, np.nan, np.nan, 900.0])
+    batch = np.array([np.nan] * 4 + [64, 1, 64, 65, np.nan])
+    cap, capacity = np.array([8.0, 0.0, 8.0, 0.0, 8.0, 0.0, 8.5, 8.0, 8.0]), np.arange(9.0)
     assert status_text(status).tolist() == [s.value for s in status]
     expected = [s.message(llm[i], gpu[i], rate[i], batch[i], cap[i], capacity[i])
                 for i, s in enumerate(status)]  # fmt: skip
     assert messages(status, llm, gpu, rate, batch, cap, capacity).tolist() == expected
-    assert expected[1] != expected[3] and expected[0] == ""
+    assert expected[1] != expected[3] and expected[0] == "" and expected[4] == expected[6]
+    assert len(set(expected)) == 7  # another batch, another rate: other texts
 
 
 @pytest.mark.parametrize("chunk", [7, 100])
@@ -85,3 +88,5 @@ def test_the_text_arrays_hold_one_str_per_distinct_text():
     shared = many._shared(text)
     assert shared.dtype == object and shared.tolist() == text.tolist()
     assert len({id(x) for x in shared}) == 3
+    with pytest.raises(ValueError, match="a basis not in"):
+        many._shared(np.array(["cv", "guess"]))

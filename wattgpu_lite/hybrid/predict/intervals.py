@@ -52,6 +52,16 @@ def half_width(
     return out
 
 
+def basis_codes(basis: np.ndarray) -> np.ndarray:
+    """Each row's index into :data:`BASES` (one text comparison per basis, no sort)."""
+    code = np.full(len(basis), -1)
+    for k, name in enumerate(BASES):
+        code[basis == name] = k
+    if (code < 0).any():
+        raise ValueError(f"a basis not in {BASES}: {basis[code < 0][0]!r}")
+    return code
+
+
 def basis_of(llm_seen: np.ndarray, gpu_seen: np.ndarray, physics_only: np.ndarray) -> np.ndarray:
     """The basis name per row from what the training runs contain."""
     both = np.where(gpu_seen, "cv", "new gpu")

@@ -20,6 +20,7 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy.uniques import Coded, subset, unique_by_identity
+from wattgpu_lite.hybrid.predict import intervals as K
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.frame_checks import FrameRequests, frame_requests
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -109,10 +110,9 @@ def _filled(n: int, text: str) -> np.ndarray:
     return out
 
 
-def _shared(text: np.ndarray) -> np.ndarray:
-    """A numpy text array (the basis) as objects, one str per distinct text (not one per cell)."""
-    names, code = np.unique(text, return_inverse=True)
-    return names.astype(object)[code.reshape(-1)]
+def _shared(basis: np.ndarray) -> np.ndarray:
+    """The basis (numpy text) as objects, one str per basis (not one per cell)."""
+    return np.array(K.BASES, dtype=object)[K.basis_codes(basis)]
 
 
 def _fill(keep: dict[str, np.ndarray], out: StepResult, part: np.ndarray, llms: Coded,
@@ -120,7 +120,7 @@ def _fill(keep: dict[str, np.ndarray], out: StepResult, part: np.ndarray, llms: 
     """Rows ``part`` of the columns ``keep`` from the engine's result ``out`` (``load``: their
     rates and batches); a row that is not OK gets its status's message ("" when OK)."""
     for k, v in out.columns().items():
-        keep[k][part] = _shared(v) if v.dtype.kind == "U" else v
+        keep[k][part] = _shared(v) if k == "basis" else v
     bad = np.flatnonzero(out.status != Status.OK)
     if len(bad):
         rows = part[bad]

@@ -118,21 +118,30 @@ def status_text(status: np.ndarray) -> np.ndarray:
 
 def messages(status: np.ndarray, llm: np.ndarray, gpu: np.ndarray, rate_qps: np.ndarray,
              batch: np.ndarray, max_batch: np.ndarray, capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
-    """:meth:`Status.message` of each row (object array; names and numbers one per row). The
-    message of a row that does not fit names its LLM and GPU only: it is made once per pair."""
+    """:meth:`Status.message` of each row (object array; names and numbers one per row), made
+    once per distinct value of what its text names (:func:`_named`)."""
     out = np.empty(len(status), dtype=object)
     made: dict[tuple, str] = {}
     for i, s in enumerate(status):
-        key = (llm[i], gpu[i]) if s is Status.NO_FIT else None
+        key = _named(s, llm[i], gpu[i], rate_qps[i], batch[i], max_batch[i], capacity_qps[i])
         if key not in made:
-            text = Status(s).message(llm[i], gpu[i], rate_qps[i], batch[i], float(max_batch[i]),
-                                     float(capacity_qps[i]))  # fmt: skip
-            if key is None:
-                out[i] = text
-                continue
-            made[key] = text
+            made[key] = Status(s).message(llm[i], gpu[i], rate_qps[i], batch[i],
+                                          float(max_batch[i]), float(capacity_qps[i]))  # fmt: skip
         out[i] = made[key]
     return out
+
+
+def _named(status: Status, llm, gpu, rate_qps, batch, max_batch, capacity_qps) -> tuple:
+    """What :meth:`Status.message`'s text of ``status`` reads: a row that does not fit names its
+    LLM and GPU; a batch above the KV cache also the batch and the whole sequences held; a
+    saturated row every number (OK: nothing)."""
+    if status is Status.NO_FIT:
+        return status, llm, gpu
+    if status is Status.BATCH_ABOVE_KV:
+        return status, llm, gpu, float(batch), int(max(max_batch, 0))
+    if status is Status.SATURATED:
+        return status, llm, gpu, float(rate_qps), float(max_batch), float(capacity_qps)
+    return (status,)
 
 
 # the result's numeric columns, for a frame none of whose rows reached the steps

@@ -127,14 +127,13 @@ def intervals_step(model: HybridState, rows: S.Rows, back: Backbone, basis: np.n
                "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
                "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
     widen = np.minimum(K.WIDEN_PER_EFOLD * K.excess_efolds(model, watched), K.WIDEN_MAX)
-    names, code = np.unique(basis, return_inverse=True)
-    code = 2 * code.reshape(-1) + back.offline  # (basis, regime) of each row
+    code = 2 * K.basis_codes(basis) + back.offline  # (basis, regime) of each row
     half = {}
     for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
-        q = np.zeros(2 * len(names))
+        q = np.zeros(2 * len(K.BASES))
         for k in np.unique(code):
             regime = np.array(["offline" if k % 2 else "server"])
-            q[k] = K.half_width(model.tables, str(names[k // 2]), t, regime, level)[0]
+            q[k] = K.half_width(model.tables, K.BASES[k // 2], t, regime, level)[0]
         half[t] = q[code] + widen
     return half, widen, watched
 
