@@ -11,6 +11,9 @@ from dataclasses import dataclass, fields
 from enum import Enum
 
 import numpy as np
+import pandas as pd
+
+from wattgpu_lite.energy.uniques import unique_rows
 
 QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
 
@@ -120,28 +123,34 @@ def messages(status: np.ndarray, llm: np.ndarray, gpu: np.ndarray, rate_qps: np.
              batch: np.ndarray, max_batch: np.ndarray, capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
     """:meth:`Status.message` of each row (object array; names and numbers one per row), made
     once per distinct value of what its text names (:func:`_named`)."""
-    out = np.empty(len(status), dtype=object)
-    made: dict[tuple, str] = {}
-    for i, s in enumerate(status):
-        key = _named(s, llm[i], gpu[i], rate_qps[i], batch[i], max_batch[i], capacity_qps[i])
-        if key not in made:
-            made[key] = Status(s).message(llm[i], gpu[i], rate_qps[i], batch[i],
-                                          float(max_batch[i]), float(capacity_qps[i]))  # fmt: skip
-        out[i] = made[key]
-    return out
+    group, first = unique_rows(_named(status, llm, gpu, rate_qps, batch, max_batch, capacity_qps))
+    made = np.empty(len(first), dtype=object)
+    for k, i in enumerate(first):
+        made[k] = Status(status[i]).message(llm[i], gpu[i], rate_qps[i], batch[i],
+                                            float(max_batch[i]), float(capacity_qps[i]))  # fmt: skip
+    return made[group]
 
 
-def _named(status: Status, llm, gpu, rate_qps, batch, max_batch, capacity_qps) -> tuple:
-    """What :meth:`Status.message`'s text of ``status`` reads: a row that does not fit names its
-    LLM and GPU; a batch above the KV cache also the batch and the whole sequences held; a
-    saturated row every number (OK: nothing)."""
-    if status is Status.NO_FIT:
-        return status, llm, gpu
-    if status is Status.BATCH_ABOVE_KV:
-        return status, llm, gpu, float(batch), int(max(max_batch, 0))
-    if status is Status.SATURATED:
-        return status, llm, gpu, float(rate_qps), float(max_batch), float(capacity_qps)
-    return (status,)
+def _named(status: np.ndarray, llm, gpu, rate_qps, batch, max_batch, capacity_qps) -> list:
+    """Code columns of what :meth:`Status.message`'s text of each row reads (0 where it reads
+    nothing): a row that does not fit names its LLM and GPU; a batch above the KV cache also the
+    batch and the whole sequences held; a saturated row every number (OK: nothing)."""
+    code = np.zeros(len(status), dtype=np.int64)
+    for k, s in enumerate(Status):
+        code[status == s] = k
+    above, saturated = code == list(Status).index(Status.BATCH_ABOVE_KV), status == Status.SATURATED
+    named = code != list(Status).index(Status.OK)
+    held = np.maximum(np.asarray(max_batch, dtype=float), 0.0)
+    columns = [
+        (llm, named),
+        (gpu, named),
+        (batch, above),
+        (np.floor(held), above),
+        (rate_qps, saturated),
+        (max_batch, saturated),
+        (capacity_qps, saturated),
+    ]
+    return [code] + [pd.factorize(np.where(m, v, 0))[0] for v, m in columns]
 
 
 # the result's numeric columns, for a frame none of whose rows reached the steps
