@@ -1,12 +1,13 @@
 """A long call of the physics is evaluated in blocks of physical.BLOCK elements (the generated
 function's temporaries stay in cache): every term and time equals the one-call values to the bit
-(each operation is elementwise), broadcast arguments included."""
+(each operation is elementwise), broadcast arguments included; so do the step's coefficients."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import wattgpu_lite as wl
+from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.args import Workload
@@ -26,8 +27,13 @@ def test_blocks_give_the_one_call_values(monkeypatch):
     args = (rows.model, Workload(t_in=rows.t_in, t_out=rows.t_out, batch=rng.uniform(1, 300, n)),
             achieved_hw(rows, c))  # fmt: skip
     whole = P.physical_evaluate(*args, kappa=c.kappa, deploy=rows.deploy)
+    pieces = S.step_pieces(rows, c)  # the step's generated coefficients, blocked the same way
     monkeypatch.setattr(P, "BLOCK", 1000)
     blocks = P.physical_evaluate(*args, kappa=c.kappa, deploy=rows.deploy)
+    again = S.step_pieces(rows, c)
+    assert np.array_equal(pieces.coef, again.coef) and np.array_equal(
+        pieces.cuts, again.cuts, equal_nan=True
+    )
     for one, other in zip(whole, blocks, strict=True):
         assert one.keys() == other.keys()
         for key in one:

@@ -44,7 +44,7 @@ __all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_
            "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_terms_j",
            "single_gpu"]  # fmt: skip
 COMPONENTS, PHASES, KEYS = G.COMPONENTS, G.PHASES, G.KEYS
-BLOCK = 8192  # elements per call of the generated function (:func:`_in_blocks`)
+BLOCK = 8192  # elements per call of the generated function (:func:`in_blocks`)
 _ALL = G.evaluate  # generated from the sympy terms by energy.codegen (a test holds them equal)
 
 
@@ -84,21 +84,23 @@ def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
         named.update(symbol_values(as_record(name, value)))
     args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
     shape = np.broadcast_shapes(*(a.shape for a in args.values()))
-    out = _in_blocks(args, shape)
+    out = [_full(v, shape) for v in in_blocks(_ALL, args, shape)]
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
                                                                     strict=True))  # fmt: skip
 
 
-def _in_blocks(args: dict[str, np.ndarray], shape: tuple) -> list[np.ndarray]:
-    """Every output of the generated function at ``args`` as an array of ``shape``; a long 1-D
-    call in blocks of :data:`BLOCK` elements, whose ~60 temporaries stay in cache. Every operation
-    of the generated function is elementwise: the same values as one call."""
+def in_blocks(fn, args: dict, shape: tuple) -> list:
+    """The outputs of ``fn(**args)``, a generated function of elementwise operations only; a long
+    1-D call (``shape`` (n,), n > :data:`BLOCK`) in blocks of BLOCK elements, whose temporaries
+    stay in cache: the arguments of that shape sliced, the others whole, each output an array of
+    ``shape`` with the one-call values."""
     if len(shape) != 1 or shape[0] <= BLOCK:
-        return [_full(v, shape) for v in _ALL(**args)]
-    out = [np.empty(shape) for _ in range(len(KEYS) + len(PHASES))]
+        return list(fn(**args))
+    out: list[np.ndarray] = []
     for s in range(0, shape[0], BLOCK):
-        part = {k: v[s : s + BLOCK] if v.shape == shape else v for k, v in args.items()}
-        for whole, v in zip(out, _ALL(**part), strict=True):
+        got = fn(**{k: v[s : s + BLOCK] if np.shape(v) == shape else v for k, v in args.items()})
+        out = out or [np.empty(shape) for _ in got]
+        for whole, v in zip(out, got, strict=True):
             whole[s : s + BLOCK] = v
     return out
 
