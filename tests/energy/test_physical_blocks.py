@@ -10,6 +10,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy import searches as Z
 from wattgpu_lite.energy.args import Workload
 from wattgpu_lite.energy.backbone import achieved_hw
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -38,3 +39,20 @@ def test_blocks_give_the_one_call_values(monkeypatch):
         assert one.keys() == other.keys()
         for key in one:
             assert one[key].shape == (n,) and np.array_equal(one[key], other[key]), key
+
+
+def test_switched_in_row_blocks_gives_the_one_call_values(monkeypatch):
+    """W and N at many batches per row, a block of rows at a time, dense and MoE rows mixed (a
+    block of dense rows alone still adds the curved terms, as the whole call does)."""
+    rng = np.random.default_rng(8)
+    n = 700
+    llms = [wl.llm(x) for x in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B")]
+    picks = np.r_[np.zeros(300, int), rng.integers(0, 2, n - 300)]  # the first block dense
+    rows, _ = R.build([llms[k] for k in picks], [wl.gpu("H100 SXM")] * n,
+                      rng.integers(10, 3000, n), rng.integers(10, 800, n))  # fmt: skip
+    p = S.step_pieces(rows, HybridState.pretrained().constants)
+    batch = rng.uniform(1, 512, (n, 5))
+    whole = Z.switched(p, batch)
+    monkeypatch.setattr(Z, "ROW_BLOCK", 256)
+    for one, other in zip(whole, Z.switched(p, batch), strict=True):
+        assert one.shape == (n, 5) and np.array_equal(one, other)
