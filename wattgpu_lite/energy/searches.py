@@ -79,7 +79,8 @@ def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     w, dyn = np.empty(batch.shape), np.empty(batch.shape)
     for s in range(0, n, ROW_BLOCK):
         rows = slice(s, s + ROW_BLOCK)
-        w[rows], dyn[rows] = _switched(p.take(rows), batch[rows], curved)
+        part = Pieces(p.coef[:, :, rows], p.log_rho[rows], p.t_in[rows], p.groups)  # views
+        w[rows], dyn[rows] = _switched(part, batch[rows], curved)
     return w, dyn
 
 
