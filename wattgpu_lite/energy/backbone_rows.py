@@ -73,14 +73,28 @@ def _per_row(value, n: int) -> list:
     return list(value)
 
 
+def _each_once(fn, calls: list[tuple]) -> list:
+    """``[fn(*args) for args in calls]``, each distinct call once (text and numbers by value,
+    objects by identity; ``calls`` holds them alive): many configurations share an LLM or a GPU."""
+    made: dict[tuple, object] = {}
+    out = []
+    for args in calls:
+        key = tuple(a if a is None or isinstance(a, str | float) else id(a) for a in args)
+        if key not in made:
+            made[key] = fn(*args)
+        out.append(made[key])
+    return out
+
+
 def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
     """Arrays of one row per distinct (LLM, GPU, layout, (weights, KV cache, engine))
     configuration."""
-    model = np.array([llm_args(m, w, kv) for m, _, _, (w, kv, _) in configs], dtype=float)
+    model = np.array(_each_once(llm_args, [(m, w, kv) for m, _, _, (w, kv, _) in configs]),
+                     dtype=float)  # fmt: skip
     # each tensor group at its own format's peak
-    hw = np.array([model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, c[0]) for m, g, _, c in configs],
-                  dtype=float)  # fmt: skip
-    deploy = np.array([deploy_args(g, n) for _, g, n, _ in configs], dtype=float)
+    hw = np.array(_each_once(model_gpu_args, [(m, g, 0.0, PHYSICAL_BASIS, c[0])
+                                              for m, g, _, c in configs]), dtype=float)  # fmt: skip
+    deploy = np.array(_each_once(deploy_args, [(g, n) for _, g, n, _ in configs]), dtype=float)
     return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), -1),
             "deploy": deploy.reshape(len(configs), -1),
             "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
