@@ -31,3 +31,21 @@ def test_a_part_gathered_from_the_whole_is_the_part_built_alone():
         pairs = zip(value, other, strict=True) if isinstance(value, tuple) else [(value, other)]
         assert all(np.array_equal(a, b, equal_nan=True) for a, b in pairs), name
     assert R.build(*args)[1].tolist() == whole.cap.tolist()
+
+
+def test_capacities_are_kv_capacity_seqs_row_by_row():
+    """Each configuration's KV blocks once, then the rows' sequences at once: each row's
+    kv_capacity_seqs, with the engine's default limit or a limit per row."""
+    from wattgpu_lite.energy.occupancy import kv_capacity_seqs
+
+    rng = np.random.default_rng(5)
+    n = 300
+    llm, gpus = wl.llm("meta-llama/Llama-3.1-8B-Instruct"), [wl.gpu("L4"), wl.gpu("A30")]
+    pick, t_in, t_out = rng.integers(0, 2, n), rng.integers(10, 6000, n), rng.integers(10, 900, n)
+    engines = list(rng.choice(["vllm", "sglang", "tensorrt-llm"], n))
+    for limit in (None, rng.choice([8.0, 64.0, 4096.0], n)):
+        _, cap = R.build([llm] * n, [gpus[k] for k in pick], t_in, t_out, 1, None, None, engines,
+                         limit)  # fmt: skip
+        one = [kv_capacity_seqs(llm, gpus[pick[i]], t_in[i], t_out[i], 1, None, None, engines[i],
+                                None if limit is None else limit[i]) for i in range(n)]  # fmt: skip
+        assert cap.tolist() == [float(x) for x in one] and len(set(cap)) > 5

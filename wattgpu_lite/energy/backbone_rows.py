@@ -22,8 +22,9 @@ from wattgpu_lite.energy.args import (
 )
 from wattgpu_lite.energy.backbone import Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
-from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in_flight
+from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_blocks, offline_in_flight, seqs_in
 from wattgpu_lite.energy.uniques import take, unique_by_identity, unique_rows
+from wattgpu_lite.specs.engine import engine as engine_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
@@ -163,14 +164,11 @@ def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1
 
 def _capacities(configs: list[tuple], code: np.ndarray, t_in: np.ndarray, t_out: np.ndarray,
                 limit: np.ndarray | None) -> np.ndarray:  # fmt: skip
-    """Each row's KV capacity (sequences), :func:`kv_capacity_seqs` once per configuration on
-    all of its rows."""
-    cap = np.empty(len(code))
-    # the rows of configuration k: order[start[k] : start[k + 1]]
-    order = np.argsort(code, kind="stable")
-    start = np.searchsorted(code[order], np.arange(len(configs) + 1))
-    for k, (m, g, count, (w, kv, eng)) in enumerate(configs):
-        mine = order[start[k] : start[k + 1]]
-        cap[mine] = kv_capacity_seqs(m, g, t_in[mine], t_out[mine], count, w, kv, eng,
-                                     None if limit is None else limit[mine])  # fmt: skip
-    return cap
+    """Each row's KV capacity (sequences), :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`
+    in its two halves: each configuration's KV blocks once (:func:`kv_blocks`), then every row's
+    sequences at once (:func:`seqs_in`; the engine's default limit where ``limit`` is None)."""
+    blocks = np.array([kv_blocks(m, g, count, w, kv, eng) for m, g, count, (w, kv, eng) in configs],
+                      dtype=float)  # fmt: skip
+    if limit is None:
+        limit = np.array([engine_of(c[3][2]).max_num_seqs for c in configs], dtype=float)[code]
+    return seqs_in(blocks[code], t_in, t_out, limit)
