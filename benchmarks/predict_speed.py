@@ -162,8 +162,9 @@ def child(what: str, n: int) -> None:
     """One measurement in this process: prints 'seconds peak_rss_mb rise_mb' (the process's
     peak, and the peak of the timed calls above the memory the process held before them)."""
     if what in ("many", "many_old"):
+        swap = old_search()  # held: a dropped generator would close, and undo the swap, at once
         if what == "many_old":
-            old_search().__enter__()  # this process only: the bracketed searches
+            swap.__enter__()  # this process only: the bracketed searches
         f = frame(n)
         wl.predict_many(f.head(200))  # load the model and catalogs once
         run = lambda: wl.predict_many(f)  # noqa: E731

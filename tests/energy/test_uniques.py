@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy.uniques import FEW, take, unique_by_identity
+from wattgpu_lite.energy.uniques import FEW, take, unique_by_identity, unique_rows
 
 
 def by_dict(objects: list) -> tuple[list, list[int]]:
@@ -38,3 +38,19 @@ def test_take_gathers_the_objects_themselves():
     values = [("tp", 2), ("tp", 4), None]
     out = take(values, np.array([2, 0, 0, 1]))
     assert out == [None, ("tp", 2), ("tp", 2), ("tp", 4)] and out[1] is values[0]
+
+
+def test_unique_rows_groups_equal_rows_in_order_of_first_appearance():
+    """The groups of np.unique(axis=0), renumbered by first row; blanks (-1) and codes near the
+    row count do not collide."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    cols = [rng.integers(-1, 3, n), rng.integers(0, n, n) % 7, rng.integers(0, 2, n) * (n - 1)]
+    group, first = unique_rows(cols)
+    key = np.column_stack(cols)
+    _, expected_first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    assert sorted(first.tolist()) == sorted(expected_first.tolist()) and np.all(np.diff(first) > 0)
+    assert np.array_equal(key[first[group]], key)  # each row in the group of an equal row
+    assert len(first) == len(expected_first) and group.max() == len(first) - 1
+    assert np.array_equal(group[first], np.arange(len(first)))  # numbered by first appearance
+    assert np.array_equal(inverse.reshape(-1)[first][group], inverse.reshape(-1))

@@ -220,7 +220,9 @@ def step_pieces(rows: Rows, c: Constants) -> searches.Pieces:
     values = {k: np.asarray(a, dtype=float) for k, a in named.items()}
     if n == 1:  # one row: numpy's scalar arithmetic, ~8x faster than on arrays of one element
         values = {k: float(v.reshape(-1)[0]) for k, v in values.items()}
-    out = _step_generated.coefficients(**values)
+    out = physical.in_blocks(
+        _step_generated.coefficients, values, (n,)
+    )  # elementwise: in cache-sized blocks
     coef = np.empty((len(out), n))
     for k, v in enumerate(out):
         coef[k] = v

@@ -9,6 +9,7 @@ each and broadcast with ``np.take``, so building the arrays costs microseconds p
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -22,13 +23,14 @@ from wattgpu_lite.energy.args import (
 )
 from wattgpu_lite.energy.backbone import PEAK_KINDS, Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
-from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_capacity_seqs, offline_in_flight
-from wattgpu_lite.energy.uniques import take, unique_by_identity
+from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_blocks, offline_in_flight, seqs_in
+from wattgpu_lite.energy.uniques import take, unique_by_identity, unique_rows
+from wattgpu_lite.specs.engine import engine as engine_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
 
-__all__ = ["MEM_UTIL", "build", "layouts_per_row", "offline_in_flight"]
+__all__ = ["MEM_UTIL", "Built", "build", "build_once", "layouts_per_row", "offline_in_flight"]
 
 
 def layouts_per_row(num_gpus, n: int) -> list[Parallel]:
@@ -51,8 +53,8 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
 
     ``formats``: one entry per row, a weight format or a tuple of named choices (weight format,
     KV-cache format, engine), coded by its text. A configuration is the row of its four codes
-    (no arithmetic packing, which can collide): ``np.unique`` over the rows of an (n, 4) integer
-    array."""
+    (no arithmetic packing, which can collide): :func:`~wattgpu_lite.energy.uniques.unique_rows`
+    of the four code columns, configurations in the order of their first rows."""
     models, li = unique_by_identity(llms)
     devices, gi = unique_by_identity(gpus)
     fmts, fo = unique_by_identity(formats)  # each distinct object coded once, gathered by row
@@ -61,10 +63,9 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     kinds, ko = unique_by_identity(layouts)
     kind_index = {p: k for k, p in enumerate(sorted(set(kinds), key=lambda p: (p.tp, p.ep)))}
     pi = np.array([kind_index[p] for p in kinds], dtype=np.int64).reshape(-1)[ko]
-    key = np.stack([li, gi, pi, fi], axis=1).reshape(len(li), 4)
-    _, first, code = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    code, first = unique_rows([li, gi, pi, fi])
     configs = [(models[li[i]], devices[gi[i]], layouts[i], formats[i]) for i in first]
-    return configs, code.reshape(-1)
+    return configs, code
 
 
 def _per_row(value, n: int) -> list:
@@ -74,16 +75,30 @@ def _per_row(value, n: int) -> list:
     return list(value)
 
 
+def _each_once(fn, calls: list[tuple]) -> list:
+    """``[fn(*args) for args in calls]``, each distinct call once (text and numbers by value,
+    objects by identity; ``calls`` holds them alive): many configurations share an LLM or a GPU."""
+    made: dict[tuple, object] = {}
+    out = []
+    for args in calls:
+        key = tuple(a if a is None or isinstance(a, str | float) else id(a) for a in args)
+        if key not in made:
+            made[key] = fn(*args)
+        out.append(made[key])
+    return out
+
+
 def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
     """Arrays of one row per distinct (LLM, GPU, layout, (weights, KV cache, engine))
     configuration."""
-    model = np.array([llm_args(m, w, kv) for m, _, _, (w, kv, _) in configs], dtype=float)
+    model = np.array(_each_once(llm_args, [(m, w, kv) for m, _, _, (w, kv, _) in configs]),
+                     dtype=float)  # fmt: skip
     # each tensor group at its own format's peak
-    hw = np.array([model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, c[0]) for m, g, _, c in configs],
-                  dtype=float)  # fmt: skip
-    deploy = np.array([deploy_args(g, n) for _, g, n, _ in configs], dtype=float)
-    kinds = np.array([[PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, c[0])]
-                      for m, g, _, c in configs], dtype=np.int64)  # fmt: skip
+    hw = np.array(_each_once(model_gpu_args, [(m, g, 0.0, PHYSICAL_BASIS, c[0])
+                                              for m, g, _, c in configs]), dtype=float)  # fmt: skip
+    deploy = np.array(_each_once(deploy_args, [(g, n) for _, g, n, _ in configs]), dtype=float)
+    kinds = np.array(_each_once(model_peak_kinds, [(m, g, c[0]) for m, g, _, c in configs]))
+    kinds = np.vectorize(PEAK_KINDS.index, otypes=[np.int64])(kinds)
     return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), -1),
             "deploy": deploy.reshape(len(configs), -1),
             "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
@@ -91,6 +106,34 @@ def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
             "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float),
             "idle_spec_w": np.array([g.idle_power_w for _, g, _, _ in configs], dtype=float),
             "peak_kind": kinds.reshape(len(configs), 2)}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Built:
+    """Rows' distinct configurations, built once: their arrays (:func:`_config_arrays`), each
+    row's configuration and its KV capacity (sequences). :meth:`rows` gathers the backbone's
+    :class:`Rows` of any subset of the rows, as :func:`build` of that subset would."""
+
+    arrays: dict[str, np.ndarray]  # one row per configuration
+    code: np.ndarray  # (rows,) each row's configuration
+    t_in: np.ndarray  # (rows,) tokens
+    t_out: np.ndarray
+    cap: np.ndarray  # (rows,) sequences the replica's KV cache holds
+
+    def rows(self, part: np.ndarray | slice = slice(None)) -> tuple[Rows, np.ndarray]:
+        """(Rows, capacities) of the rows ``part``, in its order."""
+        a, code = self.arrays, self.code[part]
+        hw = a["hw"][code]
+        rows = Rows(
+            model=ModelRecord._make(a["model"][code].T), n_layers=a["n_layers"][code],
+            alpha=hw[:, 0], e_bit=hw[:, 1], flops=hw[:, 2], bandwidth=hw[:, 3], tdp_w=hw[:, 4],
+            t_in=self.t_in[part].copy(), t_out=self.t_out[part].copy(),
+            deploy=Deployment._make(a["deploy"][code].T), num_gpus=a["num_gpus"][code],
+            params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
+            idle_spec_w=a["idle_spec_w"][code], peak_kind=a["peak_kind"][code, 0],
+            peak_kind_expert=a["peak_kind"][code, 1],
+        )  # fmt: skip
+        return rows, self.cap[part]
 
 
 def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
@@ -101,32 +144,36 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
     LLM's own), KV-cache formats (None: "auto"), engines (None: vLLM) and concurrency limits
     (None: the engine's default) — each of the last three one value or one per row — and token
     counts. The capacity is :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`."""
+    return build_once(llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine,
+                      max_num_seqs).rows()  # fmt: skip
+
+
+def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
+               weights: Sequence[str | None] | None = None, kv_cache=None, engine=None,
+               max_num_seqs=None) -> Built:  # fmt: skip
+    """:func:`build`'s configurations and capacities, kept for :meth:`Built.rows` of any part of
+    the rows (a long table builds them once, then gathers a chunk's rows at a time)."""
     n = len(llms)
     formats = [None] * n if weights is None else list(weights)
     if kv_cache is not None or engine is not None:  # a tuple per row only when asked for
         formats = list(zip(formats, _per_row(kv_cache, n), _per_row(engine, n), strict=True))
     configs, code = _codes(llms, gpus, layouts_per_row(num_gpus, n), formats)
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
-    a = _config_arrays(configs)
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()
-    hw = a["hw"][code]
-    rows = Rows(
-        model=ModelRecord._make(a["model"][code].T), n_layers=a["n_layers"][code], alpha=hw[:, 0],
-        e_bit=hw[:, 1], flops=hw[:, 2], bandwidth=hw[:, 3], tdp_w=hw[:, 4], t_in=t_in,
-        t_out=t_out, deploy=Deployment._make(a["deploy"][code].T), num_gpus=a["num_gpus"][code],
-        params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
-        idle_spec_w=a["idle_spec_w"][code], peak_kind=a["peak_kind"][code, 0],
-        peak_kind_expert=a["peak_kind"][code, 1],
-    )  # fmt: skip
     limit = None if max_num_seqs is None else np.broadcast_to(
         np.asarray(max_num_seqs, dtype=float), (n,))  # fmt: skip
-    cap = np.empty(n)
-    # the rows of configuration k: order[start[k] : start[k + 1]]
-    order = np.argsort(code, kind="stable")
-    start = np.searchsorted(code[order], np.arange(len(configs) + 1))
-    for k, (m, g, count, (w, kv, eng)) in enumerate(configs):
-        mine = order[start[k] : start[k + 1]]
-        cap[mine] = kv_capacity_seqs(m, g, t_in[mine], t_out[mine], count, w, kv, eng,
-                                     None if limit is None else limit[mine])  # fmt: skip
-    return rows, cap
+    cap = _capacities(configs, code, t_in, t_out, limit)
+    return Built(_config_arrays(configs), code, t_in, t_out, cap)
+
+
+def _capacities(configs: list[tuple], code: np.ndarray, t_in: np.ndarray, t_out: np.ndarray,
+                limit: np.ndarray | None) -> np.ndarray:  # fmt: skip
+    """Each row's KV capacity (sequences), :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`
+    in its two halves: each configuration's KV blocks once (:func:`kv_blocks`), then every row's
+    sequences at once (:func:`seqs_in`; the engine's default limit where ``limit`` is None)."""
+    blocks = np.array([kv_blocks(m, g, count, w, kv, eng) for m, g, count, (w, kv, eng) in configs],
+                      dtype=float)  # fmt: skip
+    if limit is None:
+        limit = np.array([engine_of(c[3][2]).max_num_seqs for c in configs], dtype=float)[code]
+    return seqs_in(blocks[code], t_in, t_out, limit)

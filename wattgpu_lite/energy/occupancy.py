@@ -122,12 +122,24 @@ def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None, kv_cache=N
     :func:`weights_fit`).
     """
     eng = engine_of(engine)
+    limit = eng.max_num_seqs if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
+    return seqs_in(kv_blocks(llm, gpu, num_gpus, weights, kv_cache, eng), t_in, t_out, limit)
+
+
+def kv_blocks(llm, gpu, num_gpus=1, weights=None, kv_cache=None, engine=None) -> float:
+    """KV blocks of 16 tokens a replica holds beside its weights (:func:`kv_capacity_seqs`'s
+    first half: none of it depends on the tokens)."""
+    eng = engine_of(engine)
     weights_b = replica_weight_bytes(llm, num_gpus, weights)
     free_b = usable_memory_bytes(gpu, num_gpus, eng, weights_b) - weights_b
     per_block = KV_BLOCK_TOKENS * kv_bytes_per_token(llm, kv_cache) * kv_copies(llm, num_gpus)
-    blocks = np.floor(np.maximum(free_b, 0.0) / per_block)
+    return np.floor(np.maximum(free_b, 0.0) / per_block)
+
+
+def seqs_in(blocks, t_in, t_out, limit):
+    """Sequences ``blocks`` KV blocks hold, each ceil((T_in + T_out/2) / 16) blocks, at most
+    ``limit`` and at least 0 (:func:`kv_capacity_seqs`'s second half, elementwise)."""
     per_seq = np.ceil((np.asarray(t_in, float) + np.asarray(t_out, float) / 2) / KV_BLOCK_TOKENS)
-    limit = eng.max_num_seqs if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
     return np.clip(np.floor(blocks / per_seq), 0.0, limit)
 
 

@@ -47,6 +47,7 @@ COMPONENTS, PHASES, KEYS = (
     _physical_generated.PHASES,
     _physical_generated.KEYS,
 )
+BLOCK = 8192  # elements per call of the generated function (:func:`in_blocks`)
 _ALL = (
     _physical_generated.evaluate
 )  # generated from the sympy terms by energy.codegen (a test holds them equal)
@@ -88,9 +89,25 @@ def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
         named.update(symbol_values(as_record(name, value)))
     args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
     shape = np.broadcast_shapes(*(a.shape for a in args.values()))
-    out = [_full(v, shape) for v in _ALL(**args)]
+    out = [_full(v, shape) for v in in_blocks(_ALL, args, shape)]
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
                                                                     strict=True))  # fmt: skip
+
+
+def in_blocks(fn, args: dict, shape: tuple) -> list:
+    """The outputs of ``fn(**args)``, a generated function of elementwise operations only; a long
+    1-D call (``shape`` (n,), n > :data:`BLOCK`) in blocks of BLOCK elements, whose temporaries
+    stay in cache: the arguments of that shape sliced, the others whole, each output an array of
+    ``shape`` with the one-call values."""
+    if len(shape) != 1 or shape[0] <= BLOCK:
+        return list(fn(**args))
+    out: list[np.ndarray] = []
+    for s in range(0, shape[0], BLOCK):
+        got = fn(**{k: v[s : s + BLOCK] if np.shape(v) == shape else v for k, v in args.items()})
+        out = out or [np.empty(shape) for _ in got]
+        for whole, v in zip(out, got, strict=True):
+            whole[s : s + BLOCK] = v
+    return out
 
 
 def _full(value, shape: tuple) -> np.ndarray:

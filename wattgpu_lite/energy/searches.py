@@ -20,6 +20,7 @@ import numpy as np
 # --- solves on a function given in pieces (the backbone's step, energy.symbolic_step) ----------
 TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
 CUT_MAX = 2.0**20  # breakpoints are found on [1, CUT_MAX] once per table, then kept in range
+ROW_BLOCK = 1024  # rows per block of switched's (K, rows, m) expressions
 NEWTON_STEPS = 40  # at most; a dense row's piece is affine (one step), a MoE's converges in ~5
 
 
@@ -47,12 +48,12 @@ class Pieces:
         return np.any(self.coef[:, 2:] != 0, axis=(0, 1)) & (self.log_rho > np.log(TINY))
 
 
-def piece_values(p: Pieces, batch: np.ndarray) -> np.ndarray:
+def piece_values(p: Pieces, batch: np.ndarray, curved: bool | None = None) -> np.ndarray:
     """Every expression at ``batch`` (n, m): (K, n, m) (the powers of ρ skipped where no row is
-    curved)."""
+    curved; ``curved``: whether any row of the whole call is, when ``p`` is a block of it)."""
     a = p.coef[..., None]
     out = a[:, 0] + a[:, 1] * batch
-    if p.curved.any():
+    if p.curved.any() if curved is None else curved:
         u_t = np.exp((p.log_rho * p.t_in)[:, None] * batch)
         out += a[:, 2] * u_t + a[:, 3] * np.exp(p.log_rho[:, None] * batch)
     return out
@@ -69,8 +70,23 @@ def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
 
 
 def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(W, N) at ``batch`` (n, m): every group's max / min taken where it is."""
-    values, start = piece_values(p, batch), 0
+    """(W, N) at ``batch`` (n, m): every group's max / min taken where it is; :data:`ROW_BLOCK`
+    rows at a time (each value is its row's and point's alone: the same values, the (K, n, m)
+    expressions held for a block of rows, in cache, not for all)."""
+    n, curved = len(batch), bool(p.curved.any())
+    if n <= ROW_BLOCK:
+        return _switched(p, batch, curved)
+    w, dyn = np.empty(batch.shape), np.empty(batch.shape)
+    for s in range(0, n, ROW_BLOCK):
+        rows = slice(s, s + ROW_BLOCK)
+        part = Pieces(p.coef[:, :, rows], p.log_rho[rows], p.t_in[rows], p.groups)  # views
+        w[rows], dyn[rows] = _switched(part, batch[rows], curved)
+    return w, dyn
+
+
+def _switched(p: Pieces, batch: np.ndarray, curved: bool) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`switched` of one block of rows (``curved``: any row of the whole call is)."""
+    values, start = piece_values(p, batch, curved), 0
     w = values[-2]
     for op, size in p.groups:
         part = values[start : start + size]

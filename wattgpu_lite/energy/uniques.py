@@ -12,13 +12,43 @@ import pandas as pd
 FEW = 64  # objects: below this, unique_by_identity's dict loop beats pandas' factorize
 
 
+class Coded(Sequence):
+    """A long sequence of few distinct objects, held as the objects and each row's index into
+    them (``distinct[code[i]]`` is row i): :func:`unique_by_identity` and :func:`subset` read
+    the codes, never a row's object."""
+
+    def __init__(self, distinct: Sequence, code: np.ndarray) -> None:
+        self.distinct, self.code = list(distinct), np.asarray(code, dtype=np.int64)
+
+    def __len__(self) -> int:
+        return len(self.code)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return Coded(self.distinct, self.code[i])
+        return self.distinct[self.code[i]]
+
+    def __iter__(self):
+        return iter(take(self.distinct, self.code))
+
+
+def subset(objects: Sequence, rows: np.ndarray) -> Sequence:
+    """The rows ``rows`` (indices) of ``objects``: a :class:`Coded` keeps its codes."""
+    if isinstance(objects, Coded):
+        return Coded(objects.distinct, objects.code[rows])
+    return [objects[i] for i in rows]
+
+
 def unique_by_identity(objects: Sequence) -> tuple[list, np.ndarray]:
     """Distinct objects (the same object, by ``id``: no hashing of dataclass fields), in the order
     they first appear, and each row's index into them. Equal objects built apart are simply
     computed twice. The ids are factorised by pandas (a hash table in C, codes in order of first
     appearance), so a code's first row is where the running maximum of the codes rises. Up to
     :data:`FEW` objects (a single prediction, a ranking's rows) a dict does it: pandas' call
-    costs more than the loop there."""
+    costs more than the loop there. A :class:`Coded` sequence gives its codes, renumbered."""
+    if isinstance(objects, Coded):
+        code, used = pd.factorize(objects.code)
+        return [objects.distinct[k] for k in used], code.astype(np.int64)
     if len(objects) <= FEW:
         code_of: dict[int, int] = {}
         distinct: list = []
@@ -32,6 +62,21 @@ def unique_by_identity(objects: Sequence) -> tuple[list, np.ndarray]:
     rises = np.ones(len(codes), dtype=bool)
     rises[1:] = codes[1:] > np.maximum.accumulate(codes)[:-1]
     return [objects[i] for i in np.flatnonzero(rises)], codes
+
+
+def unique_rows(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of equal-length integer code columns: each row's group, numbered in the
+    order of the groups' first rows, and each group's first row. The columns are paired one at a
+    time, g · (max c + 1) + c factorised again by pandas (a hash table in C: no sort, as
+    ``np.unique(axis=0)`` needs; both factors stay below the row count, so no overflow)."""
+    group = np.zeros(len(columns[0]), dtype=np.int64)
+    for c in columns:
+        c = np.asarray(c, dtype=np.int64)
+        c = c - c.min() if len(c) else c  # pandas codes a blank -1
+        group = pd.factorize(group * (int(c.max(initial=0)) + 1) + c)[0].astype(np.int64)
+    rises = np.ones(len(group), dtype=bool)
+    rises[1:] = group[1:] > np.maximum.accumulate(group)[:-1]
+    return group, np.flatnonzero(rises)
 
 
 def take(values: Sequence, codes: np.ndarray) -> list:

@@ -3,11 +3,13 @@
 The vectorised path runs named steps (:mod:`~wattgpu_lite.hybrid.predict.steps`): resolve →
 rows → backbone → correction → bounds → intervals, into one typed result.
 
-- :mod:`~wattgpu_lite.hybrid.predict.api`: ``wl.predict`` and ``wl.predict_many``;
+- :mod:`~wattgpu_lite.hybrid.predict.api`: ``wl.predict`` and ``wl.predict_many``
+  (:mod:`~wattgpu_lite.hybrid.predict.many`: its frame through the steps, a chunk at a time);
   :mod:`~wattgpu_lite.hybrid.predict.requests`: the checks every request and frame row goes through;
 - :mod:`~wattgpu_lite.hybrid.predict.model`: the shipped state (constants, trees, ranges, tables);
 - :mod:`~wattgpu_lite.hybrid.predict.correction`, :mod:`~wattgpu_lite.hybrid.predict.trees`: the
-  bounded, monotone correction in log space, its trees evaluated with numpy;
+  bounded, monotone correction in log space, its trees evaluated with numpy
+  (:mod:`~wattgpu_lite.hybrid.predict.tree_steps`: a column's codes by its value);
 - :mod:`~wattgpu_lite.hybrid.predict.bounds`: the hard floors and power limits;
 - :mod:`~wattgpu_lite.hybrid.predict.intervals`: which calibration table (basis) applies, and its
   half-width at a level;

@@ -14,19 +14,17 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.energy.notes import serving_notes
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs
-from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.errors import CapacityError, InvalidInputError
-from wattgpu_lite.hybrid.predict import intervals as U
-from wattgpu_lite.hybrid.predict import steps as E
-from wattgpu_lite.hybrid.predict.frame_checks import check_columns, frame_requests
+from wattgpu_lite.hybrid.predict import intervals, steps
+from wattgpu_lite.hybrid.predict.frame_checks import check_columns
+from wattgpu_lite.hybrid.predict.many import predict_frame, with_workload
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
 from wattgpu_lite.hybrid.predict.requests import (
@@ -35,11 +33,11 @@ from wattgpu_lite.hybrid.predict.requests import (
     check_request,
     resolve_load,
 )
-from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
+from wattgpu_lite.hybrid.predict.result import Status, StepResult
 from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.layout import Parallel
-from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 __all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many",
            "resolve_load"]  # fmt: skip
@@ -88,9 +86,9 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     level = check_level(level)
     deploy = {"num_gpus": layout, "weights": [fmt], **serving_args(req)}
     if offline:
-        _, cap = R.build([model], [device], t_in, t_out, **deploy)
-        bat = float(R.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
-    out = E.predict_arrays(_model(correction, state), [model], [device], t_in, t_out, rate, bat,
+        _, cap = backbone_rows.build([model], [device], t_in, t_out, **deploy)
+        bat = float(backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
+    out = steps.predict_arrays(_model(correction, state), [model], [device], t_in, t_out, rate, bat,
                            level, **deploy)  # fmt: skip
     _raise_for_status(out, model.name, device.name, rate, bat,
                       _fitting_hint(model, device, layout, fmt, t_in, t_out, req))  # fmt: skip
@@ -169,7 +167,7 @@ def _message(out: StepResult, i: int, llm: str, gpu: str, rate: float, batch: fl
 
 def _notes(model: HybridState, out: StepResult, i: int) -> tuple[str, ...]:
     """Row ``i``'s notes: inputs beyond the training range, and the floor when it holds the ITL."""
-    notes = tuple(U.notes_for(model, out.watched, i))
+    notes = tuple(intervals.notes_for(model, out.watched, i))
     if out.itl_s[i] <= out.itl_floor_s[i] * (1 + 1e-12):
         notes += (f"ITL held at the physical floor {1e3 * out.itl_floor_s[i]:.4g} ms (bytes per "
                   "step / peak bandwidth, FLOPs per step / peak FLOP/s): the correction would "
@@ -200,69 +198,6 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: 
     :class:`HybridState` to predict with (None: the shipped one), as in ``wl.predict``.
     """
     check_columns(frame)
-    frame = _with_workload(frame, workload)
+    frame = with_workload(frame, workload)
     level = check_level(level)
-    model = _model(correction, _state(model))
-    # tolist: the cells as Python objects at once (iterating a pandas text column costs ~2 µs a cell)
-    llms = resolve_each(frame["llm"].tolist(), resolve_llm)
-    gpus = resolve_each(frame["gpu"].tolist(), resolve_gpu)
-    req = frame_requests(frame, llms, gpus)
-    idx = np.flatnonzero(req.ok)
-    n = len(frame)
-    keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
-    keep |= {"basis": np.full(n, "", dtype=object),
-             "status": np.full(n, Status.INVALID.value, dtype=object)}  # fmt: skip
-    messages = req.message.copy()
-    for s in range(0, len(idx), CHUNK_ROWS):
-        part = idx[s : s + CHUNK_ROWS]
-        serving = {k: getattr(req, k)[part] for k in ("kv_cache", "engine", "max_num_seqs")
-                   if k in frame}  # fmt: skip
-        out = E.predict_arrays(model, [llms[i] for i in part], [gpus[i] for i in part],
-                               req.t_in[part], req.t_out[part], req.rate_qps[part],
-                               req.batch[part], level, list(req.layout[part]),
-                               list(req.weights[part]), **serving)  # fmt: skip
-        for k, v in out.columns().items():
-            keep[k][part] = v
-        for j in np.flatnonzero(out.status != Status.OK):  # an OK row's message is ""
-            i = part[j]
-            messages[i] = _message(out, j, llms[i].name, gpus[i].name, req.rate_qps[i],
-                                   req.batch[i])  # fmt: skip
-    t_in = _echo(frame, "t_in", DEFAULT_T_IN, req.ok, req.t_in)
-    t_out = _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, req.t_out)
-    distinct, code = unique_by_identity(llms)
-    arch = np.array([m.architecture_name for m in distinct], dtype=object)[code]
-    return _with_columns(frame, {"llm_architecture": arch, "t_in": t_in, "t_out": t_out, **keep,
-                                 "message": messages})  # fmt: skip
-
-
-def _with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
-    """``frame`` with the named workload's ``t_in`` and ``t_out`` as the columns it lacks (a
-    column given, even with blanks, is kept as given: a blank cell is invalid, as without)."""
-    if name is None:
-        return frame
-    chosen = workload(name)
-    missing = {c: getattr(chosen, c) for c in ("t_in", "t_out") if c not in frame}
-    return frame.assign(**missing) if missing else frame
-
-
-def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
-    """``frame.reset_index(drop=True).assign(**new)`` without copying the new arrays into blocks
-    (about 250 MB at 10^6 rows): the frame's columns (copied: the result never shares the caller's
-    data) in their places, those in ``new`` replaced, then the rest of ``new`` in order."""
-    base = frame.reset_index(drop=True).copy()
-    columns = {c: new[c] if c in new else base[c] for c in base.columns}
-    columns |= {c: v for c, v in new.items() if c not in columns}
-    return pd.DataFrame(columns, copy=False)
-
-
-def _echo(frame: pd.DataFrame, col: str, default, ok: np.ndarray, checked: np.ndarray):
-    """The token counts as checked (valid rows) or as given (invalid rows; NaN if not a number)."""
-    given = frame[col].to_numpy() if col in frame else np.full(len(frame), default)
-    out = checked.copy()
-    for i in np.flatnonzero(~ok):
-        out[i] = _as_float(given[i])
-    return out
-
-
-def _as_float(value) -> float:
-    return float(value) if checks.is_real(value) else np.nan
+    return predict_frame(frame, level, _model(correction, _state(model)), CHUNK_ROWS)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy import physical
 from wattgpu_lite.energy.args import Hardware, Workload
 from wattgpu_lite.energy.backbone import Rows
 
@@ -44,7 +44,7 @@ def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
                                  expert_dispatch=zero, expert_group_s=zero)  # fmt: skip
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    _, times = P.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=ideal)
+    _, times = physical.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=ideal)
     return np.asarray(times["decode"], dtype=float) * batch / rows.t_out
 
 
@@ -66,7 +66,7 @@ def bytes_per_flop(rows: Rows, batch: np.ndarray) -> np.ndarray:
     workload = Workload(
         t_in=rows.t_in, t_out=rows.t_out, batch=np.asarray(batch, dtype=float) * unit
     )
-    terms, _ = P.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=rows.deploy)
+    terms, _ = physical.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=rows.deploy)
     bits = sum(terms["decode", c] for c in ("parameter_reads", "kv_writes", "attention_reads"))
     return np.asarray(bits / 8.0 / terms["decode", "compute"], dtype=float)
 

@@ -123,6 +123,36 @@ class Correction:
         out = _forest(self.forest_json).predict_moving(x, fixed, rows)
         return np.clip(out, -self.bound, self.bound)
 
+    def predict_loads(self, llms: Sequence[LLM], gpus: Sequence[GPU],
+                      load: dict[str, np.ndarray]) -> np.ndarray:  # fmt: skip
+        """:meth:`predict` of ``feature_matrix(llms, gpus, load, ...)``, the same values: each
+        distinct (LLM, GPU) pair's columns go through the forest once (:meth:`fixed_part`), then
+        each row's load columns alone (``Forest.predict_at``)."""
+        pairs, row_pair = _pairs(llms, gpus)
+        moving = {j: c for j, c in enumerate(self.columns) if c in FEATURE_GROUPS["load"]}
+        x = feature_matrix(*pairs, dict.fromkeys(moving.values(), 0.0), self.columns,
+                           self.families)  # fmt: skip
+        own = type(self).predict is Correction.predict  # not a stand-in's own predict
+        fixed = self.fixed_part(x) if own else None
+        if fixed is None:  # a walked forest (or another predict): every column of every row
+            x = x[row_pair]
+            for j, c in moving.items():
+                x[:, j] = load[c]
+            return self.predict(x)
+        out = _forest(self.forest_json).predict_at(fixed, row_pair,
+                                                   {j: load[c] for j, c in moving.items()})  # fmt: skip
+        return np.clip(out, -self.bound, self.bound)
+
+
+def _pairs(llms: Sequence[LLM], gpus: Sequence[GPU]) -> tuple[tuple[list, list], np.ndarray]:
+    """The distinct (LLM, GPU) pairs of the rows, by identity, as (LLMs, GPUs), and each row's
+    pair."""
+    models, li = unique_by_identity(llms)
+    devices, gi = unique_by_identity(gpus)
+    key, row_pair = np.unique(li * len(devices) + gi, return_inverse=True)
+    pairs = [models[k] for k in key // len(devices)], [devices[k] for k in key % len(devices)]
+    return pairs, row_pair.reshape(-1)
+
 
 @lru_cache(maxsize=FORESTS_CACHED)
 def _forest(text: str) -> Forest:

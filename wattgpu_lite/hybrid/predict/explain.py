@@ -30,12 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy import backbone, backbone_rows, physical
 from wattgpu_lite.energy.args import Workload, expert_flops_per_token
-from wattgpu_lite.hybrid.predict import intervals as U
-from wattgpu_lite.hybrid.predict import steps as E
+from wattgpu_lite.hybrid.predict import intervals, steps
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict, serving_args
 from wattgpu_lite.hybrid.predict.explanation import (
     BINDINGS,
@@ -75,8 +72,8 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     hm = HybridState.pretrained()
     llms, gpus = [model], [device]
     deploy = {"num_gpus": req.layout, "weights": [req.weights], **serving_args(req)}
-    out = E.predict_arrays(hm, llms, gpus, i.t_in, i.t_out, rate, bat, i.level, **deploy)
-    rows, cap = R.build(llms, gpus, i.t_in, i.t_out, **deploy)
+    out = steps.predict_arrays(hm, llms, gpus, i.t_in, i.t_out, rate, bat, i.level, **deploy)
+    rows, cap = backbone_rows.build(llms, gpus, i.t_in, i.t_out, **deploy)
     c = hm.constants
     offline = np.isnan(np.array([rate]))
     in_flight = out.in_flight
@@ -85,7 +82,7 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     learned, applies_why = _learned(hm, llms, gpus, rows, cap, rate, bat, out)
     busy = float(out.busy_fraction[0])
     busy_batch = in_flight if offline[0] else np.maximum(in_flight / max(busy, 1e-300), 1.0)
-    busy_w = float(S.busy_power_w(rows, busy_batch, c)[0])
+    busy_w = float(backbone.busy_power_w(rows, busy_batch, c)[0])
     corrections = _corrections(out, learned, applies_why)
     parts = parts_of(p, out, step, corrections, busy_w, busy, float(step_batch[0]))
     return Explanation(
@@ -100,15 +97,19 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     )  # fmt: skip
 
 
-def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, Any]:
+def _step_parts(rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants) -> dict[str, Any]:
     """Bytes, FLOPs and time terms of one decode step of ``batch`` sequences (row 0)."""
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    hw = S.achieved_hw(rows, c)
-    terms, times = P.physical_evaluate(rows.model, workload, hw, kappa=c.kappa, deploy=rows.deploy)
+    hw = backbone.achieved_hw(rows, c)
+    terms, times = physical.physical_evaluate(
+        rows.model, workload, hw, kappa=c.kappa, deploy=rows.deploy
+    )
     one = np.ones_like(rows.alpha)
     # alpha, e, alpha_e = 1: the terms count FLOPs and bits
     unit_hw = hw._replace(alpha_j_per_flop=one, e_j_per_bit=one, expert_alpha_j_per_flop=one)
-    counts, _ = P.physical_evaluate(rows.model, workload, unit_hw, kappa=1.0, deploy=rows.deploy)
+    counts, _ = physical.physical_evaluate(
+        rows.model, workload, unit_hw, kappa=1.0, deploy=rows.deploy
+    )
     per_step = float(batch[0] / rows.t_out[0])  # per request over T_out steps -> per step of B
     g = float(rows.num_gpus[0])
     bits = {k: float(counts[("decode", k)][0]) * per_step
@@ -126,7 +127,7 @@ def _step_parts(rows: S.Rows, batch: np.ndarray, c: S.Constants) -> dict[str, An
         "power limit": dynamic / (g * (float(rows.tdp_w[0]) - p_static)),
         "layout": 0.0,  # below: from its energy term, G · P_static · t_layout
         "prompt": float(times["prefill"][0]) * per_step,
-        "fixed": float(S.host_step_s(float(batch[0]), c)),
+        "fixed": float(backbone.host_step_s(float(batch[0]), c)),
     }
     roof = max(("memory", "compute", "power limit"), key=lambda k: time[k])
     decode_s = float(times["decode"][0]) * per_step
@@ -153,14 +154,14 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float
         reasons.append(f"weights served at {float(rows.model.always_bits[0]):.3g} bits")
     if float(rows.num_gpus[0]) > 1:
         reasons.append(f"{int(rows.num_gpus[0])} GPUs per replica")
-    support = U.support_values(rows)
-    if U.outside_support(hm, support)[0]:
+    support = intervals.support_values(rows)
+    if intervals.outside_support(hm, support)[0]:
         reasons.append(f"{device.name}'s bandwidth or FP16 peak lies outside the training GPUs'")
-    beyond = U.beyond_context(hm, support)
+    beyond = intervals.beyond_context(hm, support)
     odd = np.array([bool(reasons)])
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
-    back = E.backbone_step(hm, rows, cap, rate_a, bat_a)
-    factors = E.correction_step(hm, llms, gpus, rows, back, odd)
+    back = steps.backbone_step(hm, rows, cap, rate_a, bat_a)
+    factors = steps.correction_step(hm, llms, gpus, rows, back, odd)
     learned = {t: float(v[0]) for t, v in factors.items()}
     if reasons:
         why = (
@@ -169,10 +170,10 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float
             + "), so the answer is the physics backbone alone"
         )
     elif beyond[0]:
-        lo, hi = hm.ranges[U.CONTEXT]
+        lo, hi = hm.ranges[intervals.CONTEXT]
         why = (
             f"the learned correction applies one-sided (basis {str(out.basis[0])!r}): a "
-            f"context of {float(support[U.CONTEXT][0]):.0f} tokens is longer than any training "
+            f"context of {float(support[intervals.CONTEXT][0]):.0f} tokens is longer than any training "
             f"run's ({lo:.0f}–{hi:.0f}), so only a factor that raises the answer is kept"
         )
     else:
@@ -188,20 +189,20 @@ def _corrections(out, learned, why) -> dict[str, Correction]:
     res = {}
     for target, key, final_key in (("power", "backbone_power_w", "power_w"),
                                    ("itl", "backbone_itl_s", "itl_s")):  # fmt: skip
-        backbone, final = float(getattr(out, key)[0]), float(getattr(out, final_key)[0])
+        physics_only, final = float(getattr(out, key)[0]), float(getattr(out, final_key)[0])
         raw = learned.get(target, 1.0)
         bound = ""
         if (
             target == "itl"
             and final <= float(out.itl_floor_s[0]) * (1 + REL)
-            and (backbone * raw < final * (1 - REL))
+            and (physics_only * raw < final * (1 - REL))
         ):
             bound = "floor"
         if target == "power":
-            if backbone * raw < final * (1 - REL):
+            if physics_only * raw < final * (1 - REL):
                 bound = "idle power"
-            elif backbone * raw > final * (1 + REL):
+            elif physics_only * raw > final * (1 + REL):
                 bound = "TDP"
-        res[target] = Correction(target, backbone, raw, final, final / backbone, applies, bound,
+        res[target] = Correction(target, physics_only, raw, final, final / physics_only, applies, bound,
                                  why)  # fmt: skip
     return res

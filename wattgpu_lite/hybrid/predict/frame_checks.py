@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.uniques import unique_by_identity
+from wattgpu_lite.energy.uniques import unique_by_identity, unique_rows
 from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
 from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
 from wattgpu_lite.specs.layout import Parallel
@@ -242,12 +242,7 @@ def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):
                 codes.append(pd.factorize(values)[0])
             else:
                 codes.append(pd.factorize(pd.Series([_key(_plain(v)) for v in values]))[0])
-    _, first, group = np.unique(np.column_stack(codes), axis=0, return_index=True,
-                                return_inverse=True)  # fmt: skip
-    order = np.argsort(first, kind="stable")  # groups by first appearance
-    rank = np.empty_like(order)
-    rank[order] = np.arange(len(order))
-    return rank[group.reshape(-1)], first[order]
+    return unique_rows(codes)  # groups by first appearance
 
 
 def _checked_loads(frame: pd.DataFrame, limit: np.ndarray, known: np.ndarray) -> dict:

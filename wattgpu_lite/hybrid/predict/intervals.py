@@ -29,7 +29,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone as S
+from wattgpu_lite.energy import backbone
+from wattgpu_lite.energy.uniques import unique_by_identity
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
@@ -49,6 +50,16 @@ def half_width(
         qs = np.array([row[f"{lv:g}"] for lv in LEVEL_GRID])
         out[regime == reg] = np.interp(level, grid, qs)
     return out
+
+
+def basis_codes(basis: np.ndarray) -> np.ndarray:
+    """Each row's index into :data:`BASES` (one text comparison per basis, no sort)."""
+    code = np.full(len(basis), -1)
+    for k, name in enumerate(BASES):
+        code[basis == name] = k
+    if (code < 0).any():
+        raise ValueError(f"a basis not in {BASES}: {basis[code < 0][0]!r}")
+    return code
 
 
 def basis_of(llm_seen: np.ndarray, gpu_seen: np.ndarray, physics_only: np.ndarray) -> np.ndarray:
@@ -79,7 +90,8 @@ def llm_fingerprint(m: LLM) -> str:
 
 def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) -> np.ndarray:
     """Rows the runs never cover: MoE, weights served below 16 bits, or several GPUs."""
-    moe = np.array([m.is_moe for m in llms], dtype=bool)
+    models, li = unique_by_identity(llms)
+    moe = np.array([m.is_moe for m in models], dtype=bool)[li]
     return moe | (np.asarray(bits) < 16) | (np.asarray(num_gpus) > 1)
 
 
@@ -87,7 +99,7 @@ SUPPORT = ("bandwidth_gbs", "fp16_tflops")  # the GPU spec inputs whose training
 CONTEXT = "context_tokens"  # T_in + T_out: beyond the runs' range the correction is one-sided
 
 
-def support_values(rows: S.Rows) -> dict[str, np.ndarray]:
+def support_values(rows: backbone.Rows) -> dict[str, np.ndarray]:
     """The inputs that bound the correction, per row: the GPU's peak bandwidth (GB/s) and 16-bit
     peak (TFLOP/s, the always-read format's; the correction applies to 16-bit rows only), and
     the context T_in + T_out (tokens)."""

@@ -11,6 +11,9 @@ from dataclasses import dataclass, fields
 from enum import Enum
 
 import numpy as np
+import pandas as pd
+
+from wattgpu_lite.energy.uniques import unique_rows
 
 QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
 
@@ -104,8 +107,50 @@ class StepResult:
         the status as its text."""
         out = {f.name: getattr(self, f.name) for f in fields(self)
                if f.name not in ("watched", "widening")}  # fmt: skip
-        out["status"] = np.array([s.value for s in self.status], dtype=object)
+        out["status"] = status_text(self.status)
         return out
+
+
+def status_text(status: np.ndarray) -> np.ndarray:
+    """Each row's :class:`Status` as its text (object array), one comparison per status."""
+    out = np.empty(len(status), dtype=object)
+    for s in Status:
+        out[status == s] = s.value
+    return out
+
+
+def messages(status: np.ndarray, llm: np.ndarray, gpu: np.ndarray, rate_qps: np.ndarray,
+             batch: np.ndarray, max_batch: np.ndarray, capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
+    """:meth:`Status.message` of each row (object array; names and numbers one per row), made
+    once per distinct value of what its text names (:func:`_named`)."""
+    group, first = unique_rows(_named(status, llm, gpu, rate_qps, batch, max_batch, capacity_qps))
+    made = np.empty(len(first), dtype=object)
+    for k, i in enumerate(first):
+        made[k] = Status(status[i]).message(llm[i], gpu[i], rate_qps[i], batch[i],
+                                            float(max_batch[i]), float(capacity_qps[i]))  # fmt: skip
+    return made[group]
+
+
+def _named(status: np.ndarray, llm, gpu, rate_qps, batch, max_batch, capacity_qps) -> list:
+    """Code columns of what :meth:`Status.message`'s text of each row reads (0 where it reads
+    nothing): a row that does not fit names its LLM and GPU; a batch above the KV cache also the
+    batch and the whole sequences held; a saturated row every number (OK: nothing)."""
+    code = np.zeros(len(status), dtype=np.int64)
+    for k, s in enumerate(Status):
+        code[status == s] = k
+    above, saturated = code == list(Status).index(Status.BATCH_ABOVE_KV), status == Status.SATURATED
+    named = code != list(Status).index(Status.OK)
+    held = np.maximum(np.asarray(max_batch, dtype=float), 0.0)
+    columns = [
+        (llm, named),
+        (gpu, named),
+        (batch, above),
+        (np.floor(held), above),
+        (rate_qps, saturated),
+        (max_batch, saturated),
+        (capacity_qps, saturated),
+    ]
+    return [code] + [pd.factorize(np.where(m, v, 0))[0] for v, m in columns]
 
 
 # the result's numeric columns, for a frame none of whose rows reached the steps

@@ -14,12 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.energy.uniques import unique_by_identity
-from wattgpu_lite.hybrid.predict import bounds as B
-from wattgpu_lite.hybrid.predict import intervals as K
-from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
+from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.energy.uniques import subset, unique_by_identity
+from wattgpu_lite.hybrid.predict import bounds, intervals
+from wattgpu_lite.hybrid.predict.correction import load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Status, StepResult, status_of
 from wattgpu_lite.specs.gpu import GPU
@@ -44,68 +42,75 @@ class Backbone:
     step_batch: np.ndarray  # sequences in the decode step a request sees
 
 
-def physics_at(rows: S.Rows, cap, rate, batch, c: S.Constants) -> dict[str, np.ndarray]:
+def physics_at(
+    rows: backbone.Rows, cap, rate, batch, c: backbone.Constants
+) -> dict[str, np.ndarray]:
     """Backbone outputs for mixed batch rows (rate NaN) and rate rows."""
     off = np.isnan(rate)
     out: dict[str, np.ndarray] = {}
-    for mask, fn in ((off, lambda r, m: S.at_batch(r, batch[m], c)),
-                     (~off, lambda r, m: S.at_rate(r, rate[m], cap[m], c))):  # fmt: skip
+    for mask, fn in ((off, lambda r, m: backbone.at_batch(r, batch[m], c)),
+                     (~off, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c))):  # fmt: skip
         if mask.any():
             for key, value in fn(rows.take(mask), mask).items():
                 out.setdefault(key, np.full(len(off), np.nan))[mask] = value
     return out
 
 
-def backbone_step(model: HybridState, rows: S.Rows, cap, rate, batch) -> Backbone:
+def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone:
     """Step 2: the status of each row, then the backbone at its load (rows that are not OK are
     evaluated at a stand-in load, and masked later)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
-    capacity = S.capacity_qps(rows, safe_cap, c)
+    capacity = backbone.capacity_qps(rows, safe_cap, c)
     status = status_of(cap, rate, batch, capacity)
     ok = status == Status.OK
     offline = np.isnan(rate)
     physics = physics_at(rows, safe_cap, np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
                          np.where(ok, batch, 1.0), c)  # fmt: skip
-    step_batch = B.step_batch(physics["in_flight"], offline, safe_cap)
+    step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
     return Backbone(status=status, offline=offline, cap=safe_cap, max_batch=cap,
-                    capacity_qps=capacity, idle_power_w=S.idle_power_w(rows, c),
-                    power_floor_w=S.power_floor_w(rows), physics=physics,
+                    capacity_qps=capacity, idle_power_w=backbone.idle_power_w(rows, c),
+                    power_floor_w=backbone.power_floor_w(rows), physics=physics,
                     step_batch=step_batch)  # fmt: skip
 
 
-def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: S.Rows) -> np.ndarray:
+def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
     """Rows the correction leaves alone: configurations the runs never cover, a GPU outside the
     training support, or a model without correction."""
-    odd = K.physics_only(llms, rows.num_gpus, rows.model.always_bits)
-    return odd | K.outside_support(model, K.support_values(rows)) | (not model.corrects)
+    odd = intervals.physics_only(llms, rows.num_gpus, rows.model.always_bits)
+    return (
+        odd
+        | intervals.outside_support(model, intervals.support_values(rows))
+        | (not model.corrects)
+    )
 
 
-def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU], rows: S.Rows,
+def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU], rows: backbone.Rows,
                     back: Backbone, odd: np.ndarray) -> dict[str, np.ndarray]:  # fmt: skip
     """Step 3: exp(clipped correction) per target (1 on ``odd`` rows, at least 1 beyond the
     training runs' context: :func:`intervals.beyond_context`), from the load features and the
     bytes per FLOP of the step a request sees."""
-    loads = load_features(back.physics, B.bytes_per_flop(rows, back.step_batch))
+    loads = load_features(back.physics, bounds.bytes_per_flop(rows, back.step_batch))
     factors = {}
     for target, corr in model.corrections.items():
         f = np.zeros(len(odd))
         if corr is not None and (~odd).any():
             idx = np.nonzero(~odd)[0]
-            x = feature_matrix([llms[i] for i in idx], [gpus[i] for i in idx],
-                               {k: v[idx] for k, v in loads.items()}, corr.columns, corr.families)  # fmt: skip
-            f[idx] = corr.predict(x)
+            f[idx] = corr.predict_loads(subset(llms, idx), subset(gpus, idx),
+                                        {k: v[idx] for k, v in loads.items()})  # fmt: skip
         factors[target] = np.exp(f)
-    return K.one_sided(factors, K.beyond_context(model, K.support_values(rows)))
+    return intervals.one_sided(
+        factors, intervals.beyond_context(model, intervals.support_values(rows))
+    )
 
 
-def bounds_step(rows: S.Rows, back: Backbone, factor: dict[str, np.ndarray]):
+def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarray]):
     """Step 4: the corrected values held inside the bounds — power in [P_idle, G · TDP] (the
     estimate never below the idle estimate, itself above the hard floor), ITL at least the step
     floor. Returns (power W, ITL s, floor s)."""
     power = np.clip(back.physics["power_w"] * factor["power"],
                     np.maximum(back.idle_power_w, back.power_floor_w), rows.replica_tdp_w)  # fmt: skip
-    floor = B.floor_step_s(rows, back.step_batch)
+    floor = bounds.floor_step_s(rows, back.step_batch)
     return power, np.maximum(back.physics["itl_s"] * factor["itl"], floor), floor
 
 
@@ -114,12 +119,16 @@ def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
     GPU's spec and the LLM's architecture appear in the training runs."""
     devices, gi = unique_by_identity(gpus)
     models, li = unique_by_identity(llms)
-    seen_g = np.array([K.gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool)[gi]
-    seen_l = np.array([K.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool)[li]
-    return K.basis_of(seen_l, seen_g, odd)
+    seen_g = np.array(
+        [intervals.gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool
+    )[gi]
+    seen_l = np.array(
+        [intervals.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool
+    )[li]
+    return intervals.basis_of(seen_l, seen_g, odd)
 
 
-def intervals_step(model: HybridState, rows: S.Rows, back: Backbone, basis: np.ndarray,
+def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basis: np.ndarray,
                    level: float) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:  # fmt: skip
     """Step 5: the log half-width per target — the basis's calibrated q at ``level`` plus the
     widening beyond the training range. Returns (half-widths, widening, watched inputs)."""
@@ -127,28 +136,32 @@ def intervals_step(model: HybridState, rows: S.Rows, back: Backbone, basis: np.n
                "params_b": rows.params_b,
                "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
                "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
-    widen = np.minimum(K.WIDEN_PER_EFOLD * K.excess_efolds(model, watched), K.WIDEN_MAX)
-    regime = np.where(back.offline, "offline", "server")
-    half = {t: np.zeros(len(basis)) for t in ("power", "itl")}
-    for b in np.unique(basis):
-        m = basis == b
-        for t in half:
-            half[t][m] = K.half_width(model.tables, str(b), t, regime[m], level) + widen[m]
+    widen = np.minimum(
+        intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
+    )
+    code = 2 * intervals.basis_codes(basis) + back.offline  # (basis, regime) of each row
+    half = {}
+    for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
+        q = np.zeros(2 * len(intervals.BASES))
+        for k in np.unique(code):
+            regime = np.array(["offline" if k % 2 else "server"])
+            q[k] = intervals.half_width(model.tables, intervals.BASES[k // 2], t, regime, level)[0]
+        half[t] = q[code] + widen
     return half, widen, watched
 
 
-def bounded_intervals(rows: S.Rows, back: Backbone, power, itl, floor, half):
+def bounded_intervals(rows: backbone.Rows, back: Backbone, power, itl, floor, half):
     """The intervals at ``half``, held inside the hard bounds (:mod:`bounds`): ITL and its ends
     at least the floor, power and its ends in [P_floor, G · TDP] (the hard power floor, not the
     idle estimate: a measurement may lie below the estimate); time per token ITL / B in batch
     mode (exactly 1 / (λ · T_out) at a steady rate); energy per token power × time per token,
     its ends inside the products of theirs. Returns {quantity: (value, lo, hi)}."""
-    itl3 = B.bounded(itl, itl * np.exp(-half["itl"]), itl * np.exp(half["itl"]), floor)
-    power3 = B.bounded(power, power * np.exp(-half["power"]), power * np.exp(half["power"]),
+    itl3 = bounds.bounded(itl, itl * np.exp(-half["itl"]), itl * np.exp(half["itl"]), floor)
+    power3 = bounds.bounded(power, power * np.exp(-half["power"]), power * np.exp(half["power"]),
                        back.power_floor_w, rows.replica_tdp_w)  # fmt: skip
     fixed = back.physics["time_per_token_s"]
     tpt = tuple(np.where(back.offline, v / back.physics["in_flight"], fixed) for v in itl3)
-    energy = B.energy_bounds(power3, tpt, np.maximum(half["power"], half["itl"]))
+    energy = bounds.energy_bounds(power3, tpt, np.maximum(half["power"], half["itl"]))
     return {"power_w": power3, "itl_s": itl3, "time_per_token_s": tpt,
             "energy_per_token_j": energy}  # fmt: skip
 
@@ -156,7 +169,7 @@ def bounded_intervals(rows: S.Rows, back: Backbone, power, itl, floor, half):
 def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
                    rate_qps, batch, level: float = 0.8, num_gpus=1,
                    weights: Sequence[str | None] | None = None,
-                   built: tuple[S.Rows, np.ndarray] | None = None, kv_cache=None, engine=None,
+                   built: tuple[backbone.Rows, np.ndarray] | None = None, kv_cache=None, engine=None,
                    max_num_seqs=None) -> StepResult:  # fmt: skip
     """Every quantity of a prediction, one value per row, from the named steps in order.
 
@@ -172,7 +185,9 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
     rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,)).copy()
     bat = np.broadcast_to(np.asarray(batch, dtype=float), (n,)).copy()
     if built is None:
-        built = R.build(llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine, max_num_seqs)
+        built = backbone_rows.build(
+            llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine, max_num_seqs
+        )
     rows, cap = built
     back = backbone_step(model, rows, cap, rate, bat)
     odd = physics_only_rows(model, llms, rows)

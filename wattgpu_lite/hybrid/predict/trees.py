@@ -15,6 +15,10 @@ splits (the shipped corrections have 7), come from codes and tables:
    trees) matrix of those powers of two (whole numbers below 2^24: exact in float32 in any order);
 3. a table per tree, built once by walking the tree for every code, gives the leaf of c_t.
 
+Rows that share all but a few columns (a table's (LLM, GPU) pairs at many loads) take the codes of
+the shared columns once (:meth:`Forest.fixed_codes`) and those of each moving column from its step
+table (:mod:`~wattgpu_lite.hybrid.predict.tree_steps`): the same codes, one search per column.
+
 A forest with a deeper tree is walked instead: the nodes of every tree lie in one flat array (node
 ``t·width + j`` of tree ``t``), a leaf (and the padding) points to itself on both sides, and every row takes ``depth``
 steps down all trees at once. Both give the same leaves, hence the same float32 sums.
@@ -30,6 +34,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.hybrid.predict.tree_steps import ColumnSteps, column_steps
 
 CHUNK_ROWS = 1024  # rows per chunk: the work arrays (~1 MB) stay in cache, rows/s flat in n
 TABLE_SPLITS = 10  # a tree with at most this many splits is read through a 2^splits-leaf table
@@ -45,6 +50,7 @@ class Tables:
     weights: np.ndarray  # (splits, trees) float32: Σ 2^k over the nodes k of tree t with this split
     leaves: np.ndarray  # (trees · 2^bits,) float32: the leaf of code c of tree t at t·2^bits + c
     offsets: np.ndarray  # (trees,) intp: t · 2^bits
+    steps: tuple[ColumnSteps, ...] = ()  # per feature column: its splits' codes by value
 
     def leaves_of(self, x: np.ndarray) -> np.ndarray:
         """(rows, trees) float32 leaf values of the rows of ``x`` (float32, ≤ a chunk)."""
@@ -73,6 +79,7 @@ class FixedCodes:
 
     code: np.ndarray  # (rows, trees) intp
     moving: np.ndarray  # (splits,) bool: the splits on the moving columns
+    columns: tuple[int, ...] = ()  # the moving columns
 
 
 @dataclass(frozen=True)
@@ -146,17 +153,26 @@ class Forest:
         for s in range(0, len(x), CHUNK_ROWS):
             chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
             code[s : s + CHUNK_ROWS] = self.tables.codes(chunk, ~on_moving)
-        return FixedCodes(code, on_moving)
+        return FixedCodes(code, on_moving, tuple(int(c) for c in moving))
 
     def predict_moving(self, x: np.ndarray, fixed: FixedCodes, rows: np.ndarray) -> np.ndarray:
         """:meth:`predict` of the rows of ``x``, whose columns but the moving ones are those of
-        rows ``rows`` of :meth:`fixed_codes`: only the splits on the moving columns are tested
-        (the same codes, hence the same leaves and sums, as :meth:`predict`)."""
+        rows ``rows`` of :meth:`fixed_codes` (:meth:`predict_at` of its moving columns)."""
         x = np.asarray(x)
-        out = np.empty(len(x))
-        for s in range(0, len(x), CHUNK_ROWS):
-            chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
-            code = fixed.code[rows[s : s + CHUNK_ROWS]] + self.tables.codes(chunk, fixed.moving)
+        return self.predict_at(fixed, rows, {c: x[:, c] for c in fixed.columns})
+
+    def predict_at(self, fixed: FixedCodes, rows: np.ndarray,
+                   values: dict[int, np.ndarray]) -> np.ndarray:  # fmt: skip
+        """:meth:`predict` of rows whose columns are those of rows ``rows`` of
+        :meth:`fixed_codes` but the moving ones, given alone (``values``: column -> one value per
+        row): their codes are read from each column's step table (:mod:`tree_steps`), the same
+        codes, hence the same leaves and sums, as :meth:`predict`."""
+        out = np.empty(len(rows))
+        split = [c for c in fixed.columns if len(self.tables.steps[c].thresholds)]  # others add 0
+        for s in range(0, len(rows), CHUNK_ROWS):
+            code = fixed.code[rows[s : s + CHUNK_ROWS]]
+            for c in split:
+                code += self.tables.steps[c].codes_at(values[c][s : s + CHUNK_ROWS])
             out[s : s + CHUNK_ROWS] = self.tables.leaves_at(code).sum(axis=1, dtype=np.float32)
         return out + self.base_score
 
@@ -198,9 +214,15 @@ def _tables(forest: Forest) -> Tables | None:
     for _ in range(forest.depth):
         right = (code >> np.maximum(k[at], 0)) & 1 == 1
         at = np.where(right, forest.right[at], forest.left[at])  # a leaf points to itself
-    return Tables(distinct[:, 0].astype(np.intp), distinct[:, 1].astype(np.int32).view(np.float32),
-                  distinct[:, 2] == 0, weights, forest.threshold[at].ravel(),
-                  np.arange(n_trees, dtype=np.intp) << bits)  # fmt: skip
+    split = (
+        distinct[:, 0].astype(np.intp),
+        distinct[:, 1].astype(np.int32).view(np.float32),
+        distinct[:, 2] == 0,
+        weights,
+    )
+    steps = tuple(column_steps(*split, c) for c in range(forest.n_features))
+    return Tables(*split, forest.threshold[at].ravel(), np.arange(n_trees, dtype=np.intp) << bits,
+                  steps)  # fmt: skip
 
 
 def _depth(trees: list[dict]) -> int:

@@ -1,0 +1,51 @@
+"""A long table's configurations are built once (backbone_rows.build_once) and any part of its
+rows gathered from them: the same Rows and KV capacities, to the bit, as building that part on its
+own."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import wattgpu_lite as wl
+from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.specs.layout import Parallel
+
+
+def test_a_part_gathered_from_the_whole_is_the_part_built_alone():
+    rng = np.random.default_rng(4)
+    n = 600
+    llms = [wl.llm(x) for x in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B")]
+    gpus = [wl.gpu(x) for x in ("L4", "H100 SXM", "MI300X")]
+    args = ([llms[k] for k in rng.integers(0, 2, n)], [gpus[k] for k in rng.integers(0, 3, n)],
+            rng.integers(10, 3000, n).astype(float), rng.integers(10, 900, n).astype(float),
+            [Parallel(int(k)) for k in rng.choice([1, 2, 4], n)],
+            list(rng.choice([None, "fp8", "int4"], n)), list(rng.choice(["auto", "fp8"], n)),
+            list(rng.choice(["vllm", "sglang"], n)), rng.choice([16.0, 256.0], n))  # fmt: skip
+    whole = R.build_once(*args)
+    part = np.sort(rng.choice(n, 250, replace=False))
+    alone = R.build(*(a[part] if isinstance(a, np.ndarray) else [a[i] for i in part] for a in args))
+    rows, cap = whole.rows(part)
+    assert np.array_equal(cap, alone[1]) and (cap > 0).any()
+    for name, value in rows.__dict__.items():
+        other = alone[0].__dict__[name]
+        pairs = zip(value, other, strict=True) if isinstance(value, tuple) else [(value, other)]
+        assert all(np.array_equal(a, b, equal_nan=True) for a, b in pairs), name
+    assert R.build(*args)[1].tolist() == whole.cap.tolist()
+
+
+def test_capacities_are_kv_capacity_seqs_row_by_row():
+    """Each configuration's KV blocks once, then the rows' sequences at once: each row's
+    kv_capacity_seqs, with the engine's default limit or a limit per row."""
+    from wattgpu_lite.energy.occupancy import kv_capacity_seqs
+
+    rng = np.random.default_rng(5)
+    n = 300
+    llm, gpus = wl.llm("meta-llama/Llama-3.1-8B-Instruct"), [wl.gpu("L4"), wl.gpu("A30")]
+    pick, t_in, t_out = rng.integers(0, 2, n), rng.integers(10, 6000, n), rng.integers(10, 900, n)
+    engines = list(rng.choice(["vllm", "sglang", "tensorrt-llm"], n))
+    for limit in (None, rng.choice([8.0, 64.0, 4096.0], n)):
+        _, cap = R.build([llm] * n, [gpus[k] for k in pick], t_in, t_out, 1, None, None, engines,
+                         limit)  # fmt: skip
+        one = [kv_capacity_seqs(llm, gpus[pick[i]], t_in[i], t_out[i], 1, None, None, engines[i],
+                                None if limit is None else limit[i]) for i in range(n)]  # fmt: skip
+        assert cap.tolist() == [float(x) for x in one] and len(set(cap)) > 5

@@ -1,0 +1,59 @@
+"""The correction of many rows reads each distinct (LLM, GPU) pair's columns through the forest
+once and each row's load columns from step tables: the same values, to the bit, as the forest on
+every row's full feature matrix (a walked forest, which has no tables, included)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.hybrid.predict import correction as C
+from wattgpu_lite.hybrid.predict.model import HybridState
+from wattgpu_lite.hybrid.predict.tree_steps import column_steps
+
+LLMS = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct", "microsoft/phi-2")
+GPUS = ("A30", "H100 SXM", "L4", "T4")
+
+
+def rows(n: int, seed: int):
+    """LLMs, GPUs and load columns: random values, values at the forests' thresholds and one
+    float32 step beside them, and a few missing values."""
+    rng = np.random.default_rng(seed)
+    llms = [wl.llm(LLMS[k]) for k in rng.integers(0, len(LLMS), n)]
+    gpus = [wl.gpu(GPUS[k]) for k in rng.integers(0, len(GPUS), n)]
+    load = {c: rng.normal(0, 2, n) for c in C.FEATURE_GROUPS["load"]}
+    for corr in HybridState.pretrained().corrections.values():
+        tables = C._forest(corr.forest_json).tables
+        for j, c in enumerate(corr.columns):
+            at = tables.threshold[tables.feature == j].astype(float)
+            if c in load and len(at):
+                near = np.r_[at, np.nextafter(at.astype(np.float32), np.inf)]
+                pick = rng.random(n) < 0.5
+                load[c][pick] = rng.choice(near, pick.sum())
+    load["log_in_flight"][::37] = np.nan
+    return llms, gpus, load
+
+
+@pytest.mark.parametrize("target", ["power", "itl"])
+def test_pairs_and_load_steps_give_the_forest_on_every_row(target, monkeypatch):
+    corr = HybridState.pretrained().corrections[target]
+    llms, gpus, load = rows(3000, seed=1)  # more rows than a forest chunk
+    whole = corr.predict(C.feature_matrix(llms, gpus, load, corr.columns, corr.families))
+    assert np.array_equal(corr.predict_loads(llms, gpus, load), whole)
+    walked = replace(C._forest(corr.forest_json), tables=None)
+    monkeypatch.setattr(C, "_forest", lambda text: walked)
+    assert np.array_equal(corr.predict_loads(llms, gpus, load), whole)
+
+
+def test_a_column_step_table_sums_the_splits_a_value_passes():
+    """Two splits on column 0 at 1.0 (one tree's bit 1 and another's bit 2, missing: right) and
+    one at 2.0 (bit 1 of the second tree); a split on column 1 is not counted."""
+    feature = np.array([0, 0, 0, 1])
+    threshold = np.array([1.0, 1.0, 2.0, 0.5], dtype=np.float32)
+    weights = np.array([[1, 0], [0, 2], [0, 1], [4, 4]], dtype=np.float32)
+    steps = column_steps(feature, threshold, np.array([True, False, False, True]), weights, 0)
+    got = steps.codes_at(np.array([0.5, 1.0, 1.5, 2.0, 9.0, np.nan]))
+    assert got.tolist() == [[0, 0], [1, 2], [1, 2], [1, 3], [1, 3], [1, 0]]

@@ -1,0 +1,92 @@
+"""The parts of ``wl.predict_many``'s batch path give what their one-row definitions give: names
+resolved once per distinct value (the same objects as one at a time), coded sequences read as the
+objects they stand for, each status's text and message, and, on dense rows (whose searches stop
+row by row), a frame in chunks equal to the frame in one call cell for cell."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.energy.uniques import Coded, subset, unique_by_identity
+from wattgpu_lite.hybrid.predict import api, many
+from wattgpu_lite.hybrid.predict.many import resolved
+from wattgpu_lite.hybrid.predict.result import Status, messages, status_text
+from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def test_a_column_resolves_to_the_objects_resolve_each_gives():
+    names = pd.Series(["L4", "A30", "L4", "H100 SXM", "A30"] * 30)
+    coded = resolved(names, resolve_gpu)
+    one_by_one = resolve_each(names.tolist(), resolve_gpu)
+    assert isinstance(coded, Coded) and all(a is b for a, b in zip(coded, one_by_one, strict=True))
+    assert len(coded.distinct) == 3
+    device = wl.GPU.from_spec({"name": "Own", "release_year": 2024, "memory_gb": 48,
+                               "memory_type": "HBM3", "bandwidth_gbs": 2000, "tdp_w": 300,
+                               "fp16_tflops": 400})  # fmt: skip
+    mixed = pd.Series(["L4", device, "L4", device], dtype=object)  # objects: keyed by identity
+    assert [g.name for g in resolved(mixed, resolve_gpu)] == ["L4", "Own", "L4", "Own"]
+    with pytest.raises(wl.errors.UnknownLLMError):
+        resolved(pd.Series([LLAMA, "no-such-llm"]), resolve_llm)
+
+
+def test_a_coded_sequence_reads_as_its_objects():
+    objects = [("a",), ("b",), ("c",)]
+    coded = Coded(objects, np.array([2, 0, 2, 1, 0]))
+    assert list(coded) == [objects[k] for k in (2, 0, 2, 1, 0)] and coded[3] is objects[1]
+    part = subset(coded, np.array([0, 2, 4]))
+    distinct, code = unique_by_identity(part)  # renumbered by first appearance, unused dropped
+    assert distinct == [objects[2], objects[0]] and code.tolist() == [0, 0, 1]
+    assert list(coded[1:3]) == [objects[0], objects[2]]
+    assert subset(list(coded), np.array([1])) == [objects[0]]
+
+
+def test_status_text_and_messages_are_each_rows_own():
+    status = np.array([Status.OK, Status.NO_FIT, Status.SATURATED, Status.NO_FIT,
+                       Status.BATCH_ABOVE_KV, Status.NO_FIT, Status.BATCH_ABOVE_KV,
+                       Status.BATCH_ABOVE_KV, Status.SATURATED], dtype=object)  # fmt: skip
+    llm = np.array(["m1", "m1", "m1", "m2", "m1", "m1", "m1", "m1", "m1"], dtype=object)
+    gpu = np.array(["g"] * 9, dtype=object)
+    rate = np.array([0.1, 2.0, 900.0, 3.0, np.nan, 1.0, np.nan, np.nan, 900.0])
+    batch = np.array([np.nan] * 4 + [64, 1, 64, 65, np.nan])
+    cap, capacity = np.array([8.0, 0.0, 8.0, 0.0, 8.0, 0.0, 8.5, 8.0, 8.0]), np.arange(9.0)
+    assert status_text(status).tolist() == [s.value for s in status]
+    expected = [s.message(llm[i], gpu[i], rate[i], batch[i], cap[i], capacity[i])
+                for i, s in enumerate(status)]  # fmt: skip
+    assert messages(status, llm, gpu, rate, batch, cap, capacity).tolist() == expected
+    assert expected[1] != expected[3] and expected[0] == "" and expected[4] == expected[6]
+    assert len(set(expected)) == 7  # another batch, another rate: other texts
+
+
+@pytest.mark.parametrize("chunk", [7, 100])
+def test_dense_rows_in_chunks_equal_the_frame_in_one_call_exactly(chunk, monkeypatch):
+    rng = np.random.default_rng(3)
+    n = 400
+    at_rate = rng.random(n) < 0.5
+    frame = pd.DataFrame({"llm": rng.choice([LLAMA, "Qwen/Qwen2.5-0.5B-Instruct", "microsoft/phi-2"], n),
+                          "gpu": rng.choice(["L4", "A30", "H100 SXM", "T4"], n),
+                          "rate_qps": np.where(at_rate, rng.choice([0.05, 1.0, 900.0], n), np.nan),
+                          "batch": np.where(at_rate, np.nan, rng.choice([1, 16, 4096], n)),
+                          "t_in": rng.integers(10, 3000, n), "t_out": rng.integers(-2, 800, n),
+                          "num_gpus": rng.choice([1, 2, 3], n)})  # fmt: skip
+    whole = wl.predict_many(frame)
+    assert {"ok", "invalid input", "saturated"} <= set(whole["status"])
+    monkeypatch.setattr(api, "CHUNK_ROWS", chunk)
+    pd.testing.assert_frame_equal(wl.predict_many(frame), whole, check_exact=True)
+
+
+def test_the_text_arrays_hold_one_str_per_distinct_text():
+    """The status and basis arrays point to one str object per distinct text while the rows go
+    through the engine (np.full and a numpy text array make a new str per cell, 70 bytes a row)."""
+    filled = many._filled(1000, "invalid input")
+    assert len({id(x) for x in filled}) == 1 and filled[0] == "invalid input"
+    text = np.array(["cv", "physics", "cv", "new gpu"] * 250)
+    shared = many._shared(text)
+    assert shared.dtype == object and shared.tolist() == text.tolist()
+    assert len({id(x) for x in shared}) == 3
+    with pytest.raises(ValueError, match="a basis not in"):
+        many._shared(np.array(["cv", "guess"]))
