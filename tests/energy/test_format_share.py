@@ -27,7 +27,9 @@ BF16_MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 def test_the_share_is_one_for_every_format_in_the_limit_and_never_above_the_peak():
     peak = sp.Symbol("F_peak", positive=True)
     achieved = SS.achieved_flops(peak)
-    assert sp.simplify(achieved.subs({SS.r_fmt: 1, SS.eta_f: sp.Rational(7, 20)}) - 0.35 * peak) == 0
+    assert (
+        sp.simplify(achieved.subs({SS.r_fmt: 1, SS.eta_f: sp.Rational(7, 20)}) - 0.35 * peak) == 0
+    )
     assert achieved.subs({SS.eta_f: sp.Rational(3, 4), SS.r_fmt: 2}) == peak  # capped at the peak
     shares = np.array([0.05, 0.35, 0.8])
     for ratio in (0.2, 1.0, 1.7):
