@@ -49,8 +49,9 @@ def request_breakdown(
     The terms add up to power_w · request_time_s (see the module docstring for the split)."""
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    terms, _ = physical.physical_evaluate(rows.model, workload, backbone.achieved_hw(rows, c), kappa=c.kappa,
-                                   deploy=rows.deploy)  # fmt: skip
+    terms, _ = physical.physical_evaluate(
+        rows.model, workload, backbone.achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
+    )
     step = backbone.step_time_s(rows, batch, c)
     power = backbone.busy_power_w(rows, batch, c)
     request = rows.t_out * step / batch

@@ -49,9 +49,16 @@ def _paper(llms, workload) -> dict[str, np.ndarray]:
 
 def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), np.shape(x))
-    frames = [pd.DataFrame({x_name: x, "component": c, "energy_per_token_j":
-                            np.broadcast_to(comps[c], np.shape(x)) / t_out})
-              for c in estimate.COMPONENTS]  # fmt: skip
+    frames = [
+        pd.DataFrame(
+            {
+                x_name: x,
+                "component": c,
+                "energy_per_token_j": np.broadcast_to(comps[c], np.shape(x)) / t_out,
+            }
+        )
+        for c in estimate.COMPONENTS
+    ]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -91,8 +98,10 @@ def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: float = 1
     comps = _terms(llms, device, (t_in, t_out, batch), mode, 1, weights)
     df = _tidy("params_b", np.array([m.params_b for m in llms]), comps, t_out)
     fits = [weights_fit(m, device, 1, weights) for m in llms]
-    return df.assign(llm=[m.name for m in llms] * len(estimate.COMPONENTS),
-                     weights_fit=fits * len(estimate.COMPONENTS))  # fmt: skip
+    return df.assign(
+        llm=[m.name for m in llms] * len(estimate.COMPONENTS),
+        weights_fit=fits * len(estimate.COMPONENTS),
+    )
 
 
 def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: float = 1.0,

@@ -16,8 +16,11 @@ from wattgpu_lite.energy.codegen import WORDS
 
 TRAFFIC = ("parameter_reads", "kv_writes", "attention_reads")
 _KEYS = tuple((ph, c) for ph in symbolic_physical.PHASES for c in TRAFFIC)
-_BITS = sp.lambdify((*symbolic_physical.MODEL, *symbolic_physical.WORKLOAD), [symbolic_physical.bits[ph][c].subs(WORDS) for ph, c in _KEYS],
-                    "numpy")  # fmt: skip
+_BITS = sp.lambdify(
+    (*symbolic_physical.MODEL, *symbolic_physical.WORKLOAD),
+    [symbolic_physical.bits[ph][c].subs(WORDS) for ph, c in _KEYS],
+    "numpy",
+)
 
 
 def bytes_table(llm, t_in: int, t_out: int, batch: int = 1, weights=None) -> pd.DataFrame:

@@ -131,8 +131,12 @@ def predictions(df: pd.DataFrame | None = None) -> pd.DataFrame:
     with the constants of each run's fold (``fold_eta_bw``, ``fold_kappa``, ...)."""
     df = runs_frame() if df is None else df
     physical, consts = _logo(df)
-    out = df.assign(physical=physical, physical_apriori=engine_j_per_token(df, backbone.Constants()),
-                    paper=paper_j_per_token(df), ecologits=ecologits_j_per_run(df))  # fmt: skip
+    out = df.assign(
+        physical=physical,
+        physical_apriori=engine_j_per_token(df, backbone.Constants()),
+        paper=paper_j_per_token(df),
+        ecologits=ecologits_j_per_run(df),
+    )
     out = pd.concat([out, consts.set_index(out.index)], axis=1)
     out.attrs = df.attrs
     return out

@@ -48,9 +48,20 @@ def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
              weights=None, built=None, serving=None) -> StepResult:  # fmt: skip
     gpus = [g for g, _ in plans]
-    return steps.predict_arrays(HybridState.pretrained(), [llm] * len(plans), gpus, t_in, t_out,
-                            rate, batch, level, _layouts(plans), [weights] * len(plans),
-                            built=built, **(serving or {}))  # fmt: skip
+    return steps.predict_arrays(
+        HybridState.pretrained(),
+        [llm] * len(plans),
+        gpus,
+        t_in,
+        t_out,
+        rate,
+        batch,
+        level,
+        _layouts(plans),
+        [weights] * len(plans),
+        built=built,
+        **(serving or {}),
+    )
 
 
 def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
@@ -74,8 +85,9 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
     :func:`~wattgpu_lite.energy.backbone_rows.build`; None: the defaults).
     """
     model = HybridState.pretrained()
-    rep = replica.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights,
-                      serving)  # fmt: skip
+    rep = replica.replicas(
+        model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights, serving
+    )
     r_max, light_itl = replica.max_rate_under_sla(model, rep, sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
@@ -104,8 +116,15 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
                 weights=None, serving=None) -> pd.DataFrame:  # fmt: skip
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds); ``serving`` as :func:`rate_plans`'."""
-    rows, cap = backbone_rows.build([llm] * len(gpus), [g for g, _ in gpus], t_in, t_out, _layouts(gpus),
-                        [weights] * len(gpus), **(serving or {}))  # fmt: skip
+    rows, cap = backbone_rows.build(
+        [llm] * len(gpus),
+        [g for g, _ in gpus],
+        t_in,
+        t_out,
+        _layouts(gpus),
+        [weights] * len(gpus),
+        **(serving or {}),
+    )
     b = (
         backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
         if batch is None
@@ -130,8 +149,9 @@ def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights, rows)
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
-    shares = layouts.step_shares(llm, plans, t_in, t_out, batch, weights,
-                             HybridState.pretrained().constants, rows)  # fmt: skip
+    shares = layouts.step_shares(
+        llm, plans, t_in, t_out, batch, weights, HybridState.pretrained().constants, rows
+    )
     ok = np.isfinite(frame["energy_per_token_j"].to_numpy())
     return frame.assign(
         **{k: np.where(ok, v, np.nan) for k, v in shares.items()},

@@ -83,8 +83,10 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         corr = model.corrections["itl"]
         static_row = np.searchsorted(rep.corrected, row_of[where])
         x = rep.static[static_row]
-        loads = load_features({"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
-                              bounds.bytes_per_flop(rows.take(where), batch[where]))  # fmt: skip
+        loads = load_features(
+            {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
+            bounds.bytes_per_flop(rows.take(where), batch[where]),
+        )
         for j, column in enumerate(corr.columns):
             if column in loads:
                 x[:, j] = loads[column]

@@ -48,14 +48,20 @@ def _scores(ts: backbone_runs.TrainingSet, oof: dict, name: str, target: str) ->
 def tables(ts: backbone_runs.TrainingSet, chosen: dict[str, str], oofs: dict[str, dict]) -> dict:
     """basis -> target -> regime -> level -> q."""
     reg = protocol.regime(ts)
-    plan = {"cv": ("cv", chosen, False), "new gpu": ("logo", chosen, True),
-            "new llm": ("llm5", chosen, True), "new gpu and llm": ("both", chosen, True),
-            "physics": ("logo", {t: "physics" for t in backbone_runs.TARGETS}, True)}  # fmt: skip
+    plan = {
+        "cv": ("cv", chosen, False),
+        "new gpu": ("logo", chosen, True),
+        "new llm": ("llm5", chosen, True),
+        "new gpu and llm": ("both", chosen, True),
+        "physics": ("logo", {t: "physics" for t in backbone_runs.TARGETS}, True),
+    }
     out = {}
     for basis, (kind, names, floor) in plan.items():
         oof = oofs[kind]
-        out[basis] = {t: conformal.table(_scores(ts, oof, names[t], t), oof["group"], reg, floor)
-                      for t in backbone_runs.TARGETS}  # fmt: skip
+        out[basis] = {
+            t: conformal.table(_scores(ts, oof, names[t], t), oof["group"], reg, floor)
+            for t in backbone_runs.TARGETS
+        }
     return out
 
 

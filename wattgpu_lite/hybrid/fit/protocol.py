@@ -67,8 +67,10 @@ def scenario_mdape(y_true, y_pred, reg) -> float:
 def choose(ts: backbone_runs.TrainingSet, oof: dict) -> dict[str, str]:
     """The selection rule on inner held-out predictions: one candidate per target."""
     reg = regime(ts)
-    return {t: select({c.name: scenario_mdape(ts.target(t), oof[c.name, t], reg)
-                       for c in candidates()}) for t in backbone_runs.TARGETS}  # fmt: skip
+    return {
+        t: select({c.name: scenario_mdape(ts.target(t), oof[c.name, t], reg) for c in candidates()})
+        for t in backbone_runs.TARGETS
+    }
 
 
 def calibrate(ts: backbone_runs.TrainingSet, oof: dict, chosen: dict[str, str]) -> dict:

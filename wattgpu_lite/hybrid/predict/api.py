@@ -88,8 +88,9 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     if offline:
         _, cap = backbone_rows.build([model], [device], t_in, t_out, **deploy)
         bat = float(backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
-    out = steps.predict_arrays(_model(correction, state), [model], [device], t_in, t_out, rate, bat,
-                           level, **deploy)  # fmt: skip
+    out = steps.predict_arrays(
+        _model(correction, state), [model], [device], t_in, t_out, rate, bat, level, **deploy
+    )
     _raise_for_status(out, model.name, device.name, rate, bat,
                       _fitting_hint(model, device, layout, fmt, t_in, t_out, req))  # fmt: skip
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,

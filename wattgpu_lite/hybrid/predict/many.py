@@ -63,9 +63,15 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
     idx = np.flatnonzero(req.ok)
     built = None
     if len(idx):
-        built = backbone_rows.build_once(subset(llms, idx), subset(gpus, idx), req.t_in[idx], req.t_out[idx],
-                             list(req.layout[idx]), list(req.weights[idx]),
-                             **{k: getattr(req, k)[idx] for k in serving})  # fmt: skip
+        built = backbone_rows.build_once(
+            subset(llms, idx),
+            subset(gpus, idx),
+            req.t_in[idx],
+            req.t_out[idx],
+            list(req.layout[idx]),
+            list(req.weights[idx]),
+            **{k: getattr(req, k)[idx] for k in serving},
+        )
     return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
 
 
@@ -94,9 +100,17 @@ def engine_columns(model: HybridState, llms: Coded, gpus: Coded, valid: Valid,
     for s in range(0, len(valid.idx), chunk_rows):
         part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
         rows, cap = valid.built.rows(mine)
-        out = steps.predict_arrays(model, subset(llms, part), subset(gpus, part), rows.t_in,
-                               rows.t_out, valid.rate_qps[mine], valid.batch[mine], level,
-                               built=(rows, cap))  # fmt: skip
+        out = steps.predict_arrays(
+            model,
+            subset(llms, part),
+            subset(gpus, part),
+            rows.t_in,
+            rows.t_out,
+            valid.rate_qps[mine],
+            valid.batch[mine],
+            level,
+            built=(rows, cap),
+        )
         _fill(keep, out, part, llms, gpus, (valid.rate_qps[mine], valid.batch[mine]))
     return keep
 

@@ -68,10 +68,17 @@ def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
     physics = physics_at(rows, safe_cap, np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
                          np.where(ok, batch, 1.0), c)  # fmt: skip
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
-    return Backbone(status=status, offline=offline, cap=safe_cap, max_batch=cap,
-                    capacity_qps=capacity, idle_power_w=backbone.idle_power_w(rows, c),
-                    power_floor_w=backbone.power_floor_w(rows), physics=physics,
-                    step_batch=step_batch)  # fmt: skip
+    return Backbone(
+        status=status,
+        offline=offline,
+        cap=safe_cap,
+        max_batch=cap,
+        capacity_qps=capacity,
+        idle_power_w=backbone.idle_power_w(rows, c),
+        power_floor_w=backbone.power_floor_w(rows),
+        physics=physics,
+        step_batch=step_batch,
+    )
 
 
 def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
@@ -157,8 +164,13 @@ def bounded_intervals(rows: backbone.Rows, back: Backbone, power, itl, floor, ha
     mode (exactly 1 / (λ · T_out) at a steady rate); energy per token power × time per token,
     its ends inside the products of theirs. Returns {quantity: (value, lo, hi)}."""
     itl3 = bounds.bounded(itl, itl * np.exp(-half["itl"]), itl * np.exp(half["itl"]), floor)
-    power3 = bounds.bounded(power, power * np.exp(-half["power"]), power * np.exp(half["power"]),
-                       back.power_floor_w, rows.replica_tdp_w)  # fmt: skip
+    power3 = bounds.bounded(
+        power,
+        power * np.exp(-half["power"]),
+        power * np.exp(half["power"]),
+        back.power_floor_w,
+        rows.replica_tdp_w,
+    )
     fixed = back.physics["time_per_token_s"]
     tpt = tuple(np.where(back.offline, v / back.physics["in_flight"], fixed) for v in itl3)
     energy = bounds.energy_bounds(power3, tpt, np.maximum(half["power"], half["itl"]))

@@ -84,8 +84,10 @@ def asked() -> Asked:
     """Every row of the external table the kit can ask, with its measured values."""
     keep, frame = external.asked()
     rows = external.table().iloc[keep].reset_index(drop=True)
-    measured = {q: rows[external.QUANTITIES[q]].to_numpy(dtype=float) / (1e3 if q == "itl_s" else 1.0)
-                for q in QUANTITIES}  # fmt: skip
+    measured = {
+        q: rows[external.QUANTITIES[q]].to_numpy(dtype=float) / (1e3 if q == "itl_s" else 1.0)
+        for q in QUANTITIES
+    }
     return Asked(rows, external_predict.capped(frame).reset_index(drop=True), measured)
 
 
@@ -94,8 +96,9 @@ def log_ratios(a: Asked, c: Constants) -> np.ndarray:
     kit no answer), the backbone at constants ``c`` asked each row as its harness ran."""
     frame = a.frame.drop(columns="requested")
     model = replace(external_predict.backbone_model(), constants=c)
-    pred = external_predict.engine_many(frame, 0.8, model).assign(requested=a.frame["requested"].to_numpy(),
-                                                    **external_predict.decode_shares(frame, c))  # fmt: skip
+    pred = external_predict.engine_many(frame, 0.8, model).assign(
+        requested=a.frame["requested"].to_numpy(), **external_predict.decode_shares(frame, c)
+    )
     scoped = external_scope.in_scope(a.rows, pred)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.concatenate([np.log(scoped[q]["predicted"] / a.measured[q]) for q in QUANTITIES])

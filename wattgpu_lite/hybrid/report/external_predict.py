@@ -44,10 +44,18 @@ def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.Dat
     """``model``'s predictions for the rows of ``frame`` (columns as ``predict_many``'s, each row
     a run a source measured)."""
     a = _arguments(frame)
-    out = steps.predict_arrays(model, a["llms"], a["gpus"], a["t_in"], a["t_out"],
-                           frame["rate_qps"].to_numpy(dtype=float),
-                           frame["batch"].to_numpy(dtype=float), check_level(level),
-                           a["num_gpus"], a["weights"])  # fmt: skip
+    out = steps.predict_arrays(
+        model,
+        a["llms"],
+        a["gpus"],
+        a["t_in"],
+        a["t_out"],
+        frame["rate_qps"].to_numpy(dtype=float),
+        frame["batch"].to_numpy(dtype=float),
+        check_level(level),
+        a["num_gpus"],
+        a["weights"],
+    )
     return frame.reset_index(drop=True).assign(**out.columns())
 
 
