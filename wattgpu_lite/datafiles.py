@@ -39,7 +39,7 @@ MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests dee
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "b74e048e079a88ba3efd530c0451e9a7de6476812b5e783ce0e2ed3f77e36efa"
+MANIFEST_SHA256 = "2987c141910a83511ceb34a767e4ac3b3a9972bd8074554d429caaec37a3ef2c"
 
 
 def data_dir() -> Path:

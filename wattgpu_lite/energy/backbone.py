@@ -53,6 +53,7 @@ class Constants:
     seq_s: float = 0.0  # host time per sequence in flight per step, s (see host_step_s)
     fp8_ratio: float = 1.0  # achieved share of the FP8 peak over eta_flops (flops_share)
     fp4_ratio: float = 1.0  # achieved share of the FP4 peak over eta_flops (flops_share)
+    collective_ratio: float = 1.0  # a collective's latency over NCCL's model (achieved_deploy)
     kappa: float = 1.0  # dynamic-energy factor on alpha and e
     idle_w: float = 20.0  # idle power: idle_w + idle_fraction · TDP
     idle_fraction: float = 0.15
@@ -154,12 +155,25 @@ def achieved_hw(rows: Rows, c: Constants) -> Hardware:
     )
 
 
+def achieved_deploy(rows: Rows, c: Constants) -> Deployment:
+    """energy.args.deploy_args with each collective's latency as the engine reaches it: the base
+    and per-hop latencies of NCCL's tuning model times ``collective_ratio``
+    (:func:`~wattgpu_lite.energy.symbolic_parallel.engine_allreduce_s`). The engine pays more
+    per all-reduce than the bare collective (its kernel launches and the synchronisation around
+    it); ratio 1 (the shipped constants) is NCCL's model, and one GPU has no collective to
+    scale."""
+    d = rows.deploy
+    ratio = c.collective_ratio
+    return d._replace(collective_latency_s=ratio * d.collective_latency_s,
+                      hop_latency_s=ratio * d.hop_latency_s)  # fmt: skip
+
+
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
     """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
     the whole replica; dynamic = every term but the static and the communication power)."""
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
     terms, times = physical.physical_evaluate(
-        rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
+        rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=achieved_deploy(rows, c)
     )
     dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
     return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
@@ -192,7 +206,7 @@ def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.n
     :func:`step_time_s` and :func:`raw_busy_power_w`)."""
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
     terms, times = physical.physical_evaluate(
-        rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
+        rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=achieved_deploy(rows, c)
     )
     dynamic = sum(v for (phase, comp), v in terms.items()
                   if phase == "decode" and comp not in ("static", "communication"))  # fmt: skip
@@ -216,7 +230,7 @@ def step_pieces(rows: Rows, c: Constants) -> searches.Pieces:
     n = len(rows.t_in)
     named = {**symbol_values(rows.model), "T_in": rows.t_in, "T_out": rows.t_out,
              **symbol_values(achieved_hw(rows, c)), "kappa": c.kappa,
-             **symbol_values(rows.deploy)}  # fmt: skip
+             **symbol_values(achieved_deploy(rows, c))}  # fmt: skip
     values = {k: np.asarray(a, dtype=float) for k, a in named.items()}
     if n == 1:  # one row: numpy's scalar arithmetic, ~8x faster than on arrays of one element
         values = {k: float(v.reshape(-1)[0]) for k, v in values.items()}

@@ -50,7 +50,11 @@ def request_breakdown(
     batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
     terms, _ = physical.physical_evaluate(
-        rows.model, workload, backbone.achieved_hw(rows, c), kappa=c.kappa, deploy=rows.deploy
+        rows.model,
+        workload,
+        backbone.achieved_hw(rows, c),
+        kappa=c.kappa,
+        deploy=backbone.achieved_deploy(rows, c),
     )
     step = backbone.step_time_s(rows, batch, c)
     power = backbone.busy_power_w(rows, batch, c)

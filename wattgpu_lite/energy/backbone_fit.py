@@ -32,20 +32,26 @@ from wattgpu_lite.errors import require
 
 #: the constants the Watt Counts runs cannot identify, held at their defaults by the shipped fit
 #: and freed only across harnesses: c_seq (``seq_s``, the host's time per sequence in flight: the
-#: runs hold a few sequences) and the FP8 and FP4 peaks' shares (the runs are all 16-bit)
-ACROSS_HARNESSES = ("seq_s", "fp8_ratio", "fp4_ratio")
+#: runs hold a few sequences), the FP8 and FP4 peaks' shares (the runs are all 16-bit) and the
+#: collectives' latency over NCCL's model (the runs are all on one GPU)
+ACROSS_HARNESSES = ("seq_s", "fp8_ratio", "fp4_ratio", "collective_ratio")
 #: the six constants the shipped fit frees
 NAMES = tuple(f.name for f in fields(Constants) if f.name not in ACROSS_HARNESSES)
 WITH_HOST = (*NAMES, "seq_s")
 #: with the FP8 peak's share too; the FP4 share stays 1 (no external row the kit asks runs at an
 #: FP4 peak: MXFP4 on Hopper runs at its FP16 peak)
 WITH_FORMATS = (*WITH_HOST, "fp8_ratio")
+#: with the collectives' latency ratio (energy.backbone.achieved_deploy) instead
+WITH_COLLECTIVES = (*WITH_HOST, "collective_ratio")
 LOWER = {"eta_bw": 0.05, "eta_flops": 0.02, "step_s": 1e-6, "kappa": 0.05, "idle_w": 0.0,
-         "idle_fraction": 0.0, "seq_s": 0.0, "fp8_ratio": 0.1, "fp4_ratio": 0.1}  # fmt: skip
+         "idle_fraction": 0.0, "seq_s": 0.0, "fp8_ratio": 0.1, "fp4_ratio": 0.1,
+         "collective_ratio": 0.1}  # fmt: skip
 UPPER = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 0.05, "kappa": 10.0, "idle_w": 200.0,
-         "idle_fraction": 0.8, "seq_s": 1e-3, "fp8_ratio": 2.0, "fp4_ratio": 2.0}  # fmt: skip
+         "idle_fraction": 0.8, "seq_s": 1e-3, "fp8_ratio": 2.0, "fp4_ratio": 2.0,
+         "collective_ratio": 30.0}  # fmt: skip
 SCALE = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 1e-3, "kappa": 1.0, "idle_w": 10.0,
-         "idle_fraction": 0.1, "seq_s": 1e-5, "fp8_ratio": 1.0, "fp4_ratio": 1.0}  # fmt: skip  # the typical size of each constant
+         "idle_fraction": 0.1, "seq_s": 1e-5, "fp8_ratio": 1.0, "fp4_ratio": 1.0,
+         "collective_ratio": 1.0}  # fmt: skip  # the typical size of each constant
 LOSS_SCALE = 0.1  # soft-L1: quadratic below ~10 % error, linear above
 DIFF_STEP = 1e-7  # finite-difference step, relative to SCALE
 JACOBIAN = "2-point"  # forward differences (central ones cost twice as much for the same answer)

@@ -80,6 +80,24 @@ def alltoall_s(m: sp.Expr, n: sp.Expr) -> sp.Expr:
     return several(n) * (t_0 + (n - 1) * t_hop + (n - 1) / n**2 * m / BW_link)
 
 
+#: a collective's latency in the engine over NCCL's tuning model (the backbone's collective_ratio)
+r_coll = sp.Symbol("r_coll", nonnegative=True)
+
+
+def engine_latencies(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with each collective's latencies as the engine reaches them: t_0 → r_coll·t_0 and
+    t_hop → r_coll·t_hop, the bytes / link bandwidth unchanged. An engine pays more per
+    collective than the bare NCCL call (its launches and the synchronisation around it, two
+    per layer: 160 a step for an 80-layer model at TP 8); r_coll = 1 is NCCL's model, r_coll → 0
+    leaves the link's bandwidth alone (:func:`wattgpu_lite.energy.backbone.achieved_deploy`)."""
+    return expr.subs({t_0: r_coll * t_0, t_hop: r_coll * t_hop}, simultaneous=True)
+
+
+def engine_allreduce_s(m: sp.Expr, n: sp.Expr) -> sp.Expr:
+    """The all-reduce of ``m`` bytes over ``n`` GPUs at the engine's latencies."""
+    return engine_latencies(allreduce_s(m, n))
+
+
 def comm_step_s(tokens: sp.Expr) -> sp.Expr:
     """Collectives of one step: 2 all-reduces per layer in each attention group (on MoE layers
     the MLP one becomes a dispatch + combine all-to-all when x_EP = 1)."""
@@ -118,4 +136,5 @@ def derivation(tokens: sp.Expr | None = None) -> dict[str, sp.Expr]:
 
 
 __all__ = ["DEPLOY", "allreduce_s", "alltoall_s", "comm_step_s", "derivation", "doubling_s",
-           "expert_groups_s", "message_bytes", "parallel_step_s", "replicated_read_s", "ring_s"]  # fmt: skip
+           "engine_allreduce_s", "engine_latencies", "expert_groups_s", "message_bytes",
+           "parallel_step_s", "r_coll", "replicated_read_s", "ring_s"]  # fmt: skip

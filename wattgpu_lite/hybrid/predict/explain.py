@@ -102,7 +102,7 @@ def _step_parts(rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants) -
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
     hw = backbone.achieved_hw(rows, c)
     terms, times = physical.physical_evaluate(
-        rows.model, workload, hw, kappa=c.kappa, deploy=rows.deploy
+        rows.model, workload, hw, kappa=c.kappa, deploy=backbone.achieved_deploy(rows, c)
     )
     one = np.ones_like(rows.alpha)
     # alpha, e, alpha_e = 1: the terms count FLOPs and bits
