@@ -39,7 +39,7 @@ MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests dee
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "2987c141910a83511ceb34a767e4ac3b3a9972bd8074554d429caaec37a3ef2c"
+MANIFEST_SHA256 = "0b1528d702685fef46bc6c2b446bf259d9219bf3f4605d6fa17a8e8a4406a629"
 
 
 def data_dir() -> Path:

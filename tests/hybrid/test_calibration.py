@@ -48,14 +48,18 @@ def test_every_source_with_enough_values_is_held_out_once(table):
     assert set(table["chosen"]) <= set(C.CANDIDATES)
     assert (table.groupby("source")["chosen"].nunique() == 1).all()
     assert set(table["basis"]) == {"chosen", "shipped"}
-    # the host time per sequence and the FP8 share are fitted only by the candidates that free
-    # them, within their bounds; the FP4 share is never freed
-    host = table["chosen"].isin(["pooled_host", "pooled_formats"])
+    # the host time per sequence, the FP8 share and the collectives' ratio are fitted only by the
+    # candidates that free them, within their bounds; the FP4 share is never freed
+    host = table["chosen"].isin(["pooled_host", "pooled_formats", "pooled_collectives"])
     assert (table.loc[~host, "chosen_seq_us"] == 0).all()
     assert table["chosen_seq_us"].between(0, 1e6 * UPPER["seq_s"]).all()
-    formats = table["chosen"] == "pooled_formats"
-    assert (table.loc[~formats, "chosen_fp8_ratio"] == 1).all()
-    assert table["chosen_fp8_ratio"].between(LOWER["fp8_ratio"], UPPER["fp8_ratio"]).all()
+    for name, column in (
+        ("pooled_formats", "fp8_ratio"),
+        ("pooled_collectives", "collective_ratio"),
+    ):
+        freed = table["chosen"] == name
+        assert (table.loc[~freed, f"chosen_{column}"] == 1).all()
+        assert table[f"chosen_{column}"].between(LOWER[column], UPPER[column]).all()
     assert (table["chosen_fp4_ratio"] == 1).all()
 
 
@@ -86,3 +90,40 @@ def test_the_folds_in_separate_processes_give_the_same_table(monkeypatch):
     parallel = C.leave_one_source_out(only=two, workers=2)
     assert list(serial["source"].unique()) == two
     pd.testing.assert_frame_equal(serial, parallel)
+
+
+def test_known_inner_scores_are_not_refitted(monkeypatch):
+    def no_fit(ts, a, names=None):
+        raise AssertionError("a candidate with a known inner score was fitted")
+
+    monkeypatch.setattr(C, "fit_pooled", no_fit)
+    known = {name: 0.5 for name in C.CANDIDATES} | {"pooled_host": 0.25}
+    name, means = C.choose(None, None, known)
+    assert name == "pooled_host" and list(means) == list(C.CANDIDATES)
+
+
+def test_a_stored_fold_whose_candidate_still_wins_stands_and_only_the_added_one_is_fitted(
+    monkeypatch, table
+):
+    """A table as built before the fifth candidate (its column and scores dropped), whose fold
+    chose ``watt_counts`` at an inner score no fit can beat: the added candidate alone is fitted
+    on the inner folds, never refitted, and the fold keeps its stored rows."""
+    fitted: list[tuple[str, ...]] = []
+
+    def recording_fit(ts, a, names=None):
+        fitted.append(names)
+        return HybridState.pretrained().constants
+
+    monkeypatch.setattr(C, "fit_pooled", recording_fit)
+    source = sorted(table["source"].unique())[0]
+    old = table.drop(columns=["chosen_collective_ratio", "inner_pooled_collectives"]).assign(
+        chosen="watt_counts", chosen_seq_us=0.0, chosen_fp8_ratio=1.0, inner_watt_counts=0.0
+    )
+    out = C.held_out_source(source, stored=old)
+    assert fitted == [C.FREED["pooled_collectives"]] * C.INNER_FOLDS  # no refit
+    before = old[old["source"] == source].reset_index(drop=True)
+    pd.testing.assert_frame_equal(out[before.columns], before)
+    assert (out["chosen_collective_ratio"] == 1.0).all() and (
+        out["inner_pooled_collectives"] > 0
+    ).all()
+    assert list(out.columns) == list(table.columns)

@@ -23,7 +23,14 @@ The protocol, written down before any score was seen (nothing in it is chosen by
   :func:`~wattgpu_lite.energy.backbone.flops_share`), which the 16-bit runs cannot identify and
   the FP8 rows of other harnesses can (the FP4 share stays 1: no row the kit asks runs at an
   FP4 peak); it was added after the three-candidate table had been read, and is chosen by the
-  inner folds alone as well.
+  inner folds alone as well. ``pooled_collectives``, the fifth, frees beside c_seq the
+  collectives' latency over NCCL's tuning model (``collective_ratio``:
+  :func:`~wattgpu_lite.energy.backbone.achieved_deploy`), which the one-GPU runs cannot
+  identify and the tensor-parallel rows of other harnesses can; it was added after the
+  four-candidate table had been read (the FP8 share it fitted, 0.2, stood for something the
+  8-GPU rows lack) and is chosen by the inner folds alone. A candidate added later is scored
+  with the earlier ones' inner scores and held-out rows read from the shipped table
+  (``stored``: every fit is deterministic, so only the new candidate's fits run).
 - **Inner folds**: the training sources, sorted by title, dealt round robin into
   :data:`INNER_FOLDS` groups; each candidate is fitted without a group and scored on it (the median
   |ln predicted/measured| of its values); the candidate with the lower mean inner score is chosen.
@@ -39,6 +46,7 @@ shipped table is ``data/hybrid/loso_sources.csv``.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -51,12 +59,13 @@ from wattgpu_lite.hybrid.report import external, external_predict, external_scop
 
 MIN_ROWS = 20  # values a source needs to be held out and scored alone
 INNER_FOLDS = 3
-CANDIDATES = ("watt_counts", "pooled", "pooled_host", "pooled_formats")
+CANDIDATES = ("watt_counts", "pooled", "pooled_host", "pooled_formats", "pooled_collectives")
 #: the constants each fitted candidate frees
 FREED = {
     "pooled": backbone_fit.NAMES,
     "pooled_host": backbone_fit.WITH_HOST,
     "pooled_formats": backbone_fit.WITH_FORMATS,
+    "pooled_collectives": backbone_fit.WITH_COLLECTIVES,
 }
 QUANTITIES = ("itl_s", "power_w", "throughput_tokens_per_s")  # fitted and scored (energy = P/thr)
 
@@ -151,15 +160,20 @@ def candidate_constants(name: str, ts: backbone_runs.TrainingSet, a: Asked) -> C
     return fit_pooled(ts, a, FREED[name])
 
 
-def choose(ts: backbone_runs.TrainingSet, train: Asked) -> tuple[str, dict[str, float]]:
-    """The candidate with the lower mean score over the inner folds of ``train``'s sources."""
-    scores = {name: [] for name in CANDIDATES}
-    for group in inner_groups(sorted(set(train.sources))):
+def choose(ts: backbone_runs.TrainingSet, train: Asked,
+           known: dict[str, float] | None = None) -> tuple[str, dict[str, float]]:  # fmt: skip
+    """The candidate with the lower mean score over the inner folds of ``train``'s sources;
+    ``known``: mean inner scores already computed (read from the shipped table), not refitted."""
+    means = dict(known or {})
+    todo = [name for name in CANDIDATES if name not in means]
+    scores = {name: [] for name in todo}
+    for group in inner_groups(sorted(set(train.sources))) if todo else []:
         held = np.isin(train.sources, group)
-        for name in CANDIDATES:
+        for name in todo:
             c = candidate_constants(name, ts, train.take(~held))
             scores[name].append(score(train.take(held), c))
-    means = {name: float(np.mean(v)) for name, v in scores.items()}
+    means |= {name: float(np.mean(v)) for name, v in scores.items()}
+    means = {name: means[name] for name in CANDIDATES}
     return min(CANDIDATES, key=lambda n: (means[n], CANDIDATES.index(n))), means
 
 
@@ -186,38 +200,67 @@ def scored_sources(a: Asked, min_rows: int = MIN_ROWS) -> list[str]:
     return sorted(counts[counts >= min_rows].index)
 
 
-def held_out_source(source: str) -> pd.DataFrame:
+def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
+    """The mean inner scores the table ``stored`` holds for ``source``'s fold, per candidate."""
+    if stored is None:
+        return {}
+    rows = stored[stored["source"] == source]
+    return {name: float(rows[f"inner_{name}"].iloc[0]) for name in CANDIDATES
+            if len(rows) and f"inner_{name}" in rows}  # fmt: skip
+
+
+def fold_columns(chosen: Constants) -> dict[str, float]:
+    """The constants a fold reports beside its candidate: µs per sequence, the format and
+    collective ratios."""
+    return {"chosen_seq_us": 1e6 * chosen.seq_s, "chosen_fp8_ratio": chosen.fp8_ratio,
+            "chosen_fp4_ratio": chosen.fp4_ratio,
+            "chosen_collective_ratio": chosen.collective_ratio}  # fmt: skip
+
+
+def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataFrame:
     """One outer fold: ``source`` held out, the candidate chosen on the inner folds of the others,
     refitted on them, and the held-out values at the chosen and the shipped constants (each fold
-    independent of the others: the folds may run in separate processes)."""
+    independent of the others: the folds may run in separate processes). ``stored``: a table
+    built before a candidate was added; where one of its candidates still wins, its rows stand
+    (the same deterministic fits) and only the added candidates are fitted."""
     a, ts = asked(), backbone_runs.watt_counts()
     held = a.sources == source
-    name, inner = choose(ts, a.take(~held))
+    known = stored_inner(stored, source)
+    name, inner = choose(ts, a.take(~held), known)
+    scores = {f"inner_{k}": v for k, v in inner.items()}
+    if name in known:  # an earlier candidate still wins: its stored held-out rows stand
+        rows = stored[stored["source"] == source].reset_index(drop=True)
+        if not rows["chosen"].eq(name).all():
+            raise ValueError(f"the stored fold of {source!r} chose {rows['chosen'].iloc[0]!r}, "
+                             f"not {name!r}: rebuild the table without `stored`")  # fmt: skip
+        kept = rows.loc[:, "quantity":"chosen_fp4_ratio"]
+        return kept.assign(chosen_collective_ratio=Constants().collective_ratio, **scores)
     chosen = candidate_constants(name, ts, a.take(~held))
     table = held_out_table(a.take(held), chosen, HybridState.pretrained().constants)
-    return table.assign(source=source, chosen=name, chosen_seq_us=1e6 * chosen.seq_s,
-                        chosen_fp8_ratio=chosen.fp8_ratio, chosen_fp4_ratio=chosen.fp4_ratio,
-                        **{f"inner_{k}": v for k, v in inner.items()})  # fmt: skip
+    return table.assign(source=source, chosen=name, **fold_columns(chosen), **scores)
 
 
 def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None,
-                         workers: int = 1) -> pd.DataFrame:  # fmt: skip
+                         workers: int = 1, stored: pd.DataFrame | None = None) -> pd.DataFrame:  # fmt: skip
     """The outer loop: per held-out source (``only``: a subset of them) and quantity, the chosen
     candidate, its inner scores, the host time per sequence it fitted (``chosen_seq_us``, µs; 0
-    unless ``pooled_host`` or ``pooled_formats``), the FP8 and FP4 peaks' shares relative to the
-    16-bit one (``chosen_fp8_ratio``, ``chosen_fp4_ratio``; 1 unless ``pooled_formats``), and the
-    held-out values at the chosen and the shipped constants.
+    unless a ``pooled_`` candidate that frees it), the FP8 and FP4 peaks' shares relative to the
+    16-bit one (``chosen_fp8_ratio``, ``chosen_fp4_ratio``; 1 unless ``pooled_formats``), the
+    collectives' latency over NCCL's model (``chosen_collective_ratio``; 1 unless
+    ``pooled_collectives``), and the held-out values at the chosen and the shipped constants.
     ``workers`` > 1: the folds in that many processes (the same table: each fold is
-    deterministic and the parts are joined in the sources' order)."""
+    deterministic and the parts are joined in the sources' order). ``stored``: a table built
+    with fewer candidates, whose folds are reused where they still hold (:func:`held_out_source`)."""
     scored = scored_sources(asked(), min_rows)
     sources = scored if only is None else [s for s in scored if s in only]
+    fold = partial(held_out_source, stored=stored)
     if workers > 1 and len(sources) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(held_out_source, sources))
+            parts = list(pool.map(fold, sources))
     else:
-        parts = [held_out_source(s) for s in sources]
+        parts = [fold(s) for s in sources]
     return pd.concat(parts, ignore_index=True)
 
 
