@@ -49,3 +49,40 @@ def test_capacities_are_kv_capacity_seqs_row_by_row():
         one = [kv_capacity_seqs(llm, gpus[pick[i]], t_in[i], t_out[i], 1, None, None, engines[i],
                                 None if limit is None else limit[i]) for i in range(n)]  # fmt: skip
         assert cap.tolist() == [float(x) for x in one] and len(set(cap)) > 5
+
+
+def _arrays_equal(a: tuple, b: tuple) -> bool:
+    """The Rows and capacities of two builds, every array equal to the bit (NaN equal)."""
+    (rows_a, cap_a), (rows_b, cap_b) = a, b
+    flat = []
+    for name, value in rows_a.__dict__.items():
+        other = rows_b.__dict__[name]
+        flat += zip(value, other, strict=True) if isinstance(value, tuple) else [(value, other)]
+    return np.array_equal(cap_a, cap_b) and all(np.array_equal(x, y, equal_nan=True)
+                                                for x, y in flat)  # fmt: skip
+
+
+def test_a_configuration_kept_from_a_call_is_never_another_configurations():
+    """The configurations' arrays are kept between calls (a warm predict): equal results with
+    a cold and a warm cache, and a GPU, LLM, layout, format or engine that differs in one value
+    (a user's copy under another name included) never reads another's entry."""
+    from dataclasses import replace
+
+    llm, gpu = wl.llm("meta-llama/Llama-3.1-8B-Instruct"), wl.gpu("H100 SXM")
+    faster = replace(gpu, name="H100 SXM (custom)", bandwidth_gbs=gpu.bandwidth_gbs * 1.5)
+    shallower = replace(llm, name="mine", n_layers=16)
+    calls = [((llm,), (gpu,), 1, None, None, None), ((llm,), (faster,), 1, None, None, None),
+             ((shallower,), (gpu,), 1, None, None, None), ((llm,), (gpu,), 2, None, None, None),
+             ((llm,), (gpu,), 1, ["fp8"], None, None), ((llm,), (gpu,), 1, None, "fp8", None),
+             ((llm,), (gpu,), 1, None, None, "sglang")]  # fmt: skip
+    R._configured.cache_clear()
+    cold = []
+    for m, g, n, w, kv, eng in calls:
+        cold.append(R.build(list(m), list(g), 700.0, 300.0, n, w, kv, eng))
+        R._configured.cache_clear()
+    for k, (m, g, n, w, kv, eng) in enumerate(calls * 2):  # every entry kept, then read again
+        warm = R.build(list(m), list(g), 700.0, 300.0, n, w, kv, eng)
+        assert _arrays_equal(warm, cold[k % len(calls)]), calls[k % len(calls)]
+    for i, a in enumerate(cold):  # the configurations differ: no entry could stand for another
+        assert not any(_arrays_equal(a, b) for b in cold[i + 1 :]), calls[i]
+    assert R._configured.cache_info().hits >= len(calls)

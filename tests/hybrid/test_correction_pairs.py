@@ -57,3 +57,31 @@ def test_a_column_step_table_sums_the_splits_a_value_passes():
     steps = column_steps(feature, threshold, np.array([True, False, False, True]), weights, 0)
     got = steps.codes_at(np.array([0.5, 1.0, 1.5, 2.0, 9.0, np.nan]))
     assert got.tolist() == [[0, 0], [1, 2], [1, 2], [1, 3], [1, 3], [1, 0]]
+
+
+@pytest.mark.parametrize("target", ["power", "itl"])
+def test_codes_kept_for_a_pair_are_never_another_pairs(target):
+    """The pairs' feature matrix and fixed codes are kept between calls (a warm predict): the
+    same values with a cold and a warm cache, and a pair that differs in one value (a user's copy
+    of a GPU or an LLM under its own name) or another correction never reads another's entry."""
+    corr = HybridState.pretrained().corrections[target]
+    llm, gpu = wl.llm(LLMS[0]), wl.gpu("H100 SXM")
+    faster = replace(gpu, name="H100 SXM (custom)", bandwidth_gbs=gpu.bandwidth_gbs * 1.5)
+    shallower = replace(llm, name="mine", n_layers=16)
+    pairs = [(llm, gpu), (llm, faster), (shallower, gpu), (shallower, faster)]
+    load = {c: np.array([0.3]) for c in C.FEATURE_GROUPS["load"]}
+    rest = dict.fromkeys(load, 0.0)
+    whole = [corr.predict(C.feature_matrix([m], [g], load, corr.columns, corr.families))
+             for m, g in pairs]  # fmt: skip
+    C._pair_codes.cache_clear()
+    forest = C._forest(corr.forest_json)
+    for k, (m, g) in enumerate(pairs * 2):  # cold, then every entry read again
+        assert np.array_equal(corr.predict_loads([m], [g], load), whole[k % len(pairs)])
+        x, _ = C._pair_codes_once(corr, forest, [m], [g])
+        assert np.array_equal(x, C.feature_matrix([m], [g], rest, corr.columns, corr.families))
+    assert C._pair_codes.cache_info().hits >= len(pairs)
+    xs = [C._pair_codes_once(corr, forest, [m], [g])[0] for m, g in pairs]
+    assert not any(np.array_equal(a, b) for i, a in enumerate(xs) for b in xs[i + 1 :])
+    for c in HybridState.pretrained().corrections.values():  # each correction its own codes
+        x, fixed = C._pair_codes_once(c, C._forest(c.forest_json), [llm], [gpu])
+        assert np.array_equal(fixed.code, c.fixed_part(x).code)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -31,6 +32,8 @@ from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
 
 __all__ = ["MEM_UTIL", "Built", "build", "build_once", "layouts_per_row", "offline_in_flight"]
+CONFIGS_CACHED = 256  # configuration lists whose arrays are kept (:func:`_configured`)
+CACHED_UP_TO = 64  # configurations in a list kept (a predict, a ranking); a long table's: not
 
 
 def layouts_per_row(num_gpus, n: int) -> list[Parallel]:
@@ -55,6 +58,8 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     KV-cache format, engine), coded by its text. A configuration is the row of its four codes
     (no arithmetic packing, which can collide): :func:`~wattgpu_lite.energy.uniques.unique_rows`
     of the four code columns, configurations in the order of their first rows."""
+    if len(llms) == 1:  # one row (a single predict): its own configuration
+        return [(llms[0], gpus[0], layouts[0], formats[0])], np.zeros(1, dtype=np.int64)
     models, li = unique_by_identity(llms)
     devices, gi = unique_by_identity(gpus)
     fmts, fo = unique_by_identity(formats)  # each distinct object coded once, gathered by row
@@ -163,17 +168,36 @@ def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()
     limit = None if max_num_seqs is None else np.broadcast_to(
         np.asarray(max_num_seqs, dtype=float), (n,))  # fmt: skip
-    cap = _capacities(configs, code, t_in, t_out, limit)
-    return Built(_config_arrays(configs), code, t_in, t_out, cap)
+    arrays, blocks, default_limit = _configured_once(tuple(configs))
+    # each row's KV capacity, kv_capacity_seqs' second half (the engine's limit where not given)
+    cap = seqs_in(blocks[code], t_in, t_out, default_limit[code] if limit is None else limit)
+    return Built(arrays, code, t_in, t_out, cap)
 
 
-def _capacities(configs: list[tuple], code: np.ndarray, t_in: np.ndarray, t_out: np.ndarray,
-                limit: np.ndarray | None) -> np.ndarray:  # fmt: skip
-    """Each row's KV capacity (sequences), :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`
-    in its two halves: each configuration's KV blocks once (:func:`kv_blocks`), then every row's
-    sequences at once (:func:`seqs_in`; the engine's default limit where ``limit`` is None)."""
+def _configured_once(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray], np.ndarray,
+                                                          np.ndarray]:  # fmt: skip
+    """:func:`_configured` of ``configs``, kept for the next call with equal configurations
+    (frozen LLMs, GPUs and layouts compared by value) when there are at most
+    :data:`CACHED_UP_TO` of them; a longer list, or one that cannot be hashed, is built afresh."""
+    try:
+        kept = len(configs) <= CACHED_UP_TO and hash(configs) is not None
+    except TypeError:
+        kept = False
+    return (_configured if kept else _configured.__wrapped__)(configs)
+
+
+@lru_cache(maxsize=CONFIGS_CACHED)
+def _configured(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray], np.ndarray,
+                                                     np.ndarray]:  # fmt: skip
+    """What depends on the configurations alone, not on the tokens: their arrays
+    (:func:`_config_arrays`), their KV blocks (:func:`kv_blocks`, the first half of
+    :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`) and their engines' default
+    concurrency limits, one row per configuration, read-only (shared by every call that names
+    them)."""
     blocks = np.array([kv_blocks(m, g, count, w, kv, eng) for m, g, count, (w, kv, eng) in configs],
                       dtype=float)  # fmt: skip
-    if limit is None:
-        limit = np.array([engine_of(c[3][2]).max_num_seqs for c in configs], dtype=float)[code]
-    return seqs_in(blocks[code], t_in, t_out, limit)
+    limit = np.array([engine_of(c[3][2]).max_num_seqs for c in configs], dtype=float)
+    arrays = _config_arrays(list(configs))
+    for a in (blocks, limit, *arrays.values()):
+        a.flags.writeable = False
+    return arrays, blocks, limit

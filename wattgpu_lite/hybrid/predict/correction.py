@@ -27,6 +27,8 @@ from wattgpu_lite.specs.llm import LLM
 # NVIDIA architectures whose vLLM build has FlashAttention (compute capability >= 8.0), and AMD's
 # CDNA parts with its ROCm port; Volta (7.0) and Turing (7.5) fall back to slower kernels.
 FORESTS_CACHED = 8  # parsed correction forests kept (_forest); the shipped model has two
+PAIRS_CACHED = 256  # (correction, forest, pairs) whose fixed codes are kept (_pair_codes)
+PAIRS_KEPT_UP_TO = 64  # pairs in a call whose codes are kept (a predict, a ranking)
 FLASH_ARCHITECTURES = ("Ampere", "Ada Lovelace", "Hopper", "Blackwell", "Blackwell Ultra",
                        "CDNA 2", "CDNA 3", "CDNA 4")  # fmt: skip
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
@@ -130,12 +132,13 @@ class Correction:
         each row's load columns alone (``Forest.predict_at``)."""
         pairs, row_pair = _pairs(llms, gpus)
         moving = {j: c for j, c in enumerate(self.columns) if c in FEATURE_GROUPS["load"]}
-        x = feature_matrix(*pairs, dict.fromkeys(moving.values(), 0.0), self.columns,
-                           self.families)  # fmt: skip
         own = type(self).predict is Correction.predict  # not a stand-in's own predict
-        fixed = self.fixed_part(x) if own else None
+        if own:
+            x, fixed = _pair_codes_once(self, _forest(self.forest_json), *pairs)
+        else:
+            x, fixed = _pair_codes.__wrapped__(self, None, *pairs)
         if fixed is None:  # a walked forest (or another predict): every column of every row
-            x = x[row_pair]
+            x = x[row_pair]  # a copy: the pairs' matrix may be kept
             for j, c in moving.items():
                 x[:, j] = load[c]
             return self.predict(x)
@@ -144,9 +147,40 @@ class Correction:
         return np.clip(out, -self.bound, self.bound)
 
 
+def _pair_codes_once(corr: Correction, forest: Forest, llms: list[LLM],
+                     gpus: list[GPU]) -> tuple[np.ndarray, FixedCodes | None]:  # fmt: skip
+    """:func:`_pair_codes`, kept for the next call with the same correction, forest and pairs
+    (LLMs and GPUs by value) when there are at most :data:`PAIRS_KEPT_UP_TO` pairs; more, or a
+    pair that cannot be hashed, are coded afresh."""
+    key = (corr, forest, tuple(llms), tuple(gpus))
+    try:
+        kept = len(llms) <= PAIRS_KEPT_UP_TO and hash(key) is not None
+    except TypeError:
+        kept = False
+    return (_pair_codes if kept else _pair_codes.__wrapped__)(*key)
+
+
+@lru_cache(maxsize=PAIRS_CACHED)
+def _pair_codes(corr: Correction, forest: Forest | None, llms: Sequence[LLM],
+                gpus: Sequence[GPU]) -> tuple[np.ndarray, FixedCodes | None]:  # fmt: skip
+    """The feature matrix of the distinct (LLM, GPU) pairs ``llms[i], gpus[i]`` (load columns 0)
+    and ``forest``'s codes of its fixed columns (:meth:`Correction.fixed_part`; None for a
+    walked forest, or no ``forest``: a stand-in correction), read-only: they depend on the pairs
+    alone, not on the load. ``forest`` (compared by identity) is the one the codes are of."""
+    moving = [j for j, c in enumerate(corr.columns) if c in FEATURE_GROUPS["load"]]
+    load = dict.fromkeys((corr.columns[j] for j in moving), 0.0)
+    x = feature_matrix(llms, gpus, load, corr.columns, corr.families)
+    fixed = None if forest is None else forest.fixed_codes(x, moving)
+    for a in (x,) if fixed is None else (x, fixed.code, fixed.moving):
+        a.flags.writeable = False
+    return x, fixed
+
+
 def _pairs(llms: Sequence[LLM], gpus: Sequence[GPU]) -> tuple[tuple[list, list], np.ndarray]:
     """The distinct (LLM, GPU) pairs of the rows, by identity, as (LLMs, GPUs), and each row's
     pair."""
+    if len(llms) == 1:  # one row (a single predict): its own pair
+        return ([llms[0]], [gpus[0]]), np.zeros(1, dtype=np.intp)
     models, li = unique_by_identity(llms)
     devices, gi = unique_by_identity(gpus)
     key, row_pair = np.unique(li * len(devices) + gi, return_inverse=True)

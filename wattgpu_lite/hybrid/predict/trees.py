@@ -82,10 +82,12 @@ class FixedCodes:
     columns: tuple[int, ...] = ()  # the moving columns
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Forest:
     """Flat node arrays of every tree (a leaf's children are itself), the base score, and the
-    same trees as :class:`Tables` (None when a tree has more than :data:`TABLE_SPLITS` splits)."""
+    same trees as :class:`Tables` (None when a tree has more than :data:`TABLE_SPLITS` splits).
+    Compared and hashed by identity (its arrays cannot be compared as a whole): one parsed text
+    is one forest, a key of the codes kept for it (:mod:`~wattgpu_lite.hybrid.predict.correction`)."""
 
     feature: np.ndarray  # (trees · width,) int32
     threshold: np.ndarray  # float32; the leaf value on leaves
