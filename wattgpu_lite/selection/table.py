@@ -182,12 +182,11 @@ def order_index(table) -> np.ndarray:
     """Positions of the rows of ``table`` (a frame or a dict of columns) in ranking order: by
     verdict — meets, may meet, misses, does not fit (:data:`~wattgpu_lite.selection.verdict.
     VERDICTS`) —, then by energy, then by name (and by GPU count, when plans have one)."""
-    keys = {"_g": verdict_rank(table["verdict"])}
-    keys["energy_per_1k_tokens_j"] = np.asarray(table["energy_per_1k_tokens_j"])
-    keys["gpu"] = np.asarray(table["gpu"], dtype=object)
+    gpu = np.unique(np.asarray(table["gpu"], dtype=object), return_inverse=True)[1]
+    keys = [verdict_rank(table["verdict"]), np.asarray(table["energy_per_1k_tokens_j"]), gpu]
     if "num_gpus" in table:
-        keys["num_gpus"] = np.asarray(table["num_gpus"])
-    return pd.DataFrame(keys).sort_values(list(keys)).index.to_numpy()
+        keys.append(np.asarray(table["num_gpus"]))
+    return np.lexsort(keys[::-1])  # stable, NaN energy last: as DataFrame.sort_values
 
 
 def rank_numbers(meets_sla) -> pd.arrays.IntegerArray:
