@@ -111,10 +111,11 @@ def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.Data
             try:
                 valid.append((g, check_num_gpus(lay, model, g)))
             except InvalidInputError as err:
-                refused.append({"gpu": g.name, "num_gpus": lay.num_gpus, "layout": lay.label,
-                                "tp": lay.tp, "ep": lay.ep, "why_not": str(err)})  # fmt: skip
-    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "layout", "tp", "ep",
-                                                 "why_not"])  # fmt: skip
+                refused.append((g.name, lay.num_gpus, lay.label, lay.tp, lay.ep, str(err)))
+    columns = ["gpu", "num_gpus", "layout", "tp", "ep", "why_not"]
+    if not refused:
+        return valid, pd.DataFrame([], columns=columns)
+    return valid, pd.DataFrame({c: [r[i] for r in refused] for i, c in enumerate(columns)})
 
 
 def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:

@@ -220,7 +220,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
         cols = rate_plans(model, plans, rate, *args)
     cols["fits"] = np.array([not w.startswith("does not fit in memory") for w in cols["why_not"]])
     cols["layout_why"] = layout_why(cols)
-    cols = with_rows(cols, refused.assign(meets_sla=False, fits=False))
+    cols = with_rows(cols, refused, meets_sla=False, fits=False)
     if not cols["fits"].any():
         raise no_fit_error(model.name, pd.DataFrame({k: cols[k] for k in ("gpu", "why_not")}))
     cols |= hybrid_accounting(cols, t_out, grid, price)

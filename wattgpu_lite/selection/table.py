@@ -159,12 +159,12 @@ def add_verdicts(table: pd.DataFrame, itl_sla_ms: float) -> pd.DataFrame:
     return table.assign(verdict=verdicts, meets_sla=verdicts.isin(MEETS_AT_ESTIMATE))
 
 
-def with_rows(cols: dict[str, np.ndarray], rows: pd.DataFrame) -> dict[str, np.ndarray]:
-    """The columns ``cols`` (arrays), then the rows of ``rows`` (NaN in the columns they lack), as
-    ``pd.concat`` of the two tables gives them."""
+def with_rows(cols: dict[str, np.ndarray], rows: pd.DataFrame, **fill) -> dict[str, np.ndarray]:
+    """The columns ``cols`` (arrays), then the rows of ``rows`` with the columns ``fill`` (NaN in
+    the columns they lack), as ``pd.concat`` of the two tables gives them."""
     if not len(rows):
         return cols
-    more = {c: rows[c].to_numpy() for c in rows}
+    more = {c: rows[c].to_numpy() for c in rows} | fill
     n = len(rows)
     return {
         c: np.concatenate([v, np.broadcast_to(more.get(c, np.nan), n)]) for c, v in cols.items()
