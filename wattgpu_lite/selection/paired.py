@@ -164,11 +164,18 @@ def calibrated(table) -> np.ndarray:
     serving the whole load, as in every pair (a missing basis is not 'cv'; a missing replica
     count, a batch, is one replica)."""
     n = len(table) if isinstance(table, pd.DataFrame) else len(table["gpu"])
-    basis = (pd.array(table["basis"]).to_numpy(dtype=object, na_value=None) if "basis" in table
+    basis = (_values(table["basis"], object, None) if "basis" in table
              else np.full(n, None, dtype=object))  # fmt: skip
-    replicas = (pd.array(table["replicas"]).to_numpy(dtype=float, na_value=np.nan)
-                if "replicas" in table else np.ones(n))  # fmt: skip
+    replicas = _values(table["replicas"], float, np.nan) if "replicas" in table else np.ones(n)
     return (basis == CALIBRATED_BASIS) & (np.isnan(replicas) | (replicas == 1))
+
+
+def _values(column, dtype, missing) -> np.ndarray:
+    """A column (a Series or an array) as a numpy array of ``dtype``, ``missing`` for a missing
+    value (a numpy array of that dtype as it is)."""
+    if isinstance(column, np.ndarray) and column.dtype == dtype:
+        return column
+    return pd.array(column).to_numpy(dtype=dtype, na_value=missing)
 
 
 def why_not_calibrated(basis, replicas: float) -> str:
@@ -199,7 +206,7 @@ def ratio_arrays(table, at: int, column: str, q: float) -> tuple[np.ndarray, ...
     def values(col: str) -> np.ndarray:  # a column as floats (NaN: missing or absent)
         if col not in table:
             return np.full(n, np.nan)
-        return pd.array(table[col]).to_numpy(dtype=float, na_value=np.nan)
+        return _values(table[col], float, np.nan)
 
     v, v_lo, v_hi = values(column), values(f"{column}_lo"), values(f"{column}_hi")
     r = v / v[at]

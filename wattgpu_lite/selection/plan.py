@@ -42,7 +42,14 @@ Columns = dict[str, np.ndarray]  # a table's columns, one value per plan (text a
 
 
 def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
-    return [as_layout(int(n) if isinstance(n, np.integer) else n) for _, n in plans]
+    return [_layout(n) for _, n in plans]
+
+
+def _layout(n: Parallel | int) -> Parallel:
+    """A deployment's layout (a Parallel as it is: checked when it was made)."""
+    if isinstance(n, Parallel):
+        return n
+    return as_layout(int(n) if isinstance(n, np.integer) else n)
 
 
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
@@ -155,9 +162,10 @@ def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Co
         llm, plans, t_in, t_out, batch, weights, HybridState.pretrained().constants, rows
     )
     ok = np.isfinite(cols["energy_per_token_j"])
+    gb = {p: layouts.weights_per_gpu_gb(llm, p, weights) for p in set(lays)}  # per layout
     return {
         **{k: np.where(ok, v, np.nan) for k, v in shares.items()},
-        "weights_per_gpu_gb": np.array([layouts.weights_per_gpu_gb(llm, p, weights) for p in lays]),
+        "weights_per_gpu_gb": np.array([gb[p] for p in lays]),
     }
 
 
