@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.selection.table import add_verdicts, order
+from wattgpu_lite.selection.table import add_verdicts, order, order_index
 from wattgpu_lite.selection.verdict import (
     DOES_NOT_FIT,
     MAY_MEET,
@@ -104,3 +105,32 @@ def test_pick_under_sla_and_the_sweep_judge_a_prediction_at_its_bound_and_runs_a
     sweep = sla_sweep(plans, [20, 50, 80])
     assert pd.isna(sweep["pick"].iloc[0]) and sweep["pick"].tolist()[1:] == ["B", "A"]
     assert sweep["n_meeting_sla"].tolist() == [0, 2, 2]
+
+
+def test_the_vectorised_verdicts_and_order_are_the_row_by_row_rule_and_sort_values():
+    """Random plans with ties, NaN ITLs and energies: every verdict is sla_verdict's, and the
+    order is DataFrame.sort_values' (stable, NaN energy last) by verdict, energy, GPU, count."""
+    rng = np.random.default_rng(7)
+    n = 400
+    itl = np.where(rng.random(n) < 0.1, np.nan, rng.choice([10.0, 40.0, 50.0, 60.0], n))
+    table = pd.DataFrame(
+        {
+            "gpu": rng.choice(["A30", "L4", "H100 SXM", "B200"], n),
+            "num_gpus": rng.choice([1, 2, 4], n),
+            "itl_ms": itl,
+            "itl_ms_hi": np.where(rng.random(n) < 0.2, np.nan, itl * rng.choice([1.0, 1.5], n)),
+            "fits": rng.random(n) < 0.9,
+            "meets_sla": rng.random(n) < 0.8,
+            "energy_per_1k_tokens_j": np.where(
+                rng.random(n) < 0.1, np.nan, rng.choice([1.0, 2.0], n)
+            ),
+        }
+    )
+    rows = [
+        sla_verdict(r.itl_ms, r.itl_ms_hi, 50.0, r.fits, r.meets_sla) for r in table.itertuples()
+    ]
+    assert sla_verdicts(table, 50.0).tolist() == rows
+    table = table.assign(verdict=rows)
+    keys = ["_g", "energy_per_1k_tokens_j", "gpu", "num_gpus"]
+    expected = table.assign(_g=verdict_rank(table["verdict"])).sort_values(keys).index
+    assert order_index(table).tolist() == expected.tolist()

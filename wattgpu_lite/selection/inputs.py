@@ -15,7 +15,7 @@ from wattgpu_lite.hybrid.predict.requests import resolve_load
 from wattgpu_lite.runs.measurements import MEASURED_GPUS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.sources import SOURCES
-from wattgpu_lite.specs.catalog import gpu, gpus
+from wattgpu_lite.specs.catalog import catalog_gpus, gpu, gpus
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import MAX_GPUS
 from wattgpu_lite.specs.resolve import resolve_gpu
@@ -118,8 +118,10 @@ def candidate_gpus(candidates, source: str) -> list:
     if candidates is None:
         return [gpu(n) for n in default_candidates(source)]
     word = candidates.strip().lower() if isinstance(candidates, str) else None
-    if word in (ALL_GPUS, MEASURED):
-        return [gpu(n) for n in (gpus()["name"] if word == ALL_GPUS else MEASURED_CANDIDATES)]
+    if word == ALL_GPUS:
+        return list(catalog_gpus())
+    if word == MEASURED:
+        return [gpu(n) for n in MEASURED_CANDIDATES]
     if _one_candidate(candidates):
         candidates = [candidates]
     found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())

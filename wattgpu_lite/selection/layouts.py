@@ -68,18 +68,22 @@ def weights_per_gpu_gb(llm, layout: Parallel, weights) -> float:
     return replica_weight_bytes(llm, layout, weights) / layout.num_gpus / 1e9
 
 
-def layout_why(table: pd.DataFrame) -> pd.Series:
-    """For the best layout of each (GPU, count) with rivals: why it wins, else ''. Within each
-    (GPU, count), plans meeting the SLA first, then by energy (ties: table order)."""
-    energy = table["energy_per_token_j"].to_numpy(dtype=float)
-    meets = table["meets_sla"].to_numpy()
+def layout_why(table) -> np.ndarray:
+    """For the best layout of each (GPU, count) with rivals: why it wins, else '' (one text per
+    row of ``table``, a frame or a dict of columns). Within each (GPU, count), plans meeting the
+    SLA first, then by energy (ties: table order)."""
+    energy = np.asarray(table["energy_per_token_j"], dtype=float)
+    meets = np.asarray(table["meets_sla"])
     groups: dict[tuple, list[int]] = {}
-    for i, key in enumerate(zip(table["gpu"].tolist(), table["num_gpus"].tolist(), strict=True)):
+    keys = zip(
+        np.asarray(table["gpu"]).tolist(), np.asarray(table["num_gpus"]).tolist(), strict=True
+    )
+    for i, key in enumerate(keys):
         if np.isfinite(energy[i]):
             groups.setdefault(key, []).append(i)
-    cols = {c: table[c].to_numpy() for c in ("layout", "comm_share", "layout_share",
-                                              "weights_per_gpu_gb", "max_batch")}  # fmt: skip
-    why = np.full(len(table), "", dtype=object)
+    cols = {c: np.asarray(table[c]) for c in ("layout", "comm_share", "layout_share",
+                                               "weights_per_gpu_gb", "max_batch")}  # fmt: skip
+    why = np.full(len(energy), "", dtype=object)
     for rows in groups.values():
         if len(rows) < 2:
             continue
@@ -93,7 +97,7 @@ def layout_why(table: pd.DataFrame) -> pd.Series:
             f"weights per GPU; KV holds {cols['max_batch'][b]:.0f} vs {cols['max_batch'][s]:.0f} "
             "sequences"
         )
-    return pd.Series(why, index=table.index, dtype=object)
+    return why
 
 
 def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:
@@ -107,10 +111,11 @@ def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.Data
             try:
                 valid.append((g, check_num_gpus(lay, model, g)))
             except InvalidInputError as err:
-                refused.append({"gpu": g.name, "num_gpus": lay.num_gpus, "layout": lay.label,
-                                "tp": lay.tp, "ep": lay.ep, "why_not": str(err)})  # fmt: skip
-    return valid, pd.DataFrame(refused, columns=["gpu", "num_gpus", "layout", "tp", "ep",
-                                                 "why_not"])  # fmt: skip
+                refused.append((g.name, lay.num_gpus, lay.label, lay.tp, lay.ep, str(err)))
+    columns = ["gpu", "num_gpus", "layout", "tp", "ep", "why_not"]
+    if not refused:
+        return valid, pd.DataFrame([], columns=columns)
+    return valid, pd.DataFrame({c: [r[i] for r in refused] for i, c in enumerate(columns)})
 
 
 def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:

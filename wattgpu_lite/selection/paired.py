@@ -158,16 +158,24 @@ def regime_of(rate_qps: float) -> str:
     return "offline" if math.isnan(rate_qps) else "server"
 
 
-def calibrated(table: pd.DataFrame) -> np.ndarray:
-    """Per plan (a bool array), whether it lies in the paired calibration's support: basis 'cv'
-    (the hybrid on a Watt Counts LLM and GPU) and one replica serving the whole load, as in every
-    pair (a missing basis is not 'cv'; a missing replica count, a batch, is one replica)."""
-    n = len(table)
-    basis = (table["basis"].to_numpy(dtype=object, na_value=None) if "basis" in table
+def calibrated(table) -> np.ndarray:
+    """Per plan (a bool array) of a frame or a dict of columns, whether it lies in the paired
+    calibration's support: basis 'cv' (the hybrid on a Watt Counts LLM and GPU) and one replica
+    serving the whole load, as in every pair (a missing basis is not 'cv'; a missing replica
+    count, a batch, is one replica)."""
+    n = len(table) if isinstance(table, pd.DataFrame) else len(table["gpu"])
+    basis = (_values(table["basis"], object, None) if "basis" in table
              else np.full(n, None, dtype=object))  # fmt: skip
-    replicas = (table["replicas"].to_numpy(dtype=float, na_value=np.nan) if "replicas" in table
-                else np.ones(n))  # fmt: skip
+    replicas = _values(table["replicas"], float, np.nan) if "replicas" in table else np.ones(n)
     return (basis == CALIBRATED_BASIS) & (np.isnan(replicas) | (replicas == 1))
+
+
+def _values(column, dtype, missing) -> np.ndarray:
+    """A column (a Series or an array) as a numpy array of ``dtype``, ``missing`` for a missing
+    value (a numpy array of that dtype as it is)."""
+    if isinstance(column, np.ndarray) and column.dtype == dtype:
+        return column
+    return pd.array(column).to_numpy(dtype=dtype, na_value=missing)
 
 
 def why_not_calibrated(basis, replicas: float) -> str:
@@ -179,17 +187,26 @@ def why_not_calibrated(basis, replicas: float) -> str:
 
 
 def ratio_interval(table: pd.DataFrame, ref_label, column: str, q: float) -> pd.DataFrame:
-    """Per plan: ratio = plan / reference of ``column``, its interval and kind. 'paired' r·e^(∓q)
-    when both plans are calibrated (and q finite); else 'unpaired' from the absolute intervals
-    (``column``_lo/_hi), lo = plan_lo / ref_hi, hi = plan_hi / ref_lo; else 'none' (NaN). The
-    reference itself: ratio 1, interval [1, 1], 'reference'."""
-    ok = calibrated(table)
+    """Per plan: ratio = plan / reference of ``column``, its interval and kind
+    (:func:`ratio_arrays`), the reference the plan labelled ``ref_label``."""
     at = table.index.get_loc(ref_label)
+    ratio, lo, hi, kind = ratio_arrays(table, at, column, q)
+    return pd.DataFrame({"ratio": ratio, "lo": lo, "hi": hi, "kind": kind}, index=table.index)
+
+
+def ratio_arrays(table, at: int, column: str, q: float) -> tuple[np.ndarray, ...]:
+    """(ratio, lo, hi, kind) per plan of a frame or a dict of columns: ratio = plan / reference
+    (the plan at position ``at``) of ``column``. 'paired' r·e^(∓q) when both plans are
+    calibrated (and q finite); else 'unpaired' from the absolute intervals (``column``_lo/_hi),
+    lo = plan_lo / ref_hi, hi = plan_hi / ref_lo; else 'none' (NaN). The reference itself:
+    ratio 1, interval [1, 1], 'reference'."""
+    ok = calibrated(table)
+    n = len(ok)
 
     def values(col: str) -> np.ndarray:  # a column as floats (NaN: missing or absent)
         if col not in table:
-            return np.full(len(table), np.nan)
-        return table[col].to_numpy(dtype=float, na_value=np.nan)
+            return np.full(n, np.nan)
+        return _values(table[col], float, np.nan)
 
     v, v_lo, v_hi = values(column), values(f"{column}_lo"), values(f"{column}_hi")
     r = v / v[at]
@@ -204,7 +221,7 @@ def ratio_interval(table: pd.DataFrame, ref_label, column: str, q: float) -> pd.
     kind = np.select([paired, unpaired], [PAIRED, UNPAIRED], NONE).astype(object)
     ratio[at] = lo[at] = hi[at] = 1.0
     kind[at] = REFERENCE
-    return pd.DataFrame({"ratio": ratio, "lo": lo, "hi": hi, "kind": kind}, index=table.index)
+    return ratio, lo, hi, kind
 
 
 def verdict(lo: float, hi: float, words: tuple[str, str] = ("better", "worse")) -> str:

@@ -22,7 +22,6 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 
 from wattgpu_lite.energy import backbone_rows, occupancy
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
@@ -39,10 +38,18 @@ QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
 
 
 Deployment = tuple[GPU, Parallel | int]  # a GPU type and the layout of one replica
+Columns = dict[str, np.ndarray]  # a table's columns, one value per plan (text as objects)
 
 
 def _layouts(plans: Sequence[Deployment]) -> list[Parallel]:
-    return [as_layout(int(n) if isinstance(n, np.integer) else n) for _, n in plans]
+    return [_layout(n) for _, n in plans]
+
+
+def _layout(n: Parallel | int) -> Parallel:
+    """A deployment's layout (a Parallel as it is: checked when it was made)."""
+    if isinstance(n, Parallel):
+        return n
+    return as_layout(int(n) if isinstance(n, np.integer) else n)
 
 
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
@@ -75,7 +82,7 @@ def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
 
 
 def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
-               serving=None) -> pd.DataFrame:  # fmt: skip
+               serving=None) -> Columns:  # fmt: skip
     """One plan per deployment at a request rate: replicas, per-replica prediction, why not.
 
     A deployment that cannot meet the SLA at any load still shows its figures with the replicas
@@ -102,18 +109,20 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
     why = [deployment_why_not(llm, d, t_in, t_out, weights, serving)
            if w == "does not fit in memory" else w
            for w, d in zip(why, gpus, strict=True)]  # fmt: skip
-    frame = _frame(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
+    cols = _columns(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
     seen = np.minimum(1.0 + out.in_flight, np.maximum(out.max_batch, 1.0))
-    frame = _explain(frame, llm, gpus, t_in, t_out, seen, weights, rep.rows)
     # each replica serves λ/R, so its energy per token, P̄ / ((λ/R)·T_out), is already the
     # plan's: R·P̄ / (λ·T_out)
-    frame["total_power_w"] = frame["power_w"] * frame["replicas"]
-    frame["max_rate_per_replica_qps"] = r_max
-    return frame.assign(rate_per_replica_qps=np.where(np.isfinite(shown), share, np.nan))
+    more = {
+        "total_power_w": cols["power_w"] * cols["replicas"],
+        "max_rate_per_replica_qps": r_max,
+        "rate_per_replica_qps": np.where(np.isfinite(shown), share, np.nan),
+    }
+    return cols | _explain(cols, llm, gpus, t_in, t_out, seen, weights, rep.rows) | more
 
 
 def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
-                weights=None, serving=None) -> pd.DataFrame:  # fmt: skip
+                weights=None, serving=None) -> Columns:  # fmt: skip
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds); ``serving`` as :func:`rate_plans`'."""
     rows, cap = backbone_rows.build(
@@ -140,23 +149,24 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
             why.append(str(status))
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
-    frame = _frame(gpus, out, np.where(out.status == "ok", 1.0, np.nan), why)
-    frame = _explain(frame, llm, gpus, t_in, t_out, out.in_flight, weights, rows)
-    return frame.assign(total_power_w=frame["power_w"])
+    cols = _columns(gpus, out, np.where(out.status == "ok", 1.0, np.nan), why)
+    explain = _explain(cols, llm, gpus, t_in, t_out, out.in_flight, weights, rows)
+    return cols | explain | {"total_power_w": cols["power_w"]}
 
 
-def _explain(frame: pd.DataFrame, llm, plans, t_in, t_out, batch, weights, rows) -> pd.DataFrame:
+def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Columns:
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
     shares = layouts.step_shares(
         llm, plans, t_in, t_out, batch, weights, HybridState.pretrained().constants, rows
     )
-    ok = np.isfinite(frame["energy_per_token_j"].to_numpy())
-    return frame.assign(
+    ok = np.isfinite(cols["energy_per_token_j"])
+    gb = {p: layouts.weights_per_gpu_gb(llm, p, weights) for p in set(lays)}  # per layout
+    return {
         **{k: np.where(ok, v, np.nan) for k, v in shares.items()},
-        weights_per_gpu_gb=[layouts.weights_per_gpu_gb(llm, p, weights) for p in lays],
-    )
+        "weights_per_gpu_gb": np.array([gb[p] for p in lays]),
+    }
 
 
 def deployment_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=None,
@@ -182,17 +192,24 @@ def _why_not(replicas: float, r_max: float, light_itl: float, sla_s: float) -> s
     return ""
 
 
-def _frame(gpus, out: StepResult, replicas, why) -> pd.DataFrame:
+def _columns(gpus, out: StepResult, replicas, why) -> Columns:
+    """The plans' columns (numpy arrays, text as objects) from one prediction of every plan."""
     cols = {q: getattr(out, q) for q in QUANTITIES}
     cols |= {f"{q}_{e}": getattr(out, f"{q}_{e}") for q in QUANTITIES for e in ("lo", "hi")}
     lays = _layouts(gpus)
-    return pd.DataFrame({
-        "gpu": [g.name for g, _ in gpus], "num_gpus": [p.num_gpus for p in lays],
-        "layout": [p.label for p in lays], "tp": [p.tp for p in lays], "ep": [p.ep for p in lays],
-        "replicas": replicas,
+    return {
+        "gpu": _text([g.name for g, _ in gpus]), "num_gpus": np.array([p.num_gpus for p in lays]),
+        "layout": _text([p.label for p in lays]), "tp": np.array([p.tp for p in lays]),
+        "ep": np.array([p.ep for p in lays]), "replicas": replicas,
         **cols,
-        "in_flight": out.in_flight, "max_batch": out.max_batch, "basis": out.basis,
-        "meets_sla": [w == "" for w in why], "why_not": why,
-        "tdp_w": [g.tdp_w for g, _ in gpus], "memory_gb": [g.memory_gb for g, _ in gpus],
-        "fp16_tflops_per_w": [g.fp16_tflops / g.tdp_w for g, _ in gpus],
-    })  # fmt: skip
+        "in_flight": out.in_flight, "max_batch": out.max_batch, "basis": out.basis.astype(object),
+        "meets_sla": np.array([w == "" for w in why], dtype=bool), "why_not": _text(why),
+        "tdp_w": np.array([g.tdp_w for g, _ in gpus]),
+        "memory_gb": np.array([g.memory_gb for g, _ in gpus]),
+        "fp16_tflops_per_w": np.array([g.fp16_tflops / g.tdp_w for g, _ in gpus]),
+    }  # fmt: skip
+
+
+def _text(values) -> np.ndarray:
+    """Words as an array of Python strings (a frame reads them as text)."""
+    return np.array(values, dtype=object)

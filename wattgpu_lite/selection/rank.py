@@ -52,15 +52,24 @@ from wattgpu_lite.selection.sources import SOURCES, gpu_metrics
 from wattgpu_lite.selection.table import (
     Ranking,
     add_energy,
-    add_verdicts,
-    add_vs_best,
     apply_sla,
+    columns_of,
     fit_table,
     hybrid_accounting,
     order,
+    order_index,
+    rank_numbers,
     rank_table,
+    vs_best_columns,
+    with_rows,
 )
-from wattgpu_lite.selection.verdict import MAY_MEET, MEETS, MEETS_AT_ESTIMATE, sla_verdicts
+from wattgpu_lite.selection.verdict import (
+    MAY_MEET,
+    MEETS,
+    MEETS_AT_ESTIMATE,
+    sla_verdicts,
+    verdict_array,
+)
 from wattgpu_lite.specs.catalog import gpu
 from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.resolve import resolve_llm
@@ -146,10 +155,10 @@ def rank_gpus(
                   weights, layouts, source, grid, price, level, context_tokens, serving)  # fmt: skip
     wall = wall_accounting(table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue,
                            grid, price)  # fmt: skip
-    table = table.assign(**wall, measured=[is_measured(g) for g in table["gpu"]],
-                         grid_gco2_per_kwh=grid, grid_source=grid_source, price_per_kwh=price,
-                         **price_echo(region, price_per_kwh))  # fmt: skip
-    ranking = rank_table(add_vs_best(table, checks.check_level(level)))
+    table |= wall | {"measured": np.array([is_measured(g) for g in table["gpu"]], dtype=bool),
+                     "grid_gco2_per_kwh": grid, "grid_source": grid_source, "price_per_kwh": price,
+                     **price_echo(region, price_per_kwh)}  # fmt: skip
+    ranking = rank_table(table | vs_best_columns(table, checks.check_level(level)))
     used = {"grid_gco2_per_kwh": grid, "price_per_kwh": price, "pue": pue}
     checked = {"t_in": {**echo["t_in"], "value": int(t_in)},
                "t_out": {**echo["t_out"], "value": int(t_out)}}  # fmt: skip
@@ -159,8 +168,9 @@ def rank_gpus(
 
 
 def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_counts, weights,
-          layouts, source, grid, price, level, context_tokens, serving=None) -> pd.DataFrame:  # fmt: skip
-    """The ranking with accelerator accounting (:func:`rank_gpus` adds the wall columns)."""
+          layouts, source, grid, price, level, context_tokens, serving=None) -> dict:  # fmt: skip
+    """The ranking's columns with accelerator accounting, in ranking order (:func:`rank_gpus`
+    adds the wall columns)."""
     model, devices = resolve_llm(llm), candidate_gpus(candidates, source)
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     if source == "hybrid":
@@ -187,11 +197,11 @@ def _rank(llm, scenario, sla, rate_qps, batch, t_in, t_out, candidates, gpu_coun
     table = apply_sla(add_energy(table, rate, grid, price), sla, scenario)
     head = {"llm": model.name, "llm_architecture": model.architecture_name, "scenario": scenario,
             "rate_qps": rate, "source": source}  # fmt: skip
-    return order(table).assign(**head)
+    return columns_of(order(table)) | head
 
 
 def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms, grid, price,
-                 level, gpu_counts, weights, layouts=None, serving=None) -> pd.DataFrame:  # fmt: skip
+                 level, gpu_counts, weights, layouts=None, serving=None) -> dict:  # fmt: skip
     """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered."""
     rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
@@ -202,25 +212,29 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
     serving = {} if (kv, eng, limit) == check_serving() else given
     plans, refused = deployments(model, devices, gpu_counts, layouts)
     args = (t_in, t_out, sla_ms / 1e3, level, fmt, serving)
-    refused = refused.assign(meets_sla=False, fits=False)
     if not plans:
         raise _no_layout_error(model, gpu_counts, layouts, refused)
+    if np.isnan(rate):
+        cols = batch_plans(model, plans, None if offline else bat, *args)
     else:
-        if np.isnan(rate):
-            table = batch_plans(model, plans, None if offline else bat, *args)
-        else:
-            table = rate_plans(model, plans, rate, *args)
-        table = table.assign(fits=~table["why_not"].str.startswith("does not fit in memory"))
-        table = table.assign(layout_why=layout_why(table))
-        table = pd.concat([table, refused], ignore_index=True) if len(refused) else table
-    if not table["fits"].any():
-        raise no_fit_error(model.name, table)
-    table = add_verdicts(hybrid_accounting(table, t_out, grid, price), sla_ms)
+        cols = rate_plans(model, plans, rate, *args)
+    cols["fits"] = np.array([not w.startswith("does not fit in memory") for w in cols["why_not"]])
+    cols["layout_why"] = layout_why(cols)
+    cols = with_rows(cols, refused, meets_sla=False, fits=False)
+    if not cols["fits"].any():
+        raise no_fit_error(model.name, pd.DataFrame({k: cols[k] for k in ("gpu", "why_not")}))
+    cols |= hybrid_accounting(cols, t_out, grid, price)
+    cols["verdict"] = verdict_array(cols, sla_ms)
+    cols["meets_sla"] = np.isin(cols["verdict"], MEETS_AT_ESTIMATE)
+    at = order_index(cols)
+    cols = {k: v[at] for k, v in cols.items()}
+    # as object columns, not text (an object array would be read as text)
+    cols |= {k: pd.Series(cols[k], dtype=object) for k in ("verdict", "layout_why")}
     label = "offline" if offline or np.isnan(rate) else scenario_for_rate(rate)
     head = {"llm": model.name, "llm_architecture": model.architecture_name, "weights": fmt,
             "scenario": scenario or label, "rate_qps": rate,
             "batch": bat, "t_in": t_in, "t_out": t_out, "source": "hybrid", "level": level}  # fmt: skip
-    return order(table).assign(**head)
+    return cols | head | {"rank": rank_numbers(cols["meets_sla"])}
 
 
 def _no_layout_error(model, gpu_counts, layouts, refused: pd.DataFrame) -> InvalidInputError:

@@ -70,18 +70,18 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
 def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.ndarray):
     """(ITL s, rate req/s) of the deployments ``idx`` at loads ``load`` (shape (len(idx), m)):
     s(B)·e^f at least s_floor(B), B = min(1 + L, cap), and λ(L) (module docstring)."""
-    m = load.shape[1]
-    rows = rep.rows.take(idx).repeat(m)
-    top = np.repeat(np.maximum(rep.cap[idx], 1.0), m)
+    row_of = np.repeat(idx, load.shape[1])
+    rows = rep.rows.take(row_of)
     flat = load.ravel()
-    batch = np.minimum(1.0 + flat, top)
+    batch = np.minimum(1.0 + flat, np.maximum(rep.cap[row_of], 1.0))
     step = backbone.step_time_s(rows, batch, model.constants)
     itl = step.copy()
-    row_of = np.repeat(idx, m)
-    where = np.flatnonzero(np.isin(row_of, rep.corrected))
+    static_of = np.full(len(rep.cap), -1)  # a row's position among the corrected ones
+    static_of[rep.corrected] = np.arange(len(rep.corrected))
+    where = np.flatnonzero(static_of[row_of] >= 0)
     if len(where):
         corr = model.corrections["itl"]
-        static_row = np.searchsorted(rep.corrected, row_of[where])
+        static_row = static_of[row_of[where]]
         x = rep.static[static_row]
         loads = load_features(
             {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
@@ -101,40 +101,38 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     return itl.reshape(load.shape), (flat / (rows.t_out * step)).reshape(load.shape)
 
 
-def light_load(model: HybridState, rep: Replicas) -> tuple[np.ndarray, np.ndarray]:
-    """(ITL s, load L) at the lightest rate ``LIGHT_QPS`` (NaN where the replica has no steady
-    state there: the weights do not fit)."""
-    ok = (rep.cap >= 1) & (LIGHT_QPS < rep.capacity_qps)
-    itl, load = np.full(len(rep.cap), np.nan), np.full(len(rep.cap), np.nan)
-    idx = np.flatnonzero(ok)
-    if len(idx):
-        safe = np.maximum(rep.cap[idx], 1.0)
-        rate = np.full(len(idx), LIGHT_QPS)
-        load[idx] = backbone.in_flight_at_rate(rep.rows.take(idx), rate, safe, model.constants)
-        itl[idx] = itl_at_load(model, rep, idx, load[idx, None])[0][:, 0]
-    return itl, load
-
-
 def max_rate_under_sla(model: HybridState, rep: Replicas,
                        sla_s: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(r_max, ITL at the lightest load) per deployment: r_max the largest rate [req/s] one
     replica serves with ITL ≤ ``sla_s``, below its capacity by 1 part in 10^9 (0 if even the
     lightest load misses the SLA; NaN if the weights do not fit)."""
-    light, light_l = light_load(model, rep)
     top_qps = rep.capacity_qps * (1 - 1e-9)
     r_max = np.where(rep.cap >= 1, 0.0, np.nan)
-    idx = np.flatnonzero(light <= sla_s)
+    light = np.full(len(rep.cap), np.nan)
+    idx = np.flatnonzero((rep.cap >= 1) & (LIGHT_QPS < rep.capacity_qps))
     if not len(idx):
         return r_max, light
-    safe = np.maximum(rep.cap[idx], 1.0)
-    lo = light_l[idx]
-    hi = backbone.in_flight_at_rate(rep.rows.take(idx), top_qps[idx], safe, model.constants)
-    top_itl = itl_at_load(model, rep, idx, hi[:, None])[0][:, 0]
+    load, itl = _light_and_top(model, rep, idx, top_qps[idx])
+    light[idx] = itl[:, 0]
+    meets = itl[:, 0] <= sla_s
+    idx, itl, load = idx[meets], itl[meets], load[meets]
     r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
-    search = top_itl > sla_s
-    idx, lo, hi = idx[search], lo[search], hi[search]
-    r_max[idx] = _largest_good_rate(model, rep, idx, lo, hi, sla_s)
+    search = itl[:, 1] > sla_s
+    if search.any():
+        lo, hi = load[search, 0], load[search, 1]
+        r_max[idx[search]] = _largest_good_rate(model, rep, idx[search], lo, hi, sla_s)
     return r_max, light
+
+
+def _light_and_top(model: HybridState, rep: Replicas, idx: np.ndarray, top_qps: np.ndarray):
+    """(loads L, ITLs s) of the deployments ``idx`` at the lightest rate ``LIGHT_QPS`` (column
+    0) and at ``top_qps`` (column 1): one solve of Little's law, one evaluation."""
+    both = np.concatenate([idx, idx])
+    rate = np.concatenate([np.full(len(idx), LIGHT_QPS), top_qps])
+    safe = np.maximum(rep.cap[both], 1.0)
+    load = backbone.in_flight_at_rate(rep.rows.take(both), rate, safe, model.constants)
+    load = load.reshape(2, -1).T
+    return load, itl_at_load(model, rep, idx, load)[0]
 
 
 def _largest_good_rate(model, rep, idx, lo, hi, sla_s) -> np.ndarray:

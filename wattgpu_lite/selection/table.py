@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from wattgpu_lite.jsonio import dumps, rounded
@@ -27,7 +28,7 @@ from wattgpu_lite.selection.accounting import (
     server_energy_per_request_j,
     why_not_fits,
 )
-from wattgpu_lite.selection.paired import vs_reference
+from wattgpu_lite.selection.paired import paired_half_width, ratio_arrays, regime_of
 from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, sla_verdicts, verdict_rank
 
 # the columns of every ranking, whichever source answers (rank_gpus); a source without a value
@@ -79,13 +80,22 @@ class Ranking(pd.DataFrame):
         return dumps(self.to_document(), indent=2)
 
 
-def rank_table(table: pd.DataFrame) -> Ranking:
-    """``table`` with exactly :data:`RANK_COLUMNS`, in that order, a missing one NaN; a column
-    outside the schema is a ValueError naming it (add it to RANK_COLUMNS, for every source)."""
-    extra = [c for c in table.columns if c not in RANK_COLUMNS]
+def rank_table(table) -> Ranking:
+    """``table`` (a frame or a dict of columns) with exactly :data:`RANK_COLUMNS`, in that order,
+    a missing one NaN; a column outside the schema is a ValueError naming it (add it to
+    RANK_COLUMNS, for every source)."""
+    cols = columns_of(table) if isinstance(table, pd.DataFrame) else table
+    extra = [c for c in cols if c not in RANK_COLUMNS]
     if extra:
         raise ValueError(f"ranking columns {extra} are not in selection.table.RANK_COLUMNS")
-    return Ranking(table.reindex(columns=list(RANK_COLUMNS)))
+    nan = np.full(len(cols["gpu"]), np.nan)
+    return Ranking({c: cols[c] if c in cols else nan for c in RANK_COLUMNS})
+
+
+def columns_of(table: pd.DataFrame) -> dict[str, Any]:
+    """A frame's columns as arrays a frame is built from again with the same dtypes (object
+    columns stay Series: an object array would be read as text)."""
+    return {c: s if s.dtype == object else s.array for c, s in table.items()}
 
 
 def fit_table(llm, devices: list, context_tokens: int) -> pd.DataFrame:
@@ -149,42 +159,69 @@ def add_verdicts(table: pd.DataFrame, itl_sla_ms: float) -> pd.DataFrame:
     return table.assign(verdict=verdicts, meets_sla=verdicts.isin(MEETS_AT_ESTIMATE))
 
 
+def with_rows(cols: dict[str, np.ndarray], rows: pd.DataFrame, **fill) -> dict[str, np.ndarray]:
+    """The columns ``cols`` (arrays), then the rows of ``rows`` with the columns ``fill`` (NaN in
+    the columns they lack), as ``pd.concat`` of the two tables gives them."""
+    if not len(rows):
+        return cols
+    more = {c: rows[c].to_numpy() for c in rows} | fill
+    n = len(rows)
+    return {
+        c: np.concatenate([v, np.broadcast_to(more.get(c, np.nan), n)]) for c, v in cols.items()
+    }
+
+
 def order(table: pd.DataFrame) -> pd.DataFrame:
-    """By verdict — meets, may meet, misses, does not fit (:data:`~wattgpu_lite.selection.verdict.
-    VERDICTS`) —, then by energy, then by name (and by GPU count, when plans have one); rank 1,
-    2, ... for the plans whose estimate meets the SLA (``meets_sla``), confident ones first."""
-    group = verdict_rank(table["verdict"])
-    keys = ["_g", "energy_per_1k_tokens_j", "gpu"] + (["num_gpus"] if "num_gpus" in table else [])
-    out = table.assign(_g=group).sort_values(keys)
-    rank = out["meets_sla"].cumsum().where(out["meets_sla"])
-    return out.drop(columns="_g").assign(rank=rank.astype("Int64")).reset_index(drop=True)
+    """``table`` in ranking order (:func:`order_index`), with ``rank`` 1, 2, ... for the plans
+    whose estimate meets the SLA (``meets_sla``), confident ones first."""
+    out = table.iloc[order_index(table)].reset_index(drop=True)
+    return out.assign(rank=rank_numbers(out["meets_sla"]))
 
 
-def hybrid_accounting(table: pd.DataFrame, t_out: int, grid: float, price: float) -> pd.DataFrame:
+def order_index(table) -> np.ndarray:
+    """Positions of the rows of ``table`` (a frame or a dict of columns) in ranking order: by
+    verdict — meets, may meet, misses, does not fit (:data:`~wattgpu_lite.selection.verdict.
+    VERDICTS`) —, then by energy, then by name (and by GPU count, when plans have one)."""
+    gpu = np.unique(np.asarray(table["gpu"], dtype=object), return_inverse=True)[1]
+    keys = [verdict_rank(table["verdict"]), np.asarray(table["energy_per_1k_tokens_j"]), gpu]
+    if "num_gpus" in table:
+        keys.append(np.asarray(table["num_gpus"]))
+    return np.lexsort(keys[::-1])  # stable, NaN energy last: as DataFrame.sort_values
+
+
+def rank_numbers(meets_sla) -> pd.arrays.IntegerArray:
+    """Rank 1, 2, ... of the ordered rows that meet the SLA at the estimate, else <NA>."""
+    meets = np.asarray(meets_sla, dtype=bool)
+    return pd.arrays.IntegerArray(np.cumsum(meets), ~meets)
+
+
+def hybrid_accounting(cols, t_out: int, grid: float, price: float) -> dict[str, np.ndarray]:
     """Per-request, per-1,000-token, carbon and cost columns of hybrid plans (energy per token
     is already the plan's: every replica counted), and ITL in ms."""
-    per_token = table["energy_per_token_j"]
-    return table.assign(
-        itl_ms=table["itl_s"] * 1e3, itl_ms_lo=table["itl_s_lo"] * 1e3,
-        itl_ms_hi=table["itl_s_hi"] * 1e3, energy_per_request_j=per_token * t_out,
-        energy_per_1k_tokens_j=per_token * 1e3,
-        energy_per_1k_tokens_j_lo=table["energy_per_token_j_lo"] * 1e3,
-        energy_per_1k_tokens_j_hi=table["energy_per_token_j_hi"] * 1e3,
-        kg_co2e_per_mtok=co2e_kg_per_million_tokens(per_token, grid),
-        cost_per_mtok=cost_per_million_tokens(per_token, price),
-    )  # fmt: skip
+    per_token = cols["energy_per_token_j"]
+    return {
+        "itl_ms": cols["itl_s"] * 1e3, "itl_ms_lo": cols["itl_s_lo"] * 1e3,
+        "itl_ms_hi": cols["itl_s_hi"] * 1e3, "energy_per_request_j": per_token * t_out,
+        "energy_per_1k_tokens_j": per_token * 1e3,
+        "energy_per_1k_tokens_j_lo": cols["energy_per_token_j_lo"] * 1e3,
+        "energy_per_1k_tokens_j_hi": cols["energy_per_token_j_hi"] * 1e3,
+        "kg_co2e_per_mtok": co2e_kg_per_million_tokens(per_token, grid),
+        "cost_per_mtok": cost_per_million_tokens(per_token, price),
+    }  # fmt: skip
 
 
-def add_vs_best(table: pd.DataFrame, level: float) -> pd.DataFrame:
-    """``table`` with each plan's energy per token over the best plan's (rank 1), and its
-    interval: ``vs_best_interval`` says 'paired' (both plans in the paired calibration,
-    :mod:`~wattgpu_lite.selection.paired`), 'unpaired' (from the two absolute intervals),
-    'reference' (the best plan) or 'none'. Without a plan of rank 1, the columns are NaN."""
-    best = table.index[table["rank"] == 1]
+def vs_best_columns(cols, level: float) -> dict[str, Any]:
+    """Each plan's energy per token over the best plan's (rank 1), and its interval
+    (:func:`~wattgpu_lite.selection.paired.ratio_arrays`): ``vs_best_interval`` says 'paired'
+    (both plans in the paired calibration, :mod:`~wattgpu_lite.selection.paired`), 'unpaired'
+    (from the two absolute intervals), 'reference' (the best plan) or 'none'. Without a plan of
+    rank 1, the ratio columns are left out (NaN) and the interval is None."""
+    best = np.flatnonzero(pd.array(cols["rank"]).to_numpy(dtype=float, na_value=np.nan) == 1)
     if len(best) == 0:
-        return table.assign(vs_best_interval=None)
-    vs = vs_reference(table, best[0], level)
-    return table.assign(vs_best_energy_ratio=vs["energy_ratio"],
-                        vs_best_energy_ratio_lo=vs["energy_ratio_lo"],
-                        vs_best_energy_ratio_hi=vs["energy_ratio_hi"],
-                        vs_best_interval=vs["interval"])  # fmt: skip
+        return {"vs_best_interval": None}
+    at = int(best[0])
+    rate = np.broadcast_to(np.asarray(cols["rate_qps"], dtype=float), len(cols["gpu"]))[at]
+    q = paired_half_width(regime_of(float(rate)), "energy", level)
+    ratio, lo, hi, kind = ratio_arrays(cols, at, "energy_per_token_j", q)
+    return {"vs_best_energy_ratio": ratio, "vs_best_energy_ratio_lo": lo,
+            "vs_best_energy_ratio_hi": hi, "vs_best_interval": kind}  # fmt: skip

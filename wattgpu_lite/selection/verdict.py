@@ -44,18 +44,26 @@ def sla_verdict(itl_ms: float, itl_ms_hi: float, itl_sla_ms: float, fits: bool =
     return MEETS if hi <= sla else MAY_MEET
 
 
-def sla_verdicts(table: pd.DataFrame, itl_sla_ms: float) -> pd.Series:
+def sla_verdicts(table, itl_sla_ms: float) -> pd.Series:
     """One verdict per row of a ranking made for ``itl_sla_ms``: columns ``itl_ms`` and, if
     present, ``itl_ms_hi``, ``fits`` and ``meets_sla`` (False: the ranking turned the plan down,
     for its ITL or because it cannot serve it)."""
-    itl_sla_ms = check_itl_sla_ms(itl_sla_ms)
-    yes = pd.Series(True, index=table.index)
-    hi = table["itl_ms_hi"] if "itl_ms_hi" in table else table["itl_ms"]
-    fits = table["fits"] if "fits" in table else yes
-    served = table["meets_sla"] if "meets_sla" in table else yes
-    values = [sla_verdict(float(v), float(h), itl_sla_ms, bool(f), bool(s))
-              for v, h, f, s in zip(table["itl_ms"], hi, fits, served, strict=True)]  # fmt: skip
-    return pd.Series(values, index=table.index, name="verdict", dtype=object)
+    return pd.Series(verdict_array(table, itl_sla_ms), index=table.index, name="verdict",
+                     dtype=object)  # fmt: skip
+
+
+def verdict_array(table, itl_sla_ms: float) -> np.ndarray:
+    """:func:`sla_verdicts` as an object array, of a frame or a dict of columns: every row at
+    once, by :func:`sla_verdict`'s rule."""
+    sla = check_itl_sla_ms(itl_sla_ms)
+    itl = np.asarray(table["itl_ms"], dtype=float)
+    hi = np.asarray(table["itl_ms_hi"] if "itl_ms_hi" in table else itl, dtype=float)
+    fits = np.asarray(table["fits"], dtype=bool) if "fits" in table else True
+    served = np.asarray(table["meets_sla"], dtype=bool) if "meets_sla" in table else True
+    misses = ~np.asarray(served) | np.isnan(itl) | (itl > sla)
+    within = np.where(np.isnan(hi), itl, hi) <= sla
+    picked = np.select([~np.asarray(fits), misses, within], [DOES_NOT_FIT, MISSES, MEETS], MAY_MEET)
+    return np.broadcast_to(picked, itl.shape).astype(object)
 
 
 def verdict_rank(verdicts: pd.Series) -> np.ndarray:

@@ -85,6 +85,11 @@ def _llm_entries() -> tuple[LLM, ...]:
     return tuple(out)
 
 
+def catalog_gpus() -> tuple[GPU, ...]:
+    """Every GPU of the catalog, in its order: the objects :func:`gpu` returns (no table built)."""
+    return tuple(g for g, _ in _gpu_entries())
+
+
 def gpus() -> pd.DataFrame:
     """The GPU catalog, one row per GPU; columns = the GPU dataclass fields. ``to_json()`` is
     exactly ``gpus --json`` (:class:`~wattgpu_lite.jsonio.DocumentFrame`)."""
