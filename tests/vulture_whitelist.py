@@ -143,3 +143,5 @@ leave_one_source_out  # hybrid/report/calibration.py: the protocol's outer loop,
 per_source  # hybrid/report/external_per_gpu.py: public, the per-source table notebook A2 prints (used in tests test_external)
 source_labels  # hybrid/report/external_per_gpu.py: public, the sources' short labels notebook A2 prints (used in tests test_external)
 h200_harness_pairs  # hybrid/report/external_per_gpu.py: public, the H200 harness table notebook A2 prints (used in tests test_h200_decode_measurements)
+writeable  # energy/backbone_rows.py: numpy's flag (hybrid/predict/correction.py too), set False on the arrays a cache keeps (read-only, so no caller can change a cached entry)
+sla_verdict  # selection/verdict.py: public, the scalar SLA rule verdict_array applies to a table at once (its reference in tests test_selection_verdict)

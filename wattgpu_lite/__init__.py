@@ -33,8 +33,12 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - energy.backbone_energy.shipped_constants, energy.validation.logo_constants (one each): the
   backbone's fitted constants, and those refitted without each GPU;
 - energy.backbone_runs.watt_counts, measured_boards: the training set and the measured boards;
+  energy.backbone_rows._configured (≤ 256 lists of up to 64 configurations): each configuration
+  list's read-only arrays, KV blocks and engine limits (a predict's, a ranking's);
 - hybrid.predict.model._pretrained: the shipped hybrid model; hybrid.predict.correction._forest
-  (≤ 8 forests): each correction's parsed numpy forest;
+  (≤ 8 forests): each correction's parsed numpy forest; hybrid.predict.correction._pair_codes
+  (≤ 256 lists of up to 64 (LLM, GPU) pairs): each pair list's read-only feature matrix
+  and fixed forest codes;
 - hybrid.fit.candidates.spec: the candidates file; hybrid.report.external.table, _predicted
   (≤ 8 (level, correction) pairs), hybrid.report.external_per_gpu.roofline_frame: the external
   check's rows, predictions and roofline;
@@ -105,6 +109,7 @@ _CACHES = (
     "energy.coefficients.paper_table3", "energy.coefficients.paper_table4",
     "energy.backbone_energy.shipped_constants", "energy.validation.logo_constants",
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
+    "energy.backbone_rows._configured", "hybrid.predict.correction._pair_codes",
     "hybrid.predict.model._pretrained", "hybrid.predict.correction._forest",
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",
