@@ -74,7 +74,11 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     rows = rep.rows.take(row_of)
     flat = load.ravel()
     batch = np.minimum(1.0 + flat, np.maximum(rep.cap[row_of], 1.0))
-    step = backbone.step_time_s(rows, batch, model.constants)
+    c = model.constants
+    floor, per_flop, [(_, times)] = bounds.floor_and_bytes_per_flop(
+        rows, batch, backbone.request_call(rows, batch, c)
+    )
+    step = backbone.step_from_times(rows, batch, times, c)
     itl = step.copy()
     static_of = np.full(len(rep.cap), -1)  # a row's position among the corrected ones
     static_of[rep.corrected] = np.arange(len(rep.corrected))
@@ -85,7 +89,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         x = rep.static[static_row]
         loads = load_features(
             {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
-            bounds.bytes_per_flop(rows.take(where), batch[where]),
+            per_flop[where],
         )
         for j, column in enumerate(corr.columns):
             if column in loads:
@@ -97,7 +101,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         )
         factor = np.exp(f)
         itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
-    itl = np.maximum(itl, bounds.floor_step_s(rows, batch))
+    itl = np.maximum(itl, floor)
     return itl.reshape(load.shape), (flat / (rows.t_out * step)).reshape(load.shape)
 
 
