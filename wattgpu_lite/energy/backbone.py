@@ -197,15 +197,14 @@ def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:
 
 def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + t_host(B)."""
-    return step_from_times(
-        rows, batch, physical.physical_evaluate(**request_call(rows, batch, c))[1], c
-    )
+    times = physical.physical_evaluate(**request_call(rows, batch, c))[1]
+    return step_from_times(rows.t_out, batch, times, c)
 
 
-def step_from_times(rows: Rows, batch: np.ndarray, times: dict, c: Constants) -> np.ndarray:
+def step_from_times(t_out: np.ndarray, batch: np.ndarray, times: dict, c: Constants) -> np.ndarray:
     """:func:`step_time_s` from the phase times of :func:`request_call`'s evaluation."""
     t_req = np.asarray(sum(times.values()), dtype=float)
-    return batch * t_req / rows.t_out + host_step_s(batch, c)
+    return batch * t_req / t_out + host_step_s(batch, c)
 
 
 def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:

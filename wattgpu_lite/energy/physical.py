@@ -96,16 +96,37 @@ def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
 
 def physical_evaluate_each(calls: list[dict]) -> list[tuple[dict, dict]]:
     """``[physical_evaluate(**call) for call in calls]`` for calls over the same 1-D rows, from ONE
-    call over a (calls, rows) grid: an argument every call passes as the same object stays one
-    row, broadcast; the others are stacked. The generated function is elementwise: the same
-    values, one call's overhead. Each call names model, workload, hardware, kappa and deploy."""
+    call over a (calls, rows) grid (:func:`stacked_calls`). The generated function is
+    elementwise: the same values, one call's overhead."""
+    return evaluate_stacked(stacked_calls(calls), len(calls))
+
+
+def stacked_calls(calls: list[dict]) -> dict:
+    """physical_evaluate's arguments (model, workload, hardware, kappa, deploy) of calls over the
+    same 1-D rows as one call over a (calls, rows) grid: an argument every call passes as the
+    same object stays one row, broadcast; the others are stacked."""
     stacked = {}
     for name, record in RECORDS.items():
         fields = zip(*(as_record(name, c[name]) for c in calls), strict=True)
         stacked[name] = record._make(_stacked(list(f)) for f in fields)
-    terms, times = physical_evaluate(**stacked, kappa=_stacked([c["kappa"] for c in calls]))
+    return stacked | {"kappa": _stacked([c["kappa"] for c in calls])}
+
+
+def stacked_rows(stacked: dict, rows: np.ndarray, n: int) -> dict:
+    """:func:`stacked_calls`' arguments over ``n`` rows at the rows ``rows``."""
+
+    def pick(v):
+        return v.take(rows, axis=-1) if isinstance(v, np.ndarray) and v.shape[-1:] == (n,) else v
+
+    return {k: type(v)._make(pick(f) for f in v) if isinstance(v, tuple) else pick(v)
+            for k, v in stacked.items()}  # fmt: skip
+
+
+def evaluate_stacked(stacked: dict, count: int) -> list[tuple[dict, dict]]:
+    """physical_evaluate of :func:`stacked_calls`' arguments, split into its ``count`` calls."""
+    terms, times = physical_evaluate(**stacked)
     return [({k: v[i] for k, v in terms.items()}, {k: v[i] for k, v in times.items()})
-            for i in range(len(calls))]  # fmt: skip
+            for i in range(count)]  # fmt: skip
 
 
 def _stacked(values: list):

@@ -35,7 +35,7 @@ def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     """s_floor(B) [s]: one decode step of ``batch`` sequences at the replica's peak bandwidth and
     peak FLOP/s of each tensor group's format, weights read once per step (module docstring)."""
     batch = _per_row(rows, batch)
-    return _floor_from(rows, batch, physical.physical_evaluate(**_floor_call(rows, batch))[1])
+    return _floor_from(rows.t_out, batch, physical.physical_evaluate(**_floor_call(rows, batch))[1])
 
 
 def floor_and_bytes_per_flop(rows: Rows, batch: np.ndarray,
@@ -43,9 +43,21 @@ def floor_and_bytes_per_flop(rows: Rows, batch: np.ndarray,
     """(:func:`floor_step_s`, :func:`bytes_per_flop`, the evaluations of the physical_evaluate
     arguments ``more`` over the same rows), all from one call of the physics."""
     batch = _per_row(rows, batch)
-    calls = [_floor_call(rows, batch), _per_flop_call(rows, batch), *more]
-    (_, times), (terms, _), *rest = physical.physical_evaluate_each(calls)
-    return _floor_from(rows, batch, times), _per_flop_from(terms), rest
+    found = physical.physical_evaluate_each([*floor_calls(rows, batch), *more])
+    return (*floors_from(rows.t_out, batch, found), found[2:])
+
+
+def floor_calls(rows: Rows, batch: np.ndarray) -> list[dict]:
+    """physical_evaluate's arguments for :func:`floor_step_s` and :func:`bytes_per_flop` (a batch
+    per row)."""
+    return [_floor_call(rows, batch), _per_flop_call(rows, batch)]
+
+
+def floors_from(t_out: np.ndarray, batch: np.ndarray,
+                found: list) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(s_floor s, bytes per FLOP) from the first two evaluations ``found``, of
+    :func:`floor_calls`."""
+    return _floor_from(t_out, batch, found[0][1]), _per_flop_from(found[1][0])
 
 
 def _per_row(rows: Rows, batch) -> np.ndarray:
@@ -69,8 +81,8 @@ def _floor_call(rows: Rows, batch: np.ndarray) -> dict:
             "deploy": ideal}  # fmt: skip
 
 
-def _floor_from(rows: Rows, batch: np.ndarray, times: dict) -> np.ndarray:
-    return np.asarray(times["decode"], dtype=float) * batch / rows.t_out
+def _floor_from(t_out: np.ndarray, batch: np.ndarray, times: dict) -> np.ndarray:
+    return np.asarray(times["decode"], dtype=float) * batch / t_out
 
 
 def step_batch(in_flight: np.ndarray, offline: np.ndarray, cap: np.ndarray) -> np.ndarray:
