@@ -168,13 +168,17 @@ def achieved_deploy(rows: Rows, c: Constants) -> Deployment:
                       hop_latency_s=ratio * d.hop_latency_s)  # fmt: skip
 
 
+def request_call(rows: Rows, batch: np.ndarray, c: Constants) -> dict:
+    """physical_evaluate's arguments for one request at a batch of ``batch`` sequences."""
+    return {"model": rows.model, "workload": Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch),
+            "hardware": achieved_hw(rows, c), "kappa": c.kappa,
+            "deploy": achieved_deploy(rows, c)}  # fmt: skip
+
+
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
     """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
     the whole replica; dynamic = every term but the static and the communication power)."""
-    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    terms, times = physical.physical_evaluate(
-        rows.model, workload, achieved_hw(rows, c), kappa=c.kappa, deploy=achieved_deploy(rows, c)
-    )
+    terms, times = physical.physical_evaluate(**request_call(rows, batch, c))
     dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
     return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
 
@@ -193,8 +197,14 @@ def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:
 
 def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + t_host(B)."""
-    t_req, _ = request_terms(rows, batch, c)
-    return batch * t_req / rows.t_out + host_step_s(batch, c)
+    times = physical.physical_evaluate(**request_call(rows, batch, c))[1]
+    return step_from_times(rows.t_out, batch, times, c)
+
+
+def step_from_times(t_out: np.ndarray, batch: np.ndarray, times: dict, c: Constants) -> np.ndarray:
+    """:func:`step_time_s` from the phase times of :func:`request_call`'s evaluation."""
+    t_req = np.asarray(sum(times.values()), dtype=float)
+    return batch * t_req / t_out + host_step_s(batch, c)
 
 
 def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:

@@ -40,8 +40,8 @@ from wattgpu_lite.errors import InvalidInputError
 
 __all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_time_s", "as_record",
            "defaults", "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args",
-           "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_terms_j",
-           "single_gpu"]  # fmt: skip
+           "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_evaluate_each",
+           "physical_terms_j", "single_gpu"]  # fmt: skip
 COMPONENTS, PHASES, KEYS = (
     _physical_generated.COMPONENTS,
     _physical_generated.PHASES,
@@ -94,19 +94,66 @@ def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
                                                                     strict=True))  # fmt: skip
 
 
+def physical_evaluate_each(calls: list[dict]) -> list[tuple[dict, dict]]:
+    """``[physical_evaluate(**call) for call in calls]`` for calls over the same 1-D rows, from ONE
+    call over a (calls, rows) grid (:func:`stacked_calls`). The generated function is
+    elementwise: the same values, one call's overhead."""
+    return evaluate_stacked(stacked_calls(calls), len(calls))
+
+
+def stacked_calls(calls: list[dict]) -> dict:
+    """physical_evaluate's arguments (model, workload, hardware, kappa, deploy) of calls over the
+    same 1-D rows as one call over a (calls, rows) grid: an argument every call passes as the
+    same object stays one row, broadcast; the others are stacked."""
+    stacked = {}
+    for name, record in RECORDS.items():
+        fields = zip(*(as_record(name, c[name]) for c in calls), strict=True)
+        stacked[name] = record._make(_stacked(list(f)) for f in fields)
+    return stacked | {"kappa": _stacked([c["kappa"] for c in calls])}
+
+
+def stacked_rows(stacked: dict, rows: np.ndarray, n: int) -> dict:
+    """:func:`stacked_calls`' arguments over ``n`` rows at the rows ``rows``."""
+
+    def pick(v):
+        return v.take(rows, axis=-1) if isinstance(v, np.ndarray) and v.shape[-1:] == (n,) else v
+
+    return {k: type(v)._make(pick(f) for f in v) if isinstance(v, tuple) else pick(v)
+            for k, v in stacked.items()}  # fmt: skip
+
+
+def evaluate_stacked(stacked: dict, count: int) -> list[tuple[dict, dict]]:
+    """physical_evaluate of :func:`stacked_calls`' arguments, split into its ``count`` calls."""
+    terms, times = physical_evaluate(**stacked)
+    return [({k: v[i] for k, v in terms.items()}, {k: v[i] for k, v in times.items()})
+            for i in range(count)]  # fmt: skip
+
+
+def _stacked(values: list):
+    """One argument's values, one per call: the first if all are it, else a (calls, 1) column
+    of scalars or a (calls, rows) array."""
+    if all(v is values[0] for v in values):
+        return values[0]
+    out = np.empty((len(values), max(np.size(v) for v in values)))
+    for i, v in enumerate(values):
+        out[i] = v
+    return out
+
+
 def in_blocks(fn, args: dict, shape: tuple) -> list:
     """The outputs of ``fn(**args)``, a generated function of elementwise operations only; a long
-    1-D call (``shape`` (n,), n > :data:`BLOCK`) in blocks of BLOCK elements, whose temporaries
-    stay in cache: the arguments of that shape sliced, the others whole, each output an array of
-    ``shape`` with the one-call values."""
-    if len(shape) != 1 or shape[0] <= BLOCK:
+    call (``shape`` (..., n), n > :data:`BLOCK`) in blocks of BLOCK elements of the last axis,
+    whose temporaries stay in cache: the arguments of that last axis sliced, the others whole,
+    each output an array of ``shape`` with the one-call values."""
+    if not shape or shape[-1] <= BLOCK:
         return list(fn(**args))
     out: list[np.ndarray] = []
-    for s in range(0, shape[0], BLOCK):
-        got = fn(**{k: v[s : s + BLOCK] if np.shape(v) == shape else v for k, v in args.items()})
+    for s in range(0, shape[-1], BLOCK):
+        got = fn(**{k: v[..., s : s + BLOCK] if np.shape(v)[-1:] == shape[-1:] else v
+                    for k, v in args.items()})  # fmt: skip
         out = out or [np.empty(shape) for _ in got]
         for whole, v in zip(out, got, strict=True):
-            whole[s : s + BLOCK] = v
+            whole[..., s : s + BLOCK] = v
     return out
 
 

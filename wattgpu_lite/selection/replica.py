@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.energy import backbone, backbone_rows, physical
 from wattgpu_lite.hybrid.predict import bounds, intervals, steps
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -42,6 +42,7 @@ class Replicas:
     one_sided: np.ndarray  # per row: beyond the training context, the factor is at least 1
     static: np.ndarray  # their correction inputs but the load (columns of the forest)
     fixed: FixedCodes | None  # what ``static`` gives the forest (None: the forest is walked)
+    physics: dict  # the floor's, bytes per FLOP's and step time's physics arguments, stacked
 
 
 def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
@@ -64,17 +65,23 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
         fixed = corr.fixed_part(static)
     capacity = backbone.capacity_qps(rows, np.maximum(cap, 1.0), model.constants)
     beyond = intervals.beyond_context(model, intervals.support_values(rows))
-    return Replicas(rows, cap, capacity, idx, beyond, static, fixed)
+    batch = np.ones(n)  # each round's batch replaces it
+    calls = [*bounds.floor_calls(rows, batch), backbone.request_call(rows, batch, model.constants)]
+    return Replicas(rows, cap, capacity, idx, beyond, static, fixed, physical.stacked_calls(calls))
 
 
 def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.ndarray):
     """(ITL s, rate req/s) of the deployments ``idx`` at loads ``load`` (shape (len(idx), m)):
     s(B)·e^f at least s_floor(B), B = min(1 + L, cap), and λ(L) (module docstring)."""
     row_of = np.repeat(idx, load.shape[1])
-    rows = rep.rows.take(row_of)
+    t_out = rep.rows.t_out[row_of]
     flat = load.ravel()
     batch = np.minimum(1.0 + flat, np.maximum(rep.cap[row_of], 1.0))
-    step = backbone.step_time_s(rows, batch, model.constants)
+    args = physical.stacked_rows(rep.physics, row_of, len(rep.cap))
+    args["workload"] = args["workload"]._replace(batch=batch)
+    found = physical.evaluate_stacked(args, 3)
+    floor, per_flop = bounds.floors_from(t_out, batch, found)
+    step = backbone.step_from_times(t_out, batch, found[2][1], model.constants)
     itl = step.copy()
     static_of = np.full(len(rep.cap), -1)  # a row's position among the corrected ones
     static_of[rep.corrected] = np.arange(len(rep.corrected))
@@ -85,7 +92,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         x = rep.static[static_row]
         loads = load_features(
             {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
-            bounds.bytes_per_flop(rows.take(where), batch[where]),
+            per_flop[where],
         )
         for j, column in enumerate(corr.columns):
             if column in loads:
@@ -97,8 +104,8 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         )
         factor = np.exp(f)
         itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
-    itl = np.maximum(itl, bounds.floor_step_s(rows, batch))
-    return itl.reshape(load.shape), (flat / (rows.t_out * step)).reshape(load.shape)
+    itl = np.maximum(itl, floor)
+    return itl.reshape(load.shape), (flat / (t_out * step)).reshape(load.shape)
 
 
 def max_rate_under_sla(model: HybridState, rep: Replicas,

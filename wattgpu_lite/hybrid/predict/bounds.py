@@ -34,6 +34,40 @@ UNBOUNDED_W = 1e300  # a power limit no step reaches: the floor has no power cei
 def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     """s_floor(B) [s]: one decode step of ``batch`` sequences at the replica's peak bandwidth and
     peak FLOP/s of each tensor group's format, weights read once per step (module docstring)."""
+    batch = _per_row(rows, batch)
+    return _floor_from(rows.t_out, batch, physical.physical_evaluate(**_floor_call(rows, batch))[1])
+
+
+def floor_and_bytes_per_flop(rows: Rows, batch: np.ndarray,
+                             *more: dict) -> tuple[np.ndarray, np.ndarray, list]:  # fmt: skip
+    """(:func:`floor_step_s`, :func:`bytes_per_flop`, the evaluations of the physical_evaluate
+    arguments ``more`` over the same rows), all from one call of the physics."""
+    batch = _per_row(rows, batch)
+    found = physical.physical_evaluate_each([*floor_calls(rows, batch), *more])
+    return (*floors_from(rows.t_out, batch, found), found[2:])
+
+
+def floor_calls(rows: Rows, batch: np.ndarray) -> list[dict]:
+    """physical_evaluate's arguments for :func:`floor_step_s` and :func:`bytes_per_flop` (a batch
+    per row)."""
+    return [_floor_call(rows, batch), _per_flop_call(rows, batch)]
+
+
+def floors_from(t_out: np.ndarray, batch: np.ndarray,
+                found: list) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(s_floor s, bytes per FLOP) from the first two evaluations ``found``, of
+    :func:`floor_calls`."""
+    return _floor_from(t_out, batch, found[0][1]), _per_flop_from(found[1][0])
+
+
+def _per_row(rows: Rows, batch) -> np.ndarray:
+    """``batch`` as one float per row (the caller's array when it is one)."""
+    batch = np.asarray(batch, dtype=float)
+    return batch if batch.shape == rows.t_in.shape else batch * np.ones(len(rows.t_in))
+
+
+def _floor_call(rows: Rows, batch: np.ndarray) -> dict:
+    """The physics at η = 1, each group at its format's peak, no power limit, no communication."""
     hw = Hardware(alpha_j_per_flop=rows.alpha, e_j_per_bit=rows.e_bit, peak_flops=rows.flops,
                   bandwidth_bytes_s=rows.bandwidth, tdp_w=np.full_like(rows.tdp_w, UNBOUNDED_W),
                   static_w=np.zeros_like(rows.tdp_w), expert_alpha_j_per_flop=rows.alpha_expert,
@@ -42,10 +76,13 @@ def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     ideal = rows.deploy._replace(link_bytes_s=np.full_like(zero, UNBOUNDED_W),
                                  collective_latency_s=zero, hop_latency_s=zero,
                                  expert_dispatch=zero, expert_group_s=zero)  # fmt: skip
-    batch = np.asarray(batch, dtype=float) * np.ones(len(rows.t_in))
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    _, times = physical.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=ideal)
-    return np.asarray(times["decode"], dtype=float) * batch / rows.t_out
+    return {"model": rows.model, "workload": workload, "hardware": hw, "kappa": 1.0,
+            "deploy": ideal}  # fmt: skip
+
+
+def _floor_from(t_out: np.ndarray, batch: np.ndarray, times: dict) -> np.ndarray:
+    return np.asarray(times["decode"], dtype=float) * batch / t_out
 
 
 def step_batch(in_flight: np.ndarray, offline: np.ndarray, cap: np.ndarray) -> np.ndarray:
@@ -58,15 +95,23 @@ def bytes_per_flop(rows: Rows, batch: np.ndarray) -> np.ndarray:
     """Q_step / C_step [B/FLOP]: bytes one decode step of ``batch`` sequences reads and writes per
     FLOP it computes, by the floor's accounting (weights at their widths, the gathered rows, the
     KV cache window-bounded). Falls as the batch grows: the weights are shared, the FLOPs are not."""
+    call = _per_flop_call(rows, _per_row(rows, batch))
+    return _per_flop_from(physical.physical_evaluate(**call)[0])
+
+
+def _per_flop_call(rows: Rows, batch: np.ndarray) -> dict:
+    """The physics at unit energy coefficients: its decode terms are bits and FLOPs."""
     unit = np.ones_like(rows.tdp_w)
     hw = Hardware(alpha_j_per_flop=unit, e_j_per_bit=unit, peak_flops=rows.flops,
                   bandwidth_bytes_s=rows.bandwidth, tdp_w=np.full_like(unit, UNBOUNDED_W),
                   static_w=0.0 * unit, expert_alpha_j_per_flop=unit,
                   expert_peak_flops=rows.flops_expert)  # fmt: skip
-    workload = Workload(
-        t_in=rows.t_in, t_out=rows.t_out, batch=np.asarray(batch, dtype=float) * unit
-    )
-    terms, _ = physical.physical_evaluate(rows.model, workload, hw, kappa=1.0, deploy=rows.deploy)
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
+    return {"model": rows.model, "workload": workload, "hardware": hw, "kappa": 1.0,
+            "deploy": rows.deploy}  # fmt: skip
+
+
+def _per_flop_from(terms: dict) -> np.ndarray:
     bits = sum(terms["decode", c] for c in ("parameter_reads", "kv_writes", "attention_reads"))
     return np.asarray(bits / 8.0 / terms["decode", "compute"], dtype=float)
 

@@ -40,6 +40,8 @@ class Backbone:
     power_floor_w: np.ndarray
     physics: dict[str, np.ndarray]  # in_flight, itl_s, time_per_token_s, power_w, busy_fraction
     step_batch: np.ndarray  # sequences in the decode step a request sees
+    floor_s: np.ndarray  # that step's floor (:func:`bounds.floor_step_s`)
+    bytes_per_flop: np.ndarray  # and its bytes per FLOP (:func:`bounds.bytes_per_flop`)
 
 
 def physics_at(
@@ -68,6 +70,7 @@ def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
     physics = physics_at(rows, safe_cap, np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
                          np.where(ok, batch, 1.0), c)  # fmt: skip
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
+    floor, per_flop, _ = bounds.floor_and_bytes_per_flop(rows, step_batch)
     return Backbone(
         status=status,
         offline=offline,
@@ -78,6 +81,8 @@ def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
         power_floor_w=backbone.power_floor_w(rows),
         physics=physics,
         step_batch=step_batch,
+        floor_s=floor,
+        bytes_per_flop=per_flop,
     )
 
 
@@ -97,7 +102,7 @@ def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU]
     """Step 3: exp(clipped correction) per target (1 on ``odd`` rows, at least 1 beyond the
     training runs' context: :func:`intervals.beyond_context`), from the load features and the
     bytes per FLOP of the step a request sees."""
-    loads = load_features(back.physics, bounds.bytes_per_flop(rows, back.step_batch))
+    loads = load_features(back.physics, back.bytes_per_flop)
     factors = {}
     for target, corr in model.corrections.items():
         f = np.zeros(len(odd))
@@ -117,8 +122,7 @@ def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarra
     floor. Returns (power W, ITL s, floor s)."""
     power = np.clip(back.physics["power_w"] * factor["power"],
                     np.maximum(back.idle_power_w, back.power_floor_w), rows.replica_tdp_w)  # fmt: skip
-    floor = bounds.floor_step_s(rows, back.step_batch)
-    return power, np.maximum(back.physics["itl_s"] * factor["itl"], floor), floor
+    return power, np.maximum(back.physics["itl_s"] * factor["itl"], back.floor_s), back.floor_s
 
 
 def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
