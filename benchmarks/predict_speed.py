@@ -84,10 +84,10 @@ def physics_calls(fn) -> tuple[int, int]:
     seen = [0, 0]
     original, coefficients = P.physical_evaluate, SG.coefficients
 
-    def counted(model_args, workload, *rest, **kw):
+    def counted(**args):
         seen[0] += 1
-        seen[1] += int(np.broadcast(*workload).size)
-        return original(model_args, workload, *rest, **kw)
+        seen[1] += int(np.broadcast(*args["workload"]).size)
+        return original(**args)
 
     def counted_coefficients(**args):
         seen[0] += 1
