@@ -40,7 +40,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "runs/schema.py": (("*", "scenario_for_rate", "scenario_group"), ("tests/kit/test_mutation_oracles.py", "tests/runs/test_measurements.py")),
     "specs/hf_config.py": (("kv_heads",), ("tests/kit/test_mutation_oracles.py", "tests/specs/test_catalog.py")),
     "checks.py": (("check_number", "check_count", "check_flag", "check_tokens", "shown"), ("tests/kit/test_checks.py",)),
-    "energy/backbone.py": (("gpu_idle_power_w", "idle_power_w", "step_time_s", "raw_busy_power_w", "busy_power_w", "capacity_qps", "at_batch", "at_rate"), ("tests/energy/test_hybrid_serving.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_predict_api.py")),
+    "energy/backbone.py": (("gpu_idle_power_w", "idle_power_w", "step_time_s", "raw_busy_power_w", "busy_power_w", "capacity_qps", "at_batch", "at_rate"), ("tests/energy/test_hybrid_serving.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_predict_api.py", "tests/energy/test_backbone_searches.py")),
     "hybrid/fit/conformal.py": (("weighted_quantile", "group_quantile"), ("tests/hybrid/test_hybrid_conformal.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/predict/steps.py": (("predict_arrays", "backbone_step", "bounds_step", "intervals_step", "bounded_intervals"), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
     "hybrid/predict/intervals.py": (("basis_of", "half_width", "excess_efolds", "outside_support"), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
@@ -51,8 +51,8 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 # (module, old text, new text, label): mutants an earlier suite let survive
 NAMED = [
     ("energy/breakdown.py", 'df["energy_j"] / t_out', 'df["energy_j"] / (t_out + 1)', "per-output-token energy / (t_out+1)"),
-    ("wattgpu/metrics.py", "np.median(np.abs(p[ok]", "np.mean(np.abs(p[ok]", "median error computed as a mean"),
-    ("wattgpu/evaluation.py", 'groups=frame["llm"] + "|" + frame["gpu"]', 'groups=frame["llm"]', "CV folds grouped by LLM only"),
+    ("metrics.py", "float(np.median(ape))", "float(np.mean(ape))", "median error computed as a mean"),
+    ("wattgpu/evaluation.py", 'else frame["llm"] + "|" + frame["gpu"]', 'else frame["llm"]', "CV folds grouped by LLM only"),
     ("specs/workload.py", "DEFAULT_T_OUT = 180", "DEFAULT_T_OUT = 198", "default output length +10 %"),
     ("specs/hf_config.py", 'return 1 if flag(cfg, "multi_query") in (True, None) else n_heads', "return n_heads", "multi_query ignored"),
     ("hybrid/fit/conformal.py", "return max(q_level, q_floor)", "return min(q_level, q_floor)", "interval floor max -> min (the successor of logo+lolo max)"),
@@ -60,27 +60,33 @@ NAMED = [
     ("hybrid/predict/steps.py", "tpt = tuple(np.where(back.offline, v / back.physics[\"in_flight\"], fixed) for v in itl3)", "tpt = tuple(np.where(back.offline, v, fixed) for v in itl3)", "batch time per token not divided by the batch"),
 ]  # fmt: skip
 NAMED_TESTS: dict[str, tuple[str, ...]] = {}
-EQUIVALENT: dict[str, str] = {  # mutant label -> why it cannot change behaviour
-    "hybrid/predict/intervals.py:99 Gt -> GtE": "a spec exactly at the range end times (1 + 1e-9) never occurs",
-    "hybrid/predict/intervals.py:99 Lt -> LtE": "a spec exactly at the range end times (1 - 1e-9) never occurs",
-    "hybrid/predict/intervals.py:99 1e-09 x 1.1": "the tolerance of the support test: 1e-9 and 1.1e-9 admit the same GPUs",
-    "hybrid/predict/intervals.py:108 1e-12 x 1.1": "a guard against log(0): no watched input is near 1e-12",
-    "hybrid/predict/steps.py:153 0.8 x 1.1": "an unused default: every caller passes the level",
-    "hybrid/predict/steps.py:153 1 x 1.1": "an integer constant times 1.1 rounds back to 1: no change",
-    "hybrid/predict/steps.py:78 divisor + 1": "bandwidth / (1e9 + 1) or FLOP/s / (1e12 + 1): a change of 1e-9, inside the support tolerance",
-    "hybrid/predict/steps.py:65 1e-09 x 1.1": "the stand-in rate of rows whose status is not ok: their numbers are NaN'd",
-    "hybrid/predict/steps.py:66 1.0 x 1.1": "the stand-in batch of rows whose status is not ok: their numbers are NaN'd",
-    "hybrid/predict/bounds.py:28 1e+300 x 1.1": "any power limit no step reaches disables the ceiling the same way",
-    "wattgpu/metrics.py:33 Gt -> GtE": "|true| exactly 1e-12 never occurs; the guard only skips zeros",
-    "wattgpu/metrics.py:33 1e-12 x 1.1": "a guard against division by ~0: 1e-12 and 1.1e-12 skip the same rows",
-    "wattgpu/metrics.py:40 Or -> And": "np.corrcoef of a constant input is NaN too, as the guard returns",
-    "energy/backbone.py:143 Mult -> Div": "batch * ones(n) and batch / ones(n) are the same array",
-    "energy/backbone.py:208 1e-300 x 1.1": "a guard against 0/0: where no request is in flight the busy share is 0 and P_busy drops out",
-    "hybrid/fit/conformal.py:37 1.0 x 1.1": "scaling every weight by one factor leaves a weighted quantile where it is",
-    "hybrid/fit/conformal.py:29 1e-12 x 1.1": "a rounding tolerance on the cumulative weight; 1.1e-12 picks the same score",
-    "hybrid/fit/conformal.py:30 Sub -> Add": "a guard: for level <= 1 the search index is already at most n - 1",
-    "energy/backbone.py:145 maximum() -> minimum()": "a guard: raw power rises up to the golden-section peak, so raw(peak) already bounds both ends",
-}
+# mutant key (module function: `code` what; line numbers left out, so an edit elsewhere in the
+# module keeps the entry) -> why the mutant cannot change behaviour
+FAST_PATH = ("check_tokens' fast path: a pair it turns away goes on to check_count and the "
+             "context test below, which return the same numbers or raise")  # fmt: skip
+EQUIVALENT: dict[str, str] = {
+    "checks.py check_tokens: `_within(t_in, 1, limit)` 1 x 1.1": FAST_PATH,
+    "checks.py check_tokens: `_within(t_out, 1, limit)` 1 x 1.1": FAST_PATH,
+    "checks.py check_tokens: `context_length is None or int(n_in) + int(n_out) <= limit` Or -> And": FAST_PATH,
+    "checks.py check_tokens: `int(n_in) + int(n_out) <= limit` LtE -> Lt": FAST_PATH,
+    "checks.py check_tokens: `context_length is not None and t_in + t_out > limit` And -> Or": "reached only after the fast path refused the pair: with a context length given, both counts valid and the sum within it, the fast path has already returned",
+    "checks.py check_tokens: `t_in + t_out > limit` Gt -> GtE": "a sum exactly at the context length is returned by the fast path and never reaches this test",
+    "checks.py check_number: `lo <= number <= hi` LtE -> Lt": "reached only after _within refused the value; a finite real at exactly lo was accepted there",
+    "wattgpu/metrics.py pearson_r: `len(t) < 2 or np.std(t) == 0 or np.std(p) == 0` Or -> And": "np.corrcoef of a constant input is NaN too, as the guard returns",
+    "energy/backbone.py at_rate: `np.maximum(busy, 1e-300)` 1e-300 x 1.1": "a guard against 0/0: where no request is in flight the busy share is 0 and P_busy drops out",
+    "hybrid/fit/conformal.py group_quantile: `1.0 / counts[codes]` 1.0 x 1.1": "scaling every weight by one factor leaves a weighted quantile where it is",
+    "hybrid/fit/conformal.py weighted_quantile: `level * cum[-1] - 1e-12` 1e-12 x 1.1": "a rounding tolerance on the cumulative weight; 1.1e-12 picks the same score",
+    "hybrid/fit/conformal.py weighted_quantile: `len(scores) - 1` Sub -> Add": "a guard: for level <= 1 the search index is already at most n - 1",
+    "hybrid/predict/steps.py predict_arrays: `default 0.8` 0.8 x 1.1": "an unused default: every caller passes the level",
+    "hybrid/predict/steps.py predict_arrays: `default 1` 1 x 1.1": "an unused default: every caller passes the layout (num_gpus)",
+    "hybrid/predict/steps.py backbone_step: `np.where(offline, np.nan, 1e-09)` 1e-09 x 1.1": "the stand-in rate of rows whose status is not ok: their numbers are NaN'd",
+    "hybrid/predict/steps.py backbone_step: `np.where(ok, batch, 1.0)` 1.0 x 1.1": "the stand-in batch of rows whose status is not ok: their numbers are NaN'd",
+    "hybrid/predict/steps.py intervals_step: `rows.bandwidth / 1000000000.0` divisor + 1": "bandwidth / (1e9 + 1): a change of 1e-9, inside the support tolerance",
+    "hybrid/predict/steps.py intervals_step: `rows.flops / 1000000000000.0` divisor + 1": "FLOP/s / (1e12 + 1): a change of 1e-12, inside the support tolerance",
+    "hybrid/predict/steps.py intervals_step: `2 * len(intervals.BASES)` 2 x 1.1": "a longer table of half-widths: the codes index the same entries",
+    "hybrid/predict/intervals.py excess_efolds: `np.maximum(values[name], 1e-12)` 1e-12 x 1.1": "a guard against log(0): no watched input is near 1e-12",
+    "hybrid/predict/bounds.py <module>: `UNBOUNDED_W = 1e+300` 1e+300 x 1.1": "any power limit no step reaches disables the ceiling the same way",
+}  # fmt: skip
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,
          ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
          ast.NotEq: ast.Eq, ast.And: ast.Or, ast.Or: ast.And}  # fmt: skip
@@ -91,8 +97,9 @@ CALLS = {"median": "mean", "mean": "median", "max": "min", "min": "max", "maximu
 @dataclass(frozen=True)
 class Mutant:
     module: str
-    label: str
+    label: str  # where, for a reader: "module:line what"
     source: str  # the whole mutated module
+    key: str = ""  # what, kept across edits elsewhere: "module function: `code` what"
 
 
 def _in_scope(tree: ast.Module, functions: tuple[str, ...]) -> list[ast.AST]:
@@ -145,6 +152,25 @@ def _edits(node: ast.AST):
         yield "drop not", None  # handled by the caller (replaces the node)
 
 
+def _owners(tree: ast.Module) -> dict[int, str]:
+    """The enclosing function's name of every node (by id), "<module>" outside functions."""
+    owner = {id(n): "<module>" for n in ast.walk(tree)}
+    for func in (f for f in ast.walk(tree) if isinstance(f, ast.FunctionDef)):
+        for n in ast.walk(func):  # nested functions are walked later and win
+            owner[id(n)] = func.name
+    return owner
+
+
+def _code(node: ast.AST, parents: dict[int, ast.AST]) -> str:
+    """The mutated code as a key shows it: the node, or for a bare constant its parent
+    expression (a constant alone says too little), at most 70 characters."""
+    shown = parents.get(id(node), node) if isinstance(node, ast.Constant) else node
+    if isinstance(shown, ast.arguments):  # a parameter's default value
+        return f"default {ast.unparse(node)}"
+    text = " ".join(ast.unparse(shown).split())
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
 def _bumped(value):
     new = value * 1.1
     return (round(new) if round(new) != value else value + 1) if isinstance(value, int) else new
@@ -157,29 +183,30 @@ def _rename_call(node: ast.Call, name: str) -> None:
         node.func.id = name
 
 
-def generated(module: str, functions: tuple[str, ...]) -> list[Mutant]:
-    """Every operator mutant of ``module`` within ``functions``, as whole mutated sources."""
+def generated(module: str, functions: tuple[str, ...], sources: bool = True) -> list[Mutant]:
+    """Every operator mutant of ``module`` within ``functions``, as whole mutated sources
+    (``sources=False``: labels and keys only, the source left empty)."""
     text = (ROOT / PKG / module).read_text()
     tree = ast.parse(text)
-    targets = [n for n in _in_scope(tree, functions) if hasattr(n, "lineno")]
+    targets = {id(n) for n in _in_scope(tree, functions) if hasattr(n, "lineno")}
+    owner = _owners(tree)
+    parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
     out = []
     for index, node in enumerate(ast.walk(tree)):
-        if node not in targets:
+        if id(node) not in targets:
             continue
         for what, change in _edits(node):
-            mutated = copy.deepcopy(tree)
-            twin = list(ast.walk(mutated))[index]
-            if change is None:  # drop `not`: replace the UnaryOp by its operand in its parent
-                _replace_in_parent(mutated, twin, twin.operand)
-            else:
-                change(twin)
-            out.append(
-                Mutant(
-                    module,
-                    f"{module}:{node.lineno} {what}",
-                    ast.unparse(ast.fix_missing_locations(mutated)),
-                )
-            )
+            source = ""
+            if sources:
+                mutated = copy.deepcopy(tree)
+                twin = list(ast.walk(mutated))[index]
+                if change is None:  # drop `not`: replace the UnaryOp by its operand in its parent
+                    _replace_in_parent(mutated, twin, twin.operand)
+                else:
+                    change(twin)
+                source = ast.unparse(ast.fix_missing_locations(mutated))
+            key = f"{module} {owner[id(node)]}: `{_code(node, parents)}` {what}"
+            out.append(Mutant(module, f"{module}:{node.lineno} {what}", source, key))
     return out
 
 
@@ -197,7 +224,8 @@ def named() -> list[Mutant]:
     for module, old, new, label in NAMED:
         text = (ROOT / PKG / module).read_text()
         if old in text:
-            out.append(Mutant(module, f"NAMED {label}", text.replace(old, new, 1)))
+            name = f"NAMED {label}"
+            out.append(Mutant(module, name, text.replace(old, new, 1), name))
         else:
             print(f"  (named mutant not applicable, code moved: {label} in {module})")
     return out
@@ -231,12 +259,16 @@ def _copy(dest: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
-    parser.add_argument("--only", help="run only mutants whose label contains this text")
+    parser.add_argument("--only", help="run only mutants whose label or key contains this text")
     args = parser.parse_args()
     mutants = named() + [m for mod, (fn, _) in TARGETS.items() for m in generated(mod, fn)]
-    mutants = [m for m in mutants if not args.only or args.only in m.label]
+    mutants = [m for m in mutants if not args.only or args.only in f"{m.label} {m.key}"]
     if args.list:
-        print("\n".join(m.label for m in mutants), f"\n{len(mutants)} mutants")
+        mutants = named() + [
+            m for mod, (fn, _) in TARGETS.items() for m in generated(mod, fn, False)
+        ]
+        mutants = [m for m in mutants if not args.only or args.only in f"{m.label} {m.key}"]
+        print("\n".join(f"{m.label}  [{m.key}]" for m in mutants), f"\n{len(mutants)} mutants")
         return 0
     with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
         free: queue.Queue[Path] = queue.Queue()  # a copy serves one mutant at a time
@@ -254,18 +286,12 @@ def main() -> int:
 
         with ThreadPoolExecutor(2) as pool:
             killed = list(pool.map(one, mutants))
-    survivors = [m.label for m, k in zip(mutants, killed, strict=True) if not k]
-    counted = [m for m in mutants if m.label not in EQUIVALENT]
-    score = (
-        100
-        * sum(k for m, k in zip(mutants, killed, strict=True) if m.label not in EQUIVALENT)
-        / len(counted)
-    )
-    for label in survivors:
-        print(
-            f"SURVIVED  {label}"
-            + (f"  (equivalent: {EQUIVALENT[label]})" if label in EQUIVALENT else "")
-        )
+    survivors = [m for m, k in zip(mutants, killed, strict=True) if not k]
+    counted = [(m, k) for m, k in zip(mutants, killed, strict=True) if m.key not in EQUIVALENT]
+    score = 100 * sum(k for _, k in counted) / len(counted)
+    for m in survivors:
+        why = EQUIVALENT.get(m.key)
+        print(f"SURVIVED  {m.label}  [{m.key}]" + (f"  (equivalent: {why})" if why else ""))
     for m, k in zip(mutants, killed, strict=True):
         if m.label.startswith("NAMED"):
             print(f"{'killed  ' if k else 'SURVIVED'}  {m.label}")
