@@ -252,3 +252,15 @@ def test_an_energy_bound_is_held_at_the_power_bound_times_the_time_bound():
     p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", "L40S", rate_qps=0.5, t_in=1500, t_out=400)
     assert p.power_w_interval.hi == pytest.approx(350.0)
     assert p.energy_per_token_j_interval.hi == pytest.approx(350.0 / (0.5 * 400), rel=1e-12)
+
+
+def test_an_energy_lower_bound_is_held_at_the_lower_power_times_the_lower_time():
+    """energy_bounds by hand: E = 100 W × 1 s = 100 J. With half-width 0.2, E·e^−0.2 = 81.9 J lies
+    below the 90 W × 0.99 s = 89.1 J the bounded power and time allow, so the lower bound is
+    89.1 J; E·e^0.2 = 122.1 J lies below 110 W × 1.2 s = 132 J, so the upper bound is 122.1 J."""
+    from wattgpu_lite.hybrid.predict import bounds
+
+    power = (np.array([100.0]), np.array([90.0]), np.array([110.0]))
+    time = (np.array([1.0]), np.array([0.99]), np.array([1.2]))
+    value, lo, hi = bounds.energy_bounds(power, time, np.array([0.2]))
+    assert (value[0], lo[0], hi[0]) == pytest.approx((100.0, 89.1, 100.0 * np.exp(0.2)))

@@ -101,3 +101,16 @@ def test_a_long_bad_token_value_is_shown_cut_at_20_characters():
         C.check_tokens("x" * 39, 10)  # repr: 41 characters
     with pytest.raises(Bad, match=r"^t_out must be from 1 to 1e\+07, got 10{19}… \(int\); "):
         C.check_tokens(10, 10**40)
+
+
+def test_a_40_character_value_is_shown_whole_in_a_range_message():
+    """A value whose repr is exactly 40 characters (a 40-digit integer) is shown whole."""
+    with pytest.raises(InvalidInputError, match=r"^t_out must be from 1 to 1e\+07, got 10{39}; "):
+        C.check_tokens(10, 10**39)
+
+
+def test_a_bad_t_out_is_named_beside_the_smallest_t_in():
+    """t_in = 1 is valid, so a refused pair with t_in = 1 names t_out."""
+    with pytest.raises(InvalidInputError) as err:
+        C.check_tokens(1, 0)
+    assert err.value.field == "t_out"

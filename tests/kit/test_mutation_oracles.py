@@ -266,3 +266,74 @@ def test_a_gptq_llama_8b_keeps_its_lm_head_in_16_bits():
     assert model.params_b == pytest.approx(8.030261248, abs=1e-6)
     assert model.weight_format == "int4"
     assert round(model.weight_bits, 2) == 5.71  # 3 figures; 4.93 if the LM head were quantised
+
+
+def test_at_rate_power_is_the_busy_power_at_the_load_per_busy_share():
+    """Poisson arrivals at λ with L in flight: the GPU is busy a share u = 1 − e^(−L) of the time,
+    serving L / u sequences then, so the mean power is P_idle + u·(P_busy(L/u) − P_idle)."""
+    from wattgpu_lite.energy import backbone as S
+    from wattgpu_lite.energy import backbone_rows as R
+
+    rows, cap = R.build([wl.llm("meta-llama/Llama-3.1-8B-Instruct")] * 3, [wl.gpu("A30")] * 3,
+                        15, 180)  # fmt: skip
+    c = S.Constants()
+    out = S.at_rate(rows, np.array([0.02, 0.3, 2.0]), cap, c)
+    load = out["in_flight"]
+    busy = 1.0 - np.exp(-load)
+    assert load[0] < 0.2  # light enough that L / u lies within 10 % of one sequence
+    idle = S.idle_power_w(rows, c)
+    expected = idle + busy * (S.busy_power_w(rows, load / busy, c) - idle)
+    assert out["power_w"] == pytest.approx(expected, rel=1e-9)
+    assert out["busy_fraction"] == pytest.approx(busy, rel=1e-12)
+
+
+def test_a_truth_at_the_zero_threshold_has_no_percentage_error():
+    """|true| at or below ZERO_TRUTH has no percentage error; just above it, it has one."""
+    from wattgpu_lite import metrics as kit_metrics
+
+    out = kit_metrics.ape_pct([kit_metrics.ZERO_TRUTH, 2 * kit_metrics.ZERO_TRUTH], [1.0, 1.0])
+    assert math.isnan(out[0])
+    assert out[1] == pytest.approx((1.0 - 2e-12) / 2e-12 * 100.0)
+
+
+def test_below_a_thousandth_of_a_sequence_in_flight_the_interval_widens_no_further():
+    """The watched load is held at 1e-3 sequences in flight: at 1e-5 and 1e-6 req/s (2e-5 and
+    2e-6 in flight) the interval widens by WIDEN_PER_EFOLD per e-fold from the training runs'
+    lightest load down to 1e-3, the same for both, every other input inside its range."""
+    from wattgpu_lite.hybrid.predict.intervals import WIDEN_PER_EFOLD
+    from wattgpu_lite.hybrid.predict.model import HybridState
+
+    lightest = HybridState.pretrained().ranges["in_flight"][0]
+    for rate in (1e-5, 1e-6):
+        e = wl.explain("meta-llama/Llama-3.1-8B-Instruct", "A30", rate_qps=rate)
+        assert e.widening == pytest.approx(WIDEN_PER_EFOLD * math.log(lightest / 1e-3), rel=1e-9)
+
+
+@pytest.mark.parametrize("gpu", ["H200 SXM", "L4", "T4"])
+def test_the_training_gpus_at_the_ends_of_the_spec_ranges_widen_nothing(gpu):
+    """The H200 SXM has the training runs' highest bandwidth and FP16 FLOP/s, the L4 the lowest
+    bandwidth, the T4 the lowest FLOP/s: on their own specs, at a load and context inside the
+    training range, their interval has no widening (the spec is read in GB/s and TFLOP/s)."""
+    e = wl.explain("meta-llama/Llama-3.2-3B-Instruct", gpu, rate_qps=0.33, t_in=100, t_out=100)
+    assert e.widening == 0.0
+
+
+def test_each_basis_and_regime_reads_its_own_half_width():
+    """A row's log half-width is its basis's calibrated q for its regime (server at a rate,
+    offline at a batch) at the level, plus the widening: a new GPU at a rate reads the
+    'new gpu' server q, at a batch the offline one."""
+    import dataclasses
+
+    from wattgpu_lite.hybrid.predict import intervals
+    from wattgpu_lite.hybrid.predict.model import HybridState
+
+    model = HybridState.pretrained()
+    new = dataclasses.replace(wl.gpu("A30"), name="an A30 clocked 5 % higher",
+                              fp16_tflops=wl.gpu("A30").fp16_tflops * 1.05)  # fmt: skip
+    for gpu, basis in ((wl.gpu("A30"), "cv"), (new, "new gpu")):
+        for load, regime in (({"rate_qps": 0.1}, "server"), ({"batch": 8}, "offline")):
+            e = wl.explain("meta-llama/Llama-3.1-8B-Instruct", gpu, t_in=100, t_out=100, **load)
+            assert e.basis == basis
+            q = intervals.half_width(model.tables, basis, "itl", np.array([regime]), 0.8)[0]
+            p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", gpu, t_in=100, t_out=100, **load)
+            assert math.log(p.itl_s_interval.hi / p.itl_s) == pytest.approx(q + e.widening)
