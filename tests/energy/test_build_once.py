@@ -86,3 +86,29 @@ def test_a_configuration_kept_from_a_call_is_never_another_configurations():
     for i, a in enumerate(cold):  # the configurations differ: no entry could stand for another
         assert not any(_arrays_equal(a, b) for b in cold[i + 1 :]), calls[i]
     assert R._configured.cache_info().hits >= len(calls)
+
+
+def test_a_long_tables_configurations_are_kept_one_by_one_and_never_shared_writable():
+    """More configurations than a list kept (CACHED_UP_TO): each configuration's numbers are
+    kept on their own (_configured_one), immutable; every build gets arrays of its own, so a
+    caller that writes into them changes no later build."""
+    llms = [wl.llm(x) for x in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B")]
+    gpus = [wl.gpu(x) for x in wl.gpus()["name"]]
+    pairs = [(m, g) for m in llms for g in gpus]
+    assert len(pairs) > R.CACHED_UP_TO
+    args = ([m for m, _ in pairs], [g for _, g in pairs], 500.0, 200.0)
+    wl.clear_caches()
+    cold = R.build_once(*args)
+    assert R._configured_one.cache_info().currsize == len(pairs)
+    row = R._configured_one((llms[0], gpus[0], Parallel(1), (None, None, None)))
+    assert isinstance(row, tuple) and hash(row) is not None  # numbers and tuples: immutable
+    for a in cold.arrays.values():
+        a[...] = -1  # the caller's own arrays
+    warm = R.build_once(*args)
+    assert R._configured_one.cache_info().hits >= len(pairs)
+    wl.clear_caches()
+    fresh = R.build_once(*args)
+    assert R._configured_one.cache_info().currsize == len(pairs)
+    for k, a in warm.arrays.items():
+        assert np.array_equal(a, fresh.arrays[k], equal_nan=True) and (a != -1).any(), k
+    assert np.array_equal(warm.cap, fresh.cap)

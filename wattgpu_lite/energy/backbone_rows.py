@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -34,6 +35,7 @@ from wattgpu_lite.specs.llm import LLM
 __all__ = ["MEM_UTIL", "Built", "build", "build_once", "layouts_per_row", "offline_in_flight"]
 CONFIGS_CACHED = 256  # configuration lists whose arrays are kept (:func:`_configured`)
 CACHED_UP_TO = 64  # configurations in a list kept (a predict, a ranking); a long table's: not
+CONFIG_ROWS_CACHED = 4096  # single configurations whose rows are kept (:func:`_configured_one`)
 
 
 def layouts_per_row(num_gpus, n: int) -> list[Parallel]:
@@ -80,42 +82,51 @@ def _per_row(value, n: int) -> list:
     return list(value)
 
 
-def _each_once(fn, calls: list[tuple]) -> list:
-    """``[fn(*args) for args in calls]``, each distinct call once (text and numbers by value,
-    objects by identity; ``calls`` holds them alive): many configurations share an LLM or a GPU."""
-    made: dict[tuple, object] = {}
-    out = []
-    for args in calls:
-        key = tuple(a if a is None or isinstance(a, str | float) else id(a) for a in args)
-        if key not in made:
-            made[key] = fn(*args)
-        out.append(made[key])
-    return out
+class ConfigRow(NamedTuple):
+    """What one (LLM, GPU, layout, (weights, KV cache, engine)) configuration gives the backbone,
+    not the tokens: its records and numbers (:func:`_config_row`), immutable."""
+
+    model: tuple  # llm_args
+    hw: tuple  # model_gpu_args, each tensor group at its own format's peak
+    deploy: tuple  # deploy_args
+    n_layers: float
+    params_b: float
+    num_gpus: float
+    idle_spec_w: float
+    peak_kind: tuple[int, int]  # PEAK_KINDS index of each tensor group's peak
+    blocks: float  # kv_blocks: the replica's KV blocks
+    limit: float  # the engine's default concurrency limit
 
 
-def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
-    """Arrays of one row per distinct (LLM, GPU, layout, (weights, KV cache, engine))
+def _config_row(config: tuple) -> ConfigRow:
+    """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))
     configuration."""
-    model = np.array(_each_once(llm_args, [(m, w, kv) for m, _, _, (w, kv, _) in configs]),
-                     dtype=float)  # fmt: skip
-    # each tensor group at its own format's peak
-    hw = np.array(_each_once(model_gpu_args, [(m, g, 0.0, PHYSICAL_BASIS, c[0])
-                                              for m, g, _, c in configs]), dtype=float)  # fmt: skip
-    deploy = np.array(_each_once(deploy_args, [(g, n) for _, g, n, _ in configs]), dtype=float)
-    kinds = np.array(_each_once(model_peak_kinds, [(m, g, c[0]) for m, g, _, c in configs]))
-    kinds = np.vectorize(PEAK_KINDS.index, otypes=[np.int64])(kinds)
-    return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), -1),
-            "deploy": deploy.reshape(len(configs), -1),
-            "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
-            "params_b": np.array([m.params_b for m, *_ in configs], dtype=float),
-            "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float),
-            "idle_spec_w": np.array([g.idle_power_w for _, g, _, _ in configs], dtype=float),
-            "peak_kind": kinds.reshape(len(configs), 2)}  # fmt: skip
+    m, g, count, (w, kv, eng) = config
+    return ConfigRow(
+        tuple(llm_args(m, w, kv)), tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, w)),
+        tuple(deploy_args(g, count)), m.n_layers, m.params_b, count.num_gpus, g.idle_power_w,
+        tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w)),
+        kv_blocks(m, g, count, w, kv, eng), engine_of(eng).max_num_seqs,
+    )  # fmt: skip
+
+
+def _stacked(rows: list[ConfigRow]) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The configurations' arrays, one row per configuration, their KV blocks and their
+    engines' default concurrency limits, from their :class:`ConfigRow`."""
+    n = len(rows)
+    arrays = {"model": np.array([r.model for r in rows], dtype=float).reshape(n, -1),
+              "hw": np.array([r.hw for r in rows], dtype=float).reshape(n, -1),
+              "deploy": np.array([r.deploy for r in rows], dtype=float).reshape(n, -1),
+              **{k: np.array([getattr(r, k) for r in rows], dtype=float)
+                 for k in ("n_layers", "params_b", "num_gpus", "idle_spec_w")},
+              "peak_kind": np.array([r.peak_kind for r in rows], dtype=np.int64).reshape(n, 2)}  # fmt: skip
+    blocks = np.array([r.blocks for r in rows], dtype=float)
+    return arrays, blocks, np.array([r.limit for r in rows], dtype=float)
 
 
 @dataclass(frozen=True)
 class Built:
-    """Rows' distinct configurations, built once: their arrays (:func:`_config_arrays`), each
+    """Rows' distinct configurations, built once: their arrays (:func:`_stacked`), each
     row's configuration and its KV capacity (sequences). :meth:`rows` gathers the backbone's
     :class:`Rows` of any subset of the rows, as :func:`build` of that subset would."""
 
@@ -178,26 +189,33 @@ def _configured_once(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray],
                                                           np.ndarray]:  # fmt: skip
     """:func:`_configured` of ``configs``, kept for the next call with equal configurations
     (frozen LLMs, GPUs and layouts compared by value) when there are at most
-    :data:`CACHED_UP_TO` of them; a longer list, or one that cannot be hashed, is built afresh."""
+    :data:`CACHED_UP_TO` of them; a longer list is stacked from each configuration's kept row
+    (:func:`_configured_one`); a configuration that cannot be hashed is built afresh."""
     try:
-        kept = len(configs) <= CACHED_UP_TO and hash(configs) is not None
-    except TypeError:
-        kept = False
-    return (_configured if kept else _configured.__wrapped__)(configs)
+        if len(configs) <= CACHED_UP_TO:
+            return _configured(configs)
+        return _stacked([_configured_one(c) for c in configs])
+    except TypeError:  # unhashable: built afresh (a TypeError of the build itself raises again)
+        return _stacked([_config_row(c) for c in configs])
 
 
 @lru_cache(maxsize=CONFIGS_CACHED)
 def _configured(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray], np.ndarray,
                                                      np.ndarray]:  # fmt: skip
-    """What depends on the configurations alone, not on the tokens: their arrays
-    (:func:`_config_arrays`), their KV blocks (:func:`kv_blocks`, the first half of
+    """What depends on the configurations alone, not on the tokens: their arrays, their KV
+    blocks (:func:`kv_blocks`, the first half of
     :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`) and their engines' default
-    concurrency limits, one row per configuration, read-only (shared by every call that names
-    them)."""
-    blocks = np.array([kv_blocks(m, g, count, w, kv, eng) for m, g, count, (w, kv, eng) in configs],
-                      dtype=float)  # fmt: skip
-    limit = np.array([engine_of(c[3][2]).max_num_seqs for c in configs], dtype=float)
-    arrays = _config_arrays(list(configs))
+    concurrency limits, one row per configuration (:func:`_stacked`), read-only (shared by every
+    call that names them)."""
+    arrays, blocks, limit = _stacked([_configured_one(c) for c in configs])
     for a in (blocks, limit, *arrays.values()):
         a.flags.writeable = False
     return arrays, blocks, limit
+
+
+@lru_cache(maxsize=CONFIG_ROWS_CACHED)
+def _configured_one(config: tuple) -> ConfigRow:
+    """:func:`_config_row` of one configuration, kept: a long table's configurations
+    (:func:`_configured_once`) are each built once, then gathered from here by every call that
+    names them. Immutable (a tuple of numbers and tuples)."""
+    return _config_row(config)

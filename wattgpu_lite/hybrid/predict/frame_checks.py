@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,8 @@ TEXT_COLUMNS = ("weights", "kv_cache", "engine")
 CONFIG_COLUMNS = ("num_gpus", "tp", "ep", "weights", "kv_cache", "engine", "max_num_seqs")
 INPUT_COLUMNS = ("llm", "gpu", *NUMERIC_COLUMNS, *TEXT_COLUMNS)
 NEAR_MISS = 0.9  # difflib ratio from which an extra column reads as a misspelt input column
+CHECKED_CACHED = 4096  # distinct (LLM, GPU, configuration cells) whose checks are kept (_checked)
+_NAN = float("nan")  # every blank float cell of a cache key, one object (NaN is not equal to NaN)
 
 
 def misspelt_input(column: str) -> str | None:
@@ -174,14 +177,8 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     raw = {c: _cells_of(frame[c]) for c in (*NUMERIC_COLUMNS, *TEXT_COLUMNS) if c in frame}
     distinct, li = unique_by_identity(models)
     group, first = _layout_groups(raw, li, unique_by_identity(devices)[1])
-    checked = []
-    for i in first:
-        try:
-            checked.append(_layout_and_format(models[i], devices[i], _cells(raw, i)))
-        except DataFileError:
-            raise
-        except WattGPUError as err:
-            checked.append(str(err))
+    config = {c: v for c, v in raw.items() if c in CONFIG_COLUMNS}
+    checked = [_checked_once(models[i], devices[i], _config_key(config, i)) for i in first]
     good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
     layouts = np.empty(len(checked), dtype=object)
     layouts[:] = [c[0] if g else None for c, g in zip(checked, good_group, strict=True)]
@@ -215,6 +212,42 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
                          *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")),
                          np.where(ok, kvs[group], None), np.where(ok, engines[group], None),
                          limits[group] + nan)  # fmt: skip
+
+
+def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, object], ...]:
+    """Row ``i``'s cells of :data:`CONFIG_COLUMNS` (``config``: those the frame gives) as Python
+    values with their type (``True`` and ``1`` are equal, but not the same cell), each blank
+    float the one :data:`_NAN`: equal cells give equal keys."""
+    cells = ((c, _plain(values[i])) for c, values in config.items())
+    return tuple((c, type(v).__name__, _NAN if _is_nan(v) else v) for c, v in cells)
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _checked_once(model, device, key: tuple) -> tuple | str:
+    """:func:`_checked`, kept for the next row or call with equal arguments (the LLM and the GPU
+    by value); a key that cannot be hashed (a list in a cell) is checked afresh."""
+    try:
+        kept = hash((model, device, key)) is not None
+    except TypeError:
+        kept = False
+    return (_checked if kept else _checked.__wrapped__)(model, device, key)
+
+
+@lru_cache(maxsize=CHECKED_CACHED)
+def _checked(model, device, key: tuple) -> tuple | str:
+    """The layout, served format, KV-cache format, engine and concurrency limit of a row of
+    ``model`` on ``device`` with the configuration cells ``key`` (:func:`_config_key`), as
+    :func:`_layout_and_format` checks them, or the message of the first check that fails (a
+    broken shipped data file raises). Immutable: shared by every row and call that asks."""
+    try:
+        return _layout_and_format(model, device, {c: v for c, _, v in key})
+    except DataFileError:
+        raise
+    except WattGPUError as err:
+        return str(err)
 
 
 def _cells_of(column: pd.Series) -> np.ndarray:
