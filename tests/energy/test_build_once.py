@@ -8,6 +8,7 @@ import numpy as np
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.uniques import Coded, unique_by_identity
 from wattgpu_lite.specs.layout import Parallel
 
 
@@ -31,6 +32,12 @@ def test_a_part_gathered_from_the_whole_is_the_part_built_alone():
         pairs = zip(value, other, strict=True) if isinstance(value, tuple) else [(value, other)]
         assert all(np.array_equal(a, b, equal_nan=True) for a, b in pairs), name
     assert R.build(*args)[1].tolist() == whole.cap.tolist()
+    coded = [Coded(*unique_by_identity(a)) if isinstance(a, list) else a for a in args]
+    assert isinstance(R.layouts_per_row(coded[4], n), Coded)
+    kept = R.build_once(*coded)  # layouts and formats as codes (predict_many's): the same rows
+    assert np.array_equal(kept.code, whole.code) and np.array_equal(kept.cap, whole.cap)
+    for name, value in kept.arrays.items():
+        assert np.array_equal(value, whole.arrays[name], equal_nan=True), name
 
 
 def test_capacities_are_kv_capacity_seqs_row_by_row():

@@ -26,7 +26,7 @@ from wattgpu_lite.energy.args import (
 from wattgpu_lite.energy.backbone import PEAK_KINDS, Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_blocks, offline_in_flight, seqs_in
-from wattgpu_lite.energy.uniques import take, unique_by_identity, unique_rows
+from wattgpu_lite.energy.uniques import Coded, take, unique_by_identity, unique_rows
 from wattgpu_lite.specs.engine import engine as engine_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
@@ -38,8 +38,12 @@ CACHED_UP_TO = 64  # configurations in a list kept (a predict, a ranking); a lon
 CONFIG_ROWS_CACHED = 4096  # single configurations whose rows are kept (:func:`_configured_one`)
 
 
-def layouts_per_row(num_gpus, n: int) -> list[Parallel]:
-    """One Parallel per row from a count, a Parallel, or a sequence of either."""
+def layouts_per_row(num_gpus, n: int) -> Sequence[Parallel]:
+    """One Parallel per row from a count, a Parallel, or a sequence of either (a :class:`Coded`
+    one stays coded)."""
+    if isinstance(num_gpus, Coded):  # each distinct value the rows use converted once
+        distinct, code = unique_by_identity(num_gpus)
+        return Coded([as_layout(_plain(v)) for v in distinct], code)
     if isinstance(num_gpus, Parallel) or np.ndim(num_gpus) == 0:
         return [as_layout(_plain(num_gpus))] * n
     distinct, code = unique_by_identity(list(num_gpus))  # each distinct value converted once
@@ -75,11 +79,27 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     return configs, code
 
 
-def _per_row(value, n: int) -> list:
-    """One entry per row from one value (None included) or a sequence of ``n``."""
+def _coded_per_row(value, n: int) -> Coded:
+    """One entry per row, coded: one value (None included), a sequence of ``n`` (each distinct
+    object coded once) or a :class:`Coded` (as it is)."""
+    if isinstance(value, Coded):
+        return value
     if value is None or isinstance(value, str) or np.ndim(value) == 0:
-        return [value] * n
-    return list(value)
+        return Coded([value], np.zeros(n, dtype=np.int64))
+    return Coded(*unique_by_identity(list(value)))
+
+
+def _formats(weights, kv_cache, engine, n: int) -> Sequence:
+    """One format per row: the weight format (None: the LLM's own), or, when a KV-cache format
+    or an engine is given, the tuple (weights, KV cache, engine), each distinct combination of
+    the rows' objects one tuple (:class:`Coded`)."""
+    if kv_cache is None and engine is None:  # a tuple per row only when asked for
+        if weights is None:
+            return [None] * n
+        return weights if isinstance(weights, Coded) else list(weights)
+    parts = [_coded_per_row(v, n) for v in (weights, kv_cache, engine)]
+    group, first = unique_rows([p.code for p in parts])
+    return Coded([tuple(p[i] for p in parts) for i in first], group)
 
 
 class ConfigRow(NamedTuple):
@@ -170,9 +190,7 @@ def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1
     """:func:`build`'s configurations and capacities, kept for :meth:`Built.rows` of any part of
     the rows (a long table builds them once, then gathers a chunk's rows at a time)."""
     n = len(llms)
-    formats = [None] * n if weights is None else list(weights)
-    if kv_cache is not None or engine is not None:  # a tuple per row only when asked for
-        formats = list(zip(formats, _per_row(kv_cache, n), _per_row(engine, n), strict=True))
+    formats = _formats(weights, kv_cache, engine, n)
     configs, code = _codes(llms, gpus, layouts_per_row(num_gpus, n), formats)
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.uniques import unique_by_identity, unique_rows
+from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
 from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
 from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
 from wattgpu_lite.specs.layout import Parallel
@@ -155,14 +155,15 @@ class FrameRequests:
 
     ok: np.ndarray  # bool
     message: np.ndarray  # object: str
-    layout: np.ndarray  # object: Parallel
-    weights: np.ndarray  # object: the served format
+    # the layout, formats and engine, coded by the row's configuration (None where not ok)
+    layout: Coded  # Parallel
+    weights: Coded  # the served format
     rate_qps: np.ndarray  # req/s; NaN in batch mode
     batch: np.ndarray  # sequences; NaN at a rate
     t_in: np.ndarray  # tokens, as checked
     t_out: np.ndarray
-    kv_cache: np.ndarray  # object: the KV-cache format ("auto", "fp8", ...)
-    engine: np.ndarray  # object: the engine's name
+    kv_cache: Coded  # the KV-cache format ("auto", "fp8", ...)
+    engine: Coded  # the engine's name
     max_num_seqs: np.ndarray  # the concurrency limit; NaN where not ok
 
 
@@ -180,11 +181,9 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     config = {c: v for c, v in raw.items() if c in CONFIG_COLUMNS}
     checked = [_checked_once(models[i], devices[i], _config_key(config, i)) for i in first]
     good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
-    layouts = np.empty(len(checked), dtype=object)
-    layouts[:] = [c[0] if g else None for c, g in zip(checked, good_group, strict=True)]
-    formats, kvs, engines = (np.array([c[k] if g else None for c, g in
-                                       zip(checked, good_group, strict=True)], dtype=object)
-                             for k in (1, 2, 3))  # fmt: skip
+    layouts, formats, kvs, engines = ([c[k] if g else None for c, g in
+                                       zip(checked, good_group, strict=True)]
+                                      for k in (0, 1, 2, 3))  # fmt: skip
     limits = np.array([c[4] if g else np.nan for c, g in zip(checked, good_group, strict=True)],
                       dtype=float)  # fmt: skip
     context = [m.context_length for m in distinct]
@@ -207,10 +206,10 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
         for key in ("rate_qps", "batch", "t_in", "t_out"):
             load[key][i] = getattr(req, key)
     nan = np.where(ok, 0.0, np.nan)
-    return FrameRequests(ok, message, np.where(ok, layouts[group], None),
-                         np.where(ok, formats[group], None),
+    kept = np.where(ok, group, len(first))  # the rows' groups; len(first): None, a row not ok
+    return FrameRequests(ok, message, Coded([*layouts, None], kept), Coded([*formats, None], kept),
                          *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")),
-                         np.where(ok, kvs[group], None), np.where(ok, engines[group], None),
+                         Coded([*kvs, None], kept), Coded([*engines, None], kept),
                          limits[group] + nan)  # fmt: skip
 
 
