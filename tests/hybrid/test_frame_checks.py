@@ -87,7 +87,27 @@ def test_only_refused_rows_are_checked_one_by_one(frame, monkeypatch):
     out = wl.predict_many(frame)
     refused = out["status"] == "invalid input"
     layout_refused = out["message"].str.contains("num_gpus", regex=False)
-    assert len(calls) == (refused & ~layout_refused).sum() > 0
+    # a row whose load passes and whose tokens do not takes check_tokens' message directly
+    tokens_refused = out["message"].str.match("t_in|t_out") & refused
+    assert tokens_refused.sum() > 30
+    assert len(calls) == (refused & ~layout_refused & ~tokens_refused).sum() > 0
+
+
+def test_a_row_refused_for_its_tokens_alone_gets_the_message_predict_raises():
+    frame = pd.DataFrame({"llm": "facebook/opt-1.3b", "gpu": "A30",
+                          "rate_qps": [0.1, np.nan, 0.1, np.nan, 0.1, 0.1, 0.1],
+                          "batch": [np.nan, 4.0, np.nan, 8.0, np.nan, np.nan, np.nan],
+                          "t_in": [0.0, 2.5, 2000.0, np.nan, 1500.0, 10.0, 3e7],
+                          "t_out": [10, 10, 100, 10, np.inf, -1, 10]})  # fmt: skip
+    out = wl.predict_many(frame)
+    assert (out["status"] == "invalid input").all()
+    for i, row in frame.iterrows():
+        at_rate = np.isnan(row["batch"])
+        load = {"rate_qps": row["rate_qps"]} if at_rate else {"batch": int(row["batch"])}
+        with pytest.raises(wl.errors.InvalidInputError) as err:
+            wl.predict(row["llm"], row["gpu"], **load, t_in=F._plain(row["t_in"]),
+                       t_out=F._plain(row["t_out"]))  # fmt: skip
+        assert out["message"][i] == str(err.value), i
 
 
 def test_nullable_integer_columns_are_read_column_wise():

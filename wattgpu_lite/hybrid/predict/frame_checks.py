@@ -195,6 +195,10 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     for i in np.flatnonzero(~good_group[group]):
         message[i] = checked[group[i]]
     for i in np.flatnonzero(good_group[group] & ~load["ok"]):  # the row's own checks say why
+        if load["load_ok"][i]:  # its load passes: its tokens refuse it, check_tokens says why
+            message[i] = _tokens_message(models[i], raw, i)
+            if message[i]:
+                continue
         try:
             req = _row_request(models[i], devices[i], _cells(raw, i), *checked[group[i]])
         except DataFileError:
@@ -249,6 +253,21 @@ def _checked(model, device, key: tuple) -> tuple | str:
         return str(err)
 
 
+def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:
+    """The message :func:`checks.check_tokens` refuses row ``i``'s tokens with, as
+    :func:`_row_request` passes them, after a load that passes (the same text); "" if they
+    pass. A broken shipped data file raises."""
+    t_in = _plain(raw["t_in"][i]) if "t_in" in raw else DEFAULT_T_IN
+    t_out = _plain(raw["t_out"][i]) if "t_out" in raw else DEFAULT_T_OUT
+    try:
+        checks.check_tokens(t_in, t_out, model.context_length)
+    except DataFileError:
+        raise
+    except WattGPUError as err:
+        return str(err)
+    return ""
+
+
 def _cells_of(column: pd.Series) -> np.ndarray:
     """A column's cells as an array: a numpy column as it is, any other (Int64 with NA, text) as
     its Python objects, NA kept (``tolist``'s values)."""
@@ -281,7 +300,8 @@ def _checked_loads(frame: pd.DataFrame, limit: np.ndarray, known: np.ndarray) ->
     """Column-wise: each row's rate or batch and its tokens, and whether the row passes the load
     and token checks of :func:`_row_request` (exactly one load; :func:`checks.check_rate_qps`,
     :func:`checks.check_batch`, :func:`checks.check_tokens`: tokens up to ``limit``, the LLM's
-    context length where ``known``). ``ok`` is False wherever a column holds Python objects."""
+    context length where ``known``). ``ok`` is False wherever a column holds Python objects;
+    ``load_ok``: the load alone passes (False there too)."""
     n = len(frame)
     cols = {}
     for col, default in (("rate_qps", np.nan), ("batch", np.nan), ("t_in", DEFAULT_T_IN),
@@ -292,15 +312,16 @@ def _checked_loads(frame: pd.DataFrame, limit: np.ndarray, known: np.ndarray) ->
             cols[col] = frame[col].to_numpy(dtype=float, na_value=np.nan)
         else:
             return {**{k: np.full(n, np.nan) for k in ("rate_qps", "batch", "t_in", "t_out")},
-                    "ok": np.zeros(n, dtype=bool)}  # fmt: skip
+                    "ok": np.zeros(n, dtype=bool), "load_ok": np.zeros(n, dtype=bool)}  # fmt: skip
     rate, bat, t_in, t_out = cols["rate_qps"], cols["batch"], cols["t_in"], cols["t_out"]
     with np.errstate(invalid="ignore"):
         at_rate = ~np.isnan(rate) & np.isnan(bat) & _within(rate, *checks.RATE_QPS)
         at_batch = np.isnan(rate) & _within(bat, 1, checks.BATCH_MAX, whole=True)
         tokens = _within(t_in, 1, limit, whole=True) & _within(t_out, 1, limit, whole=True)
-        ok = (at_rate | at_batch) & tokens & (~known | (t_in + t_out <= limit))
+        load_ok = at_rate | at_batch
+        ok = load_ok & tokens & (~known | (t_in + t_out <= limit))
     return {"rate_qps": rate.copy(), "batch": bat.copy(), "t_in": t_in.copy(),
-            "t_out": t_out.copy(), "ok": ok}  # fmt: skip
+            "t_out": t_out.copy(), "ok": ok, "load_ok": load_ok}  # fmt: skip
 
 
 def _within(x: np.ndarray, lo, hi, whole: bool = False) -> np.ndarray:
