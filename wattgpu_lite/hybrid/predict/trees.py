@@ -49,7 +49,7 @@ class Tables:
     missing_right: np.ndarray  # (splits,) bool: a missing value goes right
     weights: np.ndarray  # (splits, trees) float32: Σ 2^k over the nodes k of tree t with this split
     leaves: np.ndarray  # (trees · 2^bits,) float32: the leaf of code c of tree t at t·2^bits + c
-    offsets: np.ndarray  # (trees,) intp: t · 2^bits
+    offsets: np.ndarray  # (trees,) t · 2^bits, of the codes' dtype (:func:`code_dtype`)
     steps: tuple[ColumnSteps, ...] = ()  # per feature column: its splits' codes by value
 
     def leaves_of(self, x: np.ndarray) -> np.ndarray:
@@ -65,7 +65,7 @@ class Tables:
         missing = np.isnan(value)
         if missing.any():
             right |= missing & self.missing_right[splits]
-        return (right.astype(np.float32) @ self.weights[splits]).astype(np.intp)
+        return (right.astype(np.float32) @ self.weights[splits]).astype(self.offsets.dtype)
 
     def leaves_at(self, code: np.ndarray) -> np.ndarray:
         """(rows, trees) float32 leaf values of whole codes (step 3)."""
@@ -77,7 +77,7 @@ class FixedCodes:
     """Per row, the codes from the splits on the columns that stay fixed
     (:meth:`Forest.fixed_codes`), and the mask of the distinct splits left to test."""
 
-    code: np.ndarray  # (rows, trees) intp
+    code: np.ndarray  # (rows, trees) of the codes' dtype (:func:`code_dtype`)
     moving: np.ndarray  # (splits,) bool: the splits on the moving columns
     columns: tuple[int, ...] = ()  # the moving columns
 
@@ -151,7 +151,7 @@ class Forest:
             return None
         x = np.asarray(x)
         on_moving = np.isin(self.tables.feature, np.asarray(moving, dtype=np.intp))
-        code = np.empty((len(x), len(self.roots)), dtype=np.intp)
+        code = np.empty((len(x), len(self.roots)), dtype=self.tables.offsets.dtype)
         for s in range(0, len(x), CHUNK_ROWS):
             chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
             code[s : s + CHUNK_ROWS] = self.tables.codes(chunk, ~on_moving)
@@ -222,9 +222,16 @@ def _tables(forest: Forest) -> Tables | None:
         distinct[:, 2] == 0,
         weights,
     )
-    steps = tuple(column_steps(*split, c) for c in range(forest.n_features))
-    return Tables(*split, forest.threshold[at].ravel(), np.arange(n_trees, dtype=np.intp) << bits,
+    dtype = code_dtype(n_trees, bits)
+    steps = tuple(column_steps(*split, c, dtype) for c in range(forest.n_features))
+    return Tables(*split, forest.threshold[at].ravel(), np.arange(n_trees, dtype=dtype) << bits,
                   steps)  # fmt: skip
+
+
+def code_dtype(n_trees: int, bits: int) -> np.dtype:
+    """The integer type of a forest's codes and leaf offsets: int32 when every offset plus code
+    (below trees · 2^bits) fits it (half the bytes to gather and add), else intp."""
+    return np.dtype(np.int32 if n_trees << bits <= np.iinfo(np.int32).max else np.intp)
 
 
 def _depth(trees: list[dict]) -> int:
