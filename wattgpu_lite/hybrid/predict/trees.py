@@ -157,6 +157,32 @@ class Forest:
             code[s : s + CHUNK_ROWS] = self.tables.codes(chunk, ~on_moving)
         return FixedCodes(code, on_moving, tuple(int(c) for c in moving))
 
+    def fixed_codes_of_parts(self, parts: Sequence[tuple[np.ndarray, Sequence[int], np.ndarray]],
+                             moving: Sequence[int]) -> FixedCodes | None:  # fmt: skip
+        """:meth:`fixed_codes` of rows whose fixed columns come in parts, each ``(x, columns,
+        index)``: row r's values of ``columns`` are those of row ``index[r]`` of ``x`` (a few
+        distinct LLMs', GPUs' rows). Each part's splits are tested on its own few rows, and a
+        row's code is the sum of its parts' codes: the codes of disjoint sets of splits add up
+        to the code of their union (whole numbers: exact), so they are :meth:`fixed_codes`'.
+        ValueError when a split's column is in no part and not ``moving``, or in two; None for
+        a forest read by walking."""
+        if self.tables is None:
+            return None
+        on_moving = np.isin(self.tables.feature, np.asarray(moving, dtype=np.intp))
+        covered = on_moving.astype(int)
+        code = 0
+        for x, columns, index in parts:
+            on = np.isin(self.tables.feature, np.asarray(columns, dtype=np.intp))
+            covered += on
+            part = np.empty((len(x), len(self.roots)), dtype=self.tables.offsets.dtype)
+            for s in range(0, len(x), CHUNK_ROWS):
+                chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
+                part[s : s + CHUNK_ROWS] = self.tables.codes(chunk, on)
+            code = code + part[index]
+        if (covered != 1).any():
+            raise ValueError("every split's column must be in exactly one part or moving")
+        return FixedCodes(code, on_moving, tuple(int(c) for c in moving))
+
     def predict_moving(self, x: np.ndarray, fixed: FixedCodes, rows: np.ndarray) -> np.ndarray:
         """:meth:`predict` of the rows of ``x``, whose columns but the moving ones are those of
         rows ``rows`` of :meth:`fixed_codes` (:meth:`predict_at` of its moving columns)."""
