@@ -34,7 +34,12 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   backbone's fitted constants, and those refitted without each GPU;
 - energy.backbone_runs.watt_counts, measured_boards: the training set and the measured boards;
   energy.backbone_rows._configured (≤ 256 lists of up to 64 configurations): each configuration
-  list's read-only arrays, KV blocks and engine limits (a predict's, a ranking's);
+  list's read-only arrays, KV blocks and engine limits (a predict's, a ranking's), and
+  _configured_one (≤ 4096 configurations): each configuration's numbers, immutable (a long
+  table's, gathered by ``predict_many``);
+- hybrid.predict.frame_checks._checked (≤ 4096 (LLM, GPU, configuration cells)): the checked
+  layout, formats, engine and limit of each configuration a ``predict_many`` row names, or the
+  message that refuses it, immutable;
 - hybrid.predict.model._pretrained: the shipped hybrid model; hybrid.predict.correction._forest
   (≤ 8 forests): each correction's parsed numpy forest; hybrid.predict.correction._pair_codes
   (≤ 256 lists of up to 64 (LLM, GPU) pairs): each pair list's read-only feature matrix
@@ -109,7 +114,8 @@ _CACHES = (
     "energy.coefficients.paper_table3", "energy.coefficients.paper_table4",
     "energy.backbone_energy.shipped_constants", "energy.validation.logo_constants",
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
-    "energy.backbone_rows._configured", "hybrid.predict.correction._pair_codes",
+    "energy.backbone_rows._configured", "energy.backbone_rows._configured_one",
+    "hybrid.predict.frame_checks._checked", "hybrid.predict.correction._pair_codes",
     "hybrid.predict.model._pretrained", "hybrid.predict.correction._forest",
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",

@@ -8,6 +8,7 @@ import numpy as np
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.uniques import Coded, unique_by_identity
 from wattgpu_lite.specs.layout import Parallel
 
 
@@ -31,6 +32,12 @@ def test_a_part_gathered_from_the_whole_is_the_part_built_alone():
         pairs = zip(value, other, strict=True) if isinstance(value, tuple) else [(value, other)]
         assert all(np.array_equal(a, b, equal_nan=True) for a, b in pairs), name
     assert R.build(*args)[1].tolist() == whole.cap.tolist()
+    coded = [Coded(*unique_by_identity(a)) if isinstance(a, list) else a for a in args]
+    assert isinstance(R.layouts_per_row(coded[4], n), Coded)
+    kept = R.build_once(*coded)  # layouts and formats as codes (predict_many's): the same rows
+    assert np.array_equal(kept.code, whole.code) and np.array_equal(kept.cap, whole.cap)
+    for name, value in kept.arrays.items():
+        assert np.array_equal(value, whole.arrays[name], equal_nan=True), name
 
 
 def test_capacities_are_kv_capacity_seqs_row_by_row():
@@ -86,3 +93,29 @@ def test_a_configuration_kept_from_a_call_is_never_another_configurations():
     for i, a in enumerate(cold):  # the configurations differ: no entry could stand for another
         assert not any(_arrays_equal(a, b) for b in cold[i + 1 :]), calls[i]
     assert R._configured.cache_info().hits >= len(calls)
+
+
+def test_a_long_tables_configurations_are_kept_one_by_one_and_never_shared_writable():
+    """More configurations than a list kept (CACHED_UP_TO): each configuration's numbers are
+    kept on their own (_configured_one), immutable; every build gets arrays of its own, so a
+    caller that writes into them changes no later build."""
+    llms = [wl.llm(x) for x in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B")]
+    gpus = [wl.gpu(x) for x in wl.gpus()["name"]]
+    pairs = [(m, g) for m in llms for g in gpus]
+    assert len(pairs) > R.CACHED_UP_TO
+    args = ([m for m, _ in pairs], [g for _, g in pairs], 500.0, 200.0)
+    wl.clear_caches()
+    cold = R.build_once(*args)
+    assert R._configured_one.cache_info().currsize == len(pairs)
+    row = R._configured_one((llms[0], gpus[0], Parallel(1), (None, None, None)))
+    assert isinstance(row, tuple) and hash(row) is not None  # numbers and tuples: immutable
+    for a in cold.arrays.values():
+        a[...] = -1  # the caller's own arrays
+    warm = R.build_once(*args)
+    assert R._configured_one.cache_info().hits >= len(pairs)
+    wl.clear_caches()
+    fresh = R.build_once(*args)
+    assert R._configured_one.cache_info().currsize == len(pairs)
+    for k, a in warm.arrays.items():
+        assert np.array_equal(a, fresh.arrays[k], equal_nan=True) and (a != -1).any(), k
+    assert np.array_equal(warm.cap, fresh.cap)

@@ -85,3 +85,31 @@ def test_codes_kept_for_a_pair_are_never_another_pairs(target):
     for c in HybridState.pretrained().corrections.values():  # each correction its own codes
         x, fixed = C._pair_codes_once(c, C._forest(c.forest_json), [llm], [gpu])
         assert np.array_equal(fixed.code, c.fixed_part(x).code)
+
+
+@pytest.mark.parametrize("target", ["power", "itl"])
+def test_many_pairs_codes_summed_from_each_llm_and_gpu_are_every_pairs_codes(target):
+    """More pairs than are kept (PAIRS_KEPT_UP_TO): the codes of each distinct LLM's and GPU's
+    columns, added, are the codes of every pair's row, to the bit (the catalog's every pair,
+    a GPU of a spec sheet and an LLM of a family the runs never saw included)."""
+    corr = HybridState.pretrained().corrections[target]
+    forest = C._forest(corr.forest_json)
+    spec = {"name": "Brand-new GPU", "release_year": 2027, "memory_gb": 96, "memory_type": "GDDR7",
+            "bandwidth_gbs": 1800, "tdp_w": 450, "fp16_tflops": 700}  # fmt: skip
+    odd = replace(wl.llm(LLMS[0]), name="mine", model_type="never-seen", n_layers=7)
+    llms = [wl.llm(n) for n in wl.llms()["name"]] + [odd]
+    gpus = [wl.gpu(n) for n in wl.gpus()["name"]] + [wl.GPU.from_spec(spec)]
+    pairs = [m for m in llms for _ in gpus], [g for _ in llms for g in gpus]
+    assert len(pairs[0]) > C.PAIRS_KEPT_UP_TO
+    _, every = C._pair_codes.__wrapped__(corr, forest, *pairs)
+    summed = C._summed_pair_codes(corr, forest, *pairs)
+    assert summed.code.dtype == every.code.dtype and np.array_equal(summed.code, every.code)
+    assert np.array_equal(summed.moving, every.moving) and summed.columns == every.columns
+    load = {c: np.random.default_rng(8).normal(0, 2, len(pairs[0]))
+            for c in C.FEATURE_GROUPS["load"]}  # fmt: skip
+    whole = corr.predict(C.feature_matrix(*pairs, load, corr.columns, corr.families))
+    assert np.array_equal(corr.predict_loads(*pairs, load), whole)
+    llm_columns = [j for j, c in enumerate(corr.columns) if c in C.LLM_COLUMNS]
+    with pytest.raises(ValueError, match="exactly one part"):  # the GPUs' columns in no part
+        forest.fixed_codes_of_parts([(np.zeros((1, len(corr.columns))), llm_columns, [0])],
+                                    every.columns)  # fmt: skip

@@ -87,7 +87,27 @@ def test_only_refused_rows_are_checked_one_by_one(frame, monkeypatch):
     out = wl.predict_many(frame)
     refused = out["status"] == "invalid input"
     layout_refused = out["message"].str.contains("num_gpus", regex=False)
-    assert len(calls) == (refused & ~layout_refused).sum() > 0
+    # a row whose load passes and whose tokens do not takes check_tokens' message directly
+    tokens_refused = out["message"].str.match("t_in|t_out") & refused
+    assert tokens_refused.sum() > 30
+    assert len(calls) == (refused & ~layout_refused & ~tokens_refused).sum() > 0
+
+
+def test_a_row_refused_for_its_tokens_alone_gets_the_message_predict_raises():
+    frame = pd.DataFrame({"llm": "facebook/opt-1.3b", "gpu": "A30",
+                          "rate_qps": [0.1, np.nan, 0.1, np.nan, 0.1, 0.1, 0.1],
+                          "batch": [np.nan, 4.0, np.nan, 8.0, np.nan, np.nan, np.nan],
+                          "t_in": [0.0, 2.5, 2000.0, np.nan, 1500.0, 10.0, 3e7],
+                          "t_out": [10, 10, 100, 10, np.inf, -1, 10]})  # fmt: skip
+    out = wl.predict_many(frame)
+    assert (out["status"] == "invalid input").all()
+    for i, row in frame.iterrows():
+        at_rate = np.isnan(row["batch"])
+        load = {"rate_qps": row["rate_qps"]} if at_rate else {"batch": int(row["batch"])}
+        with pytest.raises(wl.errors.InvalidInputError) as err:
+            wl.predict(row["llm"], row["gpu"], **load, t_in=F._plain(row["t_in"]),
+                       t_out=F._plain(row["t_out"]))  # fmt: skip
+        assert out["message"][i] == str(err.value), i
 
 
 def test_nullable_integer_columns_are_read_column_wise():
@@ -118,6 +138,7 @@ def test_layout_and_format_are_checked_once_per_distinct_configuration(monkeypat
         return layout_and_format(model, device, cells)
 
     monkeypatch.setattr(F, "_layout_and_format", counted)
+    F._checked.cache_clear()  # checked once per process: none kept from another test
     out = wl.predict_many(frame)
     # NaN and None are one blank each; 1.0 and 2.0 are read as the counts 1 and 2
     distinct = frame.astype({"weights": str, "tp": str}).drop_duplicates(
@@ -126,6 +147,45 @@ def test_layout_and_format_are_checked_once_per_distinct_configuration(monkeypat
     assert len(calls) == len(distinct) == len(set(map(str, calls)))
     assert calls[0][:2] == (frame["llm"][0], frame["gpu"][0])  # in the order rows first name them
     assert set(out["status"]) <= {"ok", "invalid input", "batch above the KV-cache capacity"}
+
+
+def test_a_configuration_checked_once_is_kept_for_the_next_call_until_caches_are_cleared(
+    monkeypatch,
+):
+    frame = pd.DataFrame({"llm": list(LLMS[:2]) * 3, "gpu": ["A30"] * 3 + ["T4"] * 3,
+                          "batch": 8.0, "num_gpus": [1, 2, 3, 1, 2, 3]})  # fmt: skip
+    calls = []
+    layout_and_format = F._layout_and_format
+
+    def counted(model, device, cells):
+        calls.append(cells["num_gpus"])
+        return layout_and_format(model, device, cells)
+
+    monkeypatch.setattr(F, "_layout_and_format", counted)
+    wl.clear_caches()
+    first = wl.predict_many(frame)
+    assert len(calls) == 6
+    again = wl.predict_many(frame)  # every configuration kept: checked no more
+    assert len(calls) == 6 and F._checked.cache_info().hits >= 6
+    pd.testing.assert_frame_equal(first, again, check_exact=True)
+    wl.clear_caches()
+    assert F._checked.cache_info().currsize == 0
+    wl.predict_many(frame)
+    assert len(calls) == 12
+
+
+def test_a_kept_check_is_never_another_cells():
+    """True and 1 are equal keys to a dict, not the same cell: each keeps its own check (and
+    message), in either order."""
+    for cells in ([1, True], [True, 1], ["fp8", 1.0]):
+        frame = pd.DataFrame({"llm": [LLMS[0]] * 2, "gpu": ["A30"] * 2, "batch": 8.0,
+                              "kv_cache": pd.Series(cells, dtype=object)})  # fmt: skip
+        out = wl.predict_many(frame)
+        for k in range(2):
+            alone = wl.predict_many(frame.iloc[[k]])
+            assert out["status"][k] == alone["status"][0]
+            assert out["message"][k] == alone["message"][0]
+        assert out["message"][0] != out["message"][1]
 
 
 def test_the_answer_is_the_frame_with_its_columns_assigned_and_shares_nothing_with_it():

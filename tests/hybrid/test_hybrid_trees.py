@@ -87,6 +87,19 @@ def test_monotone_constraint_survives_the_port():
     assert np.all(np.diff(forest.predict(grid)) >= -1e-6)
 
 
+def test_codes_are_int32_where_every_offset_fits_and_intp_beyond():
+    assert trees.code_dtype(150, 7) == np.int32 and trees.code_dtype(2**21 - 1, 10) == np.int32
+    assert trees.code_dtype(2**21, 10) == np.intp  # 2^31: one beyond int32
+
+
+def test_the_shipped_forests_codes_are_int32(shipped):
+    forest = Forest.from_json(shipped["wattgpu_hybrid/itl"])
+    x = np.random.default_rng(3).normal(size=(50, forest.n_features))
+    fixed = forest.fixed_codes(x, [0, 1])
+    assert forest.tables.offsets.dtype == fixed.code.dtype == np.int32
+    assert all(s.codes.dtype == np.int32 for s in forest.tables.steps)
+
+
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_forest_predicts_bit_for_bit_what_the_old_evaluator_did(shipped, name):
     forest = Forest.from_json(shipped[name])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from wattgpu_lite.energy.args import (
 from wattgpu_lite.energy.backbone import PEAK_KINDS, Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_blocks, offline_in_flight, seqs_in
-from wattgpu_lite.energy.uniques import take, unique_by_identity, unique_rows
+from wattgpu_lite.energy.uniques import Coded, take, unique_by_identity, unique_rows
 from wattgpu_lite.specs.engine import engine as engine_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
@@ -34,10 +35,15 @@ from wattgpu_lite.specs.llm import LLM
 __all__ = ["MEM_UTIL", "Built", "build", "build_once", "layouts_per_row", "offline_in_flight"]
 CONFIGS_CACHED = 256  # configuration lists whose arrays are kept (:func:`_configured`)
 CACHED_UP_TO = 64  # configurations in a list kept (a predict, a ranking); a long table's: not
+CONFIG_ROWS_CACHED = 4096  # single configurations whose rows are kept (:func:`_configured_one`)
 
 
-def layouts_per_row(num_gpus, n: int) -> list[Parallel]:
-    """One Parallel per row from a count, a Parallel, or a sequence of either."""
+def layouts_per_row(num_gpus, n: int) -> Sequence[Parallel]:
+    """One Parallel per row from a count, a Parallel, or a sequence of either (a :class:`Coded`
+    one stays coded)."""
+    if isinstance(num_gpus, Coded):  # each distinct value the rows use converted once
+        distinct, code = unique_by_identity(num_gpus)
+        return Coded([as_layout(_plain(v)) for v in distinct], code)
     if isinstance(num_gpus, Parallel) or np.ndim(num_gpus) == 0:
         return [as_layout(_plain(num_gpus))] * n
     distinct, code = unique_by_identity(list(num_gpus))  # each distinct value converted once
@@ -73,49 +79,74 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     return configs, code
 
 
-def _per_row(value, n: int) -> list:
-    """One entry per row from one value (None included) or a sequence of ``n``."""
+def _coded_per_row(value, n: int) -> Coded:
+    """One entry per row, coded: one value (None included), a sequence of ``n`` (each distinct
+    object coded once) or a :class:`Coded` (as it is)."""
+    if isinstance(value, Coded):
+        return value
     if value is None or isinstance(value, str) or np.ndim(value) == 0:
-        return [value] * n
-    return list(value)
+        return Coded([value], np.zeros(n, dtype=np.int64))
+    return Coded(*unique_by_identity(list(value)))
 
 
-def _each_once(fn, calls: list[tuple]) -> list:
-    """``[fn(*args) for args in calls]``, each distinct call once (text and numbers by value,
-    objects by identity; ``calls`` holds them alive): many configurations share an LLM or a GPU."""
-    made: dict[tuple, object] = {}
-    out = []
-    for args in calls:
-        key = tuple(a if a is None or isinstance(a, str | float) else id(a) for a in args)
-        if key not in made:
-            made[key] = fn(*args)
-        out.append(made[key])
-    return out
+def _formats(weights, kv_cache, engine, n: int) -> Sequence:
+    """One format per row: the weight format (None: the LLM's own), or, when a KV-cache format
+    or an engine is given, the tuple (weights, KV cache, engine), each distinct combination of
+    the rows' objects one tuple (:class:`Coded`)."""
+    if kv_cache is None and engine is None:  # a tuple per row only when asked for
+        if weights is None:
+            return [None] * n
+        return weights if isinstance(weights, Coded) else list(weights)
+    parts = [_coded_per_row(v, n) for v in (weights, kv_cache, engine)]
+    group, first = unique_rows([p.code for p in parts])
+    return Coded([tuple(p[i] for p in parts) for i in first], group)
 
 
-def _config_arrays(configs: list[tuple]) -> dict[str, np.ndarray]:
-    """Arrays of one row per distinct (LLM, GPU, layout, (weights, KV cache, engine))
+class ConfigRow(NamedTuple):
+    """What one (LLM, GPU, layout, (weights, KV cache, engine)) configuration gives the backbone,
+    not the tokens: its records and numbers (:func:`_config_row`), immutable."""
+
+    model: tuple  # llm_args
+    hw: tuple  # model_gpu_args, each tensor group at its own format's peak
+    deploy: tuple  # deploy_args
+    n_layers: float
+    params_b: float
+    num_gpus: float
+    idle_spec_w: float
+    peak_kind: tuple[int, int]  # PEAK_KINDS index of each tensor group's peak
+    blocks: float  # kv_blocks: the replica's KV blocks
+    limit: float  # the engine's default concurrency limit
+
+
+def _config_row(config: tuple) -> ConfigRow:
+    """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))
     configuration."""
-    model = np.array(_each_once(llm_args, [(m, w, kv) for m, _, _, (w, kv, _) in configs]),
-                     dtype=float)  # fmt: skip
-    # each tensor group at its own format's peak
-    hw = np.array(_each_once(model_gpu_args, [(m, g, 0.0, PHYSICAL_BASIS, c[0])
-                                              for m, g, _, c in configs]), dtype=float)  # fmt: skip
-    deploy = np.array(_each_once(deploy_args, [(g, n) for _, g, n, _ in configs]), dtype=float)
-    kinds = np.array(_each_once(model_peak_kinds, [(m, g, c[0]) for m, g, _, c in configs]))
-    kinds = np.vectorize(PEAK_KINDS.index, otypes=[np.int64])(kinds)
-    return {"model": model.reshape(len(configs), -1), "hw": hw.reshape(len(configs), -1),
-            "deploy": deploy.reshape(len(configs), -1),
-            "n_layers": np.array([m.n_layers for m, *_ in configs], dtype=float),
-            "params_b": np.array([m.params_b for m, *_ in configs], dtype=float),
-            "num_gpus": np.array([n.num_gpus for _, _, n, _ in configs], dtype=float),
-            "idle_spec_w": np.array([g.idle_power_w for _, g, _, _ in configs], dtype=float),
-            "peak_kind": kinds.reshape(len(configs), 2)}  # fmt: skip
+    m, g, count, (w, kv, eng) = config
+    return ConfigRow(
+        tuple(llm_args(m, w, kv)), tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, w)),
+        tuple(deploy_args(g, count)), m.n_layers, m.params_b, count.num_gpus, g.idle_power_w,
+        tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w)),
+        kv_blocks(m, g, count, w, kv, eng), engine_of(eng).max_num_seqs,
+    )  # fmt: skip
+
+
+def _stacked(rows: list[ConfigRow]) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """The configurations' arrays, one row per configuration, their KV blocks and their
+    engines' default concurrency limits, from their :class:`ConfigRow`."""
+    n = len(rows)
+    arrays = {"model": np.array([r.model for r in rows], dtype=float).reshape(n, -1),
+              "hw": np.array([r.hw for r in rows], dtype=float).reshape(n, -1),
+              "deploy": np.array([r.deploy for r in rows], dtype=float).reshape(n, -1),
+              **{k: np.array([getattr(r, k) for r in rows], dtype=float)
+                 for k in ("n_layers", "params_b", "num_gpus", "idle_spec_w")},
+              "peak_kind": np.array([r.peak_kind for r in rows], dtype=np.int64).reshape(n, 2)}  # fmt: skip
+    blocks = np.array([r.blocks for r in rows], dtype=float)
+    return arrays, blocks, np.array([r.limit for r in rows], dtype=float)
 
 
 @dataclass(frozen=True)
 class Built:
-    """Rows' distinct configurations, built once: their arrays (:func:`_config_arrays`), each
+    """Rows' distinct configurations, built once: their arrays (:func:`_stacked`), each
     row's configuration and its KV capacity (sequences). :meth:`rows` gathers the backbone's
     :class:`Rows` of any subset of the rows, as :func:`build` of that subset would."""
 
@@ -159,9 +190,7 @@ def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1
     """:func:`build`'s configurations and capacities, kept for :meth:`Built.rows` of any part of
     the rows (a long table builds them once, then gathers a chunk's rows at a time)."""
     n = len(llms)
-    formats = [None] * n if weights is None else list(weights)
-    if kv_cache is not None or engine is not None:  # a tuple per row only when asked for
-        formats = list(zip(formats, _per_row(kv_cache, n), _per_row(engine, n), strict=True))
+    formats = _formats(weights, kv_cache, engine, n)
     configs, code = _codes(llms, gpus, layouts_per_row(num_gpus, n), formats)
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
@@ -178,26 +207,33 @@ def _configured_once(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray],
                                                           np.ndarray]:  # fmt: skip
     """:func:`_configured` of ``configs``, kept for the next call with equal configurations
     (frozen LLMs, GPUs and layouts compared by value) when there are at most
-    :data:`CACHED_UP_TO` of them; a longer list, or one that cannot be hashed, is built afresh."""
+    :data:`CACHED_UP_TO` of them; a longer list is stacked from each configuration's kept row
+    (:func:`_configured_one`); a configuration that cannot be hashed is built afresh."""
     try:
-        kept = len(configs) <= CACHED_UP_TO and hash(configs) is not None
-    except TypeError:
-        kept = False
-    return (_configured if kept else _configured.__wrapped__)(configs)
+        if len(configs) <= CACHED_UP_TO:
+            return _configured(configs)
+        return _stacked([_configured_one(c) for c in configs])
+    except TypeError:  # unhashable: built afresh (a TypeError of the build itself raises again)
+        return _stacked([_config_row(c) for c in configs])
 
 
 @lru_cache(maxsize=CONFIGS_CACHED)
 def _configured(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray], np.ndarray,
                                                      np.ndarray]:  # fmt: skip
-    """What depends on the configurations alone, not on the tokens: their arrays
-    (:func:`_config_arrays`), their KV blocks (:func:`kv_blocks`, the first half of
+    """What depends on the configurations alone, not on the tokens: their arrays, their KV
+    blocks (:func:`kv_blocks`, the first half of
     :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`) and their engines' default
-    concurrency limits, one row per configuration, read-only (shared by every call that names
-    them)."""
-    blocks = np.array([kv_blocks(m, g, count, w, kv, eng) for m, g, count, (w, kv, eng) in configs],
-                      dtype=float)  # fmt: skip
-    limit = np.array([engine_of(c[3][2]).max_num_seqs for c in configs], dtype=float)
-    arrays = _config_arrays(list(configs))
+    concurrency limits, one row per configuration (:func:`_stacked`), read-only (shared by every
+    call that names them)."""
+    arrays, blocks, limit = _stacked([_configured_one(c) for c in configs])
     for a in (blocks, limit, *arrays.values()):
         a.flags.writeable = False
     return arrays, blocks, limit
+
+
+@lru_cache(maxsize=CONFIG_ROWS_CACHED)
+def _configured_one(config: tuple) -> ConfigRow:
+    """:func:`_config_row` of one configuration, kept: a long table's configurations
+    (:func:`_configured_once`) are each built once, then gathered from here by every call that
+    names them. Immutable (a tuple of numbers and tuples)."""
+    return _config_row(config)

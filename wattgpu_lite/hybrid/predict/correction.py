@@ -37,6 +37,7 @@ FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "llm": ("log_params_b", "n_layers", "log_hidden_size", "kv_group", "head_dim"),
     "load": ("log_in_flight", "busy_fraction", "log_bytes_per_flop"),
 }  # fmt: skip
+LLM_COLUMNS = (*FEATURE_GROUPS["llm"], "model_type")  # the columns an LLM gives (llm_features)
 MONOTONE_UP = ("log_in_flight", "busy_fraction")  # more load never lowers ITL or power
 # bytes per FLOP fall as the batch grows (weights shared, FLOPs not): held non-increasing, so the
 # correction still never falls as the load rises
@@ -133,8 +134,11 @@ class Correction:
         pairs, row_pair = _pairs(llms, gpus)
         moving = {j: c for j, c in enumerate(self.columns) if c in FEATURE_GROUPS["load"]}
         own = type(self).predict is Correction.predict  # not a stand-in's own predict
-        if own:
-            x, fixed = _pair_codes_once(self, _forest(self.forest_json), *pairs)
+        forest = _forest(self.forest_json)
+        if own and forest.tables is not None and len(pairs[0]) > PAIRS_KEPT_UP_TO:
+            x, fixed = None, _summed_pair_codes(self, forest, *pairs)
+        elif own:
+            x, fixed = _pair_codes_once(self, forest, *pairs)
         else:
             x, fixed = _pair_codes.__wrapped__(self, None, *pairs)
         if fixed is None:  # a walked forest (or another predict): every column of every row
@@ -145,6 +149,24 @@ class Correction:
         out = _forest(self.forest_json).predict_at(fixed, row_pair,
                                                    {j: load[c] for j, c in moving.items()})  # fmt: skip
         return np.clip(out, -self.bound, self.bound)
+
+
+def _summed_pair_codes(corr: Correction, forest: Forest, llms: list[LLM],
+                       gpus: list[GPU]) -> FixedCodes:  # fmt: skip
+    """:func:`_pair_codes`' fixed codes of many pairs (``forest`` read through tables), from each
+    distinct LLM's columns and each distinct GPU's once (:meth:`Forest.fixed_codes_of_parts`:
+    the same codes), not from every pair's row: a long table's chunk names ~10^3 pairs of a
+    few dozen LLMs and GPUs."""
+    models, li = unique_by_identity(llms)
+    devices, gi = unique_by_identity(gpus)
+    moving = [j for j, c in enumerate(corr.columns) if c in FEATURE_GROUPS["load"]]
+    load = dict.fromkeys((corr.columns[j] for j in moving), 0.0)
+    of_llms = feature_matrix(models, [devices[0]] * len(models), load, corr.columns, corr.families)
+    of_gpus = feature_matrix([models[0]] * len(devices), devices, load, corr.columns, corr.families)
+    llm_columns = [j for j, c in enumerate(corr.columns) if c in LLM_COLUMNS]
+    gpu_columns = [j for j, c in enumerate(corr.columns) if c in FEATURE_GROUPS["gpu"]]
+    return forest.fixed_codes_of_parts([(of_llms, llm_columns, li), (of_gpus, gpu_columns, gi)],
+                                       moving)  # fmt: skip
 
 
 def _pair_codes_once(corr: Correction, forest: Forest, llms: list[LLM],

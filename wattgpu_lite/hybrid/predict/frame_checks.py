@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.uniques import unique_by_identity, unique_rows
+from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
 from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
 from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
 from wattgpu_lite.specs.layout import Parallel
@@ -28,6 +29,8 @@ TEXT_COLUMNS = ("weights", "kv_cache", "engine")
 CONFIG_COLUMNS = ("num_gpus", "tp", "ep", "weights", "kv_cache", "engine", "max_num_seqs")
 INPUT_COLUMNS = ("llm", "gpu", *NUMERIC_COLUMNS, *TEXT_COLUMNS)
 NEAR_MISS = 0.9  # difflib ratio from which an extra column reads as a misspelt input column
+CHECKED_CACHED = 4096  # distinct (LLM, GPU, configuration cells) whose checks are kept (_checked)
+_NAN = float("nan")  # every blank float cell of a cache key, one object (NaN is not equal to NaN)
 
 
 def misspelt_input(column: str) -> str | None:
@@ -152,14 +155,15 @@ class FrameRequests:
 
     ok: np.ndarray  # bool
     message: np.ndarray  # object: str
-    layout: np.ndarray  # object: Parallel
-    weights: np.ndarray  # object: the served format
+    # the layout, formats and engine, coded by the row's configuration (None where not ok)
+    layout: Coded  # Parallel
+    weights: Coded  # the served format
     rate_qps: np.ndarray  # req/s; NaN in batch mode
     batch: np.ndarray  # sequences; NaN at a rate
     t_in: np.ndarray  # tokens, as checked
     t_out: np.ndarray
-    kv_cache: np.ndarray  # object: the KV-cache format ("auto", "fp8", ...)
-    engine: np.ndarray  # object: the engine's name
+    kv_cache: Coded  # the KV-cache format ("auto", "fp8", ...)
+    engine: Coded  # the engine's name
     max_num_seqs: np.ndarray  # the concurrency limit; NaN where not ok
 
 
@@ -174,20 +178,12 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     raw = {c: _cells_of(frame[c]) for c in (*NUMERIC_COLUMNS, *TEXT_COLUMNS) if c in frame}
     distinct, li = unique_by_identity(models)
     group, first = _layout_groups(raw, li, unique_by_identity(devices)[1])
-    checked = []
-    for i in first:
-        try:
-            checked.append(_layout_and_format(models[i], devices[i], _cells(raw, i)))
-        except DataFileError:
-            raise
-        except WattGPUError as err:
-            checked.append(str(err))
+    config = {c: v for c, v in raw.items() if c in CONFIG_COLUMNS}
+    checked = [_checked_once(models[i], devices[i], _config_key(config, i)) for i in first]
     good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
-    layouts = np.empty(len(checked), dtype=object)
-    layouts[:] = [c[0] if g else None for c, g in zip(checked, good_group, strict=True)]
-    formats, kvs, engines = (np.array([c[k] if g else None for c, g in
-                                       zip(checked, good_group, strict=True)], dtype=object)
-                             for k in (1, 2, 3))  # fmt: skip
+    layouts, formats, kvs, engines = ([c[k] if g else None for c, g in
+                                       zip(checked, good_group, strict=True)]
+                                      for k in (0, 1, 2, 3))  # fmt: skip
     limits = np.array([c[4] if g else np.nan for c, g in zip(checked, good_group, strict=True)],
                       dtype=float)  # fmt: skip
     context = [m.context_length for m in distinct]
@@ -199,6 +195,10 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     for i in np.flatnonzero(~good_group[group]):
         message[i] = checked[group[i]]
     for i in np.flatnonzero(good_group[group] & ~load["ok"]):  # the row's own checks say why
+        if load["load_ok"][i]:  # its load passes: its tokens refuse it, check_tokens says why
+            message[i] = _tokens_message(models[i], raw, i)
+            if message[i]:
+                continue
         try:
             req = _row_request(models[i], devices[i], _cells(raw, i), *checked[group[i]])
         except DataFileError:
@@ -210,11 +210,62 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
         for key in ("rate_qps", "batch", "t_in", "t_out"):
             load[key][i] = getattr(req, key)
     nan = np.where(ok, 0.0, np.nan)
-    return FrameRequests(ok, message, np.where(ok, layouts[group], None),
-                         np.where(ok, formats[group], None),
+    kept = np.where(ok, group, len(first))  # the rows' groups; len(first): None, a row not ok
+    return FrameRequests(ok, message, Coded([*layouts, None], kept), Coded([*formats, None], kept),
                          *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")),
-                         np.where(ok, kvs[group], None), np.where(ok, engines[group], None),
+                         Coded([*kvs, None], kept), Coded([*engines, None], kept),
                          limits[group] + nan)  # fmt: skip
+
+
+def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, object], ...]:
+    """Row ``i``'s cells of :data:`CONFIG_COLUMNS` (``config``: those the frame gives) as Python
+    values with their type (``True`` and ``1`` are equal, but not the same cell), each blank
+    float the one :data:`_NAN`: equal cells give equal keys."""
+    cells = ((c, _plain(values[i])) for c, values in config.items())
+    return tuple((c, type(v).__name__, _NAN if _is_nan(v) else v) for c, v in cells)
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _checked_once(model, device, key: tuple) -> tuple | str:
+    """:func:`_checked`, kept for the next row or call with equal arguments (the LLM and the GPU
+    by value); a key that cannot be hashed (a list in a cell) is checked afresh."""
+    try:
+        kept = hash((model, device, key)) is not None
+    except TypeError:
+        kept = False
+    return (_checked if kept else _checked.__wrapped__)(model, device, key)
+
+
+@lru_cache(maxsize=CHECKED_CACHED)
+def _checked(model, device, key: tuple) -> tuple | str:
+    """The layout, served format, KV-cache format, engine and concurrency limit of a row of
+    ``model`` on ``device`` with the configuration cells ``key`` (:func:`_config_key`), as
+    :func:`_layout_and_format` checks them, or the message of the first check that fails (a
+    broken shipped data file raises). Immutable: shared by every row and call that asks."""
+    try:
+        return _layout_and_format(model, device, {c: v for c, _, v in key})
+    except DataFileError:
+        raise
+    except WattGPUError as err:
+        return str(err)
+
+
+def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:
+    """The message :func:`checks.check_tokens` refuses row ``i``'s tokens with, as
+    :func:`_row_request` passes them, after a load that passes (the same text); "" if they
+    pass. A broken shipped data file raises."""
+    t_in = _plain(raw["t_in"][i]) if "t_in" in raw else DEFAULT_T_IN
+    t_out = _plain(raw["t_out"][i]) if "t_out" in raw else DEFAULT_T_OUT
+    try:
+        checks.check_tokens(t_in, t_out, model.context_length)
+    except DataFileError:
+        raise
+    except WattGPUError as err:
+        return str(err)
+    return ""
 
 
 def _cells_of(column: pd.Series) -> np.ndarray:
@@ -249,7 +300,8 @@ def _checked_loads(frame: pd.DataFrame, limit: np.ndarray, known: np.ndarray) ->
     """Column-wise: each row's rate or batch and its tokens, and whether the row passes the load
     and token checks of :func:`_row_request` (exactly one load; :func:`checks.check_rate_qps`,
     :func:`checks.check_batch`, :func:`checks.check_tokens`: tokens up to ``limit``, the LLM's
-    context length where ``known``). ``ok`` is False wherever a column holds Python objects."""
+    context length where ``known``). ``ok`` is False wherever a column holds Python objects;
+    ``load_ok``: the load alone passes (False there too)."""
     n = len(frame)
     cols = {}
     for col, default in (("rate_qps", np.nan), ("batch", np.nan), ("t_in", DEFAULT_T_IN),
@@ -260,15 +312,16 @@ def _checked_loads(frame: pd.DataFrame, limit: np.ndarray, known: np.ndarray) ->
             cols[col] = frame[col].to_numpy(dtype=float, na_value=np.nan)
         else:
             return {**{k: np.full(n, np.nan) for k in ("rate_qps", "batch", "t_in", "t_out")},
-                    "ok": np.zeros(n, dtype=bool)}  # fmt: skip
+                    "ok": np.zeros(n, dtype=bool), "load_ok": np.zeros(n, dtype=bool)}  # fmt: skip
     rate, bat, t_in, t_out = cols["rate_qps"], cols["batch"], cols["t_in"], cols["t_out"]
     with np.errstate(invalid="ignore"):
         at_rate = ~np.isnan(rate) & np.isnan(bat) & _within(rate, *checks.RATE_QPS)
         at_batch = np.isnan(rate) & _within(bat, 1, checks.BATCH_MAX, whole=True)
         tokens = _within(t_in, 1, limit, whole=True) & _within(t_out, 1, limit, whole=True)
-        ok = (at_rate | at_batch) & tokens & (~known | (t_in + t_out <= limit))
+        load_ok = at_rate | at_batch
+        ok = load_ok & tokens & (~known | (t_in + t_out <= limit))
     return {"rate_qps": rate.copy(), "batch": bat.copy(), "t_in": t_in.copy(),
-            "t_out": t_out.copy(), "ok": ok}  # fmt: skip
+            "t_out": t_out.copy(), "ok": ok, "load_ok": load_ok}  # fmt: skip
 
 
 def _within(x: np.ndarray, lo, hi, whole: bool = False) -> np.ndarray:

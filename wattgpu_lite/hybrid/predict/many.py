@@ -68,11 +68,16 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
             subset(gpus, idx),
             req.t_in[idx],
             req.t_out[idx],
-            list(req.layout[idx]),
-            list(req.weights[idx]),
-            **{k: getattr(req, k)[idx] for k in serving},
+            subset(req.layout, idx),
+            subset(req.weights, idx),
+            **{k: _rows(getattr(req, k), idx) for k in serving},
         )
     return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
+
+
+def _rows(values: Coded | np.ndarray, idx: np.ndarray) -> Coded | np.ndarray:
+    """The rows ``idx`` of a coded column (kept coded) or of an array."""
+    return subset(values, idx) if isinstance(values, Coded) else values[idx]
 
 
 def resolved(column: pd.Series, resolve) -> Coded:

@@ -26,7 +26,7 @@ class ColumnSteps:
     """One column's sorted distinct thresholds and the code table S (module docstring)."""
 
     thresholds: np.ndarray  # (u,) float32, increasing
-    codes: np.ndarray  # (u + 2, trees) intp: S[j] for j thresholds passed; S[u + 1]: missing
+    codes: np.ndarray  # (u + 2, trees) integers: S[j], j thresholds passed; S[u + 1]: missing
 
     def codes_at(self, value: np.ndarray) -> np.ndarray:
         """(rows, trees) codes c_t(x) of the values ``value`` (float32) of this column."""
@@ -37,13 +37,14 @@ class ColumnSteps:
 
 
 def column_steps(feature: np.ndarray, threshold: np.ndarray, missing_right: np.ndarray,
-                 weights: np.ndarray, column: int) -> ColumnSteps:  # fmt: skip
+                 weights: np.ndarray, column: int, dtype=np.intp) -> ColumnSteps:  # fmt: skip
     """The :class:`ColumnSteps` of ``column`` from a forest's distinct splits (their feature,
-    float32 threshold, default branch and (splits × trees) code weights, whole numbers)."""
+    float32 threshold, default branch and (splits × trees) code weights, whole numbers), its
+    codes of the integer ``dtype`` (the forest's codes')."""
     mine = feature == column
     thresholds = np.unique(threshold[mine])
-    w = np.rint(weights[mine]).astype(np.intp)
-    table = np.zeros((len(thresholds) + 2, weights.shape[1]), dtype=np.intp)
+    w = np.rint(weights[mine]).astype(dtype)
+    table = np.zeros((len(thresholds) + 2, weights.shape[1]), dtype=dtype)
     np.add.at(table, np.searchsorted(thresholds, threshold[mine]) + 1, w)
     table[: len(thresholds) + 1] = np.cumsum(table[: len(thresholds) + 1], axis=0)
     table[-1] = w[missing_right[mine]].sum(axis=0)

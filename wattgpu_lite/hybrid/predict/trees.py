@@ -49,7 +49,7 @@ class Tables:
     missing_right: np.ndarray  # (splits,) bool: a missing value goes right
     weights: np.ndarray  # (splits, trees) float32: Σ 2^k over the nodes k of tree t with this split
     leaves: np.ndarray  # (trees · 2^bits,) float32: the leaf of code c of tree t at t·2^bits + c
-    offsets: np.ndarray  # (trees,) intp: t · 2^bits
+    offsets: np.ndarray  # (trees,) t · 2^bits, of the codes' dtype (:func:`code_dtype`)
     steps: tuple[ColumnSteps, ...] = ()  # per feature column: its splits' codes by value
 
     def leaves_of(self, x: np.ndarray) -> np.ndarray:
@@ -65,7 +65,7 @@ class Tables:
         missing = np.isnan(value)
         if missing.any():
             right |= missing & self.missing_right[splits]
-        return (right.astype(np.float32) @ self.weights[splits]).astype(np.intp)
+        return (right.astype(np.float32) @ self.weights[splits]).astype(self.offsets.dtype)
 
     def leaves_at(self, code: np.ndarray) -> np.ndarray:
         """(rows, trees) float32 leaf values of whole codes (step 3)."""
@@ -77,7 +77,7 @@ class FixedCodes:
     """Per row, the codes from the splits on the columns that stay fixed
     (:meth:`Forest.fixed_codes`), and the mask of the distinct splits left to test."""
 
-    code: np.ndarray  # (rows, trees) intp
+    code: np.ndarray  # (rows, trees) of the codes' dtype (:func:`code_dtype`)
     moving: np.ndarray  # (splits,) bool: the splits on the moving columns
     columns: tuple[int, ...] = ()  # the moving columns
 
@@ -151,10 +151,36 @@ class Forest:
             return None
         x = np.asarray(x)
         on_moving = np.isin(self.tables.feature, np.asarray(moving, dtype=np.intp))
-        code = np.empty((len(x), len(self.roots)), dtype=np.intp)
+        code = np.empty((len(x), len(self.roots)), dtype=self.tables.offsets.dtype)
         for s in range(0, len(x), CHUNK_ROWS):
             chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
             code[s : s + CHUNK_ROWS] = self.tables.codes(chunk, ~on_moving)
+        return FixedCodes(code, on_moving, tuple(int(c) for c in moving))
+
+    def fixed_codes_of_parts(self, parts: Sequence[tuple[np.ndarray, Sequence[int], np.ndarray]],
+                             moving: Sequence[int]) -> FixedCodes | None:  # fmt: skip
+        """:meth:`fixed_codes` of rows whose fixed columns come in parts, each ``(x, columns,
+        index)``: row r's values of ``columns`` are those of row ``index[r]`` of ``x`` (a few
+        distinct LLMs', GPUs' rows). Each part's splits are tested on its own few rows, and a
+        row's code is the sum of its parts' codes: the codes of disjoint sets of splits add up
+        to the code of their union (whole numbers: exact), so they are :meth:`fixed_codes`'.
+        ValueError when a split's column is in no part and not ``moving``, or in two; None for
+        a forest read by walking."""
+        if self.tables is None:
+            return None
+        on_moving = np.isin(self.tables.feature, np.asarray(moving, dtype=np.intp))
+        covered = on_moving.astype(int)
+        code = 0
+        for x, columns, index in parts:
+            on = np.isin(self.tables.feature, np.asarray(columns, dtype=np.intp))
+            covered += on
+            part = np.empty((len(x), len(self.roots)), dtype=self.tables.offsets.dtype)
+            for s in range(0, len(x), CHUNK_ROWS):
+                chunk = np.ascontiguousarray(x[s : s + CHUNK_ROWS], dtype=np.float32)
+                part[s : s + CHUNK_ROWS] = self.tables.codes(chunk, on)
+            code = code + part[index]
+        if (covered != 1).any():
+            raise ValueError("every split's column must be in exactly one part or moving")
         return FixedCodes(code, on_moving, tuple(int(c) for c in moving))
 
     def predict_moving(self, x: np.ndarray, fixed: FixedCodes, rows: np.ndarray) -> np.ndarray:
@@ -222,9 +248,16 @@ def _tables(forest: Forest) -> Tables | None:
         distinct[:, 2] == 0,
         weights,
     )
-    steps = tuple(column_steps(*split, c) for c in range(forest.n_features))
-    return Tables(*split, forest.threshold[at].ravel(), np.arange(n_trees, dtype=np.intp) << bits,
+    dtype = code_dtype(n_trees, bits)
+    steps = tuple(column_steps(*split, c, dtype) for c in range(forest.n_features))
+    return Tables(*split, forest.threshold[at].ravel(), np.arange(n_trees, dtype=dtype) << bits,
                   steps)  # fmt: skip
+
+
+def code_dtype(n_trees: int, bits: int) -> np.dtype:
+    """The integer type of a forest's codes and leaf offsets: int32 when every offset plus code
+    (below trees · 2^bits) fits it (half the bytes to gather and add), else intp."""
+    return np.dtype(np.int32 if n_trees << bits <= np.iinfo(np.int32).max else np.intp)
 
 
 def _depth(trees: list[dict]) -> int:
