@@ -325,13 +325,22 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
     out = np.empty(n)
     flat = ~curved
     if flat.any():
-        sub, at = rows.take(flat), points[flat]
-        best = np.argmax(_pieces_power_w(sub, p.take(flat), at, c), axis=1)
+        sub, sub_p, at = _part(rows, p, flat, points)
+        best = np.argmax(_pieces_power_w(sub, sub_p, at, c), axis=1)
         out[flat] = at[np.arange(len(at)), best]
     if curved.any():
-        out[curved] = _curved_peak(rows.take(curved), p.take(curved), points[curved],
-                                   bound[curved], c)  # fmt: skip
+        sub, sub_p, at = _part(rows, p, curved, points)
+        out[curved] = _curved_peak(sub, sub_p, at, bound[curved], c)
     return out
+
+
+def _part(rows: Rows, p: searches.Pieces, mask: np.ndarray,
+          points: np.ndarray) -> tuple[Rows, searches.Pieces, np.ndarray]:  # fmt: skip
+    """(rows, pieces, points) of the rows ``mask``: the whole set itself when it is every row
+    (a single predict's one row; a copy would hold the same values)."""
+    if mask.all():
+        return rows, p, points
+    return rows.take(mask), p.take(mask), points[mask]
 
 
 def _curved_peak(rows: Rows, p: searches.Pieces, points: np.ndarray, bound: np.ndarray,
@@ -438,6 +447,8 @@ def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Cons
     host = (rows.t_out * c.step_s, rows.t_out * c.seq_s)  # T_out·t_host(B) = a + b·B
     curved, out = p.curved, np.empty(n)
     for part in (~curved, curved):  # a dense row's evaluations skip the powers of ρ
+        if part.all():  # every row (a single predict's one): the arrays themselves
+            return _smallest_root(p, rate, cap, host)
         if part.any():
             out[part] = _smallest_root(p.take(part), rate[part], cap[part],
                                        (host[0][part], host[1][part]))  # fmt: skip
