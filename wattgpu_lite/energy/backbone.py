@@ -245,9 +245,12 @@ def step_pieces(rows: Rows, c: Constants) -> searches.Pieces:
     out = physical.in_blocks(
         _step_generated.coefficients, values, (n,)
     )  # elementwise: in cache-sized blocks
-    coef = np.empty((len(out), n))
-    for k, v in enumerate(out):
-        coef[k] = v
+    if n == 1:  # scalars: one array of them
+        coef = np.array(out, dtype=float).reshape(-1, 1)
+    else:
+        coef = np.empty((len(out), n))
+        for k, v in enumerate(out):
+            coef[k] = v
     rho = np.clip(1.0 - rows.model.active_experts / rows.model.experts, 0.0, 1.0)  # 1 − k/E
     p = searches.Pieces(
         coef.reshape(-1, 4, n),
