@@ -88,7 +88,7 @@ def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
     for name, value in records.items():
         named.update(symbol_values(as_record(name, value)))
     args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
-    shape = np.broadcast_shapes(*(a.shape for a in args.values()))
+    shape = np.broadcast_shapes(*{a.shape for a in args.values()})  # each distinct shape once
     out = [_full(v, shape) for v in in_blocks(_ALL, args, shape)]
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
                                                                     strict=True))  # fmt: skip
