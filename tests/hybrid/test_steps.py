@@ -86,3 +86,66 @@ def test_predict_and_predict_many_are_views_of_one_result():
         assert many[q].iloc[0] == getattr(out, q)[0]
     assert one.power_w == out.power_w[0] and one.itl_s_interval.hi == out.itl_s_hi[0]
     assert set(NUMERIC_COLUMNS) <= set(many.columns) and list(many["status"]) == ["ok", "ok"]
+
+
+ONE_ROW_CASES = [
+    (LLAMA, "A30", {}, 0.1, np.nan),
+    (LLAMA, "H100 NVL", {}, np.nan, 24.0),
+    ("Qwen/Qwen3-30B-A3B", "H100 SXM", {"num_gpus": wl.Parallel(ep=4)}, 1.5, np.nan),
+    ("Qwen/Qwen3-30B-A3B", "B200", {"num_gpus": wl.Parallel(tp=2)}, np.nan, 3.0),
+    ("openai/gpt-oss-20b", "H200 SXM", {}, 0.02, np.nan),
+    ("google/gemma-3-27b-it", "MI300X", {"num_gpus": 2}, np.nan, 1.0),
+]
+
+
+def assert_same_backbone(one: E.Backbone, general: E.Backbone) -> None:
+    """Every field of two Backbone records equal bit for bit (NaN equal to NaN)."""
+    for f in dataclasses.fields(E.Backbone):
+        a, b = getattr(one, f.name), getattr(general, f.name)
+        if isinstance(a, dict):
+            assert list(a) == list(b)
+            for key in a:
+                np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=f.name)
+
+
+@pytest.mark.parametrize(("llm", "gpu", "deploy", "rate", "batch"), ONE_ROW_CASES)
+def test_one_row_folds_its_physics_into_one_call_with_the_same_values(llm, gpu, deploy, rate,
+                                                                      batch):  # fmt: skip
+    model = HybridState.pretrained()
+    rows, cap = R.build([wl.llm(llm)], [wl.gpu(gpu)], 500, 200, **deploy)
+    rate, batch = np.array([rate]), np.array([batch])
+    one = E.one_row_backbone(model, rows, cap, rate, batch)
+    assert one is not None
+    assert_same_backbone(one, E.rows_backbone(model, rows, cap, rate, batch))
+    assert_same_backbone(E.backbone_step(model, rows, cap, rate, batch), one)
+
+
+def test_a_single_predict_evaluates_the_physics_twice(monkeypatch):
+    from wattgpu_lite.energy import _step_generated, physical
+
+    wl.predict(LLAMA, "A30", rate_qps=0.1)  # warm: catalogs and model loaded
+    seen = []
+    for module, name in ((physical, "physical_evaluate"), (_step_generated, "coefficients")):
+        original = getattr(module, name)
+
+        def counted(*args, _original=original, _name=name, **kwargs):
+            seen.append(_name)
+            return _original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, counted)
+    for load in ({"rate_qps": 0.12}, {"batch": 7}):
+        seen.clear()
+        wl.predict(LLAMA, "A30", t_in=321, t_out=123, **load)
+        assert sorted(seen) == ["coefficients", "physical_evaluate"], load
+
+
+def test_one_row_that_is_not_ok_takes_the_general_path():
+    model = HybridState.pretrained()
+    rows, cap = R.build([wl.llm(LLAMA)], [wl.gpu("A30")], 500, 200)
+    saturated = E.one_row_backbone(model, rows, cap, np.array([1e3]), np.array([np.nan]))
+    above = E.one_row_backbone(model, rows, cap, np.array([np.nan]), np.array([1e4]))
+    assert saturated is None and above is None
+    back = E.backbone_step(model, rows, cap, np.array([1e3]), np.array([np.nan]))
+    assert list(back.status) == [Status.SATURATED]

@@ -178,9 +178,7 @@ def request_call(rows: Rows, batch: np.ndarray, c: Constants) -> dict:
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
     """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
     the whole replica; dynamic = every term but the static and the communication power)."""
-    terms, times = physical.physical_evaluate(**request_call(rows, batch, c))
-    dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
-    return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
+    return terms_of(*physical.physical_evaluate(**request_call(rows, batch, c)))
 
 
 def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:
@@ -247,9 +245,12 @@ def step_pieces(rows: Rows, c: Constants) -> searches.Pieces:
     out = physical.in_blocks(
         _step_generated.coefficients, values, (n,)
     )  # elementwise: in cache-sized blocks
-    coef = np.empty((len(out), n))
-    for k, v in enumerate(out):
-        coef[k] = v
+    if n == 1:  # scalars: one array of them
+        coef = np.array(out, dtype=float).reshape(-1, 1)
+    else:
+        coef = np.empty((len(out), n))
+        for k, v in enumerate(out):
+            coef[k] = v
     rho = np.clip(1.0 - rows.model.active_experts / rows.model.experts, 0.0, 1.0)  # 1 − k/E
     p = searches.Pieces(
         coef.reshape(-1, 4, n),
@@ -327,13 +328,22 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
     out = np.empty(n)
     flat = ~curved
     if flat.any():
-        sub, at = rows.take(flat), points[flat]
-        best = np.argmax(_pieces_power_w(sub, p.take(flat), at, c), axis=1)
+        sub, sub_p, at = _part(rows, p, flat, points)
+        best = np.argmax(_pieces_power_w(sub, sub_p, at, c), axis=1)
         out[flat] = at[np.arange(len(at)), best]
     if curved.any():
-        out[curved] = _curved_peak(rows.take(curved), p.take(curved), points[curved],
-                                   bound[curved], c)  # fmt: skip
+        sub, sub_p, at = _part(rows, p, curved, points)
+        out[curved] = _curved_peak(sub, sub_p, at, bound[curved], c)
     return out
+
+
+def _part(rows: Rows, p: searches.Pieces, mask: np.ndarray,
+          points: np.ndarray) -> tuple[Rows, searches.Pieces, np.ndarray]:  # fmt: skip
+    """(rows, pieces, points) of the rows ``mask``: the whole set itself when it is every row
+    (a single predict's one row; a copy would hold the same values)."""
+    if mask.all():
+        return rows, p, points
+    return rows.take(mask), p.take(mask), points[mask]
 
 
 def _curved_peak(rows: Rows, p: searches.Pieces, points: np.ndarray, bound: np.ndarray,
@@ -365,11 +375,27 @@ def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.nda
     repeated m times (:func:`step_time_s`, :func:`raw_busy_power_w`)."""
     m = points.shape[1]
     sub, batch = rows.repeat(m), points.ravel()
-    t_req, dynamic = request_terms(sub, batch, c)
-    step = batch * t_req / sub.t_out + host_step_s(batch, c)
-    power = np.minimum(idle_power_w(sub, c) + dynamic * batch / sub.t_out / step,
-                       sub.replica_tdp_w)  # fmt: skip
+    step, power = step_and_power_from(sub, batch, terms_of(*physical.physical_evaluate(
+        **request_call(sub, batch, c))), c)  # fmt: skip
     return step.reshape(points.shape), power.reshape(points.shape)
+
+
+def terms_of(terms: dict, times: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(t_req s, dynamic J) of one evaluation of :func:`request_call` (:func:`request_terms`)."""
+    dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
+    return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)
+
+
+def step_and_power_from(rows: Rows, batch: np.ndarray, found: tuple[np.ndarray, np.ndarray],
+                        c: Constants) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(s(B) = B · t_req / T_out + t_host(B) [s], raw busy power
+    min(P_idle + dynamic · B / T_out / s(B), TDP) [W]) from ``found`` = (t_req, dynamic) of
+    :func:`terms_of` at ``batch`` (one value per row)."""
+    t_req, dynamic = found
+    step = batch * t_req / rows.t_out + host_step_s(batch, c)
+    power = np.minimum(idle_power_w(rows, c) + dynamic * batch / rows.t_out / step,
+                       rows.replica_tdp_w)  # fmt: skip
+    return step, power
 
 
 def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants,
@@ -385,11 +411,24 @@ def busy_power_w(rows: Rows, batch: np.ndarray, c: Constants,
 def _steps_and_busy(rows: Rows, step_at: np.ndarray, batch: np.ndarray, c: Constants,
                     pieces: searches.Pieces | None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """(s(step_at), busy_power_w(batch)) in one call of the physics after the peak's pieces."""
+    return steps_and_busy_from(
+        *step_and_power(rows, busy_points(rows, step_at, batch, c, pieces), c)
+    )
+
+
+def busy_points(rows: Rows, step_at: np.ndarray, batch: np.ndarray, c: Constants,
+                pieces: searches.Pieces | None) -> np.ndarray:  # fmt: skip
+    """The (n, 4) batches :func:`_steps_and_busy` evaluates: ``step_at``, ``batch``, 1 and the
+    peak batch on [1, ``batch``] (:func:`peak_batch`)."""
     n = len(rows.t_in)
     batch = np.asarray(batch, dtype=float) * np.ones(n)
     peak = np.minimum(peak_batch(rows, c, upper=batch, pieces=pieces), batch)
-    at = np.stack([np.asarray(step_at, dtype=float) * np.ones(n), batch, np.ones(n), peak], 1)
-    step, power = step_and_power(rows, at, c)
+    return np.stack([np.asarray(step_at, dtype=float) * np.ones(n), batch, np.ones(n), peak], 1)
+
+
+def steps_and_busy_from(step: np.ndarray, power: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(s at the first point, max(P_raw(B), P_raw(1), P_raw(B_peak))) from the step times and raw
+    powers (n, 4) at :func:`busy_points`."""
     return step[:, 0], np.max(power[:, 1:], axis=1)
 
 
@@ -411,6 +450,8 @@ def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Cons
     host = (rows.t_out * c.step_s, rows.t_out * c.seq_s)  # T_out·t_host(B) = a + b·B
     curved, out = p.curved, np.empty(n)
     for part in (~curved, curved):  # a dense row's evaluations skip the powers of ρ
+        if part.all():  # every row (a single predict's one): the arrays themselves
+            return _smallest_root(p, rate, cap, host)
         if part.any():
             out[part] = _smallest_root(p.take(part), rate[part], cap[part],
                                        (host[0][part], host[1][part]))  # fmt: skip
@@ -456,12 +497,21 @@ def _smallest_root(p: searches.Pieces, rate: np.ndarray, cap: np.ndarray,
 def capacity_qps(rows: Rows, cap: np.ndarray, c: Constants) -> np.ndarray:
     """Highest request rate a replica sustains [req/s]: cap sequences finishing every
     T_out steps of s(cap): cap / (T_out · s(cap))."""
-    return cap / (rows.t_out * step_time_s(rows, cap, c))
+    return capacity_from_step(rows, cap, step_time_s(rows, cap, c))
+
+
+def capacity_from_step(rows: Rows, cap: np.ndarray, step_s: np.ndarray) -> np.ndarray:
+    """:func:`capacity_qps` from s(cap) [s]: cap / (T_out · s(cap))."""
+    return cap / (rows.t_out * step_s)
 
 
 def at_batch(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
     """A fixed batch (offline): ITL = s(B), time per token s(B)/B, power P_busy(B)."""
-    step, power = _steps_and_busy(rows, batch, batch, c, step_pieces(rows, c))
+    return batch_outputs(batch, *_steps_and_busy(rows, batch, batch, c, step_pieces(rows, c)))
+
+
+def batch_outputs(batch: np.ndarray, step: np.ndarray, power: np.ndarray) -> dict[str, np.ndarray]:
+    """:func:`at_batch`'s outputs from s(B) and P_busy(B): ITL s(B), time per token s(B)/B."""
     return {"in_flight": batch, "itl_s": step, "time_per_token_s": step / batch, "power_w": power,
             "busy_fraction": np.ones_like(step)}  # fmt: skip
 
@@ -472,10 +522,24 @@ def at_rate(
     """Poisson arrivals at λ: ITL = s(1 + L), time per token 1/(λ·T_out), mean power
     P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L)."""
     pieces = step_pieces(rows, c)  # one call: the load and the peak are solved on it
+    load, busy, step_at, busy_batch = rate_loads(rows, rate_qps, cap, c, pieces)
+    itl, p_busy = _steps_and_busy(rows, step_at, busy_batch, c, pieces)
+    return rate_outputs(rows, rate_qps, load, busy, itl, p_busy, c)
+
+
+def rate_loads(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants,
+               pieces: searches.Pieces) -> tuple[np.ndarray, ...]:  # fmt: skip
+    """(L, u, the step's batch min(1 + L, cap), the busy batch max(L/u, 1)) at Poisson rate λ:
+    L in flight (:func:`in_flight_at_rate` on ``pieces``), u = 1 − e^(−L) the busy share."""
     load = in_flight_at_rate(rows, rate_qps, cap, c, pieces=pieces)
     busy = -np.expm1(-load)
-    busy_batch = np.maximum(load / np.maximum(busy, 1e-300), 1.0)
-    itl, p_busy = _steps_and_busy(rows, np.minimum(1.0 + load, cap), busy_batch, c, pieces)
+    return load, busy, np.minimum(1.0 + load, cap), np.maximum(load / np.maximum(busy, 1e-300), 1.0)
+
+
+def rate_outputs(rows: Rows, rate_qps: np.ndarray, load: np.ndarray, busy: np.ndarray,
+                 itl: np.ndarray, p_busy: np.ndarray, c: Constants) -> dict[str, np.ndarray]:  # fmt: skip
+    """:func:`at_rate`'s outputs from the load (:func:`rate_loads`), s(1 + L) and P_busy(L/u):
+    time per token 1/(λ·T_out), mean power P_idle + u·(P_busy − P_idle)."""
     p_idle = idle_power_w(rows, c)
     return {"in_flight": load, "itl_s": itl, "time_per_token_s": 1.0 / (rate_qps * rows.t_out),
             "power_w": p_idle + busy * (p_busy - p_idle), "busy_fraction": busy}  # fmt: skip

@@ -88,7 +88,7 @@ def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
     for name, value in records.items():
         named.update(symbol_values(as_record(name, value)))
     args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
-    shape = np.broadcast_shapes(*(a.shape for a in args.values()))
+    shape = np.broadcast_shapes(*{a.shape for a in args.values()})  # each distinct shape once
     out = [_full(v, shape) for v in in_blocks(_ALL, args, shape)]
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
                                                                     strict=True))  # fmt: skip
@@ -132,12 +132,24 @@ def evaluate_stacked(stacked: dict, count: int) -> list[tuple[dict, dict]]:
 def _stacked(values: list):
     """One argument's values, one per call: the first if all are it, else a (calls, 1) column
     of scalars or a (calls, rows) array."""
-    if all(v is values[0] for v in values):
-        return values[0]
-    out = np.empty((len(values), max(np.size(v) for v in values)))
+    first = values[0]
+    for v in values:
+        if v is not first:
+            break
+    else:
+        return first
+    out = np.empty((len(values), max(_size(v) for v in values)))
     for i, v in enumerate(values):
         out[i] = v
     return out
+
+
+def _size(value) -> int:
+    """np.size of an argument's value: an array's (or a numpy scalar's) own, 1 for a Python
+    number (np.size would build an array of it first)."""
+    if isinstance(value, np.ndarray | np.generic):
+        return value.size
+    return 1 if isinstance(value, float | int) else np.size(value)
 
 
 def in_blocks(fn, args: dict, shape: tuple) -> list:

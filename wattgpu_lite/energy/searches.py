@@ -14,6 +14,7 @@ references of the tests, in tests/energy/reference_searches.py.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -42,9 +43,10 @@ class Pieces:
         return Pieces(np.ascontiguousarray(self.coef[:, :, mask]), self.log_rho[mask],
                       self.t_in[mask], self.groups, cuts)  # fmt: skip
 
-    @property
+    @cached_property
     def curved(self) -> np.ndarray:
-        """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine."""
+        """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine (found once
+        per Pieces: every solve asks; the record is frozen, its arrays never written)."""
         return np.any(self.coef[:, 2:] != 0, axis=(0, 1)) & (self.log_rho > np.log(TINY))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 import warnings
 from contextlib import contextmanager
 from dataclasses import fields, replace
@@ -53,11 +54,7 @@ def _catalog_first(value: Any, lookup, kind: str) -> Any | None:
         entry = lookup(value)
     except (UnknownGPUError, UnknownLLMError):
         return None
-    path = as_path(value)
-    try:
-        found = "folder" if path is not None and path.is_dir() else "file" if is_file(value) else ""
-    except (OSError, ValueError):
-        found = ""
+    found = _path_kind(value)
     if found:
         hint = "its config.json" if found == "folder" else "it"
         explicit = "./" + value if not os.path.isabs(value) else value
@@ -70,6 +67,18 @@ def _catalog_first(value: Any, lookup, kind: str) -> Any | None:
             stacklevel=3,
         )
     return entry
+
+
+def _path_kind(value: str) -> str:
+    """ "folder" or "file" (a regular one) when ``value`` names one in the file system, else ""
+    (never an error): one stat (``Path.is_dir`` then ``Path.is_file``, which follow links, did
+    two)."""
+    path = as_path(value)
+    try:
+        mode = os.stat(path).st_mode if path is not None else 0
+    except (OSError, ValueError):
+        return ""
+    return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else ""
 
 
 def _is_json_path(value: Any) -> bool:

@@ -13,6 +13,7 @@ models on one GPU; anything else gets the backbone alone with wider, "physics" i
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pandas as pd
 
@@ -92,7 +93,7 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
         _model(correction, state), [model], [device], t_in, t_out, rate, bat, level, **deploy
     )
     _raise_for_status(out, model.name, device.name, rate, bat,
-                      _fitting_hint(model, device, layout, fmt, t_in, t_out, req))  # fmt: skip
+                      lambda: _fitting_hint(model, device, layout, fmt, t_in, t_out, req))  # fmt: skip
     inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
                     None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
                     model.architecture_name, layout.tp, layout.ep)  # fmt: skip
@@ -125,10 +126,13 @@ def _model(correction: bool, state: HybridState) -> HybridState:
 
 
 def _raise_for_status(out: StepResult, llm: str, gpu: str, rate: float, batch: float,
-                      fit_hint: str = "") -> None:  # fmt: skip
+                      fit_hint: Callable[[], str] = lambda: "") -> None:  # fmt: skip
+    """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
+    (asked only for a model that does not fit, :func:`_fitting_hint`) when that gives one."""
     message = _message(out, 0, llm, gpu, rate, batch)
-    if message and Status(out.status[0]) is Status.NO_FIT and fit_hint:
-        message = message.replace("; pick a GPU", f"; {fit_hint}, or pick a GPU", 1)
+    hint = fit_hint() if message and Status(out.status[0]) is Status.NO_FIT else ""
+    if hint:
+        message = message.replace("; pick a GPU", f"; {hint}, or pick a GPU", 1)
     if message:
         raise CapacityError(message)
 

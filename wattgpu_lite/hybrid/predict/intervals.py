@@ -37,18 +37,20 @@ from wattgpu_lite.specs.llm import LLM
 
 BASES = ("cv", "new gpu", "new llm", "new gpu and llm", "physics")
 LEVEL_GRID = tuple(round(x, 3) for x in (*np.arange(0.50, 0.991, 0.01), 0.995, 0.999))
+_GRID = np.array(LEVEL_GRID)  # the levels as an array, and as the tables' keys: made once
+_LEVEL_KEYS = tuple(f"{lv:g}" for lv in LEVEL_GRID)
+_GRID.flags.writeable = False
 
 
 def half_width(
     tables: dict, basis: str, target: str, regime: np.ndarray, level: float
 ) -> np.ndarray:
     """q per row at ``level`` (linear between grid levels) for one basis and target."""
-    grid = np.array(LEVEL_GRID)
     out = np.empty(len(regime))
     for reg in np.unique(regime):
         row = tables[basis][target][str(reg)]
-        qs = np.array([row[f"{lv:g}"] for lv in LEVEL_GRID])
-        out[regime == reg] = np.interp(level, grid, qs)
+        qs = np.array([row[key] for key in _LEVEL_KEYS])
+        out[regime == reg] = np.interp(level, _GRID, qs)
     return out
 
 

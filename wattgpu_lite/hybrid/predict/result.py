@@ -51,12 +51,16 @@ def status_of(cap: np.ndarray, rate: np.ndarray, batch: np.ndarray,
               capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
     """A :class:`Status` per row: no steady state beyond the capacity (a rate at or above it, or
     a batch above the KV-cache's sequences), and nothing at all when the weights do not fit."""
-    members = np.array(list(Status), dtype=object)  # indexing keeps the members themselves
     code = np.select([cap < 1, np.isnan(rate) & (batch > cap),
-                      (~np.isnan(rate)) & (rate >= capacity_qps)],
-                     [list(Status).index(s) for s in (Status.NO_FIT, Status.BATCH_ABOVE_KV,
-                                                       Status.SATURATED)], 0)  # fmt: skip
-    return members[code]
+                      (~np.isnan(rate)) & (rate >= capacity_qps)], _NOT_OK_CODES, 0)  # fmt: skip
+    return _MEMBERS[code]
+
+
+_MEMBERS = np.array(list(Status), dtype=object)  # indexing keeps the members themselves
+_MEMBERS.flags.writeable = False
+# the codes status_of selects, in its order of priority
+_NOT_OK_CODES = [list(Status).index(s) for s in (Status.NO_FIT, Status.BATCH_ABOVE_KV,
+                                                 Status.SATURATED)]  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,19 @@ def physics_at(
 
 def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone:
     """Step 2: the status of each row, then the backbone at its load (rows that are not OK are
-    evaluated at a stand-in load, and masked later)."""
+    evaluated at a stand-in load, and masked later). One row (a single predict) takes
+    :func:`one_row_backbone`, the same values from fewer physics calls, when it is OK."""
+    if len(rate) == 1:
+        one = one_row_backbone(model, rows, cap, rate, batch)
+        if one is not None:
+            return one
+    return rows_backbone(model, rows, cap, rate, batch)
+
+
+def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone:
+    """:func:`backbone_step` for any rows, each status first (the capacity, one physics call),
+    then the backbone at each row's load (the pieces and one call), then the floor and bytes per
+    FLOP of the step a request sees (one call)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
     capacity = backbone.capacity_qps(rows, safe_cap, c)
@@ -83,6 +95,54 @@ def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
         step_batch=step_batch,
         floor_s=floor,
         bytes_per_flop=per_flop,
+    )
+
+
+def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
+                     batch) -> Backbone | None:  # fmt: skip
+    """:func:`backbone_step` of one row from two physics calls instead of four: the step's pieces
+    (:func:`backbone.step_pieces`), then ONE stacked evaluation (:func:`bounds.
+    floor_and_bytes_per_flop` with the request's call) of the floor and bytes per FLOP at the
+    step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B) at the
+    batches :func:`backbone.busy_points` names (the request's five batches as five columns).
+    The load is solved before the capacity is known, so this holds only when the row is OK (then
+    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the general path: its stand-in load, its values)."""
+    c = model.constants
+    safe_cap = np.maximum(cap, 1.0)
+    offline = np.isnan(rate)
+    pieces = backbone.step_pieces(rows, c)
+    if offline[0]:
+        load, step_at, busy_batch = batch, batch, batch
+    else:
+        load, busy, step_at, busy_batch = backbone.rate_loads(rows, rate, safe_cap, c, pieces)
+    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces)
+    step_batch = bounds.step_batch(load, offline, safe_cap)
+    # the request at cap and at the four busy points: five columns of one call (the row's
+    # arrays broadcast), stacked with the floor's two calls (theirs broadcast over the columns)
+    loads = np.concatenate([safe_cap, at[0]])
+    floor, per_flop, found = bounds.floor_and_bytes_per_flop(
+        rows, step_batch, backbone.request_call(rows, loads, c)
+    )
+    step, power = backbone.step_and_power_from(rows, loads, backbone.terms_of(*found[0]), c)
+    capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
+    status = status_of(cap, rate, batch, capacity)
+    if status[0] is not Status.OK:
+        return None
+    step, power = backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
+    physics = (backbone.batch_outputs(batch, step, power) if offline[0]
+               else backbone.rate_outputs(rows, rate, load, busy, step, power, c))  # fmt: skip
+    return Backbone(
+        status=status,
+        offline=offline,
+        cap=safe_cap,
+        max_batch=cap,
+        capacity_qps=capacity,
+        idle_power_w=backbone.idle_power_w(rows, c),
+        power_floor_w=backbone.power_floor_w(rows),
+        physics=physics,
+        step_batch=step_batch,
+        floor_s=floor[:1],
+        bytes_per_flop=per_flop[:1],
     )
 
 
