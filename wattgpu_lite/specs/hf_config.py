@@ -175,9 +175,8 @@ def default_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
         notes.append(f"model_type {model_type!r} is not a family the kit knows by name: its "
                      "blocks are counted like Llama's (RMSNorm, gated MLP, no biases) but for "
                      "the flags the config states")  # fmt: skip
-    if model_type in TRAINING_CONTEXT and all(
-        text.get(k) is None for k in SPELLINGS["context_length"]
-    ):
+    declared = [k for k in SPELLINGS["context_length"] if text.get(k) is not None]
+    if model_type in TRAINING_CONTEXT and not declared:
         notes.append(f"context_length {TRAINING_CONTEXT[model_type]:,}: "
                      f"{CONTEXT_SOURCE[model_type]} (the config declares none)")  # fmt: skip
     return tuple(notes)
