@@ -401,19 +401,15 @@ def exercise(key: str) -> Exercise:
     return EXERCISES[key]
 
 
-def _not_written(ex: Exercise) -> ExerciseError:
-    return ExerciseError(
-        f"Exercise {ex.key}: {ex.name} is not written yet. In the answer cell above, replace "
-        f"`raise NotImplementedError` with the body of `def {ex.signature}`: {ex.task}. Run that "
-        f"cell, then this one.\nHint: {ex.hint}."
-    )
-
-
 def _call(ex: Exercise, answer: Callable, case: Case) -> Any:
     try:
         return answer(*case.args)
-    except NotImplementedError:
-        raise _not_written(ex) from None
+    except NotImplementedError:  # the student edition's stub
+        raise ExerciseError(
+            f"Exercise {ex.key}: {ex.name} is not written yet. In the answer cell above, replace "
+            f"`raise NotImplementedError` with the body of `def {ex.signature}`: {ex.task}. Run "
+            f"that cell, then this one.\nHint: {ex.hint}."
+        ) from None
     except Exception as err:  # the student's code failed: say where, keep the cause
         raise ExerciseError(
             f"Exercise {ex.key}: {ex.name} raised {type(err).__name__}: {err}\n"
