@@ -64,10 +64,6 @@ class Default:
         return ENV_PREFIX + self.key.upper()
 
     @property
-    def flag(self) -> str:
-        return "--" + self.key.replace("_", "-")
-
-    @property
     def kind(self) -> str:
         return "a whole number" if self.count else "a number"
 
@@ -89,13 +85,8 @@ DEFAULTS: tuple[Default, ...] = (
     Default("pue", 1.0, 3.0, "facility / IT energy", _accounting("DEFAULT_PUE")),
 )
 BY_KEY = {d.key: d for d in DEFAULTS}
-# counts that, when neither flag, environment nor file gives them, are the named workload's
-# (--workload, default watt-counts: the built-in values above), filled by the command's Python call
-FROM_WORKLOAD = ("t_in", "t_out")
-# the grid region (``region = "FR"``): text, not a number; --region's value when the command has
-# it and neither --region nor --grid-gco2-per-kwh is given (a grid number from the environment
-# beats a region from the file, as the precedence says)
-REGION = "region"
+FROM_WORKLOAD = ("t_in", "t_out")  # else the named workload's (the module doc's item 4)
+REGION = "region"  # the grid region (``region = "FR"``), text: filled by fill_region
 REGION_ENV = ENV_PREFIX + REGION.upper()
 KEYS = (*BY_KEY, REGION)
 
@@ -162,15 +153,15 @@ def check_region_text(value: Any, label: str) -> str:
 def fill_region(args: argparse.Namespace, environ: Mapping[str, str], from_file: dict,
                 path: Path | None) -> dict[str, Any] | None:  # fmt: skip
     """Set ``args.region`` from ``WATTGPU_LITE_REGION`` or the file's ``region`` when the
-    command has ``--region`` and neither it nor ``--grid-gco2-per-kwh`` was given; return its
-    ``{"value", "source"}`` (None when nothing was filled)."""
+    command has ``--region`` and neither it nor ``--grid-gco2-per-kwh`` was given (a grid number
+    from the environment beats a region from the file); return its ``{"value", "source"}`` (None
+    when nothing was filled)."""
     grid_given = getattr(args, "grid_gco2_per_kwh", None) is not None
     if getattr(args, REGION, "") is not None or grid_given:
         return None  # no such option, or the flag decides
     if environ.get(REGION_ENV, "").strip():
-        value = check_region_text(environ[REGION_ENV], f"environment variable {REGION_ENV}")
-        args.region = value
-        return {"value": value, "source": f"environment {REGION_ENV}"}
+        args.region = check_region_text(environ[REGION_ENV], f"environment variable {REGION_ENV}")
+        return {"value": args.region, "source": f"environment {REGION_ENV}"}
     if REGION not in from_file or _from_env(BY_KEY["grid_gco2_per_kwh"], environ) is not None:
         return None
     args.region = from_file[REGION]
