@@ -46,10 +46,10 @@ MEASURED_NOTE = (f"{MEASURED_MARK} measured: a GPU of the Watt Counts runs, whos
 @dataclass(frozen=True)
 class ExplorerControls:
     """What the explorer's controls hold; ``rate_qps`` is used only when load is 'custom rate',
-    ``grid_gco2_per_kwh`` only when region is :data:`CUSTOM_GRID` (else the region's row of
-    the grid tables decides; ``price_per_kwh`` None: the region's price, else the default with a
-    note); ``t_in``/``t_out`` (prompt and generated tokens per
-    request) by the hybrid source only; ``pue`` turns accelerator energy into energy at the wall."""
+    ``grid_gco2_per_kwh`` only when region is :data:`CUSTOM_GRID` (else the region's row of the
+    grid tables decides; ``price_per_kwh`` None: the region's price, else the default with a
+    note); ``t_in``/``t_out`` (prompt and generated tokens per request) by the hybrid source
+    only; ``pue`` turns accelerator energy into energy at the wall."""
 
     llm: str
     gpus: tuple[str, ...] = ()
@@ -225,12 +225,10 @@ def _what(table: pd.DataFrame) -> str:
 def summary(table: pd.DataFrame, itl_sla_ms: float) -> str:
     """One sentence: the pick (the ranking's first plan meeting the SLA, confident ones first),
     its energy and verdict, and how many plans meet or may meet the SLA; or why there is none."""
-    ok = table[table["meets_sla"]]
-    n_fit = int(table["fits"].sum())
+    ok, sla, n_fit = table[table["meets_sla"]], f"{itl_sla_ms:g} ms", int(table["fits"].sum())
     if ok.empty:
-        return f"No GPU meets {itl_sla_ms:g} ms ({n_fit} of {len(table)} {_what(table)} hold the model)."
-    best, sla = ok.iloc[0], f"{itl_sla_ms:g} ms"
-    counts = table["verdict"].value_counts()
+        return f"No GPU meets {sla} ({n_fit} of {len(table)} {_what(table)} hold the model)."
+    best, counts = ok.iloc[0], table["verdict"].value_counts()
     n_meet, n_may = int(counts.get(MEETS, 0)), int(counts.get(MAY_MEET, 0))
     may = f", {n_may} may meet it" if n_may else ""
     return (
