@@ -225,8 +225,10 @@ def read_bytes(
         raise error(f"{what} {str(path)[:80]!r}: not a usable file path (empty, a NUL byte, or "
                     f"a name over {NAME_MAX} bytes); pass the path of a JSON or CSV file")  # fmt: skip
     try:
-        if not file.is_file():
-            _refuse_missing_shipped(file, sha256)
+        if not file.is_file():  # a file the (pinned) manifest lists: DataFileError, restore it
+            name = shipped_name(file) if sha256 == FROM_MANIFEST else None
+            if name is not None and _listed(name) is not None:
+                raise _missing(name, _folder())
             raise error(f"{what} {file}: not found or not a regular file; check the path")
         if file.stat().st_size > max_bytes:
             raise error(
@@ -240,13 +242,6 @@ def read_bytes(
         raise error(f"{what} {file}: cannot be read ({err.strerror or err}); check the path "
                     "and its permissions") from None  # fmt: skip
     return data
-
-
-def _refuse_missing_shipped(file: Path, sha256: str | None) -> None:
-    """DataFileError (restore it) if a missing ``file`` is one the (pinned) manifest lists."""
-    name = shipped_name(file) if sha256 == FROM_MANIFEST else None
-    if name is not None and _listed(name) is not None:
-        raise _missing(name, _folder())
 
 
 def _depth(value: Any) -> int:
