@@ -55,15 +55,10 @@ def data_dir() -> Path:
 
 def _folder() -> Path:
     """The data folder :func:`data_dir` uses, not yet verified."""
-    override = os.environ.get(ENV_DATA)
+    if os.environ.get(ENV_DATA):
+        return Path(os.environ[ENV_DATA])
     packaged = Path(__file__).parent / "_data"
-    return (
-        Path(override)
-        if override
-        else packaged
-        if packaged.is_dir()
-        else packaged.parents[1] / "data"
-    )
+    return packaged if packaged.is_dir() else packaged.parents[1] / "data"
 
 
 @lru_cache(maxsize=8)
@@ -230,8 +225,10 @@ def read_bytes(
         raise error(f"{what} {str(path)[:80]!r}: not a usable file path (empty, a NUL byte, or "
                     f"a name over {NAME_MAX} bytes); pass the path of a JSON or CSV file")  # fmt: skip
     try:
-        if not file.is_file():
-            _refuse_missing_shipped(file, sha256)
+        if not file.is_file():  # a file the (pinned) manifest lists: DataFileError, restore it
+            name = shipped_name(file) if sha256 == FROM_MANIFEST else None
+            if name is not None and _listed(name) is not None:
+                raise _missing(name, _folder())
             raise error(f"{what} {file}: not found or not a regular file; check the path")
         if file.stat().st_size > max_bytes:
             raise error(
@@ -247,22 +244,13 @@ def read_bytes(
     return data
 
 
-def _refuse_missing_shipped(file: Path, sha256: str | None) -> None:
-    """DataFileError (restore it) if a missing ``file`` is one the (pinned) manifest lists."""
-    name = shipped_name(file) if sha256 == FROM_MANIFEST else None
-    if name is not None and _listed(name) is not None:
-        raise _missing(name, _folder())
-
-
 def _depth(value: Any) -> int:
     """Nesting depth of parsed JSON (iterative: no recursion limit of its own)."""
-    deepest, stack = 0, [(value, 1)]
+    deepest, stack = 1, [(value, 1)] if isinstance(value, dict | list) else []
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
-        children = (
-            node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
-        )
+        children = node.values() if isinstance(node, dict) else node
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
     return deepest
 
@@ -304,15 +292,14 @@ def parse_json(
 ) -> Any:
     """JSON from bytes: UTF-8 (a leading byte-order mark, as Windows editors write, is skipped),
     no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""  # fmt: skip
+    too_deep = f"{label}: nested deeper than {max_depth} levels; check it is the right file"
     try:
         value = json.loads(data.decode("utf-8-sig"), parse_constant=_no_constant,
                            object_pairs_hook=unique_keys)  # fmt: skip
     except UnicodeDecodeError:
         raise error(f"{label}: not UTF-8 text (a binary file?); pass a JSON file") from None
     except RecursionError:
-        raise error(
-            f"{label}: nested deeper than {max_depth} levels; check it is the right file"
-        ) from None
+        raise error(too_deep) from None
     except DuplicateKeyError as err:
         raise error(f"{label}: {err}") from None
     except json.JSONDecodeError as err:  # the syntax: say where, not what else JSON forbids
@@ -322,7 +309,7 @@ def parse_json(
         raise error(f"{label}: not valid JSON ({err}); fix the file (NaN and Infinity are "
                     "not allowed: write a number or leave the key out)") from None  # fmt: skip
     if _depth(value) > max_depth:
-        raise error(f"{label}: nested deeper than {max_depth} levels; check it is the right file")
+        raise error(too_deep)
     if want is not None and not isinstance(value, want):
         kind = {dict: "an object {...}", list: "a list [...]"}.get(want, want.__name__)
         raise error(f"{label}: holds {type(value).__name__} where {kind} is expected; "

@@ -17,7 +17,8 @@ to write. A passing answer returns :class:`Passed`, which a notebook displays as
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,8 +98,13 @@ class Passed:
 
 
 # --- the inputs of each check --------------------------------------------------------------------
-def _sympy_case(expected: sp.Expr, label: str = "no arguments", args: tuple = ()) -> list[Case]:
-    return [Case(label, args, expected)]
+def _cases(kit: Callable, inputs: Iterable[tuple[str, tuple]]) -> list[Case]:
+    """One case per (label, args) input, its expected answer ``kit(*args)``."""
+    return [Case(label, args, kit(*args)) for label, args in inputs]
+
+
+def _sympy_case(expected: sp.Expr) -> Callable[[], list[Case]]:
+    return lambda: [Case("no arguments", (), expected)]
 
 
 # the Qwen2.5-0.5B config.json of notebook 00 §5, and the same with other attention shapes
@@ -112,43 +118,35 @@ _KV_SHAPES = ({}, {"num_key_value_heads": 14}, {"num_key_value_heads": 7},
 
 
 def _kv_cases() -> list[Case]:
-    out = []
-    for change in _KV_SHAPES:
-        config = {**_QWEN_CONFIG, **change}
-        label = "the Qwen2.5-0.5B config" + (f" with {change}" if change else "")
-        out.append(Case(label, (config,), LLM.from_hf_config(config).kv_bytes_per_token))
-    return out
+    label = "the Qwen2.5-0.5B config"
+    inputs = [(label + (f" with {c}" if c else ""), ({**_QWEN_CONFIG, **c},)) for c in _KV_SHAPES]
+    return _cases(lambda config: LLM.from_hf_config(config).kv_bytes_per_token, inputs)
 
 
 def _offline_energy_cases() -> list[Case]:
     runs = measurements.load(dense_only=True).query("scenario == 'offline'")
     rows = runs.sort_values(["gpu", "llm", "rep"]).groupby("gpu").head(1)
-    out = [Case(f"{r.llm} on the {r.gpu}: power_w={r.power_w}, itl_s={r.itl_s}",
-                (r.power_w, r.itl_s), accounting.offline_energy_per_token_j(r.power_w, r.itl_s))
-           for r in rows.itertuples()]  # fmt: skip
-    power, itl = rows["power_w"].to_numpy(), rows["itl_s"].to_numpy()
-    out.append(Case("numpy arrays, one run per GPU", (power, itl),
-                    accounting.offline_energy_per_token_j(power, itl)))  # fmt: skip
-    return out
+    inputs = [
+        (f"{r.llm} on the {r.gpu}: power_w={r.power_w}, itl_s={r.itl_s}", (r.power_w, r.itl_s))
+        for r in rows.itertuples()
+    ]
+    arrays = (rows["power_w"].to_numpy(), rows["itl_s"].to_numpy())
+    inputs.append(("numpy arrays, one run per GPU", arrays))
+    return _cases(accounting.offline_energy_per_token_j, inputs)
 
 
 def _experts_cases() -> list[Case]:
-    def kit(e, k, b):
-        return float(
-            symbolic_physical.experts_touched(symbolic.B).subs(
-                {symbolic_physical.E: e, symbolic_physical.k: k, symbolic.B: b}
-            )
-        )
+    def kit(e: int, k: int, b: int) -> float:
+        at = {symbolic_physical.E: e, symbolic_physical.k: k, symbolic.B: b}
+        return float(symbolic_physical.experts_touched(symbolic.B).subs(at))
 
     grid = [(8, 2, 4), (8, 2, 1), (8, 8, 3), (64, 8, 16), (128, 8, 1), (256, 8, 64)]
-    return [Case(f"E={e}, k={k}, B={b}", (e, k, b), kit(e, k, b)) for e, k, b in grid]
+    return _cases(kit, ((f"E={e}, k={k}, B={b}", (e, k, b)) for e, k, b in grid))
 
 
 def _weight_bits_cases() -> list[Case]:
-    return [
-        Case(f"tokens = {t}", (t,), symbolic_physical.weight_bits_read(t))
-        for t in (symbolic.B, symbolic.B * symbolic.T_in)
-    ]
+    tokens = (symbolic.B, symbolic.B * symbolic.T_in)
+    return _cases(symbolic_physical.weight_bits_read, ((f"tokens = {t}", (t,)) for t in tokens))
 
 
 # dense models without sliding windows, in 16 bits: the whole traffic model is the arithmetic
@@ -159,21 +157,15 @@ _WORKLOADS = ((500, 500, 64), (500, 300, 1), (2000, 100, 8))
 
 
 def _traffic(phase: str, column: str) -> Callable[[], list[Case]]:
+    decode = phase == "decode"
+
     def cases() -> list[Case]:
         out = []
-        for name in _TRAFFIC_LLMS:
-            for t_in, t_out, batch in _WORKLOADS:
-                table = bytes_table(llm(name), t_in, t_out, batch).set_index(["phase", "component"])
-                expected = table.loc[phase, column].to_numpy()
-                args = (
-                    (llm(name), t_in, t_out, batch)
-                    if phase == "decode"
-                    else (llm(name), t_in, batch)
-                )
-                label = f"wl.llm({name!r}), t_in={t_in}" + (
-                    f", t_out={t_out}" if phase == "decode" else ""
-                )
-                out.append(Case(f"{label}, batch={batch}", args, expected))
+        for name, (t_in, t_out, batch) in itertools.product(_TRAFFIC_LLMS, _WORKLOADS):
+            table = bytes_table(llm(name), t_in, t_out, batch).set_index(["phase", "component"])
+            args = (llm(name), t_in, t_out, batch) if decode else (llm(name), t_in, batch)
+            label = f"wl.llm({name!r}), t_in={t_in}" + (f", t_out={t_out}" if decode else "")
+            out.append(Case(f"{label}, batch={batch}", args, table.loc[phase, column].to_numpy()))
         return out
 
     return cases
@@ -184,33 +176,26 @@ _FEATURE_GPUS = ("H100 NVL", "A100 SXM4 40GB", "L4", "T4", "B200")
 
 def _latency_cases(field: str, kit: Callable) -> Callable[[], list[Case]]:
     def cases() -> list[Case]:
-        out = []
-        for params_b in (8.03, 70.6):
-            for name in _FEATURE_GPUS:
-                value = getattr(gpu(name), field)
-                out.append(Case(f"params_b={params_b}, {field}={value} ({name})", (params_b, value),
-                                kit(params_b, value)))  # fmt: skip
-        values = np.array([getattr(gpu(n), field) for n in _FEATURE_GPUS], dtype=float)
-        sizes = np.linspace(0.5, 70.0, len(values))
-        out.append(Case("numpy arrays, one value per GPU", (sizes, values), kit(sizes, values)))
-        return out
+        values = {name: getattr(gpu(name), field) for name in _FEATURE_GPUS}
+        grid = itertools.product((8.03, 70.6), values.items())
+        inputs = [(f"params_b={p}, {field}={v} ({name})", (p, v)) for p, (name, v) in grid]
+        array = np.array(list(values.values()), dtype=float)
+        sizes = np.linspace(0.5, 70.0, len(array))
+        return _cases(kit, [*inputs, ("numpy arrays, one value per GPU", (sizes, array))])
 
     return cases
 
 
 def _mdape_cases() -> list[Case]:
     rng = np.random.default_rng(SEED)
-    out = []
+    inputs = []
     for n in (5, 6, 101):
         truth = rng.uniform(50, 700, n)
-        pred = truth * rng.lognormal(0.0, 0.2, n)
-        out.append(Case(f"{n} runs (numpy arrays)", (truth, pred), metrics.mdape_pct(truth, pred)))
-    truth, pred = pd.Series([100.0, 200.0, 400.0]), pd.Series([110.0, 150.0, 400.0])
-    out.append(Case("pandas Series [100, 200, 400] vs [110, 150, 400]", (truth, pred),
-                    metrics.mdape_pct(truth, pred)))  # fmt: skip
-    out.append(Case("lists [10, 20] vs [5, 30]", ([10.0, 20.0], [5.0, 30.0]),
-                    metrics.mdape_pct([10.0, 20.0], [5.0, 30.0])))  # fmt: skip
-    return out
+        inputs.append((f"{n} runs (numpy arrays)", (truth, truth * rng.lognormal(0.0, 0.2, n))))
+    series = (pd.Series([100.0, 200.0, 400.0]), pd.Series([110.0, 150.0, 400.0]))
+    inputs.append(("pandas Series [100, 200, 400] vs [110, 150, 400]", series))
+    inputs.append(("lists [10, 20] vs [5, 30]", ([10.0, 20.0], [5.0, 30.0])))
+    return _cases(metrics.mdape_pct, inputs)
 
 
 def _predictions(seed: int, n_llms: int, n_gpus: int, repeats: int) -> pd.DataFrame:
@@ -226,34 +211,32 @@ def _predictions(seed: int, n_llms: int, n_gpus: int, repeats: int) -> pd.DataFr
 
 
 def _tau_cases() -> list[Case]:
-    out = []
-    for seed, n_llms, n_gpus, repeats in (
-        (SEED, 3, 4, 2),
-        (SEED + 1, 5, 6, 3),
-        (SEED + 2, 2, 3, 1),
-    ):
-        pred = _predictions(seed, n_llms, n_gpus, repeats)
-        label = f"{n_llms} LLMs × {n_gpus} GPUs × 2 scenarios, {repeats} run(s) each"
-        out.append(Case(label, (pred,), wmetrics.gpu_tau(pred)))
+    shapes = ((SEED, 3, 4, 2), (SEED + 1, 5, 6, 3), (SEED + 2, 2, 3, 1))
+    inputs = [
+        (f"{n} LLMs × {g} GPUs × 2 scenarios, {r} run(s) each", (_predictions(s, n, g, r),))
+        for s, n, g, r in shapes
+    ]
     lonely = _predictions(SEED + 3, 3, 3, 2)
     lonely = lonely[~((lonely["llm"] == "llm0") & (lonely["gpu"] != "gpu0"))]
-    out.append(Case("one LLM measured on a single GPU (its groups rank nothing)", (lonely,),
-                    wmetrics.gpu_tau(lonely)))  # fmt: skip
-    return out
+    inputs.append(("one LLM measured on a single GPU (its groups rank nothing)", (lonely,)))
+    return _cases(wmetrics.gpu_tau, inputs)
+
+
+def _test_folds(frame: pd.DataFrame) -> np.ndarray:
+    """The kit's answer to 04.3: the cross-validation fold that tests each run of ``frame``."""
+    fold = np.full(len(frame), -1)
+    for k, (_, mask) in enumerate(held_out_masks(frame, "cv")):
+        fold[mask] = k
+    return fold
 
 
 def _fold_cases() -> list[Case]:
-    out = []
+    inputs = []
     for seed, n_llms, n_gpus in ((SEED, 6, 4), (SEED + 1, 9, 5)):
         pred = _predictions(seed, n_llms, n_gpus, 2).sample(frac=1.0, random_state=seed)
         frame = pred[["llm", "gpu", "scenario"]].reset_index(drop=True)
-        fold = np.full(len(frame), -1)
-        for k, (_, mask) in enumerate(held_out_masks(frame, "cv")):
-            fold[mask] = k
-        out.append(
-            Case(f"{len(frame)} runs of {n_llms} LLMs × {n_gpus} GPUs, shuffled", (frame,), fold)
-        )
-    return out
+        inputs.append((f"{len(frame)} runs of {n_llms} LLMs × {n_gpus} GPUs, shuffled", (frame,)))
+    return _cases(_test_folds, inputs)
 
 
 def _plans(seed: int, sla_ms: float) -> pd.DataFrame:
@@ -266,54 +249,42 @@ def _plans(seed: int, sla_ms: float) -> pd.DataFrame:
 
 
 def _verdict_cases() -> list[Case]:
-    out = []
-    for seed, sla in ((SEED, 50.0), (SEED + 1, 20.0)):
-        plans = _plans(seed, sla)
-        expected = (sla_verdicts(plans, sla) == MEETS).to_numpy()
-        out.append(Case(f"{len(plans)} plans at an SLA of {sla:g} ms", (plans, sla), expected))
-    return out
+    plans = [(_plans(seed, sla), sla) for seed, sla in ((SEED, 50.0), (SEED + 1, 20.0))]
+    inputs = [(f"{len(p)} plans at an SLA of {sla:g} ms", (p, sla)) for p, sla in plans]
+    return _cases(lambda p, sla: (sla_verdicts(p, sla) == MEETS).to_numpy(), inputs)
 
 
 def _server_energy_cases() -> list[Case]:
-    grid = [(300.0, 0.1, 300), (650.0, 2.0, 500), (72.0, 0.05, 100)]
-
-    def kit(p, rate, t_out):
+    def kit(p: Any, rate: Any, t_out: int) -> Any:
         return accounting.server_energy_per_request_j(p, rate) / t_out * 1000
 
-    out = [
-        Case(f"power_w={p}, rate_qps={r}, t_out={t}", (p, r, t), kit(p, r, t)) for p, r, t in grid
-    ]
-    power, rate = np.array([300.0, 650.0]), np.array([0.1, 2.0])
-    out.append(
-        Case("numpy arrays of power and rate, t_out=300", (power, rate, 300), kit(power, rate, 300))
-    )
-    return out
+    grid = [(300.0, 0.1, 300), (650.0, 2.0, 500), (72.0, 0.05, 100)]
+    inputs = [(f"power_w={p}, rate_qps={r}, t_out={t}", (p, r, t)) for p, r, t in grid]
+    arrays = (np.array([300.0, 650.0]), np.array([0.1, 2.0]), 300)
+    return _cases(kit, [*inputs, ("numpy arrays of power and rate, t_out=300", arrays)])
 
 
 def _quantile_cases() -> list[Case]:
     rng = np.random.default_rng(SEED)
-    out = []
+    inputs = []
     for n, level in ((10, 0.8), (57, 0.5), (200, 0.9)):
         scores, groups = rng.exponential(0.2, n), rng.integers(0, 4, n)
         weights = 1.0 / np.bincount(groups)[groups]
-        out.append(Case(f"{n} scores in 4 GPUs, level {level}", (scores, weights, level),
-                        conformal.weighted_quantile(scores, weights, level)))  # fmt: skip
-    scores, weights = np.array([0.1, 0.2, 0.2, 0.4]), np.array([1.0, 1.0, 1.0, 1.0])
-    out.append(Case("ties: scores [0.1, 0.2, 0.2, 0.4], equal weights, level 0.5",
-                    (scores, weights, 0.5), conformal.weighted_quantile(scores, weights, 0.5)))  # fmt: skip
-    return out
+        inputs.append((f"{n} scores in 4 GPUs, level {level}", (scores, weights, level)))
+    ties = (np.array([0.1, 0.2, 0.2, 0.4]), np.array([1.0, 1.0, 1.0, 1.0]), 0.5)
+    inputs.append(("ties: scores [0.1, 0.2, 0.2, 0.4], equal weights, level 0.5", ties))
+    return _cases(conformal.weighted_quantile, inputs)
 
 
 def _group_quantile_cases() -> list[Case]:
     rng = np.random.default_rng(SEED)
-    out = []
+    inputs = []
     for n, spread, level in ((40, 0.2, 0.8), (120, 1.0, 0.8), (120, 0.2, 0.95)):
         groups = np.array([f"gpu{g}" for g in rng.integers(0, 5, n)])
         scale = np.where(groups == "gpu0", spread * 5, 0.1)  # one GPU the model misjudges
-        scores = rng.exponential(scale)
-        out.append(Case(f"{n} scores in 5 GPUs (one misjudged, spread {spread}), level {level}",
-                        (scores, groups, level), conformal.group_quantile(scores, groups, level)))  # fmt: skip
-    return out
+        label = f"{n} scores in 5 GPUs (one misjudged, spread {spread}), level {level}"
+        inputs.append((label, (rng.exponential(scale), groups, level)))
+    return _cases(conformal.group_quantile, inputs)
 
 
 _SUMMATION = "sum over the steps with sp.summation(term, (symbolic.j, 0, symbolic.T_out - 1))"
@@ -331,25 +302,25 @@ EXERCISES: dict[str, Exercise] = {e.key: e for e in (
     Exercise("01.1", "my_decode_flops()", "symbolic.flops_decode",
              "the FLOPs of a request's decode steps as one sympy expression",
              f"step j costs K·N + 4·n_ℓ·d·(T_in + j) FLOPs; {_SUMMATION}",
-             lambda: _sympy_case(symbolic.flops_decode), "sympy"),
+             _sympy_case(symbolic.flops_decode), "sympy"),
     Exercise("01.2", "my_prefill_flops()", "symbolic.flops_prefill",
              "the FLOPs of a request's prefill as one sympy expression, its attention sum kept to "
              "the leading T_in² term as the paper does",
              "the weights cost K·N per prompt token; prompt position i attends to i keys at 4·d "
              "FLOPs in each of the n_ℓ layers: symbolic.n_l * sp.summation(4 * symbolic.d * symbolic.i, (symbolic.i, 1, "
              "symbolic.T_in)); the paper keeps its T_in² term, sp.LT(sp.expand(that sum), symbolic.T_in)",
-             lambda: _sympy_case(symbolic.flops_prefill), "sympy"),
+             _sympy_case(symbolic.flops_prefill), "sympy"),
     Exercise("01.3", "my_attention_read_bits()", "symbolic.bits_attn_read",
              "the bits attention reads from the KV cache over a request's decode steps",
              "step j reads a key and a value vector (d values of b_kv bits each) per layer for each "
              f"of the T_in + j tokens before it, amplified by symbolic.s_attn; {_SUMMATION}",
-             lambda: _sympy_case(symbolic.bits_attn_read), "sympy"),
+             _sympy_case(symbolic.bits_attn_read), "sympy"),
     Exercise("01.4", "my_energy_request()", "symbolic.energy_request",
              "the energy of one request: α times all FLOPs plus e_HBM·η times all bits",
              "FLOPs: symbolic.flops_prefill + symbolic.flops_decode; bits: symbolic.bits_params + symbolic.bits_kv_write + "
              "symbolic.bits_attn_read; the compute term is symbolic.alpha times the FLOPs, the memory term "
              "symbolic.e_mem * symbolic.eta times the bits",
-             lambda: _sympy_case(symbolic.energy_request), "sympy"),
+             _sympy_case(symbolic.energy_request), "sympy"),
     Exercise("01b.1", "my_experts_touched(E, k, B)", "symbolic_physical.experts_touched",
              "the expected number of distinct experts (of E) that B tokens routed to k each read",
              "an expert escapes all B tokens with probability (1 − k/E)^B; the expected count is E "
@@ -430,19 +401,15 @@ def exercise(key: str) -> Exercise:
     return EXERCISES[key]
 
 
-def _not_written(ex: Exercise) -> ExerciseError:
-    return ExerciseError(
-        f"Exercise {ex.key}: {ex.name} is not written yet. In the answer cell above, replace "
-        f"`raise NotImplementedError` with the body of `def {ex.signature}`: {ex.task}. Run that "
-        f"cell, then this one.\nHint: {ex.hint}."
-    )
-
-
 def _call(ex: Exercise, answer: Callable, case: Case) -> Any:
     try:
         return answer(*case.args)
-    except NotImplementedError:
-        raise _not_written(ex) from None
+    except NotImplementedError:  # the student edition's stub
+        raise ExerciseError(
+            f"Exercise {ex.key}: {ex.name} is not written yet. In the answer cell above, replace "
+            f"`raise NotImplementedError` with the body of `def {ex.signature}`: {ex.task}. Run "
+            f"that cell, then this one.\nHint: {ex.hint}."
+        ) from None
     except Exception as err:  # the student's code failed: say where, keep the cause
         raise ExerciseError(
             f"Exercise {ex.key}: {ex.name} raised {type(err).__name__}: {err}\n"
@@ -459,10 +426,8 @@ def _show(value: Any) -> str:
 def _same_numbers(expected: Any, got: Any, exact: bool) -> bool:
     try:
         e, g = np.asarray(expected), np.asarray(got)
-        if e.shape != g.shape:
-            return False
-        if exact:
-            return bool(np.array_equal(e, g))
+        if exact or e.shape != g.shape:
+            return e.shape == g.shape and bool(np.array_equal(e, g))
         return bool(
             np.allclose(g.astype(float), e.astype(float), rtol=RTOL, atol=0, equal_nan=True)
         )
@@ -499,10 +464,9 @@ def check(key: str, answer: Callable) -> Passed:
         got = _call(ex, answer, case)
         if ex.kind == "sympy":
             problem = _sympy_problem(ex, case, got)
-        elif _same_numbers(case.expected, got, exact=ex.kind == "exact"):
-            problem = None
         else:
-            problem = f"expected {_show(case.expected)}, got {_show(got)}"
+            same = _same_numbers(case.expected, got, exact=ex.kind == "exact")
+            problem = None if same else f"expected {_show(case.expected)}, got {_show(got)}"
         if problem:
             raise ExerciseError(
                 f"Exercise {ex.key}: {ex.name} differs from the kit's {ex.library}.\n"
@@ -522,9 +486,7 @@ class PlanQuestion:
     itl_sla_ms: float
 
 
-PLAN_QUESTIONS = {
-    q.key: q for q in (PlanQuestion("lab.1", "meta-llama/Llama-3.1-8B-Instruct", 2.0, 50.0),)
-}
+PLAN_QUESTIONS = {"lab.1": PlanQuestion("lab.1", "meta-llama/Llama-3.1-8B-Instruct", 2.0, 50.0)}
 
 
 def dashboard_ranking(q: PlanQuestion) -> pd.DataFrame:
@@ -556,14 +518,10 @@ def check_pick(key: str, gpu: str, num_gpus: int) -> Passed:
     if int(num_gpus) != int(row["num_gpus"]):
         raise ExerciseError(f"Lab {key}: for {gpu} the dashboard's least-energy count is not "
                             f"{int(num_gpus)} GPUs per replica; read the plan column of {where}.")  # fmt: skip
-    cheaper = int(
-        (
-            table["meets_sla"] & (table["energy_per_1k_tokens_j"] < row["energy_per_1k_tokens_j"])
-        ).sum()
-    )
-    verdict = row["verdict"]
+    less = table["energy_per_1k_tokens_j"] < row["energy_per_1k_tokens_j"]
+    cheaper = int((table["meets_sla"] & less).sum())
     raise ExerciseError(
-        f"Lab {key}: {gpu} ×{int(num_gpus)} ({verdict} the SLA) is not the pick: {cheaper} plan(s) "
+        f"Lab {key}: {gpu} ×{int(num_gpus)} ({row['verdict']} the SLA) is not the pick: {cheaper} plan(s) "
         f"that meet the SLA use less energy per 1,000 tokens ({where}).\nHint: a plan that misses the "
         "SLA never wins; among those that meet it, the least energy per 1,000 tokens does."
     )

@@ -30,8 +30,7 @@ BASIS = {"cv": "learned, GPU and LLM seen", "new gpu": "learned, new GPU",
 # the columns every view of a ranking shows (the CLI's text view never drops them): the plan,
 # its SLA verdict and the sort column; ITL_HEADER and ENERGY_HEADER gain ", 80 % interval"
 PLAN, VERDICT = "plan", "verdict"
-ITL_HEADER = "ITL (ms)"
-ENERGY_HEADER = "energy per 1,000 tokens (J)"
+ITL_HEADER, ENERGY_HEADER = "ITL (ms)", "energy per 1,000 tokens (J)"
 LESSON_HEADERS = (PLAN, VERDICT, ITL_HEADER, ENERGY_HEADER)  # display_columns' default
 # the wall columns of display_table (energy per 1,000 tokens is the accelerators', the ranking's)
 WALL_ENERGY = "wall energy per 1,000 tokens (J)"
@@ -47,10 +46,10 @@ MEASURED_NOTE = (f"{MEASURED_MARK} measured: a GPU of the Watt Counts runs, whos
 @dataclass(frozen=True)
 class ExplorerControls:
     """What the explorer's controls hold; ``rate_qps`` is used only when load is 'custom rate',
-    ``grid_gco2_per_kwh`` only when region is :data:`CUSTOM_GRID` (else the region's row of
-    the grid tables decides; ``price_per_kwh`` None: the region's price, else the default with a
-    note); ``t_in``/``t_out`` (prompt and generated tokens per
-    request) by the hybrid source only; ``pue`` turns accelerator energy into energy at the wall."""
+    ``grid_gco2_per_kwh`` only when region is :data:`CUSTOM_GRID` (else the region's row of the
+    grid tables decides; ``price_per_kwh`` None: the region's price, else the default with a
+    note); ``t_in``/``t_out`` (prompt and generated tokens per request) by the hybrid source
+    only; ``pue`` turns accelerator energy into energy at the wall."""
 
     llm: str
     gpus: tuple[str, ...] = ()
@@ -109,23 +108,18 @@ def region_intensity(region: str) -> float | None:
     return float(table.loc[table["code"] == region, "gco2e_per_kwh"].iloc[0])
 
 
-def _grid(c: ExplorerControls) -> dict:
-    """The grid as rank_gpus takes it: the region's code, or the custom number."""
-    if grid_enabled(c.region):
-        return {"grid_gco2_per_kwh": c.grid_gco2_per_kwh}
-    return {"region": c.region}
-
-
 def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:
     """The ranking for the controls, one row per GPU type (its best plan for "best"), with the
     energy, CO₂e and cost at the wall (``rank_gpus``'s own columns); raises the kit's errors on
     bad input."""
     load = {"rate_qps": c.rate_qps} if rate_enabled(c.load) else {"scenario": c.load}
+    custom = grid_enabled(c.region)
+    grid = {"grid_gco2_per_kwh": c.grid_gco2_per_kwh} if custom else {"region": c.region}
     best = c.gpus_per_replica == "best"
     counts = DEFAULT_GPU_COUNTS if best else (int(c.gpus_per_replica),)
     table = rank_gpus(
         c.llm, **load, itl_sla_ms=c.itl_sla_ms, candidates=list(c.gpus) or None,
-        gpu_counts=counts, t_in=c.t_in, t_out=c.t_out, **_grid(c), pue=c.pue,
+        gpu_counts=counts, t_in=c.t_in, t_out=c.t_out, **grid, pue=c.pue,
         price_per_kwh=c.price_per_kwh, source=c.source,
     )  # fmt: skip
     return best_plans(table) if best else table
@@ -137,11 +131,9 @@ def plan_labels(table: pd.DataFrame, mark: bool = False) -> list[str]:
     DP8·EP8"), the replicas when several (a table without these columns: the GPU name)."""
     out = []
     for _, r in table.iterrows():
-        n, reps = r.get("num_gpus", 1), r.get("replicas", 1)
-        measured = mark and r.get("measured") is True
-        text = r["gpu"] + (MEASURED_MARK if measured else "")
+        n, reps, ep = (r.get(k, 1) for k in ("num_gpus", "replicas", "ep"))
+        text = r["gpu"] + (MEASURED_MARK if mark and r.get("measured") is True else "")
         text += f" ×{int(n)}" if pd.notna(n) and n > 1 else ""
-        ep = r.get("ep", 1)
         text += f" {r['layout']}" if pd.notna(ep) and ep > 1 else ""  # an expert layout
         out.append(text + (f", {int(reps)} replicas" if pd.notna(reps) and reps > 1 else ""))
     return out
@@ -233,12 +225,10 @@ def _what(table: pd.DataFrame) -> str:
 def summary(table: pd.DataFrame, itl_sla_ms: float) -> str:
     """One sentence: the pick (the ranking's first plan meeting the SLA, confident ones first),
     its energy and verdict, and how many plans meet or may meet the SLA; or why there is none."""
-    ok = table[table["meets_sla"]]
-    n_fit = int(table["fits"].sum())
+    ok, sla, n_fit = table[table["meets_sla"]], f"{itl_sla_ms:g} ms", int(table["fits"].sum())
     if ok.empty:
-        return f"No GPU meets {itl_sla_ms:g} ms ({n_fit} of {len(table)} {_what(table)} hold the model)."
-    best, sla = ok.iloc[0], f"{itl_sla_ms:g} ms"
-    counts = table["verdict"].value_counts()
+        return f"No GPU meets {sla} ({n_fit} of {len(table)} {_what(table)} hold the model)."
+    best, counts = ok.iloc[0], table["verdict"].value_counts()
     n_meet, n_may = int(counts.get(MEETS, 0)), int(counts.get(MAY_MEET, 0))
     may = f", {n_may} may meet it" if n_may else ""
     return (

@@ -175,9 +175,8 @@ def default_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
         notes.append(f"model_type {model_type!r} is not a family the kit knows by name: its "
                      "blocks are counted like Llama's (RMSNorm, gated MLP, no biases) but for "
                      "the flags the config states")  # fmt: skip
-    if model_type in TRAINING_CONTEXT and all(
-        text.get(k) is None for k in SPELLINGS["context_length"]
-    ):
+    declared = [k for k in SPELLINGS["context_length"] if text.get(k) is not None]
+    if model_type in TRAINING_CONTEXT and not declared:
         notes.append(f"context_length {TRAINING_CONTEXT[model_type]:,}: "
                      f"{CONTEXT_SOURCE[model_type]} (the config declares none)")  # fmt: skip
     return tuple(notes)
@@ -359,14 +358,15 @@ def parse_fields(cfg: dict[str, Any]) -> tuple[dict[str, Any], Family, dict[str,
         )
     n_heads = as_int("n_heads", pick(text, "n_heads"))
     d = as_int("hidden_size", pick(text, "hidden_size"))
-    fam = block_recipe(text, inner_type)
+    fam = block_recipe(text, inner_type)  # checks every flag, tie_word_embeddings included
+    tied = flag(text, "tie_word_embeddings")
     fields = {
         "model_type": model_type, "n_layers": as_int("n_layers", pick(text, "n_layers")),
         "hidden_size": d, "intermediate_size": ffn_width(text, d, fam),
         "n_heads": n_heads, "n_kv_heads": kv_heads(text, n_heads, inner_type),
         "head_dim": head_dim(text, d, n_heads), "vocab_size": as_int("vocab_size",
         pick(text, "vocab_size")), "context_length": context_length(text, inner_type),
-        "tie_embeddings": _tied(text, fam), "mlp_type": fam.mlp_type,
+        "tie_embeddings": fam.tie_default if tied is None else tied, "mlp_type": fam.mlp_type,
     }  # fmt: skip
     return fields, fam, text
 
@@ -384,8 +384,3 @@ def ffn_width(cfg: dict[str, Any], d: int, fam: Family) -> int:
         return as_int("expansion_ratio", cfg["expansion_ratio"]) * d
     return as_int("intermediate_size", pick(cfg, "intermediate_size",
                   4 * d if fam.mlp_type == "plain" else None))  # fmt: skip
-
-
-def _tied(cfg: dict[str, Any], fam: Family) -> bool:
-    tied = flag(cfg, "tie_word_embeddings")
-    return fam.tie_default if tied is None else tied

@@ -108,9 +108,8 @@ class LLM:
         if not (self.params_b > 0 and self.params_nominal_b > 0):
             raise ConfigError(f"LLM {self.name!r}: parameter counts must be > 0")
         if self.params_active_b == 0:
-            object.__setattr__(
-                self, "params_active_b", round(self.params_b - self.params_gathered_b, 6)
-            )
+            active_b = round(self.params_b - self.params_gathered_b, 6)
+            object.__setattr__(self, "params_active_b", active_b)
         if self.weight_bits_always == 0:
             object.__setattr__(self, "weight_bits_always", self.weight_bits)
         if self.weight_bits_expert == 0:
@@ -240,8 +239,7 @@ class LLM:
                       "n_shared_experts": moe.n_shared, "n_moe_layers": moe.n_moe_layers,
                       "params_expert_b": round(expert / 1e9, 9)}  # fmt: skip
         params_b = round(sum(groups.values()) / 1e9, 6)
-        implausible = check_params_b(params_b, f"config {label!r}")
-        if implausible:
+        if implausible := check_params_b(params_b, f"config {label!r}"):
             raise ConfigError(implausible)
         source = "; ".join((where, *default_notes(cfg), *moe_notes(text), *fmt.notes))
         return cls(

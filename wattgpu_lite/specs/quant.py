@@ -39,6 +39,7 @@ bitsandbytes' ``load_in_4bit`` and ``load_in_8bit`` both true is refused.
 from __future__ import annotations
 
 import fnmatch
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -81,11 +82,6 @@ def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
                                  "to 1,000,000 (e.g. 128), or -1 for one scale per channel"))  # fmt: skip
 
 
-def _int_fmt(bits: int) -> str:
-    """The format name of b-bit integer weights, b as written (int2 … int8)."""
-    return f"int{bits}"
-
-
 def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
     """b-bit packed weights, b as written (2 … 8); what transformers' own GPTQConfig / AwqConfig
     would default (AWQ bits 4, group size 128 for both) fills a missing field, said in notes."""
@@ -107,16 +103,13 @@ def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
                      f"transformers' {'GPTQConfig' if method == 'gptq' else 'AwqConfig'}")  # fmt: skip
     g = _group(method, {**q, group_key: q.get(group_key, 128)}, group_key)
     extra = 0.0 if g < 0 else (16 + b) / g
-    return WeightFormat(_int_fmt(b), b + extra, _names(method, q, "modules_to_not_convert"),
+    return WeightFormat(f"int{b}", b + extra, _names(method, q, "modules_to_not_convert"),
                         notes=tuple(notes))  # fmt: skip
 
 
 def _fp8(method: str, q: dict[str, Any]) -> WeightFormat:
     block = q.get("weight_block_size")
-    extra = 0.0
-    if block is not None:
-        rows, cols = _block(method, block)
-        extra = 32 / (rows * cols)
+    extra = 0.0 if block is None else 32 / math.prod(_block(method, block))
     keep = _names(method, q, "ignored_layers") + _names(method, q, "modules_to_not_convert")
     return WeightFormat("fp8", 8 + extra, keep)
 
@@ -174,8 +167,7 @@ def _compressed(q: dict[str, Any]) -> WeightFormat:
     symmetric = "symmetric" not in weights or check_flag(
         "symmetric", weights["symmetric"], error=ConfigError,
         label=_label("compressed-tensors", "symmetric"))  # fmt: skip
-    per_group = 16 if symmetric else 32
-    return WeightFormat(_int_fmt(b), b + (0 if g < 0 else per_group / g), keep)
+    return WeightFormat(f"int{b}", b + (0 if g < 0 else (16 if symmetric else 32) / g), keep)
 
 
 def _modelopt(q: dict[str, Any]) -> WeightFormat:
@@ -197,7 +189,7 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
         if g < 0:
             raise ConfigError(f"{_label('mlx', 'group_size')} is -1: MLX quantises in groups; "
                               "write the checkpoint's group size (e.g. 64)")  # fmt: skip
-        return WeightFormat(_int_fmt(b), b + 32 / g, also=("embed", "lm_head"))
+        return WeightFormat(f"int{b}", b + 32 / g, also=("embed", "lm_head"))
     q = cfg.get("quantization_config")
     if q is None:
         return WeightFormat()
@@ -218,16 +210,13 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
     return readers[method]()
 
 
-def _is_old_bnb(q: dict[str, Any]) -> bool:
-    return any(k in q for k in ("load_in_4bit", "load_in_8bit", "bnb_4bit_quant_type"))
-
-
 def _method(q: dict[str, Any]) -> str:
     """``quant_method`` in lower case (transformers' QuantizationMethod values are; ``"FP8"`` is
     ``fp8``), bitsandbytes for configs older than the key, "" when it says none."""
     method = q.get("quant_method")
     if method is None or method == "":
-        return "bitsandbytes" if _is_old_bnb(q) else ""
+        old_bnb = any(k in q for k in ("load_in_4bit", "load_in_8bit", "bnb_4bit_quant_type"))
+        return "bitsandbytes" if old_bnb else ""
     if not isinstance(method, str):
         raise ConfigError(f"quantization_config field 'quant_method' must be text (e.g. \"fp8\", "
                           f"\"awq\"), got {method!r:.40} ({type(method).__name__}); write it in "

@@ -19,6 +19,7 @@ default, add one :class:`Default` to :data:`DEFAULTS` (its key the option's dest
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Collection, Mapping
@@ -41,22 +42,9 @@ BUILT_IN = "built-in"
 GIVEN = "given"  # a flag's value, as a Python argument's (selection.answers)
 
 
-def _builtin_grid() -> float:
-    from wattgpu_lite.selection.accounting import DEFAULT_GRID_GCO2_PER_KWH
-
-    return DEFAULT_GRID_GCO2_PER_KWH
-
-
-def _builtin_price() -> float:
-    from wattgpu_lite.selection.accounting import DEFAULT_PRICE_PER_KWH
-
-    return DEFAULT_PRICE_PER_KWH
-
-
-def _builtin_pue() -> float:
-    from wattgpu_lite.selection.accounting import DEFAULT_PUE
-
-    return DEFAULT_PUE
+def _accounting(name: str) -> Callable[[], float]:
+    """The built-in ``name`` of :mod:`wattgpu_lite.selection.accounting`, imported when asked."""
+    return lambda: getattr(importlib.import_module("wattgpu_lite.selection.accounting"), name)
 
 
 @dataclass(frozen=True)
@@ -76,15 +64,14 @@ class Default:
         return ENV_PREFIX + self.key.upper()
 
     @property
-    def flag(self) -> str:
-        return "--" + self.key.replace("_", "-")
+    def kind(self) -> str:
+        return "a whole number" if self.count else "a number"
 
     def check(self, value: Any, where: str) -> float:
         """``value`` checked (a bool is no number); InvalidInputError naming ``where`` and the key."""
         label = f"{where}: {self.key}"
         if isinstance(value, bool) or not isinstance(value, int | float):
-            kind = "a whole number" if self.count else "a number"
-            raise InvalidInputError(f"{label} must be {kind} ({self.unit}), not {value!r}")
+            raise InvalidInputError(f"{label} must be {self.kind} ({self.unit}), not {value!r}")
         if self.count:
             return checks.check_count(self.key, value, int(self.lo), int(self.hi), label=label)
         return checks.check_number(self.key, value, self.lo, self.hi, self.unit, label=label)
@@ -93,18 +80,13 @@ class Default:
 DEFAULTS: tuple[Default, ...] = (
     Default("t_in", 1, checks.TOKENS_MAX, "prompt tokens", lambda: DEFAULT_T_IN, count=True),
     Default("t_out", 1, checks.TOKENS_MAX, "generated tokens", lambda: DEFAULT_T_OUT, count=True),
-    Default("grid_gco2_per_kwh", 0, 5000, "gCO2e/kWh", _builtin_grid),
-    Default("price_per_kwh", 0, 100, "per kWh", _builtin_price),
-    Default("pue", 1.0, 3.0, "facility / IT energy", _builtin_pue),
+    Default("grid_gco2_per_kwh", 0, 5000, "gCO2e/kWh", _accounting("DEFAULT_GRID_GCO2_PER_KWH")),
+    Default("price_per_kwh", 0, 100, "per kWh", _accounting("DEFAULT_PRICE_PER_KWH")),
+    Default("pue", 1.0, 3.0, "facility / IT energy", _accounting("DEFAULT_PUE")),
 )
 BY_KEY = {d.key: d for d in DEFAULTS}
-# counts that, when neither flag, environment nor file gives them, are the named workload's
-# (--workload, default watt-counts: the built-in values above), filled by the command's Python call
-FROM_WORKLOAD = ("t_in", "t_out")
-# the grid region (``region = "FR"``): text, not a number; --region's value when the command has
-# it and neither --region nor --grid-gco2-per-kwh is given (a grid number from the environment
-# beats a region from the file, as the precedence says)
-REGION = "region"
+FROM_WORKLOAD = ("t_in", "t_out")  # else the named workload's (the module doc's item 4)
+REGION = "region"  # the grid region (``region = "FR"``), text: filled by fill_region
 REGION_ENV = ENV_PREFIX + REGION.upper()
 KEYS = (*BY_KEY, REGION)
 
@@ -126,33 +108,30 @@ def read_config(path: Path, known: Collection[str] = ()) -> dict[str, Any]:
     """The keys of a defaults file: the five defaults checked here, the other ``known`` keys
     (every command's flags, :mod:`~wattgpu_lite.face.cli.config`) as written; one-line
     InvalidInputError naming the key (or, for a file that is not TOML, the line and its text)."""
+    where = f"config file {str(path)!r}"
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise InvalidInputError(f"config file {str(path)!r}: cannot be read ({err})") from None
+        raise InvalidInputError(f"{where}: cannot be read ({err})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        raise InvalidInputError(f"config file {str(path)!r}: {_toml_error(err, text)}") from None
+        raise InvalidInputError(f"{where}: {_toml_error(err, text)}") from None
     out: dict[str, Any] = {}
     keys = [*BY_KEY, *sorted(set(known) - set(BY_KEY))]
     for key, value in data.items():
         if key == REGION:
-            out[key] = check_region_text(value, f"config file {str(path)!r}: {REGION}")
-            continue
-        if key not in keys:
+            out[key] = check_region_text(value, f"{where}: {REGION}")
+        elif key in keys:
+            out[key] = BY_KEY[key].check(value, where) if key in BY_KEY else value
+        else:
             near = close_matches(key.replace("-", "_"), keys)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise InvalidInputError(f"config file {str(path)!r}: unknown key {key!r}{hint}; "
-                                    f"known keys (the flags' names, - as _): "
-                                    f"{', '.join(keys)}")  # fmt: skip
-        out[key] = (
-            BY_KEY[key].check(value, f"config file {str(path)!r}") if key in BY_KEY else value
-        )
+            raise InvalidInputError(f"{where}: unknown key {key!r}{hint}; known keys (the flags' "
+                                    f"names, - as _): {', '.join(keys)}")  # fmt: skip
     if REGION in out and "grid_gco2_per_kwh" in out:
-        raise InvalidInputError(f"config file {str(path)!r}: sets both region and "
-                                "grid_gco2_per_kwh; keep one (a region names its "
-                                "grid)")  # fmt: skip
+        raise InvalidInputError(f"{where}: sets both region and grid_gco2_per_kwh; keep one (a "
+                                "region names its grid)")  # fmt: skip
     return out
 
 
@@ -174,15 +153,15 @@ def check_region_text(value: Any, label: str) -> str:
 def fill_region(args: argparse.Namespace, environ: Mapping[str, str], from_file: dict,
                 path: Path | None) -> dict[str, Any] | None:  # fmt: skip
     """Set ``args.region`` from ``WATTGPU_LITE_REGION`` or the file's ``region`` when the
-    command has ``--region`` and neither it nor ``--grid-gco2-per-kwh`` was given; return its
-    ``{"value", "source"}`` (None when nothing was filled)."""
+    command has ``--region`` and neither it nor ``--grid-gco2-per-kwh`` was given (a grid number
+    from the environment beats a region from the file); return its ``{"value", "source"}`` (None
+    when nothing was filled)."""
     grid_given = getattr(args, "grid_gco2_per_kwh", None) is not None
     if getattr(args, REGION, "") is not None or grid_given:
         return None  # no such option, or the flag decides
     if environ.get(REGION_ENV, "").strip():
-        value = check_region_text(environ[REGION_ENV], f"environment variable {REGION_ENV}")
-        args.region = value
-        return {"value": value, "source": f"environment {REGION_ENV}"}
+        args.region = check_region_text(environ[REGION_ENV], f"environment variable {REGION_ENV}")
+        return {"value": args.region, "source": f"environment {REGION_ENV}"}
     if REGION not in from_file or _from_env(BY_KEY["grid_gco2_per_kwh"], environ) is not None:
         return None
     args.region = from_file[REGION]
@@ -210,8 +189,7 @@ def config_path(args: argparse.Namespace, cwd: Path | None = None) -> Path | Non
         path = Path(given)
         if not path.is_file():
             raise InvalidInputError(
-                f"--config {given!r}: no such file; pass the path of a TOML "
-                f"file of defaults (like {CONFIG_NAME})"
+                f"--config {given!r}: no such file; pass the path of a TOML file of defaults (like {CONFIG_NAME})"
             )
         return path
     local = (cwd or Path.cwd()) / CONFIG_NAME
@@ -225,9 +203,8 @@ def _from_env(default: Default, environ: Mapping[str, str]) -> float | None:
     try:
         value: float = int(raw) if default.count else float(raw)
     except ValueError:
-        kind = "a whole number" if default.count else "a number"
         raise InvalidInputError(f"environment variable {default.env}={raw!r}: {default.key} "
-                                f"must be {kind} ({default.unit})") from None  # fmt: skip
+                                f"must be {default.kind} ({default.unit})") from None  # fmt: skip
     return default.check(value, f"environment variable {default.env}")
 
 
@@ -245,10 +222,8 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
     path = config_path(args, cwd)
     if from_file is None:
         from_file = read_config(path, BY_KEY) if path is not None else {}
-    used = {}
     filled = fill_region(args, environ, from_file, path)
-    if filled is not None:
-        used[REGION] = filled
+    used = {} if filled is None else {REGION: filled}
     region = getattr(args, REGION, None)
     for d in mine:
         given = getattr(args, d.key)
