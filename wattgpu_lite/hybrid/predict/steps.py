@@ -83,19 +83,15 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
                          np.where(ok, batch, 1.0), c)  # fmt: skip
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
     floor, per_flop, _ = bounds.floor_and_bytes_per_flop(rows, step_batch)
-    return Backbone(
-        status=status,
-        offline=offline,
-        cap=safe_cap,
-        max_batch=cap,
-        capacity_qps=capacity,
-        idle_power_w=backbone.idle_power_w(rows, c),
-        power_floor_w=backbone.power_floor_w(rows),
-        physics=physics,
-        step_batch=step_batch,
-        floor_s=floor,
-        bytes_per_flop=per_flop,
-    )
+    return _backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
+                     physics=physics, step_batch=step_batch, floor_s=floor, bytes_per_flop=per_flop)  # fmt: skip
+
+
+def _backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
+    """The Backbone of ``parts`` with what both paths fill alike: the cap (at least 1) beside the
+    cache's own, the idle power estimate and the hard power floor."""
+    return Backbone(cap=np.maximum(cap, 1.0), max_batch=cap, idle_power_w=backbone.idle_power_w(rows, c),
+                    power_floor_w=backbone.power_floor_w(rows), **parts)  # fmt: skip
 
 
 def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
@@ -131,19 +127,9 @@ def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
     step, power = backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
     physics = (backbone.batch_outputs(batch, step, power) if offline[0]
                else backbone.rate_outputs(rows, rate, load, busy, step, power, c))  # fmt: skip
-    return Backbone(
-        status=status,
-        offline=offline,
-        cap=safe_cap,
-        max_batch=cap,
-        capacity_qps=capacity,
-        idle_power_w=backbone.idle_power_w(rows, c),
-        power_floor_w=backbone.power_floor_w(rows),
-        physics=physics,
-        step_batch=step_batch,
-        floor_s=floor[:1],
-        bytes_per_flop=per_flop[:1],
-    )
+    return _backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
+                     physics=physics, step_batch=step_batch, floor_s=floor[:1],
+                     bytes_per_flop=per_flop[:1])  # fmt: skip
 
 
 def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
