@@ -132,12 +132,8 @@ def evaluate_stacked(stacked: dict, count: int) -> list[tuple[dict, dict]]:
 def _stacked(values: list):
     """One argument's values, one per call: the first if all are it, else a (calls, 1) column
     of scalars or a (calls, rows) array."""
-    first = values[0]
-    for v in values:
-        if v is not first:
-            break
-    else:
-        return first
+    if all(v is values[0] for v in values):
+        return values[0]
     out = np.empty((len(values), max(_size(v) for v in values)))
     for i, v in enumerate(values):
         out[i] = v
