@@ -1,7 +1,7 @@
-"""A probe campaign: bad inputs the way careless users and scripts produce them, through the CLI and
-the library. Each must end in the kit's own error (library) or a clean exit (CLI: 2 for a mistake
-the kit recognises, 1 for anything else) with ONE line that names the field, file or option at
-fault and says what to do; never a traceback, never a non-finite, negative or absurd number.
+"""Bad inputs the way careless users and scripts produce them, through the CLI and the library.
+Each must end in the kit's own error (library) or a clean exit (CLI: 2 for a mistake the kit
+recognises, 1 for anything else) with ONE line that names the field, file or option at fault and
+says what to do; never a traceback, never a non-finite, negative or absurd number.
 
 A probe listed in PENDING (id -> why) runs as a strict xfail, so it must leave the list once it
 passes; the list is empty.
