@@ -17,6 +17,7 @@ has one layout per count. The columns that say why one wins:
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -103,8 +104,21 @@ def layout_why(table) -> np.ndarray:
 def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:
     """(valid (GPU, layout) pairs, a table of the refused ones with why): every layout of
     :func:`~wattgpu_lite.selection.layouts.layouts_for` each count (or the ``layouts`` given)
-    must split heads and experts evenly, and several GPUs need the interconnect bandwidth."""
-    tried = _tried_layouts(model, gpu_counts, layouts)
+    must split heads and experts evenly, and several GPUs need the interconnect bandwidth.
+    The answer depends on the specs alone, so it is kept per (model, GPUs, layouts)
+    (:func:`_deployments`; the refused table is shared: read it, do not change it)."""
+    tried = tuple(_tried_layouts(model, gpu_counts, layouts))
+    try:
+        valid, refused = _deployments(model, tuple(devices), tried)
+    except TypeError:  # a spec that cannot be a key (unhashable): checked afresh
+        valid, refused = _deployments.__wrapped__(model, tuple(devices), tried)
+    return list(valid), refused
+
+
+@lru_cache(maxsize=64)
+def _deployments(model, devices: tuple, tried: tuple) -> tuple[tuple, pd.DataFrame]:
+    """:func:`deployments` of the layouts ``tried``: each pair checked by the one layout check
+    (:func:`~wattgpu_lite.hybrid.predict.api.check_num_gpus`)."""
     valid, refused = [], []
     for g in devices:
         for lay in tried:
@@ -114,8 +128,8 @@ def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.Data
                 refused.append((g.name, lay.num_gpus, lay.label, lay.tp, lay.ep, str(err)))
     columns = ["gpu", "num_gpus", "layout", "tp", "ep", "why_not"]
     if not refused:
-        return valid, pd.DataFrame([], columns=columns)
-    return valid, pd.DataFrame({c: [r[i] for r in refused] for i, c in enumerate(columns)})
+        return tuple(valid), pd.DataFrame([], columns=columns)
+    return tuple(valid), pd.DataFrame({c: [r[i] for r in refused] for i, c in enumerate(columns)})
 
 
 def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
