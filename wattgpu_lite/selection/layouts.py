@@ -22,7 +22,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.energy import backbone, backbone_rows, physical
 from wattgpu_lite.energy.occupancy import replica_weight_bytes
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.predict.api import check_num_gpus
@@ -58,9 +58,10 @@ def step_shares(llm, plans, t_in, t_out, batch, weights, constants,
         rows, _ = backbone_rows.build([llm] * len(plans), [g for g, _ in plans], t_in, t_out,
                           [p for _, p in plans], [weights] * len(plans))  # fmt: skip
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
-    full = backbone.step_time_s(rows, b, constants)
-    links = backbone.step_time_s(ideal_links(rows), b, constants)
-    ideal = backbone.step_time_s(ideal_links(rows, whole=True), b, constants)
+    three = (rows, ideal_links(rows), ideal_links(rows, whole=True))
+    found = physical.physical_evaluate_each([backbone.request_call(r, b, constants) for r in three])
+    # backbone.step_time_s of each, from one evaluation of the physics
+    full, links, ideal = (backbone.step_from_times(rows.t_out, b, f[1], constants) for f in found)
     return {"comm_share": 1.0 - links / full, "layout_share": 1.0 - ideal / full}
 
 
