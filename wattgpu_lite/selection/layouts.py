@@ -106,13 +106,12 @@ def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.Data
     """(valid (GPU, layout) pairs, a table of the refused ones with why): every layout of
     :func:`~wattgpu_lite.selection.layouts.layouts_for` each count (or the ``layouts`` given)
     must split heads and experts evenly, and several GPUs need the interconnect bandwidth.
-    The answer depends on the specs alone, so it is kept per (model, GPUs, layouts)
-    (:func:`_deployments`; the refused table is shared: read it, do not change it)."""
-    tried = tuple(_tried_layouts(model, gpu_counts, layouts))
-    try:
-        valid, refused = _deployments(model, tuple(devices), tried)
-    except TypeError:  # a spec that cannot be a key (unhashable): checked afresh
-        valid, refused = _deployments.__wrapped__(model, tuple(devices), tried)
+    The answer depends on the specs alone (frozen, hashable records), so it is kept per (model,
+    GPUs, layouts) (:func:`_deployments`; the refused table is shared: read it, do not change
+    it)."""
+    valid, refused = _deployments(
+        model, tuple(devices), tuple(_tried_layouts(model, gpu_counts, layouts))
+    )
     return list(valid), refused
 
 
