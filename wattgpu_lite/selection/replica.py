@@ -42,9 +42,10 @@ class Replicas:
     one_sided: np.ndarray  # per row: beyond the training context, the factor is at least 1
     static: np.ndarray  # their correction inputs but the load (columns of the forest)
     fixed: FixedCodes | None  # what ``static`` gives the forest (None: the forest is walked)
-    physics: dict  # the floor's, bytes per FLOP's and step time's physics symbols, stacked,
-    # those with one value per row as views of ``per_row`` (:func:`_per_row_matrix`)
-    per_row: np.ndarray  # (values, rows): every per-row symbol's values, one take a round
+    # the floor's, bytes per FLOP's and step time's physics symbols, stacked: those with one
+    # value per row in ``per_row`` (one take a round, :func:`_per_row_matrix`), the others here
+    physics: dict
+    per_row: np.ndarray  # (values, rows): every per-row symbol's values
     slots: dict  # symbol -> its row (1-D symbols) or rows (a slice: stacked) of ``per_row``
 
 
@@ -71,10 +72,11 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
     batch = np.ones(n)  # each round's batch replaces it
     calls = [*bounds.floor_calls(rows, batch), backbone.request_call(rows, batch, model.constants)]
     physics = physical.symbol_arrays(**physical.stacked_calls(calls))
+    per_row, slots = _per_row_matrix(physics, n)
     static_of = np.full(n, -1)
     static_of[idx] = np.arange(len(idx))
-    return Replicas(rows, cap, capacity, static_of, beyond, static, fixed, physics,
-                    *_per_row_matrix(physics, n))  # fmt: skip
+    return Replicas(rows, cap, capacity, static_of, beyond, static, fixed,
+                    {k: v for k, v in physics.items() if k not in slots}, per_row, slots)  # fmt: skip
 
 
 def _per_row_matrix(physics: dict, n: int) -> tuple[np.ndarray, dict]:
