@@ -56,7 +56,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
   refitted for the paper and logo sources; selection.paired.shipped_pairs: the held-out pairs
   of GPUs that calibrate ``wl.compare``'s paired intervals, and paired_half_width (≤ 32
-  (regime, target, level)) the half-width each calibrates.
+  (regime, target, level)) the half-width each calibrates; selection.layouts._deployments
+  (≤ 64 (LLM, GPUs, layouts)): a ranking's valid (GPU, layout) pairs and its refused ones.
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ _CACHES = (
     "selection.accounting.grid_intensities", "selection.sources.full_predictor",
     "selection.sources.logo_predictor", "selection.sources.logo_table",
     "selection.paired.shipped_pairs", "selection.paired.paired_half_width",
+    "selection.layouts._deployments",
 )  # fmt: skip
 
 

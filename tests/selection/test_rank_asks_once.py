@@ -202,3 +202,21 @@ def test_a_layout_question_still_searches_every_layout():
     ref, _ = reference_search(wl.llm(MOE), plans, 15, 180, 0.06, 0.8)
     assert_rates_match(r_max, ref, capacity(wl.llm(MOE), plans, 15, 180))
     assert np.all(r_max > 0) and r_max[0] != r_max[1]
+
+
+def test_a_second_ranking_checks_no_layout_again_until_the_caches_are_cleared(monkeypatch):
+    ask = {"rate_qps": 0.1, "itl_sla_ms": 50, "candidates": "all"}
+    first = wl.rank_gpus(MOE, **ask)
+    checks = []
+    check = LAY.check_num_gpus
+
+    def counted(*a, **k):
+        checks.append(a[0])
+        return check(*a, **k)
+
+    monkeypatch.setattr(LAY, "check_num_gpus", counted)
+    again = wl.rank_gpus(MOE, **ask)
+    assert checks == [] and again.equals(first)
+    wl.clear_caches()
+    assert wl.rank_gpus(MOE, **ask).equals(first)
+    assert len(checks) == len(first)  # every (GPU, layout) checked once: kept or refused

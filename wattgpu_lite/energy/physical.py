@@ -24,6 +24,7 @@ import numpy as np
 
 from wattgpu_lite.energy import _physical_generated, coefficients
 from wattgpu_lite.energy.args import (
+    SYMBOL_NAMES,
     Deployment,
     Hardware,
     ModelRecord,
@@ -47,6 +48,7 @@ COMPONENTS, PHASES, KEYS = (
     _physical_generated.PHASES,
     _physical_generated.KEYS,
 )
+BATCH = SYMBOL_NAMES[Workload][Workload._fields.index("batch")]  # the batch's symbol, "B"
 BLOCK = 8192  # elements per call of the generated function (:func:`in_blocks`)
 _ALL = (
     _physical_generated.evaluate
@@ -82,12 +84,23 @@ def as_record(name: str, value):
 def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
     """({(phase, component): J per request of the replica}, {phase: s per request}), one call of
     the generated function, every symbol passed by name (energy.args.SYMBOL_NAMES)."""
+    return evaluate_symbols(symbol_arrays(model, workload, hardware, kappa=kappa, deploy=deploy))
+
+
+def symbol_arrays(model, workload, hardware, *, kappa, deploy=None) -> dict[str, np.ndarray]:
+    """{symbol name: float array} of :func:`physical_evaluate`'s arguments, the generated
+    function's keywords (:func:`evaluate_symbols` takes them; a caller evaluating the same rows
+    at several batches converts them once and sets :data:`BATCH` alone)."""
     records = {"model": model, "workload": workload, "hardware": hardware,
                "deploy": single_gpu() if deploy is None else deploy}  # fmt: skip
     named = {"kappa": kappa}
     for name, value in records.items():
         named.update(symbol_values(as_record(name, value)))
-    args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
+    return {k: np.asarray(v, dtype=float) for k, v in named.items()}
+
+
+def evaluate_symbols(args: dict[str, np.ndarray]) -> tuple[dict, dict]:
+    """:func:`physical_evaluate` of :func:`symbol_arrays`' arguments."""
     shape = np.broadcast_shapes(*{a.shape for a in args.values()})  # each distinct shape once
     out = [_full(v, shape) for v in in_blocks(_ALL, args, shape)]
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
@@ -98,7 +111,7 @@ def physical_evaluate_each(calls: list[dict]) -> list[tuple[dict, dict]]:
     """``[physical_evaluate(**call) for call in calls]`` for calls over the same 1-D rows, from ONE
     call over a (calls, rows) grid (:func:`stacked_calls`). The generated function is
     elementwise: the same values, one call's overhead."""
-    return evaluate_stacked(stacked_calls(calls), len(calls))
+    return split_calls(physical_evaluate(**stacked_calls(calls)), len(calls))
 
 
 def stacked_calls(calls: list[dict]) -> dict:
@@ -112,19 +125,9 @@ def stacked_calls(calls: list[dict]) -> dict:
     return stacked | {"kappa": _stacked([c["kappa"] for c in calls])}
 
 
-def stacked_rows(stacked: dict, rows: np.ndarray, n: int) -> dict:
-    """:func:`stacked_calls`' arguments over ``n`` rows at the rows ``rows``."""
-
-    def pick(v):
-        return v.take(rows, axis=-1) if isinstance(v, np.ndarray) and v.shape[-1:] == (n,) else v
-
-    return {k: type(v)._make(pick(f) for f in v) if isinstance(v, tuple) else pick(v)
-            for k, v in stacked.items()}  # fmt: skip
-
-
-def evaluate_stacked(stacked: dict, count: int) -> list[tuple[dict, dict]]:
-    """physical_evaluate of :func:`stacked_calls`' arguments, split into its ``count`` calls."""
-    terms, times = physical_evaluate(**stacked)
+def split_calls(found: tuple[dict, dict], count: int) -> list[tuple[dict, dict]]:
+    """An evaluation of :func:`stacked_calls`' arguments, split into its ``count`` calls."""
+    terms, times = found
     return [({k: v[i] for k, v in terms.items()}, {k: v[i] for k, v in times.items()})
             for i in range(count)]  # fmt: skip
 

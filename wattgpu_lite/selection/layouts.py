@@ -17,11 +17,12 @@ has one layout per count. The columns that say why one wins:
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.energy import backbone, backbone_rows, physical
 from wattgpu_lite.energy.occupancy import replica_weight_bytes
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.predict.api import check_num_gpus
@@ -57,9 +58,10 @@ def step_shares(llm, plans, t_in, t_out, batch, weights, constants,
         rows, _ = backbone_rows.build([llm] * len(plans), [g for g, _ in plans], t_in, t_out,
                           [p for _, p in plans], [weights] * len(plans))  # fmt: skip
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
-    full = backbone.step_time_s(rows, b, constants)
-    links = backbone.step_time_s(ideal_links(rows), b, constants)
-    ideal = backbone.step_time_s(ideal_links(rows, whole=True), b, constants)
+    three = (rows, ideal_links(rows), ideal_links(rows, whole=True))
+    found = physical.physical_evaluate_each([backbone.request_call(r, b, constants) for r in three])
+    # backbone.step_time_s of each, from one evaluation of the physics
+    full, links, ideal = (backbone.step_from_times(rows.t_out, b, f[1], constants) for f in found)
     return {"comm_share": 1.0 - links / full, "layout_share": 1.0 - ideal / full}
 
 
@@ -103,8 +105,20 @@ def layout_why(table) -> np.ndarray:
 def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.DataFrame]:
     """(valid (GPU, layout) pairs, a table of the refused ones with why): every layout of
     :func:`~wattgpu_lite.selection.layouts.layouts_for` each count (or the ``layouts`` given)
-    must split heads and experts evenly, and several GPUs need the interconnect bandwidth."""
-    tried = _tried_layouts(model, gpu_counts, layouts)
+    must split heads and experts evenly, and several GPUs need the interconnect bandwidth.
+    The answer depends on the specs alone (frozen, hashable records), so it is kept per (model,
+    GPUs, layouts) (:func:`_deployments`; the refused table is shared: read it, do not change
+    it)."""
+    valid, refused = _deployments(
+        model, tuple(devices), tuple(_tried_layouts(model, gpu_counts, layouts))
+    )
+    return list(valid), refused
+
+
+@lru_cache(maxsize=64)
+def _deployments(model, devices: tuple, tried: tuple) -> tuple[tuple, pd.DataFrame]:
+    """:func:`deployments` of the layouts ``tried``: each pair checked by the one layout check
+    (:func:`~wattgpu_lite.hybrid.predict.api.check_num_gpus`)."""
     valid, refused = [], []
     for g in devices:
         for lay in tried:
@@ -114,8 +128,8 @@ def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.Data
                 refused.append((g.name, lay.num_gpus, lay.label, lay.tp, lay.ep, str(err)))
     columns = ["gpu", "num_gpus", "layout", "tp", "ep", "why_not"]
     if not refused:
-        return valid, pd.DataFrame([], columns=columns)
-    return valid, pd.DataFrame({c: [r[i] for r in refused] for i, c in enumerate(columns)})
+        return tuple(valid), pd.DataFrame([], columns=columns)
+    return tuple(valid), pd.DataFrame({c: [r[i] for r in refused] for i, c in enumerate(columns)})
 
 
 def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:

@@ -38,11 +38,15 @@ class Replicas:
     rows: backbone.Rows
     cap: np.ndarray  # KV capacity in sequences (< 1: the weights do not fit)
     capacity_qps: np.ndarray  # cap / (T_out · s(cap)), at a capacity of at least 1
-    corrected: np.ndarray  # row indices the learned ITL correction applies to
+    static_of: np.ndarray  # per row, its position in ``static`` (-1: no learned ITL correction)
     one_sided: np.ndarray  # per row: beyond the training context, the factor is at least 1
     static: np.ndarray  # their correction inputs but the load (columns of the forest)
     fixed: FixedCodes | None  # what ``static`` gives the forest (None: the forest is walked)
-    physics: dict  # the floor's, bytes per FLOP's and step time's physics arguments, stacked
+    # the floor's, bytes per FLOP's and step time's physics symbols, stacked: those with one
+    # value per row in ``per_row`` (one take a round, :func:`_per_row_matrix`), the others here
+    physics: dict
+    per_row: np.ndarray  # (values, rows): every per-row symbol's values
+    slots: dict  # symbol -> its row (1-D symbols) or rows (a slice: stacked) of ``per_row``
 
 
 def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
@@ -67,7 +71,27 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
     beyond = intervals.beyond_context(model, intervals.support_values(rows))
     batch = np.ones(n)  # each round's batch replaces it
     calls = [*bounds.floor_calls(rows, batch), backbone.request_call(rows, batch, model.constants)]
-    return Replicas(rows, cap, capacity, idx, beyond, static, fixed, physical.stacked_calls(calls))
+    physics = physical.symbol_arrays(**physical.stacked_calls(calls))
+    per_row, slots = _per_row_matrix(physics, n)
+    static_of = np.full(n, -1)
+    static_of[idx] = np.arange(len(idx))
+    return Replicas(rows, cap, capacity, static_of, beyond, static, fixed,
+                    {k: v for k, v in physics.items() if k not in slots}, per_row, slots)  # fmt: skip
+
+
+def _per_row_matrix(physics: dict, n: int) -> tuple[np.ndarray, dict]:
+    """(matrix, slots): the symbols of ``physics`` with one value per row (last axis ``n``; the
+    others broadcast) stacked as the rows of one (values, n) matrix, and where each one lies in
+    it: a round takes the rows it evaluates once, and each symbol is a view of the taken matrix
+    (the same values)."""
+    slots, parts, at = {}, [], 0
+    for k, v in physics.items():
+        if v.shape[-1:] == (n,):
+            size = 1 if v.ndim == 1 else v.shape[0]
+            slots[k] = at if v.ndim == 1 else slice(at, at + size)
+            parts.append(v.reshape(size, n))
+            at += size
+    return np.concatenate(parts) if parts else np.zeros((0, n)), slots
 
 
 def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.ndarray):
@@ -77,18 +101,18 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     t_out = rep.rows.t_out[row_of]
     flat = load.ravel()
     batch = np.minimum(1.0 + flat, np.maximum(rep.cap[row_of], 1.0))
-    args = physical.stacked_rows(rep.physics, row_of, len(rep.cap))
-    args["workload"] = args["workload"]._replace(batch=batch)
-    found = physical.evaluate_stacked(args, 3)
+    taken = rep.per_row.take(row_of, axis=1)
+    args = rep.physics | {k: taken[at] for k, at in rep.slots.items()}
+    args[physical.BATCH] = batch
+    found = physical.split_calls(physical.evaluate_symbols(args), 3)
     floor, per_flop = bounds.floors_from(t_out, batch, found)
     step = backbone.step_from_times(t_out, batch, found[2][1], model.constants)
     itl = step.copy()
-    static_of = np.full(len(rep.cap), -1)  # a row's position among the corrected ones
-    static_of[rep.corrected] = np.arange(len(rep.corrected))
-    where = np.flatnonzero(static_of[row_of] >= 0)
+    static_of = rep.static_of[row_of]
+    where = np.flatnonzero(static_of >= 0)
     if len(where):
         corr = model.corrections["itl"]
-        static_row = static_of[row_of[where]]
+        static_row = static_of[where]
         x = rep.static[static_row]
         loads = load_features(
             {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},

