@@ -5,7 +5,7 @@
     read_csv(path)              # a DataFrame, or DataFileError naming the file
     read_bytes(path)            # the bytes, checked against data/MANIFEST.sha256 if shipped
 
-The readers catch OS, decode and parse errors (JSON: :func:`~wattgpu_lite.jsonio.parse_json`), cap the
+The readers catch OS, decode and parse errors (JSON: :func:`parse_json`), cap the
 size, and never ask the file system about a string that cannot be a path. Every read of a file
 in the data folder hashes the bytes it returns and compares them with the folder's manifest, which
 :data:`MANIFEST_SHA256` pins (``sha256=None``: a user's own file; a hex digest pins another one).
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -23,13 +24,13 @@ from typing import Any
 import pandas as pd
 
 from wattgpu_lite.errors import DataFileError, WattGPUError
-from wattgpu_lite.jsonio import MAX_DEPTH, parse_json
-from wattgpu_lite.paths import NAME_MAX, as_path, is_file
 
 ENV_DATA = "WATTGPU_LITE_DATA"  # a folder to read the data from instead (tests, tampering)
 MANIFEST = "MANIFEST.sha256"
 FROM_MANIFEST = "manifest"  # sha256= default: the manifest's digest for a shipped file, else none
 MAX_BYTES = 16 * 2**20  # the largest shipped file is ~1.4 MB; a config.json a few kB
+MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests deeper than ~6
+NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
 MANIFEST_SHA256 = "0b1528d702685fef46bc6c2b446bf259d9219bf3f4605d6fa17a8e8a4406a629"
@@ -89,6 +90,26 @@ def fix_for(path: Any) -> str:
     file = as_path(path)
     name = shipped_name(file) if file is not None else None
     return restore_hint(name) if name else "check the file, or write it again with the kit"
+
+
+def as_path(value: Any) -> Path | None:
+    """``value`` as a Path if it can name a file (str or PathLike, no NUL, parts <= 255 bytes,
+    whole <= 4096 bytes), else None. Never touches the file system."""
+    try:
+        raw = os.fsencode(value) if isinstance(value, str | os.PathLike) else b""
+    except (TypeError, ValueError):
+        raw = b""
+    short = raw and len(raw) <= PATH_MAX and max(map(len, raw.split(b"/"))) <= NAME_MAX
+    return Path(os.fsdecode(raw)) if short and b"\0" not in raw else None
+
+
+def is_file(value: Any) -> bool:
+    """True if ``value`` names an existing regular file; False (never an error) otherwise."""
+    path = as_path(value)
+    try:
+        return path is not None and path.is_file()
+    except (OSError, ValueError):
+        return False
 
 
 def refuse_folder(value: Any, what: str, inside: str | None, error: type[WattGPUError]) -> None:
@@ -205,6 +226,76 @@ def read_bytes(
         why = f"cannot be read ({err.strerror or err}); check the path and its permissions"
         raise error(f"{what} {file}: {why}") from None
     return data
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth of parsed JSON (iterative: no recursion limit of its own)."""
+    deepest, stack = 1, [(value, 1)] if isinstance(value, dict | list) else []
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    return deepest
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object that holds one key twice (``json`` would silently keep the last value)."""
+
+    def __init__(self, key: str, first: Any, last: Any):
+        twice = f"key {key!r} appears twice in one object ({key!r}: {first!r:.40} and {key!r}:"
+        unclear = "JSON keeps only the last, so which one is meant is unclear"
+        super().__init__(f"{twice} {last!r:.40}); {unclear}: write {key!r} once")
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s ``object_pairs_hook``: the object as a dict, or :class:`DuplicateKeyError`
+    naming a key written twice (whatever the values: a file that says a thing twice is refused)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key, out[key], value)
+        out[key] = value
+    return out
+
+
+def parse_json(
+    data: bytes,
+    label: str,
+    *,
+    want: type | None = dict,
+    error: type[WattGPUError] = DataFileError,
+    max_depth: int = MAX_DEPTH,
+) -> Any:
+    """JSON from bytes: UTF-8 (a leading byte-order mark, as Windows editors write, is skipped),
+    no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""
+    too_deep = f"{label}: nested deeper than {max_depth} levels; check it is the right file"
+    try:
+        text = data.decode("utf-8-sig")
+        value = json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys)
+    except UnicodeDecodeError:
+        raise error(f"{label}: not UTF-8 text (a binary file?); pass a JSON file") from None
+    except RecursionError:
+        raise error(too_deep) from None
+    except DuplicateKeyError as err:
+        raise error(f"{label}: {err}") from None
+    except json.JSONDecodeError as err:  # the syntax: say where, not what else JSON forbids
+        there = "fix the file there (JSON has no comments, trailing commas or single quotes)"
+        raise error(f"{label}: not valid JSON ({err}); {there}") from None
+    except ValueError as err:
+        nan = "fix the file (NaN and Infinity are not allowed: write a number or leave the key out)"
+        raise error(f"{label}: not valid JSON ({err}); {nan}") from None
+    if _depth(value) > max_depth:
+        raise error(too_deep)
+    if want is not None and not isinstance(value, want):
+        kind = {dict: "an object {...}", list: "a list [...]"}.get(want, want.__name__)
+        holds = f"holds {type(value).__name__} where {kind} is expected"
+        raise error(f"{label}: {holds}; pass a JSON file whose top level is {kind}")
+    return value
 
 
 def read_json(

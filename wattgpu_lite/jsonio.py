@@ -1,4 +1,4 @@
-"""The kit's one JSON writer (every ``to_json``/``to_dict`` and the CLI's ``--json``) and reader.
+"""The kit's one JSON writer: every ``to_json``/``to_dict`` and the CLI's ``--json`` go through it.
 
     json_safe({"a": np.float64("nan"), "b": (1, np.int64(2))})   # -> {"a": None, "b": [1, 2]}
     dumps(doc)                                                      # strict JSON text
@@ -9,10 +9,6 @@ field (a result at infinity means the input lies outside what the model answers)
 non-standard ``Infinity``. ``number`` (optional) rewrites each finite float: :func:`rounded`, the
 one form of every ``to_json()`` and ``--json``, keeps :data:`JSON_DIGITS` significant figures and
 writes an integral count (``num_gpus``, ``t_out``, ...) as an int.
-
-:func:`parse_json` reads JSON strictly: UTF-8 (a leading byte-order mark skipped), no NaN or
-Infinity, no key written twice in one object (:func:`unique_keys`: ``json`` would keep the last
-value silently), a capped depth and the expected top-level type; each refusal names the file.
 """
 
 from __future__ import annotations
@@ -24,10 +20,9 @@ from typing import Any
 
 import pandas as _pd
 
-from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
+from wattgpu_lite.errors import InvalidInputError
 
 Number = Callable[[str, float], Any]
-MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests deeper than ~6
 JSON_DIGITS = 6  # significant figures of every number in to_json(), --json, .json, .csv, .parquet
 # fields that count things: an integral float there (a pandas column with gaps) is written as an int
 COUNT_KEYS = frozenset({"replicas", "num_gpus", "tp", "ep", "max_batch", "t_in", "t_out", "rank",
@@ -135,83 +130,3 @@ def document_frame(table, kind: str, tables: dict | None = None, **fields: Any) 
     out = DocumentFrame(table)
     out.attrs["document"] = {"kind": kind, "fields": fields, "tables": tables}
     return out
-
-
-def _depth(value: Any) -> int:
-    """Nesting depth of parsed JSON (iterative: no recursion limit of its own)."""
-    deepest, stack = 1, [(value, 1)] if isinstance(value, dict | list) else []
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        children = node.values() if isinstance(node, dict) else node
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return deepest
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-class DuplicateKeyError(ValueError):
-    """A JSON object that holds one key twice (``json`` would silently keep the last value)."""
-
-    def __init__(self, key: str, first: Any, last: Any):
-        super().__init__(
-            f"key {key!r} appears twice in one object ({key!r}: {first!r:.40} and "
-            f"{key!r}: {last!r:.40}); JSON keeps only the last, so which one is meant is "
-            f"unclear: write {key!r} once"
-        )
-
-
-def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json``'s ``object_pairs_hook``: the object as a dict, or :class:`DuplicateKeyError`
-    naming a key written twice (whatever the values: a file that says a thing twice is refused,
-    not read by its last line)."""
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise DuplicateKeyError(key, out[key], value)
-        out[key] = value
-    return out
-
-
-def parse_json(
-    data: bytes,
-    label: str,
-    *,
-    want: type | None = dict,
-    error: type[WattGPUError] = DataFileError,
-    max_depth: int = MAX_DEPTH,
-) -> Any:
-    """JSON from bytes: UTF-8 (a leading byte-order mark, as Windows editors write, is skipped),
-    no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""
-    too_deep = f"{label}: nested deeper than {max_depth} levels; check it is the right file"
-    try:
-        value = json.loads(
-            data.decode("utf-8-sig"), parse_constant=_no_constant, object_pairs_hook=unique_keys
-        )
-    except UnicodeDecodeError:
-        raise error(f"{label}: not UTF-8 text (a binary file?); pass a JSON file") from None
-    except RecursionError:
-        raise error(too_deep) from None
-    except DuplicateKeyError as err:
-        raise error(f"{label}: {err}") from None
-    except json.JSONDecodeError as err:  # the syntax: say where, not what else JSON forbids
-        raise error(
-            f"{label}: not valid JSON ({err}); fix the file there (JSON has no "
-            "comments, trailing commas or single quotes)"
-        ) from None
-    except ValueError as err:
-        raise error(
-            f"{label}: not valid JSON ({err}); fix the file (NaN and Infinity are "
-            "not allowed: write a number or leave the key out)"
-        ) from None
-    if _depth(value) > max_depth:
-        raise error(too_deep)
-    if want is not None and not isinstance(value, want):
-        kind = {dict: "an object {...}", list: "a list [...]"}.get(want, want.__name__)
-        raise error(
-            f"{label}: holds {type(value).__name__} where {kind} is expected; "
-            f"pass a JSON file whose top level is {kind}"
-        )
-    return value
