@@ -152,9 +152,8 @@ def _unlisted(folder: Path, listed: dict[str, str], most: int = 5) -> list[str]:
     """Up to ``most`` files of ``folder`` a manifest does not list (the manifest aside)."""
     try:
         names = (p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if p.is_file())
-        return [n for n in names if n != MANIFEST and "__pycache__" not in n and n not in listed][
-            :most
-        ]
+        found = [n for n in names if n != MANIFEST and "__pycache__" not in n and n not in listed]
+        return found[:most]
     except OSError:
         return []
 

@@ -143,10 +143,10 @@ def _predictions(seed: int, n_llms: int, n_gpus: int, repeats: int) -> pd.DataFr
     """Out-of-fold predictions in the shape of notebook 04's ``library``: llm, gpu, scenario,
     y_true, y_pred (one row per run)."""
     rng = np.random.default_rng(seed)
-    grid = itertools.product(
+    runs = itertools.product(
         range(n_llms), range(n_gpus), ("offline", "server_low"), range(repeats)
     )
-    rows = [(f"llm{i}", f"gpu{g}", s) for i, g, s, _ in grid]
+    rows = [(f"llm{i}", f"gpu{g}", s) for i, g, s, _ in runs]
     frame = pd.DataFrame(rows, columns=["llm", "gpu", "scenario"])
     frame["y_true"] = rng.uniform(0.01, 0.1, len(frame))
     frame["y_pred"] = frame["y_true"] * rng.lognormal(0.0, 0.5, len(frame))
@@ -187,15 +187,8 @@ def _plans(seed: int, sla_ms: float) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     itl = np.concatenate([[sla_ms, sla_ms * 0.7, sla_ms * 1.2], rng.uniform(0.3, 1.5, 9) * sla_ms])
     hi = itl * np.concatenate([[1.0, sla_ms / (sla_ms * 0.7), 1.3], rng.uniform(1.0, 1.6, 9)])
-    gpus = [f"gpu{i}" for i in range(len(itl))]
-    columns = {
-        "gpu": gpus,
-        "itl_ms": itl,
-        "itl_ms_hi": hi,
-        "fits": True,
-        "meets_sla": itl <= sla_ms,
-    }
-    return pd.DataFrame(columns)
+    plans = pd.DataFrame({"gpu": [f"gpu{i}" for i in range(len(itl))], "itl_ms": itl})
+    return plans.assign(itl_ms_hi=hi, fits=True, meets_sla=itl <= sla_ms)
 
 
 def verdict_cases() -> list[Case]:

@@ -94,9 +94,8 @@ def _same_numbers(expected: Any, got: Any, exact: bool) -> bool:
         e, g = np.asarray(expected), np.asarray(got)
         if exact or e.shape != g.shape:
             return e.shape == g.shape and bool(np.array_equal(e, g))
-        return bool(
-            np.allclose(g.astype(float), e.astype(float), rtol=RTOL, atol=0, equal_nan=True)
-        )
+        close = np.allclose(g.astype(float), e.astype(float), rtol=RTOL, atol=0, equal_nan=True)
+        return bool(close)
     except (TypeError, ValueError):
         return False
 

@@ -120,10 +120,9 @@ def pick(cfg: dict[str, Any], field: str, default: Any = None) -> Any:
         return found[1]
     if default is not None:
         return default
-    fix = "Add one of these keys (see the model's config.json on the Hugging Face Hub)."
-    raise ConfigError(
-        f"config.json lacks {field!r}: looked for {', '.join(SPELLINGS[field])}. {fix}"
-    )
+    lacks = f"config.json lacks {field!r}: looked for {', '.join(SPELLINGS[field])}"
+    hub = "see the model's config.json on the Hugging Face Hub"
+    raise ConfigError(f"{lacks}. Add one of these keys ({hub}).")
 
 
 def kv_heads(cfg: dict[str, Any], n_heads: int, model_type: str) -> int:
@@ -150,9 +149,8 @@ def head_dim(cfg: dict[str, Any], hidden_size: int, n_heads: int) -> int:
     if found is not None:
         return as_int(*found)
     if hidden_size % n_heads:
-        raise ConfigError(
-            f"hidden_size {hidden_size} is not divisible by {n_heads} heads; add head_dim"
-        )
+        not_divisible = f"hidden_size {hidden_size} is not divisible by {n_heads} heads"
+        raise ConfigError(f"{not_divisible}; add head_dim")
     return hidden_size // n_heads
 
 
@@ -173,10 +171,8 @@ def block_recipe(cfg: dict[str, Any], model_type: str) -> Family:
     new_falcon = model_type in ("falcon", "RefinedWeb") and cfg.get("new_decoder_architecture")
     norms = 2 if new_falcon or model_type == "RefinedWeb" else None
     mlp_bias = _stated(cfg, ("mlp_bias",), all_bias)
-    fam = family(model_type)
-    return with_overrides(
-        fam, qkv_bias=qkv, o_bias=attn_bias, mlp_bias=mlp_bias, norms_per_layer=norms
-    )
+    biases = {"qkv_bias": qkv, "o_bias": attn_bias, "mlp_bias": mlp_bias}
+    return with_overrides(family(model_type), **biases, norms_per_layer=norms)
 
 
 def ffn_width(cfg: dict[str, Any], d: int, fam: Family) -> int:

@@ -217,9 +217,8 @@ def _record_number(field: str, value: Any, *, whole: bool) -> int | float:
     """A count or size of an LLM record, >= 0 (the kit's one strict conversion)."""
     check = check_count if whole else check_number
     fix = f"write {field} as a {'whole ' if whole else ''}number from 0 to {RECORD_MAX:.0e}"
-    return check(
-        field, value, 0, RECORD_MAX, error=ConfigError, label=f"LLM field {field!r}", fix=fix
-    )
+    label = f"LLM field {field!r}"
+    return check(field, value, 0, RECORD_MAX, error=ConfigError, label=label, fix=fix)
 
 
 def _field_error(field: str, problem: str) -> ConfigError:
