@@ -1,20 +1,14 @@
 """Every file the kit reads, read one safe way, and every shipped file checked against its sha256.
 
-    data_dir()                      # $WATTGPU_LITE_DATA, else wattgpu_lite/_data (a wheel), else data/
-    read_json(path, want=dict)      # a JSON object, or DataFileError (or ``error=``) naming the file
-    read_csv(path)                  # a DataFrame, or DataFileError naming the file
-    read_bytes(path)                # the bytes, checked against data/MANIFEST.sha256 if shipped
+    data_dir()                  # $WATTGPU_LITE_DATA, else wattgpu_lite/_data (a wheel), else data/
+    read_json(path, want=dict)  # a JSON object, or DataFileError (or ``error=``) naming the file
+    read_csv(path)              # a DataFrame, or DataFileError naming the file
+    read_bytes(path)            # the bytes, checked against data/MANIFEST.sha256 if shipped
 
-The readers catch OS, decode, JSON and recursion errors, refuse NaN/Infinity and a key written
-twice in one object (:func:`unique_keys`) in JSON, cap size and depth, and never ask the file
-system about a string that cannot be a path (a NUL byte, a part longer than 255 bytes, a whole
-longer than 4096). Every read of a file inside the data folder
-hashes the bytes it returns and compares them with the folder's ``MANIFEST.sha256`` (no cache by
-size or mtime: what is checked is what is read); ``sha256=None`` skips the check for a user's own
-file, a hex digest pins another one. The manifest itself is pinned: its sha256 is
-:data:`MANIFEST_SHA256` below (``data/scripts/update_manifest.py`` rewrites it), so a line removed
-or a digest updated in it is refused before any of it is trusted. A file the manifest lists but
-the folder lacks is a DataFileError saying how to restore it.
+The readers catch OS, decode and parse errors (JSON: :func:`parse_json`), cap the
+size, and never ask the file system about a string that cannot be a path. Every read of a file
+in the data folder hashes the bytes it returns and compares them with the folder's manifest, which
+:data:`MANIFEST_SHA256` pins (``sha256=None``: a user's own file; a hex digest pins another one).
 """
 
 from __future__ import annotations
@@ -43,11 +37,8 @@ MANIFEST_SHA256 = "0b1528d702685fef46bc6c2b446bf259d9219bf3f4605d6fa17a8e8a4406a
 
 
 def data_dir() -> Path:
-    """$WATTGPU_LITE_DATA if set, else wattgpu_lite/_data in an installed wheel, else data/.
-
-    The first call for a folder checks every file its manifest lists (:func:`verify_folder`), so
-    a module that reads a shipped file by other means still never reads a changed one.
-    """
+    """$WATTGPU_LITE_DATA if set, else wattgpu_lite/_data in an installed wheel, else data/; the
+    first call for a folder checks every file its manifest lists (:func:`verify_folder`)."""
     folder = _folder()
     verify_folder(folder)
     return folder
@@ -77,21 +68,21 @@ def verify_folder(folder: Path) -> int:
 
 
 def _missing(name: str, folder: Path) -> DataFileError:
-    return DataFileError(f"{name}: listed in {MANIFEST} but missing from {folder}, so the kit "
-                         f"is incomplete; {restore_hint(name)}")  # fmt: skip
+    missing = f"{name}: listed in {MANIFEST} but missing from {folder}, so the kit is incomplete"
+    return DataFileError(f"{missing}; {restore_hint(name)}")
 
 
 def restore_hint(name: str) -> str:
     """What to do about a changed or missing shipped file, for this kind of install."""
     if os.environ.get(ENV_DATA):
-        return (f"copy {name} again from the kit's data/ into ${ENV_DATA}="
-                f"{os.environ[ENV_DATA]} (if data/ lacks it too, `git checkout data/` or "
-                "reinstall the kit); the manifest is pinned by the kit's code, so a changed "
-                "folder cannot be made trusted by editing its manifest")  # fmt: skip
+        again = f"copy {name} again from the kit's data/ into ${ENV_DATA}={os.environ[ENV_DATA]}"
+        lacks = "(if data/ lacks it too, `git checkout data/` or reinstall the kit)"
+        pinned = "the manifest is pinned by the kit's code, so a changed folder cannot be made"
+        return f"{again} {lacks}; {pinned} trusted by editing its manifest"
     if (Path(__file__).parent / "_data").is_dir():
         return "reinstall the kit (pip install --force-reinstall wattgpu_lite); do not edit it"
-    return (f"restore it with `git checkout data/{name}`; if you changed it on purpose, run "
-            "data/scripts/update_manifest.py")  # fmt: skip
+    on_purpose = "if you changed it on purpose, run data/scripts/update_manifest.py"
+    return f"restore it with `git checkout data/{name}`; {on_purpose}"
 
 
 def fix_for(path: Any) -> str:
@@ -104,15 +95,12 @@ def fix_for(path: Any) -> str:
 def as_path(value: Any) -> Path | None:
     """``value`` as a Path if it can name a file (str or PathLike, no NUL, parts <= 255 bytes,
     whole <= 4096 bytes), else None. Never touches the file system."""
-    if not isinstance(value, str | os.PathLike):
-        return None
     try:
-        raw = os.fsencode(value)
+        raw = os.fsencode(value) if isinstance(value, str | os.PathLike) else b""
     except (TypeError, ValueError):
-        return None
-    if not raw or b"\0" in raw or len(raw) > PATH_MAX:
-        return None
-    return Path(os.fsdecode(raw)) if all(len(p) <= NAME_MAX for p in raw.split(b"/")) else None
+        raw = b""
+    short = raw and len(raw) <= PATH_MAX and max(map(len, raw.split(b"/"))) <= NAME_MAX
+    return Path(os.fsdecode(raw)) if short and b"\0" not in raw else None
 
 
 def is_file(value: Any) -> bool:
@@ -125,31 +113,29 @@ def is_file(value: Any) -> bool:
 
 
 def refuse_folder(value: Any, what: str, inside: str | None, error: type[WattGPUError]) -> None:
-    """``error`` if ``value`` names an existing folder (a model's download folder, say): the kit
-    reads one file, and says which (``inside``, where the folder holds it)."""
+    """``error`` if ``value`` names a folder (a model's download): the kit reads one file."""
     path = as_path(value)
     try:
         if path is None or not path.is_dir():
             return
     except (OSError, ValueError):
         return
-    file = path / inside if inside else None
-    fix = (f"pass the file inside it: {str(file)!r}" if file is not None and is_file(file)
-           else f"pass the path of the {what} file itself")  # fmt: skip
+    fix = f"pass the path of the {what} file itself"
+    if inside and is_file(path / inside):
+        fix = f"pass the file inside it: {str(path / inside)!r}"
     raise error(f"{str(value)!r} is a folder, not a {what} file; {fix}")
 
 
 @lru_cache(maxsize=8)
 def _manifest(folder: Path) -> dict[str, str]:
-    """name -> sha256 of a data folder's MANIFEST.sha256 (``sha256sum -c`` format), once its
-    own sha256 is the pinned :data:`MANIFEST_SHA256`."""
+    """name -> sha256 of a folder's MANIFEST.sha256 (``sha256sum`` format), itself pinned."""
     try:
         raw = (folder / MANIFEST).read_bytes()
         lines = raw.decode("utf-8").splitlines()
         listed = {name: digest for digest, name in (ln.split("  ", 1) for ln in lines if ln)}
     except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise DataFileError(f"{MANIFEST} in {folder} cannot be read ({err}); "
-                            f"{restore_hint(MANIFEST)}") from None  # fmt: skip
+        why = f"cannot be read ({err}); {restore_hint(MANIFEST)}"
+        raise DataFileError(f"{MANIFEST} in {folder} {why}") from None
     actual = hashlib.sha256(raw).hexdigest()
     if actual != MANIFEST_SHA256:
         unlisted = _unlisted(folder, listed)
@@ -167,9 +153,9 @@ def _unlisted(folder: Path, listed: dict[str, str], most: int = 5) -> list[str]:
     try:
         names = (p.relative_to(folder).as_posix() for p in sorted(folder.rglob("*")) if p.is_file())
         found = [n for n in names if n != MANIFEST and "__pycache__" not in n and n not in listed]
+        return found[:most]
     except OSError:
         return []
-    return found[:most]
 
 
 def shipped_name(path: Path) -> str | None:
@@ -187,14 +173,13 @@ def expected_sha256(path: Path) -> str | None:
         return None
     digest = _listed(name)
     if digest is None:
-        raise DataFileError(f"{name}: not listed in {MANIFEST}, so it is not a file the kit "
-                            f"shipped; {restore_hint(name)}")  # fmt: skip
+        unlisted = f"not listed in {MANIFEST}, so it is not a file the kit shipped"
+        raise DataFileError(f"{name}: {unlisted}; {restore_hint(name)}")
     return digest
 
 
 def _listed(name: str) -> str | None:
-    """The pinned manifest's sha256 of ``name`` (None if unlisted); a manifest that is not the
-    pinned one is a DataFileError naming ``name`` first."""
+    """The pinned manifest's sha256 of ``name`` (None if unlisted), or DataFileError naming it."""
     try:
         return _manifest(_folder().resolve()).get(name)
     except DataFileError as err:
@@ -205,10 +190,9 @@ def _check_digest(data: bytes, expected: str, name: str) -> None:
     """DataFileError naming ``name`` unless the sha256 of exactly these bytes is ``expected``."""
     actual = hashlib.sha256(data).hexdigest()
     if actual != expected:
-        raise DataFileError(
-            f"{name}: checksum mismatch, sha256 {actual[:12]}… is not the {expected[:12]}… expected, so "
-            f"its numbers cannot be trusted (the file was changed or damaged); {restore_hint(name)}"
-        )
+        mismatch = f"checksum mismatch, sha256 {actual[:12]}… is not the {expected[:12]}… expected"
+        why = "so its numbers cannot be trusted (the file was changed or damaged)"
+        raise DataFileError(f"{name}: {mismatch}, {why}; {restore_hint(name)}")
 
 
 def read_bytes(
@@ -219,11 +203,11 @@ def read_bytes(
     error: type[WattGPUError] = DataFileError,
     max_bytes: int = MAX_BYTES,
 ) -> bytes:
-    """The bytes of a file, size-capped and checked against ``sha256`` (see the module doc)."""  # fmt: skip
+    """The bytes of a file, size-capped and checked against ``sha256`` (see the module doc)."""
     file = as_path(path)
     if file is None:
-        raise error(f"{what} {str(path)[:80]!r}: not a usable file path (empty, a NUL byte, or "
-                    f"a name over {NAME_MAX} bytes); pass the path of a JSON or CSV file")  # fmt: skip
+        why = f"not a usable file path (empty, a NUL byte, or a name over {NAME_MAX} bytes)"
+        raise error(f"{what} {str(path)[:80]!r}: {why}; pass the path of a JSON or CSV file")
     try:
         if not file.is_file():  # a file the (pinned) manifest lists: DataFileError, restore it
             name = shipped_name(file) if sha256 == FROM_MANIFEST else None
@@ -231,16 +215,15 @@ def read_bytes(
                 raise _missing(name, _folder())
             raise error(f"{what} {file}: not found or not a regular file; check the path")
         if file.stat().st_size > max_bytes:
-            raise error(
-                f"{what} {file}: larger than {max_bytes:,} bytes; check it is the right file"
-            )
+            size = f"larger than {max_bytes:,} bytes; check it is the right file"
+            raise error(f"{what} {file}: {size}")
         data = file.read_bytes()
         expected = expected_sha256(file) if sha256 == FROM_MANIFEST else sha256
         if expected is not None:
             _check_digest(data, expected, shipped_name(file) or file.name)
     except OSError as err:
-        raise error(f"{what} {file}: cannot be read ({err.strerror or err}); check the path "
-                    "and its permissions") from None  # fmt: skip
+        why = f"cannot be read ({err.strerror or err}); check the path and its permissions"
+        raise error(f"{what} {file}: {why}") from None
     return data
 
 
@@ -263,17 +246,14 @@ class DuplicateKeyError(ValueError):
     """A JSON object that holds one key twice (``json`` would silently keep the last value)."""
 
     def __init__(self, key: str, first: Any, last: Any):
-        super().__init__(
-            f"key {key!r} appears twice in one object ({key!r}: {first!r:.40} and "
-            f"{key!r}: {last!r:.40}); JSON keeps only the last, so which one is meant is "
-            f"unclear: write {key!r} once"
-        )
+        twice = f"key {key!r} appears twice in one object ({key!r}: {first!r:.40} and {key!r}:"
+        unclear = "JSON keeps only the last, so which one is meant is unclear"
+        super().__init__(f"{twice} {last!r:.40}); {unclear}: write {key!r} once")
 
 
 def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """``json``'s ``object_pairs_hook``: the object as a dict, or :class:`DuplicateKeyError`
-    naming a key written twice (whatever the values: a file that says a thing twice is refused,
-    not read by its last line)."""
+    naming a key written twice (whatever the values: a file that says a thing twice is refused)."""
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
@@ -291,11 +271,11 @@ def parse_json(
     max_depth: int = MAX_DEPTH,
 ) -> Any:
     """JSON from bytes: UTF-8 (a leading byte-order mark, as Windows editors write, is skipped),
-    no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""  # fmt: skip
+    no NaN/Infinity, depth <= ``max_depth``, of type ``want``."""
     too_deep = f"{label}: nested deeper than {max_depth} levels; check it is the right file"
     try:
-        value = json.loads(data.decode("utf-8-sig"), parse_constant=_no_constant,
-                           object_pairs_hook=unique_keys)  # fmt: skip
+        text = data.decode("utf-8-sig")
+        value = json.loads(text, parse_constant=_no_constant, object_pairs_hook=unique_keys)
     except UnicodeDecodeError:
         raise error(f"{label}: not UTF-8 text (a binary file?); pass a JSON file") from None
     except RecursionError:
@@ -303,17 +283,17 @@ def parse_json(
     except DuplicateKeyError as err:
         raise error(f"{label}: {err}") from None
     except json.JSONDecodeError as err:  # the syntax: say where, not what else JSON forbids
-        raise error(f"{label}: not valid JSON ({err}); fix the file there (JSON has no "
-                    "comments, trailing commas or single quotes)") from None  # fmt: skip
+        there = "fix the file there (JSON has no comments, trailing commas or single quotes)"
+        raise error(f"{label}: not valid JSON ({err}); {there}") from None
     except ValueError as err:
-        raise error(f"{label}: not valid JSON ({err}); fix the file (NaN and Infinity are "
-                    "not allowed: write a number or leave the key out)") from None  # fmt: skip
+        nan = "fix the file (NaN and Infinity are not allowed: write a number or leave the key out)"
+        raise error(f"{label}: not valid JSON ({err}); {nan}") from None
     if _depth(value) > max_depth:
         raise error(too_deep)
     if want is not None and not isinstance(value, want):
         kind = {dict: "an object {...}", list: "a list [...]"}.get(want, want.__name__)
-        raise error(f"{label}: holds {type(value).__name__} where {kind} is expected; "
-                    f"pass a JSON file whose top level is {kind}")  # fmt: skip
+        holds = f"holds {type(value).__name__} where {kind} is expected"
+        raise error(f"{label}: {holds}; pass a JSON file whose top level is {kind}")
     return value
 
 
@@ -327,7 +307,7 @@ def read_json(
     max_bytes: int = MAX_BYTES,
     max_depth: int = MAX_DEPTH,
 ) -> Any:
-    """A JSON file, read safely (see the module doc): ``error`` names the file and the fix."""  # fmt: skip
+    """A JSON file, read safely (see the module doc): ``error`` names the file and the fix."""
     data = read_bytes(path, sha256=sha256, what=what, error=error, max_bytes=max_bytes)
     return parse_json(data, f"{what} {path}", want=want, error=error, max_depth=max_depth)
 
@@ -340,7 +320,7 @@ def read_csv(
     max_bytes: int = MAX_BYTES,
     **options: Any,
 ) -> pd.DataFrame:
-    """A CSV file as a DataFrame (``options`` go to pandas); DataFileError names the file."""  # fmt: skip
+    """A CSV file as a DataFrame (``options`` go to pandas); DataFileError names the file."""
     data = read_bytes(path, sha256=sha256, what=what, max_bytes=max_bytes)
     name = shipped_name(Path(path))
     label, fix = (name, restore_hint(name)) if name else (str(path), "fix the file or pass another")

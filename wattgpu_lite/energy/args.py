@@ -3,27 +3,14 @@
 Every function of :mod:`wattgpu_lite.energy.physical` takes ``(model, workload, hardware, kappa,
 deploy)``: four named records (:class:`ModelRecord`, :class:`Workload`, :class:`Hardware`,
 :class:`Deployment`) of floats or numpy arrays, broadcast together, and the dynamic-energy factor
-kappa. Each field stands for one sympy symbol of :mod:`wattgpu_lite.energy.symbolic_physical`
-(:data:`SYMBOL_NAMES`), and the generated function takes every symbol by keyword, so no value
-reaches the physics by its position. Stack many models field by field:
+kappa (:func:`wattgpu_lite.energy.physical.defaults`). Each field stands for one sympy symbol of
+:mod:`wattgpu_lite.energy.symbolic_physical` (:data:`SYMBOL_NAMES`), and the generated function
+takes every symbol by keyword, so no value reaches the physics by its position. Built by
+:func:`llm_args` (parameters without the gathered input tables; a dense model: always = active,
+one expert, no MoE layer), :func:`gpu_args` / :func:`model_gpu_args` (each tensor group at the
+compute peak of its own format) and :func:`deploy_args` / :func:`single_gpu` (a layout of
+:mod:`wattgpu_lite.specs.layout`); many models stack field by field:
 ``ModelRecord._make(np.array([llm_args(m) for m in models]).T)``.
-
-===========  ====================================================================================
-ModelRecord  :func:`llm_args` — parameters (active, always read, per routed expert), experts
-             (routed, active, MoE layers), layers, widths (hidden, query, cached K+V per token and
-             layer), the sliding-window share and window, the bits per weight of the routed
-             experts and of the always-read weights, and the bits per cached K or V element (the
-             KV cache's format: 16 for "auto"); the parameters exclude the gathered input
-             tables; a dense model has always = active, experts = active experts = 1, no MoE layer
-Workload     prompt tokens, generated tokens, sequences sharing a step
-Hardware     :func:`gpu_args` — J/FLOP, J/bit, peak FLOP/s, peak B/s, TDP and static W, and the
-             routed experts' J/FLOP and peak FLOP/s, per GPU, each tensor group at the compute peak
-             of its own format (:func:`model_gpu_args` reads both formats from a model)
-kappa        dynamic-energy factor (:func:`wattgpu_lite.energy.physical.defaults`)
-Deployment   :func:`deploy_args` — GPUs, tensor- and expert-parallel sizes, per-direction link B/s,
-             collective and per-hop latency (s), all-to-all dispatch (0/1), time per expert group
-             (s) of a layout (:mod:`wattgpu_lite.specs.layout`); :func:`single_gpu` for one GPU
-===========  ====================================================================================
 """
 
 from __future__ import annotations
@@ -33,12 +20,7 @@ from typing import Any, NamedTuple
 
 from wattgpu_lite.energy import coefficients
 from wattgpu_lite.energy.hardware import gpu_coefficients_j
-from wattgpu_lite.energy.precision import (
-    canonical_format,
-    compute_peak_tflops,
-    streamed_bits,
-    streamed_formats,
-)
+from wattgpu_lite.energy.precision import compute_peak_tflops, streamed_bits, streamed_formats
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs.engine import kv_cache_bits
 from wattgpu_lite.specs.layout import as_layout
@@ -113,9 +95,7 @@ SYMBOL_NAMES: dict[type, tuple[str, ...]] = {
 
 def symbol_values(record: NamedTuple) -> dict[str, Value]:
     """{sympy symbol name: value} of one record, field by field (:data:`SYMBOL_NAMES`)."""
-    names = SYMBOL_NAMES[type(record)]
-    return {symbol: getattr(record, field) for symbol, field in zip(names, record._fields,
-                                                                   strict=True)}  # fmt: skip
+    return dict(zip(SYMBOL_NAMES[type(record)], record, strict=True))
 
 
 def llm_args(llm, weights: str | None = None, kv_cache: str | None = None) -> ModelRecord:
@@ -143,14 +123,18 @@ def llm_args(llm, weights: str | None = None, kv_cache: str | None = None) -> Mo
 
 
 def expert_flops_per_token(model: ModelRecord) -> Value:
-    """C_e per token = 2·k·n_moe·N_e [FLOP]: the routed experts' share of 2·N_act, from a model
-    record of :func:`llm_args` (scalars or arrays; 0 for a dense model), as
-    :func:`wattgpu_lite.energy.symbolic_physical.expert_flops` derives it."""
+    """C_e per token = 2·k·n_moe·N_e [FLOP]: the routed experts' share of 2·N_act (0 if dense),
+    as :func:`wattgpu_lite.energy.symbolic_physical.expert_flops` derives it."""
     return 2.0 * model.active_experts * model.moe_layers * model.expert_params
 
 
-def gpu_args(gpu, static_fraction: float, basis: str = "antepara", weights: str | None = None,
-             expert_weights: str | None = None) -> Hardware:  # fmt: skip
+def gpu_args(
+    gpu,
+    static_fraction: float,
+    basis: str = "antepara",
+    weights: str | None = None,
+    expert_weights: str | None = None,
+) -> Hardware:
     """The hardware record of ``gpu``: the always-read weights and attention run in ``weights``
     (None: 16-bit), the routed experts in ``expert_weights`` (None: as ``weights``). Per group,
     alpha = the basis's FP16 energy per FLOP × FP16 peak / that group's peak (spec basis: TDP /
@@ -170,21 +154,22 @@ def gpu_args(gpu, static_fraction: float, basis: str = "antepara", weights: str 
     )
 
 
-def model_gpu_args(llm, gpu, static_fraction: float, basis: str = "antepara",
-                   weights: str | None = None) -> Hardware:  # fmt: skip
+def model_gpu_args(
+    llm, gpu, static_fraction: float, basis: str = "antepara", weights: str | None = None
+) -> Hardware:
     """:func:`gpu_args` for ``llm`` served with ``weights`` (None: its own format), each tensor
-    group at the peak of its own format (:func:`~wattgpu_lite.energy.precision.streamed_formats`)."""
+    group at the peak of its own format (:func:`~wattgpu_lite.energy.precision.streamed_formats`).
+    """
     return gpu_args(gpu, static_fraction, basis, *streamed_formats(llm, weights))
 
 
 def model_peak_kinds(llm, gpu, weights: str | None = None) -> tuple[str, str]:
-    """Which peak ("fp16", "fp8" or "fp4") each tensor group of :func:`model_gpu_args` runs at:
-    (always-read, routed experts)."""
+    """The peak ("fp16", "fp8", "fp4") each tensor group runs at: (always-read, routed experts)."""
     return tuple(compute_peak_tflops(gpu, fmt)[1] for fmt in streamed_formats(llm, weights))
 
 
 def link_kind(gpu) -> str:
-    """ "pcie" for a card whose GPU-to-GPU path is PCIe, else "nvlink" (NVLink, Infinity Fabric)."""
+    """ "pcie" for a card whose GPU-to-GPU path is PCIe, else "nvlink" (or Infinity Fabric)."""
     return "pcie" if str(gpu.interconnect).upper().startswith("PCIE") else "nvlink"
 
 
@@ -192,10 +177,10 @@ def link_bytes_per_s(gpu) -> float:
     """Per-direction GPU-to-GPU bandwidth (B/s): a bidirectional figure is halved."""
     gbs = gpu.interconnect_gbs
     if gbs is None or not math.isfinite(gbs):
+        no = f"GPU {gpu.name!r} has no interconnect bandwidth (interconnect_gbs) in its spec, so"
+        fix = "num_gpus=1 or build the GPU with wl.GPU.from_spec({..., 'interconnect_gbs': ...})"
         raise InvalidInputError(
-            f"GPU {gpu.name!r} has no interconnect bandwidth (interconnect_gbs) in its spec, so "
-            "a multi-GPU estimate cannot time its all-reduces; use num_gpus=1 or build the GPU "
-            "with wl.GPU.from_spec({..., 'interconnect_gbs': ...})."
+            f"{no} a multi-GPU estimate cannot time its all-reduces; use {fix}."
         )
     return gbs * 1e9 / (2.0 if gpu.interconnect_direction == "bidirectional" else 1.0)
 
@@ -205,10 +190,8 @@ UNKNOWN_DOMAIN_GPUS = 8  # a spec without link_domain_gpus: one 8-GPU server, th
 
 def check_link_domain(gpu, num_gpus: int) -> None:
     """Refuse a replica of more GPUs than one link domain joins (``gpu.link_domain_gpus``: an
-    HGX baseboard's 8, an NVL72 rack's 72, a bridge's 2 or 4; :data:`UNKNOWN_DOMAIN_GPUS` when
-    the spec does not say). The all-reduce time t_AR = t_0 + hops·t_hop + bytes / B_link holds
-    on that link only; beyond it the traffic crosses a slower one (another node, or PCIe
-    between bridged cards) that the kit does not model, so it refuses rather than guess."""
+    HGX baseboard's 8, an NVL72 rack's 72, a bridge's 2 or 4; else :data:`UNKNOWN_DOMAIN_GPUS`):
+    t_AR = t_0 + hops·t_hop + bytes / B_link holds on that link only, not on slower ones."""
     domain = gpu.link_domain_gpus
     known = domain is not None and math.isfinite(domain)
     if num_gpus <= (domain if known else UNKNOWN_DOMAIN_GPUS):
@@ -218,10 +201,14 @@ def check_link_domain(gpu, num_gpus: int) -> None:
         said = f"its {gpu.interconnect} joins {domain:g} GPUs{cited}"
         fix = f"use at most {domain:g} GPUs per replica and serve more replicas"
     else:
-        said = (f"its spec does not say how many GPUs its link joins (link_domain_gpus), so "
-                f"the kit assumes one {UNKNOWN_DOMAIN_GPUS}-GPU server")  # fmt: skip
-        fix = (f"use at most {UNKNOWN_DOMAIN_GPUS} GPUs per replica, or give link_domain_gpus "
-               "in the GPU's spec if its link joins more")  # fmt: skip
+        said = (
+            f"its spec does not say how many GPUs its link joins (link_domain_gpus), so "
+            f"the kit assumes one {UNKNOWN_DOMAIN_GPUS}-GPU server"
+        )
+        fix = (
+            f"use at most {UNKNOWN_DOMAIN_GPUS} GPUs per replica, or give link_domain_gpus "
+            "in the GPU's spec if its link joins more"
+        )
     raise InvalidInputError(
         f"{num_gpus} GPUs of {gpu.name!r} in one replica span more than one link domain: "
         f"{said}. The kit times tensor-parallel all-reduces on that link only and has no model "
@@ -230,29 +217,23 @@ def check_link_domain(gpu, num_gpus: int) -> None:
 
 
 def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
-    """The deployment record (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link B/s,
-    NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp (s per expert group).
+    """The deployment record (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link
+    B/s, NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp (s per expert group).
 
     ``num_gpus``: a GPU count (tensor parallel; ``expert_parallel`` puts whole experts on the same
-    GPUs) or a :class:`~wattgpu_lite.specs.layout.Parallel`. One GPU has no collective (t_0 = 0).
-    Latencies: NCCL's tuning model (``allreduce_base_latency_us``, ``link_hop_latency_us``).
-    """
+    GPUs) or a :class:`~wattgpu_lite.specs.layout.Parallel`; one GPU has no collective (t_0 = 0).
+    Latencies: NCCL's tuning model (``allreduce_base_latency_us``, ``link_hop_latency_us``)."""
     lay = as_layout(num_gpus, expert_parallel)
     t_grp = coefficients.value("expert_group_us", "physical") * 1e-6
-    x_ep = float(lay.ep > 1 and lay.dp_attention)
-    sizes = {"num_gpus": float(lay.num_gpus), "tp": float(lay.tp), "ep": float(lay.ep),
-             "expert_dispatch": x_ep, "expert_group_s": t_grp}  # fmt: skip
+    sizes = {"num_gpus": float(lay.num_gpus), "tp": float(lay.tp), "ep": float(lay.ep)}
+    sizes |= {"expert_dispatch": float(lay.ep > 1 and lay.dp_attention), "expert_group_s": t_grp}
     if lay.num_gpus == 1:
         return Deployment(**sizes, link_bytes_s=1.0, collective_latency_s=0.0, hop_latency_s=0.0)
-    link_bytes_s = link_bytes_per_s(gpu)
+    link = link_bytes_per_s(gpu)
     check_link_domain(gpu, lay.num_gpus)
-    return Deployment(
-        **sizes,
-        link_bytes_s=link_bytes_s,
-        collective_latency_s=coefficients.value("allreduce_base_latency_us", "physical") * 1e-6,
-        hop_latency_s=coefficients.value("link_hop_latency_us", f"physical:{link_kind(gpu)}")
-        * 1e-6,
-    )
+    base_s = coefficients.value("allreduce_base_latency_us", "physical") * 1e-6
+    hop_s = coefficients.value("link_hop_latency_us", f"physical:{link_kind(gpu)}") * 1e-6
+    return Deployment(**sizes, link_bytes_s=link, collective_latency_s=base_s, hop_latency_s=hop_s)
 
 
 def single_gpu() -> Deployment:
@@ -264,11 +245,6 @@ def check_deployment(llm, num_gpus, expert_parallel: bool = False) -> None:
     """Refuse a layout vLLM would refuse or that has no meaning (InvalidInputError): tp must
     divide the heads, ep the experts, and a dense model has no experts to spread."""
     if expert_parallel and not llm.is_moe:  # on one GPU too: never silently dropped
-        raise InvalidInputError(f"expert_parallel=True needs a mixture-of-experts model; "
-                                f"{llm.name!r} is dense. Use tensor parallelism.")  # fmt: skip
+        dense = f"{llm.name!r} is dense. Use tensor parallelism."
+        raise InvalidInputError(f"expert_parallel=True needs a mixture-of-experts model; {dense}")
     as_layout(num_gpus, expert_parallel).check_for(llm)
-
-
-__all__ = ["SYMBOL_NAMES", "UNKNOWN_DOMAIN_GPUS", "Deployment", "Hardware", "ModelRecord",
-           "Workload", "canonical_format", "check_deployment", "check_link_domain", "deploy_args",
-           "gpu_args", "llm_args", "expert_flops_per_token", "model_gpu_args", "single_gpu", "symbol_values"]  # fmt: skip

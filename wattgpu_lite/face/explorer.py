@@ -1,9 +1,6 @@
 """The GPU explorer's logic, free of widgets: control values in, ranking, readable table and
-message out.
-
-``widgets.gpu_explorer()`` reads its controls into an :class:`ExplorerControls` and calls
-:func:`explorer_view`; everything worth testing happens here.
-"""
+message out (``widgets.gpu_explorer()`` reads its controls into an :class:`ExplorerControls` and
+calls :func:`explorer_view`; everything worth testing happens here)."""
 
 from __future__ import annotations
 
@@ -27,29 +24,22 @@ DASH = "—"  # shown where a value does not exist (no rank, a plan that does no
 BASIS = {"cv": "learned, GPU and LLM seen", "new gpu": "learned, new GPU",
          "new llm": "learned, new LLM", "new gpu and llm": "learned, new GPU and LLM",
          "physics": "physics alone"}  # fmt: skip
-# the columns every view of a ranking shows (the CLI's text view never drops them): the plan,
-# its SLA verdict and the sort column; ITL_HEADER and ENERGY_HEADER gain ", 80 % interval"
+# the columns every view shows; the ITL and energy headers gain ", 80 % interval"
 PLAN, VERDICT = "plan", "verdict"
 ITL_HEADER, ENERGY_HEADER = "ITL (ms)", "energy per 1,000 tokens (J)"
 LESSON_HEADERS = (PLAN, VERDICT, ITL_HEADER, ENERGY_HEADER)  # display_columns' default
-# the wall columns of display_table (energy per 1,000 tokens is the accelerators', the ranking's)
-WALL_ENERGY = "wall energy per 1,000 tokens (J)"
-CO2E_PER_REQUEST = "g CO₂e per request (wall)"
-CO2E_PER_1K = "g CO₂e per 1,000 tokens (wall)"
-WALL_COST = "electricity per million tokens (USD, wall)"
 CUSTOM_GRID = "custom number"  # the region choice that uses the grid intensity box instead
 MEASURED_MARK = "*"  # after a GPU's name in the table: one of the 8 measured GPUs
-MEASURED_NOTE = (f"{MEASURED_MARK} measured: a GPU of the Watt Counts runs, whose predictions are "
-                 "checked against measurements of its own.")  # fmt: skip
+MEASURED_NOTE = (
+    f"{MEASURED_MARK} measured: a GPU of the Watt Counts runs, whose predictions are "
+    "checked against measurements of its own."
+)
 
 
 @dataclass(frozen=True)
 class ExplorerControls:
-    """What the explorer's controls hold; ``rate_qps`` is used only when load is 'custom rate',
-    ``grid_gco2_per_kwh`` only when region is :data:`CUSTOM_GRID` (else the region's row of the
-    grid tables decides; ``price_per_kwh`` None: the region's price, else the default with a
-    note); ``t_in``/``t_out`` (prompt and generated tokens per request) by the hybrid source
-    only; ``pue`` turns accelerator energy into energy at the wall."""
+    """What the controls hold; ``rate_qps`` is used only for a 'custom rate' load, the grid number
+    only for :data:`CUSTOM_GRID`, ``t_in``/``t_out`` by the hybrid source only."""
 
     llm: str
     gpus: tuple[str, ...] = ()
@@ -68,9 +58,7 @@ class ExplorerControls:
 
 @dataclass(frozen=True)
 class ExplorerView:
-    """The numeric ranking (one row per GPU type), the same as readable text, a message, the
-    wall accounting's inputs in words (:func:`wall_caption`) and how the verdicts are decided
-    (:func:`verdict_rule`; both '' without a ranking)."""
+    """The ranking, as readable text, a message, the wall's inputs and the verdicts' rule."""
 
     table: pd.DataFrame
     display: pd.DataFrame
@@ -90,14 +78,13 @@ def grid_enabled(region: str) -> bool:
 
 
 def region_options() -> list[tuple[str, str]]:
-    """(label, code) for each grid region, "France (FR), 2023: 56 gCO₂e/kWh": the world first,
-    then the countries by name, then the custom number."""
+    """(label, code) per grid region ("France (FR), 2023: 56 gCO₂e/kWh"), the world first."""
     table = grid_intensities()
     world = table[table["code"] == DEFAULT_REGION]
     rest = table[table["code"] != DEFAULT_REGION].sort_values("region", key=lambda s: s.str.lower())
+    label = "{0.region} ({0.code}), {0.year}: {0.gco2e_per_kwh:g} gCO₂e/kWh"
     rows = pd.concat([world, rest]).itertuples()
-    return [(f"{r.region} ({r.code}), {r.year}: {r.gco2e_per_kwh:g} gCO₂e/kWh", r.code)
-            for r in rows] + [(CUSTOM_GRID, CUSTOM_GRID)]  # fmt: skip
+    return [(label.format(r), r.code) for r in rows] + [(CUSTOM_GRID, CUSTOM_GRID)]
 
 
 def region_intensity(region: str) -> float | None:
@@ -109,26 +96,20 @@ def region_intensity(region: str) -> float | None:
 
 
 def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:
-    """The ranking for the controls, one row per GPU type (its best plan for "best"), with the
-    energy, CO₂e and cost at the wall (``rank_gpus``'s own columns); raises the kit's errors on
-    bad input."""
+    """``rank_gpus``'s ranking for the controls, one row per GPU type (its best plan) for "best"."""
     load = {"rate_qps": c.rate_qps} if rate_enabled(c.load) else {"scenario": c.load}
     custom = grid_enabled(c.region)
     grid = {"grid_gco2_per_kwh": c.grid_gco2_per_kwh} if custom else {"region": c.region}
     best = c.gpus_per_replica == "best"
     counts = DEFAULT_GPU_COUNTS if best else (int(c.gpus_per_replica),)
-    table = rank_gpus(
-        c.llm, **load, itl_sla_ms=c.itl_sla_ms, candidates=list(c.gpus) or None,
-        gpu_counts=counts, t_in=c.t_in, t_out=c.t_out, **grid, pue=c.pue,
-        price_per_kwh=c.price_per_kwh, source=c.source,
-    )  # fmt: skip
+    same = ("itl_sla_ms", "t_in", "t_out", "pue", "price_per_kwh", "source")  # as the controls
+    options = {"candidates": list(c.gpus) or None, "gpu_counts": counts}
+    table = rank_gpus(c.llm, **load, **grid, **options, **{k: getattr(c, k) for k in same})
     return best_plans(table) if best else table
 
 
 def plan_labels(table: pd.DataFrame, mark: bool = False) -> list[str]:
-    """ "B200 ×2, 3 replicas" per row: the GPU (with :data:`MEASURED_MARK` after a measured one
-    when ``mark``), its count per replica when several, its expert layout ("H100 SXM ×8
-    DP8·EP8"), the replicas when several (a table without these columns: the GPU name)."""
+    """ "B200 ×2, 3 replicas" per row (:data:`MEASURED_MARK` after a measured GPU if ``mark``)."""
     out = []
     for _, r in table.iterrows():
         n, reps, ep = (r.get(k, 1) for k in ("num_gpus", "replicas", "ep"))
@@ -143,48 +124,47 @@ def _value(x: float) -> str:
     return DASH if x is None or not math.isfinite(x) else sig(x)
 
 
+def _values(column: pd.Series) -> list[str]:
+    return [_value(x) for x in column]
+
+
 def _with_interval(table: pd.DataFrame, column: str) -> list[str]:
     """ "13,600 (11,400–16,200)": the value and its interval, 3 significant figures."""
-    lo, hi = table.get(f"{column}_lo"), table.get(f"{column}_hi")
+    nan = pd.Series(math.nan, index=table.index)
+    lo, hi = table.get(f"{column}_lo", nan), table.get(f"{column}_hi", nan)
     cells = []
-    for k, x in enumerate(table[column]):
-        ends = (lo.iloc[k], hi.iloc[k]) if lo is not None else (math.nan, math.nan)
-        ok = all(math.isfinite(e) for e in ends) and math.isfinite(x)
-        cells.append(f"{_value(x)} ({_value(ends[0])}–{_value(ends[1])})" if ok else _value(x))
+    for x, a, b in zip(table[column], lo, hi, strict=True):
+        ok = math.isfinite(a) and math.isfinite(b) and math.isfinite(x)
+        cells.append(f"{_value(x)} ({_value(a)}–{_value(b)})" if ok else _value(x))
     return cells
 
 
 def has_intervals(table: pd.DataFrame) -> bool:
-    """Whether any plan of a ranking has an ITL interval (the hybrid's; the Watt Counts sources
-    have none, and their verdicts are the estimate's)."""
+    """Whether any plan has an ITL interval (the hybrid's; the Watt Counts sources have none)."""
     return "itl_ms_hi" in table and bool(table["itl_ms_hi"].notna().any())
 
 
 def display_table(table: pd.DataFrame) -> pd.DataFrame:
     """The ranking as readable text: headers with units, values to 3 significant figures with
-    their intervals, "—" where there is no rank or no value; a measured GPU's name marked
-    (:data:`MEASURED_MARK`, :func:`verdict_rule` says so); the SLA verdict in words
-    (:mod:`wattgpu_lite.selection.verdict`). Energy per 1,000 tokens (the
-    ranking's measure) is the accelerators'; the wall columns count it × PUE, and the CO₂e and
-    the electricity cost are the wall's (``rank_gpus``'s ``wall_*`` and ``g_co2e_*`` columns)."""
-    level = (f", {table['level'].iloc[0] * 100:.0f} % interval"
-             if table["itl_ms_lo"].notna().any() else "")  # fmt: skip
+    their intervals, "—" where there is none; the wall columns are the accelerators' × PUE."""
+    shown = table["itl_ms_lo"].notna().any()
+    level = f", {table['level'].iloc[0] * 100:.0f} % interval" if shown else ""
     power = table["total_power_w"].fillna(table["power_w"])  # a replica's, else the one GPU's
     out = {
         "rank": [DASH if pd.isna(r) else str(int(r)) for r in table["rank"]],
         PLAN: plan_labels(table, mark=True),
         VERDICT: list(table["verdict"]),
         f"{ITL_HEADER}{level}": _with_interval(table, "itl_ms"),
-        "power (W)": [_value(p) for p in power],
+        "power (W)": _values(power),
         f"{ENERGY_HEADER}{level}": _with_interval(table, "energy_per_1k_tokens_j"),
-        WALL_ENERGY: [_value(x) for x in table["wall_energy_per_1k_tokens_j"]],
-        CO2E_PER_REQUEST: [_value(x) for x in table["g_co2e_per_request"]],
-        CO2E_PER_1K: [_value(x) for x in table["g_co2e_per_1k_tokens"]],
-        WALL_COST: [_value(x) for x in table["wall_cost_per_mtok"]],
+        "wall energy per 1,000 tokens (J)": _values(table["wall_energy_per_1k_tokens_j"]),
+        "g CO₂e per request (wall)": _values(table["g_co2e_per_request"]),
+        "g CO₂e per 1,000 tokens (wall)": _values(table["g_co2e_per_1k_tokens"]),
+        "electricity per million tokens (USD, wall)": _values(table["wall_cost_per_mtok"]),
     }
     if table["basis"].notna().any():  # the hybrid's intervals (the Watt Counts sources have none)
-        out["interval from"] = [BASIS.get(b, DASH) if f else DASH
-                                for b, f in zip(table["basis"], table["fits"], strict=True)]  # fmt: skip
+        pairs = zip(table["basis"], table["fits"], strict=True)
+        out["interval from"] = [BASIS.get(b, DASH) if f else DASH for b, f in pairs]
     out["why not"] = list(table["why_not"].fillna(""))
     return pd.DataFrame(out)
 
@@ -192,8 +172,7 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
 def display_columns(table: pd.DataFrame, *headers: str) -> pd.DataFrame:
     """:func:`display_table` cut to the columns a lesson reads, in the order given: each header
     names the column whose header is it or starts with it and a comma (``ITL_HEADER`` finds
-    "ITL (ms), 80 % interval"); no header: the plan, its verdict, its ITL and its energy
-    (:data:`LESSON_HEADERS`). A header no column has raises ``KeyError``."""
+    "ITL (ms), 80 % interval"); none: :data:`LESSON_HEADERS`. An unknown header: ``KeyError``."""
     shown = display_table(table)
     picked = []
     for header in headers or LESSON_HEADERS:
@@ -205,43 +184,39 @@ def display_columns(table: pd.DataFrame, *headers: str) -> pd.DataFrame:
 
 
 def wall_caption(table: pd.DataFrame) -> str:
-    """The wall columns' inputs in words: "At the wall: PUE 1.58, grid 458 gCO₂e/kWh (World
-    (WORLD), 2025 default), electricity 0.0895 USD/kWh." and, when the price is another
-    region's, the note saying so ('' for an empty table)."""
+    """ "At the wall: PUE 1.58, grid 458 gCO₂e/kWh (…), electricity 0.0895 USD/kWh." or ''."""
     if table.empty or "pue" not in table:
         return ""
     r = table.iloc[0]
     note = r.get("price_note")
     note = f", {note}" if isinstance(note, str) and note else ""
-    return (f"At the wall: PUE {r['pue']:g}, grid {r['grid_gco2_per_kwh']:g} gCO₂e/kWh "
-            f"({r['grid_source']}), electricity {r['price_per_kwh']:g} USD/kWh{note}.")  # fmt: skip
+    grid = f"grid {r['grid_gco2_per_kwh']:g} gCO₂e/kWh ({r['grid_source']})"
+    return (
+        f"At the wall: PUE {r['pue']:g}, {grid}, electricity {r['price_per_kwh']:g} USD/kWh{note}."
+    )
 
 
 def _what(table: pd.DataFrame) -> str:
-    """ "plans" when a GPU type appears with several counts per replica, else "GPUs" (one row each)."""
+    """ "plans" when a GPU type appears with several counts per replica, else "GPUs"."""
     return "plans" if table["gpu"].duplicated().any() else "GPUs"
 
 
 def summary(table: pd.DataFrame, itl_sla_ms: float) -> str:
-    """One sentence: the pick (the ranking's first plan meeting the SLA, confident ones first),
-    its energy and verdict, and how many plans meet or may meet the SLA; or why there is none."""
+    """One sentence: the pick (the first plan meeting the SLA) and how many meet or may meet it."""
     ok, sla, n_fit = table[table["meets_sla"]], f"{itl_sla_ms:g} ms", int(table["fits"].sum())
     if ok.empty:
         return f"No GPU meets {sla} ({n_fit} of {len(table)} {_what(table)} hold the model)."
     best, counts = ok.iloc[0], table["verdict"].value_counts()
     n_meet, n_may = int(counts.get(MEETS, 0)), int(counts.get(MAY_MEET, 0))
     may = f", {n_may} may meet it" if n_may else ""
-    return (
-        f"Pick: {plan_labels(ok.head(1))[0]} ({sig(best['energy_per_1k_tokens_j'])} J per "
-        f"1,000 tokens), which {best['verdict']} {sla}; {n_meet} of {len(table)} "
-        f"{_what(table)} meet {sla}{may}."
-    )
+    energy = sig(best["energy_per_1k_tokens_j"])
+    pick = f"{plan_labels(ok.head(1))[0]} ({energy} J per 1,000 tokens)"
+    meet = f"{n_meet} of {len(table)} {_what(table)} meet {sla}{may}"
+    return f"Pick: {pick}, which {best['verdict']} {sla}; {meet}."
 
 
 def verdict_rule(table: pd.DataFrame, itl_sla_ms: float) -> str:
-    """How the ranking's verdicts are decided, in a sentence ('' for an empty table): at the
-    upper end of the ITL interval, or at the estimate when no plan has an interval; then what
-    the mark after a GPU's name means (:data:`MEASURED_NOTE`) when one is marked."""
+    """How the verdicts are decided (at the ITL interval's upper end, or the estimate), a note."""
     if table.empty:
         return ""
     sla = f"{itl_sla_ms:g} ms"
@@ -249,12 +224,12 @@ def verdict_rule(table: pd.DataFrame, itl_sla_ms: float) -> str:
     note = f" {MEASURED_NOTE}" if marked else ""
     if not has_intervals(table):
         source = table["source"].iloc[0] if "source" in table else "this"
-        return (f"Verdicts at the estimate: the {source} source gives no ITL interval, so a plan "
-                f"meets the SLA when its ITL is within {sla}.{note}")  # fmt: skip
+        why = f"the {source} source gives no ITL interval, so a plan meets the SLA when its ITL"
+        return f"Verdicts at the estimate: {why} is within {sla}.{note}"
     level = f"{table['level'].iloc[0] * 100:.0f} %"
-    return (f"Verdicts: meets = the upper end of the {level} ITL interval is within {sla}; "
-            f"may meet = only the estimate is; misses = the estimate is above "
-            f"{sla}.{note}")  # fmt: skip
+    meets = f"meets = the upper end of the {level} ITL interval is within {sla}"
+    misses = f"misses = the estimate is above {sla}"
+    return f"Verdicts: {meets}; may meet = only the estimate is; {misses}.{note}"
 
 
 def explorer_view(c: ExplorerControls) -> ExplorerView:
@@ -264,14 +239,12 @@ def explorer_view(c: ExplorerControls) -> ExplorerView:
     except WattGPUError as err:
         empty = pd.DataFrame()
         return ExplorerView(empty, empty, f"error: {err}")
-    return ExplorerView(table, display_table(table), summary(table, c.itl_sla_ms),
-                        wall_caption(table), verdict_rule(table, c.itl_sla_ms))  # fmt: skip
+    texts = summary(table, c.itl_sla_ms), wall_caption(table), verdict_rule(table, c.itl_sla_ms)
+    return ExplorerView(table, display_table(table), *texts)
 
 
 def sla_slider_range(load: str, source: str = "hybrid") -> tuple[float, float, float, float]:
-    """(min, max, step, start) of the SLA slider in ms: tens of ms (start: MLPerf's 30 ms
-    interactive TPOT), except offline from the Watt Counts readings, whose ITL is 1 / throughput,
-    a fraction of a ms (the hybrid's offline ITL is what one request sees)."""
+    """(min, max, step, start) of the SLA slider, ms (MLPerf's 30 ms; sub-ms for offline runs)."""
     if load == "offline" and source != "hybrid":
         return (0.02, 2.0, 0.02, 0.5)
     return (1.0, 200.0, 1.0, 30.0)

@@ -2,9 +2,10 @@
 
 - :mod:`~wattgpu_lite.specs.gpu`: the :class:`GPU` dataclass, validated field by field;
 - :mod:`~wattgpu_lite.specs.llm`: the :class:`LLM` dataclass, built from a Hugging Face config.json;
-- :mod:`~wattgpu_lite.specs.hf_config`, :mod:`~wattgpu_lite.specs.params`,
-  :mod:`~wattgpu_lite.specs.support`: reading config.json, counting parameters from the
-  architecture, and refusing what the kit cannot describe honestly;
+- :mod:`~wattgpu_lite.specs.llm_config`, :mod:`~wattgpu_lite.specs.hf_config`,
+  :mod:`~wattgpu_lite.specs.hf_family`, :mod:`~wattgpu_lite.specs.params`,
+  :mod:`~wattgpu_lite.specs.support`: reading config.json (its fields, its family and section),
+  counting parameters from the architecture, and refusing what the kit cannot describe honestly;
 - :mod:`~wattgpu_lite.specs.catalog`: ``wl.gpus()``, ``wl.llms()``, ``wl.gpu(name)``, ``wl.llm(name)``;
 - :mod:`~wattgpu_lite.specs.aliases`: checkpoint ids that share a catalog architecture
   (``wl.llm("Qwen/Qwen3-235B-A22B-Instruct-2507")``, ``wl.llm_aliases()``; data/llm_aliases.csv);

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from wattgpu_lite.checks import check_count, check_number
 from wattgpu_lite.errors import ConfigError
-from wattgpu_lite.specs.count import active_params, count_groups, storage_bits, streamed_bits
-from wattgpu_lite.specs.hf_config import check_finite, default_notes, load_config, parse_fields
-from wattgpu_lite.specs.moe_config import moe_notes, read_mla, read_moe
-from wattgpu_lite.specs.params import Family, count_params, family, gathered_params, mlp_params
-from wattgpu_lite.specs.plausible import check_params_b
-from wattgpu_lite.specs.quant import weight_format
-from wattgpu_lite.specs.window import read_window
+from wattgpu_lite.specs.llm_config import llm_fields
+from wattgpu_lite.specs.params import Family, count_params, family, gathered_params
 
 BYTES_FP16 = 2  # bytes per stored value (weights and KV cache in FP16/BF16)
 # weight storage formats the physics knows (bits per weight are a field of their own)
-WEIGHT_FORMATS = frozenset({"bf16", "fp16", "fp32", "fp8", "int8", "int7", "int6", "int5", "int4",
-                            "int3", "int2", "mxfp4", "nvfp4", "nf4", "fp4"})  # fmt: skip
+WEIGHT_FORMATS = frozenset(
+    "bf16 fp16 fp32 fp8 int8 int7 int6 int5 int4 int3 int2 mxfp4 nvfp4 nf4 fp4".split()
+)
 RECORD_MAX = 10**15  # largest count or size a catalog row may hold (params_b is in billions)
 # fields that echo how a checkpoint id was resolved, not columns of llms.csv (see specs/aliases.py)
 ECHO_FIELDS = ("architecture",)
@@ -28,19 +23,10 @@ POSITIVE_INTS = ("n_layers", "hidden_size", "intermediate_size", "n_heads", "n_k
                  "head_dim", "vocab_size", "context_length")  # fmt: skip
 
 
-def params_b_of(
-    *, model_type: str, n_layers: int, hidden_size: int, intermediate_size: int, n_heads: int,
-    n_kv_heads: int, head_dim: int, vocab_size: int, context_length: int, tie_embeddings: bool,
-    mlp_type: str, fam: Family | None = None,
-) -> float:  # fmt: skip
-    """Parameters in billions from the architecture (see :mod:`wattgpu_lite.specs.params`)."""
-    n = count_params(
-        n_layers=n_layers, hidden_size=hidden_size, intermediate_size=intermediate_size,
-        n_heads=n_heads, n_kv_heads=n_kv_heads, head_dim=head_dim, vocab_size=vocab_size,
-        context_length=context_length, tie_embeddings=tie_embeddings, mlp_type=mlp_type,
-        fam=fam or family(model_type),
-    )  # fmt: skip
-    return round(n / 1e9, 6)
+def params_b_of(*, model_type: str, fam: Family | None = None, **arch: Any) -> float:
+    """Parameters in billions from the architecture fields (n_layers … mlp_type, the keywords of
+    :func:`wattgpu_lite.specs.params.count_params`) of a model of the family ``model_type``."""
+    return round(count_params(**arch, fam=fam or family(model_type)) / 1e9, 6)
 
 
 @dataclass(frozen=True)
@@ -127,8 +113,8 @@ class LLM:
         moe = (self.n_experts, self.n_experts_active, self.n_moe_layers, self.params_expert_b)
         if not any(moe):
             return
-        if not (0 < self.n_experts_active <= self.n_experts and 0 < self.n_moe_layers
-                <= self.n_layers and self.params_expert_b > 0):  # fmt: skip
+        top_k = 0 < self.n_experts_active <= self.n_experts
+        if not (top_k and 0 < self.n_moe_layers <= self.n_layers and self.params_expert_b > 0):
             raise ConfigError(
                 f"LLM {self.name!r}: inconsistent experts (n_experts {self.n_experts}, active "
                 f"{self.n_experts_active}, MoE layers {self.n_moe_layers}, expert size "
@@ -139,8 +125,8 @@ class LLM:
 
     def _check_window(self) -> None:
         """No sliding layers without a window, never more than n_layers, widths in 1-32 bits."""
-        if not (0 <= self.n_sliding_layers <= self.n_layers and self.sliding_window >= 0
-                and (self.sliding_window > 0) == (self.n_sliding_layers > 0)):  # fmt: skip
+        window, sliding = self.sliding_window, self.n_sliding_layers
+        if not (0 <= sliding <= self.n_layers and window >= 0 and (window > 0) == (sliding > 0)):
             raise ConfigError(
                 f"LLM {self.name!r}: sliding_window {self.sliding_window!r} with "
                 f"n_sliding_layers {self.n_sliding_layers!r}; give both (window > 0 and 1 to "
@@ -151,14 +137,13 @@ class LLM:
                 raise ConfigError(f"LLM {self.name!r}: {f} {getattr(self, f)!r} must be 1-32 bits")
 
     def __repr__(self) -> str:
-        return (
-            f"LLM({self.name!r}, {self.model_type}, {self.params_b:.2f} B params, "
-            f"{self.n_layers} layers, d={self.hidden_size}, heads {self.n_heads}/{self.n_kv_heads} KV)"
-        )
+        size = f"{self.params_b:.2f} B params, {self.n_layers} layers, d={self.hidden_size}"
+        heads = f"heads {self.n_heads}/{self.n_kv_heads} KV"
+        return f"LLM({self.name!r}, {self.model_type}, {size}, {heads})"
 
     @property
     def architecture_name(self) -> str:
-        """The catalog architecture the numbers come from: ``architecture`` or, if empty, ``name``."""
+        """The catalog architecture the numbers come from: ``architecture``, or ``name``."""
         return self.architecture or self.name
 
     @property
@@ -179,16 +164,15 @@ class LLM:
 
     @property
     def params_routed_b(self) -> float:
-        """Parameters of all routed experts, billions: n_moe_layers · n_experts · params_expert_b."""
+        """Parameters of the routed experts (billions): n_moe_layers · n_experts · expert size."""
         return self.n_moe_layers * self.n_experts * self.params_expert_b
 
     @property
     def params_gathered_b(self) -> float:
         """Parameters a token gathers one row of, billions: an untied input embedding and learned
         positions (:func:`~wattgpu_lite.specs.params.gathered_params`)."""
-        n = gathered_params(self.vocab_size, self.hidden_size, self.tie_embeddings,
-                            self.context_length, family(self.model_type))  # fmt: skip
-        return n / 1e9
+        table = (self.vocab_size, self.hidden_size, self.tie_embeddings, self.context_length)
+        return gathered_params(*table, family(self.model_type)) / 1e9
 
     @property
     def params_always_b(self) -> float:
@@ -205,51 +189,14 @@ class LLM:
 
         Reads dense, mixture-of-experts (routed, shared, top-k, MoE layer pattern), DeepSeek MLA
         and quantised configs (fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, MLX):
-        see :mod:`~wattgpu_lite.specs.hf_config`, :mod:`~wattgpu_lite.specs.moe_config` and
-        :mod:`~wattgpu_lite.specs.quant`. Raises UnsupportedModelError for encoder, encoder-decoder
-        and (hybrid) recurrent models, ConfigError for a missing or malformed field.
+        see :mod:`~wattgpu_lite.specs.llm_config`. Raises UnsupportedModelError for encoder,
+        encoder-decoder and (hybrid) recurrent models, ConfigError for a missing or malformed field.
         """
-        cfg, where = load_config(path_or_dict)
-        fields, fam, text = parse_fields(cfg)
-        moe = read_moe(text, fields["n_layers"], fields["intermediate_size"])
-        mla = read_mla(text)
-        groups = count_groups(fields, fam, moe, mla)
-        gathered = gathered_params(fields["vocab_size"], fields["hidden_size"],
-                                   fields["tie_embeddings"], fields["context_length"], fam)  # fmt: skip
-        fmt = weight_format(text)
-        always_bits, expert_bits = streamed_bits(groups, fmt, gathered)
-        window, sliding = read_window(text, str(text.get("model_type") or fields["model_type"]),
-                                      fields["n_layers"], fields["context_length"])  # fmt: skip
-        check_finite(cfg)  # the rest: the fields read above named their own range
-        label = name or config_name(cfg) or "custom model"
-        extra = {
-            # a dense model's is params_b − gathered, rounded as __post_init__ does it
-            "params_active_b": round(active_params(groups, moe, gathered) / 1e9, 6) if moe else 0.0,
-            "weight_format": fmt.name, "weight_bits": storage_bits(groups, fmt),
-            "weight_bits_always": always_bits, "weight_bits_expert": expert_bits,
-            "sliding_window": window, "n_sliding_layers": sliding,
-            "mla_kv_width": mla.kv_lora_rank + mla.qk_rope_head_dim if mla else 0,
-        }  # fmt: skip
-        if mla:
-            fields |= {"n_kv_heads": fields["n_heads"],
-                       "head_dim": mla.qk_nope_head_dim + mla.qk_rope_head_dim}  # fmt: skip
-        if moe:
-            expert = mlp_params(fields["hidden_size"], moe.expert_ff, "gated", fam)
-            extra |= {"n_experts": moe.n_experts, "n_experts_active": moe.top_k,
-                      "n_shared_experts": moe.n_shared, "n_moe_layers": moe.n_moe_layers,
-                      "params_expert_b": round(expert / 1e9, 9)}  # fmt: skip
-        params_b = round(sum(groups.values()) / 1e9, 6)
-        if implausible := check_params_b(params_b, f"config {label!r}"):
-            raise ConfigError(implausible)
-        source = "; ".join((where, *default_notes(cfg), *moe_notes(text), *fmt.notes))
-        return cls(
-            name=str(label), **fields, params_b=params_b, params_nominal_b=params_b,
-            in_wattgpu=False, source=source, **extra,
-        )  # fmt: skip
+        return cls(**llm_fields(path_or_dict, name))
 
     @classmethod
     def from_record(cls, row: dict[str, Any]) -> LLM:
-        """An LLM from a catalog row; ConfigError (with ``.field``) for an empty or mistyped cell."""
+        """An LLM from a catalog row; ConfigError (``.field``) for an empty or mistyped cell."""
         for f in fields(cls):
             if f.name in ECHO_FIELDS:
                 continue
@@ -258,52 +205,20 @@ class LLM:
                 raise _field_error(f.name, "is empty")
             if f.type == "bool" and not isinstance(value, bool):
                 raise _field_error(f.name, f"must be True/False, got {value!r}")
-        ints = {f.name: _record_number(f.name, row[f.name], whole=True)
-                for f in fields(cls) if f.type == "int"}  # fmt: skip
-        floats = {f.name: _record_number(f.name, row[f.name], whole=False)
-                  for f in fields(cls) if f.type == "float"}  # fmt: skip
+        numeric = [f for t in ("int", "float") for f in fields(cls) if f.type == t]  # ints first
+        numbers = {
+            f.name: _record_number(f.name, row[f.name], whole=f.type == "int") for f in numeric
+        }
         given = {f.name: row[f.name] for f in fields(cls) if f.name not in ECHO_FIELDS}
-        return cls(**(given | ints | floats))
-
-
-# a Hugging Face Hub id: owner/name, each part letters, digits, '-', '_' or '.', not led by '.'
-HUB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
-# a training run's folder, not a model: checkpoint-500, checkpoint_2, step1000, global_step20
-CHECKPOINT_DIR = re.compile(r"(checkpoint|(global_)?step|epoch)[-_]?\d*", re.IGNORECASE)
-
-
-def is_hub_id(text: str) -> bool:
-    """Whether ``text`` reads as a Hub id ``owner/name`` (``meta-llama/Llama-3.1-8B``): one
-    ``/``, no path of a machine (absolute, ``./``, ``~``, a drive, a backslash) and no training
-    checkpoint folder (``runs/checkpoint-500``) as its name."""
-    if not HUB_ID.fullmatch(text):
-        return False
-    owner, name = text.split("/")
-    return not (CHECKPOINT_DIR.fullmatch(name) or CHECKPOINT_DIR.fullmatch(owner))
-
-
-def config_name(cfg: dict[str, Any]) -> str:
-    """The model's Hub id a config carries (``_name_or_path``, else ``name_or_path``) when it
-    reads as one (:func:`is_hub_id`), else "" (a path of the machine that saved it, a
-    checkpoint folder: no name); ConfigError if it is not text (a number or a list would become
-    a name like ``"5"``)."""
-    for key in ("_name_or_path", "name_or_path"):
-        value = cfg.get(key)
-        if value is not None and not isinstance(value, str):
-            raise ConfigError(f"config.json field {key!r} must be text (the model's id, e.g. "
-                              f"\"meta-llama/Llama-3.1-8B\"), got {value!r:.60} "
-                              f"({type(value).__name__}); write it in quotes or leave it out")  # fmt: skip
-        if value and is_hub_id(value.strip()):
-            return value.strip()
-    return ""
+        return cls(**(given | numbers))
 
 
 def _record_number(field: str, value: Any, *, whole: bool) -> int | float:
     """A count or size of an LLM record, >= 0 (the kit's one strict conversion)."""
     check = check_count if whole else check_number
-    return check(field, value, 0, RECORD_MAX, error=ConfigError, label=f"LLM field {field!r}",
-                 fix=f"write {field} as a {'whole ' if whole else ''}number from 0 to "
-                     f"{RECORD_MAX:.0e}")  # fmt: skip
+    fix = f"write {field} as a {'whole ' if whole else ''}number from 0 to {RECORD_MAX:.0e}"
+    label = f"LLM field {field!r}"
+    return check(field, value, 0, RECORD_MAX, error=ConfigError, label=label, fix=fix)
 
 
 def _field_error(field: str, problem: str) -> ConfigError:

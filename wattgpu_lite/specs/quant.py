@@ -1,39 +1,24 @@
-"""How a config.json says its weights are stored: format and bits per weight, scales included.
+"""How a config.json says its weights are stored: format and bits per weight, scales included
+(per *quantised* weight, g = group size; ``WeightFormat.bits`` adds the scale storage):
 
-Rules (bits per *quantised* weight; g = group size; ``WeightFormat.bits`` adds the scale storage):
-
-==================  ====================================================================
-method              bits per weight, and what is assumed
-==================  ====================================================================
+==================  ==============================================================================
 none                16 (BF16/FP16 checkpoints)
-fp8, fbgemm_fp8     8, + one FP32 scale per ``weight_block_size`` block (DeepSeek 128×128:
-                    8 + 32/16384); per-channel or per-tensor scales are neglected (≈ 8)
-mxfp4               4 + 8/32 = 4.25: OCP Microscaling spec, blocks of 32 FP4 values share one
-                    8-bit (E8M0) scale
-gptq, awq           b + (16 + b)/g: packed b-bit weights (AWQ: b = 2 … 8 as written, a 6-bit
-                    config is ``int6``; GPTQ: b = 2, 3, 4 or 8, the only widths transformers'
-                    ``GPTQConfig.post_init`` accepts), one FP16 scale and one packed b-bit zero point per group
-                    (AutoGPTQ / AutoAWQ ``qweight``, ``qzeros``, ``scales`` tensors); g = −1
-                    (per channel) counts as b; a missing group size is 128 and a missing AWQ
-                    bits 4 (transformers' GPTQConfig / AwqConfig defaults, said in the notes)
-compressed-tensors  integer ``pack-quantized``: b + 16/g (symmetric: one BF16/FP16 scale per
-                    group), b + 32/g when asymmetric (a zero point too); float 8-bit: 8;
-                    ``nvfp4-pack-quantized``: 4 + 8/16 = 4.5 (one FP8 scale per 16)
-bitsandbytes        8-bit: 8 (per-row scales neglected); 4-bit nf4/fp4: 4 + 32/64 = 4.5 (one
-                    FP32 absmax per block of 64), 4 + 8/64 + 32/16384 with double
-                    quantisation (8-bit absmax, FP32 per 256 blocks); configs written before
-                    ``quant_method`` existed are recognised by ``load_in_4bit``/``load_in_8bit``
-MLX quantization    b + 32/g: MLX stores a 16-bit scale and a 16-bit bias per group; mlx-lm
-                    quantises the embedding and LM head too
+fp8, fbgemm_fp8     8 + 32 per ``weight_block_size`` block (an FP32 scale); other scales neglected
+mxfp4               4 + 8/32 = 4.25 (OCP Microscaling: one 8-bit E8M0 scale per 32 FP4 values)
+gptq, awq           b + (16 + b)/g: one FP16 scale and one packed b-bit zero point per group (per
+                    channel, g = −1: b); AWQ b = 2 … 8, GPTQ 2, 3, 4 or 8 (what transformers takes);
+                    missing: g = 128, AWQ b = 4 (GPTQConfig / AwqConfig defaults, said in the notes)
+compressed-tensors  b + 16/g (one 16-bit scale per group), b + 32/g asymmetric (a zero point too);
+                    float: 8 or 4; ``nvfp4-pack-quantized``: 4 + 8/16 = 4.5 (an FP8 scale per 16)
+bitsandbytes        8; nf4/fp4: 4 + 32/64 (an FP32 absmax per 64), double-quantised 4 + 8/64 +
+                    32/16384; older configs: ``load_in_4bit``/``load_in_8bit`` (not both true)
+MLX quantization    b + 32/g (a 16-bit scale and bias per group; the embedding and LM head too)
 modelopt            FP8: 8; NVFP4: 4.5 (as compressed-tensors nvfp4)
-==================  ====================================================================
+==================  ==============================================================================
 
-Embeddings, norms and — unless the config says otherwise — the LM head stay in 16 bits in every
-method above; modules listed in ``modules_to_not_convert`` / ``ignore`` / ``ignored_layers`` /
-``llm_int8_skip_modules`` stay in 16 bits too (:func:`kept_16bit`); a single name written as a
-string is read as a one-element list. ``quant_method`` and bitsandbytes' ``bnb_4bit_quant_type``
-are read case-insensitively; flags (``load_in_4bit``, ``symmetric`` …) must be JSON booleans, and
-bitsandbytes' ``load_in_4bit`` and ``load_in_8bit`` both true is refused.
+Embeddings, norms and — unless the config says otherwise — the LM head stay in 16 bits, as do the
+modules ``modules_to_not_convert`` / ``ignore`` / ``ignored_layers`` / ``llm_int8_skip_modules``
+list (:func:`kept_16bit`). Names are read case-insensitively, flags as JSON booleans.
 """
 
 from __future__ import annotations
@@ -59,17 +44,19 @@ class WeightFormat:
     notes: tuple[str, ...] = ()  # what the reading assumed, for the model's source line
 
 
-GPTQ_BITS = (2, 3, 4, 8)  # the widths transformers' GPTQConfig.post_init accepts
+def _label(method: str, field: str) -> str:
+    return f"quantization_config ({method}) field {field!r}"
+
+
+def _count(method: str, key: str, value: Any, lo: int, hi: int, fix: str, check=check_count):
+    """``value`` as a whole number (or ``check_counts``: numbers) from ``lo`` to ``hi``."""
+    return check(key, value, lo, hi, error=ConfigError, label=_label(method, key), fix=fix)
 
 
 def _bits(method: str, field: str, value: Any) -> int:
     """Bits per quantised weight: a whole number from 2 to 8, read as written."""
-    return check_count(field, value, 2, 8, error=ConfigError, label=_label(method, field),
-                       fix=f"write {field} as a whole number of bits from 2 to 8 (e.g. 4)")  # fmt: skip
-
-
-def _label(method: str, field: str) -> str:
-    return f"quantization_config ({method}) field {field!r}"
+    fix = f"write {field} as a whole number of bits from 2 to 8 (e.g. 4)"
+    return _count(method, field, value, 2, 8, fix)
 
 
 def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
@@ -77,107 +64,108 @@ def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
     g = q.get(key, -1)
     if g is None or (not isinstance(g, bool) and g == -1):
         return -1.0
-    return float(check_count(key, g, 1, 10**6, error=ConfigError, label=_label(method, key),
-                             fix=f"write {key} as a whole number of weights per scale from 1 "
-                                 "to 1,000,000 (e.g. 128), or -1 for one scale per channel"))  # fmt: skip
+    per = f"write {key} as a whole number of weights per scale from 1 to 1,000,000 (e.g. 128)"
+    return float(_count(method, key, g, 1, 10**6, f"{per}, or -1 for one scale per channel"))
 
 
 def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
-    """b-bit packed weights, b as written (2 … 8); what transformers' own GPTQConfig / AwqConfig
-    would default (AWQ bits 4, group size 128 for both) fills a missing field, said in notes."""
-    notes: list[str] = []
+    """b-bit packed weights, b as written (2 … 8); transformers' GPTQConfig / AwqConfig defaults
+    fill a missing field (AWQ bits 4, group size 128 for both), said in the notes."""
     key = "bits" if "bits" in q or "w_bit" not in q else "w_bit"
+    example = 'the checkpoint\'s bits, e.g. "bits": 4'
     if key not in q and method == "gptq":
-        raise ConfigError("quantization_config (gptq) lacks 'bits' (transformers' GPTQConfig "
-                          "requires it); add the checkpoint's bits, e.g. \"bits\": 4")  # fmt: skip
-    if key not in q:
-        notes.append("quantization_config (awq) gives no bits: 4, transformers' AwqConfig default")
+        lacks = "quantization_config (gptq) lacks 'bits' (transformers' GPTQConfig requires it)"
+        raise ConfigError(f"{lacks}; add {example}")
+    awq_bits = "quantization_config (awq) gives no bits: 4, transformers' AwqConfig default"
+    notes = [] if key in q else [awq_bits]
     b = _bits(method, key, q.get(key, 4))
-    if method == "gptq" and b not in GPTQ_BITS:
-        raise ConfigError(f"{_label(method, key)} = {b}: GPTQ checkpoints are 2, 3, 4 or 8 bits "
-                          "(transformers' GPTQConfig refuses any other width); write the "
-                          "checkpoint's bits, e.g. \"bits\": 4")  # fmt: skip
+    if method == "gptq" and b not in (2, 3, 4, 8):  # what transformers' GPTQConfig accepts
+        why = "GPTQ checkpoints are 2, 3, 4 or 8 bits (transformers' GPTQConfig refuses any other"
+        raise ConfigError(f"{_label(method, key)} = {b}: {why} width); write {example}")
     group_key = "group_size" if "group_size" in q else "q_group_size"
     if group_key not in q:
-        notes.append(f"quantization_config ({method}) gives no group_size: 128, the default of "
-                     f"transformers' {'GPTQConfig' if method == 'gptq' else 'AwqConfig'}")  # fmt: skip
+        config = "GPTQConfig" if method == "gptq" else "AwqConfig"
+        gives = f"quantization_config ({method}) gives no group_size"
+        notes.append(f"{gives}: 128, the default of transformers' {config}")
     g = _group(method, {**q, group_key: q.get(group_key, 128)}, group_key)
-    extra = 0.0 if g < 0 else (16 + b) / g
-    return WeightFormat(f"int{b}", b + extra, _names(method, q, "modules_to_not_convert"),
-                        notes=tuple(notes))  # fmt: skip
+    keep = _names(method, q, "modules_to_not_convert")
+    return WeightFormat(f"int{b}", b + (0.0 if g < 0 else (16 + b) / g), keep, notes=tuple(notes))
 
 
 def _fp8(method: str, q: dict[str, Any]) -> WeightFormat:
-    block = q.get("weight_block_size")
-    extra = 0.0 if block is None else 32 / math.prod(_block(method, block))
+    """FP8 weights, one FP32 scale per ``weight_block_size`` block (two whole numbers >= 1)."""
+    block, extra = q.get("weight_block_size"), 0.0
+    if block is not None:
+        fix = "write weight_block_size as two whole numbers >= 1, e.g. [128, 128], or leave it out"
+        shape = _count(method, "weight_block_size", block, 1, 10**6, fix, check_counts)
+        if len(shape) != 2:
+            label = _label(method, "weight_block_size")
+            raise ConfigError(f"{label} has {len(shape)} entries, not 2; {fix}")
+        extra = 32 / math.prod(shape)
     keep = _names(method, q, "ignored_layers") + _names(method, q, "modules_to_not_convert")
     return WeightFormat("fp8", 8 + extra, keep)
 
 
-def _block(method: str, block: Any) -> tuple[int, int]:
-    """``weight_block_size`` as two whole numbers >= 1 (DeepSeek: [128, 128])."""
-    fix = "write weight_block_size as two whole numbers >= 1, e.g. [128, 128], or leave it out"
-    shape = check_counts("weight_block_size", block, 1, 10**6, error=ConfigError, fix=fix,
-                         label=_label(method, "weight_block_size"))  # fmt: skip
-    if len(shape) != 2:
-        raise ConfigError(f"{_label(method, 'weight_block_size')} has {len(shape)} entries, "
-                          f"not 2; {fix}")  # fmt: skip
-    return shape[0], shape[1]
+def _mxfp4(method: str, q: dict[str, Any]) -> WeightFormat:
+    return WeightFormat("mxfp4", 4.25, _names(method, q, "modules_to_not_convert"))
 
 
-def _bnb(q: dict[str, Any]) -> WeightFormat:
-    keep = _names("bitsandbytes", q, "llm_int8_skip_modules")
-    eight = _flag("bitsandbytes", q, "load_in_8bit") or _flag("bitsandbytes", q, "_load_in_8bit")
-    four = _flag("bitsandbytes", q, "load_in_4bit") or _flag("bitsandbytes", q, "_load_in_4bit")
+def _bnb(method: str, q: dict[str, Any]) -> WeightFormat:
+    keep = _names(method, q, "llm_int8_skip_modules")
+    eight = _flag(method, q, "load_in_8bit") or _flag(method, q, "_load_in_8bit")
+    four = _flag(method, q, "load_in_4bit") or _flag(method, q, "_load_in_4bit")
+    sets = "quantization_config (bitsandbytes) sets"
     if eight and four:
-        raise ConfigError("quantization_config (bitsandbytes) sets both load_in_4bit and "
-                          "load_in_8bit to true: a checkpoint is stored one way; set the one it "
-                          "was saved with to true and the other to false")  # fmt: skip
+        both = f"{sets} both load_in_4bit and load_in_8bit to true: a checkpoint is stored one way"
+        raise ConfigError(f"{both}; set the one it was saved with to true and the other to false")
     if eight:
         return WeightFormat("int8", 8.0, keep)
     if four:
-        double = _flag("bitsandbytes", q, "bnb_4bit_use_double_quant")
-        kind = _choice("bitsandbytes", q, "bnb_4bit_quant_type", ("fp4", "nf4"), "fp4")
+        double = _flag(method, q, "bnb_4bit_use_double_quant")
+        kind = _choice(method, q, "bnb_4bit_quant_type", ("fp4", "nf4"))
         return WeightFormat(kind, 4 + (8 / 64 + 32 / 16384 if double else 32 / 64), keep)
-    raise ConfigError("quantization_config (bitsandbytes) sets neither load_in_4bit nor "
-                      "load_in_8bit to true; cannot tell the bits per weight")  # fmt: skip
+    neither = "neither load_in_4bit nor load_in_8bit to true"
+    raise ConfigError(f"{sets} {neither}; cannot tell the bits per weight")
 
 
-def _compressed(q: dict[str, Any]) -> WeightFormat:
-    fmt = str(q.get("format", ""))
+def _compressed(method: str, q: dict[str, Any]) -> WeightFormat:
     groups = q.get("config_groups") or {}
     if not isinstance(groups, dict):
-        raise ConfigError(f"{_label('compressed-tensors', 'config_groups')} must be an object "
-                          f"of named groups ({{\"group_0\": {{\"weights\": ...}}}}), got "
-                          f"{type(groups).__name__}; write it as the checkpoint has it")  # fmt: skip
+        shape = 'an object of named groups ({"group_0": {"weights": ...}})'
+        got = f"got {type(groups).__name__}; write it as the checkpoint has it"
+        raise ConfigError(f"{_label(method, 'config_groups')} must be {shape}, {got}")
     weights = next((g.get("weights") for g in groups.values() if isinstance(g, dict)), None)
-    keep = _names("compressed-tensors", q, "ignore")
-    if "nvfp4" in fmt:
+    keep = _names(method, q, "ignore")
+    if "nvfp4" in str(q.get("format", "")):
         return WeightFormat("nvfp4", 4.5, keep)
     if not isinstance(weights, dict):
         raise ConfigError("quantization_config (compressed-tensors) has no config_groups weights")
-    b = _bits("compressed-tensors", "num_bits", weights.get("num_bits"))
+    b = _bits(method, "num_bits", weights.get("num_bits"))
+    if weights.get("type") == "float" and b not in (4, 8):
+        knows = "the kit knows 8-bit (fp8) and 4-bit (fp4) float weights; write num_bits 8 or 4"
+        raise ConfigError(f"{_label(method, 'num_bits')} = {b} with type 'float': {knows}")
     if weights.get("type") == "float":
-        if b not in (4, 8):
-            raise ConfigError(f"{_label('compressed-tensors', 'num_bits')} = {b} with type "
-                              "'float': the kit knows 8-bit (fp8) and 4-bit (fp4) float "
-                              "weights; write num_bits 8 or 4")  # fmt: skip
         return WeightFormat("fp8" if b == 8 else "fp4", float(b), keep)
-    g = _group("compressed-tensors", weights)
-    symmetric = "symmetric" not in weights or check_flag(
-        "symmetric", weights["symmetric"], error=ConfigError,
-        label=_label("compressed-tensors", "symmetric"))  # fmt: skip
+    g = _group(method, weights)
+    sym = weights.get("symmetric", True)
+    symmetric = check_flag("symmetric", sym, error=ConfigError, label=_label(method, "symmetric"))
     return WeightFormat(f"int{b}", b + (0 if g < 0 else (16 if symmetric else 32) / g), keep)
 
 
-def _modelopt(q: dict[str, Any]) -> WeightFormat:
+def _modelopt(method: str, q: dict[str, Any]) -> WeightFormat:
     algo = str(q.get("quant_algo", "")).upper()
-    keep = _names("modelopt", q, "exclude_modules")
+    keep = _names(method, q, "exclude_modules")
     if "FP4" in algo:
         return WeightFormat("nvfp4", 4.5, keep)
     if "FP8" in algo:
         return WeightFormat("fp8", 8.0, keep)
     raise ConfigError(f"quantization_config (modelopt) quant_algo {algo!r} is not FP8 or NVFP4")
+
+
+# quant_method -> its reader(method, quantization_config)
+READERS = {"gptq": _gptq_awq, "awq": _gptq_awq, "fp8": _fp8, "fbgemm_fp8": _fp8,
+           "mxfp4": _mxfp4, "bitsandbytes": _bnb, "compressed-tensors": _compressed,
+           "modelopt": _modelopt}  # fmt: skip
 
 
 def weight_format(cfg: dict[str, Any]) -> WeightFormat:
@@ -187,8 +175,8 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
         b = _bits("mlx", "bits", mlx["bits"])
         g = _group("mlx", {"group_size": mlx.get("group_size", 64)})
         if g < 0:
-            raise ConfigError(f"{_label('mlx', 'group_size')} is -1: MLX quantises in groups; "
-                              "write the checkpoint's group size (e.g. 64)")  # fmt: skip
+            fix = "MLX quantises in groups; write the checkpoint's group size (e.g. 64)"
+            raise ConfigError(f"{_label('mlx', 'group_size')} is -1: {fix}")
         return WeightFormat(f"int{b}", b + 32 / g, also=("embed", "lm_head"))
     q = cfg.get("quantization_config")
     if q is None:
@@ -196,78 +184,67 @@ def weight_format(cfg: dict[str, Any]) -> WeightFormat:
     if not isinstance(q, dict):
         raise ConfigError(f"config.json 'quantization_config' must be an object, got {q!r}")
     method = _method(q)
-    readers = {"gptq": lambda: _gptq_awq("gptq", q), "awq": lambda: _gptq_awq("awq", q),
-               "fp8": lambda: _fp8("fp8", q), "fbgemm_fp8": lambda: _fp8("fbgemm_fp8", q),
-               "mxfp4": lambda: WeightFormat("mxfp4", 4.25, _names("mxfp4", q, "modules_to_not_convert")),
-               "bitsandbytes": lambda: _bnb(q), "compressed-tensors": lambda: _compressed(q),
-               "modelopt": lambda: _modelopt(q)}  # fmt: skip
-    if method not in readers:
-        near = ", ".join(repr(m) for m in close_matches(method, readers)) or "none"
-        raise ConfigError(f"quantization_config method {method!r} is not one the kit reads "
-                          f"({', '.join(sorted(readers))}; close matches: {near}), so its bits "
-                          "per weight are unknown; write one of these as the checkpoint's "
-                          "quant_method")  # fmt: skip
-    return readers[method]()
+    if method not in READERS:
+        near = ", ".join(repr(m) for m in close_matches(method, READERS)) or "none"
+        known = f"{', '.join(sorted(READERS))}; close matches: {near}"
+        unknown = f"quantization_config method {method!r} is not one the kit reads ({known})"
+        fix = "write one of these as the checkpoint's quant_method"
+        raise ConfigError(f"{unknown}, so its bits per weight are unknown; {fix}")
+    return READERS[method](method, q)
 
 
 def _method(q: dict[str, Any]) -> str:
-    """``quant_method`` in lower case (transformers' QuantizationMethod values are; ``"FP8"`` is
-    ``fp8``), bitsandbytes for configs older than the key, "" when it says none."""
+    """``quant_method`` in lower case (``"FP8"`` is ``fp8``), bitsandbytes for older configs."""
     method = q.get("quant_method")
     if method is None or method == "":
         old_bnb = any(k in q for k in ("load_in_4bit", "load_in_8bit", "bnb_4bit_quant_type"))
         return "bitsandbytes" if old_bnb else ""
     if not isinstance(method, str):
-        raise ConfigError(f"quantization_config field 'quant_method' must be text (e.g. \"fp8\", "
-                          f"\"awq\"), got {method!r:.40} ({type(method).__name__}); write it in "
-                          "quotes as the checkpoint has it")  # fmt: skip
+        got = f"got {method!r:.40} ({type(method).__name__})"
+        example = 'must be text (e.g. "fp8", "awq")'
+        fix = "write it in quotes as the checkpoint has it"
+        raise ConfigError(f"quantization_config field 'quant_method' {example}, {got}; {fix}")
     return method.strip().lower()
 
 
 def _flag(method: str, q: dict[str, Any], key: str) -> bool:
     """A boolean of a quantisation config: absent or null is false; ``"true"`` or 1 is an error."""
     value = q.get(key)
-    return False if value is None else check_flag(key, value, error=ConfigError,
-                                                  label=_label(method, key))  # fmt: skip
+    return value is not None and check_flag(
+        key, value, error=ConfigError, label=_label(method, key)
+    )
 
 
-def _choice(method: str, q: dict[str, Any], key: str, known: tuple[str, ...], default: str) -> str:
-    """A named option of a quantisation config, case-insensitive, one of ``known``."""
+def _choice(method: str, q: dict[str, Any], key: str, known: tuple[str, ...]) -> str:
+    """A named option, read case-insensitively: one of ``known`` (null: the first)."""
     value = q.get(key)
     if value is None:
-        return default
+        return known[0]
     if isinstance(value, str) and value.strip().lower() in known:
         return value.strip().lower()
     near = ", ".join(repr(m) for m in close_matches(str(value), known)) or "none"
-    raise ConfigError(f"{_label(method, key)} is {value!r:.40}, not one of {list(known)} (close "
-                      f"matches: {near}); write one of them as the checkpoint has it")  # fmt: skip
+    fix = f"(close matches: {near}); write one of them as the checkpoint has it"
+    raise ConfigError(f"{_label(method, key)} is {value!r:.40}, not one of {list(known)} {fix}")
 
 
 def _names(method: str, q: dict[str, Any], key: str) -> tuple[str, ...]:
-    """Module names left in 16 bits: a list of strings, or one string read as a one-element list
-    (``"lm_head"`` is ``["lm_head"]``); absent or null is none; anything else is an error."""
+    """Module names left in 16 bits: a list of strings or one string (``"lm_head"``); null: none."""
     value = q.get(key)
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,)
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return tuple(value)
-    raise ConfigError(f"{_label(method, key)} must be a list of module names (e.g. "
-                      f"[\"lm_head\"]), got {value!r:.60} ({type(value).__name__}); write each "
-                      "name as a JSON string")  # fmt: skip
+    names = [] if value is None else [value] if isinstance(value, str) else value
+    if isinstance(names, list) and all(isinstance(v, str) for v in names):
+        return tuple(names)
+    must = 'must be a list of module names (e.g. ["lm_head"])'
+    got = f"got {value!r:.60} ({type(value).__name__}); write each name as a JSON string"
+    raise ConfigError(f"{_label(method, key)} {must}, {got}")
 
 
 def kept_16bit(module: str, patterns: tuple[str, ...]) -> bool:
-    """Whether ``module`` (e.g. ``model.layers.3.self_attn.q_proj``) or one of its parents matches
-    a keep-16-bit entry: ``re:`` regular expressions, glob patterns, or dotted names."""
-    parents = [".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 2)]
+    """Whether ``module`` or a parent matches a keep-16-bit entry (``re:`` regex, glob, dotted)."""
+    up = [".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 2)]
     for pat in patterns:
         if pat.startswith("re:"):
             if re.match(pat[3:], module):
                 return True
-        elif any(fnmatch.fnmatchcase(p, pat) for p in parents):
-            return True
-        elif f".{pat.strip('.')}." in f".{module}.":
+        elif any(fnmatch.fnmatchcase(p, pat) for p in up) or f".{pat.strip('.')}." in f".{module}.":
             return True
     return False

@@ -7,13 +7,11 @@ price, PUE) is taken from, first to last:
 2. the environment: ``WATTGPU_LITE_<KEY>`` (``WATTGPU_LITE_T_IN=500``);
 3. the config file: ``--config FILE``, else ``wattgpu-lite.toml`` in the working directory, a TOML
    file of top-level keys (``t_in = 500``, ``grid_gco2_per_kwh = 250``, ``region = "FR"``);
-4. the kit's built-in default — for the token counts, the named workload's (``--workload``, a
-   flag and config key like any other; default ``watt-counts``, 15 and 180), filled by the
-   command's Python call (:func:`wattgpu_lite.specs.workload.request_tokens`).
+4. the kit's built-in default — for the token counts, the named workload's (``--workload``;
+   default ``watt-counts``, 15 and 180), filled by the command's Python call.
 
 Every result says which values it used and where each came from (``"defaults"`` in the JSON, one
-line in the text view). A malformed file or value is a one-line error naming the key. To add a
-default, add one :class:`Default` to :data:`DEFAULTS` (its key the option's dest).
+line in the text view); a malformed file or value is a one-line error naming the key.
 """
 
 from __future__ import annotations
@@ -21,15 +19,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError, close_matches
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -42,21 +40,16 @@ BUILT_IN = "built-in"
 GIVEN = "given"  # a flag's value, as a Python argument's (selection.answers)
 
 
-def _accounting(name: str) -> Callable[[], float]:
-    """The built-in ``name`` of :mod:`wattgpu_lite.selection.accounting`, imported when asked."""
-    return lambda: getattr(importlib.import_module("wattgpu_lite.selection.accounting"), name)
-
-
 @dataclass(frozen=True)
 class Default:
-    """One value a config file or the environment may set: its key (the option's dest), whether
-    it is a count (a whole number) and its range, and the built-in value."""
+    """A value a config file or the environment may set: key (the option's dest), range, unit, its
+    built-in's name in :mod:`~wattgpu_lite.selection.accounting` ("": the workload's, item 4)."""
 
     key: str
     lo: float
     hi: float
     unit: str
-    builtin: Callable[[], float]
+    builtin: str = ""
     count: bool = False
 
     @property
@@ -68,7 +61,7 @@ class Default:
         return "a whole number" if self.count else "a number"
 
     def check(self, value: Any, where: str) -> float:
-        """``value`` checked (a bool is no number); InvalidInputError naming ``where`` and the key."""
+        """``value`` checked (a bool is no number), or InvalidInputError naming ``where``."""
         label = f"{where}: {self.key}"
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise InvalidInputError(f"{label} must be {self.kind} ({self.unit}), not {value!r}")
@@ -78,36 +71,36 @@ class Default:
 
 
 DEFAULTS: tuple[Default, ...] = (
-    Default("t_in", 1, checks.TOKENS_MAX, "prompt tokens", lambda: DEFAULT_T_IN, count=True),
-    Default("t_out", 1, checks.TOKENS_MAX, "generated tokens", lambda: DEFAULT_T_OUT, count=True),
-    Default("grid_gco2_per_kwh", 0, 5000, "gCO2e/kWh", _accounting("DEFAULT_GRID_GCO2_PER_KWH")),
-    Default("price_per_kwh", 0, 100, "per kWh", _accounting("DEFAULT_PRICE_PER_KWH")),
-    Default("pue", 1.0, 3.0, "facility / IT energy", _accounting("DEFAULT_PUE")),
+    Default("t_in", 1, checks.TOKENS_MAX, "prompt tokens", count=True),
+    Default("t_out", 1, checks.TOKENS_MAX, "generated tokens", count=True),
+    Default("grid_gco2_per_kwh", 0, 5000, "gCO2e/kWh", "DEFAULT_GRID_GCO2_PER_KWH"),
+    Default("price_per_kwh", 0, 100, "per kWh", "DEFAULT_PRICE_PER_KWH"),
+    Default("pue", 1.0, 3.0, "facility / IT energy", "DEFAULT_PUE"),
 )
 BY_KEY = {d.key: d for d in DEFAULTS}
-FROM_WORKLOAD = ("t_in", "t_out")  # else the named workload's (the module doc's item 4)
 REGION = "region"  # the grid region (``region = "FR"``), text: filled by fill_region
 REGION_ENV = ENV_PREFIX + REGION.upper()
 KEYS = (*BY_KEY, REGION)
 
 
 def add_config_flag(parser: argparse.ArgumentParser, top: bool = False) -> None:
-    """``--config FILE``: the defaults file (on the main parser, and on each command that uses a
-    default; the command's ``--config`` wins). SUPPRESS keeps a command's absent flag from
-    overwriting the main parser's value."""
+    """``--config FILE`` on the main parser and on each command that uses a default (the command's
+    wins: SUPPRESS keeps its absent flag from overwriting the main parser's value)."""
     keys = ", ".join(KEYS)
     parser.add_argument(
-        "--config", dest="config_file", metavar="FILE", default=None if top else argparse.SUPPRESS,
-        help=f"TOML file of defaults, one key per flag (its name, - as _: region = \"FR\", "
-             f"num_gpus = 2; default: ./{CONFIG_NAME} if present); precedence: flag > "
-             f"{ENV_PREFIX}<KEY> environment variable ({keys}) > file > built-in",
-    )  # fmt: skip
+        "--config",
+        dest="config_file",
+        metavar="FILE",
+        default=None if top else argparse.SUPPRESS,
+        help=f'TOML file of defaults, one key per flag (its name, - as _: region = "FR", '
+        f"num_gpus = 2; default: ./{CONFIG_NAME} if present); precedence: flag > "
+        f"{ENV_PREFIX}<KEY> environment variable ({keys}) > file > built-in",
+    )
 
 
 def read_config(path: Path, known: Collection[str] = ()) -> dict[str, Any]:
-    """The keys of a defaults file: the five defaults checked here, the other ``known`` keys
-    (every command's flags, :mod:`~wattgpu_lite.face.cli.config`) as written; one-line
-    InvalidInputError naming the key (or, for a file that is not TOML, the line and its text)."""
+    """The keys of a defaults file: the defaults checked, the other ``known`` keys (every command's
+    flags) as written; InvalidInputError naming the key (or the line of a file not TOML)."""
     where = f"config file {str(path)!r}"
     try:
         text = path.read_text(encoding="utf-8")
@@ -127,22 +120,23 @@ def read_config(path: Path, known: Collection[str] = ()) -> dict[str, Any]:
         else:
             near = close_matches(key.replace("-", "_"), keys)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise InvalidInputError(f"{where}: unknown key {key!r}{hint}; known keys (the flags' "
-                                    f"names, - as _): {', '.join(keys)}")  # fmt: skip
+            known_keys = f"known keys (the flags' names, - as _): {', '.join(keys)}"
+            raise InvalidInputError(f"{where}: unknown key {key!r}{hint}; {known_keys}")
     if REGION in out and "grid_gco2_per_kwh" in out:
-        raise InvalidInputError(f"{where}: sets both region and grid_gco2_per_kwh; keep one (a "
-                                "region names its grid)")  # fmt: skip
+        raise InvalidInputError(
+            f"{where}: sets both region and grid_gco2_per_kwh; keep one (a region names its grid)"
+        )
     return out
 
 
 def check_region_text(value: Any, label: str) -> str:
-    """A grid region of the kit's tables (``"FR"``, ``"gb"``, ``"Japan"``), as written;
-    InvalidInputError naming ``label`` and the close matches otherwise."""
+    """A grid region of the kit's tables (``"FR"``, ``"Japan"``), or InvalidInputError naming it."""
     from wattgpu_lite.selection.accounting import grid_region
 
     if not isinstance(value, str) or not value.strip():
-        raise InvalidInputError(f"{label} must be a grid region in quotes, e.g. region = \"FR\", "
-                                f"not {value!r}")  # fmt: skip
+        raise InvalidInputError(
+            f'{label} must be a grid region in quotes, e.g. region = "FR", not {value!r}'
+        )
     try:
         grid_region(value)
     except InvalidInputError as err:
@@ -150,15 +144,15 @@ def check_region_text(value: Any, label: str) -> str:
     return value.strip()
 
 
-def fill_region(args: argparse.Namespace, environ: Mapping[str, str], from_file: dict,
-                path: Path | None) -> dict[str, Any] | None:  # fmt: skip
-    """Set ``args.region`` from ``WATTGPU_LITE_REGION`` or the file's ``region`` when the
-    command has ``--region`` and neither it nor ``--grid-gco2-per-kwh`` was given (a grid number
-    from the environment beats a region from the file); return its ``{"value", "source"}`` (None
-    when nothing was filled)."""
-    grid_given = getattr(args, "grid_gco2_per_kwh", None) is not None
-    if getattr(args, REGION, "") is not None or grid_given:
-        return None  # no such option, or the flag decides
+def fill_region(
+    args: argparse.Namespace, environ: Mapping[str, str], from_file: dict, path: Path | None
+) -> dict[str, Any] | None:
+    """Set ``args.region`` from ``WATTGPU_LITE_REGION`` or the file's ``region`` when the command
+    has ``--region`` and neither it nor ``--grid-gco2-per-kwh`` was given (a grid number from the
+    environment beats a region from the file); its ``{"value", "source"}``, None if not filled."""
+    grid = getattr(args, "grid_gco2_per_kwh", None)
+    if getattr(args, REGION, "") is not None or grid is not None:
+        return None  # no such option, or a flag decides
     if environ.get(REGION_ENV, "").strip():
         args.region = check_region_text(environ[REGION_ENV], f"environment variable {REGION_ENV}")
         return {"value": args.region, "source": f"environment {REGION_ENV}"}
@@ -171,11 +165,8 @@ def fill_region(args: argparse.Namespace, environ: Mapping[str, str], from_file:
 def _toml_error(err: Exception, text: str) -> str:
     """A TOML syntax error in one line, with the offending line (which names its key)."""
     message = " ".join(str(err).split())
-    line_no = getattr(err, "lineno", None)
-    if line_no is None and "line " in message:  # tomli before 2.1 keeps it in the message only
-        tail = message.rsplit("line ", 1)[1]
-        digits = "".join(c for c in tail.split(",")[0] if c.isdigit())
-        line_no = int(digits) if digits else None
+    in_message = re.findall(r"line (\d+)", message)[-1:]  # tomli < 2.1: in the message only
+    line_no = getattr(err, "lineno", None) or (int(in_message[0]) if in_message else None)
     lines = text.splitlines()
     if line_no and 0 < line_no <= len(lines):
         return f"not valid TOML at line {line_no} ({message}): {lines[line_no - 1].strip()[:120]}"
@@ -185,13 +176,11 @@ def _toml_error(err: Exception, text: str) -> str:
 def config_path(args: argparse.Namespace, cwd: Path | None = None) -> Path | None:
     """``--config FILE`` (which must exist), else ``./wattgpu-lite.toml`` if present, else None."""
     given = getattr(args, "config_file", None)
+    if given is not None and not Path(given).is_file():
+        fix = f"pass the path of a TOML file of defaults (like {CONFIG_NAME})"
+        raise InvalidInputError(f"--config {given!r}: no such file; {fix}")
     if given is not None:
-        path = Path(given)
-        if not path.is_file():
-            raise InvalidInputError(
-                f"--config {given!r}: no such file; pass the path of a TOML file of defaults (like {CONFIG_NAME})"
-            )
-        return path
+        return Path(given)
     local = (cwd or Path.cwd()) / CONFIG_NAME
     return local if local.is_file() else None
 
@@ -203,18 +192,20 @@ def _from_env(default: Default, environ: Mapping[str, str]) -> float | None:
     try:
         value: float = int(raw) if default.count else float(raw)
     except ValueError:
-        raise InvalidInputError(f"environment variable {default.env}={raw!r}: {default.key} "
-                                f"must be {default.kind} ({default.unit})") from None  # fmt: skip
+        must = f"{default.key} must be {default.kind} ({default.unit})"
+        raise InvalidInputError(f"environment variable {default.env}={raw!r}: {must}") from None
     return default.check(value, f"environment variable {default.env}")
 
 
-def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None = None,
-                   cwd: Path | None = None,
-                   from_file: Mapping[str, Any] | None = None) -> dict[str, dict[str, Any]]:  # fmt: skip
+def apply_defaults(
+    args: argparse.Namespace,
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    from_file: Mapping[str, Any] | None = None,
+) -> dict[str, dict[str, Any]]:
     """Fill every option of :data:`DEFAULTS` the command has and the user left out (flag > env >
-    file > built-in) and return ``{key: {"value": ..., "source": ...}}`` for each of them, the
-    source "given" for a flag (as for a Python argument). ``from_file``: the file already read
-    (:func:`~wattgpu_lite.face.cli.config.with_config`), else it is read here."""
+    file > built-in): ``{key: {"value": ..., "source": ...}}``, "given" for a flag. ``from_file``:
+    the file already read (:func:`~wattgpu_lite.face.cli.config.with_config`), else read here."""
     environ = os.environ if environ is None else environ
     mine = [d for d in DEFAULTS if hasattr(args, d.key)]
     if not mine:
@@ -236,10 +227,11 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
             value, source = env, f"environment {d.env}"
         elif d.key in from_file:
             value, source = from_file[d.key], f"config {path}"
-        elif d.key in FROM_WORKLOAD:
+        elif not d.builtin:
             continue  # left to the command: the workload's count (specs.workload.request_tokens)
         else:
-            value, source = d.builtin(), BUILT_IN
+            accounting = importlib.import_module("wattgpu_lite.selection.accounting")
+            value, source = getattr(accounting, d.builtin), BUILT_IN
         setattr(args, d.key, value)
         used[d.key] = {"value": value, "source": source}
     return used
@@ -247,12 +239,12 @@ def apply_defaults(args: argparse.Namespace, environ: Mapping[str, str] | None =
 
 def defaults_line(used: Mapping[str, Mapping[str, Any]]) -> str:
     """The text view's line: ``defaults: t_in 15 (built-in), t_out 500 (--t-out)``."""
-    parts = [f"{k} {_shown(v['value'])} ({v['source']})" if v["value"] is not None else
-             f"{k} from {v['source']}" for k, v in used.items()]  # fmt: skip
-    return "defaults: " + ", ".join(parts)
+    return "defaults: " + ", ".join(_shown(k, v["value"], v["source"]) for k, v in used.items())
 
 
-def _shown(value: Any) -> str:
-    """A default's value in the text view: a number at ``:g``, anything else as written."""
+def _shown(key: str, value: Any, source: str) -> str:
+    """One default in the text view: its value (a number at ``:g``) and source."""
+    if value is None:
+        return f"{key} from {source}"
     number = isinstance(value, int | float) and not isinstance(value, bool)
-    return f"{value:g}" if number else str(value)
+    return f"{key} {value:g} ({source})" if number else f"{key} {value} ({source})"

@@ -1,46 +1,32 @@
-"""Calibration across sources: the backbone's constants fitted on the Watt Counts runs plus published
-measurements from other harnesses, scored leave-one-source-out.
+"""Calibration across sources: the backbone's constants fitted on the Watt Counts runs plus
+published measurements from other harnesses, scored leave-one-source-out.
 
 The protocol, written down before any score was seen (nothing in it is chosen by a held-out source):
 
 - **Sources scored**: each ``source_title`` of ``data/external_measurements.csv`` with at least
-  :data:`MIN_ROWS` measured values the kit can ask (ITL, power or throughput, in the source's own
-  scope: :mod:`~wattgpu_lite.hybrid.report.external_scope`). Smaller sources are never held out;
-  they are training data for every fold.
+  :data:`MIN_ROWS` values the kit can ask (ITL, power or throughput, in the source's own scope:
+  :mod:`~wattgpu_lite.hybrid.report.external_scope`); smaller ones only train every fold.
 - **Candidates** (:data:`CANDIDATES`): ``watt_counts``, the six constants fitted on the Watt
   Counts runs alone (the shipped model's); ``pooled``, fitted on the runs plus every training
   source's ITL, power and throughput (log ratios, the same soft-L1 loss,
   :func:`~wattgpu_lite.energy.backbone_fit.fit_by`), each source weighted so that the sources
-  together count as much as the runs and each source as much as another
-  (w_s = √(residuals of the runs / (sources · residuals of s))); ``pooled_host``, the same fit
-  with a seventh constant freed, the host's time per sequence in flight c_seq
-  (:func:`~wattgpu_lite.energy.backbone.host_step_s`: t_host = c_step + c_seq·B), which the runs
-  alone cannot identify (at most a few sequences in flight) and the other harnesses' batches of
-  up to 256 can. This third candidate was added after the two-candidate table had been built and
-  read (it is the first term the calibration issue names); it is chosen, as the others, by the
-  inner folds alone. ``pooled_formats``, the fourth, frees beside c_seq the achieved share of
-  the FP8 peak relative to the 16-bit one (``fp8_ratio``:
-  :func:`~wattgpu_lite.energy.backbone.flops_share`), which the 16-bit runs cannot identify and
-  the FP8 rows of other harnesses can (the FP4 share stays 1: no row the kit asks runs at an
-  FP4 peak); it was added after the three-candidate table had been read, and is chosen by the
-  inner folds alone as well. ``pooled_collectives``, the fifth, frees beside c_seq the
-  collectives' latency over NCCL's tuning model (``collective_ratio``:
-  :func:`~wattgpu_lite.energy.backbone.achieved_deploy`), which the one-GPU runs cannot
-  identify and the tensor-parallel rows of other harnesses can; it was added after the
-  four-candidate table had been read (the FP8 share it fitted, 0.2, stood for something the
-  8-GPU rows lack) and is chosen by the inner folds alone. A candidate added later is scored
-  with the earlier ones' inner scores and held-out rows read from the shipped table
-  (``stored``: every fit is deterministic, so only the new candidate's fits run).
+  together count as much as the runs and each as much as another (w_s = √(residuals of the runs
+  / (sources · residuals of s))). Each later candidate, added after the previous table had been
+  read, frees a constant the runs cannot identify and other harnesses can: ``pooled_host`` the
+  host's time per sequence in flight c_seq (t_host = c_step + c_seq·B,
+  :func:`~wattgpu_lite.energy.backbone.host_step_s`), ``pooled_formats`` beside it the FP8
+  peak's share relative to the 16-bit one (``fp8_ratio``; the FP4 share stays 1), and
+  ``pooled_collectives`` beside c_seq the collectives' latency over NCCL's tuning model
+  (``collective_ratio``; the FP8 share fitted, 0.2, stood for something the 8-GPU rows lack).
+  All are chosen by the inner folds alone; a later one is scored with the earlier ones' inner
+  scores and held-out rows read from the shipped table (``stored``: every fit is deterministic).
 - **Inner folds**: the training sources, sorted by title, dealt round robin into
   :data:`INNER_FOLDS` groups; each candidate is fitted without a group and scored on it (the median
-  |ln predicted/measured| of its values); the candidate with the lower mean inner score is chosen.
-- **Outer**: the chosen candidate refitted on all the training sources (``watt_counts`` needs no
-  refit: it sees no source), the held-out source predicted by the backbone with those constants.
+  |ln predicted/measured| of its values); the lower mean inner score is chosen.
+- **Outer**: the chosen candidate, refitted on all the training sources, predicts the held-out one.
 
-The learned correction is not refitted here (it is fitted on the runs' residuals of the shipped
-constants), so every number is the backbone's: the question is whether the other harnesses move
-its constants toward what they measure. Run by ``data/scripts/build_loso_calibration.py``; the
-shipped table is ``data/hybrid/loso_sources.csv``.
+The learned correction is not refitted, so every number is the backbone's. Run by
+``data/scripts/build_loso_calibration.py``; the shipped table is ``data/hybrid/loso_sources.csv``.
 """
 
 from __future__ import annotations
@@ -80,9 +66,8 @@ class Asked:
     measured: dict[str, np.ndarray]
 
     def take(self, mask: np.ndarray) -> Asked:
-        return Asked(self.rows[mask].reset_index(drop=True),
-                     self.frame[mask].reset_index(drop=True),
-                     {q: v[mask] for q, v in self.measured.items()})  # fmt: skip
+        rows, frame = (t[mask].reset_index(drop=True) for t in (self.rows, self.frame))
+        return Asked(rows, frame, {q: v[mask] for q, v in self.measured.items()})
 
     @property
     def sources(self) -> np.ndarray:
@@ -93,10 +78,8 @@ def asked() -> Asked:
     """Every row of the external table the kit can ask, with its measured values."""
     keep, frame = external.asked()
     rows = external.table().iloc[keep].reset_index(drop=True)
-    measured = {
-        q: rows[external.QUANTITIES[q]].to_numpy(dtype=float) / (1e3 if q == "itl_s" else 1.0)
-        for q in QUANTITIES
-    }
+    measured = {q: rows[external.QUANTITIES[q]].to_numpy(dtype=float) for q in QUANTITIES}
+    measured["itl_s"] = measured["itl_s"] / 1e3  # ms in the table
     return Asked(rows, external_predict.capped(frame).reset_index(drop=True), measured)
 
 
@@ -122,9 +105,8 @@ def values_per_source(a: Asked) -> pd.Series:
 def fit_pooled(
     ts: backbone_runs.TrainingSet, a: Asked, names: tuple[str, ...] = backbone_fit.NAMES
 ) -> Constants:
-    """The ``pooled`` candidate (``names``: the constants freed; ``F.WITH_HOST`` for
-    ``pooled_host``) on the runs ``ts`` and the external rows ``a`` (see the module docstring for
-    the weights)."""
+    """The ``pooled`` candidates (``names``: the constants freed, :data:`FREED`) on the runs ``ts``
+    and the external rows ``a`` (the weights: the module docstring)."""
     base = log_ratios(a, HybridState.pretrained().constants)
     usable = np.isfinite(base)
     sources = np.tile(a.sources, len(QUANTITIES))[usable]
@@ -160,8 +142,9 @@ def candidate_constants(name: str, ts: backbone_runs.TrainingSet, a: Asked) -> C
     return fit_pooled(ts, a, FREED[name])
 
 
-def choose(ts: backbone_runs.TrainingSet, train: Asked,
-           known: dict[str, float] | None = None) -> tuple[str, dict[str, float]]:  # fmt: skip
+def choose(
+    ts: backbone_runs.TrainingSet, train: Asked, known: dict[str, float] | None = None
+) -> tuple[str, dict[str, float]]:
     """The candidate with the lower mean score over the inner folds of ``train``'s sources;
     ``known``: mean inner scores already computed (read from the shipped table), not refitted."""
     means = dict(known or {})
@@ -178,8 +161,8 @@ def choose(ts: backbone_runs.TrainingSet, train: Asked,
 
 
 def held_out_table(a: Asked, c: Constants, shipped: Constants) -> pd.DataFrame:
-    """Per quantity of the held-out rows ``a``: values, MdAPE and median predicted/measured at the
-    chosen constants ``c`` and at the shipped ones."""
+    """Per quantity of held-out rows ``a``: values, MdAPE, median predicted/measured at ``c`` and
+    at ``shipped``."""
     out = []
     n = len(a.rows)
     for tag, constants in (("chosen", c), ("shipped", shipped)):
@@ -188,10 +171,9 @@ def held_out_table(a: Asked, c: Constants, shipped: Constants) -> pd.DataFrame:
             part = np.exp(r[k * n : (k + 1) * n])
             part = part[np.isfinite(part)]
             if len(part):
-                out.append({"quantity": q, "basis": tag, "values": len(part),
-                            "mdape_pct": float(np.median(np.abs(part - 1)) * 100),
-                            "ratio": float(np.median(part))})  # fmt: skip
-    return pd.DataFrame(out)
+                mdape = float(np.median(np.abs(part - 1)) * 100)
+                out.append((q, tag, len(part), mdape, float(np.median(part))))
+    return pd.DataFrame(out, columns=["quantity", "basis", "values", "mdape_pct", "ratio"])
 
 
 def scored_sources(a: Asked, min_rows: int = MIN_ROWS) -> list[str]:
@@ -202,27 +184,26 @@ def scored_sources(a: Asked, min_rows: int = MIN_ROWS) -> list[str]:
 
 def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
     """The mean inner scores the table ``stored`` holds for ``source``'s fold, per candidate."""
-    if stored is None:
-        return {}
-    rows = stored[stored["source"] == source]
-    return {name: float(rows[f"inner_{name}"].iloc[0]) for name in CANDIDATES
-            if len(rows) and f"inner_{name}" in rows}  # fmt: skip
+    rows = pd.DataFrame() if stored is None else stored[stored["source"] == source]
+    names = [name for name in CANDIDATES if len(rows) and f"inner_{name}" in rows]
+    return {name: float(rows[f"inner_{name}"].iloc[0]) for name in names}
 
 
 def fold_columns(chosen: Constants) -> dict[str, float]:
-    """The constants a fold reports beside its candidate: µs per sequence, the format and
-    collective ratios."""
-    return {"chosen_seq_us": 1e6 * chosen.seq_s, "chosen_fp8_ratio": chosen.fp8_ratio,
-            "chosen_fp4_ratio": chosen.fp4_ratio,
-            "chosen_collective_ratio": chosen.collective_ratio}  # fmt: skip
+    """The constants a fold reports beside its candidate: µs per sequence, format, collectives."""
+    return {
+        "chosen_seq_us": 1e6 * chosen.seq_s,
+        "chosen_fp8_ratio": chosen.fp8_ratio,
+        "chosen_fp4_ratio": chosen.fp4_ratio,
+        "chosen_collective_ratio": chosen.collective_ratio,
+    }
 
 
 def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One outer fold: ``source`` held out, the candidate chosen on the inner folds of the others,
-    refitted on them, and the held-out values at the chosen and the shipped constants (each fold
-    independent of the others: the folds may run in separate processes). ``stored``: a table
-    built before a candidate was added; where one of its candidates still wins, its rows stand
-    (the same deterministic fits) and only the added candidates are fitted."""
+    """One outer fold (independent of the others): ``source`` held out, the candidate chosen on the
+    inner folds of the others, refitted on them, and the held-out values at the chosen and the
+    shipped constants. ``stored``: a table built before a candidate was added; where one of its
+    candidates still wins, its rows stand and only the added candidates are fitted."""
     a, ts = asked(), backbone_runs.watt_counts()
     held = a.sources == source
     known = stored_inner(stored, source)
@@ -231,8 +212,8 @@ def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataF
     if name in known:  # an earlier candidate still wins: its stored held-out rows stand
         rows = stored[stored["source"] == source].reset_index(drop=True)
         if not rows["chosen"].eq(name).all():
-            raise ValueError(f"the stored fold of {source!r} chose {rows['chosen'].iloc[0]!r}, "
-                             f"not {name!r}: rebuild the table without `stored`")  # fmt: skip
+            why = f"{source!r} chose {rows['chosen'].iloc[0]!r}, not {name!r}"
+            raise ValueError(f"the stored fold of {why}: rebuild the table without `stored`")
         kept = rows.loc[:, "quantity":"chosen_fp4_ratio"]
         return kept.assign(chosen_collective_ratio=Constants().collective_ratio, **scores)
     chosen = candidate_constants(name, ts, a.take(~held))
@@ -240,17 +221,17 @@ def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataF
     return table.assign(source=source, chosen=name, **fold_columns(chosen), **scores)
 
 
-def leave_one_source_out(min_rows: int = MIN_ROWS, only: list[str] | None = None,
-                         workers: int = 1, stored: pd.DataFrame | None = None) -> pd.DataFrame:  # fmt: skip
-    """The outer loop: per held-out source (``only``: a subset of them) and quantity, the chosen
-    candidate, its inner scores, the host time per sequence it fitted (``chosen_seq_us``, µs; 0
-    unless a ``pooled_`` candidate that frees it), the FP8 and FP4 peaks' shares relative to the
-    16-bit one (``chosen_fp8_ratio``, ``chosen_fp4_ratio``; 1 unless ``pooled_formats``), the
-    collectives' latency over NCCL's model (``chosen_collective_ratio``; 1 unless
-    ``pooled_collectives``), and the held-out values at the chosen and the shipped constants.
-    ``workers`` > 1: the folds in that many processes (the same table: each fold is
-    deterministic and the parts are joined in the sources' order). ``stored``: a table built
-    with fewer candidates, whose folds are reused where they still hold (:func:`held_out_source`)."""
+def leave_one_source_out(
+    min_rows: int = MIN_ROWS,
+    only: list[str] | None = None,
+    workers: int = 1,
+    stored: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """The outer loop: per held-out source (``only``: a subset) and quantity, the chosen candidate,
+    its inner scores, the constants it fitted (:func:`fold_columns`: µs per sequence, 0 unless
+    freed; the FP8, FP4 and collective ratios, 1 unless freed) and the held-out values at the
+    chosen and the shipped constants. ``workers`` > 1: the folds in that many processes (the same
+    table: the parts are joined in the sources' order). ``stored``: :func:`held_out_source`."""
     scored = scored_sources(asked(), min_rows)
     sources = scored if only is None else [s for s in scored if s in only]
     fold = partial(held_out_source, stored=stored)
