@@ -229,6 +229,20 @@ def test_the_load_solves_littles_law_to_machine_precision(catalog_rows):
     assert np.all(np.abs(g) <= 1e-12 * load)
 
 
+def test_one_dense_row_solved_on_floats_equals_the_rows_solve(catalog_rows):
+    """A single dense row's load (:func:`S._smallest_root_affine`, Python floats) is the bits
+    the array solve gives the same row among many, at every load share (saturated included)."""
+    rows, cap, c = catalog_rows
+    pick = np.nonzero(~S.step_pieces(rows, c).curved)[0][::5]
+    rows, cap = rows.take(pick), cap[pick]
+    rate = np.resize(np.array(LOAD_SHARES), len(cap)) * S.capacity_qps(rows, cap, c)
+    many = S.in_flight_at_rate(rows, rate, cap, c)
+    one = [S.in_flight_at_rate(rows.take(np.arange(len(cap)) == i), rate[i : i + 1],
+                               cap[i : i + 1], c)[0] for i in range(len(cap))]  # fmt: skip
+    assert len(cap) > 1000
+    np.testing.assert_array_equal(np.array(one), many)
+
+
 def test_golden_max_gives_the_same_answer_however_many_points_a_call_holds():
     centre = np.linspace(0.5, 6.0, 7)
 

@@ -235,13 +235,26 @@ def step_pieces(rows: Rows, c: Constants) -> searches.Pieces:
     """W(B) = B·t_req(B) and N(B) = B·dynamic J of every row in pieces, one call of the generated
     coefficients (:mod:`~wattgpu_lite.energy.symbolic_step`): s(B) = W / T_out + t_host(B), raw
     busy power min(P_idle + N / (T_out·s), TDP), for every B at once."""
-    n = len(rows.t_in)
+    return pieces_from(rows, step_arguments(rows, c))
+
+
+def step_arguments(rows: Rows, c: Constants) -> dict:
+    """The generated coefficients' arguments of :func:`step_pieces` by symbol name: arrays, or
+    Python floats for one row (numpy's scalar arithmetic, ~8x faster than on arrays of one
+    element)."""
     named = {**symbol_values(rows.model), "T_in": rows.t_in, "T_out": rows.t_out,
              **symbol_values(achieved_hw(rows, c)), "kappa": c.kappa,
              **symbol_values(achieved_deploy(rows, c))}  # fmt: skip
     values = {k: np.asarray(a, dtype=float) for k, a in named.items()}
-    if n == 1:  # one row: numpy's scalar arithmetic, ~8x faster than on arrays of one element
+    if len(rows.t_in) == 1:
         values = {k: float(v.reshape(-1)[0]) for k, v in values.items()}
+    return values
+
+
+def pieces_from(rows: Rows, values: dict) -> searches.Pieces:
+    """:func:`step_pieces` from its arguments ``values`` (:func:`step_arguments`): one call of
+    the generated coefficients, then the breakpoints."""
+    n = len(rows.t_in)
     out = physical.in_blocks(
         _step_generated.coefficients, values, (n,)
     )  # elementwise: in cache-sized blocks
@@ -449,6 +462,8 @@ def in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Cons
     p = step_pieces(rows, c) if pieces is None else pieces
     host = (rows.t_out * c.step_s, rows.t_out * c.seq_s)  # T_out·t_host(B) = a + b·B
     curved, out = p.curved, np.empty(n)
+    if n == 1 and not curved[0]:  # one dense row (a single predict's): on its floats
+        return _smallest_root_affine(p, rate, cap, host)
     for part in (~curved, curved):  # a dense row's evaluations skip the powers of ρ
         if part.all():  # every row (a single predict's one): the arrays themselves
             return _smallest_root(p, rate, cap, host)
@@ -492,6 +507,44 @@ def _smallest_root(p: searches.Pieces, rate: np.ndarray, cap: np.ndarray,
             step = np.where(grows, g / slope, 0.0)
         x = np.clip(x - np.where(np.isfinite(step), step, 0.0), lo, hi)
     return np.where(saturated, cap, x)
+
+
+def _smallest_root_affine(p: searches.Pieces, rate: np.ndarray, cap: np.ndarray,
+                          host: tuple[np.ndarray, np.ndarray]) -> np.ndarray:  # fmt: skip
+    """:func:`_smallest_root` of ONE row whose pieces are affine (``p.curved`` false), on Python
+    floats: the same operations in the same order on each value (numpy's exp where that takes
+    it, :func:`searches.curve`), so the same bits, without a numpy call per operation
+    (tests/energy/test_backbone_searches.py holds the two equal)."""
+    lam, b_max = float(rate[0]), float(cap[0])
+    fixed, per_seq = float(host[0][0]), float(host[1][0])
+    coef = p.coef[:, :, 0].tolist()  # (K, 4): a_0, a_B, a_T, a_1 of each expression
+    cuts = (searches.cuts_within(p, np.maximum(cap, 1.0)) - 1.0)[0].tolist()
+    loads = sorted([0.0, b_max, max(b_max - 1.0, 0.0), *cuts])
+    k, saturated = 0, True
+    for j, load in enumerate(loads):  # the first load where g ≤ 0 (numpy's argmax)
+        batch = min(1.0 + load, b_max)
+        host_s = fixed + per_seq * batch
+        if lam * (searches.affine_switched(coef, p.groups, batch) + host_s) - load <= 0:
+            k, saturated = j, False
+            break
+    lo, hi = loads[max(k - 1, 0)], loads[k]
+    w = searches.affine_branch(coef, p.groups, min(1.0 + 0.5 * (lo + hi), b_max))
+    rate_t, rate_1 = float(p.log_rho[0] * p.t_in[0]), float(p.log_rho[0])
+    x, grows = hi, hi > lo
+    eps = 4.0 * np.finfo(float).eps
+    for _ in range(searches.NEWTON_STEPS):
+        batch = min(1.0 + x, b_max)
+        u_t, u_1 = np.exp(rate_t * batch), np.exp(rate_1 * batch)
+        demand = lam * (w[0] + w[1] * batch + w[2] * u_t + w[3] * u_1 + fixed + per_seq * batch)
+        g = demand - x
+        slope = lam * (w[1] + w[2] * rate_t * u_t + w[3] * rate_1 * u_1 + per_seq) * float(
+            1.0 + x < b_max) - 1.0  # fmt: skip
+        grows = grows and abs(g) > eps * (demand + x)
+        if not grows:
+            break
+        step = g / slope if slope != 0.0 else 0.0
+        x = min(max(x - (step if np.isfinite(step) else 0.0), lo), hi)
+    return np.array([b_max if saturated else x], dtype=float)
 
 
 def capacity_qps(rows: Rows, cap: np.ndarray, c: Constants) -> np.ndarray:

@@ -105,6 +105,35 @@ def branch_of(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return w, p.coef[-1]
 
 
+def affine_switched(coef: list, groups: tuple[tuple[str, int], ...], batch: float) -> float:
+    """:func:`switched`'s W of ONE row whose pieces are affine, at one ``batch``, in Python floats
+    (``coef``: its (K, 4) coefficients as lists): R + each group's max / min, in that order."""
+    values = [a[0] + a[1] * batch for a in coef]
+    w, start = values[-2], 0
+    for op, size in groups:
+        part = values[start : start + size]
+        w = w + (max(part) if op == "max" else min(part))
+        start += size
+    return w
+
+
+def affine_branch(coef: list, groups: tuple[tuple[str, int], ...], batch: float) -> list[float]:
+    """:func:`branch_of`'s W coefficients of ONE row whose pieces are affine, at one ``batch``,
+    in Python floats: R plus the sum of the products each group's max / min takes (the first
+    where several tie, as numpy's argmax / argmin)."""
+    values = [a[0] + a[1] * batch for a in coef]
+    taken, start = [], 0
+    for op, size in groups:
+        part = values[start : start + size]
+        best = (max if op == "max" else min)(range(size), key=part.__getitem__)
+        taken.append(coef[start + best])
+        start += size
+    total = [0, 0, 0, 0]
+    for a in taken:
+        total = [t + v for t, v in zip(total, a, strict=True)]
+    return [r + t for r, t in zip(coef[-2], total, strict=True)]
+
+
 def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.ndarray:
     """d^order e / dB^order at ``batch`` (n,) of the expressions ``coef`` (4, n) of the rows of
     ``p`` (a branch of :func:`branch_of`)."""

@@ -16,7 +16,7 @@ import numpy as np
 
 from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.energy.uniques import subset, unique_by_identity
-from wattgpu_lite.hybrid.predict import bounds, intervals
+from wattgpu_lite.hybrid.predict import bounds, intervals, one_row
 from wattgpu_lite.hybrid.predict.correction import load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Status, StepResult, status_of
@@ -106,7 +106,8 @@ def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
     offline = np.isnan(rate)
-    pieces = backbone.step_pieces(rows, c)
+    kept = one_row.setup(one_row.config_of(rows), c)  # the configuration's arguments, laid out
+    pieces = backbone.pieces_from(rows, one_row.step_values(kept, rows))
     if offline[0]:
         load, step_at, busy_batch = batch, batch, batch
     else:
@@ -116,10 +117,8 @@ def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
     # the request at cap and at the four busy points: five columns of one call (the row's
     # arrays broadcast), stacked with the floor's two calls (theirs broadcast over the columns)
     loads = np.concatenate([safe_cap, at[0]])
-    floor, per_flop, found = bounds.floor_and_bytes_per_flop(
-        rows, step_batch, backbone.request_call(rows, loads, c)
-    )
-    step, power = backbone.step_and_power_from(rows, loads, backbone.terms_of(*found[0]), c)
+    floor, per_flop, found = one_row.evaluate(kept, rows, step_batch, loads)
+    step, power = backbone.step_and_power_from(rows, loads, found, c)
     capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
     status = status_of(cap, rate, batch, capacity)
     if status[0] is not Status.OK:
