@@ -334,6 +334,8 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
     n = len(rows.t_in)
     bound = np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH)
     p = step_pieces(rows, c) if pieces is None else pieces
+    if n == 1 and not p.curved[0]:  # one dense row (a single predict's): on its floats
+        return _peak_affine(rows, p, float(bound[0]), c)
     points = np.concatenate(
         [np.ones((n, 1)), bound[:, None], searches.cuts_within(p, bound)], axis=1
     )
@@ -348,6 +350,22 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
         sub, sub_p, at = _part(rows, p, curved, points)
         out[curved] = _curved_peak(sub, sub_p, at, bound[curved], c)
     return out
+
+
+def _peak_affine(rows: Rows, p: searches.Pieces, bound: float, c: Constants) -> np.ndarray:
+    """:func:`peak_batch` of ONE row whose pieces are affine, in Python floats: the raw busy
+    power (:func:`_pieces_power_w`, the same operations in the same order) at 1, ``bound`` and
+    the breakpoints below it, the first best of them (numpy's argmax)."""
+    coef = p.coef[:, :, 0].tolist()
+    points = [1.0, bound, *searches.cuts_within(p, np.array([bound]))[0].tolist()]
+    idle, t_out = float(idle_power_w(rows, c)[0]), float(rows.t_out[0])
+    tdp = float(rows.replica_tdp_w[0])
+    power = []
+    for b in points:
+        w = searches.affine_switched(coef, p.groups, b)
+        dyn = coef[-1][0] + coef[-1][1] * b
+        power.append(min(idle + dyn / (w + t_out * host_step_s(b, c)), tdp))
+    return np.array([points[max(range(len(points)), key=power.__getitem__)]])
 
 
 def _part(rows: Rows, p: searches.Pieces, mask: np.ndarray,

@@ -212,9 +212,26 @@ def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def with_cuts(p: Pieces) -> Pieces:
-    """``p`` with its breakpoints on [1, CUT_MAX] (:func:`breakpoints`) kept, for every solve."""
+    """``p`` with its breakpoints on [1, CUT_MAX] (:func:`breakpoints`) kept, for every solve
+    (one affine row's on its floats, :func:`affine_breakpoints`)."""
     n = len(p.t_in)
+    if n == 1 and not p.curved[0]:
+        return replace(p, cuts=affine_breakpoints(p))
     return replace(p, cuts=breakpoints(p, np.ones(n), np.full(n, CUT_MAX)))
+
+
+def affine_breakpoints(p: Pieces) -> np.ndarray:
+    """:func:`breakpoints` on [1, CUT_MAX] of ONE row whose pieces are affine, in Python floats:
+    each pair's line root −Δa_0 / Δa_B where it lies in range, NaN elsewhere (a parallel pair's
+    too, as numpy's ±inf or NaN quotient), (1, pairs). A pair with both powers is refused."""
+    coef, out = p.coef[:, :, 0].tolist(), []
+    for i, j in zip(*_pairs(p.groups), strict=True):
+        d0, d_b, d_t, d_1 = (a - b for a, b in zip(coef[i], coef[j], strict=True))
+        if d_t != 0 and d_1 != 0:
+            raise ValueError("a group mixes the prefill and decode powers of ρ")
+        line = -d0 / d_b if d_b != 0 else np.nan
+        out.append(line if 1.0 <= line <= CUT_MAX else np.nan)
+    return np.array([out], dtype=float)
 
 
 def cuts_within(p: Pieces, hi: np.ndarray) -> np.ndarray:
