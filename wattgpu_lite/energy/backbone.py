@@ -30,6 +30,7 @@ Every function takes and returns numpy arrays (one value per row); all rows are 
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -40,6 +41,7 @@ from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
 PEAK_GRID_POINTS = 33  # ln B on [0, ln 1024] every 0.22: the global peak's neighbourhood
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
+EPS = float(np.finfo(float).eps)
 PEAK_KINDS = ("fp16", "fp8", "fp4")  # the peaks a tensor group runs at (energy.precision)
 
 
@@ -355,9 +357,12 @@ def peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0,
 def _peak_affine(rows: Rows, p: searches.Pieces, bound: float, c: Constants) -> np.ndarray:
     """:func:`peak_batch` of ONE row whose pieces are affine, in Python floats: the raw busy
     power (:func:`_pieces_power_w`, the same operations in the same order) at 1, ``bound`` and
-    the breakpoints below it, the first best of them (numpy's argmax)."""
+    the breakpoints below it, the first best of them (numpy's argmax; a point repeated, as 1 is
+    for every breakpoint above ``bound``, once: its power is the same)."""
     coef = p.coef[:, :, 0].tolist()
-    points = [1.0, bound, *searches.cuts_within(p, np.array([bound]))[0].tolist()]
+    points = list(
+        dict.fromkeys([1.0, bound, *searches.cuts_within(p, np.array([bound]))[0].tolist()])
+    )
     idle, t_out = float(idle_power_w(rows, c)[0]), float(rows.t_out[0])
     tdp = float(rows.replica_tdp_w[0])
     power = []
@@ -540,6 +545,8 @@ def _smallest_root_affine(p: searches.Pieces, rate: np.ndarray, cap: np.ndarray,
     loads = sorted([0.0, b_max, max(b_max - 1.0, 0.0), *cuts])
     k, saturated = 0, True
     for j, load in enumerate(loads):  # the first load where g ≤ 0 (numpy's argmax)
+        if j and load == loads[j - 1]:  # a repeated load: g as at the one before, > 0
+            continue
         batch = min(1.0 + load, b_max)
         host_s = fixed + per_seq * batch
         if lam * (searches.affine_switched(coef, p.groups, batch) + host_s) - load <= 0:
@@ -549,10 +556,12 @@ def _smallest_root_affine(p: searches.Pieces, rate: np.ndarray, cap: np.ndarray,
     w = searches.affine_branch(coef, p.groups, min(1.0 + 0.5 * (lo + hi), b_max))
     rate_t, rate_1 = float(p.log_rho[0] * p.t_in[0]), float(p.log_rho[0])
     x, grows = hi, hi > lo
-    eps = 4.0 * np.finfo(float).eps
+    eps = 4.0 * EPS
     for _ in range(searches.NEWTON_STEPS):
         batch = min(1.0 + x, b_max)
-        u_t, u_1 = np.exp(rate_t * batch), np.exp(rate_1 * batch)
+        # ρ's powers, in [0, 1]; where their coefficient is ±0 (a dense row) 0 gives the same bits
+        u_t = np.exp(rate_t * batch) if w[2] != 0 else 0.0
+        u_1 = np.exp(rate_1 * batch) if w[3] != 0 else 0.0
         demand = lam * (w[0] + w[1] * batch + w[2] * u_t + w[3] * u_1 + fixed + per_seq * batch)
         g = demand - x
         slope = lam * (w[1] + w[2] * rate_t * u_t + w[3] * rate_1 * u_1 + per_seq) * float(
@@ -561,7 +570,7 @@ def _smallest_root_affine(p: searches.Pieces, rate: np.ndarray, cap: np.ndarray,
         if not grows:
             break
         step = g / slope if slope != 0.0 else 0.0
-        x = min(max(x - (step if np.isfinite(step) else 0.0), lo), hi)
+        x = min(max(x - (step if math.isfinite(step) else 0.0), lo), hi)
     return np.array([b_max if saturated else x], dtype=float)
 
 

@@ -122,15 +122,12 @@ def affine_branch(coef: list, groups: tuple[tuple[str, int], ...], batch: float)
     in Python floats: R plus the sum of the products each group's max / min takes (the first
     where several tie, as numpy's argmax / argmin)."""
     values = [a[0] + a[1] * batch for a in coef]
-    taken, start = [], 0
+    total, start = [0, 0, 0, 0], 0
     for op, size in groups:
         part = values[start : start + size]
-        best = (max if op == "max" else min)(range(size), key=part.__getitem__)
-        taken.append(coef[start + best])
+        taken = coef[start + part.index(max(part) if op == "max" else min(part))]
+        total = [t + v for t, v in zip(total, taken, strict=True)]
         start += size
-    total = [0, 0, 0, 0]
-    for a in taken:
-        total = [t + v for t, v in zip(total, a, strict=True)]
     return [r + t for r, t in zip(coef[-2], total, strict=True)]
 
 
