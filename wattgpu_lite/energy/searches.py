@@ -213,7 +213,7 @@ def with_cuts(p: Pieces) -> Pieces:
     (one affine row's on its floats, :func:`affine_breakpoints`)."""
     n = len(p.t_in)
     if n == 1 and not p.curved[0]:
-        return replace(p, cuts=affine_breakpoints(p))
+        return Pieces(p.coef, p.log_rho, p.t_in, p.groups, affine_breakpoints(p))
     return replace(p, cuts=breakpoints(p, np.ones(n), np.full(n, CUT_MAX)))
 
 

@@ -151,7 +151,9 @@ def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU]
     factors = {}
     for target, corr in model.corrections.items():
         f = np.zeros(len(odd))
-        if corr is not None and (~odd).any():
+        if corr is not None and len(odd) == 1 and not odd[0]:  # one row: its LLM, GPU, loads
+            f = corr.predict_loads(llms, gpus, loads)
+        elif corr is not None and (~odd).any():
             idx = np.nonzero(~odd)[0]
             f[idx] = corr.predict_loads(subset(llms, idx), subset(gpus, idx),
                                         {k: v[idx] for k, v in loads.items()})  # fmt: skip
@@ -196,10 +198,11 @@ def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basi
         intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
     )
     code = 2 * intervals.basis_codes(basis) + back.offline  # (basis, regime) of each row
+    named = np.unique(code).tolist()
     half = {}
     for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
         q = np.zeros(2 * len(intervals.BASES))
-        for k in np.unique(code):
+        for k in named:
             regime = np.array(["offline" if k % 2 else "server"])
             q[k] = intervals.half_width(model.tables, intervals.BASES[k // 2], t, regime, level)[0]
         half[t] = q[code] + widen
