@@ -97,12 +97,15 @@ def _backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
 def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
                      batch) -> Backbone | None:  # fmt: skip
     """:func:`backbone_step` of one row from two physics calls instead of four: the step's pieces
-    (:func:`backbone.step_pieces`), then ONE stacked evaluation (:func:`bounds.
-    floor_and_bytes_per_flop` with the request's call) of the floor and bytes per FLOP at the
-    step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B) at the
-    batches :func:`backbone.busy_points` names (the request's five batches as five columns).
+    (:func:`backbone.step_pieces`, from the kept arguments of its configuration,
+    :func:`one_row.setup`), then ONE evaluation (:func:`one_row.evaluate`, the values of
+    :func:`bounds.floor_and_bytes_per_flop` with the request's call) of the floor and bytes per
+    FLOP at the step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B)
+    at the batches :func:`backbone.busy_points` names (the request's five batches). A dense
+    row's load and peak batch are solved on its floats (the same bits as the array solves).
     The load is solved before the capacity is known, so this holds only when the row is OK (then
-    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the general path: its stand-in load, its values)."""
+    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the
+    general path: its stand-in load, its values)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
     offline = np.isnan(rate)
@@ -114,8 +117,7 @@ def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
         load, busy, step_at, busy_batch = backbone.rate_loads(rows, rate, safe_cap, c, pieces)
     at = backbone.busy_points(rows, step_at, busy_batch, c, pieces)
     step_batch = bounds.step_batch(load, offline, safe_cap)
-    # the request at cap and at the four busy points: five columns of one call (the row's
-    # arrays broadcast), stacked with the floor's two calls (theirs broadcast over the columns)
+    # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
     floor, per_flop, found = one_row.evaluate(kept, rows, step_batch, loads)
     step, power = backbone.step_and_power_from(rows, loads, found, c)
