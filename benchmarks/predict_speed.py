@@ -109,13 +109,14 @@ def old_search():
     spec = importlib.util.spec_from_file_location("reference_searches", REFERENCE_SEARCHES)
     ref = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ref)
-    saved = S.peak_batch, S.in_flight_at_rate, S.step_pieces
+    saved = S.peak_batch, S.in_flight_at_rate, S.step_pieces, S.pieces_from
     S.peak_batch, S.in_flight_at_rate = ref.reference_peak_batch, ref.reference_in_flight_at_rate
-    S.step_pieces = lambda rows, c: None  # the references take no pieces
+    # the references take no pieces (a single predict builds them from its kept arguments)
+    S.step_pieces = S.pieces_from = lambda rows, _: None
     try:
         yield
     finally:
-        S.peak_batch, S.in_flight_at_rate, S.step_pieces = saved
+        S.peak_batch, S.in_flight_at_rate, S.step_pieces, S.pieces_from = saved
 
 
 # the same model under EcoLogits' own registry name (it answers None, after a failed look-up,

@@ -48,10 +48,14 @@ def half_width(
     """q per row at ``level`` (linear between grid levels) for one basis and target."""
     out = np.empty(len(regime))
     for reg in np.unique(regime):
-        row = tables[basis][target][str(reg)]
-        qs = np.array([row[key] for key in _LEVEL_KEYS])
-        out[regime == reg] = np.interp(level, _GRID, qs)
+        out[regime == reg] = q_at(tables, basis, target, str(reg), level)
     return out
+
+
+def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> float:
+    """q of one basis, target and regime at ``level``, linear between the grid levels."""
+    row = tables[basis][target][regime]
+    return np.interp(level, _GRID, np.array([row[key] for key in _LEVEL_KEYS]))
 
 
 def basis_codes(basis: np.ndarray) -> np.ndarray:

@@ -205,8 +205,8 @@ def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basi
     for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
         q = np.zeros(2 * len(intervals.BASES))
         for k in named:
-            regime = np.array(["offline" if k % 2 else "server"])
-            q[k] = intervals.half_width(model.tables, intervals.BASES[k // 2], t, regime, level)[0]
+            regime = "offline" if k % 2 else "server"
+            q[k] = intervals.q_at(model.tables, intervals.BASES[k // 2], t, regime, level)
         half[t] = q[code] + widen
     return half, widen, watched
 
