@@ -42,18 +42,9 @@ _LEVEL_KEYS = tuple(f"{lv:g}" for lv in LEVEL_GRID)
 _GRID.flags.writeable = False
 
 
-def half_width(
-    tables: dict, basis: str, target: str, regime: np.ndarray, level: float
-) -> np.ndarray:
-    """q per row at ``level`` (linear between grid levels) for one basis and target."""
-    out = np.empty(len(regime))
-    for reg in np.unique(regime):
-        out[regime == reg] = q_at(tables, basis, target, str(reg), level)
-    return out
-
-
 def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> float:
-    """q of one basis, target and regime at ``level``, linear between the grid levels."""
+    """The half-width q of one basis, target and regime ("server" or "offline") at ``level``,
+    linear between the grid levels."""
     row = tables[basis][target][regime]
     return np.interp(level, _GRID, np.array([row[key] for key in _LEVEL_KEYS]))
 
