@@ -22,8 +22,8 @@ Beside predict_many: the numpy forest alone (:mod:`wattgpu_lite.hybrid.predict.t
 XGBoost Booster), with one thread (as numpy runs) and with its default threads. Every figure is
 printed with its ratio against its reference measured in the same run: rows/s against XGBoost's
 one thread at the same size and against its own 10^4 rows; memory against XGBoost's. The physics
-evaluations of a warm predict are counted by wrapping ``energy.physical.physical_evaluate`` and
-the generated step coefficients (``energy._step_generated.coefficients``) here, not in the
+evaluations of a warm predict are counted by wrapping ``energy.physical.evaluate_symbols`` (the
+call of the generated physics every evaluation makes) and the generated step coefficients (``energy._step_generated.coefficients``) here, not in the
 library. The machine's load average is printed beside them: the machine is shared, so
 read the ratios first.
 """
@@ -79,26 +79,26 @@ def best_of(fn, repeat: int = 3) -> float:
 
 
 def physics_calls(fn) -> tuple[int, int]:
-    """(calls of energy.physical.physical_evaluate and of the generated step coefficients, rows
-    they evaluated) while ``fn`` runs."""
+    """(calls of the physics (energy.physical.evaluate_symbols, which every physical_evaluate
+    makes) and of the generated step coefficients, elements they evaluated) while ``fn`` runs."""
     seen = [0, 0]
-    original, coefficients = P.physical_evaluate, SG.coefficients
+    original, coefficients = P.evaluate_symbols, SG.coefficients
 
-    def counted(**args):
+    def counted(named):
         seen[0] += 1
-        seen[1] += int(np.broadcast(*args["workload"]).size)
-        return original(**args)
+        seen[1] += int(np.broadcast(*named.values()).size)
+        return original(named)
 
     def counted_coefficients(**args):
         seen[0] += 1
         seen[1] += int(np.broadcast(*args.values()).size)
         return coefficients(**args)
 
-    P.physical_evaluate, SG.coefficients = counted, counted_coefficients
+    P.evaluate_symbols, SG.coefficients = counted, counted_coefficients
     try:
         fn()
     finally:
-        P.physical_evaluate, SG.coefficients = original, coefficients
+        P.evaluate_symbols, SG.coefficients = original, coefficients
     return seen[0], seen[1]
 
 
@@ -109,13 +109,14 @@ def old_search():
     spec = importlib.util.spec_from_file_location("reference_searches", REFERENCE_SEARCHES)
     ref = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ref)
-    saved = S.peak_batch, S.in_flight_at_rate, S.step_pieces
+    saved = S.peak_batch, S.in_flight_at_rate, S.step_pieces, S.pieces_from
     S.peak_batch, S.in_flight_at_rate = ref.reference_peak_batch, ref.reference_in_flight_at_rate
-    S.step_pieces = lambda rows, c: None  # the references take no pieces
+    # the references take no pieces (a single predict builds them from its kept arguments)
+    S.step_pieces = S.pieces_from = lambda rows, _: None
     try:
         yield
     finally:
-        S.peak_batch, S.in_flight_at_rate, S.step_pieces = saved
+        S.peak_batch, S.in_flight_at_rate, S.step_pieces, S.pieces_from = saved
 
 
 # the same model under EcoLogits' own registry name (it answers None, after a failed look-up,

@@ -43,7 +43,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - hybrid.predict.model._pretrained: the shipped hybrid model; hybrid.predict.correction._forest
   (≤ 8 forests): each correction's parsed numpy forest; hybrid.predict.correction._pair_codes
   (≤ 256 lists of up to 64 (LLM, GPU) pairs): each pair list's read-only feature matrix
-  and fixed forest codes;
+  and fixed forest codes; hybrid.predict.one_row.setup (≤ 256 (configuration, constants)): a
+  single predict's physics arguments but its tokens and load, read-only;
 - hybrid.fit.candidates.spec: the candidates file; hybrid.report.external.table, _predicted
   (≤ 8 (level, correction) pairs), hybrid.report.external_per_gpu.roofline_frame: the external
   check's rows, predictions and roofline;
@@ -117,6 +118,7 @@ _CACHES = (
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
     "energy.backbone_rows._configured", "energy.backbone_rows._configured_one",
     "hybrid.predict.frame_checks._checked", "hybrid.predict.correction._pair_codes",
+    "hybrid.predict.one_row.setup",
     "hybrid.predict.model._pretrained", "hybrid.predict.correction._forest",
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",

@@ -229,6 +229,28 @@ def test_the_load_solves_littles_law_to_machine_precision(catalog_rows):
     assert np.all(np.abs(g) <= 1e-12 * load)
 
 
+def test_one_dense_row_solved_on_floats_equals_the_rows_solve(catalog_rows):
+    """A single dense row's breakpoints (:func:`Z.affine_breakpoints`), peak batch
+    (:func:`S._peak_affine`) and load (:func:`S._smallest_root_affine`), on Python floats, are
+    the bits the array solves give the same row among many: at every upper batch and load share
+    (saturated included)."""
+    rows, cap, c = catalog_rows
+    pick = np.nonzero(~S.step_pieces(rows, c).curved)[0][::5]
+    rows, cap = rows.take(pick), cap[pick]
+    rate = np.resize(np.array(LOAD_SHARES), len(cap)) * S.capacity_qps(rows, cap, c)
+    pieces, uppers = S.step_pieces(rows, c), upper_batches(cap)
+    many = [S.in_flight_at_rate(rows, rate, cap, c), pieces.cuts,
+            *(S.peak_batch(rows, c, upper=u, pieces=pieces) for u in uppers)]  # fmt: skip
+    assert len(cap) > 1000
+    for i in range(len(cap)):
+        one, at = rows.take(np.arange(len(cap)) == i), slice(i, i + 1)
+        one_pieces = S.step_pieces(one, c)
+        got = [S.in_flight_at_rate(one, rate[at], cap[at], c, one_pieces), one_pieces.cuts,
+               *(S.peak_batch(one, c, upper=u[at], pieces=one_pieces) for u in uppers)]  # fmt: skip
+        for a, b in zip(got, many, strict=True):
+            np.testing.assert_array_equal(a, b[at])
+
+
 def test_golden_max_gives_the_same_answer_however_many_points_a_call_holds():
     centre = np.linspace(0.5, 6.0, 7)
 

@@ -39,17 +39,13 @@ def test_the_floor_covers_every_group_at_least_sixty_percent():
     assert q >= np.quantile(scores[groups == 7], 0.6)
 
 
-def test_half_width_grows_with_the_level_and_interpolates():
+def test_q_grows_with_the_level_and_interpolates():
     rng = np.random.default_rng(1)
     scores = np.abs(rng.normal(0, 0.2, 400))
     tables = {
         "new gpu": {"power": C.table(scores, np.repeat(np.arange(8), 50), np.full(400, "server"))}
     }
-    regime = np.array(["server"])
-    q = [
-        K.half_width(tables, "new gpu", "power", regime, lv)[0]
-        for lv in (0.6, 0.8, 0.805, 0.81, 0.95)
-    ]
+    q = [K.q_at(tables, "new gpu", "power", "server", lv) for lv in (0.6, 0.8, 0.805, 0.81, 0.95)]
     assert np.all(np.diff(q) >= 0)
     assert q[2] == pytest.approx((q[1] + q[3]) / 2)
 

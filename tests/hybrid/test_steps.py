@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pandas as pd
@@ -122,12 +123,44 @@ def test_one_row_folds_its_physics_into_one_call_with_the_same_values(llm, gpu, 
     assert_same_backbone(E.backbone_step(model, rows, cap, rate, batch), one)
 
 
+def test_one_row_equals_the_general_path_on_a_grid():
+    """The one-row path (its configuration's arguments kept, :mod:`one_row`; a dense row's load
+    solved on floats) gives every Backbone field of the general path, bit for bit, over dense,
+    MoE, MXFP4 and sliding-window models, one GPU and tensor or expert parallel layouts, short
+    and long contexts, light and heavy loads (each configuration's setup built at its first
+    case, then kept for the others)."""
+    model = HybridState.pretrained()
+    llms = (
+        LLAMA,
+        "Qwen/Qwen3-30B-A3B",
+        "openai/gpt-oss-20b",
+        "google/gemma-3-27b-it",
+        "microsoft/phi-4",
+    )
+    layouts = ({}, {"num_gpus": wl.Parallel(tp=2)}, {"num_gpus": wl.Parallel(ep=2)})
+    loads = ((0.02, np.nan), (0.6, np.nan), (np.nan, 1.0), (np.nan, 7.5))
+    compared = 0
+    for llm, gpu, deploy, (t_in, t_out), (rate, batch) in itertools.product(
+            llms, ("A30", "H100 SXM", "B200", "MI300X"), layouts, ((15, 180), (900, 40), (3000, 2000)),
+            loads):  # fmt: skip
+        if deploy and deploy["num_gpus"].ep > 1 and not wl.llm(llm).is_moe:
+            continue
+        rows, cap = R.build([wl.llm(llm)], [wl.gpu(gpu)], t_in, t_out, **deploy)
+        rate_, batch_ = np.array([rate]), np.array([batch])
+        one = E.one_row_backbone(model, rows, cap, rate_, batch_)
+        if one is None:  # not OK: the general path answers (test below)
+            continue
+        assert_same_backbone(one, E.rows_backbone(model, rows, cap, rate_, batch_))
+        compared += 1
+    assert compared > 150
+
+
 def test_a_single_predict_evaluates_the_physics_twice(monkeypatch):
     from wattgpu_lite.energy import _step_generated, physical
 
     wl.predict(LLAMA, "A30", rate_qps=0.1)  # warm: catalogs and model loaded
     seen = []
-    for module, name in ((physical, "physical_evaluate"), (_step_generated, "coefficients")):
+    for module, name in ((physical, "evaluate_symbols"), (_step_generated, "coefficients")):
         original = getattr(module, name)
 
         def counted(*args, _original=original, _name=name, **kwargs):
@@ -138,7 +171,7 @@ def test_a_single_predict_evaluates_the_physics_twice(monkeypatch):
     for load in ({"rate_qps": 0.12}, {"batch": 7}):
         seen.clear()
         wl.predict(LLAMA, "A30", t_in=321, t_out=123, **load)
-        assert sorted(seen) == ["coefficients", "physical_evaluate"], load
+        assert sorted(seen) == ["coefficients", "evaluate_symbols"], load
 
 
 def test_one_row_that_is_not_ok_takes_the_general_path():

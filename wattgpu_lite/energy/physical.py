@@ -40,7 +40,7 @@ from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, constants_scope, gpu_co
 from wattgpu_lite.errors import InvalidInputError
 
 __all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_time_s", "as_record",
-           "defaults", "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args",
+           "defaults", "deploy_args", "evaluate_symbols", "gpu_args", "gpu_coefficients_j", "llm_args",
            "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_evaluate_each",
            "physical_terms_j", "single_gpu"]  # fmt: skip
 COMPONENTS, PHASES, KEYS = (
@@ -99,8 +99,10 @@ def symbol_arrays(model, workload, hardware, *, kappa, deploy=None) -> dict[str,
     return {k: np.asarray(v, dtype=float) for k, v in named.items()}
 
 
-def evaluate_symbols(args: dict[str, np.ndarray]) -> tuple[dict, dict]:
-    """:func:`physical_evaluate` of :func:`symbol_arrays`' arguments."""
+def evaluate_symbols(named: dict) -> tuple[dict, dict]:
+    """:func:`physical_evaluate` of its arguments given by symbol name (energy.args.SYMBOL_NAMES
+    and kappa): the one call of the generated function every evaluation of the physics makes."""
+    args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
     shape = np.broadcast_shapes(*{a.shape for a in args.values()})  # each distinct shape once
     out = [_full(v, shape) for v in in_blocks(_ALL, args, shape)]
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],

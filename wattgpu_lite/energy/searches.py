@@ -105,6 +105,32 @@ def branch_of(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return w, p.coef[-1]
 
 
+def affine_switched(coef: list, groups: tuple[tuple[str, int], ...], batch: float) -> float:
+    """:func:`switched`'s W of ONE row whose pieces are affine, at one ``batch``, in Python floats
+    (``coef``: its (K, 4) coefficients as lists): R + each group's max / min, in that order."""
+    values = [a[0] + a[1] * batch for a in coef]
+    w, start = values[-2], 0
+    for op, size in groups:
+        part = values[start : start + size]
+        w = w + (max(part) if op == "max" else min(part))
+        start += size
+    return w
+
+
+def affine_branch(coef: list, groups: tuple[tuple[str, int], ...], batch: float) -> list[float]:
+    """:func:`branch_of`'s W coefficients of ONE row whose pieces are affine, at one ``batch``,
+    in Python floats: R plus the sum of the products each group's max / min takes (the first
+    where several tie, as numpy's argmax / argmin)."""
+    values = [a[0] + a[1] * batch for a in coef]
+    total, start = [0, 0, 0, 0], 0
+    for op, size in groups:
+        part = values[start : start + size]
+        taken = coef[start + part.index(max(part) if op == "max" else min(part))]
+        total = [t + v for t, v in zip(total, taken, strict=True)]
+        start += size
+    return [r + t for r, t in zip(coef[-2], total, strict=True)]
+
+
 def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.ndarray:
     """d^order e / dB^order at ``batch`` (n,) of the expressions ``coef`` (4, n) of the rows of
     ``p`` (a branch of :func:`branch_of`)."""
@@ -183,9 +209,26 @@ def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def with_cuts(p: Pieces) -> Pieces:
-    """``p`` with its breakpoints on [1, CUT_MAX] (:func:`breakpoints`) kept, for every solve."""
+    """``p`` with its breakpoints on [1, CUT_MAX] (:func:`breakpoints`) kept, for every solve
+    (one affine row's on its floats, :func:`affine_breakpoints`)."""
     n = len(p.t_in)
+    if n == 1 and not p.curved[0]:
+        return Pieces(p.coef, p.log_rho, p.t_in, p.groups, affine_breakpoints(p))
     return replace(p, cuts=breakpoints(p, np.ones(n), np.full(n, CUT_MAX)))
+
+
+def affine_breakpoints(p: Pieces) -> np.ndarray:
+    """:func:`breakpoints` on [1, CUT_MAX] of ONE row whose pieces are affine, in Python floats:
+    each pair's line root −Δa_0 / Δa_B where it lies in range, NaN elsewhere (a parallel pair's
+    too, as numpy's ±inf or NaN quotient), (1, pairs). A pair with both powers is refused."""
+    coef, out = p.coef[:, :, 0].tolist(), []
+    for i, j in zip(*_pairs(p.groups), strict=True):
+        d0, d_b, d_t, d_1 = (a - b for a, b in zip(coef[i], coef[j], strict=True))
+        if d_t != 0 and d_1 != 0:
+            raise ValueError("a group mixes the prefill and decode powers of ρ")
+        line = -d0 / d_b if d_b != 0 else np.nan
+        out.append(line if 1.0 <= line <= CUT_MAX else np.nan)
+    return np.array([out], dtype=float)
 
 
 def cuts_within(p: Pieces, hi: np.ndarray) -> np.ndarray:

@@ -70,7 +70,7 @@ def scenario_for_rate(rate_qps):
     rate = np.asarray(rate_qps, dtype=float)
     server = np.where(rate < LAMBDA_SPLIT_QPS, "server_low", "server_high")
     out = np.where(np.isnan(rate), "offline", server)
-    return str(out) if out.ndim == 0 else out
+    return out.item() if out.ndim == 0 else out  # one rate: its name as a str (no printing)
 
 
 def scenario_of(lambda_qps: pd.Series) -> pd.Series:

@@ -1,7 +1,8 @@
 """What predicts (numpy only; ``wl.predict`` imports nothing else of the chapter).
 
 The vectorised path runs named steps (:mod:`~wattgpu_lite.hybrid.predict.steps`): resolve →
-rows → backbone → correction → bounds → intervals, into one typed result.
+rows → backbone → correction → bounds → intervals, into one typed result; a single predict's row
+reads its configuration's physics arguments, kept (:mod:`~wattgpu_lite.hybrid.predict.one_row`).
 
 - :mod:`~wattgpu_lite.hybrid.predict.api`: ``wl.predict`` and ``wl.predict_many``
   (:mod:`~wattgpu_lite.hybrid.predict.many`: its frame through the steps, a chunk at a time);

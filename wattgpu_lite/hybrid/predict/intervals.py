@@ -42,16 +42,11 @@ _LEVEL_KEYS = tuple(f"{lv:g}" for lv in LEVEL_GRID)
 _GRID.flags.writeable = False
 
 
-def half_width(
-    tables: dict, basis: str, target: str, regime: np.ndarray, level: float
-) -> np.ndarray:
-    """q per row at ``level`` (linear between grid levels) for one basis and target."""
-    out = np.empty(len(regime))
-    for reg in np.unique(regime):
-        row = tables[basis][target][str(reg)]
-        qs = np.array([row[key] for key in _LEVEL_KEYS])
-        out[regime == reg] = np.interp(level, _GRID, qs)
-    return out
+def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> float:
+    """The half-width q of one basis, target and regime ("server" or "offline") at ``level``,
+    linear between the grid levels."""
+    row = tables[basis][target][regime]
+    return np.interp(level, _GRID, np.array([row[key] for key in _LEVEL_KEYS]))
 
 
 def basis_codes(basis: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 
 from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.energy.uniques import subset, unique_by_identity
-from wattgpu_lite.hybrid.predict import bounds, intervals
+from wattgpu_lite.hybrid.predict import bounds, intervals, one_row
 from wattgpu_lite.hybrid.predict.correction import load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Status, StepResult, status_of
@@ -97,29 +97,30 @@ def _backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
 def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
                      batch) -> Backbone | None:  # fmt: skip
     """:func:`backbone_step` of one row from two physics calls instead of four: the step's pieces
-    (:func:`backbone.step_pieces`), then ONE stacked evaluation (:func:`bounds.
-    floor_and_bytes_per_flop` with the request's call) of the floor and bytes per FLOP at the
-    step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B) at the
-    batches :func:`backbone.busy_points` names (the request's five batches as five columns).
+    (:func:`backbone.step_pieces`, from the kept arguments of its configuration,
+    :func:`one_row.setup`), then ONE evaluation (:func:`one_row.evaluate`, the values of
+    :func:`bounds.floor_and_bytes_per_flop` with the request's call) of the floor and bytes per
+    FLOP at the step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B)
+    at the batches :func:`backbone.busy_points` names (the request's five batches). A dense
+    row's load and peak batch are solved on its floats (the same bits as the array solves).
     The load is solved before the capacity is known, so this holds only when the row is OK (then
-    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the general path: its stand-in load, its values)."""
+    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the
+    general path: its stand-in load, its values)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
     offline = np.isnan(rate)
-    pieces = backbone.step_pieces(rows, c)
+    kept = one_row.setup(one_row.config_of(rows), c)  # the configuration's arguments, laid out
+    pieces = backbone.pieces_from(rows, one_row.step_values(kept, rows))
     if offline[0]:
         load, step_at, busy_batch = batch, batch, batch
     else:
         load, busy, step_at, busy_batch = backbone.rate_loads(rows, rate, safe_cap, c, pieces)
     at = backbone.busy_points(rows, step_at, busy_batch, c, pieces)
     step_batch = bounds.step_batch(load, offline, safe_cap)
-    # the request at cap and at the four busy points: five columns of one call (the row's
-    # arrays broadcast), stacked with the floor's two calls (theirs broadcast over the columns)
+    # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
-    floor, per_flop, found = bounds.floor_and_bytes_per_flop(
-        rows, step_batch, backbone.request_call(rows, loads, c)
-    )
-    step, power = backbone.step_and_power_from(rows, loads, backbone.terms_of(*found[0]), c)
+    floor, per_flop, found = one_row.evaluate(kept, rows, step_batch, loads)
+    step, power = backbone.step_and_power_from(rows, loads, found, c)
     capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
     status = status_of(cap, rate, batch, capacity)
     if status[0] is not Status.OK:
@@ -152,7 +153,9 @@ def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU]
     factors = {}
     for target, corr in model.corrections.items():
         f = np.zeros(len(odd))
-        if corr is not None and (~odd).any():
+        if corr is not None and len(odd) == 1 and not odd[0]:  # one row: its LLM, GPU, loads
+            f = corr.predict_loads(llms, gpus, loads)
+        elif corr is not None and (~odd).any():
             idx = np.nonzero(~odd)[0]
             f[idx] = corr.predict_loads(subset(llms, idx), subset(gpus, idx),
                                         {k: v[idx] for k, v in loads.items()})  # fmt: skip
@@ -197,12 +200,13 @@ def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basi
         intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
     )
     code = 2 * intervals.basis_codes(basis) + back.offline  # (basis, regime) of each row
+    named = np.unique(code).tolist()
     half = {}
     for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
         q = np.zeros(2 * len(intervals.BASES))
-        for k in np.unique(code):
-            regime = np.array(["offline" if k % 2 else "server"])
-            q[k] = intervals.half_width(model.tables, intervals.BASES[k // 2], t, regime, level)[0]
+        for k in named:
+            regime = "offline" if k % 2 else "server"
+            q[k] = intervals.q_at(model.tables, intervals.BASES[k // 2], t, regime, level)
         half[t] = q[code] + widen
     return half, widen, watched
 

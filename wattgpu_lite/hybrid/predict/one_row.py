@@ -1,0 +1,111 @@
+"""What a single predict keeps of its row's configuration: the physics' arguments laid out once.
+
+A warm ``wl.predict`` asks the backbone for one row (:func:`~wattgpu_lite.hybrid.predict.steps.
+one_row_backbone`). Its configuration (LLM, GPU, layout, formats) and the fitted constants fix
+every argument of the physics but the tokens and the batch: the step coefficients' arguments
+(:func:`~wattgpu_lite.energy.backbone.step_arguments`) and those of the one evaluation of the
+floor, the bytes per FLOP (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_calls`) and the
+request at its ``COLUMNS`` batches (:func:`~wattgpu_lite.energy.backbone.request_call`), laid side
+by side along one axis of 2 + COLUMNS elements. :func:`setup` builds them once per configuration
+(kept); every call adds its tokens and batches (:func:`step_values`, :func:`evaluate`). The
+generated physics is elementwise, so each element is the value the calls made one by one give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from functools import lru_cache
+from typing import NamedTuple
+
+import numpy as np
+
+from wattgpu_lite.energy import backbone, physical
+from wattgpu_lite.energy.args import symbol_values
+from wattgpu_lite.hybrid.predict import bounds
+
+COLUMNS = 5  # the request at its cap and at the four busy points (backbone.busy_points)
+SIZES = (1, 1, COLUMNS)  # elements of the floor's, the bytes per FLOP's and the request's calls
+SETUPS_CACHED = 256  # configurations kept (:func:`setup`)
+_TOKENS = ("t_in", "t_out")  # the Rows fields a configuration does not fix
+_INTS = ("peak_kind", "peak_kind_expert")  # the Rows fields that are indexes
+_RECORDS = {"model": physical.RECORDS["model"], "deploy": physical.RECORDS["deploy"]}
+
+
+class Setup(NamedTuple):
+    """One configuration's physics arguments but its tokens and batches, read-only."""
+
+    step_args: dict[str, float]  # the step coefficients' arguments but T_in and T_out
+    symbols: dict[str, np.ndarray]  # the physics' arguments but T_in, T_out, B: SIZES elements
+
+
+def config_of(rows: backbone.Rows) -> bytes:
+    """The configuration of one row of ``rows``: every field but the tokens, as the bytes of
+    their float values in the order of :class:`~wattgpu_lite.energy.backbone.Rows` (NaN
+    included, so a GPU without an idle spec is one key)."""
+    parts = [getattr(rows, f.name) for f in fields(rows) if f.name not in _TOKENS]
+    return np.concatenate([np.concatenate(p) if isinstance(p, tuple) else p for p in parts],
+                          dtype=float).tobytes()  # fmt: skip
+
+
+def rows_of(config: bytes) -> backbone.Rows:
+    """The one row :func:`config_of` describes, with one token of each kind (a setup reads none)."""
+    values, at, named = np.frombuffer(config, dtype=float), 0, {}
+    for f in fields(backbone.Rows):
+        record = _RECORDS.get(f.name)
+        width = 0 if f.name in _TOKENS else len(record._fields) if record else 1
+        part = [values[at + k : at + k + 1].copy() for k in range(width)]
+        at += width
+        if f.name in _TOKENS:
+            named[f.name] = np.ones(1)
+        else:
+            named[f.name] = (record._make(part) if record
+                             else part[0].astype(np.int64) if f.name in _INTS else part[0])  # fmt: skip
+    return backbone.Rows(**named)
+
+
+@lru_cache(maxsize=SETUPS_CACHED)
+def setup(config: bytes, c: backbone.Constants) -> Setup:
+    """The :class:`Setup` of a configuration (:func:`config_of`) under the constants ``c``: each
+    argument of the physics by symbol name, the three calls' values side by side (each repeated
+    over its SIZES elements; an argument all three share, too: arrays of one length, which
+    numpy combines without broadcasting)."""
+    rows = rows_of(config)
+    step_args = {k: v for k, v in backbone.step_arguments(rows, c).items()
+                 if k not in ("T_in", "T_out")}  # fmt: skip
+    calls = [*bounds.floor_calls(rows, np.ones(1)), backbone.request_call(rows, np.ones(1), c)]
+    named = [{"kappa": call["kappa"]} for call in calls]
+    for name in ("model", "hardware", "deploy"):
+        for call, into in zip(calls, named, strict=True):
+            into.update(symbol_values(physical.as_record(name, call[name])))
+    symbols = {k: _side_by_side([call[k] for call in named]) for k in named[0]}
+    return Setup(step_args, symbols)
+
+
+def _side_by_side(values: list) -> np.ndarray:
+    """One argument's values, one per call, each repeated over its SIZES elements: one
+    read-only array."""
+    out = np.concatenate([np.broadcast_to(np.asarray(v, dtype=float).reshape(-1), (k,))
+                          for v, k in zip(values, SIZES, strict=True)])  # fmt: skip
+    out.flags.writeable = False
+    return out
+
+
+def step_values(s: Setup, rows: backbone.Rows) -> dict[str, float]:
+    """:func:`~wattgpu_lite.energy.backbone.step_arguments` of the one row ``rows``."""
+    return {**s.step_args, "T_in": float(rows.t_in[0]), "T_out": float(rows.t_out[0])}
+
+
+def evaluate(s: Setup, rows: backbone.Rows, step_batch: np.ndarray,
+             loads: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:  # fmt: skip
+    """(s_floor s, bytes per FLOP) at the step's batch ``step_batch`` (one element) and the
+    request's (t_req, dynamic J) at its COLUMNS batches ``loads``, from ONE call of the physics
+    (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_and_bytes_per_flop` with the request's
+    call: the same values)."""
+    n = sum(SIZES)
+    terms, times = physical.evaluate_symbols({
+        **s.symbols, "T_in": np.full(n, rows.t_in[0]), "T_out": np.full(n, rows.t_out[0]),
+        "B": np.concatenate([step_batch, step_batch, loads])})  # fmt: skip
+    found = [({k: v[a:b] for k, v in terms.items()}, {k: v[a:b] for k, v in times.items()})
+             for a, b in ((0, 1), (1, 2), (2, None))]  # fmt: skip
+    floor, per_flop = bounds.floors_from(rows.t_out, step_batch, found)
+    return floor, per_flop, backbone.terms_of(*found[2])
