@@ -42,7 +42,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "checks.py": (("check_number", "check_count", "check_flag", "check_tokens", "shown"), ("tests/kit/test_checks.py",)),
     "energy/backbone.py": (("gpu_idle_power_w", "idle_power_w", "step_time_s", "raw_busy_power_w", "busy_power_w", "capacity_qps", "at_batch", "at_rate", "rate_loads"), ("tests/energy/test_hybrid_serving.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_predict_api.py", "tests/energy/test_backbone_searches.py")),
     "hybrid/fit/conformal.py": (("weighted_quantile", "group_quantile"), ("tests/hybrid/test_hybrid_conformal.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
-    "hybrid/predict/steps.py": (("predict_arrays", "backbone_step", "rows_backbone", "one_row_backbone", "bounds_step", "intervals_step", "bounded_intervals"), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
+    "hybrid/predict/steps.py": (("predict_arrays", "backbone_step", "rows_backbone", "one_row_backbone", "bounds_step", "intervals_step", "bounded_intervals"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
     "hybrid/predict/intervals.py": (("basis_of", "q_at", "excess_efolds", "outside_support"), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/predict/result.py": (("status_of",), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py")),
     "hybrid/predict/bounds.py": (("*", "floor_step_s", "bounded", "energy_bounds"), ("tests/hybrid/test_bounds.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
@@ -80,6 +80,8 @@ EQUIVALENT: dict[str, str] = {
     "hybrid/predict/steps.py predict_arrays: `default 0.8` 0.8 x 1.1": "an unused default: every caller passes the level",
     "hybrid/predict/steps.py predict_arrays: `default 1` 1 x 1.1": "an unused default: every caller passes the layout (num_gpus)",
     "hybrid/predict/steps.py rows_backbone: `np.where(offline, np.nan, 1e-09)` 1e-09 x 1.1": "the stand-in rate of rows whose status is not ok: their numbers are NaN'd",
+    "hybrid/predict/steps.py one_row_backbone: `power[None, 1:]` 1 x 1.1": "of P_raw(B), P_raw(1) and P_raw(B_peak) the last is the largest (the peak is the best of 1, B and the breakpoints), so the max of the last two is the same",
+    "hybrid/predict/steps.py rows_backbone: `np.maximum(cap, 1.0)` 1.0 x 1.1": "the cap is a whole number of sequences: from 1 up the floor changes nothing; at 0 (the weights do not fit) the capacity is 0 and every number NaN",
     "hybrid/predict/steps.py rows_backbone: `np.where(ok, batch, 1.0)` 1.0 x 1.1": "the stand-in batch of rows whose status is not ok: their numbers are NaN'd",
     "hybrid/predict/steps.py intervals_step: `rows.bandwidth / 1000000000.0` divisor + 1": "bandwidth / (1e9 + 1): a change of 1e-9, inside the support tolerance",
     "hybrid/predict/steps.py intervals_step: `rows.flops / 1000000000000.0` divisor + 1": "FLOP/s / (1e12 + 1): a change of 1e-12, inside the support tolerance",
@@ -163,8 +165,11 @@ def _owners(tree: ast.Module) -> dict[int, str]:
 
 def _code(node: ast.AST, parents: dict[int, ast.AST]) -> str:
     """The mutated code as a key shows it: the node, or for a bare constant its parent
-    expression (a constant alone says too little), at most 70 characters."""
+    expression (a constant alone says too little; a slice's bound, the subscript), at most 70
+    characters."""
     shown = parents.get(id(node), node) if isinstance(node, ast.Constant) else node
+    while isinstance(shown, ast.Slice | ast.Tuple) and id(shown) in parents:
+        shown = parents[id(shown)]  # a slice's bound: the subscript it slices (`x[None, 1:]`)
     if isinstance(shown, ast.arguments):  # a parameter's default value
         return f"default {ast.unparse(node)}"
     text = " ".join(ast.unparse(shown).split())

@@ -69,6 +69,26 @@ def test_status_priority_no_fit_over_batch_over_saturation():
     )
 
 
+def test_a_replica_whose_weights_do_not_fit_serves_nothing():
+    """Its capacity is 0 q/s (what it serves), never the capacity of the stand-in single
+    sequence its physics is evaluated at; a saturated row keeps its capacity (it says why), and
+    a replica that holds exactly one sequence serves one at a time."""
+    rows = pd.DataFrame({"llm": ["meta-llama/Llama-3.1-70B-Instruct", LLAMA, LLAMA, LLAMA],
+                         "gpu": ["T4", "H100 SXM", "H100 SXM", "H100 SXM"],
+                         "rate_qps": [0.1, 0.1, 500.0, 0.05], "t_in": 100, "t_out": 100,
+                         "max_num_seqs": [256, 256, 256, 1]})  # fmt: skip
+    out = wl.predict_many(rows)
+    assert list(out["status"].astype(str)) == [
+        str(Status.NO_FIT),
+        "ok",
+        str(Status.SATURATED),
+        "ok",
+    ]
+    assert out["capacity_qps"][0] == 0.0 and out["max_batch"][0] == 0.0
+    assert 0 < out["capacity_qps"][2] == out["capacity_qps"][1] < 500
+    assert out["max_batch"][3] == 1 and 0.05 < out["capacity_qps"][3] < out["capacity_qps"][1]
+
+
 def test_each_status_says_what_to_pass_instead():
     args = ("m", "A30", 3.0, 64.0, 12.0, 1.5)
     assert Status.OK.message(*args) == "" and Status.INVALID.message(*args) == ""

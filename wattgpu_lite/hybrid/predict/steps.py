@@ -75,7 +75,9 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
     FLOP of the step a request sees (one call)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
-    capacity = backbone.capacity_qps(rows, safe_cap, c)
+    # a replica that holds no sequence (its weights do not fit) serves none: 0 q/s, not the
+    # capacity of the stand-in single sequence its physics is evaluated at
+    capacity = np.where(cap >= 1, backbone.capacity_qps(rows, safe_cap, c), 0.0)
     status = status_of(cap, rate, batch, capacity)
     ok = status == Status.OK
     offline = np.isnan(rate)
@@ -129,8 +131,8 @@ def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
     physics = (backbone.batch_outputs(batch, step, power) if offline[0]
                else backbone.rate_outputs(rows, rate, load, busy, step, power, c))  # fmt: skip
     return _backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
-                     physics=physics, step_batch=step_batch, floor_s=floor[:1],
-                     bytes_per_flop=per_flop[:1])  # fmt: skip
+                     physics=physics, step_batch=step_batch, floor_s=floor,
+                     bytes_per_flop=per_flop)  # fmt: skip
 
 
 def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
