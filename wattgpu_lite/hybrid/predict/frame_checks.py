@@ -194,11 +194,12 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     message = np.full(n, "", dtype=object)
     for i in np.flatnonzero(~good_group[group]):
         message[i] = checked[group[i]]
-    for i in np.flatnonzero(good_group[group] & ~load["ok"]):  # the row's own checks say why
-        if load["load_ok"][i]:  # its load passes: its tokens refuse it, check_tokens says why
-            message[i] = _tokens_message(models[i], raw, i)
-            if message[i]:
-                continue
+    refused = np.flatnonzero(good_group[group] & ~load["ok"])  # the row's own checks say why
+    tokens = refused[load["load_ok"][refused]]  # its load passes: check_tokens says why
+    message[tokens] = _tokens_messages(models, raw, tokens, load, limit, known)
+    for i in refused:
+        if load["load_ok"][i] and message[i]:
+            continue
         try:
             req = _row_request(models[i], devices[i], _cells(raw, i), *checked[group[i]])
         except DataFileError:
@@ -251,6 +252,22 @@ def _checked(model, device, key: tuple) -> tuple | str:
         raise
     except WattGPUError as err:
         return str(err)
+
+
+def _tokens_messages(models, raw: dict[str, np.ndarray], rows: np.ndarray, load: dict,
+                     limit: np.ndarray, known: np.ndarray) -> np.ndarray:  # fmt: skip
+    """:func:`_tokens_message` of each row of ``rows`` (object array): made once per distinct
+    (t_in + t_out, context length) where both counts pass alone (whole, from 1 to ``limit``;
+    ``load``'s columns as floats), whose message names only those two numbers; row by row
+    where a count itself is refused (its message names it)."""
+    t_in, t_out = load["t_in"][rows], load["t_out"][rows]
+    alone = _within(t_in, 1, limit[rows], whole=True) & _within(t_out, 1, limit[rows], whole=True)
+    key = np.where(alone, t_in + t_out, -1.0 - np.arange(len(rows)))  # not alone: its own key
+    group, first = unique_rows([pd.factorize(x)[0] for x in (key, limit[rows], known[rows])])
+    made = np.empty(len(first), dtype=object)
+    for k, i in enumerate(first):
+        made[k] = _tokens_message(models[rows[i]], raw, rows[i])
+    return made[group]
 
 
 def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:

@@ -47,14 +47,16 @@ class Backbone:
 def physics_at(
     rows: backbone.Rows, cap, rate, batch, c: backbone.Constants
 ) -> dict[str, np.ndarray]:
-    """Backbone outputs for mixed batch rows (rate NaN) and rate rows."""
+    """Backbone outputs for mixed batch rows (rate NaN) and rate rows (each part's rows gathered
+    by index: one search of the mask, not one per array)."""
     off = np.isnan(rate)
     out: dict[str, np.ndarray] = {}
     for mask, fn in ((off, lambda r, m: backbone.at_batch(r, batch[m], c)),
                      (~off, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c))):  # fmt: skip
         if mask.any():
-            for key, value in fn(rows.take(mask), mask).items():
-                out.setdefault(key, np.full(len(off), np.nan))[mask] = value
+            idx = np.flatnonzero(mask)
+            for key, value in fn(rows.take(idx), idx).items():
+                out.setdefault(key, np.full(len(off), np.nan))[idx] = value
     return out
 
 
@@ -172,8 +174,9 @@ def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarra
 
 
 def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
-    """Which calibration table applies per row (:func:`intervals.basis_of`), from whether the
-    GPU's spec and the LLM's architecture appear in the training runs."""
+    """Which calibration table applies per row, as its index into :data:`intervals.BASES`
+    (:func:`intervals.basis_code_of`), from whether the GPU's spec and the LLM's architecture
+    appear in the training runs."""
     devices, gi = unique_by_identity(gpus)
     models, li = unique_by_identity(llms)
     seen_g = np.array(
@@ -182,13 +185,14 @@ def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
     seen_l = np.array(
         [intervals.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool
     )[li]
-    return intervals.basis_of(seen_l, seen_g, odd)
+    return intervals.basis_code_of(seen_l, seen_g, odd)
 
 
 def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basis: np.ndarray,
                    level: float) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:  # fmt: skip
-    """Step 5: the log half-width per target — the basis's calibrated q at ``level`` plus the
-    widening beyond the training range. Returns (half-widths, widening, watched inputs)."""
+    """Step 5: the log half-width per target — the basis's (``basis``: :func:`basis_step`'s
+    codes) calibrated q at ``level`` plus the widening beyond the training range. Returns
+    (half-widths, widening, watched inputs)."""
     watched = {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
                "params_b": rows.params_b,
                "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
@@ -196,7 +200,7 @@ def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basi
     widen = np.minimum(
         intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
     )
-    code = 2 * intervals.basis_codes(basis) + back.offline  # (basis, regime) of each row
+    code = 2 * basis + back.offline  # (basis, regime) of each row
     half = {}
     for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
         q = np.zeros(2 * len(intervals.BASES))
@@ -268,4 +272,5 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
     return StepResult(status=back.status, capacity_qps=back.capacity_qps, max_batch=cap,
                       idle_power_w=back.idle_power_w, power_floor_w=back.power_floor_w,
                       replica_tdp_w=rows.replica_tdp_w,
-                      basis=basis, watched=watched, **masked)  # fmt: skip
+                      basis=intervals.BASIS_TEXT[basis], basis_code=basis, watched=watched,
+                      **masked)  # fmt: skip
