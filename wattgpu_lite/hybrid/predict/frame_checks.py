@@ -232,12 +232,12 @@ def _is_nan(value) -> bool:
 
 def _checked_once(model, device, key: tuple) -> tuple | str:
     """:func:`_checked`, kept for the next row or call with equal arguments (the LLM and the GPU
-    by value); a key that cannot be hashed (a list in a cell) is checked afresh."""
+    by value, hashed once: by the cache); a key that cannot be hashed (a list in a cell) is
+    checked afresh (a TypeError of the checks themselves raises again there)."""
     try:
-        kept = hash((model, device, key)) is not None
+        return _checked(model, device, key)
     except TypeError:
-        kept = False
-    return (_checked if kept else _checked.__wrapped__)(model, device, key)
+        return _checked.__wrapped__(model, device, key)
 
 
 @lru_cache(maxsize=CHECKED_CACHED)

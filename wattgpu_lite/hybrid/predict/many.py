@@ -36,7 +36,8 @@ def predict_frame(frame: pd.DataFrame, level: float, model: HybridState,
     """``wl.predict_many(frame)`` for a frame through ``check_columns`` (and
     :func:`with_workload`), a checked ``level`` and the hybrid (or backbone) ``model``;
     ``chunk_rows``: valid rows per engine call. The checked requests are dropped once their
-    valid rows are built (:func:`valid_rows`): only the output's arrays grow with the rows."""
+    valid rows are built (:func:`valid_rows`), those once the engine is done: only the output's
+    arrays grow with the rows."""
     text = {c: text_codes(frame[c]) for c in ("llm", "gpu")}
     llms = resolved(frame["llm"], resolve_llm, text["llm"])
     gpus = resolved(frame["gpu"], resolve_gpu, text["gpu"])
@@ -45,7 +46,11 @@ def predict_frame(frame: pd.DataFrame, level: float, model: HybridState,
            "t_out": _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, req.t_out)}  # fmt: skip
     valid, message = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame]), req.message
     del req
-    new |= engine_columns(model, llms, gpus, valid, message, level, chunk_rows)
+    numbers, codes = engine_columns(model, llms, gpus, valid, message, level, chunk_rows)
+    del valid
+    new |= numbers | {"basis": categorical(codes["basis"], BASIS_NAMES),
+                      "status": categorical(codes["status"], STATUS_NAMES),
+                      "message": _messages(message, codes["status"])}  # fmt: skip
     arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
     names = {c: categorical(*t) for c, t in text.items() if t is not None}
     return _with_columns(frame, {**names, "llm_architecture": arch, **new})
@@ -124,12 +129,23 @@ def categorical(code: np.ndarray, names: Sequence[str]) -> pd.Categorical:
     return pd.Categorical.from_codes(remap[code], categories=categories)
 
 
-def engine_columns(model: HybridState, llms: Coded, gpus: Coded, valid: Valid,
-                   message: np.ndarray, level: float, chunk_rows: int) -> dict:  # fmt: skip
-    """The result's columns (:data:`NUMERIC_COLUMNS`, then basis, status and message as
-    :func:`categorical` text) of every row: the valid rows through the engine, ``chunk_rows``
-    at a time; an invalid row keeps NaN, basis "", its status and its check's ``message``
-    (filled in place for the others)."""
+def _messages(message: np.ndarray, status: np.ndarray) -> pd.Categorical:
+    """The messages (object array) as a :func:`categorical`, factorised on the rows that are
+    not OK alone (``status``: codes into :data:`STATUS_NAMES`; an OK row's message is ""): a
+    hash table of those rows, not of every row."""
+    rows = np.flatnonzero(status != STATUS_NAMES.index(Status.OK.value))
+    code, names = pd.factorize(message[rows])
+    whole = np.zeros(len(message), dtype=np.int64)  # 0: ""
+    whole[rows] = code + 1
+    return categorical(whole, ["", *names])
+
+
+def engine_columns(model: HybridState, llms: Coded, gpus: Coded, valid: Valid, message: np.ndarray,
+                   level: float, chunk_rows: int) -> tuple[dict, dict]:  # fmt: skip
+    """The result's columns of every row: :data:`NUMERIC_COLUMNS`, and the codes of the basis
+    and status (into :data:`BASIS_NAMES` and :data:`STATUS_NAMES`): the valid rows through the
+    engine, ``chunk_rows`` at a time; an invalid row keeps NaN, basis "", its status and its
+    check's ``message`` (filled in place for the others)."""
     n = len(message)
     keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
     codes = {"basis": np.zeros(n, dtype=np.int8),
@@ -141,9 +157,7 @@ def engine_columns(model: HybridState, llms: Coded, gpus: Coded, valid: Valid,
         out = steps.predict_arrays(model, subset(llms, part), subset(gpus, part), rows.t_in,
                                    rows.t_out, *load, level, built=(rows, cap))  # fmt: skip
         _fill(keep, codes, message, out, part, llms, gpus, load)
-    return keep | {"basis": categorical(codes["basis"], BASIS_NAMES),
-                   "status": categorical(codes["status"], STATUS_NAMES),
-                   "message": categorical(*pd.factorize(message))}  # fmt: skip
+    return keep, codes
 
 
 def _fill(keep: dict[str, np.ndarray], codes: dict[str, np.ndarray], message: np.ndarray,
