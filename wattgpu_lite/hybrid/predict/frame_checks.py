@@ -256,18 +256,34 @@ def _checked(model, device, key: tuple) -> tuple | str:
 
 def _tokens_messages(models, raw: dict[str, np.ndarray], rows: np.ndarray, load: dict,
                      limit: np.ndarray, known: np.ndarray) -> np.ndarray:  # fmt: skip
-    """:func:`_tokens_message` of each row of ``rows`` (object array): made once per distinct
-    (t_in + t_out, context length) where both counts pass alone (whole, from 1 to ``limit``;
-    ``load``'s columns as floats), whose message names only those two numbers; row by row
-    where a count itself is refused (its message names it)."""
-    t_in, t_out = load["t_in"][rows], load["t_out"][rows]
-    alone = _within(t_in, 1, limit[rows], whole=True) & _within(t_out, 1, limit[rows], whole=True)
-    key = np.where(alone, t_in + t_out, -1.0 - np.arange(len(rows)))  # not alone: its own key
-    group, first = unique_rows([pd.factorize(x)[0] for x in (key, limit[rows], known[rows])])
+    """:func:`_tokens_message` of each row of ``rows`` (object array), made once per distinct
+    key of what :func:`checks.check_tokens` names, in its order: t_in's cell where t_in itself
+    is refused (not whole, or not from 1 to ``limit``; ``load``'s columns as floats), else
+    t_out's where t_out is, else t_in + t_out (beyond the context length); each with the limit
+    and whether the LLM gives it. A cell of a column that numpy does not hold as numbers (a
+    pandas NA) is its own key."""
+    t_in, t_out, lim = load["t_in"][rows], load["t_out"][rows], limit[rows]
+    cells = [_token_cells(raw, c, rows) for c in ("t_in", "t_out")]
+    in_ok, out_ok = _within(t_in, 1, lim, whole=True), _within(t_out, 1, lim, whole=True)
+    which = np.where(~in_ok, 0, np.where(~out_ok, 1, 2))
+    named = np.where(~in_ok, cells[0], np.where(~out_ok, cells[1], pd.factorize(t_in + t_out)[0]))
+    group, first = unique_rows([which, named, pd.factorize(lim)[0], known[rows]])
     made = np.empty(len(first), dtype=object)
     for k, i in enumerate(first):
         made[k] = _tokens_message(models[rows[i]], raw, rows[i])
     return made[group]
+
+
+def _token_cells(raw: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
+    """The cells of ``col`` at ``rows`` as codes, equal cells one code (numbers held by numpy,
+    compared exactly; the default where the frame has no such column); any other cell a code
+    of its own."""
+    if col not in raw:
+        return np.zeros(len(rows), dtype=np.int64)
+    values = raw[col][rows]
+    if values.dtype.kind in "iuf":
+        return pd.factorize(values)[0]
+    return np.arange(len(rows)) + 1
 
 
 def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:
