@@ -74,7 +74,7 @@ def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
 def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone:
     """:func:`backbone_step` for any rows, each status first (the capacity, one physics call),
     then the backbone at each row's load (the pieces and one call), then the floor and bytes per
-    FLOP of the step a request sees (one call)."""
+    FLOP of the step a request sees (one call, on the OK rows: :func:`_floors_of_ok`)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
     capacity = backbone.capacity_qps(rows, safe_cap, c)
@@ -84,9 +84,24 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
     physics = physics_at(rows, safe_cap, np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
                          np.where(ok, batch, 1.0), c)  # fmt: skip
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
-    floor, per_flop, _ = bounds.floor_and_bytes_per_flop(rows, step_batch)
+    floor, per_flop = _floors_of_ok(rows, step_batch, ok)
     return _backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
                      physics=physics, step_batch=step_batch, floor_s=floor, bytes_per_flop=per_flop)  # fmt: skip
+
+
+def _floors_of_ok(rows: backbone.Rows, step_batch: np.ndarray,
+                  ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(floor s, bytes per FLOP) of the step a request sees (:func:`bounds.
+    floor_and_bytes_per_flop`) on the ``ok`` rows, NaN on the others: every value they feed is
+    masked where a row is not OK (the physics is elementwise: an OK row's values are its own)."""
+    if ok.all():
+        return bounds.floor_and_bytes_per_flop(rows, step_batch)[:2]
+    idx = np.flatnonzero(ok)
+    floor, per_flop = np.full(len(ok), np.nan), np.full(len(ok), np.nan)
+    if len(idx):
+        floor[idx], per_flop[idx], _ = bounds.floor_and_bytes_per_flop(rows.take(idx),
+                                                                       step_batch[idx])  # fmt: skip
+    return floor, per_flop
 
 
 def _backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
@@ -256,12 +271,14 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
         )
     rows, cap = built
     back = backbone_step(model, rows, cap, rate, bat)
+    ok = back.status == Status.OK
     odd = physics_only_rows(model, llms, rows)
-    power, itl, floor = bounds_step(rows, back, correction_step(model, llms, gpus, rows, back, odd))
+    # a row that is not OK keeps none of its corrected values: the forests skip it (factor 1)
+    factor = correction_step(model, llms, gpus, rows, back, odd | ~ok)
+    power, itl, floor = bounds_step(rows, back, factor)
     basis = basis_step(model, llms, gpus, odd)
     half, widen, watched = intervals_step(model, rows, back, basis, level)
     values = bounded_intervals(rows, back, power, itl, floor, half)
-    ok = back.status == Status.OK
     masked = {f"{q}{s}": np.where(ok, v, np.nan) for q, three in values.items()
               for s, v in zip(("", "_lo", "_hi"), three, strict=True)}  # fmt: skip
     for key, value in (("in_flight", back.physics["in_flight"]),
