@@ -187,8 +187,14 @@ def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:
 
 def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
     """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + t_host(B)."""
-    times = physical.physical_evaluate(**request_call(rows, batch, c))[1]
-    return step_from_times(rows.t_out, batch, times, c)
+    found = physical.physical_reduced(_request_time, **request_call(rows, batch, c))
+    return step_from_times(rows.t_out, batch, {"prefill + decode": found[0]}, c)
+
+
+def _request_time(terms: dict, times: dict) -> list:
+    """[t_req]: the phases' times summed as :func:`step_from_times` sums them (a reduce of
+    :func:`~wattgpu_lite.energy.physical.physical_reduced`)."""
+    return [sum(times.values())]
 
 
 def step_from_times(t_out: np.ndarray, batch: np.ndarray, times: dict, c: Constants) -> np.ndarray:
@@ -371,8 +377,8 @@ def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.nda
     first = _first_equal(points)
     row, col = np.nonzero(first == np.arange(points.shape[1]))
     sub, batch = rows.take(row), points[row, col]
-    step, power = step_and_power_from(sub, batch, terms_of(*physical.physical_evaluate(
-        **request_call(sub, batch, c))), c)  # fmt: skip
+    found = physical.physical_reduced(terms_of, **request_call(sub, batch, c))
+    step, power = step_and_power_from(sub, batch, found, c)
     at = (np.arange(len(points))[:, None], first)
     return tuple(_scattered(v, row, col, points.shape)[at] for v in (step, power))
 

@@ -41,7 +41,7 @@ from wattgpu_lite.errors import InvalidInputError
 __all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_time_s", "as_record",
            "defaults", "deploy_args", "gpu_args", "gpu_coefficients_j", "llm_args",
            "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_evaluate_each",
-           "physical_terms_j", "single_gpu"]  # fmt: skip
+           "physical_reduced", "physical_terms_j", "single_gpu"]  # fmt: skip
 COMPONENTS, PHASES, KEYS = (
     _physical_generated.COMPONENTS,
     _physical_generated.PHASES,
@@ -82,14 +82,33 @@ def as_record(name: str, value):
 def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
     """({(phase, component): J per request of the replica}, {phase: s per request}), one call of
     the generated function, every symbol passed by name (energy.args.SYMBOL_NAMES)."""
+    args, shape = _arguments(model, workload, hardware, kappa, deploy)
+    return _named([_full(v, shape) for v in in_blocks(_ALL, args, shape)])
+
+
+def physical_reduced(reduce, model, workload, hardware, *, kappa, deploy=None) -> list:
+    """``reduce(*physical_evaluate(...))`` for an elementwise ``reduce`` (each output value
+    made of the same row's terms and times alone), applied block by block (:func:`in_blocks`):
+    the same values, and only ``reduce``'s outputs are made at the full size, not the fourteen
+    terms and times (fresh memory costs a long call more than the sums do)."""
+    args, shape = _arguments(model, workload, hardware, kappa, deploy)
+    return in_blocks(lambda **block: reduce(*_named(list(_ALL(**block)))), args, shape)
+
+
+def _arguments(model, workload, hardware, kappa, deploy) -> tuple[dict, tuple]:
+    """The generated function's arguments by symbol name (float arrays) and their broadcast
+    shape."""
     records = {"model": model, "workload": workload, "hardware": hardware,
                "deploy": single_gpu() if deploy is None else deploy}  # fmt: skip
     named = {"kappa": kappa}
     for name, value in records.items():
         named.update(symbol_values(as_record(name, value)))
     args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
-    shape = np.broadcast_shapes(*{a.shape for a in args.values()})  # each distinct shape once
-    out = [_full(v, shape) for v in in_blocks(_ALL, args, shape)]
+    return args, np.broadcast_shapes(*{a.shape for a in args.values()})  # each shape once
+
+
+def _named(out: list) -> tuple[dict, dict]:
+    """The generated function's outputs as ({(phase, component): term}, {phase: time})."""
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
                                                                     strict=True))  # fmt: skip
 

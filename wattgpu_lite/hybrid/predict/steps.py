@@ -91,16 +91,15 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
 
 def _floors_of_ok(rows: backbone.Rows, step_batch: np.ndarray,
                   ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """(floor s, bytes per FLOP) of the step a request sees (:func:`bounds.
-    floor_and_bytes_per_flop`) on the ``ok`` rows, NaN on the others: every value they feed is
-    masked where a row is not OK (the physics is elementwise: an OK row's values are its own)."""
+    """(floor s, bytes per FLOP) of the step a request sees (:func:`bounds.floor_and_per_flop`)
+    on the ``ok`` rows, NaN on the others: every value they feed is masked where a row is not
+    OK (the physics is elementwise: an OK row's values are its own)."""
     if ok.all():
-        return bounds.floor_and_bytes_per_flop(rows, step_batch)[:2]
+        return bounds.floor_and_per_flop(rows, step_batch)
     idx = np.flatnonzero(ok)
     floor, per_flop = np.full(len(ok), np.nan), np.full(len(ok), np.nan)
     if len(idx):
-        floor[idx], per_flop[idx], _ = bounds.floor_and_bytes_per_flop(rows.take(idx),
-                                                                       step_batch[idx])  # fmt: skip
+        floor[idx], per_flop[idx] = bounds.floor_and_per_flop(rows.take(idx), step_batch[idx])
     return floor, per_flop
 
 
