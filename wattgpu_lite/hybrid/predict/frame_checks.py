@@ -165,6 +165,9 @@ class FrameRequests:
     kv_cache: Coded  # the KV-cache format ("auto", "fp8", ...)
     engine: Coded  # the engine's name
     max_num_seqs: np.ndarray  # the concurrency limit; NaN where not ok
+    # each row's configuration: the codes of the layout's, formats' and engine's Coded, a group
+    # of rows with one LLM, GPU and equal configuration cells
+    group: np.ndarray
 
 
 def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
@@ -215,7 +218,7 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     return FrameRequests(ok, message, Coded([*layouts, None], kept), Coded([*formats, None], kept),
                          *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")),
                          Coded([*kvs, None], kept), Coded([*engines, None], kept),
-                         limits[group] + nan)  # fmt: skip
+                         limits[group] + nan, kept)  # fmt: skip
 
 
 def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, object], ...]:

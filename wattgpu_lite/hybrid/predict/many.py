@@ -67,8 +67,9 @@ class Valid:
 
 
 def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str]) -> Valid:
-    """The valid rows of ``req`` with their loads and configurations, built once
-    (:func:`backbone_rows.build_once`; ``serving``: the serving columns the frame gives)."""
+    """The valid rows of ``req`` with their loads and configurations, built once per group of
+    the checks (:func:`backbone_rows.build_once`; ``serving``: the serving columns the frame
+    gives)."""
     idx = np.flatnonzero(req.ok)
     built = None
     if len(idx):
@@ -80,6 +81,7 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
             subset(req.layout, idx),
             subset(req.weights, idx),
             **{k: _rows(getattr(req, k), idx) for k in serving},
+            groups=req.group[idx],
         )
     return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
 
