@@ -41,6 +41,9 @@ def predict_frame(frame: pd.DataFrame, level: float, model: HybridState,
     text = {c: text_codes(frame[c]) for c in ("llm", "gpu")}
     llms = resolved(frame["llm"], resolve_llm, text["llm"])
     gpus = resolved(frame["gpu"], resolve_gpu, text["gpu"])
+    names = {c: categorical(*t) for c, t in text.items() if t is not None}  # small codes, now
+    del text
+    arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
     req = frame_requests(frame, llms, gpus)
     new = {"t_in": _echo(frame, "t_in", DEFAULT_T_IN, req.ok, req.t_in),
            "t_out": _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, req.t_out)}  # fmt: skip
@@ -51,8 +54,6 @@ def predict_frame(frame: pd.DataFrame, level: float, model: HybridState,
     new |= numbers | {"basis": categorical(codes["basis"], BASIS_NAMES),
                       "status": categorical(codes["status"], STATUS_NAMES),
                       "message": _messages(message, codes["status"])}  # fmt: skip
-    arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
-    names = {c: categorical(*t) for c, t in text.items() if t is not None}
     return _with_columns(frame, {**names, "llm_architecture": arch, **new})
 
 
