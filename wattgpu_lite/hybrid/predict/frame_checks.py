@@ -200,9 +200,9 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     refused = np.flatnonzero(good_group[group] & ~load["ok"])  # the row's own checks say why
     tokens = refused[load["load_ok"][refused]]  # its load passes: check_tokens says why
     message[tokens] = _tokens_messages(models, raw, tokens, load, limit, known)
-    for i in refused:
-        if load["load_ok"][i] and message[i]:
-            continue
+    said = np.zeros(n, dtype=bool)
+    said[tokens] = message[tokens] != ""
+    for i in refused[~said[refused]]:  # the others go through wl.predict's checks one by one
         try:
             req = _row_request(models[i], devices[i], _cells(raw, i), *checked[group[i]])
         except DataFileError:
