@@ -22,9 +22,9 @@ Beside predict_many: the numpy forest alone (:mod:`wattgpu_lite.hybrid.predict.t
 XGBoost Booster), with one thread (as numpy runs) and with its default threads. Every figure is
 printed with its ratio against its reference measured in the same run: rows/s against XGBoost's
 one thread at the same size and against its own 10^4 rows; memory against XGBoost's. The physics
-evaluations of a warm predict are counted by wrapping ``energy.physical.physical_evaluate`` and
-the generated step coefficients (``energy._step_generated.coefficients``) here, not in the
-library. The machine's load average is printed beside them: the machine is shared, so
+evaluations of a warm predict are counted by wrapping ``energy.physical.physical_evaluate`` (and
+``physical_reduced``) and the generated step coefficients (``energy._step_generated.coefficients``)
+here, not in the library. The machine's load average is printed beside them: the machine is shared, so
 read the ratios first.
 """
 
@@ -79,26 +79,33 @@ def best_of(fn, repeat: int = 3) -> float:
 
 
 def physics_calls(fn) -> tuple[int, int]:
-    """(calls of energy.physical.physical_evaluate and of the generated step coefficients, rows
-    they evaluated) while ``fn`` runs."""
+    """(calls of energy.physical.physical_evaluate (and of physical_reduced, the same physics
+    with its outputs reduced block by block) and of the generated step coefficients, rows they
+    evaluated) while ``fn`` runs."""
     seen = [0, 0]
-    original, coefficients = P.physical_evaluate, SG.coefficients
+    original, reduced, coefficients = P.physical_evaluate, P.physical_reduced, SG.coefficients
 
     def counted(**args):
         seen[0] += 1
         seen[1] += int(np.broadcast(*args["workload"]).size)
         return original(**args)
 
+    def counted_reduced(reduce, **args):
+        seen[0] += 1
+        seen[1] += int(np.broadcast(*args["workload"]).size)
+        return reduced(reduce, **args)
+
     def counted_coefficients(**args):
         seen[0] += 1
         seen[1] += int(np.broadcast(*args.values()).size)
         return coefficients(**args)
 
-    P.physical_evaluate, SG.coefficients = counted, counted_coefficients
+    P.physical_evaluate, P.physical_reduced = counted, counted_reduced
+    SG.coefficients = counted_coefficients
     try:
         fn()
     finally:
-        P.physical_evaluate, SG.coefficients = original, coefficients
+        P.physical_evaluate, P.physical_reduced, SG.coefficients = original, reduced, coefficients
     return seen[0], seen[1]
 
 
