@@ -23,7 +23,8 @@ XGBoost Booster), with one thread (as numpy runs) and with its default threads. 
 printed with its ratio against its reference measured in the same run: rows/s against XGBoost's
 one thread at the same size and against its own 10^4 rows; memory against XGBoost's. The physics
 evaluations of a warm predict are counted by wrapping ``energy.physical.evaluate_symbols`` (the
-call of the generated physics every evaluation makes) and the generated step coefficients (``energy._step_generated.coefficients``) here, not in the
+call of the generated physics every evaluation makes, but ``physical_reduced``'s, wrapped too)
+and the generated step coefficients (``energy._step_generated.coefficients``) here, not in the
 library. The machine's load average is printed beside them: the machine is shared, so
 read the ratios first.
 """
@@ -80,25 +81,32 @@ def best_of(fn, repeat: int = 3) -> float:
 
 def physics_calls(fn) -> tuple[int, int]:
     """(calls of the physics (energy.physical.evaluate_symbols, which every physical_evaluate
-    makes) and of the generated step coefficients, elements they evaluated) while ``fn`` runs."""
+    makes, and physical_reduced, the same physics with its outputs reduced block by block) and of
+    the generated step coefficients, elements they evaluated) while ``fn`` runs."""
     seen = [0, 0]
-    original, coefficients = P.evaluate_symbols, SG.coefficients
+    original, reduced, coefficients = P.evaluate_symbols, P.physical_reduced, SG.coefficients
 
     def counted(named):
         seen[0] += 1
         seen[1] += int(np.broadcast(*named.values()).size)
         return original(named)
 
+    def counted_reduced(reduce, **args):
+        seen[0] += 1
+        seen[1] += int(np.broadcast(*args["workload"]).size)
+        return reduced(reduce, **args)
+
     def counted_coefficients(**args):
         seen[0] += 1
         seen[1] += int(np.broadcast(*args.values()).size)
         return coefficients(**args)
 
-    P.evaluate_symbols, SG.coefficients = counted, counted_coefficients
+    P.evaluate_symbols, P.physical_reduced = counted, counted_reduced
+    SG.coefficients = counted_coefficients
     try:
         fn()
     finally:
-        P.evaluate_symbols, SG.coefficients = original, coefficients
+        P.evaluate_symbols, P.physical_reduced, SG.coefficients = original, reduced, coefficients
     return seen[0], seen[1]
 
 

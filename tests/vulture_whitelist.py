@@ -145,4 +145,4 @@ source_labels  # hybrid/report/external_per_gpu.py: public, the sources' short l
 h200_harness_pairs  # hybrid/report/external_per_gpu.py: public, the H200 harness table notebook A2 prints (used in tests test_h200_decode_measurements)
 writeable  # energy/backbone_rows.py: numpy's flag (hybrid/predict/correction.py too), set False on the arrays a cache keeps (read-only, so no caller can change a cached entry)
 sla_verdict  # selection/verdict.py: public, the scalar SLA rule verdict_array applies to a table at once (its reference in tests test_selection_verdict)
-floor_step_s  # hybrid/predict/bounds.py: the named floor s_floor(B) of one decode step, the function the docs cite and the stacked floor_and_bytes_per_flop equals (used in tests test_accounting)
+floor_step_s  # hybrid/predict/bounds.py: the named floor s_floor(B) of one decode step, the function the docs cite and the stacked floor_and_per_flop equals (used in tests test_accounting)

@@ -165,7 +165,8 @@ def on_points(rows: Rows, fn, *per_row: np.ndarray) -> Evaluate:
         m = x.shape[1]
         sub = rows if len(idx) == len(rows.t_in) else rows.take(idx)
         extra = [np.repeat(np.asarray(a)[idx], m) for a in per_row]
-        return np.asarray(fn(sub.repeat(m), x.ravel(), *extra)).reshape(x.shape)
+        each = np.repeat(np.arange(len(sub.t_in)), m)  # row i at i·m ... i·m + m − 1
+        return np.asarray(fn(sub.take(each), x.ravel(), *extra)).reshape(x.shape)
 
     return f
 

@@ -38,6 +38,17 @@ def test_a_part_gathered_from_the_whole_is_the_part_built_alone():
     assert np.array_equal(kept.code, whole.code) and np.array_equal(kept.cap, whole.cap)
     for name, value in kept.arrays.items():
         assert np.array_equal(value, whole.arrays[name], equal_nan=True), name
+    # rows grouped by the caller (predict_many's checks): a configuration per group, even when
+    # two groups name equal ones (here every row its own group); the same rows
+    for groups in (whole.code * 7 + 3, np.arange(n)[::-1]):
+        grouped = R.build_once(*coded, groups=groups)
+        assert len(grouped.arrays["n_layers"]) == len(np.unique(groups))
+        rows, cap = grouped.rows(part)
+        assert np.array_equal(cap, alone[1])
+        for name, value in rows.__dict__.items():
+            other = alone[0].__dict__[name]
+            pairs = zip(value, other, strict=True) if isinstance(value, tuple) else [(value, other)]
+            assert all(np.array_equal(a, b, equal_nan=True) for a, b in pairs), name
 
 
 def test_capacities_are_kv_capacity_seqs_row_by_row():

@@ -55,8 +55,9 @@ def test_a_column_step_table_sums_the_splits_a_value_passes():
     threshold = np.array([1.0, 1.0, 2.0, 0.5], dtype=np.float32)
     weights = np.array([[1, 0], [0, 2], [0, 1], [4, 4]], dtype=np.float32)
     steps = column_steps(feature, threshold, np.array([True, False, False, True]), weights, 0)
-    got = steps.codes_at(np.array([0.5, 1.0, 1.5, 2.0, 9.0, np.nan]))
-    assert got.tolist() == [[0, 0], [1, 2], [1, 2], [1, 3], [1, 3], [1, 0]]
+    passed = steps.passed(np.array([0.5, 1.0, 1.5, 2.0, 9.0, np.nan]))
+    assert passed.tolist() == [0, 1, 1, 2, 2, 3]  # missing: the table's last row
+    assert steps.codes[passed].tolist() == [[0, 0], [1, 2], [1, 2], [1, 3], [1, 3], [1, 0]]
 
 
 @pytest.mark.parametrize("target", ["power", "itl"])

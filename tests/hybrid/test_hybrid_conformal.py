@@ -54,7 +54,7 @@ def test_basis_follows_what_the_runs_contain():
     seen_llm = np.array([True, True, False, False, True])
     seen_gpu = np.array([True, False, True, False, True])
     odd = np.array([False, False, False, False, True])
-    assert list(K.basis_of(seen_llm, seen_gpu, odd)) == [
+    assert [K.BASES[k] for k in K.basis_code_of(seen_llm, seen_gpu, odd)] == [
         "cv",
         "new gpu",
         "new llm",

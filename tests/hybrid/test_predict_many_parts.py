@@ -79,14 +79,24 @@ def test_dense_rows_in_chunks_equal_the_frame_in_one_call_exactly(chunk, monkeyp
     pd.testing.assert_frame_equal(wl.predict_many(frame), whole, check_exact=True)
 
 
-def test_the_text_arrays_hold_one_str_per_distinct_text():
-    """The status and basis arrays point to one str object per distinct text while the rows go
-    through the engine (np.full and a numpy text array make a new str per cell, 70 bytes a row)."""
-    filled = many._filled(1000, "invalid input")
-    assert len({id(x) for x in filled}) == 1 and filled[0] == "invalid input"
-    text = np.array(["cv", "physics", "cv", "new gpu"] * 250)
-    shared = many._shared(text)
-    assert shared.dtype == object and shared.tolist() == text.tolist()
-    assert len({id(x) for x in shared}) == 3
-    with pytest.raises(ValueError, match="a basis not in"):
-        many._shared(np.array(["cv", "guess"]))
+def test_the_text_columns_are_categoricals_of_the_same_text():
+    """llm, gpu, llm_architecture, basis, status and message come back as pandas categoricals
+    (an integer code a row, not a str): each equal, row for row, to the text it stands for, its
+    categories the texts used, sorted; a column of objects is echoed as it is."""
+    codes = np.array([2, 0, 2, 3, 0, 1])
+    names = ["physics", "cv", "", "cv", "new gpu"]  # a name twice (one category), one unused
+    text = many.categorical(codes, names)
+    assert list(text.astype(str)) == [names[k] for k in codes]
+    assert list(text.categories) == ["", "cv", "physics"]
+    out = wl.predict_many(pd.DataFrame({"llm": [LLAMA, LLAMA, "microsoft/phi-2"],
+                                        "gpu": ["L4", "L4", "A30"], "batch": [8.0, -1.0, 4.0]}))  # fmt: skip
+    for col in ("llm", "gpu", "llm_architecture", "basis", "status", "message"):
+        assert isinstance(out[col].dtype, pd.CategoricalDtype), col
+        assert list(out[col].cat.categories) == sorted(set(out[col].astype(str))), col
+    assert list(out["llm"]) == [LLAMA, LLAMA, "microsoft/phi-2"]
+    assert list(out["status"] == "ok") == [True, False, True] and out["basis"][1] == ""
+    assert out["message"][0] == "" and "batch" in out["message"][1]
+    device = wl.gpu("L4")
+    kept = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": pd.Series([device], dtype=object),
+                                         "batch": [8.0]}))  # fmt: skip
+    assert kept["gpu"].dtype == object and kept["gpu"][0] == device

@@ -113,6 +113,26 @@ def test_predict_many_echoes_checked_tokens_and_an_empty_message_when_ok():
     assert out["message"][0] == "" and out["status"][0] == "ok"
 
 
+@pytest.mark.parametrize("dtype", ["int64", "float64"])
+def test_rows_refused_by_their_tokens_each_get_check_tokens_own_message(dtype):
+    """Token messages are made once per key of what they name (a refused t_in, else a refused
+    t_out, else the sum beyond the context): rows sharing a message share it, others do not."""
+    pairs = [(3000, 10), (3000, 20), (2500, 10), (10, 2049), (20, 2049), (10, 3000),
+             (1500, 600), (1600, 500), (1500, 700), (0, 5), (0, 6), (2**40, 5), (2**40 + 1, 5)]  # fmt: skip
+    t_in, t_out = zip(*pairs, strict=True)
+    frame = pd.DataFrame({"llm": "microsoft/phi-2", "gpu": "A30", "batch": 1.0,
+                          "t_in": np.array(t_in, dtype=dtype), "t_out": np.array(t_out, dtype=dtype)})  # fmt: skip
+    out = wl.predict_many(frame)
+    expected = []
+    for a, b in pairs:
+        with pytest.raises(InvalidInputError) as err:
+            wl.checks.check_tokens(a, b, 2048)
+        expected.append(str(err.value))
+    assert list(out["message"]) == expected and (out["status"] == "invalid input").all()
+    assert expected[0] == expected[1] and expected[6] == expected[7] != expected[8]
+    assert expected[11] != expected[12]  # the refused cell itself is named
+
+
 def test_predict_many_says_why_a_row_is_saturated():
     out = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": ["L4"], "rate_qps": [900.0]}))
     assert out["status"][0] == "saturated"

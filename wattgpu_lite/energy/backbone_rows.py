@@ -79,6 +79,13 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     return configs, code
 
 
+def _grouped(llms, gpus, layouts, formats, groups: np.ndarray) -> tuple[list, np.ndarray]:
+    """:func:`_codes` of rows the caller has grouped (``groups``: rows of one group share their
+    four values): a configuration per group, in the order of the groups' first rows."""
+    code, first = unique_rows([groups])
+    return [(llms[i], gpus[i], layouts[i], formats[i]) for i in first], code
+
+
 def _coded_per_row(value, n: int) -> Coded:
     """One entry per row, coded: one value (None included), a sequence of ``n`` (each distinct
     object coded once) or a :class:`Coded` (as it is)."""
@@ -186,12 +193,18 @@ def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
 
 def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
                weights: Sequence[str | None] | None = None, kv_cache=None, engine=None,
-               max_num_seqs=None) -> Built:  # fmt: skip
+               max_num_seqs=None, groups: np.ndarray | None = None) -> Built:  # fmt: skip
     """:func:`build`'s configurations and capacities, kept for :meth:`Built.rows` of any part of
-    the rows (a long table builds them once, then gathers a chunk's rows at a time)."""
+    the rows (a long table builds them once, then gathers a chunk's rows at a time).
+    ``groups``: each row's group when the caller has grouped the rows already (rows of one
+    group share their LLM, GPU, layout and formats; two groups may name equal ones): each group
+    is then a configuration, not found again (:func:`_codes`); the same rows."""
     n = len(llms)
     formats = _formats(weights, kv_cache, engine, n)
-    configs, code = _codes(llms, gpus, layouts_per_row(num_gpus, n), formats)
+    if groups is None:
+        configs, code = _codes(llms, gpus, layouts_per_row(num_gpus, n), formats)
+    else:
+        configs, code = _grouped(llms, gpus, layouts_per_row(num_gpus, n), formats, groups)
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()

@@ -42,7 +42,7 @@ from wattgpu_lite.errors import InvalidInputError
 __all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_time_s", "as_record",
            "defaults", "deploy_args", "evaluate_symbols", "gpu_args", "gpu_coefficients_j", "llm_args",
            "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_evaluate_each",
-           "physical_terms_j", "single_gpu"]  # fmt: skip
+           "physical_reduced", "physical_terms_j", "single_gpu"]  # fmt: skip
 COMPONENTS, PHASES, KEYS = (
     _physical_generated.COMPONENTS,
     _physical_generated.PHASES,
@@ -87,6 +87,15 @@ def physical_evaluate(model, workload, hardware, *, kappa, deploy=None):
     return evaluate_symbols(symbol_arrays(model, workload, hardware, kappa=kappa, deploy=deploy))
 
 
+def physical_reduced(reduce, model, workload, hardware, *, kappa, deploy=None) -> list:
+    """``reduce(*physical_evaluate(...))`` for an elementwise ``reduce`` (each output value
+    made of the same row's terms and times alone), applied block by block (:func:`in_blocks`):
+    the same values, and only ``reduce``'s outputs are made at the full size, not the fourteen
+    terms and times (fresh memory costs a long call more than the sums do)."""
+    args = symbol_arrays(model, workload, hardware, kappa=kappa, deploy=deploy)
+    return in_blocks(lambda **block: reduce(*_named(list(_ALL(**block)))), args, _shape(args))
+
+
 def symbol_arrays(model, workload, hardware, *, kappa, deploy=None) -> dict[str, np.ndarray]:
     """{symbol name: float array} of :func:`physical_evaluate`'s arguments, the generated
     function's keywords (:func:`evaluate_symbols` takes them; a caller evaluating the same rows
@@ -101,10 +110,20 @@ def symbol_arrays(model, workload, hardware, *, kappa, deploy=None) -> dict[str,
 
 def evaluate_symbols(named: dict) -> tuple[dict, dict]:
     """:func:`physical_evaluate` of its arguments given by symbol name (energy.args.SYMBOL_NAMES
-    and kappa): the one call of the generated function every evaluation of the physics makes."""
+    and kappa): the call of the generated function every evaluation of the physics makes but
+    :func:`physical_reduced`'s (block by block)."""
     args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
-    shape = np.broadcast_shapes(*{a.shape for a in args.values()})  # each distinct shape once
-    out = [_full(v, shape) for v in in_blocks(_ALL, args, shape)]
+    shape = _shape(args)
+    return _named([_full(v, shape) for v in in_blocks(_ALL, args, shape)])
+
+
+def _shape(args: dict[str, np.ndarray]) -> tuple[int, ...]:
+    """The broadcast shape of the generated function's arguments (each distinct shape once)."""
+    return np.broadcast_shapes(*{a.shape for a in args.values()})
+
+
+def _named(out: list) -> tuple[dict, dict]:
+    """The generated function's outputs as ({(phase, component): term}, {phase: time})."""
     return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
                                                                     strict=True))  # fmt: skip
 

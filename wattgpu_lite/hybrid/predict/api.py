@@ -193,9 +193,11 @@ def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: 
     Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
     and _hi), in_flight, capacity_qps, basis, ``status`` ('ok', 'saturated', 'does not fit in
     memory', 'invalid input', ...) and ``message`` (what is wrong and what to pass; "" when
-    'ok'); rows that are not 'ok' carry NaN values, never an exception. A blank cell of a
-    numeric column is invalid (a blank ``rate_qps`` or ``batch`` means the other load). Only the
-    frame itself raises: InvalidInputError when it is not a DataFrame, is empty, lacks ``llm`` or
+    'ok'); rows that are not 'ok' carry NaN values, never an exception. Its text columns
+    (llm_architecture, basis, status, message, and llm and gpu when given as text) are pandas
+    categoricals: the same text (a comparison with a str works as on text), a small code a row,
+    their categories sorted. A blank cell of a numeric column is invalid (a blank ``rate_qps``
+    or ``batch`` means the other load). Only the frame itself raises: InvalidInputError when it is not a DataFrame, is empty, lacks ``llm`` or
     ``gpu`` or holds text in a numeric column; UnknownLLMError/UnknownGPUError for a name no
     catalog knows. ``correction=False``: the physics backbone alone, as in ``wl.predict``.
     ``workload``: the named workload (data/workloads.csv) whose counts fill a ``t_in`` or

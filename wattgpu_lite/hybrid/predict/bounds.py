@@ -38,13 +38,24 @@ def floor_step_s(rows: Rows, batch: np.ndarray) -> np.ndarray:
     return _floor_from(rows.t_out, batch, physical.physical_evaluate(**_floor_call(rows, batch))[1])
 
 
-def floor_and_bytes_per_flop(rows: Rows, batch: np.ndarray,
-                             *more: dict) -> tuple[np.ndarray, np.ndarray, list]:  # fmt: skip
-    """(:func:`floor_step_s`, :func:`bytes_per_flop`, the evaluations of the physical_evaluate
-    arguments ``more`` over the same rows), all from one call of the physics."""
+def floor_and_per_flop(rows: Rows, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`floor_step_s`, :func:`bytes_per_flop`) at ``batch``, (s_floor s, bytes per FLOP)
+    from one call of the physics that keeps only the decode time and the decode terms they read
+    (:func:`~wattgpu_lite.energy.physical.physical_reduced`): the same values."""
     batch = _per_row(rows, batch)
-    found = physical.physical_evaluate_each([*floor_calls(rows, batch), *more])
-    return (*floors_from(rows.t_out, batch, found), found[2:])
+    stacked = physical.stacked_calls(floor_calls(rows, batch))  # one call over (2, rows)
+    found = physical.physical_reduced(_floor_terms, **stacked)
+    terms = {("decode", c): v[1] for c, v in zip(PER_FLOP_TERMS, found[1:], strict=True)}
+    return _floor_from(rows.t_out, batch, {"decode": found[0][0]}), _per_flop_from(terms)
+
+
+PER_FLOP_TERMS = ("parameter_reads", "kv_writes", "attention_reads", "compute")  # decode's
+
+
+def _floor_terms(terms: dict, times: dict) -> list:
+    """The decode time and the decode terms of :data:`PER_FLOP_TERMS` (a reduce of
+    :func:`~wattgpu_lite.energy.physical.physical_reduced`)."""
+    return [times["decode"], *(terms["decode", c] for c in PER_FLOP_TERMS)]
 
 
 def floor_calls(rows: Rows, batch: np.ndarray) -> list[dict]:

@@ -165,6 +165,9 @@ class FrameRequests:
     kv_cache: Coded  # the KV-cache format ("auto", "fp8", ...)
     engine: Coded  # the engine's name
     max_num_seqs: np.ndarray  # the concurrency limit; NaN where not ok
+    # each row's configuration: the codes of the layout's, formats' and engine's Coded, a group
+    # of rows with one LLM, GPU and equal configuration cells
+    group: np.ndarray
 
 
 def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
@@ -194,11 +197,12 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     message = np.full(n, "", dtype=object)
     for i in np.flatnonzero(~good_group[group]):
         message[i] = checked[group[i]]
-    for i in np.flatnonzero(good_group[group] & ~load["ok"]):  # the row's own checks say why
-        if load["load_ok"][i]:  # its load passes: its tokens refuse it, check_tokens says why
-            message[i] = _tokens_message(models[i], raw, i)
-            if message[i]:
-                continue
+    refused = np.flatnonzero(good_group[group] & ~load["ok"])  # the row's own checks say why
+    tokens = refused[load["load_ok"][refused]]  # its load passes: check_tokens says why
+    message[tokens] = _tokens_messages(models, raw, tokens, load, limit, known)
+    said = np.zeros(n, dtype=bool)
+    said[tokens] = message[tokens] != ""
+    for i in refused[~said[refused]]:  # the others go through wl.predict's checks one by one
         try:
             req = _row_request(models[i], devices[i], _cells(raw, i), *checked[group[i]])
         except DataFileError:
@@ -214,7 +218,7 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     return FrameRequests(ok, message, Coded([*layouts, None], kept), Coded([*formats, None], kept),
                          *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")),
                          Coded([*kvs, None], kept), Coded([*engines, None], kept),
-                         limits[group] + nan)  # fmt: skip
+                         limits[group] + nan, kept)  # fmt: skip
 
 
 def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, object], ...]:
@@ -231,12 +235,12 @@ def _is_nan(value) -> bool:
 
 def _checked_once(model, device, key: tuple) -> tuple | str:
     """:func:`_checked`, kept for the next row or call with equal arguments (the LLM and the GPU
-    by value); a key that cannot be hashed (a list in a cell) is checked afresh."""
+    by value, hashed once: by the cache); a key that cannot be hashed (a list in a cell) is
+    checked afresh (a TypeError of the checks themselves raises again there)."""
     try:
-        kept = hash((model, device, key)) is not None
+        return _checked(model, device, key)
     except TypeError:
-        kept = False
-    return (_checked if kept else _checked.__wrapped__)(model, device, key)
+        return _checked.__wrapped__(model, device, key)
 
 
 @lru_cache(maxsize=CHECKED_CACHED)
@@ -251,6 +255,38 @@ def _checked(model, device, key: tuple) -> tuple | str:
         raise
     except WattGPUError as err:
         return str(err)
+
+
+def _tokens_messages(models, raw: dict[str, np.ndarray], rows: np.ndarray, load: dict,
+                     limit: np.ndarray, known: np.ndarray) -> np.ndarray:  # fmt: skip
+    """:func:`_tokens_message` of each row of ``rows`` (object array), made once per distinct
+    key of what :func:`checks.check_tokens` names, in its order: t_in's cell where t_in itself
+    is refused (not whole, or not from 1 to ``limit``; ``load``'s columns as floats), else
+    t_out's where t_out is, else t_in + t_out (beyond the context length); each with the limit
+    and whether the LLM gives it. A cell of a column that numpy does not hold as numbers (a
+    pandas NA) is its own key."""
+    t_in, t_out, lim = load["t_in"][rows], load["t_out"][rows], limit[rows]
+    cells = [_token_cells(raw, c, rows) for c in ("t_in", "t_out")]
+    in_ok, out_ok = _within(t_in, 1, lim, whole=True), _within(t_out, 1, lim, whole=True)
+    which = np.where(~in_ok, 0, np.where(~out_ok, 1, 2))
+    named = np.where(~in_ok, cells[0], np.where(~out_ok, cells[1], pd.factorize(t_in + t_out)[0]))
+    group, first = unique_rows([which, named, pd.factorize(lim)[0], known[rows]])
+    made = np.empty(len(first), dtype=object)
+    for k, i in enumerate(first):
+        made[k] = _tokens_message(models[rows[i]], raw, rows[i])
+    return made[group]
+
+
+def _token_cells(raw: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
+    """The cells of ``col`` at ``rows`` as codes, equal cells one code (numbers held by numpy,
+    compared exactly; the default where the frame has no such column); any other cell a code
+    of its own."""
+    if col not in raw:
+        return np.zeros(len(rows), dtype=np.int64)
+    values = raw[col][rows]
+    if values.dtype.kind in "iuf":
+        return pd.factorize(values)[0]
+    return np.arange(len(rows)) + 1
 
 
 def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:

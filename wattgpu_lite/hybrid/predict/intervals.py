@@ -40,6 +40,8 @@ LEVEL_GRID = tuple(round(x, 3) for x in (*np.arange(0.50, 0.991, 0.01), 0.995, 0
 _GRID = np.array(LEVEL_GRID)  # the levels as an array, and as the tables' keys: made once
 _LEVEL_KEYS = tuple(f"{lv:g}" for lv in LEVEL_GRID)
 _GRID.flags.writeable = False
+BASIS_TEXT = np.array(BASES)  # the names as numpy text, gathered by code (basis_code_of)
+BASIS_TEXT.flags.writeable = False
 
 
 def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> float:
@@ -49,21 +51,13 @@ def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> fl
     return np.interp(level, _GRID, np.array([row[key] for key in _LEVEL_KEYS]))
 
 
-def basis_codes(basis: np.ndarray) -> np.ndarray:
-    """Each row's index into :data:`BASES` (one text comparison per basis, no sort)."""
-    code = np.full(len(basis), -1)
-    for k, name in enumerate(BASES):
-        code[basis == name] = k
-    if (code < 0).any():
-        raise ValueError(f"a basis not in {BASES}: {basis[code < 0][0]!r}")
-    return code
-
-
-def basis_of(llm_seen: np.ndarray, gpu_seen: np.ndarray, physics_only: np.ndarray) -> np.ndarray:
-    """The basis name per row from what the training runs contain."""
-    both = np.where(gpu_seen, "cv", "new gpu")
-    learned = np.where(llm_seen, both, np.where(gpu_seen, "new llm", "new gpu and llm"))
-    return np.where(physics_only, "physics", learned)
+def basis_code_of(llm_seen: np.ndarray, gpu_seen: np.ndarray,
+                  physics_only: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The basis per row from what the training runs contain, as its index into :data:`BASES`:
+    4 ("physics") where ``physics_only``, else 2 · (the LLM is new) + (the GPU is new), which
+    is BASES' order (cv, new gpu, new llm, new gpu and llm)."""
+    new = 2 * ~np.asarray(llm_seen, dtype=bool) + ~np.asarray(gpu_seen, dtype=bool)
+    return np.where(physics_only, BASES.index("physics"), new)
 
 
 WIDEN_PER_EFOLD = 0.5  # half-width added per e-fold beyond the training range (candidates.json)

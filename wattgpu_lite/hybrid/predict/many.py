@@ -12,6 +12,7 @@ into the output arrays, which become the frame's columns without a copy.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,16 +36,25 @@ def predict_frame(frame: pd.DataFrame, level: float, model: HybridState,
     """``wl.predict_many(frame)`` for a frame through ``check_columns`` (and
     :func:`with_workload`), a checked ``level`` and the hybrid (or backbone) ``model``;
     ``chunk_rows``: valid rows per engine call. The checked requests are dropped once their
-    valid rows are built (:func:`valid_rows`): only the output's arrays grow with the rows."""
-    llms, gpus = resolved(frame["llm"], resolve_llm), resolved(frame["gpu"], resolve_gpu)
+    valid rows are built (:func:`valid_rows`), those once the engine is done: only the output's
+    arrays grow with the rows."""
+    text = {c: text_codes(frame[c]) for c in ("llm", "gpu")}
+    llms = resolved(frame["llm"], resolve_llm, text["llm"])
+    gpus = resolved(frame["gpu"], resolve_gpu, text["gpu"])
+    names = {c: categorical(*t) for c, t in text.items() if t is not None}  # small codes, now
+    del text
+    arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
     req = frame_requests(frame, llms, gpus)
     new = {"t_in": _echo(frame, "t_in", DEFAULT_T_IN, req.ok, req.t_in),
            "t_out": _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, req.t_out)}  # fmt: skip
     valid, message = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame]), req.message
     del req
-    new |= engine_columns(model, llms, gpus, valid, message, level, chunk_rows)
-    arch = np.array([m.architecture_name for m in llms.distinct], dtype=object)[llms.code]
-    return _with_columns(frame, {"llm_architecture": arch, **new})
+    numbers, codes = engine_columns(model, llms, gpus, valid, message, level, chunk_rows)
+    del valid
+    new |= numbers | {"basis": categorical(codes["basis"], BASIS_NAMES),
+                      "status": categorical(codes["status"], STATUS_NAMES),
+                      "message": _messages(message, codes["status"])}  # fmt: skip
+    return _with_columns(frame, {**names, "llm_architecture": arch, **new})
 
 
 @dataclass(frozen=True)
@@ -58,8 +68,9 @@ class Valid:
 
 
 def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str]) -> Valid:
-    """The valid rows of ``req`` with their loads and configurations, built once
-    (:func:`backbone_rows.build_once`; ``serving``: the serving columns the frame gives)."""
+    """The valid rows of ``req`` with their loads and configurations, built once per group of
+    the checks (:func:`backbone_rows.build_once`; ``serving``: the serving columns the frame
+    gives)."""
     idx = np.flatnonzero(req.ok)
     built = None
     if len(idx):
@@ -71,6 +82,7 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
             subset(req.layout, idx),
             subset(req.weights, idx),
             **{k: _rows(getattr(req, k), idx) for k in serving},
+            groups=req.group[idx],
         )
     return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
 
@@ -80,72 +92,97 @@ def _rows(values: Coded | np.ndarray, idx: np.ndarray) -> Coded | np.ndarray:
     return subset(values, idx) if isinstance(values, Coded) else values[idx]
 
 
-def resolved(column: pd.Series, resolve) -> Coded:
+def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]] | None:
+    """A column of text only (no blank, no object) factorised by pandas (no Python loop over the
+    rows): each row's code into the distinct texts; None for any other column."""
+    if pd.api.types.infer_dtype(column, skipna=False) != "string":
+        return None
+    code, names = pd.factorize(column, use_na_sentinel=False)
+    return code, list(names)
+
+
+def resolved(column: pd.Series, resolve,
+             text: tuple[np.ndarray, list[str]] | None = None) -> Coded:  # fmt: skip
     """A column of names (or objects) resolved, each distinct value once (``resolve_each``),
-    as codes into the distinct objects. A column of text is factorised by pandas (no Python
-    loop over the rows); objects that are not text are keyed by identity."""
-    if pd.api.types.infer_dtype(column, skipna=False) == "string":
-        code, names = pd.factorize(column, use_na_sentinel=False)
-        objects = resolve_each(list(names), resolve)
+    as codes into the distinct objects. A column of text is factorised by pandas
+    (:func:`text_codes`, or ``text`` when the caller has it); objects that are not text are
+    keyed by identity."""
+    text = text_codes(column) if text is None else text
+    if text is not None:
+        code, names = text
+        objects = resolve_each(names, resolve)
     else:
         objects, code = resolve_each(column.tolist(), resolve), None
     distinct, remap = unique_by_identity(objects)  # two names of one object: one code
     return Coded(distinct, remap if code is None else remap[code])
 
 
-def engine_columns(model: HybridState, llms: Coded, gpus: Coded, valid: Valid,
-                   message: np.ndarray, level: float, chunk_rows: int) -> dict[str, np.ndarray]:  # fmt: skip
-    """The result's columns (:data:`NUMERIC_COLUMNS`, basis, status, message) of every row: the
-    valid rows through the engine, ``chunk_rows`` at a time; an invalid row keeps NaN, its
-    status and its check's ``message`` (filled in place for the others)."""
+BASIS_NAMES = ("", *intervals.BASES)  # an invalid row's basis is ""; code k + 1: BASES[k]
+STATUS_NAMES = tuple(s.value for s in Status)  # a status's code: its place in Status
+
+
+def categorical(code: np.ndarray, names: Sequence[str]) -> pd.Categorical:
+    """The text ``names[code[i]]`` of each row as a pandas Categorical: the same values (a
+    categorical compares with text as its text does), an integer code a row instead of a str;
+    its categories the names the rows use, each once, sorted (so it sorts as the text)."""
+    used = np.flatnonzero(np.bincount(code, minlength=len(names)))
+    categories = sorted({names[k] for k in used})
+    place = {name: i for i, name in enumerate(categories)}
+    remap = np.array([place.get(name, -1) for name in names], dtype=np.int64)
+    return pd.Categorical.from_codes(remap[code], categories=categories)
+
+
+def _messages(message: np.ndarray, status: np.ndarray) -> pd.Categorical:
+    """The messages (object array) as a :func:`categorical`, factorised on the rows that are
+    not OK alone (``status``: codes into :data:`STATUS_NAMES`; an OK row's message is ""): a
+    hash table of those rows, not of every row."""
+    rows = np.flatnonzero(status != STATUS_NAMES.index(Status.OK.value))
+    code, names = pd.factorize(message[rows])
+    whole = np.zeros(len(message), dtype=np.int64)  # 0: ""
+    whole[rows] = code + 1
+    return categorical(whole, ["", *names])
+
+
+def engine_columns(model: HybridState, llms: Coded, gpus: Coded, valid: Valid, message: np.ndarray,
+                   level: float, chunk_rows: int) -> tuple[dict, dict]:  # fmt: skip
+    """The result's columns of every row: :data:`NUMERIC_COLUMNS`, and the codes of the basis
+    and status (into :data:`BASIS_NAMES` and :data:`STATUS_NAMES`): the valid rows through the
+    engine, ``chunk_rows`` at a time; an invalid row keeps NaN, basis "", its status and its
+    check's ``message`` (filled in place for the others)."""
     n = len(message)
     keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
-    keep |= {"basis": _filled(n, ""), "status": _filled(n, Status.INVALID.value),
-             "message": message}  # fmt: skip
+    codes = {"basis": np.zeros(n, dtype=np.int8),
+             "status": np.full(n, STATUS_NAMES.index(Status.INVALID.value), dtype=np.int8)}  # fmt: skip
     for s in range(0, len(valid.idx), chunk_rows):
         part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
         rows, cap = valid.built.rows(mine)
-        out = steps.predict_arrays(
-            model,
-            subset(llms, part),
-            subset(gpus, part),
-            rows.t_in,
-            rows.t_out,
-            valid.rate_qps[mine],
-            valid.batch[mine],
-            level,
-            built=(rows, cap),
-        )
-        _fill(keep, out, part, llms, gpus, (valid.rate_qps[mine], valid.batch[mine]))
-    return keep
+        load = (valid.rate_qps[mine], valid.batch[mine])
+        out = steps.predict_arrays(model, subset(llms, part), subset(gpus, part), rows.t_in,
+                                   rows.t_out, *load, level, built=(rows, cap))  # fmt: skip
+        _fill(keep, codes, message, out, part, llms, gpus, load)
+    return keep, codes
 
 
-def _filled(n: int, text: str) -> np.ndarray:
-    """An object array of ``n`` references to one ``text`` (``np.full`` makes a new str per
-    cell: 70 bytes each)."""
-    out = np.empty(n, dtype=object)
-    out.fill(text)
-    return out
-
-
-def _shared(basis: np.ndarray) -> np.ndarray:
-    """The basis (numpy text) as objects, one str per basis (not one per cell)."""
-    return np.array(intervals.BASES, dtype=object)[intervals.basis_codes(basis)]
-
-
-def _fill(keep: dict[str, np.ndarray], out: StepResult, part: np.ndarray, llms: Coded,
-          gpus: Coded, load: tuple[np.ndarray, np.ndarray]) -> None:  # fmt: skip
-    """Rows ``part`` of the columns ``keep`` from the engine's result ``out`` (``load``: their
-    rates and batches); a row that is not OK gets its status's message ("" when OK)."""
-    for k, v in out.columns().items():
-        keep[k][part] = _shared(v) if k == "basis" else v
+def _fill(keep: dict[str, np.ndarray], codes: dict[str, np.ndarray], message: np.ndarray,
+          out: StepResult, part: np.ndarray, llms: Coded, gpus: Coded,
+          load: tuple[np.ndarray, np.ndarray]) -> None:  # fmt: skip
+    """Rows ``part`` of the numeric columns ``keep``, of the basis and status ``codes``
+    (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) and of ``message`` from the engine's result
+    ``out`` (``load``: their rates and batches); a row that is not OK gets its status's message
+    ("" when OK)."""
+    for k in NUMERIC_COLUMNS:
+        keep[k][part] = getattr(out, k)
+    codes["basis"][part] = out.basis_code + 1
     bad = np.flatnonzero(out.status != Status.OK)
+    codes["status"][part] = STATUS_NAMES.index(Status.OK.value)
     if len(bad):
-        rows = part[bad]
+        rows, status = part[bad], out.status[bad]
+        for k, s in enumerate(Status):
+            codes["status"][rows[status == s]] = k
         names = (np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]]
                  for x in (llms, gpus))  # fmt: skip
-        keep["message"][rows] = messages(out.status[bad], *names, load[0][bad], load[1][bad],
-                                         out.max_batch[bad], out.capacity_qps[bad])  # fmt: skip
+        message[rows] = messages(status, *names, load[0][bad], load[1][bad],
+                                 out.max_batch[bad], out.capacity_qps[bad])  # fmt: skip
 
 
 def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
@@ -171,8 +208,11 @@ def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
 def _echo(frame: pd.DataFrame, col: str, default, ok: np.ndarray, checked: np.ndarray):
     """The token counts as checked (valid rows) or as given (invalid rows; NaN if not a number)."""
     given = frame[col].to_numpy() if col in frame else np.full(len(frame), default)
-    out = checked.copy()
-    for i in np.flatnonzero(~ok):
+    out, bad = checked.copy(), np.flatnonzero(~ok)
+    if given.dtype.kind in "iuf":  # numbers: each is_real, float(x) as numpy casts it
+        out[bad] = given[bad]
+        return out
+    for i in bad:
         out[i] = _as_float(given[i])
     return out
 

@@ -99,8 +99,8 @@ def evaluate(s: Setup, rows: backbone.Rows, step_batch: np.ndarray,
              loads: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:  # fmt: skip
     """(s_floor s, bytes per FLOP) at the step's batch ``step_batch`` (one element) and the
     request's (t_req, dynamic J) at its COLUMNS batches ``loads``, from ONE call of the physics
-    (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_and_bytes_per_flop` with the request's
-    call: the same values)."""
+    (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_and_per_flop` and the request's call:
+    the same values)."""
     n = sum(SIZES)
     terms, times = physical.evaluate_symbols({
         **s.symbols, "T_in": np.full(n, rows.t_in[0]), "T_out": np.full(n, rows.t_out[0]),

@@ -95,6 +95,7 @@ class StepResult:
     backbone_itl_s: np.ndarray  # the physics alone, before correction and bounds
     backbone_power_w: np.ndarray
     basis: np.ndarray  # the interval's calibration basis per row (intervals.BASES)
+    basis_code: np.ndarray  # the same as its index into intervals.BASES
     widening: np.ndarray  # log half-width added beyond the training range
     watched: dict[str, np.ndarray]  # the inputs whose training range widens the interval
 
@@ -107,10 +108,10 @@ class StepResult:
         return self.status == Status.OK
 
     def columns(self) -> dict[str, np.ndarray]:
-        """The frame columns of ``predict_many``: every array but ``widening`` and ``watched``,
-        the status as its text."""
+        """The frame columns of ``predict_many``: every array but ``widening``, ``watched`` and
+        ``basis_code``, the status as its text."""
         out = {f.name: getattr(self, f.name) for f in fields(self)
-               if f.name not in ("watched", "widening")}  # fmt: skip
+               if f.name not in ("watched", "widening", "basis_code")}  # fmt: skip
         out["status"] = status_text(self.status)
         return out
 
@@ -159,4 +160,4 @@ def _named(status: np.ndarray, llm, gpu, rate_qps, batch, max_batch, capacity_qp
 
 # the result's numeric columns, for a frame none of whose rows reached the steps
 NUMERIC_COLUMNS = tuple(f.name for f in fields(StepResult)
-                        if f.name not in ("status", "basis", "watched", "widening"))  # fmt: skip
+                        if f.name not in ("status", "basis", "basis_code", "watched", "widening"))  # fmt: skip

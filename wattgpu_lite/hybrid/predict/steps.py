@@ -47,14 +47,16 @@ class Backbone:
 def physics_at(
     rows: backbone.Rows, cap, rate, batch, c: backbone.Constants
 ) -> dict[str, np.ndarray]:
-    """Backbone outputs for mixed batch rows (rate NaN) and rate rows."""
+    """Backbone outputs for mixed batch rows (rate NaN) and rate rows (each part's rows gathered
+    by index: one search of the mask, not one per array)."""
     off = np.isnan(rate)
     out: dict[str, np.ndarray] = {}
     for mask, fn in ((off, lambda r, m: backbone.at_batch(r, batch[m], c)),
                      (~off, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c))):  # fmt: skip
         if mask.any():
-            for key, value in fn(rows.take(mask), mask).items():
-                out.setdefault(key, np.full(len(off), np.nan))[mask] = value
+            idx = np.flatnonzero(mask)
+            for key, value in fn(rows.take(idx), idx).items():
+                out.setdefault(key, np.full(len(off), np.nan))[idx] = value
     return out
 
 
@@ -72,7 +74,7 @@ def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
 def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone:
     """:func:`backbone_step` for any rows, each status first (the capacity, one physics call),
     then the backbone at each row's load (the pieces and one call), then the floor and bytes per
-    FLOP of the step a request sees (one call)."""
+    FLOP of the step a request sees (one call, on the OK rows: :func:`_floors_of_ok`)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
     # a replica that holds no sequence (its weights do not fit) serves none: 0 q/s, not the
@@ -84,9 +86,23 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
     physics = physics_at(rows, safe_cap, np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
                          np.where(ok, batch, 1.0), c)  # fmt: skip
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
-    floor, per_flop, _ = bounds.floor_and_bytes_per_flop(rows, step_batch)
+    floor, per_flop = _floors_of_ok(rows, step_batch, ok)
     return _backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
                      physics=physics, step_batch=step_batch, floor_s=floor, bytes_per_flop=per_flop)  # fmt: skip
+
+
+def _floors_of_ok(rows: backbone.Rows, step_batch: np.ndarray,
+                  ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """(floor s, bytes per FLOP) of the step a request sees (:func:`bounds.floor_and_per_flop`)
+    on the ``ok`` rows, NaN on the others: every value they feed is masked where a row is not
+    OK (the physics is elementwise: an OK row's values are its own)."""
+    if ok.all():
+        return bounds.floor_and_per_flop(rows, step_batch)
+    idx = np.flatnonzero(ok)
+    floor, per_flop = np.full(len(ok), np.nan), np.full(len(ok), np.nan)
+    if len(idx):
+        floor[idx], per_flop[idx] = bounds.floor_and_per_flop(rows.take(idx), step_batch[idx])
+    return floor, per_flop
 
 
 def _backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
@@ -101,7 +117,7 @@ def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
     """:func:`backbone_step` of one row from two physics calls instead of four: the step's pieces
     (:func:`backbone.step_pieces`, from the kept arguments of its configuration,
     :func:`one_row.setup`), then ONE evaluation (:func:`one_row.evaluate`, the values of
-    :func:`bounds.floor_and_bytes_per_flop` with the request's call) of the floor and bytes per
+    :func:`bounds.floor_and_per_flop` and the request's call) of the floor and bytes per
     FLOP at the step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B)
     at the batches :func:`backbone.busy_points` names (the request's five batches). A dense
     row's load and peak batch are solved on its floats (the same bits as the array solves).
@@ -177,8 +193,9 @@ def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarra
 
 
 def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
-    """Which calibration table applies per row (:func:`intervals.basis_of`), from whether the
-    GPU's spec and the LLM's architecture appear in the training runs."""
+    """Which calibration table applies per row, as its index into :data:`intervals.BASES`
+    (:func:`intervals.basis_code_of`), from whether the GPU's spec and the LLM's architecture
+    appear in the training runs."""
     devices, gi = unique_by_identity(gpus)
     models, li = unique_by_identity(llms)
     seen_g = np.array(
@@ -187,13 +204,14 @@ def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
     seen_l = np.array(
         [intervals.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool
     )[li]
-    return intervals.basis_of(seen_l, seen_g, odd)
+    return intervals.basis_code_of(seen_l, seen_g, odd)
 
 
 def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basis: np.ndarray,
                    level: float) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:  # fmt: skip
-    """Step 5: the log half-width per target — the basis's calibrated q at ``level`` plus the
-    widening beyond the training range. Returns (half-widths, widening, watched inputs)."""
+    """Step 5: the log half-width per target — the basis's (``basis``: :func:`basis_step`'s
+    codes) calibrated q at ``level`` plus the widening beyond the training range. Returns
+    (half-widths, widening, watched inputs)."""
     watched = {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
                "params_b": rows.params_b,
                "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
@@ -201,7 +219,7 @@ def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basi
     widen = np.minimum(
         intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
     )
-    code = 2 * intervals.basis_codes(basis) + back.offline  # (basis, regime) of each row
+    code = 2 * basis + back.offline  # (basis, regime) of each row
     named = np.unique(code).tolist()
     half = {}
     for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
@@ -258,12 +276,14 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
         )
     rows, cap = built
     back = backbone_step(model, rows, cap, rate, bat)
+    ok = back.status == Status.OK
     odd = physics_only_rows(model, llms, rows)
-    power, itl, floor = bounds_step(rows, back, correction_step(model, llms, gpus, rows, back, odd))
+    # a row that is not OK keeps none of its corrected values: the forests skip it (factor 1)
+    factor = correction_step(model, llms, gpus, rows, back, odd | ~ok)
+    power, itl, floor = bounds_step(rows, back, factor)
     basis = basis_step(model, llms, gpus, odd)
     half, widen, watched = intervals_step(model, rows, back, basis, level)
     values = bounded_intervals(rows, back, power, itl, floor, half)
-    ok = back.status == Status.OK
     masked = {f"{q}{s}": np.where(ok, v, np.nan) for q, three in values.items()
               for s, v in zip(("", "_lo", "_hi"), three, strict=True)}  # fmt: skip
     for key, value in (("in_flight", back.physics["in_flight"]),
@@ -274,4 +294,5 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
     return StepResult(status=back.status, capacity_qps=back.capacity_qps, max_batch=cap,
                       idle_power_w=back.idle_power_w, power_floor_w=back.power_floor_w,
                       replica_tdp_w=rows.replica_tdp_w,
-                      basis=basis, watched=watched, **masked)  # fmt: skip
+                      basis=intervals.BASIS_TEXT[basis], basis_code=basis, watched=watched,
+                      **masked)  # fmt: skip

@@ -28,12 +28,13 @@ class ColumnSteps:
     thresholds: np.ndarray  # (u,) float32, increasing
     codes: np.ndarray  # (u + 2, trees) integers: S[j], j thresholds passed; S[u + 1]: missing
 
-    def codes_at(self, value: np.ndarray) -> np.ndarray:
-        """(rows, trees) codes c_t(x) of the values ``value`` (float32) of this column."""
+    def passed(self, value: np.ndarray) -> np.ndarray:
+        """j per value (float32) of this column: the thresholds at most x (u + 1 for a missing
+        x), the row of S (``codes``) that gives its codes c_t(x)."""
         value = np.asarray(value, dtype=np.float32)  # compared in float32, as XGBoost does
         j = np.searchsorted(self.thresholds, value, side="right")
         j[np.isnan(value)] = len(self.thresholds) + 1
-        return self.codes[j]
+        return j
 
 
 def column_steps(feature: np.ndarray, threshold: np.ndarray, missing_right: np.ndarray,

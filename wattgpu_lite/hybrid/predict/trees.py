@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from wattgpu_lite.energy.uniques import unique_rows
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.predict.tree_steps import ColumnSteps, column_steps
 
@@ -194,15 +195,29 @@ class Forest:
         """:meth:`predict` of rows whose columns are those of rows ``rows`` of
         :meth:`fixed_codes` but the moving ones, given alone (``values``: column -> one value per
         row): their codes are read from each column's step table (:mod:`tree_steps`), the same
-        codes, hence the same leaves and sums, as :meth:`predict`."""
-        out = np.empty(len(rows))
+        codes, hence the same leaves and sums, as :meth:`predict`. A row's sum depends on its
+        fixed row and, per moving column, on how many thresholds its value passes alone: more
+        than :data:`CHUNK_ROWS` rows are summed once per distinct such key and gathered (a long
+        table's loads pass a few dozen thresholds: most rows share a key)."""
         split = [c for c in fixed.columns if len(self.tables.steps[c].thresholds)]  # others add 0
+        passed = {c: self.tables.steps[c].passed(values[c]) for c in split}
+        if len(rows) <= CHUNK_ROWS:
+            return self._summed(fixed, rows, passed) + self.base_score
+        key, first = unique_rows([rows, *passed.values()])
+        once = self._summed(fixed, rows[first], {c: j[first] for c, j in passed.items()})
+        return once[key] + self.base_score
+
+    def _summed(self, fixed: FixedCodes, rows: np.ndarray,
+                passed: dict[int, np.ndarray]) -> np.ndarray:  # fmt: skip
+        """The float32 sums over trees of the leaves of rows ``rows`` of ``fixed`` whose moving
+        columns pass ``passed`` thresholds (:meth:`ColumnSteps.passed`), a chunk at a time."""
+        out = np.empty(len(rows))
         for s in range(0, len(rows), CHUNK_ROWS):
             code = fixed.code[rows[s : s + CHUNK_ROWS]]
-            for c in split:
-                code += self.tables.steps[c].codes_at(values[c][s : s + CHUNK_ROWS])
+            for c, j in passed.items():
+                code += self.tables.steps[c].codes[j[s : s + CHUNK_ROWS]]
             out[s : s + CHUNK_ROWS] = self.tables.leaves_at(code).sum(axis=1, dtype=np.float32)
-        return out + self.base_score
+        return out
 
     def walk(self, x: np.ndarray) -> np.ndarray:
         """(rows, trees) float32 leaf values of the rows of ``x`` (float32), every row taking
