@@ -151,7 +151,7 @@ def test_chunks_do_not_change_a_row(shipped, monkeypatch):
 
 @pytest.mark.parametrize("name", SHIPPED[:2])
 def test_fixed_codes_and_moving_columns_give_the_predictions_bit_for_bit(shipped, name):
-    """The ranking's load search (selection.replica) tests only the splits on the columns that
+    """The ranking's load search (hybrid.predict.sla) tests only the splits on the columns that
     move: the fixed columns' codes of each base row, computed once, plus the moving splits' codes
     at every row, give exactly what :meth:`Forest.predict` gives (missing values included)."""
     forest = Forest.from_json(shipped[name])

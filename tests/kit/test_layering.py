@@ -22,6 +22,7 @@ RANKS = {
 # inside hybrid: what predicts, what fits (and may use the predictor), what reports on both
 HYBRID_PARTS = {"predict": 0, "fit": 1, "report": 2}
 LAZY_ALLOWED = ("wattgpu_lite.face.cli",)  # the CLI imports a command's chapter when it runs
+CHAIN = "wattgpu_lite.hybrid.predict.chain"  # selection's one module of hybrid/ and energy/
 
 
 def module_name(path: Path) -> str:
@@ -135,6 +136,40 @@ def test_the_package_has_no_import_cycle():
     assert cycles(graph()) == [], "import cycles: " + "; ".join(
         " -> ".join(c) for c in cycles(graph())
     )
+
+
+def chain_violations(edges: dict[str, set[tuple[str, bool]]]) -> list[str]:
+    """Imports of a ``selection`` module into ``hybrid/`` or ``energy/`` other than the chain, as
+    readable lines naming the module and what it imports."""
+    bad = []
+    for src, targets in sorted(edges.items()):
+        for dst, _ in sorted(targets):
+            if (
+                chapter(src) == "selection"
+                and chapter(dst) in ("hybrid", "energy")
+                and dst != CHAIN
+            ):
+                bad.append(f"{src} imports {dst}: selection reaches the predictor through {CHAIN}")
+    return bad
+
+
+def test_selection_reaches_the_predictor_through_the_chain_alone():
+    assert chain_violations(graph()) == []
+
+
+def test_the_chain_checker_names_the_module_and_its_import():
+    edges = {
+        "wattgpu_lite.selection.plan": {
+            (CHAIN, False),
+            ("wattgpu_lite.hybrid.predict.steps", False),
+        },
+        "wattgpu_lite.selection.layouts": {("wattgpu_lite.energy.occupancy", False)},
+        "wattgpu_lite.face.cli.rank": {("wattgpu_lite.hybrid.predict.api", True)},
+    }
+    assert [line.split(":")[0] for line in chain_violations(edges)] == [
+        "wattgpu_lite.selection.layouts imports wattgpu_lite.energy.occupancy",
+        "wattgpu_lite.selection.plan imports wattgpu_lite.hybrid.predict.steps",
+    ]
 
 
 def test_each_chapter_says_what_it_offers_and_where_it_is_taught():

@@ -15,11 +15,11 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.hybrid.predict import chain, sla
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.selection import layouts as LAY
 from wattgpu_lite.selection import plan as PL
-from wattgpu_lite.selection import replica as RP
 from wattgpu_lite.specs.layout import Parallel
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -62,8 +62,8 @@ def catalog_plans(llm_name: str, counts=(1, 2, 4, 8)):
 
 def search(llm, plans, t_in, t_out, sla_s, weights=None):
     model = HybridState.pretrained()
-    rep = RP.replicas(model, llm, [g for g, _ in plans], PL._layouts(plans), t_in, t_out, weights)
-    return RP.max_rate_under_sla(model, rep, sla_s)
+    rep = sla.replicas(model, llm, [g for g, _ in plans], PL._layouts(plans), t_in, t_out, weights)
+    return sla.max_rate_under_sla(model, rep, sla_s)
 
 
 @pytest.mark.parametrize(("llm_name", "t_in", "t_out", "sla_ms"), [
@@ -87,10 +87,10 @@ def capacity(llm, plans, t_in, t_out):
 def test_itl_and_rate_grow_with_the_load_the_premise_of_the_search():
     llm, plans = catalog_plans(LLAMA)
     model = HybridState.pretrained()
-    rep = RP.replicas(model, llm, [g for g, _ in plans], PL._layouts(plans), 15, 180, None)
+    rep = sla.replicas(model, llm, [g for g, _ in plans], PL._layouts(plans), 15, 180, None)
     idx = np.flatnonzero(rep.cap >= 1)
     load = np.geomspace(1e-6, 1.0, 400)[None, :] * np.maximum(rep.cap[idx], 1.0)[:, None]
-    itl, rate = RP.itl_at_load(model, rep, idx, load)
+    itl, rate = sla.itl_at_load(model, rep, idx, load)
     assert np.all(np.diff(itl, axis=1) >= -1e-12 * itl[:, 1:])
     assert np.all(np.diff(rate, axis=1) > 0)
 
@@ -119,7 +119,7 @@ def test_the_ranked_table_is_the_one_the_rate_bisection_gave(question, monkeypat
         current.update(plans=plans, t_in=t_in, t_out=t_out, weights=weights)
         return original(llm_, plans, rate, t_in, t_out, sla_s, level, weights, serving)
 
-    monkeypatch.setattr(RP, "max_rate_under_sla", reference)
+    monkeypatch.setattr(sla, "max_rate_under_sla", reference)
     monkeypatch.setattr(PL, "rate_plans", remember)
     monkeypatch.setattr("wattgpu_lite.selection.rank.rate_plans", remember)
     before = wl.rank_gpus(llm, **ask)
@@ -159,9 +159,8 @@ def test_given_rows_give_the_prediction_built_rows_give():
     fresh, given = E.predict_arrays(*args), E.predict_arrays(*args, built=built)
     for key, value in fresh.columns().items():
         np.testing.assert_array_equal(given.columns()[key], value, err_msg=key)
-    c = HybridState.pretrained().constants
-    shares = LAY.step_shares(llm, plans, 500, 300, 4.0, None, c)
-    again = LAY.step_shares(llm, plans, 500, 300, 4.0, None, c, built[0])
+    shares = chain.step_shares(llm, gpus, lays, 500, 300, 4.0, None)
+    again = chain.step_shares(llm, gpus, lays, 500, 300, 4.0, None, built[0])
     for key, value in shares.items():
         np.testing.assert_array_equal(again[key], value)
 

@@ -8,9 +8,16 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import NoFeasibleGPUError
-from wattgpu_lite.selection.plan import max_rate_under_sla
+from wattgpu_lite.hybrid.predict import chain
+from wattgpu_lite.specs.layout import Parallel
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def max_rate_under_sla(gpu: str, sla_s: float) -> float:
+    """The largest rate [req/s] one GPU serves LLAMA at (15, 180) tokens within ``sla_s``."""
+    rep = chain.replicas(wl.llm(LLAMA), [wl.gpu(gpu)], [Parallel(tp=1)], 15, 180)
+    return float(chain.max_rate_under_sla(rep, sla_s)[0][0])
 
 
 @pytest.mark.parametrize(
@@ -30,7 +37,7 @@ def test_rank_and_predict_give_the_same_answer_for_the_same_load(gpu, load):
 
 def test_a_rate_one_replica_cannot_serve_gets_more_replicas():
     sla = 40.0
-    r_max = max_rate_under_sla(wl.llm(LLAMA), [(wl.gpu("A30"), 1)], 15, 180, sla / 1e3, 0.8)[0]
+    r_max = max_rate_under_sla("A30", sla / 1e3)
     assert r_max > 0
     t = wl.rank_gpus(LLAMA, rate_qps=3.5 * r_max, itl_sla_ms=sla, candidates=["A30"],
                      gpu_counts=(1,))  # fmt: skip
@@ -45,7 +52,7 @@ def test_a_rate_one_replica_cannot_serve_gets_more_replicas():
 
 def test_the_sla_bisection_stops_at_the_sla():
     sla_s = 0.030
-    r = max_rate_under_sla(wl.llm(LLAMA), [(wl.gpu("A100 SXM4 40GB"), 1)], 15, 180, sla_s, 0.8)[0]
+    r = max_rate_under_sla("A100 SXM4 40GB", sla_s)
     just_below = wl.predict(LLAMA, "A100 SXM4 40GB", rate_qps=r * 0.999).itl_s
     just_above = wl.predict(LLAMA, "A100 SXM4 40GB", rate_qps=r * 1.01).itl_s
     assert just_below <= sla_s < just_above

@@ -16,7 +16,7 @@ from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.face import plots
 from wattgpu_lite.face.widgets_gpu import gpu_explorer  # noqa: F401  (re-exported: wl.widgets.*)
-from wattgpu_lite.hybrid.predict.byo import FORM_FIELDS, predict_for_spec, spec_template
+from wattgpu_lite.hybrid.predict.chain import FORM_FIELDS, predict_for_spec, spec_template
 from wattgpu_lite.specs.catalog import gpus, llms
 
 
@@ -77,7 +77,7 @@ def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H
 
 def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H100 NVL"):
     """Spec-sheet form: edit a GPU's fields, pick a rate, get predictions with intervals and
-    the extrapolation notes (:func:`wattgpu_lite.hybrid.predict.byo.predict_for_spec`)."""
+    the extrapolation notes (:func:`wattgpu_lite.hybrid.predict.chain.predict_for_spec`)."""
 
     spec = spec_template(like)
     boxes = {f: (w.Text if isinstance(spec[f], str) else w.FloatText)(value=spec[f], description=f)

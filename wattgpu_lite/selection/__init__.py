@@ -9,9 +9,8 @@
 - :mod:`~wattgpu_lite.selection.inputs`: checking the ranking's inputs;
 - :mod:`~wattgpu_lite.selection.layouts`: the layouts a MoE replica is tried with (TP, TP·EP,
   DP·EP) and the columns that say why one wins;
-- :mod:`~wattgpu_lite.selection.plan` and :mod:`~wattgpu_lite.selection.replica`: serving plans
-  (replicas at a rate), every deployment's rows built once and its largest rate under the SLA
-  found by a search over the replica's load;
+- :mod:`~wattgpu_lite.selection.plan`: serving plans (replicas at a rate), every deployment's
+  rows built once and its largest rate under the SLA asked of the predictor's chain;
 - :mod:`~wattgpu_lite.selection.accounting`: energy, carbon and cost per request and per token,
   and the memory fit check;
 - :mod:`~wattgpu_lite.selection.answers`: ``wl.predict``, ``wl.estimate_energy`` and
@@ -19,6 +18,6 @@
   CO2e, cost with its currency and price region) and ``defaults``, so that ``to_json()`` is the
   CLI's ``--json``.
 
-Taught in notebook 05 and the dashboard. Imports every chapter to its left (specs, runs, energy,
-wattgpu, hybrid).
+Taught in notebook 05 and the dashboard. Imports specs, runs and wattgpu; of the predictor
+(hybrid, energy) one module, :mod:`wattgpu_lite.hybrid.predict.chain`.
 """

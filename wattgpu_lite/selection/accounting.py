@@ -27,8 +27,8 @@ import pandas as pd
 
 from wattgpu_lite import checks
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not
 from wattgpu_lite.errors import DataFileError, InvalidInputError
+from wattgpu_lite.hybrid.predict.chain import memory_need_bytes, memory_why_not
 from wattgpu_lite.selection import regions
 from wattgpu_lite.selection.regions import find_region, grid_table, region_price
 

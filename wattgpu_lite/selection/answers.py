@@ -30,14 +30,14 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from wattgpu_lite.energy import estimate as energy_estimate
-from wattgpu_lite.energy.result import EnergyEstimate
-from wattgpu_lite.hybrid.predict import api as hybrid_api
-from wattgpu_lite.hybrid.predict import explain as hybrid_explain
-from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL
-from wattgpu_lite.hybrid.predict.explanation import Explanation
-from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.prediction import Prediction
+from wattgpu_lite.hybrid.predict import chain
+from wattgpu_lite.hybrid.predict.chain import (
+    DEFAULT_LEVEL,
+    EnergyEstimate,
+    Explanation,
+    HybridState,
+    Prediction,
+)
 from wattgpu_lite.selection.accounting import (
     price_rows,
     resolve_price,
@@ -110,11 +110,11 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     ``grid_gco2_per_kwh``; ``pue`` (default 1.58) and ``price_per_kwh`` (default: the table's);
     ``workload``: the named workload giving the token counts not passed (default watt-counts)."""
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
-    p = hybrid_api.predict(_named(llm, name), gpu, rate_qps=rate_qps, batch=batch,
-                           scenario=scenario, t_in=t_in, t_out=t_out, level=level,
-                           num_gpus=num_gpus, weights=weights, parallel=parallel,
-                           kv_cache=kv_cache, engine=engine, max_num_seqs=max_num_seqs,
-                           correction=correction, model=model)  # fmt: skip
+    p = chain.predict(_named(llm, name), gpu, rate_qps=rate_qps, batch=batch,
+                      scenario=scenario, t_in=t_in, t_out=t_out, level=level,
+                      num_gpus=num_gpus, weights=weights, parallel=parallel,
+                      kv_cache=kv_cache, engine=engine, max_num_seqs=max_num_seqs,
+                      correction=correction, model=model)  # fmt: skip
     i = p.inputs
     w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)  # energy per token × t_out
     tokens = ((i.t_in, i.t_out), echo)
@@ -132,12 +132,11 @@ def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     :func:`predict`'s (``x.wall``, ``x.defaults``; ``workload`` as there)."""
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     # resolved once here: the explanation reads them twice (a note on a shadowed name, once)
-    x = hybrid_explain.explain(resolve_llm(llm, name), resolve_gpu(gpu), rate_qps=rate_qps,
-                               batch=batch,
-                               scenario=scenario, t_in=t_in, t_out=t_out, level=level,
-                               num_gpus=num_gpus, weights=weights, parallel=parallel,
-                               kv_cache=kv_cache, engine=engine,
-                               max_num_seqs=max_num_seqs)  # fmt: skip
+    x = chain.explain(resolve_llm(llm, name), resolve_gpu(gpu), rate_qps=rate_qps, batch=batch,
+                      scenario=scenario, t_in=t_in, t_out=t_out, level=level,
+                      num_gpus=num_gpus, weights=weights, parallel=parallel,
+                      kv_cache=kv_cache, engine=engine,
+                      max_num_seqs=max_num_seqs)  # fmt: skip
     p, i = x.prediction, x.prediction.inputs
     w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)
     p = _at_wall(p, w, ((i.t_in, i.t_out), echo), region, pue, grid_gco2_per_kwh, price_per_kwh)
@@ -158,11 +157,11 @@ def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
     ``wall`` (the request's ``total_j`` at the wall) and ``defaults`` (module docstring);
     ``workload`` as :func:`predict`'s."""
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
-    est = energy_estimate.estimate_energy(_named(llm, name), gpu, batch=batch,
-                                          t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
-                                          weights=weights, expert_parallel=expert_parallel,
-                                          parallel=parallel, kv_cache=kv_cache, engine=engine,
-                                          max_num_seqs=max_num_seqs)  # fmt: skip
+    est = chain.estimate_energy(_named(llm, name), gpu, batch=batch,
+                                t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
+                                weights=weights, expert_parallel=expert_parallel,
+                                parallel=parallel, kv_cache=kv_cache, engine=engine,
+                                max_num_seqs=max_num_seqs)  # fmt: skip
     w = wall_for_request(est.total_j, est.t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
     tokens = ((est.t_in, est.t_out), echo)
     return _at_wall(est, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)

@@ -11,7 +11,7 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.datafiles import data_dir, read_csv, restore_hint
 from wattgpu_lite.errors import DataFileError, InvalidInputError, NoFeasibleGPUError
-from wattgpu_lite.hybrid.predict.requests import resolve_load
+from wattgpu_lite.hybrid.predict.chain import resolve_load
 from wattgpu_lite.runs.measurements import MEASURED_GPUS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.sources import SOURCES

@@ -8,6 +8,7 @@ has one layout per count. The columns that say why one wins:
 - ``comm_share``: share of a decode step spent in collectives (all-reduces, all-to-alls) at the
   plan's load; ``layout_share``: in the layout's whole term (with the expert groups and the
   replicated weights; :mod:`wattgpu_lite.energy.symbolic_parallel`);
+  both from :func:`~wattgpu_lite.hybrid.predict.chain.step_shares`;
 - ``weights_per_gpu_gb``: the weights each GPU holds (replicas of attention count);
 - ``max_batch``: the sequences the KV cache holds (an MLA cache is copied on every TP GPU);
 - ``layout_why``: for the best layout of each (GPU, count), its energy and the share beside the
@@ -16,16 +17,13 @@ has one layout per count. The columns that say why one wins:
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone, backbone_rows, physical
-from wattgpu_lite.energy.occupancy import replica_weight_bytes
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.predict.api import check_num_gpus
+from wattgpu_lite.hybrid.predict.chain import check_num_gpus
 from wattgpu_lite.selection.inputs import check_gpu_counts
 from wattgpu_lite.specs.layout import Parallel, as_layout, layout_of
 
@@ -35,39 +33,6 @@ def layouts_for(model, count: int) -> list[Parallel]:
     if not model.is_moe or count == 1:
         return [Parallel(tp=count)]
     return [Parallel(tp=count), Parallel(tp=count, ep=count), Parallel(ep=count)]
-
-
-def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
-    """The same rows over ideal links (no latency, infinite bandwidth: no collective time);
-    ``whole``: the layout's whole term set to zero (also no expert groups, attention split over
-    the whole replica so no replicated weights)."""
-    g = rows.deploy.num_gpus
-    zero, inf = np.zeros_like(g), np.full_like(g, np.inf)
-    ideal = rows.deploy._replace(link_bytes_s=inf, collective_latency_s=zero, hop_latency_s=zero)
-    if whole:
-        ideal = ideal._replace(tp=g, expert_dispatch=zero, expert_group_s=zero)
-    return replace(rows, deploy=ideal)
-
-
-def step_shares(llm, plans, t_in, t_out, batch, weights, constants,
-                rows: backbone.Rows | None = None) -> dict[str, np.ndarray]:  # fmt: skip
-    """Per plan, shares of one decode step at ``batch`` sequences: ``comm_share`` (collectives:
-    all-reduces, all-to-alls) and ``layout_share`` (the layout's whole term, with the expert
-    groups and replicated weights). ``rows``: the plans' backbone rows, if built already."""
-    if rows is None:
-        rows, _ = backbone_rows.build([llm] * len(plans), [g for g, _ in plans], t_in, t_out,
-                          [p for _, p in plans], [weights] * len(plans))  # fmt: skip
-    b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
-    three = (rows, ideal_links(rows), ideal_links(rows, whole=True))
-    found = physical.physical_evaluate_each([backbone.request_call(r, b, constants) for r in three])
-    # backbone.step_time_s of each, from one evaluation of the physics
-    full, links, ideal = (backbone.step_from_times(rows.t_out, b, f[1], constants) for f in found)
-    return {"comm_share": 1.0 - links / full, "layout_share": 1.0 - ideal / full}
-
-
-def weights_per_gpu_gb(llm, layout: Parallel, weights) -> float:
-    """GB of weights one GPU of the replica holds (replicated attention weights included)."""
-    return replica_weight_bytes(llm, layout, weights) / layout.num_gpus / 1e9
 
 
 def layout_why(table) -> np.ndarray:
@@ -118,7 +83,7 @@ def deployments(model, devices, gpu_counts, layouts=None) -> tuple[list, pd.Data
 @lru_cache(maxsize=64)
 def _deployments(model, devices: tuple, tried: tuple) -> tuple[tuple, pd.DataFrame]:
     """:func:`deployments` of the layouts ``tried``: each pair checked by the one layout check
-    (:func:`~wattgpu_lite.hybrid.predict.api.check_num_gpus`)."""
+    (:func:`~wattgpu_lite.hybrid.predict.chain.check_num_gpus`)."""
     valid, refused = [], []
     for g in devices:
         for lay in tried:
@@ -143,11 +108,4 @@ def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
     return [lay for n in counts for lay in layouts_for(model, as_layout(n).num_gpus)]
 
 
-__all__ = [
-    "deployments",
-    "ideal_links",
-    "layout_why",
-    "layouts_for",
-    "step_shares",
-    "weights_per_gpu_gb",
-]
+__all__ = ["deployments", "layout_why", "layouts_for"]

@@ -8,7 +8,8 @@ of :mod:`wattgpu_lite.selection.layouts` say why one layout beats another.
 
 For a replica the per-request ITL grows with the rate it serves, so
 there is a largest per-replica rate r_max whose ITL stays within the SLA (found by a search over
-the replica's load, :mod:`wattgpu_lite.selection.replica`, below the replica's capacity). The rate λ then needs R = ⌈λ / r_max⌉ replicas, each serving λ / R; the
+the replica's load, :func:`wattgpu_lite.hybrid.predict.chain.max_rate_under_sla`, below the
+replica's capacity). The rate λ then needs R = ⌈λ / r_max⌉ replicas, each serving λ / R; the
 plan's GPU energy per generated token is R · P̄(λ/R) / (λ · T_out) — every replica held for the whole
 time —, which is one replica's own P̄(λ/R) / ((λ/R) · T_out). Fewer replicas mean less idle power, so the least R that meets the SLA is the plan.
 
@@ -23,12 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone_rows, occupancy
-from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
-from wattgpu_lite.hybrid.predict import steps
-from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.result import StepResult
-from wattgpu_lite.selection import layouts, replica
+from wattgpu_lite.hybrid.predict import chain
+from wattgpu_lite.hybrid.predict.chain import StepResult
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
@@ -54,31 +51,10 @@ def _layout(n: Parallel | int) -> Parallel:
 
 def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
              weights=None, built=None, serving=None) -> StepResult:  # fmt: skip
-    gpus = [g for g, _ in plans]
-    return steps.predict_arrays(
-        HybridState.pretrained(),
-        [llm] * len(plans),
-        gpus,
-        t_in,
-        t_out,
-        rate,
-        batch,
-        level,
-        _layouts(plans),
-        [weights] * len(plans),
-        built=built,
-        **(serving or {}),
+    gpus, lays = [g for g, _ in plans], _layouts(plans)
+    return chain.predict_plans(
+        llm, gpus, lays, t_in, t_out, rate, batch, level, weights, built, serving
     )
-
-
-def max_rate_under_sla(llm, gpus, t_in, t_out, sla_s: float, level: float,
-                       weights=None) -> np.ndarray:  # fmt: skip
-    """Per deployment, the largest rate [req/s] one replica serves with ITL ≤ ``sla_s`` (0 if
-    even the lightest load misses the SLA; NaN if the model does not fit), every deployment at
-    once (:func:`wattgpu_lite.selection.replica.max_rate_under_sla`; ``level`` does not move it)."""
-    model = HybridState.pretrained()
-    rep = replica.replicas(model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights)
-    return replica.max_rate_under_sla(model, rep, sla_s)[0]
 
 
 def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
@@ -89,13 +65,10 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
     its capacity alone would need (within 90 % of it), so the reader sees what it would draw.
     The rows are built once; the SLA search runs on them, then one prediction of every plan.
     ``serving``: the KV-cache format, engine and concurrency limit (keywords of
-    :func:`~wattgpu_lite.energy.backbone_rows.build`; None: the defaults).
+    :func:`~wattgpu_lite.hybrid.predict.chain.plan_rows`; None: the defaults).
     """
-    model = HybridState.pretrained()
-    rep = replica.replicas(
-        model, llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights, serving
-    )
-    r_max, light_itl = replica.max_rate_under_sla(model, rep, sla_s)
+    rep = chain.replicas(llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights, serving)
+    r_max, light_itl = chain.max_rate_under_sla(rep, sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
     needed = np.ceil(rate_qps / np.where(per_replica > 0, per_replica, np.inf))
@@ -125,20 +98,9 @@ def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
                 weights=None, serving=None) -> Columns:  # fmt: skip
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds); ``serving`` as :func:`rate_plans`'."""
-    rows, cap = backbone_rows.build(
-        [llm] * len(gpus),
-        [g for g, _ in gpus],
-        t_in,
-        t_out,
-        _layouts(gpus),
-        [weights] * len(gpus),
-        **(serving or {}),
-    )
-    b = (
-        backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
-        if batch is None
-        else np.full(len(gpus), batch)
-    )
+    devices = [g for g, _ in gpus]
+    rows, cap = chain.plan_rows(llm, devices, _layouts(gpus), t_in, t_out, weights, serving)
+    b = chain.offline_batch(cap) if batch is None else np.full(len(gpus), batch)
     out = _predict(llm, gpus, t_in, t_out, np.nan, np.where(cap >= 1, b, 1.0), level, weights,
                    (rows, cap), serving)  # fmt: skip
     why = []
@@ -158,11 +120,9 @@ def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Co
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
-    shares = layouts.step_shares(
-        llm, plans, t_in, t_out, batch, weights, HybridState.pretrained().constants, rows
-    )
+    shares = chain.step_shares(llm, [g for g, _ in plans], lays, t_in, t_out, batch, weights, rows)
     ok = np.isfinite(cols["energy_per_token_j"])
-    gb = {p: layouts.weights_per_gpu_gb(llm, p, weights) for p in set(lays)}  # per layout
+    gb = {p: chain.weights_per_gpu_gb(llm, p, weights) for p in set(lays)}  # per layout
     return {
         **{k: np.where(ok, v, np.nan) for k, v in shares.items()},
         "weights_per_gpu_gb": np.array([gb[p] for p in lays]),
@@ -172,13 +132,12 @@ def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Co
 def deployment_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=None,
                        serving=None) -> str:  # fmt: skip
     """Why the weights and one request's KV cache do not fit the engine's share (vLLM: 90 %) of
-    the replica's memory (:func:`wattgpu_lite.energy.occupancy.memory_why_not`, the kit's one
+    the replica's memory (:func:`wattgpu_lite.hybrid.predict.chain.memory_why_not`, the kit's one
     memory-fit check; ``serving`` as :func:`rate_plans`')."""
     gpu, lay = deployment[0], _layouts([deployment])[0]
     kv = {k: v for k, v in (serving or {}).items() if k in ("kv_cache", "engine")}
     return (
-        occupancy.memory_why_not(llm, gpu, lay, weights, t_in + t_out, **kv)
-        or "does not fit in memory"
+        chain.memory_why_not(llm, gpu, lay, weights, t_in + t_out, **kv) or "does not fit in memory"
     )
 
 

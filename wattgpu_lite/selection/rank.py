@@ -21,10 +21,9 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.predict.api import check_level
-from wattgpu_lite.hybrid.predict.api import resolve_load as resolve_hybrid_load
+from wattgpu_lite.hybrid.predict.chain import check_level, weight_format
+from wattgpu_lite.hybrid.predict.chain import resolve_load as resolve_hybrid_load
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
 from wattgpu_lite.runs.schema import scenario_for_rate
@@ -206,7 +205,7 @@ def _rank_hybrid(model, devices, scenario, rate_qps, batch, t_in, t_out, sla_ms,
     rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
     level = check_level(level)
-    fmt = served_format(model, None if weights is None else canonical_format(weights))
+    fmt = weight_format(model, weights)
     kv, eng, limit = check_serving(**(serving or {}))
     given = {"kv_cache": kv, "engine": eng, "max_num_seqs": limit}
     serving = {} if (kv, eng, limit) == check_serving() else given

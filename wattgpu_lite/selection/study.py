@@ -14,8 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy.backbone_runs import measured_boards
-from wattgpu_lite.hybrid.predict.api import predict
+from wattgpu_lite.hybrid.predict.chain import measured_boards, predict
 from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS

@@ -16,5 +16,8 @@ reads its configuration's physics arguments, kept (:mod:`~wattgpu_lite.hybrid.pr
   half-width at a level;
 - :mod:`~wattgpu_lite.hybrid.predict.prediction`: the typed ``Prediction``;
   :mod:`~wattgpu_lite.hybrid.predict.explain`: the same prediction term by term;
-  :mod:`~wattgpu_lite.hybrid.predict.byo`: bring your own GPU. Taught in notebook 06.
+- :mod:`~wattgpu_lite.hybrid.predict.chain`: what the chapters above ask of the predictor (rows
+  and predictions of many plans, the SLA search over loads of
+  :mod:`~wattgpu_lite.hybrid.predict.sla`, the layout and memory checks, the entry points) and
+  bring your own GPU. Taught in notebook 06.
 """

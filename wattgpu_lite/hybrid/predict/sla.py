@@ -11,6 +11,7 @@ constraints). So the largest rate whose ITL meets the SLA is λ(L*), L* the larg
 a search over L needs no root of Little's law, and each round evaluates K loads of every
 deployment in one call, narrowing the bracket (K + 1)-fold, until it is 1e-12 of L wide.
 The ITL is the one ``wl.predict`` gives (:mod:`wattgpu_lite.hybrid.predict.steps`), from the same steps.
+A ranking asks it through :mod:`~wattgpu_lite.hybrid.predict.chain` (``replicas``, ``max_rate_under_sla``).
 """
 
 from __future__ import annotations
