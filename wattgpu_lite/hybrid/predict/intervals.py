@@ -44,9 +44,12 @@ _GRID.flags.writeable = False
 
 def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> float:
     """The half-width q of one basis, target and regime ("server" or "offline") at ``level``,
-    linear between the grid levels."""
+    linear between the grid levels: np.interp over the two grid levels around ``level`` (the
+    last grid level at or below it and the next; the first two, or the last two, beyond the
+    grid), the pair np.interp over the whole grid reads, so the same value."""
     row = tables[basis][target][regime]
-    return np.interp(level, _GRID, np.array([row[key] for key in _LEVEL_KEYS]))
+    j = min(max(int(np.searchsorted(_GRID, level, side="right")) - 1, 0), len(_GRID) - 2)
+    return np.interp(level, _GRID[j : j + 2], [row[_LEVEL_KEYS[j]], row[_LEVEL_KEYS[j + 1]]])
 
 
 def basis_codes(basis: np.ndarray) -> np.ndarray:

@@ -200,7 +200,7 @@ def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basi
         intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
     )
     code = 2 * intervals.basis_codes(basis) + back.offline  # (basis, regime) of each row
-    named = np.unique(code).tolist()
+    named = np.unique(code).tolist() if len(code) > 1 else code.tolist()
     half = {}
     for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
         q = np.zeros(2 * len(intervals.BASES))
