@@ -248,8 +248,7 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
     replica's capacity or whose weights do not fit get their :class:`Status` and NaN values.
     """
     n = len(llms)
-    rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,)).copy()
-    bat = np.broadcast_to(np.asarray(batch, dtype=float), (n,)).copy()
+    rate, bat = np.full(n, rate_qps, dtype=float), np.full(n, batch, dtype=float)  # one or n
     if built is None:
         built = backbone_rows.build(
             llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine, max_num_seqs
