@@ -86,7 +86,7 @@ EQUIVALENT: dict[str, str] = {
     "hybrid/predict/steps.py intervals_step: `rows.bandwidth / 1000000000.0` divisor + 1": "bandwidth / (1e9 + 1): a change of 1e-9, inside the support tolerance",
     "hybrid/predict/steps.py intervals_step: `rows.flops / 1000000000000.0` divisor + 1": "FLOP/s / (1e12 + 1): a change of 1e-12, inside the support tolerance",
     "hybrid/predict/steps.py intervals_step: `2 * len(intervals.BASES)` 2 x 1.1": "a longer table of half-widths: the codes index the same entries",
-    "hybrid/predict/intervals.py excess_efolds: `np.maximum(values[name], 1e-12)` 1e-12 x 1.1": "a guard against log(0): no watched input is near 1e-12",
+    "hybrid/predict/intervals.py excess_efolds: `np.maximum([values[name] for name in WATCHED], 1e-12)` 1e-12 x 1.1": "a guard against log(0): no watched input is near 1e-12",
     "hybrid/predict/bounds.py <module>: `UNBOUNDED_W = 1e+300` 1e+300 x 1.1": "any power limit no step reaches disables the ceiling the same way",
 }  # fmt: skip
 SWAPS = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult,

@@ -50,6 +50,50 @@ def test_q_grows_with_the_level_and_interpolates():
     assert q[2] == pytest.approx((q[1] + q[3]) / 2)
 
 
+def test_q_at_reads_the_two_grid_levels_around_the_level_to_the_last_bit():
+    """q_at interpolates on the pair of grid levels np.interp over the whole grid reads: the
+    same bits at every grid level, between them and beyond both ends, for every shipped table."""
+    from wattgpu_lite.hybrid.predict.model import HybridState
+
+    tables = HybridState.pretrained().tables
+    grid = np.array(K.LEVEL_GRID)
+    levels = [
+        *grid,
+        *(grid[:-1] + np.diff(grid) * 0.37),
+        0.8,
+        0.2,
+        0.9995,
+        1.5,
+        np.nextafter(0.5, 0),
+    ]
+    for basis, by_target in tables.items():
+        for target, by_regime in by_target.items():
+            for regime, row in by_regime.items():
+                q = np.array([row[f"{lv:g}"] for lv in K.LEVEL_GRID])
+                got = [K.q_at(tables, basis, target, regime, lv) for lv in levels]
+                assert np.array_equal(got, [np.interp(lv, grid, q) for lv in levels])
+
+
+def test_excess_efolds_adds_the_inputs_in_their_order_to_the_last_bit():
+    """excess_efolds, one (inputs, rows) expression, is the sum input by input in WATCHED's
+    order of each input's e-folds below and above its range (0 in range), bit for bit."""
+    from wattgpu_lite.hybrid.predict.model import HybridState
+
+    model, rng = HybridState.pretrained(), np.random.default_rng(3)
+    for n in (1, 7, 1000):
+        values = {}
+        for name in K.WATCHED:
+            lo, hi = model.ranges[name]
+            values[name] = np.exp(rng.uniform(np.log(lo) - 3, np.log(hi) + 3, n))
+        values["in_flight"][: n // 2] = 0.0  # below the 1e-12 guard
+        total = np.zeros(n)
+        for name in K.WATCHED:
+            lo, hi = model.ranges[name]
+            v = np.maximum(values[name], 1e-12)
+            total += np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0)
+        assert np.array_equal(K.excess_efolds(model, values), total) and total.any()
+
+
 def test_basis_follows_what_the_runs_contain():
     seen_llm = np.array([True, True, False, False, True])
     seen_gpu = np.array([True, False, True, False, True])

@@ -70,6 +70,9 @@ def test_scenario_for_rate_splits_at_the_geometric_mean():
     assert scenario_for_rate(split * 1.001) == "server_high" == scenario_for_rate(split)
     assert scenario_for_rate(float("nan")) == "offline"
     assert list(scenario_for_rate(np.array([0.017, 0.33]))) == ["server_low", "server_high"]
+    rates = [0.0, 0.017, np.nextafter(split, 0), split, 0.33, math.inf, math.nan, -1.0, 0, 1]
+    as_array = scenario_for_rate(np.array(rates, dtype=float)).tolist()
+    assert [scenario_for_rate(r) for r in rates] == as_array  # a float's rule is the array's
     assert [scenario_group(s) for s in ("offline", "server_low")] == ["offline", "server"]
 
 

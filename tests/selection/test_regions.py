@@ -133,3 +133,21 @@ def test_a_ranking_carries_where_it_was_priced():
     us = wl.rank_gpus(LLAMA, scenario="server_low", itl_sla_ms=30, candidates=["L4"],
                       gpu_counts=(1,), region="US")  # fmt: skip
     assert (us["price_note"] == "").all() and us["price_region"].str.contains("Virginia").all()
+
+
+def test_a_kept_price_is_each_regions_own_and_cleared_with_the_caches(monkeypatch):
+    """accounting.priced_at keeps each region's price: the same answer after wl.clear_caches,
+    never another region's, and read afresh from a changed price table once cleared."""
+    kept = {r: A.resolve_price(r, None) for r in (None, "FR", "us", "jp")}
+    assert kept["FR"][2] and not kept["us"][2] and kept[None] == (*kept["us"][:2], "")
+    wl.clear_caches()
+    assert A.priced_at.cache_info().currsize == 0
+    assert {r: A.resolve_price(r, None) for r in reversed(kept)} == kept
+    prices, default = A.price_rows()
+    cheaper = default.copy()
+    cheaper["value"] = 0.01
+    monkeypatch.setattr(A, "price_rows", lambda: (prices, cheaper))
+    assert A.resolve_price(None, None) == kept[None]  # kept until the caches are cleared
+    A.priced_at.cache_clear()
+    assert A.resolve_price(None, None) == (0.01, kept[None][1], "")
+    A.priced_at.cache_clear()  # nothing priced with the stand-in table stays kept

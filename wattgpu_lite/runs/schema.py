@@ -9,6 +9,8 @@ in everything but the server ITL.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -67,6 +69,9 @@ def scenario_for_rate(rate_qps):
     The one rule the kit uses wherever a rate meets a scenario (labelling the runs, ``predict``,
     ``rank``). Broadcasts over arrays.
     """
+    if isinstance(rate_qps, float):  # one rate (a single predict's): the rule on the float
+        low = rate_qps < LAMBDA_SPLIT_QPS
+        return "offline" if math.isnan(rate_qps) else "server_low" if low else "server_high"
     rate = np.asarray(rate_qps, dtype=float)
     server = np.where(rate < LAMBDA_SPLIT_QPS, "server_low", "server_high")
     out = np.where(np.isnan(rate), "offline", server)

@@ -35,6 +35,7 @@ from wattgpu_lite.selection.regions import find_region, grid_table, region_price
 J_PER_KWH = 3.6e6
 # vLLM max_model_len of every Watt Counts run (WattGPU §3): the context a fit check assumes
 WATT_COUNTS_CONTEXT_TOKENS = 1024
+PRICED_REGIONS_CACHED = 64  # regions whose price is kept (:func:`priced_at`)
 
 
 def memory_need_gb(llm, context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS) -> float:
@@ -208,6 +209,14 @@ def resolve_price(region: str | None, price_per_kwh: float | None) -> tuple[floa
     with a note saying so when ``region`` names a grid that has no price of its own."""
     if price_per_kwh is not None:
         return check_price_per_kwh(price_per_kwh), "given", ""
+    kept = region is None or isinstance(region, str)  # else its own error, from grid_region
+    return (priced_at if kept else priced_at.__wrapped__)(region)
+
+
+@lru_cache(maxsize=PRICED_REGIONS_CACHED)
+def priced_at(region: str | None) -> tuple[float, str, str]:
+    """:func:`resolve_price` of a region with no price given, kept per region (None: the
+    default row): a warm ``wl.predict`` asks it twice, and each answer reads pandas rows."""
     prices, default = price_rows()
     row = None if region is None else grid_region(region)
     own = None if row is None else region_price(prices, row)

@@ -70,12 +70,14 @@ def _catalog_first(value: Any, lookup, kind: str) -> Any | None:
 
 
 def _path_kind(value: str) -> str:
-    """ "folder" or "file" (a regular one) when ``value`` names one in the file system, else ""
-    (never an error): one stat (``Path.is_dir`` then ``Path.is_file``, which follow links, did
-    two)."""
-    path = as_path(value)
+    """ "folder" or "file" (a regular one) when the catalog name ``value`` names one in the file
+    system, else "" (never an error): one stat of the string itself (``Path.is_dir`` then
+    ``Path.is_file``, which follow links, did two). A catalog name has no trailing "/" or "/."
+    (the only parts pathlib would drop that a stat reads) and no NUL; a name too long for a
+    path is an OSError, as its as_path is None: no :func:`as_path` needed, a warm predict's two
+    names cost two stats."""
     try:
-        mode = os.stat(path).st_mode if path is not None else 0
+        mode = os.stat(value).st_mode
     except (OSError, ValueError):
         return ""
     return "folder" if stat.S_ISDIR(mode) else "file" if stat.S_ISREG(mode) else ""

@@ -46,9 +46,12 @@ BASIS_TEXT.flags.writeable = False
 
 def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> float:
     """The half-width q of one basis, target and regime ("server" or "offline") at ``level``,
-    linear between the grid levels."""
+    linear between the grid levels: np.interp over the two grid levels around ``level`` (the
+    last grid level at or below it and the next; the first two, or the last two, beyond the
+    grid), the pair np.interp over the whole grid reads, so the same value."""
     row = tables[basis][target][regime]
-    return np.interp(level, _GRID, np.array([row[key] for key in _LEVEL_KEYS]))
+    j = min(max(int(np.searchsorted(_GRID, level, side="right")) - 1, 0), len(_GRID) - 2)
+    return np.interp(level, _GRID[j : j + 2], [row[_LEVEL_KEYS[j]], row[_LEVEL_KEYS[j + 1]]])
 
 
 def basis_code_of(llm_seen: np.ndarray, gpu_seen: np.ndarray,
@@ -145,12 +148,13 @@ def one_sided(factors: dict[str, np.ndarray], beyond: np.ndarray) -> dict[str, n
 
 
 def excess_efolds(model: HybridState, values: dict[str, np.ndarray]) -> np.ndarray:
-    """Sum over watched inputs of how many e-folds each lies beyond its training range."""
-    total = np.zeros(len(next(iter(values.values()))))
-    for name in WATCHED:
-        lo, hi = model.ranges[name]
-        v = np.maximum(values[name], 1e-12)
-        total += np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0)
+    """Sum over watched inputs of how many e-folds each lies beyond its training range: every
+    input's e-folds in one (inputs, rows) expression, added up input by input in WATCHED's order."""
+    lo, hi = np.array([model.ranges[name] for name in WATCHED]).T[:, :, None]
+    v = np.maximum([values[name] for name in WATCHED], 1e-12)
+    total = np.zeros(v.shape[1])
+    for each in np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0):
+        total += each
     return total
 
 

@@ -29,6 +29,7 @@ SETUPS_CACHED = 256  # configurations kept (:func:`setup`)
 _TOKENS = ("t_in", "t_out")  # the Rows fields a configuration does not fix
 _INTS = ("peak_kind", "peak_kind_expert")  # the Rows fields that are indexes
 _RECORDS = {"model": physical.RECORDS["model"], "deploy": physical.RECORDS["deploy"]}
+_CONFIG_FIELDS = tuple(f.name for f in fields(backbone.Rows) if f.name not in _TOKENS)
 
 
 class Setup(NamedTuple):
@@ -41,10 +42,15 @@ class Setup(NamedTuple):
 def config_of(rows: backbone.Rows) -> bytes:
     """The configuration of one row of ``rows``: every field but the tokens, as the bytes of
     their float values in the order of :class:`~wattgpu_lite.energy.backbone.Rows` (NaN
-    included, so a GPU without an idle spec is one key)."""
-    parts = [getattr(rows, f.name) for f in fields(rows) if f.name not in _TOKENS]
-    return np.concatenate([np.concatenate(p) if isinstance(p, tuple) else p for p in parts],
-                          dtype=float).tobytes()  # fmt: skip
+    included, so a GPU without an idle spec is one key); a record's fields in its order."""
+    parts = []
+    for name in _CONFIG_FIELDS:
+        part = getattr(rows, name)
+        if isinstance(part, tuple):
+            parts.extend(part)
+        else:
+            parts.append(part)
+    return np.concatenate(parts, dtype=float).tobytes()
 
 
 def rows_of(config: bytes) -> backbone.Rows:
@@ -102,10 +108,10 @@ def evaluate(s: Setup, rows: backbone.Rows, step_batch: np.ndarray,
     (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_and_per_flop` and the request's call:
     the same values)."""
     n = sum(SIZES)
-    terms, times = physical.evaluate_symbols({
+    found = physical.evaluate_symbols({
         **s.symbols, "T_in": np.full(n, rows.t_in[0]), "T_out": np.full(n, rows.t_out[0]),
         "B": np.concatenate([step_batch, step_batch, loads])})  # fmt: skip
-    found = [({k: v[a:b] for k, v in terms.items()}, {k: v[a:b] for k, v in times.items()})
-             for a, b in ((0, 1), (1, 2), (2, None))]  # fmt: skip
-    floor, per_flop = bounds.floors_from(rows.t_out, step_batch, found)
-    return floor, per_flop, backbone.terms_of(*found[2])
+    # elementwise: each quantity of all the elements, then each call's own (no dict sliced)
+    floor, per_flop = bounds.floors_from(rows.t_out, step_batch, [found, found])
+    t_req, dynamic = backbone.terms_of(*found)
+    return floor[:1], per_flop[1:2], (t_req[2:], dynamic[2:])

@@ -75,7 +75,8 @@ def check_num_gpus(num_gpus, model, device):
             "pass e.g. num_gpus=1, 2, 4 or 8"
         )
     check_deployment(model, int(num_gpus), False)
-    deploy_args(device, int(num_gpus))  # InvalidInputError when the link bandwidth is unknown
+    if num_gpus > 1:  # one GPU has no link (deploy_args builds its record without reading one)
+        deploy_args(device, int(num_gpus))  # InvalidInputError when the link bandwidth is unknown
     return int(num_gpus)
 
 

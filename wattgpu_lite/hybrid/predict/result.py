@@ -51,9 +51,11 @@ def status_of(cap: np.ndarray, rate: np.ndarray, batch: np.ndarray,
               capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
     """A :class:`Status` per row: no steady state beyond the capacity (a rate at or above it, or
     a batch above the KV-cache's sequences), and nothing at all when the weights do not fit."""
-    code = np.select([cap < 1, np.isnan(rate) & (batch > cap),
-                      (~np.isnan(rate)) & (rate >= capacity_qps)], _NOT_OK_CODES, 0)  # fmt: skip
-    return _MEMBERS[code]
+    no_fit, above_kv, saturated = _NOT_OK_CODES  # each later one overrides: the first holds
+    offline = np.isnan(rate)
+    code = np.where(~offline & (rate >= capacity_qps), saturated, 0)
+    code = np.where(offline & (batch > cap), above_kv, code)
+    return _MEMBERS[np.where(cap < 1, no_fit, code)]
 
 
 _MEMBERS = np.array(list(Status), dtype=object)  # indexing keeps the members themselves

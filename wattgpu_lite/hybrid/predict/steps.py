@@ -220,7 +220,7 @@ def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basi
         intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
     )
     code = 2 * basis + back.offline  # (basis, regime) of each row
-    named = np.unique(code).tolist()
+    named = np.unique(code).tolist() if len(code) > 1 else code.tolist()
     half = {}
     for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
         q = np.zeros(2 * len(intervals.BASES))
@@ -268,8 +268,7 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
     replica's capacity or whose weights do not fit get their :class:`Status` and NaN values.
     """
     n = len(llms)
-    rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,)).copy()
-    bat = np.broadcast_to(np.asarray(batch, dtype=float), (n,)).copy()
+    rate, bat = np.full(n, rate_qps, dtype=float), np.full(n, batch, dtype=float)  # one or n
     if built is None:
         built = backbone_rows.build(
             llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine, max_num_seqs
