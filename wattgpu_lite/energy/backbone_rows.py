@@ -23,7 +23,7 @@ from wattgpu_lite.energy.args import (
     model_gpu_args,
     model_peak_kinds,
 )
-from wattgpu_lite.energy.backbone import PEAK_KINDS, Rows
+from wattgpu_lite.energy.backbone_step import PEAK_KINDS, Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_blocks, offline_in_flight, seqs_in
 from wattgpu_lite.energy.uniques import Coded, take, unique_by_identity, unique_rows
