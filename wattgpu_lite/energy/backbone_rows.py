@@ -1,9 +1,9 @@
 """Per-row arrays for the backbone, built once per distinct configuration and gathered by index.
 
-A table of 10^4 (LLM, GPU, GPU count, weight and KV-cache format, engine, workload) rows usually names a few dozen
-configurations: their spec-sheet and config numbers (:mod:`wattgpu_lite.energy.args`) and their
-KV-cache capacity (:mod:`wattgpu_lite.energy.occupancy`, the kit's one definition) are computed once
-each and broadcast with ``np.take``, so building the arrays costs microseconds per row.
+A table of 10^4 (LLM, GPU, GPU count, weight and KV-cache format, engine, workload) rows usually
+names a few dozen configurations: their spec-sheet and config numbers
+(:mod:`wattgpu_lite.energy.args`) and KV-cache capacity (:mod:`wattgpu_lite.energy.occupancy`, the
+kit's one definition) are computed once each and gathered, at microseconds per row.
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ EPS = float(np.finfo(float).eps)
 
 
 def _pieces_power_w(rows: Rows, p: Pieces, batch: np.ndarray, c: Constants) -> np.ndarray:
-    """Raw busy power at ``batch`` (n, m) from the pieces: min(P_idle + N/(W + T_out·t_host), TDP)."""
+    """Raw busy power at ``batch`` (n, m), pieces: min(P_idle + N/(W + T_out·t_host), TDP)."""
     w, dyn = searches.switched(p, batch)
     power = idle_power_w(rows, c)[:, None] + dyn / (w + rows.t_out[:, None] * host_step_s(batch, c))
     return np.minimum(power, rows.replica_tdp_w[:, None])
