@@ -11,7 +11,7 @@ __getattr__  # __init__.py: PEP 562 module attribute hook (the lazy public names
 __dir__  # __init__.py: PEP 562 module dir() hook
 ARG_NAMES  # energy/_paper_generated.py: the generated module's record of its argument order (energy/codegen writes it)
 ARG_NAMES  # energy/_physical_generated.py: the generated module's record of its argument order (energy/codegen writes it)
-raw_busy_power_w  # energy/backbone.py: public, the raw busy power at one batch (what peak_batch maximises), used in tests test_backbone_searches, reference_searches; a target of tests/mutation.py
+raw_busy_power_w  # energy/backbone_step.py: public, the raw busy power at one batch (what peak_batch maximises), used in tests test_backbone_searches, reference_searches; a target of tests/mutation.py
 table3_readings  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 reading_counts  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 table4_readings  # energy/audit.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation

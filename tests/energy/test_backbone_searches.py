@@ -18,6 +18,7 @@ import reference_searches as REF  # beside this file (pytest puts its folder on 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import backbone_solves as V
 from wattgpu_lite.energy import searches as Z
 from wattgpu_lite.hybrid.predict.model import HybridState
 
@@ -54,7 +55,7 @@ def fine_grid_max_w(rows: S.Rows, c: S.Constants, upper: np.ndarray):
         power = S.raw_busy_power_w(rows, np.exp(x) + 0 * upper, c)
         higher = on & (power > best)
         best, at = np.where(higher, power, best), np.where(higher, x, at)
-    step = np.log(1024.0) / (S.PEAK_GRID_POINTS - 1)
+    step = np.log(1024.0) / (V.PEAK_GRID_POINTS - 1)
     return best, at > np.log(upper) - step
 
 
@@ -132,7 +133,7 @@ def test_the_pieces_are_the_step_time_and_the_busy_power(catalog_rows):
         step = w[:, 0] / rows.t_out + S.host_step_s(batch, c)
         # one expression evaluated two ways at fixed constants, no fit and no BLAS: exact anywhere
         np.testing.assert_allclose(step, S.step_time_s(rows, at[:, 0], c), rtol=1e-13)
-        np.testing.assert_allclose(S._pieces_power_w(rows, pieces, at, c)[:, 0],
+        np.testing.assert_allclose(V._pieces_power_w(rows, pieces, at, c)[:, 0],
                                    S.raw_busy_power_w(rows, at[:, 0], c), rtol=1e-13)  # fmt: skip
     assert pieces.curved.sum() == sum(1 for m in rows.model.moe_layers if m > 0)  # the MoE rows
 
@@ -231,7 +232,7 @@ def test_the_load_solves_littles_law_to_machine_precision(catalog_rows):
 
 def test_one_dense_row_solved_on_floats_equals_the_rows_solve(catalog_rows):
     """A single dense row's breakpoints (:func:`Z.affine_breakpoints`), peak batch
-    (:func:`S._peak_affine`) and load (:func:`S._smallest_root_affine`), on Python floats, are
+    (:func:`V._peak_affine`) and load (:func:`V._smallest_root_affine`), on Python floats, are
     the bits the array solves give the same row among many: at every upper batch and load share
     (saturated included)."""
     rows, cap, c = catalog_rows

@@ -12,6 +12,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.hybrid.predict import frame_checks as F
+from wattgpu_lite.specs import frame as frame_inputs
 
 LLMS = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct",
         "mistralai/Mixtral-8x7B-Instruct-v0.1", "facebook/opt-1.3b")  # fmt: skip
@@ -70,7 +71,7 @@ def test_the_frame_has_valid_rows_and_each_refusal(column_wise):
 def test_column_wise_checks_give_the_frame_of_row_by_row_checks(frame, column_wise):
     one_by_one = frame.astype({"t_in": object})  # a column of Python objects: every row alone
     limit = np.full(len(frame), 1e6)
-    assert not F._checked_loads(one_by_one, limit, limit > 0)["ok"].any()
+    assert not frame_inputs.checked_loads(one_by_one, limit, limit > 0)["ok"].any()
     expected = wl.predict_many(one_by_one).astype({"t_in": float})
     pd.testing.assert_frame_equal(column_wise.astype({"t_in": float}), expected, check_exact=True)
 

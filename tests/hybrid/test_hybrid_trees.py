@@ -13,7 +13,7 @@ from xgboost import Booster, XGBRegressor
 
 from wattgpu_lite.datafiles import data_dir
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.predict import trees
+from wattgpu_lite.hybrid.predict import tree_steps, trees
 from wattgpu_lite.hybrid.predict.trees import Forest
 
 SHIPPED = ("wattgpu_hybrid/itl", "wattgpu_hybrid/power", "wattgpu/itl", "wattgpu/power")
@@ -88,8 +88,11 @@ def test_monotone_constraint_survives_the_port():
 
 
 def test_codes_are_int32_where_every_offset_fits_and_intp_beyond():
-    assert trees.code_dtype(150, 7) == np.int32 and trees.code_dtype(2**21 - 1, 10) == np.int32
-    assert trees.code_dtype(2**21, 10) == np.intp  # 2^31: one beyond int32
+    assert (
+        tree_steps.code_dtype(150, 7) == np.int32
+        and tree_steps.code_dtype(2**21 - 1, 10) == np.int32
+    )
+    assert tree_steps.code_dtype(2**21, 10) == np.intp  # 2^31: one beyond int32
 
 
 def test_the_shipped_forests_codes_are_int32(shipped):

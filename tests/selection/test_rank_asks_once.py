@@ -121,7 +121,7 @@ def test_the_ranked_table_is_the_one_the_rate_bisection_gave(question, monkeypat
 
     monkeypatch.setattr(sla, "max_rate_under_sla", reference)
     monkeypatch.setattr(PL, "rate_plans", remember)
-    monkeypatch.setattr("wattgpu_lite.selection.rank.rate_plans", remember)
+    monkeypatch.setattr("wattgpu_lite.selection.ranked.rate_plans", remember)
     before = wl.rank_gpus(llm, **ask)
     assert list(table.columns) == list(before.columns) and len(table) == len(before)
     assert (table["rank"].fillna(0) == before["rank"].fillna(0)).all()

@@ -25,7 +25,9 @@
   from :mod:`~wattgpu_lite.energy.backbone_rows`, its training runs in
   :mod:`~wattgpu_lite.energy.backbone_runs`, its six constants fitted by
   :mod:`~wattgpu_lite.energy.backbone_fit`, and its vectorised solves on the step's pieces
-  (peak batch, load in flight) in :mod:`~wattgpu_lite.energy.searches`;
+  (peak batch, load in flight) in :mod:`~wattgpu_lite.energy.backbone_solves` on
+  :mod:`~wattgpu_lite.energy.searches`, the step and its power in
+  :mod:`~wattgpu_lite.energy.backbone_step`;
 - :mod:`~wattgpu_lite.energy.validation`: every mode against the measured energy per token, physical
   mode's six constants refitted leave-one-GPU-out.
 

@@ -1,9 +1,9 @@
 """Per-row arrays for the backbone, built once per distinct configuration and gathered by index.
 
-A table of 10^4 (LLM, GPU, GPU count, weight and KV-cache format, engine, workload) rows usually names a few dozen
-configurations: their spec-sheet and config numbers (:mod:`wattgpu_lite.energy.args`) and their
-KV-cache capacity (:mod:`wattgpu_lite.energy.occupancy`, the kit's one definition) are computed once
-each and broadcast with ``np.take``, so building the arrays costs microseconds per row.
+A table of 10^4 (LLM, GPU, GPU count, weight and KV-cache format, engine, workload) rows usually
+names a few dozen configurations: their spec-sheet and config numbers
+(:mod:`wattgpu_lite.energy.args`) and KV-cache capacity (:mod:`wattgpu_lite.energy.occupancy`, the
+kit's one definition) are computed once each and gathered, at microseconds per row.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from wattgpu_lite.energy.args import (
     model_gpu_args,
     model_peak_kinds,
 )
-from wattgpu_lite.energy.backbone import PEAK_KINDS, Rows
+from wattgpu_lite.energy.backbone_step import PEAK_KINDS, Rows
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_blocks, offline_in_flight, seqs_in
 from wattgpu_lite.energy.uniques import Coded, take, unique_by_identity, unique_rows
@@ -36,6 +36,10 @@ __all__ = ["MEM_UTIL", "Built", "build", "build_once", "layouts_per_row", "offli
 CONFIGS_CACHED = 256  # configuration lists whose arrays are kept (:func:`_configured`)
 CACHED_UP_TO = 64  # configurations in a list kept (a predict, a ranking); a long table's: not
 CONFIG_ROWS_CACHED = 4096  # single configurations whose rows are kept (:func:`_configured_one`)
+# the Rows field of each column of model_gpu_args (a Hardware; its static_w: not a field)
+HW_FIELDS = ("alpha", "e_bit", "flops", "bandwidth", "tdp_w", None, "alpha_expert", "flops_expert")
+# what configurations give (:func:`_stacked`): their arrays, KV blocks and default limits
+Stacked = tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]
 
 
 def layouts_per_row(num_gpus, n: int) -> Sequence[Parallel]:
@@ -58,12 +62,10 @@ def _plain(value):
 
 
 def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
-    """Distinct (LLM, GPU, layout, format) configurations and each row's index into them.
-
-    ``formats``: one entry per row, a weight format or a tuple of named choices (weight format,
+    """Distinct (LLM, GPU, layout, format) configurations, in the order of their first rows, and
+    each row's index into them. ``formats``: per row, a weight format or a tuple (weight format,
     KV-cache format, engine), coded by its text. A configuration is the row of its four codes
-    (no arithmetic packing, which can collide): :func:`~wattgpu_lite.energy.uniques.unique_rows`
-    of the four code columns, configurations in the order of their first rows."""
+    (:func:`~wattgpu_lite.energy.uniques.unique_rows`; no arithmetic packing, which can collide)."""
     if len(llms) == 1:  # one row (a single predict): its own configuration
         return [(llms[0], gpus[0], layouts[0], formats[0])], np.zeros(1, dtype=np.int64)
     models, li = unique_by_identity(llms)
@@ -77,13 +79,6 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     code, first = unique_rows([li, gi, pi, fi])
     configs = [(models[li[i]], devices[gi[i]], layouts[i], formats[i]) for i in first]
     return configs, code
-
-
-def _grouped(llms, gpus, layouts, formats, groups: np.ndarray) -> tuple[list, np.ndarray]:
-    """:func:`_codes` of rows the caller has grouped (``groups``: rows of one group share their
-    four values): a configuration per group, in the order of the groups' first rows."""
-    code, first = unique_rows([groups])
-    return [(llms[i], gpus[i], layouts[i], formats[i]) for i in first], code
 
 
 def _coded_per_row(value, n: int) -> Coded:
@@ -126,29 +121,25 @@ class ConfigRow(NamedTuple):
 
 
 def _config_row(config: tuple) -> ConfigRow:
-    """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))
-    configuration."""
+    """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))."""
     m, g, count, (w, kv, eng) = config
-    return ConfigRow(
-        tuple(llm_args(m, w, kv)), tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, w)),
-        tuple(deploy_args(g, count)), m.n_layers, m.params_b, count.num_gpus, g.idle_power_w,
-        tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w)),
-        kv_blocks(m, g, count, w, kv, eng), engine_of(eng).max_num_seqs,
-    )  # fmt: skip
+    model, hw = tuple(llm_args(m, w, kv)), tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, w))
+    deploy, numbers = tuple(deploy_args(g, count)), (m.n_layers, m.params_b, count.num_gpus)
+    kinds = tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w))
+    blocks, limit = kv_blocks(m, g, count, w, kv, eng), engine_of(eng).max_num_seqs
+    return ConfigRow(model, hw, deploy, *numbers, g.idle_power_w, kinds, blocks, limit)
 
 
-def _stacked(rows: list[ConfigRow]) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+def _stacked(rows: list[ConfigRow]) -> Stacked:
     """The configurations' arrays, one row per configuration, their KV blocks and their
     engines' default concurrency limits, from their :class:`ConfigRow`."""
     n = len(rows)
-    arrays = {"model": np.array([r.model for r in rows], dtype=float).reshape(n, -1),
-              "hw": np.array([r.hw for r in rows], dtype=float).reshape(n, -1),
-              "deploy": np.array([r.deploy for r in rows], dtype=float).reshape(n, -1),
-              **{k: np.array([getattr(r, k) for r in rows], dtype=float)
-                 for k in ("n_layers", "params_b", "num_gpus", "idle_spec_w")},
-              "peak_kind": np.array([r.peak_kind for r in rows], dtype=np.int64).reshape(n, 2)}  # fmt: skip
-    blocks = np.array([r.blocks for r in rows], dtype=float)
-    return arrays, blocks, np.array([r.limit for r in rows], dtype=float)
+    column = {k: [getattr(r, k) for r in rows] for k in ConfigRow._fields}
+    arrays = {k: np.array(column[k], dtype=float).reshape(n, -1) for k in ("model", "hw", "deploy")}
+    for k in ("n_layers", "params_b", "num_gpus", "idle_spec_w"):
+        arrays[k] = np.array(column[k], dtype=float)
+    arrays["peak_kind"] = np.array(column["peak_kind"], dtype=np.int64).reshape(n, 2)
+    return arrays, np.array(column["blocks"], dtype=float), np.array(column["limit"], dtype=float)
 
 
 @dataclass(frozen=True)
@@ -168,56 +159,67 @@ class Built:
         a, code = self.arrays, self.code[part]
         hw = a["hw"][code]
         rows = Rows(
-            model=ModelRecord._make(a["model"][code].T), n_layers=a["n_layers"][code],
-            alpha=hw[:, 0], e_bit=hw[:, 1], flops=hw[:, 2], bandwidth=hw[:, 3], tdp_w=hw[:, 4],
-            t_in=self.t_in[part].copy(), t_out=self.t_out[part].copy(),
-            deploy=Deployment._make(a["deploy"][code].T), num_gpus=a["num_gpus"][code],
-            params_b=a["params_b"][code], alpha_expert=hw[:, 6], flops_expert=hw[:, 7],
-            idle_spec_w=a["idle_spec_w"][code], peak_kind=a["peak_kind"][code, 0],
+            model=ModelRecord._make(a["model"][code].T),
+            **{k: a[k][code] for k in ("n_layers", "num_gpus", "params_b", "idle_spec_w")},
+            **{k: hw[:, j] for j, k in enumerate(HW_FIELDS) if k},
+            t_in=self.t_in[part].copy(),
+            t_out=self.t_out[part].copy(),
+            deploy=Deployment._make(a["deploy"][code].T),
+            peak_kind=a["peak_kind"][code, 0],
             peak_kind_expert=a["peak_kind"][code, 1],
-        )  # fmt: skip
+        )
         return rows, self.cap[part]
 
 
-def build(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
-          weights: Sequence[str | None] | None = None, kv_cache=None, engine=None,
-          max_num_seqs=None) -> tuple[Rows, np.ndarray]:  # fmt: skip
-    """(Rows, sequences in flight a replica can hold) for per-row LLMs, GPUs, layouts (a GPU count
-    or :class:`~wattgpu_lite.specs.layout.Parallel`, or one per row), weight formats (None: each
+def build(*args, **kwargs) -> tuple[Rows, np.ndarray]:
+    """(Rows, sequences in flight a replica can hold) of :func:`build_once`'s arguments."""
+    return build_once(*args, **kwargs).rows()
+
+
+def build_once(
+    llms: Sequence[LLM],
+    gpus: Sequence[GPU],
+    t_in,
+    t_out,
+    num_gpus=1,
+    weights: Sequence[str | None] | None = None,
+    kv_cache=None,
+    engine=None,
+    max_num_seqs=None,
+    groups: np.ndarray | None = None,
+) -> Built:
+    """The configurations and KV capacities of per-row LLMs, GPUs, layouts (a GPU count or
+    :class:`~wattgpu_lite.specs.layout.Parallel`, or one per row), weight formats (None: each
     LLM's own), KV-cache formats (None: "auto"), engines (None: vLLM) and concurrency limits
     (None: the engine's default) — each of the last three one value or one per row — and token
-    counts. The capacity is :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`."""
-    return build_once(llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine,
-                      max_num_seqs).rows()  # fmt: skip
-
-
-def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
-               weights: Sequence[str | None] | None = None, kv_cache=None, engine=None,
-               max_num_seqs=None, groups: np.ndarray | None = None) -> Built:  # fmt: skip
-    """:func:`build`'s configurations and capacities, kept for :meth:`Built.rows` of any part of
-    the rows (a long table builds them once, then gathers a chunk's rows at a time).
-    ``groups``: each row's group when the caller has grouped the rows already (rows of one
-    group share their LLM, GPU, layout and formats; two groups may name equal ones): each group
-    is then a configuration, not found again (:func:`_codes`); the same rows."""
+    counts, kept for :meth:`Built.rows` of any part of the rows (a long table builds them once,
+    then gathers a chunk's rows at a time). The capacity is
+    :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`. ``groups``: each row's group when
+    the caller has grouped the rows already (rows of one group share their LLM, GPU, layout and
+    formats; two groups may name equal ones): each group is then a configuration, not found
+    again (:func:`_codes`); the same rows."""
     n = len(llms)
     formats = _formats(weights, kv_cache, engine, n)
+    layouts = layouts_per_row(num_gpus, n)
     if groups is None:
-        configs, code = _codes(llms, gpus, layouts_per_row(num_gpus, n), formats)
-    else:
-        configs, code = _grouped(llms, gpus, layouts_per_row(num_gpus, n), formats, groups)
+        configs, code = _codes(llms, gpus, layouts, formats)
+    else:  # a configuration per group, in the order of the groups' first rows
+        code, first = unique_rows([groups])
+        configs = [(llms[i], gpus[i], layouts[i], formats[i]) for i in first]
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()
-    limit = None if max_num_seqs is None else np.broadcast_to(
-        np.asarray(max_num_seqs, dtype=float), (n,))  # fmt: skip
-    arrays, blocks, default_limit = _configured_once(tuple(configs))
+    arrays, blocks, limit = _configured_once(tuple(configs))
     # each row's KV capacity, kv_capacity_seqs' second half (the engine's limit where not given)
-    cap = seqs_in(blocks[code], t_in, t_out, default_limit[code] if limit is None else limit)
+    if max_num_seqs is None:
+        limit = limit[code]
+    else:
+        limit = np.broadcast_to(np.asarray(max_num_seqs, dtype=float), (n,))
+    cap = seqs_in(blocks[code], t_in, t_out, limit)
     return Built(arrays, code, t_in, t_out, cap)
 
 
-def _configured_once(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray], np.ndarray,
-                                                          np.ndarray]:  # fmt: skip
+def _configured_once(configs: tuple[tuple, ...]) -> Stacked:
     """:func:`_configured` of ``configs``, kept for the next call with equal configurations
     (frozen LLMs, GPUs and layouts compared by value) when there are at most
     :data:`CACHED_UP_TO` of them; a longer list is stacked from each configuration's kept row
@@ -231,13 +233,10 @@ def _configured_once(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray],
 
 
 @lru_cache(maxsize=CONFIGS_CACHED)
-def _configured(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray], np.ndarray,
-                                                     np.ndarray]:  # fmt: skip
-    """What depends on the configurations alone, not on the tokens: their arrays, their KV
-    blocks (:func:`kv_blocks`, the first half of
-    :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`) and their engines' default
-    concurrency limits, one row per configuration (:func:`_stacked`), read-only (shared by every
-    call that names them)."""
+def _configured(configs: tuple[tuple, ...]) -> Stacked:
+    """What depends on the configurations alone, not on the tokens (:func:`_stacked`: the KV
+    blocks are the first half of :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`),
+    read-only (shared by every call that names them)."""
     arrays, blocks, limit = _stacked([_configured_one(c) for c in configs])
     for a in (blocks, limit, *arrays.values()):
         a.flags.writeable = False
@@ -246,7 +245,6 @@ def _configured(configs: tuple[tuple, ...]) -> tuple[dict[str, np.ndarray], np.n
 
 @lru_cache(maxsize=CONFIG_ROWS_CACHED)
 def _configured_one(config: tuple) -> ConfigRow:
-    """:func:`_config_row` of one configuration, kept: a long table's configurations
-    (:func:`_configured_once`) are each built once, then gathered from here by every call that
-    names them. Immutable (a tuple of numbers and tuples)."""
+    """:func:`_config_row` of one configuration, kept: a long table's configurations are each
+    built once, then gathered from here by every call that names them. Immutable."""
     return _config_row(config)

@@ -1,6 +1,8 @@
 """Chapter 4 — choosing hardware: GPUs ranked by energy under a latency SLA.
 
 - :mod:`~wattgpu_lite.selection.rank`: ``wl.rank_gpus``, the SLA sweep, rules of thumb, A-vs-B;
+  its columns per source in :mod:`~wattgpu_lite.selection.ranked`; the one SLA verdict, the
+  pick under an SLA and the sweep in :mod:`~wattgpu_lite.selection.verdict`;
 - :mod:`~wattgpu_lite.selection.compare` and :mod:`~wattgpu_lite.selection.paired`: ``wl.compare``,
   GPU against GPU with a paired interval calibrated on held-out pairs;
 - :mod:`~wattgpu_lite.selection.sources`: where power and ITL come from (measured, WattGPU,

@@ -9,7 +9,8 @@ interval and at its estimate (``rank_gpus``' ``verdict`` column, the CLI, the da
 A plan without an ITL interval (the Watt Counts sources — measured, paper, logo — or a NaN
 ``itl_ms_hi``) is judged by its estimate alone: it "meets" when its ITL is within the SLA.
 ``meets_sla`` (kept for compatibility) is True for "meets" and "may meet": the estimate decides.
-A ranking orders its plans by :data:`VERDICTS` (confident plans first), then by energy.
+A ranking orders its plans by :data:`VERDICTS` (confident plans first), then by energy;
+:func:`pick_under_sla` and :func:`sla_sweep` read a ranking by the same rule.
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ VERDICTS: tuple[str, ...] = (MEETS, MAY_MEET, MISSES, DOES_NOT_FIT)  # a ranking
 MEETS_AT_ESTIMATE: tuple[str, ...] = (MEETS, MAY_MEET)  # the verdicts where meets_sla is True
 
 
-def sla_verdict(itl_ms: float, itl_ms_hi: float, itl_sla_ms: float, fits: bool = True,
-                served: bool = True) -> str:  # fmt: skip
+def sla_verdict(
+    itl_ms: float, itl_ms_hi: float, itl_sla_ms: float, fits: bool = True, served: bool = True
+) -> str:
     """The verdict of one plan (see the module docstring). ``itl_ms``: its ITL estimate,
     ``itl_ms_hi``: the upper end of its ITL interval (NaN: no interval, the estimate decides),
     both in ms; ``fits``: it holds the model; ``served``: the ranking can serve it (False for no
@@ -48,8 +50,9 @@ def sla_verdicts(table, itl_sla_ms: float) -> pd.Series:
     """One verdict per row of a ranking made for ``itl_sla_ms``: columns ``itl_ms`` and, if
     present, ``itl_ms_hi``, ``fits`` and ``meets_sla`` (False: the ranking turned the plan down,
     for its ITL or because it cannot serve it)."""
-    return pd.Series(verdict_array(table, itl_sla_ms), index=table.index, name="verdict",
-                     dtype=object)  # fmt: skip
+    return pd.Series(
+        verdict_array(table, itl_sla_ms), index=table.index, name="verdict", dtype=object
+    )
 
 
 def verdict_array(table, itl_sla_ms: float) -> np.ndarray:
@@ -73,3 +76,44 @@ def verdict_rank(verdicts: pd.Series) -> np.ndarray:
     if unknown:
         raise ValueError(f"unknown verdicts {unknown}; expected one of {list(VERDICTS)}")
     return np.array([VERDICTS.index(v) for v in verdicts], dtype=int)
+
+
+def pick_under_sla(table: pd.DataFrame, itl_sla_ms: float) -> pd.Series | None:
+    """The least-energy row of a ranking table among those that meet ``itl_sla_ms`` by the one
+    verdict rule (:func:`~wattgpu_lite.selection.verdict.sla_verdicts`): a prediction with an ITL
+    interval (``itl_ms_hi``) meets it at the upper bound; when none does, the least-energy one
+    that may meet it (its estimate within the SLA), as ``rank_gpus`` orders confident plans
+    first. A measured table (no interval) is judged at its ITL, the paper's rule. None when no
+    row fits and meets the SLA even at its estimate."""
+    verdicts = _verdicts_at(table, itl_sla_ms)
+    for wanted in (MEETS, MAY_MEET):
+        ok = table[verdicts == wanted]
+        if not ok.empty:
+            return ok.loc[ok["energy_per_1k_tokens_j"].idxmin()]
+    return None
+
+
+def _verdicts_at(table: pd.DataFrame, itl_sla_ms: float) -> pd.Series:
+    """Each row's verdict at ``itl_sla_ms`` from its ITL (and interval) and whether it fits: the
+    ranking's own ``meets_sla`` is for the SLA it was made for, so it is left out."""
+    return sla_verdicts(table.drop(columns="meets_sla", errors="ignore"), itl_sla_ms)
+
+
+def sla_sweep(table: pd.DataFrame, slas_ms) -> pd.DataFrame:
+    """The choice as the SLA varies: per SLA, the pick (:func:`pick_under_sla`, the one verdict
+    rule), its energy and how many rows meet it at least at the estimate (verdict meets or may
+    meet; for a measured table, the paper's reading: ITL within the SLA)."""
+    rows = []
+    for sla in slas_ms:
+        best = pick_under_sla(table, sla)
+        n_ok = int(_verdicts_at(table, sla).isin(MEETS_AT_ESTIMATE).sum())
+        energy = math.nan if best is None else best["energy_per_1k_tokens_j"]
+        rows.append(
+            {
+                "itl_sla_ms": float(sla),
+                "pick": None if best is None else best["gpu"],
+                "energy_per_1k_tokens_j": energy,
+                "n_meeting_sla": n_ok,
+            }
+        )
+    return pd.DataFrame(rows)

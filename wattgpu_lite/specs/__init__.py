@@ -11,9 +11,12 @@
   (``wl.llm("Qwen/Qwen3-235B-A22B-Instruct-2507")``, ``wl.llm_aliases()``; data/llm_aliases.csv);
 - :mod:`~wattgpu_lite.specs.resolve`: a name, dict or JSON path typed by a user -> GPU or LLM;
 - :mod:`~wattgpu_lite.specs.workload`: a request's tokens and the one default every result uses;
+- :mod:`~wattgpu_lite.specs.frame`: the frame of requests ``wl.predict_many`` takes, its columns
+  checked before any row, and its rows' loads and tokens checked column-wise;
 - :mod:`~wattgpu_lite.specs.layout`: ``wl.Parallel(tp, ep)``, the layout of a replica (tensor,
   expert, data-parallel attention) and its validation against a model.
 
 Taught in notebooks 00 (bring your own GPU or config.json) and 03 (the features built from them).
-Imports nothing of the kit but :mod:`wattgpu_lite.errors` and :mod:`wattgpu_lite.datafiles`.
+Imports nothing of the kit but :mod:`wattgpu_lite.errors`, :mod:`wattgpu_lite.datafiles` and
+:mod:`wattgpu_lite.checks`.
 """

@@ -10,7 +10,8 @@ reads its configuration's physics arguments, kept (:mod:`~wattgpu_lite.hybrid.pr
 - :mod:`~wattgpu_lite.hybrid.predict.model`: the shipped state (constants, trees, ranges, tables);
 - :mod:`~wattgpu_lite.hybrid.predict.correction`, :mod:`~wattgpu_lite.hybrid.predict.trees`: the
   bounded, monotone correction in log space, its trees evaluated with numpy
-  (:mod:`~wattgpu_lite.hybrid.predict.tree_steps`: a column's codes by its value);
+  (:mod:`~wattgpu_lite.hybrid.predict.tree_steps`: their code tables, a column's codes by its
+  value);
 - :mod:`~wattgpu_lite.hybrid.predict.bounds`: the hard floors and power limits;
 - :mod:`~wattgpu_lite.hybrid.predict.intervals`: which calibration table (basis) applies, and its
   half-width at a level;

@@ -1,5 +1,5 @@
-"""``wl.predict_many``'s frame, checked: the frame itself once, then every row through the checks
-of ``wl.predict`` (:func:`~wattgpu_lite.hybrid.predict.requests.check_request`): the layout and
+"""``wl.predict_many``'s frame, checked: the frame itself once (:mod:`~wattgpu_lite.specs.frame`),
+then every row through the checks of ``wl.predict`` (:func:`check_request`): the layout and
 format once per distinct configuration, the load and tokens of numeric columns column-wise, and
 each row those refuse one by one, for its message (the same rows pass, with the same messages).
 
@@ -8,9 +8,7 @@ each row those refuse one by one, for its message (the same rows pass, with the 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from functools import lru_cache
 
 import numpy as np
@@ -20,53 +18,15 @@ from wattgpu_lite import checks
 from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
 from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
 from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
+from wattgpu_lite.specs.frame import NUMERIC_COLUMNS, TEXT_COLUMNS, blank, checked_loads, within
+from wattgpu_lite.specs.frame import check_columns as check_columns
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
-NUMERIC_COLUMNS = ("rate_qps", "batch", "t_in", "t_out", "num_gpus", "tp", "ep", "max_num_seqs")
-TEXT_COLUMNS = ("weights", "kv_cache", "engine")
 #: the columns checked once per distinct configuration (with the LLM and the GPU)
 CONFIG_COLUMNS = ("num_gpus", "tp", "ep", "weights", "kv_cache", "engine", "max_num_seqs")
-INPUT_COLUMNS = ("llm", "gpu", *NUMERIC_COLUMNS, *TEXT_COLUMNS)
-NEAR_MISS = 0.9  # difflib ratio from which an extra column reads as a misspelt input column
 CHECKED_CACHED = 4096  # distinct (LLM, GPU, configuration cells) whose checks are kept (_checked)
 _NAN = float("nan")  # every blank float cell of a cache key, one object (NaN is not equal to NaN)
-
-
-def misspelt_input(column: str) -> str | None:
-    """The input column ``column`` looks like a misspelling of (``T_in``, ``t-in``, ``rat_qps``,
-    ``num_gpu``: the same name folded, or a difflib ratio >= NEAR_MISS), else None. Other
-    extra columns (ids, labels) are carried through as they are."""
-    folded = column.strip().lower().replace("-", "_").replace(" ", "_")
-    for name in INPUT_COLUMNS:
-        if name != column and (
-            folded == name or SequenceMatcher(None, folded, name).ratio() >= NEAR_MISS
-        ):
-            return name
-    return None
-
-
-def check_column_names(frame: pd.DataFrame) -> None:
-    """InvalidInputError for a column name given twice, or one that reads as a misspelt input
-    column (which would be silently ignored, its values replaced by the defaults)."""
-    names = [str(c) for c in frame.columns]
-    twice = sorted({c for c in names if names.count(c) > 1})
-    if twice:
-        raise InvalidInputError(f"predict_many's frame has the column {twice[0]!r} more than once; "
-                                "keep one (which one is meant cannot be told)")  # fmt: skip
-    for col in names:
-        meant = None if col in INPUT_COLUMNS else misspelt_input(col)
-        if meant is not None:
-            raise InvalidInputError(f"predict_many's frame has a column {col!r}, not an input "
-                                    f"column: did you mean {meant!r}? Rename it (inputs: "
-                                    f"{', '.join(INPUT_COLUMNS)}), or it would be ignored")  # fmt: skip
-
-
-def _blank(value) -> bool:
-    """An empty cell: None, NaN or pandas' NA."""
-    if value is None or value is pd.NA:
-        return True
-    return isinstance(value, float | np.floating) and math.isnan(value)
 
 
 def _plain(value):
@@ -78,51 +38,16 @@ def _plain(value):
     return value
 
 
-def check_columns(frame) -> None:
-    """The frame itself: a non-empty DataFrame with ``llm`` and ``gpu``, whose numeric columns
-    hold numbers or blanks (InvalidInputError naming the column, the row and the value)."""
-    if not isinstance(frame, pd.DataFrame):
-        raise InvalidInputError(
-            f"predict_many takes a pandas DataFrame, got a {type(frame).__name__}; wrap the rows "
-            "as pd.DataFrame(rows) (a dict of columns or a list of dicts), or call wl.predict "
-            "for one request"
-        )
-    if frame.empty:
-        raise InvalidInputError("predict_many got an empty DataFrame; pass at least one row with "
-                                f"columns 'llm' and 'gpu' (got columns {list(frame.columns)})")  # fmt: skip
-    check_column_names(frame)
-    for col in ("llm", "gpu"):
-        if col not in frame:
-            raise InvalidInputError(
-                f"predict_many needs a column {col!r}; got {list(frame.columns)}"
-            )
-    for col in NUMERIC_COLUMNS:
-        if col not in frame or _numbers_only(frame[col].dtype):
-            continue
-        for label, value in frame[col].items():
-            if not _blank(value) and not checks.is_real(value):
-                raise InvalidInputError(
-                    f"column {col!r} must hold numbers (or blanks), got {value!r} "
-                    f"({type(value).__name__}) in row {label!r}; convert it with "
-                    f"pd.to_numeric(frame[{col!r}]) after fixing that cell"
-                )
-
-
-def _numbers_only(dtype) -> bool:
-    """A column dtype that holds numbers and NaN (or pandas' NA) only."""
-    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
-
-
 def _layout_and_format(model, device, cells: dict) -> tuple:
     """The layout (``tp``/``ep`` if given, else ``num_gpus``), served format, KV-cache format,
     engine and concurrency limit of one row (a blank cell: the default)."""
     given = {k: cells.get(k) for k in ("weights", "kv_cache", "engine", "max_num_seqs")}
-    given = {k: None if _blank(v) else v for k, v in given.items()}
+    given = {k: None if blank(v) else v for k, v in given.items()}
     if "tp" in cells or "ep" in cells:
         tp, ep = cells.get("tp", 1), cells.get("ep", 1)
         layout = Parallel(tp, ep)
         n = cells.get("num_gpus")
-        if not _blank(n) and n != layout.num_gpus:
+        if not blank(n) and n != layout.num_gpus:
             raise InvalidInputError(
                 f"num_gpus={n!r} disagrees with tp={tp}, ep={ep} (a replica of "
                 f"{layout.num_gpus} GPUs); drop the num_gpus column or make it {layout.num_gpus}"
@@ -136,15 +61,16 @@ def _layout_and_format(model, device, cells: dict) -> tuple:
 def _row_request(model, device, cells: dict, layout: Parallel, fmt: str, *serving) -> Request:
     """One row's load and tokens checked (its layout, formats and engine already are)."""
     rate, bat = cells.get("rate_qps"), cells.get("batch")
-    rate, bat = (None if _blank(rate) else rate), (None if _blank(bat) else bat)
+    rate, bat = (None if blank(rate) else rate), (None if blank(bat) else bat)
     if (rate is None) == (bat is None):
         raise InvalidInputError(
             "each row needs exactly one of rate_qps and batch (the other blank); this row has "
             f"{'both' if rate is not None else 'neither'} (rate_qps={rate!r}, batch={bat!r})"
         )
     rate, bat, offline = resolve_load(None, rate, bat)
-    t_in, t_out = checks.check_tokens(cells.get("t_in", DEFAULT_T_IN),
-                                      cells.get("t_out", DEFAULT_T_OUT), model.context_length)  # fmt: skip
+    t_in, t_out = checks.check_tokens(
+        cells.get("t_in", DEFAULT_T_IN), cells.get("t_out", DEFAULT_T_OUT), model.context_length
+    )
     return Request(layout, fmt, rate, bat, offline, t_in, t_out, *serving)
 
 
@@ -173,8 +99,8 @@ class FrameRequests:
 def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     """Every row of ``frame`` (already through :func:`check_columns`) checked, in
     :func:`check_request`'s order (layout, weight format, load, tokens). The layout and format
-    checks are made once per distinct (LLM, GPU, layout, formats, engine) of the frame; a row's load and
-    tokens are checked column-wise when its columns are numeric, and a row any of those checks
+    checks are made once per distinct (LLM, GPU, layout, formats, engine) of the frame; a row's
+    load and tokens column-wise when its columns are numeric, and a row any of those checks
     refuses (or every row, when a column holds Python objects) goes through the checks of
     ``wl.predict`` one by one, which give its message. A broken shipped data file still raises."""
     n = len(frame)
@@ -184,15 +110,13 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     config = {c: v for c, v in raw.items() if c in CONFIG_COLUMNS}
     checked = [_checked_once(models[i], devices[i], _config_key(config, i)) for i in first]
     good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
-    layouts, formats, kvs, engines = ([c[k] if g else None for c, g in
-                                       zip(checked, good_group, strict=True)]
-                                      for k in (0, 1, 2, 3))  # fmt: skip
-    limits = np.array([c[4] if g else np.nan for c, g in zip(checked, good_group, strict=True)],
-                      dtype=float)  # fmt: skip
+    refusal = (None, None, None, None, np.nan)  # a group refused: no layout, formats, limit
+    rows = [c if g else refusal for c, g in zip(checked, good_group, strict=True)]
+    *choices, limits = (list(p) for p in zip(*rows, strict=True))  # layouts, formats, engines
     context = [m.context_length for m in distinct]
     known = np.array([c is not None for c in context], dtype=bool)[li]
     limit = np.array([checks.TOKENS_MAX if c is None else int(c) for c in context])[li]
-    load = _checked_loads(frame, limit.astype(float), known)
+    load = checked_loads(frame, limit.astype(float), known)
     ok = good_group[group] & load["ok"]
     message = np.full(n, "", dtype=object)
     for i in np.flatnonzero(~good_group[group]):
@@ -203,22 +127,20 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     said = np.zeros(n, dtype=bool)
     said[tokens] = message[tokens] != ""
     for i in refused[~said[refused]]:  # the others go through wl.predict's checks one by one
-        try:
-            req = _row_request(models[i], devices[i], _cells(raw, i), *checked[group[i]])
-        except DataFileError:
-            raise
-        except WattGPUError as err:
-            message[i] = str(err)
+        cells = {c: _plain(v[i]) for c, v in raw.items()}  # integral floats as int
+        req = _or_message(_row_request, models[i], devices[i], cells, *checked[group[i]])
+        if isinstance(req, str):
+            message[i] = req
             continue
         ok[i] = True
         for key in ("rate_qps", "batch", "t_in", "t_out"):
             load[key][i] = getattr(req, key)
     nan = np.where(ok, 0.0, np.nan)
     kept = np.where(ok, group, len(first))  # the rows' groups; len(first): None, a row not ok
-    return FrameRequests(ok, message, Coded([*layouts, None], kept), Coded([*formats, None], kept),
-                         *(load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")),
-                         Coded([*kvs, None], kept), Coded([*engines, None], kept),
-                         limits[group] + nan, kept)  # fmt: skip
+    numbers = [load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")]
+    coded = [Coded([*v, None], kept) for v in choices]
+    limit = np.array(limits, dtype=float)[group] + nan
+    return FrameRequests(ok, message, *coded[:2], *numbers, *coded[2:], limit, kept)
 
 
 def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, object], ...]:
@@ -226,11 +148,7 @@ def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, 
     values with their type (``True`` and ``1`` are equal, but not the same cell), each blank
     float the one :data:`_NAN`: equal cells give equal keys."""
     cells = ((c, _plain(values[i])) for c, values in config.items())
-    return tuple((c, type(v).__name__, _NAN if _is_nan(v) else v) for c, v in cells)
-
-
-def _is_nan(value) -> bool:
-    return isinstance(value, float) and math.isnan(value)
+    return tuple((c, type(v).__name__, _NAN if checks.is_nan(v) else v) for c, v in cells)
 
 
 def _checked_once(model, device, key: tuple) -> tuple | str:
@@ -249,16 +167,22 @@ def _checked(model, device, key: tuple) -> tuple | str:
     ``model`` on ``device`` with the configuration cells ``key`` (:func:`_config_key`), as
     :func:`_layout_and_format` checks them, or the message of the first check that fails (a
     broken shipped data file raises). Immutable: shared by every row and call that asks."""
+    return _or_message(_layout_and_format, model, device, {c: v for c, _, v in key})
+
+
+def _or_message(check, *args):
+    """``check(*args)``, or its kit error's message (a broken shipped data file raises)."""
     try:
-        return _layout_and_format(model, device, {c: v for c, _, v in key})
+        return check(*args)
     except DataFileError:
         raise
     except WattGPUError as err:
         return str(err)
 
 
-def _tokens_messages(models, raw: dict[str, np.ndarray], rows: np.ndarray, load: dict,
-                     limit: np.ndarray, known: np.ndarray) -> np.ndarray:  # fmt: skip
+def _tokens_messages(
+    models, raw: dict, rows: np.ndarray, load: dict, limit: np.ndarray, known: np.ndarray
+) -> np.ndarray:
     """:func:`_tokens_message` of each row of ``rows`` (object array), made once per distinct
     key of what :func:`checks.check_tokens` names, in its order: t_in's cell where t_in itself
     is refused (not whole, or not from 1 to ``limit``; ``load``'s columns as floats), else
@@ -267,7 +191,7 @@ def _tokens_messages(models, raw: dict[str, np.ndarray], rows: np.ndarray, load:
     pandas NA) is its own key."""
     t_in, t_out, lim = load["t_in"][rows], load["t_out"][rows], limit[rows]
     cells = [_token_cells(raw, c, rows) for c in ("t_in", "t_out")]
-    in_ok, out_ok = _within(t_in, 1, lim, whole=True), _within(t_out, 1, lim, whole=True)
+    in_ok, out_ok = within(t_in, 1, lim, whole=True), within(t_out, 1, lim, whole=True)
     which = np.where(~in_ok, 0, np.where(~out_ok, 1, 2))
     named = np.where(~in_ok, cells[0], np.where(~out_ok, cells[1], pd.factorize(t_in + t_out)[0]))
     group, first = unique_rows([which, named, pd.factorize(lim)[0], known[rows]])
@@ -279,8 +203,7 @@ def _tokens_messages(models, raw: dict[str, np.ndarray], rows: np.ndarray, load:
 
 def _token_cells(raw: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
     """The cells of ``col`` at ``rows`` as codes, equal cells one code (numbers held by numpy,
-    compared exactly; the default where the frame has no such column); any other cell a code
-    of its own."""
+    compared exactly; the default where the frame has no such column), any other its own."""
     if col not in raw:
         return np.zeros(len(rows), dtype=np.int64)
     values = raw[col][rows]
@@ -295,13 +218,8 @@ def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:
     pass. A broken shipped data file raises."""
     t_in = _plain(raw["t_in"][i]) if "t_in" in raw else DEFAULT_T_IN
     t_out = _plain(raw["t_out"][i]) if "t_out" in raw else DEFAULT_T_OUT
-    try:
-        checks.check_tokens(t_in, t_out, model.context_length)
-    except DataFileError:
-        raise
-    except WattGPUError as err:
-        return str(err)
-    return ""
+    said = _or_message(checks.check_tokens, t_in, t_out, model.context_length)
+    return said if isinstance(said, str) else ""
 
 
 def _cells_of(column: pd.Series) -> np.ndarray:
@@ -310,11 +228,6 @@ def _cells_of(column: pd.Series) -> np.ndarray:
     if pd.api.types.is_extension_array_dtype(column.dtype):
         return column.to_numpy(dtype=object)
     return column.to_numpy()
-
-
-def _cells(raw: dict[str, np.ndarray], i: int) -> dict:
-    """Row ``i``'s cells as Python values (integral floats as int)."""
-    return {col: _plain(values[i]) for col, values in raw.items()}
 
 
 def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):
@@ -332,41 +245,6 @@ def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):
     return unique_rows(codes)  # groups by first appearance
 
 
-def _checked_loads(frame: pd.DataFrame, limit: np.ndarray, known: np.ndarray) -> dict:
-    """Column-wise: each row's rate or batch and its tokens, and whether the row passes the load
-    and token checks of :func:`_row_request` (exactly one load; :func:`checks.check_rate_qps`,
-    :func:`checks.check_batch`, :func:`checks.check_tokens`: tokens up to ``limit``, the LLM's
-    context length where ``known``). ``ok`` is False wherever a column holds Python objects;
-    ``load_ok``: the load alone passes (False there too)."""
-    n = len(frame)
-    cols = {}
-    for col, default in (("rate_qps", np.nan), ("batch", np.nan), ("t_in", DEFAULT_T_IN),
-                         ("t_out", DEFAULT_T_OUT)):  # fmt: skip
-        if col not in frame:
-            cols[col] = np.full(n, float(default))
-        elif _numbers_only(frame[col].dtype):
-            cols[col] = frame[col].to_numpy(dtype=float, na_value=np.nan)
-        else:
-            return {**{k: np.full(n, np.nan) for k in ("rate_qps", "batch", "t_in", "t_out")},
-                    "ok": np.zeros(n, dtype=bool), "load_ok": np.zeros(n, dtype=bool)}  # fmt: skip
-    rate, bat, t_in, t_out = cols["rate_qps"], cols["batch"], cols["t_in"], cols["t_out"]
-    with np.errstate(invalid="ignore"):
-        at_rate = ~np.isnan(rate) & np.isnan(bat) & _within(rate, *checks.RATE_QPS)
-        at_batch = np.isnan(rate) & _within(bat, 1, checks.BATCH_MAX, whole=True)
-        tokens = _within(t_in, 1, limit, whole=True) & _within(t_out, 1, limit, whole=True)
-        load_ok = at_rate | at_batch
-        ok = load_ok & tokens & (~known | (t_in + t_out <= limit))
-    return {"rate_qps": rate.copy(), "batch": bat.copy(), "t_in": t_in.copy(),
-            "t_out": t_out.copy(), "ok": ok, "load_ok": load_ok}  # fmt: skip
-
-
-def _within(x: np.ndarray, lo, hi, whole: bool = False) -> np.ndarray:
-    """Finite, lo <= x <= hi and, if ``whole``, a whole number: the values
-    :func:`checks.check_number` (:func:`checks.check_count`) accept."""
-    inside = np.isfinite(x) & (lo <= x) & (x <= hi)
-    return inside & (np.floor(x) == x) if whole else inside
-
-
 def _key(value):
     """A cell as a cache key: its type and value (NaN, which is not equal to itself, as a tag)."""
-    return ("blank",) if _blank(value) else (type(value).__name__, value)
+    return ("blank",) if blank(value) else (type(value).__name__, value)

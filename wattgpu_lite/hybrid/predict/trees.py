@@ -5,7 +5,7 @@ in chunks of :data:`CHUNK_ROWS`, so the work arrays have one size however many r
 stay flat. XGBoost's rule, in float32 as XGBoost compares: go left when x < threshold, the default
 branch when x is missing (NaN). The output is base_score + the sum of the leaves, the leaves summed
 in float32 by numpy's ``sum`` over each row's trees (pairwise; XGBoost adds tree by tree, so the two
-differ by float32 rounding). A chunk's leaves, when every tree has at most :data:`TABLE_SPLITS`
+differ by float32 rounding). A chunk's leaves, when every tree has at most ``TABLE_SPLITS``
 splits (the shipped corrections have 7), come from codes and tables:
 
 1. each distinct split (feature, threshold, default branch) of the forest is tested once per row:
@@ -17,12 +17,13 @@ splits (the shipped corrections have 7), come from codes and tables:
 
 Rows that share all but a few columns (a table's (LLM, GPU) pairs at many loads) take the codes of
 the shared columns once (:meth:`Forest.fixed_codes`) and those of each moving column from its step
-table (:mod:`~wattgpu_lite.hybrid.predict.tree_steps`): the same codes, one search per column.
+table: the same codes, one search per column. The tables of steps 1-3 and the step tables are
+built in :mod:`~wattgpu_lite.hybrid.predict.tree_steps`.
 
 A forest with a deeper tree is walked instead: the nodes of every tree lie in one flat array (node
-``t·width + j`` of tree ``t``), a leaf (and the padding) points to itself on both sides, and every row takes ``depth``
-steps down all trees at once. Both give the same leaves, hence the same float32 sums.
-``tests/hybrid/test_hybrid_trees.py`` checks both against XGBoost and against each other.
+``t·width + j`` of tree ``t``), a leaf (and the padding) points to itself on both sides, and every
+row takes ``depth`` steps down all trees at once. Both give the same leaves, hence the same
+float32 sums. ``tests/hybrid/test_hybrid_trees.py`` checks both against XGBoost and each other.
 """
 
 from __future__ import annotations
@@ -35,42 +36,9 @@ import numpy as np
 
 from wattgpu_lite.energy.uniques import unique_rows
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.predict.tree_steps import ColumnSteps, column_steps
+from wattgpu_lite.hybrid.predict.tree_steps import Tables, forest_tables
 
 CHUNK_ROWS = 1024  # rows per chunk: the work arrays (~1 MB) stay in cache, rows/s flat in n
-TABLE_SPLITS = 10  # a tree with at most this many splits is read through a 2^splits-leaf table
-
-
-@dataclass(frozen=True)
-class Tables:
-    """The forest as distinct splits, code weights and one leaf table per tree (steps 1-3)."""
-
-    feature: np.ndarray  # (splits,) feature tested by each distinct split
-    threshold: np.ndarray  # (splits,) float32
-    missing_right: np.ndarray  # (splits,) bool: a missing value goes right
-    weights: np.ndarray  # (splits, trees) float32: Σ 2^k over the nodes k of tree t with this split
-    leaves: np.ndarray  # (trees · 2^bits,) float32: the leaf of code c of tree t at t·2^bits + c
-    offsets: np.ndarray  # (trees,) t · 2^bits, of the codes' dtype (:func:`code_dtype`)
-    steps: tuple[ColumnSteps, ...] = ()  # per feature column: its splits' codes by value
-
-    def leaves_of(self, x: np.ndarray) -> np.ndarray:
-        """(rows, trees) float32 leaf values of the rows of ``x`` (float32, ≤ a chunk)."""
-        return self.leaves_at(self.codes(x))
-
-    def codes(self, x: np.ndarray, splits: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """(rows, trees) codes c_t (step 2) of the rows of ``x`` (float32, ≤ a chunk) from the
-        distinct splits ``splits`` only (a mask; all by default). The codes of disjoint sets of
-        splits add up to the code of their union (whole numbers: exact)."""
-        value = x[:, self.feature[splits]]
-        right = value >= self.threshold[splits]
-        missing = np.isnan(value)
-        if missing.any():
-            right |= missing & self.missing_right[splits]
-        return (right.astype(np.float32) @ self.weights[splits]).astype(self.offsets.dtype)
-
-    def leaves_at(self, code: np.ndarray) -> np.ndarray:
-        """(rows, trees) float32 leaf values of whole codes (step 3)."""
-        return self.leaves[code + self.offsets]
 
 
 @dataclass(frozen=True)
@@ -86,9 +54,10 @@ class FixedCodes:
 @dataclass(frozen=True, eq=False)
 class Forest:
     """Flat node arrays of every tree (a leaf's children are itself), the base score, and the
-    same trees as :class:`Tables` (None when a tree has more than :data:`TABLE_SPLITS` splits).
+    same trees as :class:`Tables` (None when a tree has more than ``TABLE_SPLITS`` splits).
     Compared and hashed by identity (its arrays cannot be compared as a whole): one parsed text
-    is one forest, a key of the codes kept for it (:mod:`~wattgpu_lite.hybrid.predict.correction`)."""
+    is one forest, a key of the codes kept for it
+    (:mod:`~wattgpu_lite.hybrid.predict.correction`)."""
 
     feature: np.ndarray  # (trees · width,) int32
     threshold: np.ndarray  # float32; the leaf value on leaves
@@ -122,11 +91,18 @@ class Forest:
         base = float(np.float32(str(learner["learner_model_param"]["base_score"]).strip("[]")))
         roots = (np.arange(len(trees)) * width).astype(np.int32)
         n_features = int(learner["learner_model_param"]["num_feature"])
-        forest = cls(flat["feature"].astype(np.int32), flat["threshold"].astype(np.float32),
-                     flat["left"].astype(np.int32), flat["right"].astype(np.int32),
-                     flat["default_left"].astype(bool), roots, base, _depth(trees),
-                     n_features)  # fmt: skip
-        return replace(forest, tables=_tables(forest))
+        forest = cls(
+            flat["feature"].astype(np.int32),
+            flat["threshold"].astype(np.float32),
+            flat["left"].astype(np.int32),
+            flat["right"].astype(np.int32),
+            flat["default_left"].astype(bool),
+            roots,
+            base,
+            _depth(trees),
+            n_features,
+        )
+        return replace(forest, tables=forest_tables(forest))
 
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Sum over trees of the leaf each row reaches, plus the base score (float32 sums),
@@ -158,8 +134,9 @@ class Forest:
             code[s : s + CHUNK_ROWS] = self.tables.codes(chunk, ~on_moving)
         return FixedCodes(code, on_moving, tuple(int(c) for c in moving))
 
-    def fixed_codes_of_parts(self, parts: Sequence[tuple[np.ndarray, Sequence[int], np.ndarray]],
-                             moving: Sequence[int]) -> FixedCodes | None:  # fmt: skip
+    def fixed_codes_of_parts(
+        self, parts: Sequence[tuple[np.ndarray, Sequence[int], np.ndarray]], moving: Sequence[int]
+    ) -> FixedCodes | None:
         """:meth:`fixed_codes` of rows whose fixed columns come in parts, each ``(x, columns,
         index)``: row r's values of ``columns`` are those of row ``index[r]`` of ``x`` (a few
         distinct LLMs', GPUs' rows). Each part's splits are tested on its own few rows, and a
@@ -190,8 +167,9 @@ class Forest:
         x = np.asarray(x)
         return self.predict_at(fixed, rows, {c: x[:, c] for c in fixed.columns})
 
-    def predict_at(self, fixed: FixedCodes, rows: np.ndarray,
-                   values: dict[int, np.ndarray]) -> np.ndarray:  # fmt: skip
+    def predict_at(
+        self, fixed: FixedCodes, rows: np.ndarray, values: dict[int, np.ndarray]
+    ) -> np.ndarray:
         """:meth:`predict` of rows whose columns are those of rows ``rows`` of
         :meth:`fixed_codes` but the moving ones, given alone (``values``: column -> one value per
         row): their codes are read from each column's step table (:mod:`tree_steps`), the same
@@ -207,8 +185,9 @@ class Forest:
         once = self._summed(fixed, rows[first], {c: j[first] for c, j in passed.items()})
         return once[key] + self.base_score
 
-    def _summed(self, fixed: FixedCodes, rows: np.ndarray,
-                passed: dict[int, np.ndarray]) -> np.ndarray:  # fmt: skip
+    def _summed(
+        self, fixed: FixedCodes, rows: np.ndarray, passed: dict[int, np.ndarray]
+    ) -> np.ndarray:
         """The float32 sums over trees of the leaves of rows ``rows`` of ``fixed`` whose moving
         columns pass ``passed`` thresholds (:meth:`ColumnSteps.passed`), a chunk at a time."""
         out = np.empty(len(rows))
@@ -234,45 +213,6 @@ class Forest:
                 go_left = np.where(np.isnan(value), self.default_left[node], go_left)
             node = np.where(go_left, self.left[node], self.right[node])
         return self.threshold[node]
-
-
-def _tables(forest: Forest) -> Tables | None:
-    """Steps 1-3 of the module docstring from the flat arrays, or None if a tree has more than
-    :data:`TABLE_SPLITS` splits. Split k of a tree is its k-th internal node in node order."""
-    n_trees, width = len(forest.roots), len(forest.feature) // len(forest.roots)
-    inner = (forest.left != np.arange(len(forest.left))).reshape(n_trees, width)
-    bits = int(inner.sum(axis=1).max())
-    if bits > TABLE_SPLITS:
-        return None
-    k = (np.cumsum(inner, axis=1) - 1).ravel()  # split number of each internal node in its tree
-    tree, node = np.nonzero(inner)
-    node += tree * width
-    keys = np.column_stack([forest.feature[node], forest.threshold[node].view(np.int32),
-                            forest.default_left[node]])  # fmt: skip
-    distinct, which = np.unique(keys, axis=0, return_inverse=True)
-    weights = np.zeros((len(distinct), n_trees), np.float32)
-    np.add.at(weights, (which.ravel(), tree), 2.0 ** k[node])
-    code = np.arange(2**bits)
-    at = np.broadcast_to(forest.roots[:, None], (n_trees, len(code))).copy()
-    for _ in range(forest.depth):
-        right = (code >> np.maximum(k[at], 0)) & 1 == 1
-        at = np.where(right, forest.right[at], forest.left[at])  # a leaf points to itself
-    split = (
-        distinct[:, 0].astype(np.intp),
-        distinct[:, 1].astype(np.int32).view(np.float32),
-        distinct[:, 2] == 0,
-        weights,
-    )
-    dtype = code_dtype(n_trees, bits)
-    steps = tuple(column_steps(*split, c, dtype) for c in range(forest.n_features))
-    return Tables(*split, forest.threshold[at].ravel(), np.arange(n_trees, dtype=dtype) << bits,
-                  steps)  # fmt: skip
-
-
-def code_dtype(n_trees: int, bits: int) -> np.dtype:
-    """The integer type of a forest's codes and leaf offsets: int32 when every offset plus code
-    (below trees · 2^bits) fits it (half the bytes to gather and add), else intp."""
-    return np.dtype(np.int32 if n_trees << bits <= np.iinfo(np.int32).max else np.intp)
 
 
 def _depth(trees: list[dict]) -> int:

@@ -1,0 +1,246 @@
+"""The backbone's step and its power: per-row arrays (:class:`Rows`), fitted constants, the
+achieved rates, the step time s(B) = B · t_req(B) / T_out + t_host(B) and the raw busy power, and
+the step's pieces (:func:`step_pieces`) the solves of :mod:`~wattgpu_lite.energy.backbone_solves`
+work on. The serving model around it: :mod:`~wattgpu_lite.energy.backbone`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from wattgpu_lite.energy import _step_generated, coefficients, physical, searches
+from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
+
+IDLE_CAP = 0.8  # idle power is at most this share of the TDP
+PEAK_KINDS = ("fp16", "fp8", "fp4")  # the peaks a tensor group runs at (energy.precision)
+
+
+@dataclass(frozen=True)
+class Constants:
+    """The backbone's fitted constants (refitted in every training fold)."""
+
+    eta_bw: float = 0.75  # achieved share of the memory bandwidth
+    eta_flops: float = 0.5  # achieved share of the dense FP16 peak
+    step_s: float = 1e-3  # fixed cost of a decode step, s
+    seq_s: float = 0.0  # host time per sequence in flight per step, s (see host_step_s)
+    fp8_ratio: float = 1.0  # achieved share of the FP8 peak over eta_flops (flops_share)
+    fp4_ratio: float = 1.0  # achieved share of the FP4 peak over eta_flops (flops_share)
+    collective_ratio: float = 1.0  # a collective's latency over NCCL's model (achieved_deploy)
+    kappa: float = 1.0  # dynamic-energy factor on alpha and e
+    idle_w: float = 20.0  # idle power: idle_w + idle_fraction · TDP
+    idle_fraction: float = 0.15
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Per-row arrays: the model args, the GPU args, and the workload."""
+
+    model: ModelRecord  # energy.args.llm_args, one array per field
+    n_layers: np.ndarray
+    alpha: np.ndarray  # J/FLOP (spec basis), the always-read weights' and attention's format
+    e_bit: np.ndarray  # J/bit
+    flops: np.ndarray  # peak FLOP/s of that format
+    bandwidth: np.ndarray  # peak B/s
+    tdp_w: np.ndarray  # per GPU
+    t_in: np.ndarray
+    t_out: np.ndarray
+    deploy: Deployment  # energy.args.deploy_args, one array per field
+    num_gpus: np.ndarray  # GPUs in the replica
+    params_b: np.ndarray  # total parameters, billions
+    alpha_expert: np.ndarray  # J/FLOP of the routed experts' format (= alpha for a dense model)
+    flops_expert: np.ndarray  # peak FLOP/s of the routed experts' format (= flops if dense)
+    idle_spec_w: np.ndarray  # one GPU's idle power from its spec, W (NaN: the spec gives none)
+    peak_kind: np.ndarray  # which peak ``flops`` is: PEAK_KINDS index (0 FP16, 1 FP8, 2 FP4)
+    peak_kind_expert: np.ndarray  # which peak ``flops_expert`` is (PEAK_KINDS index)
+
+    def take(self, mask: np.ndarray) -> Rows:
+        """The rows ``mask`` of every array."""
+        pick = {
+            k: (type(v)._make(x[mask] for x in v) if isinstance(v, tuple) else v[mask])
+            for k, v in self.__dict__.items()
+        }
+        return Rows(**pick)
+
+    @property
+    def replica_tdp_w(self) -> np.ndarray:
+        """The replica's power limit: num_gpus · TDP."""
+        return self.num_gpus * self.tdp_w
+
+
+def gpu_idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
+    """Idle draw of one GPU holding its share of a model [W]: idle_w + idle_fraction · TDP, at
+    most ``IDLE_CAP`` · TDP (an idle board never draws its power limit; the dynamic budget
+    TDP − P_idle stays positive)."""
+    return np.minimum(c.idle_w + c.idle_fraction * rows.tdp_w, IDLE_CAP * rows.tdp_w)
+
+
+def idle_power_w(rows: Rows, c: Constants) -> np.ndarray:
+    """Idle draw of the replica [W]: num_gpus · the idle draw of one GPU."""
+    return rows.num_gpus * gpu_idle_power_w(rows, c)
+
+
+def power_floor_w(rows: Rows) -> np.ndarray:
+    """The replica's hard power floor [W]: P_floor(G) = G · (the GPU spec's idle power where it
+    gives one, else s_floor · TDP), s_floor = ``power_floor_tdp_share`` of energy_coefficients.csv
+    (the lowest share of TDP measured at constant power or while serving, rounded down; chosen as a
+    bound, not fitted: data/SOURCES.md). A true lower bound, below every training run and every
+    published power of the external measurements in its scope (tests/hybrid/test_power_floor.py);
+    the fitted idle (:func:`idle_power_w`) is an estimate above it."""
+    share = coefficients.value("power_floor_tdp_share", "physical")
+    one = np.where(np.isfinite(rows.idle_spec_w), rows.idle_spec_w, share * rows.tdp_w)
+    return rows.num_gpus * one
+
+
+def flops_share(peak_kind: np.ndarray, c: Constants) -> np.ndarray:
+    """The achieved share of a tensor group's peak FLOP/s, per row: η_f · r_fmt, at most 1,
+    with r_fmt = 1 on the FP16 peak, ``fp8_ratio`` on the FP8 peak and ``fp4_ratio`` on the FP4
+    peak (``peak_kind`` indexes :data:`PEAK_KINDS`; :func:`~wattgpu_lite.energy.symbolic_step.
+    achieved_flops`). A low-precision kernel need not reach the same share of its (doubled) peak
+    as a 16-bit one: vLLM documents FP8 W8A8 as "up to a 1.6x improvement in throughput" on a
+    GPU whose FP8 peak is twice its FP16 peak (data/SOURCES.md). r_fmt = 1 (the shipped
+    constants) gives one η_f for every format; no share exceeds the peak."""
+    ratio = np.array([1.0, c.fp8_ratio, c.fp4_ratio])[np.asarray(peak_kind, dtype=np.int64)]
+    return np.minimum(c.eta_flops * ratio, 1.0)
+
+
+def achieved_hw(rows: Rows, c: Constants) -> Hardware:
+    """energy.args.gpu_args at the achieved rates (each group's peak at its format's share
+    :func:`flops_share`, η_bw on the bandwidth), with one GPU's idle draw as static power."""
+    return Hardware(
+        alpha_j_per_flop=rows.alpha,
+        e_j_per_bit=rows.e_bit,
+        peak_flops=flops_share(rows.peak_kind, c) * rows.flops,
+        bandwidth_bytes_s=c.eta_bw * rows.bandwidth,
+        tdp_w=rows.tdp_w,
+        static_w=gpu_idle_power_w(rows, c),
+        expert_alpha_j_per_flop=rows.alpha_expert,
+        expert_peak_flops=flops_share(rows.peak_kind_expert, c) * rows.flops_expert,
+    )
+
+
+def achieved_deploy(rows: Rows, c: Constants) -> Deployment:
+    """energy.args.deploy_args with each collective's latency as the engine reaches it: the base
+    and per-hop latencies of NCCL's tuning model times ``collective_ratio``
+    (:func:`~wattgpu_lite.energy.symbolic_parallel.engine_allreduce_s`). The engine pays more
+    per all-reduce than the bare collective (its kernel launches and the synchronisation around
+    it); ratio 1 (the shipped constants) is NCCL's model, and one GPU has no collective to
+    scale."""
+    d = rows.deploy
+    ratio = c.collective_ratio
+    return d._replace(
+        collective_latency_s=ratio * d.collective_latency_s, hop_latency_s=ratio * d.hop_latency_s
+    )
+
+
+def request_call(rows: Rows, batch: np.ndarray, c: Constants) -> dict:
+    """physical_evaluate's arguments for one request at a batch of ``batch`` sequences."""
+    return {
+        "model": rows.model,
+        "workload": Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch),
+        "hardware": achieved_hw(rows, c),
+        "kappa": c.kappa,
+        "deploy": achieved_deploy(rows, c),
+    }
+
+
+def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
+    """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
+    the whole replica; dynamic = every term but the static and the communication power)."""
+    return terms_of(*physical.physical_evaluate(**request_call(rows, batch, c)))
+
+
+def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:
+    """The host's time per decode step [s]: t_host(B) = c_step + c_seq · B, a fixed cost and a
+    cost per sequence in flight (the engine gathers the last step's tokens, schedules and batches
+    the next step's sequences, samples and detokenises each; the GPU waits meanwhile unless the
+    engine overlaps it). vLLM's profile of Llama 3 8B on one H100 put 29 % of the time in
+    scheduling and 33 % in the API server, against 38 % on the GPU (vLLM blog, "vLLM v0.6.0: 2.7x
+    Throughput Improvement and 5x Latency Reduction", 2024-09-05: data/SOURCES.md). The shipped
+    constants fit c_step only (c_seq = 0: the runs' few sequences in flight cannot tell it from
+    c_step); :mod:`~wattgpu_lite.hybrid.report.calibration` fits c_seq across harnesses."""
+    return c.step_s + c.seq_s * batch
+
+
+def step_time_s(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
+    """Time of one step with ``batch`` sequences [s]: B · t_req(B) / T_out + t_host(B)."""
+    found = physical.physical_reduced(_request_time, **request_call(rows, batch, c))
+    return step_from_times(rows.t_out, batch, {"prefill + decode": found[0]}, c)
+
+
+def _request_time(terms: dict, times: dict) -> list:
+    """[t_req]: the phases' times summed as :func:`step_from_times` sums them (a reduce of
+    :func:`~wattgpu_lite.energy.physical.physical_reduced`)."""
+    return [sum(times.values())]
+
+
+def step_from_times(t_out: np.ndarray, batch: np.ndarray, times: dict, c: Constants) -> np.ndarray:
+    """:func:`step_time_s` from the phase times of :func:`request_call`'s evaluation."""
+    t_req = np.asarray(sum(times.values()), dtype=float)
+    return batch * t_req / t_out + host_step_s(batch, c)
+
+
+def raw_busy_power_w(rows: Rows, batch: np.ndarray, c: Constants) -> np.ndarray:
+    """P_idle + dynamic energy per step / step time [W], at most the TDP."""
+    t_req, dynamic = request_terms(rows, batch, c)
+    step = batch * t_req / rows.t_out + host_step_s(batch, c)
+    power = idle_power_w(rows, c) + dynamic * batch / rows.t_out / step
+    return np.minimum(power, rows.replica_tdp_w)
+
+
+def step_pieces(rows: Rows, c: Constants) -> searches.Pieces:
+    """W(B) = B·t_req(B) and N(B) = B·dynamic J of every row in pieces, one call of the generated
+    coefficients (:mod:`~wattgpu_lite.energy.symbolic_step`): s(B) = W / T_out + t_host(B), raw
+    busy power min(P_idle + N / (T_out·s), TDP), for every B at once."""
+    return pieces_from(rows, step_arguments(rows, c))
+
+
+def step_arguments(rows: Rows, c: Constants) -> dict:
+    """The generated coefficients' arguments of :func:`step_pieces` by symbol name: arrays, or
+    Python floats for one row (numpy's scalar arithmetic, ~8x faster than on arrays of one
+    element)."""
+    named = {
+        **symbol_values(rows.model),
+        "T_in": rows.t_in,
+        "T_out": rows.t_out,
+        **symbol_values(achieved_hw(rows, c)),
+        "kappa": c.kappa,
+        **symbol_values(achieved_deploy(rows, c)),
+    }
+    values = {k: np.asarray(a, dtype=float) for k, a in named.items()}
+    if len(rows.t_in) == 1:
+        values = {k: float(v.reshape(-1)[0]) for k, v in values.items()}
+    return values
+
+
+def pieces_from(rows: Rows, values: dict) -> searches.Pieces:
+    """:func:`step_pieces` from its arguments ``values`` (:func:`step_arguments`): one call of
+    the generated coefficients, then the breakpoints."""
+    n = len(rows.t_in)
+    out = physical.in_blocks(
+        _step_generated.coefficients, values, (n,)
+    )  # elementwise: in cache-sized blocks
+    if n == 1:  # scalars: one array of them
+        coef = np.array(out, dtype=float).reshape(-1, 1)
+    else:
+        coef = np.empty((len(out), n))
+        for k, v in enumerate(out):
+            coef[k] = v
+    rho = np.clip(1.0 - rows.model.active_experts / rows.model.experts, 0.0, 1.0)  # 1 − k/E
+    p = searches.Pieces(
+        coef.reshape(-1, 4, n),
+        np.log(np.maximum(rho, searches.TINY)),
+        rows.t_in,
+        _step_generated.GROUPS,
+    )
+    return searches.with_cuts(p)
+
+
+def terms_of(terms: dict, times: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(t_req s, dynamic J) of one evaluation of :func:`request_call` (:func:`request_terms`)."""
+    dynamic = sum(v for (_, comp), v in terms.items() if comp not in ("static", "communication"))
+    return np.asarray(sum(times.values()), dtype=float), np.asarray(dynamic, dtype=float)

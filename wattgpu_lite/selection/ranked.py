@@ -1,0 +1,148 @@
+"""The ranking's columns per source, with accelerator accounting, in ranking order: the hybrid's
+plans per (GPU, layout) (replicas at a rate), or a Watt Counts source's table of the measured GPUs
+(:mod:`~wattgpu_lite.selection.sources`). :func:`~wattgpu_lite.selection.rank.rank_gpus` adds the
+wall columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite import checks
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.hybrid.predict.chain import check_level, weight_format
+from wattgpu_lite.hybrid.predict.chain import resolve_load as resolve_hybrid_load
+from wattgpu_lite.runs.schema import scenario_for_rate
+from wattgpu_lite.selection.inputs import (
+    candidate_gpus,
+    check_gpu_counts,
+    no_fit_error,
+    scenario_load,
+)
+from wattgpu_lite.selection.layouts import deployments, layout_why
+from wattgpu_lite.selection.plan import batch_plans, rate_plans
+from wattgpu_lite.selection.sources import gpu_metrics
+from wattgpu_lite.selection.table import (
+    add_energy,
+    apply_sla,
+    columns_of,
+    fit_table,
+    hybrid_accounting,
+    order,
+    order_index,
+    rank_numbers,
+    with_rows,
+)
+from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, verdict_array
+from wattgpu_lite.specs.engine import check_serving
+from wattgpu_lite.specs.resolve import resolve_llm
+
+DEFAULT_GPU_COUNTS = (1, 2, 4, 8)  # GPUs per replica tried by the hybrid source
+
+
+def ranked_columns(
+    llm,
+    source: str,
+    sla_ms: float,
+    load: tuple,
+    tokens: tuple,
+    plan: tuple,
+    wall: tuple,
+    level,
+    context_tokens,
+) -> dict:
+    """The ranking's columns of ``source`` at ``load`` = (scenario, rate_qps, batch), ``tokens``
+    = (t_in, t_out), ``plan`` = (candidates, gpu_counts, weights, layouts, serving) and ``wall``
+    = (grid, price), in ranking order."""
+    model, devices = resolve_llm(llm), candidate_gpus(plan[0], source)
+    context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
+    if source == "hybrid":
+        return _hybrid_columns(model, devices, load, tokens, sla_ms, wall, level, plan[1:])
+    _, gpu_counts, weights, layouts, serving = plan
+    counts = check_gpu_counts(gpu_counts)
+    served = serving and any(v is not None for v in serving.values())
+    if counts not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts or served:
+        raise InvalidInputError(
+            f"source {source!r} knows one GPU, 16-bit weights and vLLM's defaults only; use "
+            "source='hybrid' for gpu_counts, weights, kv_cache, engine or max_num_seqs"
+        )
+    if load[2] is not None:
+        raise InvalidInputError(
+            f"source {source!r} knows the Watt Counts scenarios only; use scenario= or "
+            "rate_qps=, or source='hybrid' for a batch"
+        )
+    scenario, rate = scenario_load(load[0], load[1])
+    table = fit_table(model, devices, context_tokens)
+    if not table["fits"].any():
+        raise no_fit_error(model.name, table)
+    fitting = [d for d in devices if d.name in set(table.loc[table["fits"], "gpu"])]
+    metrics = gpu_metrics(model, fitting, scenario, source, tokens[1])
+    table = table.merge(metrics, on="gpu", how="left")
+    table = apply_sla(add_energy(table, rate, *wall), sla_ms, scenario)
+    head = {"llm": model.name, "llm_architecture": model.architecture_name, "scenario": scenario}
+    return columns_of(order(table)) | head | {"rate_qps": rate, "source": source}
+
+
+def _hybrid_columns(
+    model, devices, load: tuple, tokens: tuple, sla_ms: float, wall: tuple, level, plan: tuple
+) -> dict:
+    """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered
+    (``plan`` = (gpu_counts, weights, layouts, serving))."""
+    scenario = load[0]
+    rate, bat, offline = resolve_hybrid_load(*load)
+    t_in, t_out = checks.check_tokens(*tokens, model.context_length)
+    level = check_level(level)
+    gpu_counts, weights, layouts, serving = plan
+    fmt = weight_format(model, weights)
+    kv, eng, limit = check_serving(**(serving or {}))
+    given = {"kv_cache": kv, "engine": eng, "max_num_seqs": limit}
+    serving = {} if (kv, eng, limit) == check_serving() else given
+    plans, refused = deployments(model, devices, gpu_counts, layouts)
+    args = (t_in, t_out, sla_ms / 1e3, level, fmt, serving)
+    if not plans:
+        raise _no_layout_error(model, gpu_counts, layouts, refused)
+    if np.isnan(rate):
+        cols = batch_plans(model, plans, None if offline else bat, *args)
+    else:
+        cols = rate_plans(model, plans, rate, *args)
+    cols["fits"] = np.array([not w.startswith("does not fit in memory") for w in cols["why_not"]])
+    cols["layout_why"] = layout_why(cols)
+    cols = with_rows(cols, refused, meets_sla=False, fits=False)
+    if not cols["fits"].any():
+        raise no_fit_error(model.name, pd.DataFrame({k: cols[k] for k in ("gpu", "why_not")}))
+    cols |= hybrid_accounting(cols, t_out, *wall)
+    cols["verdict"] = verdict_array(cols, sla_ms)
+    cols["meets_sla"] = np.isin(cols["verdict"], MEETS_AT_ESTIMATE)
+    at = order_index(cols)
+    cols = {k: v[at] for k, v in cols.items()}
+    # as object columns, not text (an object array would be read as text)
+    cols |= {k: pd.Series(cols[k], dtype=object) for k in ("verdict", "layout_why")}
+    label = "offline" if offline or np.isnan(rate) else scenario_for_rate(rate)
+    head = {
+        "llm": model.name,
+        "llm_architecture": model.architecture_name,
+        "weights": fmt,
+        "scenario": scenario or label,
+        "rate_qps": rate,
+        "batch": bat,
+        "t_in": t_in,
+        "t_out": t_out,
+        "source": "hybrid",
+        "level": level,
+    }
+    return cols | head | {"rank": rank_numbers(cols["meets_sla"])}
+
+
+def _no_layout_error(model, gpu_counts, layouts, refused: pd.DataFrame) -> InvalidInputError:
+    """Every layout tried is refused on every candidate: say why (the heads or experts do not
+    split, or no link bandwidth), not that the model fits no GPU."""
+    if layouts is not None:
+        asked = f"layouts {[p.label for p in layouts]}"
+    else:
+        asked = f"gpu_counts {check_gpu_counts(gpu_counts)}"
+    reasons = list(dict.fromkeys(refused["why_not"]))
+    shown = " ".join(reasons[:3]) + (f" (and {len(reasons) - 3} more)" if len(reasons) > 3 else "")
+    return InvalidInputError(
+        f"no layout of {asked} can serve {model.name} on the candidate GPUs: {shown}"
+    )
