@@ -111,7 +111,7 @@ def paper_constants_frame(hardware: str = "H100") -> pd.DataFrame:
     table = coefficients.coefficients().set_index(["name", "scope"])
     rows = []
     for sym, row, where in wanted:
-        r = table.loc[(row, where)]
+        r = table.loc[[(row, where)]].squeeze(axis=0)  # one row: a Series on pandas 2.2 too
         rows.append((f"${NAMES[by_name[sym]]}$", float(r["value"]), r["unit"], r["source"],
                      r["confidence"]))  # fmt: skip
     return pd.DataFrame(rows, columns=["symbol", "value", "unit", "source", "confidence"])
