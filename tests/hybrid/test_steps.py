@@ -11,9 +11,16 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.hybrid.predict import one_row
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult, status_of
+from wattgpu_lite.hybrid.predict.result import (
+    NUMERIC_COLUMNS,
+    Backbone,
+    Status,
+    StepResult,
+    status_of,
+)
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -119,9 +126,9 @@ ONE_ROW_CASES = [
 ]
 
 
-def assert_same_backbone(one: E.Backbone, general: E.Backbone) -> None:
+def assert_same_backbone(one: Backbone, general: Backbone) -> None:
     """Every field of two Backbone records equal bit for bit (NaN equal to NaN)."""
-    for f in dataclasses.fields(E.Backbone):
+    for f in dataclasses.fields(Backbone):
         a, b = getattr(one, f.name), getattr(general, f.name)
         if isinstance(a, dict):
             assert list(a) == list(b)
@@ -137,7 +144,7 @@ def test_one_row_folds_its_physics_into_one_call_with_the_same_values(llm, gpu, 
     model = HybridState.pretrained()
     rows, cap = R.build([wl.llm(llm)], [wl.gpu(gpu)], 500, 200, **deploy)
     rate, batch = np.array([rate]), np.array([batch])
-    one = E.one_row_backbone(model, rows, cap, rate, batch)
+    one = one_row.one_row_backbone(model, rows, cap, rate, batch)
     assert one is not None
     assert_same_backbone(one, E.rows_backbone(model, rows, cap, rate, batch))
     assert_same_backbone(E.backbone_step(model, rows, cap, rate, batch), one)
@@ -167,7 +174,7 @@ def test_one_row_equals_the_general_path_on_a_grid():
             continue
         rows, cap = R.build([wl.llm(llm)], [wl.gpu(gpu)], t_in, t_out, **deploy)
         rate_, batch_ = np.array([rate]), np.array([batch])
-        one = E.one_row_backbone(model, rows, cap, rate_, batch_)
+        one = one_row.one_row_backbone(model, rows, cap, rate_, batch_)
         if one is None:  # not OK: the general path answers (test below)
             continue
         assert_same_backbone(one, E.rows_backbone(model, rows, cap, rate_, batch_))
@@ -197,8 +204,8 @@ def test_a_single_predict_evaluates_the_physics_twice(monkeypatch):
 def test_one_row_that_is_not_ok_takes_the_general_path():
     model = HybridState.pretrained()
     rows, cap = R.build([wl.llm(LLAMA)], [wl.gpu("A30")], 500, 200)
-    saturated = E.one_row_backbone(model, rows, cap, np.array([1e3]), np.array([np.nan]))
-    above = E.one_row_backbone(model, rows, cap, np.array([np.nan]), np.array([1e4]))
+    saturated = one_row.one_row_backbone(model, rows, cap, np.array([1e3]), np.array([np.nan]))
+    above = one_row.one_row_backbone(model, rows, cap, np.array([np.nan]), np.array([1e4]))
     assert saturated is None and above is None
     back = E.backbone_step(model, rows, cap, np.array([1e3]), np.array([np.nan]))
     assert list(back.status) == [Status.SATURATED]

@@ -1,7 +1,7 @@
-"""What a single predict keeps of its row's configuration: the physics' arguments laid out once.
+"""The backbone step of a single predict (:func:`one_row_backbone`), and what it keeps of its
+row's configuration: the physics' arguments laid out once.
 
-A warm ``wl.predict`` asks the backbone for one row (:func:`~wattgpu_lite.hybrid.predict.steps.
-one_row_backbone`). Its configuration (LLM, GPU, layout, formats) and the fitted constants fix
+A warm ``wl.predict`` asks the backbone for one row. Its configuration (LLM, GPU, layout, formats) and the fitted constants fix
 every argument of the physics but the tokens and the batch: the step coefficients' arguments
 (:func:`~wattgpu_lite.energy.backbone.step_arguments`) and those of the one evaluation of the
 floor, the bytes per FLOP (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_calls`) and the
@@ -22,6 +22,8 @@ import numpy as np
 from wattgpu_lite.energy import backbone, physical
 from wattgpu_lite.energy.args import symbol_values
 from wattgpu_lite.hybrid.predict import bounds
+from wattgpu_lite.hybrid.predict.model import HybridState
+from wattgpu_lite.hybrid.predict.result import Backbone, Status, status_of
 
 COLUMNS = 5  # the request at its cap and at the four busy points (backbone.busy_points)
 SIZES = (1, 1, COLUMNS)  # elements of the floor's, the bytes per FLOP's and the request's calls
@@ -115,3 +117,50 @@ def evaluate(s: Setup, rows: backbone.Rows, step_batch: np.ndarray,
     floor, per_flop = bounds.floors_from(rows.t_out, step_batch, [found, found])
     t_req, dynamic = backbone.terms_of(*found)
     return floor[:1], per_flop[1:2], (t_req[2:], dynamic[2:])
+
+
+def filled_backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
+    """The Backbone of ``parts`` with what this path and the general one (``steps.rows_backbone``)
+    fill alike: the cap (at least 1) beside the cache's own, the idle power estimate and the hard
+    power floor."""
+    return Backbone(cap=np.maximum(cap, 1.0), max_batch=cap, idle_power_w=backbone.idle_power_w(rows, c),
+                    power_floor_w=backbone.power_floor_w(rows), **parts)  # fmt: skip
+
+
+def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
+                     batch) -> Backbone | None:  # fmt: skip
+    """:func:`backbone_step` of one row from two physics calls instead of four: the step's pieces
+    (:func:`backbone.step_pieces`, from the kept arguments of its configuration,
+    :func:`setup`), then ONE evaluation (:func:`evaluate`, the values of
+    :func:`bounds.floor_and_per_flop` and the request's call) of the floor and bytes per
+    FLOP at the step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B)
+    at the batches :func:`backbone.busy_points` names (the request's five batches). A dense
+    row's load and peak batch are solved on its floats (the same bits as the array solves).
+    The load is solved before the capacity is known, so this holds only when the row is OK (then
+    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the
+    general path: its stand-in load, its values)."""
+    c = model.constants
+    safe_cap = np.maximum(cap, 1.0)
+    offline = np.isnan(rate)
+    kept = setup(config_of(rows), c)  # the configuration's arguments, laid out
+    pieces = backbone.pieces_from(rows, step_values(kept, rows))
+    if offline[0]:
+        load, step_at, busy_batch = batch, batch, batch
+    else:
+        load, busy, step_at, busy_batch = backbone.rate_loads(rows, rate, safe_cap, c, pieces)
+    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces)
+    step_batch = bounds.step_batch(load, offline, safe_cap)
+    # the request at cap and at the four busy points, beside the floor's two calls: one call
+    loads = np.concatenate([safe_cap, at[0]])
+    floor, per_flop, found = evaluate(kept, rows, step_batch, loads)
+    step, power = backbone.step_and_power_from(rows, loads, found, c)
+    capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
+    status = status_of(cap, rate, batch, capacity)
+    if status[0] is not Status.OK:
+        return None
+    step, power = backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
+    physics = (backbone.batch_outputs(batch, step, power) if offline[0]
+               else backbone.rate_outputs(rows, rate, load, busy, step, power, c))  # fmt: skip
+    return filled_backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
+                     physics=physics, step_batch=step_batch, floor_s=floor,
+                     bytes_per_flop=per_flop)  # fmt: skip

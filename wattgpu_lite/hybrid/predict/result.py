@@ -163,3 +163,23 @@ def _named(status: np.ndarray, llm, gpu, rate_qps, batch, max_batch, capacity_qp
 # the result's numeric columns, for a frame none of whose rows reached the steps
 NUMERIC_COLUMNS = tuple(f.name for f in fields(StepResult)
                         if f.name not in ("status", "basis", "basis_code", "watched", "widening"))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Backbone:
+    """The physics at each row's load: the backbone's outputs (``S.at_batch`` / ``S.at_rate``),
+    the replica's capacity, its idle draw (the fitted estimate) and its power floor (the hard lower
+    bound, :func:`~wattgpu_lite.energy.backbone.power_floor_w`), and the decode step a request
+    sees."""
+
+    status: np.ndarray
+    offline: np.ndarray  # batch mode (no rate)
+    cap: np.ndarray  # sequences the KV cache holds (at least 1 for the arithmetic)
+    max_batch: np.ndarray  # the same, as built (< 1: the weights do not fit)
+    capacity_qps: np.ndarray
+    idle_power_w: np.ndarray
+    power_floor_w: np.ndarray
+    physics: dict[str, np.ndarray]  # in_flight, itl_s, time_per_token_s, power_w, busy_fraction
+    step_batch: np.ndarray  # sequences in the decode step a request sees
+    floor_s: np.ndarray  # that step's floor (:func:`bounds.floor_step_s`)
+    bytes_per_flop: np.ndarray  # and its bytes per FLOP (:func:`bounds.bytes_per_flop`)

@@ -10,7 +10,6 @@ operation over all of them, and each returns a frozen record the next one reads.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,29 +18,9 @@ from wattgpu_lite.energy.uniques import subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import bounds, intervals, one_row
 from wattgpu_lite.hybrid.predict.correction import load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.result import Status, StepResult, status_of
+from wattgpu_lite.hybrid.predict.result import Backbone, Status, StepResult, status_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
-
-
-@dataclass(frozen=True)
-class Backbone:
-    """The physics at each row's load: the backbone's outputs (``S.at_batch`` / ``S.at_rate``),
-    the replica's capacity, its idle draw (the fitted estimate) and its power floor (the hard lower
-    bound, :func:`~wattgpu_lite.energy.backbone.power_floor_w`), and the decode step a request
-    sees."""
-
-    status: np.ndarray
-    offline: np.ndarray  # batch mode (no rate)
-    cap: np.ndarray  # sequences the KV cache holds (at least 1 for the arithmetic)
-    max_batch: np.ndarray  # the same, as built (< 1: the weights do not fit)
-    capacity_qps: np.ndarray
-    idle_power_w: np.ndarray
-    power_floor_w: np.ndarray
-    physics: dict[str, np.ndarray]  # in_flight, itl_s, time_per_token_s, power_w, busy_fraction
-    step_batch: np.ndarray  # sequences in the decode step a request sees
-    floor_s: np.ndarray  # that step's floor (:func:`bounds.floor_step_s`)
-    bytes_per_flop: np.ndarray  # and its bytes per FLOP (:func:`bounds.bytes_per_flop`)
 
 
 def physics_at(
@@ -63,9 +42,9 @@ def physics_at(
 def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone:
     """Step 2: the status of each row, then the backbone at its load (rows that are not OK are
     evaluated at a stand-in load, and masked later). One row (a single predict) takes
-    :func:`one_row_backbone`, the same values from fewer physics calls, when it is OK."""
+    :func:`one_row.one_row_backbone`, the same values from fewer physics calls, when it is OK."""
     if len(rate) == 1:
-        one = one_row_backbone(model, rows, cap, rate, batch)
+        one = one_row.one_row_backbone(model, rows, cap, rate, batch)
         if one is not None:
             return one
     return rows_backbone(model, rows, cap, rate, batch)
@@ -87,7 +66,7 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
                          np.where(ok, batch, 1.0), c)  # fmt: skip
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
     floor, per_flop = _floors_of_ok(rows, step_batch, ok)
-    return _backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
+    return one_row.filled_backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
                      physics=physics, step_batch=step_batch, floor_s=floor, bytes_per_flop=per_flop)  # fmt: skip
 
 
@@ -103,52 +82,6 @@ def _floors_of_ok(rows: backbone.Rows, step_batch: np.ndarray,
     if len(idx):
         floor[idx], per_flop[idx] = bounds.floor_and_per_flop(rows.take(idx), step_batch[idx])
     return floor, per_flop
-
-
-def _backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
-    """The Backbone of ``parts`` with what both paths fill alike: the cap (at least 1) beside the
-    cache's own, the idle power estimate and the hard power floor."""
-    return Backbone(cap=np.maximum(cap, 1.0), max_batch=cap, idle_power_w=backbone.idle_power_w(rows, c),
-                    power_floor_w=backbone.power_floor_w(rows), **parts)  # fmt: skip
-
-
-def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
-                     batch) -> Backbone | None:  # fmt: skip
-    """:func:`backbone_step` of one row from two physics calls instead of four: the step's pieces
-    (:func:`backbone.step_pieces`, from the kept arguments of its configuration,
-    :func:`one_row.setup`), then ONE evaluation (:func:`one_row.evaluate`, the values of
-    :func:`bounds.floor_and_per_flop` and the request's call) of the floor and bytes per
-    FLOP at the step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B)
-    at the batches :func:`backbone.busy_points` names (the request's five batches). A dense
-    row's load and peak batch are solved on its floats (the same bits as the array solves).
-    The load is solved before the capacity is known, so this holds only when the row is OK (then
-    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the
-    general path: its stand-in load, its values)."""
-    c = model.constants
-    safe_cap = np.maximum(cap, 1.0)
-    offline = np.isnan(rate)
-    kept = one_row.setup(one_row.config_of(rows), c)  # the configuration's arguments, laid out
-    pieces = backbone.pieces_from(rows, one_row.step_values(kept, rows))
-    if offline[0]:
-        load, step_at, busy_batch = batch, batch, batch
-    else:
-        load, busy, step_at, busy_batch = backbone.rate_loads(rows, rate, safe_cap, c, pieces)
-    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces)
-    step_batch = bounds.step_batch(load, offline, safe_cap)
-    # the request at cap and at the four busy points, beside the floor's two calls: one call
-    loads = np.concatenate([safe_cap, at[0]])
-    floor, per_flop, found = one_row.evaluate(kept, rows, step_batch, loads)
-    step, power = backbone.step_and_power_from(rows, loads, found, c)
-    capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
-    status = status_of(cap, rate, batch, capacity)
-    if status[0] is not Status.OK:
-        return None
-    step, power = backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
-    physics = (backbone.batch_outputs(batch, step, power) if offline[0]
-               else backbone.rate_outputs(rows, rate, load, busy, step, power, c))  # fmt: skip
-    return _backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
-                     physics=physics, step_batch=step_batch, floor_s=floor,
-                     bytes_per_flop=per_flop)  # fmt: skip
 
 
 def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
