@@ -38,20 +38,11 @@ from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
 from wattgpu_lite.hybrid.predict.requests import check_num_gpus, resolve_load
 from wattgpu_lite.hybrid.predict.result import StepResult
+from wattgpu_lite.hybrid.predict.sla import plan_rows
 from wattgpu_lite.specs.catalog import GPU, gpu
 from wattgpu_lite.specs.layout import Parallel
 
 Rows = tuple[backbone.Rows, np.ndarray]  # the plans' backbone rows, their KV capacity (sequences)
-
-
-def plan_rows(llm, gpus, layouts, t_in, t_out, weights=None, serving=None) -> Rows:
-    """(rows, KV capacity in sequences; < 1: the weights do not fit) of the deployments ``gpus``
-    × ``layouts`` (one per row) of ``llm``; ``serving``: the KV-cache format, engine and
-    concurrency limit as keywords of :func:`~wattgpu_lite.energy.backbone_rows.build`."""
-    n = len(gpus)
-    return backbone_rows.build(
-        [llm] * n, gpus, t_in, t_out, layouts, [weights] * n, **(serving or {})
-    )
 
 
 def predict_plans(

@@ -50,14 +50,24 @@ class Replicas:
     slots: dict  # symbol -> its row (1-D symbols) or rows (a slice: stacked) of ``per_row``
 
 
+def plan_rows(
+    llm, gpus, layouts, t_in, t_out, weights=None, serving=None
+) -> tuple[backbone.Rows, np.ndarray]:
+    """(rows, KV capacity in sequences; < 1: the weights do not fit) of the deployments ``gpus``
+    × ``layouts`` (one per row) of ``llm``; ``serving``: the KV-cache format, engine and
+    concurrency limit as keywords of :func:`~wattgpu_lite.energy.backbone_rows.build`."""
+    n = len(gpus)
+    return backbone_rows.build(
+        [llm] * n, gpus, t_in, t_out, layouts, [weights] * n, **(serving or {})
+    )
+
+
 def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
              serving=None) -> Replicas:  # fmt: skip
     """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once (``serving``:
     the KV-cache format, engine and concurrency limit as keywords of ``backbone_rows.build``)."""
     n = len(gpus)
-    rows, cap = backbone_rows.build(
-        [llm] * n, gpus, t_in, t_out, layouts, [weights] * n, **(serving or {})
-    )
+    rows, cap = plan_rows(llm, gpus, layouts, t_in, t_out, weights, serving)
     odd = steps.physics_only_rows(model, [llm] * n, rows)
     corr = model.corrections.get("itl")
     idx = np.flatnonzero(~odd) if corr is not None else np.zeros(0, dtype=np.int64)
