@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy.uniques import FEW, take, unique_by_identity, unique_rows
+from wattgpu_lite.energy.uniques import (
+    FEW,
+    Coded,
+    Hashed,
+    hashed_at,
+    take,
+    unhashed,
+    unique_by_identity,
+    unique_rows,
+)
 
 
 def by_dict(objects: list) -> tuple[list, list[int]]:
@@ -54,3 +63,19 @@ def test_unique_rows_groups_equal_rows_in_order_of_first_appearance():
     assert len(first) == len(expected_first) and group.max() == len(first) - 1
     assert np.array_equal(group[first], np.arange(len(first)))  # numbered by first appearance
     assert np.array_equal(inverse.reshape(-1)[first][group], inverse.reshape(-1))
+
+
+def test_hashed_stands_for_its_object_in_a_key_and_each_distinct_object_is_hashed_once():
+    """A Hashed key finds the entry its object's key made (and the reverse), equal objects built
+    apart included; hashed_at wraps each distinct object once, and leaves unhashable ones."""
+    a, b, other = ("tp", 2, (1.0, 2.0)), ("tp", 2, (1.0, 2.0)), ("tp", 4, (1.0, 2.0))
+    kept = {(a, "fp8"): 1}
+    assert kept[(Hashed(a), "fp8")] == 1 and kept[(Hashed(b), "fp8")] == 1
+    assert {(Hashed(a), "fp8"): 2}[(b, "fp8")] == 2 and (Hashed(other), "fp8") not in kept
+    assert Hashed(a) == Hashed(b) and Hashed(a) != Hashed(other) and hash(Hashed(a)) == hash(b)
+    rows = Coded([a, other], np.array([1, 0, 0, 1, 0]))
+    got = hashed_at(rows, np.array([4, 0, 1, 2]))
+    assert [unhashed(x) for x in got] == [a, other, a, a] and got[2] is got[0] is got[3]
+    assert unhashed(got[1]) is other and unhashed("fp8") == "fp8"
+    loose = [[1], [2]]
+    assert hashed_at(loose, np.array([1, 0])) == [[2], [1]]  # unhashable: the objects themselves

@@ -201,6 +201,7 @@ def test_an_l4_row_keeps_its_power_beside_an_h100_row_with_many_gpus():
 
 def test_configuration_codes_name_each_rows_own_objects():
     from wattgpu_lite.energy import backbone_rows as R
+    from wattgpu_lite.energy.uniques import unhashed
     from wattgpu_lite.specs.layout import Parallel
 
     rng = np.random.default_rng(20)
@@ -214,6 +215,6 @@ def test_configuration_codes_name_each_rows_own_objects():
     configs, code = R._codes(*rows)
     assert len(configs) == len({tuple(p[i] for p in picks) for i in range(n)})
     for i in range(n):
-        m, g, lay, w = configs[code[i]]
+        m, g, lay, w = (unhashed(x) for x in configs[code[i]])  # LLM, GPU hashed once (keys)
         assert (m is rows[0][i], g is rows[1][i], lay == rows[2][i], w == rows[3][i]) == (
             True, True, True, True), i  # fmt: skip

@@ -15,6 +15,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from wattgpu_lite.energy import uniques
 from wattgpu_lite.energy.args import (
     Deployment,
     ModelRecord,
@@ -77,8 +78,14 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     kind_index = {p: k for k, p in enumerate(sorted(set(kinds), key=lambda p: (p.tp, p.ep)))}
     pi = np.array([kind_index[p] for p in kinds], dtype=np.int64).reshape(-1)[ko]
     code, first = unique_rows([li, gi, pi, fi])
-    configs = [(models[li[i]], devices[gi[i]], layouts[i], formats[i]) for i in first]
-    return configs, code
+    return _configs_at(llms, gpus, layouts, formats, first), code
+
+
+def _configs_at(llms, gpus, layouts, formats, rows: np.ndarray) -> list[tuple]:
+    """The (LLM, GPU, layout, format) of each row of ``rows``, each distinct LLM, GPU and layout
+    hashed once (:class:`~wattgpu_lite.energy.uniques.Hashed`: the configuration caches' keys)."""
+    parts = zip(*(uniques.hashed_at(x, rows) for x in (llms, gpus, layouts)), strict=True)
+    return [(m, g, c, formats[i]) for (m, g, c), i in zip(parts, rows.tolist(), strict=True)]
 
 
 def _coded_per_row(value, n: int) -> Coded:
@@ -118,28 +125,33 @@ class ConfigRow(NamedTuple):
     peak_kind: tuple[int, int]  # PEAK_KINDS index of each tensor group's peak
     blocks: float  # kv_blocks: the replica's KV blocks
     limit: float  # the engine's default concurrency limit
+    flat: bytes  # every number above in order, as float64 bytes (:func:`_stacked` joins them)
 
 
 def _config_row(config: tuple) -> ConfigRow:
     """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))."""
-    m, g, count, (w, kv, eng) = config
+    m, g, count, (w, kv, eng) = (uniques.unhashed(x) for x in config)
     model, hw = tuple(llm_args(m, w, kv)), tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, w))
     deploy, numbers = tuple(deploy_args(g, count)), (m.n_layers, m.params_b, count.num_gpus)
     kinds = tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w))
     blocks, limit = kv_blocks(m, g, count, w, kv, eng), engine_of(eng).max_num_seqs
-    return ConfigRow(model, hw, deploy, *numbers, g.idle_power_w, kinds, blocks, limit)
+    parts = (model, hw, deploy, *numbers, g.idle_power_w, kinds, blocks, limit)
+    flat = np.array([x for p in parts for x in (p if isinstance(p, tuple) else (p,))], dtype=float)
+    return ConfigRow(*parts, flat.tobytes())
 
 
 def _stacked(rows: list[ConfigRow]) -> Stacked:
     """The configurations' arrays, one row per configuration, their KV blocks and their
-    engines' default concurrency limits, from their :class:`ConfigRow`."""
-    n = len(rows)
-    column = {k: [getattr(r, k) for r in rows] for k in ConfigRow._fields}
-    arrays = {k: np.array(column[k], dtype=float).reshape(n, -1) for k in ("model", "hw", "deploy")}
-    for k in ("n_layers", "params_b", "num_gpus", "idle_spec_w"):
-        arrays[k] = np.array(column[k], dtype=float)
-    arrays["peak_kind"] = np.array(column["peak_kind"], dtype=np.int64).reshape(n, 2)
-    return arrays, np.array(column["blocks"], dtype=float), np.array(column["limit"], dtype=float)
+    engines' default concurrency limits, from their :class:`ConfigRow` (their bytes joined:
+    one array, whose columns are the fields; a field of a tuple a 2-D block)."""
+    flat = np.frombuffer(b"".join([r.flat for r in rows]), dtype=float).reshape(len(rows), -1)
+    arrays, at = {}, 0
+    for k, v in zip(ConfigRow._fields[:-1], rows[0][:-1], strict=True):
+        width = len(v) if isinstance(v, tuple) else 1
+        arrays[k] = (flat[:, at : at + width] if isinstance(v, tuple) else flat[:, at]).copy()
+        at += width
+    arrays["peak_kind"] = arrays["peak_kind"].astype(np.int64)
+    return arrays, arrays.pop("blocks"), arrays.pop("limit")
 
 
 @dataclass(frozen=True)
@@ -176,18 +188,9 @@ def build(*args, **kwargs) -> tuple[Rows, np.ndarray]:
     return build_once(*args, **kwargs).rows()
 
 
-def build_once(
-    llms: Sequence[LLM],
-    gpus: Sequence[GPU],
-    t_in,
-    t_out,
-    num_gpus=1,
-    weights: Sequence[str | None] | None = None,
-    kv_cache=None,
-    engine=None,
-    max_num_seqs=None,
-    groups: np.ndarray | None = None,
-) -> Built:
+def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
+               weights: Sequence[str | None] | None = None, kv_cache=None, engine=None,
+               max_num_seqs=None, groups: np.ndarray | None = None) -> Built:  # fmt: skip
     """The configurations and KV capacities of per-row LLMs, GPUs, layouts (a GPU count or
     :class:`~wattgpu_lite.specs.layout.Parallel`, or one per row), weight formats (None: each
     LLM's own), KV-cache formats (None: "auto"), engines (None: vLLM) and concurrency limits
@@ -205,25 +208,22 @@ def build_once(
         configs, code = _codes(llms, gpus, layouts, formats)
     else:  # a configuration per group, in the order of the groups' first rows
         code, first = unique_rows([groups])
-        configs = [(llms[i], gpus[i], layouts[i], formats[i]) for i in first]
+        configs = _configs_at(llms, gpus, layouts, formats, first)
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()
     arrays, blocks, limit = _configured_once(tuple(configs))
     # each row's KV capacity, kv_capacity_seqs' second half (the engine's limit where not given)
-    if max_num_seqs is None:
-        limit = limit[code]
-    else:
-        limit = np.broadcast_to(np.asarray(max_num_seqs, dtype=float), (n,))
+    given = None if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
+    limit = limit[code] if given is None else np.broadcast_to(given, (n,))
     cap = seqs_in(blocks[code], t_in, t_out, limit)
     return Built(arrays, code, t_in, t_out, cap)
 
 
 def _configured_once(configs: tuple[tuple, ...]) -> Stacked:
     """:func:`_configured` of ``configs``, kept for the next call with equal configurations
-    (frozen LLMs, GPUs and layouts compared by value) when there are at most
-    :data:`CACHED_UP_TO` of them; a longer list is stacked from each configuration's kept row
-    (:func:`_configured_one`); a configuration that cannot be hashed is built afresh."""
+    (compared by value) when there are at most :data:`CACHED_UP_TO` of them; a longer list is
+    stacked from each one's kept row (:func:`_configured_one`); one not hashable: afresh."""
     try:
         if len(configs) <= CACHED_UP_TO:
             return _configured(configs)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
+from wattgpu_lite.energy.uniques import Coded, hashed_at, unhashed, unique_by_identity, unique_rows
 from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
 from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
 from wattgpu_lite.specs.frame import NUMERIC_COLUMNS, TEXT_COLUMNS, blank, checked_loads, within
@@ -108,7 +108,8 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     distinct, li = unique_by_identity(models)
     group, first = _layout_groups(raw, li, unique_by_identity(devices)[1])
     config = {c: v for c, v in raw.items() if c in CONFIG_COLUMNS}
-    checked = [_checked_once(models[i], devices[i], _config_key(config, i)) for i in first]
+    pairs = zip(hashed_at(models, first), hashed_at(devices, first), first.tolist(), strict=True)
+    checked = [_checked_once(m, g, _config_key(config, i)) for m, g, i in pairs]
     good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
     refusal = (None, None, None, None, np.nan)  # a group refused: no layout, formats, limit
     rows = [c if g else refusal for c, g in zip(checked, good_group, strict=True)]
@@ -153,8 +154,8 @@ def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, 
 
 def _checked_once(model, device, key: tuple) -> tuple | str:
     """:func:`_checked`, kept for the next row or call with equal arguments (the LLM and the GPU
-    by value, hashed once: by the cache); a key that cannot be hashed (a list in a cell) is
-    checked afresh (a TypeError of the checks themselves raises again there)."""
+    by value, each hashed once a call: ``Hashed``); a key that cannot be hashed (a list in a
+    cell) is checked afresh (a TypeError of the checks themselves raises again there)."""
     try:
         return _checked(model, device, key)
     except TypeError:
@@ -167,7 +168,8 @@ def _checked(model, device, key: tuple) -> tuple | str:
     ``model`` on ``device`` with the configuration cells ``key`` (:func:`_config_key`), as
     :func:`_layout_and_format` checks them, or the message of the first check that fails (a
     broken shipped data file raises). Immutable: shared by every row and call that asks."""
-    return _or_message(_layout_and_format, model, device, {c: v for c, _, v in key})
+    cells, pair = {c: v for c, _, v in key}, (unhashed(model), unhashed(device))
+    return _or_message(_layout_and_format, *pair, cells)
 
 
 def _or_message(check, *args):
@@ -235,13 +237,11 @@ def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):
     row of each group, groups in the order of their first rows (``li``, ``gi``: each row's LLM
     and GPU, by identity). Cells are equal when :func:`_key` is."""
     codes = [li, gi]
-    for col in CONFIG_COLUMNS:
-        if col in raw:
-            values = raw[col]
-            if values.dtype.kind in "iuf":  # numbers (NaN: blank); 2.0 and 2 alike, as _key
-                codes.append(pd.factorize(values)[0])
-            else:
-                codes.append(pd.factorize(pd.Series([_key(_plain(v)) for v in values]))[0])
+    for values in (raw[c] for c in CONFIG_COLUMNS if c in raw):
+        if values.dtype.kind in "iuf":  # numbers (NaN: blank); 2.0 and 2 alike, as _key
+            codes.append(pd.factorize(values)[0])
+        else:
+            codes.append(pd.factorize(pd.Series([_key(_plain(v)) for v in values]))[0])
     return unique_rows(codes)  # groups by first appearance
 
 
