@@ -124,3 +124,22 @@ def test_a_cold_prediction_imports_neither_sympy_nor_xgboost():
             "print(sorted(m for m in ('sympy', 'xgboost', 'sklearn') if m in sys.modules))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_each_temporary_of_the_generated_functions_is_deleted_after_its_last_read():
+    """function_source frees every common subexpression once no later line reads it: a deleted
+    name is never read again, and each one assigned is either deleted or returned."""
+    import re
+
+    for text in (G.__loader__.get_source(G.__name__), codegen.STEP_TARGET.read_text()):
+        lines = text.split("\n")
+        deleted: dict[str, int] = {}
+        for i, line in enumerate(lines):
+            if line.strip().startswith("del "):
+                deleted.update((n, i) for n in line.strip()[4:].split(", "))
+        read_after = [(n, i) for i, line in enumerate(lines) for n in re.findall(r"\bx\d+\b", line)
+                      if n in deleted and i > deleted[n]]  # fmt: skip
+        assigned = set(re.findall(r"^\s+(x\d+) = ", text, flags=re.M))
+        returned = set(re.findall(r"\bx\d+\b", next(x for x in lines if "return " in x)))
+        assert deleted and not read_after and assigned == set(deleted) | returned
+        assert not set(deleted) & returned

@@ -17,6 +17,7 @@ def terms(*, N, n_ell, d, T_in, T_out, alpha_TC, e_HBM, K, b_w, b_kv, N_0, gamma
     x1 = d*n_ell
     x2 = 2*x1
     x3 = x1*(T_in*T_out + (1/2)*T_out**2 - 1/2*T_out)
+    del x1
     x4 = N/N_0
     x5 = e_HBM*(c_eta*x4**beta_eta + 1)
     x6 = b_kv*x5

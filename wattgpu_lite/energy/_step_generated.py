@@ -39,6 +39,7 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x22 = 2*x21
     x23 = T_in**2
     x24 = x1*x16
+    del x16
     x25 = 2*x24
     x26 = d_q*n_ell
     x27 = x25*x26
@@ -48,12 +49,15 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x31 = numpy.minimum(T_in, W_sw)
     x32 = f_sw*x31
     x33 = x31**2
+    del x31
     x34 = f_sw*x27
     x35 = (G*P_TDP - G*P_static)**(-1.0)
     x36 = e_HBM*kappa
     x37 = x3*x36
+    del x3
     x38 = x35*x37
     x39 = x36*x8
+    del x8
     x40 = x35*x39
     x41 = alpha_TC*kappa
     x42 = T_in*x41
@@ -61,14 +65,17 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x44 = T_in*x36
     x45 = x14*x44
     x46 = 16.0*x44
+    del x44
     x47 = x11*x46
     x48 = x35*x47
     x49 = x22*x42
     x50 = alpha_e*kappa
     x51 = T_in*x22*x50
     x52 = x26*x41
+    del x26
     x53 = 2*x52
     x54 = x23*x53
+    del x23
     x55 = x35*x54
     x56 = x29*x32*x42
     x57 = f_sw*x33*x53
@@ -80,10 +87,12 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x63 = x18*x62
     x64 = T_out**2
     x65 = x27*x64
+    del x27
     x66 = W_sw*x24
     x67 = numpy.minimum(T_out, numpy.maximum(0, -T_in + W_sw + 1))
     x68 = f_sw*x67
     x69 = x29*x68
+    del x29
     x70 = x67**2
     x71 = T_out*x5
     x72 = T_out*x9
@@ -95,9 +104,11 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x78 = x11*x64
     x79 = x74*x78
     x80 = x12*x2
+    del x2, x12
     x81 = W_sw*f_sw
     x82 = T_out*x81
     x83 = x11*x74
+    del x74
     x84 = W_sw*x68
     x85 = f_sw*x70
     x86 = T_out*x40
@@ -107,29 +118,44 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x90 = x73*x89
     x91 = x35*x90
     x92 = x52*x60
+    del x60
     x93 = x35*x92
     x94 = x46*x73
+    del x46
     x95 = x35*x94
     x96 = x41*x61
+    del x41
     x97 = x50*x61
+    del x50
     x98 = x42*x62
     x99 = x35*x98
     x100 = x78*x89
+    del x78
     x101 = x100*x35
     x102 = 16.0*x36
+    del x36
     x103 = x102*x73*x81
+    del x73, x81
     x104 = x53*x64
+    del x64
     x105 = x104*x35
     x106 = 4*x52
+    del x52
     x107 = x106*x82
     x108 = x11*x89
+    del x89
     x109 = x108*x68
     x110 = x53*x68
     x111 = x102*x11*x84
+    del x11, x102
     x112 = x42*x69
+    del x42
     x113 = x106*x84
+    del x106
     x114 = x108*x85
+    del x108
     x115 = x53*x85
+    del x53
     x116 = numpy.minimum(1, n_TP - 1)
     x117 = n_ell*x116
     x118 = t_hop*x117
@@ -137,6 +163,7 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x120 = 2*x118*x119
     x121 = n_moe*x_EP
     x122 = x116*x121
+    del x116
     x123 = x119*x122
     x124 = t_hop*x123
     x125 = d/BW_link
@@ -144,8 +171,11 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x127 = x1*x126
     x128 = n_TP*x127
     x129 = 4.0*x117*x119
+    del x119
     x130 = 2.0*x123
+    del x123
     x131 = 4*x118
+    del x118
     x132 = T_out*x131
     x133 = 2*t_hop
     x134 = x122*x133
@@ -154,27 +184,41 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x137 = x127*x136
     x138 = 4.0*x122
     x139 = x127*x138
+    del x127
     x140 = x125*x17
     x141 = n_TP*x140
     x142 = x136*x140
+    del x136
     x143 = x138*x140
+    del x138, x140
     x144 = n_EP**(-1.0)
     x145 = t_grp*x144
     x146 = x145*x7
+    del x7
     x147 = x145*x20
+    del x20, x145
     x148 = T_out*x146
     x149 = 2*t_0
     x150 = x117*x149
+    del x117
     x151 = x0*x4/n_TP
+    del x0, x4
     x152 = x121*numpy.minimum(1, n_EP - 1)
+    del x121
     x153 = x149*x152
+    del x149
     x154 = t_0*x122
+    del x122
     x155 = x133*x152
+    del x133
     x156 = T_out*x155
     x157 = T_in*x125
+    del x125
     x158 = 4.0*k*x152
+    del x152
     x159 = x158/n_EP**2
     x160 = x144*x158
+    del x144, x158
     x161 = T_out*x39
     return [x5 + x9, (1/8)*x10*x14 + x13, -x9, 0, 0, -f_sw*x28 + x15*x18 + x17*x19*x22 - x18*x22 + x28 + x30*x32 - x33*x34, 0, 0, x38 + x40, -f_sw*x55 + x35*x43 + x35*x45 - x35*x49 + x35*x51 + x35*x56 - x35*x57 + x48 + x55, -x40, 0, 0, -T_out*x21*x25 + f_sw*x59 + f_sw*x62*x66 - f_sw*x63 - f_sw*x65 + x1*x19*x61 + x24*x58 + x30*x68 - x34*x67 + x34*x70 - x59 + x63 + x65 - x66*x69, 0, 0, x71 + x72, f_sw*x75 - f_sw*x77 - f_sw*x79 + x13*x68 + x6*x76 - x68*x83 + x75 + x77 + x79 + x80*x82 - x80*x84 + x83*x85, 0, -x72, T_out*x38 + x86, -f_sw*x101 - f_sw*x105 + f_sw*x91 + f_sw*x93 - f_sw*x95 - f_sw*x99 + x101 + x103*x35 + x105 + x107*x35 - x109*x35 - x110*x35 - x111*x35 + x112*x35 - x113*x35 + x114*x35 + x115*x35 + x35*x87 + x35*x88 - x35*x96 + x35*x97 + x48*x68 + x91 - x93 + x95 + x99, 0, -x86, T_out*x120 - T_out*x124, x128*x129 - x128*x130, 0, 0, n_TP*x132 - n_TP*x135 - x132 + x135, n_TP*x137 - n_TP*x139 - x137 + x139, 0, 0, x120 - x124, x129*x141 - x130*x141, 0, 0, n_TP*x131 - n_TP*x134 - x131 + x134, n_TP*x142 - n_TP*x143 - x142 + x143, 0, 0, -T_out*x147 + T_out*x150 + T_out*x151 + T_out*x153 - T_out*x154 + n_EP*x155 + n_EP*x156 + x146 - x147 + x148 + x150 + x151 + x153 - x154 - x155 - x156 - x5 - x71, -x126*x159 + x126*x160 - x157*x159 + x157*x160, -x146, -x148, T_out*x37 + x161 + x37 + x39, -f_sw*x100 - f_sw*x104 - f_sw*x54 + f_sw*x90 + f_sw*x92 - f_sw*x94 - f_sw*x98 + x100 + x103 + x104 + x107 - x109 - x110 - x111 + x112 - x113 + x114 + x115 + x43 + x45 + x47*x68 + x47 - x49 + x51 + x54 + x56 - x57 + x87 + x88 + x90 - x92 + x94 - x96 + x97 + x98, -x39, -x161]
 # fmt: on
