@@ -84,36 +84,13 @@ def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.n
 
 
 def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.ndarray, ...]:
-    """(step time s, raw busy power W) at ``points`` (n, m): one call of the physics over each
-    row's distinct points (:func:`step_time_s`, :func:`raw_busy_power_w`). A point equal to an
-    earlier one of its row (a batch's step and busy batch, a peak at the batch or at 1) is
-    evaluated once and copied: the physics is elementwise, the same inputs give the same
-    values (about 40 % of a frame's points)."""
-    first = _first_equal(points)
-    row, col = np.nonzero(first == np.arange(points.shape[1]))
-    sub, batch = rows.take(row), points[row, col]
-    found = physical.physical_reduced(terms_of, **request_call(sub, batch, c))
-    step, power = step_and_power_from(sub, batch, found, c)
-    at = (np.arange(len(points))[:, None], first)
-    return tuple(_scattered(v, row, col, points.shape)[at] for v in (step, power))
-
-
-def _first_equal(points: np.ndarray) -> np.ndarray:
-    """(n, m) for each point the column of the first point of its row equal to it (itself when
-    none before it is; NaN equals nothing)."""
-    first = np.broadcast_to(np.arange(points.shape[1]), points.shape).copy()
-    for j in range(1, points.shape[1]):
-        for i in range(j):
-            same = (first[:, j] == j) & (points[:, j] == points[:, i])
-            first[same, j] = i
-    return first
-
-
-def _scattered(values: np.ndarray, row: np.ndarray, col: np.ndarray, shape: tuple) -> np.ndarray:
-    """An array of ``shape`` holding ``values`` at (``row``, ``col``) (elsewhere unset)."""
-    out = np.empty(shape)
-    out[row, col] = values
-    return out
+    """(step time s, raw busy power W) at ``points`` (n, m): one call of the physics over the
+    (m, n) grid of each row's m batches (:func:`step_time_s`, :func:`raw_busy_power_w`), each
+    row's arguments broadcast over its batches, none gathered. The physics is elementwise: a
+    point is the value its row gives alone (one equal to another is evaluated again, alike)."""
+    batch = points.T  # the rows along the last axis, which the physics' blocks split
+    found = physical.physical_reduced(terms_of, **request_call(rows, batch, c))
+    return tuple(v.T for v in step_and_power_from(rows, batch, found, c))
 
 
 def step_and_power_from(
