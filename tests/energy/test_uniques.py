@@ -79,3 +79,14 @@ def test_hashed_stands_for_its_object_in_a_key_and_each_distinct_object_is_hashe
     assert unhashed(got[1]) is other and unhashed("fp8") == "fp8"
     loose = [[1], [2]]
     assert hashed_at(loose, np.array([1, 0])) == [[2], [1]]  # unhashable: the objects themselves
+
+
+def test_by_value_codes_equal_values_as_one_object():
+    from wattgpu_lite.energy.uniques import by_value
+    from wattgpu_lite.specs.layout import Parallel
+
+    values = [Parallel(1), Parallel(2), Parallel(1), "fp8", None]
+    coded = by_value(values, np.array([4, 0, 2, 1, 3, 2]))
+    assert list(coded) == [None, Parallel(1), Parallel(1), Parallel(2), "fp8", Parallel(1)]
+    assert coded.distinct == [Parallel(1), Parallel(2), "fp8", None] and coded[1] is coded[2]
+    assert coded.distinct[0] is values[0] and coded.code.tolist() == [3, 0, 0, 1, 2, 0]

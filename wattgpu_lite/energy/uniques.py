@@ -67,6 +67,15 @@ def unhashed(value):
     return value.value if isinstance(value, Hashed) else value
 
 
+def by_value(values: Sequence, code: np.ndarray) -> Coded:
+    """``Coded(values, code)`` with equal values (hashable ones) one object: a table's groups of
+    rows each check their own layout and formats, mostly equal to the others', so a few distinct
+    objects reach what follows, not one per group."""
+    index: dict = {}
+    remap = np.array([index.setdefault(v, len(index)) for v in values], dtype=np.int64)
+    return Coded(list(index), remap[code])
+
+
 def subset(objects: Sequence, rows: np.ndarray) -> Sequence:
     """The rows ``rows`` (indices) of ``objects``: a :class:`Coded` keeps its codes."""
     if isinstance(objects, Coded):

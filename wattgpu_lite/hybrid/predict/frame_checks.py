@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.uniques import Coded, hashed_at, unhashed, unique_by_identity, unique_rows
+from wattgpu_lite.energy import uniques
+from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
 from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
 from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
 from wattgpu_lite.specs.frame import NUMERIC_COLUMNS, TEXT_COLUMNS, blank, checked_loads, within
@@ -108,7 +109,9 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     distinct, li = unique_by_identity(models)
     group, first = _layout_groups(raw, li, unique_by_identity(devices)[1])
     config = {c: v for c, v in raw.items() if c in CONFIG_COLUMNS}
-    pairs = zip(hashed_at(models, first), hashed_at(devices, first), first.tolist(), strict=True)
+    pairs = zip(
+        *(uniques.hashed_at(x, first) for x in (models, devices)), first.tolist(), strict=True
+    )
     checked = [_checked_once(m, g, _config_key(config, i)) for m, g, i in pairs]
     good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
     refusal = (None, None, None, None, np.nan)  # a group refused: no layout, formats, limit
@@ -139,7 +142,7 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     nan = np.where(ok, 0.0, np.nan)
     kept = np.where(ok, group, len(first))  # the rows' groups; len(first): None, a row not ok
     numbers = [load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")]
-    coded = [Coded([*v, None], kept) for v in choices]
+    coded = [uniques.by_value([*v, None], kept) for v in choices]  # equal layouts: one
     limit = np.array(limits, dtype=float)[group] + nan
     return FrameRequests(ok, message, *coded[:2], *numbers, *coded[2:], limit, kept)
 
@@ -153,9 +156,8 @@ def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, 
 
 
 def _checked_once(model, device, key: tuple) -> tuple | str:
-    """:func:`_checked`, kept for the next row or call with equal arguments (the LLM and the GPU
-    by value, each hashed once a call: ``Hashed``); a key that cannot be hashed (a list in a
-    cell) is checked afresh (a TypeError of the checks themselves raises again there)."""
+    """:func:`_checked`, kept for the next row or call with equal arguments (LLM and GPU by value,
+    ``Hashed``); an unhashable key (a list in a cell) is checked afresh (its TypeError raises)."""
     try:
         return _checked(model, device, key)
     except TypeError:
@@ -168,7 +170,7 @@ def _checked(model, device, key: tuple) -> tuple | str:
     ``model`` on ``device`` with the configuration cells ``key`` (:func:`_config_key`), as
     :func:`_layout_and_format` checks them, or the message of the first check that fails (a
     broken shipped data file raises). Immutable: shared by every row and call that asks."""
-    cells, pair = {c: v for c, _, v in key}, (unhashed(model), unhashed(device))
+    cells, pair = {c: v for c, _, v in key}, (uniques.unhashed(model), uniques.unhashed(device))
     return _or_message(_layout_and_format, *pair, cells)
 
 
