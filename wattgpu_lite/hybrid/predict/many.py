@@ -129,7 +129,7 @@ def categorical(code: np.ndarray, names: Sequence[str]) -> pd.Categorical:
     categories = sorted({names[k] for k in used})
     place = {name: i for i, name in enumerate(categories)}
     remap = np.array([place.get(name, -1) for name in names], dtype=np.int64)
-    return pd.Categorical.from_codes(remap[code], categories=categories)
+    return pd.Categorical.from_codes(remap[code], categories=categories, validate=False)  # in range
 
 
 def _messages(message: np.ndarray, status: np.ndarray) -> pd.Categorical:
