@@ -127,11 +127,12 @@ class Correction:
         return np.clip(out, -self.bound, self.bound)
 
     def predict_loads(self, llms: Sequence[LLM], gpus: Sequence[GPU],
-                      load: dict[str, np.ndarray]) -> np.ndarray:  # fmt: skip
+                      load: dict[str, np.ndarray], pairs=None) -> np.ndarray:  # fmt: skip
         """:meth:`predict` of ``feature_matrix(llms, gpus, load, ...)``, the same values: each
         distinct (LLM, GPU) pair's columns go through the forest once (:meth:`fixed_part`), then
-        each row's load columns alone (``Forest.predict_at``)."""
-        pairs, row_pair = _pairs(llms, gpus)
+        each row's load columns alone (``Forest.predict_at``); ``pairs``: :func:`pairs_of` the
+        rows, when the caller has it (every target's correction reads the same)."""
+        pairs, row_pair = pairs_of(llms, gpus) if pairs is None else pairs
         moving = {j: c for j, c in enumerate(self.columns) if c in FEATURE_GROUPS["load"]}
         own = type(self).predict is Correction.predict  # not a stand-in's own predict
         forest = _forest(self.forest_json)
@@ -198,7 +199,7 @@ def _pair_codes(corr: Correction, forest: Forest | None, llms: Sequence[LLM],
     return x, fixed
 
 
-def _pairs(llms: Sequence[LLM], gpus: Sequence[GPU]) -> tuple[tuple[list, list], np.ndarray]:
+def pairs_of(llms: Sequence[LLM], gpus: Sequence[GPU]) -> tuple[tuple[list, list], np.ndarray]:
     """The distinct (LLM, GPU) pairs of the rows, by identity, as (LLMs, GPUs), and each row's
     pair."""
     if len(llms) == 1:  # one row (a single predict): its own pair

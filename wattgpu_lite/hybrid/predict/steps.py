@@ -16,7 +16,7 @@ import numpy as np
 from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.energy.uniques import subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import bounds, intervals, one_row
-from wattgpu_lite.hybrid.predict.correction import load_features
+from wattgpu_lite.hybrid.predict.correction import load_features, pairs_of
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Backbone, Status, StepResult, status_of
 from wattgpu_lite.specs.gpu import GPU
@@ -101,15 +101,16 @@ def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU]
     training runs' context: :func:`intervals.beyond_context`), from the load features and the
     bytes per FLOP of the step a request sees."""
     loads = load_features(back.physics, back.bytes_per_flop)
+    idx = np.flatnonzero(~odd)
+    if 0 < len(idx) < len(odd):  # the rows corrected, their pairs found once for every target
+        llms, gpus = subset(llms, idx), subset(gpus, idx)
+        loads = {k: v[idx] for k, v in loads.items()}
+    pairs = pairs_of(llms, gpus) if len(idx) else None
     factors = {}
     for target, corr in model.corrections.items():
         f = np.zeros(len(odd))
-        if corr is not None and len(odd) == 1 and not odd[0]:  # one row: its LLM, GPU, loads
-            f = corr.predict_loads(llms, gpus, loads)
-        elif corr is not None and (~odd).any():
-            idx = np.nonzero(~odd)[0]
-            f[idx] = corr.predict_loads(subset(llms, idx), subset(gpus, idx),
-                                        {k: v[idx] for k, v in loads.items()})  # fmt: skip
+        if corr is not None and len(idx):
+            f[idx] = corr.predict_loads(llms, gpus, loads, pairs)
         factors[target] = np.exp(f)
     return intervals.one_sided(
         factors, intervals.beyond_context(model, intervals.support_values(rows))
