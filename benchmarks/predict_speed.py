@@ -81,15 +81,22 @@ def best_of(fn, repeat: int = 3) -> float:
 
 def physics_calls(fn) -> tuple[int, int]:
     """(calls of the physics (energy.physical.evaluate_symbols, which every physical_evaluate
-    makes, and physical_reduced, the same physics with its outputs reduced block by block) and of
+    makes, physical_reduced, the same physics with its outputs reduced block by block, and
+    evaluate_at_load, its part at a load of a configuration's kept part) and of
     the generated step coefficients, elements they evaluated) while ``fn`` runs."""
     seen = [0, 0]
     original, reduced, coefficients = P.evaluate_symbols, P.physical_reduced, SG.coefficients
+    at_load = P.evaluate_at_load
 
     def counted(named):
         seen[0] += 1
         seen[1] += int(np.broadcast(*named.values()).size)
         return original(named)
+
+    def counted_at_load(configured, loads):
+        seen[0] += 1
+        seen[1] += int(np.broadcast(*configured.values(), *loads.values()).size)
+        return at_load(configured, loads)
 
     def counted_reduced(reduce, **args):
         seen[0] += 1
@@ -102,11 +109,12 @@ def physics_calls(fn) -> tuple[int, int]:
         return coefficients(**args)
 
     P.evaluate_symbols, P.physical_reduced = counted, counted_reduced
-    SG.coefficients = counted_coefficients
+    SG.coefficients, P.evaluate_at_load = counted_coefficients, counted_at_load
     try:
         fn()
     finally:
         P.evaluate_symbols, P.physical_reduced, SG.coefficients = original, reduced, coefficients
+        P.evaluate_at_load = at_load
     return seen[0], seen[1]
 
 

@@ -2,7 +2,9 @@
 
 evaluate(**ARG_NAMES), every argument by keyword, returns every (phase, component) term
 of KEYS (J per request of the replica), then the prefill and decode times (s per
-request)."""
+request). The same in two parts: configured(every argument but LOADS) returns the
+values CONFIGURED, which at_load(**CONFIGURED, **LOADS) reads (a configuration's
+values kept, each load evaluates its part alone)."""
 
 import numpy
 
@@ -10,6 +12,8 @@ ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q',
 PHASES = ('prefill', 'decode')
 COMPONENTS = ('compute', 'parameter_reads', 'kv_writes', 'attention_reads', 'static', 'communication')
 KEYS = (('prefill', 'compute'), ('prefill', 'parameter_reads'), ('prefill', 'kv_writes'), ('prefill', 'attention_reads'), ('prefill', 'static'), ('prefill', 'communication'), ('decode', 'compute'), ('decode', 'parameter_reads'), ('decode', 'kv_writes'), ('decode', 'attention_reads'), ('decode', 'static'), ('decode', 'communication'))
+LOADS = ('T_in', 'T_out', 'B')
+CONFIGURED = ('E', 'N_act', 'N_always', 'W_sw', 'alpha_TC', 'alpha_e', 'b_w', 'd', 'e_HBM', 'f_sw', 'kappa', 'n_TP', 't_0', 't_hop', 'x12', 'x14', 'x16', 'x17', 'x2', 'x22', 'x23', 'x24', 'x25', 'x27', 'x28', 'x29', 'x30', 'x33', 'x34', 'x36', 'x37', 'x39', 'x4', 'x40', 'x41', 'x42', 'y0', 'y1')
 
 
 # fmt: off
@@ -94,4 +98,93 @@ def evaluate(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_
     x59 = x52*(x28 + x30*(x29 + x51) + x36*(x33*x50 + x34) + x42*(t_0 + numpy.minimum(x40*x58 + x41, x39*(n_TP*x58 + t_hop))))
     del x28, x29, x30, x33, x34, x36, x39, x40, x41, x42, x50, x51, x52, x58
     return [kappa*x8, x15*x16, x16*x18, 0, x26*x27, x27*x43, kappa*x49, x16*x53, x16*x54, x16*x55, x27*x57, x27*x59, x26 + x43, x57 + x59]
+
+
+def configured(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
+    x1 = N_e * n_moe
+    x2 = k * x1
+    x4 = 1 - f_sw
+    x6 = 2 * n_ell
+    y0 = d_q * x6
+    x12 = 1 - k / E
+    x14 = b_e * x1
+    del x1
+    x16 = e_HBM * kappa
+    x17 = b_kv * n_ell * w_kv
+    x20 = G ** (-1.0)
+    x21 = 1 / 8 / BW_peak
+    x22 = x20 * x21
+    x23 = x20 / F_e
+    x24 = x20 / F_peak
+    x25 = kappa * x20 / (P_TDP - P_static)
+    x27 = G * P_static
+    x28 = N_always * b_w * x21 * (-x20 + n_TP ** (-1.0))
+    del x21
+    x29 = -k
+    x30 = n_moe * t_grp / n_EP
+    x31 = n_EP - 1
+    x32 = 2.0 / BW_link
+    x33 = k * x31 * x32 / n_EP ** 2
+    x34 = t_0 + t_hop * x31
+    x35 = n_moe * x_EP
+    x36 = 2 * x35 * numpy.minimum(1, x31)
+    del x31
+    x37 = x20 * x32
+    del x20, x32
+    x39 = numpy.log(n_TP) / numpy.log(2)
+    x40 = 2 * n_TP - 2
+    x41 = t_hop * x40
+    x42 = (-x35 + x6) * numpy.minimum(1, n_TP - 1)
+    del x6, x35
+    y1 = 4 * d_q * n_ell
+    return (E, N_act, N_always, W_sw, alpha_TC, alpha_e, b_w, d, e_HBM, f_sw, kappa, n_TP, t_0, t_hop, x12, x14, x16, x17, x2, x22, x23, x24, x25, x27, x28, x29, x30, x33, x34, x36, x37, x39, x4, x40, x41, x42, y0, y1,)
+
+
+def at_load(*, E, N_act, N_always, W_sw, alpha_TC, alpha_e, b_w, d, e_HBM, f_sw, kappa, n_TP, t_0, t_hop, x12, x14, x16, x17, x2, x22, x23, x24, x25, x27, x28, x29, x30, x33, x34, x36, x37, x39, x4, x40, x41, x42, y0, y1, T_in, T_out, B):
+    x0 = 2 * T_in
+    x3 = x0 * x2
+    x5 = numpy.minimum(T_in, W_sw)
+    x7 = N_act * x0 + y0 * (T_in ** 2 * x4 + f_sw * x5 * (x0 - x5)) - x3
+    del x0, x5, y0
+    x8 = alpha_TC * x7 + alpha_e * x3
+    x9 = B ** (-1.0)
+    x10 = B * T_in
+    x11 = d * x10
+    x13 = E * (1 - x12 ** x10)
+    del x10
+    x15 = x9 * (b_w * (N_always + x11) + x13 * x14)
+    x18 = T_in * x17
+    x19 = x15 + x18
+    x26 = numpy.maximum(numpy.maximum(x19 * x22, x25 * (e_HBM * x19 + x8)), x23 * x3 + x24 * x7)
+    del x3, x7, x19
+    x38 = x11 * x37
+    x43 = x9 * (x28 + x30 * (x13 + x29) + x36 * (x11 * x33 + x34) + x42 * (t_0 + numpy.minimum(x38 * x40 + x41, x39 * (n_TP * x38 + t_hop))))
+    del x11, x13, x38
+    x44 = 2 * T_out
+    x45 = x2 * x44
+    del x2
+    x46 = numpy.minimum(T_out, numpy.maximum(0, -T_in + W_sw + 1))
+    x47 = f_sw * (T_in * x46 + W_sw * (T_out - x46) + 1 / 2 * x46 * (x46 - 1)) + x4 * (T_in * T_out + 1 / 2 * T_out ** 2 - 1 / 2 * T_out)
+    del x4, x46
+    x48 = N_act * x44 + y1 * x47 - x45
+    del x44, y1
+    x49 = alpha_TC * x48 + alpha_e * x45
+    x50 = B * d
+    x51 = E * (1 - x12 ** B)
+    del x12
+    x52 = T_out * x9
+    del x9
+    x53 = x52 * (b_w * (N_always + x50) + x14 * x51)
+    del x14
+    x54 = T_out * x17
+    x55 = x17 * x47
+    del x17, x47
+    x56 = x53 + x54 + x55
+    x57 = numpy.maximum(numpy.maximum(x22 * x56, x25 * (e_HBM * x56 + x49)), x23 * x45 + x24 * x48)
+    del x22, x23, x24, x25, x45, x48, x56
+    x58 = x37 * x50
+    del x37
+    x59 = x52 * (x28 + x30 * (x29 + x51) + x36 * (x33 * x50 + x34) + x42 * (t_0 + numpy.minimum(x40 * x58 + x41, x39 * (n_TP * x58 + t_hop))))
+    del x28, x29, x30, x33, x34, x36, x39, x40, x41, x42, x50, x51, x52, x58
+    return [kappa * x8, x15 * x16, x16 * x18, 0, x26 * x27, x27 * x43, kappa * x49, x16 * x53, x16 * x54, x16 * x55, x27 * x57, x27 * x59, x26 + x43, x57 + x59]
 # fmt: on

@@ -39,15 +39,17 @@ from wattgpu_lite.energy.args import (
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, constants_scope, gpu_coefficients_j
 from wattgpu_lite.errors import InvalidInputError
 
-__all__ = ["COMPONENTS", "KEYS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_time_s", "as_record",
-           "defaults", "deploy_args", "evaluate_symbols", "gpu_args", "gpu_coefficients_j", "llm_args",
-           "model_gpu_args", "phase_time_s", "physical_evaluate", "physical_evaluate_each",
-           "physical_reduced", "physical_terms_j", "single_gpu"]  # fmt: skip
+__all__ = ["COMPONENTS", "KEYS", "LOADS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_time_s",
+           "as_record", "configured_symbols", "defaults", "deploy_args", "evaluate_at_load",
+           "evaluate_symbols", "gpu_args", "gpu_coefficients_j", "llm_args", "model_gpu_args",
+           "phase_time_s", "physical_evaluate", "physical_evaluate_each", "physical_reduced",
+           "physical_terms_j", "single_gpu"]  # fmt: skip
 COMPONENTS, PHASES, KEYS = (
     _physical_generated.COMPONENTS,
     _physical_generated.PHASES,
     _physical_generated.KEYS,
 )
+LOADS = _physical_generated.LOADS  # the symbols a load sets: the tokens and the batch
 BATCH = SYMBOL_NAMES[Workload][Workload._fields.index("batch")]  # the batch's symbol, "B"
 BLOCK = 8192  # elements per call of the generated function (:func:`in_blocks`)
 _ALL = (
@@ -115,6 +117,26 @@ def evaluate_symbols(named: dict) -> tuple[dict, dict]:
     args = {k: np.asarray(v, dtype=float) for k, v in named.items()}
     shape = _shape(args)
     return _named([_full(v, shape) for v in in_blocks(_ALL, args, shape)])
+
+
+def configured_symbols(named: dict) -> dict:
+    """The part of the physics that reads no load (:data:`LOADS`, the tokens and the batch) of
+    its arguments by symbol name but those: the values the generated ``at_load`` reads (by
+    name), kept by a caller that evaluates one configuration at many loads
+    (:func:`evaluate_at_load`)."""
+    values = _physical_generated.configured(
+        **{k: np.asarray(v, dtype=float) for k, v in named.items()}
+    )
+    return dict(zip(_physical_generated.CONFIGURED, values, strict=True))
+
+
+def evaluate_at_load(configured: dict, loads: dict) -> tuple[dict, dict]:
+    """:func:`evaluate_symbols` of a configuration's arguments, from its
+    :func:`configured_symbols` and the :data:`LOADS` by name: the same values, from the
+    operations that read a load alone."""
+    args = {**configured, **{k: np.asarray(v, dtype=float) for k, v in loads.items()}}
+    shape = np.broadcast_shapes(*{np.shape(a) for a in args.values()})
+    return _named([_full(v, shape) for v in in_blocks(_physical_generated.at_load, args, shape)])
 
 
 def _shape(args: dict[str, np.ndarray]) -> tuple[int, ...]:

@@ -7,8 +7,10 @@ every argument of the physics but the tokens and the batch: the step coefficient
 floor, the bytes per FLOP (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_calls`) and the
 request at its ``COLUMNS`` batches (:func:`~wattgpu_lite.energy.backbone.request_call`), laid side
 by side along one axis of 2 + COLUMNS elements. :func:`setup` builds them once per configuration
-(kept); every call adds its tokens and batches (:func:`step_values`, :func:`evaluate`). The
-generated physics is elementwise, so each element is the value the calls made one by one give.
+(kept), and runs the physics' operations that read no token or batch
+(:func:`~wattgpu_lite.energy.physical.configured_symbols`); every call adds its tokens and batches
+(:func:`step_values`, :func:`evaluate`: the rest). The generated physics is elementwise, so each
+element is the value the calls made one by one give.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ class Setup(NamedTuple):
     """One configuration's physics arguments but its tokens and batches, read-only."""
 
     step_args: dict[str, float]  # the step coefficients' arguments but T_in and T_out
-    symbols: dict[str, np.ndarray]  # the physics' arguments but T_in, T_out, B: SIZES elements
+    configured: dict[str, np.ndarray]  # the physics but its loads' part, of SIZES elements
 
 
 def config_of(rows: backbone.Rows) -> bytes:
@@ -86,7 +88,10 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
         for call, into in zip(calls, named, strict=True):
             into.update(symbol_values(physical.as_record(name, call[name])))
     symbols = {k: _side_by_side([call[k] for call in named]) for k in named[0]}
-    return Setup(step_args, symbols)
+    configured = physical.configured_symbols(symbols)
+    for v in configured.values():
+        v.flags.writeable = False
+    return Setup(step_args, configured)
 
 
 def _side_by_side(values: list) -> np.ndarray:
@@ -110,8 +115,8 @@ def evaluate(s: Setup, rows: backbone.Rows, step_batch: np.ndarray,
     (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_and_per_flop` and the request's call:
     the same values)."""
     n = sum(SIZES)
-    found = physical.evaluate_symbols({
-        **s.symbols, "T_in": np.full(n, rows.t_in[0]), "T_out": np.full(n, rows.t_out[0]),
+    found = physical.evaluate_at_load(s.configured, {
+        "T_in": np.full(n, rows.t_in[0]), "T_out": np.full(n, rows.t_out[0]),
         "B": np.concatenate([step_batch, step_batch, loads])})  # fmt: skip
     # elementwise: each quantity of all the elements, then each call's own (no dict sliced)
     floor, per_flop = bounds.floors_from(rows.t_out, step_batch, [found, found])

@@ -43,8 +43,9 @@ class Replicas:
     one_sided: np.ndarray  # per row: beyond the training context, the factor is at least 1
     static: np.ndarray  # their correction inputs but the load (columns of the forest)
     fixed: FixedCodes | None  # what ``static`` gives the forest (None: the forest is walked)
-    # the floor's, bytes per FLOP's and step time's physics symbols, stacked: those with one
-    # value per row in ``per_row`` (one take a round, :func:`_per_row_matrix`), the others here
+    # the floor's, bytes per FLOP's and step time's physics stacked, what reads no load
+    # evaluated (physical.configured_symbols) and the tokens: those with one value per row in
+    # ``per_row`` (one take a round, :func:`_per_row_matrix`), the others here
     physics: dict
     per_row: np.ndarray  # (values, rows): every per-row symbol's values
     slots: dict  # symbol -> its row (1-D symbols) or rows (a slice: stacked) of ``per_row``
@@ -83,6 +84,9 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
     batch = np.ones(n)  # each round's batch replaces it
     calls = [*bounds.floor_calls(rows, batch), backbone.request_call(rows, batch, model.constants)]
     physics = physical.symbol_arrays(**physical.stacked_calls(calls))
+    tokens = {k: physics.pop(k) for k in physical.LOADS if k != physical.BATCH}
+    del physics[physical.BATCH]
+    physics = physical.configured_symbols(physics) | tokens  # each round: its loads' part
     per_row, slots = _per_row_matrix(physics, n)
     static_of = np.full(n, -1)
     static_of[idx] = np.arange(len(idx))
@@ -114,8 +118,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     batch = np.minimum(1.0 + flat, np.maximum(rep.cap[row_of], 1.0))
     taken = rep.per_row.take(row_of, axis=1)
     args = rep.physics | {k: taken[at] for k, at in rep.slots.items()}
-    args[physical.BATCH] = batch
-    found = physical.split_calls(physical.evaluate_symbols(args), 3)
+    found = physical.split_calls(physical.evaluate_at_load(args, {physical.BATCH: batch}), 3)
     floor, per_flop = bounds.floors_from(t_out, batch, found)
     step = backbone.step_from_times(t_out, batch, found[2][1], model.constants)
     itl = step.copy()
