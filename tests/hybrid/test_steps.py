@@ -187,7 +187,9 @@ def test_a_single_predict_evaluates_the_physics_twice(monkeypatch):
 
     wl.predict(LLAMA, "A30", rate_qps=0.1)  # warm: catalogs and model loaded
     seen = []
-    for module, name in ((physical, "evaluate_symbols"), (_step_generated, "coefficients")):
+    calls = ((physical, "evaluate_symbols"), (physical, "evaluate_at_load"),
+             (_step_generated, "coefficients"))  # fmt: skip
+    for module, name in calls:
         original = getattr(module, name)
 
         def counted(*args, _original=original, _name=name, **kwargs):
@@ -198,7 +200,7 @@ def test_a_single_predict_evaluates_the_physics_twice(monkeypatch):
     for load in ({"rate_qps": 0.12}, {"batch": 7}):
         seen.clear()
         wl.predict(LLAMA, "A30", t_in=321, t_out=123, **load)
-        assert sorted(seen) == ["coefficients", "evaluate_symbols"], load
+        assert sorted(seen) == ["coefficients", "evaluate_at_load"], load  # kept: what reads no load
 
 
 def test_one_row_that_is_not_ok_takes_the_general_path():
