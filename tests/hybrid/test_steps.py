@@ -200,7 +200,7 @@ def test_a_single_predict_evaluates_the_physics_twice(monkeypatch):
     for load in ({"rate_qps": 0.12}, {"batch": 7}):
         seen.clear()
         wl.predict(LLAMA, "A30", t_in=321, t_out=123, **load)
-        assert sorted(seen) == ["coefficients", "evaluate_at_load"], load  # kept: what reads no load
+        assert sorted(seen) == ["coefficients", "evaluate_at_load"], load  # the rest: kept
 
 
 def test_one_row_that_is_not_ok_takes_the_general_path():
