@@ -78,10 +78,10 @@ def _codes(llms, gpus, layouts, formats) -> tuple[list, np.ndarray]:
     kind_index = {p: k for k, p in enumerate(sorted(set(kinds), key=lambda p: (p.tp, p.ep)))}
     pi = np.array([kind_index[p] for p in kinds], dtype=np.int64).reshape(-1)[ko]
     code, first = unique_rows([li, gi, pi, fi])
-    return _configs_at(llms, gpus, layouts, formats, first), code
+    return _configs_at(llms, gpus, layouts, formats, rows=first), code
 
 
-def _configs_at(llms, gpus, layouts, formats, rows: np.ndarray) -> list[tuple]:
+def _configs_at(llms, gpus, layouts, formats, *, rows: np.ndarray) -> list[tuple]:
     """The (LLM, GPU, layout, format) of each row of ``rows``, each distinct LLM, GPU and layout
     hashed once (:class:`~wattgpu_lite.energy.uniques.Hashed`: the configuration caches' keys)."""
     parts = zip(*(uniques.hashed_at(x, rows) for x in (llms, gpus, layouts)), strict=True)
@@ -208,7 +208,7 @@ def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1
         configs, code = _codes(llms, gpus, layouts, formats)
     else:  # a configuration per group, in the order of the groups' first rows
         code, first = unique_rows([groups])
-        configs = _configs_at(llms, gpus, layouts, formats, first)
+        configs = _configs_at(llms, gpus, layouts, formats, rows=first)
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
     t_out = np.broadcast_to(np.asarray(t_out, dtype=float), (n,)).copy()
