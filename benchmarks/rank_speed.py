@@ -44,13 +44,15 @@ def plan_frame(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def counted(fn) -> dict[str, int]:
-    """Engine calls, row builds and physics evaluations (every call of the generated physics,
-    through ``physical_evaluate``, or ``evaluate_at_load``: the SLA search's part at its loads)
-    while ``fn`` runs."""
-    seen = {"predict_arrays": 0, "build": 0, "evaluate_symbols": 0, "evaluate_at_load": 0}
+    """Engine calls, row builds and physics evaluations (every call of the generated physics:
+    through ``physical_evaluate``, ``physical_reduced`` (block by block), or
+    ``evaluate_at_load``, the SLA search's part at its loads) while ``fn`` runs."""
+    seen = {"predict_arrays": 0, "build": 0, "evaluate_symbols": 0, "evaluate_at_load": 0,
+            "physical_reduced": 0}  # fmt: skip
     originals = {(E, "predict_arrays"): E.predict_arrays, (R, "build"): R.build,
                  (P, "evaluate_symbols"): P.evaluate_symbols,
-                 (P, "evaluate_at_load"): P.evaluate_at_load}  # fmt: skip
+                 (P, "evaluate_at_load"): P.evaluate_at_load,
+                 (P, "physical_reduced"): P.physical_reduced}  # fmt: skip
 
     def wrap(name, original):
         def inner(*a, **k):
@@ -90,9 +92,8 @@ def main() -> None:
           f"({default_s / many_s:.2f}x the predict_many of the whole catalog's plans)")  # fmt: skip
     print(f"engine calls per ranking: {calls['predict_arrays']}")
     print(f"row builds per ranking: {calls['build']}")
-    print(
-        f"physics evaluations per ranking: {calls['evaluate_symbols'] + calls['evaluate_at_load']}"
-    )
+    physics = sum(calls[k] for k in ("evaluate_symbols", "evaluate_at_load", "physical_reduced"))
+    print(f"physics evaluations per ranking: {physics}")
     here = dict(os.environ)
     bare = [sys.executable, "-c", "import numpy, pandas"]
     with tempfile.TemporaryDirectory() as cache:

@@ -164,7 +164,8 @@ def test_fixed_codes_and_moving_columns_give_the_predictions_bit_for_bit(shipped
     rows = np.random.default_rng(8).integers(0, len(base), 1500)  # > a chunk
     x = base[rows].copy()
     x[:, moving] = rows_at_the_splits(forest, len(rows), seed=9)[:, moving]
-    assert np.array_equal(forest.predict_moving(x, fixed, rows), forest.predict(x))
+    moved = {c: x[:, c] for c in fixed.columns}
+    assert np.array_equal(forest.predict_at(fixed, rows, moved), forest.predict(x))
     assert forest.fixed_codes(base, []).moving.sum() == 0  # nothing moves: every split fixed
     assert replace(forest, tables=None).fixed_codes(base, moving) is None  # walked: no codes
 

@@ -120,10 +120,13 @@ class Correction:
         moving = [j for j, c in enumerate(self.columns) if c in FEATURE_GROUPS["load"]]
         return _forest(self.forest_json).fixed_codes(x, moving)
 
-    def predict_at_loads(self, x: np.ndarray, fixed: FixedCodes, rows: np.ndarray) -> np.ndarray:
-        """:meth:`predict` of ``x``, whose columns but the load ones are those of rows ``rows``
-        of ``fixed`` (:meth:`fixed_part`): the same values, testing the load splits only."""
-        out = _forest(self.forest_json).predict_moving(x, fixed, rows)
+    def predict_at_loads(self, fixed: FixedCodes, rows: np.ndarray,
+                         load: dict[str, np.ndarray]) -> np.ndarray:  # fmt: skip
+        """:meth:`predict` of rows whose columns are those of rows ``rows`` of ``fixed``
+        (:meth:`fixed_part`) but the load ones, given by name in ``load``: the same values,
+        testing the load splits only (``Forest.predict_at``)."""
+        moving = {j: load[self.columns[j]] for j in fixed.columns}
+        out = _forest(self.forest_json).predict_at(fixed, rows, moving)
         return np.clip(out, -self.bound, self.bound)
 
     def predict_loads(self, llms: Sequence[LLM], gpus: Sequence[GPU],

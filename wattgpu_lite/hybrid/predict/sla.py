@@ -79,7 +79,6 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
         static = feature_matrix([llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns,
                                 corr.families)  # fmt: skip
         fixed = corr.fixed_part(static)
-    capacity = backbone.capacity_qps(rows, np.maximum(cap, 1.0), model.constants)
     beyond = intervals.beyond_context(model, intervals.support_values(rows))
     batch = np.ones(n)  # each round's batch replaces it
     calls = [*bounds.floor_calls(rows, batch), backbone.request_call(rows, batch, model.constants)]
@@ -87,6 +86,11 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
     tokens = {k: physics.pop(k) for k in physical.LOADS if k != physical.BATCH}
     del physics[physical.BATCH]
     physics = physical.configured_symbols(physics) | tokens  # each round: its loads' part
+    safe = np.maximum(cap, 1.0)  # s(cap) of the request's call: cap / (T_out · s(cap))
+    times = physical.evaluate_at_load(physics, {physical.BATCH: safe})[1]
+    step = backbone.step_from_times(rows.t_out, safe, {k: v[2] for k, v in times.items()},
+                                    model.constants)  # fmt: skip
+    capacity = backbone.capacity_from_step(rows, safe, step)
     per_row, slots = _per_row_matrix(physics, n)
     static_of = np.full(n, -1)
     static_of[idx] = np.arange(len(idx))
@@ -127,19 +131,18 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     if len(where):
         corr = model.corrections["itl"]
         static_row = static_of[where]
-        x = rep.static[static_row]
         loads = load_features(
             {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
             per_flop[where],
         )
-        for j, column in enumerate(corr.columns):
-            if column in loads:
-                x[:, j] = loads[column]
-        f = (
-            corr.predict(x)
-            if rep.fixed is None
-            else corr.predict_at_loads(x, rep.fixed, static_row)
-        )
+        if rep.fixed is None:  # a walked forest: every column of every point
+            x = rep.static[static_row]
+            for j, column in enumerate(corr.columns):
+                if column in loads:
+                    x[:, j] = loads[column]
+            f = corr.predict(x)
+        else:  # the load columns alone, beside the kept codes of the others
+            f = corr.predict_at_loads(rep.fixed, static_row, loads)
         factor = np.exp(f)
         itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
     itl = np.maximum(itl, floor)
@@ -171,11 +174,13 @@ def max_rate_under_sla(model: HybridState, rep: Replicas,
 
 def _light_and_top(model: HybridState, rep: Replicas, idx: np.ndarray, top_qps: np.ndarray):
     """(loads L, ITLs s) of the deployments ``idx`` at the lightest rate ``LIGHT_QPS`` (column
-    0) and at ``top_qps`` (column 1): one solve of Little's law, one evaluation."""
-    both = np.concatenate([idx, idx])
+    0) and at ``top_qps`` (column 1): one solve of Little's law on the deployments' step pieces
+    (found once, each row's own: the same for its two rates), one evaluation."""
+    rows, twice = rep.rows.take(idx), np.tile(np.arange(len(idx)), 2)
+    pieces = backbone.step_pieces(rows, model.constants).take(twice)
     rate = np.concatenate([np.full(len(idx), LIGHT_QPS), top_qps])
-    safe = np.maximum(rep.cap[both], 1.0)
-    load = backbone.in_flight_at_rate(rep.rows.take(both), rate, safe, model.constants)
+    safe = np.maximum(rep.cap[idx[twice]], 1.0)
+    load = backbone.in_flight_at_rate(rows.take(twice), rate, safe, model.constants, pieces=pieces)
     load = load.reshape(2, -1).T
     return load, itl_at_load(model, rep, idx, load)[0]
 

@@ -122,7 +122,7 @@ class Forest:
 
     def fixed_codes(self, x: np.ndarray, moving: Sequence[int]) -> FixedCodes | None:
         """The part of each row's codes that the columns ``moving`` do not change, for rows that
-        are then evaluated many times with only those columns changed (:meth:`predict_moving`);
+        are then evaluated many times with only those columns changed (:meth:`predict_at`);
         None for a forest read by walking (no :class:`Tables`)."""
         if self.tables is None:
             return None
@@ -160,12 +160,6 @@ class Forest:
         if (covered != 1).any():
             raise ValueError("every split's column must be in exactly one part or moving")
         return FixedCodes(code, on_moving, tuple(int(c) for c in moving))
-
-    def predict_moving(self, x: np.ndarray, fixed: FixedCodes, rows: np.ndarray) -> np.ndarray:
-        """:meth:`predict` of the rows of ``x``, whose columns but the moving ones are those of
-        rows ``rows`` of :meth:`fixed_codes` (:meth:`predict_at` of its moving columns)."""
-        x = np.asarray(x)
-        return self.predict_at(fixed, rows, {c: x[:, c] for c in fixed.columns})
 
     def predict_at(
         self, fixed: FixedCodes, rows: np.ndarray, values: dict[int, np.ndarray]
