@@ -31,7 +31,8 @@ def test_generated_function_equals_the_sympy_expressions_at_a_point():
     values = dict(zip(G.ARG_NAMES, [8.4e9, 2e9, 8, 2, 32, 1e8, 32, 4096, 4096, 2048, 0.5, 600, 4.25,
                                     16, 8, 500, 300, 8,
                                     5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
-                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
+                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6, 1, 1, 5e10, 2.7e-6],
+                                   strict=True))  # fmt: skip
     numeric = G.evaluate(**values)
     subs = {s: values[str(s)] for s in codegen.ARGS}
     for got, expr in zip(numeric, codegen.generated_expressions(), strict=True):
@@ -55,7 +56,8 @@ def test_the_step_pieces_add_up_to_the_batch_time_and_dynamic_energy_at_a_point(
     values = dict(zip(G.ARG_NAMES, [8.4e9, 2e9, 8, 2, 32, 1e8, 32, 4096, 4096, 2048, 0.5, 600, 4.25,
                                     16, 8, 500, 300, 8,
                                     5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
-                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
+                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6, 1, 1, 5e10, 2.7e-6],
+                                   strict=True))  # fmt: skip
     coef = np.array(SG.coefficients(**{a: values[a] for a in SG.ARG_NAMES}), dtype=float)
     coef = coef.reshape(-1, 4)
     rho = 1 - values["k"] / values["E"]
