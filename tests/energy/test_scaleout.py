@@ -149,3 +149,19 @@ def test_a_group_that_would_straddle_nodes_unevenly_is_refused():
     with pytest.raises(InvalidInputError, match="tensor-parallel group of 12 GPUs"):
         links.node_split(wl.gpu("H100 SXM"), Parallel(tp=12))
     assert links.node_split(wl.gpu("H100 SXM"), Parallel(tp=4, ep=16))["ep_nodes"] == 2.0
+
+
+def test_the_gpus_that_now_answer_beyond_one_node_are_those_with_a_documented_network():
+    """16 GPUs of an 8-GPU node: answered where data/scaleout_links.csv has the GPU (and its
+    spec the node's link), refused elsewhere; the racks and GH200 hold 16 in one domain."""
+    answered = set()
+    for name in wl.gpus()["name"]:
+        g = wl.gpu(name)
+        try:
+            deploy_args(g, 16)
+        except InvalidInputError:
+            continue
+        if g.link_domain_gpus < 16:
+            answered.add(name)
+    assert answered == {"A100 SXM4 40GB", "A100 SXM4 80GB", "H100 SXM", "H200 SXM", "B200",
+                        "MI300X", "MI325X"}  # fmt: skip

@@ -8,7 +8,10 @@ sympy. Paper mode's printed equations (:mod:`wattgpu_lite.energy.symbolic`) go t
 :mod:`wattgpu_lite.energy._paper_generated`, and the step's pieces in B
 (:mod:`wattgpu_lite.energy.symbolic_step`, for the backbone's solves) to
 :mod:`wattgpu_lite.energy._step_generated`, so an estimate in either mode runs on numpy alone
-(sympy is in the ``[lab]`` extra). The derivation stays the code: ``tests/energy/test_energy_codegen.py``
+(sympy is in the ``[lab]`` extra). Each generated function is written twice (:func:`_by_nodes`):
+the expressions at one node (N_TP = N_EP = 1: the collectives before nodes existed, their numbers
+to the bit) and the full ones, used for rows whose groups span several nodes. The derivation
+stays the code: ``tests/energy/test_energy_codegen.py``
 regenerates both sources and fails if a file differs.
 
     .venv/bin/python -m wattgpu_lite.energy.codegen      # after changing an equation
