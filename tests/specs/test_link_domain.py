@@ -79,6 +79,7 @@ def test_a_spec_that_does_not_say_is_held_to_one_server():
     bigger = wl.GPU.from_spec(spec | {"name": "my rack", "measured": False,
                                       "link_domain_gpus": 32})  # fmt: skip
     links.check_link_domain(bigger, 32)
+    links.check_link_domain(wl.gpu("H100 SXM"), 64)  # over nodes: data/scaleout_links.csv
 
 
 def test_a_ranking_lists_layouts_beyond_the_link_as_refused_never_priced():

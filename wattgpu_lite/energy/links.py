@@ -75,7 +75,7 @@ def check_link_domain(gpu, num_gpus: int) -> None:
     hops·t_hop + bytes / B_link holds on that link only, never across nodes."""
     domain = gpu.link_domain_gpus
     known = domain is not None and math.isfinite(domain)
-    if num_gpus <= _per_node(gpu):
+    if num_gpus <= _per_node(gpu) or (known and scaleout_bytes_per_s(gpu) is not None):
         return
     if known and domain >= UNKNOWN_DOMAIN_GPUS:  # a whole node: the network is what is missing
         raise InvalidInputError(
@@ -125,12 +125,11 @@ def node_split(gpu, layout) -> dict[str, float]:
     ``gpu``: :data:`ONE_NODE` inside one link domain; across nodes, the nodes the tensor and the
     expert group span, the GPU's scale-out B/s per direction and NCCL's network latency per hop
     (s). InvalidInputError where no scale-out link is documented (:func:`check_link_domain`)."""
-    per_node, net = _per_node(gpu), scaleout_bytes_per_s(gpu)
+    per_node = _per_node(gpu)
     if layout.num_gpus <= per_node:
         return dict(ONE_NODE)
-    if net is None or not math.isfinite(gpu.link_domain_gpus):
-        check_link_domain(gpu, layout.num_gpus)
+    check_link_domain(gpu, layout.num_gpus)  # no documented network: refused with the reason
     hop_s = coefficients.value("link_hop_latency_us", "physical:net") * 1e-6
     return {"tp_nodes": _nodes(layout.tp, per_node, gpu.name, "tensor-parallel"),
             "ep_nodes": _nodes(layout.ep, per_node, gpu.name, "expert-parallel"),
-            "net_bytes_s": net, "net_hop_latency_s": hop_s}  # fmt: skip
+            "net_bytes_s": scaleout_bytes_per_s(gpu), "net_hop_latency_s": hop_s}  # fmt: skip
