@@ -30,6 +30,7 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   _by_key: the serving engines' documented defaults (data/engines.csv), and each by its name;
 - energy.coefficients.coefficients, paper_table3, paper_table4 (one each) and value (≤ 256
   (name, scope) pairs): the energy constants and the paper's tables;
+- energy.links._scaleout_gbps (one): the scale-out network of each GPU (data/scaleout_links.csv);
 - energy.backbone_energy.shipped_constants, energy.validation.logo_constants (one each): the
   backbone's fitted constants, and those refitted without each GPU;
 - energy.backbone_runs.watt_counts, measured_boards: the training set and the measured boards;
@@ -114,7 +115,7 @@ _CACHES = (
     "datafiles.verify_folder", "datafiles._manifest", "specs.catalog._gpu_entries",
     "specs.catalog._llm_entries", "specs.catalog._alias_entries", "specs.catalog._gpu_index",
     "specs.catalog._llm_index", "specs.workload._table", "specs.workload._by_key", "specs.engine._table", "specs.engine._by_key", "energy.coefficients.coefficients", "energy.coefficients.value",
-    "energy.coefficients.paper_table3", "energy.coefficients.paper_table4",
+    "energy.coefficients.paper_table3", "energy.coefficients.paper_table4", "energy.links._scaleout_gbps",
     "energy.backbone_energy.shipped_constants", "energy.validation.logo_constants",
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
     "energy.backbone_rows._configured", "energy.backbone_rows._configured_one",

@@ -31,7 +31,8 @@ def test_generated_function_equals_the_sympy_expressions_at_a_point():
     values = dict(zip(G.ARG_NAMES, [8.4e9, 2e9, 8, 2, 32, 1e8, 32, 4096, 4096, 2048, 0.5, 600, 4.25,
                                     16, 8, 500, 300, 8,
                                     5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
-                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
+                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6, 1, 1, 5e10, 2.7e-6],
+                                   strict=True))  # fmt: skip
     numeric = G.evaluate(**values)
     subs = {s: values[str(s)] for s in codegen.ARGS}
     for got, expr in zip(numeric, codegen.generated_expressions(), strict=True):
@@ -55,7 +56,8 @@ def test_the_step_pieces_add_up_to_the_batch_time_and_dynamic_energy_at_a_point(
     values = dict(zip(G.ARG_NAMES, [8.4e9, 2e9, 8, 2, 32, 1e8, 32, 4096, 4096, 2048, 0.5, 600, 4.25,
                                     16, 8, 500, 300, 8,
                                     5e-13, 1.2e-11, 4e14, 3e12, 700, 100, 1.25e-13, 1.6e15, 1.2, 2,
-                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6], strict=True))  # fmt: skip
+                                    2, 1, 4.5e11, 7e-6, 6e-7, 0, 4e-6, 1, 1, 5e10, 2.7e-6],
+                                   strict=True))  # fmt: skip
     coef = np.array(SG.coefficients(**{a: values[a] for a in SG.ARG_NAMES}), dtype=float)
     coef = coef.reshape(-1, 4)
     rho = 1 - values["k"] / values["E"]
@@ -132,8 +134,11 @@ def test_each_temporary_of_the_generated_functions_is_deleted_after_its_last_rea
     import re
 
     texts = (G.__loader__.get_source(G.__name__), codegen.STEP_TARGET.read_text())
-    functions = [f for text in texts for f in text.split("\ndef ")[1:]]
-    assert len(functions) == 4  # evaluate, configured, at_load; coefficients
+    functions = [f for text in texts for f in text.split("\ndef ")[1:]
+                 if re.search(r"^\s+[xy]\d+ = ", f, flags=re.M)]  # fmt: skip
+    # evaluate at one node and over nodes, configured, at_load; coefficients at one node and over
+    # nodes (the two dispatchers, evaluate and coefficients, hold no temporary)
+    assert len(functions) == 6
     for text in functions:
         lines = text.split("\n")
         deleted: dict[str, int] = {}
@@ -162,13 +167,15 @@ def test_the_two_parts_give_the_one_functions_values_bit_for_bit():
                "n_TP": rng.choice([1.0, 2.0, 4.0, 8.0], n), "n_EP": rng.choice([1.0, 2.0, 8.0], n),
                "G": rng.choice([1.0, 2.0, 8.0], n), "T_in": rng.integers(1, 100_000, n) * 1.0,
                "T_out": rng.integers(1, 10_000, n) * 1.0, "B": rng.integers(1, 1025, n) * 1.0,
-               "kappa": 1.2}  # fmt: skip
-    with np.errstate(all="ignore"):  # extreme draws overflow alike in both
-        whole = G.evaluate(**values)
-        kept = physical.configured_symbols({k: v for k, v in values.items() if k not in G.LOADS})
-        terms, times = physical.evaluate_at_load(kept, {k: values[k] for k in G.LOADS})
-    assert set(kept) == set(G.CONFIGURED)
-    for got, want in zip([*terms.values(), *times.values()], whole, strict=True):
-        want = np.broadcast_to(np.asarray(want, dtype=float), (n,))
-        assert np.array_equal(got, want, equal_nan=True)
-        assert np.array_equal(np.signbit(got), np.signbit(want))
+               "kappa": 1.2, "N_TP": 1.0, "N_EP": 1.0}  # fmt: skip
+    nodes = values | {"N_TP": rng.choice([1.0, 2.0, 4.0], n), "N_EP": rng.choice([1.0, 2.0], n)}
+    for args, split in ((values, True), (nodes, False)):  # rows over nodes: evaluated whole
+        with np.errstate(all="ignore"):  # extreme draws overflow alike in both
+            whole = G.evaluate(**args)
+            kept = physical.configured_symbols({k: v for k, v in args.items() if k not in G.LOADS})
+            terms, times = physical.evaluate_at_load(kept, {k: args[k] for k in G.LOADS})
+        assert (set(kept) == set(G.CONFIGURED)) is split
+        for got, want in zip([*terms.values(), *times.values()], whole, strict=True):
+            want = np.broadcast_to(np.asarray(want, dtype=float), (n,))
+            assert np.array_equal(got, want, equal_nan=True)
+            assert np.array_equal(np.signbit(got), np.signbit(want))

@@ -16,11 +16,11 @@ import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import symbolic_physical as SP
-from wattgpu_lite.energy.args import expert_flops_per_token
+from wattgpu_lite.energy.args import expert_flops_per_token, single_gpu
 from wattgpu_lite.energy.precision import served_format, streamed_formats
 from wattgpu_lite.errors import InvalidInputError
 
-NO_COMM = (1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0)  # one GPU, no expert-group time
+NO_COMM = single_gpu()._replace(expert_group_s=0.0)  # one GPU, no expert-group time
 SAME_FORMAT = [
     ("meta-llama/Llama-3.1-8B-Instruct", "B200"),
     ("meta-llama/Llama-3.1-8B-Instruct", "H100 SXM"),

@@ -70,7 +70,9 @@ def test_the_generated_function_equals_the_sympy_expressions(llm, gpu, t_in, t_o
     # G, n_TP, n_EP, BW, t_0, t_hop, x_EP, t_grp: experts over the G GPUs with data-parallel
     # attention when ep, else tensor parallel
     sizes = (1.0, float(g), float(ep and g > 1)) if ep else (float(g), 1.0, 0.0)
-    deploy = (float(g), sizes[0], sizes[1], 2e11, 6.6e-6 * (g > 1), 6e-7, sizes[2], 4e-6)
+    deploy = (float(g), sizes[0], sizes[1], 2e11, 6.6e-6 * (g > 1), 6e-7, sizes[2], 4e-6,
+              # N_TP, N_EP, BW_net, t_net: 8 GPUs over two nodes of 4
+              1.0 + (g == 8 and not ep), 1.0 + (g == 8 and ep), 5e10, 2.7e-6)  # fmt: skip
     kappa = P.defaults()["kappa"]
     values = (*model, t_in, t_out, batch, *hw, kappa, *deploy)
     numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, kappa=kappa, deploy=deploy)

@@ -36,7 +36,7 @@ def _point() -> dict[str, float]:
     values = dict(zip(G.ARG_NAMES, [8.4e9, 2e9, 8, 2, 32, 1e8, 32, 4096, 4096, 2048, 0.5, 600,
                                     4.25, 16, 16, 500, 300, 8, 5e-13, 1.2e-11, 4e14, 3e12, 700,
                                     100, 1.25e-13, 1.6e15, 1.2, 2, 2, 1, 4.5e11, 7e-6, 6e-7, 0,
-                                    4e-6], strict=True))  # fmt: skip
+                                    4e-6, 1, 1, 5e10, 2.7e-6], strict=True))  # fmt: skip
     return values
 
 

@@ -103,6 +103,8 @@ def test_one_gpu_without_collectives_equals_the_single_gpu_model():
         SP.G: 1,
         SPAR.n_tp: 1,
         SPAR.n_ep: 1,
+        SPAR.N_tp: 1,  # one node
+        SPAR.N_ep: 1,
         SP.t_0: 0,
         SPAR.t_grp: 0,
         SP.F_e: SP.F_peak,
@@ -151,7 +153,15 @@ def test_weight_bytes_scale_with_bits_per_weight():
 def test_tensor_parallel_allreduce_by_hand():
     """Two all-reduces per layer and step, each t_0 + the faster of the ring,
     2(G−1)t_hop + 2(G−1)/G · B·d·2 bytes / BW, and recursive doubling, log2 G·(t_hop + B·d·2 / BW)."""
-    tp = {SP.x_ep: 0, SP.b_a: 16, SPAR.n_tp: SP.G, SPAR.n_ep: 1, SPAR.t_grp: 0}
+    tp = {
+        SP.x_ep: 0,
+        SP.b_a: 16,
+        SPAR.n_tp: SP.G,
+        SPAR.n_ep: 1,
+        SPAR.t_grp: 0,
+        SPAR.N_tp: 1,
+        SPAR.N_ep: 1,
+    }  # fmt: skip  (one node: the scale-out term is tests/energy/test_scaleout.py's)
     step = SP.step_comm_s(S.B).subs(tp)
     msg = S.B * S.d * 2
     ring = 2 * (SP.G - 1) * SP.t_hop + 2 * (SP.G - 1) / SP.G * msg / SP.BW_link

@@ -1,7 +1,8 @@
 """Hard physical bounds, catalog-wide: no prediction or interval bound physics forbids.
 
 Every LLM of the catalog × every GPU × batch 1–512 × prompt 1–32k tokens × 1, 2, 4, 8 GPUs (the
-layouts vLLM accepts), through ``predict_many`` in one call. The floors here are written from the
+layouts vLLM accepts) and 16, 32 over nodes (where a scale-out network is documented), through
+``predict_many`` in one call. The floors here are written from the
 spec sheet and the config alone, independently of the kit's accounting (weaker, so a violation is
 a real one): a step reads at least the always-read weights at their width and k experts per MoE
 layer at the experts' width, at the replica's peak bandwidth (an untied input table is gathered,
@@ -21,7 +22,7 @@ from wattgpu_lite.errors import InvalidInputError, WattGPUError
 
 BATCHES = (1, 8, 64, 256, 512)  # 512: above vLLM's max_num_seqs, never served
 PROMPTS = (1, 1024, 32768)
-COUNTS = (1, 2, 4, 8)
+COUNTS = (1, 2, 4, 8, 16, 32)  # 16, 32: over nodes where a network is documented
 T_OUT = 180
 REL = 1e-9
 

@@ -1,9 +1,10 @@
-"""A replica never spans more GPUs than its link joins: never NVLink across nodes.
+"""A replica never spans more GPUs than its link joins on that link: never NVLink across nodes.
 
 The all-reduce time holds on the GPU's own link (NVLink, Infinity Fabric, a bridge, PCIe inside one
-server); beyond the GPUs that link joins (``link_domain_gpus``) the traffic crosses a link the kit
-does not model, so every entry point refuses with the reason, and a ranking lists the layout as
-refused rather than pricing it."""
+server); beyond the GPUs that link joins (``link_domain_gpus``) the traffic crosses the scale-out
+network where ``data/scaleout_links.csv`` documents one (``tests/energy/test_scaleout.py``), and
+elsewhere (a bridge's PCIe, a node without a documented network) every entry point refuses with
+the reason, and a ranking lists the layout as refused rather than pricing it."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy.args import UNKNOWN_DOMAIN_GPUS, check_link_domain
+from wattgpu_lite.energy import links
 from wattgpu_lite.errors import InvalidInputError
 
 LLAMA_70B = "meta-llama/Llama-3.1-70B-Instruct"
@@ -44,12 +45,14 @@ def test_the_catalog_joins_what_the_documents_say(name, joined):
     assert _domain(name) == joined
 
 
-def test_sixteen_hgx_gpus_are_refused_with_the_reason_and_the_fix():
+def test_sixteen_gpus_of_a_node_without_a_documented_network_are_refused_with_the_fix():
+    """V100 SXM2: one 8-GPU NVLink node, no scale-out link in data/scaleout_links.csv."""
     with pytest.raises(InvalidInputError) as err:
-        wl.predict(LLAMA_70B, "H100 SXM", num_gpus=16, batch=8)
+        wl.predict(LLAMA_70B, "V100 SXM2 32GB", num_gpus=16, batch=8)
     text = str(err.value)
-    assert "joins 8 GPUs" in text and "at most 8 GPUs per replica" in text
-    assert "between nodes" in text
+    assert "'V100 SXM2 32GB'" in text and "joins 8 GPUs" in text
+    assert "scaleout_links.csv has no row" in text and "Gb/s per GPU" in text
+    assert "at most 8 GPUs per replica" in text and "pipeline parallelism is not modelled" in text
 
 
 def test_an_nvl72_rack_serves_sixteen_gpus_as_one_replica():
@@ -68,12 +71,15 @@ def test_a_spec_that_does_not_say_is_held_to_one_server():
     spec = {k: v for k, v in wl.gpu("H100 SXM").__dict__.items() if k != "link_domain_gpus"}
     mine = wl.GPU.from_spec(spec | {"name": "my H100", "measured": False})
     assert math.isnan(mine.link_domain_gpus)
-    check_link_domain(mine, UNKNOWN_DOMAIN_GPUS)  # no error
+    links.check_link_domain(mine, links.UNKNOWN_DOMAIN_GPUS)  # no error
     with pytest.raises(InvalidInputError, match="give link_domain_gpus"):
-        check_link_domain(mine, 2 * UNKNOWN_DOMAIN_GPUS)
+        links.check_link_domain(mine, 2 * links.UNKNOWN_DOMAIN_GPUS)
+    with pytest.raises(InvalidInputError, match="give link_domain_gpus"):  # its name has no row
+        wl.predict(LLAMA_70B, mine, num_gpus=16, batch=8)
     bigger = wl.GPU.from_spec(spec | {"name": "my rack", "measured": False,
                                       "link_domain_gpus": 32})  # fmt: skip
-    check_link_domain(bigger, 32)
+    links.check_link_domain(bigger, 32)
+    links.check_link_domain(wl.gpu("H100 SXM"), 64)  # over nodes: data/scaleout_links.csv
 
 
 def test_a_ranking_lists_layouts_beyond_the_link_as_refused_never_priced():
@@ -87,8 +93,8 @@ def test_a_ranking_lists_layouts_beyond_the_link_as_refused_never_priced():
 
 
 def test_a_batch_row_beyond_the_link_gets_its_own_status():
-    frame = pd.DataFrame({"llm": [LLAMA_70B] * 2, "gpu": ["H100 SXM"] * 2, "num_gpus": [8, 16],
-                          "batch": [8, 8]})  # fmt: skip
+    frame = pd.DataFrame({"llm": [LLAMA_70B] * 2, "gpu": ["V100 SXM2 32GB"] * 2,
+                          "num_gpus": [8, 16], "batch": [8, 8]})  # fmt: skip
     out = wl.predict_many(frame)
     assert out["status"].iloc[0] == "ok" and math.isfinite(out["itl_s"].iloc[0])
     assert out["status"].iloc[1] != "ok" and math.isnan(out["itl_s"].iloc[1])

@@ -24,17 +24,21 @@ from wattgpu_lite.specs.layout import Parallel
 
 QWEN_MOE = "Qwen/Qwen3-30B-A3B"  # 128 experts, top-8, 32 heads / 4 KV heads, 48 layers
 TOUCHED = SP.experts_touched(S.B)
+ONE_NODE = {
+    SPAR.N_tp: 1,
+    SPAR.N_ep: 1,
+}  # every group inside one node (tests/energy/test_scaleout.py)
 
 
 def test_one_gpu_of_a_dense_model_adds_nothing_to_todays_step():
-    one = {SPAR.G: 1, SPAR.n_tp: 1, SPAR.n_ep: 1, SP.L_moe: 0}
+    one = {SPAR.G: 1, SPAR.n_tp: 1, SPAR.n_ep: 1, SP.L_moe: 0, **ONE_NODE}
     assert sp.simplify(SPAR.parallel_step_s(S.B, TOUCHED).subs(one)) == 0
     for phase in SP.PHASES:
         assert sp.simplify(SP.comm_s[phase].subs(one)) == 0
 
 
 def test_one_gpu_of_a_moe_adds_only_the_expert_groups():
-    one = {SPAR.G: 1, SPAR.n_tp: 1, SPAR.n_ep: 1}
+    one = {SPAR.G: 1, SPAR.n_tp: 1, SPAR.n_ep: 1, **ONE_NODE}
     step = SPAR.parallel_step_s(S.B, TOUCHED).subs(one)
     assert sp.simplify(step - SP.L_moe * SPAR.t_grp * (TOUCHED - SP.k)) == 0
 
@@ -48,7 +52,7 @@ def test_one_gpu_of_a_moe_adds_only_the_expert_groups():
 )  # DP·EP
 def test_ideal_links_give_the_ideal_split(layout):
     """t_0, t_hop → 0 and BW_link → ∞: no collective time, whatever the layout."""
-    comm = SPAR.comm_step_s(S.B).subs(layout).subs({SPAR.t_0: 0, SPAR.t_hop: 0})
+    comm = SPAR.comm_step_s(S.B).subs(layout).subs({SPAR.t_0: 0, SPAR.t_hop: 0, **ONE_NODE})
     assert sp.limit(comm.subs({SPAR.G: 8, SPAR.n_ep: 8}), SPAR.BW_link, sp.oo) == 0
 
 
@@ -83,7 +87,7 @@ def test_dp_attention_sends_routed_copies_by_all_to_all():
     """DP8·EP8, per MoE layer and step: dispatch + combine, each GPU sending 7/8 of its k·M/8."""
     subs = {SPAR.G: 8, SPAR.n_tp: 1, SPAR.n_ep: 8, SPAR.x_ep: 1, SP.n_l: 48, SP.L_moe: 48,
             SP.k: 8, SP.d: 2048, SPAR.b_a: 16, SPAR.t_0: 6.6e-6, SPAR.t_hop: 0.6e-6,
-            SPAR.BW_link: 450e9}  # fmt: skip
+            SPAR.BW_link: 450e9, **ONE_NODE}  # fmt: skip
     got = float(SPAR.comm_step_s(sp.Integer(64)).subs(subs))
     a2a = 6.6e-6 + 7 * 0.6e-6 + 7 / 64 * 8 * 64 * 2048 * 2 / 450e9
     assert got == pytest.approx(2 * 48 * a2a, rel=1e-12)  # the attention group of 1 GPU: none

@@ -2,13 +2,14 @@
 
 evaluate(**ARG_NAMES), every argument by keyword, returns every (phase, component) term
 of KEYS (J per request of the replica), then the prefill and decode times (s per
-request). The same in two parts: configured(every argument but LOADS) returns the
+request). The same for rows inside one node (N_TP = N_EP = 1) in two parts:
+configured(every argument but LOADS) returns the
 values CONFIGURED, which at_load(**CONFIGURED, **LOADS) reads (a configuration's
 values kept, each load evaluates its part alone)."""
 
 import numpy
 
-ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'b_kv', 'T_in', 'T_out', 'B', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'alpha_e', 'F_e', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
+ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'b_kv', 'T_in', 'T_out', 'B', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'alpha_e', 'F_e', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp', 'N_TP', 'N_EP', 'BW_net', 't_net')
 PHASES = ('prefill', 'decode')
 COMPONENTS = ('compute', 'parameter_reads', 'kv_writes', 'attention_reads', 'static', 'communication')
 KEYS = (('prefill', 'compute'), ('prefill', 'parameter_reads'), ('prefill', 'kv_writes'), ('prefill', 'attention_reads'), ('prefill', 'static'), ('prefill', 'communication'), ('decode', 'compute'), ('decode', 'parameter_reads'), ('decode', 'kv_writes'), ('decode', 'attention_reads'), ('decode', 'static'), ('decode', 'communication'))
@@ -17,7 +18,7 @@ CONFIGURED = ('E', 'N_act', 'N_always', 'W_sw', 'alpha_TC', 'alpha_e', 'b_w', 'd
 
 
 # fmt: off
-def evaluate(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
+def _evaluate_one_node(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp, N_TP, N_EP, BW_net, t_net):
     x0 = 2*T_in
     x1 = N_e*n_moe
     x2 = k*x1
@@ -100,7 +101,125 @@ def evaluate(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_
     return [kappa*x8, x15*x16, x16*x18, 0, x26*x27, x27*x43, kappa*x49, x16*x53, x16*x54, x16*x55, x27*x57, x27*x59, x26 + x43, x57 + x59]
 
 
-def configured(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
+def _evaluate_nodes(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp, N_TP, N_EP, BW_net, t_net):
+    x0 = 2*T_in
+    x1 = N_e*n_moe
+    x2 = k*x1
+    x3 = x0*x2
+    x4 = 1 - f_sw
+    x5 = numpy.minimum(T_in, W_sw)
+    x6 = 2*n_ell
+    x7 = N_act*x0 + d_q*x6*(T_in**2*x4 + f_sw*x5*(x0 - x5)) - x3
+    del x0, x5
+    x8 = alpha_TC*x7 + alpha_e*x3
+    x9 = B**(-1.0)
+    x10 = B*T_in
+    x11 = d*x10
+    x12 = 1 - k/E
+    x13 = E*(1 - x12**x10)
+    del x10
+    x14 = b_e*x1
+    del x1
+    x15 = x9*(b_w*(N_always + x11) + x13*x14)
+    x16 = e_HBM*kappa
+    x17 = b_kv*n_ell*w_kv
+    x18 = T_in*x17
+    x19 = x15 + x18
+    x20 = G**(-1.0)
+    x21 = (1/8)/BW_peak
+    x22 = x20*x21
+    x23 = x20/F_e
+    x24 = x20/F_peak
+    x25 = kappa*x20/(P_TDP - P_static)
+    x26 = numpy.maximum(numpy.maximum(x19*x22, x25*(e_HBM*x19 + x8)), x23*x3 + x24*x7)
+    del x3, x7, x19
+    x27 = G*P_static
+    x28 = N_always*b_w*x21*(-x20 + n_TP**(-1.0))
+    del x21
+    x29 = -k
+    x30 = n_moe*t_grp/n_EP
+    x31 = -n_EP/N_EP
+    x32 = n_EP + x31
+    x33 = t_net*x32
+    x34 = BW_net**(-1.0)
+    x35 = x32*x34
+    del x32
+    x36 = 2.0*k/n_EP**2
+    x37 = x11*x36
+    x38 = numpy.minimum(1, n_EP - 1)
+    x39 = -x31 - 1
+    del x31
+    x40 = BW_link**(-1.0)
+    x41 = x39*x40
+    x42 = t_0 + t_hop*x39
+    del x39
+    x43 = n_moe*x_EP
+    x44 = 2*x43
+    x45 = -x43 + x6
+    del x6, x43
+    x46 = 2.0*x20
+    del x20
+    x47 = x11*x46
+    del x11
+    x48 = x34*x47
+    x49 = numpy.log(2)**(-1.0)
+    x50 = x49*numpy.log(N_TP)
+    x51 = 2*N_TP - 2
+    x52 = t_net*x51
+    x53 = numpy.minimum(1, n_TP - 1)
+    x54 = x40*x47
+    del x47
+    x55 = x49*numpy.log(n_TP)
+    del x49
+    x56 = 2*n_TP - 2
+    x57 = t_hop*x56
+    x58 = x9*(x28 + x30*(x13 + x29) + x44*(x33 + x35*x37 + x38*(x37*x41 + x42)) + x45*(x53*(t_0 + numpy.minimum(x54*x56 + x57, x55*(n_TP*x54 + t_hop))) + numpy.minimum(x48*x51 + x52, x50*(N_TP*x48 + t_net))))
+    del x13, x37, x48, x54
+    x59 = 2*T_out
+    x60 = x2*x59
+    del x2
+    x61 = numpy.minimum(T_out, numpy.maximum(0, -T_in + W_sw + 1))
+    x62 = f_sw*(T_in*x61 + W_sw*(T_out - x61) + (1/2)*x61*(x61 - 1)) + x4*(T_in*T_out + (1/2)*T_out**2 - 1/2*T_out)
+    del x4, x61
+    x63 = N_act*x59 + 4*d_q*n_ell*x62 - x60
+    del x59
+    x64 = alpha_TC*x63 + alpha_e*x60
+    x65 = B*d
+    x66 = E*(1 - x12**B)
+    del x12
+    x67 = T_out*x9
+    del x9
+    x68 = x67*(b_w*(N_always + x65) + x14*x66)
+    del x14
+    x69 = T_out*x17
+    x70 = x17*x62
+    del x17, x62
+    x71 = x68 + x69 + x70
+    x72 = numpy.maximum(numpy.maximum(x22*x71, x25*(e_HBM*x71 + x64)), x23*x60 + x24*x63)
+    del x22, x23, x24, x25, x60, x63, x71
+    x73 = x36*x65
+    del x36
+    x74 = x46*x65
+    del x46, x65
+    x75 = x34*x74
+    del x34
+    x76 = x40*x74
+    del x40, x74
+    x77 = x67*(x28 + x30*(x29 + x66) + x44*(x33 + x35*x73 + x38*(x41*x73 + x42)) + x45*(x53*(t_0 + numpy.minimum(x56*x76 + x57, x55*(n_TP*x76 + t_hop))) + numpy.minimum(x51*x75 + x52, x50*(N_TP*x75 + t_net))))
+    del x28, x29, x30, x33, x35, x38, x41, x42, x44, x45, x50, x51, x52, x53, x55, x56, x57, x66, x67, x73, x75, x76
+    return [kappa*x8, x15*x16, x16*x18, 0, x26*x27, x27*x58, kappa*x64, x16*x68, x16*x69, x16*x70, x27*x72, x27*x77, x26 + x58, x72 + x77]
+
+
+def evaluate(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, B, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp, N_TP, N_EP, BW_net, t_net):
+    one = _evaluate_one_node(N_act=N_act, N_always=N_always, E=E, k=k, n_moe=n_moe, N_e=N_e, n_ell=n_ell, d=d, d_q=d_q, w_kv=w_kv, f_sw=f_sw, W_sw=W_sw, b_e=b_e, b_w=b_w, b_kv=b_kv, T_in=T_in, T_out=T_out, B=B, alpha_TC=alpha_TC, e_HBM=e_HBM, F_peak=F_peak, BW_peak=BW_peak, P_TDP=P_TDP, P_static=P_static, alpha_e=alpha_e, F_e=F_e, kappa=kappa, G=G, n_TP=n_TP, n_EP=n_EP, BW_link=BW_link, t_0=t_0, t_hop=t_hop, x_EP=x_EP, t_grp=t_grp, N_TP=N_TP, N_EP=N_EP, BW_net=BW_net, t_net=t_net)
+    inside = (N_TP == 1) & (N_EP == 1)
+    if numpy.all(inside):
+        return one
+    full = _evaluate_nodes(N_act=N_act, N_always=N_always, E=E, k=k, n_moe=n_moe, N_e=N_e, n_ell=n_ell, d=d, d_q=d_q, w_kv=w_kv, f_sw=f_sw, W_sw=W_sw, b_e=b_e, b_w=b_w, b_kv=b_kv, T_in=T_in, T_out=T_out, B=B, alpha_TC=alpha_TC, e_HBM=e_HBM, F_peak=F_peak, BW_peak=BW_peak, P_TDP=P_TDP, P_static=P_static, alpha_e=alpha_e, F_e=F_e, kappa=kappa, G=G, n_TP=n_TP, n_EP=n_EP, BW_link=BW_link, t_0=t_0, t_hop=t_hop, x_EP=x_EP, t_grp=t_grp, N_TP=N_TP, N_EP=N_EP, BW_net=BW_net, t_net=t_net)
+    return [numpy.where(inside, a, b) for a, b in zip(one, full, strict=True)]
+
+
+def configured(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp, N_TP, N_EP, BW_net, t_net):
     x1 = N_e * n_moe
     x2 = k * x1
     x4 = 1 - f_sw

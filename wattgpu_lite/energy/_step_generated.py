@@ -8,12 +8,11 @@ W / T_out + c_step); N(B) = B · the dynamic J per request."""
 import numpy
 
 # fmt: off
-ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'b_kv', 'T_in', 'T_out', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'alpha_e', 'F_e', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp')
-GROUPS = (('max', 3), ('max', 3), ('min', 2), ('min', 2))
+ARG_NAMES = ('N_act', 'N_always', 'E', 'k', 'n_moe', 'N_e', 'n_ell', 'd', 'd_q', 'w_kv', 'f_sw', 'W_sw', 'b_e', 'b_w', 'b_kv', 'T_in', 'T_out', 'alpha_TC', 'e_HBM', 'F_peak', 'BW_peak', 'P_TDP', 'P_static', 'alpha_e', 'F_e', 'kappa', 'G', 'n_TP', 'n_EP', 'BW_link', 't_0', 't_hop', 'x_EP', 't_grp', 'N_TP', 'N_EP', 'BW_net', 't_net')
+GROUPS = (('max', 3), ('max', 3), ('min', 2), ('min', 2), ('min', 2), ('min', 2))
 
 
-def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp):
-    w_kv = w_kv*(b_kv/16.0)  # b_kv enters as b_kv·w_kv only (codegen.kv_folded)
+def _coefficients_one_node(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp, N_TP, N_EP, BW_net, t_net):
     x0 = BW_peak**(-1.0)
     x1 = G**(-1.0)
     x2 = x0*x1
@@ -220,5 +219,269 @@ def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw
     x160 = x144*x158
     del x144, x158
     x161 = T_out*x39
-    return [x5 + x9, (1/8)*x10*x14 + x13, -x9, 0, 0, -f_sw*x28 + x15*x18 + x17*x19*x22 - x18*x22 + x28 + x30*x32 - x33*x34, 0, 0, x38 + x40, -f_sw*x55 + x35*x43 + x35*x45 - x35*x49 + x35*x51 + x35*x56 - x35*x57 + x48 + x55, -x40, 0, 0, -T_out*x21*x25 + f_sw*x59 + f_sw*x62*x66 - f_sw*x63 - f_sw*x65 + x1*x19*x61 + x24*x58 + x30*x68 - x34*x67 + x34*x70 - x59 + x63 + x65 - x66*x69, 0, 0, x71 + x72, f_sw*x75 - f_sw*x77 - f_sw*x79 + x13*x68 + x6*x76 - x68*x83 + x75 + x77 + x79 + x80*x82 - x80*x84 + x83*x85, 0, -x72, T_out*x38 + x86, -f_sw*x101 - f_sw*x105 + f_sw*x91 + f_sw*x93 - f_sw*x95 - f_sw*x99 + x101 + x103*x35 + x105 + x107*x35 - x109*x35 - x110*x35 - x111*x35 + x112*x35 - x113*x35 + x114*x35 + x115*x35 + x35*x87 + x35*x88 - x35*x96 + x35*x97 + x48*x68 + x91 - x93 + x95 + x99, 0, -x86, T_out*x120 - T_out*x124, x128*x129 - x128*x130, 0, 0, n_TP*x132 - n_TP*x135 - x132 + x135, n_TP*x137 - n_TP*x139 - x137 + x139, 0, 0, x120 - x124, x129*x141 - x130*x141, 0, 0, n_TP*x131 - n_TP*x134 - x131 + x134, n_TP*x142 - n_TP*x143 - x142 + x143, 0, 0, -T_out*x147 + T_out*x150 + T_out*x151 + T_out*x153 - T_out*x154 + n_EP*x155 + n_EP*x156 + x146 - x147 + x148 + x150 + x151 + x153 - x154 - x155 - x156 - x5 - x71, -x126*x159 + x126*x160 - x157*x159 + x157*x160, -x146, -x148, T_out*x37 + x161 + x37 + x39, -f_sw*x100 - f_sw*x104 - f_sw*x54 + f_sw*x90 + f_sw*x92 - f_sw*x94 - f_sw*x98 + x100 + x103 + x104 + x107 - x109 - x110 - x111 + x112 - x113 + x114 + x115 + x43 + x45 + x47*x68 + x47 - x49 + x51 + x54 + x56 - x57 + x87 + x88 + x90 - x92 + x94 - x96 + x97 + x98, -x39, -x161]
+    return [x5 + x9, (1/8)*x10*x14 + x13, -x9, 0, 0, -f_sw*x28 + x15*x18 + x17*x19*x22 - x18*x22 + x28 + x30*x32 - x33*x34, 0, 0, x38 + x40, -f_sw*x55 + x35*x43 + x35*x45 - x35*x49 + x35*x51 + x35*x56 - x35*x57 + x48 + x55, -x40, 0, 0, -T_out*x21*x25 + f_sw*x59 + f_sw*x62*x66 - f_sw*x63 - f_sw*x65 + x1*x19*x61 + x24*x58 + x30*x68 - x34*x67 + x34*x70 - x59 + x63 + x65 - x66*x69, 0, 0, x71 + x72, f_sw*x75 - f_sw*x77 - f_sw*x79 + x13*x68 + x6*x76 - x68*x83 + x75 + x77 + x79 + x80*x82 - x80*x84 + x83*x85, 0, -x72, T_out*x38 + x86, -f_sw*x101 - f_sw*x105 + f_sw*x91 + f_sw*x93 - f_sw*x95 - f_sw*x99 + x101 + x103*x35 + x105 + x107*x35 - x109*x35 - x110*x35 - x111*x35 + x112*x35 - x113*x35 + x114*x35 + x115*x35 + x35*x87 + x35*x88 - x35*x96 + x35*x97 + x48*x68 + x91 - x93 + x95 + x99, 0, -x86, T_out*x120 - T_out*x124, x128*x129 - x128*x130, 0, 0, n_TP*x132 - n_TP*x135 - x132 + x135, n_TP*x137 - n_TP*x139 - x137 + x139, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, x120 - x124, x129*x141 - x130*x141, 0, 0, n_TP*x131 - n_TP*x134 - x131 + x134, n_TP*x142 - n_TP*x143 - x142 + x143, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -T_out*x147 + T_out*x150 + T_out*x151 + T_out*x153 - T_out*x154 + n_EP*x155 + n_EP*x156 + x146 - x147 + x148 + x150 + x151 + x153 - x154 - x155 - x156 - x5 - x71, -x126*x159 + x126*x160 - x157*x159 + x157*x160, -x146, -x148, T_out*x37 + x161 + x37 + x39, -f_sw*x100 - f_sw*x104 - f_sw*x54 + f_sw*x90 + f_sw*x92 - f_sw*x94 - f_sw*x98 + x100 + x103 + x104 + x107 - x109 - x110 - x111 + x112 - x113 + x114 + x115 + x43 + x45 + x47*x68 + x47 - x49 + x51 + x54 + x56 - x57 + x87 + x88 + x90 - x92 + x94 - x96 + x97 + x98, -x39, -x161]
+
+
+def _coefficients_nodes(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp, N_TP, N_EP, BW_net, t_net):
+    x0 = BW_peak**(-1.0)
+    x1 = G**(-1.0)
+    x2 = x0*x1
+    x3 = N_always*b_w
+    x4 = (1/8)*x3
+    x5 = x2*x4
+    x6 = (1/8)*x2
+    x7 = E*n_moe
+    x8 = N_e*b_e*x7
+    x9 = x6*x8
+    x10 = T_in*x2
+    x11 = n_ell*w_kv
+    x12 = 2.0*x11
+    x13 = x10*x12
+    x14 = b_w*d
+    x15 = x1/F_peak
+    x16 = 2*N_act
+    x17 = T_in*x16
+    x18 = T_in*x1
+    x19 = k*n_moe
+    x20 = 2*N_e*x19
+    x21 = x20/F_e
+    x22 = T_in*x15
+    x23 = T_in**2
+    x24 = 2*n_ell
+    x25 = d_q*x24
+    x26 = x15*x25
+    x27 = x23*x26
+    x28 = 4*n_ell
+    x29 = d_q*x28
+    x30 = x22*x29
+    x31 = numpy.minimum(T_in, W_sw)
+    x32 = f_sw*x31
+    x33 = x31**2
+    del x31
+    x34 = f_sw*x26
+    x35 = (G*P_TDP - G*P_static)**(-1.0)
+    x36 = e_HBM*kappa
+    x37 = x3*x36
+    del x3
+    x38 = x35*x37
+    x39 = x36*x8
+    del x8
+    x40 = x35*x39
+    x41 = alpha_TC*kappa
+    x42 = x17*x41
+    x43 = T_in*x36
+    x44 = x14*x43
+    x45 = 16.0*x43
+    del x43
+    x46 = x11*x45
+    x47 = x35*x46
+    x48 = T_in*x20
+    x49 = x41*x48
+    x50 = alpha_e*kappa
+    x51 = x48*x50
+    del x48
+    x52 = x25*x41
+    del x25
+    x53 = x23*x52
+    del x23
+    x54 = x35*x53
+    x55 = T_in*x41
+    x56 = x29*x32*x55
+    x57 = f_sw*x33*x52
+    x58 = T_out*x16
+    del x16
+    x59 = T_out*x26
+    x60 = T_out*x1
+    del x1
+    x61 = T_out*x20
+    x62 = T_out*x29
+    x63 = x22*x62
+    x64 = T_out**2
+    x65 = x26*x64
+    del x26
+    x66 = W_sw*x15
+    x67 = f_sw*x62
+    x68 = numpy.minimum(T_out, numpy.maximum(0, -T_in + W_sw + 1))
+    x69 = f_sw*x68
+    x70 = x29*x69
+    del x29
+    x71 = x68**2
+    x72 = T_out*x5
+    x73 = T_out*x9
+    x74 = T_out*x11
+    x75 = 1.0*x2
+    x76 = x74*x75
+    x77 = T_out*x14
+    x78 = T_out*x13
+    x79 = x11*x64
+    x80 = x75*x79
+    x81 = W_sw*f_sw
+    x82 = x12*x2
+    del x2, x12
+    x83 = x11*x75
+    del x75
+    x84 = W_sw*x69
+    x85 = f_sw*x71
+    x86 = T_out*x40
+    x87 = x41*x58
+    x88 = x36*x77
+    x89 = 8.0*x36
+    x90 = x74*x89
+    x91 = x35*x90
+    x92 = T_out*x52
+    x93 = x35*x92
+    x94 = x45*x74
+    del x45
+    x95 = x35*x94
+    x96 = x41*x61
+    x97 = x50*x61
+    del x50
+    x98 = x55*x62
+    del x62
+    x99 = x35*x98
+    x100 = x79*x89
+    del x79
+    x101 = x100*x35
+    x102 = 16.0*x36
+    del x36
+    x103 = x102*x74*x81
+    del x74
+    x104 = x52*x64
+    del x64
+    x105 = x104*x35
+    x106 = W_sw*x41
+    del x41
+    x107 = x106*x67
+    x108 = x11*x89
+    del x89
+    x109 = x108*x69
+    x110 = x52*x69
+    x111 = x102*x11*x84
+    del x11, x102
+    x112 = x55*x70
+    del x55
+    x113 = x106*x70
+    del x106
+    x114 = x108*x85
+    del x108
+    x115 = x52*x85
+    del x52
+    x116 = numpy.minimum(1, n_TP - 1)
+    x117 = t_hop*x116
+    x118 = numpy.log(2)**(-1.0)
+    x119 = x118*numpy.log(n_TP)
+    x120 = x117*x119
+    x121 = x120*x24
+    x122 = n_moe*x_EP
+    x123 = x120*x122
+    del x120
+    x124 = d/BW_link
+    x125 = x116*x124
+    x126 = x125*x60
+    x127 = n_TP*x119
+    del x119
+    x128 = x126*x127
+    x129 = 4.0*n_ell
+    x130 = 2.0*x122
+    x131 = x117*x28
+    x132 = T_out*x131
+    x133 = 2*x122
+    x134 = x117*x133
+    del x117
+    x135 = T_out*x134
+    x136 = 8.0*n_ell
+    x137 = x126*x136
+    x138 = 4.0*x122
+    x139 = x126*x138
+    del x126
+    x140 = 2*t_net
+    x141 = x118*numpy.log(N_TP)
+    del x118
+    x142 = n_ell*x141
+    x143 = x140*x142
+    x144 = x122*x141
+    del x141
+    x145 = t_net*x144
+    x146 = d/BW_net
+    x147 = x146*x60
+    x148 = N_TP*x147
+    x149 = 4.0*x142
+    del x142
+    x150 = 2.0*x144
+    del x144
+    x151 = t_net*x28
+    del x28
+    x152 = T_out*x151
+    x153 = x122*x140
+    del x140
+    x154 = T_out*x153
+    x155 = x136*x147
+    x156 = x138*x147
+    del x147
+    x157 = x125*x127*x18
+    del x127
+    x158 = x136*x18
+    del x136
+    x159 = x125*x158
+    x160 = x138*x18
+    x161 = x125*x160
+    del x125
+    x162 = N_TP*x146*x18
+    x163 = x146*x158
+    del x158
+    x164 = x146*x160
+    del x160
+    x165 = n_EP*x153
+    x166 = n_EP**(-1.0)
+    x167 = t_grp*x166
+    x168 = x167*x7
+    del x7
+    x169 = n_EP*x154
+    x170 = x167*x19
+    del x19, x167
+    x171 = T_out*x168
+    x172 = t_0*x116
+    del x116
+    x173 = x172*x24
+    del x24
+    x174 = N_EP**(-1.0)
+    x175 = x0*x4/n_TP
+    del x0, x4
+    x176 = numpy.minimum(1, n_EP - 1)
+    x177 = x133*x176
+    del x133
+    x178 = t_0*x177
+    x179 = x122*x172
+    del x122, x172
+    x180 = t_hop*x177
+    del x177
+    x181 = T_out*x180
+    x182 = n_EP*x174
+    x183 = k*x138
+    del x138
+    x184 = T_in*x183
+    x185 = x146*x166
+    del x146
+    x186 = x184*x185
+    x187 = T_out*x183
+    del x183
+    x188 = x185*x187
+    del x185
+    x189 = x124*x176
+    del x124, x176
+    x190 = x189/n_EP**2
+    x191 = x166*x174*x189
+    del x166, x189
+    x192 = T_out*x39
+    return [x5 + x9, (1/8)*x10*x14 + x13, -x9, 0, 0, -f_sw*x27 + x15*x17 + x18*x21 - x20*x22 + x27 + x30*x32 - x33*x34, 0, 0, x38 + x40, -f_sw*x54 + x35*x42 + x35*x44 - x35*x49 + x35*x51 + x35*x56 - x35*x57 + x47 + x54, -x40, 0, 0, f_sw*x59 - f_sw*x63 - f_sw*x65 + x15*x58 - x15*x61 + x21*x60 + x30*x69 - x34*x68 + x34*x71 - x59 + x63 + x65 + x66*x67 - x66*x70, 0, 0, x72 + x73, T_out*x81*x82 + f_sw*x76 - f_sw*x78 - f_sw*x80 + x13*x69 + x6*x77 - x69*x83 + x76 + x78 + x80 - x82*x84 + x83*x85, 0, -x73, T_out*x38 + x86, -f_sw*x101 - f_sw*x105 + f_sw*x91 + f_sw*x93 - f_sw*x95 - f_sw*x99 + x101 + x103*x35 + x105 + x107*x35 - x109*x35 - x110*x35 - x111*x35 + x112*x35 - x113*x35 + x114*x35 + x115*x35 + x35*x87 + x35*x88 - x35*x96 + x35*x97 + x47*x69 + x91 - x93 + x95 + x99, 0, -x86, T_out*x121 - T_out*x123, x128*x129 - x128*x130, 0, 0, n_TP*x132 - n_TP*x135 - x132 + x135, n_TP*x137 - n_TP*x139 - x137 + x139, 0, 0, T_out*x143 - T_out*x145, x148*x149 - x148*x150, 0, 0, N_TP*x152 - N_TP*x154 - x152 + x154, N_TP*x155 - N_TP*x156 - x155 + x156, 0, 0, x121 - x123, x129*x157 - x130*x157, 0, 0, n_TP*x131 - n_TP*x134 - x131 + x134, n_TP*x159 - n_TP*x161 - x159 + x161, 0, 0, x143 - x145, x149*x162 - x150*x162, 0, 0, N_TP*x151 - N_TP*x153 - x151 + x153, N_TP*x163 - N_TP*x164 - x163 + x164, 0, 0, -T_out*x170 + T_out*x173 + T_out*x175 + T_out*x178 - T_out*x179 - x165*x174 + x165 + x168 - x169*x174 + x169 - x170 + x171 + x173 + x175 + x178 - x179 + x180*x182 - x180 + x181*x182 - x181 - x5 - x72, -x174*x186 - x174*x188 - x184*x190 + x184*x191 + x186 - x187*x190 + x187*x191 + x188, -x168, -x171, T_out*x37 + x192 + x37 + x39, -f_sw*x100 - f_sw*x104 - f_sw*x53 + f_sw*x90 + f_sw*x92 - f_sw*x94 - f_sw*x98 + x100 + x103 + x104 + x107 - x109 - x110 - x111 + x112 - x113 + x114 + x115 + x42 + x44 + x46*x69 + x46 - x49 + x51 + x53 + x56 - x57 + x87 + x88 + x90 - x92 + x94 - x96 + x97 + x98, -x39, -x192]
+
+
+def coefficients(*, N_act, N_always, E, k, n_moe, N_e, n_ell, d, d_q, w_kv, f_sw, W_sw, b_e, b_w, b_kv, T_in, T_out, alpha_TC, e_HBM, F_peak, BW_peak, P_TDP, P_static, alpha_e, F_e, kappa, G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp, N_TP, N_EP, BW_net, t_net):
+    w_kv = w_kv*(b_kv/16.0)  # b_kv enters as b_kv·w_kv only (codegen.kv_folded)
+    one = _coefficients_one_node(N_act=N_act, N_always=N_always, E=E, k=k, n_moe=n_moe, N_e=N_e, n_ell=n_ell, d=d, d_q=d_q, w_kv=w_kv, f_sw=f_sw, W_sw=W_sw, b_e=b_e, b_w=b_w, b_kv=b_kv, T_in=T_in, T_out=T_out, alpha_TC=alpha_TC, e_HBM=e_HBM, F_peak=F_peak, BW_peak=BW_peak, P_TDP=P_TDP, P_static=P_static, alpha_e=alpha_e, F_e=F_e, kappa=kappa, G=G, n_TP=n_TP, n_EP=n_EP, BW_link=BW_link, t_0=t_0, t_hop=t_hop, x_EP=x_EP, t_grp=t_grp, N_TP=N_TP, N_EP=N_EP, BW_net=BW_net, t_net=t_net)
+    inside = (N_TP == 1) & (N_EP == 1)
+    if numpy.all(inside):
+        return one
+    full = _coefficients_nodes(N_act=N_act, N_always=N_always, E=E, k=k, n_moe=n_moe, N_e=N_e, n_ell=n_ell, d=d, d_q=d_q, w_kv=w_kv, f_sw=f_sw, W_sw=W_sw, b_e=b_e, b_w=b_w, b_kv=b_kv, T_in=T_in, T_out=T_out, alpha_TC=alpha_TC, e_HBM=e_HBM, F_peak=F_peak, BW_peak=BW_peak, P_TDP=P_TDP, P_static=P_static, alpha_e=alpha_e, F_e=F_e, kappa=kappa, G=G, n_TP=n_TP, n_EP=n_EP, BW_link=BW_link, t_0=t_0, t_hop=t_hop, x_EP=x_EP, t_grp=t_grp, N_TP=N_TP, N_EP=N_EP, BW_net=BW_net, t_net=t_net)
+    return [numpy.where(inside, a, b) for a, b in zip(one, full, strict=True)]
 # fmt: on

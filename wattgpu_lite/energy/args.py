@@ -15,10 +15,9 @@ compute peak of its own format) and :func:`deploy_args` / :func:`single_gpu` (a 
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
-from wattgpu_lite.energy import coefficients
+from wattgpu_lite.energy import coefficients, links
 from wattgpu_lite.energy.hardware import gpu_coefficients_j
 from wattgpu_lite.energy.precision import compute_peak_tflops, streamed_bits, streamed_formats
 from wattgpu_lite.errors import InvalidInputError
@@ -80,6 +79,10 @@ class Deployment(NamedTuple):
     hop_latency_s: Value  # t_hop: latency per hop, s
     expert_dispatch: Value  # x_EP: 1 when experts are dispatched by all-to-all, else 0
     expert_group_s: Value  # t_grp: fixed time per expert a grouped GEMM reads, s
+    tp_nodes: Value  # N_TP: nodes one tensor group spans (1 inside one link domain)
+    ep_nodes: Value  # N_EP: nodes the expert group spans
+    net_bytes_s: Value  # BW_net: per-GPU scale-out network bandwidth per direction, B/s
+    net_hop_latency_s: Value  # t_net: latency per hop between nodes, s
 
 
 #: each record's fields and the sympy symbols they stand for, in the same order (a test holds
@@ -89,7 +92,8 @@ SYMBOL_NAMES: dict[type, tuple[str, ...]] = {
                   "f_sw", "W_sw", "b_e", "b_w", "b_kv"),
     Workload: ("T_in", "T_out", "B"),
     Hardware: ("alpha_TC", "e_HBM", "F_peak", "BW_peak", "P_TDP", "P_static", "alpha_e", "F_e"),
-    Deployment: ("G", "n_TP", "n_EP", "BW_link", "t_0", "t_hop", "x_EP", "t_grp"),
+    Deployment: ("G", "n_TP", "n_EP", "BW_link", "t_0", "t_hop", "x_EP", "t_grp", "N_TP", "N_EP",
+                 "BW_net", "t_net"),
 }  # fmt: skip
 
 
@@ -168,57 +172,11 @@ def model_peak_kinds(llm, gpu, weights: str | None = None) -> tuple[str, str]:
     return tuple(compute_peak_tflops(gpu, fmt)[1] for fmt in streamed_formats(llm, weights))
 
 
-def link_kind(gpu) -> str:
-    """ "pcie" for a card whose GPU-to-GPU path is PCIe, else "nvlink" (or Infinity Fabric)."""
-    return "pcie" if str(gpu.interconnect).upper().startswith("PCIE") else "nvlink"
-
-
-def link_bytes_per_s(gpu) -> float:
-    """Per-direction GPU-to-GPU bandwidth (B/s): a bidirectional figure is halved."""
-    gbs = gpu.interconnect_gbs
-    if gbs is None or not math.isfinite(gbs):
-        no = f"GPU {gpu.name!r} has no interconnect bandwidth (interconnect_gbs) in its spec, so"
-        fix = "num_gpus=1 or build the GPU with wl.GPU.from_spec({..., 'interconnect_gbs': ...})"
-        raise InvalidInputError(
-            f"{no} a multi-GPU estimate cannot time its all-reduces; use {fix}."
-        )
-    return gbs * 1e9 / (2.0 if gpu.interconnect_direction == "bidirectional" else 1.0)
-
-
-UNKNOWN_DOMAIN_GPUS = 8  # a spec without link_domain_gpus: one 8-GPU server, the common largest
-
-
-def check_link_domain(gpu, num_gpus: int) -> None:
-    """Refuse a replica of more GPUs than one link domain joins (``gpu.link_domain_gpus``: an
-    HGX baseboard's 8, an NVL72 rack's 72, a bridge's 2 or 4; else :data:`UNKNOWN_DOMAIN_GPUS`):
-    t_AR = t_0 + hops·t_hop + bytes / B_link holds on that link only, not on slower ones."""
-    domain = gpu.link_domain_gpus
-    known = domain is not None and math.isfinite(domain)
-    if num_gpus <= (domain if known else UNKNOWN_DOMAIN_GPUS):
-        return
-    if known:
-        cited = " (data/gpus.csv, source_interconnect)" if gpu.source_interconnect else ""
-        said = f"its {gpu.interconnect} joins {domain:g} GPUs{cited}"
-        fix = f"use at most {domain:g} GPUs per replica and serve more replicas"
-    else:
-        said = (
-            f"its spec does not say how many GPUs its link joins (link_domain_gpus), so "
-            f"the kit assumes one {UNKNOWN_DOMAIN_GPUS}-GPU server"
-        )
-        fix = (
-            f"use at most {UNKNOWN_DOMAIN_GPUS} GPUs per replica, or give link_domain_gpus "
-            "in the GPU's spec if its link joins more"
-        )
-    raise InvalidInputError(
-        f"{num_gpus} GPUs of {gpu.name!r} in one replica span more than one link domain: "
-        f"{said}. The kit times tensor-parallel all-reduces on that link only and has no model "
-        f"of the slower link beyond it (between nodes, or PCIe between bridged cards); {fix}."
-    )
-
-
 def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
     """The deployment record (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link
-    B/s, NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp (s per expert group).
+    B/s, NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp (s per expert
+    group), and the nodes crossed: N_TP, N_EP, the scale-out B/s and latency per hop
+    (:func:`wattgpu_lite.energy.links.node_split`; one node: no network, the terms are 0).
 
     ``num_gpus``: a GPU count (tensor parallel; ``expert_parallel`` puts whole experts on the same
     GPUs) or a :class:`~wattgpu_lite.specs.layout.Parallel`; one GPU has no collective (t_0 = 0).
@@ -228,11 +186,12 @@ def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
     sizes = {"num_gpus": float(lay.num_gpus), "tp": float(lay.tp), "ep": float(lay.ep)}
     sizes |= {"expert_dispatch": float(lay.ep > 1 and lay.dp_attention), "expert_group_s": t_grp}
     if lay.num_gpus == 1:
-        return Deployment(**sizes, link_bytes_s=1.0, collective_latency_s=0.0, hop_latency_s=0.0)
-    link = link_bytes_per_s(gpu)
-    check_link_domain(gpu, lay.num_gpus)
+        return Deployment(**sizes, link_bytes_s=1.0, collective_latency_s=0.0, hop_latency_s=0.0,
+                          **links.ONE_NODE)  # fmt: skip
+    link = links.link_bytes_per_s(gpu)
+    sizes |= links.node_split(gpu, lay)
     base_s = coefficients.value("allreduce_base_latency_us", "physical") * 1e-6
-    hop_s = coefficients.value("link_hop_latency_us", f"physical:{link_kind(gpu)}") * 1e-6
+    hop_s = coefficients.value("link_hop_latency_us", f"physical:{links.link_kind(gpu)}") * 1e-6
     return Deployment(**sizes, link_bytes_s=link, collective_latency_s=base_s, hop_latency_s=hop_s)
 
 

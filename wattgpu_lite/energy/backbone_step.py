@@ -133,7 +133,9 @@ def achieved_deploy(rows: Rows, c: Constants) -> Deployment:
     d = rows.deploy
     ratio = c.collective_ratio
     return d._replace(
-        collective_latency_s=ratio * d.collective_latency_s, hop_latency_s=ratio * d.hop_latency_s
+        collective_latency_s=ratio * d.collective_latency_s,
+        hop_latency_s=ratio * d.hop_latency_s,
+        net_hop_latency_s=ratio * d.net_hop_latency_s,
     )
 
 

@@ -61,6 +61,10 @@ GLOSSARY: dict[sp.Symbol, tuple[str, str, str]] = {
     symbolic_physical.t_0: (r"t_{0}", "s", "fixed latency of one collective (0 on one GPU)"),
     symbolic_physical.t_hop: (r"t_{\mathrm{hop}}", "s", "latency of one ring step over the link"),
     symbolic_physical.x_ep: (r"x_{\mathrm{EP}}", "0 or 1", "1 if tokens reach their experts by all-to-all (expert parallel with data-parallel attention)"),
+    symbolic_parallel.N_tp: (r"N_{\mathrm{TP}}", "nodes", "nodes one tensor-parallel group spans (1 inside one link domain)"),
+    symbolic_parallel.N_ep: (r"N_{\mathrm{EP}}", "nodes", "nodes the expert group spans (1 inside one link domain)"),
+    symbolic_parallel.BW_net: (r"BW_{\mathrm{net}}", "B/s", "scale-out network bandwidth of one GPU's own NIC per direction, between nodes"),
+    symbolic_parallel.t_net: (r"t_{\mathrm{net}}", "s", "latency of one step between nodes on the scale-out network"),
     symbolic.j: ("j", "1", "decode step, 0 … T_out − 1 (summation index)"),
     symbolic.i: ("i", "1", "prompt position, 1 … T_in (summation index)"),
 }  # fmt: skip

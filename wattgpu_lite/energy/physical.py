@@ -124,9 +124,10 @@ def configured_symbols(named: dict) -> dict:
     its arguments by symbol name but those: the values the generated ``at_load`` reads (by
     name), kept by a caller that evaluates one configuration at many loads
     (:func:`evaluate_at_load`)."""
-    values = _physical_generated.configured(
-        **{k: np.asarray(v, dtype=float) for k, v in named.items()}
-    )
+    arrays = {k: np.asarray(v, dtype=float) for k, v in named.items()}
+    if np.any(arrays["N_TP"] != 1) or np.any(arrays["N_EP"] != 1):
+        return arrays  # groups across nodes: the arguments kept, evaluated whole at each load
+    values = _physical_generated.configured(**arrays)
     return dict(zip(_physical_generated.CONFIGURED, values, strict=True))
 
 
@@ -136,7 +137,9 @@ def evaluate_at_load(configured: dict, loads: dict) -> tuple[dict, dict]:
     operations that read a load alone."""
     args = {**configured, **{k: np.asarray(v, dtype=float) for k, v in loads.items()}}
     shape = np.broadcast_shapes(*{np.shape(a) for a in args.values()})
-    return _named([_full(v, shape) for v in in_blocks(_physical_generated.at_load, args, shape)])
+    whole = "N_TP" in configured  # kept whole by configured_symbols: a replica over nodes
+    fn = _physical_generated.evaluate if whole else _physical_generated.at_load
+    return _named([_full(v, shape) for v in in_blocks(fn, args, shape)])
 
 
 def _shape(args: dict[str, np.ndarray]) -> tuple[int, ...]:

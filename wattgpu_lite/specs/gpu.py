@@ -80,7 +80,7 @@ class GPU:
     ``interconnect_gbs`` the per-GPU intra-node bandwidth (NVLink, Infinity Fabric or PCIe) as
     ``interconnect_direction`` says (vendors quote bidirectional totals); ``link_domain_gpus`` the
     GPUs that link joins (an HGX baseboard's 8, an NVL72 rack's 72, a bridge's 2 or 4; NaN if
-    unknown: :func:`wattgpu_lite.energy.args.check_link_domain`); ``idle_power_w`` a
+    unknown: :func:`wattgpu_lite.energy.links.check_link_domain`); ``idle_power_w`` a
     published idle draw (NaN if none). ``measured`` marks the 8 Watt Counts GPUs.
     """
 

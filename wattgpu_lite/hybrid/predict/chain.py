@@ -86,7 +86,8 @@ def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
     the whole replica so no replicated weights)."""
     g = rows.deploy.num_gpus
     zero, inf = np.zeros_like(g), np.full_like(g, np.inf)
-    ideal = rows.deploy._replace(link_bytes_s=inf, collective_latency_s=zero, hop_latency_s=zero)
+    ideal = rows.deploy._replace(link_bytes_s=inf, collective_latency_s=zero, hop_latency_s=zero,
+                                 net_bytes_s=inf, net_hop_latency_s=zero)  # fmt: skip
     if whole:
         ideal = ideal._replace(tp=g, expert_dispatch=zero, expert_group_s=zero)
     return replace(rows, deploy=ideal)
