@@ -62,7 +62,9 @@ FAMILIES: dict[str, Family] = {
     "chatglm": Family(qkv_bias=True),
     "nemotron": Family(norm="layer", mlp_type=_PLAIN),
     "phi": Family(norms_per_layer=1, lm_head_bias=True, mlp_type=_PLAIN, **_BIASED),
-    "gptj": Family(norm="layer", norms_per_layer=1, mlp_bias=True, lm_head_bias=True, mlp_type=_PLAIN),
+    "gptj": Family(
+        norm="layer", norms_per_layer=1, mlp_bias=True, lm_head_bias=True, mlp_type=_PLAIN
+    ),
     "gpt_neox": Family(mlp_type=_PLAIN, **_BIASED),
     "gpt2": Family(pos_offset=0, mlp_type=_PLAIN, tie_default=True, **_BIASED),
     "opt": Family(pos_offset=2, mlp_type=_PLAIN, tie_default=True, **_BIASED),
@@ -78,7 +80,7 @@ FAMILIES: dict[str, Family] = {
     "gpt_oss": Family(qkv_bias=True, o_bias=True, mlp_bias=True, router_bias=True),
     "dbrx": Family(),
     "phimoe": Family(norm="layer", qkv_bias=True, o_bias=True, lm_head_bias=True),
-}  # fmt: skip
+}
 
 
 def family(model_type: str) -> Family:
@@ -119,8 +121,11 @@ class MLA:
 def mla_params(d: int, n_heads: int, m: MLA) -> int:
     """q (optionally via a rank-r_q LoRA with its norm), joint kv LoRA with its norm, o."""
     qk = m.qk_nope_head_dim + m.qk_rope_head_dim
-    q = d * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * n_heads * qk if m.q_lora_rank else (
-        d * n_heads * qk)  # fmt: skip
+    q = (
+        d * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * n_heads * qk
+        if m.q_lora_rank
+        else (d * n_heads * qk)
+    )
     kv = d * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank
     kv += m.kv_lora_rank * n_heads * (m.qk_nope_head_dim + m.v_head_dim)
     return q + kv + n_heads * m.v_head_dim * d
@@ -156,10 +161,19 @@ def gathered_params(vocab: int, d: int, tied: bool, context: int, fam: Family) -
 
 
 def count_params(
-    *, n_layers: int, hidden_size: int, intermediate_size: int, n_heads: int, n_kv_heads: int,
-    head_dim: int, vocab_size: int, context_length: int, tie_embeddings: bool, mlp_type: str,
+    *,
+    n_layers: int,
+    hidden_size: int,
+    intermediate_size: int,
+    n_heads: int,
+    n_kv_heads: int,
+    head_dim: int,
+    vocab_size: int,
+    context_length: int,
+    tie_embeddings: bool,
+    mlp_type: str,
     fam: Family,
-) -> int:  # fmt: skip
+) -> int:
     """Total parameters N of a dense model (an integer count, not billions)."""
     d = hidden_size
     per_layer = (

@@ -163,9 +163,16 @@ def _modelopt(method: str, q: dict[str, Any]) -> WeightFormat:
 
 
 # quant_method -> its reader(method, quantization_config)
-READERS = {"gptq": _gptq_awq, "awq": _gptq_awq, "fp8": _fp8, "fbgemm_fp8": _fp8,
-           "mxfp4": _mxfp4, "bitsandbytes": _bnb, "compressed-tensors": _compressed,
-           "modelopt": _modelopt}  # fmt: skip
+READERS = {
+    "gptq": _gptq_awq,
+    "awq": _gptq_awq,
+    "fp8": _fp8,
+    "fbgemm_fp8": _fp8,
+    "mxfp4": _mxfp4,
+    "bitsandbytes": _bnb,
+    "compressed-tensors": _compressed,
+    "modelopt": _modelopt,
+}
 
 
 def weight_format(cfg: dict[str, Any]) -> WeightFormat:

@@ -156,15 +156,18 @@ def resolve_llm(value: Any, name: str | None = None) -> LLM:
     elif isinstance(value, str):
         return llm(value)
     else:
-        raise ConfigError(f"an LLM is a catalog name, a config.json dict or a path to a "
-                          f"config.json; got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
+        raise ConfigError(
+            f"an LLM is a catalog name, a config.json dict or a path to a "
+            f"config.json; got {type(value).__name__} {value!r:.80}; pass one of those"
+        )
     return _borrowed("config.json", "_name_or_path", model, llm, ConfigError)
 
 
 def _from_config_file(path: Any, name: str | None = None) -> LLM:
     """The LLM of a config.json file, its source naming the file."""
-    cfg = read_json(path, what="config.json", error=ConfigError, sha256=None,
-                    max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+    cfg = read_json(
+        path, what="config.json", error=ConfigError, sha256=None, max_bytes=MAX_SPEC_BYTES
+    )
     file = as_path(path).name
     with _named(f"config.json {file}", ConfigError):
         model = LLM.from_hf_config(cfg, name=name)  # its source's notes kept, the file first
@@ -174,8 +177,10 @@ def _from_config_file(path: Any, name: str | None = None) -> LLM:
 def _named_llm(value: Any, name: str) -> LLM:
     """A model you bring, called ``name`` (:func:`resolve_llm`)."""
     if _is_catalog_llm(value):
-        raise InvalidInputError(f"name {name!r}: {value!r} is a catalog model and keeps its own "
-                                "name; name= (--name) names a model you bring, a config.json")  # fmt: skip
+        raise InvalidInputError(
+            f"name {name!r}: {value!r} is a catalog model and keeps its own "
+            "name; name= (--name) names a model you bring, a config.json"
+        )
     if isinstance(value, LLM):
         model = replace(value, name=name)
     elif isinstance(value, dict):
@@ -200,8 +205,10 @@ def _is_catalog_llm(value: Any) -> bool:
 def check_label(field: str, text: Any) -> str:
     """A display name: text of 1 to 200 printable characters (InvalidInputError naming ``field``)."""
     if not isinstance(text, str) or not text.strip() or len(text) > 200 or not text.isprintable():
-        raise InvalidInputError(f"{field} must be a name of 1 to 200 printable characters, got "
-                                f"{text!r:.80}; pass e.g. {field}='my-finetune'")  # fmt: skip
+        raise InvalidInputError(
+            f"{field} must be a name of 1 to 200 printable characters, got "
+            f"{text!r:.80}; pass e.g. {field}='my-finetune'"
+        )
     return text.strip()
 
 
@@ -214,15 +221,18 @@ def resolve_gpu(value: Any) -> GPU:
         return entry
     refuse_folder(value, "GPU spec .json", None, SpecError)
     if _is_json_path(value):
-        spec = read_json(value, what="GPU spec file", error=SpecError, sha256=None,
-                         max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+        spec = read_json(
+            value, what="GPU spec file", error=SpecError, sha256=None, max_bytes=MAX_SPEC_BYTES
+        )
         with _named(f"GPU spec file {as_path(value).name}", SpecError):
             return _borrowed("GPU spec", "name", GPU.from_spec(spec), gpu, SpecError)
     if isinstance(value, dict):
         return _borrowed("GPU spec", "name", GPU.from_spec(value), gpu, SpecError)
     if not isinstance(value, str):
-        raise SpecError(f"a GPU is a catalog name, a spec dict or a path to a spec .json file; "
-                        f"got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
+        raise SpecError(
+            f"a GPU is a catalog name, a spec dict or a path to a spec .json file; "
+            f"got {type(value).__name__} {value!r:.80}; pass one of those"
+        )
     return gpu(value)
 
 
