@@ -22,8 +22,15 @@ from wattgpu_lite.hybrid.predict import bounds, correction
 from wattgpu_lite.hybrid.predict.correction import MONOTONE_DOWN, MONOTONE_UP, TARGET_CLIP
 
 
-def fit_correction(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], bound: float,
-        params: dict, families: Sequence[str] = (), seed: int = 0) -> correction.Correction:  # fmt: skip
+def fit_correction(
+    x: np.ndarray,
+    residual: np.ndarray,
+    columns: Sequence[str],
+    bound: float,
+    params: dict,
+    families: Sequence[str] = (),
+    seed: int = 0,
+) -> correction.Correction:
     """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints,
     rounded to ``TREE_DECIMALS`` decimals (a last-bit difference moves no split)."""
     cons = tuple(1 if c in MONOTONE_UP else -1 if c in MONOTONE_DOWN else 0 for c in columns)
@@ -68,8 +75,9 @@ def fit_all(
                 fits[cand.name, target] = None
                 continue
             resid = np.log(ts.target(target) / phys[target])
-            fits[cand.name, target] = fit_correction(x, resid, cand.columns, cand.bound, xgb_params(),
-                                            families, seed)  # fmt: skip
+            fits[cand.name, target] = fit_correction(
+                x, resid, cand.columns, cand.bound, xgb_params(), families, seed
+            )
     return Fitted(const, fits)
 
 

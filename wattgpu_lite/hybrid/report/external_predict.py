@@ -32,12 +32,14 @@ def backbone_model() -> HybridState:
 
 def _arguments(frame: pd.DataFrame) -> dict:
     """The LLMs, GPUs, token counts, layouts and weight formats of ``frame``'s rows."""
-    return {"llms": resolve_each(frame["llm"], resolve_llm),
-            "gpus": resolve_each(frame["gpu"], resolve_gpu),
-            "t_in": frame["t_in"].to_numpy(dtype=float),
-            "t_out": frame["t_out"].to_numpy(dtype=float),
-            "num_gpus": frame["num_gpus"].to_numpy(dtype=np.int64),
-            "weights": [canonical_format(w) for w in frame["weights"]]}  # fmt: skip
+    return {
+        "llms": resolve_each(frame["llm"], resolve_llm),
+        "gpus": resolve_each(frame["gpu"], resolve_gpu),
+        "t_in": frame["t_in"].to_numpy(dtype=float),
+        "t_out": frame["t_out"].to_numpy(dtype=float),
+        "num_gpus": frame["num_gpus"].to_numpy(dtype=np.int64),
+        "weights": [canonical_format(w) for w in frame["weights"]],
+    }
 
 
 def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.DataFrame:
