@@ -95,8 +95,9 @@ def _predict_rows(predictor, llm, gpus: list, scenario: str) -> pd.DataFrame:
     return out[keep].reset_index(drop=True)
 
 
-def predicted_metrics(llm, gpus: list, scenario: str, logo: bool = False,
-                      t_out: float = DEFAULT_T_OUT) -> pd.DataFrame:  # fmt: skip
+def predicted_metrics(
+    llm, gpus: list, scenario: str, logo: bool = False, t_out: float = DEFAULT_T_OUT
+) -> pd.DataFrame:
     """Predicted power and ITL per GPU: the full model, or one refitted without each GPU; energy
     is accounted for ``t_out`` generated tokens a request (the kit's one default, as
     ``WattGPU.predict``)."""
