@@ -21,8 +21,16 @@ from wattgpu_lite.specs.catalog import gpus, llms
 
 
 # --- energy model explorer (issue 3) --------------------------------------------------------------
-def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: float, mode: str,
-                 num_gpus: int = 1, weights: str | None = None):  # fmt: skip
+def energy_table(
+    llm: str,
+    gpu: str,
+    t_in: int,
+    t_out: int,
+    batch: float,
+    mode: str,
+    num_gpus: int = 1,
+    weights: str | None = None,
+):
     """Component energies of one request: component, energy_j, energy_per_token_j, share."""
     est = estimate_energy(
         llm, gpu, batch=batch, t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus, weights=weights
@@ -52,9 +60,17 @@ def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H
         batch=w.IntSlider(1, min=1, max=256, description="batch"),
         mode=w.ToggleButtons(options=["physical", "paper"], description="mode"),
         num_gpus=w.Dropdown(options=[1, 2, 4, 8], value=1, description="GPUs"),
-        weights=w.Dropdown(options=[("model's own", None), ("bf16", "bf16"), ("fp8", "fp8"),
-                                    ("fp4", "fp4"), ("int4", "int4")], description="weights"),
-    )  # fmt: skip
+        weights=w.Dropdown(
+            options=[
+                ("model's own", None),
+                ("bf16", "bf16"),
+                ("fp8", "fp8"),
+                ("fp4", "fp4"),
+                ("int4", "int4"),
+            ],
+            description="weights",
+        ),
+    )
     message, chart = w.HTML(), w.Image(format="png", layout=w.Layout(width="560px"))
 
     def redraw(_=None) -> None:
@@ -80,8 +96,10 @@ def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H10
     the extrapolation notes (:func:`wattgpu_lite.hybrid.predict.chain.predict_for_spec`)."""
 
     spec = spec_template(like)
-    boxes = {f: (w.Text if isinstance(spec[f], str) else w.FloatText)(value=spec[f], description=f)
-             for f in FORM_FIELDS}  # fmt: skip
+    boxes = {
+        f: (w.Text if isinstance(spec[f], str) else w.FloatText)(value=spec[f], description=f)
+        for f in FORM_FIELDS
+    }
     rate, out = w.FloatLogSlider(value=0.1, min=-2, max=0, description="rate req/s"), w.Output()
 
     def show(_=None) -> None:

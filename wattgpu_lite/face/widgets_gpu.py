@@ -37,32 +37,77 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
     names = sorted(llms()["name"])  # dense and mixture-of-experts models alike
     text = {"style": _WIDE, "layout": w.Layout(width="300px")}
     return {
-        "llm": w.Combobox(value=llm, options=names, ensure_option=True, description="LLM",
-                          placeholder="type to search", style=_WIDE,
-                          layout=w.Layout(width="520px")),
-        "gpus": w.SelectMultiple(options=list(gpus()["name"]), value=tuple(candidates),
-                                 rows=12, description="candidate GPUs", style=_WIDE),
+        "llm": w.Combobox(
+            value=llm,
+            options=names,
+            ensure_option=True,
+            description="LLM",
+            placeholder="type to search",
+            style=_WIDE,
+            layout=w.Layout(width="520px"),
+        ),
+        "gpus": w.SelectMultiple(
+            options=list(gpus()["name"]),
+            value=tuple(candidates),
+            rows=12,
+            description="candidate GPUs",
+            style=_WIDE,
+        ),
         "load": w.Dropdown(options=LOADS, value="server_low", description="load", **text),
-        "rate_qps": w.BoundedFloatText(value=0.1, min=0.001, max=1000.0, step=0.01,
-                                       description="rate (req/s)", disabled=True, **text),
-        "itl_sla_ms": w.FloatSlider(value=itl_sla_ms, min=1.0, max=200.0, step=1.0,
-                                    description="ITL SLA (ms)", style=_WIDE,
-                                    layout=w.Layout(width="520px")),
-        "gpus_per_replica": w.Dropdown(options=GPUS_PER_REPLICA, value="best",
-                                       description="GPUs per replica", **text),
-        "t_in": w.BoundedIntText(value=DEFAULT_T_IN, min=1, max=1_000_000,
-                                 description="prompt tokens", **text),
-        "t_out": w.BoundedIntText(value=DEFAULT_T_OUT, min=1, max=1_000_000,
-                                  description="output tokens", **text),
-        "region": w.Dropdown(options=region_options(), value=DEFAULT_REGION,
-                             description="grid region", style=_WIDE,
-                             layout=w.Layout(width="520px")),
-        "grid_gco2_per_kwh": w.FloatSlider(value=accounting.DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
-                                           step=1.0, description="grid (gCO₂e/kWh)", style=_WIDE,
-                                           disabled=True, layout=w.Layout(width="520px")),
-        "pue": w.FloatSlider(value=accounting.DEFAULT_PUE, min=1.0, max=3.0, step=0.01, description="PUE",
-                             style=_WIDE, layout=w.Layout(width="520px")),
-    }  # fmt: skip
+        "rate_qps": w.BoundedFloatText(
+            value=0.1,
+            min=0.001,
+            max=1000.0,
+            step=0.01,
+            description="rate (req/s)",
+            disabled=True,
+            **text,
+        ),
+        "itl_sla_ms": w.FloatSlider(
+            value=itl_sla_ms,
+            min=1.0,
+            max=200.0,
+            step=1.0,
+            description="ITL SLA (ms)",
+            style=_WIDE,
+            layout=w.Layout(width="520px"),
+        ),
+        "gpus_per_replica": w.Dropdown(
+            options=GPUS_PER_REPLICA, value="best", description="GPUs per replica", **text
+        ),
+        "t_in": w.BoundedIntText(
+            value=DEFAULT_T_IN, min=1, max=1_000_000, description="prompt tokens", **text
+        ),
+        "t_out": w.BoundedIntText(
+            value=DEFAULT_T_OUT, min=1, max=1_000_000, description="output tokens", **text
+        ),
+        "region": w.Dropdown(
+            options=region_options(),
+            value=DEFAULT_REGION,
+            description="grid region",
+            style=_WIDE,
+            layout=w.Layout(width="520px"),
+        ),
+        "grid_gco2_per_kwh": w.FloatSlider(
+            value=accounting.DEFAULT_GRID_GCO2_PER_KWH,
+            min=0.0,
+            max=1000.0,
+            step=1.0,
+            description="grid (gCO₂e/kWh)",
+            style=_WIDE,
+            disabled=True,
+            layout=w.Layout(width="520px"),
+        ),
+        "pue": w.FloatSlider(
+            value=accounting.DEFAULT_PUE,
+            min=1.0,
+            max=3.0,
+            step=0.01,
+            description="PUE",
+            style=_WIDE,
+            layout=w.Layout(width="520px"),
+        ),
+    }
 
 
 def _read(c: dict, source: str) -> ExplorerControls:
@@ -103,9 +148,11 @@ def _sync_grid(box, region: str, quiet: dict) -> None:
 
 
 def gpu_explorer(
-    llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=None,
-    itl_sla_ms: float = 30.0, source: str = "hybrid",
-) -> w.VBox:  # fmt: skip
+    llm: str = "meta-llama/Llama-3.1-8B-Instruct",
+    candidates=None,
+    itl_sla_ms: float = 30.0,
+    source: str = "hybrid",
+) -> w.VBox:
     """Rank GPUs (and GPUs per replica) for an LLM under an ITL SLA; redraws the table and the
     chart on every change. ``candidates`` None: the GPUs ``rank_gpus`` tries by default for the
     source (today's for the hybrid, data/current_gpus.csv). ``box.controls`` holds the controls

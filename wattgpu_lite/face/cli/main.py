@@ -104,10 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m wattgpu_lite",
         description="Energy and latency of LLM inference on GPUs (WattGPU + Tokens-to-Watt-hours).",
     )
-    parser.add_argument("--version", action="version", version=version_text(),
-                        help="print the kit's version (and xgboost's) and exit")  # fmt: skip
-    parser.add_argument("--debug", action="store_true",
-                        help="on an unexpected error, print the full traceback")  # fmt: skip
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=version_text(),
+        help="print the kit's version (and xgboost's) and exit",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="on an unexpected error, print the full traceback"
+    )
     add_config_flag(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
@@ -185,8 +190,11 @@ def _main(argv: list[str] | None) -> int:
         if debug:
             traceback.print_exc()
         where = "" if debug else " (run again with --debug for the traceback)"
-        print(f"internal error: {type(err).__name__}: {_one_line(err)}{where}; please report "
-              "it with the command you ran", file=sys.stderr)  # fmt: skip
+        print(
+            f"internal error: {type(err).__name__}: {_one_line(err)}{where}; please report "
+            "it with the command you ran",
+            file=sys.stderr,
+        )
         return EXIT_BUG
 
 
