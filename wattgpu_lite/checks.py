@@ -72,9 +72,16 @@ def _within(value: Any, lo: float, hi: float) -> float | None:
 
 
 def check_number(
-    field: str, value: Any, lo: float, hi: float, unit: str = "", *,
-    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
-) -> float:  # fmt: skip
+    field: str,
+    value: Any,
+    lo: float,
+    hi: float,
+    unit: str = "",
+    *,
+    error: type[WattGPUError] = InvalidInputError,
+    fix: str = "",
+    label: str | None = None,
+) -> float:
     """``value`` as a float if it is a finite real number with lo <= value <= hi.
 
     ``label`` replaces the field's name at the head of the message (``err.field`` stays ``field``).
@@ -102,9 +109,15 @@ def check_number(
 
 
 def check_count(
-    field: str, value: Any, lo: int = 1, hi: int = 2**31 - 1, *,
-    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
-) -> int:  # fmt: skip
+    field: str,
+    value: Any,
+    lo: int = 1,
+    hi: int = 2**31 - 1,
+    *,
+    error: type[WattGPUError] = InvalidInputError,
+    fix: str = "",
+    label: str | None = None,
+) -> int:
     """``value`` as an int if it is a whole number with lo <= value <= hi (2.0 is 2; 2.5 fails)."""
     number = _within(value, lo, hi)
     if number is not None and number.is_integer():
@@ -117,9 +130,15 @@ def check_count(
 
 
 def check_counts(
-    field: str, value: Any, lo: int = 0, hi: int = 2**31 - 1, *,
-    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
-) -> tuple[int, ...]:  # fmt: skip
+    field: str,
+    value: Any,
+    lo: int = 0,
+    hi: int = 2**31 - 1,
+    *,
+    error: type[WattGPUError] = InvalidInputError,
+    fix: str = "",
+    label: str | None = None,
+) -> tuple[int, ...]:
     """A list of whole numbers, each with lo <= n <= hi (a layer list, a block shape)."""
     fix = fix or f"write {field} as a list of whole numbers from {lo:,} to {hi:,}, e.g. [{lo}]"
     if not isinstance(value, list | tuple):
@@ -129,9 +148,12 @@ def check_counts(
 
 
 def check_flag(
-    field: str, value: Any, *, error: type[WattGPUError] = InvalidInputError,
+    field: str,
+    value: Any,
+    *,
+    error: type[WattGPUError] = InvalidInputError,
     label: str | None = None,
-) -> bool:  # fmt: skip
+) -> bool:
     """A real boolean: ``"false"``, 0 and 1 are errors, not guesses."""
     if not isinstance(value, bool | np.bool_):
         fix = f"write {field} as true or false (JSON) / True or False (Python), not in quotes"
@@ -142,8 +164,13 @@ def check_flag(
 
 def check_level(level: Any, field: str = "level") -> float:
     """An interval coverage level with 0.5 <= level <= 0.999 (0.8 means 80 %)."""
-    return check_number(field, level, *LEVEL, error=InvalidInputError,
-                        fix=f"pass {field} from {LEVEL[0]} to {LEVEL[1]}, e.g. 0.8 or 0.9")  # fmt: skip
+    return check_number(
+        field,
+        level,
+        *LEVEL,
+        error=InvalidInputError,
+        fix=f"pass {field} from {LEVEL[0]} to {LEVEL[1]}, e.g. 0.8 or 0.9",
+    )
 
 
 def check_rate_qps(rate: Any, field: str = "rate_qps") -> float:
@@ -162,8 +189,15 @@ def check_batch(batch: Any, field: str = "batch") -> float:
     number = _within(batch, 1, BATCH_MAX)
     if number is not None and number.is_integer():
         return float(int(number))
-    return float(check_count(field, batch, 1, BATCH_MAX,
-                             fix=f"pass {field} as a whole number from 1 to {BATCH_MAX}, e.g. {field}=8"))  # fmt: skip
+    return float(
+        check_count(
+            field,
+            batch,
+            1,
+            BATCH_MAX,
+            fix=f"pass {field} as a whole number from 1 to {BATCH_MAX}, e.g. {field}=8",
+        )
+    )
 
 
 def check_itl_sla_ms(sla: Any, field: str = "itl_sla_ms") -> float:
@@ -180,12 +214,25 @@ def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int
         if context_length is None or int(n_in) + int(n_out) <= limit:
             return int(n_in), int(n_out)
     within = "" if context_length is None else " within the model's context length"
-    t_in = check_count("t_in", t_in, 1, limit,
-                       fix=f"pass t_in as a whole number of prompt tokens{within}, e.g. t_in=500")  # fmt: skip
-    t_out = check_count("t_out", t_out, 1, limit,
-                        fix=f"pass t_out as a whole number of generated tokens{within}, e.g. t_out=500")  # fmt: skip
+    t_in = check_count(
+        "t_in",
+        t_in,
+        1,
+        limit,
+        fix=f"pass t_in as a whole number of prompt tokens{within}, e.g. t_in=500",
+    )
+    t_out = check_count(
+        "t_out",
+        t_out,
+        1,
+        limit,
+        fix=f"pass t_out as a whole number of generated tokens{within}, e.g. t_out=500",
+    )
     if context_length is not None and t_in + t_out > limit:
-        raise _fail(InvalidInputError, "t_out",
-                    f"+ t_in = {t_in + t_out:,} tokens exceeds the model's context length {limit:,}",
-                    "shorten the prompt (t_in) or the output (t_out)")  # fmt: skip
+        raise _fail(
+            InvalidInputError,
+            "t_out",
+            f"+ t_in = {t_in + t_out:,} tokens exceeds the model's context length {limit:,}",
+            "shorten the prompt (t_in) or the output (t_out)",
+        )
     return t_in, t_out

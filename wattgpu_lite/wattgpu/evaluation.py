@@ -108,9 +108,13 @@ def _one_fold(frame, target, train, test, model, params, columns) -> tuple[np.nd
 
 
 def cross_predict(
-    target: str, strategy: str, model: str = "xgb", params: dict | None = None,
-    progress: bool = True, features: Sequence[str] | None = None,
-) -> dict:  # fmt: skip
+    target: str,
+    strategy: str,
+    model: str = "xgb",
+    params: dict | None = None,
+    progress: bool = True,
+    features: Sequence[str] | None = None,
+) -> dict:
     """Out-of-fold predictions ("predictions": llm, gpu, scenario, fold, y_true, y_pred) and
     per-fold feature importances ("importance": fold x feature), with the model's inputs
     ``features`` (default: the paper's list for ``target``). Cached per arguments."""
@@ -160,20 +164,27 @@ def scored_rows(pred: pd.DataFrame, target: str, reading: str = "all") -> pd.Dat
 
 
 def evaluate(
-    target: str = "power", strategy: str = "logo", progress: bool = True,
-    features: Sequence[str] | None = None, reading: str = "all",
-) -> pd.DataFrame:  # fmt: skip
+    target: str = "power",
+    strategy: str = "logo",
+    progress: bool = True,
+    features: Sequence[str] | None = None,
+    reading: str = "all",
+) -> pd.DataFrame:
     """Our metrics beside the paper's (paper_* columns): the XGBoost rows of ``strategy``
     ("all" for the three) on inputs ``features`` and the baselines, one row per scenario
     group, scored on the rows of ``reading`` ("all" or the paper's "paper_7gpu" for power)."""
     strategies = STRATEGIES if strategy == "all" else (strategy,)
     for s in strategies:
         _check("strategy", s, STRATEGIES)
-    preds = {("xgb", s): cross_predict(target, s, progress=progress, features=features)
-             ["predictions"] for s in strategies}  # fmt: skip
+    preds = {
+        ("xgb", s): cross_predict(target, s, progress=progress, features=features)["predictions"]
+        for s in strategies
+    }
     preds |= {(n, "none"): p for n, p in baseline_predictions(target).items()}
-    parts = [scenario_metrics(scored_rows(p, target, reading)).assign(model=m, strategy=s)
-             for (m, s), p in preds.items()]  # fmt: skip
+    parts = [
+        scenario_metrics(scored_rows(p, target, reading)).assign(model=m, strategy=s)
+        for (m, s), p in preds.items()
+    ]
     paper = paper_results(target).drop(columns=["target"])
     merged = pd.concat(parts, ignore_index=True).merge(
         paper, on=["model", "scenario", "strategy"], how="left"
