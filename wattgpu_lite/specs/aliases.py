@@ -68,7 +68,7 @@ def _alias(row: dict, fix: str) -> Alias:
         str(row["architecture"]).strip(),
         str(row["weight_format"]).strip(),
         None if pd.isna(ctx) else int(ctx),
-        str(row["source"]),
+        source=str(row["source"]),
     )
 
 

@@ -49,10 +49,10 @@ def count_groups(
     attn = (
         mla_params(d, f["n_heads"], mla)
         if mla
-        else attention_params(d, f["n_heads"], f["n_kv_heads"], f["head_dim"], fam)
+        else attention_params(d, f["n_heads"], f["n_kv_heads"], f["head_dim"], fam=fam)
     )
     sinks = f["n_heads"] if f["model_type"] == "gpt_oss" else 0
-    groups = embedding_groups(f["vocab_size"], d, f["tie_embeddings"], f["context_length"], fam)
+    groups = embedding_groups(f["vocab_size"], d, f["tie_embeddings"], f["context_length"], fam=fam)
     n_moe = moe.n_moe_layers if moe else 0
     groups |= {
         "attention": layers * (attn + sinks),

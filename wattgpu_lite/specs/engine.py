@@ -131,13 +131,13 @@ def _by_key() -> dict[str, Engine]:
             int(r["max_num_seqs"]),
             str(r["concurrency_arg"]),
             bool(r["chunked_prefill"]),
-            bool(r["cuda_graphs"]),
-            str(r["kv_cache_dtype"]),
-            float(r["gpu_memory_share"]),
-            str(r["memory_share_of"]),
-            str(r["memory_arg"]),
-            str(r["version"]),
-            str(r["source"]),
+            cuda_graphs=bool(r["cuda_graphs"]),
+            kv_cache_dtype=str(r["kv_cache_dtype"]),
+            gpu_memory_share=float(r["gpu_memory_share"]),
+            memory_share_of=str(r["memory_share_of"]),
+            memory_arg=str(r["memory_arg"]),
+            version=str(r["version"]),
+            source=str(r["source"]),
         )
         for _, r in _table().iterrows()
     }

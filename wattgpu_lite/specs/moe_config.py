@@ -75,7 +75,15 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     width = cfg.get("intermediate_size") if _is_llama4(cfg) else dense_ff
     expert_ff = as_int("moe_intermediate_size", _or(cfg, "moe_intermediate_size", width))
     n_shared, shared_ff, gate = _shared(cfg, expert_ff)
-    return MoE(n_experts, top_k, expert_ff, n_shared, shared_ff, gate, moe_layers(cfg, n_layers))
+    return MoE(
+        n_experts,
+        top_k,
+        expert_ff,
+        n_shared,
+        shared_ff=shared_ff,
+        shared_gate=gate,
+        n_moe_layers=moe_layers(cfg, n_layers),
+    )
 
 
 def moe_notes(cfg: dict[str, Any]) -> tuple[str, ...]:

@@ -140,7 +140,7 @@ def mlp_params(d: int, ff: int, mlp_type: str, fam: Family) -> int:
 
 def embedding_params(vocab: int, d: int, tied: bool, context: int, fam: Family) -> int:
     """Token embedding, untied LM head (+ bias), learned positions, embedding norm, final norm."""
-    return sum(embedding_groups(vocab, d, tied, context, fam).values())
+    return sum(embedding_groups(vocab, d, tied, context, fam=fam).values())
 
 
 def embedding_groups(vocab: int, d: int, tied: bool, context: int, fam: Family) -> dict[str, int]:
@@ -177,9 +177,9 @@ def count_params(
     """Total parameters N of a dense model (an integer count, not billions)."""
     d = hidden_size
     per_layer = (
-        attention_params(d, n_heads, n_kv_heads, head_dim, fam)
+        attention_params(d, n_heads, n_kv_heads, head_dim, fam=fam)
         + mlp_params(d, intermediate_size, mlp_type, fam)
         + fam.norms_per_layer * norm_params(d, fam)
     )
-    outer = embedding_params(vocab_size, d, tie_embeddings, context_length, fam)
+    outer = embedding_params(vocab_size, d, tie_embeddings, context_length, fam=fam)
     return n_layers * per_layer + outer

@@ -160,7 +160,7 @@ def resolve_llm(value: Any, name: str | None = None) -> LLM:
             f"an LLM is a catalog name, a config.json dict or a path to a "
             f"config.json; got {type(value).__name__} {value!r:.80}; pass one of those"
         )
-    return _borrowed("config.json", "_name_or_path", model, llm, ConfigError)
+    return _borrowed("config.json", "_name_or_path", model, llm, error=ConfigError)
 
 
 def _from_config_file(path: Any, name: str | None = None) -> LLM:
@@ -189,7 +189,7 @@ def _named_llm(value: Any, name: str) -> LLM:
         model = _from_config_file(value, name)
     else:
         return resolve_llm(value)  # not a model one can name: its own error
-    return _borrowed("config.json", "name", model, llm, ConfigError)
+    return _borrowed("config.json", "name", model, llm, error=ConfigError)
 
 
 def _is_catalog_llm(value: Any) -> bool:
@@ -215,7 +215,7 @@ def check_label(field: str, text: Any) -> str:
 def resolve_gpu(value: Any) -> GPU:
     """A GPU from a GPU, a catalog name, a spec dict or a path to a spec JSON file."""
     if isinstance(value, GPU):
-        return _borrowed("GPU spec", "name", value, gpu, SpecError)
+        return _borrowed("GPU spec", "name", value, gpu, error=SpecError)
     entry = _catalog_first(value, gpu, "GPU")
     if entry is not None:
         return entry
@@ -225,9 +225,9 @@ def resolve_gpu(value: Any) -> GPU:
             value, what="GPU spec file", error=SpecError, sha256=None, max_bytes=MAX_SPEC_BYTES
         )
         with _named(f"GPU spec file {as_path(value).name}", SpecError):
-            return _borrowed("GPU spec", "name", GPU.from_spec(spec), gpu, SpecError)
+            return _borrowed("GPU spec", "name", GPU.from_spec(spec), gpu, error=SpecError)
     if isinstance(value, dict):
-        return _borrowed("GPU spec", "name", GPU.from_spec(value), gpu, SpecError)
+        return _borrowed("GPU spec", "name", GPU.from_spec(value), gpu, error=SpecError)
     if not isinstance(value, str):
         raise SpecError(
             f"a GPU is a catalog name, a spec dict or a path to a spec .json file; "

@@ -111,9 +111,9 @@ def _by_key() -> dict[str, Workload]:
                 int(row["t_in"]),
                 int(row["t_out"]),
                 str(row["statistic"]),
-                str(row["population"]),
-                int(row["year"]),
-                str(row["source"]),
+                population=str(row["population"]),
+                year=int(row["year"]),
+                source=str(row["source"]),
             ),
         )
     return out
