@@ -38,7 +38,12 @@ def _wh(params_b, n_layers, d_model, t_out, constants: dict | None = None) -> np
     return (
         np.asarray(
             paper_request_j(
-                np.asarray(params_b) * 1e9, n_layers, d_model, T_IN, t_out, constants=constants
+                np.asarray(params_b) * 1e9,
+                n_layers,
+                d_model,
+                T_IN,
+                t_out=t_out,
+                constants=constants,
             )
         )
         / J_PER_WH
@@ -101,7 +106,9 @@ def eta_exponent_readings(
     paper = {name: coefficients.value(row) for name, row in coefficients.PAPER_SYMBOLS.items()}
     rows = []
     for beta in exponents:
-        wh = _wh(t["params_b"], t["n_layers"], t["d_model"], t_out, paper | {"beta_eta": beta})
+        wh = _wh(
+            t["params_b"], t["n_layers"], t["d_model"], t_out, constants=paper | {"beta_eta": beta}
+        )
         error = pd.Series(
             (wh / t["e_request_wh"].to_numpy() - 1) * 100, index=t["label"].to_numpy()
         )

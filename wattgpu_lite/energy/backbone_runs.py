@@ -70,7 +70,7 @@ class TrainingSet:
             self.rows.take(mask),
             self.loads.take(mask),
             tuple(self.llms[i] for i in pick),
-            tuple(self.gpus[i] for i in pick),
+            gpus=tuple(self.gpus[i] for i in pick),
         )
 
     def target(self, name: str) -> np.ndarray:
@@ -109,7 +109,7 @@ def from_runs(runs: pd.DataFrame) -> TrainingSet:
         rows,
         designed_loads(runs["scenario"], cap),
         tuple(models),
-        tuple(devices),
+        gpus=tuple(devices),
     )
 
 

@@ -62,7 +62,7 @@ def resolve(llm, gpu):
 def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
     """Paper mode: H100 (Table 1) or A100 (Table 6) coefficients, weights once, no static term."""
     hw = "A100" if gpu.upper().startswith("A100") else "H100"
-    t = paper_terms_j(llm[1] * 1e9, n_layers, d_model, work[0], work[1], hw)
+    t = paper_terms_j(llm[1] * 1e9, n_layers, d_model, work[0], t_out=work[1], hardware=hw)
     terms = tuple((*_PAPER_KEYS[k], float(v)) for k, v in t.items())
     return EnergyEstimate(
         llm[0],
@@ -117,7 +117,7 @@ def _physical(llm, gpu, work, layout: Parallel, weights, serving=None) -> Energy
         c.kappa,
         idle / gpu.tdp_w,
         terms,
-        NOTES.physical_notes(llm, gpu, work, layout, fmt, which, serving)
+        NOTES.physical_notes(llm, gpu, work, layout, fmt=fmt, peak=which, serving=serving)
         + NOTES.scale_note(float(engine["dynamic_scale"][0])),
         llm.architecture_name,
         layout.tp,
@@ -149,7 +149,7 @@ def bare_size_b(size, mode: str) -> float:
         size,
         lo,
         hi,
-        "billion parameters",
+        unit="billion parameters",
         label="llm (a bare model size in billions of parameters)",
         fix=f"pass the size in billions from {lo:g} to {hi:,} (8 for an "
         "8B model), or the model's name or config.json",
@@ -215,7 +215,7 @@ def estimate_energy(
         )
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
         size = bare_size_b(llm, mode)  # the GPU picks the paper's table, as for a named LLM
-        return _paper((f"{size:g}B (bare)", size), resolve_gpu(gpu).name, work, None, None)
+        return _paper((f"{size:g}B (bare)", size), resolve_gpu(gpu).name, work, None, d_model=None)
     llm, gpu = resolve(llm, gpu)
     checks.check_tokens(work[0], work[1], llm.context_length)
     if mode == "paper":
@@ -224,9 +224,9 @@ def estimate_energy(
             gpu.name,
             work,
             llm.n_layers,
-            llm.hidden_size,
-            llm.is_moe,
+            d_model=llm.hidden_size,
+            moe=llm.is_moe,
         )
         return replace(est, llm_architecture=llm.architecture_name)
     NOTES.check_deployment(llm, layout, expert_parallel)
-    return _physical(llm, gpu, work, layout, weights, serving if asked else None)
+    return _physical(llm, gpu, work, layout, weights=weights, serving=serving if asked else None)

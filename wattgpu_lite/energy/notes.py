@@ -35,7 +35,7 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak, serving=None) -> tuple[s
     who = engine_of(eng)
     name = "vLLM" if who.name == "vllm" else who.name
     lay, out = as_layout(num_gpus), []
-    if not weights_fit(llm, gpu, num_gpus, fmt, eng):
+    if not weights_fit(llm, gpu, num_gpus, fmt, engine=eng):
         free = "" if who.memory_share_of == "total" else " (of the memory the weights leave)"
         share = f"{who.gpu_memory_share:g}{free}"
         out.append(
@@ -44,7 +44,19 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak, serving=None) -> tuple[s
             "are what the request would cost if it could."
         )
     elif batch > (
-        cap := float(kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus, fmt, kv, eng, limit))
+        cap := float(
+            kv_capacity_seqs(
+                llm,
+                gpu,
+                t_in,
+                t_out,
+                num_gpus=num_gpus,
+                weights=fmt,
+                kv_cache=kv,
+                engine=eng,
+                max_num_seqs=limit,
+            )
+        )
     ):
         most = who.max_num_seqs if limit is None else limit
         out.append(

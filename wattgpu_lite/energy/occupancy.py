@@ -92,7 +92,7 @@ def memory_why_not(
     the KV cache's format (None: "auto"); ``engine``: whose memory share (None: vLLM's 0.9)."""
     weights_b = replica_weight_bytes(llm, num_gpus, weights)
     need_b, usable_b = (
-        memory_need_bytes(llm, num_gpus, weights, kv_tokens, kv_cache),
+        memory_need_bytes(llm, num_gpus, weights, kv_tokens, kv_cache=kv_cache),
         usable_memory_bytes(gpu, num_gpus, engine, weights_b),
     )
     if need_b <= usable_b:
@@ -134,7 +134,9 @@ def kv_capacity_seqs(
     """
     eng = engine_of(engine)
     limit = eng.max_num_seqs if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
-    return seqs_in(kv_blocks(llm, gpu, num_gpus, weights, kv_cache, eng), t_in, t_out, limit)
+    return seqs_in(
+        kv_blocks(llm, gpu, num_gpus, weights, kv_cache=kv_cache, engine=eng), t_in, t_out, limit
+    )
 
 
 def kv_blocks(llm, gpu, num_gpus=1, weights=None, kv_cache=None, engine=None) -> float:

@@ -74,7 +74,11 @@ def paper_request_j(
     params, n_layers, d_model, t_in, t_out, hardware: str = "H100", constants: dict | None = None
 ):
     """E_request (J) from the printed equations (the sum of :func:`paper_terms_j`)."""
-    return sum(paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware, constants).values())
+    return sum(
+        paper_terms_j(
+            params, n_layers, d_model, t_in, t_out=t_out, hardware=hardware, constants=constants
+        ).values()
+    )
 
 
 def paper_out_per_token_j(params, hardware: str = "H100", constants: dict | None = None):

@@ -45,7 +45,7 @@ def _paper(llms, workload) -> dict[str, np.ndarray]:
     n_l, d = np.asarray([(m.n_layers, m.hidden_size) for m in llms], dtype=float).T
     if len(llms) == 1:
         n, n_l, d = n[0], n_l[0], d[0]
-    t = estimate.paper_terms_j(n, n_l, d, t_in, t_out)
+    t = estimate.paper_terms_j(n, n_l, d, t_in, t_out=t_out)
     zero = np.zeros_like(t["kv_writes"])
     return {
         "compute": t["compute_prefill"] + t["compute_decode"],
@@ -72,12 +72,14 @@ def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
 def _terms(llms, gpu, workload, mode: str, num_gpus: int = 1, weights=None):
     if mode == "paper":
         return _paper(llms, workload)
-    return _physical(llms, gpu, workload, num_gpus, weights)
+    return _physical(llms, gpu, workload, num_gpus, weights=weights)
 
 
 def _one_model(x_name: str, x, llm, gpu, workload, mode: str, num_gpus: int, weights):
     """Tidy breakdown of one model on one GPU along ``x`` (one of the workload's arrays)."""
-    comps = _terms([resolve_llm(llm)], resolve_gpu(gpu), workload, mode, num_gpus, weights)
+    comps = _terms(
+        [resolve_llm(llm)], resolve_gpu(gpu), workload, mode, num_gpus=num_gpus, weights=weights
+    )
     return _tidy(x_name, x, comps, workload[1])
 
 
@@ -93,7 +95,16 @@ def vs_output_tokens(
 ):
     """Breakdown (J per generated token) against T_out (an array)."""
     t_out = np.asarray(t_out, dtype=float)
-    return _one_model("t_out", t_out, llm, gpu, (t_in, t_out, batch), mode, num_gpus, weights)
+    return _one_model(
+        "t_out",
+        t_out,
+        llm,
+        gpu,
+        workload=(t_in, t_out, batch),
+        mode=mode,
+        num_gpus=num_gpus,
+        weights=weights,
+    )
 
 
 def vs_batch(
@@ -108,7 +119,16 @@ def vs_batch(
 ):
     """Breakdown (J per generated token) against the batch size (an array)."""
     batch = np.asarray(batch, dtype=float)
-    return _one_model("batch", batch, llm, gpu, (t_in, t_out, batch), mode, num_gpus, weights)
+    return _one_model(
+        "batch",
+        batch,
+        llm,
+        gpu,
+        workload=(t_in, t_out, batch),
+        mode=mode,
+        num_gpus=num_gpus,
+        weights=weights,
+    )
 
 
 def vs_model(
@@ -125,7 +145,7 @@ def vs_model(
     what the equations say, not a deployment)."""
     llms = sorted((resolve_llm(n) for n in llm_names), key=lambda m: m.params_b)
     device = resolve_gpu(gpu)
-    comps = _terms(llms, device, (t_in, t_out, batch), mode, 1, weights)
+    comps = _terms(llms, device, (t_in, t_out, batch), mode, num_gpus=1, weights=weights)
     df = _tidy("params_b", np.array([m.params_b for m in llms]), comps, t_out)
     fits = [weights_fit(m, device, 1, weights) for m in llms]
     return df.assign(
@@ -147,7 +167,7 @@ def vs_num_gpus(
     """Breakdown (J per generated token, the whole replica) against the GPU count (a list)."""
     llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
     layouts = [layout_of(int(k), None, expert_parallel) for k in counts]
-    comps = _physical([llm], gpu, (t_in, t_out, batch), layouts, weights)
+    comps = _physical([llm], gpu, (t_in, t_out, batch), layouts, weights=weights)
     return _tidy("num_gpus", np.asarray(counts, dtype=int), comps, t_out)
 
 

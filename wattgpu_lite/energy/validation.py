@@ -97,7 +97,9 @@ def paper_j_per_token(df: pd.DataFrame) -> np.ndarray:
         n = np.array([x.params_nominal_b * 1e9 for x in m])
         dims = np.array([(x.n_layers, x.hidden_size) for x in m]).reshape(-1, 2).T
         sub = df[mask]
-        out[mask] = estimate.paper_request_j(n, dims[0], dims[1], sub["t_in"], sub["t_out"], hw)
+        out[mask] = estimate.paper_request_j(
+            n, dims[0], dims[1], sub["t_in"], t_out=sub["t_out"], hardware=hw
+        )
     return out / df["t_out"].to_numpy()
 
 
