@@ -110,8 +110,8 @@ def build(runs: pd.DataFrame | None = None, progress: bool = False, seed: int = 
         corrections,
         chosen,
         tables(ts, chosen, oofs),
-        ranges(ts, fitted, dense),
-        frozenset(map(gpu_fingerprint, ts.gpus)),
-        frozenset(map(llm_fingerprint, ts.llms)),
-        {"xgboost": xgboost.__version__, "wattgpu_lite": wattgpu_lite.__version__},
+        ranges=ranges(ts, fitted, dense),
+        seen_gpus=frozenset(map(gpu_fingerprint, ts.gpus)),
+        seen_llms=frozenset(map(llm_fingerprint, ts.llms)),
+        built_with={"xgboost": xgboost.__version__, "wattgpu_lite": wattgpu_lite.__version__},
     )

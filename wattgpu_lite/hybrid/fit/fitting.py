@@ -53,7 +53,7 @@ def matrix(ts: backbone_runs.TrainingSet, out: dict, cand: Candidate, families=(
     """The correction's input matrix of a set of rows for one candidate."""
     batch = bounds.step_batch(out["in_flight"], ts.loads.offline, np.maximum(ts.loads.cap, 1.0))
     loads = correction.load_features(out, bounds.bytes_per_flop(ts.rows, batch))
-    return correction.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
+    return correction.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families=families)
 
 
 def fit_all(
@@ -76,7 +76,13 @@ def fit_all(
                 continue
             resid = np.log(ts.target(target) / phys[target])
             fits[cand.name, target] = fit_correction(
-                x, resid, cand.columns, cand.bound, xgb_params(), families, seed
+                x,
+                resid,
+                cand.columns,
+                cand.bound,
+                params=xgb_params(),
+                families=families,
+                seed=seed,
             )
     return Fitted(const, fits)
 

@@ -147,7 +147,7 @@ def nested(
         for t in backbone_runs.TARGETS:
             learned = fitting.predict(fitted, held, cands[chosen[t]])[t]
             pred[t] = np.where(away, fitting.predict(fitted, held, cands[PHYSICS])[t], learned)
-        parts += _outer_rows(held, pred, chosen, table, group, away, physics)
+        parts += _outer_rows(held, pred, chosen, table, group=group, away=away, physics=physics)
     return pd.concat(parts, ignore_index=True)
 
 

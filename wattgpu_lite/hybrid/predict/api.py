@@ -112,29 +112,37 @@ def predict(
         _, cap = backbone_rows.build([model], [device], t_in, t_out, **deploy)
         bat = float(backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
     out = steps.predict_arrays(
-        _model(correction, state), [model], [device], t_in, t_out, rate, bat, level, **deploy
+        _model(correction, state),
+        [model],
+        [device],
+        t_in,
+        t_out=t_out,
+        rate_qps=rate,
+        batch=bat,
+        level=level,
+        **deploy,
     )
     _raise_for_status(
         out,
         model.name,
         device.name,
         rate,
-        bat,
-        lambda: _fitting_hint(model, device, layout, fmt, t_in, t_out, req),
+        batch=bat,
+        fit_hint=lambda: _fitting_hint(model, device, layout, fmt, t_in=t_in, t_out=t_out, req=req),
     )
     inputs = Inputs(
         model.name,
         device.name,
         t_in,
         t_out,
-        None if math.isnan(rate) else rate,
-        None if math.isnan(bat) else bat,
-        level,
-        layout.num_gpus,
-        fmt,
-        model.architecture_name,
-        layout.tp,
-        layout.ep,
+        rate_qps=None if math.isnan(rate) else rate,
+        batch=None if math.isnan(bat) else bat,
+        level=level,
+        num_gpus=layout.num_gpus,
+        weights=fmt,
+        llm_architecture=model.architecture_name,
+        tp=layout.tp,
+        ep=layout.ep,
     )
     notes = _notes(state, out, 0) + serving_notes(req.kv_cache, req.engine)
     return prediction_of(out, 0, inputs, notes)
@@ -174,7 +182,7 @@ def _raise_for_status(
 ) -> None:
     """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
     (asked only for a model that does not fit, :func:`_fitting_hint`) when that gives one."""
-    message = _message(out, 0, llm, gpu, rate, batch)
+    message = _message(out, 0, llm, gpu, rate=rate, batch=batch)
     hint = fit_hint() if message and Status(out.status[0]) is Status.NO_FIT else ""
     if hint:
         message = message.replace("; pick a GPU", f"; {hint}, or pick a GPU", 1)
@@ -195,7 +203,19 @@ def fewest_gpus_that_fit(
             check_num_gpus(n, model, device)
         except InvalidInputError:
             continue
-        if kv_capacity_seqs(model, device, t_in, t_out, n, weights, kv_cache, engine) >= 1:
+        if (
+            kv_capacity_seqs(
+                model,
+                device,
+                t_in,
+                t_out,
+                num_gpus=n,
+                weights=weights,
+                kv_cache=kv_cache,
+                engine=engine,
+            )
+            >= 1
+        ):
             return n
     return None
 
@@ -205,9 +225,16 @@ def _fitting_hint(
 ) -> str:
     """The hint "try num_gpus=N" when N GPUs of ``device`` hold what ``layout`` does not, or ""."""
     kv, eng = (None, None) if req is None else (req.kv_cache, req.engine)
-    if kv_capacity_seqs(model, device, t_in, t_out, layout, weights, kv, eng) >= 1:
+    if (
+        kv_capacity_seqs(
+            model, device, t_in, t_out, num_gpus=layout, weights=weights, kv_cache=kv, engine=eng
+        )
+        >= 1
+    ):
         return ""
-    n = fewest_gpus_that_fit(model, device, weights, t_in, t_out, layout.num_gpus, kv, eng)
+    n = fewest_gpus_that_fit(
+        model, device, weights, t_in, t_out=t_out, start=layout.num_gpus, kv_cache=kv, engine=eng
+    )
     return "" if n is None else f"try num_gpus={n} ({n} × {device.name}, tensor parallel)"
 
 

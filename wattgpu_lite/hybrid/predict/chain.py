@@ -69,7 +69,9 @@ def replicas(llm, gpus, layouts, t_in, t_out, weights=None, serving=None) -> sla
     ``layouts``: their rows, KV capacity, capacity rate [req/s] and what the SLA search reads,
     built once (``serving`` as :func:`plan_rows`')."""
     model = HybridState.pretrained()
-    return sla.replicas(model, llm, gpus, layouts, t_in, t_out, weights, serving)
+    return sla.replicas(
+        model, llm, gpus, layouts, t_in=t_in, t_out=t_out, weights=weights, serving=serving
+    )
 
 
 def max_rate_under_sla(rep: sla.Replicas, sla_s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -100,7 +102,7 @@ def step_shares(
     groups and replicated weights). ``rows``: the plans' backbone rows, if built already."""
     constants = HybridState.pretrained().constants
     if rows is None:
-        rows, _ = plan_rows(llm, gpus, layouts, t_in, t_out, weights)
+        rows, _ = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights)
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
     three = (rows, ideal_links(rows), ideal_links(rows, whole=True))
     found = physical.physical_evaluate_each([backbone.request_call(r, b, constants) for r in three])

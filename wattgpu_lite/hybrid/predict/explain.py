@@ -105,19 +105,23 @@ def explain(
     hm = HybridState.pretrained()
     llms, gpus = [model], [device]
     deploy = {"num_gpus": req.layout, "weights": [req.weights], **serving_args(req)}
-    out = steps.predict_arrays(hm, llms, gpus, i.t_in, i.t_out, rate, bat, i.level, **deploy)
+    out = steps.predict_arrays(
+        hm, llms, gpus, i.t_in, t_out=i.t_out, rate_qps=rate, batch=bat, level=i.level, **deploy
+    )
     rows, cap = backbone_rows.build(llms, gpus, i.t_in, i.t_out, **deploy)
     c = hm.constants
     offline = np.isnan(np.array([rate]))
     in_flight = out.in_flight
     step_batch = np.where(offline, in_flight, np.minimum(1.0 + in_flight, np.maximum(cap, 1.0)))
     step = _step_parts(rows, step_batch, c)
-    learned, applies_why = _learned(hm, llms, gpus, rows, cap, rate, bat, out)
+    learned, applies_why = _learned(hm, llms, gpus, rows, cap=cap, rate=rate, bat=bat, out=out)
     busy = float(out.busy_fraction[0])
     busy_batch = in_flight if offline[0] else np.maximum(in_flight / max(busy, 1e-300), 1.0)
     busy_w = float(backbone.busy_power_w(rows, busy_batch, c)[0])
     corrections = _corrections(out, learned, applies_why)
-    parts = parts_of(p, out, step, corrections, busy_w, busy, float(step_batch[0]))
+    parts = parts_of(
+        p, out, step, corrections, busy_w=busy_w, busy=busy, step_batch=float(step_batch[0])
+    )
     return Explanation(
         prediction=p,
         step_batch=float(step_batch[0]),
@@ -214,8 +218,8 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float
     beyond = intervals.beyond_context(hm, support)
     odd = np.array([bool(reasons)])
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
-    back = steps.backbone_step(hm, rows, cap, rate_a, bat_a)
-    factors = steps.correction_step(hm, llms, gpus, rows, back, odd)
+    back = steps.backbone_step(hm, rows, cap, rate_a, batch=bat_a)
+    factors = steps.correction_step(hm, llms, gpus, rows, back=back, odd=odd)
     learned = {t: float(v[0]) for t, v in factors.items()}
     if reasons:
         why = (
@@ -260,6 +264,13 @@ def _corrections(out, learned, why) -> dict[str, Correction]:
             elif physics_only * raw > final * (1 + REL):
                 bound = "TDP"
         res[target] = Correction(
-            target, physics_only, raw, final, final / physics_only, applies, bound, why
+            target,
+            physics_only,
+            raw,
+            final,
+            factor=final / physics_only,
+            applies=applies,
+            bound=bound,
+            why=why,
         )
     return res

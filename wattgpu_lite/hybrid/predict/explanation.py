@@ -143,7 +143,7 @@ def parts_of(
             "sequences in a step",
             step_batch,
             "sequences",
-            "offline batch" if i.rate_qps is None else "1 + the mean in flight",
+            note="offline batch" if i.rate_qps is None else "1 + the mean in flight",
         )
     ]
     parts += [Part("bytes per step", k, v, "B") for k, v in step["bytes"].items()]
@@ -156,14 +156,14 @@ def parts_of(
     for k, v in step["terms"].items():
         summed = k in ("layout", "prompt", "fixed") or k == step["roofline"]
         note = notes[k] + ("" if summed else " (not in the sum)")
-        parts.append(Part("step time", k, v, "s", note, summed))
+        parts.append(Part("step time", k, v, "s", note=note, in_sum=summed))
     parts.append(
         Part(
             "step time",
             "backbone step time",
             float(out.backbone_itl_s[0]),
             "s",
-            f"the sum; binds: {step['binding']}",
+            note=f"the sum; binds: {step['binding']}",
         )
     )
     parts.append(
@@ -172,26 +172,26 @@ def parts_of(
             "ITL floor",
             float(out.itl_floor_s[0]),
             "s",
-            "hard bound: at peak B/s and FLOP/s",
+            note="hard bound: at peak B/s and FLOP/s",
         )
     )
     parts += [
-        Part("power", "idle power", float(out.idle_power_w[0]), "W", "the replica's"),
-        Part("power", "busy power", busy_w, "W", "while a request is in flight"),
-        Part("power", "busy fraction", busy, "", "share of time with a request"),
+        Part("power", "idle power", float(out.idle_power_w[0]), "W", note="the replica's"),
+        Part("power", "busy power", busy_w, "W", note="while a request is in flight"),
+        Part("power", "busy fraction", busy, "", note="share of time with a request"),
         Part(
             "power",
             "backbone power",
             float(out.backbone_power_w[0]),
             "W",
-            "idle + busy fraction x (busy - idle)",
+            note="idle + busy fraction x (busy - idle)",
         ),
-        Part("power", "replica TDP", float(out.replica_tdp_w[0]), "W", "hard bound: G x TDP"),
+        Part("power", "replica TDP", float(out.replica_tdp_w[0]), "W", note="hard bound: G x TDP"),
     ]
     for c in corr.values():
         name = "power" if c.target == "power" else "ITL"
         note = f"held at the {c.bound}" if c.bound else ("learned" if c.applies else "physics")
-        parts.append(Part("correction", f"{name} factor", c.factor, "x", note))
+        parts.append(Part("correction", f"{name} factor", c.factor, "x", note=note))
     quantities = (("power", "power_w", "W"), ("ITL", "itl_s", "s"),
                   ("time per token", "time_per_token_s", "s"),
                   ("energy per token", "energy_per_token_j", "J"))  # fmt: skip
@@ -203,7 +203,7 @@ def parts_of(
                 name,
                 getattr(p, q),
                 unit,
-                f"{iv.level:.0%} interval, basis {iv.basis}",
+                note=f"{iv.level:.0%} interval, basis {iv.basis}",
                 lo=iv.lo,
                 hi=iv.hi,
             )
@@ -214,7 +214,7 @@ def parts_of(
             "energy per request",
             p.energy_per_token_j * i.t_out,
             "J",
-            f"energy per token x {i.t_out} generated tokens",
+            note=f"energy per token x {i.t_out} generated tokens",
         )
     )
     if math.isfinite(float(out.widening[0])) and float(out.widening[0]) > 0:
@@ -224,7 +224,7 @@ def parts_of(
                 "widening",
                 float(out.widening[0]),
                 "log units",
-                "beyond the training range",
+                note="beyond the training range",
             )
         )
     return tuple(parts)

@@ -155,7 +155,11 @@ def messages(
 ) -> np.ndarray:
     """:meth:`Status.message` of each row (object array; names and numbers one per row), made
     once per distinct value of what its text names (:func:`_named`)."""
-    group, first = unique_rows(_named(status, llm, gpu, rate_qps, batch, max_batch, capacity_qps))
+    group, first = unique_rows(
+        _named(
+            status, llm, gpu, rate_qps, batch=batch, max_batch=max_batch, capacity_qps=capacity_qps
+        )
+    )
     made = np.empty(len(first), dtype=object)
     for k, i in enumerate(first):
         made[k] = Status(status[i]).message(

@@ -51,12 +51,12 @@ def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.Dat
         a["llms"],
         a["gpus"],
         a["t_in"],
-        a["t_out"],
-        frame["rate_qps"].to_numpy(dtype=float),
-        frame["batch"].to_numpy(dtype=float),
-        check_level(level),
-        a["num_gpus"],
-        a["weights"],
+        t_out=a["t_out"],
+        rate_qps=frame["rate_qps"].to_numpy(dtype=float),
+        batch=frame["batch"].to_numpy(dtype=float),
+        level=check_level(level),
+        num_gpus=a["num_gpus"],
+        weights=a["weights"],
     )
     return frame.reset_index(drop=True).assign(**out.columns())
 
