@@ -48,7 +48,7 @@ def why_not_fits(llm, gpu, context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS) -> 
     """'' when the weights and one sequence's KV cache fit in 90 % of one GPU's memory, else the
     reason in words: the kit's one memory-fit check
     (:func:`wattgpu_lite.energy.occupancy.memory_why_not`), at one GPU and the model's format."""
-    return memory_why_not(llm, gpu, 1, None, context_tokens)
+    return memory_why_not(llm, gpu, 1, None, kv_tokens=context_tokens)
 
 
 def server_energy_per_request_j(power_w, rate_qps):
@@ -180,18 +180,18 @@ def wall_accounting(
 
 def check_pue(pue) -> float:
     """A PUE in [1, 3] (1: every joule reaches the IT load; survey averages are 1.5-1.6)."""
-    return checks.check_number("pue", pue, 1.0, 3.0, "(facility / IT energy)")
+    return checks.check_number("pue", pue, 1.0, 3.0, unit="(facility / IT energy)")
 
 
 def check_grid_gco2_per_kwh(grid_gco2_per_kwh) -> float:
     """A grid intensity in [0, 5000] gCO2e/kWh (0: a carbon-free supply; the dirtiest national
     grid of data/grid_intensity_countries.csv, Turkmenistan's, is about 1,300)."""
-    return checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
+    return checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, unit="gCO2e/kWh")
 
 
 def check_price_per_kwh(price_per_kwh) -> float:
     """An electricity price in [0, 100] per kWh."""
-    return checks.check_number("price_per_kwh", price_per_kwh, 0, 100, "per kWh")
+    return checks.check_number("price_per_kwh", price_per_kwh, 0, 100, unit="per kWh")
 
 
 def resolve_grid(region: str | None, grid_gco2_per_kwh: float | None) -> tuple[float, str]:
@@ -262,7 +262,12 @@ def wall_for(
     world's), with the inputs echoed."""
     t_out = prediction.inputs.t_out
     return wall_for_request(
-        prediction.energy_per_token_j * t_out, t_out, region, pue, grid_gco2_per_kwh, price_per_kwh
+        prediction.energy_per_token_j * t_out,
+        t_out,
+        region,
+        pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
     )
 
 
@@ -281,7 +286,11 @@ def wall_for_request(
     pue = default_pue() if pue is None else check_pue(pue)
     price_per_kwh, price_region, price_note = resolve_price(region, price_per_kwh)
     out = wall_accounting(
-        energy_per_request_j, energy_per_request_j / t_out * 1e3, pue, grid, price_per_kwh
+        energy_per_request_j,
+        energy_per_request_j / t_out * 1e3,
+        pue,
+        grid,
+        price_per_kwh=price_per_kwh,
     )
     return {
         **out,

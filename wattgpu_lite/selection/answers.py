@@ -150,9 +150,19 @@ def predict(
         model=model,
     )
     i = p.inputs
-    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)  # energy per token × t_out
+    w = wall_for(
+        p, region, pue, grid_gco2_per_kwh, price_per_kwh=price_per_kwh
+    )  # energy per token × t_out
     tokens = ((i.t_in, i.t_out), echo)
-    return _at_wall(p, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    return _at_wall(
+        p,
+        w,
+        tokens,
+        region,
+        pue=pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )
 
 
 def explain(
@@ -199,8 +209,16 @@ def explain(
         max_num_seqs=max_num_seqs,
     )
     p, i = x.prediction, x.prediction.inputs
-    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)
-    p = _at_wall(p, w, ((i.t_in, i.t_out), echo), region, pue, grid_gco2_per_kwh, price_per_kwh)
+    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh=price_per_kwh)
+    p = _at_wall(
+        p,
+        w,
+        ((i.t_in, i.t_out), echo),
+        region,
+        pue=pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )
     return replace(x, prediction=p)
 
 
@@ -245,6 +263,21 @@ def estimate_energy(
         engine=engine,
         max_num_seqs=max_num_seqs,
     )
-    w = wall_for_request(est.total_j, est.t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    w = wall_for_request(
+        est.total_j,
+        est.t_out,
+        region,
+        pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )
     tokens = ((est.t_in, est.t_out), echo)
-    return _at_wall(est, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    return _at_wall(
+        est,
+        w,
+        tokens,
+        region,
+        pue=pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )

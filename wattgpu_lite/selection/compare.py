@@ -126,10 +126,10 @@ def compare(
         ref,
         regime_of(float(head["rate_qps"])),
         float(level),
-        inputs,
-        rows,
-        _notes(vs),
-        defaults,
+        inputs=inputs,
+        rows=rows,
+        notes=_notes(vs),
+        defaults=defaults,
     )
 
 

@@ -63,7 +63,17 @@ def _predict(
 ) -> StepResult:
     gpus, lays = [g for g, _ in plans], _layouts(plans)
     return chain.predict_plans(
-        llm, gpus, lays, t_in, t_out, rate, batch, level, weights, built, serving
+        llm,
+        gpus,
+        lays,
+        t_in,
+        t_out=t_out,
+        rate=rate,
+        batch=batch,
+        level=level,
+        weights=weights,
+        built=built,
+        serving=serving,
     )
 
 
@@ -78,7 +88,15 @@ def rate_plans(
     ``serving``: the KV-cache format, engine and concurrency limit (keywords of
     :func:`~wattgpu_lite.hybrid.predict.chain.plan_rows`; None: the defaults).
     """
-    rep = chain.replicas(llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights, serving)
+    rep = chain.replicas(
+        llm,
+        [g for g, _ in gpus],
+        _layouts(gpus),
+        t_in,
+        t_out=t_out,
+        weights=weights,
+        serving=serving,
+    )
     r_max, light_itl = chain.max_rate_under_sla(rep, sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
@@ -88,11 +106,20 @@ def rate_plans(
     shown = np.where(np.isnan(r_max), np.nan, shown)  # a replica that does not fit has no count
     share = rate_qps / np.where(np.isfinite(shown), shown, 1.0)
     out = _predict(
-        llm, gpus, t_in, t_out, share, np.nan, level, weights, (rep.rows, rep.cap), serving
+        llm,
+        gpus,
+        t_in,
+        t_out,
+        rate=share,
+        batch=np.nan,
+        level=level,
+        weights=weights,
+        built=(rep.rows, rep.cap),
+        serving=serving,
     )
     why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light_itl, strict=True)]
     why = [
-        deployment_why_not(llm, d, t_in, t_out, weights, serving)
+        deployment_why_not(llm, d, t_in, t_out, weights=weights, serving=serving)
         if w == "does not fit in memory"
         else w
         for w, d in zip(why, gpus, strict=True)
@@ -106,7 +133,11 @@ def rate_plans(
         "max_rate_per_replica_qps": r_max,
         "rate_per_replica_qps": np.where(np.isfinite(shown), share, np.nan),
     }
-    return cols | _explain(cols, llm, gpus, t_in, t_out, seen, weights, rep.rows) | more
+    return (
+        cols
+        | _explain(cols, llm, gpus, t_in, t_out=t_out, batch=seen, weights=weights, rows=rep.rows)
+        | more
+    )
 
 
 def batch_plans(
@@ -115,30 +146,34 @@ def batch_plans(
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds); ``serving`` as :func:`rate_plans`'."""
     devices = [g for g, _ in gpus]
-    rows, cap = chain.plan_rows(llm, devices, _layouts(gpus), t_in, t_out, weights, serving)
+    rows, cap = chain.plan_rows(
+        llm, devices, _layouts(gpus), t_in, t_out=t_out, weights=weights, serving=serving
+    )
     b = chain.offline_batch(cap) if batch is None else np.full(len(gpus), batch)
     out = _predict(
         llm,
         gpus,
         t_in,
         t_out,
-        np.nan,
-        np.where(cap >= 1, b, 1.0),
-        level,
-        weights,
-        (rows, cap),
-        serving,
+        rate=np.nan,
+        batch=np.where(cap >= 1, b, 1.0),
+        level=level,
+        weights=weights,
+        built=(rows, cap),
+        serving=serving,
     )
     why = []
     for status, itl, d in zip(out.status, out.itl_s, gpus, strict=True):
         if status == "does not fit in memory":
-            why.append(deployment_why_not(llm, d, t_in, t_out, weights, serving))
+            why.append(deployment_why_not(llm, d, t_in, t_out, weights=weights, serving=serving))
         elif status != "ok":
             why.append(str(status))
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
     cols = _columns(gpus, out, np.where(out.status == "ok", 1.0, np.nan), why)
-    explain = _explain(cols, llm, gpus, t_in, t_out, out.in_flight, weights, rows)
+    explain = _explain(
+        cols, llm, gpus, t_in, t_out=t_out, batch=out.in_flight, weights=weights, rows=rows
+    )
     return cols | explain | {"total_power_w": cols["power_w"]}
 
 
@@ -146,7 +181,9 @@ def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Co
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
-    shares = chain.step_shares(llm, [g for g, _ in plans], lays, t_in, t_out, batch, weights, rows)
+    shares = chain.step_shares(
+        llm, [g for g, _ in plans], lays, t_in, t_out=t_out, batch=batch, weights=weights, rows=rows
+    )
     ok = np.isfinite(cols["energy_per_token_j"])
     gb = {p: chain.weights_per_gpu_gb(llm, p, weights) for p in set(lays)}  # per layout
     return {
@@ -164,7 +201,8 @@ def deployment_why_not(
     gpu, lay = deployment[0], _layouts([deployment])[0]
     kv = {k: v for k, v in (serving or {}).items() if k in ("kv_cache", "engine")}
     return (
-        chain.memory_why_not(llm, gpu, lay, weights, t_in + t_out, **kv) or "does not fit in memory"
+        chain.memory_why_not(llm, gpu, lay, weights, kv_tokens=t_in + t_out, **kv)
+        or "does not fit in memory"
     )
 
 

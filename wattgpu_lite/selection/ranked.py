@@ -58,7 +58,9 @@ def ranked_columns(
     model, devices = resolve_llm(llm), candidate_gpus(plan[0], source)
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     if source == "hybrid":
-        return _hybrid_columns(model, devices, load, tokens, sla_ms, wall, level, plan[1:])
+        return _hybrid_columns(
+            model, devices, load, tokens, sla_ms=sla_ms, wall=wall, level=level, plan=plan[1:]
+        )
     _, gpu_counts, weights, layouts, serving = plan
     counts = check_gpu_counts(gpu_counts)
     served = serving and any(v is not None for v in serving.values())
@@ -77,7 +79,7 @@ def ranked_columns(
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
     fitting = [d for d in devices if d.name in set(table.loc[table["fits"], "gpu"])]
-    metrics = gpu_metrics(model, fitting, scenario, source, tokens[1])
+    metrics = gpu_metrics(model, fitting, scenario, source, t_out=tokens[1])
     table = table.merge(metrics, on="gpu", how="left")
     table = apply_sla(add_energy(table, rate, *wall), sla_ms, scenario)
     head = {"llm": model.name, "llm_architecture": model.architecture_name, "scenario": scenario}
