@@ -91,7 +91,7 @@ def compared(
 def both_ways(a: str, e_a: float, b: str, e_b: float, what: str = "energy") -> str:
     """The same two numbers read both ways: "the A30 uses 31 % less energy than the H100 NVL;
     the H100 NVL uses 44 % more than the A30"."""
-    return f"{compared(a, e_a, b, e_b, what)}; {compared(b, e_b, a, e_a, '')}"
+    return f"{compared(a, e_a, b, e_b, what=what)}; {compared(b, e_b, a, e_a, what='')}"
 
 
 def choice_steps(steps: pd.DataFrame, unit: str = "J per 1,000 tokens") -> str:

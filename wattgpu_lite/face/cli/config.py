@@ -175,6 +175,6 @@ def with_config(
     if path is None:
         return words, {}, {}
     from_file = read_config(path, known_keys(parser))
-    extra, used = file_words(sub, from_file, set(vars(typed)), path, environ)
+    extra, used = file_words(sub, from_file, set(vars(typed)), path, environ=environ)
     i = _command_index(words, command) + 1
     return words[:i] + extra + words[i:], used, from_file
