@@ -133,7 +133,9 @@ def cross_predict(
         for k, (train, test) in enumerate(
             tqdm(splits, desc=f"{target} {strategy}", disable=not progress)
         ):
-            pred, imps[k] = _one_fold(frame, target, train, test, model, params, columns)
+            pred, imps[k] = _one_fold(
+                frame, target, train, test, model=model, params=params, columns=columns
+            )
             out.loc[out.index[test], ["fold", "y_pred"]] = np.column_stack(
                 [np.full(len(test), k), pred]
             )

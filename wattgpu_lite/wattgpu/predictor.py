@@ -72,7 +72,7 @@ class WattGPU:
         for target in ("power", "itl"):
             rows = training_rows(frame, target)
             self.models[target] = fit_target(
-                rows, target, self.features[target], self.params[target], self.seed
+                rows, target, self.features[target], self.params[target], seed=self.seed
             )
         return self
 
