@@ -94,17 +94,17 @@ def check_number(
     if not is_real(value):
         typed = shown(value) if len(repr(value)) > 40 else f"{value!r} ({type(value).__name__})"
         problem = f"must be a number, got {typed}"
-        raise _fail(error, field, problem, fix, label)
+        raise _fail(error, field, problem, fix, label=label)
     try:
         number = float(value)
     except OverflowError:
         digits = len(str(abs(int(value)))) if isinstance(value, numbers.Integral) else "many"
         problem = f"is too large to be a number here (an integer of {digits} digits)"
-        raise _fail(error, field, problem, fix, label) from None
+        raise _fail(error, field, problem, fix, label=label) from None
     if not math.isfinite(number):
-        raise _fail(error, field, f"must be finite, got {value!r}", fix, label)
+        raise _fail(error, field, f"must be finite, got {value!r}", fix, label=label)
     if not lo <= number <= hi:
-        raise _fail(error, field, f"must be {span}, got {shown(value)}", fix, label)
+        raise _fail(error, field, f"must be {span}, got {shown(value)}", fix, label=label)
     return number
 
 
@@ -125,7 +125,7 @@ def check_count(
     fix = fix or f"pass {field} as a whole number from {lo:,} to {hi:,}"
     number = check_number(field, value, lo, hi, error=error, fix=fix, label=label)
     if not number.is_integer():
-        raise _fail(error, field, f"must be a whole number, got {shown(value)}", fix, label)
+        raise _fail(error, field, f"must be a whole number, got {shown(value)}", fix, label=label)
     return int(number)
 
 
@@ -143,7 +143,7 @@ def check_counts(
     fix = fix or f"write {field} as a list of whole numbers from {lo:,} to {hi:,}, e.g. [{lo}]"
     if not isinstance(value, list | tuple):
         problem = f"must be a list of whole numbers, got {value!r:.80} ({type(value).__name__})"
-        raise _fail(error, field, problem, fix, label)
+        raise _fail(error, field, problem, fix, label=label)
     return tuple(check_count(field, v, lo, hi, error=error, fix=fix, label=label) for v in value)
 
 
@@ -158,7 +158,7 @@ def check_flag(
     if not isinstance(value, bool | np.bool_):
         fix = f"write {field} as true or false (JSON) / True or False (Python), not in quotes"
         problem = f"must be a boolean, got {value!r} ({type(value).__name__})"
-        raise _fail(error, field, problem, fix, label)
+        raise _fail(error, field, problem, fix, label=label)
     return bool(value)
 
 
