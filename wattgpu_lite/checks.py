@@ -167,7 +167,8 @@ def check_level(level: Any, field: str = "level") -> float:
     return check_number(
         field,
         level,
-        *LEVEL,
+        lo=LEVEL[0],
+        hi=LEVEL[1],
         error=InvalidInputError,
         fix=f"pass {field} from {LEVEL[0]} to {LEVEL[1]}, e.g. 0.8 or 0.9",
     )
@@ -175,11 +176,12 @@ def check_level(level: Any, field: str = "level") -> float:
 
 def check_rate_qps(rate: Any, field: str = "rate_qps") -> float:
     """A Poisson request rate in req/s, 1e-6 <= rate <= 1000."""
-    number = _within(rate, *RATE_QPS)
+    low_qps, high_qps = RATE_QPS
+    number = _within(rate, low_qps, high_qps)
     if number is not None:
         return number
-    fix = f"pass {field} in requests per second, from {RATE_QPS[0]:g} to {RATE_QPS[1]:g} (e.g. 0.1)"
-    return check_number(field, rate, *RATE_QPS, "req/s", fix=fix)
+    fix = f"pass {field} in requests per second, from {low_qps:g} to {high_qps:g} (e.g. 0.1)"
+    return check_number(field, rate, low_qps, high_qps, unit="req/s", fix=fix)
 
 
 def check_batch(batch: Any, field: str = "batch") -> float:
@@ -202,7 +204,9 @@ def check_batch(batch: Any, field: str = "batch") -> float:
 
 def check_itl_sla_ms(sla: Any, field: str = "itl_sla_ms") -> float:
     """An inter-token latency target in ms, 0.01 <= sla <= 1e6."""
-    return check_number(field, sla, *ITL_SLA_MS, "ms", fix=f"pass {field} in ms, e.g. 30 or 50")
+    low_ms, high_ms = ITL_SLA_MS
+    fix = f"pass {field} in ms, e.g. 30 or 50"
+    return check_number(field, sla, low_ms, high_ms, unit="ms", fix=fix)
 
 
 def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int, int]:

@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy import backbone_energy, backbone_rows
-from wattgpu_lite.energy import notes as NOTES
+from wattgpu_lite.energy import backbone_energy, backbone_rows, notes
 from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.estimate.*)
     COMPONENTS,
     J_PER_WH,
@@ -65,21 +64,23 @@ def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
     t = paper_terms_j(llm[1] * 1e9, n_layers, d_model, work[0], t_out=work[1], hardware=hw)
     terms = tuple((*_PAPER_KEYS[k], float(v)) for k, v in t.items())
     return EnergyEstimate(
-        llm[0],
-        gpu,
-        "paper",
-        *work,
-        1,
-        "bf16",
-        16.0,
-        False,
-        "",
-        None,
-        f"paper Table {1 if hw == 'H100' else 6} ({hw})",
-        None,
-        None,
-        terms,
-        NOTES.paper_notes(n_layers, d_model, work[2], moe),
+        llm=llm[0],
+        gpu=gpu,
+        mode="paper",
+        t_in=work[0],
+        t_out=work[1],
+        batch=work[2],
+        num_gpus=1,
+        weights="bf16",
+        weight_bits=16.0,
+        expert_parallel=False,
+        compute_peak="",
+        compute_peak_tflops=None,
+        coefficients=f"paper Table {1 if hw == 'H100' else 6} ({hw})",
+        kappa=None,
+        static_fraction=None,
+        terms=terms,
+        notes=notes.paper_notes(n_layers, d_model, work[2], moe),
     )
 
 
@@ -94,7 +95,9 @@ def _physical(llm, gpu, work, layout: Parallel, weights, serving=None) -> Energy
         if serving is None
         else dict(zip(("kv_cache", "engine", "max_num_seqs"), serving, strict=True))
     )
-    rows, _ = backbone_rows.build([llm], [gpu], work[0], work[1], layout, [fmt], **kv)
+    rows, _ = backbone_rows.build(
+        [llm], [gpu], work[0], work[1], num_gpus=layout, weights=[fmt], **kv
+    )
     t, engine = backbone_energy.request_breakdown(rows, np.array([float(work[2])]), c)
     terms = tuple((ph, comp, float(v[0])) for (ph, comp), v in t.items())
     idle = float(engine["idle_power_w"][0]) / layout.num_gpus
@@ -103,27 +106,29 @@ def _physical(llm, gpu, work, layout: Parallel, weights, serving=None) -> Energy
         f"η_f {c.eta_flops:.3g} (fitted)"
     )
     return EnergyEstimate(
-        llm.name,
-        gpu.name,
-        "physical",
-        *work,
-        layout.num_gpus,
-        fmt,
-        weight_bits(llm, fmt),
-        layout.ep > 1,
-        which,
-        peak,
-        basis,
-        c.kappa,
-        idle / gpu.tdp_w,
-        terms,
-        NOTES.physical_notes(llm, gpu, work, layout, fmt=fmt, peak=which, serving=serving)
-        + NOTES.scale_note(float(engine["dynamic_scale"][0])),
-        llm.architecture_name,
-        layout.tp,
-        layout.ep,
-        float(engine["power_w"][0]),
-        float(engine["step_time_s"][0]),
+        llm=llm.name,
+        gpu=gpu.name,
+        mode="physical",
+        t_in=work[0],
+        t_out=work[1],
+        batch=work[2],
+        num_gpus=layout.num_gpus,
+        weights=fmt,
+        weight_bits=weight_bits(llm, fmt),
+        expert_parallel=layout.ep > 1,
+        compute_peak=which,
+        compute_peak_tflops=peak,
+        coefficients=basis,
+        kappa=c.kappa,
+        static_fraction=idle / gpu.tdp_w,
+        terms=terms,
+        notes=notes.physical_notes(llm, gpu, work, layout, fmt=fmt, peak=which, serving=serving)
+        + notes.scale_note(float(engine["dynamic_scale"][0])),
+        llm_architecture=llm.architecture_name,
+        tp=layout.tp,
+        ep=layout.ep,
+        power_w=float(engine["power_w"][0]),
+        step_time_s=float(engine["step_time_s"][0]),
     )
 
 
@@ -228,5 +233,5 @@ def estimate_energy(
             moe=llm.is_moe,
         )
         return replace(est, llm_architecture=llm.architecture_name)
-    NOTES.check_deployment(llm, layout, expert_parallel)
+    notes.check_deployment(llm, layout, expert_parallel)
     return _physical(llm, gpu, work, layout, weights=weights, serving=serving if asked else None)

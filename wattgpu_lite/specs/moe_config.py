@@ -57,10 +57,10 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     experts = _first(cfg, EXPERT_KEYS) or _first(ffn, ("moe_num_experts",))
     if experts is None:
         return None
-    n_experts = as_int(*experts, lo=0)
+    n_experts = as_int(experts[0], experts[1], lo=0)
     topk = _first(cfg, TOPK_KEYS) or _first(ffn, ("moe_top_k",))
     if n_experts < 2:  # dense (0: no experts, moe_notes says so), but 1 expert routed to 2
-        if n_experts == 1 and topk is not None and as_int(*topk, lo=0) > 1:
+        if n_experts == 1 and topk is not None and as_int(topk[0], topk[1], lo=0) > 1:
             raise _too_many(topk, experts, n_experts)
         return None
     if topk is None:
@@ -69,7 +69,7 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
             f"{', '.join(TOPK_KEYS)}; add the experts each token is routed to, "
             f'e.g. "num_experts_per_tok": 2'
         )
-    top_k = as_int(*topk)
+    top_k = as_int(topk[0], topk[1])
     if top_k > n_experts:
         raise _too_many(topk, experts, n_experts)
     width = cfg.get("intermediate_size") if _is_llama4(cfg) else dense_ff
