@@ -241,7 +241,12 @@ def _fitting_hint(
 def _message(out: StepResult, i: int, llm: str, gpu: str, rate: float, batch: float) -> str:
     """Why row ``i`` has no answer ("" when OK)."""
     return Status(out.status[i]).message(
-        llm, gpu, rate, batch, float(out.max_batch[i]), float(out.capacity_qps[i])
+        llm,
+        gpu,
+        rate,
+        batch,
+        max_batch=float(out.max_batch[i]),
+        capacity_qps=float(out.capacity_qps[i]),
     )
 
 

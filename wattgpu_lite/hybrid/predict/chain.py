@@ -53,8 +53,20 @@ def predict_plans(
     (:func:`~wattgpu_lite.hybrid.predict.steps.predict_arrays`); ``built``: :func:`plan_rows`'."""
     n = len(gpus)
     model = HybridState.pretrained()
-    lists = ([llm] * n, gpus, t_in, t_out, rate, batch, level, layouts, [weights] * n)
-    return steps.predict_arrays(model, *lists, built=built, **(serving or {}))
+    return steps.predict_arrays(
+        model,
+        [llm] * n,
+        gpus,
+        t_in,
+        t_out=t_out,
+        rate_qps=rate,
+        batch=batch,
+        level=level,
+        num_gpus=layouts,
+        weights=[weights] * n,
+        built=built,
+        **(serving or {}),
+    )
 
 
 def offline_batch(cap: np.ndarray) -> np.ndarray:

@@ -79,14 +79,14 @@ class HybridState:
                 tuple(c["columns"]), float(c["bound"]), tuple(c["families"]), text
             )
         return cls(
-            Constants(**s["constants"]),
-            corr,
-            s["chosen"],
-            s["tables"],
-            {k: (float(a), float(b)) for k, (a, b) in s["ranges"].items()},
-            frozenset(s["seen_gpus"]),
-            frozenset(s["seen_llms"]),
-            s["built_with"],
+            constants=Constants(**s["constants"]),
+            corrections=corr,
+            chosen=s["chosen"],
+            tables=s["tables"],
+            ranges={k: (float(a), float(b)) for k, (a, b) in s["ranges"].items()},
+            seen_gpus=frozenset(s["seen_gpus"]),
+            seen_llms=frozenset(s["seen_llms"]),
+            built_with=s["built_with"],
         )
 
     def backbone_only(self) -> HybridState:

@@ -105,7 +105,18 @@ def check_request(
     """
     layout = check_num_gpus(layout_of(num_gpus, parallel), model, device)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
-    serving = check_serving(kv_cache, engine, max_num_seqs)
+    kv_format, engine_name, seqs_limit = check_serving(kv_cache, engine, max_num_seqs)
     rate, bat, offline = resolve_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
-    return Request(layout, fmt, rate, bat, offline, t_in, t_out, *serving)
+    return Request(
+        layout=layout,
+        weights=fmt,
+        rate_qps=rate,
+        batch=bat,
+        offline=offline,
+        t_in=t_in,
+        t_out=t_out,
+        kv_cache=kv_format,
+        engine=engine_name,
+        max_num_seqs=seqs_limit,
+    )

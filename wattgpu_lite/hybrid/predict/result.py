@@ -36,6 +36,7 @@ class Status(str, Enum):
         gpu: str,
         rate_qps: float,
         batch: float,
+        *,
         max_batch: float,
         capacity_qps: float,
     ) -> str:
@@ -163,7 +164,12 @@ def messages(
     made = np.empty(len(first), dtype=object)
     for k, i in enumerate(first):
         made[k] = Status(status[i]).message(
-            llm[i], gpu[i], rate_qps[i], batch[i], float(max_batch[i]), float(capacity_qps[i])
+            llm[i],
+            gpu[i],
+            rate_qps[i],
+            batch[i],
+            max_batch=float(max_batch[i]),
+            capacity_qps=float(capacity_qps[i]),
         )
     return made[group]
 

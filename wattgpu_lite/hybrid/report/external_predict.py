@@ -72,7 +72,7 @@ def decode_shares(
     the backbone's (the shipped model's by default)."""
     a = _arguments(frame)
     rows, _ = backbone_rows.build(
-        a["llms"], a["gpus"], a["t_in"], a["t_out"], a["num_gpus"], a["weights"]
+        a["llms"], a["gpus"], a["t_in"], a["t_out"], num_gpus=a["num_gpus"], weights=a["weights"]
     )
     c = HybridState.pretrained().constants if constants is None else constants
     batch = frame["batch"].to_numpy(dtype=float)
