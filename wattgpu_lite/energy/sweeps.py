@@ -30,8 +30,8 @@ def _physical(llms, gpu, workload, layouts, weights) -> dict[str, np.ndarray]:
         [gpu] * n,
         np.broadcast_to(t_in, (n,)),
         np.broadcast_to(t_out, (n,)),
-        layouts,
-        [served_format(m, weights) for m in models],
+        num_gpus=layouts,
+        weights=[served_format(m, weights) for m in models],
     )
     terms, _ = backbone_energy.request_breakdown(
         rows, np.broadcast_to(batch, (n,)), backbone_energy.shipped_constants()

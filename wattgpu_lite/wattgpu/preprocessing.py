@@ -64,14 +64,14 @@ class Preprocessor:
         ct = column_transformer(num, cat).fit(_as_inputs(frame, num, cat))
         n, c = ct.named_transformers_["num"], ct.named_transformers_["cat"]
         return cls(
-            tuple(columns),
-            num,
-            cat,
-            _floats(n["impute"].statistics_),
-            _floats(n["scale"].mean_),
-            _floats(n["scale"].scale_),
-            tuple(str(v) for v in c["impute"].statistics_),
-            tuple(tuple(str(v) for v in cats) for cats in c["encode"].categories_),
+            columns=tuple(columns),
+            numeric=num,
+            categorical=cat,
+            impute_numeric=_floats(n["impute"].statistics_),
+            means=_floats(n["scale"].mean_),
+            scales=_floats(n["scale"].scale_),
+            impute_categorical=tuple(str(v) for v in c["impute"].statistics_),
+            categories=tuple(tuple(str(v) for v in cats) for cats in c["encode"].categories_),
         )
 
     @property

@@ -143,7 +143,7 @@ def notes_on_stderr():
             if issubclass(category, AmbiguousNameWarning):
                 print(f"note: {text.escape_controls(str(message))}", file=sys.stderr)
             else:
-                shown(message, category, filename, lineno, file, line)
+                shown(message, category, filename, lineno, file=file, line=line)
 
         warnings.showwarning = show
         yield
