@@ -35,7 +35,7 @@ ITL_SLA_MS = (0.01, 1e6)  # ms: 10 µs .. 17 minutes per token
 
 
 def _fail(
-    error: type[WattGPUError], field: str, problem: str, fix: str, label: str | None = None
+    error: type[WattGPUError], field: str, problem: str, fix: str, *, label: str | None = None
 ) -> WattGPUError:
     err = error(f"{label or field} {problem}; {fix}")
     err.field = field  # type: ignore[attr-defined]

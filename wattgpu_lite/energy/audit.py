@@ -32,7 +32,7 @@ ETA_EXPONENTS = (0.6, 0.7, 0.8, 0.9, 1.0)
 ETA_ROWS = ("Qwen3 (8B)", "Qwen3 (32B)", "Llama 3.3 (70B)")
 
 
-def _wh(params_b, n_layers, d_model, t_out, constants: dict | None = None) -> np.ndarray:
+def _wh(params_b, n_layers, d_model, t_out, *, constants: dict | None = None) -> np.ndarray:
     """Printed equations' E_request (Wh) at T_in = 500 and ``t_out`` (the paper's constants, or
     ``constants``: {symbol name: value})."""
     return (

@@ -58,7 +58,7 @@ def resolve(llm, gpu):
     return resolve_llm(llm), resolve_gpu(gpu)
 
 
-def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
+def _paper(llm, gpu, work, n_layers, *, d_model, moe=False) -> EnergyEstimate:
     """Paper mode: H100 (Table 1) or A100 (Table 6) coefficients, weights once, no static term."""
     hw = "A100" if gpu.upper().startswith("A100") else "H100"
     t = paper_terms_j(llm[1] * 1e9, n_layers, d_model, work[0], t_out=work[1], hardware=hw)
@@ -84,7 +84,7 @@ def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
     )
 
 
-def _physical(llm, gpu, work, layout: Parallel, weights, serving=None) -> EnergyEstimate:
+def _physical(llm, gpu, work, layout: Parallel, *, weights, serving=None) -> EnergyEstimate:
     """Physical mode: the backbone (one engine with ``wl.predict(..., correction=False)``) at
     its shipped constants, split into the physical terms (:mod:`backbone_energy`); ``serving``:
     the checked (KV-cache format, engine, concurrency limit), None at the defaults."""

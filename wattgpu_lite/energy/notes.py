@@ -27,7 +27,7 @@ def experts_per_step(llm, batch: float) -> float:
     return float(n * (1 - (1 - active / n) ** batch))
 
 
-def physical_notes(llm, gpu, work, num_gpus, fmt, peak, serving=None) -> tuple[str, ...]:
+def physical_notes(llm, gpu, work, num_gpus, *, fmt, peak, serving=None) -> tuple[str, ...]:
     """Notes on a physical-mode estimate (see the module docstring); ``serving``: the checked
     (KV-cache format, engine, concurrency limit), None at the defaults (vLLM, "auto", 256)."""
     t_in, t_out, batch = work

@@ -54,7 +54,12 @@ def kv_bytes_per_token(llm, kv_cache: str | None = None) -> float:
 
 
 def memory_need_bytes(
-    llm, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0, kv_cache: str | None = None
+    llm,
+    num_gpus=1,
+    weights: str | None = None,
+    kv_tokens: float = 0.0,
+    *,
+    kv_cache: str | None = None,
 ) -> float:
     """Bytes a replica must hold: its weights at the served format (:func:`replica_weight_bytes`)
     and the KV cache of one sequence of ``kv_tokens`` tokens at the format ``kv_cache``, every
@@ -81,6 +86,7 @@ def memory_why_not(
     gpu,
     num_gpus=1,
     weights: str | None = None,
+    *,
     kv_tokens: float = 0.0,
     kv_cache: str | None = None,
     engine=None,
@@ -109,14 +115,23 @@ def memory_why_not(
     )
 
 
-def weights_fit(llm, gpu, num_gpus=1, weights: str | None = None, engine=None) -> bool:
+def weights_fit(llm, gpu, num_gpus=1, weights: str | None = None, *, engine=None) -> bool:
     """Whether the weights fit in the engine's share (vLLM: 0.9) of the replica's memory, KV
     cache aside (:func:`memory_why_not` with no KV cache)."""
     return not memory_why_not(llm, gpu, num_gpus, weights, engine=engine)
 
 
 def kv_capacity_seqs(
-    llm, gpu, t_in, t_out, num_gpus=1, weights=None, kv_cache=None, engine=None, max_num_seqs=None
+    llm,
+    gpu,
+    t_in,
+    t_out,
+    *,
+    num_gpus=1,
+    weights=None,
+    kv_cache=None,
+    engine=None,
+    max_num_seqs=None,
 ):
     """Sequences in flight a replica can hold: min(floor(KV blocks / blocks per sequence),
     max_num_seqs), at least 0.

@@ -71,7 +71,7 @@ def paper_terms_j(
 
 
 def paper_request_j(
-    params, n_layers, d_model, t_in, t_out, hardware: str = "H100", constants: dict | None = None
+    params, n_layers, d_model, t_in, *, t_out, hardware: str = "H100", constants: dict | None = None
 ):
     """E_request (J) from the printed equations (the sum of :func:`paper_terms_j`)."""
     return sum(

@@ -18,7 +18,7 @@ from wattgpu_lite.specs.layout import layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 
-def _physical(llms, gpu, workload, layouts, weights) -> dict[str, np.ndarray]:
+def _physical(llms, gpu, workload, layouts, *, weights) -> dict[str, np.ndarray]:
     """Components (J per request, prefill + decode) from the one engine (the backbone split into
     physical terms, :mod:`backbone_energy`), one row per sweep point: ``llms`` one or one per
     point, ``layouts`` a GPU count or one per point; each model in ``weights`` or its own format."""
@@ -69,13 +69,13 @@ def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _terms(llms, gpu, workload, mode: str, num_gpus: int = 1, weights=None):
+def _terms(llms, gpu, workload, mode: str, *, num_gpus: int = 1, weights=None):
     if mode == "paper":
         return _paper(llms, workload)
     return _physical(llms, gpu, workload, num_gpus, weights=weights)
 
 
-def _one_model(x_name: str, x, llm, gpu, workload, mode: str, num_gpus: int, weights):
+def _one_model(x_name: str, x, llm, gpu, *, workload, mode: str, num_gpus: int, weights):
     """Tidy breakdown of one model on one GPU along ``x`` (one of the workload's arrays)."""
     comps = _terms(
         [resolve_llm(llm)], resolve_gpu(gpu), workload, mode, num_gpus=num_gpus, weights=weights

@@ -254,6 +254,7 @@ def wall_for(
     region: str | None = None,
     pue: float | None = None,
     grid_gco2_per_kwh: float | None = None,
+    *,
     price_per_kwh: float | None = None,
 ) -> dict:
     """Energy, CO2e and cost at the wall of a ``wl.predict`` result (or ``wl.explain``'s
@@ -276,6 +277,7 @@ def wall_for_request(
     t_out: int,
     region: str | None = None,
     pue: float | None = None,
+    *,
     grid_gco2_per_kwh: float | None = None,
     price_per_kwh: float | None = None,
 ) -> dict:

@@ -81,7 +81,7 @@ def defaults_of(
     return out
 
 
-def _at_wall(result, w: dict[str, Any], tokens, region, pue, grid_gco2_per_kwh, price_per_kwh):
+def _at_wall(result, w: dict[str, Any], tokens, region, *, pue, grid_gco2_per_kwh, price_per_kwh):
     """``result`` with ``wall`` (``w`` and :func:`price_echo`) and ``defaults`` filled
     (:func:`defaults_of`); ``tokens``: (the checked t_in and t_out, their echo)."""
     checked, echo = tokens

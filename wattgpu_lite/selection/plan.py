@@ -54,6 +54,7 @@ def _predict(
     plans: Sequence[Deployment],
     t_in,
     t_out,
+    *,
     rate,
     batch,
     level,
@@ -177,7 +178,7 @@ def batch_plans(
     return cols | explain | {"total_power_w": cols["power_w"]}
 
 
-def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Columns:
+def _explain(cols: Columns, llm, plans, t_in, *, t_out, batch, weights, rows) -> Columns:
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
@@ -193,7 +194,7 @@ def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Co
 
 
 def deployment_why_not(
-    llm: LLM, deployment: Deployment, t_in, t_out, weights=None, serving=None
+    llm: LLM, deployment: Deployment, t_in, t_out, *, weights=None, serving=None
 ) -> str:
     """Why the weights and one request's KV cache do not fit the engine's share (vLLM: 90 %) of
     the replica's memory (:func:`wattgpu_lite.hybrid.predict.chain.memory_why_not`, the kit's one

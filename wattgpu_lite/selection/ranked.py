@@ -88,7 +88,7 @@ def ranked_columns(
 
 
 def _hybrid_columns(
-    model, devices, load: tuple, tokens: tuple, sla_ms: float, wall: tuple, level, plan: tuple
+    model, devices, load: tuple, tokens: tuple, *, sla_ms: float, wall: tuple, level, plan: tuple
 ) -> dict:
     """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered
     (``plan`` = (gpu_counts, weights, layouts, serving))."""

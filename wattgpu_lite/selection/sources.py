@@ -112,7 +112,7 @@ def predicted_metrics(
     return frame.assign(tokens_per_request=float(t_out))
 
 
-def gpu_metrics(llm, gpus: list, scenario: str, source: str, t_out: float = DEFAULT_T_OUT):
+def gpu_metrics(llm, gpus: list, scenario: str, source: str, *, t_out: float = DEFAULT_T_OUT):
     """One row per GPU with power_w, itl_s, tokens_per_request from ``source`` (see SOURCES):
     the measured runs carry their own tokens per request; the predictors use ``t_out``."""
     if source == "measured":

@@ -98,7 +98,7 @@ def norm_params(d: int, fam: Family) -> int:
     return {"layer": 2 * d, "rms": d, "none": 0}[fam.norm]
 
 
-def attention_params(d: int, n_heads: int, n_kv_heads: int, head_dim: int, fam: Family) -> int:
+def attention_params(d: int, n_heads: int, n_kv_heads: int, head_dim: int, *, fam: Family) -> int:
     """q, k, v, o projections with GQA (+ biases, + QK-norm) of one layer."""
     q_dim, kv_dim = n_heads * head_dim, n_kv_heads * head_dim
     weights = 2 * d * q_dim + 2 * d * kv_dim
@@ -138,12 +138,14 @@ def mlp_params(d: int, ff: int, mlp_type: str, fam: Family) -> int:
     return 2 * d * ff + (ff + d) * fam.mlp_bias
 
 
-def embedding_params(vocab: int, d: int, tied: bool, context: int, fam: Family) -> int:
+def embedding_params(vocab: int, d: int, tied: bool, context: int, *, fam: Family) -> int:
     """Token embedding, untied LM head (+ bias), learned positions, embedding norm, final norm."""
     return sum(embedding_groups(vocab, d, tied, context, fam=fam).values())
 
 
-def embedding_groups(vocab: int, d: int, tied: bool, context: int, fam: Family) -> dict[str, int]:
+def embedding_groups(
+    vocab: int, d: int, tied: bool, context: int, *, fam: Family
+) -> dict[str, int]:
     """The embedding-side parameters by group: embed (table, positions, norms) and lm_head."""
     head = 0 if tied else vocab * d + vocab * fam.lm_head_bias
     positions = 0 if fam.pos_offset is None else (context + fam.pos_offset) * d

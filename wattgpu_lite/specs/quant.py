@@ -48,7 +48,7 @@ def _label(method: str, field: str) -> str:
     return f"quantization_config ({method}) field {field!r}"
 
 
-def _count(method: str, key: str, value: Any, lo: int, hi: int, fix: str, check=check_count):
+def _count(method: str, key: str, value: Any, lo: int, *, hi: int, fix: str, check=check_count):
     """``value`` as a whole number (or ``check_counts``: numbers) from ``lo`` to ``hi``."""
     return check(key, value, lo, hi, error=ConfigError, label=_label(method, key), fix=fix)
 

@@ -108,7 +108,7 @@ def _same(a: Any, b: Any) -> bool:
     return True
 
 
-def _borrowed(kind: str, field: str, what: Any, lookup, error: type) -> Any:
+def _borrowed(kind: str, field: str, what: Any, lookup, *, error: type) -> Any:
     """The catalog entry if ``what`` carries a catalog name and the same numbers; ``what`` if its
     name is in no catalog; ``error`` if it borrows a catalog name with other numbers."""
     try:

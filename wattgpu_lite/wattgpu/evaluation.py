@@ -100,7 +100,9 @@ def folds(frame: pd.DataFrame, strategy: str) -> list[tuple[np.ndarray, np.ndarr
     return [(np.flatnonzero(~m), np.flatnonzero(m)) for _, m in held_out_masks(frame, strategy)]
 
 
-def _one_fold(frame, target, train, test, model, params, columns) -> tuple[np.ndarray, pd.Series]:
+def _one_fold(
+    frame, target, train, test, *, model, params, columns
+) -> tuple[np.ndarray, pd.Series]:
     rows = frame.iloc[train].reset_index(drop=True)
     fitted = fit_target(rows, target, columns, params, kind=model)
     importance = pd.Series(fitted.importance(), index=fitted.preprocessor.feature_names)

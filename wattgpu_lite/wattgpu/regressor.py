@@ -152,6 +152,7 @@ def fit_target(
     target: str,
     columns: Sequence[str],
     params: dict | None = None,
+    *,
     seed: int = 0,
     kind: str = "xgb",
 ) -> TargetModel:

@@ -127,6 +127,7 @@ def file_words(
     from_file: Mapping[str, Any],
     typed: set[str],
     path: Path,
+    *,
     environ: Mapping[str, str],
 ) -> tuple[list[str], dict[str, Any]]:
     """The words of the file's keys this command has and the line left out (not the five

@@ -27,6 +27,7 @@ def fit_correction(
     residual: np.ndarray,
     columns: Sequence[str],
     bound: float,
+    *,
     params: dict,
     families: Sequence[str] = (),
     seed: int = 0,

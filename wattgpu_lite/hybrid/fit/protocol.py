@@ -86,7 +86,7 @@ def calibrate(ts: backbone_runs.TrainingSet, oof: dict, chosen: dict[str, str]) 
 
 
 def _outer_rows(
-    test: backbone_runs.TrainingSet, pred, chosen, table, group: str, away, physics
+    test: backbone_runs.TrainingSet, pred, chosen, table, *, group: str, away, physics
 ) -> list:
     """The held-out rows; those outside the support carry the physics candidate and its q."""
     reg, parts = regime(test), []

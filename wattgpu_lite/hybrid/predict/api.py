@@ -177,6 +177,7 @@ def _raise_for_status(
     llm: str,
     gpu: str,
     rate: float,
+    *,
     batch: float,
     fit_hint: Callable[[], str] = lambda: "",
 ) -> None:
@@ -191,7 +192,15 @@ def _raise_for_status(
 
 
 def fewest_gpus_that_fit(
-    model, device, weights: str, t_in: int, t_out: int, start: int = 1, kv_cache=None, engine=None
+    model,
+    device,
+    weights: str,
+    t_in: int,
+    *,
+    t_out: int,
+    start: int = 1,
+    kv_cache=None,
+    engine=None,
 ) -> int | None:
     """The fewest tensor-parallel GPUs above ``start`` (and at most MAX_GPUS) on which ``model``
     runs at all, by the kit's one memory rule: the KV cache of the replica (at ``kv_cache``, in
@@ -221,7 +230,7 @@ def fewest_gpus_that_fit(
 
 
 def _fitting_hint(
-    model, device, layout: Parallel, weights: str, t_in: int, t_out: int, req=None
+    model, device, layout: Parallel, weights: str, *, t_in: int, t_out: int, req=None
 ) -> str:
     """The hint "try num_gpus=N" when N GPUs of ``device`` hold what ``layout`` does not, or ""."""
     kv, eng = (None, None) if req is None else (req.kv_cache, req.engine)
@@ -238,7 +247,7 @@ def _fitting_hint(
     return "" if n is None else f"try num_gpus={n} ({n} × {device.name}, tensor parallel)"
 
 
-def _message(out: StepResult, i: int, llm: str, gpu: str, rate: float, batch: float) -> str:
+def _message(out: StepResult, i: int, llm: str, gpu: str, *, rate: float, batch: float) -> str:
     """Why row ``i`` has no answer ("" when OK)."""
     return Status(out.status[i]).message(
         llm,

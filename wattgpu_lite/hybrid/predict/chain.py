@@ -46,7 +46,7 @@ Rows = tuple[backbone.Rows, np.ndarray]  # the plans' backbone rows, their KV ca
 
 
 def predict_plans(
-    llm, gpus, layouts, t_in, t_out, rate, batch, level, weights=None, built=None, serving=None
+    llm, gpus, layouts, t_in, *, t_out, rate, batch, level, weights=None, built=None, serving=None
 ) -> StepResult:
     """The :class:`~wattgpu_lite.hybrid.predict.result.StepResult` of every plan at once (a rate
     [req/s] or a batch per plan, the other NaN), by the steps ``wl.predict`` runs
@@ -76,7 +76,7 @@ def offline_batch(cap: np.ndarray) -> np.ndarray:
     return backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
 
 
-def replicas(llm, gpus, layouts, t_in, t_out, weights=None, serving=None) -> sla.Replicas:
+def replicas(llm, gpus, layouts, t_in, *, t_out, weights=None, serving=None) -> sla.Replicas:
     """The :class:`~wattgpu_lite.hybrid.predict.sla.Replicas` of the deployments ``gpus`` ×
     ``layouts``: their rows, KV capacity, capacity rate [req/s] and what the SLA search reads,
     built once (``serving`` as :func:`plan_rows`')."""
@@ -107,7 +107,7 @@ def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
 
 
 def step_shares(
-    llm, gpus, layouts, t_in, t_out, batch, weights, rows: backbone.Rows | None = None
+    llm, gpus, layouts, t_in, *, t_out, batch, weights, rows: backbone.Rows | None = None
 ) -> dict[str, np.ndarray]:
     """Per plan, shares of one decode step at ``batch`` sequences: ``comm_share`` (collectives:
     all-reduces, all-to-alls) and ``layout_share`` (the layout's whole term, with the expert

@@ -202,7 +202,7 @@ def _step_parts(rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants) -
     }
 
 
-def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float], str]:
+def _learned(hm, llms, gpus, rows, *, cap, rate, bat, out) -> tuple[dict[str, float], str]:
     """The learned factor per target for row 0 and why the correction applies or not."""
     model, device = llms[0], gpus[0]
     reasons = []

@@ -133,7 +133,7 @@ def _row(part: Part) -> dict[str, Any]:
 
 
 def parts_of(
-    p: Prediction, out: StepResult, step, corr, busy_w, busy, step_batch
+    p: Prediction, out: StepResult, step, corr, *, busy_w, busy, step_batch
 ) -> tuple[Part, ...]:
     """The rows of the table, in reading order."""
     i = p.inputs

@@ -174,7 +174,7 @@ def messages(
     return made[group]
 
 
-def _named(status: np.ndarray, llm, gpu, rate_qps, batch, max_batch, capacity_qps) -> list:
+def _named(status: np.ndarray, llm, gpu, rate_qps, *, batch, max_batch, capacity_qps) -> list:
     """Code columns of what :meth:`Status.message`'s text of each row reads (0 where it reads
     nothing): a row that does not fit names its LLM and GPU; a batch above the KV cache also the
     batch and the whole sequences held; a saturated row every number (OK: nothing)."""
