@@ -24,8 +24,7 @@ import pandas as pd
 
 from wattgpu_lite.energy import symbolic
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.face import exercise_cases as cases
-from wattgpu_lite.face import explorer
+from wattgpu_lite.face import exercise_cases, explorer
 from wattgpu_lite.face.grading import Exercise, ExerciseError, Passed, grade
 from wattgpu_lite.wattgpu import features
 
@@ -42,7 +41,7 @@ EXERCISES: dict[str, Exercise] = {
             hint="every layer caches a key and a value vector of num_key_value_heads × head_dim "
             "values, head_dim = hidden_size // num_attention_heads; times num_hidden_layers, "
             "times 2 bytes",
-            cases=cases.kv_cases,
+            cases=exercise_cases.kv_cases,
         ),
         Exercise(
             "00.2",
@@ -51,7 +50,7 @@ EXERCISES: dict[str, Exercise] = {
             "the energy of one generated token offline: the mean power times the inter-token "
             "latency",
             hint="joules are watts times seconds; ITL is the seconds per generated token",
-            cases=cases.offline_energy_cases,
+            cases=exercise_cases.offline_energy_cases,
         ),
         Exercise(
             "01.1",
@@ -59,7 +58,7 @@ EXERCISES: dict[str, Exercise] = {
             "symbolic.flops_decode",
             "the FLOPs of a request's decode steps as one sympy expression",
             hint=f"step j costs K·N + 4·n_ℓ·d·(T_in + j) FLOPs; {_SUMMATION}",
-            cases=cases.sympy_case(symbolic.flops_decode),
+            cases=exercise_cases.sympy_case(symbolic.flops_decode),
             kind="sympy",
         ),
         Exercise(
@@ -72,7 +71,7 @@ EXERCISES: dict[str, Exercise] = {
             "FLOPs in each of the n_ℓ layers: symbolic.n_l * sp.summation(4 * symbolic.d * "
             "symbolic.i, (symbolic.i, 1, symbolic.T_in)); the paper keeps its T_in² term, "
             "sp.LT(sp.expand(that sum), symbolic.T_in)",
-            cases=cases.sympy_case(symbolic.flops_prefill),
+            cases=exercise_cases.sympy_case(symbolic.flops_prefill),
             kind="sympy",
         ),
         Exercise(
@@ -82,7 +81,7 @@ EXERCISES: dict[str, Exercise] = {
             "the bits attention reads from the KV cache over a request's decode steps",
             hint="step j reads a key and a value vector (d values of b_kv bits each) per layer for "
             f"each of the T_in + j tokens before it, amplified by symbolic.s_attn; {_SUMMATION}",
-            cases=cases.sympy_case(symbolic.bits_attn_read),
+            cases=exercise_cases.sympy_case(symbolic.bits_attn_read),
             kind="sympy",
         ),
         Exercise(
@@ -94,7 +93,7 @@ EXERCISES: dict[str, Exercise] = {
             "symbolic.bits_kv_write + symbolic.bits_attn_read; the compute term is "
             "symbolic.alpha times the FLOPs, the memory term symbolic.e_mem * symbolic.eta times "
             "the bits",
-            cases=cases.sympy_case(symbolic.energy_request),
+            cases=exercise_cases.sympy_case(symbolic.energy_request),
             kind="sympy",
         ),
         Exercise(
@@ -104,7 +103,7 @@ EXERCISES: dict[str, Exercise] = {
             "the expected number of distinct experts (of E) that B tokens routed to k each read",
             hint="an expert escapes all B tokens with probability (1 − k/E)^B; the expected count is "
             "E times the chance of being read",
-            cases=cases.experts_cases,
+            cases=exercise_cases.experts_cases,
         ),
         Exercise(
             "01b.2",
@@ -115,7 +114,7 @@ EXERCISES: dict[str, Exercise] = {
             "each token gathers from the input table; b_e bits for each weight of the touched "
             "experts (symbolic_physical.L_moe layers × symbolic_physical.N_exp weights × "
             "symbolic_physical.experts_touched(tokens))",
-            cases=cases.weight_bits_cases,
+            cases=exercise_cases.weight_bits_cases,
             kind="sympy",
         ),
         Exercise(
@@ -127,7 +126,7 @@ EXERCISES: dict[str, Exercise] = {
             "by the batch, the gathered table row (llm.hidden_size values) is not; a token "
             "writes llm.n_layers × llm.kv_width values and reads back T_in + (T_out − 1)/2 "
             "tokens' worth on average",
-            cases=cases.traffic("decode", "bytes_per_output_token"),
+            cases=exercise_cases.traffic("decode", "bytes_per_output_token"),
         ),
         Exercise(
             "02.2",
@@ -139,7 +138,7 @@ EXERCISES: dict[str, Exercise] = {
             "(llm.hidden_size values) per prompt token; the prompt's keys and values are written "
             "once (llm.n_layers × llm.kv_width values per token); flash attention keeps them on "
             "chip, so attention reads nothing from memory",
-            cases=cases.traffic("prefill", "bytes_per_request"),
+            cases=exercise_cases.traffic("prefill", "bytes_per_request"),
         ),
         Exercise(
             "03.1",
@@ -147,7 +146,7 @@ EXERCISES: dict[str, Exercise] = {
             "wattgpu.features.bandwidth_latency_s",
             "the seconds to read N billion FP16 parameters once at BW GB/s",
             hint="2 bytes per parameter; both N and BW are in billions, so the 1e9 cancel",
-            cases=cases.latency_cases("bandwidth_gbs", features.bandwidth_latency_s),
+            cases=exercise_cases.latency_cases("bandwidth_gbs", features.bandwidth_latency_s),
         ),
         Exercise(
             "03.2",
@@ -155,7 +154,7 @@ EXERCISES: dict[str, Exercise] = {
             "wattgpu.features.compute_latency_s",
             "the seconds for one token's 2·N FLOPs at the GPU's peak dense FP16 rate",
             hint="N is in billions of parameters (1e9), the rate in TFLOP/s (1e12)",
-            cases=cases.latency_cases("fp16_tflops", features.compute_latency_s),
+            cases=exercise_cases.latency_cases("fp16_tflops", features.compute_latency_s),
         ),
         Exercise(
             "04.1",
@@ -163,7 +162,7 @@ EXERCISES: dict[str, Exercise] = {
             "metrics.mdape_pct",
             "the median of |predicted − measured| / measured, in %",
             hint="the median, not the mean; divide by the measured value; times 100",
-            cases=cases.mdape_cases,
+            cases=exercise_cases.mdape_cases,
         ),
         Exercise(
             "04.2",
@@ -173,7 +172,7 @@ EXERCISES: dict[str, Exercise] = {
             "predicted order",
             hint="average the runs of each (llm, scenario, gpu) first; skip groups with fewer than "
             "two GPUs; scipy.stats.kendalltau(measured, predicted)[0]; the mean of the group τs",
-            cases=cases.tau_cases,
+            cases=exercise_cases.tau_cases,
         ),
         Exercise(
             "04.3",
@@ -182,7 +181,7 @@ EXERCISES: dict[str, Exercise] = {
             "for each run of `frame`, the fold of GroupKFold(n_splits=5) that tests it",
             hint="groups = frame['llm'] + '|' + frame['gpu']; enumerate "
             "GroupKFold(n_splits=5).split(frame, groups=groups) and write k at the test rows",
-            cases=cases.fold_cases,
+            cases=exercise_cases.fold_cases,
             kind="exact",
         ),
         Exercise(
@@ -192,7 +191,7 @@ EXERCISES: dict[str, Exercise] = {
             "one boolean per plan: the upper end of its ITL interval is within the SLA",
             hint="compare the column itl_ms_hi (not itl_ms) with the SLA; a plan exactly at it meets "
             "it (≤); return a numpy array",
-            cases=cases.verdict_cases,
+            cases=exercise_cases.verdict_cases,
             kind="exact",
         ),
         Exercise(
@@ -202,7 +201,7 @@ EXERCISES: dict[str, Exercise] = {
             "the energy per 1,000 generated tokens of a server at mean power P̄ serving λ req/s",
             hint="the GPU draws P̄ for the whole 1/λ seconds between requests: P̄ / λ joules per "
             "request, spread over its t_out tokens",
-            cases=cases.server_energy_cases,
+            cases=exercise_cases.server_energy_cases,
         ),
         Exercise(
             "06.1",
@@ -212,7 +211,7 @@ EXERCISES: dict[str, Exercise] = {
             "reaches `level`",
             hint="sort the scores (np.argsort), accumulate their weights (np.cumsum), divide by the "
             "total and take the first score where the share reaches level",
-            cases=cases.quantile_cases,
+            cases=exercise_cases.quantile_cases,
         ),
         Exercise(
             "06.2",
@@ -222,7 +221,7 @@ EXERCISES: dict[str, Exercise] = {
             "raised to the largest of the groups' own 60 % quantiles",
             hint="weights 1 / (scores of the group) for the level; each group's floor is "
             "np.quantile(its scores, 0.6, method='higher'); return the larger of the two",
-            cases=cases.group_quantile_cases,
+            cases=exercise_cases.group_quantile_cases,
         ),
     )
 }
