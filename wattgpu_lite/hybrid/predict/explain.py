@@ -216,10 +216,10 @@ def _learned(hm, llms, gpus, rows, *, cap, rate, bat, out) -> tuple[dict[str, fl
     if intervals.outside_support(hm, support)[0]:
         reasons.append(f"{device.name}'s bandwidth or FP16 peak lies outside the training GPUs'")
     beyond = intervals.beyond_context(hm, support)
-    odd = np.array([bool(reasons)])
+    unlike_training = np.array([bool(reasons)])  # no correction where the runs hold nothing like it
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
-    back = steps.backbone_step(hm, rows, cap, rate_a, batch=bat_a)
-    factors = steps.correction_step(hm, llms, gpus, rows, back=back, odd=odd)
+    backbone_result = steps.backbone_step(hm, rows, cap, rate_a, batch=bat_a)
+    factors = steps.correction_step(hm, llms, gpus, rows, back=backbone_result, odd=unlike_training)
     learned = {t: float(v[0]) for t, v in factors.items()}
     if reasons:
         why = (
