@@ -35,7 +35,7 @@ ITL_SLA_MS = (0.01, 1e6)  # ms: 10 µs .. 17 minutes per token
 
 
 def _fail(
-    error: type[WattGPUError], field: str, problem: str, fix: str, label: str | None = None
+    error: type[WattGPUError], field: str, problem: str, fix: str, *, label: str | None = None
 ) -> WattGPUError:
     err = error(f"{label or field} {problem}; {fix}")
     err.field = field  # type: ignore[attr-defined]
@@ -72,9 +72,16 @@ def _within(value: Any, lo: float, hi: float) -> float | None:
 
 
 def check_number(
-    field: str, value: Any, lo: float, hi: float, unit: str = "", *,
-    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
-) -> float:  # fmt: skip
+    field: str,
+    value: Any,
+    lo: float,
+    hi: float,
+    unit: str = "",
+    *,
+    error: type[WattGPUError] = InvalidInputError,
+    fix: str = "",
+    label: str | None = None,
+) -> float:
     """``value`` as a float if it is a finite real number with lo <= value <= hi.
 
     ``label`` replaces the field's name at the head of the message (``err.field`` stays ``field``).
@@ -87,24 +94,30 @@ def check_number(
     if not is_real(value):
         typed = shown(value) if len(repr(value)) > 40 else f"{value!r} ({type(value).__name__})"
         problem = f"must be a number, got {typed}"
-        raise _fail(error, field, problem, fix, label)
+        raise _fail(error, field, problem, fix, label=label)
     try:
         number = float(value)
     except OverflowError:
         digits = len(str(abs(int(value)))) if isinstance(value, numbers.Integral) else "many"
         problem = f"is too large to be a number here (an integer of {digits} digits)"
-        raise _fail(error, field, problem, fix, label) from None
+        raise _fail(error, field, problem, fix, label=label) from None
     if not math.isfinite(number):
-        raise _fail(error, field, f"must be finite, got {value!r}", fix, label)
+        raise _fail(error, field, f"must be finite, got {value!r}", fix, label=label)
     if not lo <= number <= hi:
-        raise _fail(error, field, f"must be {span}, got {shown(value)}", fix, label)
+        raise _fail(error, field, f"must be {span}, got {shown(value)}", fix, label=label)
     return number
 
 
 def check_count(
-    field: str, value: Any, lo: int = 1, hi: int = 2**31 - 1, *,
-    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
-) -> int:  # fmt: skip
+    field: str,
+    value: Any,
+    lo: int = 1,
+    hi: int = 2**31 - 1,
+    *,
+    error: type[WattGPUError] = InvalidInputError,
+    fix: str = "",
+    label: str | None = None,
+) -> int:
     """``value`` as an int if it is a whole number with lo <= value <= hi (2.0 is 2; 2.5 fails)."""
     number = _within(value, lo, hi)
     if number is not None and number.is_integer():
@@ -112,47 +125,63 @@ def check_count(
     fix = fix or f"pass {field} as a whole number from {lo:,} to {hi:,}"
     number = check_number(field, value, lo, hi, error=error, fix=fix, label=label)
     if not number.is_integer():
-        raise _fail(error, field, f"must be a whole number, got {shown(value)}", fix, label)
+        raise _fail(error, field, f"must be a whole number, got {shown(value)}", fix, label=label)
     return int(number)
 
 
 def check_counts(
-    field: str, value: Any, lo: int = 0, hi: int = 2**31 - 1, *,
-    error: type[WattGPUError] = InvalidInputError, fix: str = "", label: str | None = None,
-) -> tuple[int, ...]:  # fmt: skip
+    field: str,
+    value: Any,
+    lo: int = 0,
+    hi: int = 2**31 - 1,
+    *,
+    error: type[WattGPUError] = InvalidInputError,
+    fix: str = "",
+    label: str | None = None,
+) -> tuple[int, ...]:
     """A list of whole numbers, each with lo <= n <= hi (a layer list, a block shape)."""
     fix = fix or f"write {field} as a list of whole numbers from {lo:,} to {hi:,}, e.g. [{lo}]"
     if not isinstance(value, list | tuple):
         problem = f"must be a list of whole numbers, got {value!r:.80} ({type(value).__name__})"
-        raise _fail(error, field, problem, fix, label)
+        raise _fail(error, field, problem, fix, label=label)
     return tuple(check_count(field, v, lo, hi, error=error, fix=fix, label=label) for v in value)
 
 
 def check_flag(
-    field: str, value: Any, *, error: type[WattGPUError] = InvalidInputError,
+    field: str,
+    value: Any,
+    *,
+    error: type[WattGPUError] = InvalidInputError,
     label: str | None = None,
-) -> bool:  # fmt: skip
+) -> bool:
     """A real boolean: ``"false"``, 0 and 1 are errors, not guesses."""
     if not isinstance(value, bool | np.bool_):
         fix = f"write {field} as true or false (JSON) / True or False (Python), not in quotes"
         problem = f"must be a boolean, got {value!r} ({type(value).__name__})"
-        raise _fail(error, field, problem, fix, label)
+        raise _fail(error, field, problem, fix, label=label)
     return bool(value)
 
 
 def check_level(level: Any, field: str = "level") -> float:
     """An interval coverage level with 0.5 <= level <= 0.999 (0.8 means 80 %)."""
-    return check_number(field, level, *LEVEL, error=InvalidInputError,
-                        fix=f"pass {field} from {LEVEL[0]} to {LEVEL[1]}, e.g. 0.8 or 0.9")  # fmt: skip
+    return check_number(
+        field,
+        level,
+        lo=LEVEL[0],
+        hi=LEVEL[1],
+        error=InvalidInputError,
+        fix=f"pass {field} from {LEVEL[0]} to {LEVEL[1]}, e.g. 0.8 or 0.9",
+    )
 
 
 def check_rate_qps(rate: Any, field: str = "rate_qps") -> float:
     """A Poisson request rate in req/s, 1e-6 <= rate <= 1000."""
-    number = _within(rate, *RATE_QPS)
+    low_qps, high_qps = RATE_QPS
+    number = _within(rate, low_qps, high_qps)
     if number is not None:
         return number
-    fix = f"pass {field} in requests per second, from {RATE_QPS[0]:g} to {RATE_QPS[1]:g} (e.g. 0.1)"
-    return check_number(field, rate, *RATE_QPS, "req/s", fix=fix)
+    fix = f"pass {field} in requests per second, from {low_qps:g} to {high_qps:g} (e.g. 0.1)"
+    return check_number(field, rate, low_qps, high_qps, unit="req/s", fix=fix)
 
 
 def check_batch(batch: Any, field: str = "batch") -> float:
@@ -162,13 +191,22 @@ def check_batch(batch: Any, field: str = "batch") -> float:
     number = _within(batch, 1, BATCH_MAX)
     if number is not None and number.is_integer():
         return float(int(number))
-    return float(check_count(field, batch, 1, BATCH_MAX,
-                             fix=f"pass {field} as a whole number from 1 to {BATCH_MAX}, e.g. {field}=8"))  # fmt: skip
+    return float(
+        check_count(
+            field,
+            batch,
+            1,
+            BATCH_MAX,
+            fix=f"pass {field} as a whole number from 1 to {BATCH_MAX}, e.g. {field}=8",
+        )
+    )
 
 
 def check_itl_sla_ms(sla: Any, field: str = "itl_sla_ms") -> float:
     """An inter-token latency target in ms, 0.01 <= sla <= 1e6."""
-    return check_number(field, sla, *ITL_SLA_MS, "ms", fix=f"pass {field} in ms, e.g. 30 or 50")
+    low_ms, high_ms = ITL_SLA_MS
+    fix = f"pass {field} in ms, e.g. 30 or 50"
+    return check_number(field, sla, low_ms, high_ms, unit="ms", fix=fix)
 
 
 def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int, int]:
@@ -180,12 +218,25 @@ def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int
         if context_length is None or int(n_in) + int(n_out) <= limit:
             return int(n_in), int(n_out)
     within = "" if context_length is None else " within the model's context length"
-    t_in = check_count("t_in", t_in, 1, limit,
-                       fix=f"pass t_in as a whole number of prompt tokens{within}, e.g. t_in=500")  # fmt: skip
-    t_out = check_count("t_out", t_out, 1, limit,
-                        fix=f"pass t_out as a whole number of generated tokens{within}, e.g. t_out=500")  # fmt: skip
+    t_in = check_count(
+        "t_in",
+        t_in,
+        1,
+        limit,
+        fix=f"pass t_in as a whole number of prompt tokens{within}, e.g. t_in=500",
+    )
+    t_out = check_count(
+        "t_out",
+        t_out,
+        1,
+        limit,
+        fix=f"pass t_out as a whole number of generated tokens{within}, e.g. t_out=500",
+    )
     if context_length is not None and t_in + t_out > limit:
-        raise _fail(InvalidInputError, "t_out",
-                    f"+ t_in = {t_in + t_out:,} tokens exceeds the model's context length {limit:,}",
-                    "shorten the prompt (t_in) or the output (t_out)")  # fmt: skip
+        raise _fail(
+            InvalidInputError,
+            "t_out",
+            f"+ t_in = {t_in + t_out:,} tokens exceeds the model's context length {limit:,}",
+            "shorten the prompt (t_in) or the output (t_out)",
+        )
     return t_in, t_out

@@ -114,8 +114,12 @@ class DocumentFrame(_pd.DataFrame):
                 body[name] = [rounded(r) for r in part.to_dict(orient="records")]
         else:
             body["rows"] = [rounded(r) for r in plain.to_dict(orient="records")]
-        return {"schema_version": SCHEMA_VERSION, "kind": spec.get("kind", "table"),
-                **rounded(body), "defaults": rounded(dict(self.attrs.get("defaults", {})))}  # fmt: skip
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": spec.get("kind", "table"),
+            **rounded(body),
+            "defaults": rounded(dict(self.attrs.get("defaults", {}))),
+        }
 
     def to_json(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         """The command's ``--json`` without arguments (class docstring); pandas' with them."""

@@ -64,8 +64,9 @@ def test_capacities_are_kv_capacity_seqs_row_by_row():
     for limit in (None, rng.choice([8.0, 64.0, 4096.0], n)):
         _, cap = R.build([llm] * n, [gpus[k] for k in pick], t_in, t_out, 1, None, None, engines,
                          limit)  # fmt: skip
-        one = [kv_capacity_seqs(llm, gpus[pick[i]], t_in[i], t_out[i], 1, None, None, engines[i],
-                                None if limit is None else limit[i]) for i in range(n)]  # fmt: skip
+        one = [kv_capacity_seqs(llm, gpus[pick[i]], t_in[i], t_out[i], num_gpus=1, engine=engines[i],
+                                max_num_seqs=None if limit is None else limit[i])
+               for i in range(n)]  # fmt: skip
         assert cap.tolist() == [float(x) for x in one] and len(set(cap)) > 5
 
 

@@ -46,7 +46,7 @@ def test_printed_equations_at_500_500_do_not_give_the_printed_e_request(label, r
                                                                        printed_wh):  # fmt: skip
     row = D.paper_table3().set_index("label").loc[label]
     args = (row.params_b * 1e9, row.n_layers, row.d_model, 500, 500)
-    wh = float(E.paper_request_j(*args)) / 3600
+    wh = float(E.paper_request_j(*args[:4], t_out=args[4])) / 3600
     assert wh == pytest.approx(recomputed_wh, rel=0.02)
     assert wh > 1.5 * printed_wh
     terms = E.paper_terms_j(*args)
@@ -87,8 +87,8 @@ def test_paper_constants_are_arguments_not_baked_in():
     base = float(E.paper_out_per_token_j(8e9))
     consts[S.K] = 2
     assert float(E.paper_out_per_token_j(8e9, constants=consts)) == pytest.approx(base / 3)
-    assert float(E.paper_request_j(8e9, 36, 4096, 500, 500, constants=consts)) < float(
-        E.paper_request_j(8e9, 36, 4096, 500, 500))  # fmt: skip
+    assert float(E.paper_request_j(8e9, 36, 4096, 500, t_out=500, constants=consts)) < float(
+        E.paper_request_j(8e9, 36, 4096, 500, t_out=500))  # fmt: skip
     assert float(E.paper_out_per_token_j(8e9)) == base  # the default is untouched
 
 
@@ -110,8 +110,8 @@ def test_paper_terms_broadcast_and_never_negative():
 
 
 def test_paper_energy_grows_with_tokens_and_size():
-    base = E.paper_request_j(8e9, 36, 4096, 500, 500)
-    assert E.paper_request_j(8e9, 36, 4096, 501, 500) > base
-    assert E.paper_request_j(8e9, 36, 4096, 500, 501) > base
-    assert E.paper_request_j(9e9, 36, 4096, 500, 500) > base
+    base = E.paper_request_j(8e9, 36, 4096, 500, t_out=500)
+    assert E.paper_request_j(8e9, 36, 4096, 501, t_out=500) > base
+    assert E.paper_request_j(8e9, 36, 4096, 500, t_out=501) > base
+    assert E.paper_request_j(9e9, 36, 4096, 500, t_out=500) > base
     assert math.isfinite(float(base))

@@ -115,7 +115,7 @@ def test_fp8_doubles_the_kv_capacity_in_tokens():
         auto = float(O.kv_capacity_seqs(m, g, t_in, t_out, max_num_seqs=big))
         fp8 = float(O.kv_capacity_seqs(m, g, t_in, t_out, kv_cache="fp8", max_num_seqs=big))
         assert fp8 in (2 * auto, 2 * auto + 1)  # twice the blocks, floored per sequence
-    need = O.memory_need_bytes(m, 1, None, 1024, "fp8") - O.replica_weight_bytes(m)
+    need = O.memory_need_bytes(m, 1, None, 1024, kv_cache="fp8") - O.replica_weight_bytes(m)
     assert need == 0.5 * (O.memory_need_bytes(m, 1, None, 1024) - O.replica_weight_bytes(m))
 
 
@@ -123,7 +123,7 @@ def test_the_defaults_reproduce_todays_capacity_and_predictions():
     m, g = wl.llm(LLAMA), wl.gpu(H100)
     for t_in, t_out in ((15, 180), (1000, 2000)):
         assert float(O.kv_capacity_seqs(m, g, t_in, t_out)) == float(O.kv_capacity_seqs(
-            m, g, t_in, t_out, 1, None, "auto", "vllm", 256))  # fmt: skip
+            m, g, t_in, t_out, num_gpus=1, weights=None, kv_cache="auto", engine="vllm", max_num_seqs=256))  # fmt: skip
     a = wl.predict(LLAMA, H100, rate_qps=1.0, t_in=1000, t_out=500)
     b = wl.predict(LLAMA, H100, rate_qps=1.0, t_in=1000, t_out=500, kv_cache="auto",
                    engine="vllm", max_num_seqs=256)  # fmt: skip

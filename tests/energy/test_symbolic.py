@@ -36,7 +36,7 @@ def test_paper_terms_match_sympy_on_random_inputs():
     a, e = D.paper_coefficients_j("H100")
     consts = D.paper_constants() | {S.alpha: a, S.e_mem: e}
     for params, n_l, d, t_in, t_out in zip(*_random_inputs(0, 10), strict=True):
-        num = E.paper_request_j(params, n_l, d, t_in, t_out)
+        num = E.paper_request_j(params, n_l, d, t_in, t_out=t_out)
         sub = consts | {S.N: params, S.n_l: int(n_l), S.d: int(d), S.T_in: int(t_in),
                         S.T_out: int(t_out)}  # fmt: skip
         exact = float(S.energy_request.subs(sub).evalf(30))

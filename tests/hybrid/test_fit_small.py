@@ -144,6 +144,6 @@ def test_a_last_bit_difference_flips_no_choice_and_no_split(refit):
     x = F.matrix(sub, out, cands[name], corr.families)
     resid = np.log(sub.target(target) / T.paper_units(out, sub.loads.offline)[target])
     rng = np.random.default_rng(2)
-    again = [F.fit_correction(x, r, corr.columns, corr.bound, xgb_params(), corr.families)
+    again = [F.fit_correction(x, r, corr.columns, corr.bound, params=xgb_params(), families=corr.families)
              for r in (resid, resid * (1 + 1e-12 * rng.choice([-1.0, 1.0], len(resid))))]  # fmt: skip
     assert again[0].forest_json == again[1].forest_json

@@ -55,7 +55,7 @@ def test_status_text_and_messages_are_each_rows_own():
     batch = np.array([np.nan] * 4 + [64, 1, 64, 65, np.nan])
     cap, capacity = np.array([8.0, 0.0, 8.0, 0.0, 8.0, 0.0, 8.5, 8.0, 8.0]), np.arange(9.0)
     assert status_text(status).tolist() == [s.value for s in status]
-    expected = [s.message(llm[i], gpu[i], rate[i], batch[i], cap[i], capacity[i])
+    expected = [s.message(llm[i], gpu[i], rate[i], batch[i], max_batch=cap[i], capacity_qps=capacity[i])
                 for i, s in enumerate(status)]  # fmt: skip
     assert messages(status, llm, gpu, rate, batch, cap, capacity).tolist() == expected
     assert expected[1] != expected[3] and expected[0] == "" and expected[4] == expected[6]

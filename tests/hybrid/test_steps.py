@@ -97,11 +97,11 @@ def test_a_replica_whose_weights_do_not_fit_serves_nothing():
 
 
 def test_each_status_says_what_to_pass_instead():
-    args = ("m", "A30", 3.0, 64.0, 12.0, 1.5)
-    assert Status.OK.message(*args) == "" and Status.INVALID.message(*args) == ""
-    assert "capacity is about 1.5 req/s (12 sequences" in Status.SATURATED.message(*args)
-    assert "pass batch <= 12" in Status.BATCH_ABOVE_KV.message(*args)
-    assert "more memory" in Status.NO_FIT.message(*args)
+    args, kv = ("m", "A30", 3.0, 64.0), {"max_batch": 12.0, "capacity_qps": 1.5}
+    assert Status.OK.message(*args, **kv) == "" and Status.INVALID.message(*args, **kv) == ""
+    assert "capacity is about 1.5 req/s (12 sequences" in Status.SATURATED.message(*args, **kv)
+    assert "pass batch <= 12" in Status.BATCH_ABOVE_KV.message(*args, **kv)
+    assert "more memory" in Status.NO_FIT.message(*args, **kv)
 
 
 def test_predict_and_predict_many_are_views_of_one_result():

@@ -83,16 +83,20 @@ def test_the_memory_fit_check_counts_the_served_format():
     bf16, fp8 = O.memory_need_bytes(m, 1, "bf16", 1024), O.memory_need_bytes(m, 1, "fp8", 1024)
     kv = m.kv_bytes_per_token * 1024
     assert bf16 - kv == pytest.approx(m.params_b * 1e9 * 2) and fp8 < bf16
-    assert O.memory_why_not(m, t4, 1, "bf16", 1024).startswith("does not fit in memory: needs 16.2")
-    assert O.memory_why_not(m, t4, 1, "fp8", 1024) == ""  # 8 GB of weights fit 14.4 GB
-    assert O.memory_why_not(m, t4, 2, "bf16", 1024) == ""  # two T4s hold the bf16 weights
+    assert O.memory_why_not(m, t4, 1, "bf16", kv_tokens=1024).startswith(
+        "does not fit in memory: needs 16.2"
+    )
+    assert O.memory_why_not(m, t4, 1, "fp8", kv_tokens=1024) == ""  # 8 GB of weights fit 14.4 GB
+    assert O.memory_why_not(m, t4, 2, "bf16", kv_tokens=1024) == ""  # two T4s hold the bf16 weights
 
 
 def test_every_fit_check_of_the_kit_is_the_one_check():
     m = wl.llm(LLAMA)
     for name in ("T4", "L4", "A30", "H100 NVL"):
         g = wl.gpu(name)
-        assert accounting.why_not_fits(m, g, 1024) == O.memory_why_not(m, g, 1, None, 1024)
+        assert accounting.why_not_fits(m, g, 1024) == O.memory_why_not(
+            m, g, 1, None, kv_tokens=1024
+        )
         assert O.weights_fit(m, g) == (O.memory_why_not(m, g) == "")
         assert accounting.memory_need_gb(m, 1024) * 1e9 == O.memory_need_bytes(m, 1, None, 1024)
     fp8 = dataclasses.replace(m, weight_format="fp8", weight_bits=8.0)  # a pre-quantised checkpoint

@@ -41,13 +41,24 @@ def assert_rates_match(r_max, ref, capacity_qps) -> None:
 def reference_search(llm, plans, t_in, t_out, sla_s, level, weights=None):
     """(r_max, ITL at 1e-6 req/s) as the ranking found them before: bisection on the rate, 40
     steps, each step a full prediction of every plan."""
-    light = PL._predict(llm, plans, t_in, t_out, 1e-6, np.nan, level, weights)
+    light = PL._predict(
+        llm, plans, t_in, t_out, rate=1e-6, batch=np.nan, level=level, weights=weights
+    )
     capacity = light.capacity_qps
     ok = (light.status == "ok") & (light.itl_s <= sla_s)
     lo, hi = np.zeros(len(plans)), np.where(ok, capacity * (1 - 1e-9), 0.0)
     for _ in range(40):
         mid = 0.5 * (lo + hi)
-        out = PL._predict(llm, plans, t_in, t_out, np.maximum(mid, 1e-12), np.nan, level, weights)
+        out = PL._predict(
+            llm,
+            plans,
+            t_in,
+            t_out,
+            rate=np.maximum(mid, 1e-12),
+            batch=np.nan,
+            level=level,
+            weights=weights,
+        )
         good = (out.status == "ok") & (out.itl_s <= sla_s)
         lo, hi = np.where(good, mid, lo), np.where(good, hi, mid)
     fits = light.max_batch >= 1
@@ -62,7 +73,15 @@ def catalog_plans(llm_name: str, counts=(1, 2, 4, 8)):
 
 def search(llm, plans, t_in, t_out, sla_s, weights=None):
     model = HybridState.pretrained()
-    rep = sla.replicas(model, llm, [g for g, _ in plans], PL._layouts(plans), t_in, t_out, weights)
+    rep = sla.replicas(
+        model,
+        llm,
+        [g for g, _ in plans],
+        PL._layouts(plans),
+        t_in=t_in,
+        t_out=t_out,
+        weights=weights,
+    )
     return sla.max_rate_under_sla(model, rep, sla_s)
 
 
@@ -81,13 +100,15 @@ def test_the_load_search_finds_the_rates_the_rate_bisection_found(llm_name, t_in
 
 
 def capacity(llm, plans, t_in, t_out):
-    return PL._predict(llm, plans, t_in, t_out, 1e-6, np.nan, 0.8).capacity_qps
+    return PL._predict(llm, plans, t_in, t_out, rate=1e-6, batch=np.nan, level=0.8).capacity_qps
 
 
 def test_itl_and_rate_grow_with_the_load_the_premise_of_the_search():
     llm, plans = catalog_plans(LLAMA)
     model = HybridState.pretrained()
-    rep = sla.replicas(model, llm, [g for g, _ in plans], PL._layouts(plans), 15, 180, None)
+    rep = sla.replicas(
+        model, llm, [g for g, _ in plans], PL._layouts(plans), t_in=15, t_out=180, weights=None
+    )
     idx = np.flatnonzero(rep.cap >= 1)
     load = np.geomspace(1e-6, 1.0, 400)[None, :] * np.maximum(rep.cap[idx], 1.0)[:, None]
     itl, rate = sla.itl_at_load(model, rep, idx, load)
@@ -129,7 +150,7 @@ def test_the_ranked_table_is_the_one_the_rate_bisection_gave(question, monkeypat
         new, old = table[column], before[column]
         if column == "max_rate_per_replica_qps":
             top = PL._predict(wl.llm(llm), current["plans"], current["t_in"], current["t_out"],
-                              1e-6, np.nan, 0.8, current["weights"]).capacity_qps  # fmt: skip
+                              rate=1e-6, batch=np.nan, level=0.8, weights=current["weights"]).capacity_qps  # fmt: skip
             order = [_plan_index(current["plans"], row) for row in table.itertuples()]
             assert_rates_match(new.to_numpy(float), old.to_numpy(float),
                                np.array([top[i] if i >= 0 else np.nan for i in order]))  # fmt: skip
@@ -159,8 +180,10 @@ def test_given_rows_give_the_prediction_built_rows_give():
     fresh, given = E.predict_arrays(*args), E.predict_arrays(*args, built=built)
     for key, value in fresh.columns().items():
         np.testing.assert_array_equal(given.columns()[key], value, err_msg=key)
-    shares = chain.step_shares(llm, gpus, lays, 500, 300, 4.0, None)
-    again = chain.step_shares(llm, gpus, lays, 500, 300, 4.0, None, built[0])
+    shares = chain.step_shares(llm, gpus, lays, 500, t_out=300, batch=4.0, weights=None)
+    again = chain.step_shares(
+        llm, gpus, lays, 500, t_out=300, batch=4.0, weights=None, rows=built[0]
+    )
     for key, value in shares.items():
         np.testing.assert_array_equal(again[key], value)
 

@@ -75,8 +75,8 @@ def test_mixtral_on_one_h100_is_told_the_count_that_fits_and_that_count_answers(
     model, gpu = wl.llm(MIXTRAL), wl.gpu("H100 SXM")
     t_in, t_out = 15, 180
     # the kit's memory rule: not one sequence beside the weights on one GPU, one on two
-    assert kv_capacity_seqs(model, gpu, t_in, t_out, 1, model.weight_format) < 1
-    assert fewest_gpus_that_fit(model, gpu, model.weight_format, t_in, t_out) == 2
+    assert kv_capacity_seqs(model, gpu, t_in, t_out, num_gpus=1, weights=model.weight_format) < 1
+    assert fewest_gpus_that_fit(model, gpu, model.weight_format, t_in, t_out=t_out) == 2
     with pytest.raises(CapacityError, match=r"try num_gpus=2 .*or pick a GPU with more memory"):
         wl.predict(MIXTRAL, "H100 SXM", rate_qps=0.5)
     assert wl.predict(MIXTRAL, "H100 SXM", rate_qps=0.5, num_gpus=2).power_w > 0
@@ -86,5 +86,8 @@ def test_mixtral_on_one_h100_is_told_the_count_that_fits_and_that_count_answers(
 
 def test_no_count_is_suggested_when_none_fits():
     big, small = wl.llm("mistralai/Mixtral-8x22B-v0.1"), wl.gpu("T4")
-    n = fewest_gpus_that_fit(big, small, big.weight_format, 15, 180)
-    assert n is None or kv_capacity_seqs(big, small, 15, 180, n, big.weight_format) >= 1
+    n = fewest_gpus_that_fit(big, small, big.weight_format, 15, t_out=180)
+    assert (
+        n is None
+        or kv_capacity_seqs(big, small, 15, 180, num_gpus=n, weights=big.weight_format) >= 1
+    )

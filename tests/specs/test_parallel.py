@@ -137,8 +137,8 @@ def test_memory_follows_the_layout():
     assert (kv_copies(ds, Parallel(tp=8)), kv_copies(ds, Parallel(ep=8))) == (8, 1)
     assert (kv_copies(qwen, Parallel(tp=4)), kv_copies(qwen, Parallel(tp=8))) == (1, 2)
     h200 = wl.gpu("H200 SXM")
-    tp_cap = kv_capacity_seqs(ds, h200, 32000, 1000, Parallel(tp=8))
-    dp_cap = kv_capacity_seqs(ds, h200, 32000, 1000, Parallel(ep=8))
+    tp_cap = kv_capacity_seqs(ds, h200, 32000, 1000, num_gpus=Parallel(tp=8))
+    dp_cap = kv_capacity_seqs(ds, h200, 32000, 1000, num_gpus=Parallel(ep=8))
     assert dp_cap > 3 * tp_cap > 0
 
 

@@ -32,11 +32,22 @@ ETA_EXPONENTS = (0.6, 0.7, 0.8, 0.9, 1.0)
 ETA_ROWS = ("Qwen3 (8B)", "Qwen3 (32B)", "Llama 3.3 (70B)")
 
 
-def _wh(params_b, n_layers, d_model, t_out, constants: dict | None = None) -> np.ndarray:
+def _wh(params_b, n_layers, d_model, t_out, *, constants: dict | None = None) -> np.ndarray:
     """Printed equations' E_request (Wh) at T_in = 500 and ``t_out`` (the paper's constants, or
     ``constants``: {symbol name: value})."""
-    return np.asarray(paper_request_j(np.asarray(params_b) * 1e9, n_layers, d_model, T_IN,
-                                      t_out, constants=constants)) / J_PER_WH  # fmt: skip
+    return (
+        np.asarray(
+            paper_request_j(
+                np.asarray(params_b) * 1e9,
+                n_layers,
+                d_model,
+                T_IN,
+                t_out=t_out,
+                constants=constants,
+            )
+        )
+        / J_PER_WH
+    )
 
 
 def table3_readings() -> pd.DataFrame:
@@ -58,8 +69,11 @@ def reading_counts(readings: pd.DataFrame, limits=(0.1, 5.0, 10.0)) -> pd.DataFr
         err = readings[f"error_pct_500_{t_out}"].abs()
         row = {"reading": f"500/{t_out}", "rows": len(err)}
         row |= {f"within_{lim:g}_pct": int((err <= lim).sum()) for lim in limits}
-        row |= {f"beyond_{limits[-1]:g}_pct": int((err > limits[-1]).sum()),
-                "worst": readings.loc[err.idxmax(), "label"], "worst_error_pct": float(err.max())}  # fmt: skip
+        row |= {
+            f"beyond_{limits[-1]:g}_pct": int((err > limits[-1]).sum()),
+            "worst": readings.loc[err.idxmax(), "label"],
+            "worst_error_pct": float(err.max()),
+        }
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -67,8 +81,10 @@ def reading_counts(readings: pd.DataFrame, limits=(0.1, 5.0, 10.0)) -> pd.DataFr
 def table4_readings() -> pd.DataFrame:
     """Table 4's analytical Wh beside the equations at 500/500 and 500/300, and the measured Wh."""
     t = coefficients.paper_table4()
-    shapes = pd.DataFrame([TABLE4_SHAPES[int(p)] for p in t["params_b"]],
-                          columns=["n_layers", "d_model", "shape_from"])  # fmt: skip
+    shapes = pd.DataFrame(
+        [TABLE4_SHAPES[int(p)] for p in t["params_b"]],
+        columns=["n_layers", "d_model", "shape_from"],
+    )
     out = pd.concat([t[["params_b", "analytical_wh", "measured_wh"]], shapes], axis=1)
     for t_out in READINGS:
         wh = _wh(out["params_b"], out["n_layers"], out["d_model"], t_out)
@@ -90,7 +106,9 @@ def eta_exponent_readings(
     paper = {name: coefficients.value(row) for name, row in coefficients.PAPER_SYMBOLS.items()}
     rows = []
     for beta in exponents:
-        wh = _wh(t["params_b"], t["n_layers"], t["d_model"], t_out, paper | {"beta_eta": beta})
+        wh = _wh(
+            t["params_b"], t["n_layers"], t["d_model"], t_out, constants=paper | {"beta_eta": beta}
+        )
         error = pd.Series(
             (wh / t["e_request_wh"].to_numpy() - 1) * 100, index=t["label"].to_numpy()
         )

@@ -70,5 +70,10 @@ def request_breakdown(
         elif comp == "static" and phase == "decode":
             value = value + fixed  # the host's time of every decode step, at idle power
         out[(phase, comp)] = np.asarray(value, dtype=float) * np.ones(len(batch))
-    return out, {"step_time_s": step, "power_w": power, "request_time_s": request,
-                 "idle_power_w": idle, "dynamic_scale": scale}  # fmt: skip
+    return out, {
+        "step_time_s": step,
+        "power_w": power,
+        "request_time_s": request,
+        "idle_power_w": idle,
+        "dynamic_scale": scale,
+    }

@@ -92,7 +92,17 @@ def fit_by(
 
     # SciPy is the [train] extra: imported here, so importing this module needs numpy only
     least_squares = require("scipy.optimize", "train", "fitting the constants").least_squares
-    fit = least_squares(scaled, z0, jac=JACOBIAN, bounds=(lo, hi), loss="soft_l1",
-                        f_scale=LOSS_SCALE, diff_step=DIFF_STEP, ftol=TOLERANCE, xtol=TOLERANCE,
-                        gtol=TOLERANCE, max_nfev=MAX_EVALUATIONS)  # fmt: skip
+    fit = least_squares(
+        scaled,
+        z0,
+        jac=JACOBIAN,
+        bounds=(lo, hi),
+        loss="soft_l1",
+        f_scale=LOSS_SCALE,
+        diff_step=DIFF_STEP,
+        ftol=TOLERANCE,
+        xtol=TOLERANCE,
+        gtol=TOLERANCE,
+        max_nfev=MAX_EVALUATIONS,
+    )
     return replace(start, **{n: float(v) for n, v in zip(names, fit.x * scale, strict=True)})

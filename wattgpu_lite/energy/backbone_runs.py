@@ -65,9 +65,13 @@ class TrainingSet:
     def take(self, mask: np.ndarray) -> TrainingSet:
         mask = np.asarray(mask, dtype=bool)
         pick = np.nonzero(mask)[0]
-        return TrainingSet(self.frame[mask].reset_index(drop=True), self.rows.take(mask),
-                           self.loads.take(mask), tuple(self.llms[i] for i in pick),
-                           tuple(self.gpus[i] for i in pick))  # fmt: skip
+        return TrainingSet(
+            self.frame[mask].reset_index(drop=True),
+            self.rows.take(mask),
+            self.loads.take(mask),
+            tuple(self.llms[i] for i in pick),
+            gpus=tuple(self.gpus[i] for i in pick),
+        )
 
     def target(self, name: str) -> np.ndarray:
         """Measured ``power_w`` or ``itl_s`` (paper units)."""
@@ -100,8 +104,13 @@ def from_runs(runs: pd.DataFrame) -> TrainingSet:
     devices = [board(n) for n in runs["gpu"]]
     rows, cap = backbone_rows.build(models, devices, float(DEFAULT_T_IN), float(DEFAULT_T_OUT))
     keep = ["llm", "gpu", "scenario", "power_w", "itl_s"]
-    return TrainingSet(runs[keep].copy(), rows, designed_loads(runs["scenario"], cap),
-                       tuple(models), tuple(devices))  # fmt: skip
+    return TrainingSet(
+        runs[keep].copy(),
+        rows,
+        designed_loads(runs["scenario"], cap),
+        tuple(models),
+        gpus=tuple(devices),
+    )
 
 
 @cache

@@ -14,8 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy import backbone_energy, backbone_rows
-from wattgpu_lite.energy import notes as NOTES
+from wattgpu_lite.energy import backbone_energy, backbone_rows, notes
 from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.estimate.*)
     COMPONENTS,
     J_PER_WH,
@@ -50,71 +49,134 @@ def resolve(llm, gpu):
     """(LLM, GPU) from names, dataclasses, config.json / spec.json paths or dicts: a string is
     a catalog name before a same-named relative path (specs.resolve decides both)."""
     if not isinstance(llm, catalog.LLM | str | Path | dict):
-        raise InvalidInputError(f"llm must be a name, LLM, config path or dict; got "
-                                f"{type(llm).__name__} {checks.shown(llm)}; pass a catalog name "
-                                "(wl.llms()), a wl.LLM, a config.json path or dict, or in "
-                                "mode='paper' a size in billions of parameters (8 for 8B)")  # fmt: skip
+        raise InvalidInputError(
+            f"llm must be a name, LLM, config path or dict; got "
+            f"{type(llm).__name__} {checks.shown(llm)}; pass a catalog name "
+            "(wl.llms()), a wl.LLM, a config.json path or dict, or in "
+            "mode='paper' a size in billions of parameters (8 for 8B)"
+        )
     return resolve_llm(llm), resolve_gpu(gpu)
 
 
-def _paper(llm, gpu, work, n_layers, d_model, moe=False) -> EnergyEstimate:
+def _paper(llm, gpu, work, n_layers, *, d_model, moe=False) -> EnergyEstimate:
     """Paper mode: H100 (Table 1) or A100 (Table 6) coefficients, weights once, no static term."""
     hw = "A100" if gpu.upper().startswith("A100") else "H100"
-    t = paper_terms_j(llm[1] * 1e9, n_layers, d_model, work[0], work[1], hw)
+    t = paper_terms_j(llm[1] * 1e9, n_layers, d_model, work[0], t_out=work[1], hardware=hw)
     terms = tuple((*_PAPER_KEYS[k], float(v)) for k, v in t.items())
-    return EnergyEstimate(llm[0], gpu, "paper", *work, 1, "bf16", 16.0, False, "", None,
-                          f"paper Table {1 if hw == 'H100' else 6} ({hw})", None, None, terms,
-                          NOTES.paper_notes(n_layers, d_model, work[2], moe))  # fmt: skip
+    return EnergyEstimate(
+        llm=llm[0],
+        gpu=gpu,
+        mode="paper",
+        t_in=work[0],
+        t_out=work[1],
+        batch=work[2],
+        num_gpus=1,
+        weights="bf16",
+        weight_bits=16.0,
+        expert_parallel=False,
+        compute_peak="",
+        compute_peak_tflops=None,
+        coefficients=f"paper Table {1 if hw == 'H100' else 6} ({hw})",
+        kappa=None,
+        static_fraction=None,
+        terms=terms,
+        notes=notes.paper_notes(n_layers, d_model, work[2], moe),
+    )
 
 
-def _physical(llm, gpu, work, layout: Parallel, weights, serving=None) -> EnergyEstimate:
+def _physical(llm, gpu, work, layout: Parallel, *, weights, serving=None) -> EnergyEstimate:
     """Physical mode: the backbone (one engine with ``wl.predict(..., correction=False)``) at
     its shipped constants, split into the physical terms (:mod:`backbone_energy`); ``serving``:
     the checked (KV-cache format, engine, concurrency limit), None at the defaults."""
     fmt, c = served_format(llm, weights), backbone_energy.shipped_constants()
     peak, which = compute_peak_tflops(gpu, fmt)
-    kv = {} if serving is None else dict(zip(("kv_cache", "engine", "max_num_seqs"), serving,
-                                             strict=True))  # fmt: skip
-    rows, _ = backbone_rows.build([llm], [gpu], work[0], work[1], layout, [fmt], **kv)
+    kv = (
+        {}
+        if serving is None
+        else dict(zip(("kv_cache", "engine", "max_num_seqs"), serving, strict=True))
+    )
+    rows, _ = backbone_rows.build(
+        [llm], [gpu], work[0], work[1], num_gpus=layout, weights=[fmt], **kv
+    )
     t, engine = backbone_energy.request_breakdown(rows, np.array([float(work[2])]), c)
     terms = tuple((ph, comp, float(v[0])) for (ph, comp), v in t.items())
     idle = float(engine["idle_power_w"][0]) / layout.num_gpus
-    basis = (f"backbone: TDP / {which.upper()} peak, {gpu.memory_type}; η_bw {c.eta_bw:.3g}, "
-             f"η_f {c.eta_flops:.3g} (fitted)")  # fmt: skip
-    return EnergyEstimate(llm.name, gpu.name, "physical", *work, layout.num_gpus, fmt,
-                          weight_bits(llm, fmt), layout.ep > 1, which, peak, basis, c.kappa,
-                          idle / gpu.tdp_w, terms,
-                          NOTES.physical_notes(llm, gpu, work, layout, fmt, which, serving)
-                          + NOTES.scale_note(float(engine["dynamic_scale"][0])),
-                          llm.architecture_name, layout.tp, layout.ep,
-                          float(engine["power_w"][0]), float(engine["step_time_s"][0]))  # fmt: skip
+    basis = (
+        f"backbone: TDP / {which.upper()} peak, {gpu.memory_type}; η_bw {c.eta_bw:.3g}, "
+        f"η_f {c.eta_flops:.3g} (fitted)"
+    )
+    return EnergyEstimate(
+        llm=llm.name,
+        gpu=gpu.name,
+        mode="physical",
+        t_in=work[0],
+        t_out=work[1],
+        batch=work[2],
+        num_gpus=layout.num_gpus,
+        weights=fmt,
+        weight_bits=weight_bits(llm, fmt),
+        expert_parallel=layout.ep > 1,
+        compute_peak=which,
+        compute_peak_tflops=peak,
+        coefficients=basis,
+        kappa=c.kappa,
+        static_fraction=idle / gpu.tdp_w,
+        terms=terms,
+        notes=notes.physical_notes(llm, gpu, work, layout, fmt=fmt, peak=which, serving=serving)
+        + notes.scale_note(float(engine["dynamic_scale"][0])),
+        llm_architecture=llm.architecture_name,
+        tp=layout.tp,
+        ep=layout.ep,
+        power_w=float(engine["power_w"][0]),
+        step_time_s=float(engine["step_time_s"][0]),
+    )
 
 
-GPU_REQUIRED = ("estimate_energy needs gpu, the GPU that serves the request: pass it after the "
-                "LLM, estimate_energy(llm, \"H100 NVL\"), or by name, gpu=\"H100 NVL\" — a "
-                "catalog name (wl.gpus()), a wl.gpu(...), a spec dict or the path of a spec "
-                ".json (--gpu on the command line)")  # fmt: skip
+GPU_REQUIRED = (
+    "estimate_energy needs gpu, the GPU that serves the request: pass it after the "
+    'LLM, estimate_energy(llm, "H100 NVL"), or by name, gpu="H100 NVL" — a '
+    "catalog name (wl.gpus()), a wl.gpu(...), a spec dict or the path of a spec "
+    ".json (--gpu on the command line)"
+)
 
 
 def bare_size_b(size, mode: str) -> float:
     """A bare model size in billions of parameters as a float: paper mode only, finite and in
     :data:`BARE_PARAMS_B` (InvalidInputError naming ``llm``, the range and the fix)."""
     if mode != "paper":
-        raise InvalidInputError("a bare parameter count works only in paper mode and must be "
-                                "> 0; pass an LLM name or config.json for physical mode.")  # fmt: skip
+        raise InvalidInputError(
+            "a bare parameter count works only in paper mode and must be "
+            "> 0; pass an LLM name or config.json for physical mode."
+        )
     lo, hi = BARE_PARAMS_B
-    return checks.check_number("llm", size, lo, hi, "billion parameters",
-                               label="llm (a bare model size in billions of parameters)",
-                               fix=f"pass the size in billions from {lo:g} to {hi:,} (8 for an "
-                                   "8B model), or the model's name or config.json")  # fmt: skip
+    return checks.check_number(
+        "llm",
+        size,
+        lo,
+        hi,
+        unit="billion parameters",
+        label="llm (a bare model size in billions of parameters)",
+        fix=f"pass the size in billions from {lo:g} to {hi:,} (8 for an "
+        "8B model), or the model's name or config.json",
+    )
 
 
-def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
-                    t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT, mode: str = "physical",
-                    num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
-                    parallel: Parallel | None = None, kv_cache: str | None = None,
-                    engine: str | None = None,
-                    max_num_seqs: int | None = None) -> EnergyEstimate:  # fmt: skip
+def estimate_energy(
+    llm,
+    gpu=None,
+    *,
+    batch: float = 1.0,
+    t_in: int = DEFAULT_T_IN,
+    t_out: int = DEFAULT_T_OUT,
+    mode: str = "physical",
+    num_gpus: int = 1,
+    weights: str | None = None,
+    expert_parallel: bool = False,
+    parallel: Parallel | None = None,
+    kv_cache: str | None = None,
+    engine: str | None = None,
+    max_num_seqs: int | None = None,
+) -> EnergyEstimate:
     """Energy of one request of ``t_in`` prompt and ``t_out`` generated tokens, by component.
 
     ``llm`` and ``gpu`` by position, the rest by name, in ``wl.predict``'s order (load, tokens,
@@ -140,25 +202,36 @@ def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
     work = (*checks.check_tokens(t_in, t_out), checks.check_batch(batch))
     if mode not in MODES:
         near = [m for m in MODES if isinstance(mode, str) and m == mode.strip().lower()]
-        raise InvalidInputError(f"mode must be one of {MODES}, got {checks.shown(mode)}; pass "
-                                f"mode={(near or ['physical'])[0]!r} (the kit's modes are lower "
-                                "case; 'physical' is the default)")  # fmt: skip
+        raise InvalidInputError(
+            f"mode must be one of {MODES}, got {checks.shown(mode)}; pass "
+            f"mode={(near or ['physical'])[0]!r} (the kit's modes are lower "
+            "case; 'physical' is the default)"
+        )
     layout = layout_of(num_gpus, parallel, expert_parallel)
     serving = check_serving(kv_cache, engine, max_num_seqs)
     asked = (kv_cache, engine, max_num_seqs) != (None, None, None)
-    if mode == "paper" and (layout.num_gpus != 1 or weights is not None or expert_parallel
-                            or asked):  # fmt: skip
-        raise InvalidInputError("paper mode models one GPU at 16 bits; num_gpus, weights, "
-                                "expert_parallel, kv_cache, engine and max_num_seqs apply to "
-                                "mode='physical': drop them, or pass mode='physical'")  # fmt: skip
+    if mode == "paper" and (
+        layout.num_gpus != 1 or weights is not None or expert_parallel or asked
+    ):
+        raise InvalidInputError(
+            "paper mode models one GPU at 16 bits; num_gpus, weights, "
+            "expert_parallel, kv_cache, engine and max_num_seqs apply to "
+            "mode='physical': drop them, or pass mode='physical'"
+        )
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
         size = bare_size_b(llm, mode)  # the GPU picks the paper's table, as for a named LLM
-        return _paper((f"{size:g}B (bare)", size), resolve_gpu(gpu).name, work, None, None)
+        return _paper((f"{size:g}B (bare)", size), resolve_gpu(gpu).name, work, None, d_model=None)
     llm, gpu = resolve(llm, gpu)
     checks.check_tokens(work[0], work[1], llm.context_length)
     if mode == "paper":
-        est = _paper((llm.name, llm.params_nominal_b), gpu.name, work, llm.n_layers,
-                     llm.hidden_size, llm.is_moe)  # fmt: skip
+        est = _paper(
+            (llm.name, llm.params_nominal_b),
+            gpu.name,
+            work,
+            llm.n_layers,
+            d_model=llm.hidden_size,
+            moe=llm.is_moe,
+        )
         return replace(est, llm_architecture=llm.architecture_name)
-    NOTES.check_deployment(llm, layout, expert_parallel)
-    return _physical(llm, gpu, work, layout, weights, serving if asked else None)
+    notes.check_deployment(llm, layout, expert_parallel)
+    return _physical(llm, gpu, work, layout, weights=weights, serving=serving if asked else None)

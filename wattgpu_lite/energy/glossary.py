@@ -97,8 +97,11 @@ def glossary_markdown(symbols=None) -> str:
 
 def glossary_frame(symbols=None) -> pd.DataFrame:
     """The glossary as a table (symbol as LaTeX, unit, meaning), optionally for ``symbols`` only."""
-    rows = [(f"${tex}$", unit, text) for sym, (tex, unit, text) in GLOSSARY.items()
-            if symbols is None or sym in symbols]  # fmt: skip
+    rows = [
+        (f"${tex}$", unit, text)
+        for sym, (tex, unit, text) in GLOSSARY.items()
+        if symbols is None or sym in symbols
+    ]
     if symbols is None:
         rows += [(f"${tex}$", unit, text) for tex, unit, text in DERIVED.values()]
     return pd.DataFrame(rows, columns=["symbol", "unit", "meaning"])
@@ -116,16 +119,19 @@ def paper_constants_frame(hardware: str = "H100") -> pd.DataFrame:
     rows = []
     for sym, row, where in wanted:
         r = table.loc[[(row, where)]].squeeze(axis=0)  # one row: a Series on pandas 2.2 too
-        rows.append((f"${NAMES[by_name[sym]]}$", float(r["value"]), r["unit"], r["source"],
-                     r["confidence"]))  # fmt: skip
+        rows.append(
+            (f"${NAMES[by_name[sym]]}$", float(r["value"]), r["unit"], r["source"], r["confidence"])
+        )
     return pd.DataFrame(rows, columns=["symbol", "value", "unit", "source", "confidence"])
 
 
 def paper_constants_markdown(hardware: str = "H100") -> str:
     """:func:`paper_constants_frame` as a Markdown table, for ``display(Markdown(...))``."""
     df = paper_constants_frame(hardware)
-    rows = [f"| {r.symbol} | {r.value:g} | {r.unit} | {r.source} | {r.confidence} |"
-            for r in df.itertuples()]  # fmt: skip
+    rows = [
+        f"| {r.symbol} | {r.value:g} | {r.unit} | {r.source} | {r.confidence} |"
+        for r in df.itertuples()
+    ]
     return "\n".join(
         ["| symbol | value | unit | source | confidence |", "|---|---|---|---|---|", *rows]
     )

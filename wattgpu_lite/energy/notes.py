@@ -27,7 +27,7 @@ def experts_per_step(llm, batch: float) -> float:
     return float(n * (1 - (1 - active / n) ** batch))
 
 
-def physical_notes(llm, gpu, work, num_gpus, fmt, peak, serving=None) -> tuple[str, ...]:
+def physical_notes(llm, gpu, work, num_gpus, *, fmt, peak, serving=None) -> tuple[str, ...]:
     """Notes on a physical-mode estimate (see the module docstring); ``serving``: the checked
     (KV-cache format, engine, concurrency limit), None at the defaults (vLLM, "auto", 256)."""
     t_in, t_out, batch = work
@@ -35,28 +35,51 @@ def physical_notes(llm, gpu, work, num_gpus, fmt, peak, serving=None) -> tuple[s
     who = engine_of(eng)
     name = "vLLM" if who.name == "vllm" else who.name
     lay, out = as_layout(num_gpus), []
-    if not weights_fit(llm, gpu, num_gpus, fmt, eng):
+    if not weights_fit(llm, gpu, num_gpus, fmt, engine=eng):
         free = "" if who.memory_share_of == "total" else " (of the memory the weights leave)"
         share = f"{who.gpu_memory_share:g}{free}"
-        out.append(f"the {fmt} weights ({weight_bytes(llm, fmt) / 1e9:.1f} GB) do not fit in {share} "
-                   f"of {lay.num_gpus} × {gpu.memory_gb:g} GB: {name} could not load them; the numbers "
-                   "are what the request would cost if it could.")  # fmt: skip
-    elif batch > (cap := float(kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus, fmt, kv, eng,
-                                                limit))):  # fmt: skip
+        out.append(
+            f"the {fmt} weights ({weight_bytes(llm, fmt) / 1e9:.1f} GB) do not fit in {share} "
+            f"of {lay.num_gpus} × {gpu.memory_gb:g} GB: {name} could not load them; the numbers "
+            "are what the request would cost if it could."
+        )
+    elif batch > (
+        cap := float(
+            kv_capacity_seqs(
+                llm,
+                gpu,
+                t_in,
+                t_out,
+                num_gpus=num_gpus,
+                weights=fmt,
+                kv_cache=kv,
+                engine=eng,
+                max_num_seqs=limit,
+            )
+        )
+    ):
         most = who.max_num_seqs if limit is None else limit
-        out.append(f"batch {batch} exceeds the {cap:.0f} sequences {name} runs at once here (KV "
-                   f"cache at {t_in}/{t_out} tokens, at most {most}): it would queue the rest.")  # fmt: skip
+        out.append(
+            f"batch {batch} exceeds the {cap:.0f} sequences {name} runs at once here (KV "
+            f"cache at {t_in}/{t_out} tokens, at most {most}): it would queue the rest."
+        )
     if fmt in ("fp8", "mxfp4", "nvfp4") and peak == "fp16":
-        out.append(f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
-                   "weight-only (dequantised to 16 bits) at the FP16 peak.")  # fmt: skip
+        out.append(
+            f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
+            "weight-only (dequantised to 16 bits) at the FP16 peak."
+        )
     out.extend(group_peaks_note(llm, gpu, fmt))
     if lay.tp > 1 and llm.mla_kv_width:
-        out.append(f"tensor parallel keeps a copy of the latent (MLA) cache on each of the {lay.tp} "
-                   "GPUs of a group: the KV capacity counts it, the KV traffic once (a lower "
-                   "bound); data-parallel attention (Parallel(ep=...)) avoids it.")  # fmt: skip
+        out.append(
+            f"tensor parallel keeps a copy of the latent (MLA) cache on each of the {lay.tp} "
+            "GPUs of a group: the KV capacity counts it, the KV traffic once (a lower "
+            "bound); data-parallel attention (Parallel(ep=...)) avoids it."
+        )
     elif lay.tp > llm.n_kv_heads:
-        out.append(f"tp={lay.tp} > {llm.n_kv_heads} KV heads: vLLM replicates KV heads; the KV "
-                   "capacity counts it, the KV traffic once (a lower bound).")  # fmt: skip
+        out.append(
+            f"tp={lay.tp} > {llm.n_kv_heads} KV heads: vLLM replicates KV heads; the KV "
+            "capacity counts it, the KV traffic once (a lower bound)."
+        )
     if llm.is_moe:
         out.append(
             f"a decode step of {batch} tokens reads {experts_per_step(llm, batch):.1f} of "
@@ -72,13 +95,17 @@ def serving_notes(kv_cache: str | None = None, engine: str | None = None) -> tup
     defaults. ``wl.predict`` and ``wl.estimate_energy`` both add them."""
     who, out = engine_of(engine), []
     if who.name != DEFAULT_ENGINE:
-        out.append(f"engine {who.name!r}: the kit's constants were fitted on vLLM runs (Watt "
-                   f"Counts); {who.name}'s documented defaults ({who.defaults_text()}; "
-                   "data/engines.csv) are used, its own speed is not modelled")  # fmt: skip
+        out.append(
+            f"engine {who.name!r}: the kit's constants were fitted on vLLM runs (Watt "
+            f"Counts); {who.name}'s documented defaults ({who.defaults_text()}; "
+            "data/engines.csv) are used, its own speed is not modelled"
+        )
     if kv_bytes_scale(kv_cache) != 1.0:
-        out.append(f"KV cache {kv_cache}: {kv_cache_bits(kv_cache):g} bits per cached K or V "
-                   "element (half the KV bytes written and read per token, twice the tokens the "
-                   "cache holds); the kit's constants were fitted on 16-bit KV caches")  # fmt: skip
+        out.append(
+            f"KV cache {kv_cache}: {kv_cache_bits(kv_cache):g} bits per cached K or V "
+            "element (half the KV bytes written and read per token, twice the tokens the "
+            "cache holds); the kit's constants were fitted on 16-bit KV caches"
+        )
     return tuple(out)
 
 
@@ -89,19 +116,25 @@ def group_peaks_note(llm, gpu, fmt: str) -> tuple[str, ...]:
     (peak_a, which_a), (peak_e, which_e) = (compute_peak_tflops(gpu, f) for f in (always, expert))
     if which_a == which_e:
         return ()
-    return (f"each tensor group at its own peak: attention and the always-read {always} weights "
-            f"at the {which_a.upper()} peak ({peak_a:g} TFLOP/s), the routed {expert} experts at "
-            f"the {which_e.upper()} peak ({peak_e:g} TFLOP/s).",)  # fmt: skip
+    return (
+        f"each tensor group at its own peak: attention and the always-read {always} weights "
+        f"at the {which_a.upper()} peak ({peak_a:g} TFLOP/s), the routed {expert} experts at "
+        f"the {which_e.upper()} peak ({peak_e:g} TFLOP/s).",
+    )
 
 
 def scale_note(dynamic_scale: float) -> tuple[str, ...]:
     """A note when the dynamic terms were scaled to the backbone's busy power (f ≠ 1)."""
     if abs(dynamic_scale - 1.0) < 5e-3:  # within rounding of the printed 1.00
         return ()
-    why = ("held at its peak past the compute-bound turn (power never falls with load)"
-           if dynamic_scale > 1 else "capped at the TDP")  # fmt: skip
-    return (f"the dynamic terms are scaled by {dynamic_scale:.3g} to the backbone's busy power, "
-            f"{why}.",)  # fmt: skip
+    why = (
+        "held at its peak past the compute-bound turn (power never falls with load)"
+        if dynamic_scale > 1
+        else "capped at the TDP"
+    )
+    return (
+        f"the dynamic terms are scaled by {dynamic_scale:.3g} to the backbone's busy power, {why}.",
+    )
 
 
 def paper_notes(n_layers, d_model, batch: int, moe: bool) -> tuple[str, ...]:

@@ -53,8 +53,14 @@ def kv_bytes_per_token(llm, kv_cache: str | None = None) -> float:
     return llm.kv_bytes_per_token * kv_bytes_scale(kv_cache)
 
 
-def memory_need_bytes(llm, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0,
-                      kv_cache: str | None = None) -> float:  # fmt: skip
+def memory_need_bytes(
+    llm,
+    num_gpus=1,
+    weights: str | None = None,
+    kv_tokens: float = 0.0,
+    *,
+    kv_cache: str | None = None,
+) -> float:
     """Bytes a replica must hold: its weights at the served format (:func:`replica_weight_bytes`)
     and the KV cache of one sequence of ``kv_tokens`` tokens at the format ``kv_cache``, every
     copy tensor parallelism keeps (:func:`kv_copies`)."""
@@ -75,8 +81,16 @@ def usable_memory_bytes(gpu, num_gpus=1, engine=None, weights_b: float = 0.0) ->
     return eng.gpu_memory_share * gpu.memory_gb * 1e9 * as_layout(num_gpus).num_gpus
 
 
-def memory_why_not(llm, gpu, num_gpus=1, weights: str | None = None, kv_tokens: float = 0.0,
-                   kv_cache: str | None = None, engine=None) -> str:  # fmt: skip
+def memory_why_not(
+    llm,
+    gpu,
+    num_gpus=1,
+    weights: str | None = None,
+    *,
+    kv_tokens: float = 0.0,
+    kv_cache: str | None = None,
+    engine=None,
+) -> str:
     """The kit's one memory-fit check: "" when :func:`memory_need_bytes` fits in
     :func:`usable_memory_bytes`, else the reason in words ("does not fit in memory: needs …").
     ``num_gpus``: a GPU count or a :class:`~wattgpu_lite.specs.layout.Parallel`; ``weights``: the
@@ -84,7 +98,7 @@ def memory_why_not(llm, gpu, num_gpus=1, weights: str | None = None, kv_tokens: 
     the KV cache's format (None: "auto"); ``engine``: whose memory share (None: vLLM's 0.9)."""
     weights_b = replica_weight_bytes(llm, num_gpus, weights)
     need_b, usable_b = (
-        memory_need_bytes(llm, num_gpus, weights, kv_tokens, kv_cache),
+        memory_need_bytes(llm, num_gpus, weights, kv_tokens, kv_cache=kv_cache),
         usable_memory_bytes(gpu, num_gpus, engine, weights_b),
     )
     if need_b <= usable_b:
@@ -95,18 +109,30 @@ def memory_why_not(llm, gpu, num_gpus=1, weights: str | None = None, kv_tokens: 
     share = f"{100 * eng.gpu_memory_share:g} %"
     rest = "" if eng.memory_share_of == "total" else "the weights + "
     of = f"{rest}{share} of {'the rest of ' if rest else ''}{memory_gb:g} GB"
-    return (f"does not fit in memory: needs {need_b / 1e9:.1f} GB ({served_format(llm, weights)} "
-            f"weights {weights_b / 1e9:.1f} GB{kv}) > {of} = {usable_b / 1e9:.1f} GB")  # fmt: skip
+    return (
+        f"does not fit in memory: needs {need_b / 1e9:.1f} GB ({served_format(llm, weights)} "
+        f"weights {weights_b / 1e9:.1f} GB{kv}) > {of} = {usable_b / 1e9:.1f} GB"
+    )
 
 
-def weights_fit(llm, gpu, num_gpus=1, weights: str | None = None, engine=None) -> bool:
+def weights_fit(llm, gpu, num_gpus=1, weights: str | None = None, *, engine=None) -> bool:
     """Whether the weights fit in the engine's share (vLLM: 0.9) of the replica's memory, KV
     cache aside (:func:`memory_why_not` with no KV cache)."""
     return not memory_why_not(llm, gpu, num_gpus, weights, engine=engine)
 
 
-def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None, kv_cache=None,
-                     engine=None, max_num_seqs=None):  # fmt: skip
+def kv_capacity_seqs(
+    llm,
+    gpu,
+    t_in,
+    t_out,
+    *,
+    num_gpus=1,
+    weights=None,
+    kv_cache=None,
+    engine=None,
+    max_num_seqs=None,
+):
     """Sequences in flight a replica can hold: min(floor(KV blocks / blocks per sequence),
     max_num_seqs), at least 0.
 
@@ -123,7 +149,9 @@ def kv_capacity_seqs(llm, gpu, t_in, t_out, num_gpus=1, weights=None, kv_cache=N
     """
     eng = engine_of(engine)
     limit = eng.max_num_seqs if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
-    return seqs_in(kv_blocks(llm, gpu, num_gpus, weights, kv_cache, eng), t_in, t_out, limit)
+    return seqs_in(
+        kv_blocks(llm, gpu, num_gpus, weights, kv_cache=kv_cache, engine=eng), t_in, t_out, limit
+    )
 
 
 def kv_blocks(llm, gpu, num_gpus=1, weights=None, kv_cache=None, engine=None) -> float:

@@ -52,8 +52,9 @@ def _dims(n_layers, d_model):
     return n_l, d
 
 
-def paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100",
-                  constants: dict | None = None) -> dict:  # fmt: skip
+def paper_terms_j(
+    params, n_layers, d_model, t_in, t_out, hardware: str = "H100", constants: dict | None = None
+) -> dict:
     """Per-request energy terms (J) of the printed equations: E = alpha·C + e·Q·eta(N).
 
     ``params`` is N (parameters, not billions). Keys: :data:`TERMS`. Broadcasts over arrays.
@@ -63,22 +64,30 @@ def paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100"
     args = np.broadcast_arrays(*(np.asarray(x, dtype=float) for x in (params, n_l, d, t_in, t_out)))
     model = dict(zip(("N", "n_ell", "d", "T_in", "T_out"), args, strict=True))
     out = _TERMS(**model, alpha_TC=a, e_HBM=e, **_constants(constants))
-    return {k: np.broadcast_to(np.asarray(v, dtype=float), args[0].shape).copy()
-            for k, v in zip(TERMS, out, strict=True)}  # fmt: skip
+    return {
+        k: np.broadcast_to(np.asarray(v, dtype=float), args[0].shape).copy()
+        for k, v in zip(TERMS, out, strict=True)
+    }
 
 
-def paper_request_j(params, n_layers, d_model, t_in, t_out, hardware: str = "H100",
-                    constants: dict | None = None):  # fmt: skip
+def paper_request_j(
+    params, n_layers, d_model, t_in, *, t_out, hardware: str = "H100", constants: dict | None = None
+):
     """E_request (J) from the printed equations (the sum of :func:`paper_terms_j`)."""
-    return sum(paper_terms_j(params, n_layers, d_model, t_in, t_out, hardware, constants).values())
+    return sum(
+        paper_terms_j(
+            params, n_layers, d_model, t_in, t_out=t_out, hardware=hardware, constants=constants
+        ).values()
+    )
 
 
 def paper_out_per_token_j(params, hardware: str = "H100", constants: dict | None = None):
     """Simplified estimator, E_out/token = alpha·K·N (J): 3.12 mJ per B params on H100."""
     a, e = coefficients.paper_coefficients_j(hardware)
     p = np.asarray(params, dtype=float)
-    out = _OUT_PER_TOKEN(N=p, n_ell=0, d=0, T_in=0, T_out=0, alpha_TC=a, e_HBM=e,
-                         **_constants(constants))  # fmt: skip
+    out = _OUT_PER_TOKEN(
+        N=p, n_ell=0, d=0, T_in=0, T_out=0, alpha_TC=a, e_HBM=e, **_constants(constants)
+    )
     return np.asarray(out, dtype=float)
 
 

@@ -111,14 +111,21 @@ class EnergyEstimate:
 
     def to_dict(self) -> dict:
         """Inputs, totals, components and terms as plain JSON-safe values (missing → None)."""
-        inputs = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in
-                  ("terms", "notes")}  # fmt: skip
-        return json_safe({"schema_version": self.schema_version, "kind": self.kind} | inputs | {
-            "total_j": self.total_j, "total_wh": self.total_wh,
-            "energy_per_token_j": self.energy_per_token_j,
-            "components_j": self.components_j,
-            "terms": [{"phase": p, "component": c, "energy_j": v} for p, c, v in self.terms],
-            "notes": list(self.notes)})  # fmt: skip
+        inputs = {
+            f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("terms", "notes")
+        }
+        return json_safe(
+            {"schema_version": self.schema_version, "kind": self.kind}
+            | inputs
+            | {
+                "total_j": self.total_j,
+                "total_wh": self.total_wh,
+                "energy_per_token_j": self.energy_per_token_j,
+                "components_j": self.components_j,
+                "terms": [{"phase": p, "component": c, "energy_j": v} for p, c, v in self.terms],
+                "notes": list(self.notes),
+            }
+        )
 
     def to_json(self, indent: int | None = 2) -> str:
         """:meth:`to_dict` as strict JSON at 6 significant figures, exactly ``estimate --json``
@@ -133,17 +140,27 @@ class EnergyEstimate:
         arch = (
             "" if self.llm_architecture == self.llm else f" (architecture {self.llm_architecture})"
         )
-        return (f"{self.llm}{arch} on {gpus} ({self.mode} mode), {self.t_in} in / {self.t_out} out, "
-                f"batch {self.batch:g}, {self.weights} weights{peak}{ep}")  # fmt: skip
+        return (
+            f"{self.llm}{arch} on {gpus} ({self.mode} mode), {self.t_in} in / {self.t_out} out, "
+            f"batch {self.batch:g}, {self.weights} weights{peak}{ep}"
+        )
 
     def __repr__(self) -> str:
-        return (f"EnergyEstimate({self.header()}: {self.total_j:.4g} J = {self.total_wh:.4g} Wh, "
-                f"{self.energy_per_token_j:.4g} J per output token)")  # fmt: skip
+        return (
+            f"EnergyEstimate({self.header()}: {self.total_j:.4g} J = {self.total_wh:.4g} Wh, "
+            f"{self.energy_per_token_j:.4g} J per output token)"
+        )
 
     def _repr_html_(self) -> str:
-        totals = (f"<b>{self.total_j:.4g} J</b> = {self.total_wh:.4g} Wh per request, "
-                  f"{self.energy_per_token_j:.4g} J per generated token")  # fmt: skip
+        totals = (
+            f"<b>{self.total_j:.4g} J</b> = {self.total_wh:.4g} Wh per request, "
+            f"{self.energy_per_token_j:.4g} J per generated token"
+        )
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
-        return (f"<p>{html.escape(self.header())}<br>{totals}</p>"
-                + self.table().rename(columns=HTML_HEADERS).to_html(index=False, float_format="{:.4g}".format)
-                + (f"<ul>{notes}</ul>" if notes else ""))  # fmt: skip
+        return (
+            f"<p>{html.escape(self.header())}<br>{totals}</p>"
+            + self.table()
+            .rename(columns=HTML_HEADERS)
+            .to_html(index=False, float_format="{:.4g}".format)
+            + (f"<ul>{notes}</ul>" if notes else "")
+        )

@@ -18,16 +18,21 @@ from wattgpu_lite.specs.layout import layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 
-def _physical(llms, gpu, workload, layouts, weights) -> dict[str, np.ndarray]:
+def _physical(llms, gpu, workload, layouts, *, weights) -> dict[str, np.ndarray]:
     """Components (J per request, prefill + decode) from the one engine (the backbone split into
     physical terms, :mod:`backbone_energy`), one row per sweep point: ``llms`` one or one per
     point, ``layouts`` a GPU count or one per point; each model in ``weights`` or its own format."""
     t_in, t_out, batch = (np.atleast_1d(np.asarray(v, dtype=float)) for v in workload)
     n = max(len(llms), len(t_in), len(t_out), len(batch), np.size(layouts))
     models = list(llms) * n if len(llms) == 1 else list(llms)
-    rows, _ = backbone_rows.build(models, [gpu] * n, np.broadcast_to(t_in, (n,)),
-                                  np.broadcast_to(t_out, (n,)), layouts,
-                                  [served_format(m, weights) for m in models])  # fmt: skip
+    rows, _ = backbone_rows.build(
+        models,
+        [gpu] * n,
+        np.broadcast_to(t_in, (n,)),
+        np.broadcast_to(t_out, (n,)),
+        num_gpus=layouts,
+        weights=[served_format(m, weights) for m in models],
+    )
     terms, _ = backbone_energy.request_breakdown(
         rows, np.broadcast_to(batch, (n,)), backbone_energy.shipped_constants()
     )
@@ -40,11 +45,13 @@ def _paper(llms, workload) -> dict[str, np.ndarray]:
     n_l, d = np.asarray([(m.n_layers, m.hidden_size) for m in llms], dtype=float).T
     if len(llms) == 1:
         n, n_l, d = n[0], n_l[0], d[0]
-    t = estimate.paper_terms_j(n, n_l, d, t_in, t_out)
+    t = estimate.paper_terms_j(n, n_l, d, t_in, t_out=t_out)
     zero = np.zeros_like(t["kv_writes"])
-    return {"compute": t["compute_prefill"] + t["compute_decode"], "static": zero,
-            "communication": zero} | {k: t[k] for k in ("parameter_reads", "kv_writes",
-                                                         "attention_reads")}  # fmt: skip
+    return {
+        "compute": t["compute_prefill"] + t["compute_decode"],
+        "static": zero,
+        "communication": zero,
+    } | {k: t[k] for k in ("parameter_reads", "kv_writes", "attention_reads")}
 
 
 def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
@@ -62,40 +69,83 @@ def _tidy(x_name: str, x, comps: dict[str, np.ndarray], t_out) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def _terms(llms, gpu, workload, mode: str, num_gpus: int = 1, weights=None):
+def _terms(llms, gpu, workload, mode: str, *, num_gpus: int = 1, weights=None):
     if mode == "paper":
         return _paper(llms, workload)
-    return _physical(llms, gpu, workload, num_gpus, weights)
+    return _physical(llms, gpu, workload, num_gpus, weights=weights)
 
 
-def _one_model(x_name: str, x, llm, gpu, workload, mode: str, num_gpus: int, weights):
+def _one_model(x_name: str, x, llm, gpu, *, workload, mode: str, num_gpus: int, weights):
     """Tidy breakdown of one model on one GPU along ``x`` (one of the workload's arrays)."""
-    comps = _terms([resolve_llm(llm)], resolve_gpu(gpu), workload, mode, num_gpus, weights)
+    comps = _terms(
+        [resolve_llm(llm)], resolve_gpu(gpu), workload, mode, num_gpus=num_gpus, weights=weights
+    )
     return _tidy(x_name, x, comps, workload[1])
 
 
-def vs_output_tokens(llm, gpu, t_out, t_in: int = 500, batch: float = 1.0, mode="physical",
-                     num_gpus: int = 1, weights=None):  # fmt: skip
+def vs_output_tokens(
+    llm,
+    gpu,
+    t_out,
+    t_in: int = 500,
+    batch: float = 1.0,
+    mode="physical",
+    num_gpus: int = 1,
+    weights=None,
+):
     """Breakdown (J per generated token) against T_out (an array)."""
     t_out = np.asarray(t_out, dtype=float)
-    return _one_model("t_out", t_out, llm, gpu, (t_in, t_out, batch), mode, num_gpus, weights)
+    return _one_model(
+        "t_out",
+        t_out,
+        llm,
+        gpu,
+        workload=(t_in, t_out, batch),
+        mode=mode,
+        num_gpus=num_gpus,
+        weights=weights,
+    )
 
 
-def vs_batch(llm, gpu, batch, t_in: int = 500, t_out: int = 500, mode="physical",
-             num_gpus: int = 1, weights=None):  # fmt: skip
+def vs_batch(
+    llm,
+    gpu,
+    batch,
+    t_in: int = 500,
+    t_out: int = 500,
+    mode="physical",
+    num_gpus: int = 1,
+    weights=None,
+):
     """Breakdown (J per generated token) against the batch size (an array)."""
     batch = np.asarray(batch, dtype=float)
-    return _one_model("batch", batch, llm, gpu, (t_in, t_out, batch), mode, num_gpus, weights)
+    return _one_model(
+        "batch",
+        batch,
+        llm,
+        gpu,
+        workload=(t_in, t_out, batch),
+        mode=mode,
+        num_gpus=num_gpus,
+        weights=weights,
+    )
 
 
-def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: float = 1.0, mode="physical",
-             weights=None):  # fmt: skip
+def vs_model(
+    llm_names,
+    gpu,
+    t_in: int = 500,
+    t_out: int = 500,
+    batch: float = 1.0,
+    mode="physical",
+    weights=None,
+):
     """Breakdown (J per generated token) for each model, with its params_b, sorted by size, and
     ``weights_fit``: whether its weights fit on one ``gpu`` (the estimate of one that does not is
     what the equations say, not a deployment)."""
     llms = sorted((resolve_llm(n) for n in llm_names), key=lambda m: m.params_b)
     device = resolve_gpu(gpu)
-    comps = _terms(llms, device, (t_in, t_out, batch), mode, 1, weights)
+    comps = _terms(llms, device, (t_in, t_out, batch), mode, num_gpus=1, weights=weights)
     df = _tidy("params_b", np.array([m.params_b for m in llms]), comps, t_out)
     fits = [weights_fit(m, device, 1, weights) for m in llms]
     return df.assign(
@@ -104,12 +154,20 @@ def vs_model(llm_names, gpu, t_in: int = 500, t_out: int = 500, batch: float = 1
     )
 
 
-def vs_num_gpus(llm, gpu, counts, t_in: int = 500, t_out: int = 500, batch: float = 1.0,
-                weights=None, expert_parallel: bool = False):  # fmt: skip
+def vs_num_gpus(
+    llm,
+    gpu,
+    counts,
+    t_in: int = 500,
+    t_out: int = 500,
+    batch: float = 1.0,
+    weights=None,
+    expert_parallel: bool = False,
+):
     """Breakdown (J per generated token, the whole replica) against the GPU count (a list)."""
     llm, gpu = resolve_llm(llm), resolve_gpu(gpu)
     layouts = [layout_of(int(k), None, expert_parallel) for k in counts]
-    comps = _physical([llm], gpu, (t_in, t_out, batch), layouts, weights)
+    comps = _physical([llm], gpu, (t_in, t_out, batch), layouts, weights=weights)
     return _tidy("num_gpus", np.asarray(counts, dtype=int), comps, t_out)
 
 

@@ -51,8 +51,10 @@ def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     gpus = [backbone_runs.board(n) for n in df["gpu"]]  # the measured board's spec row
     df["t_in"], df["t_out"] = df["prompt_tokens"], df["generated_tokens"]
     offline = (df["scenario"] == "offline").to_numpy()
-    df["slots"] = [float(kv_capacity_seqs(m, g, ti, to)) if off else 1.0 for m, g, ti, to, off
-                   in zip(llms, gpus, df["t_in"], df["t_out"], offline, strict=True)]  # fmt: skip
+    df["slots"] = [
+        float(kv_capacity_seqs(m, g, ti, to)) if off else 1.0
+        for m, g, ti, to, off in zip(llms, gpus, df["t_in"], df["t_out"], offline, strict=True)
+    ]
     df["batch"] = np.where(offline, offline_in_flight(df["slots"], df["n_requests"]), 1.0)
     df["wall_s"] = np.where(offline, 0.0, df["duration_s"] / df["n_requests"])
     df.attrs["llms"], df.attrs["gpus"] = llms, gpus
@@ -95,7 +97,9 @@ def paper_j_per_token(df: pd.DataFrame) -> np.ndarray:
         n = np.array([x.params_nominal_b * 1e9 for x in m])
         dims = np.array([(x.n_layers, x.hidden_size) for x in m]).reshape(-1, 2).T
         sub = df[mask]
-        out[mask] = estimate.paper_request_j(n, dims[0], dims[1], sub["t_in"], sub["t_out"], hw)
+        out[mask] = estimate.paper_request_j(
+            n, dims[0], dims[1], sub["t_in"], t_out=sub["t_out"], hardware=hw
+        )
     return out / df["t_out"].to_numpy()
 
 
@@ -109,8 +113,9 @@ def ecologits_j_per_run(df: pd.DataFrame) -> np.ndarray:
 def _subset(df: pd.DataFrame, mask: np.ndarray) -> pd.DataFrame:
     """The rows ``mask`` of a :func:`runs_frame`, with its per-row LLM and GPU objects."""
     out = df[mask].reset_index(drop=True)
-    out.attrs = {k: [v for v, keep in zip(df.attrs[k], mask, strict=True) if keep]
-                 for k in ("llms", "gpus")}  # fmt: skip
+    out.attrs = {
+        k: [v for v, keep in zip(df.attrs[k], mask, strict=True) if keep] for k in ("llms", "gpus")
+    }
     return out
 
 

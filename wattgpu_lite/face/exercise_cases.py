@@ -24,7 +24,7 @@ from wattgpu_lite.selection import accounting
 from wattgpu_lite.selection.verdict import MEETS, sla_verdicts
 from wattgpu_lite.specs.catalog import gpu, llm
 from wattgpu_lite.specs.llm import LLM
-from wattgpu_lite.wattgpu import metrics as wmetrics
+from wattgpu_lite.wattgpu import metrics as wattgpu_metrics
 from wattgpu_lite.wattgpu.evaluation import held_out_masks
 
 SEED = 0  # every random input of a check is drawn from this seed
@@ -162,7 +162,7 @@ def tau_cases() -> list[Case]:
     lonely = _predictions(SEED + 3, 3, 3, 2)
     lonely = lonely[~((lonely["llm"] == "llm0") & (lonely["gpu"] != "gpu0"))]
     inputs.append(("one LLM measured on a single GPU (its groups rank nothing)", (lonely,)))
-    return _cases(wmetrics.gpu_tau, inputs)
+    return _cases(wattgpu_metrics.gpu_tau, inputs)
 
 
 def _test_folds(frame: pd.DataFrame) -> np.ndarray:

@@ -239,8 +239,9 @@ def explorer_view(c: ExplorerControls) -> ExplorerView:
     except WattGPUError as err:
         empty = pd.DataFrame()
         return ExplorerView(empty, empty, f"error: {err}")
-    texts = summary(table, c.itl_sla_ms), wall_caption(table), verdict_rule(table, c.itl_sla_ms)
-    return ExplorerView(table, display_table(table), *texts)
+    message, wall = summary(table, c.itl_sla_ms), wall_caption(table)
+    verdicts = verdict_rule(table, c.itl_sla_ms)
+    return ExplorerView(table, display_table(table), message, wall=wall, verdicts=verdicts)
 
 
 def sla_slider_range(load: str, source: str = "hybrid") -> tuple[float, float, float, float]:

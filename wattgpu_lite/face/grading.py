@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from wattgpu_lite.energy import symbolic
-from wattgpu_lite.energy import symbolic_physical as phys
+from wattgpu_lite.energy import symbolic, symbolic_physical
 from wattgpu_lite.face.exercise_cases import Case
 
 RTOL = 1e-9  # the answers are the same arithmetic as the kit's: they agree to rounding
@@ -26,8 +25,8 @@ _POINT = {symbolic.K: 2, symbolic.N: 8e9, symbolic.n_l: 32, symbolic.d: 4096, sy
           symbolic.T_out: 300, symbolic.B: 16, symbolic.alpha: 1e-12, symbolic.e_mem: 1e-11,
           symbolic.b_w: 16, symbolic.b_kv: 16, symbolic.N0: 1e9, symbolic.gamma0: 0.5,
           symbolic.gamma_exp: 0.1, symbolic.s_coef: 0.2, symbolic.s_exp: 0.3,
-          symbolic.eta_coef: 0.1, symbolic.eta_exp: 0.2, phys.N_all: 7.5e9, phys.E: 8, phys.k: 2,
-          phys.L_moe: 32, phys.N_exp: 1.2e8, phys.b_e: 16}  # fmt: skip
+          symbolic.eta_coef: 0.1, symbolic.eta_exp: 0.2, symbolic_physical.N_all: 7.5e9, symbolic_physical.E: 8, symbolic_physical.k: 2,
+          symbolic_physical.L_moe: 32, symbolic_physical.N_exp: 1.2e8, symbolic_physical.b_e: 16}  # fmt: skip
 
 
 class ExerciseError(AssertionError):

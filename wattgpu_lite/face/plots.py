@@ -50,15 +50,20 @@ ENERGY_COLORS = {"compute": "#4c72b0", "parameter_reads": "#dd8452", "kv_writes"
 TOKEN_AXES = {"t_out": "generated tokens per request (T_out)", "t_in": "prompt tokens (T_in)"}
 
 
-def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title: str = "",
-                 legend: bool = True):  # fmt: skip
+def energy_stack(
+    tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title: str = "", legend: bool = True
+):
     """Stacked component energy (J per generated token) against ``x`` from a tidy breakdown; the
     components that are zero everywhere are left out, the legend sits right of the axes."""
     ax = ax or plt.subplots(figsize=(6, 3.2), dpi=90)[1]
     wide = tidy.pivot_table(index=x, columns="component", values="energy_per_token_j")
     cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
-    ax.stackplot(wide.index, *(wide[c] for c in cols), labels=[label(c) for c in cols],
-                 colors=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
+    ax.stackplot(
+        wide.index,
+        *(wide[c] for c in cols),
+        labels=[label(c) for c in cols],
+        colors=[ENERGY_COLORS[c] for c in cols],
+    )
     ax.set(
         xlabel=TOKEN_AXES.get(x, label(x)),
         ylabel="J per generated token",
@@ -70,21 +75,26 @@ def energy_stack(tidy: pd.DataFrame, x: str, ax=None, logx: bool = False, title:
     return ax
 
 
-def energy_bars(tidy: pd.DataFrame, x: str, ax=None, title: str = "", markers=None,
-                legend: bool = True):  # fmt: skip
+def energy_bars(
+    tidy: pd.DataFrame, x: str, ax=None, title: str = "", markers=None, legend: bool = True
+):
     """Stacked bars of component energy (J per generated token), one bar per ``x`` value, in the
     order the values first appear in ``tidy``. ``markers``: a Series indexed by ``x`` values,
     drawn as black ticks on the bar of the same label (never by position)."""
     ax = ax or plt.subplots(figsize=(7, 3.2), dpi=90)[1]
     order = list(pd.unique(tidy[x]))
-    wide = tidy.pivot_table(index=x, columns="component", values="energy_per_token_j",
-                            aggfunc="sum", sort=False).reindex(order)  # fmt: skip
+    wide = tidy.pivot_table(
+        index=x, columns="component", values="energy_per_token_j", aggfunc="sum", sort=False
+    ).reindex(order)
     cols = [c for c in ENERGY_COLORS if c in wide and wide[c].any()]
-    wide[cols].rename(columns=label).plot.bar(stacked=True, ax=ax, width=0.8,
-                                              color=[ENERGY_COLORS[c] for c in cols])  # fmt: skip
+    wide[cols].rename(columns=label).plot.bar(
+        stacked=True, ax=ax, width=0.8, color=[ENERGY_COLORS[c] for c in cols]
+    )
     if markers is not None:
-        pos = {label.get_text(): p for label, p in zip(ax.get_xticklabels(), ax.get_xticks(),
-                                                       strict=True)}  # fmt: skip
+        pos = {
+            label.get_text(): p
+            for label, p in zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)
+        }
         xs = [pos[str(label)] for label in markers.index]
         ax.plot(xs, markers.to_numpy(), "k_", ms=14, mew=2, label=markers.name or "marker")
     ax.set(ylabel="J per generated token", title=title)
@@ -99,9 +109,17 @@ def measured_vs_estimated(pred: pd.DataFrame, methods: list[str]):
     """Estimated vs measured J per generated token (log-log), one panel per scenario."""
     long = pred.melt(["gpu", "scenario", "energy_per_token_j"], methods, "method", "estimate_j")
     long["method"] = long["method"].map(lambda m: ESTIMATE_METHODS.get(m, label(m)))
-    grid = sns.relplot(data=long, x="energy_per_token_j", y="estimate_j", hue="method",
-                       col="scenario", s=8, alpha=0.5, height=3.0, facet_kws={"sharex": False,
-                                                                             "sharey": False})  # fmt: skip
+    grid = sns.relplot(
+        data=long,
+        x="energy_per_token_j",
+        y="estimate_j",
+        hue="method",
+        col="scenario",
+        s=8,
+        alpha=0.5,
+        height=3.0,
+        facet_kws={"sharex": False, "sharey": False},
+    )
     for ax in grid.axes.flat:
         lo, hi = ax.get_xlim()
         ax.plot([lo, hi], [lo, hi], "k--", lw=0.8)

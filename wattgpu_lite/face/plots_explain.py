@@ -46,8 +46,13 @@ def _waterfall(ax, steps: list[tuple[str, float]], totals: set[int], scale: floa
             ax.bar(k, abs(value) * scale, bottom=bottom * scale, color=UP if value >= 0 else DOWN)
             level += value
             top = max(level, level - value)
-        ax.text(k, top * scale, f"{value * scale:+.3g}" if k not in totals else f"{value * scale:.3g}",
-                ha="center", va="bottom")  # fmt: skip
+        ax.text(
+            k,
+            top * scale,
+            f"{value * scale:+.3g}" if k not in totals else f"{value * scale:.3g}",
+            ha="center",
+            va="bottom",
+        )
     ax.set_xticks(range(len(steps)), [name for name, _ in steps])
 
 
@@ -55,28 +60,45 @@ def explain_waterfall(x: Explanation) -> plt.Figure:
     """Two panels: ITL (ms) from its step-time terms through the correction to the prediction,
     the hard floor dashed; mean power (W) from idle through the busy share and the correction,
     the replica's TDP dashed. Bars up are blue, down red, totals grey."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(WIDE_FIGSIZE[0], 4.6),
-                                      gridspec_kw={"width_ratios": [3, 2]})  # fmt: skip
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(WIDE_FIGSIZE[0], 4.6), gridspec_kw={"width_ratios": [3, 2]}
+    )
     itl = x.corrections["itl"]
-    steps = [(TERM_LABELS[k], x.step_terms_s[k]) for k in (x.roofline, "layout", "prompt", "fixed")
-             if x.step_terms_s[k] > 0 or k == x.roofline]  # fmt: skip
-    steps += [("physics\nstep time", x.backbone_step_s), ("correction", itl.final - itl.backbone),
-              ("predicted\nITL", itl.final)]  # fmt: skip
+    steps = [
+        (TERM_LABELS[k], x.step_terms_s[k])
+        for k in (x.roofline, "layout", "prompt", "fixed")
+        if x.step_terms_s[k] > 0 or k == x.roofline
+    ]
+    steps += [
+        ("physics\nstep time", x.backbone_step_s),
+        ("correction", itl.final - itl.backbone),
+        ("predicted\nITL", itl.final),
+    ]
     n = len(steps)
     _waterfall(left, steps, {n - 3, n - 1}, 1e3)
     left.axhline(x.floor_s * 1e3, color="black", ls="--", lw=1.0)
     # under the line in the correction's column: that bar floats on the prediction, which is held
     # at or above the floor, so nothing is drawn there (at the left edge it ran over the first bar)
-    left.annotate("hard floor", (n - 2, x.floor_s * 1e3), xytext=(0, -3), textcoords="offset points",
-                  va="top", ha="center")  # fmt: skip
+    left.annotate(
+        "hard floor",
+        (n - 2, x.floor_s * 1e3),
+        xytext=(0, -3),
+        textcoords="offset points",
+        va="top",
+        ha="center",
+    )
     left.set(ylabel="ITL (ms)")
     top_ms = max(x.backbone_step_s, itl.final, x.floor_s) * 1e3
     left.set_ylim(0, top_ms * 1.15)  # room for the values above the bars
     power = x.corrections["power"]
     busy_share = x.backbone_power_w - x.idle_power_w
-    psteps = [("idle", x.idle_power_w), ("busy share", busy_share),
-              ("physics\npower", x.backbone_power_w), ("correction", power.final - power.backbone),
-              ("predicted\npower", power.final)]  # fmt: skip
+    psteps = [
+        ("idle", x.idle_power_w),
+        ("busy share", busy_share),
+        ("physics\npower", x.backbone_power_w),
+        ("correction", power.final - power.backbone),
+        ("predicted\npower", power.final),
+    ]
     _waterfall(right, psteps, {0, 2, 4}, 1.0)
     right.axhline(x.replica_tdp_w, color="black", ls="--", lw=1.0)
     right.text(-0.4, x.replica_tdp_w, "TDP", va="bottom", ha="left")
@@ -85,8 +107,10 @@ def explain_waterfall(x: Explanation) -> plt.Figure:
     i = x.inputs
     load = f"{i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
     bound = f"; held at the {itl.bound}" if itl.bound else ""
-    title = (f"{i.llm} on {i.gpu} at {load}: the step is bound by {x.binding}; "
-             f"correction x{itl.factor:.2f} on ITL{bound}, x{power.factor:.2f} on power")  # fmt: skip
+    title = (
+        f"{i.llm} on {i.gpu} at {load}: the step is bound by {x.binding}; "
+        f"correction x{itl.factor:.2f} on ITL{bound}, x{power.factor:.2f} on power"
+    )
     fig.suptitle("\n".join(textwrap.wrap(title, 95)), x=0.01, ha="left")
     fig.tight_layout()
     return fig
@@ -116,9 +140,12 @@ def prediction_bars(p: Prediction) -> plt.Figure:
         ax.set_xticks([])
     i = p.inputs
     load = f"{i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
-    _title(fig, f"{i.llm} on {i.gpu} at {load}, {i.t_in} prompt / {i.t_out} generated tokens: "
-                f"{p.power_w_interval.level:.0%} intervals, "
-                f"{BASIS.get(p.power_w_interval.basis, p.power_w_interval.basis)}")  # fmt: skip
+    _title(
+        fig,
+        f"{i.llm} on {i.gpu} at {load}, {i.t_in} prompt / {i.t_out} generated tokens: "
+        f"{p.power_w_interval.level:.0%} intervals, "
+        f"{BASIS.get(p.power_w_interval.basis, p.power_w_interval.basis)}",
+    )
     fig.tight_layout()
     return fig
 
@@ -134,8 +161,13 @@ def energy_breakdown(est: EnergyEstimate) -> plt.Figure:
         for ph, comp, value in est.terms:
             by[comp] += value if ph == phase else 0.0
         widths = [by[c] for c in comps]
-        ax.barh([label(c) for c in comps], widths, left=left, label=label(phase),
-                color=PHASE_COLORS.get(phase))  # fmt: skip
+        ax.barh(
+            [label(c) for c in comps],
+            widths,
+            left=left,
+            label=label(phase),
+            color=PHASE_COLORS.get(phase),
+        )
         left = [a + b for a, b in zip(left, widths, strict=True)]
     ax.invert_yaxis()
     ax.set(xlabel="energy per request (J)")

@@ -40,8 +40,12 @@ def fold_maps(matrices: dict[str, pd.DataFrame], titles: dict[str, str] | None =
     is the run's GPU. Legend: train, test and the GPU colours. A panel of many folds is
     squeezed to ``MAX_PANEL_ROWS`` rows of height."""
     heights = [min(m["fold"].nunique(), MAX_PANEL_ROWS) + 2 for m in matrices.values()]
-    fig, axes = plt.subplots(len(matrices), 1, figsize=(10, 0.16 * sum(heights) + 1.2 * len(heights)),
-                             gridspec_kw={"height_ratios": heights})  # fmt: skip
+    fig, axes = plt.subplots(
+        len(matrices),
+        1,
+        figsize=(10, 0.16 * sum(heights) + 1.2 * len(heights)),
+        gridspec_kw={"height_ratios": heights},
+    )
     for ax, (name, matrix) in zip(np.atleast_1d(axes), matrices.items(), strict=True):
         image = _strip_image(matrix)
         ax.imshow(image, aspect="auto", interpolation="nearest")
@@ -52,8 +56,10 @@ def fold_maps(matrices: dict[str, pd.DataFrame], titles: dict[str, str] | None =
         ax.grid(False)
         takeaway(ax, (titles or {}).get(name, name), 110)
     np.atleast_1d(axes)[-1].set_xlabel("runs, ordered by GPU, then LLM, then scenario")
-    handles = [Patch(color=c, label=f"{r}ing set" if r == "train" else "test set")
-               for r, c in ROLE_COLORS.items()]  # fmt: skip
+    handles = [
+        Patch(color=c, label=f"{r}ing set" if r == "train" else "test set")
+        for r, c in ROLE_COLORS.items()
+    ]
     handles += [Patch(color=gpu_color(g), label=g) for g in MEASURED_ORDER]
     fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 0.98))
     fig.tight_layout()
@@ -85,6 +91,5 @@ def _cells(rows: pd.DataFrame) -> pd.Series:
 
 def mdape_vs_paper(table: pd.DataFrame, ax=None) -> plt.Axes:
     """Our MdAPE beside the paper's (an ``evaluate`` table), one pair of bars per cell."""
-    data = table.assign(metric="mdape_pct", all=table["mdape_pct"],
-                        paper=table["paper_mdape_pct"])  # fmt: skip
+    data = table.assign(metric="mdape_pct", all=table["mdape_pct"], paper=table["paper_mdape_pct"])
     return readings_bars(data, "mdape_pct", ax=ax)

@@ -22,10 +22,20 @@ MISSES_MARK = Line2D([], [], marker="o", ls="", color="0.3", mfc="white", label=
 FILL = {MEETS: "full", MAY_MEET: "left", MISSES: "none", DOES_NOT_FIT: "none"}
 VERDICT_LABELS = {MEETS: "meets (at the upper bound)", MAY_MEET: "may meet (at the estimate)",
                   MISSES: "misses"}  # fmt: skip
-VERDICT_MARKS = [Line2D([], [], marker="o", ls="", color="0.3",
-                        mfc="white" if FILL[v] == "none" else "0.3",
-                        fillstyle="full" if FILL[v] == "none" else FILL[v], mfcalt="white",
-                        label=text) for v, text in VERDICT_LABELS.items()]  # fmt: skip
+VERDICT_MARKS = [
+    Line2D(
+        [],
+        [],
+        marker="o",
+        ls="",
+        color="0.3",
+        mfc="white" if FILL[v] == "none" else "0.3",
+        fillstyle="full" if FILL[v] == "none" else FILL[v],
+        mfcalt="white",
+        label=text,
+    )
+    for v, text in VERDICT_LABELS.items()
+]
 
 
 def _whiskers(data: pd.DataFrame, column: str) -> np.ndarray | None:
@@ -43,10 +53,19 @@ def _dots(ax, data: pd.DataFrame, column: str, fills: list[str]) -> None:
     y, err = np.arange(len(data)), _whiskers(data, column)
     for k, (value, gpu, fill) in enumerate(zip(data[column], data["gpu"], fills, strict=True)):
         color = gpu_color(gpu)
-        ax.errorbar(value, y[k], xerr=None if err is None else err[:, k : k + 1], fmt="o",
-                    color=color, mfc=color if fill != "none" else "white",
-                    fillstyle="full" if fill == "none" else fill,
-                    mfcalt="white", ms=7, capsize=3, lw=1.2)  # fmt: skip
+        ax.errorbar(
+            value,
+            y[k],
+            xerr=None if err is None else err[:, k : k + 1],
+            fmt="o",
+            color=color,
+            mfc=color if fill != "none" else "white",
+            fillstyle="full" if fill == "none" else fill,
+            mfcalt="white",
+            ms=7,
+            capsize=3,
+            lw=1.2,
+        )
     ends = [c for c in (column, f"{column}_lo", f"{column}_hi") if c in data]
     values = data[ends].to_numpy(float).ravel()
     values = values[np.isfinite(values) & (values > 0)]
@@ -66,8 +85,9 @@ def _fills(data: pd.DataFrame, itl_sla_ms: float) -> tuple[list[str], list[Line2
     return fills, VERDICT_MARKS if with_intervals else [MEETS_MARK, MISSES_MARK]
 
 
-def plan_bars(table: pd.DataFrame, itl_sla_ms: float, title: str | None = None,
-              max_rows: int = 12) -> plt.Figure:  # fmt: skip
+def plan_bars(
+    table: pd.DataFrame, itl_sla_ms: float, title: str | None = None, max_rows: int = 12
+) -> plt.Figure:
     """Two panels sharing the plans (rows of a ranking, in its order): ITL with the SLA drawn as
     a dashed line, and energy per 1,000 generated tokens, each with its interval if the table
     has one. With ITL intervals a dot is filled when the plan meets the SLA at the upper bound,
@@ -100,8 +120,12 @@ def _default_title(data: pd.DataFrame, itl_sla_ms: float) -> str:
     return f"{best}: the least energy among the plans that {verb} {itl_sla_ms:g} ms"
 
 
-def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None,
-                     itl_sla_ms: float | None = None, title: str | None = None) -> plt.Axes:  # fmt: skip
+def sla_choice_curve(
+    sweep: pd.DataFrame,
+    ax: plt.Axes | None = None,
+    itl_sla_ms: float | None = None,
+    title: str | None = None,
+) -> plt.Axes:
     """The least-energy pick's energy as the ITL SLA loosens (a ``selection.sla_sweep`` table),
     each stretch in the colour of its GPU, labelled where it starts; ``itl_sla_ms`` dashed."""
     ax = ax or plt.subplots(figsize=(6.4, 3.4))[1]
@@ -113,12 +137,24 @@ def sla_choice_curve(sweep: pd.DataFrame, ax: plt.Axes | None = None,
         ax.step(
             part["itl_sla_ms"], part["energy_per_1k_tokens_j"], where="post", color=color, lw=2.2
         )
-        ax.annotate(ok.loc[a, "pick"], (ok.loc[a, "itl_sla_ms"], ok.loc[a, "energy_per_1k_tokens_j"]),
-                    textcoords="offset points", xytext=(3, 5), color=color)  # fmt: skip
+        ax.annotate(
+            ok.loc[a, "pick"],
+            (ok.loc[a, "itl_sla_ms"], ok.loc[a, "energy_per_1k_tokens_j"]),
+            textcoords="offset points",
+            xytext=(3, 5),
+            color=color,
+        )
     if itl_sla_ms is not None:
         ax.axvline(itl_sla_ms, color="black", ls="--", lw=1.0)
-        ax.annotate(f"SLA {itl_sla_ms:g} ms", (itl_sla_ms, 1), xycoords=("data", "axes fraction"),
-                    xytext=(3, -3), textcoords="offset points", va="top", ha="left")  # fmt: skip
+        ax.annotate(
+            f"SLA {itl_sla_ms:g} ms",
+            (itl_sla_ms, 1),
+            xycoords=("data", "axes fraction"),
+            xytext=(3, -3),
+            textcoords="offset points",
+            va="top",
+            ha="left",
+        )
     ax.set(xscale="log", xlabel="ITL SLA (ms)", ylabel="energy of the pick\n(J per 1,000 tokens)")
     ax.set_ylim(0, 1.2 * ok["energy_per_1k_tokens_j"].max())  # room for the labels
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.6g}"))

@@ -35,8 +35,16 @@ def coverage_heatmap(runs: pd.DataFrame) -> plt.Figure:
     counts = runs.pivot_table(index="llm", columns="gpu", values="power_w", aggfunc="size")
     counts = counts[gpu_order(counts.columns)]
     fig, ax = plt.subplots(figsize=(9, 0.26 * len(counts) + 1.6))
-    sns.heatmap(counts, annot=True, fmt=".0f", cmap="Blues", cbar=False, ax=ax,
-                annot_kws={"size": MIN_FONT_PT}, linewidths=0.5)  # fmt: skip
+    sns.heatmap(
+        counts,
+        annot=True,
+        fmt=".0f",
+        cmap="Blues",
+        cbar=False,
+        ax=ax,
+        annot_kws={"size": MIN_FONT_PT},
+        linewidths=0.5,
+    )
     ax.set(xlabel="", ylabel="")
     ax.xaxis.tick_top()
     ax.tick_params(axis="x", top=False)
@@ -53,8 +61,16 @@ def power_scale_invariance(frame: pd.DataFrame) -> plt.Figure:
     for ax, col in zip(axes, ["power_w", "power_over_tdp"], strict=True):
         with warnings.catch_warnings():  # seaborn 0.13 passes matplotlib 3.11 a deprecated `vert`
             warnings.simplefilter("ignore", MatplotlibDeprecationWarning)
-            sns.boxplot(data=data, y="gpu", x=col, hue="scenario", hue_order=SCENARIO_ORDER,
-                        ax=ax, order=gpu_order(data["gpu"]), fliersize=1)  # fmt: skip
+            sns.boxplot(
+                data=data,
+                y="gpu",
+                x=col,
+                hue="scenario",
+                hue_order=SCENARIO_ORDER,
+                ax=ax,
+                order=gpu_order(data["gpu"]),
+                fliersize=1,
+            )
         ax.set(xlabel=label(col), ylabel="")
     axes[0].get_legend().remove()
     legend_outside(axes[1])
@@ -70,8 +86,16 @@ def power_vs_load(frame: pd.DataFrame) -> plt.Axes:
     data = frame.assign(power_over_tdp=frame["power_w"] / frame["tdp_w"])
     mean = data.groupby(["gpu", "scenario"])["power_over_tdp"].mean().reset_index()
     _, ax = plt.subplots(figsize=(7.5, 4))
-    sns.pointplot(data=mean, x="scenario", y="power_over_tdp", hue="gpu", order=LOAD_ORDER,
-                  hue_order=gpu_order(mean["gpu"]), palette=gpu_palette(mean["gpu"]), ax=ax)  # fmt: skip
+    sns.pointplot(
+        data=mean,
+        x="scenario",
+        y="power_over_tdp",
+        hue="gpu",
+        order=LOAD_ORDER,
+        hue_order=gpu_order(mean["gpu"]),
+        palette=gpu_palette(mean["gpu"]),
+        ax=ax,
+    )
     ax.set(xlabel="load", ylabel="mean P / TDP")
     readable_texts(ax)
     ax.tick_params(axis="x", labelsize=MIN_FONT_PT)
@@ -83,8 +107,16 @@ def power_vs_load(frame: pd.DataFrame) -> plt.Axes:
 def itl_vs_bandwidth_latency(frame: pd.DataFrame) -> plt.Axes:
     """Measured ITL vs the time to read the weights once (log-log); y = x is the memory bound."""
     _, ax = plt.subplots(figsize=(7, 5))
-    sns.scatterplot(data=frame, x="bandwidth_latency_s", y="itl_s", hue="scenario", s=8,
-                    hue_order=SCENARIO_ORDER, ax=ax, linewidth=0)  # fmt: skip
+    sns.scatterplot(
+        data=frame,
+        x="bandwidth_latency_s",
+        y="itl_s",
+        hue="scenario",
+        s=8,
+        hue_order=SCENARIO_ORDER,
+        ax=ax,
+        linewidth=0,
+    )
     lo, hi = frame["bandwidth_latency_s"].min(), frame["bandwidth_latency_s"].max()
     (bound,) = ax.plot([lo, hi], [lo, hi], "k--", lw=1, label="memory bound: ITL = 2N / BW")
     ax.set(xscale="log", yscale="log", xlabel="bandwidth latency 2N / BW (s)", ylabel="ITL (s)")
@@ -120,10 +152,20 @@ def predicted_vs_measured(pred: pd.DataFrame, unit: str, log: bool = False) -> s
     # the scenarios in words before the grid sizes its legend: relabelled afterwards, the longer
     # texts ran over the right-hand panels' tick labels
     data = pred.assign(scenario=pred["scenario"].map(label))
-    g = sns.relplot(data=data, x="y_true", y="y_pred", hue="scenario", col="gpu", col_wrap=4,
-                    col_order=gpu_order(pred["gpu"]), hue_order=[label(s) for s in SCENARIO_ORDER],
-                    s=8, height=2.7, linewidth=0,
-                    facet_kws={"sharex": False, "sharey": False})  # fmt: skip
+    g = sns.relplot(
+        data=data,
+        x="y_true",
+        y="y_pred",
+        hue="scenario",
+        col="gpu",
+        col_wrap=4,
+        col_order=gpu_order(pred["gpu"]),
+        hue_order=[label(s) for s in SCENARIO_ORDER],
+        s=8,
+        height=2.7,
+        linewidth=0,
+        facet_kws={"sharex": False, "sharey": False},
+    )
     for gpu_name, ax in g.axes_dict.items():
         rows = pred[pred["gpu"] == gpu_name]
         lo, hi = rows[["y_true", "y_pred"]].min().min(), rows[["y_true", "y_pred"]].max().max()
@@ -140,10 +182,22 @@ def runs_power_vs_itl(runs: pd.DataFrame) -> sns.FacetGrid:
     """Mean GPU power (W) against ITL (ms, log), one panel per scenario, one colour per GPU
     (the kit's palette), each panel on its own ITL axis."""
     data = runs.assign(itl_ms=runs["itl_s"] * 1e3)
-    g = sns.relplot(data=data, x="itl_ms", y="power_w", hue="gpu", col="scenario", s=12, alpha=0.7,
-                    col_order=["offline", "server_high", "server_low"], hue_order=gpu_order(data["gpu"]),
-                    palette=gpu_palette(data["gpu"]), height=3.4, aspect=1.0, linewidth=0,
-                    facet_kws={"sharex": False})  # fmt: skip
+    g = sns.relplot(
+        data=data,
+        x="itl_ms",
+        y="power_w",
+        hue="gpu",
+        col="scenario",
+        s=12,
+        alpha=0.7,
+        col_order=["offline", "server_high", "server_low"],
+        hue_order=gpu_order(data["gpu"]),
+        palette=gpu_palette(data["gpu"]),
+        height=3.4,
+        aspect=1.0,
+        linewidth=0,
+        facet_kws={"sharex": False},
+    )
     g.set(xscale="log")
     for ax in g.axes.flat:
         log_ticks(ax, "x")

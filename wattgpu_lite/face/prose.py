@@ -38,8 +38,10 @@ def ratio_sentence(what: str, a: float, a_label: str, b: float, b_label: str, un
     with b/a, when a < b)."""
     more = a >= b
     factor = times(a, b) if more else times(b, a)
-    return (f"{what}: {sig(a)} {unit} {a_label} against {sig(b)} {unit} {b_label}, "
-            f"{factor} {'more' if more else 'less'}.")  # fmt: skip
+    return (
+        f"{what}: {sig(a)} {unit} {a_label} against {sig(b)} {unit} {b_label}, "
+        f"{factor} {'more' if more else 'less'}."
+    )
 
 
 def _cell_name(row: pd.Series, keys) -> str:
@@ -48,9 +50,12 @@ def _cell_name(row: pd.Series, keys) -> str:
 
 
 def furthest_from_paper(
-    table: pd.DataFrame, ours: str = "mdape_pct", paper: str = "paper_mdape_pct",
-    keys=("target", "model", "strategy", "scenario"), unit: str = " %",
-) -> str:  # fmt: skip
+    table: pd.DataFrame,
+    ours: str = "mdape_pct",
+    paper: str = "paper_mdape_pct",
+    keys=("target", "model", "strategy", "scenario"),
+    unit: str = " %",
+) -> str:
     """ "All N cells are within F× of the paper's; the furthest is <cell>: ours against paper."
     F is the largest of ours/paper and paper/ours over the rows (rows without a paper value are
     skipped)."""
@@ -73,8 +78,9 @@ def more_or_less(pct: float, what: str = "") -> str:
     return f"{abs(pct):.0f} % {word}{' ' + what if what else ''}"
 
 
-def compared(subject: str, value: float, reference_name: str, reference: float,
-             what: str = "energy") -> str:  # fmt: skip
+def compared(
+    subject: str, value: float, reference_name: str, reference: float, what: str = "energy"
+) -> str:
     """ "{subject} uses N % more|less {what} than {reference_name}", N = |value / reference − 1|
     · 100: the percentage is always of the thing compared against."""
     return (
@@ -85,7 +91,7 @@ def compared(subject: str, value: float, reference_name: str, reference: float,
 def both_ways(a: str, e_a: float, b: str, e_b: float, what: str = "energy") -> str:
     """The same two numbers read both ways: "the A30 uses 31 % less energy than the H100 NVL;
     the H100 NVL uses 44 % more than the A30"."""
-    return f"{compared(a, e_a, b, e_b, what)}; {compared(b, e_b, a, e_a, '')}"
+    return f"{compared(a, e_a, b, e_b, what=what)}; {compared(b, e_b, a, e_a, what='')}"
 
 
 def choice_steps(steps: pd.DataFrame, unit: str = "J per 1,000 tokens") -> str:
@@ -94,6 +100,7 @@ def choice_steps(steps: pd.DataFrame, unit: str = "J per 1,000 tokens") -> str:
     if steps.empty:
         return "no GPU meets any SLA"
     parts = [f"below {sig(steps['from_ms'].iloc[0])} ms no GPU"]
-    parts += [f"from {sig(r.from_ms)} ms the {r.gpu} ({sig(r.energy)} {unit})"
-              for r in steps.itertuples()]  # fmt: skip
+    parts += [
+        f"from {sig(r.from_ms)} ms the {r.gpu} ({sig(r.energy)} {unit})" for r in steps.itertuples()
+    ]
     return "; ".join(parts)

@@ -70,8 +70,10 @@ def stub(source: str, where: str = "a solution cell") -> str:
             indent = " " * first.col_offset
             out += ["", ""] if out else []
             out += lines[node.lineno - 1 : end]
-            out += [f"{indent}{STUB_BODY}",
-                    f'{indent}raise NotImplementedError("write {node.name}")']  # fmt: skip
+            out += [
+                f"{indent}{STUB_BODY}",
+                f'{indent}raise NotImplementedError("write {node.name}")',
+            ]
         else:
             raise ValueError(
                 f"{where}: an answer cell holds imports and function definitions only, found "

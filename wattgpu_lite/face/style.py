@@ -44,12 +44,22 @@ GPU_PALETTE: dict[str, str] = {
 MEASURED_ORDER: tuple[str, ...] = tuple(list(GPU_PALETTE)[:8])
 
 _RC = {
-    "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "xtick.labelsize": MIN_FONT_PT,
-    "ytick.labelsize": MIN_FONT_PT, "legend.fontsize": MIN_FONT_PT,
-    "legend.title_fontsize": MIN_FONT_PT, "figure.titlesize": 12, "figure.dpi": 100,
-    "figure.figsize": (6.4, 4.0), "axes.titlelocation": "left", "axes.spines.top": False,
-    "axes.spines.right": False, "legend.frameon": False, "axes.formatter.use_mathtext": True,
-}  # fmt: skip
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": MIN_FONT_PT,
+    "ytick.labelsize": MIN_FONT_PT,
+    "legend.fontsize": MIN_FONT_PT,
+    "legend.title_fontsize": MIN_FONT_PT,
+    "figure.titlesize": 12,
+    "figure.dpi": 100,
+    "figure.figsize": (6.4, 4.0),
+    "axes.titlelocation": "left",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "axes.formatter.use_mathtext": True,
+}
 
 
 def use_style() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 
-import ipywidgets as w
+import ipywidgets
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -21,8 +21,16 @@ from wattgpu_lite.specs.catalog import gpus, llms
 
 
 # --- energy model explorer (issue 3) --------------------------------------------------------------
-def energy_table(llm: str, gpu: str, t_in: int, t_out: int, batch: float, mode: str,
-                 num_gpus: int = 1, weights: str | None = None):  # fmt: skip
+def energy_table(
+    llm: str,
+    gpu: str,
+    t_in: int,
+    t_out: int,
+    batch: float,
+    mode: str,
+    num_gpus: int = 1,
+    weights: str | None = None,
+):
     """Component energies of one request: component, energy_j, energy_per_token_j, share."""
     est = estimate_energy(
         llm, gpu, batch=batch, t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus, weights=weights
@@ -42,20 +50,33 @@ def _figure_png(fig) -> bytes:
     return buffer.getvalue()
 
 
-def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H100 NVL") -> w.VBox:
+def energy_explorer(
+    llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H100 NVL"
+) -> ipywidgets.VBox:
     """LLM, GPU, T_in, T_out, batch, mode, GPUs, weights -> the redrawn breakdown of one request."""
     c = dict(
-        llm=w.Dropdown(options=sorted(llms()["name"]), value=llm, description="LLM"),
-        gpu=w.Dropdown(options=list(gpus()["name"]), value=gpu, description="GPU"),
-        t_in=w.IntSlider(500, min=1, max=8192, description="T_in"),
-        t_out=w.IntSlider(500, min=1, max=20000, description="T_out"),
-        batch=w.IntSlider(1, min=1, max=256, description="batch"),
-        mode=w.ToggleButtons(options=["physical", "paper"], description="mode"),
-        num_gpus=w.Dropdown(options=[1, 2, 4, 8], value=1, description="GPUs"),
-        weights=w.Dropdown(options=[("model's own", None), ("bf16", "bf16"), ("fp8", "fp8"),
-                                    ("fp4", "fp4"), ("int4", "int4")], description="weights"),
-    )  # fmt: skip
-    message, chart = w.HTML(), w.Image(format="png", layout=w.Layout(width="560px"))
+        llm=ipywidgets.Dropdown(options=sorted(llms()["name"]), value=llm, description="LLM"),
+        gpu=ipywidgets.Dropdown(options=list(gpus()["name"]), value=gpu, description="GPU"),
+        t_in=ipywidgets.IntSlider(500, min=1, max=8192, description="T_in"),
+        t_out=ipywidgets.IntSlider(500, min=1, max=20000, description="T_out"),
+        batch=ipywidgets.IntSlider(1, min=1, max=256, description="batch"),
+        mode=ipywidgets.ToggleButtons(options=["physical", "paper"], description="mode"),
+        num_gpus=ipywidgets.Dropdown(options=[1, 2, 4, 8], value=1, description="GPUs"),
+        weights=ipywidgets.Dropdown(
+            options=[
+                ("model's own", None),
+                ("bf16", "bf16"),
+                ("fp8", "fp8"),
+                ("fp4", "fp4"),
+                ("int4", "int4"),
+            ],
+            description="weights",
+        ),
+    )
+    message, chart = (
+        ipywidgets.HTML(),
+        ipywidgets.Image(format="png", layout=ipywidgets.Layout(width="560px")),
+    )
 
     def redraw(_=None) -> None:
         kw = {k: control.value for k, control in c.items()}
@@ -72,7 +93,7 @@ def energy_explorer(llm: str = "meta-llama/Llama-3.1-8B-Instruct", gpu: str = "H
     for control in c.values():
         control.observe(redraw, names="value")
     redraw()
-    return w.VBox([*c.values(), message, chart])
+    return ipywidgets.VBox([*c.values(), message, chart])
 
 
 def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H100 NVL"):
@@ -80,9 +101,16 @@ def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H10
     the extrapolation notes (:func:`wattgpu_lite.hybrid.predict.chain.predict_for_spec`)."""
 
     spec = spec_template(like)
-    boxes = {f: (w.Text if isinstance(spec[f], str) else w.FloatText)(value=spec[f], description=f)
-             for f in FORM_FIELDS}  # fmt: skip
-    rate, out = w.FloatLogSlider(value=0.1, min=-2, max=0, description="rate req/s"), w.Output()
+    boxes = {
+        f: (ipywidgets.Text if isinstance(spec[f], str) else ipywidgets.FloatText)(
+            value=spec[f], description=f
+        )
+        for f in FORM_FIELDS
+    }
+    rate, out = (
+        ipywidgets.FloatLogSlider(value=0.1, min=-2, max=0, description="rate req/s"),
+        ipywidgets.Output(),
+    )
 
     def show(_=None) -> None:
         edited = spec | {f: b.value for f, b in boxes.items()}
@@ -91,6 +119,6 @@ def byo_gpu_form(llm: str = "meta-llama/Llama-3.1-8B-Instruct", like: str = "H10
             out.clear_output()
             print(table.to_string(index=False), "\n", notes or "inside the training range")
 
-    button = w.Button(description="Predict")
+    button = ipywidgets.Button(description="Predict")
     button.on_click(show)
-    return w.VBox([*boxes.values(), rate, button, out])
+    return ipywidgets.VBox([*boxes.values(), rate, button, out])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 
-import ipywidgets as w
+import ipywidgets
 import matplotlib.pyplot as plt
 
 from wattgpu_lite.face import plots
@@ -35,34 +35,79 @@ _WIDE = {"description_width": "130px"}
 
 def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
     names = sorted(llms()["name"])  # dense and mixture-of-experts models alike
-    text = {"style": _WIDE, "layout": w.Layout(width="300px")}
+    text = {"style": _WIDE, "layout": ipywidgets.Layout(width="300px")}
     return {
-        "llm": w.Combobox(value=llm, options=names, ensure_option=True, description="LLM",
-                          placeholder="type to search", style=_WIDE,
-                          layout=w.Layout(width="520px")),
-        "gpus": w.SelectMultiple(options=list(gpus()["name"]), value=tuple(candidates),
-                                 rows=12, description="candidate GPUs", style=_WIDE),
-        "load": w.Dropdown(options=LOADS, value="server_low", description="load", **text),
-        "rate_qps": w.BoundedFloatText(value=0.1, min=0.001, max=1000.0, step=0.01,
-                                       description="rate (req/s)", disabled=True, **text),
-        "itl_sla_ms": w.FloatSlider(value=itl_sla_ms, min=1.0, max=200.0, step=1.0,
-                                    description="ITL SLA (ms)", style=_WIDE,
-                                    layout=w.Layout(width="520px")),
-        "gpus_per_replica": w.Dropdown(options=GPUS_PER_REPLICA, value="best",
-                                       description="GPUs per replica", **text),
-        "t_in": w.BoundedIntText(value=DEFAULT_T_IN, min=1, max=1_000_000,
-                                 description="prompt tokens", **text),
-        "t_out": w.BoundedIntText(value=DEFAULT_T_OUT, min=1, max=1_000_000,
-                                  description="output tokens", **text),
-        "region": w.Dropdown(options=region_options(), value=DEFAULT_REGION,
-                             description="grid region", style=_WIDE,
-                             layout=w.Layout(width="520px")),
-        "grid_gco2_per_kwh": w.FloatSlider(value=accounting.DEFAULT_GRID_GCO2_PER_KWH, min=0.0, max=1000.0,
-                                           step=1.0, description="grid (gCO₂e/kWh)", style=_WIDE,
-                                           disabled=True, layout=w.Layout(width="520px")),
-        "pue": w.FloatSlider(value=accounting.DEFAULT_PUE, min=1.0, max=3.0, step=0.01, description="PUE",
-                             style=_WIDE, layout=w.Layout(width="520px")),
-    }  # fmt: skip
+        "llm": ipywidgets.Combobox(
+            value=llm,
+            options=names,
+            ensure_option=True,
+            description="LLM",
+            placeholder="type to search",
+            style=_WIDE,
+            layout=ipywidgets.Layout(width="520px"),
+        ),
+        "gpus": ipywidgets.SelectMultiple(
+            options=list(gpus()["name"]),
+            value=tuple(candidates),
+            rows=12,
+            description="candidate GPUs",
+            style=_WIDE,
+        ),
+        "load": ipywidgets.Dropdown(options=LOADS, value="server_low", description="load", **text),
+        "rate_qps": ipywidgets.BoundedFloatText(
+            value=0.1,
+            min=0.001,
+            max=1000.0,
+            step=0.01,
+            description="rate (req/s)",
+            disabled=True,
+            **text,
+        ),
+        "itl_sla_ms": ipywidgets.FloatSlider(
+            value=itl_sla_ms,
+            min=1.0,
+            max=200.0,
+            step=1.0,
+            description="ITL SLA (ms)",
+            style=_WIDE,
+            layout=ipywidgets.Layout(width="520px"),
+        ),
+        "gpus_per_replica": ipywidgets.Dropdown(
+            options=GPUS_PER_REPLICA, value="best", description="GPUs per replica", **text
+        ),
+        "t_in": ipywidgets.BoundedIntText(
+            value=DEFAULT_T_IN, min=1, max=1_000_000, description="prompt tokens", **text
+        ),
+        "t_out": ipywidgets.BoundedIntText(
+            value=DEFAULT_T_OUT, min=1, max=1_000_000, description="output tokens", **text
+        ),
+        "region": ipywidgets.Dropdown(
+            options=region_options(),
+            value=DEFAULT_REGION,
+            description="grid region",
+            style=_WIDE,
+            layout=ipywidgets.Layout(width="520px"),
+        ),
+        "grid_gco2_per_kwh": ipywidgets.FloatSlider(
+            value=accounting.DEFAULT_GRID_GCO2_PER_KWH,
+            min=0.0,
+            max=1000.0,
+            step=1.0,
+            description="grid (gCO₂e/kWh)",
+            style=_WIDE,
+            disabled=True,
+            layout=ipywidgets.Layout(width="520px"),
+        ),
+        "pue": ipywidgets.FloatSlider(
+            value=accounting.DEFAULT_PUE,
+            min=1.0,
+            max=3.0,
+            step=0.01,
+            description="PUE",
+            style=_WIDE,
+            layout=ipywidgets.Layout(width="520px"),
+        ),
+    }
 
 
 def _read(c: dict, source: str) -> ExplorerControls:
@@ -103,17 +148,19 @@ def _sync_grid(box, region: str, quiet: dict) -> None:
 
 
 def gpu_explorer(
-    llm: str = "meta-llama/Llama-3.1-8B-Instruct", candidates=None,
-    itl_sla_ms: float = 30.0, source: str = "hybrid",
-) -> w.VBox:  # fmt: skip
+    llm: str = "meta-llama/Llama-3.1-8B-Instruct",
+    candidates=None,
+    itl_sla_ms: float = 30.0,
+    source: str = "hybrid",
+) -> ipywidgets.VBox:
     """Rank GPUs (and GPUs per replica) for an LLM under an ITL SLA; redraws the table and the
     chart on every change. ``candidates`` None: the GPUs ``rank_gpus`` tries by default for the
     source (today's for the hybrid, data/current_gpus.csv). ``box.controls`` holds the controls
     by name."""
     chosen = default_candidates(source) if candidates is None else candidates
     c = _controls(llm, chosen, itl_sla_ms)
-    message, table = w.HTML(), w.HTML()
-    chart = w.Image(format="png", layout=w.Layout(width="880px"))
+    message, table = ipywidgets.HTML(), ipywidgets.HTML()
+    chart = ipywidgets.Image(format="png", layout=ipywidgets.Layout(width="880px"))
     quiet = {"grid": False}  # the grid box moved to a region's number: no redraw of its own
 
     def redraw(_=None) -> None:
@@ -141,7 +188,7 @@ def gpu_explorer(
         control.observe(handlers.get(name, redraw), names="value")
     _sync_slider(c["itl_sla_ms"], c["load"].value, source)
     redraw()
-    left = w.VBox([c[k] for k in c if k != "gpus"])
-    box = w.VBox([w.HBox([left, c["gpus"]]), message, table, chart])
+    left = ipywidgets.VBox([c[k] for k in c if k != "gpus"])
+    box = ipywidgets.VBox([ipywidgets.HBox([left, c["gpus"]]), message, table, chart])
     box.controls = c
     return box

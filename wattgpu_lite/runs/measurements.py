@@ -43,11 +43,26 @@ from wattgpu_lite.runs.table import (
 from wattgpu_lite.runs.upstream import download_upstream, parse_upstream
 
 __all__ = [
-    "COLUMNS", "DATA_SHA256", "ITL_OFFLINE", "LAMBDA_QPS", "MEASURED_GPUS", "POSITIVE",
-    "SCENARIOS", "SMI_TO_CATALOG", "check_columns", "check_ranges", "check_sha256",
-    "data_path", "download_upstream", "load", "measurements", "parse_upstream", "scenario_group",
-    "sha256_of", "validate",
-]  # fmt: skip
+    "COLUMNS",
+    "DATA_SHA256",
+    "ITL_OFFLINE",
+    "LAMBDA_QPS",
+    "MEASURED_GPUS",
+    "POSITIVE",
+    "SCENARIOS",
+    "SMI_TO_CATALOG",
+    "check_columns",
+    "check_ranges",
+    "check_sha256",
+    "data_path",
+    "download_upstream",
+    "load",
+    "measurements",
+    "parse_upstream",
+    "scenario_group",
+    "sha256_of",
+    "validate",
+]
 
 
 class Measurements:
@@ -56,20 +71,34 @@ class Measurements:
     module: nothing swaps a module's class, and an IDE sees every name."""
 
     COLUMNS, DATA_SHA256, ITL_OFFLINE, LAMBDA_QPS = COLUMNS, DATA_SHA256, ITL_OFFLINE, LAMBDA_QPS
-    MEASURED_GPUS, POSITIVE, SCENARIOS, SMI_TO_CATALOG = (MEASURED_GPUS, POSITIVE, SCENARIOS,
-                                                          SMI_TO_CATALOG)  # fmt: skip
-    load, download_upstream, parse_upstream = (staticmethod(load), staticmethod(download_upstream),
-                                               staticmethod(parse_upstream))  # fmt: skip
-    validate, scenario_group, data_path = (staticmethod(validate), staticmethod(scenario_group),
-                                           staticmethod(data_path))  # fmt: skip
+    MEASURED_GPUS, POSITIVE, SCENARIOS, SMI_TO_CATALOG = (
+        MEASURED_GPUS,
+        POSITIVE,
+        SCENARIOS,
+        SMI_TO_CATALOG,
+    )
+    load, download_upstream, parse_upstream = (
+        staticmethod(load),
+        staticmethod(download_upstream),
+        staticmethod(parse_upstream),
+    )
+    validate, scenario_group, data_path = (
+        staticmethod(validate),
+        staticmethod(scenario_group),
+        staticmethod(data_path),
+    )
 
     @property
     def DATA_PATH(self) -> Path:  # noqa: N802  (the module's constant, read lazily)
         """Where the shipped runs table is (:func:`data_path`)."""
         return data_path()
 
-    def __call__(self, dense_only: bool = False, path: str | Path | None = None,
-                 sha256: str | None = DATA_SHA256) -> pd.DataFrame:  # fmt: skip
+    def __call__(
+        self,
+        dense_only: bool = False,
+        path: str | Path | None = None,
+        sha256: str | None = DATA_SHA256,
+    ) -> pd.DataFrame:
         return load(dense_only=dense_only, path=path, sha256=sha256)
 
     def __repr__(self) -> str:

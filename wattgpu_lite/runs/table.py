@@ -95,9 +95,10 @@ def check_sha256(path: Path, expected: str) -> None:
 
 
 def load(
-    dense_only: bool = False, path: str | Path | None = None,
+    dense_only: bool = False,
+    path: str | Path | None = None,
     sha256: str | None = DATA_SHA256,
-) -> pd.DataFrame:  # fmt: skip
+) -> pd.DataFrame:
     """The Watt Counts runs as a validated DataFrame, one row per run (columns: see COLUMNS).
 
     ``dense_only`` drops MoE/Mamba rows. ``path`` reads another file in the same schema.

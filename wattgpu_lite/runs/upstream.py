@@ -57,8 +57,13 @@ def _read(source: str | Path | pd.DataFrame) -> pd.DataFrame:
     if isinstance(source, pd.DataFrame):
         df = source
     else:
-        df = read_csv(source, what="upstream Watt Counts file", sha256=None,
-                      max_bytes=UPSTREAM_MAX_BYTES, index_col=0)  # fmt: skip
+        df = read_csv(
+            source,
+            what="upstream Watt Counts file",
+            sha256=None,
+            max_bytes=UPSTREAM_MAX_BYTES,
+            index_col=0,
+        )
     missing = [c for c in (*SCALAR_COLUMNS, *LIST_COLUMNS) if c not in df.columns]
     if missing:
         raise DataFileError(f"{UPSTREAM_NAME}: missing upstream columns {missing}")
@@ -86,16 +91,26 @@ def aggregates(df: pd.DataFrame, dense_llms: Collection[str]) -> pd.DataFrame:
     )
     tokens = lists["request_generation_tokens"]
     gen_total = df["generation_tokens_total"].astype(float)
-    return pd.DataFrame({
-        "llm": df["model"], "gpu_smi_name": df["gpu_type"], "lambda_qps": df["lambda_qps"],
-        "n_requests": tokens.map(len), "prompt_tokens": lists["request_prompt_tokens"].map(np.mean),
-        "generated_tokens": tokens.map(np.mean), "power_w": df["gpu_0_power_draw_watts_mean"],
-        "duration_s": df["measurement_duration"], "e2e_latency_s": e2e.map(np.mean),
-        "throughput_tps": gen_total / df["measurement_duration"],
-        "tokens_per_j": gen_total / df["gpu_energy"],
-        "itl_server_s": [server_itl_s(a, b, c) for a, b, c in zip(e2e, ttft, tokens, strict=True)],
-        "itl_server_definition": ITL_SERVER_EXACT, "dense": df["model"].isin(set(dense_llms)),
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "llm": df["model"],
+            "gpu_smi_name": df["gpu_type"],
+            "lambda_qps": df["lambda_qps"],
+            "n_requests": tokens.map(len),
+            "prompt_tokens": lists["request_prompt_tokens"].map(np.mean),
+            "generated_tokens": tokens.map(np.mean),
+            "power_w": df["gpu_0_power_draw_watts_mean"],
+            "duration_s": df["measurement_duration"],
+            "e2e_latency_s": e2e.map(np.mean),
+            "throughput_tps": gen_total / df["measurement_duration"],
+            "tokens_per_j": gen_total / df["gpu_energy"],
+            "itl_server_s": [
+                server_itl_s(a, b, c) for a, b, c in zip(e2e, ttft, tokens, strict=True)
+            ],
+            "itl_server_definition": ITL_SERVER_EXACT,
+            "dense": df["model"].isin(set(dense_llms)),
+        }
+    )
 
 
 def _shipped_dense_llms(llms: Collection[str]) -> set[str]:

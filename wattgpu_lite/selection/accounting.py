@@ -48,7 +48,7 @@ def why_not_fits(llm, gpu, context_tokens: int = WATT_COUNTS_CONTEXT_TOKENS) -> 
     """'' when the weights and one sequence's KV cache fit in 90 % of one GPU's memory, else the
     reason in words: the kit's one memory-fit check
     (:func:`wattgpu_lite.energy.occupancy.memory_why_not`), at one GPU and the model's format."""
-    return memory_why_not(llm, gpu, 1, None, context_tokens)
+    return memory_why_not(llm, gpu, 1, None, kv_tokens=context_tokens)
 
 
 def server_energy_per_request_j(power_w, rate_qps):
@@ -158,36 +158,40 @@ def electricity_cost(energy_j, price_per_kwh):
     return energy_j / J_PER_KWH * price_per_kwh
 
 
-def wall_accounting(energy_per_request_j, energy_per_1k_tokens_j, pue, grid_gco2_per_kwh,
-                    price_per_kwh) -> dict:  # fmt: skip
+def wall_accounting(
+    energy_per_request_j, energy_per_1k_tokens_j, pue, grid_gco2_per_kwh, price_per_kwh
+) -> dict:
     """The facility's columns from accelerator energy E: wall energy per request and per 1,000
     tokens (E_wall = E · PUE), their g CO2e (E_wall / 3.6e6 · I_grid) and electricity cost
     (E_wall / 3.6e6 · p) per request, per 1,000 tokens and per 1e6 tokens."""
     per_request = wall_energy_j(energy_per_request_j, pue)
     per_1k = wall_energy_j(energy_per_1k_tokens_j, pue)
-    return {"pue": pue, "wall_energy_per_request_j": per_request,
-            "wall_energy_per_1k_tokens_j": per_1k,
-            "g_co2e_per_request": co2e_g(per_request, grid_gco2_per_kwh),
-            "g_co2e_per_1k_tokens": co2e_g(per_1k, grid_gco2_per_kwh),
-            "wall_cost_per_request": electricity_cost(per_request, price_per_kwh),
-            "wall_cost_per_1k_tokens": electricity_cost(per_1k, price_per_kwh),
-            "wall_cost_per_mtok": electricity_cost(per_1k * 1e3, price_per_kwh)}  # fmt: skip
+    return {
+        "pue": pue,
+        "wall_energy_per_request_j": per_request,
+        "wall_energy_per_1k_tokens_j": per_1k,
+        "g_co2e_per_request": co2e_g(per_request, grid_gco2_per_kwh),
+        "g_co2e_per_1k_tokens": co2e_g(per_1k, grid_gco2_per_kwh),
+        "wall_cost_per_request": electricity_cost(per_request, price_per_kwh),
+        "wall_cost_per_1k_tokens": electricity_cost(per_1k, price_per_kwh),
+        "wall_cost_per_mtok": electricity_cost(per_1k * 1e3, price_per_kwh),
+    }
 
 
 def check_pue(pue) -> float:
     """A PUE in [1, 3] (1: every joule reaches the IT load; survey averages are 1.5-1.6)."""
-    return checks.check_number("pue", pue, 1.0, 3.0, "(facility / IT energy)")
+    return checks.check_number("pue", pue, 1.0, 3.0, unit="(facility / IT energy)")
 
 
 def check_grid_gco2_per_kwh(grid_gco2_per_kwh) -> float:
     """A grid intensity in [0, 5000] gCO2e/kWh (0: a carbon-free supply; the dirtiest national
     grid of data/grid_intensity_countries.csv, Turkmenistan's, is about 1,300)."""
-    return checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, "gCO2e/kWh")
+    return checks.check_number("grid_gco2_per_kwh", grid_gco2_per_kwh, 0, 5000, unit="gCO2e/kWh")
 
 
 def check_price_per_kwh(price_per_kwh) -> float:
     """An electricity price in [0, 100] per kWh."""
-    return checks.check_number("price_per_kwh", price_per_kwh, 0, 100, "per kWh")
+    return checks.check_number("price_per_kwh", price_per_kwh, 0, 100, unit="per kWh")
 
 
 def resolve_grid(region: str | None, grid_gco2_per_kwh: float | None) -> tuple[float, str]:
@@ -238,34 +242,63 @@ def price_rows() -> tuple[pd.DataFrame, pd.Series]:
 def price_fallback_note(row: pd.Series, default: pd.Series) -> str:
     """ "priced at the default, United States, Virginia (...) (2023): no electricity price for
     France (FR) in data/electricity_factors.csv; pass price_per_kwh= for your own" """
-    return (f"priced at the default, {default['region']} ({default['year']}): no electricity "
-            f"price for {row['region']} ({row['code']}) in data/electricity_factors.csv; pass "
-            "price_per_kwh= (--price-per-kwh) for your own")  # fmt: skip
+    return (
+        f"priced at the default, {default['region']} ({default['year']}): no electricity "
+        f"price for {row['region']} ({row['code']}) in data/electricity_factors.csv; pass "
+        "price_per_kwh= (--price-per-kwh) for your own"
+    )
 
 
-def wall_for(prediction, region: str | None = None, pue: float | None = None,
-             grid_gco2_per_kwh: float | None = None,
-             price_per_kwh: float | None = None) -> dict:  # fmt: skip
+def wall_for(
+    prediction,
+    region: str | None = None,
+    pue: float | None = None,
+    grid_gco2_per_kwh: float | None = None,
+    *,
+    price_per_kwh: float | None = None,
+) -> dict:
     """Energy, CO2e and cost at the wall of a ``wl.predict`` result (or ``wl.explain``'s
     ``.prediction``): per request (energy per token × T_out) and per 1,000 tokens, × ``pue``
     (default ``DEFAULT_PUE``), at ``region``'s grid (or ``grid_gco2_per_kwh``; default the
     world's), with the inputs echoed."""
     t_out = prediction.inputs.t_out
-    return wall_for_request(prediction.energy_per_token_j * t_out, t_out, region, pue,
-                            grid_gco2_per_kwh, price_per_kwh)  # fmt: skip
+    return wall_for_request(
+        prediction.energy_per_token_j * t_out,
+        t_out,
+        region,
+        pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )
 
 
-def wall_for_request(energy_per_request_j: float, t_out: int, region: str | None = None,
-                     pue: float | None = None, grid_gco2_per_kwh: float | None = None,
-                     price_per_kwh: float | None = None) -> dict:  # fmt: skip
+def wall_for_request(
+    energy_per_request_j: float,
+    t_out: int,
+    region: str | None = None,
+    pue: float | None = None,
+    *,
+    grid_gco2_per_kwh: float | None = None,
+    price_per_kwh: float | None = None,
+) -> dict:
     """:func:`wall_for` from a request's accelerator energy (J) and its ``t_out`` generated
     tokens (the per-1,000-token figures are per generated token, as ``predict``'s): e.g. an
     ``estimate_energy`` result's ``total_j``."""
     grid, source = resolve_grid(region, grid_gco2_per_kwh)
     pue = default_pue() if pue is None else check_pue(pue)
     price_per_kwh, price_region, price_note = resolve_price(region, price_per_kwh)
-    out = wall_accounting(energy_per_request_j, energy_per_request_j / t_out * 1e3, pue, grid,
-                          price_per_kwh)  # fmt: skip
-    return {**out, "grid_gco2_per_kwh": grid, "grid_source": source,
-            "price_per_kwh": price_per_kwh, "price_region": price_region,
-            "price_note": price_note}  # fmt: skip
+    out = wall_accounting(
+        energy_per_request_j,
+        energy_per_request_j / t_out * 1e3,
+        pue,
+        grid,
+        price_per_kwh=price_per_kwh,
+    )
+    return {
+        **out,
+        "grid_gco2_per_kwh": grid,
+        "grid_source": source,
+        "price_per_kwh": price_per_kwh,
+        "price_region": price_region,
+        "price_note": price_note,
+    }

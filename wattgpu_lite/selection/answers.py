@@ -63,9 +63,11 @@ def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str
 
 
 def defaults_of(
-    wall: dict[str, Any], region: str | None, given: dict[str, Any],
+    wall: dict[str, Any],
+    region: str | None,
+    given: dict[str, Any],
     tokens: dict[str, dict[str, Any]] | None,
-) -> dict[str, dict[str, Any]]:  # fmt: skip
+) -> dict[str, dict[str, Any]]:
     """``{key: {"value", "source"}}`` for the kit's defaults an answer used: the token counts and
     their workload (``tokens``, :func:`~wattgpu_lite.specs.workload.request_tokens`' echo; None
     when the answer has none of its own), and the wall's inputs, "built-in" unless ``given`` (the
@@ -79,12 +81,15 @@ def defaults_of(
     return out
 
 
-def _at_wall(result, w: dict[str, Any], tokens, region, pue, grid_gco2_per_kwh, price_per_kwh):
+def _at_wall(result, w: dict[str, Any], tokens, region, *, pue, grid_gco2_per_kwh, price_per_kwh):
     """``result`` with ``wall`` (``w`` and :func:`price_echo`) and ``defaults`` filled
     (:func:`defaults_of`); ``tokens``: (the checked t_in and t_out, their echo)."""
     checked, echo = tokens
-    echo = {**echo, "t_in": {**echo["t_in"], "value": checked[0]},
-            "t_out": {**echo["t_out"], "value": checked[1]}}  # fmt: skip
+    echo = {
+        **echo,
+        "t_in": {**echo["t_in"], "value": checked[0]},
+        "t_out": {**echo["t_out"], "value": checked[1]},
+    }
     tokens = echo
     w = {**w, **price_echo(region, price_per_kwh)}
     given = {"grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh, "pue": pue}
@@ -95,73 +100,184 @@ def _named(llm, name: str | None):
     return llm if name is None else resolve_llm(llm, name)
 
 
-def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
-            scenario: str | None = None, t_in: int | None = None, t_out: int | None = None,
-            level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
-            parallel: Parallel | None = None, correction: bool = True, name: str | None = None,
-            region: str | None = None, grid_gco2_per_kwh: float | None = None,
-            price_per_kwh: float | None = None, pue: float | None = None,
-            workload: str | None = None, kv_cache: str | None = None, engine: str | None = None,
-            max_num_seqs: int | None = None,
-            model: HybridState | None = None) -> Prediction:  # fmt: skip
+def predict(
+    llm,
+    gpu,
+    *,
+    rate_qps: float | None = None,
+    batch: float | None = None,
+    scenario: str | None = None,
+    t_in: int | None = None,
+    t_out: int | None = None,
+    level: float = DEFAULT_LEVEL,
+    num_gpus: int = 1,
+    weights: str | None = None,
+    parallel: Parallel | None = None,
+    correction: bool = True,
+    name: str | None = None,
+    region: str | None = None,
+    grid_gco2_per_kwh: float | None = None,
+    price_per_kwh: float | None = None,
+    pue: float | None = None,
+    workload: str | None = None,
+    kv_cache: str | None = None,
+    engine: str | None = None,
+    max_num_seqs: int | None = None,
+    model: HybridState | None = None,
+) -> Prediction:
     """:func:`wattgpu_lite.hybrid.predict.api.predict` (every argument as there) with ``wall``
     and ``defaults`` (module docstring): energy per request = energy per token × ``t_out``.
     ``region``: a grid of data/grid_intensity.csv (default: the world's), or
     ``grid_gco2_per_kwh``; ``pue`` (default 1.58) and ``price_per_kwh`` (default: the table's);
     ``workload``: the named workload giving the token counts not passed (default watt-counts)."""
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
-    p = chain.predict(_named(llm, name), gpu, rate_qps=rate_qps, batch=batch,
-                      scenario=scenario, t_in=t_in, t_out=t_out, level=level,
-                      num_gpus=num_gpus, weights=weights, parallel=parallel,
-                      kv_cache=kv_cache, engine=engine, max_num_seqs=max_num_seqs,
-                      correction=correction, model=model)  # fmt: skip
+    p = chain.predict(
+        _named(llm, name),
+        gpu,
+        rate_qps=rate_qps,
+        batch=batch,
+        scenario=scenario,
+        t_in=t_in,
+        t_out=t_out,
+        level=level,
+        num_gpus=num_gpus,
+        weights=weights,
+        parallel=parallel,
+        kv_cache=kv_cache,
+        engine=engine,
+        max_num_seqs=max_num_seqs,
+        correction=correction,
+        model=model,
+    )
     i = p.inputs
-    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)  # energy per token × t_out
+    w = wall_for(
+        p, region, pue, grid_gco2_per_kwh, price_per_kwh=price_per_kwh
+    )  # energy per token × t_out
     tokens = ((i.t_in, i.t_out), echo)
-    return _at_wall(p, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    return _at_wall(
+        p,
+        w,
+        tokens,
+        region,
+        pue=pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )
 
 
-def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
-            scenario: str | None = None, t_in: int | None = None, t_out: int | None = None,
-            level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
-            parallel: Parallel | None = None, name: str | None = None, region: str | None = None,
-            grid_gco2_per_kwh: float | None = None, price_per_kwh: float | None = None,
-            pue: float | None = None, workload: str | None = None, kv_cache: str | None = None,
-            engine: str | None = None, max_num_seqs: int | None = None) -> Explanation:  # fmt: skip
+def explain(
+    llm,
+    gpu,
+    *,
+    rate_qps: float | None = None,
+    batch: float | None = None,
+    scenario: str | None = None,
+    t_in: int | None = None,
+    t_out: int | None = None,
+    level: float = DEFAULT_LEVEL,
+    num_gpus: int = 1,
+    weights: str | None = None,
+    parallel: Parallel | None = None,
+    name: str | None = None,
+    region: str | None = None,
+    grid_gco2_per_kwh: float | None = None,
+    price_per_kwh: float | None = None,
+    pue: float | None = None,
+    workload: str | None = None,
+    kv_cache: str | None = None,
+    engine: str | None = None,
+    max_num_seqs: int | None = None,
+) -> Explanation:
     """:func:`wattgpu_lite.hybrid.predict.explain.explain`, its ``prediction`` at the wall as
     :func:`predict`'s (``x.wall``, ``x.defaults``; ``workload`` as there)."""
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     # resolved once here: the explanation reads them twice (a note on a shadowed name, once)
-    x = chain.explain(resolve_llm(llm, name), resolve_gpu(gpu), rate_qps=rate_qps, batch=batch,
-                      scenario=scenario, t_in=t_in, t_out=t_out, level=level,
-                      num_gpus=num_gpus, weights=weights, parallel=parallel,
-                      kv_cache=kv_cache, engine=engine,
-                      max_num_seqs=max_num_seqs)  # fmt: skip
+    x = chain.explain(
+        resolve_llm(llm, name),
+        resolve_gpu(gpu),
+        rate_qps=rate_qps,
+        batch=batch,
+        scenario=scenario,
+        t_in=t_in,
+        t_out=t_out,
+        level=level,
+        num_gpus=num_gpus,
+        weights=weights,
+        parallel=parallel,
+        kv_cache=kv_cache,
+        engine=engine,
+        max_num_seqs=max_num_seqs,
+    )
     p, i = x.prediction, x.prediction.inputs
-    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh)
-    p = _at_wall(p, w, ((i.t_in, i.t_out), echo), region, pue, grid_gco2_per_kwh, price_per_kwh)
+    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh=price_per_kwh)
+    p = _at_wall(
+        p,
+        w,
+        ((i.t_in, i.t_out), echo),
+        region,
+        pue=pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )
     return replace(x, prediction=p)
 
 
-def estimate_energy(llm, gpu=None, *, batch: float = 1.0,
-                    t_in: int | None = None, t_out: int | None = None, mode: str = "physical",
-                    num_gpus: int = 1, weights: str | None = None, expert_parallel: bool = False,
-                    parallel: Parallel | None = None, name: str | None = None,
-                    region: str | None = None, grid_gco2_per_kwh: float | None = None,
-                    price_per_kwh: float | None = None,
-                    pue: float | None = None,
-                    workload: str | None = None, kv_cache: str | None = None,
-                    engine: str | None = None,
-                    max_num_seqs: int | None = None) -> EnergyEstimate:  # fmt: skip
+def estimate_energy(
+    llm,
+    gpu=None,
+    *,
+    batch: float = 1.0,
+    t_in: int | None = None,
+    t_out: int | None = None,
+    mode: str = "physical",
+    num_gpus: int = 1,
+    weights: str | None = None,
+    expert_parallel: bool = False,
+    parallel: Parallel | None = None,
+    name: str | None = None,
+    region: str | None = None,
+    grid_gco2_per_kwh: float | None = None,
+    price_per_kwh: float | None = None,
+    pue: float | None = None,
+    workload: str | None = None,
+    kv_cache: str | None = None,
+    engine: str | None = None,
+    max_num_seqs: int | None = None,
+) -> EnergyEstimate:
     """:func:`wattgpu_lite.energy.estimate.estimate_energy` (every argument as there) with
     ``wall`` (the request's ``total_j`` at the wall) and ``defaults`` (module docstring);
     ``workload`` as :func:`predict`'s."""
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
-    est = chain.estimate_energy(_named(llm, name), gpu, batch=batch,
-                                t_in=t_in, t_out=t_out, mode=mode, num_gpus=num_gpus,
-                                weights=weights, expert_parallel=expert_parallel,
-                                parallel=parallel, kv_cache=kv_cache, engine=engine,
-                                max_num_seqs=max_num_seqs)  # fmt: skip
-    w = wall_for_request(est.total_j, est.t_out, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    est = chain.estimate_energy(
+        _named(llm, name),
+        gpu,
+        batch=batch,
+        t_in=t_in,
+        t_out=t_out,
+        mode=mode,
+        num_gpus=num_gpus,
+        weights=weights,
+        expert_parallel=expert_parallel,
+        parallel=parallel,
+        kv_cache=kv_cache,
+        engine=engine,
+        max_num_seqs=max_num_seqs,
+    )
+    w = wall_for_request(
+        est.total_j,
+        est.t_out,
+        region,
+        pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )
     tokens = ((est.t_in, est.t_out), echo)
-    return _at_wall(est, w, tokens, region, pue, grid_gco2_per_kwh, price_per_kwh)
+    return _at_wall(
+        est,
+        w,
+        tokens,
+        region,
+        pue=pue,
+        grid_gco2_per_kwh=grid_gco2_per_kwh,
+        price_per_kwh=price_per_kwh,
+    )

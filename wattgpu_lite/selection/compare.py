@@ -69,10 +69,22 @@ def _six_figures(_key: str, x: float) -> float:
     return x if x.is_integer() else float(f"{x:.{JSON_DIGITS}g}")
 
 
-def compare(llm, gpus=None, *, rate_qps: float | None = None, batch: float | None = None,
-            scenario: str | None = None, t_in: int | None = None, t_out: int | None = None,
-            level: float = 0.8, num_gpus: int = 1, weights: str | None = None, parallel=None,
-            reference: str | None = None, workload: str | None = None) -> Comparison:  # fmt: skip
+def compare(
+    llm,
+    gpus=None,
+    *,
+    rate_qps: float | None = None,
+    batch: float | None = None,
+    scenario: str | None = None,
+    t_in: int | None = None,
+    t_out: int | None = None,
+    level: float = 0.8,
+    num_gpus: int = 1,
+    weights: str | None = None,
+    parallel=None,
+    reference: str | None = None,
+    workload: str | None = None,
+) -> Comparison:
     """``llm`` on each of ``gpus`` (two or more) at one load (as ``wl.predict``: ``rate_qps``,
     ``batch`` or ``scenario``; ``num_gpus`` or ``parallel`` per replica, ``weights``), each
     plan's energy per token and ITL over the reference's (the least energy, or ``reference``).
@@ -85,18 +97,40 @@ def compare(llm, gpus=None, *, rate_qps: float | None = None, batch: float | Non
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     defaults = {k: v for k, v in echo.items() if given.get(k) is None}  # what the kit chose
     layout = {"layouts": [parallel]} if parallel is not None else {"gpu_counts": (num_gpus,)}
-    table = rank_gpus(llm, rate_qps=rate_qps, batch=batch, scenario=scenario, t_in=t_in,
-                      t_out=t_out, level=level, candidates=names, weights=weights,
-                      itl_sla_ms=NO_SLA_MS, **layout)  # fmt: skip
+    table = rank_gpus(
+        llm,
+        rate_qps=rate_qps,
+        batch=batch,
+        scenario=scenario,
+        t_in=t_in,
+        t_out=t_out,
+        level=level,
+        candidates=names,
+        weights=weights,
+        itl_sla_ms=NO_SLA_MS,
+        **layout,
+    )
     plans = best_per_gpu(table)
     ref = _reference(plans, reference)
     vs = vs_reference(plans, ref, checks.check_level(level))
     rows = tuple(_row(plans.loc[g], vs.loc[g]) for g in plans.index)
     head = table.iloc[0]
-    inputs = json_safe({k: head[k] for k in ("scenario", "rate_qps", "batch", "t_in", "t_out",
-                                              "weights", "num_gpus")})  # fmt: skip
-    return Comparison(str(head["llm"]), ref, regime_of(float(head["rate_qps"])), float(level),
-                      inputs, rows, _notes(vs), defaults)  # fmt: skip
+    inputs = json_safe(
+        {
+            k: head[k]
+            for k in ("scenario", "rate_qps", "batch", "t_in", "t_out", "weights", "num_gpus")
+        }
+    )
+    return Comparison(
+        str(head["llm"]),
+        ref,
+        regime_of(float(head["rate_qps"])),
+        float(level),
+        inputs=inputs,
+        rows=rows,
+        notes=_notes(vs),
+        defaults=defaults,
+    )
 
 
 KEYWORDS = ("all", "measured")  # rank_gpus' candidate sets, besides its default (None)
@@ -124,15 +158,19 @@ def best_per_gpu(table: pd.DataFrame) -> pd.DataFrame:
 def _reference(plans: pd.DataFrame, reference: str | None) -> str:
     served = plans.dropna(subset=["energy_per_token_j"])
     if served.empty:
-        raise InvalidInputError("no GPU of gpus can serve this load: " + "; ".join(
-            f"{g}: {w}" for g, w in zip(plans["gpu"], plans["why_not"], strict=True)))  # fmt: skip
+        raise InvalidInputError(
+            "no GPU of gpus can serve this load: "
+            + "; ".join(f"{g}: {w}" for g, w in zip(plans["gpu"], plans["why_not"], strict=True))
+        )
     if reference is None:
         return str(served["energy_per_token_j"].idxmin())
     name = resolve_gpu(reference).name
     if name not in served.index:
         near = close_matches(name, served.index)
-        raise InvalidInputError(f"reference {reference!r} is not a GPU compared here that serves "
-                                f"the load; pass one of {near or list(served.index)}")  # fmt: skip
+        raise InvalidInputError(
+            f"reference {reference!r} is not a GPU compared here that serves "
+            f"the load; pass one of {near or list(served.index)}"
+        )
     return name
 
 
@@ -140,15 +178,28 @@ def _row(plan: pd.Series, vs: pd.Series) -> dict[str, Any]:
     """One GPU's row of :data:`ROW_FIELDS`."""
     lo, hi = vs["energy_ratio_lo"], vs["energy_ratio_hi"]
     word = "reference" if vs["interval"] == "reference" else verdict(lo, hi)
-    t_word = "" if vs["interval"] == "reference" else verdict(
-        vs["itl_ratio_lo"], vs["itl_ratio_hi"], ("faster", "slower"))  # fmt: skip
+    t_word = (
+        ""
+        if vs["interval"] == "reference"
+        else verdict(vs["itl_ratio_lo"], vs["itl_ratio_hi"], ("faster", "slower"))
+    )
     why = why_not_calibrated(plan.get("basis"), float(plan["replicas"]))
-    note = plan["why_not"] or (f"unpaired interval: the paired one is not calibrated for it "
-                               f"({why})" if vs["interval"] == "unpaired" else "")  # fmt: skip
-    return {"gpu": plan["gpu"], "plan": plan["layout"], "num_gpus": int(plan["num_gpus"]),
-            "replicas": _count(plan["replicas"]), **{k: float(plan[k]) for k in
-            ("energy_per_token_j", "itl_s")}, **vs.to_dict(), "verdict": word,
-            "itl_verdict": t_word, "note": str(note)}  # fmt: skip
+    note = plan["why_not"] or (
+        f"unpaired interval: the paired one is not calibrated for it ({why})"
+        if vs["interval"] == "unpaired"
+        else ""
+    )
+    return {
+        "gpu": plan["gpu"],
+        "plan": plan["layout"],
+        "num_gpus": int(plan["num_gpus"]),
+        "replicas": _count(plan["replicas"]),
+        **{k: float(plan[k]) for k in ("energy_per_token_j", "itl_s")},
+        **vs.to_dict(),
+        "verdict": word,
+        "itl_verdict": t_word,
+        "note": str(note),
+    }
 
 
 def _count(value: float) -> int | None:
@@ -161,9 +212,11 @@ def _notes(vs: pd.DataFrame) -> tuple[str, ...]:
     kinds = set(vs["interval"]) - {"reference"}
     notes = []
     if "unpaired" in kinds:
-        notes.append("rows marked 'unpaired' lie outside the paired calibration: their interval "
-                     "is the ratio of the two absolute intervals, wider and not calibrated as a "
-                     "ratio")  # fmt: skip
+        notes.append(
+            "rows marked 'unpaired' lie outside the paired calibration: their interval "
+            "is the ratio of the two absolute intervals, wider and not calibrated as a "
+            "ratio"
+        )
     if "none" in kinds:
         notes.append("rows marked 'none' have no interval")
     return tuple(notes)

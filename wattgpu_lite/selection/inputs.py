@@ -51,14 +51,17 @@ def check_gpu_counts(gpu_counts) -> tuple[int, ...]:
         try:
             values = list(gpu_counts) if gpu_counts is not None else []
         except TypeError:
-            raise InvalidInputError(f"gpu_counts must be GPUs per replica, e.g. (1, 2, 4), got "
-                                    f"{gpu_counts!r}") from None  # fmt: skip
+            raise InvalidInputError(
+                f"gpu_counts must be GPUs per replica, e.g. (1, 2, 4), got {gpu_counts!r}"
+            ) from None
     if not values:
         raise InvalidInputError(
             "gpu_counts is empty: give the GPUs per replica to try, e.g. (1, 2)"
         )
-    fix = (f"pass gpu_counts as whole numbers of GPUs per replica from 1 to {MAX_GPUS}, e.g. "
-           "(1, 2, 4) (--gpu-counts 1,2,4)")  # fmt: skip
+    fix = (
+        f"pass gpu_counts as whole numbers of GPUs per replica from 1 to {MAX_GPUS}, e.g. "
+        "(1, 2, 4) (--gpu-counts 1,2,4)"
+    )
     return tuple(
         sorted({checks.check_count("gpu_counts", v, 1, MAX_GPUS, fix=fix) for v in values})
     )
@@ -86,8 +89,9 @@ def current_gpus() -> pd.DataFrame:
     fix = restore_hint(CURRENT_FILE)
     for column in ("gpu", "reason", "source"):
         if column not in table or (table[column].str.strip() == "").any():
-            raise DataFileError(f"{CURRENT_FILE}: column {column!r} is missing or has an "
-                                f"empty cell; {fix}")  # fmt: skip
+            raise DataFileError(
+                f"{CURRENT_FILE}: column {column!r} is missing or has an empty cell; {fix}"
+            )
     if not table["gpu"].is_unique:
         raise DataFileError(f"{CURRENT_FILE}: a GPU is listed twice; {fix}")
     unknown = sorted(set(table["gpu"]) - set(gpus()["name"]))
@@ -126,9 +130,11 @@ def candidate_gpus(candidates, source: str) -> list:
         candidates = [candidates]
     found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())
     if not found:
-        raise InvalidInputError("candidates is empty: give at least one GPU, None for today's "
-                                "GPUs, 'measured' for the 8 measured ones or 'all' for the "
-                                "catalog")  # fmt: skip
+        raise InvalidInputError(
+            "candidates is empty: give at least one GPU, None for today's "
+            "GPUs, 'measured' for the 8 measured ones or 'all' for the "
+            "catalog"
+        )
     return found
 
 

@@ -51,11 +51,13 @@ def with_energy(errors: pd.DataFrame) -> pd.DataFrame:
     """``errors`` with target 'energy' rows: server e_energy = e_power; offline e_energy =
     e_power + e_itl (and the absolute half-widths add the same way, as rank's energy bounds do:
     lo both low, hi both high)."""
-    wide = errors.pivot_table(index=["llm", "scenario", "regime", "gpu"], columns="target",
-                              values=["e", "q80", "q90"]).dropna()  # fmt: skip
+    wide = errors.pivot_table(
+        index=["llm", "scenario", "regime", "gpu"], columns="target", values=["e", "q80", "q90"]
+    ).dropna()
     offline = wide.index.get_level_values("regime") == "offline"
-    energy = pd.DataFrame({v: wide[(v, "power")] + offline * wide[(v, "itl")]
-                           for v in ("e", "q80", "q90")}).reset_index()  # fmt: skip
+    energy = pd.DataFrame(
+        {v: wide[(v, "power")] + offline * wide[(v, "itl")] for v in ("e", "q80", "q90")}
+    ).reset_index()
     return pd.concat([errors, energy.assign(target="energy")], ignore_index=True)
 
 
@@ -64,11 +66,16 @@ def pair_errors(errors: pd.DataFrame) -> pd.DataFrame:
     e_b, and the unpaired half-widths q80_unpaired = q80_a + q80_b (q90 likewise)."""
     both = errors.merge(errors, on=KEYS, suffixes=("_a", "_b"))
     both = both[both["gpu_a"] < both["gpu_b"]]
-    return pd.DataFrame({
-        **{k: both[k] for k in KEYS}, "gpu_a": both["gpu_a"], "gpu_b": both["gpu_b"],
-        "d": both["e_a"] - both["e_b"],
-        "q80_unpaired": both["q80_a"] + both["q80_b"], "q90_unpaired": both["q90_a"] + both["q90_b"],
-    }).reset_index(drop=True)  # fmt: skip
+    return pd.DataFrame(
+        {
+            **{k: both[k] for k in KEYS},
+            "gpu_a": both["gpu_a"],
+            "gpu_b": both["gpu_b"],
+            "d": both["e_a"] - both["e_b"],
+            "q80_unpaired": both["q80_a"] + both["q80_b"],
+            "q90_unpaired": both["q90_a"] + both["q90_b"],
+        }
+    ).reset_index(drop=True)
 
 
 def pair_quantile(abs_d: np.ndarray, level: float) -> float:
@@ -93,9 +100,17 @@ def coverage_rows(pairs: pd.DataFrame, level: float) -> pd.DataFrame:
     for gpu in sorted(set(pairs["gpu_a"]) | set(pairs["gpu_b"])):
         mine = (pairs["gpu_a"] == gpu) | (pairs["gpu_b"] == gpu)
         q = leave_gpu_out_quantile(pairs, gpu, level)
-        rows.append(pd.DataFrame({"held_out": gpu, "q": q, "covered": pairs.loc[mine, "d"].abs() <= q,
-                                  "q_unpaired": u[mine], "covered_unpaired": pairs.loc[mine, "d"].abs()
-                                  <= u[mine]}))  # fmt: skip
+        rows.append(
+            pd.DataFrame(
+                {
+                    "held_out": gpu,
+                    "q": q,
+                    "covered": pairs.loc[mine, "d"].abs() <= q,
+                    "q_unpaired": u[mine],
+                    "covered_unpaired": pairs.loc[mine, "d"].abs() <= u[mine],
+                }
+            )
+        )
     return pd.concat(rows, ignore_index=True)
 
 
@@ -119,8 +134,12 @@ def paired_calibration() -> pd.DataFrame:
     coverage at 80 and 90 %, paired and unpaired, and the median 80 % widths (hi/lo)."""
     out = []
     for (regime, target), frame in shipped_pairs().groupby(["regime", "target"], sort=True):
-        row = {"regime": regime, "target": target, "n_pairs": len(frame),
-               "n_gpus": len(set(frame["gpu_a"]) | set(frame["gpu_b"]))}  # fmt: skip
+        row = {
+            "regime": regime,
+            "target": target,
+            "n_pairs": len(frame),
+            "n_gpus": len(set(frame["gpu_a"]) | set(frame["gpu_b"])),
+        }
         for level in LEVELS:
             c, pct = coverage_rows(frame, level), round(level * 100)
             row[f"q{pct}"] = pair_quantile(np.abs(frame["d"]), level)
@@ -164,8 +183,11 @@ def calibrated(table) -> np.ndarray:
     serving the whole load, as in every pair (a missing basis is not 'cv'; a missing replica
     count, a batch, is one replica)."""
     n = len(table) if isinstance(table, pd.DataFrame) else len(table["gpu"])
-    basis = (_values(table["basis"], object, None) if "basis" in table
-             else np.full(n, None, dtype=object))  # fmt: skip
+    basis = (
+        _values(table["basis"], object, None)
+        if "basis" in table
+        else np.full(n, None, dtype=object)
+    )
     replicas = _values(table["replicas"], float, np.nan) if "replicas" in table else np.ones(n)
     return (basis == CALIBRATED_BASIS) & (np.isnan(replicas) | (replicas == 1))
 
@@ -240,8 +262,15 @@ def vs_reference(table: pd.DataFrame, ref_label, level: float) -> pd.DataFrame:
     q_e, q_t = (paired_half_width(regime, t, level) for t in ("energy", "itl"))
     e = ratio_interval(table, ref_label, "energy_per_token_j", q_e)
     t = ratio_interval(table, ref_label, "itl_s", q_t)
-    return pd.DataFrame({
-        "energy_ratio": e["ratio"], "energy_ratio_lo": e["lo"], "energy_ratio_hi": e["hi"],
-        "itl_ratio": t["ratio"], "itl_ratio_lo": t["lo"], "itl_ratio_hi": t["hi"],
-        "interval": e["kind"],
-    }, index=table.index)  # fmt: skip
+    return pd.DataFrame(
+        {
+            "energy_ratio": e["ratio"],
+            "energy_ratio_lo": e["lo"],
+            "energy_ratio_hi": e["hi"],
+            "itl_ratio": t["ratio"],
+            "itl_ratio_lo": t["lo"],
+            "itl_ratio_hi": t["hi"],
+            "interval": e["kind"],
+        },
+        index=table.index,
+    )

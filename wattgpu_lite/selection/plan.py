@@ -49,16 +49,38 @@ def _layout(n: Parallel | int) -> Parallel:
     return as_layout(int(n) if isinstance(n, np.integer) else n)
 
 
-def _predict(llm: LLM, plans: Sequence[Deployment], t_in, t_out, rate, batch, level,
-             weights=None, built=None, serving=None) -> StepResult:  # fmt: skip
+def _predict(
+    llm: LLM,
+    plans: Sequence[Deployment],
+    t_in,
+    t_out,
+    *,
+    rate,
+    batch,
+    level,
+    weights=None,
+    built=None,
+    serving=None,
+) -> StepResult:
     gpus, lays = [g for g, _ in plans], _layouts(plans)
     return chain.predict_plans(
-        llm, gpus, lays, t_in, t_out, rate, batch, level, weights, built, serving
+        llm,
+        gpus,
+        lays,
+        t_in,
+        t_out=t_out,
+        rate=rate,
+        batch=batch,
+        level=level,
+        weights=weights,
+        built=built,
+        serving=serving,
     )
 
 
-def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
-               serving=None) -> Columns:  # fmt: skip
+def rate_plans(
+    llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None, serving=None
+) -> Columns:
     """One plan per deployment at a request rate: replicas, per-replica prediction, why not.
 
     A deployment that cannot meet the SLA at any load still shows its figures with the replicas
@@ -67,7 +89,15 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
     ``serving``: the KV-cache format, engine and concurrency limit (keywords of
     :func:`~wattgpu_lite.hybrid.predict.chain.plan_rows`; None: the defaults).
     """
-    rep = chain.replicas(llm, [g for g, _ in gpus], _layouts(gpus), t_in, t_out, weights, serving)
+    rep = chain.replicas(
+        llm,
+        [g for g, _ in gpus],
+        _layouts(gpus),
+        t_in,
+        t_out=t_out,
+        weights=weights,
+        serving=serving,
+    )
     r_max, light_itl = chain.max_rate_under_sla(rep, sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
@@ -76,12 +106,25 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
     replicas = np.where(feasible, shown, np.nan)
     shown = np.where(np.isnan(r_max), np.nan, shown)  # a replica that does not fit has no count
     share = rate_qps / np.where(np.isfinite(shown), shown, 1.0)
-    out = _predict(llm, gpus, t_in, t_out, share, np.nan, level, weights, (rep.rows, rep.cap),
-                   serving)  # fmt: skip
+    out = _predict(
+        llm,
+        gpus,
+        t_in,
+        t_out,
+        rate=share,
+        batch=np.nan,
+        level=level,
+        weights=weights,
+        built=(rep.rows, rep.cap),
+        serving=serving,
+    )
     why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light_itl, strict=True)]
-    why = [deployment_why_not(llm, d, t_in, t_out, weights, serving)
-           if w == "does not fit in memory" else w
-           for w, d in zip(why, gpus, strict=True)]  # fmt: skip
+    why = [
+        deployment_why_not(llm, d, t_in, t_out, weights=weights, serving=serving)
+        if w == "does not fit in memory"
+        else w
+        for w, d in zip(why, gpus, strict=True)
+    ]
     cols = _columns(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
     seen = np.minimum(1.0 + out.in_flight, np.maximum(out.max_batch, 1.0))
     # each replica serves λ/R, so its energy per token, P̄ / ((λ/R)·T_out), is already the
@@ -91,36 +134,57 @@ def rate_plans(llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None,
         "max_rate_per_replica_qps": r_max,
         "rate_per_replica_qps": np.where(np.isfinite(shown), share, np.nan),
     }
-    return cols | _explain(cols, llm, gpus, t_in, t_out, seen, weights, rep.rows) | more
+    return (
+        cols
+        | _explain(cols, llm, gpus, t_in, t_out=t_out, batch=seen, weights=weights, rows=rep.rows)
+        | more
+    )
 
 
-def batch_plans(llm, gpus, batch: float | None, t_in, t_out, sla_s, level,
-                weights=None, serving=None) -> Columns:  # fmt: skip
+def batch_plans(
+    llm, gpus, batch: float | None, t_in, t_out, sla_s, level, weights=None, serving=None
+) -> Columns:
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds); ``serving`` as :func:`rate_plans`'."""
     devices = [g for g, _ in gpus]
-    rows, cap = chain.plan_rows(llm, devices, _layouts(gpus), t_in, t_out, weights, serving)
+    rows, cap = chain.plan_rows(
+        llm, devices, _layouts(gpus), t_in, t_out=t_out, weights=weights, serving=serving
+    )
     b = chain.offline_batch(cap) if batch is None else np.full(len(gpus), batch)
-    out = _predict(llm, gpus, t_in, t_out, np.nan, np.where(cap >= 1, b, 1.0), level, weights,
-                   (rows, cap), serving)  # fmt: skip
+    out = _predict(
+        llm,
+        gpus,
+        t_in,
+        t_out,
+        rate=np.nan,
+        batch=np.where(cap >= 1, b, 1.0),
+        level=level,
+        weights=weights,
+        built=(rows, cap),
+        serving=serving,
+    )
     why = []
     for status, itl, d in zip(out.status, out.itl_s, gpus, strict=True):
         if status == "does not fit in memory":
-            why.append(deployment_why_not(llm, d, t_in, t_out, weights, serving))
+            why.append(deployment_why_not(llm, d, t_in, t_out, weights=weights, serving=serving))
         elif status != "ok":
             why.append(str(status))
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
     cols = _columns(gpus, out, np.where(out.status == "ok", 1.0, np.nan), why)
-    explain = _explain(cols, llm, gpus, t_in, t_out, out.in_flight, weights, rows)
+    explain = _explain(
+        cols, llm, gpus, t_in, t_out=t_out, batch=out.in_flight, weights=weights, rows=rows
+    )
     return cols | explain | {"total_power_w": cols["power_w"]}
 
 
-def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Columns:
+def _explain(cols: Columns, llm, plans, t_in, *, t_out, batch, weights, rows) -> Columns:
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load, weights per GPU."""
     lays = _layouts(plans)
-    shares = chain.step_shares(llm, [g for g, _ in plans], lays, t_in, t_out, batch, weights, rows)
+    shares = chain.step_shares(
+        llm, [g for g, _ in plans], lays, t_in, t_out=t_out, batch=batch, weights=weights, rows=rows
+    )
     ok = np.isfinite(cols["energy_per_token_j"])
     gb = {p: chain.weights_per_gpu_gb(llm, p, weights) for p in set(lays)}  # per layout
     return {
@@ -129,15 +193,17 @@ def _explain(cols: Columns, llm, plans, t_in, t_out, batch, weights, rows) -> Co
     }
 
 
-def deployment_why_not(llm: LLM, deployment: Deployment, t_in, t_out, weights=None,
-                       serving=None) -> str:  # fmt: skip
+def deployment_why_not(
+    llm: LLM, deployment: Deployment, t_in, t_out, *, weights=None, serving=None
+) -> str:
     """Why the weights and one request's KV cache do not fit the engine's share (vLLM: 90 %) of
     the replica's memory (:func:`wattgpu_lite.hybrid.predict.chain.memory_why_not`, the kit's one
     memory-fit check; ``serving`` as :func:`rate_plans`')."""
     gpu, lay = deployment[0], _layouts([deployment])[0]
     kv = {k: v for k, v in (serving or {}).items() if k in ("kv_cache", "engine")}
     return (
-        chain.memory_why_not(llm, gpu, lay, weights, t_in + t_out, **kv) or "does not fit in memory"
+        chain.memory_why_not(llm, gpu, lay, weights, kv_tokens=t_in + t_out, **kv)
+        or "does not fit in memory"
     )
 
 
@@ -157,16 +223,22 @@ def _columns(gpus, out: StepResult, replicas, why) -> Columns:
     cols |= {f"{q}_{e}": getattr(out, f"{q}_{e}") for q in QUANTITIES for e in ("lo", "hi")}
     lays = _layouts(gpus)
     return {
-        "gpu": _text([g.name for g, _ in gpus]), "num_gpus": np.array([p.num_gpus for p in lays]),
-        "layout": _text([p.label for p in lays]), "tp": np.array([p.tp for p in lays]),
-        "ep": np.array([p.ep for p in lays]), "replicas": replicas,
+        "gpu": _text([g.name for g, _ in gpus]),
+        "num_gpus": np.array([p.num_gpus for p in lays]),
+        "layout": _text([p.label for p in lays]),
+        "tp": np.array([p.tp for p in lays]),
+        "ep": np.array([p.ep for p in lays]),
+        "replicas": replicas,
         **cols,
-        "in_flight": out.in_flight, "max_batch": out.max_batch, "basis": out.basis.astype(object),
-        "meets_sla": np.array([w == "" for w in why], dtype=bool), "why_not": _text(why),
+        "in_flight": out.in_flight,
+        "max_batch": out.max_batch,
+        "basis": out.basis.astype(object),
+        "meets_sla": np.array([w == "" for w in why], dtype=bool),
+        "why_not": _text(why),
         "tdp_w": np.array([g.tdp_w for g, _ in gpus]),
         "memory_gb": np.array([g.memory_gb for g, _ in gpus]),
         "fp16_tflops_per_w": np.array([g.fp16_tflops / g.tdp_w for g, _ in gpus]),
-    }  # fmt: skip
+    }
 
 
 def _text(values) -> np.ndarray:

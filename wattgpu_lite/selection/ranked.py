@@ -58,7 +58,9 @@ def ranked_columns(
     model, devices = resolve_llm(llm), candidate_gpus(plan[0], source)
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     if source == "hybrid":
-        return _hybrid_columns(model, devices, load, tokens, sla_ms, wall, level, plan[1:])
+        return _hybrid_columns(
+            model, devices, load, tokens, sla_ms=sla_ms, wall=wall, level=level, plan=plan[1:]
+        )
     _, gpu_counts, weights, layouts, serving = plan
     counts = check_gpu_counts(gpu_counts)
     served = serving and any(v is not None for v in serving.values())
@@ -77,21 +79,22 @@ def ranked_columns(
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
     fitting = [d for d in devices if d.name in set(table.loc[table["fits"], "gpu"])]
-    metrics = gpu_metrics(model, fitting, scenario, source, tokens[1])
+    metrics = gpu_metrics(model, fitting, scenario, source, t_out=tokens[1])
     table = table.merge(metrics, on="gpu", how="left")
-    table = apply_sla(add_energy(table, rate, *wall), sla_ms, scenario)
+    grid, price = wall
+    table = apply_sla(add_energy(table, rate, grid, price), sla_ms, scenario)
     head = {"llm": model.name, "llm_architecture": model.architecture_name, "scenario": scenario}
     return columns_of(order(table)) | head | {"rate_qps": rate, "source": source}
 
 
 def _hybrid_columns(
-    model, devices, load: tuple, tokens: tuple, sla_ms: float, wall: tuple, level, plan: tuple
+    model, devices, load: tuple, tokens: tuple, *, sla_ms: float, wall: tuple, level, plan: tuple
 ) -> dict:
     """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered
     (``plan`` = (gpu_counts, weights, layouts, serving))."""
-    scenario = load[0]
-    rate, bat, offline = resolve_hybrid_load(*load)
-    t_in, t_out = checks.check_tokens(*tokens, model.context_length)
+    scenario, rate_qps, batch = load
+    rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
+    t_in, t_out = checks.check_tokens(tokens[0], tokens[1], model.context_length)
     level = check_level(level)
     gpu_counts, weights, layouts, serving = plan
     fmt = weight_format(model, weights)
@@ -99,19 +102,21 @@ def _hybrid_columns(
     given = {"kv_cache": kv, "engine": eng, "max_num_seqs": limit}
     serving = {} if (kv, eng, limit) == check_serving() else given
     plans, refused = deployments(model, devices, gpu_counts, layouts)
-    args = (t_in, t_out, sla_ms / 1e3, level, fmt, serving)
+    asked = {"t_in": t_in, "t_out": t_out, "sla_s": sla_ms / 1e3, "level": level}
+    asked |= {"weights": fmt, "serving": serving}
     if not plans:
         raise _no_layout_error(model, gpu_counts, layouts, refused)
     if np.isnan(rate):
-        cols = batch_plans(model, plans, None if offline else bat, *args)
+        cols = batch_plans(model, plans, None if offline else bat, **asked)
     else:
-        cols = rate_plans(model, plans, rate, *args)
+        cols = rate_plans(model, plans, rate, **asked)
     cols["fits"] = np.array([not w.startswith("does not fit in memory") for w in cols["why_not"]])
     cols["layout_why"] = layout_why(cols)
     cols = with_rows(cols, refused, meets_sla=False, fits=False)
     if not cols["fits"].any():
         raise no_fit_error(model.name, pd.DataFrame({k: cols[k] for k in ("gpu", "why_not")}))
-    cols |= hybrid_accounting(cols, t_out, *wall)
+    grid, price = wall
+    cols |= hybrid_accounting(cols, t_out, grid, price)
     cols["verdict"] = verdict_array(cols, sla_ms)
     cols["meets_sla"] = np.isin(cols["verdict"], MEETS_AT_ESTIMATE)
     at = order_index(cols)

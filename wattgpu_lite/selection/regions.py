@@ -53,8 +53,9 @@ def check_grid_rows(table: pd.DataFrame, name: str) -> pd.DataFrame:
         raise _fail(name, None, "code", f"{twice} appear more than once")
     for _, row in table.iterrows():
         _check_row(row, name)
-    return table.assign(year=table["year"].astype(int),
-                        gco2e_per_kwh=table["gco2e_per_kwh"].astype(float))  # fmt: skip
+    return table.assign(
+        year=table["year"].astype(int), gco2e_per_kwh=table["gco2e_per_kwh"].astype(float)
+    )
 
 
 def _number(value) -> float | None:
@@ -71,8 +72,12 @@ def _check_row(row: pd.Series, name: str) -> None:
     if year is None or not year.is_integer() or not YEARS[0] <= year <= YEARS[1]:
         raise _fail(name, row, "year", f"{row['year']!r} is not a year in {list(YEARS)}")
     if value is None or not 0 <= value <= GRID_MAX:
-        raise _fail(name, row, "gco2e_per_kwh",
-                    f"{row['gco2e_per_kwh']!r} is not a number in [0, {GRID_MAX:g}]")  # fmt: skip
+        raise _fail(
+            name,
+            row,
+            "gco2e_per_kwh",
+            f"{row['gco2e_per_kwh']!r} is not a number in [0, {GRID_MAX:g}]",
+        )
     if not str(row["source"]).strip() or not str(row["region"]).strip():
         raise _fail(name, row, "source", "a row needs a region name and a source")
 

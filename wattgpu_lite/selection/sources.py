@@ -95,8 +95,9 @@ def _predict_rows(predictor, llm, gpus: list, scenario: str) -> pd.DataFrame:
     return out[keep].reset_index(drop=True)
 
 
-def predicted_metrics(llm, gpus: list, scenario: str, logo: bool = False,
-                      t_out: float = DEFAULT_T_OUT) -> pd.DataFrame:  # fmt: skip
+def predicted_metrics(
+    llm, gpus: list, scenario: str, logo: bool = False, t_out: float = DEFAULT_T_OUT
+) -> pd.DataFrame:
     """Predicted power and ITL per GPU: the full model, or one refitted without each GPU; energy
     is accounted for ``t_out`` generated tokens a request (the kit's one default, as
     ``WattGPU.predict``)."""
@@ -111,7 +112,7 @@ def predicted_metrics(llm, gpus: list, scenario: str, logo: bool = False,
     return frame.assign(tokens_per_request=float(t_out))
 
 
-def gpu_metrics(llm, gpus: list, scenario: str, source: str, t_out: float = DEFAULT_T_OUT):
+def gpu_metrics(llm, gpus: list, scenario: str, source: str, *, t_out: float = DEFAULT_T_OUT):
     """One row per GPU with power_w, itl_s, tokens_per_request from ``source`` (see SOURCES):
     the measured runs carry their own tokens per request; the predictors use ``t_out``."""
     if source == "measured":

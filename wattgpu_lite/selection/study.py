@@ -37,8 +37,9 @@ def runs_tokens(llm) -> tuple[int, int]:
     return round(mine["prompt_tokens"].mean()), round(mine["generated_tokens"].mean())
 
 
-def readings(llm, itl_sla_ms: float, sources=READING_SOURCES, scenarios=SCENARIOS,
-             candidates=MEASURED_GPUS) -> pd.DataFrame:  # fmt: skip
+def readings(
+    llm, itl_sla_ms: float, sources=READING_SOURCES, scenarios=SCENARIOS, candidates=MEASURED_GPUS
+) -> pd.DataFrame:
     """One row per (source, scenario, GPU): fits, meets_sla, rank, power_w, itl_ms, energy per
     1,000 tokens, why_not; plus ``runs_itl_ms``, the ITL as the runs define it (offline:
     1 / throughput, which the hybrid calls time per token; its own offline ITL is per request).
@@ -52,8 +53,16 @@ def readings(llm, itl_sla_ms: float, sources=READING_SOURCES, scenarios=SCENARIO
         # runs' "H200 NVL" was an H200 SXM), and its rows keep the runs' label
         names = [boards.get(c, c) for c in candidates] if source == "hybrid" else list(candidates)
         for scenario in scenarios:
-            t = rank_gpus(llm, scenario=scenario, itl_sla_ms=itl_sla_ms, candidates=names,
-                          source=source, gpu_counts=(1,), t_in=t_in, t_out=t_out)  # fmt: skip
+            t = rank_gpus(
+                llm,
+                scenario=scenario,
+                itl_sla_ms=itl_sla_ms,
+                candidates=names,
+                source=source,
+                gpu_counts=(1,),
+                t_in=t_in,
+                t_out=t_out,
+            )
             if source == "hybrid":
                 t = t.assign(gpu=t["gpu"].replace(labels))
             aggregate = source == "hybrid" and scenario == "offline"
@@ -75,10 +84,18 @@ def claims(r: pd.DataFrame, expected: str = "A30", slow: str = "L4", small: str 
     rows = []
     for (source, scenario), t in r.groupby(["source", "scenario"], sort=False):
         g = t.set_index("gpu")
-        rows.append({"source": source, "scenario": scenario, "pick": pick(t),
-                     f"{expected} picked": pick(t) == expected,
-                     f"{slow} misses the SLA": bool(g.loc[slow, "fits"] and not g.loc[slow, "meets_sla"]),
-                     f"{small} cannot hold it": not bool(g.loc[small, "fits"])})  # fmt: skip
+        rows.append(
+            {
+                "source": source,
+                "scenario": scenario,
+                "pick": pick(t),
+                f"{expected} picked": pick(t) == expected,
+                f"{slow} misses the SLA": bool(
+                    g.loc[slow, "fits"] and not g.loc[slow, "meets_sla"]
+                ),
+                f"{small} cannot hold it": not bool(g.loc[small, "fits"]),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -90,17 +107,25 @@ def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
     to without an interval (:mod:`wattgpu_lite.selection.verdict`)."""
     ref = r[r["source"] == reference].set_index(["scenario", "gpu"])
     rows = []
-    for (source, scenario), t in r[r["source"] != reference].groupby(["source", "scenario"],
-                                                                      sort=False):  # fmt: skip
+    for (source, scenario), t in r[r["source"] != reference].groupby(
+        ["source", "scenario"], sort=False
+    ):
         g = t.set_index(["scenario", "gpu"])
         both = g.index[g["fits"] & ref.loc[g.index, "fits"]]
         verdicts = g.loc[both, "meets_sla"] == ref.loc[both, "meets_sla"]
         power = mdape_pct(ref.loc[both, "power_w"], g.loc[both, "power_w"])
         itl = mdape_pct(ref.loc[both, "runs_itl_ms"], g.loc[both, "runs_itl_ms"])
-        rows.append({"source": source, "scenario": scenario, "pick": pick(t),
-                     "reference_pick": pick(ref.loc[scenario].reset_index()),
-                     "same_verdicts": f"{int(verdicts.sum())} of {len(both)}",
-                     "power_mdape_pct": power, "itl_mdape_pct": itl})  # fmt: skip
+        rows.append(
+            {
+                "source": source,
+                "scenario": scenario,
+                "pick": pick(t),
+                "reference_pick": pick(ref.loc[scenario].reset_index()),
+                "same_verdicts": f"{int(verdicts.sum())} of {len(both)}",
+                "power_mdape_pct": power,
+                "itl_mdape_pct": itl,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -132,8 +157,17 @@ def sla_steps(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["from_ms", "gpu", "energy"])
 
 
-def replica_sweep(llm, gpu, num_gpus: int, rate_qps: float, replicas, t_in: int, t_out: int,
-                  weights=None, parallel: Parallel | None = None) -> pd.DataFrame:  # fmt: skip
+def replica_sweep(
+    llm,
+    gpu,
+    num_gpus: int,
+    rate_qps: float,
+    replicas,
+    t_in: int,
+    t_out: int,
+    weights=None,
+    parallel: Parallel | None = None,
+) -> pd.DataFrame:
     """The same rate served by R replicas of ``num_gpus`` GPUs each, R in ``replicas``: each
     replica serves λ/R and draws P̄(λ/R), all are held, so the plan's energy per token is
     R · P̄(λ/R) / (λ · T_out). ``parallel``: the replica's layout (a plan's
@@ -143,9 +177,17 @@ def replica_sweep(llm, gpu, num_gpus: int, rate_qps: float, replicas, t_in: int,
     layout = {"num_gpus": num_gpus} if parallel is None else {"parallel": parallel}
     rows = []
     for r in replicas:
-        p = predict(llm, gpu, rate_qps=rate_qps / r, t_in=t_in, t_out=t_out, weights=weights,
-                    **layout)  # fmt: skip
-        rows.append({"replicas": r, "rate_per_replica_qps": rate_qps / r, "power_w": p.power_w,
-                     "total_power_w": r * p.power_w, "itl_ms": p.itl_s * 1e3,
-                     "energy_per_1k_tokens_j": r * p.power_w / (rate_qps * t_out) * 1e3})  # fmt: skip
+        p = predict(
+            llm, gpu, rate_qps=rate_qps / r, t_in=t_in, t_out=t_out, weights=weights, **layout
+        )
+        rows.append(
+            {
+                "replicas": r,
+                "rate_per_replica_qps": rate_qps / r,
+                "power_w": p.power_w,
+                "total_power_w": r * p.power_w,
+                "itl_ms": p.itl_s * 1e3,
+                "energy_per_1k_tokens_j": r * p.power_w / (rate_qps * t_out) * 1e3,
+            }
+        )
     return pd.DataFrame(rows)

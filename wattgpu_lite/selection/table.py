@@ -70,8 +70,12 @@ class Ranking(pd.DataFrame):
     def to_document(self) -> dict[str, Any]:
         """The JSON document ``rank --json`` prints, as Python values."""
         rows = [rounded(r) for r in pd.DataFrame(self).to_dict(orient="records")]
-        return {"schema_version": SCHEMA_VERSION, "kind": self.kind,
-                "defaults": rounded(dict(self.attrs.get("defaults", {}))), "rows": rows}  # fmt: skip
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": self.kind,
+            "defaults": rounded(dict(self.attrs.get("defaults", {}))),
+            "rows": rows,
+        }
 
     def to_json(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
         """``rank --json`` without arguments (class docstring); pandas' ``to_json`` with them."""
@@ -110,13 +114,18 @@ def fit_table(llm, devices: list, context_tokens: int) -> pd.DataFrame:
     """Per GPU (one per replica, :data:`ONE_GPU`): memory need vs 90 % of memory, and the reason
     when it does not fit (the one memory-fit check, at the model's own weight format)."""
     reasons = [why_not_fits(llm, g, context_tokens) for g in devices]
-    return pd.DataFrame({
-        "gpu": [g.name for g in devices], **ONE_GPU, "fits": [not r for r in reasons],
-        "why_not": reasons,
-        "memory_need_gb": memory_need_gb(llm, context_tokens),
-        "memory_gb": [g.memory_gb for g in devices], "tdp_w": [g.tdp_w for g in devices],
-        "fp16_tflops_per_w": [g.fp16_tflops / g.tdp_w for g in devices],
-    })  # fmt: skip
+    return pd.DataFrame(
+        {
+            "gpu": [g.name for g in devices],
+            **ONE_GPU,
+            "fits": [not r for r in reasons],
+            "why_not": reasons,
+            "memory_need_gb": memory_need_gb(llm, context_tokens),
+            "memory_gb": [g.memory_gb for g in devices],
+            "tdp_w": [g.tdp_w for g in devices],
+            "fp16_tflops_per_w": [g.fp16_tflops / g.tdp_w for g in devices],
+        }
+    )
 
 
 def energy_per_token_j(power_w, itl_s, rate_qps: float, tokens):
@@ -133,11 +142,12 @@ def add_energy(table: pd.DataFrame, rate_qps: float, grid: float, price: float) 
     tokens = table["tokens_per_request"]
     per_token = energy_per_token_j(table["power_w"], table["itl_s"], rate_qps, tokens)
     out = table.assign(
-        energy_per_token_j=per_token, energy_per_request_j=per_token * tokens,
+        energy_per_token_j=per_token,
+        energy_per_request_j=per_token * tokens,
         energy_per_1k_tokens_j=per_token * 1000.0,
         kg_co2e_per_mtok=co2e_kg_per_million_tokens(per_token, grid),
         cost_per_mtok=cost_per_million_tokens(per_token, price),
-    )  # fmt: skip
+    )
     if {"power_w_lo", "itl_s_lo"} <= set(table.columns):
         for end in ("lo", "hi"):
             e = energy_per_token_j(table[f"power_w_{end}"], table[f"itl_s_{end}"], rate_qps, tokens)
@@ -208,14 +218,16 @@ def hybrid_accounting(cols, t_out: int, grid: float, price: float) -> dict[str, 
     is already the plan's: every replica counted), and ITL in ms."""
     per_token = cols["energy_per_token_j"]
     return {
-        "itl_ms": cols["itl_s"] * 1e3, "itl_ms_lo": cols["itl_s_lo"] * 1e3,
-        "itl_ms_hi": cols["itl_s_hi"] * 1e3, "energy_per_request_j": per_token * t_out,
+        "itl_ms": cols["itl_s"] * 1e3,
+        "itl_ms_lo": cols["itl_s_lo"] * 1e3,
+        "itl_ms_hi": cols["itl_s_hi"] * 1e3,
+        "energy_per_request_j": per_token * t_out,
         "energy_per_1k_tokens_j": per_token * 1e3,
         "energy_per_1k_tokens_j_lo": cols["energy_per_token_j_lo"] * 1e3,
         "energy_per_1k_tokens_j_hi": cols["energy_per_token_j_hi"] * 1e3,
         "kg_co2e_per_mtok": co2e_kg_per_million_tokens(per_token, grid),
         "cost_per_mtok": cost_per_million_tokens(per_token, price),
-    }  # fmt: skip
+    }
 
 
 def vs_best_columns(cols, level: float) -> dict[str, Any]:
@@ -231,5 +243,9 @@ def vs_best_columns(cols, level: float) -> dict[str, Any]:
     rate = np.broadcast_to(np.asarray(cols["rate_qps"], dtype=float), len(cols["gpu"]))[at]
     q = paired_half_width(regime_of(float(rate)), "energy", level)
     ratio, lo, hi, kind = ratio_arrays(cols, at, "energy_per_token_j", q)
-    return {"vs_best_energy_ratio": ratio, "vs_best_energy_ratio_lo": lo,
-            "vs_best_energy_ratio_hi": hi, "vs_best_interval": kind}  # fmt: skip
+    return {
+        "vs_best_energy_ratio": ratio,
+        "vs_best_energy_ratio_lo": lo,
+        "vs_best_energy_ratio_hi": hi,
+        "vs_best_interval": kind,
+    }

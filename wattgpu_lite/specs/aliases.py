@@ -63,9 +63,13 @@ def _alias(row: dict, fix: str) -> Alias:
             f"{FILE}: row {row['alias']!r}, column 'context_length' must be a positive "
             f"integer or empty, got {ctx!r}; {fix}"
         )
-    return Alias(str(row["alias"]).strip(), str(row["architecture"]).strip(),
-                 str(row["weight_format"]).strip(), None if pd.isna(ctx) else int(ctx),
-                 str(row["source"]))  # fmt: skip
+    return Alias(
+        str(row["alias"]).strip(),
+        str(row["architecture"]).strip(),
+        str(row["weight_format"]).strip(),
+        None if pd.isna(ctx) else int(ctx),
+        source=str(row["source"]),
+    )
 
 
 def resolve_alias(entry: Alias, arch: LLM) -> LLM:
@@ -78,10 +82,13 @@ def resolve_alias(entry: Alias, arch: LLM) -> LLM:
             f"architecture row of that format. {restore_hint(FILE)}"
         )
     return replace(
-        arch, name=entry.alias, architecture=arch.name, in_wattgpu=False,
+        arch,
+        name=entry.alias,
+        architecture=arch.name,
+        in_wattgpu=False,
         context_length=entry.context_length or arch.context_length,
         source=f"alias of {arch.name} ({entry.source}); architecture: {arch.source}",
-    )  # fmt: skip
+    )
 
 
 def aliases_frame(entries: tuple[Alias, ...]) -> pd.DataFrame:

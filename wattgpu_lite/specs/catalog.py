@@ -150,8 +150,10 @@ def _llm_index() -> dict[str, LLM]:
         arch = rows.get(entry.architecture.lower())
         if arch is None or entry.alias.lower() in rows:
             why = "names no row of llms.csv" if arch is None else "is itself a row of llms.csv"
-            raise DataFileError(f"llm_aliases.csv: row {entry.alias!r}: architecture "
-                                f"{entry.architecture!r} {why}; {restore_hint('llm_aliases.csv')}")  # fmt: skip
+            raise DataFileError(
+                f"llm_aliases.csv: row {entry.alias!r}: architecture "
+                f"{entry.architecture!r} {why}; {restore_hint('llm_aliases.csv')}"
+            )
         index[entry.alias.lower()] = resolve_alias(entry, arch)
     shorts = pd.Series([name.split("/")[-1] for name in index])
     for name, m in list(index.items()):

@@ -46,17 +46,22 @@ def count_groups(
 ) -> dict[str, int]:
     """Parameters of the model by group (see the module docstring)."""
     d, layers = f["hidden_size"], f["n_layers"]
-    attn = mla_params(d, f["n_heads"], mla) if mla else attention_params(
-        d, f["n_heads"], f["n_kv_heads"], f["head_dim"], fam)  # fmt: skip
+    attn = (
+        mla_params(d, f["n_heads"], mla)
+        if mla
+        else attention_params(d, f["n_heads"], f["n_kv_heads"], f["head_dim"], fam=fam)
+    )
     sinks = f["n_heads"] if f["model_type"] == "gpt_oss" else 0
-    groups = embedding_groups(f["vocab_size"], d, f["tie_embeddings"], f["context_length"], fam)
+    groups = embedding_groups(f["vocab_size"], d, f["tie_embeddings"], f["context_length"], fam=fam)
     n_moe = moe.n_moe_layers if moe else 0
     groups |= {
         "attention": layers * (attn + sinks),
         "norms": layers * fam.norms_per_layer * norm_params(d, fam),
         "dense_mlp": (layers - n_moe) * mlp_params(d, f["intermediate_size"], f["mlp_type"], fam),
-        "router": 0, "shared": 0, "routed": 0,
-    }  # fmt: skip
+        "router": 0,
+        "shared": 0,
+        "routed": 0,
+    }
     if moe:
         expert = mlp_params(d, moe.expert_ff, "gated", fam)
         groups["router"] = n_moe * (d * moe.n_experts + moe.n_experts * fam.router_bias)

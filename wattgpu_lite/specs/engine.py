@@ -48,8 +48,10 @@ MAX_NUM_SEQS_MAX = 65_536  # sequences in flight per replica: far beyond any eng
 
 class UnknownEngineError(UnknownNameError):
     kind = "engine"
-    hint = ("See wattgpu_lite.specs.engine.engines() (data/engines.csv) for the engines the kit "
-            "knows: vllm (the default), sglang, tensorrt-llm.")  # fmt: skip
+    hint = (
+        "See wattgpu_lite.specs.engine.engines() (data/engines.csv) for the engines the kit "
+        "knows: vllm (the default), sglang, tensorrt-llm."
+    )
 
 
 @dataclass(frozen=True)
@@ -76,10 +78,12 @@ class Engine:
         """The defaults in words, as a prediction's note quotes them."""
         free = self.memory_share_of == "free"
         share = "of the memory left after the weights" if free else "of GPU memory"
-        return (f"{self.concurrency_arg} {self.max_num_seqs}, {self.memory_arg} "
-                f"{self.gpu_memory_share:g} {share}, KV cache {self.kv_cache_dtype}, chunked "
-                f"prefill {'on' if self.chunked_prefill else 'off'}, CUDA graphs "
-                f"{'on' if self.cuda_graphs else 'off'}")  # fmt: skip
+        return (
+            f"{self.concurrency_arg} {self.max_num_seqs}, {self.memory_arg} "
+            f"{self.gpu_memory_share:g} {share}, KV cache {self.kv_cache_dtype}, chunked "
+            f"prefill {'on' if self.chunked_prefill else 'off'}, CUDA graphs "
+            f"{'on' if self.cuda_graphs else 'off'}"
+        )
 
 
 @cache
@@ -89,20 +93,27 @@ def _table() -> pd.DataFrame:
     table = read_csv(data_dir() / ENGINES_FILE, keep_default_na=False)
     fix = restore_hint(ENGINES_FILE)
     if tuple(table.columns) != ENGINE_COLUMNS:
-        raise DataFileError(f"{ENGINES_FILE}: columns {list(table.columns)}, expected "
-                            f"{list(ENGINE_COLUMNS)}; {fix}")  # fmt: skip
+        raise DataFileError(
+            f"{ENGINES_FILE}: columns {list(table.columns)}, expected {list(ENGINE_COLUMNS)}; {fix}"
+        )
     if not table["engine"].is_unique or (table["source"].astype(str).str.strip() == "").any():
         raise DataFileError(f"{ENGINES_FILE}: an engine twice or a row without source; {fix}")
     for row in table.itertuples():
-        ok = (isinstance(row.max_num_seqs, int | np.integer) and row.max_num_seqs >= 1
-              and 0 < float(row.gpu_memory_share) <= 1 and row.memory_share_of in MEMORY_SHARE_OF
-              and row.kv_cache_dtype in KV_CACHE_BITS
-              and all(isinstance(b, bool | np.bool_) for b in (row.chunked_prefill, row.cuda_graphs)))  # fmt: skip
+        ok = (
+            isinstance(row.max_num_seqs, int | np.integer)
+            and row.max_num_seqs >= 1
+            and 0 < float(row.gpu_memory_share) <= 1
+            and row.memory_share_of in MEMORY_SHARE_OF
+            and row.kv_cache_dtype in KV_CACHE_BITS
+            and all(isinstance(b, bool | np.bool_) for b in (row.chunked_prefill, row.cuda_graphs))
+        )
         if not ok:
-            raise DataFileError(f"{ENGINES_FILE}: row {row.engine!r}: max_num_seqs a whole number "
-                                "≥ 1, gpu_memory_share in (0, 1], memory_share_of one of "
-                                f"{MEMORY_SHARE_OF}, kv_cache_dtype one of {sorted(KV_CACHE_BITS)}, "
-                                f"chunked_prefill and cuda_graphs true/false; {fix}")  # fmt: skip
+            raise DataFileError(
+                f"{ENGINES_FILE}: row {row.engine!r}: max_num_seqs a whole number "
+                "≥ 1, gpu_memory_share in (0, 1], memory_share_of one of "
+                f"{MEMORY_SHARE_OF}, kv_cache_dtype one of {sorted(KV_CACHE_BITS)}, "
+                f"chunked_prefill and cuda_graphs true/false; {fix}"
+            )
     return table
 
 
@@ -114,11 +125,22 @@ def engines() -> pd.DataFrame:
 @cache
 def _by_key() -> dict[str, Engine]:
     """Every row of :func:`_table` as an :class:`Engine`, by its name in lower case."""
-    return {str(r["engine"]).lower(): Engine(
-        str(r["engine"]), int(r["max_num_seqs"]), str(r["concurrency_arg"]),
-        bool(r["chunked_prefill"]), bool(r["cuda_graphs"]), str(r["kv_cache_dtype"]),
-        float(r["gpu_memory_share"]), str(r["memory_share_of"]), str(r["memory_arg"]),
-        str(r["version"]), str(r["source"])) for _, r in _table().iterrows()}  # fmt: skip
+    return {
+        str(r["engine"]).lower(): Engine(
+            str(r["engine"]),
+            int(r["max_num_seqs"]),
+            str(r["concurrency_arg"]),
+            bool(r["chunked_prefill"]),
+            cuda_graphs=bool(r["cuda_graphs"]),
+            kv_cache_dtype=str(r["kv_cache_dtype"]),
+            gpu_memory_share=float(r["gpu_memory_share"]),
+            memory_share_of=str(r["memory_share_of"]),
+            memory_arg=str(r["memory_arg"]),
+            version=str(r["version"]),
+            source=str(r["source"]),
+        )
+        for _, r in _table().iterrows()
+    }
 
 
 def engine(name: str | Engine | None = None) -> Engine:
@@ -192,6 +214,19 @@ def check_serving(kv_cache=None, engine=None, max_num_seqs=None) -> tuple[str, s
     return canonical_kv_cache(kv_cache), chosen.name, check_max_num_seqs(max_num_seqs, chosen)
 
 
-__all__ = ["DEFAULT_ENGINE", "DEFAULT_KV_CACHE", "ENGINE_COLUMNS", "KV_CACHE_BITS",
-           "MAX_NUM_SEQS_MAX", "Engine", "UnknownEngineError", "canonical_kv_cache",
-           "check_max_num_seqs", "check_serving", "engine", "engines", "kv_bytes_scale", "kv_cache_bits"]  # fmt: skip
+__all__ = [
+    "DEFAULT_ENGINE",
+    "DEFAULT_KV_CACHE",
+    "ENGINE_COLUMNS",
+    "KV_CACHE_BITS",
+    "MAX_NUM_SEQS_MAX",
+    "Engine",
+    "UnknownEngineError",
+    "canonical_kv_cache",
+    "check_max_num_seqs",
+    "check_serving",
+    "engine",
+    "engines",
+    "kv_bytes_scale",
+    "kv_cache_bits",
+]

@@ -113,7 +113,9 @@ def checked_loads(frame: pd.DataFrame, limit: np.ndarray, known: np.ndarray) -> 
     }
     rate, bat, t_in, t_out = cols.values()
     with np.errstate(invalid="ignore"):
-        at_rate = ~np.isnan(rate) & np.isnan(bat) & within(rate, *checks.RATE_QPS)
+        at_rate = (
+            ~np.isnan(rate) & np.isnan(bat) & within(rate, checks.RATE_QPS[0], checks.RATE_QPS[1])
+        )
         at_batch = np.isnan(rate) & within(bat, 1, checks.BATCH_MAX, whole=True)
         tokens = within(t_in, 1, limit, whole=True) & within(t_out, 1, limit, whole=True)
         load_ok = at_rate | at_batch

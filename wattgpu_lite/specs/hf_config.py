@@ -147,7 +147,8 @@ def head_dim(cfg: dict[str, Any], hidden_size: int, n_heads: int) -> int:
     """Explicit ``head_dim`` (Gemma, Qwen3, Mistral-NeMo) or ``kv_channels``, else d / h."""
     found = one_value(cfg, ("head_dim", "kv_channels"), "head_dim")
     if found is not None:
-        return as_int(*found)
+        key, value = found
+        return as_int(key, value)
     if hidden_size % n_heads:
         not_divisible = f"hidden_size {hidden_size} is not divisible by {n_heads} heads"
         raise ConfigError(f"{not_divisible}; add head_dim")

@@ -171,8 +171,13 @@ class LLM:
     def params_gathered_b(self) -> float:
         """Parameters a token gathers one row of, billions: an untied input embedding and learned
         positions (:func:`~wattgpu_lite.specs.params.gathered_params`)."""
-        table = (self.vocab_size, self.hidden_size, self.tie_embeddings, self.context_length)
-        return gathered_params(*table, family(self.model_type)) / 1e9
+        vocab, d, tied, context = (
+            self.vocab_size,
+            self.hidden_size,
+            self.tie_embeddings,
+            self.context_length,
+        )
+        return gathered_params(vocab, d, tied, context, fam=family(self.model_type)) / 1e9
 
     @property
     def params_always_b(self) -> float:

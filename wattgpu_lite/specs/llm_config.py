@@ -83,8 +83,10 @@ def llm_fields(path_or_dict: str | Path | dict[str, Any], name: str | None = Non
     moe = read_moe(text, fields["n_layers"], fields["intermediate_size"])
     mla = read_mla(text)
     groups = count_groups(fields, fam, moe, mla)
-    table = [fields[k] for k in ("vocab_size", "hidden_size", "tie_embeddings", "context_length")]
-    gathered = gathered_params(*table, fam)
+    vocab, d, tied, context = (
+        fields[k] for k in ("vocab_size", "hidden_size", "tie_embeddings", "context_length")
+    )
+    gathered = gathered_params(vocab, d, tied, context, fam=fam)
     fmt = weight_format(text)
     always_bits, expert_bits = streamed_bits(groups, fmt, gathered)
     inner_type = str(text.get("model_type") or fields["model_type"])

@@ -57,23 +57,33 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     experts = _first(cfg, EXPERT_KEYS) or _first(ffn, ("moe_num_experts",))
     if experts is None:
         return None
-    n_experts = as_int(*experts, lo=0)
+    n_experts = as_int(experts[0], experts[1], lo=0)
     topk = _first(cfg, TOPK_KEYS) or _first(ffn, ("moe_top_k",))
     if n_experts < 2:  # dense (0: no experts, moe_notes says so), but 1 expert routed to 2
-        if n_experts == 1 and topk is not None and as_int(*topk, lo=0) > 1:
+        if n_experts == 1 and topk is not None and as_int(topk[0], topk[1], lo=0) > 1:
             raise _too_many(topk, experts, n_experts)
         return None
     if topk is None:
-        raise ConfigError(f"config.json has {experts[0]} = {n_experts} but no top-k; looked for "
-                          f"{', '.join(TOPK_KEYS)}; add the experts each token is routed to, "
-                          f'e.g. "num_experts_per_tok": 2')  # fmt: skip
-    top_k = as_int(*topk)
+        raise ConfigError(
+            f"config.json has {experts[0]} = {n_experts} but no top-k; looked for "
+            f"{', '.join(TOPK_KEYS)}; add the experts each token is routed to, "
+            f'e.g. "num_experts_per_tok": 2'
+        )
+    top_k = as_int(topk[0], topk[1])
     if top_k > n_experts:
         raise _too_many(topk, experts, n_experts)
     width = cfg.get("intermediate_size") if _is_llama4(cfg) else dense_ff
     expert_ff = as_int("moe_intermediate_size", _or(cfg, "moe_intermediate_size", width))
     n_shared, shared_ff, gate = _shared(cfg, expert_ff)
-    return MoE(n_experts, top_k, expert_ff, n_shared, shared_ff, gate, moe_layers(cfg, n_layers))
+    return MoE(
+        n_experts,
+        top_k,
+        expert_ff,
+        n_shared,
+        shared_ff=shared_ff,
+        shared_gate=gate,
+        n_moe_layers=moe_layers(cfg, n_layers),
+    )
 
 
 def moe_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
@@ -88,10 +98,12 @@ def moe_notes(cfg: dict[str, Any]) -> tuple[str, ...]:
 
 def _too_many(topk: tuple[str, Any], experts: tuple[str, Any], n_experts: int) -> ConfigError:
     """A top-k above the expert count: no router picks more experts than there are."""
-    return ConfigError(f"config.json {topk[0]} = {topk[1]!r:.20} exceeds {experts[0]} = "
-                       f"{n_experts}: a token cannot be routed to more experts than the layer "
-                       f"has; write both as the model's published config.json has them (a dense "
-                       f"model: leave both out)")  # fmt: skip
+    return ConfigError(
+        f"config.json {topk[0]} = {topk[1]!r:.20} exceeds {experts[0]} = "
+        f"{n_experts}: a token cannot be routed to more experts than the layer "
+        f"has; write both as the model's published config.json has them (a dense "
+        f"model: leave both out)"
+    )
 
 
 def _is_llama4(cfg: dict[str, Any]) -> bool:
@@ -142,8 +154,9 @@ def _layer_list(cfg: dict[str, Any], key: str, n_layers: int) -> tuple[int, ...]
     if value is None:
         return ()
     fix = f"write {key} as a list of layer indices from 0 to {n_layers - 1}, e.g. [0, 1], or []"
-    return check_counts(key, value, 0, n_layers - 1, error=ConfigError, fix=fix,
-                        label=f"config.json field {key!r}")  # fmt: skip
+    return check_counts(
+        key, value, 0, n_layers - 1, error=ConfigError, fix=fix, label=f"config.json field {key!r}"
+    )
 
 
 def read_mla(cfg: dict[str, Any]) -> MLA | None:

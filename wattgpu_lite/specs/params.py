@@ -62,7 +62,9 @@ FAMILIES: dict[str, Family] = {
     "chatglm": Family(qkv_bias=True),
     "nemotron": Family(norm="layer", mlp_type=_PLAIN),
     "phi": Family(norms_per_layer=1, lm_head_bias=True, mlp_type=_PLAIN, **_BIASED),
-    "gptj": Family(norm="layer", norms_per_layer=1, mlp_bias=True, lm_head_bias=True, mlp_type=_PLAIN),
+    "gptj": Family(
+        norm="layer", norms_per_layer=1, mlp_bias=True, lm_head_bias=True, mlp_type=_PLAIN
+    ),
     "gpt_neox": Family(mlp_type=_PLAIN, **_BIASED),
     "gpt2": Family(pos_offset=0, mlp_type=_PLAIN, tie_default=True, **_BIASED),
     "opt": Family(pos_offset=2, mlp_type=_PLAIN, tie_default=True, **_BIASED),
@@ -78,7 +80,7 @@ FAMILIES: dict[str, Family] = {
     "gpt_oss": Family(qkv_bias=True, o_bias=True, mlp_bias=True, router_bias=True),
     "dbrx": Family(),
     "phimoe": Family(norm="layer", qkv_bias=True, o_bias=True, lm_head_bias=True),
-}  # fmt: skip
+}
 
 
 def family(model_type: str) -> Family:
@@ -96,7 +98,7 @@ def norm_params(d: int, fam: Family) -> int:
     return {"layer": 2 * d, "rms": d, "none": 0}[fam.norm]
 
 
-def attention_params(d: int, n_heads: int, n_kv_heads: int, head_dim: int, fam: Family) -> int:
+def attention_params(d: int, n_heads: int, n_kv_heads: int, head_dim: int, *, fam: Family) -> int:
     """q, k, v, o projections with GQA (+ biases, + QK-norm) of one layer."""
     q_dim, kv_dim = n_heads * head_dim, n_kv_heads * head_dim
     weights = 2 * d * q_dim + 2 * d * kv_dim
@@ -119,8 +121,11 @@ class MLA:
 def mla_params(d: int, n_heads: int, m: MLA) -> int:
     """q (optionally via a rank-r_q LoRA with its norm), joint kv LoRA with its norm, o."""
     qk = m.qk_nope_head_dim + m.qk_rope_head_dim
-    q = d * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * n_heads * qk if m.q_lora_rank else (
-        d * n_heads * qk)  # fmt: skip
+    q = (
+        d * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * n_heads * qk
+        if m.q_lora_rank
+        else (d * n_heads * qk)
+    )
     kv = d * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank
     kv += m.kv_lora_rank * n_heads * (m.qk_nope_head_dim + m.v_head_dim)
     return q + kv + n_heads * m.v_head_dim * d
@@ -133,12 +138,14 @@ def mlp_params(d: int, ff: int, mlp_type: str, fam: Family) -> int:
     return 2 * d * ff + (ff + d) * fam.mlp_bias
 
 
-def embedding_params(vocab: int, d: int, tied: bool, context: int, fam: Family) -> int:
+def embedding_params(vocab: int, d: int, tied: bool, context: int, *, fam: Family) -> int:
     """Token embedding, untied LM head (+ bias), learned positions, embedding norm, final norm."""
-    return sum(embedding_groups(vocab, d, tied, context, fam).values())
+    return sum(embedding_groups(vocab, d, tied, context, fam=fam).values())
 
 
-def embedding_groups(vocab: int, d: int, tied: bool, context: int, fam: Family) -> dict[str, int]:
+def embedding_groups(
+    vocab: int, d: int, tied: bool, context: int, *, fam: Family
+) -> dict[str, int]:
     """The embedding-side parameters by group: embed (table, positions, norms) and lm_head."""
     head = 0 if tied else vocab * d + vocab * fam.lm_head_bias
     positions = 0 if fam.pos_offset is None else (context + fam.pos_offset) * d
@@ -156,16 +163,25 @@ def gathered_params(vocab: int, d: int, tied: bool, context: int, fam: Family) -
 
 
 def count_params(
-    *, n_layers: int, hidden_size: int, intermediate_size: int, n_heads: int, n_kv_heads: int,
-    head_dim: int, vocab_size: int, context_length: int, tie_embeddings: bool, mlp_type: str,
+    *,
+    n_layers: int,
+    hidden_size: int,
+    intermediate_size: int,
+    n_heads: int,
+    n_kv_heads: int,
+    head_dim: int,
+    vocab_size: int,
+    context_length: int,
+    tie_embeddings: bool,
+    mlp_type: str,
     fam: Family,
-) -> int:  # fmt: skip
+) -> int:
     """Total parameters N of a dense model (an integer count, not billions)."""
     d = hidden_size
     per_layer = (
-        attention_params(d, n_heads, n_kv_heads, head_dim, fam)
+        attention_params(d, n_heads, n_kv_heads, head_dim, fam=fam)
         + mlp_params(d, intermediate_size, mlp_type, fam)
         + fam.norms_per_layer * norm_params(d, fam)
     )
-    outer = embedding_params(vocab_size, d, tie_embeddings, context_length, fam)
+    outer = embedding_params(vocab_size, d, tie_embeddings, context_length, fam=fam)
     return n_layers * per_layer + outer

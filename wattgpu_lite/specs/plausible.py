@@ -32,14 +32,23 @@ FFN = (64, 1_048_576, "published MLP widths run from 512 (Pythia-14M) to 73,728 
 # field (as hf_config names it) -> (lowest, highest, why)
 PLAUSIBLE: dict[str, tuple[int, int, str]] = {
     "n_layers": (1, 1024, "the deepest published LLM has 126 layers (Llama-3.1-405B)"),
-    "hidden_size": (64, 131_072, "published hidden sizes run from 128 (Pythia-14M) to 18,432 "
-                                 "(PaLM-540B, Nemotron-4-340B)"),
+    "hidden_size": (
+        64,
+        131_072,
+        "published hidden sizes run from 128 (Pythia-14M) to 18,432 (PaLM-540B, Nemotron-4-340B)",
+    ),
     "n_heads": (1, 1024, "the most attention heads published is 128 (Llama-3.1-405B, DeepSeek-V3)"),
-    "head_dim": HEAD, "kv_channels": HEAD,
-    "intermediate_size": FFN, "intermediate_size_mlp": FFN, "ffn_config.ffn_hidden_size": FFN,
-    "vocab_size": (16, 4_194_304, "published vocabularies run from 256 bytes to 262,208 tokens "
-                                  "(Gemma 3)"),
-}  # fmt: skip
+    "head_dim": HEAD,
+    "kv_channels": HEAD,
+    "intermediate_size": FFN,
+    "intermediate_size_mlp": FFN,
+    "ffn_config.ffn_hidden_size": FFN,
+    "vocab_size": (
+        16,
+        4_194_304,
+        "published vocabularies run from 256 bytes to 262,208 tokens (Gemma 3)",
+    ),
+}
 PARAMS_MAX_B = 100_000  # billions: ~60 times the largest published model (Switch-C, 1,571 B)
 
 
@@ -56,6 +65,8 @@ def check_params_b(params_b: float, name: str) -> str | None:
     """The problem with a model of ``params_b`` billion parameters, or None if plausible."""
     if params_b <= PARAMS_MAX_B:
         return None
-    return (f"{name}: the config describes {params_b:,.0f} B parameters, more than the "
-            f"{PARAMS_MAX_B:,} B no model comes near (the largest published hold ~1,600 B); check "
-            "its sizes (hidden_size, intermediate_size, head_dim, the expert counts and widths)")  # fmt: skip
+    return (
+        f"{name}: the config describes {params_b:,.0f} B parameters, more than the "
+        f"{PARAMS_MAX_B:,} B no model comes near (the largest published hold ~1,600 B); check "
+        "its sizes (hidden_size, intermediate_size, head_dim, the expert counts and widths)"
+    )

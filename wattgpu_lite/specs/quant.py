@@ -48,7 +48,7 @@ def _label(method: str, field: str) -> str:
     return f"quantization_config ({method}) field {field!r}"
 
 
-def _count(method: str, key: str, value: Any, lo: int, hi: int, fix: str, check=check_count):
+def _count(method: str, key: str, value: Any, lo: int, *, hi: int, fix: str, check=check_count):
     """``value`` as a whole number (or ``check_counts``: numbers) from ``lo`` to ``hi``."""
     return check(key, value, lo, hi, error=ConfigError, label=_label(method, key), fix=fix)
 
@@ -56,7 +56,7 @@ def _count(method: str, key: str, value: Any, lo: int, hi: int, fix: str, check=
 def _bits(method: str, field: str, value: Any) -> int:
     """Bits per quantised weight: a whole number from 2 to 8, read as written."""
     fix = f"write {field} as a whole number of bits from 2 to 8 (e.g. 4)"
-    return _count(method, field, value, 2, 8, fix)
+    return _count(method, field, value, 2, hi=8, fix=fix)
 
 
 def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
@@ -65,7 +65,7 @@ def _group(method: str, q: dict[str, Any], key: str = "group_size") -> float:
     if g is None or (not isinstance(g, bool) and g == -1):
         return -1.0
     per = f"write {key} as a whole number of weights per scale from 1 to 1,000,000 (e.g. 128)"
-    return float(_count(method, key, g, 1, 10**6, f"{per}, or -1 for one scale per channel"))
+    return float(_count(method, key, g, 1, hi=10**6, fix=f"{per}, or -1 for one scale per channel"))
 
 
 def _gptq_awq(method: str, q: dict[str, Any]) -> WeightFormat:
@@ -97,7 +97,7 @@ def _fp8(method: str, q: dict[str, Any]) -> WeightFormat:
     block, extra = q.get("weight_block_size"), 0.0
     if block is not None:
         fix = "write weight_block_size as two whole numbers >= 1, e.g. [128, 128], or leave it out"
-        shape = _count(method, "weight_block_size", block, 1, 10**6, fix, check_counts)
+        shape = _count(method, "weight_block_size", block, 1, hi=10**6, fix=fix, check=check_counts)
         if len(shape) != 2:
             label = _label(method, "weight_block_size")
             raise ConfigError(f"{label} has {len(shape)} entries, not 2; {fix}")
@@ -163,9 +163,16 @@ def _modelopt(method: str, q: dict[str, Any]) -> WeightFormat:
 
 
 # quant_method -> its reader(method, quantization_config)
-READERS = {"gptq": _gptq_awq, "awq": _gptq_awq, "fp8": _fp8, "fbgemm_fp8": _fp8,
-           "mxfp4": _mxfp4, "bitsandbytes": _bnb, "compressed-tensors": _compressed,
-           "modelopt": _modelopt}  # fmt: skip
+READERS = {
+    "gptq": _gptq_awq,
+    "awq": _gptq_awq,
+    "fp8": _fp8,
+    "fbgemm_fp8": _fp8,
+    "mxfp4": _mxfp4,
+    "bitsandbytes": _bnb,
+    "compressed-tensors": _compressed,
+    "modelopt": _modelopt,
+}
 
 
 def weight_format(cfg: dict[str, Any]) -> WeightFormat:

@@ -108,7 +108,7 @@ def _same(a: Any, b: Any) -> bool:
     return True
 
 
-def _borrowed(kind: str, field: str, what: Any, lookup, error: type) -> Any:
+def _borrowed(kind: str, field: str, what: Any, lookup, *, error: type) -> Any:
     """The catalog entry if ``what`` carries a catalog name and the same numbers; ``what`` if its
     name is in no catalog; ``error`` if it borrows a catalog name with other numbers."""
     try:
@@ -156,15 +156,18 @@ def resolve_llm(value: Any, name: str | None = None) -> LLM:
     elif isinstance(value, str):
         return llm(value)
     else:
-        raise ConfigError(f"an LLM is a catalog name, a config.json dict or a path to a "
-                          f"config.json; got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
-    return _borrowed("config.json", "_name_or_path", model, llm, ConfigError)
+        raise ConfigError(
+            f"an LLM is a catalog name, a config.json dict or a path to a "
+            f"config.json; got {type(value).__name__} {value!r:.80}; pass one of those"
+        )
+    return _borrowed("config.json", "_name_or_path", model, llm, error=ConfigError)
 
 
 def _from_config_file(path: Any, name: str | None = None) -> LLM:
     """The LLM of a config.json file, its source naming the file."""
-    cfg = read_json(path, what="config.json", error=ConfigError, sha256=None,
-                    max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+    cfg = read_json(
+        path, what="config.json", error=ConfigError, sha256=None, max_bytes=MAX_SPEC_BYTES
+    )
     file = as_path(path).name
     with _named(f"config.json {file}", ConfigError):
         model = LLM.from_hf_config(cfg, name=name)  # its source's notes kept, the file first
@@ -174,8 +177,10 @@ def _from_config_file(path: Any, name: str | None = None) -> LLM:
 def _named_llm(value: Any, name: str) -> LLM:
     """A model you bring, called ``name`` (:func:`resolve_llm`)."""
     if _is_catalog_llm(value):
-        raise InvalidInputError(f"name {name!r}: {value!r} is a catalog model and keeps its own "
-                                "name; name= (--name) names a model you bring, a config.json")  # fmt: skip
+        raise InvalidInputError(
+            f"name {name!r}: {value!r} is a catalog model and keeps its own "
+            "name; name= (--name) names a model you bring, a config.json"
+        )
     if isinstance(value, LLM):
         model = replace(value, name=name)
     elif isinstance(value, dict):
@@ -184,7 +189,7 @@ def _named_llm(value: Any, name: str) -> LLM:
         model = _from_config_file(value, name)
     else:
         return resolve_llm(value)  # not a model one can name: its own error
-    return _borrowed("config.json", "name", model, llm, ConfigError)
+    return _borrowed("config.json", "name", model, llm, error=ConfigError)
 
 
 def _is_catalog_llm(value: Any) -> bool:
@@ -200,29 +205,34 @@ def _is_catalog_llm(value: Any) -> bool:
 def check_label(field: str, text: Any) -> str:
     """A display name: text of 1 to 200 printable characters (InvalidInputError naming ``field``)."""
     if not isinstance(text, str) or not text.strip() or len(text) > 200 or not text.isprintable():
-        raise InvalidInputError(f"{field} must be a name of 1 to 200 printable characters, got "
-                                f"{text!r:.80}; pass e.g. {field}='my-finetune'")  # fmt: skip
+        raise InvalidInputError(
+            f"{field} must be a name of 1 to 200 printable characters, got "
+            f"{text!r:.80}; pass e.g. {field}='my-finetune'"
+        )
     return text.strip()
 
 
 def resolve_gpu(value: Any) -> GPU:
     """A GPU from a GPU, a catalog name, a spec dict or a path to a spec JSON file."""
     if isinstance(value, GPU):
-        return _borrowed("GPU spec", "name", value, gpu, SpecError)
+        return _borrowed("GPU spec", "name", value, gpu, error=SpecError)
     entry = _catalog_first(value, gpu, "GPU")
     if entry is not None:
         return entry
     refuse_folder(value, "GPU spec .json", None, SpecError)
     if _is_json_path(value):
-        spec = read_json(value, what="GPU spec file", error=SpecError, sha256=None,
-                         max_bytes=MAX_SPEC_BYTES)  # fmt: skip
+        spec = read_json(
+            value, what="GPU spec file", error=SpecError, sha256=None, max_bytes=MAX_SPEC_BYTES
+        )
         with _named(f"GPU spec file {as_path(value).name}", SpecError):
-            return _borrowed("GPU spec", "name", GPU.from_spec(spec), gpu, SpecError)
+            return _borrowed("GPU spec", "name", GPU.from_spec(spec), gpu, error=SpecError)
     if isinstance(value, dict):
-        return _borrowed("GPU spec", "name", GPU.from_spec(value), gpu, SpecError)
+        return _borrowed("GPU spec", "name", GPU.from_spec(value), gpu, error=SpecError)
     if not isinstance(value, str):
-        raise SpecError(f"a GPU is a catalog name, a spec dict or a path to a spec .json file; "
-                        f"got {type(value).__name__} {value!r:.80}; pass one of those")  # fmt: skip
+        raise SpecError(
+            f"a GPU is a catalog name, a spec dict or a path to a spec .json file; "
+            f"got {type(value).__name__} {value!r:.80}; pass one of those"
+        )
     return gpu(value)
 
 

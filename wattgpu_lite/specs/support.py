@@ -64,8 +64,13 @@ MEDIA_TYPES = frozenset({
     "timesformer",
 })  # fmt: skip
 MEDIA_CLASSES = frozenset(t.replace("-", "").replace("_", "") for t in MEDIA_TYPES) | {
-    "clipvision", "siglipvision", "clipvisionmodelwithprojection", "cliptext", "blip", "blip2vision"
-}  # fmt: skip
+    "clipvision",
+    "siglipvision",
+    "clipvisionmodelwithprojection",
+    "cliptext",
+    "blip",
+    "blip2vision",
+}
 MEDIA_HEADS = ("ForImageClassification", "ForCTC", "ForAudioClassification", "ForObjectDetection",
                "ForSemanticSegmentation", "ForDepthEstimation", "ForAudioFrameClassification",
                "ForXVector", "ForMaskedImageModeling", "ForZeroShotImageClassification",
@@ -93,11 +98,17 @@ def check_names(cfg: dict[str, Any]) -> None:
     (each absent or null is fine): a number there would be read as no family at all."""
     model_type = cfg.get("model_type")
     if model_type is not None and not isinstance(model_type, str):
-        raise ConfigError(f"config.json field 'model_type' must be text (the family, e.g. "
-                          f"\"llama\"), got {model_type!r:.60} ({type(model_type).__name__}); "
-                          "write it in quotes as the model's published config.json has it")  # fmt: skip
-    check_string_list(cfg, "architectures", 'class names (e.g. ["LlamaForCausalLM"])',
-                      "write it as a JSON list of strings")  # fmt: skip
+        raise ConfigError(
+            f"config.json field 'model_type' must be text (the family, e.g. "
+            f'"llama"), got {model_type!r:.60} ({type(model_type).__name__}); '
+            "write it in quotes as the model's published config.json has it"
+        )
+    check_string_list(
+        cfg,
+        "architectures",
+        'class names (e.g. ["LlamaForCausalLM"])',
+        "write it as a JSON list of strings",
+    )
 
 
 def check_string_list(cfg: dict[str, Any], field: str, what: str, fix: str) -> None:
@@ -107,8 +118,10 @@ def check_string_list(cfg: dict[str, Any], field: str, what: str, fix: str) -> N
     if value is not None and not (
         isinstance(value, list) and all(isinstance(v, str) for v in value)
     ):
-        raise ConfigError(f"config.json field {field!r} must be a list of {what}, got "
-                          f"{value!r:.60} ({type(value).__name__}); {fix}")  # fmt: skip
+        raise ConfigError(
+            f"config.json field {field!r} must be a list of {what}, got "
+            f"{value!r:.60} ({type(value).__name__}); {fix}"
+        )
 
 
 def _architectures(cfg: dict[str, Any]) -> list[str]:

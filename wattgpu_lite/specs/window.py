@@ -28,9 +28,12 @@ GEMMA3_PATTERN = 6  # transformers' Gemma3TextConfig default sliding_window_patt
 
 def sliding_layers(cfg: dict[str, Any], model_type: str, n_layers: int) -> int:
     """How many of the ``n_layers`` layers attend through the sliding window (module docstring)."""
-    check_string_list(cfg, "layer_types",
-                      'layer kinds (e.g. ["sliding_attention", "full_attention"])',
-                      "write one string per layer")  # fmt: skip
+    check_string_list(
+        cfg,
+        "layer_types",
+        'layer kinds (e.g. ["sliding_attention", "full_attention"])',
+        "write one string per layer",
+    )
     types = cfg.get("layer_types")
     if types:
         return sum(t == "sliding_attention" for t in types[:n_layers])

@@ -38,8 +38,10 @@ BUILT_IN, GIVEN = "built-in", "given"  # a default's source, as every result ech
 
 class UnknownWorkloadError(UnknownNameError):
     kind = "workload"
-    hint = ("See wattgpu_lite.specs.workload.workloads() (data/workloads.csv) for the named "
-            "workloads, or pass t_in= and t_out= (--t-in, --t-out) yourself.")  # fmt: skip
+    hint = (
+        "See wattgpu_lite.specs.workload.workloads() (data/workloads.csv) for the named "
+        "workloads, or pass t_in= and t_out= (--t-in, --t-out) yourself."
+    )
 
 
 @dataclass(frozen=True)
@@ -63,8 +65,10 @@ def _table() -> pd.DataFrame:
     table = read_csv(data_dir() / WORKLOADS_FILE, keep_default_na=False)
     fix = restore_hint(WORKLOADS_FILE)
     if tuple(table.columns) != WORKLOAD_COLUMNS:
-        raise DataFileError(f"{WORKLOADS_FILE}: columns {list(table.columns)}, expected "
-                            f"{list(WORKLOAD_COLUMNS)}; {fix}")  # fmt: skip
+        raise DataFileError(
+            f"{WORKLOADS_FILE}: columns {list(table.columns)}, expected "
+            f"{list(WORKLOAD_COLUMNS)}; {fix}"
+        )
     if not table["name"].is_unique or (table["source"].str.strip() == "").any():
         raise DataFileError(f"{WORKLOADS_FILE}: a name twice or a row without source; {fix}")
     for row in table.itertuples():
@@ -72,9 +76,11 @@ def _table() -> pd.DataFrame:
         ok = all(isinstance(c, int | np.integer) and c >= 1 for c in counts)
         rounded = (round(row.t_in_reported), round(row.t_out_reported)) == counts
         if not ok or not rounded or row.statistic not in STATISTICS:
-            raise DataFileError(f"{WORKLOADS_FILE}: row {row.name!r}: t_in, t_out must be whole "
-                                f"counts >= 1, the reported {row.statistic} rounded, and the "
-                                f"statistic one of {STATISTICS}; {fix}")  # fmt: skip
+            raise DataFileError(
+                f"{WORKLOADS_FILE}: row {row.name!r}: t_in, t_out must be whole "
+                f"counts >= 1, the reported {row.statistic} rounded, and the "
+                f"statistic one of {STATISTICS}; {fix}"
+            )
     return table
 
 
@@ -98,9 +104,18 @@ def _by_key() -> dict[str, Workload]:
     row of a name wins), built once."""
     out: dict[str, Workload] = {}
     for _, row in _table().iterrows():
-        out.setdefault(str(row["name"]).lower(), Workload(
-            str(row["name"]), int(row["t_in"]), int(row["t_out"]), str(row["statistic"]),
-            str(row["population"]), int(row["year"]), str(row["source"])))  # fmt: skip
+        out.setdefault(
+            str(row["name"]).lower(),
+            Workload(
+                str(row["name"]),
+                int(row["t_in"]),
+                int(row["t_out"]),
+                str(row["statistic"]),
+                population=str(row["population"]),
+                year=int(row["year"]),
+                source=str(row["source"]),
+            ),
+        )
     return out
 
 
@@ -122,8 +137,11 @@ def request_tokens(
         echo[key] = {"value": value, "source": source}
         counts.append(value)
     if t_in is None or t_out is None:
-        echo["workload"] = {"value": chosen.name, "source": BUILT_IN if default else GIVEN,
-                            "reference": chosen.source}  # fmt: skip
+        echo["workload"] = {
+            "value": chosen.name,
+            "source": BUILT_IN if default else GIVEN,
+            "reference": chosen.source,
+        }
     return counts[0], counts[1], echo
 
 

@@ -29,8 +29,10 @@ def load_factors() -> pd.DataFrame:
     try:
         table = read_csv(data_dir() / FACTORS_NAME).set_index("scenario")
     except KeyError as err:
-        raise DataFileError(f"{FACTORS_NAME}: cannot read it ({err}); restore it with "
-                            "`git checkout data/baseline_load_factors.csv`") from err  # fmt: skip
+        raise DataFileError(
+            f"{FACTORS_NAME}: cannot read it ({err}); restore it with "
+            "`git checkout data/baseline_load_factors.csv`"
+        ) from err
     return table
 
 

@@ -100,7 +100,9 @@ def folds(frame: pd.DataFrame, strategy: str) -> list[tuple[np.ndarray, np.ndarr
     return [(np.flatnonzero(~m), np.flatnonzero(m)) for _, m in held_out_masks(frame, strategy)]
 
 
-def _one_fold(frame, target, train, test, model, params, columns) -> tuple[np.ndarray, pd.Series]:
+def _one_fold(
+    frame, target, train, test, *, model, params, columns
+) -> tuple[np.ndarray, pd.Series]:
     rows = frame.iloc[train].reset_index(drop=True)
     fitted = fit_target(rows, target, columns, params, kind=model)
     importance = pd.Series(fitted.importance(), index=fitted.preprocessor.feature_names)
@@ -108,9 +110,13 @@ def _one_fold(frame, target, train, test, model, params, columns) -> tuple[np.nd
 
 
 def cross_predict(
-    target: str, strategy: str, model: str = "xgb", params: dict | None = None,
-    progress: bool = True, features: Sequence[str] | None = None,
-) -> dict:  # fmt: skip
+    target: str,
+    strategy: str,
+    model: str = "xgb",
+    params: dict | None = None,
+    progress: bool = True,
+    features: Sequence[str] | None = None,
+) -> dict:
     """Out-of-fold predictions ("predictions": llm, gpu, scenario, fold, y_true, y_pred) and
     per-fold feature importances ("importance": fold x feature), with the model's inputs
     ``features`` (default: the paper's list for ``target``). Cached per arguments."""
@@ -129,7 +135,9 @@ def cross_predict(
         for k, (train, test) in enumerate(
             tqdm(splits, desc=f"{target} {strategy}", disable=not progress)
         ):
-            pred, imps[k] = _one_fold(frame, target, train, test, model, params, columns)
+            pred, imps[k] = _one_fold(
+                frame, target, train, test, model=model, params=params, columns=columns
+            )
             out.loc[out.index[test], ["fold", "y_pred"]] = np.column_stack(
                 [np.full(len(test), k), pred]
             )
@@ -160,20 +168,27 @@ def scored_rows(pred: pd.DataFrame, target: str, reading: str = "all") -> pd.Dat
 
 
 def evaluate(
-    target: str = "power", strategy: str = "logo", progress: bool = True,
-    features: Sequence[str] | None = None, reading: str = "all",
-) -> pd.DataFrame:  # fmt: skip
+    target: str = "power",
+    strategy: str = "logo",
+    progress: bool = True,
+    features: Sequence[str] | None = None,
+    reading: str = "all",
+) -> pd.DataFrame:
     """Our metrics beside the paper's (paper_* columns): the XGBoost rows of ``strategy``
     ("all" for the three) on inputs ``features`` and the baselines, one row per scenario
     group, scored on the rows of ``reading`` ("all" or the paper's "paper_7gpu" for power)."""
     strategies = STRATEGIES if strategy == "all" else (strategy,)
     for s in strategies:
         _check("strategy", s, STRATEGIES)
-    preds = {("xgb", s): cross_predict(target, s, progress=progress, features=features)
-             ["predictions"] for s in strategies}  # fmt: skip
+    preds = {
+        ("xgb", s): cross_predict(target, s, progress=progress, features=features)["predictions"]
+        for s in strategies
+    }
     preds |= {(n, "none"): p for n, p in baseline_predictions(target).items()}
-    parts = [scenario_metrics(scored_rows(p, target, reading)).assign(model=m, strategy=s)
-             for (m, s), p in preds.items()]  # fmt: skip
+    parts = [
+        scenario_metrics(scored_rows(p, target, reading)).assign(model=m, strategy=s)
+        for (m, s), p in preds.items()
+    ]
     paper = paper_results(target).drop(columns=["target"])
     merged = pd.concat(parts, ignore_index=True).merge(
         paper, on=["model", "scenario", "strategy"], how="left"

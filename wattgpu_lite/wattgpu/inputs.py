@@ -24,8 +24,10 @@ INPUTS: tuple[str, ...] = ("scenario", *LLM_FIELDS, *GPU_FIELDS, *ENGINEERED)
 def check_features(target: str, features: Sequence[str]) -> tuple[str, ...]:
     """``features`` as a tuple, each one a public-metadata input, no repeats, at least one."""
     if isinstance(features, str):
-        raise InvalidInputError(f"features must be a list of column names, not the string "
-                                f"{features!r}; write features=[{features!r}]")  # fmt: skip
+        raise InvalidInputError(
+            f"features must be a list of column names, not the string "
+            f"{features!r}; write features=[{features!r}]"
+        )
     names = tuple(features)
     if not names:
         raise InvalidInputError(f"features for {target} is empty: give at least one input")

@@ -32,14 +32,21 @@ def leakage_table(target: str, grouped: str = "cv") -> pd.DataFrame:
     for strategy in (LEAKY, grouped):
         pred = cross_predict(target, strategy, progress=False)["predictions"]
         share = seen_share(frame, folds(frame, strategy))
-        rows.append(scenario_metrics(pred)[["scenario", "mdape_pct"]].assign(
-            strategy=strategy, seen_share=share))  # fmt: skip
+        rows.append(
+            scenario_metrics(pred)[["scenario", "mdape_pct"]].assign(
+                strategy=strategy, seen_share=share
+            )
+        )
     long = pd.concat(rows)
     wide = long.pivot(index="scenario", columns="strategy", values="mdape_pct")
-    out = pd.DataFrame({
-        "mdape_kfold_pct": wide[LEAKY], f"mdape_{grouped}_pct": wide[grouped],
-        "gap_points": wide[grouped] - wide[LEAKY], "ratio": wide[grouped] / wide[LEAKY],
-        "seen_share_kfold": long.loc[long["strategy"] == LEAKY, "seen_share"].iloc[0],
-        f"seen_share_{grouped}": long.loc[long["strategy"] == grouped, "seen_share"].iloc[0],
-    })  # fmt: skip
+    out = pd.DataFrame(
+        {
+            "mdape_kfold_pct": wide[LEAKY],
+            f"mdape_{grouped}_pct": wide[grouped],
+            "gap_points": wide[grouped] - wide[LEAKY],
+            "ratio": wide[grouped] / wide[LEAKY],
+            "seen_share_kfold": long.loc[long["strategy"] == LEAKY, "seen_share"].iloc[0],
+            f"seen_share_{grouped}": long.loc[long["strategy"] == grouped, "seen_share"].iloc[0],
+        }
+    )
     return out.reset_index()

@@ -38,9 +38,12 @@ def pearson_r(y_true, y_pred) -> float:
 
 
 def mean_kendall_tau(
-    frame: pd.DataFrame, group_cols: Sequence[str], rank_col: str,
-    true_col: str = "y_true", pred_col: str = "y_pred",
-) -> float:  # fmt: skip
+    frame: pd.DataFrame,
+    group_cols: Sequence[str],
+    rank_col: str,
+    true_col: str = "y_true",
+    pred_col: str = "y_pred",
+) -> float:
     """Mean over groups of Kendall's tau-b between true and predicted ranks of ``rank_col``."""
     means = frame.groupby([*group_cols, rank_col])[[true_col, pred_col]].mean()
     taus = []

@@ -72,7 +72,7 @@ class WattGPU:
         for target in ("power", "itl"):
             rows = training_rows(frame, target)
             self.models[target] = fit_target(
-                rows, target, self.features[target], self.params[target], self.seed
+                rows, target, self.features[target], self.params[target], seed=self.seed
             )
         return self
 
@@ -107,8 +107,13 @@ class WattGPU:
         """Write power.json and itl.json (XGBoost JSON) and preprocessing.json to ``folder``."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
-        state = {"seed": self.seed, "params": self.params, "targets": {},
-                 "xgboost_version": xgb().__version__, "xgboost_min_version": XGBOOST_MIN}  # fmt: skip
+        state = {
+            "seed": self.seed,
+            "params": self.params,
+            "targets": {},
+            "xgboost_version": xgb().__version__,
+            "xgboost_min_version": XGBOOST_MIN,
+        }
         for target, model in self.models.items():
             model.regressor.save_model(folder / f"{target}.json")
             state["targets"][target] = model.preprocessor.to_dict()
@@ -126,14 +131,18 @@ class WattGPU:
             self = cls(params=state["params"], seed=state["seed"])
             targets = state["targets"].items()
         except (KeyError, TypeError, AttributeError) as err:
-            raise DataFileError(f"model state {folder / _STATE}: lacks or mistypes {err}; "
-                                f"{fix_for(folder / _STATE)}") from None  # fmt: skip
+            raise DataFileError(
+                f"model state {folder / _STATE}: lacks or mistypes {err}; "
+                f"{fix_for(folder / _STATE)}"
+            ) from None
         for target, prep in targets:
             self.models[target] = TargetModel.load(folder / f"{target}.json", prep, target)
             self.features[target] = tuple(self.models[target].preprocessor.columns)
         if set(self.models) != {"power", "itl"}:
-            raise DataFileError(f"model state {folder / _STATE}: targets {sorted(self.models)}, "
-                                f"expected ['itl', 'power']; {fix_for(folder / _STATE)}")  # fmt: skip
+            raise DataFileError(
+                f"model state {folder / _STATE}: targets {sorted(self.models)}, "
+                f"expected ['itl', 'power']; {fix_for(folder / _STATE)}"
+            )
         return self
 
     @classmethod

@@ -33,10 +33,12 @@ def column_transformer(numeric: Sequence[str], categorical: Sequence[str]) -> Co
     from sklearn.preprocessing import OrdinalEncoder, StandardScaler
 
     num = Pipeline([("impute", SimpleImputer(strategy="mean")), ("scale", StandardScaler())])
-    cat = Pipeline([
-        ("impute", SimpleImputer(strategy="most_frequent")),
-        ("encode", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)),
-    ])  # fmt: skip
+    cat = Pipeline(
+        [
+            ("impute", SimpleImputer(strategy="most_frequent")),
+            ("encode", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1)),
+        ]
+    )
     return ColumnTransformer([("num", num, list(numeric)), ("cat", cat, list(categorical))])
 
 
@@ -62,10 +64,15 @@ class Preprocessor:
         ct = column_transformer(num, cat).fit(_as_inputs(frame, num, cat))
         n, c = ct.named_transformers_["num"], ct.named_transformers_["cat"]
         return cls(
-            tuple(columns), num, cat, _floats(n["impute"].statistics_), _floats(n["scale"].mean_),
-            _floats(n["scale"].scale_), tuple(str(v) for v in c["impute"].statistics_),
-            tuple(tuple(str(v) for v in cats) for cats in c["encode"].categories_),
-        )  # fmt: skip
+            columns=tuple(columns),
+            numeric=num,
+            categorical=cat,
+            impute_numeric=_floats(n["impute"].statistics_),
+            means=_floats(n["scale"].mean_),
+            scales=_floats(n["scale"].scale_),
+            impute_categorical=tuple(str(v) for v in c["impute"].statistics_),
+            categories=tuple(tuple(str(v) for v in cats) for cats in c["encode"].categories_),
+        )
 
     @property
     def feature_names(self) -> list[str]:
@@ -76,8 +83,10 @@ class Preprocessor:
         """The model matrix (rows x feature_names), float64."""
         missing = [c for c in self.feature_names if c not in frame.columns]
         if missing:
-            raise InvalidInputError(f"feature frame lacks columns {missing}; build it with "
-                                    "wattgpu_lite.wattgpu.features.feature_frame(...)")  # fmt: skip
+            raise InvalidInputError(
+                f"feature frame lacks columns {missing}; build it with "
+                "wattgpu_lite.wattgpu.features.feature_frame(...)"
+            )
         x = frame[list(self.numeric)].to_numpy(dtype=float, copy=True)
         x = np.where(np.isnan(x), np.asarray(self.impute_numeric), x)
         x -= np.asarray(self.means)

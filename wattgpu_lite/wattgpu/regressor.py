@@ -100,11 +100,15 @@ class TargetModel:
             prep = Preprocessor.from_dict(state)
             regressor = load_regressor(raw)
         except (KeyError, TypeError, ValueError, xgb_error) as err:
-            raise DataFileError(f"model file {path}: cannot be loaded ({type(err).__name__}: "
-                                f"{' '.join(str(err).split())[:200]}); {fix_for(path)}") from None  # fmt: skip
+            raise DataFileError(
+                f"model file {path}: cannot be loaded ({type(err).__name__}: "
+                f"{' '.join(str(err).split())[:200]}); {fix_for(path)}"
+            ) from None
         if regressor.n_features_in_ != len(prep.feature_names):
-            raise DataFileError(f"model file {path}: {regressor.n_features_in_} inputs, but its "
-                                f"preprocessing has {len(prep.feature_names)}; {fix_for(path)}")  # fmt: skip
+            raise DataFileError(
+                f"model file {path}: {regressor.n_features_in_} inputs, but its "
+                f"preprocessing has {len(prep.feature_names)}; {fix_for(path)}"
+            )
         return cls(target, prep, regressor)
 
 
@@ -121,8 +125,10 @@ def check_xgboost(state: dict, where: str) -> None:
     installed is at least the state's ``xgboost_min_version`` (see :data:`XGBOOST_MIN`)."""
     built, need = state.get("xgboost_version"), state.get("xgboost_min_version")
     if not (isinstance(built, str) and isinstance(need, str)):
-        raise DataFileError(f"{where}: records no xgboost_version / xgboost_min_version, so it "
-                            "cannot be checked; re-save it with this kit's save()")  # fmt: skip
+        raise DataFileError(
+            f"{where}: records no xgboost_version / xgboost_min_version, so it "
+            "cannot be checked; re-save it with this kit's save()"
+        )
     installed = xgb().__version__
     if _version(installed) < _version(need):
         raise DataFileError(
@@ -146,6 +152,7 @@ def fit_target(
     target: str,
     columns: Sequence[str],
     params: dict | None = None,
+    *,
     seed: int = 0,
     kind: str = "xgb",
 ) -> TargetModel:

@@ -38,8 +38,7 @@ def split_matrix(target: str, strategy: str) -> pd.DataFrame:
     for k, (_, test) in enumerate(folds(frame, strategy)):
         role = pd.Series("train", index=frame.index)
         role.iloc[test] = "test"
-        parts.append(frame[["gpu", "llm", "scenario"]].assign(fold=k, role=role,
-                                                               position=position))  # fmt: skip
+        parts.append(frame[["gpu", "llm", "scenario"]].assign(fold=k, role=role, position=position))
     out = pd.concat(parts).sort_values(["fold", "position"], kind="stable")
     return out[["fold", "position", "gpu", "llm", "scenario", "role"]].reset_index(drop=True)
 
@@ -75,14 +74,18 @@ def compare_regressors(target: str, strategy: str = "logo", features: Features =
     models = {"xgb": None, "linear": {}, "elastic_net": {"alpha": 0.01, "max_iter": 5000}}
     rows = []
     for name, params in models.items():
-        pred = cross_predict(target, strategy, model=name, params=params, progress=False,
-                             features=features)  # fmt: skip
+        pred = cross_predict(
+            target, strategy, model=name, params=params, progress=False, features=features
+        )
         rows.append({"model": name, **_mdape_by_group(pred["predictions"])})
     return pd.DataFrame(rows)
 
 
-def readings(target: str = "power", strategy: str = "all",
-             metrics: Sequence[str] = ("mdape_pct", "pearson_r", "gpu_tau")) -> pd.DataFrame:  # fmt: skip
+def readings(
+    target: str = "power",
+    strategy: str = "all",
+    metrics: Sequence[str] = ("mdape_pct", "pearson_r", "gpu_tau"),
+) -> pd.DataFrame:
     """Every reading of ``evaluate`` beside the paper: one row per (model, scenario, strategy,
     metric), one column per reading ("all", "paper_7gpu") and "paper"."""
     keys = ["model", "scenario", "strategy"]

@@ -25,12 +25,17 @@ LLM_HELP = "catalog name (see `wattgpu-lite llms`), checkpoint alias (`llms --al
 GPU_HELP = "catalog name (see `wattgpu-lite gpus`) or path to a GPU spec .json"
 
 
-def command(sub: argparse._SubParsersAction, name: str, summary: str,
-            example: str) -> argparse.ArgumentParser:  # fmt: skip
+def command(
+    sub: argparse._SubParsersAction, name: str, summary: str, example: str
+) -> argparse.ArgumentParser:
     """A subcommand whose ``--help`` shows its summary, its defaults and one example."""
-    return sub.add_parser(name, help=summary, description=summary,
-                          epilog=f"example:\n  {example}",
-                          formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    return sub.add_parser(
+        name,
+        help=summary,
+        description=summary,
+        epilog=f"example:\n  {example}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
 
 
 def _lower(text: str) -> str:
@@ -40,25 +45,43 @@ def _lower(text: str) -> str:
 
 def add_weights_flag(parser: argparse.ArgumentParser) -> None:
     """``--weights``: the served weight format (default: the model's own)."""
-    parser.add_argument("--weights", choices=WEIGHT_CHOICES, default=None, metavar="FORMAT",
-                        type=_lower,  # FP8 as fp8, as wl.estimate_energy(weights="FP8") reads it
-                        help=f"served weight format, one of {', '.join(WEIGHT_CHOICES)} "
-                             "(default: the model's own; fp4 = mxfp4)")  # fmt: skip
+    parser.add_argument(
+        "--weights",
+        choices=WEIGHT_CHOICES,
+        default=None,
+        metavar="FORMAT",
+        type=_lower,  # FP8 as fp8, as wl.estimate_energy(weights="FP8") reads it
+        help=f"served weight format, one of {', '.join(WEIGHT_CHOICES)} "
+        "(default: the model's own; fp4 = mxfp4)",
+    )
 
 
 def add_serving_flags(parser: argparse.ArgumentParser) -> None:
     """``--kv-cache``, ``--engine`` and ``--max-num-seqs``: how the request is served (the
     library checks each value and names the close matches of a misspelt one)."""
-    parser.add_argument("--kv-cache", default=None, metavar="FORMAT",
-                        help="KV-cache format: auto (default: the model's 16-bit dtype), bf16, "
-                             "fp16 or fp8 (half the KV bytes per token, twice the tokens held)")  # fmt: skip
-    parser.add_argument("--engine", default=None, metavar="NAME",
-                        help="serving engine whose documented defaults are used (data/engines.csv): "
-                             "vllm (default; the kit's constants were fitted on it), sglang, "
-                             "tensorrt-llm")  # fmt: skip
-    parser.add_argument("--max-num-seqs", type=int, default=None, metavar="N",
-                        help="the engine's concurrency limit, sequences in flight at most "
-                             "(default: the engine's, vLLM's 256)")  # fmt: skip
+    parser.add_argument(
+        "--kv-cache",
+        default=None,
+        metavar="FORMAT",
+        help="KV-cache format: auto (default: the model's 16-bit dtype), bf16, "
+        "fp16 or fp8 (half the KV bytes per token, twice the tokens held)",
+    )
+    parser.add_argument(
+        "--engine",
+        default=None,
+        metavar="NAME",
+        help="serving engine whose documented defaults are used (data/engines.csv): "
+        "vllm (default; the kit's constants were fitted on it), sglang, "
+        "tensorrt-llm",
+    )
+    parser.add_argument(
+        "--max-num-seqs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the engine's concurrency limit, sequences in flight at most "
+        "(default: the engine's, vLLM's 256)",
+    )
 
 
 def serving_inputs(args: argparse.Namespace) -> dict:
@@ -71,18 +94,30 @@ def add_token_flags(parser: argparse.ArgumentParser) -> None:
     file, :mod:`~wattgpu_lite.face.cli.defaults`), the rest the named workload's (default
     watt-counts, the kit's one request: specs.workload); and ``--config FILE``, the file of
     those defaults."""
-    parser.add_argument("--t-in", type=int, default=None,
-                        help=f"prompt tokens per request (default: the workload's, "
-                             f"{DEFAULT_T_IN} for {DEFAULT_WORKLOAD}); WATTGPU_LITE_T_IN or t_in in "
-                             f"{CONFIG_NAME} replace the default")  # fmt: skip
-    parser.add_argument("--t-out", type=int, default=None,
-                        help=f"generated tokens per request (default: the workload's, "
-                             f"{DEFAULT_T_OUT} for {DEFAULT_WORKLOAD}); WATTGPU_LITE_T_OUT or t_out "
-                             f"in {CONFIG_NAME} replace the default")  # fmt: skip
-    parser.add_argument("--workload", default=None, metavar="NAME",
-                        help=f"named request workload of data/workloads.csv giving the token "
-                             f"counts not given ({', '.join(workload_names())}; default "
-                             f"{DEFAULT_WORKLOAD}, the Watt Counts runs' mean request)")  # fmt: skip
+    parser.add_argument(
+        "--t-in",
+        type=int,
+        default=None,
+        help=f"prompt tokens per request (default: the workload's, "
+        f"{DEFAULT_T_IN} for {DEFAULT_WORKLOAD}); WATTGPU_LITE_T_IN or t_in in "
+        f"{CONFIG_NAME} replace the default",
+    )
+    parser.add_argument(
+        "--t-out",
+        type=int,
+        default=None,
+        help=f"generated tokens per request (default: the workload's, "
+        f"{DEFAULT_T_OUT} for {DEFAULT_WORKLOAD}); WATTGPU_LITE_T_OUT or t_out "
+        f"in {CONFIG_NAME} replace the default",
+    )
+    parser.add_argument(
+        "--workload",
+        default=None,
+        metavar="NAME",
+        help=f"named request workload of data/workloads.csv giving the token "
+        f"counts not given ({', '.join(workload_names())}; default "
+        f"{DEFAULT_WORKLOAD}, the Watt Counts runs' mean request)",
+    )
     add_config_flag(parser)
 
 
@@ -95,17 +130,27 @@ def workload_names() -> list[str]:
 
 def add_output_flags(parser: argparse.ArgumentParser) -> None:
     """Every command takes ``--json``, ``--output FILE`` and ``--quiet``."""
-    parser.add_argument("--json", action="store_true",
-                        help='print strict JSON, an object {"schema_version": 1, "kind": ...} '
-                             "(no NaN/Infinity; unknown = null), instead of the text view")  # fmt: skip
-    parser.add_argument("--output", metavar="FILE",
-                        help=f"also save the result to FILE, typed by its extension: "
-                             f"{', '.join(FILE_TYPES)} (.parquet needs pyarrow)")  # fmt: skip
-    parser.add_argument("--quiet", action="store_true",
-                        help="print nothing on success (errors still go to stderr)")  # fmt: skip
-    parser.add_argument("--wide", action="store_true",
-                        help=f"text view: every column of its tables (default: the columns that "
-                             f"fit {TEXT_WIDTH} characters, and a line naming the rest)")  # fmt: skip
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help='print strict JSON, an object {"schema_version": 1, "kind": ...} '
+        "(no NaN/Infinity; unknown = null), instead of the text view",
+    )
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help=f"also save the result to FILE, typed by its extension: "
+        f"{', '.join(FILE_TYPES)} (.parquet needs pyarrow)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="print nothing on success (errors still go to stderr)"
+    )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help=f"text view: every column of its tables (default: the columns that "
+        f"fit {TEXT_WIDTH} characters, and a line naming the rest)",
+    )
 
 
 def deliver(result: Result, args: argparse.Namespace) -> int:
@@ -116,9 +161,11 @@ def deliver(result: Result, args: argparse.Namespace) -> int:
     used = getattr(args, "defaults_used", None) or {}
     if "defaults" in result.doc:  # a result that carries its own (cli_defaults)
         used = result.doc["defaults"]
-    result = Result({**result.doc, "defaults": clean(used)},
-                    result.text + ("\n" + _fold(defaults_line(used), args) if used and result.text else ""),
-                    result.table)  # fmt: skip
+    result = Result(
+        {**result.doc, "defaults": clean(used)},
+        result.text + ("\n" + _fold(defaults_line(used), args) if used and result.text else ""),
+        result.table,
+    )
     if args.output:
         write_output(result, args.output)
     if args.quiet:
@@ -156,26 +203,36 @@ def add_load_flags(p: argparse.ArgumentParser, batch_note: str = "") -> None:
     """One load, required: ``--rate-qps``, ``--batch`` or ``--scenario`` (``predict``,
     ``explain`` and ``rank``: the same flags, help and checks)."""
     load = p.add_mutually_exclusive_group(required=True)
-    load.add_argument("--rate-qps", type=float,
-                      help="Poisson arrival rate, requests per second (1e-6 to 1000)")  # fmt: skip
-    load.add_argument("--batch", type=float,
-                      help=f"sequences decoded together, 1 to 4096 (offline{batch_note})")  # fmt: skip
-    load.add_argument("--scenario", choices=LOAD_SCENARIOS,
-                      help="the load of a Watt Counts scenario")  # fmt: skip
+    load.add_argument(
+        "--rate-qps", type=float, help="Poisson arrival rate, requests per second (1e-6 to 1000)"
+    )
+    load.add_argument(
+        "--batch", type=float, help=f"sequences decoded together, 1 to 4096 (offline{batch_note})"
+    )
+    load.add_argument(
+        "--scenario", choices=LOAD_SCENARIOS, help="the load of a Watt Counts scenario"
+    )
 
 
 def add_level_flag(p: argparse.ArgumentParser, note: str = "") -> None:
     """``--level``: the intervals' coverage (default 0.8, as wl.predict)."""
-    p.add_argument("--level", type=float, default=DEFAULT_LEVEL,
-                   help=f"interval coverage in (0.5, 0.999){note} (default %(default)s)")  # fmt: skip
+    p.add_argument(
+        "--level",
+        type=float,
+        default=DEFAULT_LEVEL,
+        help=f"interval coverage in (0.5, 0.999){note} (default %(default)s)",
+    )
 
 
 def add_name_flag(p: argparse.ArgumentParser) -> None:
     """``--name``: what to call a model you bring (``--llm path/to/config.json``)."""
-    p.add_argument("--name", default=None,
-                   help="what to call the model when --llm is a config.json (default: its Hub "
-                        "id from _name_or_path when it reads as one, owner/name, else "
-                        "'custom model')")  # fmt: skip
+    p.add_argument(
+        "--name",
+        default=None,
+        help="what to call the model when --llm is a config.json (default: its Hub "
+        "id from _name_or_path when it reads as one, owner/name, else "
+        "'custom model')",
+    )
 
 
 def add_llm_flag(p: argparse.ArgumentParser) -> None:

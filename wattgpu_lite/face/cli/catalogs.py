@@ -20,19 +20,30 @@ LLM_TABLE = ["name", "model_type", "params_b", "params_nominal_b", "n_layers", "
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``gpus`` and ``llms``."""
-    gpus = command(sub, "gpus", "list the GPU catalog (data/gpus.csv)",
-                   "wattgpu-lite gpus --output gpus.csv")  # fmt: skip
+    gpus = command(
+        sub, "gpus", "list the GPU catalog (data/gpus.csv)", "wattgpu-lite gpus --output gpus.csv"
+    )
     add_output_flags(gpus)
     gpus.set_defaults(func=run_gpus)
-    llms = command(sub, "llms", "list the LLM catalog, or show what the kit reads of one model",
-                   "wattgpu-lite llms --llm mistralai/Mixtral-8x7B-v0.1")  # fmt: skip
+    llms = command(
+        sub,
+        "llms",
+        "list the LLM catalog, or show what the kit reads of one model",
+        "wattgpu-lite llms --llm mistralai/Mixtral-8x7B-v0.1",
+    )
     add_output_flags(llms)
-    llms.add_argument("--llm", default=None,
-                      help=f"show what the kit reads of one model instead of the list: {LLM_HELP}")  # fmt: skip
+    llms.add_argument(
+        "--llm",
+        default=None,
+        help=f"show what the kit reads of one model instead of the list: {LLM_HELP}",
+    )
     add_name_flag(llms)
-    llms.add_argument("--aliases", action="store_true",
-                      help="list the checkpoint ids that share a catalog architecture "
-                           "(data/llm_aliases.csv), e.g. Qwen/Qwen3-235B-A22B-Instruct-2507")  # fmt: skip
+    llms.add_argument(
+        "--aliases",
+        action="store_true",
+        help="list the checkpoint ids that share a catalog architecture "
+        "(data/llm_aliases.csv), e.g. Qwen/Qwen3-235B-A22B-Instruct-2507",
+    )
     llms.set_defaults(func=run_llms)
 
 

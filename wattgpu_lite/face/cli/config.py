@@ -105,8 +105,11 @@ def flag_words(action: argparse.Action, key: str, value: Any, where: str) -> lis
         if typed not in action.choices:
             near = close_matches(text, [str(c) for c in action.choices])
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise _fail(where, key, f"must be one of {', '.join(map(str, action.choices))}, "
-                                    f"not {value!r}{hint}")  # fmt: skip
+            raise _fail(
+                where,
+                key,
+                f"must be one of {', '.join(map(str, action.choices))}, not {value!r}{hint}",
+            )
     return [flag, text]
 
 
@@ -119,8 +122,14 @@ def _group_of(sub: argparse.ArgumentParser) -> dict[str, set[str]]:
     return out
 
 
-def file_words(sub: argparse.ArgumentParser, from_file: Mapping[str, Any], typed: set[str],
-               path: Path, environ: Mapping[str, str]) -> tuple[list[str], dict[str, Any]]:  # fmt: skip
+def file_words(
+    sub: argparse.ArgumentParser,
+    from_file: Mapping[str, Any],
+    typed: set[str],
+    path: Path,
+    *,
+    environ: Mapping[str, str],
+) -> tuple[list[str], dict[str, Any]]:
     """The words of the file's keys this command has and the line left out (not the five
     defaults nor the region: :func:`~wattgpu_lite.face.cli.defaults.apply_defaults` reads them,
     with the environment between the line and the file), and the
@@ -144,9 +153,12 @@ def file_words(sub: argparse.ArgumentParser, from_file: Mapping[str, Any], typed
     return words, used
 
 
-def with_config(build: Callable[[], argparse.ArgumentParser], words: list[str],
-                environ: Mapping[str, str] | None = None,
-                cwd: Path | None = None) -> tuple[list[str], dict[str, Any], dict[str, Any]]:  # fmt: skip
+def with_config(
+    build: Callable[[], argparse.ArgumentParser],
+    words: list[str],
+    environ: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> tuple[list[str], dict[str, Any], dict[str, Any]]:
     """(the line with the file's flags inserted after the command's name, their ``defaults``
     entries, the file's values) — ``build()`` makes a fresh parser to read what the line typed."""
     environ = os.environ if environ is None else environ
@@ -164,6 +176,6 @@ def with_config(build: Callable[[], argparse.ArgumentParser], words: list[str],
     if path is None:
         return words, {}, {}
     from_file = read_config(path, known_keys(parser))
-    extra, used = file_words(sub, from_file, set(vars(typed)), path, environ)
+    extra, used = file_words(sub, from_file, set(vars(typed)), path, environ=environ)
     i = _command_index(words, command) + 1
     return words[:i] + extra + words[i:], used, from_file

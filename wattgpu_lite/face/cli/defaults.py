@@ -67,15 +67,15 @@ class Default:
             raise InvalidInputError(f"{label} must be {self.kind} ({self.unit}), not {value!r}")
         if self.count:
             return checks.check_count(self.key, value, int(self.lo), int(self.hi), label=label)
-        return checks.check_number(self.key, value, self.lo, self.hi, self.unit, label=label)
+        return checks.check_number(self.key, value, self.lo, self.hi, unit=self.unit, label=label)
 
 
 DEFAULTS: tuple[Default, ...] = (
     Default("t_in", 1, checks.TOKENS_MAX, "prompt tokens", count=True),
     Default("t_out", 1, checks.TOKENS_MAX, "generated tokens", count=True),
-    Default("grid_gco2_per_kwh", 0, 5000, "gCO2e/kWh", "DEFAULT_GRID_GCO2_PER_KWH"),
-    Default("price_per_kwh", 0, 100, "per kWh", "DEFAULT_PRICE_PER_KWH"),
-    Default("pue", 1.0, 3.0, "facility / IT energy", "DEFAULT_PUE"),
+    Default("grid_gco2_per_kwh", 0, 5000, "gCO2e/kWh", builtin="DEFAULT_GRID_GCO2_PER_KWH"),
+    Default("price_per_kwh", 0, 100, "per kWh", builtin="DEFAULT_PRICE_PER_KWH"),
+    Default("pue", 1.0, 3.0, "facility / IT energy", builtin="DEFAULT_PUE"),
 )
 BY_KEY = {d.key: d for d in DEFAULTS}
 REGION = "region"  # the grid region (``region = "FR"``), text: filled by fill_region

@@ -41,17 +41,29 @@ MODES = ("physical", "paper")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``estimate``."""
-    p = command(sub, "estimate", "energy of one request, by component (J and Wh)",
-                "wattgpu-lite estimate --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 --t-out 500")  # fmt: skip
+    p = command(
+        sub,
+        "estimate",
+        "energy of one request, by component (J and Wh)",
+        "wattgpu-lite estimate --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 --t-out 500",
+    )
     add_llm_flag(p)
     add_gpu_flag(p)
     add_token_flags(p)
-    p.add_argument("--batch", type=float, default=1.0,
-                   help="sequences sharing each step, physical mode (default %(default)s)")  # fmt: skip
-    p.add_argument("--mode", choices=MODES, default="physical",
-                   help="physical: the kit's model of bytes, FLOPs and static power for any "
-                        "dense or MoE LLM, weight format and GPU count; paper: the printed "
-                        "equations of Vartziotis et al. (default %(default)s)")  # fmt: skip
+    p.add_argument(
+        "--batch",
+        type=float,
+        default=1.0,
+        help="sequences sharing each step, physical mode (default %(default)s)",
+    )
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        default="physical",
+        help="physical: the kit's model of bytes, FLOPs and static power for any "
+        "dense or MoE LLM, weight format and GPU count; paper: the printed "
+        "equations of Vartziotis et al. (default %(default)s)",
+    )
     add_num_gpus_flag(p, ", physical mode")
     add_weights_flag(p)
     add_serving_flags(p)
@@ -65,18 +77,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.answers import estimate_energy
 
-    est = estimate_energy(args.llm, args.gpu, batch=args.batch, t_in=args.t_in,
-                          t_out=args.t_out, mode=args.mode, num_gpus=args.num_gpus,
-                          weights=args.weights, parallel=layout_from(args), name=args.name,
-                          workload=args.workload, **serving_inputs(args),
-                          **wall_inputs(args))  # fmt: skip
+    est = estimate_energy(
+        args.llm,
+        args.gpu,
+        batch=args.batch,
+        t_in=args.t_in,
+        t_out=args.t_out,
+        mode=args.mode,
+        num_gpus=args.num_gpus,
+        weights=args.weights,
+        parallel=layout_from(args),
+        name=args.name,
+        workload=args.workload,
+        **serving_inputs(args),
+        **wall_inputs(args),
+    )
     est = replace(est, wall=cli_wall(est.wall, args), defaults=cli_defaults(est.defaults, args))
     if args.plot:
         from wattgpu_lite.face.plots_explain import energy_breakdown
 
         save_plot(lambda: energy_breakdown(est), args.plot)
-    return deliver(Result(clean(est.to_dict()), text_view(est, args.wide, est.wall)),
-                   args)  # fmt: skip
+    return deliver(Result(clean(est.to_dict()), text_view(est, args.wide, est.wall)), args)
 
 
 def text_view(est, wide: bool = False, w: dict | None = None) -> str:
@@ -85,7 +106,10 @@ def text_view(est, wide: bool = False, w: dict | None = None) -> str:
     for key in ("terms", "wall", "defaults"):
         data.pop(key, None)  # the table, the wall lines and the defaults line print them below
     notes, components = data.pop("notes"), data.pop("components_j")
-    lines = [text_record(data | {f"{c}_j": v for c, v in components.items()}), "",
-             text_table(est.table(), wide)]  # fmt: skip
+    lines = [
+        text_record(data | {f"{c}_j": v for c, v in components.items()}),
+        "",
+        text_table(est.table(), wide),
+    ]
     lines += wall_lines(w) if w else []
     return "\n".join(lines + [f"note: {escape_controls(note)}" for note in notes])

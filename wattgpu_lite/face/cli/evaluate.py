@@ -20,19 +20,36 @@ from wattgpu_lite.face.cli.output import Result, text_table
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``evaluate``."""
-    p = command(sub, "evaluate", "held-out MdAPE, r, Kendall tau and coverage",
-                "wattgpu-lite evaluate --model hybrid --strategy lolo")  # fmt: skip
-    p.add_argument("--model", choices=("wattgpu", "hybrid"), default="wattgpu",
-                   help="WattGPU as published (refitted here) or the hybrid (nested results) "
-                        "(default %(default)s)")  # fmt: skip
-    p.add_argument("--target", choices=("power", "itl"), default=None,
-                   help="which target to evaluate (default: power for WattGPU, both for the "
-                        "hybrid)")  # fmt: skip
-    p.add_argument("--strategy", choices=("cv", "logo", "lolo", "all"), default="logo",
-                   help="held-out groups: 5-fold by pair, one GPU, or one LLM at a time "
-                        "(default %(default)s)")  # fmt: skip
-    p.add_argument("--no-progress", action="store_true",
-                   help="hide the progress bar on stderr (default: shown)")  # fmt: skip
+    p = command(
+        sub,
+        "evaluate",
+        "held-out MdAPE, r, Kendall tau and coverage",
+        "wattgpu-lite evaluate --model hybrid --strategy lolo",
+    )
+    p.add_argument(
+        "--model",
+        choices=("wattgpu", "hybrid"),
+        default="wattgpu",
+        help="WattGPU as published (refitted here) or the hybrid (nested results) "
+        "(default %(default)s)",
+    )
+    p.add_argument(
+        "--target",
+        choices=("power", "itl"),
+        default=None,
+        help="which target to evaluate (default: power for WattGPU, both for the hybrid)",
+    )
+    p.add_argument(
+        "--strategy",
+        choices=("cv", "logo", "lolo", "all"),
+        default="logo",
+        help="held-out groups: 5-fold by pair, one GPU, or one LLM at a time (default %(default)s)",
+    )
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="hide the progress bar on stderr (default: shown)",
+    )
     add_output_flags(p)
     p.set_defaults(func=run)
 
@@ -43,8 +60,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.model == "hybrid":
         return run_hybrid(args, evaluation)
-    table = evaluation.evaluate(args.target or "power", args.strategy,
-                                progress=not args.no_progress)  # fmt: skip
+    table = evaluation.evaluate(
+        args.target or "power", args.strategy, progress=not args.no_progress
+    )
     # its to_document() is the JSON: wl.evaluate(...).to_json() is `evaluate --json`
     return deliver(Result(table.to_document(), text_table(table, args.wide)), args)
 
@@ -52,8 +70,9 @@ def run(args: argparse.Namespace) -> int:
 def run_hybrid(args: argparse.Namespace, evaluation) -> int:
     stacked = evaluation.evaluate(args.target, args.strategy, model="hybrid")
     tables = evaluation.hybrid_tables(args.strategy, args.target)
-    return deliver(Result(stacked.to_document(), hybrid_text(tables, args.wide),
-                          pd.DataFrame(stacked)), args)  # fmt: skip
+    return deliver(
+        Result(stacked.to_document(), hybrid_text(tables, args.wide), pd.DataFrame(stacked)), args
+    )
 
 
 def hybrid_text(tables: dict[str, pd.DataFrame], wide: bool = False) -> str:

@@ -49,9 +49,13 @@ LADDERS = {
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``explain``."""
-    p = command(sub, "explain", "a prediction taken apart: the terms it is made of, and why",
-                "wattgpu-lite explain --llm meta-llama/Llama-3.1-8B-Instruct --gpu 'H100 NVL' "
-                "--rate-qps 0.5 --region FR")  # fmt: skip
+    p = command(
+        sub,
+        "explain",
+        "a prediction taken apart: the terms it is made of, and why",
+        "wattgpu-lite explain --llm meta-llama/Llama-3.1-8B-Instruct --gpu 'H100 NVL' "
+        "--rate-qps 0.5 --region FR",
+    )
     add_request_flags(p)
     add_num_gpus_flag(p)
     add_layout_flags(p)
@@ -74,25 +78,36 @@ def add_wall_flags(p: argparse.ArgumentParser) -> None:
     )
 
     grid = p.add_mutually_exclusive_group()
-    grid.add_argument("--region",
-                      help="grid region: WORLD or a country's ISO 3166 code or name, any case "
-                           "(FR, gb, JP, Japan, ...: data/grid_intensity.csv and "
-                           "grid_intensity_countries.csv, Ember via Our World in Data; "
-                           "default WORLD, Ember; or region from WATTGPU_LITE_REGION or "
-                           "wattgpu-lite.toml), instead of --grid-gco2-per-kwh")  # fmt: skip
-    grid.add_argument("--grid-gco2-per-kwh", type=float,
-                      help=f"grid carbon intensity, gCO2e/kWh, 0 to 5000, instead of --region "
-                           f"(default {DEFAULT_GRID_GCO2_PER_KWH:g}, Ember world average; or "
-                           "grid_gco2_per_kwh from WATTGPU_LITE_GRID_GCO2_PER_KWH or "
-                           "wattgpu-lite.toml)")  # fmt: skip
-    p.add_argument("--price-per-kwh", type=float,
-                   help=f"electricity price per kWh, 0 to 100 (default "
-                        f"{DEFAULT_PRICE_PER_KWH:g} USD, EIA; or price_per_kwh from "
-                        "WATTGPU_LITE_PRICE_PER_KWH or wattgpu-lite.toml)")  # fmt: skip
-    p.add_argument("--pue", type=float,
-                   help=f"power usage effectiveness, facility / IT energy, 1 to 3 (default "
-                        f"{DEFAULT_PUE:g}, Uptime Institute's 2023 industry average; or pue from "
-                        "WATTGPU_LITE_PUE or wattgpu-lite.toml)")  # fmt: skip
+    grid.add_argument(
+        "--region",
+        help="grid region: WORLD or a country's ISO 3166 code or name, any case "
+        "(FR, gb, JP, Japan, ...: data/grid_intensity.csv and "
+        "grid_intensity_countries.csv, Ember via Our World in Data; "
+        "default WORLD, Ember; or region from WATTGPU_LITE_REGION or "
+        "wattgpu-lite.toml), instead of --grid-gco2-per-kwh",
+    )
+    grid.add_argument(
+        "--grid-gco2-per-kwh",
+        type=float,
+        help=f"grid carbon intensity, gCO2e/kWh, 0 to 5000, instead of --region "
+        f"(default {DEFAULT_GRID_GCO2_PER_KWH:g}, Ember world average; or "
+        "grid_gco2_per_kwh from WATTGPU_LITE_GRID_GCO2_PER_KWH or "
+        "wattgpu-lite.toml)",
+    )
+    p.add_argument(
+        "--price-per-kwh",
+        type=float,
+        help=f"electricity price per kWh, 0 to 100 (default "
+        f"{DEFAULT_PRICE_PER_KWH:g} USD, EIA; or price_per_kwh from "
+        "WATTGPU_LITE_PRICE_PER_KWH or wattgpu-lite.toml)",
+    )
+    p.add_argument(
+        "--pue",
+        type=float,
+        help=f"power usage effectiveness, facility / IT energy, 1 to 3 (default "
+        f"{DEFAULT_PUE:g}, Uptime Institute's 2023 industry average; or pue from "
+        "WATTGPU_LITE_PUE or wattgpu-lite.toml)",
+    )
 
 
 def wall_inputs(args: argparse.Namespace) -> dict:
@@ -104,8 +119,12 @@ def wall_inputs(args: argparse.Namespace) -> dict:
     def given(key: str):
         return None if used.get(key, {}).get("source") == BUILT_IN else getattr(args, key)
 
-    return {"region": args.region, "grid_gco2_per_kwh": given("grid_gco2_per_kwh"),
-            "pue": given("pue"), "price_per_kwh": given("price_per_kwh")}  # fmt: skip
+    return {
+        "region": args.region,
+        "grid_gco2_per_kwh": given("grid_gco2_per_kwh"),
+        "pue": given("pue"),
+        "price_per_kwh": given("price_per_kwh"),
+    }
 
 
 def grid_source(args: argparse.Namespace, source: str) -> str:
@@ -134,17 +153,28 @@ def _human(value: float, unit: str) -> str:
 
 def wall_lines(w: dict) -> list[str]:
     """The wall accounting as text lines ≤ WIDTH (``explain`` and ``predict``)."""
-    lines = _wrap(f"at the wall: PUE {w['pue']:g}; grid {w['grid_gco2_per_kwh']:g} gCO2e/kWh "
-                  f"({escape_controls(w['grid_source'])})")  # fmt: skip
-    lines += _wrap(f"  energy per request {_human(w['wall_energy_per_request_j'], 'J')}, per "
-                   f"1,000 tokens {_human(w['wall_energy_per_1k_tokens_j'], 'J')}", "    ")  # fmt: skip
-    lines += _wrap(f"  CO2e per request {_sig(w['g_co2e_per_request'])} g, per 1,000 tokens "
-                   f"{_sig(w['g_co2e_per_1k_tokens'])} g", "    ")  # fmt: skip
+    lines = _wrap(
+        f"at the wall: PUE {w['pue']:g}; grid {w['grid_gco2_per_kwh']:g} gCO2e/kWh "
+        f"({escape_controls(w['grid_source'])})"
+    )
+    lines += _wrap(
+        f"  energy per request {_human(w['wall_energy_per_request_j'], 'J')}, per "
+        f"1,000 tokens {_human(w['wall_energy_per_1k_tokens_j'], 'J')}",
+        "    ",
+    )
+    lines += _wrap(
+        f"  CO2e per request {_sig(w['g_co2e_per_request'])} g, per 1,000 tokens "
+        f"{_sig(w['g_co2e_per_1k_tokens'])} g",
+        "    ",
+    )
     money = f" {w.get('currency', 'USD')}"
-    lines += _wrap(f"  electricity at {_sig(w['price_per_kwh'])}{money}/kWh: per request "
-                   f"{_sig(w['wall_cost_per_request'])}, per 1,000 tokens "
-                   f"{_sig(w['wall_cost_per_1k_tokens'])}, per million tokens "
-                   f"{_sig(w['wall_cost_per_mtok'])}{money}", "    ")  # fmt: skip
+    lines += _wrap(
+        f"  electricity at {_sig(w['price_per_kwh'])}{money}/kWh: per request "
+        f"{_sig(w['wall_cost_per_request'])}, per 1,000 tokens "
+        f"{_sig(w['wall_cost_per_1k_tokens'])}, per million tokens "
+        f"{_sig(w['wall_cost_per_mtok'])}{money}",
+        "    ",
+    )
     if w.get("price_note"):
         lines += _wrap(f"  note: {escape_controls(w['price_note'])}", "    ")
     return lines
@@ -183,8 +213,10 @@ def text_view(x, w: dict) -> str:
     layout = f"{i.num_gpus} GPU" + ("s" if i.num_gpus > 1 else "")
     if i.tp > 1 or i.ep > 1:
         layout += f" (tp {i.tp}, ep {i.ep})"
-    lines = _wrap(f"{escape_controls(i.llm)} on {escape_controls(i.gpu)}: {load}, {i.t_in} "
-                  f"prompt / {i.t_out} generated tokens, {layout}, {i.weights}")  # fmt: skip
+    lines = _wrap(
+        f"{escape_controls(i.llm)} on {escape_controls(i.gpu)}: {load}, {i.t_in} "
+        f"prompt / {i.t_out} generated tokens, {layout}, {i.weights}"
+    )
     lines += _wrap(f"model {p.model}, basis {x.basis!r}; the step is bound by {x.binding}")
     group = None
     for part in x.parts:
@@ -203,11 +235,23 @@ def text_view(x, w: dict) -> str:
 def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.answers import explain
 
-    x = explain(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
-                scenario=args.scenario, t_in=args.t_in, t_out=args.t_out,
-                num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
-                level=args.level, name=args.name, workload=args.workload,
-                **serving_inputs(args), **wall_inputs(args))  # fmt: skip
+    x = explain(
+        args.llm,
+        args.gpu,
+        rate_qps=args.rate_qps,
+        batch=args.batch,
+        scenario=args.scenario,
+        t_in=args.t_in,
+        t_out=args.t_out,
+        num_gpus=args.num_gpus,
+        weights=args.weights,
+        parallel=layout_from(args),
+        level=args.level,
+        name=args.name,
+        workload=args.workload,
+        **serving_inputs(args),
+        **wall_inputs(args),
+    )
     p = x.prediction
     p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
     x = replace(x, prediction=p)

@@ -14,20 +14,31 @@ import argparse
 
 def add_num_gpus_flag(p: argparse.ArgumentParser, what: str = "") -> None:
     """Register ``--num-gpus`` (the ``num_gpus`` argument of the library; default 1)."""
-    p.add_argument("--num-gpus", type=int, default=1,
-                   help=f"GPUs per replica, tensor parallel{what} (default %(default)s; or "
-                        "--tp/--ep)")  # fmt: skip
+    p.add_argument(
+        "--num-gpus",
+        type=int,
+        default=1,
+        help=f"GPUs per replica, tensor parallel{what} (default %(default)s; or --tp/--ep)",
+    )
 
 
 def add_layout_flags(p: argparse.ArgumentParser, unset: str = "one GPU or --num-gpus") -> None:
     """Register ``--tp`` and ``--ep`` (default: not given, i.e. ``unset``: what the command
     does without them, in words that name only its own flags)."""
-    p.add_argument("--tp", type=int, default=None,
-                   help=f"tensor-parallel GPUs per attention group, e.g. --tp 4 "
-                        f"(default: unset, i.e. {unset})")  # fmt: skip
-    p.add_argument("--ep", type=int, default=None,
-                   help="expert-parallel GPUs; above --tp, attention runs data-parallel "
-                   "(e.g. --ep 8; default: unset, no expert parallelism)")  # fmt: skip
+    p.add_argument(
+        "--tp",
+        type=int,
+        default=None,
+        help=f"tensor-parallel GPUs per attention group, e.g. --tp 4 "
+        f"(default: unset, i.e. {unset})",
+    )
+    p.add_argument(
+        "--ep",
+        type=int,
+        default=None,
+        help="expert-parallel GPUs; above --tp, attention runs data-parallel "
+        "(e.g. --ep 8; default: unset, no expert parallelism)",
+    )
 
 
 def layout_from(args: argparse.Namespace):

@@ -39,11 +39,11 @@ OPTION_CHECKS = {
     "itl_sla_ms": checks.check_itl_sla_ms,
     "t_in": lambda v, f: checks.check_count(f, v, 1, checks.TOKENS_MAX),
     "t_out": lambda v, f: checks.check_count(f, v, 1, checks.TOKENS_MAX),
-    "grid_gco2_per_kwh": lambda v, f: checks.check_number(f, v, 0, 5000, "gCO2e/kWh"),
-    "price_per_kwh": lambda v, f: checks.check_number(f, v, 0, 100, "per kWh"),
+    "grid_gco2_per_kwh": lambda v, f: checks.check_number(f, v, 0, 5000, unit="gCO2e/kWh"),
+    "price_per_kwh": lambda v, f: checks.check_number(f, v, 0, 100, unit="per kWh"),
     "output": lambda v, f: check_output(v),
     "plot": lambda v, f: check_plot(v),
-    "pue": lambda v, f: checks.check_number(f, v, 1.0, 3.0, "(facility / IT energy)"),
+    "pue": lambda v, f: checks.check_number(f, v, 1.0, 3.0, unit="(facility / IT energy)"),
     "region": lambda v, f: check_region(v, f),
     "workload": lambda v, f: check_workload(v, f),
 }
@@ -104,10 +104,15 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m wattgpu_lite",
         description="Energy and latency of LLM inference on GPUs (WattGPU + Tokens-to-Watt-hours).",
     )
-    parser.add_argument("--version", action="version", version=version_text(),
-                        help="print the kit's version (and xgboost's) and exit")  # fmt: skip
-    parser.add_argument("--debug", action="store_true",
-                        help="on an unexpected error, print the full traceback")  # fmt: skip
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=version_text(),
+        help="print the kit's version (and xgboost's) and exit",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="on an unexpected error, print the full traceback"
+    )
     add_config_flag(parser, top=True)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
@@ -138,7 +143,7 @@ def notes_on_stderr():
             if issubclass(category, AmbiguousNameWarning):
                 print(f"note: {text.escape_controls(str(message))}", file=sys.stderr)
             else:
-                shown(message, category, filename, lineno, file, line)
+                shown(message, category, filename, lineno, file=file, line=line)
 
         warnings.showwarning = show
         yield
@@ -185,8 +190,11 @@ def _main(argv: list[str] | None) -> int:
         if debug:
             traceback.print_exc()
         where = "" if debug else " (run again with --debug for the traceback)"
-        print(f"internal error: {type(err).__name__}: {_one_line(err)}{where}; please report "
-              "it with the command you ran", file=sys.stderr)  # fmt: skip
+        print(
+            f"internal error: {type(err).__name__}: {_one_line(err)}{where}; please report "
+            "it with the command you ran",
+            file=sys.stderr,
+        )
         return EXIT_BUG
 
 

@@ -67,16 +67,22 @@ def text_table(table: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH)
     return fit_width(shown, wide, width)
 
 
-def fit_width(shown: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH,
-              drop_first: tuple[str, ...] = (), keep: tuple[str, ...] = ()) -> str:  # fmt: skip
+def fit_width(
+    shown: pd.DataFrame,
+    wide: bool = False,
+    width: int = TEXT_WIDTH,
+    drop_first: tuple[str, ...] = (),
+    keep: tuple[str, ...] = (),
+) -> str:
     """An already formatted DataFrame as text: all of it if ``wide``, else without the columns that
     do not fit ``width`` — those of ``drop_first`` first (in that order), then from the right; the
     first column and those of ``keep`` always stay, however wide they are — and a line naming the
     ones left out (in table order)."""
     order = list(shown.columns)
     expendable = [c for c in drop_first if c in order and c not in keep]
-    expendable += [c for c in reversed(order) if c not in expendable and c not in keep
-                   and c != order[0]]  # fmt: skip
+    expendable += [
+        c for c in reversed(order) if c not in expendable and c not in keep and c != order[0]
+    ]
     dropped: list[str] = []
     while True:
         text = _render(shown)
@@ -89,14 +95,24 @@ def fit_width(shown: pd.DataFrame, wide: bool = False, width: int = TEXT_WIDTH,
     if not dropped:
         return text
     many = len(dropped) > 1
-    note = (f"({len(dropped)} more column{'s' if many else ''}: {', '.join(dropped)}; --wide "
-            f"shows {'them' if many else 'it'}, --json every field)")  # fmt: skip
+    note = (
+        f"({len(dropped)} more column{'s' if many else ''}: {', '.join(dropped)}; --wide "
+        f"shows {'them' if many else 'it'}, --json every field)"
+    )
     return text + "\n" + "\n".join(textwrap.wrap(note, width))
 
 
 def _render(shown: pd.DataFrame) -> str:
-    with pd.option_context("display.max_rows", None, "display.width", None,
-                           "display.max_columns", None, "display.max_colwidth", None):  # fmt: skip
+    with pd.option_context(
+        "display.max_rows",
+        None,
+        "display.width",
+        None,
+        "display.max_columns",
+        None,
+        "display.max_colwidth",
+        None,
+    ):
         return shown.to_string(index=False)
 
 
@@ -106,8 +122,18 @@ def _width(text: str) -> int:
 
 def wrap_line(text: str, width: int = TEXT_WIDTH, indent: str = "  ") -> str:
     """One long line of prose (a summary, the defaults) folded to ``width``."""
-    return "\n".join(textwrap.wrap(text, width, subsequent_indent=indent, break_on_hyphens=False,
-                                    break_long_words=False)) or text  # fmt: skip
+    return (
+        "\n".join(
+            textwrap.wrap(
+                text,
+                width,
+                subsequent_indent=indent,
+                break_on_hyphens=False,
+                break_long_words=False,
+            )
+        )
+        or text
+    )
 
 
 def text_record(data: dict[str, Any]) -> str:

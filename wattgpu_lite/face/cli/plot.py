@@ -17,8 +17,9 @@ NEEDS = "--plot needs matplotlib: pip install 'wattgpu-lite[lab]' (or pip instal
 
 def add_plot_flag(parser: argparse.ArgumentParser, what: str) -> None:
     """Register ``--plot FILE.png``."""
-    parser.add_argument("--plot", metavar="FILE.png",
-                        help=f"also save {what} as a PNG figure (needs matplotlib)")  # fmt: skip
+    parser.add_argument(
+        "--plot", metavar="FILE.png", help=f"also save {what} as a PNG figure (needs matplotlib)"
+    )
 
 
 def has_matplotlib() -> bool:

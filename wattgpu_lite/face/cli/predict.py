@@ -42,20 +42,31 @@ SCENARIOS = ("offline", "server_low", "server_high")
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``predict``."""
-    p = command(sub, "predict", "predicted power, ITL and energy per token, with intervals",
-                "wattgpu-lite predict --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 "
-                "--rate-qps 0.5")  # fmt: skip
+    p = command(
+        sub,
+        "predict",
+        "predicted power, ITL and energy per token, with intervals",
+        "wattgpu-lite predict --llm meta-llama/Llama-3.1-8B-Instruct --gpu A30 --rate-qps 0.5",
+    )
     add_request_flags(p)
     add_num_gpus_flag(p)
     add_layout_flags(p)
     add_weights_flag(p)
     add_serving_flags(p)
-    p.add_argument("--no-correction", dest="correction", action="store_false",
-                   help="the physics backbone alone, without the learned correction (sets "
-                        "correction to False; default: True, the calibrated hybrid)")  # fmt: skip
-    p.add_argument("--model-dir", metavar="DIR", default=None,
-                   help="a hybrid model you fitted and saved, wl.HybridModel().fit(runs)"
-                        ".save(DIR) (default: the shipped model)")  # fmt: skip
+    p.add_argument(
+        "--no-correction",
+        dest="correction",
+        action="store_false",
+        help="the physics backbone alone, without the learned correction (sets "
+        "correction to False; default: True, the calibrated hybrid)",
+    )
+    p.add_argument(
+        "--model-dir",
+        metavar="DIR",
+        default=None,
+        help="a hybrid model you fitted and saved, wl.HybridModel().fit(runs)"
+        ".save(DIR) (default: the shipped model)",
+    )
     add_wall_flags(p)
     add_plot_flag(p, "power, ITL and energy per token with their intervals")
     add_output_flags(p)
@@ -67,14 +78,18 @@ def text_view(p, w: dict | None = None) -> str:
     i = p.inputs
     load = f"rate {i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
     llm, gpu = escape_controls(i.llm), escape_controls(i.gpu)
-    lines = [f"{llm} on {gpu}: {load}, {i.t_in} prompt / {i.t_out} generated tokens",
-             f"model {p.model}; {i.level:.0%} intervals, basis {p.power_w_interval.basis!r}"]  # fmt: skip
+    lines = [
+        f"{llm} on {gpu}: {load}, {i.t_in} prompt / {i.t_out} generated tokens",
+        f"model {p.model}; {i.level:.0%} intervals, basis {p.power_w_interval.basis!r}",
+    ]
     for q, v, lo, hi in p.rows():
         lines.append(f"  {q:<20} {v:>11.4g}   [{lo:.4g}, {hi:.4g}]")
-    lines += [f"  in_flight            {p.in_flight:>11.4g}",
-              f"  capacity_qps         {p.capacity_qps:>11.4g}",
-              f"  max_batch            {p.max_batch:>11d}",
-              f"  nearest scenario     {p.scenario:>11}"]  # fmt: skip
+    lines += [
+        f"  in_flight            {p.in_flight:>11.4g}",
+        f"  capacity_qps         {p.capacity_qps:>11.4g}",
+        f"  max_batch            {p.max_batch:>11d}",
+        f"  nearest scenario     {p.scenario:>11}",
+    ]
     lines += wall_lines(w) if w else []
     lines += [f"note: {escape_controls(n)}" for n in p.notes]
     return "\n".join(lines)
@@ -85,11 +100,25 @@ def run(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.answers import predict
 
     model = HybridState.load(args.model_dir) if args.model_dir is not None else None
-    p = predict(args.llm, args.gpu, rate_qps=args.rate_qps, batch=args.batch,
-                scenario=args.scenario, t_in=args.t_in, t_out=args.t_out, level=args.level,
-                num_gpus=args.num_gpus, weights=args.weights, parallel=layout_from(args),
-                correction=args.correction, name=args.name, workload=args.workload,
-                model=model, **serving_inputs(args), **wall_inputs(args))  # fmt: skip
+    p = predict(
+        args.llm,
+        args.gpu,
+        rate_qps=args.rate_qps,
+        batch=args.batch,
+        scenario=args.scenario,
+        t_in=args.t_in,
+        t_out=args.t_out,
+        level=args.level,
+        num_gpus=args.num_gpus,
+        weights=args.weights,
+        parallel=layout_from(args),
+        correction=args.correction,
+        name=args.name,
+        workload=args.workload,
+        model=model,
+        **serving_inputs(args),
+        **wall_inputs(args),
+    )
     p = replace(p, wall=cli_wall(p.wall, args), defaults=cli_defaults(p.defaults, args))
     if args.plot:
         from wattgpu_lite.face.plots_explain import prediction_bars

@@ -54,9 +54,13 @@ def vs_best_cells(table: pd.DataFrame) -> list[str]:
     interval "1.32 (1.12–1.55)" (:data:`UNPAIRED_MARK` first when the interval is the unpaired
     one, the ratio alone when there is none), "—" where the plan has no ratio."""
     cells = []
-    for ratio, lo, hi, kind in zip(table["vs_best_energy_ratio"], table["vs_best_energy_ratio_lo"],
-                                   table["vs_best_energy_ratio_hi"], table["vs_best_interval"],
-                                   strict=True):  # fmt: skip
+    for ratio, lo, hi, kind in zip(
+        table["vs_best_energy_ratio"],
+        table["vs_best_energy_ratio_lo"],
+        table["vs_best_energy_ratio_hi"],
+        table["vs_best_interval"],
+        strict=True,
+    ):
         if kind == "reference":
             cells.append("best")
         elif pd.isna(ratio):
@@ -71,35 +75,60 @@ def vs_best_cells(table: pd.DataFrame) -> list[str]:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``rank``."""
-    p = command(sub, "rank", "rank GPUs for an LLM under an ITL SLA, by energy",
-                "wattgpu-lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 "
-                "--itl-sla-ms 30 --gpus 'A30,L4,H100 NVL'")  # fmt: skip
+    p = command(
+        sub,
+        "rank",
+        "rank GPUs for an LLM under an ITL SLA, by energy",
+        "wattgpu-lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 "
+        "--itl-sla-ms 30 --gpus 'A30,L4,H100 NVL'",
+    )
     add_llm_flag(p)
     add_load_flags(p, batch_note=", hybrid source")
-    p.add_argument("--itl-sla-ms", type=float, required=True,
-                   help="the most inter-token latency a request may see, ms")  # fmt: skip
+    p.add_argument(
+        "--itl-sla-ms",
+        type=float,
+        required=True,
+        help="the most inter-token latency a request may see, ms",
+    )
     add_token_flags(p)
-    p.add_argument("--gpus", help="comma-separated candidate GPUs, 'measured' for the 8 GPUs of "
-                                  "the Watt Counts runs (the ones whose predictions are checked "
-                                  "against their own measurements; marked * in the table) or "
-                                  "'all' for the whole catalog (default: today's GPUs, "
-                                  "data/current_gpus.csv, as the dashboard; the measured 8 for "
-                                  "--source measured|paper|logo)")  # fmt: skip
-    p.add_argument("--gpu-counts", default="1,2,4,8",
-                   help="GPUs per replica to try, comma-separated (hybrid source; "
-                        "default %(default)s)")  # fmt: skip
+    p.add_argument(
+        "--gpus",
+        help="comma-separated candidate GPUs, 'measured' for the 8 GPUs of "
+        "the Watt Counts runs (the ones whose predictions are checked "
+        "against their own measurements; marked * in the table) or "
+        "'all' for the whole catalog (default: today's GPUs, "
+        "data/current_gpus.csv, as the dashboard; the measured 8 for "
+        "--source measured|paper|logo)",
+    )
+    p.add_argument(
+        "--gpu-counts",
+        default="1,2,4,8",
+        help="GPUs per replica to try, comma-separated (hybrid source; default %(default)s)",
+    )
     add_weights_flag(p)
     add_serving_flags(p)
-    p.add_argument("--source", default="hybrid", choices=("hybrid", "measured", "paper", "logo"),
-                   help="where power and ITL come from (default: %(default)s, as `predict`)")  # fmt: skip
+    p.add_argument(
+        "--source",
+        default="hybrid",
+        choices=("hybrid", "measured", "paper", "logo"),
+        help="where power and ITL come from (default: %(default)s, as `predict`)",
+    )
     add_wall_flags(p)
     add_layout_flags(p, unset="every layout of --gpu-counts")
     add_level_flag(p, ", hybrid source")
-    p.add_argument("--context-tokens", type=int, default=None,
-                   help="tokens of context the memory-fit check reserves, Watt Counts sources "
-                        "(default: rank_gpus's, 1024, the runs' max_model_len)")  # fmt: skip
-    p.add_argument("--top", type=int, default=DEFAULT_TOP,
-                   help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)")  # fmt: skip
+    p.add_argument(
+        "--context-tokens",
+        type=int,
+        default=None,
+        help="tokens of context the memory-fit check reserves, Watt Counts sources "
+        "(default: rank_gpus's, 1024, the runs' max_model_len)",
+    )
+    p.add_argument(
+        "--top",
+        type=int,
+        default=DEFAULT_TOP,
+        help=f"plans the text view shows (default {DEFAULT_TOP}; --json prints all)",
+    )
     add_plot_flag(p, "the plans figure (ITL and energy per plan, the SLA dashed)")
     add_output_flags(p)
     p.set_defaults(func=run_rank)
@@ -112,19 +141,33 @@ def run_rank(args: argparse.Namespace) -> int:
     if args.source == "hybrid":
         counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
-        tokens = {"t_in": args.t_in, "t_out": args.t_out, "workload": args.workload,
-                  "gpu_counts": counts,
-                  "weights": args.weights, "layouts": None if layout is None else [layout],
-                  **serving_inputs(args)}  # fmt: skip
+        tokens = {
+            "t_in": args.t_in,
+            "t_out": args.t_out,
+            "workload": args.workload,
+            "gpu_counts": counts,
+            "weights": args.weights,
+            "layouts": None if layout is None else [layout],
+            **serving_inputs(args),
+        }
     context = {} if args.context_tokens is None else {"context_tokens": args.context_tokens}
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
     if gpus is not None and len(gpus) == 1 and gpus[0].lower() in ("all", "measured"):
         gpus = gpus[0].lower()  # the whole catalog, or the 8 measured GPUs
     table = rank_gpus(
-        args.llm, scenario=args.scenario, rate_qps=args.rate_qps, batch=args.batch,
-        itl_sla_ms=args.itl_sla_ms, candidates=gpus, source=args.source, **tokens,
-        level=args.level, **context, name=args.name, **wall_inputs(args),
-    )  # fmt: skip
+        args.llm,
+        scenario=args.scenario,
+        rate_qps=args.rate_qps,
+        batch=args.batch,
+        itl_sla_ms=args.itl_sla_ms,
+        candidates=gpus,
+        source=args.source,
+        **tokens,
+        level=args.level,
+        **context,
+        name=args.name,
+        **wall_inputs(args),
+    )
     table["grid_source"] = [grid_source(args, s) for s in table["grid_source"]]
     table.attrs["defaults"] = cli_defaults(table.attrs["defaults"], args)
     if args.plot:
@@ -135,8 +178,9 @@ def run_rank(args: argparse.Namespace) -> int:
     return deliver(Result(table.to_document(), text), args)
 
 
-def text_view(table, itl_sla_ms: float, top: int, wide: bool = False,
-              width: int = TEXT_WIDTH) -> str:  # fmt: skip
+def text_view(
+    table, itl_sla_ms: float, top: int, wide: bool = False, width: int = TEXT_WIDTH
+) -> str:
     """The pick in a sentence, the first ``top`` plans as the dashboard shows them — the plan,
     its verdict and its energy per 1,000 tokens (the sort column) always, the other columns that
     fit ``width`` characters unless ``wide`` —, how the verdicts are decided, the why-nots."""
@@ -148,11 +192,17 @@ def text_view(table, itl_sla_ms: float, top: int, wide: bool = False,
         shown.insert(at, VS_BEST, vs_best_cells(table))
     view = escape_frame(shown.head(max(top, 1)))
     pick = escape_controls(summary(table, itl_sla_ms))
-    lines = [pick if wide else wrap_line(pick, width), "",
-             fit_width(view.drop(columns="why not"), wide, width, drop_first=NARROW_DROPS,
-                       keep=ALWAYS_SHOWN),
-             *[line if wide else wrap_line(line, width)
-               for line in [verdict_line(table, itl_sla_ms), *wall_line(table)]]]  # fmt: skip
+    lines = [
+        pick if wide else wrap_line(pick, width),
+        "",
+        fit_width(
+            view.drop(columns="why not"), wide, width, drop_first=NARROW_DROPS, keep=ALWAYS_SHOWN
+        ),
+        *[
+            line if wide else wrap_line(line, width)
+            for line in [verdict_line(table, itl_sla_ms), *wall_line(table)]
+        ],
+    ]
     why = [f"  {p}: {w}" for p, w in zip(view["plan"], view["why not"], strict=True) if w]
     why = why if wide else [wrap_line(line, width, indent="    ") for line in why]
     if why:
@@ -170,8 +220,9 @@ def short_headers(display: pd.DataFrame) -> pd.DataFrame:
     (:func:`verdict_line` says what the parentheses hold), so the kept columns stay narrow."""
     from wattgpu_lite.face.explorer import ENERGY_HEADER, ITL_HEADER
 
-    short = {c: h for c in display.columns for h in (ITL_HEADER, ENERGY_HEADER)
-             if c.startswith(f"{h}, ")}  # fmt: skip
+    short = {
+        c: h for c in display.columns for h in (ITL_HEADER, ENERGY_HEADER) if c.startswith(f"{h}, ")
+    }
     return display.rename(columns=short)
 
 
@@ -184,8 +235,10 @@ def verdict_line(table, itl_sla_ms: float) -> str:
     if has_intervals(table):
         line += f" In parentheses: the {table['level'].iloc[0] * 100:.0f} % interval."
     if "vs_best_energy_ratio" in table and table["vs_best_energy_ratio"].notna().any():
-        line += (f" {VS_BEST}: energy per token over the pick's, its interval paired where "
-                 f"both plans are calibrated ({UNPAIRED_MARK}: unpaired, wider).")  # fmt: skip
+        line += (
+            f" {VS_BEST}: energy per token over the pick's, its interval paired where "
+            f"both plans are calibrated ({UNPAIRED_MARK}: unpaired, wider)."
+        )
     return escape_controls(line)
 
 
@@ -197,8 +250,11 @@ def wall_line(table) -> list[str]:
     r = best.iloc[0]
     note = r.get("price_note")
     note = [escape_controls(f"electricity {note}")] if isinstance(note, str) and note else []
-    return [escape_controls(
-        f"at the wall (PUE {r['pue']:g}, grid {r['grid_gco2_per_kwh']:g} gCO2e/kWh, "
-        f"{r['grid_source']}): {r['wall_energy_per_1k_tokens_j']:.4g} J and "
-        f"{r['g_co2e_per_1k_tokens']:.3g} g CO2e per 1,000 tokens"
-    ), *note]  # fmt: skip
+    return [
+        escape_controls(
+            f"at the wall (PUE {r['pue']:g}, grid {r['grid_gco2_per_kwh']:g} gCO2e/kWh, "
+            f"{r['grid_source']}): {r['wall_energy_per_1k_tokens_j']:.4g} J and "
+            f"{r['g_co2e_per_1k_tokens']:.3g} g CO2e per 1,000 tokens"
+        ),
+        *note,
+    ]

@@ -72,9 +72,13 @@ def ranges(
     ``runs``: the dense runs ``ts`` was built from, row for row."""
     load = backbone_runs.physics(ts, fitted.constants)["in_flight"]
     context = runs["prompt_tokens"] + runs["generated_tokens"]
-    values = {"bandwidth_gbs": ts.rows.bandwidth / 1e9, "fp16_tflops": ts.rows.flops / 1e12,
-              "params_b": ts.rows.params_b, "in_flight": np.maximum(load, 1e-3),
-              "context_tokens": context.to_numpy(dtype=float)}  # fmt: skip
+    values = {
+        "bandwidth_gbs": ts.rows.bandwidth / 1e9,
+        "fp16_tflops": ts.rows.flops / 1e12,
+        "params_b": ts.rows.params_b,
+        "in_flight": np.maximum(load, 1e-3),
+        "context_tokens": context.to_numpy(dtype=float),
+    }
     return {k: (float(np.min(v)), float(np.max(v))) for k, v in values.items()}
 
 
@@ -102,7 +106,12 @@ def build(runs: pd.DataFrame | None = None, progress: bool = False, seed: int = 
     fitted = fitting.fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed)
     corrections = {t: fitted.corrections[chosen[t], t] for t in backbone_runs.TARGETS}
     return HybridState(
-        fitted.constants, corrections, chosen, tables(ts, chosen, oofs), ranges(ts, fitted, dense),
-        frozenset(map(gpu_fingerprint, ts.gpus)), frozenset(map(llm_fingerprint, ts.llms)),
-        {"xgboost": xgboost.__version__, "wattgpu_lite": wattgpu_lite.__version__},
-    )  # fmt: skip
+        fitted.constants,
+        corrections,
+        chosen,
+        tables(ts, chosen, oofs),
+        ranges=ranges(ts, fitted, dense),
+        seen_gpus=frozenset(map(gpu_fingerprint, ts.gpus)),
+        seen_llms=frozenset(map(llm_fingerprint, ts.llms)),
+        built_with={"xgboost": xgboost.__version__, "wattgpu_lite": wattgpu_lite.__version__},
+    )

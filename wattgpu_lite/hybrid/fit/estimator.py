@@ -45,8 +45,10 @@ class HybridModel:
         if self.state is None:
             return f"HybridModel(seed={self.seed}, not fitted)"
         chosen = ", ".join(f"{t}={name!r}" for t, name in sorted(self.state.chosen.items()))
-        return (f"HybridModel(seed={self.seed}, fitted on {len(self.state.seen_gpus)} GPUs and "
-                f"{len(self.state.seen_llms)} LLMs; {chosen})")  # fmt: skip
+        return (
+            f"HybridModel(seed={self.seed}, fitted on {len(self.state.seen_gpus)} GPUs and "
+            f"{len(self.state.seen_llms)} LLMs; {chosen})"
+        )
 
     @property
     def fitted(self) -> bool:
@@ -59,8 +61,9 @@ class HybridModel:
         the shipped model (a few minutes on two cores). XGBoost, SciPy and tqdm (the ``[train]``
         extra) are imported here, when first needed."""
         if not isinstance(runs, pd.DataFrame):
-            raise InvalidInputError(f"runs must be a DataFrame (wl.measurements()), got "
-                                    f"{type(runs).__name__}")  # fmt: skip
+            raise InvalidInputError(
+                f"runs must be a DataFrame (wl.measurements()), got {type(runs).__name__}"
+            )
         dense = dense_runs(runs)
         if dense.empty:
             raise InvalidInputError("runs has no dense row to fit on (wl.measurements() has them)")
@@ -101,7 +104,9 @@ class HybridModel:
     def _state(self, action: str) -> HybridState:
         """The state, or RuntimeError naming fit, pretrained and load when there is none."""
         if self.state is None:
-            raise RuntimeError(f"this HybridModel is not fitted, so it cannot {action}: call "
-                               ".fit(wl.measurements()) first, or use HybridModel.pretrained() "
-                               "(the shipped model) or HybridModel.load(folder)")  # fmt: skip
+            raise RuntimeError(
+                f"this HybridModel is not fitted, so it cannot {action}: call "
+                ".fit(wl.measurements()) first, or use HybridModel.pretrained() "
+                "(the shipped model) or HybridModel.load(folder)"
+            )
         return self.state

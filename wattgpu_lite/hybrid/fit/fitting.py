@@ -22,8 +22,16 @@ from wattgpu_lite.hybrid.predict import bounds, correction
 from wattgpu_lite.hybrid.predict.correction import MONOTONE_DOWN, MONOTONE_UP, TARGET_CLIP
 
 
-def fit_correction(x: np.ndarray, residual: np.ndarray, columns: Sequence[str], bound: float,
-        params: dict, families: Sequence[str] = (), seed: int = 0) -> correction.Correction:  # fmt: skip
+def fit_correction(
+    x: np.ndarray,
+    residual: np.ndarray,
+    columns: Sequence[str],
+    bound: float,
+    *,
+    params: dict,
+    families: Sequence[str] = (),
+    seed: int = 0,
+) -> correction.Correction:
     """Fit the forest on clipped log residuals ln(y / y_physics) with the monotone constraints,
     rounded to ``TREE_DECIMALS`` decimals (a last-bit difference moves no split)."""
     cons = tuple(1 if c in MONOTONE_UP else -1 if c in MONOTONE_DOWN else 0 for c in columns)
@@ -46,7 +54,7 @@ def matrix(ts: backbone_runs.TrainingSet, out: dict, cand: Candidate, families=(
     """The correction's input matrix of a set of rows for one candidate."""
     batch = bounds.step_batch(out["in_flight"], ts.loads.offline, np.maximum(ts.loads.cap, 1.0))
     loads = correction.load_features(out, bounds.bytes_per_flop(ts.rows, batch))
-    return correction.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families)
+    return correction.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families=families)
 
 
 def fit_all(
@@ -68,8 +76,15 @@ def fit_all(
                 fits[cand.name, target] = None
                 continue
             resid = np.log(ts.target(target) / phys[target])
-            fits[cand.name, target] = fit_correction(x, resid, cand.columns, cand.bound, xgb_params(),
-                                            families, seed)  # fmt: skip
+            fits[cand.name, target] = fit_correction(
+                x,
+                resid,
+                cand.columns,
+                cand.bound,
+                params=xgb_params(),
+                families=families,
+                seed=seed,
+            )
     return Fitted(const, fits)
 
 

@@ -86,27 +86,39 @@ def calibrate(ts: backbone_runs.TrainingSet, oof: dict, chosen: dict[str, str]) 
 
 
 def _outer_rows(
-    test: backbone_runs.TrainingSet, pred, chosen, table, group: str, away, physics
+    test: backbone_runs.TrainingSet, pred, chosen, table, *, group: str, away, physics
 ) -> list:
     """The held-out rows; those outside the support carry the physics candidate and its q."""
     reg, parts = regime(test), []
     for t in backbone_runs.TARGETS:
         y, yhat = test.target(t), pred[t]
         frame = test.frame[["llm", "gpu", "scenario"]].assign(
-            target=t, regime=reg, held_out=group, candidate=np.where(away, PHYSICS, chosen[t]),
-            y_true=y, y_pred=yhat,
-        )  # fmt: skip
+            target=t,
+            regime=reg,
+            held_out=group,
+            candidate=np.where(away, PHYSICS, chosen[t]),
+            y_true=y,
+            y_pred=yhat,
+        )
         for lv in LEVELS:
-            q = np.array([(physics if a else table).get((t, r, lv), np.inf)
-                          for r, a in zip(reg, away, strict=True)])  # fmt: skip
+            q = np.array(
+                [
+                    (physics if a else table).get((t, r, lv), np.inf)
+                    for r, a in zip(reg, away, strict=True)
+                ]
+            )
             frame[f"q{int(lv * 100)}"] = q
             frame[f"covered{int(lv * 100)}"] = np.abs(np.log(y / yhat)) <= q
         parts.append(frame)
     return parts
 
 
-def nested(ts: backbone_runs.TrainingSet | None = None, outer: str = "logo", progress: bool = False,
-           groups: tuple[str, ...] | None = None):  # fmt: skip
+def nested(
+    ts: backbone_runs.TrainingSet | None = None,
+    outer: str = "logo",
+    progress: bool = False,
+    groups: tuple[str, ...] | None = None,
+):
     """One row per held-out run and target: y_true, y_pred, the candidate chosen, the 80/90 %
     half-widths q80/q90 and whether each interval covered the measurement. ``groups``: only
     these outer folds (held-out GPU or LLM names), e.g. one fold run live in a notebook."""
@@ -135,7 +147,7 @@ def nested(ts: backbone_runs.TrainingSet | None = None, outer: str = "logo", pro
         for t in backbone_runs.TARGETS:
             learned = fitting.predict(fitted, held, cands[chosen[t]])[t]
             pred[t] = np.where(away, fitting.predict(fitted, held, cands[PHYSICS])[t], learned)
-        parts += _outer_rows(held, pred, chosen, table, group, away, physics)
+        parts += _outer_rows(held, pred, chosen, table, group=group, away=away, physics=physics)
     return pd.concat(parts, ignore_index=True)
 
 

@@ -40,8 +40,7 @@ from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
-__all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many",
-           "resolve_load"]  # fmt: skip
+__all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many", "resolve_load"]
 CHUNK_ROWS = 32_768  # rows predict_many sends to the engine at a time (~0.1 GB of work arrays)
 DEFAULT_LEVEL = 0.8
 
@@ -51,13 +50,25 @@ def check_level(level) -> float:
     return checks.check_level(level)
 
 
-def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
-            scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
-            level: float = DEFAULT_LEVEL, num_gpus: int = 1,
-            weights: str | None = None, parallel: Parallel | None = None,
-            kv_cache: str | None = None, engine: str | None = None,
-            max_num_seqs: int | None = None, correction: bool = True,
-            model: HybridState | None = None) -> Prediction:  # fmt: skip
+def predict(
+    llm,
+    gpu,
+    *,
+    rate_qps: float | None = None,
+    batch: float | None = None,
+    scenario: str | None = None,
+    t_in: int = DEFAULT_T_IN,
+    t_out: int = DEFAULT_T_OUT,
+    level: float = DEFAULT_LEVEL,
+    num_gpus: int = 1,
+    weights: str | None = None,
+    parallel: Parallel | None = None,
+    kv_cache: str | None = None,
+    engine: str | None = None,
+    max_num_seqs: int | None = None,
+    correction: bool = True,
+    model: HybridState | None = None,
+) -> Prediction:
     """Power, per-request ITL, time per token and energy per token of ``llm`` on ``gpu``.
 
     ``llm``: a catalog name, an LLM, a config.json path or dict; ``gpu``: a catalog name, a GPU,
@@ -78,10 +89,21 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
     """
     state = _state(model)  # before ``model`` names the LLM
     model, device = resolve_llm(llm), resolve_gpu(gpu)
-    req = check_request(model, device, num_gpus=num_gpus, parallel=parallel, weights=weights,
-                        scenario=scenario, rate_qps=rate_qps, batch=batch, t_in=t_in,
-                        t_out=t_out, kv_cache=kv_cache, engine=engine,
-                        max_num_seqs=max_num_seqs)  # fmt: skip
+    req = check_request(
+        model,
+        device,
+        num_gpus=num_gpus,
+        parallel=parallel,
+        weights=weights,
+        scenario=scenario,
+        rate_qps=rate_qps,
+        batch=batch,
+        t_in=t_in,
+        t_out=t_out,
+        kv_cache=kv_cache,
+        engine=engine,
+        max_num_seqs=max_num_seqs,
+    )
     layout, fmt, rate, bat, offline = req.layout, req.weights, req.rate_qps, req.batch, req.offline
     t_in, t_out = req.t_in, req.t_out
     level = check_level(level)
@@ -90,13 +112,38 @@ def predict(llm, gpu, *, rate_qps: float | None = None, batch: float | None = No
         _, cap = backbone_rows.build([model], [device], t_in, t_out, **deploy)
         bat = float(backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
     out = steps.predict_arrays(
-        _model(correction, state), [model], [device], t_in, t_out, rate, bat, level, **deploy
+        _model(correction, state),
+        [model],
+        [device],
+        t_in,
+        t_out=t_out,
+        rate_qps=rate,
+        batch=bat,
+        level=level,
+        **deploy,
     )
-    _raise_for_status(out, model.name, device.name, rate, bat,
-                      lambda: _fitting_hint(model, device, layout, fmt, t_in, t_out, req))  # fmt: skip
-    inputs = Inputs(model.name, device.name, t_in, t_out, None if math.isnan(rate) else rate,
-                    None if math.isnan(bat) else bat, level, layout.num_gpus, fmt,
-                    model.architecture_name, layout.tp, layout.ep)  # fmt: skip
+    _raise_for_status(
+        out,
+        model.name,
+        device.name,
+        rate,
+        batch=bat,
+        fit_hint=lambda: _fitting_hint(model, device, layout, fmt, t_in=t_in, t_out=t_out, req=req),
+    )
+    inputs = Inputs(
+        model.name,
+        device.name,
+        t_in,
+        t_out,
+        rate_qps=None if math.isnan(rate) else rate,
+        batch=None if math.isnan(bat) else bat,
+        level=level,
+        num_gpus=layout.num_gpus,
+        weights=fmt,
+        llm_architecture=model.architecture_name,
+        tp=layout.tp,
+        ep=layout.ep,
+    )
     notes = _notes(state, out, 0) + serving_notes(req.kv_cache, req.engine)
     return prediction_of(out, 0, inputs, notes)
 
@@ -125,11 +172,18 @@ def _model(correction: bool, state: HybridState) -> HybridState:
     return state if correction else state.backbone_only()
 
 
-def _raise_for_status(out: StepResult, llm: str, gpu: str, rate: float, batch: float,
-                      fit_hint: Callable[[], str] = lambda: "") -> None:  # fmt: skip
+def _raise_for_status(
+    out: StepResult,
+    llm: str,
+    gpu: str,
+    rate: float,
+    *,
+    batch: float,
+    fit_hint: Callable[[], str] = lambda: "",
+) -> None:
     """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
     (asked only for a model that does not fit, :func:`_fitting_hint`) when that gives one."""
-    message = _message(out, 0, llm, gpu, rate, batch)
+    message = _message(out, 0, llm, gpu, rate=rate, batch=batch)
     hint = fit_hint() if message and Status(out.status[0]) is Status.NO_FIT else ""
     if hint:
         message = message.replace("; pick a GPU", f"; {hint}, or pick a GPU", 1)
@@ -137,8 +191,17 @@ def _raise_for_status(out: StepResult, llm: str, gpu: str, rate: float, batch: f
         raise CapacityError(message)
 
 
-def fewest_gpus_that_fit(model, device, weights: str, t_in: int, t_out: int,
-                         start: int = 1, kv_cache=None, engine=None) -> int | None:  # fmt: skip
+def fewest_gpus_that_fit(
+    model,
+    device,
+    weights: str,
+    t_in: int,
+    *,
+    t_out: int,
+    start: int = 1,
+    kv_cache=None,
+    engine=None,
+) -> int | None:
     """The fewest tensor-parallel GPUs above ``start`` (and at most MAX_GPUS) on which ``model``
     runs at all, by the kit's one memory rule: the KV cache of the replica (at ``kv_cache``, in
     the ``engine``'s share of memory) holds at least one sequence of ``t_in`` + ``t_out`` tokens
@@ -149,40 +212,72 @@ def fewest_gpus_that_fit(model, device, weights: str, t_in: int, t_out: int,
             check_num_gpus(n, model, device)
         except InvalidInputError:
             continue
-        if kv_capacity_seqs(model, device, t_in, t_out, n, weights, kv_cache, engine) >= 1:
+        if (
+            kv_capacity_seqs(
+                model,
+                device,
+                t_in,
+                t_out,
+                num_gpus=n,
+                weights=weights,
+                kv_cache=kv_cache,
+                engine=engine,
+            )
+            >= 1
+        ):
             return n
     return None
 
 
-def _fitting_hint(model, device, layout: Parallel, weights: str, t_in: int, t_out: int,
-                  req=None) -> str:  # fmt: skip
+def _fitting_hint(
+    model, device, layout: Parallel, weights: str, *, t_in: int, t_out: int, req=None
+) -> str:
     """The hint "try num_gpus=N" when N GPUs of ``device`` hold what ``layout`` does not, or ""."""
     kv, eng = (None, None) if req is None else (req.kv_cache, req.engine)
-    if kv_capacity_seqs(model, device, t_in, t_out, layout, weights, kv, eng) >= 1:
+    if (
+        kv_capacity_seqs(
+            model, device, t_in, t_out, num_gpus=layout, weights=weights, kv_cache=kv, engine=eng
+        )
+        >= 1
+    ):
         return ""
-    n = fewest_gpus_that_fit(model, device, weights, t_in, t_out, layout.num_gpus, kv, eng)
+    n = fewest_gpus_that_fit(
+        model, device, weights, t_in, t_out=t_out, start=layout.num_gpus, kv_cache=kv, engine=eng
+    )
     return "" if n is None else f"try num_gpus={n} ({n} × {device.name}, tensor parallel)"
 
 
-def _message(out: StepResult, i: int, llm: str, gpu: str, rate: float, batch: float) -> str:
+def _message(out: StepResult, i: int, llm: str, gpu: str, *, rate: float, batch: float) -> str:
     """Why row ``i`` has no answer ("" when OK)."""
-    return Status(out.status[i]).message(llm, gpu, rate, batch, float(out.max_batch[i]),
-                                         float(out.capacity_qps[i]))  # fmt: skip
+    return Status(out.status[i]).message(
+        llm,
+        gpu,
+        rate,
+        batch,
+        max_batch=float(out.max_batch[i]),
+        capacity_qps=float(out.capacity_qps[i]),
+    )
 
 
 def _notes(model: HybridState, out: StepResult, i: int) -> tuple[str, ...]:
     """Row ``i``'s notes: inputs beyond the training range, and the floor when it holds the ITL."""
     notes = tuple(intervals.notes_for(model, out.watched, i))
     if out.itl_s[i] <= out.itl_floor_s[i] * (1 + 1e-12):
-        notes += (f"ITL held at the physical floor {1e3 * out.itl_floor_s[i]:.4g} ms (bytes per "
-                  "step / peak bandwidth, FLOPs per step / peak FLOP/s): the correction would "
-                  "have gone below it",)  # fmt: skip
+        notes += (
+            f"ITL held at the physical floor {1e3 * out.itl_floor_s[i]:.4g} ms (bytes per "
+            "step / peak bandwidth, FLOPs per step / peak FLOP/s): the correction would "
+            "have gone below it",
+        )
     return notes
 
 
-def predict_many(frame: pd.DataFrame, level: float = DEFAULT_LEVEL, correction: bool = True,
-                 workload: str | None = None,
-                 model: HybridState | None = None) -> pd.DataFrame:  # fmt: skip
+def predict_many(
+    frame: pd.DataFrame,
+    level: float = DEFAULT_LEVEL,
+    correction: bool = True,
+    workload: str | None = None,
+    model: HybridState | None = None,
+) -> pd.DataFrame:
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
     ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
     or ``tp`` and ``ep`` (a :class:`Parallel` per row), ``weights`` (blank: the LLM's own),

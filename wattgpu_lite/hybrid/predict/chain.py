@@ -46,15 +46,27 @@ Rows = tuple[backbone.Rows, np.ndarray]  # the plans' backbone rows, their KV ca
 
 
 def predict_plans(
-    llm, gpus, layouts, t_in, t_out, rate, batch, level, weights=None, built=None, serving=None
+    llm, gpus, layouts, t_in, *, t_out, rate, batch, level, weights=None, built=None, serving=None
 ) -> StepResult:
     """The :class:`~wattgpu_lite.hybrid.predict.result.StepResult` of every plan at once (a rate
     [req/s] or a batch per plan, the other NaN), by the steps ``wl.predict`` runs
     (:func:`~wattgpu_lite.hybrid.predict.steps.predict_arrays`); ``built``: :func:`plan_rows`'."""
     n = len(gpus)
     model = HybridState.pretrained()
-    lists = ([llm] * n, gpus, t_in, t_out, rate, batch, level, layouts, [weights] * n)
-    return steps.predict_arrays(model, *lists, built=built, **(serving or {}))
+    return steps.predict_arrays(
+        model,
+        [llm] * n,
+        gpus,
+        t_in,
+        t_out=t_out,
+        rate_qps=rate,
+        batch=batch,
+        level=level,
+        num_gpus=layouts,
+        weights=[weights] * n,
+        built=built,
+        **(serving or {}),
+    )
 
 
 def offline_batch(cap: np.ndarray) -> np.ndarray:
@@ -64,12 +76,14 @@ def offline_batch(cap: np.ndarray) -> np.ndarray:
     return backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
 
 
-def replicas(llm, gpus, layouts, t_in, t_out, weights=None, serving=None) -> sla.Replicas:
+def replicas(llm, gpus, layouts, t_in, *, t_out, weights=None, serving=None) -> sla.Replicas:
     """The :class:`~wattgpu_lite.hybrid.predict.sla.Replicas` of the deployments ``gpus`` ×
     ``layouts``: their rows, KV capacity, capacity rate [req/s] and what the SLA search reads,
     built once (``serving`` as :func:`plan_rows`')."""
     model = HybridState.pretrained()
-    return sla.replicas(model, llm, gpus, layouts, t_in, t_out, weights, serving)
+    return sla.replicas(
+        model, llm, gpus, layouts, t_in=t_in, t_out=t_out, weights=weights, serving=serving
+    )
 
 
 def max_rate_under_sla(rep: sla.Replicas, sla_s: float) -> tuple[np.ndarray, np.ndarray]:
@@ -94,14 +108,14 @@ def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
 
 
 def step_shares(
-    llm, gpus, layouts, t_in, t_out, batch, weights, rows: backbone.Rows | None = None
+    llm, gpus, layouts, t_in, *, t_out, batch, weights, rows: backbone.Rows | None = None
 ) -> dict[str, np.ndarray]:
     """Per plan, shares of one decode step at ``batch`` sequences: ``comm_share`` (collectives:
     all-reduces, all-to-alls) and ``layout_share`` (the layout's whole term, with the expert
     groups and replicated weights). ``rows``: the plans' backbone rows, if built already."""
     constants = HybridState.pretrained().constants
     if rows is None:
-        rows, _ = plan_rows(llm, gpus, layouts, t_in, t_out, weights)
+        rows, _ = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights)
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
     three = (rows, ideal_links(rows), ideal_links(rows, whole=True))
     found = physical.physical_evaluate_each([backbone.request_call(r, b, constants) for r in three])
@@ -145,9 +159,32 @@ def predict_for_spec(spec: dict, llm: str, rate_qps=None, batch=None, level: flo
 
 
 __all__ = [
-    "DEFAULT_LEVEL", "EnergyEstimate", "Explanation", "FORM_FIELDS", "HybridState", "Prediction",
-    "Rows", "StepResult", "check_level", "check_num_gpus", "estimate_energy", "explain",
-    "ideal_links", "max_rate_under_sla", "measured_boards", "memory_need_bytes", "memory_why_not",
-    "offline_batch", "plan_rows", "predict", "predict_for_spec", "predict_plans", "replicas",
-    "resolve_load", "spec_template", "step_shares", "weight_format", "weights_per_gpu_gb",
-]  # fmt: skip
+    "DEFAULT_LEVEL",
+    "EnergyEstimate",
+    "Explanation",
+    "FORM_FIELDS",
+    "HybridState",
+    "Prediction",
+    "Rows",
+    "StepResult",
+    "check_level",
+    "check_num_gpus",
+    "estimate_energy",
+    "explain",
+    "ideal_links",
+    "max_rate_under_sla",
+    "measured_boards",
+    "memory_need_bytes",
+    "memory_why_not",
+    "offline_batch",
+    "plan_rows",
+    "predict",
+    "predict_for_spec",
+    "predict_plans",
+    "replicas",
+    "resolve_load",
+    "spec_template",
+    "step_shares",
+    "weight_format",
+    "weights_per_gpu_gb",
+]

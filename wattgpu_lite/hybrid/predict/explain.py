@@ -51,50 +51,97 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 __all__ = ["BINDINGS", "Correction", "Explanation", "Part", "explain"]
 
 
-def explain(llm, gpu, *, rate_qps: float | None = None, batch: float | None = None,
-            scenario: str | None = None, t_in: int = DEFAULT_T_IN, t_out: int = DEFAULT_T_OUT,
-            level: float = DEFAULT_LEVEL, num_gpus: int = 1, weights: str | None = None,
-            parallel: Parallel | None = None, kv_cache: str | None = None,
-            engine: str | None = None, max_num_seqs: int | None = None) -> Explanation:  # fmt: skip
+def explain(
+    llm,
+    gpu,
+    *,
+    rate_qps: float | None = None,
+    batch: float | None = None,
+    scenario: str | None = None,
+    t_in: int = DEFAULT_T_IN,
+    t_out: int = DEFAULT_T_OUT,
+    level: float = DEFAULT_LEVEL,
+    num_gpus: int = 1,
+    weights: str | None = None,
+    parallel: Parallel | None = None,
+    kv_cache: str | None = None,
+    engine: str | None = None,
+    max_num_seqs: int | None = None,
+) -> Explanation:
     """The prediction of ``wl.predict`` with the same arguments, and the parts it is made of
     (module docstring). Raises what ``wl.predict`` raises (CapacityError beyond the capacity)."""
     serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
-    p = predict(llm, gpu, rate_qps=rate_qps, batch=batch, scenario=scenario, t_in=t_in,
-                t_out=t_out, level=level, num_gpus=num_gpus, weights=weights, parallel=parallel,
-                **serving)  # fmt: skip
+    p = predict(
+        llm,
+        gpu,
+        rate_qps=rate_qps,
+        batch=batch,
+        scenario=scenario,
+        t_in=t_in,
+        t_out=t_out,
+        level=level,
+        num_gpus=num_gpus,
+        weights=weights,
+        parallel=parallel,
+        **serving,
+    )
     model, device = resolve_llm(llm), resolve_gpu(gpu)
-    req = check_request(model, device, num_gpus=num_gpus, parallel=parallel, weights=weights,
-                        scenario=scenario, rate_qps=rate_qps, batch=batch, t_in=t_in,
-                        t_out=t_out, **serving)  # fmt: skip
+    req = check_request(
+        model,
+        device,
+        num_gpus=num_gpus,
+        parallel=parallel,
+        weights=weights,
+        scenario=scenario,
+        rate_qps=rate_qps,
+        batch=batch,
+        t_in=t_in,
+        t_out=t_out,
+        **serving,
+    )
     i = p.inputs
     rate = np.nan if i.rate_qps is None else float(i.rate_qps)
     bat = np.nan if i.batch is None else float(i.batch)
     hm = HybridState.pretrained()
     llms, gpus = [model], [device]
     deploy = {"num_gpus": req.layout, "weights": [req.weights], **serving_args(req)}
-    out = steps.predict_arrays(hm, llms, gpus, i.t_in, i.t_out, rate, bat, i.level, **deploy)
+    out = steps.predict_arrays(
+        hm, llms, gpus, i.t_in, t_out=i.t_out, rate_qps=rate, batch=bat, level=i.level, **deploy
+    )
     rows, cap = backbone_rows.build(llms, gpus, i.t_in, i.t_out, **deploy)
     c = hm.constants
     offline = np.isnan(np.array([rate]))
     in_flight = out.in_flight
     step_batch = np.where(offline, in_flight, np.minimum(1.0 + in_flight, np.maximum(cap, 1.0)))
     step = _step_parts(rows, step_batch, c)
-    learned, applies_why = _learned(hm, llms, gpus, rows, cap, rate, bat, out)
+    learned, applies_why = _learned(hm, llms, gpus, rows, cap=cap, rate=rate, bat=bat, out=out)
     busy = float(out.busy_fraction[0])
     busy_batch = in_flight if offline[0] else np.maximum(in_flight / max(busy, 1e-300), 1.0)
     busy_w = float(backbone.busy_power_w(rows, busy_batch, c)[0])
     corrections = _corrections(out, learned, applies_why)
-    parts = parts_of(p, out, step, corrections, busy_w, busy, float(step_batch[0]))
+    parts = parts_of(
+        p, out, step, corrections, busy_w=busy_w, busy=busy, step_batch=float(step_batch[0])
+    )
     return Explanation(
-        prediction=p, step_batch=float(step_batch[0]), bytes_per_step=step["bytes"],
-        flops_per_step=step["flops"], step_terms_s=step["terms"], roofline=step["roofline"],
-        binding=step["binding"], backbone_step_s=float(out.backbone_itl_s[0]),
-        floor_s=float(out.itl_floor_s[0]), idle_power_w=float(out.idle_power_w[0]),
-        busy_power_w=busy_w, busy_fraction=busy,
+        prediction=p,
+        step_batch=float(step_batch[0]),
+        bytes_per_step=step["bytes"],
+        flops_per_step=step["flops"],
+        step_terms_s=step["terms"],
+        roofline=step["roofline"],
+        binding=step["binding"],
+        backbone_step_s=float(out.backbone_itl_s[0]),
+        floor_s=float(out.itl_floor_s[0]),
+        idle_power_w=float(out.idle_power_w[0]),
+        busy_power_w=busy_w,
+        busy_fraction=busy,
         backbone_power_w=float(out.backbone_power_w[0]),
-        replica_tdp_w=float(out.replica_tdp_w[0]), corrections=corrections,
-        basis=str(out.basis[0]), widening=float(out.widening[0]), parts=parts,
-    )  # fmt: skip
+        replica_tdp_w=float(out.replica_tdp_w[0]),
+        corrections=corrections,
+        basis=str(out.basis[0]),
+        widening=float(out.widening[0]),
+        parts=parts,
+    )
 
 
 def _step_parts(rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants) -> dict[str, Any]:
@@ -112,13 +159,20 @@ def _step_parts(rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants) -
     )
     per_step = float(batch[0] / rows.t_out[0])  # per request over T_out steps -> per step of B
     g = float(rows.num_gpus[0])
-    bits = {k: float(counts[("decode", k)][0]) * per_step
-            for k in ("parameter_reads", "attention_reads", "kv_writes")}  # fmt: skip
+    bits = {
+        k: float(counts[("decode", k)][0]) * per_step
+        for k in ("parameter_reads", "attention_reads", "kv_writes")
+    }
     flops = float(counts[("decode", "compute")][0]) * per_step
     expert = float(expert_flops_per_token(rows.model)[0]) * float(batch[0])  # C_e, B tokens
     matrix = 2.0 * float(rows.model.active_params[0]) * float(batch[0])  # 2·N_act/token, B tokens
-    dynamic = sum(float(terms[("decode", k)][0]) for k in
-                  ("compute", "parameter_reads", "attention_reads", "kv_writes")) * per_step  # fmt: skip
+    dynamic = (
+        sum(
+            float(terms[("decode", k)][0])
+            for k in ("compute", "parameter_reads", "attention_reads", "kv_writes")
+        )
+        * per_step
+    )
     p_static = float(hw.static_w[0])
     time = {
         "memory": sum(bits.values()) / 8.0 / (g * float(hw.bandwidth_bytes_s[0])),
@@ -135,16 +189,20 @@ def _step_parts(rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants) -
     # t_layout from its energy term; with no static power (custom constants), decode − roofline
     time["layout"] = comm_j / (g * p_static) if p_static > 0 else max(decode_s - time[roof], 0.0)
     summed = {k: time[k] for k in (roof, "layout", "prompt", "fixed")}
-    return {"bytes": {"weights read": bits["parameter_reads"] / 8.0,
-                      "KV-cache reads": bits["attention_reads"] / 8.0,
-                      "KV-cache writes": bits["kv_writes"] / 8.0},
-            "flops": {"matrix (2 x active params x B)": matrix,
-                      "attention": max(flops - matrix, 0.0)},
-            "terms": time, "roofline": roof,
-            "binding": BINDINGS[max(summed, key=lambda k: summed[k])]}  # fmt: skip
+    return {
+        "bytes": {
+            "weights read": bits["parameter_reads"] / 8.0,
+            "KV-cache reads": bits["attention_reads"] / 8.0,
+            "KV-cache writes": bits["kv_writes"] / 8.0,
+        },
+        "flops": {"matrix (2 x active params x B)": matrix, "attention": max(flops - matrix, 0.0)},
+        "terms": time,
+        "roofline": roof,
+        "binding": BINDINGS[max(summed, key=lambda k: summed[k])],
+    }
 
 
-def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float], str]:
+def _learned(hm, llms, gpus, rows, *, cap, rate, bat, out) -> tuple[dict[str, float], str]:
     """The learned factor per target for row 0 and why the correction applies or not."""
     model, device = llms[0], gpus[0]
     reasons = []
@@ -158,10 +216,10 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float
     if intervals.outside_support(hm, support)[0]:
         reasons.append(f"{device.name}'s bandwidth or FP16 peak lies outside the training GPUs'")
     beyond = intervals.beyond_context(hm, support)
-    odd = np.array([bool(reasons)])
+    unlike_training = np.array([bool(reasons)])  # no correction where the runs hold nothing like it
     rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
-    back = steps.backbone_step(hm, rows, cap, rate_a, bat_a)
-    factors = steps.correction_step(hm, llms, gpus, rows, back, odd)
+    backbone_result = steps.backbone_step(hm, rows, cap, rate_a, batch=bat_a)
+    factors = steps.correction_step(hm, llms, gpus, rows, back=backbone_result, odd=unlike_training)
     learned = {t: float(v[0]) for t, v in factors.items()}
     if reasons:
         why = (
@@ -187,8 +245,10 @@ def _learned(hm, llms, gpus, rows, cap, rate, bat, out) -> tuple[dict[str, float
 def _corrections(out, learned, why) -> dict[str, Correction]:
     applies = why.startswith("the learned")
     res = {}
-    for target, key, final_key in (("power", "backbone_power_w", "power_w"),
-                                   ("itl", "backbone_itl_s", "itl_s")):  # fmt: skip
+    for target, key, final_key in (
+        ("power", "backbone_power_w", "power_w"),
+        ("itl", "backbone_itl_s", "itl_s"),
+    ):
         physics_only, final = float(getattr(out, key)[0]), float(getattr(out, final_key)[0])
         raw = learned.get(target, 1.0)
         bound = ""
@@ -203,6 +263,14 @@ def _corrections(out, learned, why) -> dict[str, Correction]:
                 bound = "idle power"
             elif physics_only * raw > final * (1 + REL):
                 bound = "TDP"
-        res[target] = Correction(target, physics_only, raw, final, final / physics_only, applies, bound,
-                                 why)  # fmt: skip
+        res[target] = Correction(
+            target,
+            physics_only,
+            raw,
+            final,
+            factor=final / physics_only,
+            applies=applies,
+            bound=bound,
+            why=why,
+        )
     return res

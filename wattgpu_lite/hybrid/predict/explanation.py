@@ -108,9 +108,15 @@ class Explanation:
         """Plain dict with ``schema_version`` and ``kind``: the prediction, the summary fields,
         ``wall`` and ``defaults``, and the parts under ``rows`` (one per part, as the table)."""
         body = {k: v for k, v in asdict(self).items() if k not in ("prediction", "parts")}
-        return {"schema_version": SCHEMA_VERSION, "kind": self.kind,
-                "prediction": self.prediction.to_dict(), **body, "wall": self.wall,
-                "defaults": dict(self.defaults), "rows": [_row(p) for p in self.parts]}  # fmt: skip
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": self.kind,
+            "prediction": self.prediction.to_dict(),
+            **body,
+            "wall": self.wall,
+            "defaults": dict(self.defaults),
+            "rows": [_row(p) for p in self.parts],
+        }
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text, exactly ``explain --json`` (6 significant figures); never NaN."""
@@ -127,12 +133,19 @@ def _row(part: Part) -> dict[str, Any]:
 
 
 def parts_of(
-    p: Prediction, out: StepResult, step, corr, busy_w, busy, step_batch
+    p: Prediction, out: StepResult, step, corr, *, busy_w, busy, step_batch
 ) -> tuple[Part, ...]:
     """The rows of the table, in reading order."""
     i = p.inputs
-    parts = [Part("load", "sequences in a step", step_batch, "sequences",
-                  "offline batch" if i.rate_qps is None else "1 + the mean in flight")]  # fmt: skip
+    parts = [
+        Part(
+            "load",
+            "sequences in a step",
+            step_batch,
+            "sequences",
+            note="offline batch" if i.rate_qps is None else "1 + the mean in flight",
+        )
+    ]
     parts += [Part("bytes per step", k, v, "B") for k, v in step["bytes"].items()]
     parts += [Part("FLOPs per step", k, v, "FLOP") for k, v in step["flops"].items()]
     notes = {"memory": "bytes / (G x eta_bw x peak B/s)",
@@ -143,32 +156,75 @@ def parts_of(
     for k, v in step["terms"].items():
         summed = k in ("layout", "prompt", "fixed") or k == step["roofline"]
         note = notes[k] + ("" if summed else " (not in the sum)")
-        parts.append(Part("step time", k, v, "s", note, summed))
-    parts.append(Part("step time", "backbone step time", float(out.backbone_itl_s[0]), "s",
-                      f"the sum; binds: {step['binding']}"))  # fmt: skip
-    parts.append(Part("step time", "ITL floor", float(out.itl_floor_s[0]), "s",
-                      "hard bound: at peak B/s and FLOP/s"))  # fmt: skip
-    parts += [Part("power", "idle power", float(out.idle_power_w[0]), "W", "the replica's"),
-              Part("power", "busy power", busy_w, "W", "while a request is in flight"),
-              Part("power", "busy fraction", busy, "", "share of time with a request"),
-              Part("power", "backbone power", float(out.backbone_power_w[0]), "W",
-                   "idle + busy fraction x (busy - idle)"),
-              Part("power", "replica TDP", float(out.replica_tdp_w[0]), "W",
-                   "hard bound: G x TDP")]  # fmt: skip
+        parts.append(Part("step time", k, v, "s", note=note, in_sum=summed))
+    parts.append(
+        Part(
+            "step time",
+            "backbone step time",
+            float(out.backbone_itl_s[0]),
+            "s",
+            note=f"the sum; binds: {step['binding']}",
+        )
+    )
+    parts.append(
+        Part(
+            "step time",
+            "ITL floor",
+            float(out.itl_floor_s[0]),
+            "s",
+            note="hard bound: at peak B/s and FLOP/s",
+        )
+    )
+    parts += [
+        Part("power", "idle power", float(out.idle_power_w[0]), "W", note="the replica's"),
+        Part("power", "busy power", busy_w, "W", note="while a request is in flight"),
+        Part("power", "busy fraction", busy, "", note="share of time with a request"),
+        Part(
+            "power",
+            "backbone power",
+            float(out.backbone_power_w[0]),
+            "W",
+            note="idle + busy fraction x (busy - idle)",
+        ),
+        Part("power", "replica TDP", float(out.replica_tdp_w[0]), "W", note="hard bound: G x TDP"),
+    ]
     for c in corr.values():
         name = "power" if c.target == "power" else "ITL"
         note = f"held at the {c.bound}" if c.bound else ("learned" if c.applies else "physics")
-        parts.append(Part("correction", f"{name} factor", c.factor, "x", note))
+        parts.append(Part("correction", f"{name} factor", c.factor, "x", note=note))
     quantities = (("power", "power_w", "W"), ("ITL", "itl_s", "s"),
                   ("time per token", "time_per_token_s", "s"),
                   ("energy per token", "energy_per_token_j", "J"))  # fmt: skip
     for name, q, unit in quantities:
         iv: Interval = getattr(p, f"{q}_interval")
-        parts.append(Part("prediction", name, getattr(p, q), unit,
-                          f"{iv.level:.0%} interval, basis {iv.basis}", lo=iv.lo, hi=iv.hi))  # fmt: skip
-    parts.append(Part("prediction", "energy per request", p.energy_per_token_j * i.t_out, "J",
-                      f"energy per token x {i.t_out} generated tokens"))  # fmt: skip
+        parts.append(
+            Part(
+                "prediction",
+                name,
+                getattr(p, q),
+                unit,
+                note=f"{iv.level:.0%} interval, basis {iv.basis}",
+                lo=iv.lo,
+                hi=iv.hi,
+            )
+        )
+    parts.append(
+        Part(
+            "prediction",
+            "energy per request",
+            p.energy_per_token_j * i.t_out,
+            "J",
+            note=f"energy per token x {i.t_out} generated tokens",
+        )
+    )
     if math.isfinite(float(out.widening[0])) and float(out.widening[0]) > 0:
-        parts.append(Part("interval", "widening", float(out.widening[0]), "log units",
-                          "beyond the training range"))  # fmt: skip
+        parts.append(
+            Part(
+                "interval",
+                "widening",
+                float(out.widening[0]),
+                "log units",
+                note="beyond the training range",
+            )
+        )
     return tuple(parts)

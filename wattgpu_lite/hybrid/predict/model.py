@@ -48,13 +48,22 @@ class HybridState:
         for target, c in self.corrections.items():
             if c is not None:
                 (folder / f"{target}.json").write_text(c.forest_json)
-                corr[target] = {"columns": list(c.columns), "bound": c.bound,
-                                "families": list(c.families)}  # fmt: skip
-        state = {"schema_version": SCHEMA_VERSION, "constants": self.constants.to_dict(),
-                 "corrections": corr, "chosen": self.chosen, "tables": self.tables,
-                 "ranges": {k: list(v) for k, v in self.ranges.items()},
-                 "seen_gpus": sorted(self.seen_gpus), "seen_llms": sorted(self.seen_llms),
-                 "built_with": self.built_with}  # fmt: skip
+                corr[target] = {
+                    "columns": list(c.columns),
+                    "bound": c.bound,
+                    "families": list(c.families),
+                }
+        state = {
+            "schema_version": SCHEMA_VERSION,
+            "constants": self.constants.to_dict(),
+            "corrections": corr,
+            "chosen": self.chosen,
+            "tables": self.tables,
+            "ranges": {k: list(v) for k, v in self.ranges.items()},
+            "seen_gpus": sorted(self.seen_gpus),
+            "seen_llms": sorted(self.seen_llms),
+            "built_with": self.built_with,
+        }
         (folder / "state.json").write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
         return folder
 
@@ -66,11 +75,19 @@ class HybridState:
         corr: dict[str, Correction | None] = {t: None for t in ("power", "itl")}
         for target, c in s["corrections"].items():
             text = read_bytes(folder / f"{target}.json", what="hybrid forest").decode("utf-8")
-            corr[target] = Correction(tuple(c["columns"]), float(c["bound"]),
-                                      tuple(c["families"]), text)  # fmt: skip
-        return cls(Constants(**s["constants"]), corr, s["chosen"], s["tables"],
-                   {k: (float(a), float(b)) for k, (a, b) in s["ranges"].items()},
-                   frozenset(s["seen_gpus"]), frozenset(s["seen_llms"]), s["built_with"])  # fmt: skip
+            corr[target] = Correction(
+                tuple(c["columns"]), float(c["bound"]), tuple(c["families"]), text
+            )
+        return cls(
+            constants=Constants(**s["constants"]),
+            corrections=corr,
+            chosen=s["chosen"],
+            tables=s["tables"],
+            ranges={k: (float(a), float(b)) for k, (a, b) in s["ranges"].items()},
+            seen_gpus=frozenset(s["seen_gpus"]),
+            seen_llms=frozenset(s["seen_llms"]),
+            built_with=s["built_with"],
+        )
 
     def backbone_only(self) -> HybridState:
         """This model with no correction on any target: the physics backbone alone (its

@@ -94,8 +94,12 @@ class Prediction:
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (nested for inputs and intervals), with ``schema_version`` and ``kind``."""
         body = asdict(self)
-        return {"schema_version": SCHEMA_VERSION, "kind": self.kind, **body,
-                "notes": list(self.notes)}  # fmt: skip
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "kind": self.kind,
+            **body,
+            "notes": list(self.notes),
+        }
 
     def to_json(self, indent: int | None = 2) -> str:
         """JSON text, exactly ``predict --json`` (6 significant figures); never NaN or Infinity."""
@@ -103,41 +107,64 @@ class Prediction:
 
     def rows(self) -> list[tuple[str, float, float, float]]:
         """(quantity, value, lo, hi) for the four predicted quantities."""
-        return [(q, getattr(self, q), getattr(self, f"{q}_interval").lo,
-                 getattr(self, f"{q}_interval").hi) for q in QUANTITIES]  # fmt: skip
+        return [
+            (
+                q,
+                getattr(self, q),
+                getattr(self, f"{q}_interval").lo,
+                getattr(self, f"{q}_interval").hi,
+            )
+            for q in QUANTITIES
+        ]
 
     def _repr_html_(self) -> str:
         i = self.inputs
         load = f"{i.rate_qps:g} req/s" if i.rate_qps is not None else f"batch {i.batch:g}"
         gpus = f"{i.num_gpus} × " if i.num_gpus > 1 else ""
-        head = (f"<b>{html.escape(i.llm)}</b> ({i.weights}) on <b>{gpus}{html.escape(i.gpu)}</b>, {load}, "
-                f"{i.t_in} in / {i.t_out} out tokens — {self.model}, "
-                f"{self.power_w_interval.level:.0%} interval, basis "
-                f"<i>{html.escape(self.power_w_interval.basis)}</i>")  # fmt: skip
-        body = "".join(f"<tr><td>{q}</td><td>{v:.4g}</td><td>{lo:.4g}</td><td>{hi:.4g}</td></tr>"
-                       for q, v, lo, hi in self.rows())  # fmt: skip
+        head = (
+            f"<b>{html.escape(i.llm)}</b> ({i.weights}) on <b>{gpus}{html.escape(i.gpu)}</b>, {load}, "
+            f"{i.t_in} in / {i.t_out} out tokens — {self.model}, "
+            f"{self.power_w_interval.level:.0%} interval, basis "
+            f"<i>{html.escape(self.power_w_interval.basis)}</i>"
+        )
+        body = "".join(
+            f"<tr><td>{q}</td><td>{v:.4g}</td><td>{lo:.4g}</td><td>{hi:.4g}</td></tr>"
+            for q, v, lo, hi in self.rows()
+        )
         notes = "".join(f"<li>{html.escape(n)}</li>" for n in self.notes)
-        return (f"<div>{head}<table><tr><th>quantity</th><th>value</th><th>lo</th><th>hi</th>"
-                f"</tr>{body}</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>")  # fmt: skip
+        return (
+            f"<div>{head}<table><tr><th>quantity</th><th>value</th><th>lo</th><th>hi</th>"
+            f"</tr>{body}</table>{'<ul>' + notes + '</ul>' if notes else ''}</div>"
+        )
 
 
 def _interval(out: StepResult, key: str, i: int, level: float) -> Interval:
-    return Interval(float(getattr(out, f"{key}_lo")[i]), float(getattr(out, f"{key}_hi")[i]),
-                    level, str(out.basis[i]))  # fmt: skip
+    return Interval(
+        float(getattr(out, f"{key}_lo")[i]),
+        float(getattr(out, f"{key}_hi")[i]),
+        level,
+        str(out.basis[i]),
+    )
 
 
 def prediction_of(out: StepResult, i: int, inputs: Inputs, notes: tuple[str, ...]) -> Prediction:
     """Row ``i`` of the steps' result (:mod:`~wattgpu_lite.hybrid.predict.result`) as a
     Prediction: "physics" when its basis is the backbone alone, else "hybrid"."""
-    num = {k: float(getattr(out, k)[i]) for k in (*QUANTITIES, "in_flight", "busy_fraction",
-                                                   "capacity_qps", "idle_power_w")}  # fmt: skip
+    num = {
+        k: float(getattr(out, k)[i])
+        for k in (*QUANTITIES, "in_flight", "busy_fraction", "capacity_qps", "idle_power_w")
+    }
     rate = inputs.rate_qps
     return Prediction(
-        model="physics" if str(out.basis[i]) == "physics" else "hybrid", inputs=inputs,
+        model="physics" if str(out.basis[i]) == "physics" else "hybrid",
+        inputs=inputs,
         **{q: num[q] for q in QUANTITIES},
         **{f"{q}_interval": _interval(out, q, i, inputs.level) for q in QUANTITIES},
-        in_flight=num["in_flight"], busy_fraction=num["busy_fraction"],
-        capacity_qps=num["capacity_qps"], max_batch=int(out.max_batch[i]),
+        in_flight=num["in_flight"],
+        busy_fraction=num["busy_fraction"],
+        capacity_qps=num["capacity_qps"],
+        max_batch=int(out.max_batch[i]),
         idle_power_w=num["idle_power_w"],
-        scenario="offline" if rate is None else scenario_for_rate(rate), notes=notes,
-    )  # fmt: skip
+        scenario="offline" if rate is None else scenario_for_rate(rate),
+        notes=notes,
+    )

@@ -44,8 +44,11 @@ class Request:
 
 def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
     """(rate or NaN, batch or NaN, offline scenario?) from exactly one of the three."""
-    given = [k for k, v in (("scenario", scenario), ("rate_qps", rate_qps), ("batch", batch))
-             if v is not None]  # fmt: skip
+    given = [
+        k
+        for k, v in (("scenario", scenario), ("rate_qps", rate_qps), ("batch", batch))
+        if v is not None
+    ]
     if len(given) != 1:
         raise InvalidInputError(
             "give exactly one load: scenario= (offline, server_low, server_high), rate_qps= "
@@ -80,17 +83,40 @@ def check_num_gpus(num_gpus, model, device):
     return int(num_gpus)
 
 
-def check_request(model, device, *, num_gpus=1, parallel: Parallel | None = None,
-                  weights: str | None = None, scenario: str | None = None, rate_qps=None,
-                  batch=None, t_in=DEFAULT_T_IN, t_out=DEFAULT_T_OUT, kv_cache=None,
-                  engine=None, max_num_seqs=None) -> Request:  # fmt: skip
+def check_request(
+    model,
+    device,
+    *,
+    num_gpus=1,
+    parallel: Parallel | None = None,
+    weights: str | None = None,
+    scenario: str | None = None,
+    rate_qps=None,
+    batch=None,
+    t_in=DEFAULT_T_IN,
+    t_out=DEFAULT_T_OUT,
+    kv_cache=None,
+    engine=None,
+    max_num_seqs=None,
+) -> Request:
     """Every check ``wl.predict`` makes on one request, in its order (layout, weight format,
     KV cache, engine and its concurrency limit, load, tokens); the first that fails raises
     (InvalidInputError naming the field and the fix).
     """
     layout = check_num_gpus(layout_of(num_gpus, parallel), model, device)
     fmt = served_format(model, None if weights is None else canonical_format(weights))
-    serving = check_serving(kv_cache, engine, max_num_seqs)
+    kv_format, engine_name, seqs_limit = check_serving(kv_cache, engine, max_num_seqs)
     rate, bat, offline = resolve_load(scenario, rate_qps, batch)
     t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
-    return Request(layout, fmt, rate, bat, offline, t_in, t_out, *serving)
+    return Request(
+        layout=layout,
+        weights=fmt,
+        rate_qps=rate,
+        batch=bat,
+        offline=offline,
+        t_in=t_in,
+        t_out=t_out,
+        kv_cache=kv_format,
+        engine=engine_name,
+        max_num_seqs=seqs_limit,
+    )

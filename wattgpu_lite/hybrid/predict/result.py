@@ -30,25 +30,40 @@ class Status(str, Enum):
     def __str__(self) -> str:
         return self.value
 
-    def message(self, llm: str, gpu: str, rate_qps: float, batch: float, max_batch: float,
-                capacity_qps: float) -> str:  # fmt: skip
+    def message(
+        self,
+        llm: str,
+        gpu: str,
+        rate_qps: float,
+        batch: float,
+        *,
+        max_batch: float,
+        capacity_qps: float,
+    ) -> str:
         """What is wrong and what to pass instead ("" for OK; an invalid row's own checks say)."""
         cap = int(max(max_batch, 0))
         if self is Status.SATURATED:
-            return (f"{rate_qps:g} req/s is beyond what one {gpu} can serve with {llm}: its "
-                    f"capacity is about {capacity_qps:.3g} req/s ({cap} sequences in flight). "
-                    "Pass a lower rate_qps, or use more replicas (wl.rank_gpus plans them).")  # fmt: skip
+            return (
+                f"{rate_qps:g} req/s is beyond what one {gpu} can serve with {llm}: its "
+                f"capacity is about {capacity_qps:.3g} req/s ({cap} sequences in flight). "
+                "Pass a lower rate_qps, or use more replicas (wl.rank_gpus plans them)."
+            )
         if self is Status.NO_FIT:
-            return (f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "
-                    "pick a GPU with more memory (wl.rank_gpus lists them)")  # fmt: skip
+            return (
+                f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "
+                "pick a GPU with more memory (wl.rank_gpus lists them)"
+            )
         if self is Status.BATCH_ABOVE_KV:
-            return (f"batch {batch:g} is above the {cap} sequences the {gpu}'s KV cache holds "
-                    f"for {llm} at these token counts; pass batch <= {cap}")  # fmt: skip
+            return (
+                f"batch {batch:g} is above the {cap} sequences the {gpu}'s KV cache holds "
+                f"for {llm} at these token counts; pass batch <= {cap}"
+            )
         return ""
 
 
-def status_of(cap: np.ndarray, rate: np.ndarray, batch: np.ndarray,
-              capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
+def status_of(
+    cap: np.ndarray, rate: np.ndarray, batch: np.ndarray, capacity_qps: np.ndarray
+) -> np.ndarray:
     """A :class:`Status` per row: no steady state beyond the capacity (a rate at or above it, or
     a batch above the KV-cache's sequences), and nothing at all when the weights do not fit."""
     no_fit, above_kv, saturated = _NOT_OK_CODES  # each later one overrides: the first holds
@@ -61,8 +76,9 @@ def status_of(cap: np.ndarray, rate: np.ndarray, batch: np.ndarray,
 _MEMBERS = np.array(list(Status), dtype=object)  # indexing keeps the members themselves
 _MEMBERS.flags.writeable = False
 # the codes status_of selects, in its order of priority
-_NOT_OK_CODES = [list(Status).index(s) for s in (Status.NO_FIT, Status.BATCH_ABOVE_KV,
-                                                 Status.SATURATED)]  # fmt: skip
+_NOT_OK_CODES = [
+    list(Status).index(s) for s in (Status.NO_FIT, Status.BATCH_ABOVE_KV, Status.SATURATED)
+]
 
 
 @dataclass(frozen=True)
@@ -112,8 +128,11 @@ class StepResult:
     def columns(self) -> dict[str, np.ndarray]:
         """The frame columns of ``predict_many``: every array but ``widening``, ``watched`` and
         ``basis_code``, the status as its text."""
-        out = {f.name: getattr(self, f.name) for f in fields(self)
-               if f.name not in ("watched", "widening", "basis_code")}  # fmt: skip
+        out = {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in ("watched", "widening", "basis_code")
+        }
         out["status"] = status_text(self.status)
         return out
 
@@ -126,19 +145,36 @@ def status_text(status: np.ndarray) -> np.ndarray:
     return out
 
 
-def messages(status: np.ndarray, llm: np.ndarray, gpu: np.ndarray, rate_qps: np.ndarray,
-             batch: np.ndarray, max_batch: np.ndarray, capacity_qps: np.ndarray) -> np.ndarray:  # fmt: skip
+def messages(
+    status: np.ndarray,
+    llm: np.ndarray,
+    gpu: np.ndarray,
+    rate_qps: np.ndarray,
+    batch: np.ndarray,
+    max_batch: np.ndarray,
+    capacity_qps: np.ndarray,
+) -> np.ndarray:
     """:meth:`Status.message` of each row (object array; names and numbers one per row), made
     once per distinct value of what its text names (:func:`_named`)."""
-    group, first = unique_rows(_named(status, llm, gpu, rate_qps, batch, max_batch, capacity_qps))
+    group, first = unique_rows(
+        _named(
+            status, llm, gpu, rate_qps, batch=batch, max_batch=max_batch, capacity_qps=capacity_qps
+        )
+    )
     made = np.empty(len(first), dtype=object)
     for k, i in enumerate(first):
-        made[k] = Status(status[i]).message(llm[i], gpu[i], rate_qps[i], batch[i],
-                                            float(max_batch[i]), float(capacity_qps[i]))  # fmt: skip
+        made[k] = Status(status[i]).message(
+            llm[i],
+            gpu[i],
+            rate_qps[i],
+            batch[i],
+            max_batch=float(max_batch[i]),
+            capacity_qps=float(capacity_qps[i]),
+        )
     return made[group]
 
 
-def _named(status: np.ndarray, llm, gpu, rate_qps, batch, max_batch, capacity_qps) -> list:
+def _named(status: np.ndarray, llm, gpu, rate_qps, *, batch, max_batch, capacity_qps) -> list:
     """Code columns of what :meth:`Status.message`'s text of each row reads (0 where it reads
     nothing): a row that does not fit names its LLM and GPU; a batch above the KV cache also the
     batch and the whole sequences held; a saturated row every number (OK: nothing)."""
@@ -161,8 +197,11 @@ def _named(status: np.ndarray, llm, gpu, rate_qps, batch, max_batch, capacity_qp
 
 
 # the result's numeric columns, for a frame none of whose rows reached the steps
-NUMERIC_COLUMNS = tuple(f.name for f in fields(StepResult)
-                        if f.name not in ("status", "basis", "basis_code", "watched", "widening"))  # fmt: skip
+NUMERIC_COLUMNS = tuple(
+    f.name
+    for f in fields(StepResult)
+    if f.name not in ("status", "basis", "basis_code", "watched", "widening")
+)
 
 
 @dataclass(frozen=True)

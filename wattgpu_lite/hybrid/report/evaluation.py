@@ -30,8 +30,10 @@ TARGETS = ("power", "itl")
 def check_hybrid_strategy(strategy: str) -> str:
     """``strategy`` if the hybrid's nested protocol has it (LOGO, LOLO), else InvalidInputError."""
     if strategy not in HYBRID_STRATEGIES:
-        raise InvalidInputError(f"the hybrid is evaluated by strategy 'logo' or 'lolo' (its nested "
-                                f"protocol), got {strategy!r}")  # fmt: skip
+        raise InvalidInputError(
+            f"the hybrid is evaluated by strategy 'logo' or 'lolo' (its nested "
+            f"protocol), got {strategy!r}"
+        )
     return strategy
 
 
@@ -41,8 +43,11 @@ def hybrid_tables(strategy: str = "logo", target: str | None = None) -> dict[str
     res = results.shipped(check_hybrid_strategy(strategy))
     if target is not None:
         res = res[res["target"] == _check_target(target)]
-    return {"pooled": results.pooled(res), "per_group": results.per_group(res),
-            "paper_reading": results.paper_reading(res)}  # fmt: skip
+    return {
+        "pooled": results.pooled(res),
+        "per_group": results.per_group(res),
+        "paper_reading": results.paper_reading(res),
+    }
 
 
 def stacked(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -57,9 +62,14 @@ def _check_target(target: str) -> str:
     return target
 
 
-def evaluate(target: str | None = None, strategy: str = "logo", progress: bool = True,
-             features: Sequence[str] | None = None, reading: str = "all",
-             model: str = "wattgpu") -> pd.DataFrame:  # fmt: skip
+def evaluate(
+    target: str | None = None,
+    strategy: str = "logo",
+    progress: bool = True,
+    features: Sequence[str] | None = None,
+    reading: str = "all",
+    model: str = "wattgpu",
+) -> pd.DataFrame:
     """Held-out errors of ``model`` beside the paper's.
 
     ``model="wattgpu"``: :func:`wattgpu_lite.wattgpu.evaluation.evaluate` of ``target`` (default
@@ -71,14 +81,24 @@ def evaluate(target: str | None = None, strategy: str = "logo", progress: bool =
     if model not in MODELS:
         raise InvalidInputError(f"model must be one of {MODELS}, got {model!r}")
     if model == "wattgpu":
-        table = wattgpu_evaluation.evaluate(target or "power", strategy, progress=progress,
-                                            features=features, reading=reading)  # fmt: skip
-        return document_frame(table, "evaluate", model="wattgpu", target=target or "power",
-                              strategy=strategy)  # fmt: skip
+        table = wattgpu_evaluation.evaluate(
+            target or "power", strategy, progress=progress, features=features, reading=reading
+        )
+        return document_frame(
+            table, "evaluate", model="wattgpu", target=target or "power", strategy=strategy
+        )
     if features is not None or reading != "all":
-        raise InvalidInputError("features= and reading= re-score WattGPU (model='wattgpu'); the "
-                                "hybrid's figures are its shipped nested results")  # fmt: skip
+        raise InvalidInputError(
+            "features= and reading= re-score WattGPU (model='wattgpu'); the "
+            "hybrid's figures are its shipped nested results"
+        )
     tables = hybrid_tables(strategy, target)
     columns = {name: list(t.columns) for name, t in tables.items()}
-    return document_frame(stacked(tables), "evaluate", columns, model="hybrid",
-                          strategy=strategy, target=target or "all")  # fmt: skip
+    return document_frame(
+        stacked(tables),
+        "evaluate",
+        columns,
+        model="hybrid",
+        strategy=strategy,
+        target=target or "all",
+    )

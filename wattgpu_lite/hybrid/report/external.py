@@ -75,9 +75,12 @@ def requests_of(row: pd.Series) -> float:
         raise WattGPUError(f"external row has harness {kind!r}; use one of {HARNESSES}")
     if kind == "poisson_rate":
         return np.nan
-    value = {"fixed_batch": row["batch_size"], "decode_window": row["batch_size"],
-             "closed_loop": row["concurrency"],
-             "all_at_once": row["requests_total"]}[kind]  # fmt: skip
+    value = {
+        "fixed_batch": row["batch_size"],
+        "decode_window": row["batch_size"],
+        "closed_loop": row["concurrency"],
+        "all_at_once": row["requests_total"],
+    }[kind]
     return np.inf if kind == "all_at_once" and pd.isna(value) else float(value)
 
 
@@ -98,11 +101,20 @@ def question(row: pd.Series, missing: dict[tuple[str, str], str] | None = None) 
     seqs, reps = requests_of(row), float(row["replicas"])
     if np.isnan(seqs) and pd.isna(row["request_rate_qps"]):
         return "no load stated (a rate harness without its rate)"
-    load = {"batch": seqs / reps, "rate_qps": np.nan} if not np.isnan(seqs) else {
-        "batch": np.nan, "rate_qps": float(row["request_rate_qps"]) / reps}  # fmt: skip
-    return {"llm": name, "gpu": device, "num_gpus": int(row["num_gpus"] // reps),
-            "weights": weights_of(row["precision"]), "t_in": int(round(row["input_tokens"])),
-            "t_out": int(round(row["output_tokens"])), **load}  # fmt: skip
+    load = (
+        {"batch": seqs / reps, "rate_qps": np.nan}
+        if not np.isnan(seqs)
+        else {"batch": np.nan, "rate_qps": float(row["request_rate_qps"]) / reps}
+    )
+    return {
+        "llm": name,
+        "gpu": device,
+        "num_gpus": int(row["num_gpus"] // reps),
+        "weights": weights_of(row["precision"]),
+        "t_in": int(round(row["input_tokens"])),
+        "t_out": int(round(row["output_tokens"])),
+        **load,
+    }
 
 
 def not_in_catalog(name: str, device: str) -> str:
@@ -151,8 +163,13 @@ def compare(level: float = 0.8, correction: bool = True) -> pd.DataFrame:
             "harness",
             "source_title",
         ]
-        part = rows[cols].assign(ask=np.arange(len(rows)), gpu_asked=frame["gpu"].to_numpy(),
-                                 quantity=q, measured=measured, **scoped[q])  # fmt: skip
+        part = rows[cols].assign(
+            ask=np.arange(len(rows)),
+            gpu_asked=frame["gpu"].to_numpy(),
+            quantity=q,
+            measured=measured,
+            **scoped[q],
+        )
         part["ecologits"] = eco if q == "energy_per_token_j" else np.nan
         parts.append(part[np.isfinite(measured) & np.isfinite(part["predicted"])])
     out = pd.concat(parts, ignore_index=True)
@@ -168,7 +185,8 @@ def left_out() -> pd.DataFrame:
     reasons = [question(r, missing) for _, r in rows.iterrows()]
     mask = [isinstance(r, str) for r in reasons]
     return rows.loc[mask, ["model_hf_id", "gpu", "source_title"]].assign(
-        reason=[r for r in reasons if isinstance(r, str)])  # fmt: skip
+        reason=[r for r in reasons if isinstance(r, str)]
+    )
 
 
 def summary(ext: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -180,8 +198,14 @@ def summary(ext: pd.DataFrame | None = None) -> pd.DataFrame:
     ext = ext.assign(
         replica=np.where(gpus > 1, "several GPUs", "one GPU"), ecologits_ape_pct=eco_ape
     )
-    return (ext.groupby(["quantity", "replica"])
-            .agg(rows=("ape_pct", "size"), mdape_pct=("ape_pct", "median"),
-                 coverage80=("covered", "mean"), width_hi_lo=("width", "median"),
-                 ecologits_mdape_pct=("ecologits_ape_pct", "median"))
-            .reset_index())  # fmt: skip
+    return (
+        ext.groupby(["quantity", "replica"])
+        .agg(
+            rows=("ape_pct", "size"),
+            mdape_pct=("ape_pct", "median"),
+            coverage80=("covered", "mean"),
+            width_hi_lo=("width", "median"),
+            ecologits_mdape_pct=("ecologits_ape_pct", "median"),
+        )
+        .reset_index()
+    )

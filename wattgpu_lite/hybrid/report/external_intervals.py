@@ -71,12 +71,18 @@ def physical_limits(ext: pd.DataFrame, pred: pd.DataFrame, rows: pd.DataFrame) -
     floor_s = pred["itl_floor_s"].to_numpy(dtype=float)
     floor_w = pred["power_floor_w"].to_numpy(dtype=float)
     most_tps = reps * np.maximum(pred["max_batch"].to_numpy(dtype=float), 1.0) / floor_s
-    low = {"itl_s": floor_s, "power_w": factor * floor_w, "throughput_tokens_per_s": 0 * floor_s,
-           "energy_per_token_j": energy_factor * floor_w / most_tps}  # fmt: skip
-    high = {"itl_s": np.full_like(floor_s, np.inf),
-            "power_w": factor * pred["replica_tdp_w"].to_numpy(dtype=float),
-            "throughput_tokens_per_s": most_tps,
-            "energy_per_token_j": np.full_like(floor_s, np.inf)}  # fmt: skip
+    low = {
+        "itl_s": floor_s,
+        "power_w": factor * floor_w,
+        "throughput_tokens_per_s": 0 * floor_s,
+        "energy_per_token_j": energy_factor * floor_w / most_tps,
+    }
+    high = {
+        "itl_s": np.full_like(floor_s, np.inf),
+        "power_w": factor * pred["replica_tdp_w"].to_numpy(dtype=float),
+        "throughput_tokens_per_s": most_tps,
+        "energy_per_token_j": np.full_like(floor_s, np.inf),
+    }
     q = ext["quantity"].to_numpy()
     lo = np.select([q == k for k in low], [v[at] for v in low.values()], np.nan)
     hi = np.select([q == k for k in high], [v[at] for v in high.values()], np.nan)
@@ -130,19 +136,28 @@ def loso_intervals(
     depth = np.where(none, len(REGIME_KEYS), bands["regime_depth"].to_numpy(dtype=float))
     measured = ext["measured"].to_numpy(dtype=float)
     return ext.assign(
-        lo_x=lo, hi_x=hi, regime_depth=depth.astype(int),
-        covered_x=(lo <= measured) & (measured <= hi), width_x=hi / lo,
-    )  # fmt: skip
+        lo_x=lo,
+        hi_x=hi,
+        regime_depth=depth.astype(int),
+        covered_x=(lo <= measured) & (measured <= hi),
+        width_x=hi / lo,
+    )
 
 
 def _scores(crossed: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Rows, and the coverage and median hi/lo of the kit's and the cross-source intervals, per
     ``keys``."""
-    return (crossed.groupby(keys)
-            .agg(rows=("measured", "size"), coverage_kit=("covered", "mean"),
-                 width_kit=("width", "median"), coverage_x=("covered_x", "mean"),
-                 width_x=("width_x", "median"))
-            .reset_index())  # fmt: skip
+    return (
+        crossed.groupby(keys)
+        .agg(
+            rows=("measured", "size"),
+            coverage_kit=("covered", "mean"),
+            width_kit=("width", "median"),
+            coverage_x=("covered_x", "mean"),
+            width_x=("width_x", "median"),
+        )
+        .reset_index()
+    )
 
 
 def per_source(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
@@ -165,12 +180,24 @@ def per_regime(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
     x = loso_intervals(level, min_rows).assign(ratio=lambda f: f["predicted"] / f["measured"])
     x["gpu_seen"] = np.where(x["gpu_seen"], "GPU in training", "GPU not in training")
     dims = ["gpu_seen", "replica", "batch_band", "context_band"]
-    long = x.melt(id_vars=["quantity", "ape_pct", "ratio", "covered", "width", "covered_x",
-                           "width_x"], value_vars=dims, var_name="regime", value_name="band")  # fmt: skip
+    long = x.melt(
+        id_vars=["quantity", "ape_pct", "ratio", "covered", "width", "covered_x", "width_x"],
+        value_vars=dims,
+        var_name="regime",
+        value_name="band",
+    )
     keys = ["quantity", "regime", "band"]
     errors = long.groupby(keys).agg(mdape_pct=("ape_pct", "median"), ratio=("ratio", "median"))
     return _scores(long.assign(measured=long["ratio"]), keys).merge(errors.reset_index(), on=keys)
 
 
-__all__ = ["REGIME_KEYS", "held_out_bands", "loso_intervals", "per_quantity", "per_regime",
-           "per_source", "physical_limits", "regimes"]  # fmt: skip
+__all__ = [
+    "REGIME_KEYS",
+    "held_out_bands",
+    "loso_intervals",
+    "per_quantity",
+    "per_regime",
+    "per_source",
+    "physical_limits",
+    "regimes",
+]

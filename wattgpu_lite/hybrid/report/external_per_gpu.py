@@ -50,8 +50,12 @@ def roofline_step_s(question: pd.Series, in_flight: float) -> float:
 def roofline(rows: pd.DataFrame, frame: pd.DataFrame, pred: pd.DataFrame) -> dict[str, np.ndarray]:
     """The plain roofline's answer per quantity, in each measurement's scope."""
     load = pred["in_flight"].to_numpy(dtype=float)
-    step = np.array([roofline_step_s(q, b) if np.isfinite(b) else np.nan
-                     for (_, q), b in zip(frame.iterrows(), load, strict=True)])  # fmt: skip
+    step = np.array(
+        [
+            roofline_step_s(q, b) if np.isfinite(b) else np.nan
+            for (_, q), b in zip(frame.iterrows(), load, strict=True)
+        ]
+    )
     reps = rows["replicas"].to_numpy(dtype=float)
     g = frame["num_gpus"].to_numpy(dtype=float)
     tdp = np.array([gpu(name).tdp_w for name in frame["gpu"]]) * g
@@ -59,8 +63,12 @@ def roofline(rows: pd.DataFrame, frame: pd.DataFrame, pred: pd.DataFrame) -> dic
     power, energy = (
         external_scope.scope_factor(rows[c], reps, g) * tdp for c in ("power_scope", "energy_scope")
     )
-    return {"itl_s": step, "throughput_tokens_per_s": thr, "power_w": power,
-            "energy_per_token_j": energy / thr}  # fmt: skip
+    return {
+        "itl_s": step,
+        "throughput_tokens_per_s": thr,
+        "power_w": power,
+        "energy_per_token_j": energy / thr,
+    }
 
 
 @cache
@@ -69,18 +77,31 @@ def roofline_frame() -> pd.DataFrame:
     keep, frame = external.asked()
     rows = external.table().iloc[keep].reset_index(drop=True)
     answer = roofline(rows, frame, external._predicted(0.8, True))
-    return pd.concat([pd.DataFrame({"ask": np.arange(len(rows)), "quantity": q, "roofline": v})
-                      for q, v in answer.items()], ignore_index=True)  # fmt: skip
+    return pd.concat(
+        [
+            pd.DataFrame({"ask": np.arange(len(rows)), "quantity": q, "roofline": v})
+            for q, v in answer.items()
+        ],
+        ignore_index=True,
+    )
 
 
 def _scores(ext: pd.DataFrame, tag: str, key: str) -> pd.DataFrame:
     """Rows, MdAPE, median predicted/measured, coverage and median width per (``key``,
     quantity), columns suffixed by ``tag``."""
     ext = ext.assign(ratio=ext["predicted"] / ext["measured"])
-    return (ext.groupby([key, "quantity"])
-            .agg(rows=("ape_pct", "size"), mdape=("ape_pct", "median"), ratio=("ratio", "median"),
-                 coverage80=("covered", "mean"), width=("width", "median"))
-            .add_suffix(f"_{tag}").rename(columns={f"rows_{tag}": "rows"}))  # fmt: skip
+    return (
+        ext.groupby([key, "quantity"])
+        .agg(
+            rows=("ape_pct", "size"),
+            mdape=("ape_pct", "median"),
+            ratio=("ratio", "median"),
+            coverage80=("covered", "mean"),
+            width=("width", "median"),
+        )
+        .add_suffix(f"_{tag}")
+        .rename(columns={f"rows_{tag}": "rows"})
+    )
 
 
 def _baselines(hybrid: pd.DataFrame, key: str) -> pd.DataFrame:
@@ -156,15 +177,22 @@ def h200_harness_pairs(model_hf_id: str = "meta-llama/Llama-3.1-8B") -> pd.DataF
     board power (W) and energy per output token P · ITL / B (J) of each, indexed by (batch,
     context tokens)."""
     table = read_csv(data_dir() / "h200_decode_measurements.csv")
-    ok = table[(table["model_hf_id"] == model_hf_id) & (table["weights"] == "bf16")
-               & (table["status"] == "ok")]  # fmt: skip
+    ok = table[
+        (table["model_hf_id"] == model_hf_id)
+        & (table["weights"] == "bf16")
+        & (table["status"] == "ok")
+    ]
     eager = ok[ok["harness"] == "transformers_eager"]
     eager = eager.assign(context_tokens=eager["prompt_tokens"].astype(float))
     graphs = ok[ok["harness"] == "cuda_graphs_decoder"]
     pair = eager.merge(graphs, on=["batch_size", "context_tokens"], suffixes=("_eager", "_graphs"))
     for run in ("eager", "graphs"):
-        pair[f"energy_per_token_j_{run}"] = (pair[f"power_w_{run}"] * pair[f"itl_ms_{run}"] / 1e3
-                                             / pair["batch_size"])  # fmt: skip
-    cols = [f"{q}_{run}" for q in ("itl_ms", "power_w", "energy_per_token_j")
-            for run in ("eager", "graphs")]  # fmt: skip
+        pair[f"energy_per_token_j_{run}"] = (
+            pair[f"power_w_{run}"] * pair[f"itl_ms_{run}"] / 1e3 / pair["batch_size"]
+        )
+    cols = [
+        f"{q}_{run}"
+        for q in ("itl_ms", "power_w", "energy_per_token_j")
+        for run in ("eager", "graphs")
+    ]
     return pair.set_index(["batch_size", "context_tokens"])[cols]

@@ -32,12 +32,14 @@ def backbone_model() -> HybridState:
 
 def _arguments(frame: pd.DataFrame) -> dict:
     """The LLMs, GPUs, token counts, layouts and weight formats of ``frame``'s rows."""
-    return {"llms": resolve_each(frame["llm"], resolve_llm),
-            "gpus": resolve_each(frame["gpu"], resolve_gpu),
-            "t_in": frame["t_in"].to_numpy(dtype=float),
-            "t_out": frame["t_out"].to_numpy(dtype=float),
-            "num_gpus": frame["num_gpus"].to_numpy(dtype=np.int64),
-            "weights": [canonical_format(w) for w in frame["weights"]]}  # fmt: skip
+    return {
+        "llms": resolve_each(frame["llm"], resolve_llm),
+        "gpus": resolve_each(frame["gpu"], resolve_gpu),
+        "t_in": frame["t_in"].to_numpy(dtype=float),
+        "t_out": frame["t_out"].to_numpy(dtype=float),
+        "num_gpus": frame["num_gpus"].to_numpy(dtype=np.int64),
+        "weights": [canonical_format(w) for w in frame["weights"]],
+    }
 
 
 def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.DataFrame:
@@ -49,12 +51,12 @@ def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.Dat
         a["llms"],
         a["gpus"],
         a["t_in"],
-        a["t_out"],
-        frame["rate_qps"].to_numpy(dtype=float),
-        frame["batch"].to_numpy(dtype=float),
-        check_level(level),
-        a["num_gpus"],
-        a["weights"],
+        t_out=a["t_out"],
+        rate_qps=frame["rate_qps"].to_numpy(dtype=float),
+        batch=frame["batch"].to_numpy(dtype=float),
+        level=check_level(level),
+        num_gpus=a["num_gpus"],
+        weights=a["weights"],
     )
     return frame.reset_index(drop=True).assign(**out.columns())
 
@@ -70,7 +72,7 @@ def decode_shares(
     the backbone's (the shipped model's by default)."""
     a = _arguments(frame)
     rows, _ = backbone_rows.build(
-        a["llms"], a["gpus"], a["t_in"], a["t_out"], a["num_gpus"], a["weights"]
+        a["llms"], a["gpus"], a["t_in"], a["t_out"], num_gpus=a["num_gpus"], weights=a["weights"]
     )
     c = HybridState.pretrained().constants if constants is None else constants
     batch = frame["batch"].to_numpy(dtype=float)

@@ -100,8 +100,11 @@ def in_scope(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, dict[str, np.n
     tpt = {k: pred[f"time_per_token_s{k}"].to_numpy(dtype=float) for k in ("", "_lo", "_hi")}
     thr = reps / tpt[""]
     energy = _power(pred, rows, "energy_scope", "power_w") / thr
-    ratio = {k: pred[f"energy_per_token_j{k}"].to_numpy(dtype=float)
-             / pred["energy_per_token_j"].to_numpy(dtype=float) for k in ("_lo", "_hi")}  # fmt: skip
+    ratio = {
+        k: pred[f"energy_per_token_j{k}"].to_numpy(dtype=float)
+        / pred["energy_per_token_j"].to_numpy(dtype=float)
+        for k in ("_lo", "_hi")
+    }
     tags = {"basis": pred["basis"].to_numpy(), "status": pred["status"].to_numpy()}
     itl = {k: pred[f"itl_s{k}"].to_numpy(dtype=float) for k in ("", "_lo", "_hi")}
     power = {k: _power(pred, rows, "power_scope", f"power_w{k}") for k in ("", "_lo", "_hi")}
@@ -113,11 +116,11 @@ def in_scope(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, dict[str, np.n
             "lo": energy * ratio["_lo"],
             "hi": energy * ratio["_hi"],
             **tags,
-        },  # fmt: skip
+        },
         "throughput_tokens_per_s": {
             "predicted": thr,
             "lo": reps / tpt["_hi"],
             "hi": reps / tpt["_lo"],
             **tags,
-        },  # fmt: skip
+        },
     }

@@ -46,12 +46,17 @@ def interval_score(frame: pd.DataFrame, level: int = 80) -> float:
 
 
 def _cell(frame: pd.DataFrame) -> pd.Series:
-    return pd.Series({
-        "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
-        "coverage80": frame["covered80"].mean(), "coverage90": frame["covered90"].mean(),
-        "width80_hi_lo": width_hi_lo(frame), "interval_score80": interval_score(frame),
-        "n_runs": len(frame), "candidate": frame["candidate"].iloc[0],
-    })  # fmt: skip
+    return pd.Series(
+        {
+            "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
+            "coverage80": frame["covered80"].mean(),
+            "coverage90": frame["covered90"].mean(),
+            "width80_hi_lo": width_hi_lo(frame),
+            "interval_score80": interval_score(frame),
+            "n_runs": len(frame),
+            "candidate": frame["candidate"].iloc[0],
+        }
+    )
 
 
 def bootstrap_mdape(res: pd.DataFrame, by: str = "gpu", level: float = 0.9) -> tuple[float, float]:
@@ -72,8 +77,9 @@ def bootstrap_mdape(res: pd.DataFrame, by: str = "gpu", level: float = 0.9) -> t
     return float(lo), float(hi)
 
 
-def stacked_medians(values: np.ndarray, group: np.ndarray, counts: np.ndarray,
-                    block: int = 250) -> np.ndarray:  # fmt: skip
+def stacked_medians(
+    values: np.ndarray, group: np.ndarray, counts: np.ndarray, block: int = 250
+) -> np.ndarray:
     """Per row of ``counts`` (draws × groups): the median (numpy's: the mean of the two middle
     values when the count is even; NaN if a drawn group holds a NaN) of ``values`` with each
     value repeated as often as its group ``group`` was drawn, without building the stack. The
@@ -102,14 +108,22 @@ def pooled(res: pd.DataFrame, by: str = "gpu") -> pd.DataFrame:
     for (target, regime), frame in res.groupby(["target", "regime"], sort=True):
         lo, hi = bootstrap_mdape(frame, by)
         cover = frame.groupby("held_out")["covered80"].mean()
-        rows.append({"target": target, "regime": regime,
-                     "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
-                     "mdape_ci90_lo": lo, "mdape_ci90_hi": hi,
-                     "coverage80": frame["covered80"].mean(), "coverage90": frame["covered90"].mean(),
-                     "width80_hi_lo": width_hi_lo(frame),
-                     "interval_score80": interval_score(frame),
-                     "worst_group_coverage80": cover.min(), "worst_group": cover.idxmin(),
-                     "n_runs": len(frame)})  # fmt: skip
+        rows.append(
+            {
+                "target": target,
+                "regime": regime,
+                "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
+                "mdape_ci90_lo": lo,
+                "mdape_ci90_hi": hi,
+                "coverage80": frame["covered80"].mean(),
+                "coverage90": frame["covered90"].mean(),
+                "width80_hi_lo": width_hi_lo(frame),
+                "interval_score80": interval_score(frame),
+                "worst_group_coverage80": cover.min(),
+                "worst_group": cover.idxmin(),
+                "n_runs": len(frame),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -123,7 +137,12 @@ def paper_reading(res: pd.DataFrame) -> pd.DataFrame:
 
 def _pooled_mdape(res: pd.DataFrame) -> pd.DataFrame:
     """:func:`pooled`'s target, regime and mdape_pct columns (without its bootstrap)."""
-    rows = [{"target": target, "regime": regime,
-             "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"])}
-            for (target, regime), frame in res.groupby(["target", "regime"], sort=True)]  # fmt: skip
+    rows = [
+        {
+            "target": target,
+            "regime": regime,
+            "mdape_pct": mdape_pct(frame["y_true"], frame["y_pred"]),
+        }
+        for (target, regime), frame in res.groupby(["target", "regime"], sort=True)
+    ]
     return pd.DataFrame(rows)

@@ -1,0 +1,129 @@
+"""The library passes records and keywords, not long rows of positional values, and imports
+modules by names a reader can follow (issue 29, items 3 and 4): no call passes more than four
+values by position (a ``*splat`` counts as many, since a tuple of the wrong length shifts every
+later value), and no module is imported under an alias of one to four capital letters."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "wattgpu_lite"
+MAX_POSITIONAL = 4
+# functions whose positional values are one list of like values, not parameters with a place
+# each (no value can shift into another's meaning): they may take any number
+VARIADIC = frozenset(
+    {"max", "min", "zip", "itertools.product", "np.broadcast_arrays", "pd.option_context"}
+    | {"ax.stackplot"}
+)
+CAPITALS = re.compile(r"[A-Z]{1,4}")
+# converted after the speed/internode merges
+NOT_YET = frozenset(
+    {
+        "wattgpu_lite.energy.backbone",
+        "wattgpu_lite.energy.backbone_rows",
+        "wattgpu_lite.energy.backbone_solves",
+        "wattgpu_lite.energy.backbone_step",
+        "wattgpu_lite.energy.searches",
+        "wattgpu_lite.energy.physical",
+        "wattgpu_lite.energy.codegen",
+        "wattgpu_lite.energy.args",
+        "wattgpu_lite.energy.symbolic_parallel",
+        "wattgpu_lite.energy.symbolic_physical",
+        "wattgpu_lite.energy.symbolic_step",
+        "wattgpu_lite.energy.symbolic",
+        "wattgpu_lite.energy._paper_generated",
+        "wattgpu_lite.energy._physical_generated",
+        "wattgpu_lite.energy._step_generated",
+        "wattgpu_lite.hybrid.predict.one_row",
+        "wattgpu_lite.hybrid.predict.many",
+        "wattgpu_lite.hybrid.predict.frame_checks",
+        "wattgpu_lite.hybrid.predict.correction",
+        "wattgpu_lite.hybrid.predict.steps",
+        "wattgpu_lite.hybrid.predict.sla",
+        "wattgpu_lite.hybrid.predict.trees",
+        "wattgpu_lite.hybrid.predict.tree_steps",
+        "wattgpu_lite.hybrid.predict.intervals",
+        "wattgpu_lite.hybrid.predict.bounds",
+        "wattgpu_lite.selection.rank",
+        "wattgpu_lite.selection.layouts",
+        "wattgpu_lite.specs.layout",
+        "wattgpu_lite.specs.gpu",
+    }
+)
+
+
+def _handed_on(value: ast.expr) -> bool:
+    """``*args`` or ``*case.args``: an argument list passed on as its caller wrote it."""
+    return (isinstance(value, ast.Name) and value.id == "args") or (
+        isinstance(value, ast.Attribute) and value.attr == "args"
+    )
+
+
+def long_calls(tree: ast.AST) -> list[str]:
+    """Calls that pass more than :data:`MAX_POSITIONAL` values by position, as ``line: call``."""
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or ast.unparse(node.func) in VARIADIC:
+            continue
+        splats = [a for a in node.args if isinstance(a, ast.Starred)]
+        many = any(not _handed_on(a.value) for a in splats)
+        if many or len(node.args) - len(splats) > MAX_POSITIONAL:
+            found.append(f"{node.lineno}: {ast.unparse(node.func)}({len(node.args)} positional)")
+    return found
+
+
+def capital_aliases(tree: ast.AST) -> list[str]:
+    """Imports under an alias of one to four capital letters (``import … as S``)."""
+    return [
+        f"{node.lineno}: {name.name} as {name.asname}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for name in node.names
+        if name.asname and CAPITALS.fullmatch(name.asname)
+    ]
+
+
+def _modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if name not in NOT_YET:
+            out.append((name, path))
+    return out
+
+
+MODULES = _modules()
+
+
+def test_the_checks_see_what_they_are_for():
+    tree = ast.parse(
+        "import numpy as NP\nfrom wattgpu_lite.energy import backbone as S\n"
+        "f(1, 2, 3, 4, 5)\nf(*row)\ng(1, 2, 3, 4, e=5)\nzip(a, b, c, d, e)\n"
+        "h(*args, **kwargs)\nanswer(*case.args)\nk(x, *pair)\n"
+    )
+    assert long_calls(tree) == ["3: f(5 positional)", "4: f(1 positional)", "9: k(2 positional)"]
+    assert capital_aliases(tree) == ["1: numpy as NP", "2: backbone as S"]
+    assert not capital_aliases(ast.parse("import numpy as np\nfrom a import b as hybrid_b\n"))
+
+
+def test_the_modules_checked_are_the_library_less_the_modules_not_yet_converted():
+    names = {name for name, _ in MODULES}
+    assert "wattgpu_lite.checks" in names and "wattgpu_lite.energy.estimate" in names
+    assert not names & NOT_YET and len(names) > 100
+
+
+def _found(check) -> dict[str, list[str]]:
+    """What ``check`` finds in each module checked, the modules where it finds nothing left out."""
+    found = {name: check(ast.parse(path.read_text(encoding="utf-8"))) for name, path in MODULES}
+    return {name: lines for name, lines in found.items() if lines}
+
+
+def test_no_call_passes_more_than_four_values_by_position():
+    assert _found(long_calls) == {}
+
+
+def test_no_module_is_imported_under_a_capital_alias():
+    assert _found(capital_aliases) == {}
