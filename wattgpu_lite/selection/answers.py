@@ -46,9 +46,8 @@ from wattgpu_lite.selection.accounting import (
 )
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
-from wattgpu_lite.specs.workload import request_tokens
+from wattgpu_lite.specs.workload import BUILT_IN, GIVEN, request_tokens
 
-BUILT_IN, GIVEN = "built-in", "given"
 __all__ = ["defaults_of", "estimate_energy", "explain", "predict", "price_echo"]
 
 
@@ -81,19 +80,18 @@ def defaults_of(
     return out
 
 
-def _at_wall(result, w: dict[str, Any], tokens, region, *, pue, grid_gco2_per_kwh, price_per_kwh):
+def _at_wall(result, w: dict[str, Any], tokens, *, region, given: dict[str, Any]):
     """``result`` with ``wall`` (``w`` and :func:`price_echo`) and ``defaults`` filled
-    (:func:`defaults_of`); ``tokens``: (the checked t_in and t_out, their echo)."""
+    (:func:`defaults_of`); ``tokens``: (the checked t_in and t_out, their echo); ``given``: the
+    wall's inputs as passed (``pue``, ``grid_gco2_per_kwh``, ``price_per_kwh``)."""
     checked, echo = tokens
     echo = {
         **echo,
         "t_in": {**echo["t_in"], "value": checked[0]},
         "t_out": {**echo["t_out"], "value": checked[1]},
     }
-    tokens = echo
-    w = {**w, **price_echo(region, price_per_kwh)}
-    given = {"grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh, "pue": pue}
-    return replace(result, wall=w, defaults=defaults_of(w, region, given, tokens))
+    w = {**w, **price_echo(region, given["price_per_kwh"])}
+    return replace(result, wall=w, defaults=defaults_of(w, region, given, echo))
 
 
 def _named(llm, name: str | None):
@@ -149,20 +147,9 @@ def predict(
         correction=correction,
         model=model,
     )
-    i = p.inputs
-    w = wall_for(
-        p, region, pue, grid_gco2_per_kwh, price_per_kwh=price_per_kwh
-    )  # energy per token × t_out
-    tokens = ((i.t_in, i.t_out), echo)
-    return _at_wall(
-        p,
-        w,
-        tokens,
-        region,
-        pue=pue,
-        grid_gco2_per_kwh=grid_gco2_per_kwh,
-        price_per_kwh=price_per_kwh,
-    )
+    given = {"pue": pue, "grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh}
+    w = wall_for(p, region, **given)  # energy per token × t_out
+    return _at_wall(p, w, ((p.inputs.t_in, p.inputs.t_out), echo), region=region, given=given)
 
 
 def explain(
@@ -209,16 +196,9 @@ def explain(
         max_num_seqs=max_num_seqs,
     )
     p, i = x.prediction, x.prediction.inputs
-    w = wall_for(p, region, pue, grid_gco2_per_kwh, price_per_kwh=price_per_kwh)
-    p = _at_wall(
-        p,
-        w,
-        ((i.t_in, i.t_out), echo),
-        region,
-        pue=pue,
-        grid_gco2_per_kwh=grid_gco2_per_kwh,
-        price_per_kwh=price_per_kwh,
-    )
+    given = {"pue": pue, "grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh}
+    w = wall_for(p, region, **given)
+    p = _at_wall(p, w, ((i.t_in, i.t_out), echo), region=region, given=given)
     return replace(x, prediction=p)
 
 
@@ -263,21 +243,6 @@ def estimate_energy(
         engine=engine,
         max_num_seqs=max_num_seqs,
     )
-    w = wall_for_request(
-        est.total_j,
-        est.t_out,
-        region,
-        pue,
-        grid_gco2_per_kwh=grid_gco2_per_kwh,
-        price_per_kwh=price_per_kwh,
-    )
-    tokens = ((est.t_in, est.t_out), echo)
-    return _at_wall(
-        est,
-        w,
-        tokens,
-        region,
-        pue=pue,
-        grid_gco2_per_kwh=grid_gco2_per_kwh,
-        price_per_kwh=price_per_kwh,
-    )
+    given = {"pue": pue, "grid_gco2_per_kwh": grid_gco2_per_kwh, "price_per_kwh": price_per_kwh}
+    w = wall_for_request(est.total_j, est.t_out, region, **given)
+    return _at_wall(est, w, ((est.t_in, est.t_out), echo), region=region, given=given)
