@@ -71,34 +71,12 @@ def explain(
     """The prediction of ``wl.predict`` with the same arguments, and the parts it is made of
     (module docstring). Raises what ``wl.predict`` raises (CapacityError beyond the capacity)."""
     serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
-    p = predict(
-        llm,
-        gpu,
-        rate_qps=rate_qps,
-        batch=batch,
-        scenario=scenario,
-        t_in=t_in,
-        t_out=t_out,
-        level=level,
-        num_gpus=num_gpus,
-        weights=weights,
-        parallel=parallel,
-        **serving,
-    )
+    load = {"scenario": scenario, "rate_qps": rate_qps, "batch": batch}
+    tokens = {"t_in": t_in, "t_out": t_out}
+    layout = {"num_gpus": num_gpus, "parallel": parallel, "weights": weights}
+    p = predict(llm, gpu, level=level, **load, **tokens, **layout, **serving)
     model, device = resolve_llm(llm), resolve_gpu(gpu)
-    req = check_request(
-        model,
-        device,
-        num_gpus=num_gpus,
-        parallel=parallel,
-        weights=weights,
-        scenario=scenario,
-        rate_qps=rate_qps,
-        batch=batch,
-        t_in=t_in,
-        t_out=t_out,
-        **serving,
-    )
+    req = check_request(model, device, **load, **tokens, **layout, **serving)
     i = p.inputs
     rate = np.nan if i.rate_qps is None else float(i.rate_qps)
     bat = np.nan if i.batch is None else float(i.batch)
@@ -166,13 +144,9 @@ def _step_parts(rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants) -
     flops = float(counts[("decode", "compute")][0]) * per_step
     expert = float(expert_flops_per_token(rows.model)[0]) * float(batch[0])  # C_e, B tokens
     matrix = 2.0 * float(rows.model.active_params[0]) * float(batch[0])  # 2·N_act/token, B tokens
-    dynamic = (
-        sum(
-            float(terms[("decode", k)][0])
-            for k in ("compute", "parameter_reads", "attention_reads", "kv_writes")
-        )
-        * per_step
-    )
+    # the energy terms drawn from TDP − P_static (the power limit's time)
+    dynamic_terms = ("compute", "parameter_reads", "attention_reads", "kv_writes")
+    dynamic = sum(float(terms[("decode", k)][0]) for k in dynamic_terms) * per_step
     p_static = float(hw.static_w[0])
     time = {
         "memory": sum(bits.values()) / 8.0 / (g * float(hw.bandwidth_bytes_s[0])),
