@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from wattgpu_lite.selection import paired as P
+from wattgpu_lite.selection import ratios
 
 
 def _errors(gpus=("A", "B", "C"), seed=0) -> pd.DataFrame:
@@ -96,7 +97,7 @@ def _plans() -> pd.DataFrame:
 
 
 def test_ratios_reference_one_intervals_contain_the_estimate():
-    vs = P.vs_reference(_plans(), "A", 0.8)
+    vs = ratios.vs_reference(_plans(), "A", 0.8)
     assert vs.loc["A"].drop("interval").tolist() == [1.0] * 6
     assert list(vs["interval"]) == ["reference", "paired", "unpaired"]
     for q in ("energy_ratio", "itl_ratio"):

@@ -22,8 +22,9 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError, close_matches
 from wattgpu_lite.jsonio import dumps, json_safe
-from wattgpu_lite.selection.paired import regime_of, verdict, vs_reference, why_not_calibrated
+from wattgpu_lite.selection.paired import verdict
 from wattgpu_lite.selection.rank import rank_gpus
+from wattgpu_lite.selection.ratios import regime_of, vs_reference, why_not_calibrated
 from wattgpu_lite.specs.resolve import resolve_gpu
 from wattgpu_lite.specs.workload import request_tokens
 

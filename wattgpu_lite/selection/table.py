@@ -28,7 +28,8 @@ from wattgpu_lite.selection.accounting import (
     server_energy_per_request_j,
     why_not_fits,
 )
-from wattgpu_lite.selection.paired import paired_half_width, ratio_arrays, regime_of
+from wattgpu_lite.selection.paired import paired_half_width
+from wattgpu_lite.selection.ratios import ratio_arrays, regime_of
 from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, sla_verdicts, verdict_rank
 
 # the columns of every ranking, whichever source answers (rank_gpus); a source without a value
@@ -232,7 +233,7 @@ def hybrid_accounting(cols, t_out: int, grid: float, price: float) -> dict[str, 
 
 def vs_best_columns(cols, level: float) -> dict[str, Any]:
     """Each plan's energy per token over the best plan's (rank 1), and its interval
-    (:func:`~wattgpu_lite.selection.paired.ratio_arrays`): ``vs_best_interval`` says 'paired'
+    (:func:`~wattgpu_lite.selection.ratios.ratio_arrays`): ``vs_best_interval`` says 'paired'
     (both plans in the paired calibration, :mod:`~wattgpu_lite.selection.paired`), 'unpaired'
     (from the two absolute intervals), 'reference' (the best plan) or 'none'. Without a plan of
     rank 1, the ratio columns are left out (NaN) and the interval is None."""
