@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from wattgpu_lite.__main__ import build_parser, main
-from wattgpu_lite.face.cli import WEIGHT_CHOICES
+from wattgpu_lite.face.cli.layout import WEIGHT_CHOICES
 from wattgpu_lite.face.cli.messages import FOR_SHELL, for_shell
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

@@ -19,7 +19,7 @@ CHOICE_BITS = {"bf16": 16, "fp16": 16, "fp32": 16, "fp8": 8, "int8": 8, "int7": 
 
 
 def test_the_offered_weight_choices_are_the_ones_tested():
-    from wattgpu_lite.face.cli import WEIGHT_CHOICES
+    from wattgpu_lite.face.cli.layout import WEIGHT_CHOICES
 
     assert set(WEIGHT_CHOICES) == set(CHOICE_BITS)
 

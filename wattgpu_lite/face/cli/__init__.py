@@ -16,11 +16,8 @@ from wattgpu_lite.face.cli.output import (
     wrap_line,
     write_output,
 )
-from wattgpu_lite.specs.llm import WEIGHT_FORMATS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, DEFAULT_WORKLOAD
 
-# the served weight formats, the common ones first, each once
-WEIGHT_CHOICES = tuple(dict.fromkeys(("bf16", "fp8", "fp4", "int4", *sorted(WEIGHT_FORMATS))))
 LLM_HELP = "catalog name (see `wattgpu-lite llms`), checkpoint alias (`llms --aliases`) or config.json path"
 GPU_HELP = "catalog name (see `wattgpu-lite gpus`) or path to a GPU spec .json"
 
@@ -36,57 +33,6 @@ def command(
         epilog=f"example:\n  {example}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-
-
-def _lower(text: str) -> str:
-    """A format name as the kit spells it (lower case, no surrounding spaces)."""
-    return text.strip().lower()
-
-
-def add_weights_flag(parser: argparse.ArgumentParser) -> None:
-    """``--weights``: the served weight format (default: the model's own)."""
-    parser.add_argument(
-        "--weights",
-        choices=WEIGHT_CHOICES,
-        default=None,
-        metavar="FORMAT",
-        type=_lower,  # FP8 as fp8, as wl.estimate_energy(weights="FP8") reads it
-        help=f"served weight format, one of {', '.join(WEIGHT_CHOICES)} "
-        "(default: the model's own; fp4 = mxfp4)",
-    )
-
-
-def add_serving_flags(parser: argparse.ArgumentParser) -> None:
-    """``--kv-cache``, ``--engine`` and ``--max-num-seqs``: how the request is served (the
-    library checks each value and names the close matches of a misspelt one)."""
-    parser.add_argument(
-        "--kv-cache",
-        default=None,
-        metavar="FORMAT",
-        help="KV-cache format: auto (default: the model's 16-bit dtype), bf16, "
-        "fp16 or fp8 (half the KV bytes per token, twice the tokens held)",
-    )
-    parser.add_argument(
-        "--engine",
-        default=None,
-        metavar="NAME",
-        help="serving engine whose documented defaults are used (data/engines.csv): "
-        "vllm (default; the kit's constants were fitted on it), sglang, "
-        "tensorrt-llm",
-    )
-    parser.add_argument(
-        "--max-num-seqs",
-        type=int,
-        default=None,
-        metavar="N",
-        help="the engine's concurrency limit, sequences in flight at most "
-        "(default: the engine's, vLLM's 256)",
-    )
-
-
-def serving_inputs(args: argparse.Namespace) -> dict:
-    """The serving flags as keywords of the library's functions."""
-    return {"kv_cache": args.kv_cache, "engine": args.engine, "max_num_seqs": args.max_num_seqs}
 
 
 def add_token_flags(parser: argparse.ArgumentParser) -> None:

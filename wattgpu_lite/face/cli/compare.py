@@ -20,13 +20,17 @@ from wattgpu_lite.face.cli import (
     LOAD_SCENARIOS,
     add_output_flags,
     add_token_flags,
-    add_weights_flag,
     cli_defaults,
     command,
     deliver,
 )
 from wattgpu_lite.face.cli.defaults import GIVEN
-from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
+from wattgpu_lite.face.cli.layout import (
+    add_layout_flags,
+    add_num_gpus_flag,
+    add_weights_flag,
+    layout_from,
+)
 from wattgpu_lite.face.cli.output import Result, text_table, wrap_line
 from wattgpu_lite.face.cli.text import escape_controls
 

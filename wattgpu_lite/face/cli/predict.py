@@ -24,15 +24,19 @@ from dataclasses import replace
 from wattgpu_lite.face.cli import (
     add_output_flags,
     add_request_flags,
-    add_serving_flags,
-    add_weights_flag,
     cli_defaults,
     command,
     deliver,
-    serving_inputs,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, cli_wall, wall_inputs, wall_lines
-from wattgpu_lite.face.cli.layout import add_layout_flags, add_num_gpus_flag, layout_from
+from wattgpu_lite.face.cli.layout import (
+    add_layout_flags,
+    add_num_gpus_flag,
+    add_serving_flags,
+    add_weights_flag,
+    layout_from,
+    serving_inputs,
+)
 from wattgpu_lite.face.cli.output import Result, clean
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls

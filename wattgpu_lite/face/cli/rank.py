@@ -23,16 +23,19 @@ from wattgpu_lite.face.cli import (
     add_llm_flag,
     add_load_flags,
     add_output_flags,
-    add_serving_flags,
     add_token_flags,
-    add_weights_flag,
     cli_defaults,
     command,
     deliver,
-    serving_inputs,
 )
 from wattgpu_lite.face.cli.explain import add_wall_flags, grid_source, wall_inputs
-from wattgpu_lite.face.cli.layout import add_layout_flags, layout_from
+from wattgpu_lite.face.cli.layout import (
+    add_layout_flags,
+    add_serving_flags,
+    add_weights_flag,
+    layout_from,
+    serving_inputs,
+)
 from wattgpu_lite.face.cli.output import TEXT_WIDTH, Result, fit_width, wrap_line
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
