@@ -28,7 +28,7 @@ from wattgpu_lite.face.cli import (
     command,
     deliver,
 )
-from wattgpu_lite.face.cli.explain import add_wall_flags, cli_wall, wall_inputs, wall_lines
+from wattgpu_lite.face.cli.explain import wall_lines
 from wattgpu_lite.face.cli.layout import (
     add_layout_flags,
     add_num_gpus_flag,
@@ -40,6 +40,7 @@ from wattgpu_lite.face.cli.layout import (
 from wattgpu_lite.face.cli.output import Result, clean
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls
+from wattgpu_lite.face.cli.wall import add_wall_flags, cli_wall, wall_inputs
 
 SCENARIOS = ("offline", "server_low", "server_high")
 

@@ -28,7 +28,6 @@ from wattgpu_lite.face.cli import (
     command,
     deliver,
 )
-from wattgpu_lite.face.cli.explain import add_wall_flags, grid_source, wall_inputs
 from wattgpu_lite.face.cli.layout import (
     add_layout_flags,
     add_serving_flags,
@@ -39,6 +38,7 @@ from wattgpu_lite.face.cli.layout import (
 from wattgpu_lite.face.cli.output import TEXT_WIDTH, Result, fit_width, wrap_line
 from wattgpu_lite.face.cli.plot import add_plot_flag, save_plot
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
+from wattgpu_lite.face.cli.wall import add_wall_flags, grid_source, wall_inputs
 
 DEFAULT_TOP = 20  # plans the text view shows (--json prints them all)
 # the text view's columns left out first when the table is wider than 100 characters (not --wide)
