@@ -138,7 +138,7 @@ def test_rank_gpus_defaults_to_todays_gpus_and_the_watt_counts_sources_to_their_
 
 
 def test_the_narrow_view_drops_columns_the_table_has():
-    from wattgpu_lite.face.cli.rank import NARROW_DROPS
+    from wattgpu_lite.face.cli.rank_view import NARROW_DROPS
     from wattgpu_lite.face.explorer import display_table
 
     table = wl.rank_gpus(
@@ -150,7 +150,7 @@ def test_the_narrow_view_drops_columns_the_table_has():
 def test_rank_text_view_shows_each_plans_ratio_to_the_best_beside_the_sort_column(capsys):
     """A "vs best" column in the text view — the pick "best", every other plan
     its energy ratio with its interval (the JSON's vs_best_energy_ratio), within 100 columns."""
-    from wattgpu_lite.face.cli.rank import VS_BEST
+    from wattgpu_lite.face.cli.rank_view import VS_BEST
 
     argv = ["rank", "--llm", "openai/gpt-oss-120b", "--rate-qps", "20", "--itl-sla-ms", "50",
             "--gpus", "H100 SXM,H200 SXM,B200,MI300X", "--top", "5"]  # fmt: skip

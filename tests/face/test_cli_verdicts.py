@@ -13,7 +13,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.__main__ import main
-from wattgpu_lite.face.cli.rank import ALWAYS_SHOWN, text_view
+from wattgpu_lite.face.cli.rank_view import ALWAYS_SHOWN, text_view
 from wattgpu_lite.face.explorer import ENERGY_HEADER, PLAN, VERDICT
 from wattgpu_lite.selection.verdict import DOES_NOT_FIT, MAY_MEET, MEETS, MISSES, VERDICTS
 
