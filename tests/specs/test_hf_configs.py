@@ -11,7 +11,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
-from wattgpu_lite.specs.quant import kept_16bit
+from wattgpu_lite.specs.count import kept_16bit
 
 CONFIGS = Path(__file__).parents[1] / "fixtures" / "configs"
 INDEX = list(csv.DictReader((CONFIGS / "index.csv").open()))

@@ -15,6 +15,8 @@ groups (everything but the routed experts and the gathered tables) and the route
 
 from __future__ import annotations
 
+import fnmatch
+import re
 from typing import Any
 
 from wattgpu_lite.specs.moe_config import MoE
@@ -27,7 +29,7 @@ from wattgpu_lite.specs.params import (
     mlp_params,
     norm_params,
 )
-from wattgpu_lite.specs.quant import WeightFormat, kept_16bit
+from wattgpu_lite.specs.quant import WeightFormat
 
 # a representative module name of each group, for matching keep-16-bit lists (layer 1)
 MODULES = {
@@ -107,3 +109,15 @@ def _group_bits(group: str, fmt: WeightFormat) -> float:
     if any(kept_16bit(m, fmt.keep_16bit) for m in MODULES[group]):
         return 16.0
     return fmt.bits
+
+
+def kept_16bit(module: str, patterns: tuple[str, ...]) -> bool:
+    """Whether ``module`` or a parent matches a keep-16-bit entry (``re:`` regex, glob, dotted)."""
+    up = [".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 2)]
+    for pat in patterns:
+        if pat.startswith("re:"):
+            if re.match(pat[3:], module):
+                return True
+        elif any(fnmatch.fnmatchcase(p, pat) for p in up) or f".{pat.strip('.')}." in f".{module}.":
+            return True
+    return False

@@ -18,14 +18,13 @@ modelopt            FP8: 8; NVFP4: 4.5 (as compressed-tensors nvfp4)
 
 Embeddings, norms and — unless the config says otherwise — the LM head stay in 16 bits, as do the
 modules ``modules_to_not_convert`` / ``ignore`` / ``ignored_layers`` / ``llm_int8_skip_modules``
-list (:func:`kept_16bit`). Names are read case-insensitively, flags as JSON booleans.
+list (:func:`wattgpu_lite.specs.count.kept_16bit`). Names are read case-insensitively, flags as
+JSON booleans.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -243,15 +242,3 @@ def _names(method: str, q: dict[str, Any], key: str) -> tuple[str, ...]:
     must = 'must be a list of module names (e.g. ["lm_head"])'
     got = f"got {value!r:.60} ({type(value).__name__}); write each name as a JSON string"
     raise ConfigError(f"{_label(method, key)} {must}, {got}")
-
-
-def kept_16bit(module: str, patterns: tuple[str, ...]) -> bool:
-    """Whether ``module`` or a parent matches a keep-16-bit entry (``re:`` regex, glob, dotted)."""
-    up = [".".join(module.split(".")[:i]) for i in range(1, module.count(".") + 2)]
-    for pat in patterns:
-        if pat.startswith("re:"):
-            if re.match(pat[3:], module):
-                return True
-        elif any(fnmatch.fnmatchcase(p, pat) for p in up) or f".{pat.strip('.')}." in f".{module}.":
-            return True
-    return False
