@@ -191,9 +191,8 @@ def wall_caption(table: pd.DataFrame) -> str:
     note = r.get("price_note")
     note = f", {note}" if isinstance(note, str) and note else ""
     grid = f"grid {r['grid_gco2_per_kwh']:g} gCO₂e/kWh ({r['grid_source']})"
-    return (
-        f"At the wall: PUE {r['pue']:g}, {grid}, electricity {r['price_per_kwh']:g} USD/kWh{note}."
-    )
+    price = f"electricity {r['price_per_kwh']:g} USD/kWh{note}"
+    return f"At the wall: PUE {r['pue']:g}, {grid}, {price}."
 
 
 def _what(table: pd.DataFrame) -> str:
