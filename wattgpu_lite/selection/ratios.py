@@ -28,6 +28,12 @@ def regime_of(rate_qps: float) -> str:
     return "offline" if math.isnan(rate_qps) else "server"
 
 
+def half_width(rate_qps: float, target: str, level: float) -> float:
+    """The paired half-width q of a ``target`` ratio at ``level``, in the regime of ``rate_qps``
+    (:func:`regime_of`, :func:`~wattgpu_lite.selection.paired.paired_half_width`)."""
+    return paired_half_width(regime_of(rate_qps), target, level)
+
+
 def calibrated(table) -> np.ndarray:
     """Per plan (a bool array) of a frame or a dict of columns, whether it lies in the paired
     calibration's support: basis 'cv' (the hybrid on a Watt Counts LLM and GPU) and one replica
@@ -101,8 +107,8 @@ def vs_reference(table: pd.DataFrame, ref_label, level: float) -> pd.DataFrame:
     """Per plan of a ranking-like table (columns energy_per_token_j, itl_s, their _lo/_hi, basis,
     replicas, rate_qps): energy and ITL ratios to the plan labelled ``ref_label`` with their
     intervals at ``level`` (paired where both plans are calibrated, else unpaired, else none)."""
-    regime = regime_of(float(table.loc[ref_label, "rate_qps"]))
-    q_e, q_t = (paired_half_width(regime, t, level) for t in ("energy", "itl"))
+    rate = float(table.loc[ref_label, "rate_qps"])
+    q_e, q_t = (half_width(rate, t, level) for t in ("energy", "itl"))
     e = ratio_interval(table, ref_label, "energy_per_token_j", q_e)
     t = ratio_interval(table, ref_label, "itl_s", q_t)
     return pd.DataFrame(

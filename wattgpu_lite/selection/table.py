@@ -28,16 +28,14 @@ from wattgpu_lite.selection.accounting import (
     server_energy_per_request_j,
     why_not_fits,
 )
-from wattgpu_lite.selection.paired import paired_half_width
-from wattgpu_lite.selection.ratios import ratio_arrays, regime_of
+from wattgpu_lite.selection.ratios import half_width, ratio_arrays
 from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, sla_verdicts, verdict_rank
 
 # the columns of every ranking, whichever source answers (rank_gpus); a source without a value
 # for one leaves it NaN. The Watt Counts sources (measured, paper, logo) know one GPU per replica.
 RANK_COLUMNS: tuple[str, ...] = (
     "gpu", "measured", "num_gpus", "layout", "tp", "ep", "replicas", "power_w", "itl_s",
-    "time_per_token_s",
-    "energy_per_token_j", "power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi",
+    "time_per_token_s", "energy_per_token_j", "power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi",
     "time_per_token_s_lo", "time_per_token_s_hi", "energy_per_token_j_lo", "energy_per_token_j_hi",
     "in_flight", "max_batch", "basis", "verdict", "meets_sla", "why_not", "tdp_w", "memory_gb",
     "memory_need_gb", "fp16_tflops_per_w", "comm_share", "layout_share", "weights_per_gpu_gb",
@@ -242,7 +240,7 @@ def vs_best_columns(cols, level: float) -> dict[str, Any]:
         return {"vs_best_interval": None}
     at = int(best[0])
     rate = np.broadcast_to(np.asarray(cols["rate_qps"], dtype=float), len(cols["gpu"]))[at]
-    q = paired_half_width(regime_of(float(rate)), "energy", level)
+    q = half_width(float(rate), "energy", level)
     ratio, lo, hi, kind = ratio_arrays(cols, at, "energy_per_token_j", q)
     return {
         "vs_best_energy_ratio": ratio,
