@@ -79,8 +79,8 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
             subset(gpus, idx),
             req.t_in[idx],
             req.t_out[idx],
-            subset(req.layout, idx),
-            subset(req.weights, idx),
+            num_gpus=subset(req.layout, idx),
+            weights=subset(req.weights, idx),
             **{k: _rows(getattr(req, k), idx) for k in serving},
             groups=req.group[idx],
         )

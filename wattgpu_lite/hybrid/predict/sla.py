@@ -59,7 +59,7 @@ def plan_rows(
     concurrency limit as keywords of :func:`~wattgpu_lite.energy.backbone_rows.build`."""
     n = len(gpus)
     return backbone_rows.build(
-        [llm] * n, gpus, t_in, t_out, layouts, [weights] * n, **(serving or {})
+        [llm] * n, gpus, t_in, t_out, num_gpus=layouts, weights=[weights] * n, **(serving or {})
     )
 
 

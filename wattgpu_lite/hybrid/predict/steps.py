@@ -204,8 +204,9 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
     n = len(llms)
     rate, bat = np.full(n, rate_qps, dtype=float), np.full(n, batch, dtype=float)  # one or n
     if built is None:
+        serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
         built = backbone_rows.build(
-            llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine, max_num_seqs
+            llms, gpus, t_in, t_out, num_gpus=num_gpus, weights=weights, **serving
         )
     rows, cap = built
     back = backbone_step(model, rows, cap, rate, bat)
