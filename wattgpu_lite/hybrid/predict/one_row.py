@@ -154,7 +154,9 @@ def filled_backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
     )
 
 
-def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone | None:
+def one_row_backbone(
+    model: HybridState, rows: backbone.Rows, cap, rate, *, batch
+) -> Backbone | None:
     """:func:`backbone_step` of one row from two physics calls instead of four: the step's pieces
     (:func:`backbone.step_pieces`, from the kept arguments of its configuration,
     :func:`setup`), then ONE evaluation (:func:`evaluate`, the values of
