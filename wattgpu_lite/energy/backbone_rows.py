@@ -132,10 +132,8 @@ class ConfigRow(NamedTuple):
 def _config_row(config: tuple) -> ConfigRow:
     """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))."""
     m, g, count, (w, kv, eng) = (uniques.unhashed(x) for x in config)
-    model, hw = (
-        tuple(llm_args(m, w, kv)),
-        tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, weights=w)),
-    )
+    model = tuple(llm_args(m, w, kv))
+    hw = tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, weights=w))
     deploy, numbers = tuple(deploy_args(g, count)), (m.n_layers, m.params_b, count.num_gpus)
     kinds = tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w))
     blocks, limit = kv_blocks(m, g, count, w, kv_cache=kv, engine=eng), engine_of(eng).max_num_seqs

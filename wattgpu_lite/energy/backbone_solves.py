@@ -140,12 +140,8 @@ def _curved_peak(
     above = np.min(np.where(at > top, at, np.inf), axis=1, initial=np.inf)
     top = top[:, 0]
     lo, hi = np.where(np.isfinite(below), below, top), np.where(np.isfinite(above), above, top)
-    tries = [
-        top,
-        _stationary_peaks(rows, p, lo, top, c=c),
-        _stationary_peaks(rows, p, top, hi, c=c),
-    ]
-    tries = np.stack(tries, axis=1)
+    stationary = [_stationary_peaks(rows, p, a, b, c=c) for a, b in ((lo, top), (top, hi))]
+    tries = np.stack([top, *stationary], axis=1)
     return tries[row, np.argmax(_pieces_power_w(rows, p, tries, c), axis=1)]
 
 

@@ -126,12 +126,8 @@ def symbol_arrays(model, workload, hardware, *, kappa, deploy=None) -> dict[str,
     """{symbol name: float array} of :func:`physical_evaluate`'s arguments, the generated
     function's keywords (:func:`evaluate_symbols` takes them; a caller evaluating the same rows
     at several batches converts them once and sets :data:`BATCH` alone)."""
-    records = {
-        "model": model,
-        "workload": workload,
-        "hardware": hardware,
-        "deploy": single_gpu() if deploy is None else deploy,
-    }
+    deploy = single_gpu() if deploy is None else deploy
+    records = {"model": model, "workload": workload, "hardware": hardware, "deploy": deploy}
     named = {"kappa": kappa}
     for name, value in records.items():
         named.update(symbol_values(as_record(name, value)))

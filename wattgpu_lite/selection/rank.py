@@ -140,10 +140,8 @@ def rank_gpus(
     plan |= {"layouts": layouts, "serving": serving}
     asked = {"t_in": t_in, "t_out": t_out, "level": level, "context_tokens": context_tokens}
     table = ranked_columns(llm, source, sla, load=load, plan=plan, grid=grid, price=price, **asked)
-    per_request, per_1k = table["energy_per_request_j"], table["energy_per_1k_tokens_j"]
-    wall = wall_accounting(
-        per_request, per_1k, pue=pue, grid_gco2_per_kwh=grid, price_per_kwh=price
-    )
+    e_req_j, e_1k_j = table["energy_per_request_j"], table["energy_per_1k_tokens_j"]
+    wall = wall_accounting(e_req_j, e_1k_j, pue=pue, grid_gco2_per_kwh=grid, price_per_kwh=price)
     table |= wall | {
         "measured": np.array([is_measured(g) for g in table["gpu"]], dtype=bool),
         "grid_gco2_per_kwh": grid,

@@ -173,17 +173,9 @@ def engine_columns(
         part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
         rows, cap = valid.built.rows(mine)
         rate_qps, batch = valid.rate_qps[mine], valid.batch[mine]
-        out = steps.predict_arrays(
-            model,
-            subset(llms, part),
-            subset(gpus, part),
-            rows.t_in,
-            t_out=rows.t_out,
-            rate_qps=rate_qps,
-            batch=batch,
-            level=level,
-            built=(rows, cap),
-        )
+        chunk = {"t_out": rows.t_out, "rate_qps": rate_qps, "batch": batch, "built": (rows, cap)}
+        models, devices = subset(llms, part), subset(gpus, part)
+        out = steps.predict_arrays(model, models, devices, rows.t_in, **chunk, level=level)
         _fill(keep, codes, message, out, part=part, llms=llms, gpus=gpus, load=(rate_qps, batch))
     return keep, codes
 
@@ -215,15 +207,8 @@ def _fill(
         llm, gpu = (
             np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]] for x in (llms, gpus)
         )
-        message[rows] = messages(
-            status,
-            llm,
-            gpu,
-            load[0][bad],
-            batch=load[1][bad],
-            max_batch=out.max_batch[bad],
-            capacity_qps=out.capacity_qps[bad],
-        )
+        limits = {"max_batch": out.max_batch[bad], "capacity_qps": out.capacity_qps[bad]}
+        message[rows] = messages(status, llm, gpu, load[0][bad], batch=load[1][bad], **limits)
 
 
 def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:

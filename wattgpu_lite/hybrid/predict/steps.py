@@ -64,27 +64,13 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, *, batch) 
     status = status_of(cap, rate, batch, capacity)
     ok = status == Status.OK
     offline = np.isnan(rate)
-    physics = physics_at(
-        rows,
-        safe_cap,
-        np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
-        np.where(ok, batch, 1.0),
-        c=c,
-    )
+    stand_in_rate = np.where(ok, rate, np.where(offline, np.nan, 1e-9))
+    physics = physics_at(rows, safe_cap, stand_in_rate, np.where(ok, batch, 1.0), c=c)
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
     floor, per_flop = _floors_of_ok(rows, step_batch, ok)
-    return one_row.filled_backbone(
-        rows,
-        c,
-        cap,
-        status=status,
-        offline=offline,
-        capacity_qps=capacity,
-        physics=physics,
-        step_batch=step_batch,
-        floor_s=floor,
-        bytes_per_flop=per_flop,
-    )
+    found = {"status": status, "offline": offline, "capacity_qps": capacity, "physics": physics}
+    step = {"step_batch": step_batch, "floor_s": floor, "bytes_per_flop": per_flop}
+    return one_row.filled_backbone(rows, c, cap, **found, **step)
 
 
 def _floors_of_ok(
