@@ -38,7 +38,12 @@ def sweep_inputs(n: int, rng: np.random.Generator) -> tuple:
     model = np.array([[P.llm_args(m, f) for m in llms] for f in fmts])  # (format, llm, field)
     # the last "format" pairs bf16 always-read weights with MXFP4 experts, as gpt-oss streams them
     groups = (("bf16", "bf16"), ("fp8", "fp8"), ("bf16", "mxfp4"))
-    hw = np.array([[P.gpu_args(g, c["static_fraction"], "spec", *f) for g in gpus] for f in groups])
+    hw = np.array(
+        [
+            [P.gpu_args(g, c["static_fraction"], "spec", w, expert_weights=e) for g in gpus]
+            for w, e in groups
+        ]
+    )
     layouts = (1, 2, 4, 8, Parallel(tp=8, ep=8), Parallel(ep=8), Parallel(tp=2, ep=8))
     dep = np.array([[P.deploy_args(g, n_g) for g in gpus] for n_g in layouts])
     f, m, g, n_g = (rng.integers(k, size=n) for k in (3, len(llms), len(gpus), len(layouts)))

@@ -4,7 +4,7 @@ Every check names the field, says what it got and what to pass instead, and retu
 as the type the kit computes with. The bounds are wide (a typo or a unit slip lands outside them,
 a real workload or spec sheet never does):
 
-    check_number("tdp_w", 700, 10, 5000, "W", error=SpecError)   # -> 700.0
+    check_number("tdp_w", 700, 10, 5000, unit="W", error=SpecError)   # -> 700.0
     check_count("n_heads", 32, 1, 1024)                          # -> 32 (integer-valued)
     check_flag("measured", False)                                # real booleans only
     check_level(0.8); check_rate_qps(0.1); check_batch(8)
@@ -76,8 +76,8 @@ def check_number(
     value: Any,
     lo: float,
     hi: float,
-    unit: str = "",
     *,
+    unit: str = "",
     error: type[WattGPUError] = InvalidInputError,
     fix: str = "",
     label: str | None = None,

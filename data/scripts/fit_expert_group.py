@@ -45,8 +45,8 @@ def moe_rows() -> tuple[pd.DataFrame, np.ndarray]:
 def backbone_itl_s(frame: pd.DataFrame, t_grp_s: float) -> np.ndarray:
     """The backbone's ITL at each row's batch with the expert-group time set to ``t_grp_s``."""
     rows, _ = R.build([llm(n) for n in frame["llm"]], [gpu(n) for n in frame["gpu"]],
-                      frame["t_in"], frame["t_out"], frame["num_gpus"].astype(int).tolist(),
-                      list(frame["weights"]))  # fmt: skip
+                      frame["t_in"], frame["t_out"], num_gpus=frame["num_gpus"].astype(int).tolist(),
+                      weights=list(frame["weights"]))  # fmt: skip
     rows = replace(rows, deploy=rows.deploy._replace(expert_group_s=np.full(len(frame), t_grp_s)))
     return S.step_time_s(rows, frame["batch"].to_numpy(float), HybridState.pretrained().constants)
 

@@ -212,7 +212,7 @@ def reference_peak_batch(rows: Rows, c: Constants, upper: float | np.ndarray = 1
 
 
 def reference_in_flight_at_rate(rows: Rows, rate_qps: np.ndarray, cap: np.ndarray,
-                                c: Constants, pieces: object | None = None) -> np.ndarray:  # fmt: skip
+                                c: Constants, *, pieces: object | None = None) -> np.ndarray:  # fmt: skip
     """The search ``backbone.in_flight_at_rate`` replaced (``pieces`` ignored: the same
     signature, so it can be swapped in). Mean requests in flight L at Poisson rate
     λ: the smallest root of

@@ -95,7 +95,7 @@ def catalog_rows(request):
     picks = [(m, g, a, b, 1) for m in llms for g in gpus for a, b in TOKENS]
     linked = [g for g in gpus if np.isfinite(g.interconnect_gbs) and not g.link_domain_gpus < 4]
     picks += [(m, g, 500, 300, 4) for m in llms if m.is_moe for g in linked]
-    rows, cap = R.build(*[[p[i] for p in picks] for i in range(4)], [p[4] for p in picks])
+    rows, cap = R.build(*[[p[i] for p in picks] for i in range(4)], num_gpus=[p[4] for p in picks])
     keep = cap >= 1
     c = replace(HybridState.pretrained().constants, seq_s=request.param,
                 fp8_ratio=1.0 if request.param == 0 else FP8_SHARE_RATIO)  # fmt: skip
@@ -246,7 +246,7 @@ def test_one_dense_row_solved_on_floats_equals_the_rows_solve(catalog_rows):
     for i in range(len(cap)):
         one, at = rows.take(np.arange(len(cap)) == i), slice(i, i + 1)
         one_pieces = S.step_pieces(one, c)
-        got = [S.in_flight_at_rate(one, rate[at], cap[at], c, one_pieces), one_pieces.cuts,
+        got = [S.in_flight_at_rate(one, rate[at], cap[at], c, pieces=one_pieces), one_pieces.cuts,
                *(S.peak_batch(one, c, upper=u[at], pieces=one_pieces) for u in uppers)]  # fmt: skip
         for a, b in zip(got, many, strict=True):
             np.testing.assert_array_equal(a, b[at])

@@ -18,30 +18,33 @@ def test_a_part_gathered_from_the_whole_is_the_part_built_alone():
     llms = [wl.llm(x) for x in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B")]
     gpus = [wl.gpu(x) for x in ("L4", "H100 SXM", "MI300X")]
     args = ([llms[k] for k in rng.integers(0, 2, n)], [gpus[k] for k in rng.integers(0, 3, n)],
-            rng.integers(10, 3000, n).astype(float), rng.integers(10, 900, n).astype(float),
-            [Parallel(int(k)) for k in rng.choice([1, 2, 4], n)],
-            list(rng.choice([None, "fp8", "int4"], n)), list(rng.choice(["auto", "fp8"], n)),
-            list(rng.choice(["vllm", "sglang"], n)), rng.choice([16.0, 256.0], n))  # fmt: skip
-    whole = R.build_once(*args)
+            rng.integers(10, 3000, n).astype(float), rng.integers(10, 900, n).astype(float))  # fmt: skip
+    named = {"num_gpus": [Parallel(int(k)) for k in rng.choice([1, 2, 4], n)],
+             "weights": list(rng.choice([None, "fp8", "int4"], n)),
+             "kv_cache": list(rng.choice(["auto", "fp8"], n)),
+             "engine": list(rng.choice(["vllm", "sglang"], n)),
+             "max_num_seqs": rng.choice([16.0, 256.0], n)}  # fmt: skip
+    whole = R.build_once(*args, **named)
     part = np.sort(rng.choice(n, 250, replace=False))
-    alone = R.build(*(a[part] if isinstance(a, np.ndarray) else [a[i] for i in part] for a in args))
+    cut = lambda a: a[part] if isinstance(a, np.ndarray) else [a[i] for i in part]  # noqa: E731
+    alone = R.build(*map(cut, args), **{k: cut(v) for k, v in named.items()})
     rows, cap = whole.rows(part)
     assert np.array_equal(cap, alone[1]) and (cap > 0).any()
     for name, value in rows.__dict__.items():
         other = alone[0].__dict__[name]
         pairs = zip(value, other, strict=True) if isinstance(value, tuple) else [(value, other)]
         assert all(np.array_equal(a, b, equal_nan=True) for a, b in pairs), name
-    assert R.build(*args)[1].tolist() == whole.cap.tolist()
-    coded = [Coded(*unique_by_identity(a)) if isinstance(a, list) else a for a in args]
-    assert isinstance(R.layouts_per_row(coded[4], n), Coded)
-    kept = R.build_once(*coded)  # layouts and formats as codes (predict_many's): the same rows
+    assert R.build(*args, **named)[1].tolist() == whole.cap.tolist()
+    coded = {k: Coded(*unique_by_identity(a)) if isinstance(a, list) else a for k, a in named.items()}  # fmt: skip
+    assert isinstance(R.layouts_per_row(coded["num_gpus"], n), Coded)
+    kept = R.build_once(*args, **coded)  # layouts and formats as codes (predict_many's): same rows
     assert np.array_equal(kept.code, whole.code) and np.array_equal(kept.cap, whole.cap)
     for name, value in kept.arrays.items():
         assert np.array_equal(value, whole.arrays[name], equal_nan=True), name
     # rows grouped by the caller (predict_many's checks): a configuration per group, even when
     # two groups name equal ones (here every row its own group); the same rows
     for groups in (whole.code * 7 + 3, np.arange(n)[::-1]):
-        grouped = R.build_once(*coded, groups=groups)
+        grouped = R.build_once(*args, **coded, groups=groups)
         assert len(grouped.arrays["n_layers"]) == len(np.unique(groups))
         rows, cap = grouped.rows(part)
         assert np.array_equal(cap, alone[1])
@@ -62,8 +65,8 @@ def test_capacities_are_kv_capacity_seqs_row_by_row():
     pick, t_in, t_out = rng.integers(0, 2, n), rng.integers(10, 6000, n), rng.integers(10, 900, n)
     engines = list(rng.choice(["vllm", "sglang", "tensorrt-llm"], n))
     for limit in (None, rng.choice([8.0, 64.0, 4096.0], n)):
-        _, cap = R.build([llm] * n, [gpus[k] for k in pick], t_in, t_out, 1, None, None, engines,
-                         limit)  # fmt: skip
+        _, cap = R.build([llm] * n, [gpus[k] for k in pick], t_in, t_out, engine=engines,
+                         max_num_seqs=limit)  # fmt: skip
         one = [kv_capacity_seqs(llm, gpus[pick[i]], t_in[i], t_out[i], num_gpus=1, engine=engines[i],
                                 max_num_seqs=None if limit is None else limit[i])
                for i in range(n)]  # fmt: skip
@@ -97,10 +100,14 @@ def test_a_configuration_kept_from_a_call_is_never_another_configurations():
     R._configured.cache_clear()
     cold = []
     for m, g, n, w, kv, eng in calls:
-        cold.append(R.build(list(m), list(g), 700.0, 300.0, n, w, kv, eng))
+        cold.append(
+            R.build(list(m), list(g), 700.0, 300.0, num_gpus=n, weights=w, kv_cache=kv, engine=eng)
+        )
         R._configured.cache_clear()
     for k, (m, g, n, w, kv, eng) in enumerate(calls * 2):  # every entry kept, then read again
-        warm = R.build(list(m), list(g), 700.0, 300.0, n, w, kv, eng)
+        warm = R.build(
+            list(m), list(g), 700.0, 300.0, num_gpus=n, weights=w, kv_cache=kv, engine=eng
+        )
         assert _arrays_equal(warm, cold[k % len(calls)]), calls[k % len(calls)]
     for i, a in enumerate(cold):  # the configurations differ: no entry could stand for another
         assert not any(_arrays_equal(a, b) for b in cold[i + 1 :]), calls[i]

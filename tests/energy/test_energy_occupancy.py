@@ -33,7 +33,7 @@ def test_the_hybrid_predictor_uses_these_very_definitions():
     for name in ("meta-llama/Llama-2-7b-hf", "Qwen/Qwen2.5-14B", "Qwen/Qwen3-30B-A3B-FP8"):
         for gpu, n in (("A100 SXM4 40GB", 1), ("L4", 1), ("H100 SXM", 2)):
             m, g = wl.llm(name), wl.gpu(gpu)
-            _, cap = rows.build([m, m], [g, g], [15, 2000], [180, 1000], n)
+            _, cap = rows.build([m, m], [g, g], [15, 2000], [180, 1000], num_gpus=n)
             assert list(cap) == [float(kv_capacity_seqs(m, g, 15, 180, num_gpus=n)),
                                  float(kv_capacity_seqs(m, g, 2000, 1000, num_gpus=n))]  # fmt: skip
     assert rows.offline_in_flight is offline_in_flight

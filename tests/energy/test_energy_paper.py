@@ -49,7 +49,7 @@ def test_printed_equations_at_500_500_do_not_give_the_printed_e_request(label, r
     wh = float(E.paper_request_j(*args[:4], t_out=args[4])) / 3600
     assert wh == pytest.approx(recomputed_wh, rel=0.02)
     assert wh > 1.5 * printed_wh
-    terms = E.paper_terms_j(*args)
+    terms = E.paper_terms_j(*args[:4], t_out=args[4])
     assert max(terms, key=lambda k: terms[k]) == "attention_reads"  # the term that causes it
 
 
@@ -99,13 +99,13 @@ def test_simplified_estimator_is_3_12_mj_per_billion():
 
 def test_missing_layers_warns_and_drops_attention_terms():
     with pytest.warns(UserWarning, match="dense"):
-        t = E.paper_terms_j(8e9, None, None, 500, 500)
+        t = E.paper_terms_j(8e9, None, None, 500, t_out=500)
     assert float(t["attention_reads"]) == 0.0 and float(t["kv_writes"]) == 0.0
     assert float(t["compute_decode"]) == pytest.approx(0.52e-12 * 6 * 8e9 * 500)
 
 
 def test_paper_terms_broadcast_and_never_negative():
-    t = E.paper_terms_j(np.array([1e9, 8e9, 70e9])[:, None], 32, 4096, 500, np.arange(1, 5))
+    t = E.paper_terms_j(np.array([1e9, 8e9, 70e9])[:, None], 32, 4096, 500, t_out=np.arange(1, 5))
     assert all(v.shape == (3, 4) and (v >= 0).all() for v in t.values())
 
 

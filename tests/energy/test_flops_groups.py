@@ -96,7 +96,7 @@ def test_the_expert_flops_in_numbers_are_the_derivation():
 
 def test_the_energy_per_flop_of_each_group_follows_its_peak():
     g = wl.gpu("B200")
-    alpha, *_, alpha_e, f_e = P.gpu_args(g, 0.19, "spec", "bf16", "mxfp4")
+    alpha, *_, alpha_e, f_e = P.gpu_args(g, 0.19, "spec", "bf16", expert_weights="mxfp4")
     assert alpha == pytest.approx(g.tdp_w / 2250e12) and f_e == 9000e12
     assert alpha_e == pytest.approx(g.tdp_w / 9000e12)
 

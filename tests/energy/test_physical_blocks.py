@@ -23,7 +23,7 @@ def test_blocks_give_the_one_call_values(monkeypatch):
     gpus = [wl.gpu(x) for x in ("L4", "H100 SXM")]
     rows, _ = R.build([llms[k] for k in rng.integers(0, 2, n)], [gpus[k] for k in rng.integers(0, 2, n)],
                       rng.integers(10, 3000, n), rng.integers(10, 800, n),
-                      list(rng.choice([1, 2], n)))  # fmt: skip
+                      num_gpus=list(rng.choice([1, 2], n)))  # fmt: skip
     c = HybridState.pretrained().constants
     args = (rows.model, Workload(t_in=rows.t_in, t_out=rows.t_out, batch=rng.uniform(1, 300, n)),
             achieved_hw(rows, c))  # fmt: skip

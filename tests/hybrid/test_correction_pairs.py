@@ -41,7 +41,7 @@ def rows(n: int, seed: int):
 def test_pairs_and_load_steps_give_the_forest_on_every_row(target, monkeypatch):
     corr = HybridState.pretrained().corrections[target]
     llms, gpus, load = rows(3000, seed=1)  # more rows than a forest chunk
-    whole = corr.predict(C.feature_matrix(llms, gpus, load, corr.columns, corr.families))
+    whole = corr.predict(C.feature_matrix(llms, gpus, load, corr.columns, families=corr.families))
     assert np.array_equal(corr.predict_loads(llms, gpus, load), whole)
     walked = replace(C._forest(corr.forest_json), tables=None)
     monkeypatch.setattr(C, "_forest", lambda text: walked)
@@ -54,7 +54,9 @@ def test_a_column_step_table_sums_the_splits_a_value_passes():
     feature = np.array([0, 0, 0, 1])
     threshold = np.array([1.0, 1.0, 2.0, 0.5], dtype=np.float32)
     weights = np.array([[1, 0], [0, 2], [0, 1], [4, 4]], dtype=np.float32)
-    steps = column_steps(feature, threshold, np.array([True, False, False, True]), weights, 0)
+    steps = column_steps(
+        feature, threshold, np.array([True, False, False, True]), weights, column=0
+    )
     passed = steps.passed(np.array([0.5, 1.0, 1.5, 2.0, 9.0, np.nan]))
     assert passed.tolist() == [0, 1, 1, 2, 2, 3]  # missing: the table's last row
     assert steps.codes[passed].tolist() == [[0, 0], [1, 2], [1, 2], [1, 3], [1, 3], [1, 0]]
@@ -72,14 +74,16 @@ def test_codes_kept_for_a_pair_are_never_another_pairs(target):
     pairs = [(llm, gpu), (llm, faster), (shallower, gpu), (shallower, faster)]
     load = {c: np.array([0.3]) for c in C.FEATURE_GROUPS["load"]}
     rest = dict.fromkeys(load, 0.0)
-    whole = [corr.predict(C.feature_matrix([m], [g], load, corr.columns, corr.families))
+    whole = [corr.predict(C.feature_matrix([m], [g], load, corr.columns, families=corr.families))
              for m, g in pairs]  # fmt: skip
     C._pair_codes.cache_clear()
     forest = C._forest(corr.forest_json)
     for k, (m, g) in enumerate(pairs * 2):  # cold, then every entry read again
         assert np.array_equal(corr.predict_loads([m], [g], load), whole[k % len(pairs)])
         x, _ = C._pair_codes_once(corr, forest, [m], [g])
-        assert np.array_equal(x, C.feature_matrix([m], [g], rest, corr.columns, corr.families))
+        assert np.array_equal(
+            x, C.feature_matrix([m], [g], rest, corr.columns, families=corr.families)
+        )
     assert C._pair_codes.cache_info().hits >= len(pairs)
     xs = [C._pair_codes_once(corr, forest, [m], [g])[0] for m, g in pairs]
     assert not any(np.array_equal(a, b) for i, a in enumerate(xs) for b in xs[i + 1 :])
@@ -108,7 +112,7 @@ def test_many_pairs_codes_summed_from_each_llm_and_gpu_are_every_pairs_codes(tar
     assert np.array_equal(summed.moving, every.moving) and summed.columns == every.columns
     load = {c: np.random.default_rng(8).normal(0, 2, len(pairs[0]))
             for c in C.FEATURE_GROUPS["load"]}  # fmt: skip
-    whole = corr.predict(C.feature_matrix(*pairs, load, corr.columns, corr.families))
+    whole = corr.predict(C.feature_matrix(*pairs, load, corr.columns, families=corr.families))
     assert np.array_equal(corr.predict_loads(*pairs, load), whole)
     llm_columns = [j for j, c in enumerate(corr.columns) if c in C.LLM_COLUMNS]
     with pytest.raises(ValueError, match="exactly one part"):  # the GPUs' columns in no part

@@ -45,7 +45,10 @@ def test_q_grows_with_the_level_and_interpolates():
     tables = {
         "new gpu": {"power": C.table(scores, np.repeat(np.arange(8), 50), np.full(400, "server"))}
     }
-    q = [K.q_at(tables, "new gpu", "power", "server", lv) for lv in (0.6, 0.8, 0.805, 0.81, 0.95)]
+    q = [
+        K.q_at(tables, "new gpu", "power", "server", level=lv)
+        for lv in (0.6, 0.8, 0.805, 0.81, 0.95)
+    ]
     assert np.all(np.diff(q) >= 0)
     assert q[2] == pytest.approx((q[1] + q[3]) / 2)
 
@@ -70,7 +73,7 @@ def test_q_at_reads_the_two_grid_levels_around_the_level_to_the_last_bit():
         for target, by_regime in by_target.items():
             for regime, row in by_regime.items():
                 q = np.array([row[f"{lv:g}"] for lv in K.LEVEL_GRID])
-                got = [K.q_at(tables, basis, target, regime, lv) for lv in levels]
+                got = [K.q_at(tables, basis, target, regime, level=lv) for lv in levels]
                 assert np.array_equal(got, [np.interp(lv, grid, q) for lv in levels])
 
 

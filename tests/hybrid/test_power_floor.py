@@ -22,7 +22,7 @@ LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
 
 def _rows(gpus, num_gpus=1):
-    return R.build([wl.llm(LLAMA)] * len(gpus), gpus, 15, 180, num_gpus)[0]
+    return R.build([wl.llm(LLAMA)] * len(gpus), gpus, 15, 180, num_gpus=num_gpus)[0]
 
 
 def test_no_training_run_lies_below_the_floor():

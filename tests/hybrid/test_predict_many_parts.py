@@ -57,7 +57,10 @@ def test_status_text_and_messages_are_each_rows_own():
     assert status_text(status).tolist() == [s.value for s in status]
     expected = [s.message(llm[i], gpu[i], rate[i], batch[i], max_batch=cap[i], capacity_qps=capacity[i])
                 for i, s in enumerate(status)]  # fmt: skip
-    assert messages(status, llm, gpu, rate, batch, cap, capacity).tolist() == expected
+    assert (
+        messages(status, llm, gpu, rate, batch=batch, max_batch=cap, capacity_qps=capacity).tolist()
+        == expected
+    )
     assert expected[1] != expected[3] and expected[0] == "" and expected[4] == expected[6]
     assert len(set(expected)) == 7  # another batch, another rate: other texts
 

@@ -26,7 +26,7 @@ pairs = st.tuples(st.sampled_from(LLMS), st.sampled_from(GPUS))
 def grid(llm: str, gpu: str, t_in, t_out, rate, batch) -> StepResult:
     n = max(np.size(t_in), np.size(t_out), np.size(rate), np.size(batch))
     return predict_arrays(HybridState.pretrained(), [wl.llm(llm)] * n, [wl.gpu(gpu)] * n,
-                          t_in, t_out, rate, batch)  # fmt: skip
+                          t_in, t_out=t_out, rate_qps=rate, batch=batch)  # fmt: skip
 
 
 def ok(out: StepResult) -> np.ndarray:

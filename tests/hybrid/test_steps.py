@@ -35,14 +35,16 @@ def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
     model = HybridState.pretrained()
     llms, gpus = rows_for(4)
     rate, batch = np.array([0.2, np.nan, 0.05, np.nan]), np.array([np.nan, 32.0, np.nan, 8.0])
-    out = E.predict_arrays(model, llms, gpus, 500, 300, rate, batch, 0.8)
+    out = E.predict_arrays(model, llms, gpus, 500, t_out=300, rate_qps=rate, batch=batch, level=0.8)
     rows, cap = R.build(llms, gpus, 500, 300)
-    back = E.backbone_step(model, rows, cap, rate, batch)
+    back = E.backbone_step(model, rows, cap, rate, batch=batch)
     odd = E.physics_only_rows(model, llms, rows)
     power, itl, floor = E.bounds_step(rows, back, E.correction_step(model, llms, gpus, rows,
-                                                                     back, odd))  # fmt: skip
-    half, _, _ = E.intervals_step(model, rows, back, E.basis_step(model, llms, gpus, odd), 0.8)
-    values = E.bounded_intervals(rows, back, power, itl, floor, half)
+                                                                     back=back, odd=odd))  # fmt: skip
+    half, _, _ = E.intervals_step(
+        model, rows, back, E.basis_step(model, llms, gpus, odd), level=0.8
+    )
+    values = E.bounded_intervals(rows, back, power, itl, floor=floor, half=half)
     ok = out.ok
     # Llama-3.1-8B in bf16 does not fit a T4 with a KV cache
     assert list(ok) == [True, True, False, True]
@@ -56,7 +58,10 @@ def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
 
 
 def test_the_result_is_frozen_and_its_status_an_enum():
-    out = E.predict_arrays(HybridState.pretrained(), *rows_for(2), 15, 180, [0.1, 1e3], np.nan)
+    llms, gpus = rows_for(2)
+    out = E.predict_arrays(
+        HybridState.pretrained(), llms, gpus, 15, t_out=180, rate_qps=[0.1, 1e3], batch=np.nan
+    )
     assert isinstance(out, StepResult) and len(out) == 2
     with pytest.raises(dataclasses.FrozenInstanceError):
         out.power_w = np.zeros(2)  # type: ignore[misc]
@@ -108,7 +113,10 @@ def test_predict_and_predict_many_are_views_of_one_result():
     frame = pd.DataFrame({"llm": [LLAMA] * 2, "gpu": ["A30", "L40S"], "rate_qps": [0.2, np.nan],
                           "batch": [np.nan, 16.0]})  # fmt: skip
     many = wl.predict_many(frame)
-    out = E.predict_arrays(HybridState.pretrained(), *rows_for(1), 15, 180, 0.2, np.nan)
+    llms, gpus = rows_for(1)
+    out = E.predict_arrays(
+        HybridState.pretrained(), llms, gpus, 15, t_out=180, rate_qps=0.2, batch=np.nan
+    )
     one = wl.predict(LLAMA, "A30", rate_qps=0.2)
     for q in ("power_w", "itl_s", "energy_per_token_j", "energy_per_token_j_hi"):
         assert many[q].iloc[0] == getattr(out, q)[0]
@@ -144,10 +152,10 @@ def test_one_row_folds_its_physics_into_one_call_with_the_same_values(llm, gpu, 
     model = HybridState.pretrained()
     rows, cap = R.build([wl.llm(llm)], [wl.gpu(gpu)], 500, 200, **deploy)
     rate, batch = np.array([rate]), np.array([batch])
-    one = one_row.one_row_backbone(model, rows, cap, rate, batch)
+    one = one_row.one_row_backbone(model, rows, cap, rate, batch=batch)
     assert one is not None
-    assert_same_backbone(one, E.rows_backbone(model, rows, cap, rate, batch))
-    assert_same_backbone(E.backbone_step(model, rows, cap, rate, batch), one)
+    assert_same_backbone(one, E.rows_backbone(model, rows, cap, rate, batch=batch))
+    assert_same_backbone(E.backbone_step(model, rows, cap, rate, batch=batch), one)
 
 
 def test_one_row_equals_the_general_path_on_a_grid():
@@ -174,10 +182,10 @@ def test_one_row_equals_the_general_path_on_a_grid():
             continue
         rows, cap = R.build([wl.llm(llm)], [wl.gpu(gpu)], t_in, t_out, **deploy)
         rate_, batch_ = np.array([rate]), np.array([batch])
-        one = one_row.one_row_backbone(model, rows, cap, rate_, batch_)
+        one = one_row.one_row_backbone(model, rows, cap, rate_, batch=batch_)
         if one is None:  # not OK: the general path answers (test below)
             continue
-        assert_same_backbone(one, E.rows_backbone(model, rows, cap, rate_, batch_))
+        assert_same_backbone(one, E.rows_backbone(model, rows, cap, rate_, batch=batch_))
         compared += 1
     assert compared > 150
 
@@ -206,8 +214,10 @@ def test_a_single_predict_evaluates_the_physics_twice(monkeypatch):
 def test_one_row_that_is_not_ok_takes_the_general_path():
     model = HybridState.pretrained()
     rows, cap = R.build([wl.llm(LLAMA)], [wl.gpu("A30")], 500, 200)
-    saturated = one_row.one_row_backbone(model, rows, cap, np.array([1e3]), np.array([np.nan]))
-    above = one_row.one_row_backbone(model, rows, cap, np.array([np.nan]), np.array([1e4]))
+    saturated = one_row.one_row_backbone(
+        model, rows, cap, np.array([1e3]), batch=np.array([np.nan])
+    )
+    above = one_row.one_row_backbone(model, rows, cap, np.array([np.nan]), batch=np.array([1e4]))
     assert saturated is None and above is None
-    back = E.backbone_step(model, rows, cap, np.array([1e3]), np.array([np.nan]))
+    back = E.backbone_step(model, rows, cap, np.array([1e3]), batch=np.array([np.nan]))
     assert list(back.status) == [Status.SATURATED]

@@ -14,44 +14,11 @@ MAX_POSITIONAL = 4
 # functions whose positional values are one list of like values, not parameters with a place
 # each (no value can shift into another's meaning): they may take any number
 VARIADIC = frozenset(
-    {"max", "min", "zip", "itertools.product", "np.broadcast_arrays", "pd.option_context"}
+    {"max", "min", "zip", "itertools.product", "np.broadcast_arrays", "np.broadcast_shapes"}
+    | {"pd.option_context", "sp.Piecewise"}
     | {"ax.stackplot"}
 )
 CAPITALS = re.compile(r"[A-Z]{1,4}")
-# converted after the speed/internode merges
-NOT_YET = frozenset(
-    {
-        "wattgpu_lite.energy.backbone",
-        "wattgpu_lite.energy.backbone_rows",
-        "wattgpu_lite.energy.backbone_solves",
-        "wattgpu_lite.energy.backbone_step",
-        "wattgpu_lite.energy.searches",
-        "wattgpu_lite.energy.physical",
-        "wattgpu_lite.energy.codegen",
-        "wattgpu_lite.energy.args",
-        "wattgpu_lite.energy.symbolic_parallel",
-        "wattgpu_lite.energy.symbolic_physical",
-        "wattgpu_lite.energy.symbolic_step",
-        "wattgpu_lite.energy.symbolic",
-        "wattgpu_lite.energy._paper_generated",
-        "wattgpu_lite.energy._physical_generated",
-        "wattgpu_lite.energy._step_generated",
-        "wattgpu_lite.hybrid.predict.one_row",
-        "wattgpu_lite.hybrid.predict.many",
-        "wattgpu_lite.hybrid.predict.frame_checks",
-        "wattgpu_lite.hybrid.predict.correction",
-        "wattgpu_lite.hybrid.predict.steps",
-        "wattgpu_lite.hybrid.predict.sla",
-        "wattgpu_lite.hybrid.predict.trees",
-        "wattgpu_lite.hybrid.predict.tree_steps",
-        "wattgpu_lite.hybrid.predict.intervals",
-        "wattgpu_lite.hybrid.predict.bounds",
-        "wattgpu_lite.selection.rank",
-        "wattgpu_lite.selection.layouts",
-        "wattgpu_lite.specs.layout",
-        "wattgpu_lite.specs.gpu",
-    }
-)
 
 
 def _handed_on(value: ast.expr) -> bool:
@@ -89,9 +56,7 @@ def _modules() -> list[tuple[str, Path]]:
     out = []
     for path in sorted(PACKAGE.rglob("*.py")):
         parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        if name not in NOT_YET:
-            out.append((name, path))
+        out.append((".".join(parts[:-1] if parts[-1] == "__init__" else parts), path))
     return out
 
 
@@ -109,10 +74,10 @@ def test_the_checks_see_what_they_are_for():
     assert not capital_aliases(ast.parse("import numpy as np\nfrom a import b as hybrid_b\n"))
 
 
-def test_the_modules_checked_are_the_library_less_the_modules_not_yet_converted():
+def test_the_modules_checked_are_the_whole_library():
     names = {name for name, _ in MODULES}
-    assert "wattgpu_lite.checks" in names and "wattgpu_lite.energy.estimate" in names
-    assert not names & NOT_YET and len(names) > 100
+    assert {"wattgpu_lite.checks", "wattgpu_lite.energy._physical_generated"} <= names
+    assert len(names) > 100
 
 
 def _found(check) -> dict[str, list[str]]:

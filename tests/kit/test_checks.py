@@ -21,14 +21,14 @@ from wattgpu_lite.errors import InvalidInputError, SpecError
 )  # fmt: skip
 def test_check_number_refuses(value, words):
     with pytest.raises(SpecError, match=re.escape(words)) as err:
-        C.check_number("tdp_w", value, 10, 5000, "W", error=SpecError)
+        C.check_number("tdp_w", value, 10, 5000, unit="W", error=SpecError)
     assert str(err.value).startswith("tdp_w ") and "pass tdp_w as a number" in str(err.value)
     assert err.value.field == "tdp_w"
 
 
 @pytest.mark.parametrize("value", [10, 700, 700.0, np.float32(700), np.int64(5000)])
 def test_check_number_accepts_and_returns_a_float(value):
-    out = C.check_number("tdp_w", value, 10, 5000, "W")
+    out = C.check_number("tdp_w", value, 10, 5000, unit="W")
     assert type(out) is float and out == float(value)
 
 

@@ -337,6 +337,6 @@ def test_each_basis_and_regime_reads_its_own_half_width():
         for load, regime in (({"rate_qps": 0.1}, "server"), ({"batch": 8}, "offline")):
             e = wl.explain("meta-llama/Llama-3.1-8B-Instruct", gpu, t_in=100, t_out=100, **load)
             assert e.basis == basis
-            q = intervals.q_at(model.tables, basis, "itl", regime, 0.8)
+            q = intervals.q_at(model.tables, basis, "itl", regime, level=0.8)
             p = wl.predict("meta-llama/Llama-3.1-8B-Instruct", gpu, t_in=100, t_out=100, **load)
             assert math.log(p.itl_s_interval.hi / p.itl_s) == pytest.approx(q + e.widening)

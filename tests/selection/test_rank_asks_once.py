@@ -174,10 +174,11 @@ def _plan_index(plans, row) -> int:
 def test_given_rows_give_the_prediction_built_rows_give():
     llm, plans = catalog_plans(MOE)
     gpus, lays = [g for g, _ in plans], PL._layouts(plans)
-    built = R.build([llm] * len(plans), gpus, 500, 300, lays, [None] * len(plans))
-    args = (HybridState.pretrained(), [llm] * len(plans), gpus, 500, 300, 0.5, np.nan, 0.8, lays,
-            [None] * len(plans))  # fmt: skip
-    fresh, given = E.predict_arrays(*args), E.predict_arrays(*args, built=built)
+    built = R.build([llm] * len(plans), gpus, 500, 300, num_gpus=lays, weights=[None] * len(plans))
+    args = (HybridState.pretrained(), [llm] * len(plans), gpus, 500)
+    named = {"t_out": 300, "rate_qps": 0.5, "batch": np.nan, "level": 0.8, "num_gpus": lays,
+             "weights": [None] * len(plans)}  # fmt: skip
+    fresh, given = E.predict_arrays(*args, **named), E.predict_arrays(*args, **named, built=built)
     for key, value in fresh.columns().items():
         np.testing.assert_array_equal(given.columns()[key], value, err_msg=key)
     shares = chain.step_shares(llm, gpus, lays, 500, t_out=300, batch=4.0, weights=None)

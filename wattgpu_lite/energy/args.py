@@ -137,6 +137,7 @@ def gpu_args(
     static_fraction: float,
     basis: str = "antepara",
     weights: str | None = None,
+    *,
     expert_weights: str | None = None,
 ) -> Hardware:
     """The hardware record of ``gpu``: the always-read weights and attention run in ``weights``
@@ -159,12 +160,13 @@ def gpu_args(
 
 
 def model_gpu_args(
-    llm, gpu, static_fraction: float, basis: str = "antepara", weights: str | None = None
+    llm, gpu, static_fraction: float, basis: str = "antepara", *, weights: str | None = None
 ) -> Hardware:
     """:func:`gpu_args` for ``llm`` served with ``weights`` (None: its own format), each tensor
     group at the peak of its own format (:func:`~wattgpu_lite.energy.precision.streamed_formats`).
     """
-    return gpu_args(gpu, static_fraction, basis, *streamed_formats(llm, weights))
+    always, experts = streamed_formats(llm, weights)
+    return gpu_args(gpu, static_fraction, basis, always, expert_weights=experts)
 
 
 def model_peak_kinds(llm, gpu, weights: str | None = None) -> tuple[str, str]:
@@ -186,8 +188,9 @@ def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
     sizes = {"num_gpus": float(lay.num_gpus), "tp": float(lay.tp), "ep": float(lay.ep)}
     sizes |= {"expert_dispatch": float(lay.ep > 1 and lay.dp_attention), "expert_group_s": t_grp}
     if lay.num_gpus == 1:
-        return Deployment(**sizes, link_bytes_s=1.0, collective_latency_s=0.0, hop_latency_s=0.0,
-                          **links.ONE_NODE)  # fmt: skip
+        return Deployment(
+            **sizes, link_bytes_s=1.0, collective_latency_s=0.0, hop_latency_s=0.0, **links.ONE_NODE
+        )
     link = links.link_bytes_per_s(gpu)
     sizes |= links.node_split(gpu, lay)
     base_s = coefficients.value("allreduce_base_latency_us", "physical") * 1e-6

@@ -115,20 +115,29 @@ def busy_power_w(
     raw figure can dip; a board serving more sequences keeps its clocks and traffic, so the kit
     never lets power fall with load. max(P_raw(B), P_raw(1), P_raw(B_peak on [1, B])), one call
     (and one for the pieces unless ``pieces`` is given)."""
-    return _steps_and_busy(rows, batch, batch, c, pieces)[1]
+    return _steps_and_busy(rows, batch, batch, c, pieces=pieces)[1]
 
 
 def _steps_and_busy(
-    rows: Rows, step_at: np.ndarray, batch: np.ndarray, c: Constants, pieces: searches.Pieces | None
+    rows: Rows,
+    step_at: np.ndarray,
+    batch: np.ndarray,
+    c: Constants,
+    *,
+    pieces: searches.Pieces | None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(s(step_at), busy_power_w(batch)) in one call of the physics after the peak's pieces."""
-    return steps_and_busy_from(
-        *step_and_power(rows, busy_points(rows, step_at, batch, c, pieces), c)
-    )
+    step, power = step_and_power(rows, busy_points(rows, step_at, batch, c, pieces=pieces), c)
+    return steps_and_busy_from(step, power)
 
 
 def busy_points(
-    rows: Rows, step_at: np.ndarray, batch: np.ndarray, c: Constants, pieces: searches.Pieces | None
+    rows: Rows,
+    step_at: np.ndarray,
+    batch: np.ndarray,
+    c: Constants,
+    *,
+    pieces: searches.Pieces | None,
 ) -> np.ndarray:
     """The (n, 4) batches :func:`_steps_and_busy` evaluates: ``step_at``, ``batch``, 1 and the
     peak batch on [1, ``batch``] (:func:`peak_batch`)."""
@@ -157,7 +166,8 @@ def capacity_from_step(rows: Rows, cap: np.ndarray, step_s: np.ndarray) -> np.nd
 
 def at_batch(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
     """A fixed batch (offline): ITL = s(B), time per token s(B)/B, power P_busy(B)."""
-    return batch_outputs(batch, *_steps_and_busy(rows, batch, batch, c, step_pieces(rows, c)))
+    step, power = _steps_and_busy(rows, batch, batch, c, pieces=step_pieces(rows, c))
+    return batch_outputs(batch, step, power)
 
 
 def batch_outputs(batch: np.ndarray, step: np.ndarray, power: np.ndarray) -> dict[str, np.ndarray]:
@@ -177,13 +187,13 @@ def at_rate(
     """Poisson arrivals at λ: ITL = s(1 + L), time per token 1/(λ·T_out), mean power
     P_idle + u·(P_busy(L/u) − P_idle) with u = 1 − e^(−L)."""
     pieces = step_pieces(rows, c)  # one call: the load and the peak are solved on it
-    load, busy, step_at, busy_batch = rate_loads(rows, rate_qps, cap, c, pieces)
-    itl, p_busy = _steps_and_busy(rows, step_at, busy_batch, c, pieces)
-    return rate_outputs(rows, rate_qps, load, busy, itl, p_busy, c)
+    load, busy, step_at, busy_batch = rate_loads(rows, rate_qps, cap, c, pieces=pieces)
+    itl, p_busy = _steps_and_busy(rows, step_at, busy_batch, c, pieces=pieces)
+    return rate_outputs(rows, rate_qps, load, busy, itl=itl, p_busy=p_busy, c=c)
 
 
 def rate_loads(
-    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants, pieces: searches.Pieces
+    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants, *, pieces: searches.Pieces
 ) -> tuple[np.ndarray, ...]:
     """(L, u, the step's batch min(1 + L, cap), the busy batch max(L/u, 1)) at Poisson rate λ:
     L in flight (:func:`in_flight_at_rate` on ``pieces``), u = 1 − e^(−L) the busy share."""
@@ -197,6 +207,7 @@ def rate_outputs(
     rate_qps: np.ndarray,
     load: np.ndarray,
     busy: np.ndarray,
+    *,
     itl: np.ndarray,
     p_busy: np.ndarray,
     c: Constants,

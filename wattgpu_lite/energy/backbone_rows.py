@@ -95,7 +95,8 @@ def _coded_per_row(value, n: int) -> Coded:
         return value
     if value is None or isinstance(value, str) or np.ndim(value) == 0:
         return Coded([value], np.zeros(n, dtype=np.int64))
-    return Coded(*unique_by_identity(list(value)))
+    distinct, code = unique_by_identity(list(value))
+    return Coded(distinct, code)
 
 
 def _formats(weights, kv_cache, engine, n: int) -> Sequence:
@@ -131,13 +132,14 @@ class ConfigRow(NamedTuple):
 def _config_row(config: tuple) -> ConfigRow:
     """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))."""
     m, g, count, (w, kv, eng) = (uniques.unhashed(x) for x in config)
-    model, hw = tuple(llm_args(m, w, kv)), tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, w))
+    model = tuple(llm_args(m, w, kv))
+    hw = tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, weights=w))
     deploy, numbers = tuple(deploy_args(g, count)), (m.n_layers, m.params_b, count.num_gpus)
     kinds = tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w))
-    blocks, limit = kv_blocks(m, g, count, w, kv, eng), engine_of(eng).max_num_seqs
+    blocks, limit = kv_blocks(m, g, count, w, kv_cache=kv, engine=eng), engine_of(eng).max_num_seqs
     parts = (model, hw, deploy, *numbers, g.idle_power_w, kinds, blocks, limit)
     flat = np.array([x for p in parts for x in (p if isinstance(p, tuple) else (p,))], dtype=float)
-    return ConfigRow(*parts, flat.tobytes())
+    return ConfigRow._make((*parts, flat.tobytes()))
 
 
 def _stacked(rows: list[ConfigRow]) -> Stacked:
@@ -188,9 +190,19 @@ def build(*args, **kwargs) -> tuple[Rows, np.ndarray]:
     return build_once(*args, **kwargs).rows()
 
 
-def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1,
-               weights: Sequence[str | None] | None = None, kv_cache=None, engine=None,
-               max_num_seqs=None, groups: np.ndarray | None = None) -> Built:  # fmt: skip
+def build_once(
+    llms: Sequence[LLM],
+    gpus: Sequence[GPU],
+    t_in,
+    t_out,
+    *,
+    num_gpus=1,
+    weights: Sequence[str | None] | None = None,
+    kv_cache=None,
+    engine=None,
+    max_num_seqs=None,
+    groups: np.ndarray | None = None,
+) -> Built:
     """The configurations and KV capacities of per-row LLMs, GPUs, layouts (a GPU count or
     :class:`~wattgpu_lite.specs.layout.Parallel`, or one per row), weight formats (None: each
     LLM's own), KV-cache formats (None: "auto"), engines (None: vLLM) and concurrency limits
@@ -217,7 +229,7 @@ def build_once(llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out, num_gpus=1
     given = None if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
     limit = limit[code] if given is None else np.broadcast_to(given, (n,))
     cap = seqs_in(blocks[code], t_in, t_out, limit)
-    return Built(arrays, code, t_in, t_out, cap)
+    return Built(arrays, code, t_in, t_out, cap=cap)
 
 
 def _configured_once(configs: tuple[tuple, ...]) -> Stacked:

@@ -30,7 +30,7 @@ def _pieces_power_w(rows: Rows, p: Pieces, batch: np.ndarray, c: Constants) -> n
     return np.minimum(power, rows.replica_tdp_w[:, None])
 
 
-def _power_slope(rows: Rows, p: Pieces, branch: tuple, batch: np.ndarray, c: Constants) -> tuple:
+def _power_slope(rows: Rows, p: Pieces, branch: tuple, batch: np.ndarray, *, c: Constants) -> tuple:
     """(h, h') with h = N'·S − N·S', S = W + T_out·t_host(B), on the ``branch`` (W's and N's
     coefficients) at ``batch``: the sign of dP/dB and its derivative, for Newton on dP/dB = 0."""
     (s, s1, s2), (n, n1, n2) = ([searches.curve(p, e, batch, k) for k in range(3)] for e in branch)
@@ -39,19 +39,19 @@ def _power_slope(rows: Rows, p: Pieces, branch: tuple, batch: np.ndarray, c: Con
 
 
 def _stationary_peaks(
-    rows: Rows, p: Pieces, lo: np.ndarray, hi: np.ndarray, c: Constants
+    rows: Rows, p: Pieces, lo: np.ndarray, hi: np.ndarray, *, c: Constants
 ) -> np.ndarray:
     """Per row, the B in [lo, hi] (one piece) where dP/dB falls through 0 (h(lo) > 0 > h(hi),
     :func:`_power_slope`), by Newton on h kept inside the bracket (bisection when a step leaves
     it); ``lo`` where h does not change sign that way (P's maximum there is an end)."""
     branch = searches.branch_of(p, 0.5 * (lo + hi))
     a, b = lo.copy(), hi.copy()
-    inside = (_power_slope(rows, p, branch, a, c)[0] > 0) & (
-        _power_slope(rows, p, branch, b, c)[0] < 0
+    inside = (_power_slope(rows, p, branch, a, c=c)[0] > 0) & (
+        _power_slope(rows, p, branch, b, c=c)[0] < 0
     )
     x = 0.5 * (a + b)
     for _ in range(searches.NEWTON_STEPS):
-        h, dh = _power_slope(rows, p, branch, x, c)
+        h, dh = _power_slope(rows, p, branch, x, c=c)
         a, b = np.where(h > 0, x, a), np.where(h > 0, b, x)
         with np.errstate(divide="ignore", invalid="ignore"):
             nxt = x - h / dh
@@ -91,7 +91,7 @@ def peak_batch(
         out[flat] = at[np.arange(len(at)), best]
     if curved.any():
         sub, sub_p, at = _part(rows, p, curved, points)
-        out[curved] = _curved_peak(sub, sub_p, at, bound[curved], c)
+        out[curved] = _curved_peak(sub, sub_p, at, bound[curved], c=c)
     return out
 
 
@@ -125,7 +125,7 @@ def _part(
 
 
 def _curved_peak(
-    rows: Rows, p: Pieces, points: np.ndarray, bound: np.ndarray, c: Constants
+    rows: Rows, p: Pieces, points: np.ndarray, bound: np.ndarray, *, c: Constants
 ) -> np.ndarray:
     """:func:`peak_batch` for rows whose pieces are curved: the best of ``points`` and a grid in
     ln B, refined by :func:`_stationary_peaks` on the interval either side of it."""
@@ -140,13 +140,13 @@ def _curved_peak(
     above = np.min(np.where(at > top, at, np.inf), axis=1, initial=np.inf)
     top = top[:, 0]
     lo, hi = np.where(np.isfinite(below), below, top), np.where(np.isfinite(above), above, top)
-    tries = [top, _stationary_peaks(rows, p, lo, top, c), _stationary_peaks(rows, p, top, hi, c)]
-    tries = np.stack(tries, axis=1)
+    stationary = [_stationary_peaks(rows, p, a, b, c=c) for a, b in ((lo, top), (top, hi))]
+    tries = np.stack([top, *stationary], axis=1)
     return tries[row, np.argmax(_pieces_power_w(rows, p, tries, c), axis=1)]
 
 
 def in_flight_at_rate(
-    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants, pieces: Pieces | None = None
+    rows: Rows, rate_qps: np.ndarray, cap: np.ndarray, c: Constants, *, pieces: Pieces | None = None
 ) -> np.ndarray:
     """Mean requests in flight L at Poisson rate λ: the smallest root of
     g(L) = λ · T_out · s(min(1 + L, cap)) − L on [0, cap] (Little's law with the per-request ITL

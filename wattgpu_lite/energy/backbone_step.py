@@ -153,7 +153,8 @@ def request_call(rows: Rows, batch: np.ndarray, c: Constants) -> dict:
 def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarray, np.ndarray]:
     """(t_req s, dynamic J) of one request at a batch of ``batch`` sequences (prefill + decode,
     the whole replica; dynamic = every term but the static and the communication power)."""
-    return terms_of(*physical.physical_evaluate(**request_call(rows, batch, c)))
+    terms, times = physical.physical_evaluate(**request_call(rows, batch, c))
+    return terms_of(terms, times)
 
 
 def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:

@@ -75,12 +75,15 @@ def split_at_loads(fn, loads: tuple[str, ...], names: tuple[str, str]) -> tuple[
         else:
             statement.value = lifted(statement.value)
             rest.append(statement)
-    outputs = tuple(sorted(set().union(*(_read(s) for s in rest)) & fixed))
+    outputs = tuple(sorted({name for s in rest for name in _read(s)} & fixed))
     first = [ast.unparse(s) for s in ahead] + [f"return ({', '.join(outputs)},)"]
     args = [a.arg for a in tree.args.args if a.arg not in loads]
-    text = (f"def {names[0]}(*, {', '.join(args)}):\n" + "".join(f"    {s}\n" for s in first)
-            + f"\n\ndef {names[1]}(*, {', '.join((*outputs, *loads))}):\n"
-            + "".join(f"    {ast.unparse(s)}\n" for s in rest))  # fmt: skip
+    text = (
+        f"def {names[0]}(*, {', '.join(args)}):\n"
+        + "".join(f"    {s}\n" for s in first)
+        + f"\n\ndef {names[1]}(*, {', '.join((*outputs, *loads))}):\n"
+        + "".join(f"    {ast.unparse(s)}\n" for s in rest)
+    )
     return freed(text), outputs
 
 

@@ -130,6 +130,9 @@ def node_split(gpu, layout) -> dict[str, float]:
         return dict(ONE_NODE)
     check_link_domain(gpu, layout.num_gpus)  # no documented network: refused with the reason
     hop_s = coefficients.value("link_hop_latency_us", "physical:net") * 1e-6
-    return {"tp_nodes": _nodes(layout.tp, per_node, gpu.name, "tensor-parallel"),
-            "ep_nodes": _nodes(layout.ep, per_node, gpu.name, "expert-parallel"),
-            "net_bytes_s": scaleout_bytes_per_s(gpu), "net_hop_latency_s": hop_s}  # fmt: skip
+    return {
+        "tp_nodes": _nodes(layout.tp, per_node, gpu.name, "tensor-parallel"),
+        "ep_nodes": _nodes(layout.ep, per_node, gpu.name, "expert-parallel"),
+        "net_bytes_s": scaleout_bytes_per_s(gpu),
+        "net_hop_latency_s": hop_s,
+    }

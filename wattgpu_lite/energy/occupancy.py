@@ -154,7 +154,7 @@ def kv_capacity_seqs(
     )
 
 
-def kv_blocks(llm, gpu, num_gpus=1, weights=None, kv_cache=None, engine=None) -> float:
+def kv_blocks(llm, gpu, num_gpus=1, weights=None, *, kv_cache=None, engine=None) -> float:
     """KV blocks of 16 tokens a replica holds beside its weights (:func:`kv_capacity_seqs`'s
     first half: none of it depends on the tokens)."""
     eng = engine_of(engine)

@@ -53,7 +53,7 @@ def _dims(n_layers, d_model):
 
 
 def paper_terms_j(
-    params, n_layers, d_model, t_in, t_out, hardware: str = "H100", constants: dict | None = None
+    params, n_layers, d_model, t_in, *, t_out, hardware: str = "H100", constants: dict | None = None
 ) -> dict:
     """Per-request energy terms (J) of the printed equations: E = alpha·C + e·Q·eta(N).
 

@@ -39,11 +39,31 @@ from wattgpu_lite.energy.args import (
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS, constants_scope, gpu_coefficients_j
 from wattgpu_lite.errors import InvalidInputError
 
-__all__ = ["COMPONENTS", "KEYS", "LOADS", "PHASES", "PHYSICAL_BASIS", "RECORDS", "active_time_s",
-           "as_record", "configured_symbols", "defaults", "deploy_args", "evaluate_at_load",
-           "evaluate_symbols", "gpu_args", "gpu_coefficients_j", "llm_args", "model_gpu_args",
-           "phase_time_s", "physical_evaluate", "physical_evaluate_each", "physical_reduced",
-           "physical_terms_j", "single_gpu"]  # fmt: skip
+__all__ = [
+    "COMPONENTS",
+    "KEYS",
+    "LOADS",
+    "PHASES",
+    "PHYSICAL_BASIS",
+    "RECORDS",
+    "active_time_s",
+    "as_record",
+    "configured_symbols",
+    "defaults",
+    "deploy_args",
+    "evaluate_at_load",
+    "evaluate_symbols",
+    "gpu_args",
+    "gpu_coefficients_j",
+    "llm_args",
+    "model_gpu_args",
+    "phase_time_s",
+    "physical_evaluate",
+    "physical_evaluate_each",
+    "physical_reduced",
+    "physical_terms_j",
+    "single_gpu",
+]
 COMPONENTS, PHASES, KEYS = (
     _physical_generated.COMPONENTS,
     _physical_generated.PHASES,
@@ -52,9 +72,8 @@ COMPONENTS, PHASES, KEYS = (
 LOADS = _physical_generated.LOADS  # the symbols a load sets: the tokens and the batch
 BATCH = SYMBOL_NAMES[Workload][Workload._fields.index("batch")]  # the batch's symbol, "B"
 BLOCK = 8192  # elements per call of the generated function (:func:`in_blocks`)
-_ALL = (
-    _physical_generated.evaluate
-)  # generated from the sympy terms by energy.codegen (a test holds them equal)
+# generated from the sympy terms by energy.codegen (a test holds them equal)
+_ALL = _physical_generated.evaluate
 
 
 def defaults(basis: str = "antepara") -> dict[str, float]:
@@ -95,15 +114,20 @@ def physical_reduced(reduce, model, workload, hardware, *, kappa, deploy=None) -
     the same values, and only ``reduce``'s outputs are made at the full size, not the fourteen
     terms and times (fresh memory costs a long call more than the sums do)."""
     args = symbol_arrays(model, workload, hardware, kappa=kappa, deploy=deploy)
-    return in_blocks(lambda **block: reduce(*_named(list(_ALL(**block)))), args, _shape(args))
+
+    def reduced(**block):
+        terms, times = _named(list(_ALL(**block)))
+        return reduce(terms, times)
+
+    return in_blocks(reduced, args, _shape(args))
 
 
 def symbol_arrays(model, workload, hardware, *, kappa, deploy=None) -> dict[str, np.ndarray]:
     """{symbol name: float array} of :func:`physical_evaluate`'s arguments, the generated
     function's keywords (:func:`evaluate_symbols` takes them; a caller evaluating the same rows
     at several batches converts them once and sets :data:`BATCH` alone)."""
-    records = {"model": model, "workload": workload, "hardware": hardware,
-               "deploy": single_gpu() if deploy is None else deploy}  # fmt: skip
+    deploy = single_gpu() if deploy is None else deploy
+    records = {"model": model, "workload": workload, "hardware": hardware, "deploy": deploy}
     named = {"kappa": kappa}
     for name, value in records.items():
         named.update(symbol_values(as_record(name, value)))
@@ -149,8 +173,8 @@ def _shape(args: dict[str, np.ndarray]) -> tuple[int, ...]:
 
 def _named(out: list) -> tuple[dict, dict]:
     """The generated function's outputs as ({(phase, component): term}, {phase: time})."""
-    return dict(zip(KEYS, out[: len(KEYS)], strict=True)), dict(zip(PHASES, out[len(KEYS):],
-                                                                    strict=True))  # fmt: skip
+    terms = dict(zip(KEYS, out[: len(KEYS)], strict=True))
+    return terms, dict(zip(PHASES, out[len(KEYS) :], strict=True))
 
 
 def physical_evaluate_each(calls: list[dict]) -> list[tuple[dict, dict]]:
@@ -174,8 +198,10 @@ def stacked_calls(calls: list[dict]) -> dict:
 def split_calls(found: tuple[dict, dict], count: int) -> list[tuple[dict, dict]]:
     """An evaluation of :func:`stacked_calls`' arguments, split into its ``count`` calls."""
     terms, times = found
-    return [({k: v[i] for k, v in terms.items()}, {k: v[i] for k, v in times.items()})
-            for i in range(count)]  # fmt: skip
+    return [
+        ({k: v[i] for k, v in terms.items()}, {k: v[i] for k, v in times.items()})
+        for i in range(count)
+    ]
 
 
 def _stacked(values: list):
@@ -205,12 +231,13 @@ def in_blocks(fn, args: dict, shape: tuple) -> list:
     if not shape or shape[-1] <= BLOCK:
         return list(fn(**args))
     out: list[np.ndarray] = []
+    last = shape[-1:]
     for s in range(0, shape[-1], BLOCK):
-        got = fn(**{k: v[..., s : s + BLOCK] if np.shape(v)[-1:] == shape[-1:] else v
-                    for k, v in args.items()})  # fmt: skip
+        part = slice(s, s + BLOCK)
+        got = fn(**{k: v[..., part] if np.shape(v)[-1:] == last else v for k, v in args.items()})
         out = out or [np.empty(shape) for _ in got]
         for whole, v in zip(out, got, strict=True):
-            whole[..., s : s + BLOCK] = v
+            whole[..., part] = v
     return out
 
 

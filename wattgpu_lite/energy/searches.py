@@ -40,8 +40,13 @@ class Pieces:
     def take(self, mask: np.ndarray) -> Pieces:
         """The rows ``mask``."""
         cuts = None if self.cuts is None else self.cuts[mask]
-        return Pieces(np.ascontiguousarray(self.coef[:, :, mask]), self.log_rho[mask],
-                      self.t_in[mask], self.groups, cuts)  # fmt: skip
+        return Pieces(
+            np.ascontiguousarray(self.coef[:, :, mask]),
+            self.log_rho[mask],
+            self.t_in[mask],
+            self.groups,
+            cuts=cuts,
+        )
 
     @cached_property
     def curved(self) -> np.ndarray:
@@ -144,7 +149,7 @@ def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.
     return a_t * rate_t**2 * u_t + a_1 * rate_1**2 * u_1
 
 
-def _crossings(d0, d_b, d_u, rate, lo, hi) -> list[np.ndarray]:
+def _crossings(d0, d_b, d_u, rate, *, lo, hi) -> list[np.ndarray]:
     """Roots in [lo, hi] of δ(B) = d0 + d_b·B + d_u·e^(rate·B) (rate < 0; at most two, one on each
     side of δ's one stationary point, where e^(rate·B) = −d_b / (d_u·rate)): per side, Newton
     from the end where δ has the sign of δ'' (= d_u), which converges without overshooting on a
@@ -202,8 +207,9 @@ def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     if not curved.any():
         return first.T
     second = np.full(first.shape, np.nan)
-    roots = _crossings(d[:, 0][curved], d[:, 1][curved], d_u[curved], rate[curved],
-                       lo[curved], hi[curved])  # fmt: skip
+    roots = _crossings(
+        d[:, 0][curved], d[:, 1][curved], d_u[curved], rate[curved], lo=lo[curved], hi=hi[curved]
+    )
     first[curved], second[curved] = roots
     return np.concatenate([first, second]).T
 
@@ -213,7 +219,7 @@ def with_cuts(p: Pieces) -> Pieces:
     (one affine row's on its floats, :func:`affine_breakpoints`)."""
     n = len(p.t_in)
     if n == 1 and not p.curved[0]:
-        return Pieces(p.coef, p.log_rho, p.t_in, p.groups, affine_breakpoints(p))
+        return Pieces(p.coef, p.log_rho, p.t_in, p.groups, cuts=affine_breakpoints(p))
     return replace(p, cuts=breakpoints(p, np.ones(n), np.full(n, CUT_MAX)))
 
 

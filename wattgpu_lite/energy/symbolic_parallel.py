@@ -142,8 +142,8 @@ def comm_step_s(tokens: sp.Expr) -> sp.Expr:
     and N_EP nodes."""
     per_group = message_bytes(tokens * n_tp / G)  # tokens / dp
     n_allreduce = 2 * n_l - x_ep * L_moe
-    return (n_allreduce * allreduce_s(per_group, n_tp, N_tp)
-            + 2 * x_ep * L_moe * alltoall_s(k * message_bytes(tokens), n_ep, N_ep))  # fmt: skip
+    all_reduce = n_allreduce * allreduce_s(per_group, n_tp, N_tp)
+    return all_reduce + 2 * x_ep * L_moe * alltoall_s(k * message_bytes(tokens), n_ep, N_ep)
 
 
 def expert_groups_s(touched: sp.Expr) -> sp.Expr:
@@ -169,13 +169,38 @@ def derivation(tokens: sp.Expr | None = None) -> dict[str, sp.Expr]:
     tok = sp.Symbol("B", positive=True) if tokens is None else tokens
     m, n, nodes = message_bytes(tok), sp.Symbol("n", positive=True), sp.Symbol("N", positive=True)
     touched = E * (1 - (1 - k / E) ** tok)
-    return {"M": m, "t_ring": ring_s(m, n), "t_doubling": doubling_s(m, n),
-            "t_allreduce": allreduce_s(m, n), "t_alltoall": alltoall_s(k * m, n),
-            "t_network": across_nodes_s(m, n, nodes),
-            "t_collectives": comm_step_s(tok), "t_expert_groups": expert_groups_s(touched),
-            "t_replicated": replicated_read_s(), "t_layout": parallel_step_s(tok, touched)}  # fmt: skip
+    return {
+        "M": m,
+        "t_ring": ring_s(m, n),
+        "t_doubling": doubling_s(m, n),
+        "t_allreduce": allreduce_s(m, n),
+        "t_alltoall": alltoall_s(k * m, n),
+        "t_network": across_nodes_s(m, n, nodes),
+        "t_collectives": comm_step_s(tok),
+        "t_expert_groups": expert_groups_s(touched),
+        "t_replicated": replicated_read_s(),
+        "t_layout": parallel_step_s(tok, touched),
+    }
 
 
-__all__ = ["BW_net", "DEPLOY", "N_ep", "N_tp", "across_nodes_s", "allreduce_s", "alltoall_s", "comm_step_s", "derivation", "doubling_s",
-           "engine_allreduce_s", "engine_latencies", "expert_groups_s", "message_bytes",
-           "parallel_step_s", "r_coll", "replicated_read_s", "ring_s", "t_net"]  # fmt: skip
+__all__ = [
+    "BW_net",
+    "DEPLOY",
+    "N_ep",
+    "N_tp",
+    "across_nodes_s",
+    "allreduce_s",
+    "alltoall_s",
+    "comm_step_s",
+    "derivation",
+    "doubling_s",
+    "engine_allreduce_s",
+    "engine_latencies",
+    "expert_groups_s",
+    "message_bytes",
+    "parallel_step_s",
+    "r_coll",
+    "replicated_read_s",
+    "ring_s",
+    "t_net",
+]

@@ -169,8 +169,11 @@ def roofline_s(phase: str) -> sp.Expr:
     """Roofline time of a phase (s per request) on G GPUs, capped by the power limit:
     max(t_C, Q/(8·G·BW_peak), kappa·(compute J + e·Q)/(G·(P_TDP − P_static)))."""
     dynamic = kappa * (compute_j(phase) + e_mem * sum(bits[phase].values()))
-    return sp.Max(compute_s(phase), sum(bits[phase].values()) / (8 * G * BW_peak),
-                  dynamic / (G * (P_tdp - P_static)))  # fmt: skip
+    return sp.Max(
+        compute_s(phase),
+        sum(bits[phase].values()) / (8 * G * BW_peak),
+        dynamic / (G * (P_tdp - P_static)),
+    )
 
 
 def phase_terms(phase: str) -> dict[str, sp.Expr]:

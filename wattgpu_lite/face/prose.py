@@ -79,7 +79,7 @@ def more_or_less(pct: float, what: str = "") -> str:
 
 
 def compared(
-    subject: str, value: float, reference_name: str, reference: float, what: str = "energy"
+    subject: str, value: float, reference_name: str, reference: float, *, what: str = "energy"
 ) -> str:
     """ "{subject} uses N % more|less {what} than {reference_name}", N = |value / reference − 1|
     · 100: the percentage is always of the thing compared against."""

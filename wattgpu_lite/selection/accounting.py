@@ -159,7 +159,7 @@ def electricity_cost(energy_j, price_per_kwh):
 
 
 def wall_accounting(
-    energy_per_request_j, energy_per_1k_tokens_j, pue, grid_gco2_per_kwh, price_per_kwh
+    energy_per_request_j, energy_per_1k_tokens_j, *, pue, grid_gco2_per_kwh, price_per_kwh
 ) -> dict:
     """The facility's columns from accelerator energy E: wall energy per request and per 1,000
     tokens (E_wall = E · PUE), their g CO2e (E_wall / 3.6e6 · I_grid) and electricity cost
@@ -290,8 +290,8 @@ def wall_for_request(
     out = wall_accounting(
         energy_per_request_j,
         energy_per_request_j / t_out * 1e3,
-        pue,
-        grid,
+        pue=pue,
+        grid_gco2_per_kwh=grid,
         price_per_kwh=price_per_kwh,
     )
     return {

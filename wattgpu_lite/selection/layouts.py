@@ -48,8 +48,10 @@ def layout_why(table) -> np.ndarray:
     for i, key in enumerate(keys):
         if np.isfinite(energy[i]):
             groups.setdefault(key, []).append(i)
-    cols = {c: np.asarray(table[c]) for c in ("layout", "comm_share", "layout_share",
-                                               "weights_per_gpu_gb", "max_batch")}  # fmt: skip
+    cols = {
+        c: np.asarray(table[c])
+        for c in ("layout", "comm_share", "layout_share", "weights_per_gpu_gb", "max_batch")
+    }
     why = np.full(len(energy), "", dtype=object)
     for rows in groups.values():
         if len(rows) < 2:

@@ -135,12 +135,13 @@ def rank_gpus(
     price, _, _ = resolve_price(region, price_per_kwh)  # checked there; price_echo says where
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
-    load, plan = (scenario, rate_qps, batch), (candidates, gpu_counts, weights, layouts, serving)
-    args = (load, (t_in, t_out), plan, (grid, price), level, context_tokens)
-    table = ranked_columns(llm, source, sla, *args)
-    wall = wall_accounting(
-        table["energy_per_request_j"], table["energy_per_1k_tokens_j"], pue, grid, price
-    )
+    load = {"scenario": scenario, "rate_qps": rate_qps, "batch": batch}
+    plan = {"candidates": candidates, "gpu_counts": gpu_counts, "weights": weights}
+    plan |= {"layouts": layouts, "serving": serving}
+    asked = {"t_in": t_in, "t_out": t_out, "level": level, "context_tokens": context_tokens}
+    table = ranked_columns(llm, source, sla, load=load, plan=plan, grid=grid, price=price, **asked)
+    e_req_j, e_1k_j = table["energy_per_request_j"], table["energy_per_1k_tokens_j"]
+    wall = wall_accounting(e_req_j, e_1k_j, pue=pue, grid_gco2_per_kwh=grid, price_per_kwh=price)
     table |= wall | {
         "measured": np.array([is_measured(g) for g in table["gpu"]], dtype=bool),
         "grid_gco2_per_kwh": grid,

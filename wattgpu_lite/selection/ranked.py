@@ -39,29 +39,33 @@ from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.resolve import resolve_llm
 
 DEFAULT_GPU_COUNTS = (1, 2, 4, 8)  # GPUs per replica tried by the hybrid source
+PLANNED = ("gpu_counts", "weights", "layouts", "serving")  # a plan's names but the candidates
 
 
 def ranked_columns(
     llm,
     source: str,
     sla_ms: float,
-    load: tuple,
-    tokens: tuple,
-    plan: tuple,
-    wall: tuple,
+    *,
+    load: dict,
+    plan: dict,
+    t_in,
+    t_out,
+    grid,
+    price,
     level,
     context_tokens,
 ) -> dict:
-    """The ranking's columns of ``source`` at ``load`` = (scenario, rate_qps, batch), ``tokens``
-    = (t_in, t_out), ``plan`` = (candidates, gpu_counts, weights, layouts, serving) and ``wall``
-    = (grid, price), in ranking order."""
-    model, devices = resolve_llm(llm), candidate_gpus(plan[0], source)
+    """The ranking's columns of ``source`` at ``load`` (its scenario, rate_qps and batch by
+    name), the ``plan`` (candidates, gpu_counts, weights, layouts, serving by name), the tokens
+    and the wall's ``grid`` (g CO2e/kWh) and ``price`` (per kWh), in ranking order."""
+    model, devices = resolve_llm(llm), candidate_gpus(plan["candidates"], source)
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
+    gpu_counts, weights, layouts, serving = (plan[k] for k in PLANNED)
     if source == "hybrid":
-        return _hybrid_columns(
-            model, devices, load, tokens, sla_ms=sla_ms, wall=wall, level=level, plan=plan[1:]
-        )
-    _, gpu_counts, weights, layouts, serving = plan
+        asked = {"t_in": t_in, "t_out": t_out, "grid": grid, "price": price, "level": level}
+        plans = {k: plan[k] for k in PLANNED}
+        return _hybrid_columns(model, devices, sla_ms, **load, **plans, **asked)
     counts = check_gpu_counts(gpu_counts)
     served = serving and any(v is not None for v in serving.values())
     if counts not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts or served:
@@ -69,34 +73,46 @@ def ranked_columns(
             f"source {source!r} knows one GPU, 16-bit weights and vLLM's defaults only; use "
             "source='hybrid' for gpu_counts, weights, kv_cache, engine or max_num_seqs"
         )
-    if load[2] is not None:
+    if load["batch"] is not None:
         raise InvalidInputError(
             f"source {source!r} knows the Watt Counts scenarios only; use scenario= or "
             "rate_qps=, or source='hybrid' for a batch"
         )
-    scenario, rate = scenario_load(load[0], load[1])
+    scenario, rate = scenario_load(load["scenario"], load["rate_qps"])
     table = fit_table(model, devices, context_tokens)
     if not table["fits"].any():
         raise no_fit_error(model.name, table)
     fitting = [d for d in devices if d.name in set(table.loc[table["fits"], "gpu"])]
-    metrics = gpu_metrics(model, fitting, scenario, source, t_out=tokens[1])
+    metrics = gpu_metrics(model, fitting, scenario, source, t_out=t_out)
     table = table.merge(metrics, on="gpu", how="left")
-    grid, price = wall
     table = apply_sla(add_energy(table, rate, grid, price), sla_ms, scenario)
     head = {"llm": model.name, "llm_architecture": model.architecture_name, "scenario": scenario}
     return columns_of(order(table)) | head | {"rate_qps": rate, "source": source}
 
 
 def _hybrid_columns(
-    model, devices, load: tuple, tokens: tuple, *, sla_ms: float, wall: tuple, level, plan: tuple
+    model,
+    devices,
+    sla_ms: float,
+    *,
+    scenario,
+    rate_qps,
+    batch,
+    t_in,
+    t_out,
+    gpu_counts,
+    weights,
+    layouts,
+    serving,
+    grid,
+    price,
+    level,
 ) -> dict:
     """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered
-    (``plan`` = (gpu_counts, weights, layouts, serving))."""
-    scenario, rate_qps, batch = load
+    (the arguments are :func:`ranked_columns`', the load's and the plan's by name)."""
     rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
-    t_in, t_out = checks.check_tokens(tokens[0], tokens[1], model.context_length)
+    t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
     level = check_level(level)
-    gpu_counts, weights, layouts, serving = plan
     fmt = weight_format(model, weights)
     kv, eng, limit = check_serving(**(serving or {}))
     given = {"kv_cache": kv, "engine": eng, "max_num_seqs": limit}
@@ -115,7 +131,6 @@ def _hybrid_columns(
     cols = with_rows(cols, refused, meets_sla=False, fits=False)
     if not cols["fits"].any():
         raise no_fit_error(model.name, pd.DataFrame({k: cols[k] for k in ("gpu", "why_not")}))
-    grid, price = wall
     cols |= hybrid_accounting(cols, t_out, grid, price)
     cols["verdict"] = verdict_array(cols, sla_ms)
     cols["meets_sla"] = np.isin(cols["verdict"], MEETS_AT_ESTIMATE)

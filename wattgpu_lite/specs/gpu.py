@@ -65,10 +65,12 @@ def _check_field(field: str, value: Any) -> None:
     if field in OPTIONAL_NUMBERS and is_nan(value):
         return
     lo, hi, unit = BOUNDS[field]
-    check = check_count if field in INTEGERS else check_number
-    units = (lo, hi, unit) if check is check_number else (lo, hi)
-    check(field, value, *units, error=SpecError, label=f"GPU spec field {field!r}:",
-          fix=f"fix {field!r} ({unit or 'a count'} from {lo:g} to {hi:g}) as its spec sheet has it")  # fmt: skip
+    fix = f"fix {field!r} ({unit or 'a count'} from {lo:g} to {hi:g}) as its spec sheet has it"
+    label = f"GPU spec field {field!r}:"
+    if field in INTEGERS:
+        check_count(field, value, lo, hi, error=SpecError, label=label, fix=fix)
+    else:
+        check_number(field, value, lo, hi, unit=unit, error=SpecError, label=label, fix=fix)
 
 
 @dataclass(frozen=True)
@@ -121,14 +123,19 @@ class GPU:
             _check_field(f, getattr(self, f))
         check_flag("measured", self.measured, error=SpecError, label="GPU spec field 'measured':")
         if self.idle_power_w >= self.tdp_w:  # False when idle power is NaN (unknown)
-            raise _spec_error("idle_power_w", f"{self.idle_power_w} W is not below tdp_w "
-                              f"{self.tdp_w} W; fix one of them")  # fmt: skip
+            raise _spec_error(
+                "idle_power_w",
+                f"{self.idle_power_w} W is not below tdp_w {self.tdp_w} W; fix one of them",
+            )
         object.__setattr__(
             self, "memory_type", known_name("memory_type", self.memory_type, MEMORY_TYPES)
         )
         object.__setattr__(self, "architecture", known_spelling(self.architecture, ARCHITECTURES))
-        object.__setattr__(self, "interconnect_direction", known_name(
-            "interconnect_direction", self.interconnect_direction, DIRECTIONS))  # fmt: skip
+        object.__setattr__(
+            self,
+            "interconnect_direction",
+            known_name("interconnect_direction", self.interconnect_direction, DIRECTIONS),
+        )
         check_peaks({f: getattr(self, f) for f in ("fp16_tflops", "fp8_tflops", "fp4_tflops")})
         if self.boost_clock_mhz < self.base_clock_mhz:  # False when either is NaN (unknown)
             raise _spec_error(
@@ -160,14 +167,17 @@ class GPU:
         """
         valid = [f.name for f in fields(cls)]
         if not isinstance(spec, Mapping):
-            raise SpecError(f"a GPU spec must be a dict (a JSON object) of its fields, got "
-                            f"{type(spec).__name__}; required keys: {list(REQUIRED)}")  # fmt: skip
+            raise SpecError(
+                f"a GPU spec must be a dict (a JSON object) of its fields, got "
+                f"{type(spec).__name__}; required keys: {list(REQUIRED)}"
+            )
         unknown = sorted(map(str, set(spec) - set(valid)))
         if unknown:
             meant = close_matches(unknown[0][:200], valid, n=3)
             near = f" (did you mean {' or '.join(map(repr, meant))}?)" if meant else ""
-            raise _spec_error(unknown[0], f"unknown key(s) {unknown}{near}; use the valid keys: "
-                              f"{valid}")  # fmt: skip
+            raise _spec_error(
+                unknown[0], f"unknown key(s) {unknown}{near}; use the valid keys: {valid}"
+            )
         values = {f: _coerce(f, spec.get(f)) for f in valid}
         return cls(**values)
 
@@ -188,8 +198,11 @@ def known_name(field: str, value: Any, known: tuple[str, ...]) -> str:
     if isinstance(value, str) and known_spelling(value, known) in known:
         return known_spelling(value, known)
     near = ", ".join(repr(m) for m in close_matches(str(value)[:200], known)) or "none"
-    raise _spec_error(field, f"{value!r:.60} is not one the kit knows; close matches: {near}; "
-                      f"write one of {', '.join(known)}")  # fmt: skip
+    raise _spec_error(
+        field,
+        f"{value!r:.60} is not one the kit knows; close matches: {near}; "
+        f"write one of {', '.join(known)}",
+    )
 
 
 def check_peaks(peaks: Mapping[str, float]) -> None:
@@ -197,11 +210,14 @@ def check_peaks(peaks: Mapping[str, float]) -> None:
     NaN (the GPU has no such format, or it is unknown) is never compared."""
     for wide, narrow in PEAK_ORDER:
         if peaks[narrow] < peaks[wide]:  # False when either is NaN
-            raise _spec_error(narrow, f"{peaks[narrow]:g} TFLOPS is below {wide} "
-                              f"{peaks[wide]:g}: the {narrow[:3].upper()} peak is never below the "
-                              f"{wide[:4].upper()} peak on hardware that has {narrow[:3].upper()} "
-                              f"(usually 2x); check both are the dense figures of one spec sheet, "
-                              f"or leave {narrow} out if the GPU has no {narrow[:3].upper()}")  # fmt: skip
+            raise _spec_error(
+                narrow,
+                f"{peaks[narrow]:g} TFLOPS is below {wide} "
+                f"{peaks[wide]:g}: the {narrow[:3].upper()} peak is never below the "
+                f"{wide[:4].upper()} peak on hardware that has {narrow[:3].upper()} "
+                f"(usually 2x); check both are the dense figures of one spec sheet, "
+                f"or leave {narrow} out if the GPU has no {narrow[:3].upper()}",
+            )
 
 
 def _missing(value: Any) -> bool:
@@ -222,13 +238,19 @@ def _coerce(field: str, value: Any) -> Any:
         if field in OPTIONAL_NUMBERS:
             return math.nan
         got = "" if value is None else f" (got {value!r:.20}, which means unknown)"
-        raise _spec_error(field, f"is required but missing{got}; add it as its spec sheet has "
-                          "it (see GPU.from_spec's docstring)")  # fmt: skip
+        raise _spec_error(
+            field,
+            f"is required but missing{got}; add it as its spec sheet has "
+            "it (see GPU.from_spec's docstring)",
+        )
     if field in ("name", "memory_type") or field in OPTIONAL_TEXT:
         most = 10_000 if field.startswith("source") else 200
         if not isinstance(value, str) or len(value) > most:
-            raise _spec_error(field, f"must be text (at most {most:,} characters), got "
-                              f"{type(value).__name__} {value!r:.80}; write it in quotes")  # fmt: skip
+            raise _spec_error(
+                field,
+                f"must be text (at most {most:,} characters), got "
+                f"{type(value).__name__} {value!r:.80}; write it in quotes",
+            )
         return value.strip() if field == "name" else value
     _check_field(field, value)
     return int(value) if field in INTEGERS else float(value)

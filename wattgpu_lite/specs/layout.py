@@ -27,8 +27,10 @@ def _whole(name: str, value) -> int:
     """A whole number in [1, MAX_GPUS], else InvalidInputError naming the field."""
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if not ok or not 1 <= value <= MAX_GPUS:
-        raise InvalidInputError(f"{name} must be a whole number of GPUs in [1, {MAX_GPUS}], "
-                                f"got {value!r}; e.g. num_gpus=4 or Parallel(tp=4).")  # fmt: skip
+        raise InvalidInputError(
+            f"{name} must be a whole number of GPUs in [1, {MAX_GPUS}], "
+            f"got {value!r}; e.g. num_gpus=4 or Parallel(tp=4)."
+        )
     return int(value)
 
 
@@ -72,8 +74,8 @@ class Parallel:
         """Short text for tables: 'TP4', 'TP8·EP8', 'DP8·EP8'."""
         if self.ep == 1:
             return f"TP{self.tp}"
-        attn = f"TP{self.tp}" if self.dp == 1 else (f"DP{self.dp}" if self.tp == 1
-                                                     else f"TP{self.tp}×DP{self.dp}")  # fmt: skip
+        data_parallel = f"DP{self.dp}" if self.tp == 1 else f"TP{self.tp}×DP{self.dp}"
+        attn = f"TP{self.tp}" if self.dp == 1 else data_parallel
         return f"{attn}·EP{self.ep}"
 
     def to_dict(self) -> dict[str, int | bool]:
@@ -89,12 +91,16 @@ class Parallel:
                 f"{llm.name!r} evenly, so tp must divide {llm.n_heads}; use tp in {ok}."
             )
         if self.ep > 1 and not llm.is_moe:
-            raise InvalidInputError(f"ep={self.ep}: {llm.name!r} is dense (no experts to spread); "
-                                    f"use Parallel(tp={self.num_gpus}).")  # fmt: skip
+            raise InvalidInputError(
+                f"ep={self.ep}: {llm.name!r} is dense (no experts to spread); "
+                f"use Parallel(tp={self.num_gpus})."
+            )
         if self.ep > 1 and self.ep > llm.n_experts:
-            raise InvalidInputError(f"ep={self.ep}: expert parallelism needs at least as many "
-                                    f"experts as GPUs; {llm.name!r} has {llm.n_experts}; use "
-                                    f"ep <= {llm.n_experts} or tensor parallelism.")  # fmt: skip
+            raise InvalidInputError(
+                f"ep={self.ep}: expert parallelism needs at least as many "
+                f"experts as GPUs; {llm.name!r} has {llm.n_experts}; use "
+                f"ep <= {llm.n_experts} or tensor parallelism."
+            )
         if self.ep > 1 and llm.n_experts % self.ep:
             ok = [n for n in (2, 4, 8, 16, 32, 64) if llm.n_experts % n == 0]
             raise InvalidInputError(
@@ -111,8 +117,10 @@ def as_layout(value, expert_parallel: bool = False) -> Parallel:
     if isinstance(value, Parallel):
         return value
     if not isinstance(value, numbers.Integral) or isinstance(value, bool):
-        raise InvalidInputError(f"num_gpus must be a whole number of GPUs or a Parallel layout, "
-                                f"got {value!r}; e.g. num_gpus=4 or parallel=Parallel(tp=4).")  # fmt: skip
+        raise InvalidInputError(
+            f"num_gpus must be a whole number of GPUs or a Parallel layout, "
+            f"got {value!r}; e.g. num_gpus=4 or parallel=Parallel(tp=4)."
+        )
     n = _whole("num_gpus", int(value))
     return Parallel(tp=n, ep=n if expert_parallel and n > 1 else 1)
 
@@ -124,12 +132,16 @@ def layout_of(num_gpus=1, parallel: Parallel | None = None, expert_parallel=Fals
     if parallel is None:
         return as_layout(num_gpus, expert_parallel)
     if not isinstance(parallel, Parallel):
-        raise InvalidInputError(f"parallel must be a wl.Parallel, got {parallel!r}; e.g. "
-                                "parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8).")  # fmt: skip
+        raise InvalidInputError(
+            f"parallel must be a wl.Parallel, got {parallel!r}; e.g. "
+            "parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8)."
+        )
     if num_gpus not in (1, parallel.num_gpus) or expert_parallel:
-        raise InvalidInputError(f"give the layout once: parallel={parallel!r} (num_gpus "
-                                f"{parallel.num_gpus}) with num_gpus={num_gpus!r} and "
-                                f"expert_parallel={expert_parallel!r}; drop num_gpus.")  # fmt: skip
+        raise InvalidInputError(
+            f"give the layout once: parallel={parallel!r} (num_gpus "
+            f"{parallel.num_gpus}) with num_gpus={num_gpus!r} and "
+            f"expert_parallel={expert_parallel!r}; drop num_gpus."
+        )
     return parallel
 
 

@@ -64,8 +64,7 @@ def floor_calls(rows: Rows, batch: np.ndarray) -> list[dict]:
     return [_floor_call(rows, batch), _per_flop_call(rows, batch)]
 
 
-def floors_from(t_out: np.ndarray, batch: np.ndarray,
-                found: list) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def floors_from(t_out: np.ndarray, batch: np.ndarray, found: list) -> tuple[np.ndarray, np.ndarray]:
     """(s_floor s, bytes per FLOP) from the first two evaluations ``found``, of
     :func:`floor_calls`."""
     return _floor_from(t_out, batch, found[0][1]), _per_flop_from(found[1][0])
@@ -79,17 +78,32 @@ def _per_row(rows: Rows, batch) -> np.ndarray:
 
 def _floor_call(rows: Rows, batch: np.ndarray) -> dict:
     """The physics at η = 1, each group at its format's peak, no power limit, no communication."""
-    hw = Hardware(alpha_j_per_flop=rows.alpha, e_j_per_bit=rows.e_bit, peak_flops=rows.flops,
-                  bandwidth_bytes_s=rows.bandwidth, tdp_w=np.full_like(rows.tdp_w, UNBOUNDED_W),
-                  static_w=np.zeros_like(rows.tdp_w), expert_alpha_j_per_flop=rows.alpha_expert,
-                  expert_peak_flops=rows.flops_expert)  # fmt: skip
+    hw = Hardware(
+        alpha_j_per_flop=rows.alpha,
+        e_j_per_bit=rows.e_bit,
+        peak_flops=rows.flops,
+        bandwidth_bytes_s=rows.bandwidth,
+        tdp_w=np.full_like(rows.tdp_w, UNBOUNDED_W),
+        static_w=np.zeros_like(rows.tdp_w),
+        expert_alpha_j_per_flop=rows.alpha_expert,
+        expert_peak_flops=rows.flops_expert,
+    )
     zero = np.zeros_like(rows.deploy.num_gpus)
-    ideal = rows.deploy._replace(link_bytes_s=np.full_like(zero, UNBOUNDED_W),
-                                 collective_latency_s=zero, hop_latency_s=zero,
-                                 expert_dispatch=zero, expert_group_s=zero)  # fmt: skip
+    ideal = rows.deploy._replace(
+        link_bytes_s=np.full_like(zero, UNBOUNDED_W),
+        collective_latency_s=zero,
+        hop_latency_s=zero,
+        expert_dispatch=zero,
+        expert_group_s=zero,
+    )
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    return {"model": rows.model, "workload": workload, "hardware": hw, "kappa": 1.0,
-            "deploy": ideal}  # fmt: skip
+    return {
+        "model": rows.model,
+        "workload": workload,
+        "hardware": hw,
+        "kappa": 1.0,
+        "deploy": ideal,
+    }
 
 
 def _floor_from(t_out: np.ndarray, batch: np.ndarray, times: dict) -> np.ndarray:
@@ -113,13 +127,24 @@ def bytes_per_flop(rows: Rows, batch: np.ndarray) -> np.ndarray:
 def _per_flop_call(rows: Rows, batch: np.ndarray) -> dict:
     """The physics at unit energy coefficients: its decode terms are bits and FLOPs."""
     unit = np.ones_like(rows.tdp_w)
-    hw = Hardware(alpha_j_per_flop=unit, e_j_per_bit=unit, peak_flops=rows.flops,
-                  bandwidth_bytes_s=rows.bandwidth, tdp_w=np.full_like(unit, UNBOUNDED_W),
-                  static_w=0.0 * unit, expert_alpha_j_per_flop=unit,
-                  expert_peak_flops=rows.flops_expert)  # fmt: skip
+    hw = Hardware(
+        alpha_j_per_flop=unit,
+        e_j_per_bit=unit,
+        peak_flops=rows.flops,
+        bandwidth_bytes_s=rows.bandwidth,
+        tdp_w=np.full_like(unit, UNBOUNDED_W),
+        static_w=0.0 * unit,
+        expert_alpha_j_per_flop=unit,
+        expert_peak_flops=rows.flops_expert,
+    )
     workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-    return {"model": rows.model, "workload": workload, "hardware": hw, "kappa": 1.0,
-            "deploy": rows.deploy}  # fmt: skip
+    return {
+        "model": rows.model,
+        "workload": workload,
+        "hardware": hw,
+        "kappa": 1.0,
+        "deploy": rows.deploy,
+    }
 
 
 def _per_flop_from(terms: dict) -> np.ndarray:
@@ -127,16 +152,23 @@ def _per_flop_from(terms: dict) -> np.ndarray:
     return np.asarray(bits / 8.0 / terms["decode", "compute"], dtype=float)
 
 
-def bounded(value: np.ndarray, lo: np.ndarray, hi: np.ndarray, floor: np.ndarray,
-            ceiling: np.ndarray | None = None) -> tuple[np.ndarray, ...]:  # fmt: skip
+def bounded(
+    value: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    floor: np.ndarray,
+    *,
+    ceiling: np.ndarray | None = None,
+) -> tuple[np.ndarray, ...]:
     """(value, lo, hi) moved into [floor, ceiling] (ceiling None: no upper bound), ordered."""
     top = np.inf if ceiling is None else ceiling
     clip = [np.minimum(np.maximum(v, floor), top) for v in (value, lo, hi)]
     return clip[0], np.minimum(clip[1], clip[0]), np.maximum(clip[2], clip[0])
 
 
-def energy_bounds(power: tuple[np.ndarray, ...], time: tuple[np.ndarray, ...],
-                  half: np.ndarray) -> tuple[np.ndarray, ...]:  # fmt: skip
+def energy_bounds(
+    power: tuple[np.ndarray, ...], time: tuple[np.ndarray, ...], half: np.ndarray
+) -> tuple[np.ndarray, ...]:
     """(E, E_lo, E_hi) per token: E = power × time per token; the bounds E·e^(∓half) held inside
     [P_lo · t_lo, P_hi · t_hi], the products of the bounded power and time bounds, so no energy
     bound implies a power outside [P_floor, G · TDP] or a time faster than the floor."""

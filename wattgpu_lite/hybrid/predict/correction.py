@@ -52,18 +52,26 @@ TREE_DECIMALS = 6
 def gpu_features(g: GPU) -> dict[str, float]:
     """Spec-sheet inputs of one GPU (logs of the rates and sizes)."""
     return {
-        "log_bandwidth_gbs": np.log(g.bandwidth_gbs), "log_fp16_tflops": np.log(g.fp16_tflops),
-        "log_tdp_w": np.log(g.tdp_w), "log_memory_gb": np.log(g.memory_gb),
-        "release_year": float(g.release_year), "hbm": float(str(g.memory_type).startswith("HBM")),
+        "log_bandwidth_gbs": np.log(g.bandwidth_gbs),
+        "log_fp16_tflops": np.log(g.fp16_tflops),
+        "log_tdp_w": np.log(g.tdp_w),
+        "log_memory_gb": np.log(g.memory_gb),
+        "release_year": float(g.release_year),
+        "hbm": float(str(g.memory_type).startswith("HBM")),
         "flash_attention": float(g.architecture in FLASH_ARCHITECTURES),
-    }  # fmt: skip
+    }
 
 
 def llm_features(m: LLM) -> dict[str, float]:
     """config.json inputs of one LLM."""
-    return {"log_params_b": np.log(m.params_b), "n_layers": float(m.n_layers),
-            "log_hidden_size": np.log(m.hidden_size), "kv_group": m.n_heads / m.n_kv_heads,
-            "head_dim": float(m.head_dim), "model_type": m.model_type}  # fmt: skip
+    return {
+        "log_params_b": np.log(m.params_b),
+        "n_layers": float(m.n_layers),
+        "log_hidden_size": np.log(m.hidden_size),
+        "kv_group": m.n_heads / m.n_kv_heads,
+        "head_dim": float(m.head_dim),
+        "model_type": m.model_type,
+    }
 
 
 def load_features(out: dict[str, np.ndarray], bytes_per_flop: np.ndarray) -> dict[str, np.ndarray]:
@@ -72,14 +80,22 @@ def load_features(out: dict[str, np.ndarray], bytes_per_flop: np.ndarray) -> dic
     sees (:func:`wattgpu_lite.hybrid.predict.bounds.bytes_per_flop`). No regime flag: batch mode and a
     rate differ in these quantities, and each target is corrected in its own unit. Each is rounded
     to :data:`TREE_DECIMALS` decimals (rounding keeps the order, so the monotone constraints hold)."""
-    raw = {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
-           "busy_fraction": out["busy_fraction"],
-           "log_bytes_per_flop": np.log(np.maximum(bytes_per_flop, 1e-300))}  # fmt: skip
+    raw = {
+        "log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
+        "busy_fraction": out["busy_fraction"],
+        "log_bytes_per_flop": np.log(np.maximum(bytes_per_flop, 1e-300)),
+    }
     return {k: np.round(np.asarray(v, dtype=float), TREE_DECIMALS) for k, v in raw.items()}
 
 
-def feature_matrix(llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray],
-                   columns: Sequence[str], families: Sequence[str] = ()) -> np.ndarray:  # fmt: skip
+def feature_matrix(
+    llms: Sequence[LLM],
+    gpus: Sequence[GPU],
+    load: dict[str, np.ndarray],
+    columns: Sequence[str],
+    *,
+    families: Sequence[str] = (),
+) -> np.ndarray:
     """Rows × ``columns``; ``model_type`` is coded by its position in ``families`` (NaN if new).
     Each distinct LLM and GPU object is described once and gathered by row."""
     models, li = unique_by_identity(llms)
@@ -120,8 +136,9 @@ class Correction:
         moving = [j for j, c in enumerate(self.columns) if c in FEATURE_GROUPS["load"]]
         return _forest(self.forest_json).fixed_codes(x, moving)
 
-    def predict_at_loads(self, fixed: FixedCodes, rows: np.ndarray,
-                         load: dict[str, np.ndarray]) -> np.ndarray:  # fmt: skip
+    def predict_at_loads(
+        self, fixed: FixedCodes, rows: np.ndarray, load: dict[str, np.ndarray]
+    ) -> np.ndarray:
         """:meth:`predict` of rows whose columns are those of rows ``rows`` of ``fixed``
         (:meth:`fixed_part`) but the load ones, given by name in ``load``: the same values,
         testing the load splits only (``Forest.predict_at``)."""
@@ -129,34 +146,37 @@ class Correction:
         out = _forest(self.forest_json).predict_at(fixed, rows, moving)
         return np.clip(out, -self.bound, self.bound)
 
-    def predict_loads(self, llms: Sequence[LLM], gpus: Sequence[GPU],
-                      load: dict[str, np.ndarray], pairs=None) -> np.ndarray:  # fmt: skip
+    def predict_loads(
+        self, llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray], pairs=None
+    ) -> np.ndarray:
         """:meth:`predict` of ``feature_matrix(llms, gpus, load, ...)``, the same values: each
         distinct (LLM, GPU) pair's columns go through the forest once (:meth:`fixed_part`), then
         each row's load columns alone (``Forest.predict_at``); ``pairs``: :func:`pairs_of` the
         rows, when the caller has it (every target's correction reads the same)."""
-        pairs, row_pair = pairs_of(llms, gpus) if pairs is None else pairs
+        (pair_llms, pair_gpus), row_pair = pairs_of(llms, gpus) if pairs is None else pairs
         moving = {j: c for j, c in enumerate(self.columns) if c in FEATURE_GROUPS["load"]}
         own = type(self).predict is Correction.predict  # not a stand-in's own predict
         forest = _forest(self.forest_json)
-        if own and forest.tables is not None and len(pairs[0]) > PAIRS_KEPT_UP_TO:
-            x, fixed = None, _summed_pair_codes(self, forest, *pairs)
+        if own and forest.tables is not None and len(pair_llms) > PAIRS_KEPT_UP_TO:
+            x, fixed = None, _summed_pair_codes(self, forest, pair_llms, pair_gpus)
         elif own:
-            x, fixed = _pair_codes_once(self, forest, *pairs)
+            x, fixed = _pair_codes_once(self, forest, pair_llms, pair_gpus)
         else:
-            x, fixed = _pair_codes.__wrapped__(self, None, *pairs)
+            x, fixed = _pair_codes.__wrapped__(self, None, pair_llms, pair_gpus)
         if fixed is None:  # a walked forest (or another predict): every column of every row
             x = x[row_pair]  # a copy: the pairs' matrix may be kept
             for j, c in moving.items():
                 x[:, j] = load[c]
             return self.predict(x)
-        out = _forest(self.forest_json).predict_at(fixed, row_pair,
-                                                   {j: load[c] for j, c in moving.items()})  # fmt: skip
+        out = _forest(self.forest_json).predict_at(
+            fixed, row_pair, {j: load[c] for j, c in moving.items()}
+        )
         return np.clip(out, -self.bound, self.bound)
 
 
-def _summed_pair_codes(corr: Correction, forest: Forest, llms: list[LLM],
-                       gpus: list[GPU]) -> FixedCodes:  # fmt: skip
+def _summed_pair_codes(
+    corr: Correction, forest: Forest, llms: list[LLM], gpus: list[GPU]
+) -> FixedCodes:
     """:func:`_pair_codes`' fixed codes of many pairs (``forest`` read through tables), from each
     distinct LLM's columns and each distinct GPU's once (:meth:`Forest.fixed_codes_of_parts`:
     the same codes), not from every pair's row: a long table's chunk names ~10^3 pairs of a
@@ -165,37 +185,44 @@ def _summed_pair_codes(corr: Correction, forest: Forest, llms: list[LLM],
     devices, gi = unique_by_identity(gpus)
     moving = [j for j, c in enumerate(corr.columns) if c in FEATURE_GROUPS["load"]]
     load = dict.fromkeys((corr.columns[j] for j in moving), 0.0)
-    of_llms = feature_matrix(models, [devices[0]] * len(models), load, corr.columns, corr.families)
-    of_gpus = feature_matrix([models[0]] * len(devices), devices, load, corr.columns, corr.families)
+    of_llms = feature_matrix(
+        models, [devices[0]] * len(models), load, corr.columns, families=corr.families
+    )
+    of_gpus = feature_matrix(
+        [models[0]] * len(devices), devices, load, corr.columns, families=corr.families
+    )
     llm_columns = [j for j, c in enumerate(corr.columns) if c in LLM_COLUMNS]
     gpu_columns = [j for j, c in enumerate(corr.columns) if c in FEATURE_GROUPS["gpu"]]
-    return forest.fixed_codes_of_parts([(of_llms, llm_columns, li), (of_gpus, gpu_columns, gi)],
-                                       moving)  # fmt: skip
+    return forest.fixed_codes_of_parts(
+        [(of_llms, llm_columns, li), (of_gpus, gpu_columns, gi)], moving
+    )
 
 
-def _pair_codes_once(corr: Correction, forest: Forest, llms: list[LLM],
-                     gpus: list[GPU]) -> tuple[np.ndarray, FixedCodes | None]:  # fmt: skip
+def _pair_codes_once(
+    corr: Correction, forest: Forest, llms: list[LLM], gpus: list[GPU]
+) -> tuple[np.ndarray, FixedCodes | None]:
     """:func:`_pair_codes`, kept for the next call with the same correction, forest and pairs
     (LLMs and GPUs by value) when there are at most :data:`PAIRS_KEPT_UP_TO` pairs; more, or a
     pair that cannot be hashed, are coded afresh."""
-    key = (corr, forest, tuple(llms), tuple(gpus))
+    llms, gpus = tuple(llms), tuple(gpus)
     try:
-        kept = len(llms) <= PAIRS_KEPT_UP_TO and hash(key) is not None
+        kept = len(llms) <= PAIRS_KEPT_UP_TO and hash((corr, forest, llms, gpus)) is not None
     except TypeError:
         kept = False
-    return (_pair_codes if kept else _pair_codes.__wrapped__)(*key)
+    return (_pair_codes if kept else _pair_codes.__wrapped__)(corr, forest, llms, gpus)
 
 
 @lru_cache(maxsize=PAIRS_CACHED)
-def _pair_codes(corr: Correction, forest: Forest | None, llms: Sequence[LLM],
-                gpus: Sequence[GPU]) -> tuple[np.ndarray, FixedCodes | None]:  # fmt: skip
+def _pair_codes(
+    corr: Correction, forest: Forest | None, llms: Sequence[LLM], gpus: Sequence[GPU]
+) -> tuple[np.ndarray, FixedCodes | None]:
     """The feature matrix of the distinct (LLM, GPU) pairs ``llms[i], gpus[i]`` (load columns 0)
     and ``forest``'s codes of its fixed columns (:meth:`Correction.fixed_part`; None for a
     walked forest, or no ``forest``: a stand-in correction), read-only: they depend on the pairs
     alone, not on the load. ``forest`` (compared by identity) is the one the codes are of."""
     moving = [j for j, c in enumerate(corr.columns) if c in FEATURE_GROUPS["load"]]
     load = dict.fromkeys((corr.columns[j] for j in moving), 0.0)
-    x = feature_matrix(llms, gpus, load, corr.columns, corr.families)
+    x = feature_matrix(llms, gpus, load, corr.columns, families=corr.families)
     fixed = None if forest is None else forest.fixed_codes(x, moving)
     for a in (x,) if fixed is None else (x, fixed.code, fixed.moving):
         a.flags.writeable = False

@@ -59,8 +59,9 @@ def _layout_and_format(model, device, cells: dict) -> tuple:
     return req.layout, req.weights, req.kv_cache, req.engine, req.max_num_seqs
 
 
-def _row_request(model, device, cells: dict, layout: Parallel, fmt: str, *serving) -> Request:
-    """One row's load and tokens checked (its layout, formats and engine already are)."""
+def _row_request(model, device, cells: dict, checked: tuple) -> Request:
+    """One row's load and tokens checked (its layout, formats, engine and concurrency limit
+    already are: ``checked``, :func:`_checked`'s tuple)."""
     rate, bat = cells.get("rate_qps"), cells.get("batch")
     rate, bat = (None if blank(rate) else rate), (None if blank(bat) else bat)
     if (rate is None) == (bat is None):
@@ -72,7 +73,11 @@ def _row_request(model, device, cells: dict, layout: Parallel, fmt: str, *servin
     t_in, t_out = checks.check_tokens(
         cells.get("t_in", DEFAULT_T_IN), cells.get("t_out", DEFAULT_T_OUT), model.context_length
     )
-    return Request(layout, fmt, rate, bat, offline, t_in, t_out, *serving)
+    layout, fmt, kv_cache, engine, limit = checked
+    tokens = {"t_in": t_in, "t_out": t_out}
+    serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": limit}
+    load = {"rate_qps": rate, "batch": bat, "offline": offline}
+    return Request(layout=layout, weights=fmt, **load, **tokens, **serving)
 
 
 @dataclass(frozen=True)
@@ -127,12 +132,12 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
         message[i] = checked[group[i]]
     refused = np.flatnonzero(good_group[group] & ~load["ok"])  # the row's own checks say why
     tokens = refused[load["load_ok"][refused]]  # its load passes: check_tokens says why
-    message[tokens] = _tokens_messages(models, raw, tokens, load, limit, known)
+    message[tokens] = _tokens_messages(models, raw, tokens, load, limit=limit, known=known)
     said = np.zeros(n, dtype=bool)
     said[tokens] = message[tokens] != ""
     for i in refused[~said[refused]]:  # the others go through wl.predict's checks one by one
         cells = {c: _plain(v[i]) for c, v in raw.items()}  # integral floats as int
-        req = _or_message(_row_request, models[i], devices[i], cells, *checked[group[i]])
+        req = _or_message(_row_request, (models[i], devices[i], cells, checked[group[i]]))
         if isinstance(req, str):
             message[i] = req
             continue
@@ -141,10 +146,11 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
             load[key][i] = getattr(req, key)
     nan = np.where(ok, 0.0, np.nan)
     kept = np.where(ok, group, len(first))  # the rows' groups; len(first): None, a row not ok
-    numbers = [load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")]
-    coded = [uniques.by_value([*v, None], kept) for v in choices]  # equal layouts: one
+    numbers = {k: load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")}
+    named = zip(("layout", "weights", "kv_cache", "engine"), choices, strict=True)
+    coded = {k: uniques.by_value([*v, None], kept) for k, v in named}  # equal layouts: one
     limit = np.array(limits, dtype=float)[group] + nan
-    return FrameRequests(ok, message, *coded[:2], *numbers, *coded[2:], limit, kept)
+    return FrameRequests(ok=ok, message=message, **coded, **numbers, max_num_seqs=limit, group=kept)
 
 
 def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, object], ...]:
@@ -171,10 +177,10 @@ def _checked(model, device, key: tuple) -> tuple | str:
     :func:`_layout_and_format` checks them, or the message of the first check that fails (a
     broken shipped data file raises). Immutable: shared by every row and call that asks."""
     cells, pair = {c: v for c, _, v in key}, (uniques.unhashed(model), uniques.unhashed(device))
-    return _or_message(_layout_and_format, *pair, cells)
+    return _or_message(_layout_and_format, (*pair, cells))
 
 
-def _or_message(check, *args):
+def _or_message(check, args: tuple):
     """``check(*args)``, or its kit error's message (a broken shipped data file raises)."""
     try:
         return check(*args)
@@ -185,7 +191,7 @@ def _or_message(check, *args):
 
 
 def _tokens_messages(
-    models, raw: dict, rows: np.ndarray, load: dict, limit: np.ndarray, known: np.ndarray
+    models, raw: dict, rows: np.ndarray, load: dict, *, limit: np.ndarray, known: np.ndarray
 ) -> np.ndarray:
     """:func:`_tokens_message` of each row of ``rows`` (object array), made once per distinct
     key of what :func:`checks.check_tokens` names, in its order: t_in's cell where t_in itself
@@ -222,7 +228,7 @@ def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:
     pass. A broken shipped data file raises."""
     t_in = _plain(raw["t_in"][i]) if "t_in" in raw else DEFAULT_T_IN
     t_out = _plain(raw["t_out"][i]) if "t_out" in raw else DEFAULT_T_OUT
-    said = _or_message(checks.check_tokens, t_in, t_out, model.context_length)
+    said = _or_message(checks.check_tokens, (t_in, t_out, model.context_length))
     return said if isinstance(said, str) else ""
 
 

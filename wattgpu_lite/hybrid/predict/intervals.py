@@ -44,7 +44,7 @@ BASIS_TEXT = np.array(BASES)  # the names as numpy text, gathered by code (basis
 BASIS_TEXT.flags.writeable = False
 
 
-def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> float:
+def q_at(tables: dict, basis: str, target: str, regime: str, *, level: float) -> float:
     """The half-width q of one basis, target and regime ("server" or "offline") at ``level``,
     linear between the grid levels: np.interp over the two grid levels around ``level`` (the
     last grid level at or below it and the next; the first two, or the last two, beyond the
@@ -54,8 +54,9 @@ def q_at(tables: dict, basis: str, target: str, regime: str, level: float) -> fl
     return np.interp(level, _GRID[j : j + 2], [row[_LEVEL_KEYS[j]], row[_LEVEL_KEYS[j + 1]]])
 
 
-def basis_code_of(llm_seen: np.ndarray, gpu_seen: np.ndarray,
-                  physics_only: np.ndarray) -> np.ndarray:  # fmt: skip
+def basis_code_of(
+    llm_seen: np.ndarray, gpu_seen: np.ndarray, physics_only: np.ndarray
+) -> np.ndarray:
     """The basis per row from what the training runs contain, as its index into :data:`BASES`:
     4 ("physics") where ``physics_only``, else 2 · (the LLM is new) + (the GPU is new), which
     is BASES' order (cv, new gpu, new llm, new gpu and llm)."""
@@ -70,16 +71,38 @@ WATCHED = ("bandwidth_gbs", "fp16_tflops", "params_b", "in_flight", "context_tok
 
 def gpu_fingerprint(g: GPU) -> str:
     """The spec values the predictor reads, as text: equal text = the same GPU to the model."""
-    return "|".join(f"{v:.6g}" if isinstance(v, float) else str(v) for v in (
-        g.bandwidth_gbs, g.fp16_tflops, g.tdp_w, g.memory_gb, g.release_year, g.memory_type,
-        g.architecture))  # fmt: skip
+    return "|".join(
+        f"{v:.6g}" if isinstance(v, float) else str(v)
+        for v in (
+            g.bandwidth_gbs,
+            g.fp16_tflops,
+            g.tdp_w,
+            g.memory_gb,
+            g.release_year,
+            g.memory_type,
+            g.architecture,
+        )
+    )
 
 
 def llm_fingerprint(m: LLM) -> str:
     """The architecture values the predictor reads, as text."""
-    return "|".join(str(v) for v in (
-        m.model_type, m.n_layers, m.hidden_size, m.intermediate_size, m.n_heads, m.n_kv_heads,
-        m.head_dim, m.vocab_size, f"{m.params_b:.6g}", m.n_experts, m.weight_format))  # fmt: skip
+    return "|".join(
+        str(v)
+        for v in (
+            m.model_type,
+            m.n_layers,
+            m.hidden_size,
+            m.intermediate_size,
+            m.n_heads,
+            m.n_kv_heads,
+            m.head_dim,
+            m.vocab_size,
+            f"{m.params_b:.6g}",
+            m.n_experts,
+            m.weight_format,
+        )
+    )
 
 
 def physics_only(llms: Sequence[LLM], num_gpus: np.ndarray, bits: np.ndarray) -> np.ndarray:
@@ -97,8 +120,11 @@ def support_values(rows: backbone.Rows) -> dict[str, np.ndarray]:
     """The inputs that bound the correction, per row: the GPU's peak bandwidth (GB/s) and 16-bit
     peak (TFLOP/s, the always-read format's; the correction applies to 16-bit rows only), and
     the context T_in + T_out (tokens)."""
-    return {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
-            CONTEXT: rows.t_in + rows.t_out}  # fmt: skip
+    return {
+        "bandwidth_gbs": rows.bandwidth / 1e9,
+        "fp16_tflops": rows.flops / 1e12,
+        CONTEXT: rows.t_in + rows.t_out,
+    }
 
 
 def beyond_training(model: HybridState, values: dict[str, np.ndarray]) -> np.ndarray:
@@ -166,13 +192,19 @@ def notes_for(model: HybridState, values: dict[str, np.ndarray], i: int) -> list
         v = float(values[name][i])
         if v > hi * (1 + 1e-9) or v < lo * (1 - 1e-9):
             side = "above" if v > hi else "below"
-            out.append(f"{name} = {v:.4g} is {side} the training range [{lo:.4g}, {hi:.4g}]: "
-                       "the interval is widened")  # fmt: skip
+            out.append(
+                f"{name} = {v:.4g} is {side} the training range [{lo:.4g}, {hi:.4g}]: "
+                "the interval is widened"
+            )
             if name in SUPPORT:
-                out.append(f"no training GPU has a {name} like this one: the learned correction "
-                           "does not apply, the answer is the physics backbone alone")  # fmt: skip
+                out.append(
+                    f"no training GPU has a {name} like this one: the learned correction "
+                    "does not apply, the answer is the physics backbone alone"
+                )
             if name == CONTEXT and v > hi:
-                out.append("no training run had a context like this one: the learned correction "
-                           "is kept only where it raises the answer (a slower step, more power), "
-                           "never where it would claim a gain no run measured")  # fmt: skip
+                out.append(
+                    "no training run had a context like this one: the learned correction "
+                    "is kept only where it raises the answer (a slower step, more power), "
+                    "never where it would claim a gain no run measured"
+                )
     return out

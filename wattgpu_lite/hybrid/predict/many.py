@@ -31,8 +31,9 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
 SERVING = ("kv_cache", "engine", "max_num_seqs")  # the serving columns, passed when given
 
 
-def predict_frame(frame: pd.DataFrame, level: float, model: HybridState,
-                  chunk_rows: int) -> pd.DataFrame:  # fmt: skip
+def predict_frame(
+    frame: pd.DataFrame, level: float, model: HybridState, chunk_rows: int
+) -> pd.DataFrame:
     """``wl.predict_many(frame)`` for a frame through ``check_columns`` (and
     :func:`with_workload`), a checked ``level`` and the hybrid (or backbone) ``model``;
     ``chunk_rows``: valid rows per engine call. The checked requests are dropped once their
@@ -41,19 +42,25 @@ def predict_frame(frame: pd.DataFrame, level: float, model: HybridState,
     text = {c: text_codes(frame[c]) for c in ("llm", "gpu")}
     llms = resolved(frame["llm"], resolve_llm, text["llm"])
     gpus = resolved(frame["gpu"], resolve_gpu, text["gpu"])
-    names = {c: categorical(*t) for c, t in text.items() if t is not None}  # small codes, now
+    names = {c: categorical(t[0], t[1]) for c, t in text.items() if t is not None}  # small codes
     del text
     arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
     req = frame_requests(frame, llms, gpus)
-    new = {"t_in": _echo(frame, "t_in", DEFAULT_T_IN, req.ok, req.t_in),
-           "t_out": _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, req.t_out)}  # fmt: skip
+    new = {
+        "t_in": _echo(frame, "t_in", DEFAULT_T_IN, req.ok, checked=req.t_in),
+        "t_out": _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, checked=req.t_out),
+    }
     valid, message = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame]), req.message
     del req
-    numbers, codes = engine_columns(model, llms, gpus, valid, message, level, chunk_rows)
+    numbers, codes = engine_columns(
+        model, llms, gpus, valid, message=message, level=level, chunk_rows=chunk_rows
+    )
     del valid
-    new |= numbers | {"basis": categorical(codes["basis"], BASIS_NAMES),
-                      "status": categorical(codes["status"], STATUS_NAMES),
-                      "message": _messages(message, codes["status"])}  # fmt: skip
+    new |= numbers | {
+        "basis": categorical(codes["basis"], BASIS_NAMES),
+        "status": categorical(codes["status"], STATUS_NAMES),
+        "message": _messages(message, codes["status"]),
+    }
     return _with_columns(frame, {**names, "llm_architecture": arch, **new})
 
 
@@ -79,8 +86,8 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
             subset(gpus, idx),
             req.t_in[idx],
             req.t_out[idx],
-            subset(req.layout, idx),
-            subset(req.weights, idx),
+            num_gpus=subset(req.layout, idx),
+            weights=subset(req.weights, idx),
             **{k: _rows(getattr(req, k), idx) for k in serving},
             groups=req.group[idx],
         )
@@ -101,8 +108,7 @@ def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]] | None:
     return code, list(names)
 
 
-def resolved(column: pd.Series, resolve,
-             text: tuple[np.ndarray, list[str]] | None = None) -> Coded:  # fmt: skip
+def resolved(column: pd.Series, resolve, text: tuple[np.ndarray, list[str]] | None = None) -> Coded:
     """A column of names (or objects) resolved, each distinct value once (``resolve_each``),
     as codes into the distinct objects. A column of text is factorised by pandas
     (:func:`text_codes`, or ``text`` when the caller has it); objects that are not text are
@@ -143,29 +149,48 @@ def _messages(message: np.ndarray, status: np.ndarray) -> pd.Categorical:
     return categorical(whole, ["", *names])
 
 
-def engine_columns(model: HybridState, llms: Coded, gpus: Coded, valid: Valid, message: np.ndarray,
-                   level: float, chunk_rows: int) -> tuple[dict, dict]:  # fmt: skip
+def engine_columns(
+    model: HybridState,
+    llms: Coded,
+    gpus: Coded,
+    valid: Valid,
+    *,
+    message: np.ndarray,
+    level: float,
+    chunk_rows: int,
+) -> tuple[dict, dict]:
     """The result's columns of every row: :data:`NUMERIC_COLUMNS`, and the codes of the basis
     and status (into :data:`BASIS_NAMES` and :data:`STATUS_NAMES`): the valid rows through the
     engine, ``chunk_rows`` at a time; an invalid row keeps NaN, basis "", its status and its
     check's ``message`` (filled in place for the others)."""
     n = len(message)
     keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
-    codes = {"basis": np.zeros(n, dtype=np.int8),
-             "status": np.full(n, STATUS_NAMES.index(Status.INVALID.value), dtype=np.int8)}  # fmt: skip
+    codes = {
+        "basis": np.zeros(n, dtype=np.int8),
+        "status": np.full(n, STATUS_NAMES.index(Status.INVALID.value), dtype=np.int8),
+    }
     for s in range(0, len(valid.idx), chunk_rows):
         part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
         rows, cap = valid.built.rows(mine)
-        load = (valid.rate_qps[mine], valid.batch[mine])
-        out = steps.predict_arrays(model, subset(llms, part), subset(gpus, part), rows.t_in,
-                                   rows.t_out, *load, level, built=(rows, cap))  # fmt: skip
-        _fill(keep, codes, message, out, part, llms, gpus, load)
+        rate_qps, batch = valid.rate_qps[mine], valid.batch[mine]
+        chunk = {"t_out": rows.t_out, "rate_qps": rate_qps, "batch": batch, "built": (rows, cap)}
+        models, devices = subset(llms, part), subset(gpus, part)
+        out = steps.predict_arrays(model, models, devices, rows.t_in, **chunk, level=level)
+        _fill(keep, codes, message, out, part=part, llms=llms, gpus=gpus, load=(rate_qps, batch))
     return keep, codes
 
 
-def _fill(keep: dict[str, np.ndarray], codes: dict[str, np.ndarray], message: np.ndarray,
-          out: StepResult, part: np.ndarray, llms: Coded, gpus: Coded,
-          load: tuple[np.ndarray, np.ndarray]) -> None:  # fmt: skip
+def _fill(
+    keep: dict[str, np.ndarray],
+    codes: dict[str, np.ndarray],
+    message: np.ndarray,
+    out: StepResult,
+    *,
+    part: np.ndarray,
+    llms: Coded,
+    gpus: Coded,
+    load: tuple[np.ndarray, np.ndarray],
+) -> None:
     """Rows ``part`` of the numeric columns ``keep``, of the basis and status ``codes``
     (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) and of ``message`` from the engine's result
     ``out`` (``load``: their rates and batches); a row that is not OK gets its status's message
@@ -179,10 +204,11 @@ def _fill(keep: dict[str, np.ndarray], codes: dict[str, np.ndarray], message: np
         rows, status = part[bad], out.status[bad]
         for k, s in enumerate(Status):
             codes["status"][rows[status == s]] = k
-        names = (np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]]
-                 for x in (llms, gpus))  # fmt: skip
-        message[rows] = messages(status, *names, load[0][bad], load[1][bad],
-                                 out.max_batch[bad], out.capacity_qps[bad])  # fmt: skip
+        llm, gpu = (
+            np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]] for x in (llms, gpus)
+        )
+        limits = {"max_batch": out.max_batch[bad], "capacity_qps": out.capacity_qps[bad]}
+        message[rows] = messages(status, llm, gpu, load[0][bad], batch=load[1][bad], **limits)
 
 
 def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
@@ -205,7 +231,7 @@ def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
     return pd.DataFrame(columns, copy=False)
 
 
-def _echo(frame: pd.DataFrame, col: str, default, ok: np.ndarray, checked: np.ndarray):
+def _echo(frame: pd.DataFrame, col: str, default, ok: np.ndarray, *, checked: np.ndarray):
     """The token counts as checked (valid rows) or as given (invalid rows; NaN if not a number)."""
     given = frame[col].to_numpy() if col in frame else np.full(len(frame), default)
     out, bad = checked.copy(), np.flatnonzero(~ok)

@@ -68,8 +68,13 @@ def rows_of(config: bytes) -> backbone.Rows:
         if f.name in _TOKENS:
             named[f.name] = np.ones(1)
         else:
-            named[f.name] = (record._make(part) if record
-                             else part[0].astype(np.int64) if f.name in _INTS else part[0])  # fmt: skip
+            named[f.name] = (
+                record._make(part)
+                if record
+                else part[0].astype(np.int64)
+                if f.name in _INTS
+                else part[0]
+            )
     return backbone.Rows(**named)
 
 
@@ -80,8 +85,9 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
     over its SIZES elements; an argument all three share, too: arrays of one length, which
     numpy combines without broadcasting)."""
     rows = rows_of(config)
-    step_args = {k: v for k, v in backbone.step_arguments(rows, c).items()
-                 if k not in ("T_in", "T_out")}  # fmt: skip
+    step_args = {
+        k: v for k, v in backbone.step_arguments(rows, c).items() if k not in ("T_in", "T_out")
+    }
     calls = [*bounds.floor_calls(rows, np.ones(1)), backbone.request_call(rows, np.ones(1), c)]
     named = [{"kappa": call["kappa"]} for call in calls]
     for name in ("model", "hardware", "deploy"):
@@ -97,8 +103,12 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
 def _side_by_side(values: list) -> np.ndarray:
     """One argument's values, one per call, each repeated over its SIZES elements: one
     read-only array."""
-    out = np.concatenate([np.broadcast_to(np.asarray(v, dtype=float).reshape(-1), (k,))
-                          for v, k in zip(values, SIZES, strict=True)])  # fmt: skip
+    out = np.concatenate(
+        [
+            np.broadcast_to(np.asarray(v, dtype=float).reshape(-1), (k,))
+            for v, k in zip(values, SIZES, strict=True)
+        ]
+    )
     out.flags.writeable = False
     return out
 
@@ -108,19 +118,26 @@ def step_values(s: Setup, rows: backbone.Rows) -> dict[str, float]:
     return {**s.step_args, "T_in": float(rows.t_in[0]), "T_out": float(rows.t_out[0])}
 
 
-def evaluate(s: Setup, rows: backbone.Rows, step_batch: np.ndarray,
-             loads: np.ndarray) -> tuple[np.ndarray, np.ndarray, tuple]:  # fmt: skip
+def evaluate(
+    s: Setup, rows: backbone.Rows, step_batch: np.ndarray, loads: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, tuple]:
     """(s_floor s, bytes per FLOP) at the step's batch ``step_batch`` (one element) and the
     request's (t_req, dynamic J) at its COLUMNS batches ``loads``, from ONE call of the physics
     (:func:`~wattgpu_lite.hybrid.predict.bounds.floor_and_per_flop` and the request's call:
     the same values)."""
     n = sum(SIZES)
-    found = physical.evaluate_at_load(s.configured, {
-        "T_in": np.full(n, rows.t_in[0]), "T_out": np.full(n, rows.t_out[0]),
-        "B": np.concatenate([step_batch, step_batch, loads])})  # fmt: skip
+    found = physical.evaluate_at_load(
+        s.configured,
+        {
+            "T_in": np.full(n, rows.t_in[0]),
+            "T_out": np.full(n, rows.t_out[0]),
+            "B": np.concatenate([step_batch, step_batch, loads]),
+        },
+    )
     # elementwise: each quantity of all the elements, then each call's own (no dict sliced)
     floor, per_flop = bounds.floors_from(rows.t_out, step_batch, [found, found])
-    t_req, dynamic = backbone.terms_of(*found)
+    terms, times = found
+    t_req, dynamic = backbone.terms_of(terms, times)
     return floor[:1], per_flop[1:2], (t_req[2:], dynamic[2:])
 
 
@@ -128,12 +145,18 @@ def filled_backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
     """The Backbone of ``parts`` with what this path and the general one (``steps.rows_backbone``)
     fill alike: the cap (at least 1) beside the cache's own, the idle power estimate and the hard
     power floor."""
-    return Backbone(cap=np.maximum(cap, 1.0), max_batch=cap, idle_power_w=backbone.idle_power_w(rows, c),
-                    power_floor_w=backbone.power_floor_w(rows), **parts)  # fmt: skip
+    return Backbone(
+        cap=np.maximum(cap, 1.0),
+        max_batch=cap,
+        idle_power_w=backbone.idle_power_w(rows, c),
+        power_floor_w=backbone.power_floor_w(rows),
+        **parts,
+    )
 
 
-def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
-                     batch) -> Backbone | None:  # fmt: skip
+def one_row_backbone(
+    model: HybridState, rows: backbone.Rows, cap, rate, *, batch
+) -> Backbone | None:
     """:func:`backbone_step` of one row from two physics calls instead of four: the step's pieces
     (:func:`backbone.step_pieces`, from the kept arguments of its configuration,
     :func:`setup`), then ONE evaluation (:func:`evaluate`, the values of
@@ -152,8 +175,10 @@ def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
     if offline[0]:
         load, step_at, busy_batch = batch, batch, batch
     else:
-        load, busy, step_at, busy_batch = backbone.rate_loads(rows, rate, safe_cap, c, pieces)
-    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces)
+        load, busy, step_at, busy_batch = backbone.rate_loads(
+            rows, rate, safe_cap, c, pieces=pieces
+        )
+    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces=pieces)
     step_batch = bounds.step_batch(load, offline, safe_cap)
     # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
@@ -164,8 +189,20 @@ def one_row_backbone(model: HybridState, rows: backbone.Rows, cap, rate,
     if status[0] is not Status.OK:
         return None
     step, power = backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
-    physics = (backbone.batch_outputs(batch, step, power) if offline[0]
-               else backbone.rate_outputs(rows, rate, load, busy, step, power, c))  # fmt: skip
-    return filled_backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
-                     physics=physics, step_batch=step_batch, floor_s=floor,
-                     bytes_per_flop=per_flop)  # fmt: skip
+    physics = (
+        backbone.batch_outputs(batch, step, power)
+        if offline[0]
+        else backbone.rate_outputs(rows, rate, load, busy, itl=step, p_busy=power, c=c)
+    )
+    return filled_backbone(
+        rows,
+        c,
+        cap,
+        status=status,
+        offline=offline,
+        capacity_qps=capacity,
+        physics=physics,
+        step_batch=step_batch,
+        floor_s=floor,
+        bytes_per_flop=per_flop,
+    )

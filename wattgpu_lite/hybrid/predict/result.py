@@ -150,6 +150,7 @@ def messages(
     llm: np.ndarray,
     gpu: np.ndarray,
     rate_qps: np.ndarray,
+    *,
     batch: np.ndarray,
     max_batch: np.ndarray,
     capacity_qps: np.ndarray,

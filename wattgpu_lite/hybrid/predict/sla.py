@@ -52,32 +52,35 @@ class Replicas:
 
 
 def plan_rows(
-    llm, gpus, layouts, t_in, t_out, weights=None, serving=None
+    llm, gpus, layouts, t_in, *, t_out, weights=None, serving=None
 ) -> tuple[backbone.Rows, np.ndarray]:
     """(rows, KV capacity in sequences; < 1: the weights do not fit) of the deployments ``gpus``
     × ``layouts`` (one per row) of ``llm``; ``serving``: the KV-cache format, engine and
     concurrency limit as keywords of :func:`~wattgpu_lite.energy.backbone_rows.build`."""
     n = len(gpus)
     return backbone_rows.build(
-        [llm] * n, gpus, t_in, t_out, layouts, [weights] * n, **(serving or {})
+        [llm] * n, gpus, t_in, t_out, num_gpus=layouts, weights=[weights] * n, **(serving or {})
     )
 
 
-def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
-             serving=None) -> Replicas:  # fmt: skip
+def replicas(
+    model: HybridState, llm, gpus, layouts, *, t_in, t_out, weights, serving=None
+) -> Replicas:
     """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once (``serving``:
     the KV-cache format, engine and concurrency limit as keywords of ``backbone_rows.build``)."""
     n = len(gpus)
-    rows, cap = plan_rows(llm, gpus, layouts, t_in, t_out, weights, serving)
+    rows, cap = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights, serving=serving)
     odd = steps.physics_only_rows(model, [llm] * n, rows)
     corr = model.corrections.get("itl")
     idx = np.flatnonzero(~odd) if corr is not None else np.zeros(0, dtype=np.int64)
     static, fixed = np.zeros((0, 0)), None
     if len(idx):
-        zero = {k: np.zeros(len(idx)) for k in ("log_in_flight", "busy_fraction",
-                                                "log_bytes_per_flop")}  # fmt: skip
-        static = feature_matrix([llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns,
-                                corr.families)  # fmt: skip
+        zero = {
+            k: np.zeros(len(idx)) for k in ("log_in_flight", "busy_fraction", "log_bytes_per_flop")
+        }
+        static = feature_matrix(
+            [llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns, families=corr.families
+        )
         fixed = corr.fixed_part(static)
     beyond = intervals.beyond_context(model, intervals.support_values(rows))
     batch = np.ones(n)  # each round's batch replaces it
@@ -88,14 +91,17 @@ def replicas(model: HybridState, llm, gpus, layouts, t_in, t_out, weights,
     physics = physical.configured_symbols(physics) | tokens  # each round: its loads' part
     safe = np.maximum(cap, 1.0)  # s(cap) of the request's call: cap / (T_out · s(cap))
     times = physical.evaluate_at_load(physics, {physical.BATCH: safe})[1]
-    step = backbone.step_from_times(rows.t_out, safe, {k: v[2] for k, v in times.items()},
-                                    model.constants)  # fmt: skip
+    step = backbone.step_from_times(
+        rows.t_out, safe, {k: v[2] for k, v in times.items()}, model.constants
+    )
     capacity = backbone.capacity_from_step(rows, safe, step)
     per_row, slots = _per_row_matrix(physics, n)
     static_of = np.full(n, -1)
     static_of[idx] = np.arange(len(idx))
-    return Replicas(rows, cap, capacity, static_of, beyond, static, fixed,
-                    {k: v for k, v in physics.items() if k not in slots}, per_row, slots)  # fmt: skip
+    found = {"rows": rows, "cap": cap, "capacity_qps": capacity, "static_of": static_of}
+    corrected = {"one_sided": beyond, "static": static, "fixed": fixed}
+    kept = {k: v for k, v in physics.items() if k not in slots}
+    return Replicas(**found, **corrected, physics=kept, per_row=per_row, slots=slots)
 
 
 def _per_row_matrix(physics: dict, n: int) -> tuple[np.ndarray, dict]:
@@ -149,8 +155,9 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     return itl.reshape(load.shape), (flat / (t_out * step)).reshape(load.shape)
 
 
-def max_rate_under_sla(model: HybridState, rep: Replicas,
-                       sla_s: float) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def max_rate_under_sla(
+    model: HybridState, rep: Replicas, sla_s: float
+) -> tuple[np.ndarray, np.ndarray]:
     """(r_max, ITL at the lightest load) per deployment: r_max the largest rate [req/s] one
     replica serves with ITL ≤ ``sla_s``, below its capacity by 1 part in 10^9 (0 if even the
     lightest load misses the SLA; NaN if the weights do not fit)."""
@@ -168,7 +175,7 @@ def max_rate_under_sla(model: HybridState, rep: Replicas,
     search = itl[:, 1] > sla_s
     if search.any():
         lo, hi = load[search, 0], load[search, 1]
-        r_max[idx[search]] = _largest_good_rate(model, rep, idx[search], lo, hi, sla_s)
+        r_max[idx[search]] = _largest_good_rate(model, rep, idx[search], lo, hi=hi, sla_s=sla_s)
     return r_max, light
 
 
@@ -185,7 +192,7 @@ def _light_and_top(model: HybridState, rep: Replicas, idx: np.ndarray, top_qps: 
     return load, itl_at_load(model, rep, idx, load)[0]
 
 
-def _largest_good_rate(model, rep, idx, lo, hi, sla_s) -> np.ndarray:
+def _largest_good_rate(model, rep, idx, lo, *, hi, sla_s) -> np.ndarray:
     """λ(L) at the largest load L in [lo, hi] whose ITL meets ``sla_s`` (lo meets it, hi does not),
     by rounds of K loads inside each bracket."""
     rate_lo = np.full(len(idx), LIGHT_QPS)

@@ -24,14 +24,16 @@ from wattgpu_lite.specs.llm import LLM
 
 
 def physics_at(
-    rows: backbone.Rows, cap, rate, batch, c: backbone.Constants
+    rows: backbone.Rows, cap, rate, batch, *, c: backbone.Constants
 ) -> dict[str, np.ndarray]:
     """Backbone outputs for mixed batch rows (rate NaN) and rate rows (each part's rows gathered
     by index: one search of the mask, not one per array)."""
     off = np.isnan(rate)
     out: dict[str, np.ndarray] = {}
-    for mask, fn in ((off, lambda r, m: backbone.at_batch(r, batch[m], c)),
-                     (~off, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c))):  # fmt: skip
+    for mask, fn in (
+        (off, lambda r, m: backbone.at_batch(r, batch[m], c)),
+        (~off, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c)),
+    ):
         if mask.any():
             idx = np.flatnonzero(mask)
             for key, value in fn(rows.take(idx), idx).items():
@@ -39,18 +41,18 @@ def physics_at(
     return out
 
 
-def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone:
+def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, *, batch) -> Backbone:
     """Step 2: the status of each row, then the backbone at its load (rows that are not OK are
     evaluated at a stand-in load, and masked later). One row (a single predict) takes
     :func:`one_row.one_row_backbone`, the same values from fewer physics calls, when it is OK."""
     if len(rate) == 1:
-        one = one_row.one_row_backbone(model, rows, cap, rate, batch)
+        one = one_row.one_row_backbone(model, rows, cap, rate, batch=batch)
         if one is not None:
             return one
-    return rows_backbone(model, rows, cap, rate, batch)
+    return rows_backbone(model, rows, cap, rate, batch=batch)
 
 
-def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> Backbone:
+def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, *, batch) -> Backbone:
     """:func:`backbone_step` for any rows, each status first (the capacity, one physics call),
     then the backbone at each row's load (the pieces and one call), then the floor and bytes per
     FLOP of the step a request sees (one call, on the OK rows: :func:`_floors_of_ok`)."""
@@ -62,16 +64,18 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, batch) -> 
     status = status_of(cap, rate, batch, capacity)
     ok = status == Status.OK
     offline = np.isnan(rate)
-    physics = physics_at(rows, safe_cap, np.where(ok, rate, np.where(offline, np.nan, 1e-9)),
-                         np.where(ok, batch, 1.0), c)  # fmt: skip
+    stand_in_rate = np.where(ok, rate, np.where(offline, np.nan, 1e-9))
+    physics = physics_at(rows, safe_cap, stand_in_rate, np.where(ok, batch, 1.0), c=c)
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
     floor, per_flop = _floors_of_ok(rows, step_batch, ok)
-    return one_row.filled_backbone(rows, c, cap, status=status, offline=offline, capacity_qps=capacity,
-                     physics=physics, step_batch=step_batch, floor_s=floor, bytes_per_flop=per_flop)  # fmt: skip
+    found = {"status": status, "offline": offline, "capacity_qps": capacity, "physics": physics}
+    step = {"step_batch": step_batch, "floor_s": floor, "bytes_per_flop": per_flop}
+    return one_row.filled_backbone(rows, c, cap, **found, **step)
 
 
-def _floors_of_ok(rows: backbone.Rows, step_batch: np.ndarray,
-                  ok: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _floors_of_ok(
+    rows: backbone.Rows, step_batch: np.ndarray, ok: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """(floor s, bytes per FLOP) of the step a request sees (:func:`bounds.floor_and_per_flop`)
     on the ``ok`` rows, NaN on the others: every value they feed is masked where a row is not
     OK (the physics is elementwise: an OK row's values are its own)."""
@@ -95,8 +99,15 @@ def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: backbone.Ro
     )
 
 
-def correction_step(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU], rows: backbone.Rows,
-                    back: Backbone, odd: np.ndarray) -> dict[str, np.ndarray]:  # fmt: skip
+def correction_step(
+    model: HybridState,
+    llms: Sequence[LLM],
+    gpus: Sequence[GPU],
+    rows: backbone.Rows,
+    *,
+    back: Backbone,
+    odd: np.ndarray,
+) -> dict[str, np.ndarray]:
     """Step 3: exp(clipped correction) per target (1 on ``odd`` rows, at least 1 beyond the
     training runs' context: :func:`intervals.beyond_context`), from the load features and the
     bytes per FLOP of the step a request sees."""
@@ -121,8 +132,11 @@ def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarra
     """Step 4: the corrected values held inside the bounds — power in [P_idle, G · TDP] (the
     estimate never below the idle estimate, itself above the hard floor), ITL at least the step
     floor. Returns (power W, ITL s, floor s)."""
-    power = np.clip(back.physics["power_w"] * factor["power"],
-                    np.maximum(back.idle_power_w, back.power_floor_w), rows.replica_tdp_w)  # fmt: skip
+    power = np.clip(
+        back.physics["power_w"] * factor["power"],
+        np.maximum(back.idle_power_w, back.power_floor_w),
+        rows.replica_tdp_w,
+    )
     return power, np.maximum(back.physics["itl_s"] * factor["itl"], back.floor_s), back.floor_s
 
 
@@ -141,15 +155,19 @@ def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
     return intervals.basis_code_of(seen_l, seen_g, odd)
 
 
-def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basis: np.ndarray,
-                   level: float) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:  # fmt: skip
+def intervals_step(
+    model: HybridState, rows: backbone.Rows, back: Backbone, basis: np.ndarray, *, level: float
+) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:
     """Step 5: the log half-width per target — the basis's (``basis``: :func:`basis_step`'s
     codes) calibrated q at ``level`` plus the widening beyond the training range. Returns
     (half-widths, widening, watched inputs)."""
-    watched = {"bandwidth_gbs": rows.bandwidth / 1e9, "fp16_tflops": rows.flops / 1e12,
-               "params_b": rows.params_b,
-               "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
-               "context_tokens": rows.t_in + rows.t_out}  # fmt: skip
+    watched = {
+        "bandwidth_gbs": rows.bandwidth / 1e9,
+        "fp16_tflops": rows.flops / 1e12,
+        "params_b": rows.params_b,
+        "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
+        "context_tokens": rows.t_in + rows.t_out,
+    }
     widen = np.minimum(
         intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
     )
@@ -160,12 +178,12 @@ def intervals_step(model: HybridState, rows: backbone.Rows, back: Backbone, basi
         q = np.zeros(2 * len(intervals.BASES))
         for k in named:
             regime = "offline" if k % 2 else "server"
-            q[k] = intervals.q_at(model.tables, intervals.BASES[k // 2], t, regime, level)
+            q[k] = intervals.q_at(model.tables, intervals.BASES[k // 2], t, regime, level=level)
         half[t] = q[code] + widen
     return half, widen, watched
 
 
-def bounded_intervals(rows: backbone.Rows, back: Backbone, power, itl, floor, half):
+def bounded_intervals(rows: backbone.Rows, back: Backbone, power, itl, *, floor, half):
     """The intervals at ``half``, held inside the hard bounds (:mod:`bounds`): ITL and its ends
     at least the floor, power and its ends in [P_floor, G · TDP] (the hard power floor, not the
     idle estimate: a measurement may lie below the estimate); time per token ITL / B in batch
@@ -177,20 +195,31 @@ def bounded_intervals(rows: backbone.Rows, back: Backbone, power, itl, floor, ha
         power * np.exp(-half["power"]),
         power * np.exp(half["power"]),
         back.power_floor_w,
-        rows.replica_tdp_w,
+        ceiling=rows.replica_tdp_w,
     )
     fixed = back.physics["time_per_token_s"]
     tpt = tuple(np.where(back.offline, v / back.physics["in_flight"], fixed) for v in itl3)
     energy = bounds.energy_bounds(power3, tpt, np.maximum(half["power"], half["itl"]))
-    return {"power_w": power3, "itl_s": itl3, "time_per_token_s": tpt,
-            "energy_per_token_j": energy}  # fmt: skip
+    return {"power_w": power3, "itl_s": itl3, "time_per_token_s": tpt, "energy_per_token_j": energy}
 
 
-def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU], t_in, t_out,
-                   rate_qps, batch, level: float = 0.8, num_gpus=1,
-                   weights: Sequence[str | None] | None = None,
-                   built: tuple[backbone.Rows, np.ndarray] | None = None, kv_cache=None, engine=None,
-                   max_num_seqs=None) -> StepResult:  # fmt: skip
+def predict_arrays(
+    model: HybridState,
+    llms: Sequence[LLM],
+    gpus: Sequence[GPU],
+    t_in,
+    *,
+    t_out,
+    rate_qps,
+    batch,
+    level: float = 0.8,
+    num_gpus=1,
+    weights: Sequence[str | None] | None = None,
+    built: tuple[backbone.Rows, np.ndarray] | None = None,
+    kv_cache=None,
+    engine=None,
+    max_num_seqs=None,
+) -> StepResult:
     """Every quantity of a prediction, one value per row, from the named steps in order.
 
     ``rate_qps`` NaN = batch mode (``batch`` sequences), else Poisson arrivals. ``num_gpus``: GPUs
@@ -204,28 +233,43 @@ def predict_arrays(model: HybridState, llms: Sequence[LLM], gpus: Sequence[GPU],
     n = len(llms)
     rate, bat = np.full(n, rate_qps, dtype=float), np.full(n, batch, dtype=float)  # one or n
     if built is None:
+        serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
         built = backbone_rows.build(
-            llms, gpus, t_in, t_out, num_gpus, weights, kv_cache, engine, max_num_seqs
+            llms, gpus, t_in, t_out, num_gpus=num_gpus, weights=weights, **serving
         )
     rows, cap = built
-    back = backbone_step(model, rows, cap, rate, bat)
+    back = backbone_step(model, rows, cap, rate, batch=bat)
     ok = back.status == Status.OK
     odd = physics_only_rows(model, llms, rows)
     # a row that is not OK keeps none of its corrected values: the forests skip it (factor 1)
-    factor = correction_step(model, llms, gpus, rows, back, odd | ~ok)
+    factor = correction_step(model, llms, gpus, rows, back=back, odd=odd | ~ok)
     power, itl, floor = bounds_step(rows, back, factor)
     basis = basis_step(model, llms, gpus, odd)
-    half, widen, watched = intervals_step(model, rows, back, basis, level)
-    values = bounded_intervals(rows, back, power, itl, floor, half)
-    masked = {f"{q}{s}": np.where(ok, v, np.nan) for q, three in values.items()
-              for s, v in zip(("", "_lo", "_hi"), three, strict=True)}  # fmt: skip
-    for key, value in (("in_flight", back.physics["in_flight"]),
-                       ("busy_fraction", back.physics["busy_fraction"]), ("itl_floor_s", floor),
-                       ("backbone_itl_s", back.physics["itl_s"]),
-                       ("backbone_power_w", back.physics["power_w"]), ("widening", widen)):  # fmt: skip
+    half, widen, watched = intervals_step(model, rows, back, basis, level=level)
+    values = bounded_intervals(rows, back, power, itl, floor=floor, half=half)
+    masked = {
+        f"{q}{s}": np.where(ok, v, np.nan)
+        for q, three in values.items()
+        for s, v in zip(("", "_lo", "_hi"), three, strict=True)
+    }
+    for key, value in (
+        ("in_flight", back.physics["in_flight"]),
+        ("busy_fraction", back.physics["busy_fraction"]),
+        ("itl_floor_s", floor),
+        ("backbone_itl_s", back.physics["itl_s"]),
+        ("backbone_power_w", back.physics["power_w"]),
+        ("widening", widen),
+    ):
         masked[key] = np.where(ok, value, np.nan)
-    return StepResult(status=back.status, capacity_qps=back.capacity_qps, max_batch=cap,
-                      idle_power_w=back.idle_power_w, power_floor_w=back.power_floor_w,
-                      replica_tdp_w=rows.replica_tdp_w,
-                      basis=intervals.BASIS_TEXT[basis], basis_code=basis, watched=watched,
-                      **masked)  # fmt: skip
+    return StepResult(
+        status=back.status,
+        capacity_qps=back.capacity_qps,
+        max_batch=cap,
+        idle_power_w=back.idle_power_w,
+        power_floor_w=back.power_floor_w,
+        replica_tdp_w=rows.replica_tdp_w,
+        basis=intervals.BASIS_TEXT[basis],
+        basis_code=basis,
+        watched=watched,
+        **masked,
+    )

@@ -46,6 +46,7 @@ def column_steps(
     threshold: np.ndarray,
     missing_right: np.ndarray,
     weights: np.ndarray,
+    *,
     column: int,
     dtype=np.intp,
 ) -> ColumnSteps:
@@ -117,17 +118,16 @@ def forest_tables(forest) -> Tables | None:
     for _ in range(forest.depth):
         right = (code >> np.maximum(k[at], 0)) & 1 == 1
         at = np.where(right, forest.right[at], forest.left[at])  # a leaf points to itself
-    split = (
-        distinct[:, 0].astype(np.intp),
-        distinct[:, 1].astype(np.int32).view(np.float32),
-        distinct[:, 2] == 0,
-        weights,
-    )
+    split = {
+        "feature": distinct[:, 0].astype(np.intp),
+        "threshold": distinct[:, 1].astype(np.int32).view(np.float32),
+        "missing_right": distinct[:, 2] == 0,
+        "weights": weights,
+    }
     dtype = code_dtype(n_trees, bits)
-    steps = tuple(column_steps(*split, c, dtype) for c in range(forest.n_features))
-    return Tables(
-        *split, forest.threshold[at].ravel(), np.arange(n_trees, dtype=dtype) << bits, steps
-    )
+    steps = tuple(column_steps(**split, column=c, dtype=dtype) for c in range(forest.n_features))
+    offsets = np.arange(n_trees, dtype=dtype) << bits
+    return Tables(**split, leaves=forest.threshold[at].ravel(), offsets=offsets, steps=steps)
 
 
 def code_dtype(n_trees: int, bits: int) -> np.dtype:

@@ -92,15 +92,15 @@ class Forest:
         roots = (np.arange(len(trees)) * width).astype(np.int32)
         n_features = int(learner["learner_model_param"]["num_feature"])
         forest = cls(
-            flat["feature"].astype(np.int32),
-            flat["threshold"].astype(np.float32),
-            flat["left"].astype(np.int32),
-            flat["right"].astype(np.int32),
-            flat["default_left"].astype(bool),
-            roots,
-            base,
-            _depth(trees),
-            n_features,
+            feature=flat["feature"].astype(np.int32),
+            threshold=flat["threshold"].astype(np.float32),
+            left=flat["left"].astype(np.int32),
+            right=flat["right"].astype(np.int32),
+            default_left=flat["default_left"].astype(bool),
+            roots=roots,
+            base_score=base,
+            depth=_depth(trees),
+            n_features=n_features,
         )
         return replace(forest, tables=forest_tables(forest))
 
