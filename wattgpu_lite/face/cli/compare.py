@@ -29,7 +29,7 @@ from wattgpu_lite.face.cli.layout import (
     add_layout_flags,
     add_num_gpus_flag,
     add_weights_flag,
-    layout_from,
+    request_inputs,
 )
 from wattgpu_lite.face.cli.output import Result, text_table, wrap_line
 from wattgpu_lite.face.cli.text import escape_controls
@@ -110,17 +110,8 @@ def run(args: argparse.Namespace) -> int:
     c = compare(
         args.llm,
         args.gpus,
-        rate_qps=args.rate_qps,
-        batch=args.batch,
-        scenario=args.scenario,
-        t_in=args.t_in,
-        t_out=args.t_out,
-        level=args.level,
-        num_gpus=args.num_gpus,
-        weights=args.weights,
-        parallel=layout_from(args),
+        **request_inputs(args),
         reference=args.reference,
-        workload=args.workload,
     )
     # where the counts came from: the workload's (Python's echo), or the environment or file's
     found = {k: v for k, v in args.defaults_used.items() if v["source"] != GIVEN}

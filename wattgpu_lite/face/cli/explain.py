@@ -31,7 +31,7 @@ from wattgpu_lite.face.cli.layout import (
     add_num_gpus_flag,
     add_serving_flags,
     add_weights_flag,
-    layout_from,
+    request_inputs,
     serving_inputs,
 )
 from wattgpu_lite.face.cli.output import TEXT_DIGITS, Result, clean, round_sig
@@ -168,17 +168,8 @@ def run(args: argparse.Namespace) -> int:
     x = explain(
         args.llm,
         args.gpu,
-        rate_qps=args.rate_qps,
-        batch=args.batch,
-        scenario=args.scenario,
-        t_in=args.t_in,
-        t_out=args.t_out,
-        num_gpus=args.num_gpus,
-        weights=args.weights,
-        parallel=layout_from(args),
-        level=args.level,
+        **request_inputs(args),
         name=args.name,
-        workload=args.workload,
         **serving_inputs(args),
         **wall_inputs(args),
     )

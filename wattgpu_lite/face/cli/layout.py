@@ -106,3 +106,12 @@ def add_serving_flags(parser: argparse.ArgumentParser) -> None:
 def serving_inputs(args: argparse.Namespace) -> dict:
     """The serving flags as keywords of the library's functions."""
     return {"kv_cache": args.kv_cache, "engine": args.engine, "max_num_seqs": args.max_num_seqs}
+
+
+def request_inputs(args: argparse.Namespace) -> dict:
+    """The request's flags as keywords of predict, explain and compare: the load, the tokens and
+    their workload, the level, the weight format and the layout."""
+    load = {"rate_qps": args.rate_qps, "batch": args.batch, "scenario": args.scenario}
+    tokens = {"t_in": args.t_in, "t_out": args.t_out, "workload": args.workload}
+    deploy = {"num_gpus": args.num_gpus, "weights": args.weights, "parallel": layout_from(args)}
+    return load | tokens | deploy | {"level": args.level}

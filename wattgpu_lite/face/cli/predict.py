@@ -34,7 +34,7 @@ from wattgpu_lite.face.cli.layout import (
     add_num_gpus_flag,
     add_serving_flags,
     add_weights_flag,
-    layout_from,
+    request_inputs,
     serving_inputs,
 )
 from wattgpu_lite.face.cli.output import Result, clean
@@ -108,18 +108,9 @@ def run(args: argparse.Namespace) -> int:
     p = predict(
         args.llm,
         args.gpu,
-        rate_qps=args.rate_qps,
-        batch=args.batch,
-        scenario=args.scenario,
-        t_in=args.t_in,
-        t_out=args.t_out,
-        level=args.level,
-        num_gpus=args.num_gpus,
-        weights=args.weights,
-        parallel=layout_from(args),
+        **request_inputs(args),
         correction=args.correction,
         name=args.name,
-        workload=args.workload,
         model=model,
         **serving_inputs(args),
         **wall_inputs(args),
