@@ -21,26 +21,20 @@ from wattgpu_lite import checks
 from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.energy.notes import serving_notes
-from wattgpu_lite.energy.occupancy import kv_capacity_seqs
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals, steps
+from wattgpu_lite.hybrid.predict.fitting_hint import fitting_hint
 from wattgpu_lite.hybrid.predict.frame_checks import check_columns
 from wattgpu_lite.hybrid.predict.many import predict_frame, with_workload
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
-from wattgpu_lite.hybrid.predict.requests import (
-    MAX_GPUS,
-    check_num_gpus,
-    check_request,
-    resolve_load,
-)
+from wattgpu_lite.hybrid.predict.requests import check_request
 from wattgpu_lite.hybrid.predict.result import Status, StepResult
 from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
-__all__ = ["MAX_GPUS", "check_level", "check_num_gpus", "predict", "predict_many", "resolve_load"]
 CHUNK_ROWS = 32_768  # rows predict_many sends to the engine at a time (~0.1 GB of work arrays)
 DEFAULT_LEVEL = 0.8
 
@@ -128,7 +122,7 @@ def predict(
         device.name,
         rate,
         batch=bat,
-        fit_hint=lambda: _fitting_hint(model, device, layout, fmt, t_in=t_in, t_out=t_out, req=req),
+        fit_hint=lambda: fitting_hint(model, device, layout, fmt, t_in=t_in, t_out=t_out, req=req),
     )
     inputs = Inputs(
         model.name,
@@ -182,69 +176,13 @@ def _raise_for_status(
     fit_hint: Callable[[], str] = lambda: "",
 ) -> None:
     """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
-    (asked only for a model that does not fit, :func:`_fitting_hint`) when that gives one."""
+    (asked only for a model that does not fit, :func:`fitting_hint`) when that gives one."""
     message = _message(out, 0, llm, gpu, rate=rate, batch=batch)
     hint = fit_hint() if message and Status(out.status[0]) is Status.NO_FIT else ""
     if hint:
         message = message.replace("; pick a GPU", f"; {hint}, or pick a GPU", 1)
     if message:
         raise CapacityError(message)
-
-
-def fewest_gpus_that_fit(
-    model,
-    device,
-    weights: str,
-    t_in: int,
-    *,
-    t_out: int,
-    start: int = 1,
-    kv_cache=None,
-    engine=None,
-) -> int | None:
-    """The fewest tensor-parallel GPUs above ``start`` (and at most MAX_GPUS) on which ``model``
-    runs at all, by the kit's one memory rule: the KV cache of the replica (at ``kv_cache``, in
-    the ``engine``'s share of memory) holds at least one sequence of ``t_in`` + ``t_out`` tokens
-    beside the weights (:func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs` ≥ 1), and the
-    layout splits the heads evenly (:func:`check_num_gpus`); None when no count does."""
-    for n in range(start + 1, MAX_GPUS + 1):
-        try:
-            check_num_gpus(n, model, device)
-        except InvalidInputError:
-            continue
-        if (
-            kv_capacity_seqs(
-                model,
-                device,
-                t_in,
-                t_out,
-                num_gpus=n,
-                weights=weights,
-                kv_cache=kv_cache,
-                engine=engine,
-            )
-            >= 1
-        ):
-            return n
-    return None
-
-
-def _fitting_hint(
-    model, device, layout: Parallel, weights: str, *, t_in: int, t_out: int, req=None
-) -> str:
-    """The hint "try num_gpus=N" when N GPUs of ``device`` hold what ``layout`` does not, or ""."""
-    kv, eng = (None, None) if req is None else (req.kv_cache, req.engine)
-    if (
-        kv_capacity_seqs(
-            model, device, t_in, t_out, num_gpus=layout, weights=weights, kv_cache=kv, engine=eng
-        )
-        >= 1
-    ):
-        return ""
-    n = fewest_gpus_that_fit(
-        model, device, weights, t_in, t_out=t_out, start=layout.num_gpus, kv_cache=kv, engine=eng
-    )
-    return "" if n is None else f"try num_gpus={n} ({n} × {device.name}, tensor parallel)"
 
 
 def _message(out: StepResult, i: int, llm: str, gpu: str, *, rate: float, batch: float) -> str:
