@@ -53,9 +53,9 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   wattgpu.features._paper_rows: the shipped WattGPU models, the load factors, the paper's results
   and its GPU rows; wattgpu.evaluation's
   cross_predict results (≤ 32, newest kept; ``clear_cross_predict_cache``);
-- selection.accounting.electricity_factors, grid_intensities, default_factor, price_rows: the
-  electricity and grid tables, their defaults, and the price rows with their default;
-  selection.accounting.priced_at (≤ 64 regions): each region's price, where and note;
+- selection.accounting.electricity_factors, grid_intensities, default_factor, and
+  selection.wall.price_rows: the electricity and grid tables, their defaults, and the price rows
+  with their default; selection.wall.priced_at (≤ 64 regions): each region's price, where and note;
   selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
   refitted for the paper and logo sources; selection.paired.shipped_pairs: the held-out pairs
   of GPUs that calibrate ``wl.compare``'s paired intervals, and paired_half_width (≤ 32
@@ -125,7 +125,7 @@ _CACHES = (
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",
     "wattgpu.predictor._pretrained", "wattgpu.baselines.load_factors",
-    "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor", "selection.accounting.price_rows", "selection.accounting.priced_at",
+    "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor", "selection.wall.price_rows", "selection.wall.priced_at",
     "selection.accounting.grid_intensities", "selection.sources.full_predictor",
     "selection.sources.logo_predictor", "selection.sources.logo_table",
     "selection.paired.shipped_pairs", "selection.paired.paired_half_width",

@@ -11,6 +11,7 @@ import pytest
 import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.selection import accounting as A
+from wattgpu_lite.selection import wall as W
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 
@@ -28,12 +29,12 @@ def test_region_by_code_or_name_case_insensitive():
     with pytest.raises(InvalidInputError, match="unknown grid region 'XX'.*WORLD"):
         A.grid_region("XX")
     with pytest.raises(InvalidInputError, match="not both"):
-        A.resolve_grid("FR", 100.0)
+        W.resolve_grid("FR", 100.0)
 
 
 def test_wall_accounting_by_hand():
     # 2.0 J per token, 180 tokens per request: 360 J per request, 2,000 J per 1,000 tokens
-    out = A.wall_accounting(360.0, 2000.0, pue=1.5, grid_gco2_per_kwh=400.0, price_per_kwh=0.1)
+    out = W.wall_accounting(360.0, 2000.0, pue=1.5, grid_gco2_per_kwh=400.0, price_per_kwh=0.1)
     assert out["wall_energy_per_request_j"] == pytest.approx(540.0)
     assert out["wall_energy_per_1k_tokens_j"] == pytest.approx(3000.0)
     # 540 J = 1.5e-4 kWh; × 400 g/kWh = 0.06 g
@@ -45,7 +46,7 @@ def test_wall_accounting_by_hand():
 
 def test_wall_for_a_prediction_by_hand():
     p = wl.predict(LLAMA, "A30", rate_qps=0.5)
-    w = A.wall_for(p, region="SE", pue=1.25)
+    w = W.wall_for(p, region="SE", pue=1.25)
     # per request: E_token × 180 tokens × 1.25; CO2e at Sweden's 41 g/kWh
     per_request = p.energy_per_token_j * 180 * 1.25
     assert w["wall_energy_per_request_j"] == pytest.approx(per_request)
@@ -55,7 +56,7 @@ def test_wall_for_a_prediction_by_hand():
 
 def test_wall_for_a_request_by_hand():
     # 720 J for 180 generated tokens, PUE 1.5: 1,080 J at the wall; 6,000 J per 1,000 tokens
-    w = A.wall_for_request(720.0, 180, region="FR", pue=1.5, price_per_kwh=0.2)
+    w = W.wall_for_request(720.0, 180, region="FR", pue=1.5, price_per_kwh=0.2)
     assert w["wall_energy_per_request_j"] == pytest.approx(1080.0)
     assert w["wall_energy_per_1k_tokens_j"] == pytest.approx(6000.0)
     # 1,080 J = 3e-4 kWh; × 56 g/kWh (France) = 0.0168 g
@@ -63,14 +64,14 @@ def test_wall_for_a_request_by_hand():
     # 6 MJ per million tokens = 1.6667 kWh; × 0.2 = 0.3333
     assert w["wall_cost_per_mtok"] == pytest.approx(6e6 / 3.6e6 * 0.2)
     assert (w["pue"], w["grid_source"]) == (1.5, "France (FR), 2023")
-    assert A.wall_for_request(720.0, 180)["pue"] == A.DEFAULT_PUE
+    assert W.wall_for_request(720.0, 180)["pue"] == A.DEFAULT_PUE
 
 
 def test_pue_is_checked():
-    assert A.check_pue(1.2) == 1.2
+    assert W.check_pue(1.2) == 1.2
     for bad in (0.9, 3.5, "x"):
         with pytest.raises(InvalidInputError):
-            A.check_pue(bad)
+            W.check_pue(bad)
 
 
 @pytest.fixture(scope="module")
@@ -103,7 +104,7 @@ def test_rank_adds_wall_columns_and_keeps_the_accelerator_ones(ranked):
 
 def test_wall_cost_per_request_and_per_1k_tokens_by_hand():
     # 360 J per request and 2,000 J per 1,000 tokens, PUE 1.5: 540 J and 3,000 J at the wall
-    out = A.wall_accounting(360.0, 2000.0, pue=1.5, grid_gco2_per_kwh=400.0, price_per_kwh=0.1)
+    out = W.wall_accounting(360.0, 2000.0, pue=1.5, grid_gco2_per_kwh=400.0, price_per_kwh=0.1)
     assert out["wall_cost_per_request"] == pytest.approx(540.0 / 3.6e6 * 0.1)  # 1.5e-5
     assert out["wall_cost_per_1k_tokens"] == pytest.approx(3000.0 / 3.6e6 * 0.1)
     assert out["wall_cost_per_mtok"] == pytest.approx(1e3 * out["wall_cost_per_1k_tokens"])
@@ -126,7 +127,7 @@ def test_an_unknown_region_names_its_close_matches():
                                           ({"pue": 0.0}, "pue"), ({"pue": -1.2}, "pue")])  # fmt: skip
 def test_the_library_refuses_a_negative_grid_or_price_and_a_pue_below_one(kw, name):
     with pytest.raises(InvalidInputError, match=name):
-        A.wall_for_request(720.0, 180, **kw)
+        W.wall_for_request(720.0, 180, **kw)
 
 
 # --- the CLI: predict and estimate at the wall -------------------------------------------------

@@ -16,6 +16,7 @@ import wattgpu_lite as wl
 from wattgpu_lite.errors import DataFileError, InvalidInputError
 from wattgpu_lite.selection import accounting as A
 from wattgpu_lite.selection import regions as R
+from wattgpu_lite.selection import wall as W
 
 ROOT = Path(__file__).resolve().parents[2]
 ISO_JSON = Path("/usr/share/iso-codes/json/iso_3166-1.json")  # Debian's iso-codes, if installed
@@ -52,7 +53,7 @@ def test_gb_and_jp_are_the_source_values(code):
         assert (row["code"], row["region"], row["year"]) == (code, name, 2024)
         assert row["gco2e_per_kwh"] == round(value, 1)  # the table keeps 0.1 gCO2e/kWh
     assert A.grid_region("JPN" if code == "JP" else "GBR")["code"] == code  # alpha-3 too
-    assert A.resolve_grid(code.lower(), None) == (round(value, 1), f"{name} ({code}), 2024")
+    assert W.resolve_grid(code.lower(), None) == (round(value, 1), f"{name} ({code}), 2024")
 
 
 def test_the_first_15_regions_keep_their_rows_and_sources():
@@ -115,13 +116,13 @@ def test_a_changed_country_table_is_refused_by_its_checksum(tmp_path):
 
 
 def test_a_region_without_a_price_is_priced_at_the_default_and_says_so():
-    price, where, note = A.resolve_price("FR", None)
+    price, where, note = W.resolve_price("FR", None)
     assert price == A.DEFAULT_PRICE_PER_KWH and where.startswith("United States, Virginia")
     assert "no electricity price for France (FR)" in note and "price_per_kwh=" in note
-    assert A.resolve_price("us", None)[2] == ""  # the US has its own: the default row is it
-    assert A.resolve_price(None, None) == (A.DEFAULT_PRICE_PER_KWH, where, "")
-    assert A.resolve_price("FR", 0.25) == (0.25, "given", "")
-    wall = A.wall_for_request(720.0, 180, region="jp")
+    assert W.resolve_price("us", None)[2] == ""  # the US has its own: the default row is it
+    assert W.resolve_price(None, None) == (A.DEFAULT_PRICE_PER_KWH, where, "")
+    assert W.resolve_price("FR", 0.25) == (0.25, "given", "")
+    wall = W.wall_for_request(720.0, 180, region="jp")
     assert wall["price_region"] == where and "Japan (JP)" in wall["price_note"]
 
 
@@ -136,18 +137,18 @@ def test_a_ranking_carries_where_it_was_priced():
 
 
 def test_a_kept_price_is_each_regions_own_and_cleared_with_the_caches(monkeypatch):
-    """accounting.priced_at keeps each region's price: the same answer after wl.clear_caches,
+    """wall.priced_at keeps each region's price: the same answer after wl.clear_caches,
     never another region's, and read afresh from a changed price table once cleared."""
-    kept = {r: A.resolve_price(r, None) for r in (None, "FR", "us", "jp")}
+    kept = {r: W.resolve_price(r, None) for r in (None, "FR", "us", "jp")}
     assert kept["FR"][2] and not kept["us"][2] and kept[None] == (*kept["us"][:2], "")
     wl.clear_caches()
-    assert A.priced_at.cache_info().currsize == 0
-    assert {r: A.resolve_price(r, None) for r in reversed(kept)} == kept
-    prices, default = A.price_rows()
+    assert W.priced_at.cache_info().currsize == 0
+    assert {r: W.resolve_price(r, None) for r in reversed(kept)} == kept
+    prices, default = W.price_rows()
     cheaper = default.copy()
     cheaper["value"] = 0.01
-    monkeypatch.setattr(A, "price_rows", lambda: (prices, cheaper))
-    assert A.resolve_price(None, None) == kept[None]  # kept until the caches are cleared
-    A.priced_at.cache_clear()
-    assert A.resolve_price(None, None) == (0.01, kept[None][1], "")
-    A.priced_at.cache_clear()  # nothing priced with the stand-in table stays kept
+    monkeypatch.setattr(W, "price_rows", lambda: (prices, cheaper))
+    assert W.resolve_price(None, None) == kept[None]  # kept until the caches are cleared
+    W.priced_at.cache_clear()
+    assert W.resolve_price(None, None) == (0.01, kept[None][1], "")
+    W.priced_at.cache_clear()  # nothing priced with the stand-in table stays kept

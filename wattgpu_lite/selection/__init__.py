@@ -14,7 +14,8 @@
 - :mod:`~wattgpu_lite.selection.plan`: serving plans (replicas at a rate), every deployment's
   rows built once and its largest rate under the SLA asked of the predictor's chain;
 - :mod:`~wattgpu_lite.selection.accounting`: energy, carbon and cost per request and per token,
-  and the memory fit check;
+  and the memory fit check; :mod:`~wattgpu_lite.selection.wall`: the same at the wall (PUE,
+  the region's grid and price);
 - :mod:`~wattgpu_lite.selection.answers`: ``wl.predict``, ``wl.estimate_energy`` and
   ``wl.explain`` — the predictor's and the physics' answers with their ``wall`` (PUE, grid,
   CO2e, cost with its currency and price region) and ``defaults``, so that ``to_json()`` is the

@@ -38,12 +38,7 @@ from wattgpu_lite.hybrid.predict.chain import (
     HybridState,
     Prediction,
 )
-from wattgpu_lite.selection.accounting import (
-    price_rows,
-    resolve_price,
-    wall_for,
-    wall_for_request,
-)
+from wattgpu_lite.selection.wall import price_rows, resolve_price, wall_for, wall_for_request
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import BUILT_IN, GIVEN, request_tokens
@@ -55,7 +50,7 @@ def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str
     """The price's ``currency`` (the table's: a price you give is read in it, as every cost
     column's header says), where it was priced (``price_region``: "given", ``region``'s own row,
     or the default row) and a ``price_note`` when ``region``'s grid is priced at the default
-    ("" else): :func:`~wattgpu_lite.selection.accounting.resolve_price`, the one rule."""
+    ("" else): :func:`~wattgpu_lite.selection.wall.resolve_price`, the one rule."""
     row = price_rows()[1]
     _, where, note = resolve_price(region, price_per_kwh)
     return {"currency": str(row["unit"]).split("/")[0], "price_region": where, "price_note": note}

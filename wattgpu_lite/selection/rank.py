@@ -25,13 +25,9 @@ from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import SCENARIOS
 from wattgpu_lite.selection.accounting import (
     WATT_COUNTS_CONTEXT_TOKENS,
-    check_pue,
     default_pue,
     extra_pct,
-    resolve_grid,
-    resolve_price,
     saving_pct,
-    wall_accounting,
 )
 from wattgpu_lite.selection.answers import defaults_of, price_echo
 from wattgpu_lite.selection.inputs import is_measured
@@ -39,6 +35,7 @@ from wattgpu_lite.selection.ranked import DEFAULT_GPU_COUNTS, ranked_columns
 from wattgpu_lite.selection.sources import SOURCES
 from wattgpu_lite.selection.table import Ranking, rank_table, vs_best_columns
 from wattgpu_lite.selection.verdict import pick_under_sla, sla_sweep
+from wattgpu_lite.selection.wall import check_pue, resolve_grid, resolve_price, wall_accounting
 from wattgpu_lite.specs.catalog import gpu
 from wattgpu_lite.specs.resolve import resolve_llm
 from wattgpu_lite.specs.workload import request_tokens
