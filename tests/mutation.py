@@ -43,7 +43,8 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "energy/backbone_step.py": (("gpu_idle_power_w", "idle_power_w", "step_time_s", "raw_busy_power_w"), ("tests/energy/test_hybrid_serving.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_predict_api.py", "tests/energy/test_backbone_searches.py")),
     "energy/backbone.py": (("busy_power_w", "capacity_qps", "at_batch", "at_rate", "rate_loads"), ("tests/energy/test_hybrid_serving.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_predict_api.py", "tests/energy/test_backbone_searches.py")),
     "hybrid/fit/conformal.py": (("weighted_quantile", "group_quantile"), ("tests/hybrid/test_hybrid_conformal.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
-    "hybrid/predict/steps.py": (("predict_arrays", "backbone_step", "rows_backbone", "bounds_step", "intervals_step", "bounded_intervals"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
+    "hybrid/predict/steps.py": (("predict_arrays", "backbone_step", "rows_backbone", "bounds_step"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
+    "hybrid/predict/interval_steps.py": (("intervals_step", "bounded_intervals"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
     "hybrid/predict/one_row.py": (("one_row_backbone",), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
     "hybrid/predict/intervals.py": (("basis_code_of", "q_at", "excess_efolds", "outside_support"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_hybrid_conformal.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/predict/result.py": (("status_of",), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py")),
@@ -59,7 +60,7 @@ NAMED = [
     ("specs/hf_config.py", 'return 1 if flag(cfg, "multi_query") in (True, None) else n_heads', "return n_heads", "multi_query ignored"),
     ("hybrid/fit/conformal.py", "return max(q_level, q_floor)", "return min(q_level, q_floor)", "interval floor max -> min (the successor of logo+lolo max)"),
     ("hybrid/predict/bounds.py", "value = power[0] * time[0]", "value = power[0] * time[2]", "energy from the upper time bound"),
-    ("hybrid/predict/steps.py", "tpt = tuple(np.where(back.offline, v / back.physics[\"in_flight\"], fixed) for v in itl3)", "tpt = tuple(np.where(back.offline, v, fixed) for v in itl3)", "batch time per token not divided by the batch"),
+    ("hybrid/predict/interval_steps.py", "tpt = tuple(np.where(back.offline, v / back.physics[\"in_flight\"], fixed) for v in itl3)", "tpt = tuple(np.where(back.offline, v, fixed) for v in itl3)", "batch time per token not divided by the batch"),
 ]  # fmt: skip
 NAMED_TESTS: dict[str, tuple[str, ...]] = {}
 # mutant key (module function: `code` what; line numbers left out, so an edit elsewhere in the
@@ -85,11 +86,11 @@ EQUIVALENT: dict[str, str] = {
     "hybrid/predict/one_row.py one_row_backbone: `power[None, 1:]` 1 x 1.1": "of P_raw(B), P_raw(1) and P_raw(B_peak) the last is the largest (the peak is the best of 1, B and the breakpoints), so the max of the last two is the same",
     "hybrid/predict/steps.py rows_backbone: `np.maximum(cap, 1.0)` 1.0 x 1.1": "the cap is a whole number of sequences: from 1 up the floor changes nothing; at 0 (the weights do not fit) the capacity is 0 and every number NaN",
     "hybrid/predict/steps.py rows_backbone: `np.where(ok, batch, 1.0)` 1.0 x 1.1": "the stand-in batch of rows whose status is not ok: their numbers are NaN'd",
-    "hybrid/predict/steps.py intervals_step: `rows.bandwidth / 1000000000.0` divisor + 1": "bandwidth / (1e9 + 1): a change of 1e-9, inside the support tolerance",
-    "hybrid/predict/steps.py intervals_step: `rows.flops / 1000000000000.0` divisor + 1": "FLOP/s / (1e12 + 1): a change of 1e-12, inside the support tolerance",
-    "hybrid/predict/steps.py intervals_step: `len(code) > 1` Gt -> GtE": "a shortcut: np.unique of one code is that code",
-    "hybrid/predict/steps.py intervals_step: `len(code) > 1` 1 x 1.1": "a shortcut: a code named twice is looked up twice, the same q",
-    "hybrid/predict/steps.py intervals_step: `2 * len(intervals.BASES)` 2 x 1.1": "a longer table of half-widths: the codes index the same entries",
+    "hybrid/predict/interval_steps.py intervals_step: `rows.bandwidth / 1000000000.0` divisor + 1": "bandwidth / (1e9 + 1): a change of 1e-9, inside the support tolerance",
+    "hybrid/predict/interval_steps.py intervals_step: `rows.flops / 1000000000000.0` divisor + 1": "FLOP/s / (1e12 + 1): a change of 1e-12, inside the support tolerance",
+    "hybrid/predict/interval_steps.py intervals_step: `len(code) > 1` Gt -> GtE": "a shortcut: np.unique of one code is that code",
+    "hybrid/predict/interval_steps.py intervals_step: `len(code) > 1` 1 x 1.1": "a shortcut: a code named twice is looked up twice, the same q",
+    "hybrid/predict/interval_steps.py intervals_step: `2 * len(intervals.BASES)` 2 x 1.1": "a longer table of half-widths: the codes index the same entries",
     "hybrid/predict/intervals.py excess_efolds: `np.maximum([values[name] for name in WATCHED], 1e-12)` 1e-12 x 1.1": "a guard against log(0): no watched input is near 1e-12",
     "hybrid/predict/bounds.py <module>: `UNBOUNDED_W = 1e+300` 1e+300 x 1.1": "any power limit no step reaches disables the ceiling the same way",
 }  # fmt: skip

@@ -11,7 +11,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.hybrid.predict import one_row
+from wattgpu_lite.hybrid.predict import interval_steps, one_row
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import (
@@ -41,10 +41,10 @@ def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
     odd = E.physics_only_rows(model, llms, rows)
     power, itl, floor = E.bounds_step(rows, back, E.correction_step(model, llms, gpus, rows,
                                                                      back=back, odd=odd))  # fmt: skip
-    half, _, _ = E.intervals_step(
-        model, rows, back, E.basis_step(model, llms, gpus, odd), level=0.8
+    half, _, _ = interval_steps.intervals_step(
+        model, rows, back, interval_steps.basis_step(model, llms, gpus, odd), level=0.8
     )
-    values = E.bounded_intervals(rows, back, power, itl, floor=floor, half=half)
+    values = interval_steps.bounded_intervals(rows, back, power, itl, floor=floor, half=half)
     ok = out.ok
     # Llama-3.1-8B in bf16 does not fit a T4 with a KV cache
     assert list(ok) == [True, True, False, True]

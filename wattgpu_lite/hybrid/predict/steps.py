@@ -3,7 +3,8 @@
     rows → backbone → correction → bounds → intervals        (:func:`predict_arrays`)
 
 (the step before, resolve, turns names into LLMs and GPUs and checks each request:
-:mod:`~wattgpu_lite.hybrid.predict.requests`). Rows are independent; every step is one numpy
+:mod:`~wattgpu_lite.hybrid.predict.requests`; the intervals' steps:
+:mod:`~wattgpu_lite.hybrid.predict.interval_steps`). Rows are independent; every step is one numpy
 operation over all of them, and each returns a frozen record the next one reads.
 """
 
@@ -14,9 +15,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from wattgpu_lite.energy import backbone, backbone_rows
-from wattgpu_lite.energy.uniques import subset, unique_by_identity
+from wattgpu_lite.energy.uniques import subset
 from wattgpu_lite.hybrid.predict import bounds, intervals, one_row
 from wattgpu_lite.hybrid.predict.correction import load_features, pairs_of
+from wattgpu_lite.hybrid.predict.interval_steps import basis_step, bounded_intervals, intervals_step
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Backbone, Status, StepResult, status_of
 from wattgpu_lite.specs.gpu import GPU
@@ -138,69 +140,6 @@ def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarra
         rows.replica_tdp_w,
     )
     return power, np.maximum(back.physics["itl_s"] * factor["itl"], back.floor_s), back.floor_s
-
-
-def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
-    """Which calibration table applies per row, as its index into :data:`intervals.BASES`
-    (:func:`intervals.basis_code_of`), from whether the GPU's spec and the LLM's architecture
-    appear in the training runs."""
-    devices, gi = unique_by_identity(gpus)
-    models, li = unique_by_identity(llms)
-    seen_g = np.array(
-        [intervals.gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool
-    )[gi]
-    seen_l = np.array(
-        [intervals.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool
-    )[li]
-    return intervals.basis_code_of(seen_l, seen_g, odd)
-
-
-def intervals_step(
-    model: HybridState, rows: backbone.Rows, back: Backbone, basis: np.ndarray, *, level: float
-) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:
-    """Step 5: the log half-width per target — the basis's (``basis``: :func:`basis_step`'s
-    codes) calibrated q at ``level`` plus the widening beyond the training range. Returns
-    (half-widths, widening, watched inputs)."""
-    watched = {
-        "bandwidth_gbs": rows.bandwidth / 1e9,
-        "fp16_tflops": rows.flops / 1e12,
-        "params_b": rows.params_b,
-        "in_flight": np.maximum(back.physics["in_flight"], 1e-3),
-        "context_tokens": rows.t_in + rows.t_out,
-    }
-    widen = np.minimum(
-        intervals.WIDEN_PER_EFOLD * intervals.excess_efolds(model, watched), intervals.WIDEN_MAX
-    )
-    code = 2 * basis + back.offline  # (basis, regime) of each row
-    named = np.unique(code).tolist() if len(code) > 1 else code.tolist()
-    half = {}
-    for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
-        q = np.zeros(2 * len(intervals.BASES))
-        for k in named:
-            regime = "offline" if k % 2 else "server"
-            q[k] = intervals.q_at(model.tables, intervals.BASES[k // 2], t, regime, level=level)
-        half[t] = q[code] + widen
-    return half, widen, watched
-
-
-def bounded_intervals(rows: backbone.Rows, back: Backbone, power, itl, *, floor, half):
-    """The intervals at ``half``, held inside the hard bounds (:mod:`bounds`): ITL and its ends
-    at least the floor, power and its ends in [P_floor, G · TDP] (the hard power floor, not the
-    idle estimate: a measurement may lie below the estimate); time per token ITL / B in batch
-    mode (exactly 1 / (λ · T_out) at a steady rate); energy per token power × time per token,
-    its ends inside the products of theirs. Returns {quantity: (value, lo, hi)}."""
-    itl3 = bounds.bounded(itl, itl * np.exp(-half["itl"]), itl * np.exp(half["itl"]), floor)
-    power3 = bounds.bounded(
-        power,
-        power * np.exp(-half["power"]),
-        power * np.exp(half["power"]),
-        back.power_floor_w,
-        ceiling=rows.replica_tdp_w,
-    )
-    fixed = back.physics["time_per_token_s"]
-    tpt = tuple(np.where(back.offline, v / back.physics["in_flight"], fixed) for v in itl3)
-    energy = bounds.energy_bounds(power3, tpt, np.maximum(half["power"], half["itl"]))
-    return {"power_w": power3, "itl_s": itl3, "time_per_token_s": tpt, "energy_per_token_j": energy}
 
 
 def predict_arrays(
