@@ -10,7 +10,8 @@
 - :mod:`~wattgpu_lite.energy.physical`: ONE generated function for all physical terms; argument tuples
   in :mod:`~wattgpu_lite.energy.args`; coefficients per GPU in :mod:`~wattgpu_lite.energy.hardware`;
   weight formats and compute peaks in :mod:`~wattgpu_lite.energy.precision`; batch occupancy (vLLM's
-  KV capacity, an offline run's mean) in :mod:`~wattgpu_lite.energy.occupancy`;
+  KV capacity, an offline run's mean) in :mod:`~wattgpu_lite.energy.occupancy`; many calls as one
+  in :mod:`~wattgpu_lite.energy.many_calls`;
 - :mod:`~wattgpu_lite.energy.estimate`: ``wl.estimate_energy`` -> :class:`~wattgpu_lite.energy.result.EnergyEstimate`
   (refusals and notes in :mod:`~wattgpu_lite.energy.notes`; tidy table in
   :mod:`~wattgpu_lite.energy.breakdown`);

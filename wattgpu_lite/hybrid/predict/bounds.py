@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy import physical
+from wattgpu_lite.energy import many_calls, physical
 from wattgpu_lite.energy.args import Hardware, Workload
 from wattgpu_lite.energy.backbone import Rows
 
@@ -43,7 +43,7 @@ def floor_and_per_flop(rows: Rows, batch: np.ndarray) -> tuple[np.ndarray, np.nd
     from one call of the physics that keeps only the decode time and the decode terms they read
     (:func:`~wattgpu_lite.energy.physical.physical_reduced`): the same values."""
     batch = _per_row(rows, batch)
-    stacked = physical.stacked_calls(floor_calls(rows, batch))  # one call over (2, rows)
+    stacked = many_calls.stacked_calls(floor_calls(rows, batch))  # one call over (2, rows)
     found = physical.physical_reduced(_floor_terms, **stacked)
     terms = {("decode", c): v[1] for c, v in zip(PER_FLOP_TERMS, found[1:], strict=True)}
     return _floor_from(rows.t_out, batch, {"decode": found[0][0]}), _per_flop_from(terms)

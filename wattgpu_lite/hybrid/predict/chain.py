@@ -24,7 +24,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone, backbone_rows, physical
+from wattgpu_lite.energy import backbone, backbone_rows, many_calls
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS, measured_boards
 from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not, replica_weight_bytes
@@ -118,7 +118,9 @@ def step_shares(
         rows, _ = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights)
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
     three = (rows, ideal_links(rows), ideal_links(rows, whole=True))
-    found = physical.physical_evaluate_each([backbone.request_call(r, b, constants) for r in three])
+    found = many_calls.physical_evaluate_each(
+        [backbone.request_call(r, b, constants) for r in three]
+    )
     # backbone.step_time_s of each, from one evaluation of the physics
     full, links, ideal = (backbone.step_from_times(rows.t_out, b, f[1], constants) for f in found)
     return {"comm_share": 1.0 - links / full, "layout_share": 1.0 - ideal / full}

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_rows, physical
+from wattgpu_lite.energy import backbone, backbone_rows, many_calls, physical
 from wattgpu_lite.hybrid.predict import bounds, intervals, steps
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -85,7 +85,7 @@ def replicas(
     beyond = intervals.beyond_context(model, intervals.support_values(rows))
     batch = np.ones(n)  # each round's batch replaces it
     calls = [*bounds.floor_calls(rows, batch), backbone.request_call(rows, batch, model.constants)]
-    physics = physical.symbol_arrays(**physical.stacked_calls(calls))
+    physics = physical.symbol_arrays(**many_calls.stacked_calls(calls))
     tokens = {k: physics.pop(k) for k in physical.LOADS if k != physical.BATCH}
     del physics[physical.BATCH]
     physics = physical.configured_symbols(physics) | tokens  # each round: its loads' part
@@ -128,7 +128,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     batch = np.minimum(1.0 + flat, np.maximum(rep.cap[row_of], 1.0))
     taken = rep.per_row.take(row_of, axis=1)
     args = rep.physics | {k: taken[at] for k, at in rep.slots.items()}
-    found = physical.split_calls(physical.evaluate_at_load(args, {physical.BATCH: batch}), 3)
+    found = many_calls.split_calls(physical.evaluate_at_load(args, {physical.BATCH: batch}), 3)
     floor, per_flop = bounds.floors_from(t_out, batch, found)
     step = backbone.step_from_times(t_out, batch, found[2][1], model.constants)
     itl = step.copy()
