@@ -28,7 +28,7 @@ from wattgpu_lite.errors import (
     SpecError,
     UnsupportedModelError,
 )
-from wattgpu_lite.specs.gpu import ARCHITECTURES, MEMORY_TYPES
+from wattgpu_lite.specs.gpu_fields import ARCHITECTURES, MEMORY_TYPES
 from wattgpu_lite.specs.plausible import PARAMS_MAX_B, PLAUSIBLE, plausible_range
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 

@@ -1,6 +1,7 @@
 """Chapter 0 — what is being run on what: the GPU and LLM spec sheets.
 
-- :mod:`~wattgpu_lite.specs.gpu`: the :class:`GPU` dataclass, validated field by field;
+- :mod:`~wattgpu_lite.specs.gpu`: the :class:`GPU` dataclass, validated field by field (each
+  field's bounds and spellings: :mod:`~wattgpu_lite.specs.gpu_fields`);
 - :mod:`~wattgpu_lite.specs.llm`: the :class:`LLM` dataclass, built from a Hugging Face config.json;
 - :mod:`~wattgpu_lite.specs.llm_config`, :mod:`~wattgpu_lite.specs.hf_config`,
   :mod:`~wattgpu_lite.specs.hf_family`, :mod:`~wattgpu_lite.specs.params`,
