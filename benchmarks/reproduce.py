@@ -17,9 +17,10 @@ import sys
 
 import numpy as np
 
-from wattgpu_lite.datafiles import data_dir, read_json
+from wattgpu_lite.datafiles import data_dir
 from wattgpu_lite.hybrid.fit import protocol
 from wattgpu_lite.hybrid.report import results as report
+from wattgpu_lite.jsonfiles import read_json
 
 KEYS = ["llm", "gpu", "scenario", "target", "regime", "candidate"]
 RTOL = 1e-5  # the shipped CSV keeps 6 significant figures

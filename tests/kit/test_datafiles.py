@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from wattgpu_lite import datafiles as D
+from wattgpu_lite import jsonfiles as J
 from wattgpu_lite.errors import ConfigError, DataFileError
 
 
@@ -43,27 +44,27 @@ def test_a_real_file_is_a_file(tmp_path):
 def test_bad_json_is_one_error_naming_the_file(tmp_path, data, words):
     path = _write(tmp_path, "spec.json", data)
     with pytest.raises(ConfigError, match=words) as err:
-        D.read_json(path, error=ConfigError, sha256=None)
+        J.read_json(path, error=ConfigError, sha256=None)
     assert "spec.json" in str(err.value)
 
 
 def test_missing_directory_and_oversized_files(tmp_path):
     with pytest.raises(DataFileError, match="not found or not a regular file; check the path"):
-        D.read_json(tmp_path / "nope.json")
+        J.read_json(tmp_path / "nope.json")
     with pytest.raises(DataFileError, match="not a regular file"):
-        D.read_json(tmp_path)
+        J.read_json(tmp_path)
     big = _write(tmp_path, "big.json", b" " * 2000 + b"{}")
     with pytest.raises(DataFileError, match="larger than 1,000 bytes"):
-        D.read_json(big, max_bytes=1000)
+        J.read_json(big, max_bytes=1000)
 
 
 def test_a_pinned_digest_is_checked_and_none_opts_out(tmp_path):
     path = _write(tmp_path, "mine.json", b'{"a": 1}')
     right = hashlib.sha256(b'{"a": 1}').hexdigest()
-    assert D.read_json(path, sha256=right) == {"a": 1}
+    assert J.read_json(path, sha256=right) == {"a": 1}
     with pytest.raises(DataFileError, match="checksum mismatch"):
-        D.read_json(path, sha256="0" * 64)
-    assert D.read_json(path, sha256=None) == {"a": 1}
+        J.read_json(path, sha256="0" * 64)
+    assert J.read_json(path, sha256=None) == {"a": 1}
 
 
 @pytest.mark.parametrize(

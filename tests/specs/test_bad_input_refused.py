@@ -20,7 +20,6 @@ import pytest
 from config_fixtures import config, refused
 
 import wattgpu_lite as wl
-from wattgpu_lite.datafiles import DuplicateKeyError, parse_json, unique_keys
 from wattgpu_lite.errors import (
     ConfigError,
     DataFileError,
@@ -28,6 +27,7 @@ from wattgpu_lite.errors import (
     SpecError,
     UnsupportedModelError,
 )
+from wattgpu_lite.jsonfiles import DuplicateKeyError, parse_json, unique_keys
 from wattgpu_lite.specs.gpu_fields import ARCHITECTURES, MEMORY_TYPES
 from wattgpu_lite.specs.plausible import PARAMS_MAX_B, PLAUSIBLE, plausible_range
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.datafiles import parse_json
 from wattgpu_lite.errors import ConfigError, DataFileError, SpecError
+from wattgpu_lite.jsonfiles import parse_json
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"

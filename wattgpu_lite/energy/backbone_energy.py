@@ -24,9 +24,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from wattgpu_lite.datafiles import data_dir, read_json
+from wattgpu_lite.datafiles import data_dir
 from wattgpu_lite.energy import backbone, physical
 from wattgpu_lite.energy.args import Workload
+from wattgpu_lite.jsonfiles import read_json
 
 SHIPPED_MODEL_DIR = "models/wattgpu_hybrid"  # built by data/scripts/build_hybrid_model.py
 DYNAMIC = ("compute", "parameter_reads", "kv_writes", "attention_reads")

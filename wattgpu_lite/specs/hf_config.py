@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from wattgpu_lite.checks import check_count
-from wattgpu_lite.datafiles import DuplicateKeyError, read_bytes, refuse_folder, unique_keys
+from wattgpu_lite.datafiles import read_bytes, refuse_folder
 from wattgpu_lite.errors import ConfigError
+from wattgpu_lite.jsonfiles import DuplicateKeyError, unique_keys
 from wattgpu_lite.specs.params import Family, family, with_overrides
 from wattgpu_lite.specs.plausible import plausible_range
 

@@ -1,7 +1,7 @@
 """Turn what a user types into a GPU or an LLM: an object, a catalog name, a dict or a JSON file.
 
 Used by ``WattGPU.predict``, ``wl.predict``, ``rank_gpus`` and the CLI (``--llm NAME|config.json
---gpu NAME|spec.json``). Files are read by :func:`wattgpu_lite.datafiles.read_json` (size, depth,
+--gpu NAME|spec.json``). Files are read by :func:`wattgpu_lite.jsonfiles.read_json` (size, depth,
 encoding and shape checked; a JSON list is not a spec). A spec or config that borrows a catalog
 entry's name but not its numbers is refused: the name would claim measurements it never had.
 
@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import fields, replace
 from typing import Any
 
-from wattgpu_lite.datafiles import as_path, is_file, read_json, refuse_folder
+from wattgpu_lite.datafiles import as_path, is_file, refuse_folder
 from wattgpu_lite.errors import (
     ConfigError,
     InvalidInputError,
@@ -30,6 +30,7 @@ from wattgpu_lite.errors import (
     UnknownLLMError,
     WattGPUError,
 )
+from wattgpu_lite.jsonfiles import read_json
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
 
 MAX_SPEC_BYTES = 2**20  # a GPU spec or a config.json is a few kB; 1 MiB is surely something else

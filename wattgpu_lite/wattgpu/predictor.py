@@ -23,8 +23,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.datafiles import data_dir, fix_for, read_json
+from wattgpu_lite.datafiles import data_dir, fix_for
 from wattgpu_lite.errors import DataFileError, UnsupportedModelError
+from wattgpu_lite.jsonfiles import read_json
 from wattgpu_lite.runs.measurements import LAMBDA_QPS
 from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm

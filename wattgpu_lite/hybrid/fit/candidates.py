@@ -10,8 +10,9 @@ from functools import cache
 
 import numpy as np
 
-from wattgpu_lite.datafiles import data_dir, read_json
+from wattgpu_lite.datafiles import data_dir
 from wattgpu_lite.hybrid.predict.correction import FEATURE_GROUPS
+from wattgpu_lite.jsonfiles import read_json
 
 PATH = "hybrid/candidates.json"
 SCORE_DECIMALS = 2  # scores (MdAPE, %) are compared to 0.01 percentage points

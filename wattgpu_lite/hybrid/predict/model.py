@@ -19,9 +19,10 @@ from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 
-from wattgpu_lite.datafiles import data_dir, read_bytes, read_json
+from wattgpu_lite.datafiles import data_dir, read_bytes
 from wattgpu_lite.energy.backbone import Constants
 from wattgpu_lite.hybrid.predict.correction import Correction
+from wattgpu_lite.jsonfiles import read_json
 
 HYBRID_DIR = "models/wattgpu_hybrid"
 SCHEMA_VERSION = 2
