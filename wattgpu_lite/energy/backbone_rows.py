@@ -47,8 +47,9 @@ def layouts_per_row(num_gpus, n: int) -> Sequence[Parallel]:
     """One Parallel per row from a count, a Parallel, or a sequence of either (a :class:`Coded`
     one stays coded)."""
     if isinstance(num_gpus, Coded):  # each distinct value the rows use converted once
-        distinct, code = unique_by_identity(num_gpus)
-        return Coded([as_layout(_plain(v)) for v in distinct], code)
+        used = np.bincount(num_gpus.code, minlength=len(num_gpus.distinct)) > 0
+        distinct = zip(num_gpus.distinct, used.tolist(), strict=True)
+        return Coded([as_layout(_plain(v)) if u else None for v, u in distinct], num_gpus.code)
     if isinstance(num_gpus, Parallel) or np.ndim(num_gpus) == 0:
         return [as_layout(_plain(num_gpus))] * n
     distinct, code = unique_by_identity(list(num_gpus))  # each distinct value converted once
@@ -218,8 +219,8 @@ def build_once(
     layouts = layouts_per_row(num_gpus, n)
     if groups is None:
         configs, code = _codes(llms, gpus, layouts, formats)
-    else:  # a configuration per group, in the order of the groups' first rows
-        code, first = unique_rows([groups])
+    else:  # a configuration per group, from any of its rows
+        code, first = uniques.dense_groups(groups)
         configs = _configs_at(llms, gpus, layouts, formats, rows=first)
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()

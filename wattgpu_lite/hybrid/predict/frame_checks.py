@@ -87,19 +87,20 @@ class FrameRequests:
 
     ok: np.ndarray  # bool
     message: np.ndarray  # object: str
-    # the layout, formats and engine, coded by the row's configuration (None where not ok)
-    layout: Coded  # Parallel
-    weights: Coded  # the served format
+    # per row, as checked where ok (any value where not)
     rate_qps: np.ndarray  # req/s; NaN in batch mode
     batch: np.ndarray  # sequences; NaN at a rate
-    t_in: np.ndarray  # tokens, as checked
+    t_in: np.ndarray  # tokens
     t_out: np.ndarray
+    # each row's configuration, a group of rows with one LLM, GPU and equal configuration cells
+    # (the last group: the rows not ok); the next five have one entry per group, read at a
+    # row's group (``subset(layout, group[rows])``), not at every row
+    group: np.ndarray
+    layout: Coded  # Parallel (None: the rows not ok)
+    weights: Coded  # the served format
     kv_cache: Coded  # the KV-cache format ("auto", "fp8", ...)
     engine: Coded  # the engine's name
-    max_num_seqs: np.ndarray  # the concurrency limit; NaN where not ok
-    # each row's configuration: the codes of the layout's, formats' and engine's Coded, a group
-    # of rows with one LLM, GPU and equal configuration cells
-    group: np.ndarray
+    max_num_seqs: np.ndarray  # the concurrency limit; NaN: the rows not ok
 
 
 def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
@@ -144,12 +145,12 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
         ok[i] = True
         for key in ("rate_qps", "batch", "t_in", "t_out"):
             load[key][i] = getattr(req, key)
-    nan = np.where(ok, 0.0, np.nan)
     kept = np.where(ok, group, len(first))  # the rows' groups; len(first): None, a row not ok
-    numbers = {k: load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")}
+    numbers = {k: load[k] for k in ("rate_qps", "batch", "t_in", "t_out")}
     named = zip(("layout", "weights", "kv_cache", "engine"), choices, strict=True)
-    coded = {k: uniques.by_value([*v, None], kept) for k, v in named}  # equal layouts: one
-    limit = np.array(limits, dtype=float)[group] + nan
+    per_group = np.arange(len(first) + 1)  # equal layouts (formats, engines): one object
+    coded = {k: uniques.by_value([*v, None], per_group) for k, v in named}
+    limit = np.array([*limits, np.nan], dtype=float)
     return FrameRequests(ok=ok, message=message, **coded, **numbers, max_num_seqs=limit, group=kept)
 
 
@@ -244,7 +245,7 @@ def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):
     """Each row's group of equal (LLM, GPU, and cells of :data:`CONFIG_COLUMNS`) and the first
     row of each group, groups in the order of their first rows (``li``, ``gi``: each row's LLM
     and GPU, by identity). Cells are equal when :func:`_key` is."""
-    codes = [li, gi]
+    codes = [li * (int(gi.max(initial=0)) + 1) + gi]  # the (LLM, GPU) pairs: one hash pass
     for values in (raw[c] for c in CONFIG_COLUMNS if c in raw):
         if values.dtype.kind in "iuf":  # numbers (NaN: blank); 2.0 and 2 alike, as _key
             codes.append(pd.factorize(values)[0])
