@@ -3,7 +3,8 @@
 A table of 10^4 (LLM, GPU, GPU count, weight and KV-cache format, engine, workload) rows usually
 names a few dozen configurations: their spec-sheet and config numbers
 (:mod:`wattgpu_lite.energy.args`) and KV-cache capacity (:mod:`wattgpu_lite.energy.occupancy`, the
-kit's one definition) are computed once each and gathered, at microseconds per row.
+kit's one definition) are computed once each (:mod:`~wattgpu_lite.energy.config_rows`) and
+gathered, at microseconds per row.
 """
 
 from __future__ import annotations
@@ -11,24 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
 from wattgpu_lite.energy import uniques
-from wattgpu_lite.energy.args import (
-    Deployment,
-    ModelRecord,
-    deploy_args,
-    llm_args,
-    model_gpu_args,
-    model_peak_kinds,
-)
-from wattgpu_lite.energy.backbone_step import PEAK_KINDS, Rows
-from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
-from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_blocks, offline_in_flight, seqs_in
+from wattgpu_lite.energy.args import Deployment, ModelRecord
+from wattgpu_lite.energy.backbone_step import Rows
+from wattgpu_lite.energy.config_rows import ConfigRow, Stacked, config_row, stacked
+from wattgpu_lite.energy.occupancy import MEM_UTIL, offline_in_flight, seqs_in
 from wattgpu_lite.energy.uniques import Coded, take, unique_by_identity, unique_rows
-from wattgpu_lite.specs.engine import engine as engine_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
@@ -39,8 +31,6 @@ CACHED_UP_TO = 64  # configurations in a list kept (a predict, a ranking); a lon
 CONFIG_ROWS_CACHED = 4096  # single configurations whose rows are kept (:func:`_configured_one`)
 # the Rows field of each column of model_gpu_args (a Hardware; its static_w: not a field)
 HW_FIELDS = ("alpha", "e_bit", "flops", "bandwidth", "tdp_w", None, "alpha_expert", "flops_expert")
-# what configurations give (:func:`_stacked`): their arrays, KV blocks and default limits
-Stacked = tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]
 
 
 def layouts_per_row(num_gpus, n: int) -> Sequence[Parallel]:
@@ -113,53 +103,9 @@ def _formats(weights, kv_cache, engine, n: int) -> Sequence:
     return Coded([tuple(p[i] for p in parts) for i in first], group)
 
 
-class ConfigRow(NamedTuple):
-    """What one (LLM, GPU, layout, (weights, KV cache, engine)) configuration gives the backbone,
-    not the tokens: its records and numbers (:func:`_config_row`), immutable."""
-
-    model: tuple  # llm_args
-    hw: tuple  # model_gpu_args, each tensor group at its own format's peak
-    deploy: tuple  # deploy_args
-    n_layers: float
-    params_b: float
-    num_gpus: float
-    idle_spec_w: float
-    peak_kind: tuple[int, int]  # PEAK_KINDS index of each tensor group's peak
-    blocks: float  # kv_blocks: the replica's KV blocks
-    limit: float  # the engine's default concurrency limit
-    flat: bytes  # every number above in order, as float64 bytes (:func:`_stacked` joins them)
-
-
-def _config_row(config: tuple) -> ConfigRow:
-    """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))."""
-    m, g, count, (w, kv, eng) = (uniques.unhashed(x) for x in config)
-    model = tuple(llm_args(m, w, kv))
-    hw = tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, weights=w))
-    deploy, numbers = tuple(deploy_args(g, count)), (m.n_layers, m.params_b, count.num_gpus)
-    kinds = tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w))
-    blocks, limit = kv_blocks(m, g, count, w, kv_cache=kv, engine=eng), engine_of(eng).max_num_seqs
-    parts = (model, hw, deploy, *numbers, g.idle_power_w, kinds, blocks, limit)
-    flat = np.array([x for p in parts for x in (p if isinstance(p, tuple) else (p,))], dtype=float)
-    return ConfigRow._make((*parts, flat.tobytes()))
-
-
-def _stacked(rows: list[ConfigRow]) -> Stacked:
-    """The configurations' arrays, one row per configuration, their KV blocks and their
-    engines' default concurrency limits, from their :class:`ConfigRow` (their bytes joined:
-    one array, whose columns are the fields; a field of a tuple a 2-D block)."""
-    flat = np.frombuffer(b"".join([r.flat for r in rows]), dtype=float).reshape(len(rows), -1)
-    arrays, at = {}, 0
-    for k, v in zip(ConfigRow._fields[:-1], rows[0][:-1], strict=True):
-        width = len(v) if isinstance(v, tuple) else 1
-        arrays[k] = (flat[:, at : at + width] if isinstance(v, tuple) else flat[:, at]).copy()
-        at += width
-    arrays["peak_kind"] = arrays["peak_kind"].astype(np.int64)
-    return arrays, arrays.pop("blocks"), arrays.pop("limit")
-
-
 @dataclass(frozen=True)
 class Built:
-    """Rows' distinct configurations, built once: their arrays (:func:`_stacked`), each
+    """Rows' distinct configurations, built once: their arrays (:func:`stacked`), each
     row's configuration and its KV capacity (sequences). :meth:`rows` gathers the backbone's
     :class:`Rows` of any subset of the rows, as :func:`build` of that subset would."""
 
@@ -240,17 +186,17 @@ def _configured_once(configs: tuple[tuple, ...]) -> Stacked:
     try:
         if len(configs) <= CACHED_UP_TO:
             return _configured(configs)
-        return _stacked([_configured_one(c) for c in configs])
+        return stacked([_configured_one(c) for c in configs])
     except TypeError:  # unhashable: built afresh (a TypeError of the build itself raises again)
-        return _stacked([_config_row(c) for c in configs])
+        return stacked([config_row(c) for c in configs])
 
 
 @lru_cache(maxsize=CONFIGS_CACHED)
 def _configured(configs: tuple[tuple, ...]) -> Stacked:
-    """What depends on the configurations alone, not on the tokens (:func:`_stacked`: the KV
+    """What depends on the configurations alone, not on the tokens (:func:`stacked`: the KV
     blocks are the first half of :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`),
     read-only (shared by every call that names them)."""
-    arrays, blocks, limit = _stacked([_configured_one(c) for c in configs])
+    arrays, blocks, limit = stacked([_configured_one(c) for c in configs])
     for a in (blocks, limit, *arrays.values()):
         a.flags.writeable = False
     return arrays, blocks, limit
@@ -258,6 +204,7 @@ def _configured(configs: tuple[tuple, ...]) -> Stacked:
 
 @lru_cache(maxsize=CONFIG_ROWS_CACHED)
 def _configured_one(config: tuple) -> ConfigRow:
-    """:func:`_config_row` of one configuration, kept: a long table's configurations are each
-    built once, then gathered from here by every call that names them. Immutable."""
-    return _config_row(config)
+    """:func:`~wattgpu_lite.energy.config_rows.config_row` of one configuration, kept: a long
+    table's configurations are each built once, then gathered from here by every call that
+    names them. Immutable."""
+    return config_row(config)
