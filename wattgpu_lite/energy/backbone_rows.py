@@ -118,14 +118,16 @@ class Built:
     def rows(self, part: np.ndarray | slice = slice(None)) -> tuple[Rows, np.ndarray]:
         """(Rows, capacities) of the rows ``part``, in its order."""
         a, code = self.arrays, self.code[part]
-        hw = a["hw"][code]
+        # a field per row of each block, gathered by column: each field contiguous, as the
+        # physics reads it (a row of a gathered (rows, fields) block would be strided)
+        model, hw, deploy = (np.take(a[k].T, code, axis=1) for k in ("model", "hw", "deploy"))
         rows = Rows(
-            model=ModelRecord._make(a["model"][code].T),
+            model=ModelRecord._make(model),
             **{k: a[k][code] for k in ("n_layers", "num_gpus", "params_b", "idle_spec_w")},
-            **{k: hw[:, j] for j, k in enumerate(HW_FIELDS) if k},
+            **{k: hw[j] for j, k in enumerate(HW_FIELDS) if k},
             t_in=self.t_in[part].copy(),
             t_out=self.t_out[part].copy(),
-            deploy=Deployment._make(a["deploy"][code].T),
+            deploy=Deployment._make(deploy),
             peak_kind=a["peak_kind"][code, 0],
             peak_kind_expert=a["peak_kind"][code, 1],
         )
