@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
+from wattgpu_lite.hybrid.predict import frame_cells as C
 from wattgpu_lite.hybrid.predict import frame_checks as F
 from wattgpu_lite.specs import frame as frame_inputs
 
@@ -106,8 +107,8 @@ def test_a_row_refused_for_its_tokens_alone_gets_the_message_predict_raises():
         at_rate = np.isnan(row["batch"])
         load = {"rate_qps": row["rate_qps"]} if at_rate else {"batch": int(row["batch"])}
         with pytest.raises(wl.errors.InvalidInputError) as err:
-            wl.predict(row["llm"], row["gpu"], **load, t_in=F._plain(row["t_in"]),
-                       t_out=F._plain(row["t_out"]))  # fmt: skip
+            wl.predict(row["llm"], row["gpu"], **load, t_in=C.plain(row["t_in"]),
+                       t_out=C.plain(row["t_out"]))  # fmt: skip
         assert out["message"][i] == str(err.value), i
 
 

@@ -3,7 +3,8 @@
 A table of 10^4 (LLM, GPU, GPU count, weight and KV-cache format, engine, workload) rows usually
 names a few dozen configurations: their spec-sheet and config numbers
 (:mod:`wattgpu_lite.energy.args`) and KV-cache capacity (:mod:`wattgpu_lite.energy.occupancy`, the
-kit's one definition) are computed once each and gathered, at microseconds per row.
+kit's one definition) are computed once each (:mod:`~wattgpu_lite.energy.config_rows`) and
+gathered, at microseconds per row.
 """
 
 from __future__ import annotations
@@ -11,24 +12,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 import numpy as np
 
 from wattgpu_lite.energy import uniques
-from wattgpu_lite.energy.args import (
-    Deployment,
-    ModelRecord,
-    deploy_args,
-    llm_args,
-    model_gpu_args,
-    model_peak_kinds,
-)
-from wattgpu_lite.energy.backbone_step import PEAK_KINDS, Rows
-from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
-from wattgpu_lite.energy.occupancy import MEM_UTIL, kv_blocks, offline_in_flight, seqs_in
+from wattgpu_lite.energy.args import Deployment, ModelRecord
+from wattgpu_lite.energy.backbone_step import Rows
+from wattgpu_lite.energy.config_rows import ConfigRow, Stacked, config_row, stacked
+from wattgpu_lite.energy.occupancy import MEM_UTIL, offline_in_flight, seqs_in
 from wattgpu_lite.energy.uniques import Coded, take, unique_by_identity, unique_rows
-from wattgpu_lite.specs.engine import engine as engine_of
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
@@ -39,16 +31,15 @@ CACHED_UP_TO = 64  # configurations in a list kept (a predict, a ranking); a lon
 CONFIG_ROWS_CACHED = 4096  # single configurations whose rows are kept (:func:`_configured_one`)
 # the Rows field of each column of model_gpu_args (a Hardware; its static_w: not a field)
 HW_FIELDS = ("alpha", "e_bit", "flops", "bandwidth", "tdp_w", None, "alpha_expert", "flops_expert")
-# what configurations give (:func:`_stacked`): their arrays, KV blocks and default limits
-Stacked = tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]
 
 
 def layouts_per_row(num_gpus, n: int) -> Sequence[Parallel]:
     """One Parallel per row from a count, a Parallel, or a sequence of either (a :class:`Coded`
     one stays coded)."""
     if isinstance(num_gpus, Coded):  # each distinct value the rows use converted once
-        distinct, code = unique_by_identity(num_gpus)
-        return Coded([as_layout(_plain(v)) for v in distinct], code)
+        used = np.bincount(num_gpus.code, minlength=len(num_gpus.distinct)) > 0
+        distinct = zip(num_gpus.distinct, used.tolist(), strict=True)
+        return Coded([as_layout(_plain(v)) if u else None for v, u in distinct], num_gpus.code)
     if isinstance(num_gpus, Parallel) or np.ndim(num_gpus) == 0:
         return [as_layout(_plain(num_gpus))] * n
     distinct, code = unique_by_identity(list(num_gpus))  # each distinct value converted once
@@ -112,53 +103,9 @@ def _formats(weights, kv_cache, engine, n: int) -> Sequence:
     return Coded([tuple(p[i] for p in parts) for i in first], group)
 
 
-class ConfigRow(NamedTuple):
-    """What one (LLM, GPU, layout, (weights, KV cache, engine)) configuration gives the backbone,
-    not the tokens: its records and numbers (:func:`_config_row`), immutable."""
-
-    model: tuple  # llm_args
-    hw: tuple  # model_gpu_args, each tensor group at its own format's peak
-    deploy: tuple  # deploy_args
-    n_layers: float
-    params_b: float
-    num_gpus: float
-    idle_spec_w: float
-    peak_kind: tuple[int, int]  # PEAK_KINDS index of each tensor group's peak
-    blocks: float  # kv_blocks: the replica's KV blocks
-    limit: float  # the engine's default concurrency limit
-    flat: bytes  # every number above in order, as float64 bytes (:func:`_stacked` joins them)
-
-
-def _config_row(config: tuple) -> ConfigRow:
-    """The :class:`ConfigRow` of one (LLM, GPU, layout, (weights, KV cache, engine))."""
-    m, g, count, (w, kv, eng) = (uniques.unhashed(x) for x in config)
-    model = tuple(llm_args(m, w, kv))
-    hw = tuple(model_gpu_args(m, g, 0.0, PHYSICAL_BASIS, weights=w))
-    deploy, numbers = tuple(deploy_args(g, count)), (m.n_layers, m.params_b, count.num_gpus)
-    kinds = tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w))
-    blocks, limit = kv_blocks(m, g, count, w, kv_cache=kv, engine=eng), engine_of(eng).max_num_seqs
-    parts = (model, hw, deploy, *numbers, g.idle_power_w, kinds, blocks, limit)
-    flat = np.array([x for p in parts for x in (p if isinstance(p, tuple) else (p,))], dtype=float)
-    return ConfigRow._make((*parts, flat.tobytes()))
-
-
-def _stacked(rows: list[ConfigRow]) -> Stacked:
-    """The configurations' arrays, one row per configuration, their KV blocks and their
-    engines' default concurrency limits, from their :class:`ConfigRow` (their bytes joined:
-    one array, whose columns are the fields; a field of a tuple a 2-D block)."""
-    flat = np.frombuffer(b"".join([r.flat for r in rows]), dtype=float).reshape(len(rows), -1)
-    arrays, at = {}, 0
-    for k, v in zip(ConfigRow._fields[:-1], rows[0][:-1], strict=True):
-        width = len(v) if isinstance(v, tuple) else 1
-        arrays[k] = (flat[:, at : at + width] if isinstance(v, tuple) else flat[:, at]).copy()
-        at += width
-    arrays["peak_kind"] = arrays["peak_kind"].astype(np.int64)
-    return arrays, arrays.pop("blocks"), arrays.pop("limit")
-
-
 @dataclass(frozen=True)
 class Built:
-    """Rows' distinct configurations, built once: their arrays (:func:`_stacked`), each
+    """Rows' distinct configurations, built once: their arrays (:func:`stacked`), each
     row's configuration and its KV capacity (sequences). :meth:`rows` gathers the backbone's
     :class:`Rows` of any subset of the rows, as :func:`build` of that subset would."""
 
@@ -171,14 +118,16 @@ class Built:
     def rows(self, part: np.ndarray | slice = slice(None)) -> tuple[Rows, np.ndarray]:
         """(Rows, capacities) of the rows ``part``, in its order."""
         a, code = self.arrays, self.code[part]
-        hw = a["hw"][code]
+        # a field per row of each block, gathered by column: each field contiguous, as the
+        # physics reads it (a row of a gathered (rows, fields) block would be strided)
+        model, hw, deploy = (np.take(a[k].T, code, axis=1) for k in ("model", "hw", "deploy"))
         rows = Rows(
-            model=ModelRecord._make(a["model"][code].T),
+            model=ModelRecord._make(model),
             **{k: a[k][code] for k in ("n_layers", "num_gpus", "params_b", "idle_spec_w")},
-            **{k: hw[:, j] for j, k in enumerate(HW_FIELDS) if k},
+            **{k: hw[j] for j, k in enumerate(HW_FIELDS) if k},
             t_in=self.t_in[part].copy(),
             t_out=self.t_out[part].copy(),
-            deploy=Deployment._make(a["deploy"][code].T),
+            deploy=Deployment._make(deploy),
             peak_kind=a["peak_kind"][code, 0],
             peak_kind_expert=a["peak_kind"][code, 1],
         )
@@ -218,8 +167,8 @@ def build_once(
     layouts = layouts_per_row(num_gpus, n)
     if groups is None:
         configs, code = _codes(llms, gpus, layouts, formats)
-    else:  # a configuration per group, in the order of the groups' first rows
-        code, first = unique_rows([groups])
+    else:  # a configuration per group, from any of its rows
+        code, first = uniques.dense_groups(groups)
         configs = _configs_at(llms, gpus, layouts, formats, rows=first)
     configs = [(m, g, c, f if isinstance(f, tuple) else (f, None, None)) for m, g, c, f in configs]
     t_in = np.broadcast_to(np.asarray(t_in, dtype=float), (n,)).copy()
@@ -239,17 +188,17 @@ def _configured_once(configs: tuple[tuple, ...]) -> Stacked:
     try:
         if len(configs) <= CACHED_UP_TO:
             return _configured(configs)
-        return _stacked([_configured_one(c) for c in configs])
+        return stacked([_configured_one(c) for c in configs])
     except TypeError:  # unhashable: built afresh (a TypeError of the build itself raises again)
-        return _stacked([_config_row(c) for c in configs])
+        return stacked([config_row(c) for c in configs])
 
 
 @lru_cache(maxsize=CONFIGS_CACHED)
 def _configured(configs: tuple[tuple, ...]) -> Stacked:
-    """What depends on the configurations alone, not on the tokens (:func:`_stacked`: the KV
+    """What depends on the configurations alone, not on the tokens (:func:`stacked`: the KV
     blocks are the first half of :func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs`),
     read-only (shared by every call that names them)."""
-    arrays, blocks, limit = _stacked([_configured_one(c) for c in configs])
+    arrays, blocks, limit = stacked([_configured_one(c) for c in configs])
     for a in (blocks, limit, *arrays.values()):
         a.flags.writeable = False
     return arrays, blocks, limit
@@ -257,6 +206,7 @@ def _configured(configs: tuple[tuple, ...]) -> Stacked:
 
 @lru_cache(maxsize=CONFIG_ROWS_CACHED)
 def _configured_one(config: tuple) -> ConfigRow:
-    """:func:`_config_row` of one configuration, kept: a long table's configurations are each
-    built once, then gathered from here by every call that names them. Immutable."""
-    return _config_row(config)
+    """:func:`~wattgpu_lite.energy.config_rows.config_row` of one configuration, kept: a long
+    table's configurations are each built once, then gathered from here by every call that
+    names them. Immutable."""
+    return config_row(config)

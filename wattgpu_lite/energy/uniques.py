@@ -54,13 +54,18 @@ class Hashed(tuple):
 def hashed_at(objects: Sequence, rows) -> list:
     """``[objects[i] for i in rows]``, each distinct object (by identity) wrapped once in a
     :class:`Hashed`; the objects themselves when one cannot be hashed (its cache's own
-    TypeError path then builds it afresh)."""
-    distinct, code = unique_by_identity(objects)
+    TypeError path then builds it afresh). A :class:`Coded` sequence's own codes are read at
+    ``rows`` alone (each distinct object it holds wrapped once)."""
+    if isinstance(objects, Coded):
+        distinct, code = objects.distinct, objects.code[rows]
+    else:
+        distinct, code = unique_by_identity(objects)
+        code = code[rows]
     try:
         kept = [Hashed(o) for o in distinct]
     except TypeError:
         kept = distinct
-    return [kept[k] for k in code[rows].tolist()]
+    return [kept[k] for k in code.tolist()]
 
 
 def unhashed(value):
@@ -122,6 +127,21 @@ def unique_rows(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     rises = np.ones(len(group), dtype=bool)
     rises[1:] = group[1:] > np.maximum.accumulate(group)[:-1]
     return group, np.flatnonzero(rises)
+
+
+def dense_groups(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's group renumbered from 0, in the order of the groups' own codes, and one row of
+    each group (any: the caller's groups are of equal rows), from an array as long as the
+    codes reach, not a hash table: codes from 0 to a few times the row count (a checked frame's
+    groups); any others through :func:`unique_rows`."""
+    groups = np.asarray(groups, dtype=np.int64)
+    if not len(groups) or groups.min() < 0 or groups.max() > 4 * len(groups):
+        return unique_rows([groups])
+    row = np.zeros(int(groups.max()) + 1, dtype=np.int64)
+    row[groups] = np.arange(len(groups))  # a repeated code keeps one of its rows
+    used = np.zeros(len(row), dtype=bool)
+    used[groups] = True
+    return (np.cumsum(used) - 1)[groups], row[used]
 
 
 def take(values: Sequence, codes: np.ndarray) -> list:

@@ -17,9 +17,10 @@ import pandas as pd
 from wattgpu_lite import checks
 from wattgpu_lite.energy import uniques
 from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
-from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.hybrid.predict.frame_cells import cells_of, or_message, plain, tokens_messages
 from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
-from wattgpu_lite.specs.frame import NUMERIC_COLUMNS, TEXT_COLUMNS, blank, checked_loads, within
+from wattgpu_lite.specs.frame import NUMERIC_COLUMNS, TEXT_COLUMNS, blank, checked_loads
 from wattgpu_lite.specs.frame import check_columns as check_columns
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -28,15 +29,6 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 CONFIG_COLUMNS = ("num_gpus", "tp", "ep", "weights", "kv_cache", "engine", "max_num_seqs")
 CHECKED_CACHED = 4096  # distinct (LLM, GPU, configuration cells) whose checks are kept (_checked)
 _NAN = float("nan")  # every blank float cell of a cache key, one object (NaN is not equal to NaN)
-
-
-def _plain(value):
-    """A cell as Python: integral floats (a column with a blank is float) as int."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 def _layout_and_format(model, device, cells: dict) -> tuple:
@@ -87,19 +79,20 @@ class FrameRequests:
 
     ok: np.ndarray  # bool
     message: np.ndarray  # object: str
-    # the layout, formats and engine, coded by the row's configuration (None where not ok)
-    layout: Coded  # Parallel
-    weights: Coded  # the served format
+    # per row, as checked where ok (any value where not)
     rate_qps: np.ndarray  # req/s; NaN in batch mode
     batch: np.ndarray  # sequences; NaN at a rate
-    t_in: np.ndarray  # tokens, as checked
+    t_in: np.ndarray  # tokens
     t_out: np.ndarray
+    # each row's configuration, a group of rows with one LLM, GPU and equal configuration cells
+    # (the last group: the rows not ok); the next five have one entry per group, read at a
+    # row's group (``subset(layout, group[rows])``), not at every row
+    group: np.ndarray
+    layout: Coded  # Parallel (None: the rows not ok)
+    weights: Coded  # the served format
     kv_cache: Coded  # the KV-cache format ("auto", "fp8", ...)
     engine: Coded  # the engine's name
-    max_num_seqs: np.ndarray  # the concurrency limit; NaN where not ok
-    # each row's configuration: the codes of the layout's, formats' and engine's Coded, a group
-    # of rows with one LLM, GPU and equal configuration cells
-    group: np.ndarray
+    max_num_seqs: np.ndarray  # the concurrency limit; NaN: the rows not ok
 
 
 def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
@@ -110,7 +103,7 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     refuses (or every row, when a column holds Python objects) goes through the checks of
     ``wl.predict`` one by one, which give its message. A broken shipped data file still raises."""
     n = len(frame)
-    raw = {c: _cells_of(frame[c]) for c in (*NUMERIC_COLUMNS, *TEXT_COLUMNS) if c in frame}
+    raw = {c: cells_of(frame[c]) for c in (*NUMERIC_COLUMNS, *TEXT_COLUMNS) if c in frame}
     distinct, li = unique_by_identity(models)
     group, first = _layout_groups(raw, li, unique_by_identity(devices)[1])
     config = {c: v for c, v in raw.items() if c in CONFIG_COLUMNS}
@@ -132,24 +125,24 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
         message[i] = checked[group[i]]
     refused = np.flatnonzero(good_group[group] & ~load["ok"])  # the row's own checks say why
     tokens = refused[load["load_ok"][refused]]  # its load passes: check_tokens says why
-    message[tokens] = _tokens_messages(models, raw, tokens, load, limit=limit, known=known)
+    message[tokens] = tokens_messages(models, raw, tokens, load, limit=limit, known=known)
     said = np.zeros(n, dtype=bool)
     said[tokens] = message[tokens] != ""
     for i in refused[~said[refused]]:  # the others go through wl.predict's checks one by one
-        cells = {c: _plain(v[i]) for c, v in raw.items()}  # integral floats as int
-        req = _or_message(_row_request, (models[i], devices[i], cells, checked[group[i]]))
+        cells = {c: plain(v[i]) for c, v in raw.items()}  # integral floats as int
+        req = or_message(_row_request, (models[i], devices[i], cells, checked[group[i]]))
         if isinstance(req, str):
             message[i] = req
             continue
         ok[i] = True
         for key in ("rate_qps", "batch", "t_in", "t_out"):
             load[key][i] = getattr(req, key)
-    nan = np.where(ok, 0.0, np.nan)
     kept = np.where(ok, group, len(first))  # the rows' groups; len(first): None, a row not ok
-    numbers = {k: load[k] + nan for k in ("rate_qps", "batch", "t_in", "t_out")}
+    numbers = {k: load[k] for k in ("rate_qps", "batch", "t_in", "t_out")}
     named = zip(("layout", "weights", "kv_cache", "engine"), choices, strict=True)
-    coded = {k: uniques.by_value([*v, None], kept) for k, v in named}  # equal layouts: one
-    limit = np.array(limits, dtype=float)[group] + nan
+    per_group = np.arange(len(first) + 1)  # equal layouts (formats, engines): one object
+    coded = {k: uniques.by_value([*v, None], per_group) for k, v in named}
+    limit = np.array([*limits, np.nan], dtype=float)
     return FrameRequests(ok=ok, message=message, **coded, **numbers, max_num_seqs=limit, group=kept)
 
 
@@ -157,7 +150,7 @@ def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, 
     """Row ``i``'s cells of :data:`CONFIG_COLUMNS` (``config``: those the frame gives) as Python
     values with their type (``True`` and ``1`` are equal, but not the same cell), each blank
     float the one :data:`_NAN`: equal cells give equal keys."""
-    cells = ((c, _plain(values[i])) for c, values in config.items())
+    cells = ((c, plain(values[i])) for c, values in config.items())
     return tuple((c, type(v).__name__, _NAN if checks.is_nan(v) else v) for c, v in cells)
 
 
@@ -177,79 +170,19 @@ def _checked(model, device, key: tuple) -> tuple | str:
     :func:`_layout_and_format` checks them, or the message of the first check that fails (a
     broken shipped data file raises). Immutable: shared by every row and call that asks."""
     cells, pair = {c: v for c, _, v in key}, (uniques.unhashed(model), uniques.unhashed(device))
-    return _or_message(_layout_and_format, (*pair, cells))
-
-
-def _or_message(check, args: tuple):
-    """``check(*args)``, or its kit error's message (a broken shipped data file raises)."""
-    try:
-        return check(*args)
-    except DataFileError:
-        raise
-    except WattGPUError as err:
-        return str(err)
-
-
-def _tokens_messages(
-    models, raw: dict, rows: np.ndarray, load: dict, *, limit: np.ndarray, known: np.ndarray
-) -> np.ndarray:
-    """:func:`_tokens_message` of each row of ``rows`` (object array), made once per distinct
-    key of what :func:`checks.check_tokens` names, in its order: t_in's cell where t_in itself
-    is refused (not whole, or not from 1 to ``limit``; ``load``'s columns as floats), else
-    t_out's where t_out is, else t_in + t_out (beyond the context length); each with the limit
-    and whether the LLM gives it. A cell of a column that numpy does not hold as numbers (a
-    pandas NA) is its own key."""
-    t_in, t_out, lim = load["t_in"][rows], load["t_out"][rows], limit[rows]
-    cells = [_token_cells(raw, c, rows) for c in ("t_in", "t_out")]
-    in_ok, out_ok = within(t_in, 1, lim, whole=True), within(t_out, 1, lim, whole=True)
-    which = np.where(~in_ok, 0, np.where(~out_ok, 1, 2))
-    named = np.where(~in_ok, cells[0], np.where(~out_ok, cells[1], pd.factorize(t_in + t_out)[0]))
-    group, first = unique_rows([which, named, pd.factorize(lim)[0], known[rows]])
-    made = np.empty(len(first), dtype=object)
-    for k, i in enumerate(first):
-        made[k] = _tokens_message(models[rows[i]], raw, rows[i])
-    return made[group]
-
-
-def _token_cells(raw: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
-    """The cells of ``col`` at ``rows`` as codes, equal cells one code (numbers held by numpy,
-    compared exactly; the default where the frame has no such column), any other its own."""
-    if col not in raw:
-        return np.zeros(len(rows), dtype=np.int64)
-    values = raw[col][rows]
-    if values.dtype.kind in "iuf":
-        return pd.factorize(values)[0]
-    return np.arange(len(rows)) + 1
-
-
-def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:
-    """The message :func:`checks.check_tokens` refuses row ``i``'s tokens with, as
-    :func:`_row_request` passes them, after a load that passes (the same text); "" if they
-    pass. A broken shipped data file raises."""
-    t_in = _plain(raw["t_in"][i]) if "t_in" in raw else DEFAULT_T_IN
-    t_out = _plain(raw["t_out"][i]) if "t_out" in raw else DEFAULT_T_OUT
-    said = _or_message(checks.check_tokens, (t_in, t_out, model.context_length))
-    return said if isinstance(said, str) else ""
-
-
-def _cells_of(column: pd.Series) -> np.ndarray:
-    """A column's cells as an array: a numpy column as it is, any other (Int64 with NA, text) as
-    its Python objects, NA kept (``tolist``'s values)."""
-    if pd.api.types.is_extension_array_dtype(column.dtype):
-        return column.to_numpy(dtype=object)
-    return column.to_numpy()
+    return or_message(_layout_and_format, (*pair, cells))
 
 
 def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):
     """Each row's group of equal (LLM, GPU, and cells of :data:`CONFIG_COLUMNS`) and the first
     row of each group, groups in the order of their first rows (``li``, ``gi``: each row's LLM
     and GPU, by identity). Cells are equal when :func:`_key` is."""
-    codes = [li, gi]
+    codes = [li * (int(gi.max(initial=0)) + 1) + gi]  # the (LLM, GPU) pairs: one hash pass
     for values in (raw[c] for c in CONFIG_COLUMNS if c in raw):
         if values.dtype.kind in "iuf":  # numbers (NaN: blank); 2.0 and 2 alike, as _key
             codes.append(pd.factorize(values)[0])
         else:
-            codes.append(pd.factorize(pd.Series([_key(_plain(v)) for v in values]))[0])
+            codes.append(pd.factorize(pd.Series([_key(plain(v)) for v in values]))[0])
     return unique_rows(codes)  # groups by first appearance
 
 

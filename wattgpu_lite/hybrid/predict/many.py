@@ -81,15 +81,16 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
     idx = np.flatnonzero(req.ok)
     built = None
     if len(idx):
+        group = req.group[idx]  # the layout, formats and engine: one entry per group
         built = backbone_rows.build_once(
             subset(llms, idx),
             subset(gpus, idx),
             req.t_in[idx],
             req.t_out[idx],
-            num_gpus=subset(req.layout, idx),
-            weights=subset(req.weights, idx),
-            **{k: _rows(getattr(req, k), idx) for k in serving},
-            groups=req.group[idx],
+            num_gpus=subset(req.layout, group),
+            weights=subset(req.weights, group),
+            **{k: _rows(getattr(req, k), group) for k in serving},
+            groups=group,
         )
     return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
 

@@ -163,15 +163,11 @@ def messages(
         )
     )
     made = np.empty(len(first), dtype=object)
-    for k, i in enumerate(first):
-        made[k] = Status(status[i]).message(
-            llm[i],
-            gpu[i],
-            rate_qps[i],
-            batch[i],
-            max_batch=float(max_batch[i]),
-            capacity_qps=float(capacity_qps[i]),
-        )
+    named = (status, llm, gpu, rate_qps, batch, max_batch, capacity_qps)
+    # each group's first row as Python values (a float formats as its numpy float does)
+    rows = zip(*(np.asarray(v)[first].tolist() for v in named), strict=True)
+    for k, (s, m, g, r, b, held, qps) in enumerate(rows):
+        made[k] = Status(s).message(m, g, r, b, max_batch=float(held), capacity_qps=float(qps))
     return made[group]
 
 

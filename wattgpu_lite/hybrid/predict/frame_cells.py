@@ -1,0 +1,90 @@
+"""A checked frame's cells as Python values, and the messages of the checks that refuse them.
+
+    cells_of(column)                      # a column's cells as an array (NA kept)
+    plain(cell)                           # a cell as Python (integral floats as int)
+    or_message(check, args)               # check(*args), or its kit error's message
+    tokens_messages(models, raw, rows, load, limit=..., known=...)   # check_tokens' messages
+
+:mod:`~wattgpu_lite.hybrid.predict.frame_checks` checks every row of ``wl.predict_many``'s frame
+with these: a message is made once per distinct key of what it names, not once per row.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite import checks
+from wattgpu_lite.energy.uniques import unique_rows
+from wattgpu_lite.errors import DataFileError, WattGPUError
+from wattgpu_lite.specs.frame import within
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+
+
+def plain(value):
+    """A cell as Python: integral floats (a column with a blank is float) as int."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def or_message(check, args: tuple):
+    """``check(*args)``, or its kit error's message (a broken shipped data file raises)."""
+    try:
+        return check(*args)
+    except DataFileError:
+        raise
+    except WattGPUError as err:
+        return str(err)
+
+
+def tokens_messages(
+    models, raw: dict, rows: np.ndarray, load: dict, *, limit: np.ndarray, known: np.ndarray
+) -> np.ndarray:
+    """:func:`_tokens_message` of each row of ``rows`` (object array), made once per distinct
+    key of what :func:`checks.check_tokens` names, in its order: t_in's cell where t_in itself
+    is refused (not whole, or not from 1 to ``limit``; ``load``'s columns as floats), else
+    t_out's where t_out is, else t_in + t_out (beyond the context length); each with the limit
+    and whether the LLM gives it. A cell of a column that numpy does not hold as numbers (a
+    pandas NA) is its own key."""
+    t_in, t_out, lim = load["t_in"][rows], load["t_out"][rows], limit[rows]
+    cells = [_token_cells(raw, c, rows) for c in ("t_in", "t_out")]
+    in_ok, out_ok = within(t_in, 1, lim, whole=True), within(t_out, 1, lim, whole=True)
+    which = np.where(~in_ok, 0, np.where(~out_ok, 1, 2))
+    named = np.where(~in_ok, cells[0], np.where(~out_ok, cells[1], pd.factorize(t_in + t_out)[0]))
+    group, first = unique_rows([which, named, pd.factorize(lim)[0], known[rows]])
+    made = np.empty(len(first), dtype=object)
+    for k, i in enumerate(first):
+        made[k] = _tokens_message(models[rows[i]], raw, rows[i])
+    return made[group]
+
+
+def _token_cells(raw: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:
+    """The cells of ``col`` at ``rows`` as codes, equal cells one code (numbers held by numpy,
+    compared exactly; the default where the frame has no such column), any other its own."""
+    if col not in raw:
+        return np.zeros(len(rows), dtype=np.int64)
+    values = raw[col][rows]
+    if values.dtype.kind in "iuf":
+        return pd.factorize(values)[0]
+    return np.arange(len(rows)) + 1
+
+
+def _tokens_message(model, raw: dict[str, np.ndarray], i: int) -> str:
+    """The message :func:`checks.check_tokens` refuses row ``i``'s tokens with, as the frame's
+    checks pass them (``frame_checks._row_request``), after a load that passes (the same text);
+    "" if they pass. A broken shipped data file raises."""
+    t_in = plain(raw["t_in"][i]) if "t_in" in raw else DEFAULT_T_IN
+    t_out = plain(raw["t_out"][i]) if "t_out" in raw else DEFAULT_T_OUT
+    said = or_message(checks.check_tokens, (t_in, t_out, model.context_length))
+    return said if isinstance(said, str) else ""
+
+
+def cells_of(column: pd.Series) -> np.ndarray:
+    """A column's cells as an array: a numpy column as it is, any other (Int64 with NA, text) as
+    its Python objects, NA kept (``tolist``'s values)."""
+    if pd.api.types.is_extension_array_dtype(column.dtype):
+        return column.to_numpy(dtype=object)
+    return column.to_numpy()
