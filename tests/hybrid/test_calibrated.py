@@ -69,7 +69,12 @@ def test_the_shipped_intervals_hold_their_predictions_above_the_physics_floor(ta
 
 def test_the_table_holds_every_scored_source_with_the_chosen_candidate(table):
     chosen = F.chosen_candidates()
-    assert sorted(table["source"].unique()) == C.scored_sources(C.asked())
+    # a scored source the kit answers at its fold's calibrated constants (the LOSO table's
+    # "chosen" rows); dstack's 8xH100 sweep is answered only at the shipped ones (2 of 72 values)
+    loso = C.shipped()
+    answered = sorted(loso.loc[loso["basis"] == "chosen", "source"].unique())
+    assert sorted(table["source"].unique()) == answered
+    assert len(answered) == len(C.scored_sources(C.asked())) - 1
     assert (table["chosen"] == table["source"].map(chosen)).all()
     assert not table.duplicated(["source", "row", "quantity"]).any()
     assert set(table["quantity"]) == {
@@ -85,6 +90,10 @@ def test_the_per_row_predictions_give_the_loso_tables_scores(table):
     for basis, tag in (("chosen", "after"), ("shipped", "before")):
         mine = rows.dropna(subset=[f"ape_{tag}"]).groupby(["source", "quantity"])
         theirs = loso.xs(basis, level="basis")
+        # rows the calibrated constants do not answer are not in the table: one (source,
+        # quantity) of the shipped basis (2 ITL values of dstack's H100 vs MI300X comparison)
+        theirs = theirs[theirs.index.isin(mine.size().index)]
+        assert len(theirs) >= len(loso.xs(basis, level="basis")) - 3
         got = mine[f"ape_{tag}"].median().reindex(theirs.index)
         assert np.allclose(got, theirs["mdape_pct"], rtol=1e-4, atol=1e-4)
         ratio = mine[f"ratio_{tag}"].median().reindex(theirs.index)
