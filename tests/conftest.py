@@ -44,6 +44,7 @@ SLOW_MODULES = {
     "face/test_cli_bad_input.py": "69 CLI runs with bad input",
     "hybrid/test_bounds.py": "bounds over the catalog",
     "hybrid/test_fit_small.py": "the backbone fitted on all the runs",
+    "hybrid/test_calibrated_refit.py": "one leave-one-source-out fold refitted",
     "kit/test_core_install.py": "a fresh venv from PyPI",
     "kit/test_nbval_gate.py": "notebook kernels started",
     "kit/test_lesson_kernel.py": "notebook kernels started",

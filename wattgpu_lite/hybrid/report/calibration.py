@@ -31,7 +31,8 @@ The learned correction is not refitted, so every number is the backbone's. Run b
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 import numpy as np
@@ -86,12 +87,7 @@ def asked() -> Asked:
 def log_ratios(a: Asked, c: Constants) -> np.ndarray:
     """ln(predicted / measured) per quantity then row (NaN where the source gives no value or the
     kit no answer), the backbone at constants ``c`` asked each row as its harness ran."""
-    frame = a.frame.drop(columns="requested")
-    model = replace(external_predict.backbone_model(), constants=c)
-    pred = external_predict.engine_many(frame, 0.8, model).assign(
-        requested=a.frame["requested"].to_numpy(), **external_predict.decode_shares(frame, c)
-    )
-    scoped = external_scope.in_scope(a.rows, pred)
+    scoped = external_scope.in_scope(a.rows, external_predict.at_constants(a.frame, c))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.concatenate([np.log(scoped[q]["predicted"] / a.measured[q]) for q in QUANTITIES])
 
@@ -234,15 +230,19 @@ def leave_one_source_out(
     table: the parts are joined in the sources' order). ``stored``: :func:`held_out_source`."""
     scored = scored_sources(asked(), min_rows)
     sources = scored if only is None else [s for s in scored if s in only]
-    fold = partial(held_out_source, stored=stored)
+    return map_folds(partial(held_out_source, stored=stored), sources, workers)
+
+
+def map_folds(
+    fold: Callable[[str], pd.DataFrame], sources: list[str], workers: int = 1
+) -> pd.DataFrame:
+    """``fold`` per source, in ``workers`` processes (> 1), the parts joined in ``sources``' order."""
     if workers > 1 and len(sources) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(fold, sources))
-    else:
-        parts = [fold(s) for s in sources]
-    return pd.concat(parts, ignore_index=True)
+            return pd.concat(list(pool.map(fold, sources)), ignore_index=True)
+    return pd.concat([fold(s) for s in sources], ignore_index=True)
 
 
 def shipped() -> pd.DataFrame:

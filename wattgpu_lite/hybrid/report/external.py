@@ -149,7 +149,14 @@ def compare(level: float = 0.8, correction: bool = True) -> pd.DataFrame:
     alone."""
     keep, frame = asked()
     rows = table().iloc[keep].reset_index(drop=True)
-    scoped = external_scope.in_scope(rows, _predicted(float(level), bool(correction)))
+    pred = _predicted(float(level), bool(correction))
+    return long_form(rows, frame, external_scope.in_scope(rows, pred))
+
+
+def long_form(rows: pd.DataFrame, frame: pd.DataFrame, scoped: dict) -> pd.DataFrame:
+    """:func:`compare`'s rows for the asked ``rows``, their questions ``frame`` and the in-scope
+    answers ``scoped`` (:func:`~wattgpu_lite.hybrid.report.external_scope.in_scope`); ``ask``: the
+    position in ``rows``."""
     eco = ecologits_j_per_token([llm(n).params_active_b for n in frame["llm"]])
     parts = []
     for q, col in QUANTITIES.items():

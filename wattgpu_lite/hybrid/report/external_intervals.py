@@ -128,6 +128,14 @@ def loso_intervals(
     bands = pd.concat(
         [held_out_bands(ext, s, level, min_rows) for s in ext["source_title"].unique()]
     ).reindex(ext.index)
+    return bounded(ext, bands)
+
+
+def bounded(ext: pd.DataFrame, bands: pd.DataFrame) -> pd.DataFrame:
+    """``ext`` (with ``limit_lo``, ``limit_hi``: :func:`physical_limits`) with the interval
+    ``lo_x``, ``hi_x`` of its rows' log-residual quantiles ``bands`` (:func:`held_out_bands`,
+    indexed like ``ext``) clipped to physics, the prediction kept inside; ``covered_x``,
+    ``width_x`` = hi/lo and ``regime_depth`` (the kit's own interval where no band)."""
     predicted = ext["predicted"].to_numpy(dtype=float)
     lo = np.clip(predicted * np.exp(bands["z_lo"].to_numpy(float)), ext["limit_lo"], predicted)
     hi = np.clip(predicted * np.exp(bands["z_hi"].to_numpy(float)), predicted, ext["limit_hi"])
@@ -193,6 +201,7 @@ def per_regime(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
 
 __all__ = [
     "REGIME_KEYS",
+    "bounded",
     "held_out_bands",
     "loso_intervals",
     "per_quantity",

@@ -14,6 +14,8 @@ source measured, and eight Splitwise rows ran Llama-2-70B at 4,224 and 8,320 tok
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -100,6 +102,16 @@ def capped(frame: pd.DataFrame, level: float = 0.8, correction: bool = True) -> 
     cap = many(probe, level, correction)["max_batch"].to_numpy(dtype=float)
     limited = np.where(is_batch, np.minimum(batch, np.maximum(cap, 1.0)), np.nan)
     return frame.assign(batch=limited, requested=batch)
+
+
+def at_constants(frame: pd.DataFrame, c: backbone.Constants) -> pd.DataFrame:
+    """The backbone at constants ``c`` on the capped rows ``frame`` (:func:`capped`'s, with
+    ``requested``), with its decode shares at ``c``."""
+    asked = frame.drop(columns="requested")
+    model = replace(backbone_model(), constants=c)
+    return engine_many(asked, 0.8, model).assign(
+        requested=frame["requested"].to_numpy(), **decode_shares(asked, c)
+    )
 
 
 def predict_rows(frame: pd.DataFrame, level: float = 0.8, correction: bool = True) -> pd.DataFrame:

@@ -1,0 +1,133 @@
+"""The calibrated backbone on the held-out sources, before and after, with its nested intervals.
+
+Reads ``data/hybrid/calibrated_rows.csv`` (:mod:`~wattgpu_lite.hybrid.report.calibrated_folds`:
+each source's rows predicted by its leave-one-source-out fold's constants, with intervals from that
+fold's inner out-of-sample residuals) and scores it per source and per regime:
+
+- MdAPE = median |predicted / measured − 1| · 100 and the median predicted / measured, *before*
+  (the backbone at the shipped, Watt-Counts-only constants) and *after* (the fold's calibrated
+  constants);
+- coverage80 = the share of rows with lo ≤ measured ≤ hi, and the median width hi / lo;
+- beside them the plain roofline's and EcoLogits' MdAPE on the same rows
+  (:mod:`~wattgpu_lite.hybrid.report.external_per_gpu`).
+
+:data:`GOALS` are issue 28's targets, written down before the table was built; :func:`goals`
+says which are met. Nothing here fits or tunes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.datafiles import data_dir, read_csv
+from wattgpu_lite.hybrid.report import external, external_per_gpu
+
+MIN_ROWS = 20  # a source or regime cell is judged against the goals from this many rows
+#: issue 28's goals at 80 %: coverage band, and per quantity the largest median hi/lo and MdAPE (%)
+GOALS = {
+    "coverage80": (0.75, 0.90),
+    "ratio": (0.85, 1.15),
+    "width": {"itl_s": 2.0, "power_w": 1.5, "energy_per_token_j": 2.2},
+    "mdape_after": {
+        "itl_s": 20.0, "throughput_tokens_per_s": 25.0, "power_w": 10.0, "energy_per_token_j": 20.0
+    },
+}  # fmt: skip
+REGIMES = ("replica", "batch_band", "context_band")
+
+
+def shipped() -> pd.DataFrame:
+    """The per-row table as built by ``data/scripts/build_calibrated_intervals.py``."""
+    return read_csv(data_dir() / "hybrid" / "calibrated_rows.csv")
+
+
+def with_errors(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with each row's ratios predicted / measured and absolute percentage errors before
+    and after, whether its interval covers the measurement and its width hi / lo."""
+    measured = rows["measured"].to_numpy(dtype=float)
+    before = rows["predicted_shipped"].to_numpy(dtype=float) / measured
+    after = rows["predicted_calibrated"].to_numpy(dtype=float) / measured
+    return rows.assign(
+        ratio_before=before,
+        ratio_after=after,
+        ape_before=np.abs(before - 1) * 100,
+        ape_after=np.abs(after - 1) * 100,
+        covered=(rows["lo"] <= rows["measured"]) & (rows["measured"] <= rows["hi"]),
+        width=rows["hi"] / rows["lo"],
+    )
+
+
+def scores(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """Per ``keys``: rows, MdAPE and median ratio before and after, coverage80 and median
+    width of the intervals (``rows``: :func:`with_errors`' columns)."""
+    return (
+        rows.groupby(keys, sort=True)
+        .agg(
+            rows=("measured", "size"),
+            mdape_before=("ape_before", "median"),
+            mdape_after=("ape_after", "median"),
+            ratio_before=("ratio_before", "median"),
+            ratio_after=("ratio_after", "median"),
+            coverage80=("covered", "mean"),
+            width=("width", "median"),
+        )
+        .reset_index()
+    )
+
+
+def _for_baselines(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with ``ask`` (the position among the asked rows) and EcoLogits' J/token."""
+    keep, _ = external.asked()
+    ask = pd.Index(keep).get_indexer(rows["row"])
+    eco = external.compare(0.8, False).set_index(["ask", "quantity"])["ecologits"]
+    at = pd.MultiIndex.from_arrays([ask, rows["quantity"]])
+    return rows.assign(ask=ask, ecologits=eco.reindex(at).to_numpy())
+
+
+def per_source(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per held-out source and quantity: :func:`scores` beside the roofline's and EcoLogits'
+    MdAPE on the same rows."""
+    rows = with_errors(shipped() if table is None else table)
+    base = external_per_gpu._baselines(_for_baselines(rows), "source").reset_index()
+    return scores(rows, ["source", "quantity"]).merge(base, on=["source", "quantity"])
+
+
+def per_regime(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per quantity, regime dimension (:data:`REGIMES`: one GPU or several per replica, sequences
+    in flight ≤ 16 or more, prompt + output ≤ 1,024 tokens or more) and band: :func:`scores`."""
+    rows = with_errors(shipped() if table is None else table)
+    long = rows.melt(
+        id_vars=[c for c in rows.columns if c not in REGIMES],
+        value_vars=list(REGIMES),
+        var_name="regime",
+        value_name="band",
+    )
+    return scores(long, ["quantity", "regime", "band"])
+
+
+def _met(table: pd.DataFrame, quantity: str) -> dict[str, float]:
+    """Shares of ``table``'s cells of ``quantity`` (≥ :data:`MIN_ROWS` rows) meeting each goal."""
+    cells = table[(table["quantity"] == quantity) & (table["rows"] >= MIN_ROWS)]
+    lo, hi = GOALS["coverage80"]
+    r_lo, r_hi = GOALS["ratio"]
+    width = GOALS["width"].get(quantity, np.inf)
+    return {
+        "cells": len(cells),
+        "coverage_ok": int(cells["coverage80"].between(lo, hi).sum()),
+        "width_ok": int((cells["width"] <= width).sum()),
+        "mdape_ok": int((cells["mdape_after"] <= GOALS["mdape_after"][quantity]).sum()),
+        "ratio_ok": int(cells["ratio_after"].between(r_lo, r_hi).sum()),
+    }
+
+
+def goals(table: pd.DataFrame) -> pd.DataFrame:
+    """Per quantity, of the cells of ``table`` (:func:`per_source` or :func:`per_regime`) with at
+    least :data:`MIN_ROWS` rows: how many, and how many meet each goal of :data:`GOALS` (a
+    quantity with no width goal counts every cell as meeting it)."""
+    quantities = [q for q in GOALS["mdape_after"] if q in set(table["quantity"])]
+    return pd.DataFrame([{"quantity": q, **_met(table, q)} for q in quantities])
+
+
+def pooled(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per quantity over every held-out row: :func:`scores`."""
+    return scores(with_errors(shipped() if table is None else table), ["quantity"])

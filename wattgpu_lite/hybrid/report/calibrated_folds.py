@@ -1,0 +1,142 @@
+"""Intervals from the cross-source residuals of the *calibrated* backbone, nested inside the
+leave-one-source-out folds of :mod:`~wattgpu_lite.hybrid.report.calibration`.
+
+Per scored source s (nothing here is chosen or tuned on s):
+
+- **Outer**: the candidate s's fold chose (the ``chosen`` column of the shipped LOSO table, read,
+  never re-chosen), refitted on the Watt Counts runs and every other source
+  (:func:`~wattgpu_lite.hybrid.report.calibration.candidate_constants`), predicts s's rows: ITL,
+  power, throughput and J/token (the in-scope power over the in-scope throughput,
+  :func:`~wattgpu_lite.hybrid.report.external_scope.in_scope`).
+- **Residual pool**: per inner group g of the other sources
+  (:func:`~wattgpu_lite.hybrid.report.calibration.inner_groups`), the same candidate fitted without
+  g predicts g's rows; z = ln(measured / predicted) on those out-of-sample rows is the fold's pool
+  (s's own rows are never in it).
+- **Interval**: per regime, the (1 ∓ 0.8)/2 quantiles of the pool, with the regime keys, the
+  fallbacks and the physics clipping of :mod:`~wattgpu_lite.hybrid.report.external_intervals`
+  (:func:`~wattgpu_lite.hybrid.report.external_intervals.held_out_bands`,
+  :func:`~wattgpu_lite.hybrid.report.external_intervals.bounded`), the prediction kept inside.
+
+Four least-squares fits a source (one outer, three inner; 10-15 s each). Run by
+``data/scripts/build_calibrated_intervals.py``; the shipped table is
+``data/hybrid/calibrated_rows.csv`` (read and scored by
+:mod:`~wattgpu_lite.hybrid.report.calibrated`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from wattgpu_lite.energy import backbone_runs
+from wattgpu_lite.energy.backbone import Constants
+from wattgpu_lite.hybrid.predict.model import HybridState
+from wattgpu_lite.hybrid.report import (
+    calibration,
+    external,
+    external_intervals,
+    external_predict,
+    external_scope,
+)
+
+LEVEL = 0.8
+#: the shipped table's columns: ``row`` indexes data/external_measurements.csv
+COLUMNS = [
+    "source", "chosen", "row", "quantity", "measured", "predicted_shipped",
+    "predicted_calibrated", "lo", "hi", "regime_depth", "gpu_seen", "replica", "batch_band",
+    "context_band",
+]  # fmt: skip
+Fit = Callable[[str, backbone_runs.TrainingSet, calibration.Asked], Constants]
+
+
+def asked_rows() -> calibration.Asked:
+    """:func:`~wattgpu_lite.hybrid.report.calibration.asked` with each row's index in the external
+    table (``row``) and among the asked rows (``ask``)."""
+    a = calibration.asked()
+    keep, _ = external.asked()
+    rows = a.rows.assign(row=np.asarray(keep), ask=np.arange(len(a.rows)))
+    return calibration.Asked(rows, a.frame, a.measured)
+
+
+def scored_rows(a: calibration.Asked, c: Constants) -> pd.DataFrame:
+    """Per (row of ``a``, quantity) measured and answered, the backbone at constants ``c`` in the
+    measurement's scope (:func:`~wattgpu_lite.hybrid.report.external.long_form`'s columns), the
+    row's regime and physical limits; ``ask`` and ``row`` the indices of :func:`asked_rows`."""
+    pred = external_predict.at_constants(a.frame, c)
+    local = external.long_form(a.rows, a.frame, external_scope.in_scope(a.rows, pred))
+    limits = external_intervals.physical_limits(local, pred, a.rows)
+    local = external_intervals.regimes(local, pred).join(limits)
+    at = local["ask"].to_numpy()
+    return local.assign(ask=a.rows["ask"].to_numpy()[at], row=a.rows["row"].to_numpy()[at])
+
+
+def residual_pool(
+    ts: backbone_runs.TrainingSet,
+    train: calibration.Asked,
+    name: str,
+    fit: Fit = calibration.candidate_constants,
+) -> pd.DataFrame:
+    """The fold's pool: per inner group g of ``train``'s sources, g's rows (:func:`scored_rows`)
+    predicted by candidate ``name`` fitted on ``ts`` and ``train`` without g."""
+    parts = []
+    for group in calibration.inner_groups(sorted(set(train.sources))):
+        held = np.isin(train.sources, group)
+        parts.append(scored_rows(train.take(held), fit(name, ts, train.take(~held))))
+    return pd.concat(parts, ignore_index=True)
+
+
+def fold_intervals(
+    pool: pd.DataFrame,
+    outer: pd.DataFrame,
+    source: str,
+    level: float = LEVEL,
+    min_rows: int = external_intervals.MIN_ROWS,
+) -> pd.DataFrame:
+    """``outer`` (``source``'s rows) with the interval ``lo_x``, ``hi_x`` from the residuals of
+    ``pool`` alone (another source's rows: ``ValueError``), per regime, clipped to physics."""
+    if (pool["source_title"] == source).any():
+        raise ValueError(f"the residual pool of {source!r} holds its own rows")
+    ext = pd.concat([pool, outer], ignore_index=True)
+    mine = (ext["source_title"] == source).to_numpy()
+    bands = external_intervals.held_out_bands(ext, source, level, min_rows)
+    return external_intervals.bounded(ext[mine], bands).reset_index(drop=True)
+
+
+def chosen_candidates() -> dict[str, str]:
+    """The candidate each held-out source's fold chose, read from the shipped LOSO table."""
+    return calibration.shipped().groupby("source")["chosen"].first().to_dict()
+
+
+def held_out(
+    source: str, chosen: dict[str, str] | None = None, fit: Fit = calibration.candidate_constants
+) -> pd.DataFrame:
+    """One fold (:data:`COLUMNS`): ``source``'s rows at the shipped and at the fold's calibrated
+    constants, with the interval of the fold's inner residual pool (module docstring)."""
+    a, ts = asked_rows(), backbone_runs.watt_counts()
+    name = (chosen_candidates() if chosen is None else chosen)[source]
+    held = a.sources == source
+    train = a.take(~held)
+    outer = scored_rows(a.take(held), fit(name, ts, train))
+    x = fold_intervals(residual_pool(ts, train, name, fit), outer, source)
+    shipped = scored_rows(a.take(held), HybridState.pretrained().constants)
+    before = shipped.set_index(["row", "quantity"])["predicted"]
+    at = pd.MultiIndex.from_frame(x[["row", "quantity"]])
+    return x.assign(
+        source=source,
+        chosen=name,
+        predicted_shipped=before.reindex(at).to_numpy(),
+        predicted_calibrated=x["predicted"],
+        lo=x["lo_x"],
+        hi=x["hi_x"],
+    )[COLUMNS]
+
+
+def all_folds(workers: int = 1, only: list[str] | None = None) -> pd.DataFrame:
+    """:func:`held_out` for every scored source (``only``: a subset), ``workers`` processes."""
+    scored = calibration.scored_sources(calibration.asked())
+    sources = scored if only is None else [s for s in scored if s in only]
+    fold = partial(held_out, chosen=chosen_candidates())
+    return calibration.map_folds(fold, sources, workers)
