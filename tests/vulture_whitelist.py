@@ -149,3 +149,5 @@ h200_harness_pairs  # hybrid/report/external_per_gpu.py: public, the H200 harnes
 writeable  # energy/backbone_rows.py: numpy's flag (hybrid/predict/correction.py too), set False on the arrays a cache keeps (read-only, so no caller can change a cached entry)
 sla_verdict  # selection/verdict.py: public, the scalar SLA rule verdict_array applies to a table at once (its reference in tests test_selection_verdict)
 floor_step_s  # hybrid/predict/bounds.py: the named floor s_floor(B) of one decode step, the function the docs cite and the stacked floor_and_per_flop equals (used in tests test_accounting)
+all_folds  # hybrid/report/calibrated_folds.py: every fold of the nested intervals, run by data/scripts/build_calibrated_intervals.py
+goals  # hybrid/report/calibrated.py: public, the goal counts notebook A2 prints (used in tests test_calibrated)

@@ -128,13 +128,16 @@ def test_coverage_width_and_errors_on_a_hand_made_table():
 
 def test_goals_count_the_cells_that_meet_them():
     cells = pd.DataFrame({
-        "quantity": ["itl_s"] * 3 + ["power_w"],
-        "rows": [25, 30, 5, 40], "coverage80": [0.8, 0.95, 0.8, 0.76],
-        "width": [1.9, 2.5, 1.0, 1.6], "mdape_after": [10.0, 30.0, 5.0, 9.0],
-        "ratio_after": [1.0, 1.2, 1.0, 0.9],
+        "quantity": ["itl_s"] * 3 + ["power_w"] + ["throughput_tokens_per_s"],
+        "rows": [25, 30, 5, 40, 20], "coverage80": [0.8, 0.95, 0.8, 0.76, 0.8],
+        "width": [1.9, 2.5, 1.0, 1.6, 9.0], "mdape_after": [10.0, 30.0, 5.0, 9.0, 20.0],
+        "ratio_after": [1.0, 1.2, 1.0, 0.9, 1.0],
     })  # fmt: skip
     g = R.goals(cells).set_index("quantity")
     assert g.loc["itl_s"].to_dict() == {
         "cells": 2, "coverage_ok": 1, "width_ok": 1, "mdape_ok": 1, "ratio_ok": 1
     }  # fmt: skip
     assert g.loc["power_w", "width_ok"] == 0 and g.loc["power_w", "mdape_ok"] == 1
+    # throughput has no width goal: neither met nor missed
+    assert np.isnan(g.loc["throughput_tokens_per_s", "width_ok"])
+    assert g.loc["throughput_tokens_per_s", "mdape_ok"] == 1
