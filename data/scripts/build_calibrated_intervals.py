@@ -4,8 +4,8 @@ calibrated constants with intervals from the fold's inner out-of-sample residual
 
     .venv/bin/python data/scripts/build_calibrated_intervals.py
 
-Four least-squares fits a source (one outer, three inner; 10-15 s each), 64 for the sixteen
-sources, the folds spread over the machine's cores; deterministic (every fit from the default
+Four least-squares fits a source (one outer, three inner), 64 for the sixteen sources: 2,198 s
+on two shared cores (the first build), the folds spread over the machine's cores; deterministic (every fit from the default
 start; the parts joined in the sources' order). The candidate of each fold is read from the shipped
 ``data/hybrid/loso_sources.csv``, never re-chosen. tests/hybrid/test_calibrated_refit.py refits one
 fold and compares it with the table.

@@ -21,7 +21,9 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
+from wattgpu_lite.energy.paper import ecologits_j_per_token
 from wattgpu_lite.hybrid.report import external, external_per_gpu
+from wattgpu_lite.specs.catalog import llm
 
 MIN_ROWS = 20  # a source or regime cell is judged against the goals from this many rows
 #: issue 28's goals at 80 %: coverage band, and per quantity the largest median hi/lo and MdAPE (%)
@@ -76,19 +78,20 @@ def scores(rows: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 
 def _for_baselines(rows: pd.DataFrame) -> pd.DataFrame:
-    """``rows`` with ``ask`` (the position among the asked rows) and EcoLogits' J/token."""
-    keep, _ = external.asked()
+    """``rows`` with ``ask`` (the position among the asked rows) and EcoLogits' J/token on the
+    energy rows (a function of the active parameters alone: nothing is predicted here)."""
+    keep, frame = external.asked()
     ask = pd.Index(keep).get_indexer(rows["row"])
-    eco = external.compare(0.8, False).set_index(["ask", "quantity"])["ecologits"]
-    at = pd.MultiIndex.from_arrays([ask, rows["quantity"]])
-    return rows.assign(ask=ask, ecologits=eco.reindex(at).to_numpy())
+    active_b = [llm(n).params_active_b for n in frame["llm"].iloc[ask]]
+    energy = (rows["quantity"] == "energy_per_token_j").to_numpy()
+    return rows.assign(ask=ask, ecologits=np.where(energy, ecologits_j_per_token(active_b), np.nan))
 
 
 def per_source(table: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per held-out source and quantity: :func:`scores` beside the roofline's and EcoLogits'
     MdAPE on the same rows."""
     rows = with_errors(shipped() if table is None else table)
-    base = external_per_gpu._baselines(_for_baselines(rows), "source").reset_index()
+    base = external_per_gpu.baselines(_for_baselines(rows), "source").reset_index()
     return scores(rows, ["source", "quantity"]).merge(base, on=["source", "quantity"])
 
 

@@ -104,7 +104,7 @@ def _scores(ext: pd.DataFrame, tag: str, key: str) -> pd.DataFrame:
     )
 
 
-def _baselines(hybrid: pd.DataFrame, key: str) -> pd.DataFrame:
+def baselines(hybrid: pd.DataFrame, key: str) -> pd.DataFrame:
     """Roofline and EcoLogits MdAPE per (``key``, quantity) on the hybrid's rows."""
     roof = roofline_frame().set_index(["ask", "quantity"])["roofline"]
     rl = roof.reindex(pd.MultiIndex.from_frame(hybrid[["ask", "quantity"]])).to_numpy()
@@ -123,7 +123,7 @@ def _report(key: str, level: float) -> pd.DataFrame:
     table = _scores(hybrid, "hybrid", key).join(
         _scores(backbone, "backbone", key).drop(columns="rows")
     )
-    return table.join(_baselines(hybrid, key)).reset_index()
+    return table.join(baselines(hybrid, key)).reset_index()
 
 
 def per_gpu(level: float = 0.8) -> pd.DataFrame:
