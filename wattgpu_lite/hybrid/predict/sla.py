@@ -9,7 +9,10 @@ increasing in L (s grows at most linearly with the batch), and the per-request I
 max(s(min(1 + L, cap)) · e^f, s_floor), grows with L too (physics, and the correction's monotone
 constraints). So the largest rate whose ITL meets the SLA is λ(L*), L* the largest load that does:
 a search over L needs no root of Little's law, and each round evaluates K loads of every
-deployment in one call, narrowing the bracket (K + 1)-fold, until it is 1e-12 of L wide.
+deployment in one call until the bracket is 1e-12 of L wide: K − 2 spread over the bracket
+(narrowing it (K − 1)-fold) and a pair astride where the line through the bracket's ends meets
+the SLA, which closes it at once where the ITL is one line there (one piece of the step, one leaf
+of the trees): 6–11 calls for the catalog instead of 13–14.
 The ITL is the one ``wl.predict`` gives (:mod:`wattgpu_lite.hybrid.predict.steps`), from the same steps.
 A ranking asks it through :mod:`~wattgpu_lite.hybrid.predict.chain` (``replicas``, ``max_rate_under_sla``).
 """
@@ -174,8 +177,8 @@ def max_rate_under_sla(
     r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
     search = itl[:, 1] > sla_s
     if search.any():
-        lo, hi = load[search, 0], load[search, 1]
-        r_max[idx[search]] = _largest_good_rate(model, rep, idx[search], lo, hi=hi, sla_s=sla_s)
+        bracket = (load[search, 0], load[search, 1], itl[search, 0], itl[search, 1])
+        r_max[idx[search]] = _largest_good_rate(model, rep, idx[search], bracket, sla_s=sla_s)
     return r_max, light
 
 
@@ -192,25 +195,48 @@ def _light_and_top(model: HybridState, rep: Replicas, idx: np.ndarray, top_qps: 
     return load, itl_at_load(model, rep, idx, load)[0]
 
 
-def _largest_good_rate(model, rep, idx, lo, *, hi, sla_s) -> np.ndarray:
-    """λ(L) at the largest load L in [lo, hi] whose ITL meets ``sla_s`` (lo meets it, hi does not),
-    by rounds of K loads inside each bracket."""
+def _largest_good_rate(model, rep, idx, bracket, *, sla_s) -> np.ndarray:
+    """λ(L) at the largest load L in [lo, hi] whose ITL meets ``sla_s`` (lo meets it, hi does
+    not; ``bracket`` = (lo, hi, ITL at lo, ITL at hi)), by rounds of K loads inside each bracket:
+    K − 2 spread over it and two a hair either side of the load where the ITL line through the
+    bracket's ends meets the SLA (:func:`_secant_pair`). Where the ITL is one line over the
+    bracket (one piece of the step, one leaf of the trees) the pair closes it in one round;
+    elsewhere the spread points narrow it (K − 1)-fold, as a plain grid would."""
+    lo, hi, itl_lo, itl_hi = (np.array(v, dtype=float) for v in bracket)
     rate_lo = np.full(len(idx), LIGHT_QPS)
     for _ in range(MAX_ROUNDS):
         todo = np.flatnonzero(hi - lo > LOAD_RTOL * hi)
         if not len(todo):
             break
-        k = max(3, POINTS_PER_CALL // len(todo))
-        points = _interior(lo[todo], hi[todo], k)
+        k = max(4, POINTS_PER_CALL // len(todo))
+        spread = _interior(lo[todo], hi[todo], k - 2)
+        pair = _secant_pair(lo[todo], hi[todo], itl_lo[todo], itl_hi[todo], sla_s)
+        points = np.sort(np.concatenate([spread, pair], axis=1), axis=1)
         itl, rate = itl_at_load(model, rep, idx[todo], points)
         good = itl <= sla_s
         first_bad = np.where(good.all(axis=1), k, np.argmin(good, axis=1))
         row = np.arange(len(todo))
         moved, short = first_bad > 0, first_bad < k
         lo[todo[moved]] = points[row[moved], first_bad[moved] - 1]
+        itl_lo[todo[moved]] = itl[row[moved], first_bad[moved] - 1]
         rate_lo[todo[moved]] = rate[row[moved], first_bad[moved] - 1]
         hi[todo[short]] = points[row[short], first_bad[short]]
+        itl_hi[todo[short]] = itl[row[short], first_bad[short]]
     return rate_lo
+
+
+def _secant_pair(lo, hi, itl_lo, itl_hi, sla_s: float) -> np.ndarray:
+    """(n, 2) loads 0.45·LOAD_RTOL either side (relative) of L_s = lo + (SLA − ITL_lo)·(hi − lo)
+    / (ITL_hi − ITL_lo), the load where the line through the bracket's ends meets the SLA, kept
+    strictly inside (lo, hi): if the ITL is that line, L* lies between the two and the bracket
+    they leave is narrower than LOAD_RTOL (regula falsi, verified by evaluating both); clipped
+    strictly inside the bracket."""
+    slope = np.maximum(itl_hi - itl_lo, np.finfo(float).tiny)
+    guess = lo + np.clip((sla_s - itl_lo) / slope, 0.0, 1.0) * (hi - lo)
+    half = 0.45 * LOAD_RTOL * guess
+    pair = np.stack([guess - half, guess + half], axis=1)
+    inside = np.nextafter(lo, np.inf)[:, None], np.nextafter(hi, -np.inf)[:, None]
+    return np.clip(pair, *inside)
 
 
 def _interior(lo: np.ndarray, hi: np.ndarray, k: int) -> np.ndarray:
