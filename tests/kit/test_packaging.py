@@ -60,7 +60,7 @@ def test_the_core_requires_numpy_and_pandas_only(wheel):
             if line.startswith("Requires-Dist: ") and "extra ==" not in line]  # fmt: skip
     assert core == ["numpy>=1.24.1", "pandas>=2.2", "tomli>=1.1; python_version < '3.11'"]
     assert {line.split(": ", 1)[1] for line in meta.splitlines()
-            if line.startswith("Provides-Extra: ")} == {"train", "lab", "test"}  # fmt: skip
+            if line.startswith("Provides-Extra: ")} == {"train", "lab", "test", "bench"}  # fmt: skip
 
 
 def test_binder_pins_every_package_the_notebooks_need():
