@@ -144,7 +144,9 @@ def busy_points(
     n = len(rows.t_in)
     batch = np.asarray(batch, dtype=float) * np.ones(n)
     peak = np.minimum(peak_batch(rows, c, upper=batch, pieces=pieces), batch)
-    return np.stack([np.asarray(step_at, dtype=float) * np.ones(n), batch, np.ones(n), peak], 1)
+    out = np.empty((n, 4))  # the columns set one by one (np.stack's values, without its call)
+    out[:, 0], out[:, 1], out[:, 2], out[:, 3] = step_at, batch, 1.0, peak
+    return out
 
 
 def steps_and_busy_from(step: np.ndarray, power: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

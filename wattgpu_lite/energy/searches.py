@@ -14,7 +14,7 @@ references of the tests, in tests/energy/reference_searches.py.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -22,6 +22,7 @@ import numpy as np
 TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
 CUT_MAX = 2.0**20  # breakpoints are found on [1, CUT_MAX] once per table, then kept in range
 ROW_BLOCK = 1024  # rows per block of switched's (K, rows, m) expressions
+LOG_TINY = float(np.log(TINY))  # log ρ at or below it: ρ = 0 (found once)
 NEWTON_STEPS = 40  # at most; a dense row's piece is affine (one step), a MoE's converges in ~5
 
 
@@ -52,7 +53,7 @@ class Pieces:
     def curved(self) -> np.ndarray:
         """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine (found once
         per Pieces: every solve asks; the record is frozen, its arrays never written)."""
-        return np.any(self.coef[:, 2:] != 0, axis=(0, 1)) & (self.log_rho > np.log(TINY))
+        return (self.coef[:, 2:] != 0).any(axis=(0, 1)) & (self.log_rho > LOG_TINY)
 
 
 def piece_values(p: Pieces, batch: np.ndarray, curved: bool | None = None) -> np.ndarray:
@@ -178,13 +179,16 @@ def _crossings(d0, d_b, d_u, rate, *, lo, hi) -> list[np.ndarray]:
     return roots
 
 
-def _pairs(groups: tuple[tuple[str, int], ...]) -> tuple[np.ndarray, np.ndarray]:
-    """(i, j): every pair of products of one group."""
+@lru_cache(maxsize=16)
+def _pairs(groups: tuple[tuple[str, int], ...]) -> np.ndarray:
+    """(i, j): every pair of products of one group (kept per ``groups``, read-only)."""
     pairs, start = [], 0
     for _, size in groups:
         pairs += [(i, j) for i in range(start, start + size) for j in range(i + 1, start + size)]
         start += size
-    return np.array(pairs).T
+    out = np.array(pairs).T
+    out.flags.writeable = False
+    return out
 
 
 def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -203,7 +207,7 @@ def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         line = -d[:, 0] / d[:, 1]
     first = np.where((line >= lo) & (line <= hi), line, np.nan)
-    curved = (d_u != 0) & (rate > np.log(TINY))
+    curved = (d_u != 0) & (rate > LOG_TINY)
     if not curved.any():
         return first.T
     second = np.full(first.shape, np.nan)

@@ -134,9 +134,11 @@ def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarra
     """Step 4: the corrected values held inside the bounds — power in [P_idle, G · TDP] (the
     estimate never below the idle estimate, itself above the hard floor), ITL at least the step
     floor. Returns (power W, ITL s, floor s)."""
-    power = np.clip(
-        back.physics["power_w"] * factor["power"],
-        np.maximum(back.idle_power_w, back.power_floor_w),
+    power = np.minimum(  # np.clip's values, without its wrappers
+        np.maximum(
+            back.physics["power_w"] * factor["power"],
+            np.maximum(back.idle_power_w, back.power_floor_w),
+        ),
         rows.replica_tdp_w,
     )
     return power, np.maximum(back.physics["itl_s"] * factor["itl"], back.floor_s), back.floor_s
@@ -186,8 +188,9 @@ def predict_arrays(
     basis = basis_step(model, llms, gpus, odd)
     half, widen, watched = intervals_step(model, rows, back, basis, level=level)
     values = bounded_intervals(rows, back, power, itl, floor=floor, half=half)
+    every = bool(ok.all())
     masked = {
-        f"{q}{s}": np.where(ok, v, np.nan)
+        f"{q}{s}": _where_ok(ok, v, every)
         for q, three in values.items()
         for s, v in zip(("", "_lo", "_hi"), three, strict=True)
     }
@@ -199,7 +202,7 @@ def predict_arrays(
         ("backbone_power_w", back.physics["power_w"]),
         ("widening", widen),
     ):
-        masked[key] = np.where(ok, value, np.nan)
+        masked[key] = _where_ok(ok, value, every)
     return StepResult(
         status=back.status,
         capacity_qps=back.capacity_qps,
@@ -212,3 +215,11 @@ def predict_arrays(
         watched=watched,
         **masked,
     )
+
+
+def _where_ok(ok: np.ndarray, value, every: bool) -> np.ndarray:
+    """``value`` on the ``ok`` rows, NaN on the others (a float copy of ``value`` when ``every``
+    row is OK and it has one value per row: the values np.where gives, without the mask)."""
+    if every and np.shape(value) == ok.shape:
+        return np.array(value, dtype=float)
+    return np.where(ok, value, np.nan)
