@@ -60,3 +60,35 @@ def test_a_kept_fingerprint_is_the_text_of_its_gpu_and_llm():
     assert intervals.gpu_fingerprint(device) == intervals._gpu_text(device)
     assert intervals.llm_fingerprint(model) == intervals._llm_text(model)
     assert intervals.gpu_fingerprint(device) != intervals.gpu_fingerprint(wl.gpu("L4"))
+
+
+def test_a_fact_is_kept_per_model_and_key_and_made_afresh_for_another():
+    class Model:  # any object, compared by identity
+        pass
+
+    made = []
+    first, second = Model(), Model()
+
+    def make():
+        made.append(1)
+        return np.array([len(made)])
+
+    a = one_config.kept_fact(first, ("k", 1.0), make)
+    assert one_config.kept_fact(first, ("k", 1.0), make) is a and len(made) == 1
+    assert not a.flags.writeable
+    assert one_config.kept_fact(second, ("k", 1.0), make).tolist() == [2]
+    assert one_config.kept_fact(first, ("k", 2.0), make).tolist() == [3]
+    assert one_config.kept_fact(first, ("k", [1]), make).tolist() == [4]  # unhashable: afresh
+    assert one_config.kept_fact(first, ("k", [1]), make).tolist() == [5]
+
+
+def test_a_single_predict_keeps_no_answer_between_calls():
+    name, gpu = "meta-llama/Llama-3.1-8B-Instruct", "A30"
+    one = wl.predict(name, gpu, rate_qps=0.1, t_in=500, t_out=300)
+    other = wl.predict(name, gpu, rate_qps=0.05, t_in=100, t_out=200)
+    again = wl.predict(name, gpu, rate_qps=0.1, t_in=500, t_out=300)
+    assert one.power_w != other.power_w and one.itl_s != other.itl_s
+    assert (again.power_w, again.itl_s) == (one.power_w, one.itl_s)
+    assert wl.predict(name, gpu, rate_qps=0.1, t_in=500, t_out=300, level=0.9).power_w_interval != (
+        one.power_w_interval
+    )

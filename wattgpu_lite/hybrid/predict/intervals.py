@@ -199,6 +199,8 @@ def beyond_context(model: HybridState, values: dict[str, np.ndarray]) -> np.ndar
 
 def one_sided(factors: dict[str, np.ndarray], beyond: np.ndarray) -> dict[str, np.ndarray]:
     """exp(correction) per target, held at 1 or above on the ``beyond`` rows (:func:`beyond_context`)."""
+    if not beyond.any():  # every factor as it is (np.where's values)
+        return dict(factors)
     return {t: np.where(beyond, np.maximum(f, 1.0), f) for t, f in factors.items()}
 
 

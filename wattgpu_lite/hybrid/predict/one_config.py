@@ -13,6 +13,7 @@ capacity by the same function from the same values (the same arrays as ``build``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -92,3 +93,30 @@ def _with_tokens(rows: Rows, t_in: np.ndarray, t_out: np.ndarray) -> Rows:
     out = object.__new__(Rows)
     out.__dict__.update(rows.__dict__, t_in=t_in, t_out=t_out)
     return out
+
+
+MODELS_KEPT = 4  # hybrids whose one-row facts are kept (:func:`kept_fact`)
+FACTS_KEPT = 1024  # facts kept per hybrid
+_FACTS: dict[int, tuple[object, dict]] = {}  # id(model) -> (the model, {key: fact}), in use order
+
+
+def kept_fact(model, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
+    """``make()``, a fact of ONE row that depends on ``model`` (a hybrid, compared by identity:
+    the object is held, so its id is never another's) and on its configuration alone, named by
+    ``key`` (hashable values: the LLM, GPU and numbers ``make`` reads); kept for the next call
+    with the same model and key, read-only. A key that cannot be hashed: made afresh."""
+    held = _FACTS.pop(id(model), None)
+    facts = {} if held is None or held[0] is not model else held[1]
+    _FACTS[id(model)] = (model, facts)  # the most recent last
+    while len(_FACTS) > MODELS_KEPT:
+        del _FACTS[next(iter(_FACTS))]
+    try:
+        fact = facts.get(key)
+    except TypeError:
+        return make()
+    if fact is None:
+        if len(facts) >= FACTS_KEPT:
+            facts.clear()
+        fact = facts[key] = make()
+        fact.flags.writeable = False
+    return fact
