@@ -235,6 +235,6 @@ def predict_arrays(
 def _where_ok(ok: np.ndarray, value, every: bool) -> np.ndarray:
     """``value`` on the ``ok`` rows, NaN on the others (a float copy of ``value`` when ``every``
     row is OK and it has one value per row: the values np.where gives, without the mask)."""
-    if every and np.shape(value) == ok.shape:
+    if every and getattr(value, "shape", None) == ok.shape:
         return np.array(value, dtype=float)
     return np.where(ok, value, np.nan)
