@@ -168,9 +168,7 @@ class Correction:
             for j, c in moving.items():
                 x[:, j] = load[c]
             return self.predict(x)
-        out = _forest(self.forest_json).predict_at(
-            fixed, row_pair, {j: load[c] for j, c in moving.items()}
-        )
+        out = forest.predict_at(fixed, row_pair, {j: load[c] for j, c in moving.items()})
         return np.minimum(np.maximum(out, -self.bound), self.bound)  # np.clip's values
 
 

@@ -97,7 +97,7 @@ def _with_tokens(rows: Rows, t_in: np.ndarray, t_out: np.ndarray) -> Rows:
 
 MODELS_KEPT = 4  # hybrids whose one-row facts are kept (:func:`kept_fact`)
 FACTS_KEPT = 1024  # facts kept per hybrid
-_FACTS: dict[int, tuple[object, dict]] = {}  # id(model) -> (the model, {key: fact}), in use order
+_FACTS: dict[int, tuple[object, dict]] = {}  # id(model) -> (the model, {key: fact}), in order held
 
 
 def kept_fact(model, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
@@ -105,11 +105,12 @@ def kept_fact(model, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
     the object is held, so its id is never another's) and on its configuration alone, named by
     ``key`` (hashable values: the LLM, GPU and numbers ``make`` reads); kept for the next call
     with the same model and key, read-only. A key that cannot be hashed: made afresh."""
-    held = _FACTS.pop(id(model), None)
-    facts = {} if held is None or held[0] is not model else held[1]
-    _FACTS[id(model)] = (model, facts)  # the most recent last
-    while len(_FACTS) > MODELS_KEPT:
-        del _FACTS[next(iter(_FACTS))]
+    held = _FACTS.get(id(model))
+    if held is None or held[0] is not model:  # a model not held (its id never another's)
+        while len(_FACTS) >= MODELS_KEPT:
+            del _FACTS[next(iter(_FACTS))]  # the first held
+        held = _FACTS[id(model)] = (model, {})
+    facts = held[1]
     try:
         fact = facts.get(key)
     except TypeError:
