@@ -95,22 +95,37 @@ def _with_tokens(rows: Rows, t_in: np.ndarray, t_out: np.ndarray) -> Rows:
     return out
 
 
-MODELS_KEPT = 4  # hybrids whose one-row facts are kept (:func:`kept_fact`)
-FACTS_KEPT = 1024  # facts kept per hybrid
-_FACTS: dict[int, tuple[object, dict]] = {}  # id(model) -> (the model, {key: fact}), in order held
+MODELS_KEPT = 4  # hybrids whose one-row facts are kept (:func:`_facts_of`)
+FACTS_KEPT = 1024  # facts kept per hybrid (then emptied)
+
+
+class _Held:
+    """A model as a cache's key, compared by identity (held: its id is never another's)."""
+
+    __slots__ = ("model",)
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def __hash__(self) -> int:
+        return id(self.model)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _Held) and other.model is self.model
+
+
+@lru_cache(maxsize=MODELS_KEPT)
+def _facts_of(held: _Held) -> dict:
+    """The facts :func:`kept_fact` keeps for one model (filled there)."""
+    return {}
 
 
 def kept_fact(model, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
-    """``make()``, a fact of ONE row that depends on ``model`` (a hybrid, compared by identity:
-    the object is held, so its id is never another's) and on its configuration alone, named by
-    ``key`` (hashable values: the LLM, GPU and numbers ``make`` reads); kept for the next call
-    with the same model and key, read-only. A key that cannot be hashed: made afresh."""
-    held = _FACTS.get(id(model))
-    if held is None or held[0] is not model:  # a model not held (its id never another's)
-        while len(_FACTS) >= MODELS_KEPT:
-            del _FACTS[next(iter(_FACTS))]  # the first held
-        held = _FACTS[id(model)] = (model, {})
-    facts = held[1]
+    """``make()``, a fact of ONE row that depends on ``model`` (a hybrid, compared by identity)
+    and on its configuration alone, named by ``key`` (hashable values: the LLM, GPU and numbers
+    ``make`` reads); kept for the next call with the same model and key, read-only. A key that
+    cannot be hashed: made afresh."""
+    facts = _facts_of(_Held(model))
     try:
         fact = facts.get(key)
     except TypeError:
