@@ -94,7 +94,12 @@ def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.nda
 
 
 def step_and_power_from(
-    rows: Rows, batch: np.ndarray, found: tuple[np.ndarray, np.ndarray], c: Constants, p_idle=None
+    rows: Rows,
+    batch: np.ndarray,
+    found: tuple[np.ndarray, np.ndarray],
+    c: Constants,
+    *,
+    p_idle: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(s(B) = B · t_req / T_out + t_host(B) [s], raw busy power
     min(P_idle + dynamic · B / T_out / s(B), TDP) [W]) from ``found`` = (t_req, dynamic) of

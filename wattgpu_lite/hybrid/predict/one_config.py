@@ -38,10 +38,12 @@ class Kept(NamedTuple):
 
 
 @lru_cache(maxsize=CONFIGS_CACHED)
-def _kept(llm, gpu, layout, weights, kv_cache, engine) -> Kept:
-    """The :class:`Kept` of a configuration, from :func:`backbone_rows.build_once` (the row) and
+def _kept(config: tuple) -> Kept:
+    """The :class:`Kept` of a configuration (LLM, GPU, layout, weights, KV cache, engine), from
+    :func:`backbone_rows.build_once` (the row) and
     :func:`~wattgpu_lite.energy.config_rows.config_row` (its blocks and limit, the values
     ``build_once`` reads)."""
+    llm, gpu, layout, weights, kv_cache, engine = config
     serving = {"kv_cache": kv_cache, "engine": engine}
     built = backbone_rows.build_once(
         [llm], [gpu], 1.0, 1.0, num_gpus=layout, weights=[weights], **serving
@@ -74,7 +76,7 @@ def built_at(
     (:func:`_kept`) and its tokens; built afresh when the configuration cannot be hashed."""
     serving = {"kv_cache": kv_cache, "engine": engine}
     try:
-        kept = _kept(llm, gpu, num_gpus, weights[0], kv_cache, engine)
+        kept = _kept((llm, gpu, num_gpus, weights[0], kv_cache, engine))
     except TypeError:  # unhashable: built as build does (a TypeError of the build raises again)
         every = {**serving, "max_num_seqs": max_num_seqs}
         return backbone_rows.build(

@@ -97,10 +97,10 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
             into.update(symbol_values(physical.as_record(name, call[name])))
     symbols = {k: _side_by_side([call[k] for call in named]) for k in named[0]}
     configured = physical.configured_symbols(symbols)
-    watts = backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)
-    for v in (*configured.values(), *watts):
+    idle_w, floor_w = backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)
+    for v in (*configured.values(), idle_w, floor_w):
         v.flags.writeable = False
-    return Setup(step_args, configured, *watts)
+    return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w)
 
 
 def _side_by_side(values: list) -> np.ndarray:
@@ -186,7 +186,7 @@ def one_row_backbone(
     # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
     floor, per_flop, found = evaluate(kept, rows, step_batch, loads)
-    step, power = backbone.step_and_power_from(rows, loads, found, c, kept.idle_w)
+    step, power = backbone.step_and_power_from(rows, loads, found, c, p_idle=kept.idle_w)
     capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
     status = status_of(cap, rate, batch, capacity)
     if status[0] is not Status.OK:

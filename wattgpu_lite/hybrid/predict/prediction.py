@@ -138,7 +138,7 @@ class Prediction:
         )
 
 
-def _interval(out: StepResult, key: str, i: int, level: float, basis: str) -> Interval:
+def _interval(out: StepResult, key: str, i: int, *, level: float, basis: str) -> Interval:
     return Interval(
         float(getattr(out, f"{key}_lo")[i]), float(getattr(out, f"{key}_hi")[i]), level, basis
     )
@@ -156,7 +156,10 @@ def prediction_of(out: StepResult, i: int, inputs: Inputs, notes: tuple[str, ...
         model="physics" if basis == "physics" else "hybrid",
         inputs=inputs,
         **{q: num[q] for q in QUANTITIES},
-        **{f"{q}_interval": _interval(out, q, i, inputs.level, basis) for q in QUANTITIES},
+        **{
+            f"{q}_interval": _interval(out, q, i, level=inputs.level, basis=basis)
+            for q in QUANTITIES
+        },
         in_flight=num["in_flight"],
         busy_fraction=num["busy_fraction"],
         capacity_qps=num["capacity_qps"],
