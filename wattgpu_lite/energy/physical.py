@@ -154,16 +154,12 @@ def configured_symbols(named: dict) -> dict:
     return dict(zip(_physical_generated.CONFIGURED, values, strict=True))
 
 
-def evaluate_at_load(
-    configured: dict, loads: dict, shape: tuple | None = None
-) -> tuple[dict, dict]:
+def evaluate_at_load(configured: dict, loads: dict) -> tuple[dict, dict]:
     """:func:`evaluate_symbols` of a configuration's arguments, from its
     :func:`configured_symbols` and the :data:`LOADS` by name: the same values, from the
-    operations that read a load alone. ``shape``: the arguments' broadcast shape, when the
-    caller knows it (found from them otherwise)."""
+    operations that read a load alone."""
     args = {**configured, **{k: np.asarray(v, dtype=float) for k, v in loads.items()}}
-    if shape is None:
-        shape = np.broadcast_shapes(*{np.shape(a) for a in args.values()})
+    shape = np.broadcast_shapes(*{np.shape(a) for a in args.values()})
     whole = "N_TP" in configured  # kept whole by configured_symbols: a replica over nodes
     fn = _physical_generated.evaluate if whole else _physical_generated.at_load
     return _named([_full(v, shape) for v in in_blocks(fn, args, shape)])

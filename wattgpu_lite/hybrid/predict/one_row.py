@@ -136,7 +136,6 @@ def evaluate(
             "T_out": np.full(n, rows.t_out[0]),
             "B": np.concatenate([step_batch, step_batch, loads]),
         },
-        (n,),  # every kept argument has SIZES' elements (:func:`_side_by_side`)
     )
     # elementwise: each quantity of all the elements, then each call's own (no dict sliced)
     floor, per_flop = bounds.floors_from(rows.t_out, step_batch, [found, found])
