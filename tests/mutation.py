@@ -44,7 +44,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "energy/backbone.py": (("busy_power_w", "capacity_qps", "at_batch", "at_rate", "rate_loads"), ("tests/energy/test_hybrid_serving.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_predict_api.py", "tests/energy/test_backbone_searches.py")),
     "hybrid/fit/conformal.py": (("weighted_quantile", "group_quantile"), ("tests/hybrid/test_hybrid_conformal.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/predict/steps.py": (("predict_arrays", "backbone_step", "rows_backbone", "bounds_step"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
-    "hybrid/predict/interval_steps.py": (("intervals_step", "bounded_intervals"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
+    "hybrid/predict/interval_steps.py": (("intervals_step", "_q_of", "bounded_intervals"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
     "hybrid/predict/one_row.py": (("one_row_backbone",), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
     "hybrid/predict/intervals.py": (("basis_code_of", "q_at", "excess_efolds", "outside_support"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_hybrid_conformal.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/predict/result.py": (("status_of",), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py")),
@@ -90,7 +90,7 @@ EQUIVALENT: dict[str, str] = {
     "hybrid/predict/interval_steps.py intervals_step: `rows.flops / 1000000000000.0` divisor + 1": "FLOP/s / (1e12 + 1): a change of 1e-12, inside the support tolerance",
     "hybrid/predict/interval_steps.py intervals_step: `len(code) > 1` Gt -> GtE": "a shortcut: np.unique of one code is that code",
     "hybrid/predict/interval_steps.py intervals_step: `len(code) > 1` 1 x 1.1": "a shortcut: a code named twice is looked up twice, the same q",
-    "hybrid/predict/interval_steps.py intervals_step: `2 * len(intervals.BASES)` 2 x 1.1": "a longer table of half-widths: the codes index the same entries",
+    "hybrid/predict/interval_steps.py _q_of: `2 * len(intervals.BASES)` 2 x 1.1": "a longer table of half-widths: the codes index the same entries",
     "hybrid/predict/intervals.py excess_efolds: `np.maximum([values[name] for name in WATCHED], 1e-12)` 1e-12 x 1.1": "a guard against log(0): no watched input is near 1e-12",
     "hybrid/predict/bounds.py <module>: `UNBOUNDED_W = 1e+300` 1e+300 x 1.1": "any power limit no step reaches disables the ceiling the same way",
 }  # fmt: skip

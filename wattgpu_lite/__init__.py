@@ -46,6 +46,11 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   (≤ 256 lists of up to 64 (LLM, GPU) pairs): each pair list's read-only feature matrix
   and fixed forest codes; hybrid.predict.one_row.setup (≤ 256 (configuration, constants)): a
   single predict's physics arguments but its tokens and load, read-only;
+  hybrid.predict.one_config._kept (≤ 256 configurations): a single predict's backbone row but its
+  tokens, KV blocks and engine limit, read-only; one_config._facts_of (≤ 4 hybrids, ≤ 1024 facts
+  each): a single row's configuration facts (physics only, basis, the q at a level), read-only;
+  hybrid.predict.intervals._text_of (≤ 512 GPUs and LLMs): each one's fingerprint, _ends (≤ 8):
+  the training ranges' ends as arrays; energy.searches._pairs (≤ 16): each group list's pairs;
 - hybrid.fit.candidates.spec: the candidates file; hybrid.report.external.table, _predicted
   (≤ 8 (level, correction) pairs), hybrid.report.external_per_gpu.roofline_frame: the external
   check's rows, predictions and roofline;
@@ -55,7 +60,7 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   cross_predict results (≤ 32, newest kept; ``clear_cross_predict_cache``);
 - selection.accounting.electricity_factors, grid_intensities, default_factor, and
   selection.wall.price_rows: the electricity and grid tables, their defaults, and the price rows
-  with their default; selection.wall.priced_at (≤ 64 regions): each region's price, where and note;
+  with their default; selection.answers._currency: the price table's currency; selection.wall.priced_at (≤ 64 regions): each region's price, where and note;
   selection.sources.full_predictor, logo_predictor (one per held-out GPU), logo_table: WattGPU
   refitted for the paper and logo sources; selection.paired.shipped_pairs: the held-out pairs
   of GPUs that calibrate ``wl.compare``'s paired intervals, and paired_half_width (≤ 32
@@ -120,7 +125,9 @@ _CACHES = (
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
     "energy.backbone_rows._configured", "energy.backbone_rows._configured_one",
     "hybrid.predict.frame_checks._checked", "hybrid.predict.correction._pair_codes",
-    "hybrid.predict.one_row.setup",
+    "hybrid.predict.one_row.setup", "hybrid.predict.one_config._kept",
+    "hybrid.predict.one_config._facts_of", "hybrid.predict.intervals._text_of",
+    "hybrid.predict.intervals._ends", "energy.searches._pairs", "selection.answers._currency",
     "hybrid.predict.model._pretrained", "hybrid.predict.correction._forest",
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",

@@ -221,3 +221,11 @@ def test_one_row_that_is_not_ok_takes_the_general_path():
     assert saturated is None and above is None
     back = E.backbone_step(model, rows, cap, np.array([1e3]), batch=np.array([np.nan]))
     assert list(back.status) == [Status.SATURATED]
+
+
+def test_status_ok_is_the_comparison_with_ok():
+    from wattgpu_lite.hybrid.predict.result import _MEMBERS, Status, status_ok
+
+    status = _MEMBERS[np.array([0, 1, 2, 0, 3, 4])]
+    assert status_ok(status).tolist() == (status == Status.OK).tolist()
+    assert status_ok(status).tolist() == [s is Status.OK for s in status]

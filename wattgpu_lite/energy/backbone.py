@@ -94,16 +94,21 @@ def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.nda
 
 
 def step_and_power_from(
-    rows: Rows, batch: np.ndarray, found: tuple[np.ndarray, np.ndarray], c: Constants
+    rows: Rows,
+    batch: np.ndarray,
+    found: tuple[np.ndarray, np.ndarray],
+    c: Constants,
+    *,
+    p_idle: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(s(B) = B · t_req / T_out + t_host(B) [s], raw busy power
     min(P_idle + dynamic · B / T_out / s(B), TDP) [W]) from ``found`` = (t_req, dynamic) of
-    :func:`terms_of` at ``batch`` (one value per row)."""
+    :func:`terms_of` at ``batch`` (one value per row); ``p_idle``: :func:`idle_power_w` when
+    the caller has it."""
     t_req, dynamic = found
     step = batch * t_req / rows.t_out + host_step_s(batch, c)
-    power = np.minimum(
-        idle_power_w(rows, c) + dynamic * batch / rows.t_out / step, rows.replica_tdp_w
-    )
+    p_idle = idle_power_w(rows, c) if p_idle is None else p_idle
+    power = np.minimum(p_idle + dynamic * batch / rows.t_out / step, rows.replica_tdp_w)
     return step, power
 
 
@@ -144,7 +149,9 @@ def busy_points(
     n = len(rows.t_in)
     batch = np.asarray(batch, dtype=float) * np.ones(n)
     peak = np.minimum(peak_batch(rows, c, upper=batch, pieces=pieces), batch)
-    return np.stack([np.asarray(step_at, dtype=float) * np.ones(n), batch, np.ones(n), peak], 1)
+    out = np.empty((n, 4))  # the columns set one by one (np.stack's values, without its call)
+    out[:, 0], out[:, 1], out[:, 2], out[:, 3] = step_at, batch, 1.0, peak
+    return out
 
 
 def steps_and_busy_from(step: np.ndarray, power: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,10 +218,12 @@ def rate_outputs(
     itl: np.ndarray,
     p_busy: np.ndarray,
     c: Constants,
+    p_idle: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """:func:`at_rate`'s outputs from the load (:func:`rate_loads`), s(1 + L) and P_busy(L/u):
-    time per token 1/(λ·T_out), mean power P_idle + u·(P_busy − P_idle)."""
-    p_idle = idle_power_w(rows, c)
+    time per token 1/(λ·T_out), mean power P_idle + u·(P_busy − P_idle) (``p_idle``:
+    :func:`idle_power_w` when the caller has it)."""
+    p_idle = idle_power_w(rows, c) if p_idle is None else p_idle
     return {
         "in_flight": load,
         "itl_s": itl,

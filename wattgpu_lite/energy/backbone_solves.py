@@ -8,14 +8,8 @@ import math
 
 import numpy as np
 
-from wattgpu_lite.energy import searches
-from wattgpu_lite.energy.backbone_step import (
-    Constants,
-    Rows,
-    host_step_s,
-    idle_power_w,
-    step_pieces,
-)
+from wattgpu_lite.energy import backbone_step, searches
+from wattgpu_lite.energy.backbone_step import Constants, Rows, host_step_s, idle_power_w
 from wattgpu_lite.energy.searches import Pieces
 
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
@@ -63,6 +57,12 @@ def _stationary_peaks(
     return np.where(inside, x, lo)
 
 
+def _per_row(value, n: int) -> np.ndarray:
+    """``value`` (one or one per row) as n floats: np.broadcast_to's, without it if n already."""
+    value = np.asarray(value, dtype=float)
+    return value if value.shape == (n,) else np.broadcast_to(value, (n,))
+
+
 def peak_batch(
     rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0, pieces: Pieces | None = None
 ) -> np.ndarray:
@@ -77,8 +77,8 @@ def peak_batch(
     The raw power rises while a step is memory-bound and may dip once it turns compute-bound;
     with several local peaks (a roofline corner per phase), the best point is the highest one."""
     n = len(rows.t_in)
-    bound = np.clip(np.broadcast_to(np.asarray(upper, dtype=float), (n,)), 1.0, MAX_BATCH)
-    p = step_pieces(rows, c) if pieces is None else pieces
+    bound = np.minimum(np.maximum(_per_row(upper, n), 1.0), MAX_BATCH)  # np.clip's values
+    p = backbone_step.step_pieces(rows, c) if pieces is None else pieces
     if n == 1 and not p.curved[0]:  # one dense row (a single predict's): on its floats
         return _peak_affine(rows, p, float(bound[0]), c)
     ends = [np.ones((n, 1)), bound[:, None], searches.cuts_within(p, bound)]
@@ -158,9 +158,8 @@ def in_flight_at_rate(
     beyond capacity, L = cap.
     """
     n = len(rows.t_in)
-    rate = np.broadcast_to(np.asarray(rate_qps, dtype=float), (n,))
-    cap = np.broadcast_to(np.asarray(cap, dtype=float), (n,))
-    p = step_pieces(rows, c) if pieces is None else pieces
+    rate, cap = _per_row(rate_qps, n), _per_row(cap, n)
+    p = backbone_step.step_pieces(rows, c) if pieces is None else pieces
     host = (rows.t_out * c.step_s, rows.t_out * c.seq_s)  # T_out·t_host(B) = a + b·B
     curved, out = p.curved, np.empty(n)
     if n == 1 and not curved[0]:  # one dense row (a single predict's): on its floats

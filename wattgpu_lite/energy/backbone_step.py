@@ -233,7 +233,7 @@ def pieces_from(rows: Rows, values: dict) -> searches.Pieces:
         coef = np.empty((len(out), n))
         for k, v in enumerate(out):
             coef[k] = v
-    rho = np.clip(1.0 - rows.model.active_experts / rows.model.experts, 0.0, 1.0)  # 1 − k/E
+    rho = np.minimum(np.maximum(1.0 - rows.model.active_experts / rows.model.experts, 0.0), 1.0)
     p = searches.Pieces(
         coef.reshape(-1, 4, n),
         np.log(np.maximum(rho, searches.TINY)),

@@ -194,9 +194,12 @@ def in_blocks(fn, args: dict, shape: tuple) -> list:
     return out
 
 
+_FLOAT = np.dtype(float)  # a float64 array's dtype (compared by identity: a fallback copies none)
+
+
 def _full(value, shape: tuple) -> np.ndarray:
     """``value`` as a float array of ``shape`` (a constant term, e.g. 0, is broadcast)."""
-    if isinstance(value, np.ndarray) and value.shape == shape and value.dtype == float:
+    if isinstance(value, np.ndarray) and value.shape == shape and value.dtype is _FLOAT:
         return value
     return np.broadcast_to(np.asarray(value, dtype=float), shape)
 

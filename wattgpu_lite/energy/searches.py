@@ -14,7 +14,7 @@ references of the tests, in tests/energy/reference_searches.py.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -22,6 +22,7 @@ import numpy as np
 TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
 CUT_MAX = 2.0**20  # breakpoints are found on [1, CUT_MAX] once per table, then kept in range
 ROW_BLOCK = 1024  # rows per block of switched's (K, rows, m) expressions
+LOG_TINY = float(np.log(TINY))  # log ρ at or below it: ρ = 0 (found once)
 NEWTON_STEPS = 40  # at most; a dense row's piece is affine (one step), a MoE's converges in ~5
 
 
@@ -52,7 +53,7 @@ class Pieces:
     def curved(self) -> np.ndarray:
         """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine (found once
         per Pieces: every solve asks; the record is frozen, its arrays never written)."""
-        return np.any(self.coef[:, 2:] != 0, axis=(0, 1)) & (self.log_rho > np.log(TINY))
+        return (self.coef[:, 2:] != 0).any(axis=(0, 1)) & (self.log_rho > LOG_TINY)
 
 
 def piece_values(p: Pieces, batch: np.ndarray, curved: bool | None = None) -> np.ndarray:
@@ -127,13 +128,14 @@ def affine_branch(coef: list, groups: tuple[tuple[str, int], ...], batch: float)
     in Python floats: R plus the sum of the products each group's max / min takes (the first
     where several tie, as numpy's argmax / argmin)."""
     values = [a[0] + a[1] * batch for a in coef]
-    total, start = [0, 0, 0, 0], 0
+    t0 = t1 = t2 = t3 = start = 0  # the four sums, each from 0 in the groups' order
     for op, size in groups:
         part = values[start : start + size]
-        taken = coef[start + part.index(max(part) if op == "max" else min(part))]
-        total = [t + v for t, v in zip(total, taken, strict=True)]
+        a = coef[start + part.index(max(part) if op == "max" else min(part))]
+        t0, t1, t2, t3 = t0 + a[0], t1 + a[1], t2 + a[2], t3 + a[3]
         start += size
-    return [r + t for r, t in zip(coef[-2], total, strict=True)]
+    r = coef[-2]
+    return [r[0] + t0, r[1] + t1, r[2] + t2, r[3] + t3]
 
 
 def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.ndarray:
@@ -178,13 +180,14 @@ def _crossings(d0, d_b, d_u, rate, *, lo, hi) -> list[np.ndarray]:
     return roots
 
 
-def _pairs(groups: tuple[tuple[str, int], ...]) -> tuple[np.ndarray, np.ndarray]:
-    """(i, j): every pair of products of one group."""
+@lru_cache(maxsize=16)
+def _pairs(groups: tuple[tuple[str, int], ...]) -> tuple[tuple[int, int], ...]:
+    """Every pair (i, j) of products of one group (kept per ``groups``)."""
     pairs, start = [], 0
     for _, size in groups:
         pairs += [(i, j) for i in range(start, start + size) for j in range(i + 1, start + size)]
         start += size
-    return np.array(pairs).T
+    return tuple(pairs)
 
 
 def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -193,7 +196,7 @@ def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     a line (its root in closed form) or, for a MoE, a line and one power (a group belongs to one
     phase): :func:`_crossings` (two roots at most, the second set of columns). A pair with both
     powers is refused (not of that shape)."""
-    i, j = _pairs(p.groups)
+    i, j = np.array(_pairs(p.groups)).T
     d = p.coef[i] - p.coef[j]  # (pairs, 4, n)
     if np.any((d[:, 2] != 0) & (d[:, 3] != 0)):
         raise ValueError("a group mixes the prefill and decode powers of ρ")
@@ -203,7 +206,7 @@ def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         line = -d[:, 0] / d[:, 1]
     first = np.where((line >= lo) & (line <= hi), line, np.nan)
-    curved = (d_u != 0) & (rate > np.log(TINY))
+    curved = (d_u != 0) & (rate > LOG_TINY)
     if not curved.any():
         return first.T
     second = np.full(first.shape, np.nan)
@@ -228,9 +231,10 @@ def affine_breakpoints(p: Pieces) -> np.ndarray:
     each pair's line root −Δa_0 / Δa_B where it lies in range, NaN elsewhere (a parallel pair's
     too, as numpy's ±inf or NaN quotient), (1, pairs). A pair with both powers is refused."""
     coef, out = p.coef[:, :, 0].tolist(), []
-    for i, j in zip(*_pairs(p.groups), strict=True):
-        d0, d_b, d_t, d_1 = (a - b for a, b in zip(coef[i], coef[j], strict=True))
-        if d_t != 0 and d_1 != 0:
+    for i, j in _pairs(p.groups):
+        a, b = coef[i], coef[j]
+        d0, d_b = a[0] - b[0], a[1] - b[1]
+        if a[2] - b[2] != 0 and a[3] - b[3] != 0:
             raise ValueError("a group mixes the prefill and decode powers of ρ")
         line = -d0 / d_b if d_b != 0 else np.nan
         out.append(line if 1.0 <= line <= CUT_MAX else np.nan)

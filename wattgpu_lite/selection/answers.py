@@ -28,6 +28,7 @@ answer at the accelerator; these front doors take the facility's inputs too — 
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 from wattgpu_lite.hybrid.predict import chain
@@ -51,9 +52,14 @@ def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str
     column's header says), where it was priced (``price_region``: "given", ``region``'s own row,
     or the default row) and a ``price_note`` when ``region``'s grid is priced at the default
     ("" else): :func:`~wattgpu_lite.selection.wall.resolve_price`, the one rule."""
-    row = price_rows()[1]
     _, where, note = resolve_price(region, price_per_kwh)
-    return {"currency": str(row["unit"]).split("/")[0], "price_region": where, "price_note": note}
+    return {"currency": _currency(), "price_region": where, "price_note": note}
+
+
+@cache
+def _currency() -> str:
+    """The price table's currency: its default row's unit before the "/" (read once)."""
+    return str(price_rows()[1]["unit"]).split("/")[0]
 
 
 def defaults_of(

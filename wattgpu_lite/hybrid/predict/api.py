@@ -22,7 +22,7 @@ from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.energy.notes import serving_notes
 from wattgpu_lite.errors import CapacityError, InvalidInputError
-from wattgpu_lite.hybrid.predict import intervals, steps
+from wattgpu_lite.hybrid.predict import intervals, one_config, steps
 from wattgpu_lite.hybrid.predict.fitting_hint import fitting_hint
 from wattgpu_lite.hybrid.predict.frame_checks import check_columns
 from wattgpu_lite.hybrid.predict.many import predict_frame, with_workload
@@ -102,9 +102,9 @@ def predict(
     t_in, t_out = req.t_in, req.t_out
     level = check_level(level)
     deploy = {"num_gpus": layout, "weights": [fmt], **serving_args(req)}
+    built = one_config.built_at(model, device, t_in, t_out, **deploy)  # its kept row, its tokens
     if offline:
-        _, cap = backbone_rows.build([model], [device], t_in, t_out, **deploy)
-        bat = float(backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)[0])
+        bat = float(backbone_rows.offline_in_flight(built[1], OFFLINE_PROMPTS)[0])
     out = steps.predict_arrays(
         _model(correction, state),
         [model],
@@ -114,6 +114,7 @@ def predict(
         rate_qps=rate,
         batch=bat,
         level=level,
+        built=built,
         **deploy,
     )
     _raise_for_status(

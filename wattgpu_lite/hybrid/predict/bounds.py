@@ -161,8 +161,9 @@ def bounded(
     ceiling: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ...]:
     """(value, lo, hi) moved into [floor, ceiling] (ceiling None: no upper bound), ordered."""
-    top = np.inf if ceiling is None else ceiling
-    clip = [np.minimum(np.maximum(v, floor), top) for v in (value, lo, hi)]
+    clip = [np.maximum(v, floor) for v in (value, lo, hi)]  # min(x, +inf) = x, NaN too
+    if ceiling is not None:
+        clip = [np.minimum(v, ceiling) for v in clip]
     return clip[0], np.minimum(clip[1], clip[0]), np.maximum(clip[2], clip[0])
 
 

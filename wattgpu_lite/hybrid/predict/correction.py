@@ -85,7 +85,7 @@ def load_features(out: dict[str, np.ndarray], bytes_per_flop: np.ndarray) -> dic
         "busy_fraction": out["busy_fraction"],
         "log_bytes_per_flop": np.log(np.maximum(bytes_per_flop, 1e-300)),
     }
-    return {k: np.round(np.asarray(v, dtype=float), TREE_DECIMALS) for k, v in raw.items()}
+    return {k: np.asarray(v, dtype=float).round(TREE_DECIMALS) for k, v in raw.items()}
 
 
 def feature_matrix(
@@ -144,7 +144,7 @@ class Correction:
         testing the load splits only (``Forest.predict_at``)."""
         moving = {j: load[self.columns[j]] for j in fixed.columns}
         out = _forest(self.forest_json).predict_at(fixed, rows, moving)
-        return np.clip(out, -self.bound, self.bound)
+        return np.minimum(np.maximum(out, -self.bound), self.bound)  # np.clip's values
 
     def predict_loads(
         self, llms: Sequence[LLM], gpus: Sequence[GPU], load: dict[str, np.ndarray], pairs=None
@@ -168,10 +168,8 @@ class Correction:
             for j, c in moving.items():
                 x[:, j] = load[c]
             return self.predict(x)
-        out = _forest(self.forest_json).predict_at(
-            fixed, row_pair, {j: load[c] for j, c in moving.items()}
-        )
-        return np.clip(out, -self.bound, self.bound)
+        out = forest.predict_at(fixed, row_pair, {j: load[c] for j, c in moving.items()})
+        return np.minimum(np.maximum(out, -self.bound), self.bound)  # np.clip's values
 
 
 def _summed_pair_codes(

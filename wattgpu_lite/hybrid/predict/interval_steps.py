@@ -13,7 +13,7 @@ import numpy as np
 
 from wattgpu_lite.energy import backbone
 from wattgpu_lite.energy.uniques import unique_by_identity
-from wattgpu_lite.hybrid.predict import bounds, intervals
+from wattgpu_lite.hybrid.predict import bounds, intervals, one_config
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Backbone
 
@@ -21,7 +21,15 @@ from wattgpu_lite.hybrid.predict.result import Backbone
 def basis_step(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
     """Which calibration table applies per row, as its index into :data:`intervals.BASES`
     (:func:`intervals.basis_code_of`), from whether the GPU's spec and the LLM's architecture
-    appear in the training runs."""
+    appear in the training runs (one row's kept per configuration: :func:`one_config.kept_fact`)."""
+    if len(llms) == 1:
+        key = ("basis", llms[0], gpus[0], bool(odd[0]))
+        return one_config.kept_fact(model, key, lambda: _basis(model, llms, gpus, odd))
+    return _basis(model, llms, gpus, odd)
+
+
+def _basis(model: HybridState, llms, gpus, odd: np.ndarray) -> np.ndarray:
+    """:func:`basis_step` of any rows."""
     devices, gi = unique_by_identity(gpus)
     models, li = unique_by_identity(llms)
     seen_g = np.array(
@@ -51,14 +59,25 @@ def intervals_step(
     )
     code = 2 * basis + back.offline  # (basis, regime) of each row
     named = np.unique(code).tolist() if len(code) > 1 else code.tolist()
-    half = {}
-    for t in ("power", "itl"):  # q of each (basis, regime) the rows name, once
-        q = np.zeros(2 * len(intervals.BASES))
+    make = lambda: _q_of(model, named, level)  # noqa: E731
+    # one row's q: a table read at the level (its configuration's basis), kept
+    q = one_config.kept_fact(model, ("q", *named, level), make) if len(code) == 1 else make()
+    half = {t: q[i][code] + widen for i, t in enumerate(TARGETS)}
+    return half, widen, watched
+
+
+TARGETS = ("power", "itl")
+
+
+def _q_of(model: HybridState, named: list[int], level: float) -> np.ndarray:
+    """(targets, 2 · bases) q of each (basis, regime) code in ``named`` at ``level``
+    (:func:`intervals.q_at`), 0 at the others."""
+    q = np.zeros((len(TARGETS), 2 * len(intervals.BASES)))
+    for i, t in enumerate(TARGETS):  # q of each (basis, regime) the rows name, once
         for k in named:
             regime = "offline" if k % 2 else "server"
-            q[k] = intervals.q_at(model.tables, intervals.BASES[k // 2], t, regime, level=level)
-        half[t] = q[code] + widen
-    return half, widen, watched
+            q[i, k] = intervals.q_at(model.tables, intervals.BASES[k // 2], t, regime, level=level)
+    return q
 
 
 def bounded_intervals(rows: backbone.Rows, back: Backbone, power, itl, *, floor, half):

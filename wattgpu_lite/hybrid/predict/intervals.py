@@ -26,6 +26,7 @@ Each table maps a basis, target and scenario group to the half-width q at a grid
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -70,7 +71,35 @@ WATCHED = ("bandwidth_gbs", "fp16_tflops", "params_b", "in_flight", "context_tok
 
 
 def gpu_fingerprint(g: GPU) -> str:
-    """The spec values the predictor reads, as text: equal text = the same GPU to the model."""
+    """The spec values the predictor reads, as text: equal text = the same GPU to the model
+    (kept per GPU, :func:`_kept_text`)."""
+    return _kept_text(_gpu_text, g)
+
+
+def llm_fingerprint(m: LLM) -> str:
+    """The architecture values the predictor reads, as text (kept per LLM, :func:`_kept_text`)."""
+    return _kept_text(_llm_text, m)
+
+
+FINGERPRINTS_CACHED = 512  # GPUs and LLMs whose fingerprints are kept (:func:`_kept_text`)
+
+
+def _kept_text(fn, value) -> str:
+    """``fn(value)``, kept for the next call with an equal (frozen) ``value``: a warm predict asks
+    the same GPU's and LLM's text every time; one that cannot be hashed: afresh."""
+    try:
+        return _text_of(fn, value)
+    except TypeError:
+        return fn(value)
+
+
+@lru_cache(maxsize=FINGERPRINTS_CACHED)
+def _text_of(fn, value) -> str:
+    return fn(value)
+
+
+def _gpu_text(g: GPU) -> str:
+    """:func:`gpu_fingerprint`'s text."""
     return "|".join(
         f"{v:.6g}" if isinstance(v, float) else str(v)
         for v in (
@@ -85,8 +114,8 @@ def gpu_fingerprint(g: GPU) -> str:
     )
 
 
-def llm_fingerprint(m: LLM) -> str:
-    """The architecture values the predictor reads, as text."""
+def _llm_text(m: LLM) -> str:
+    """:func:`llm_fingerprint`'s text."""
     return "|".join(
         str(v)
         for v in (
@@ -170,18 +199,28 @@ def beyond_context(model: HybridState, values: dict[str, np.ndarray]) -> np.ndar
 
 def one_sided(factors: dict[str, np.ndarray], beyond: np.ndarray) -> dict[str, np.ndarray]:
     """exp(correction) per target, held at 1 or above on the ``beyond`` rows (:func:`beyond_context`)."""
+    if not beyond.any():  # every factor as it is (np.where's values)
+        return dict(factors)
     return {t: np.where(beyond, np.maximum(f, 1.0), f) for t, f in factors.items()}
 
 
 def excess_efolds(model: HybridState, values: dict[str, np.ndarray]) -> np.ndarray:
     """Sum over watched inputs of how many e-folds each lies beyond its training range: every
     input's e-folds in one (inputs, rows) expression, added up input by input in WATCHED's order."""
-    lo, hi = np.array([model.ranges[name] for name in WATCHED]).T[:, :, None]
+    lo, hi = _ends(tuple(tuple(model.ranges[name]) for name in WATCHED))
     v = np.maximum([values[name] for name in WATCHED], 1e-12)
     total = np.zeros(v.shape[1])
     for each in np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0):
         total += each
     return total
+
+
+@lru_cache(maxsize=8)
+def _ends(ranges: tuple[tuple[float, float], ...]) -> np.ndarray:
+    """(2, inputs, 1) the low and high ends of ``ranges`` (:data:`WATCHED`'s order), read-only."""
+    out = np.array(ranges).T[:, :, None]
+    out.flags.writeable = False
+    return out
 
 
 def notes_for(model: HybridState, values: dict[str, np.ndarray], i: int) -> list[str]:

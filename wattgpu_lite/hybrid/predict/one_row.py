@@ -41,6 +41,8 @@ class Setup(NamedTuple):
 
     step_args: dict[str, float]  # the step coefficients' arguments but T_in and T_out
     configured: dict[str, np.ndarray]  # the physics but its loads' part, of SIZES elements
+    idle_w: np.ndarray  # the replica's idle power estimate (backbone.idle_power_w)
+    floor_w: np.ndarray  # its hard power floor (backbone.power_floor_w)
 
 
 def config_of(rows: backbone.Rows) -> bytes:
@@ -95,9 +97,10 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
             into.update(symbol_values(physical.as_record(name, call[name])))
     symbols = {k: _side_by_side([call[k] for call in named]) for k in named[0]}
     configured = physical.configured_symbols(symbols)
-    for v in configured.values():
+    idle_w, floor_w = backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)
+    for v in (*configured.values(), idle_w, floor_w):
         v.flags.writeable = False
-    return Setup(step_args, configured)
+    return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w)
 
 
 def _side_by_side(values: list) -> np.ndarray:
@@ -141,16 +144,15 @@ def evaluate(
     return floor[:1], per_flop[1:2], (t_req[2:], dynamic[2:])
 
 
-def filled_backbone(rows: backbone.Rows, c, cap, **parts) -> Backbone:
+def filled_backbone(rows: backbone.Rows, c, cap, watts=None, **parts) -> Backbone:
     """The Backbone of ``parts`` with what this path and the general one (``steps.rows_backbone``)
     fill alike: the cap (at least 1) beside the cache's own, the idle power estimate and the hard
-    power floor."""
+    power floor (``watts``: the two, when the caller has them, :class:`Setup`)."""
+    idle, floor = (
+        (backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)) if watts is None else watts
+    )
     return Backbone(
-        cap=np.maximum(cap, 1.0),
-        max_batch=cap,
-        idle_power_w=backbone.idle_power_w(rows, c),
-        power_floor_w=backbone.power_floor_w(rows),
-        **parts,
+        cap=np.maximum(cap, 1.0), max_batch=cap, idle_power_w=idle, power_floor_w=floor, **parts
     )
 
 
@@ -183,7 +185,7 @@ def one_row_backbone(
     # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
     floor, per_flop, found = evaluate(kept, rows, step_batch, loads)
-    step, power = backbone.step_and_power_from(rows, loads, found, c)
+    step, power = backbone.step_and_power_from(rows, loads, found, c, p_idle=kept.idle_w)
     capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
     status = status_of(cap, rate, batch, capacity)
     if status[0] is not Status.OK:
@@ -192,12 +194,15 @@ def one_row_backbone(
     physics = (
         backbone.batch_outputs(batch, step, power)
         if offline[0]
-        else backbone.rate_outputs(rows, rate, load, busy, itl=step, p_busy=power, c=c)
+        else backbone.rate_outputs(
+            rows, rate, load, busy, itl=step, p_busy=power, c=c, p_idle=kept.idle_w
+        )
     )
     return filled_backbone(
         rows,
         c,
         cap,
+        (kept.idle_w, kept.floor_w),
         status=status,
         offline=offline,
         capacity_qps=capacity,

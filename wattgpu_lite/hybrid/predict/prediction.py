@@ -138,12 +138,9 @@ class Prediction:
         )
 
 
-def _interval(out: StepResult, key: str, i: int, level: float) -> Interval:
+def _interval(out: StepResult, key: str, i: int, *, level: float, basis: str) -> Interval:
     return Interval(
-        float(getattr(out, f"{key}_lo")[i]),
-        float(getattr(out, f"{key}_hi")[i]),
-        level,
-        str(out.basis[i]),
+        float(getattr(out, f"{key}_lo")[i]), float(getattr(out, f"{key}_hi")[i]), level, basis
     )
 
 
@@ -154,12 +151,15 @@ def prediction_of(out: StepResult, i: int, inputs: Inputs, notes: tuple[str, ...
         k: float(getattr(out, k)[i])
         for k in (*QUANTITIES, "in_flight", "busy_fraction", "capacity_qps", "idle_power_w")
     }
-    rate = inputs.rate_qps
+    rate, basis = inputs.rate_qps, str(out.basis[i])
     return Prediction(
-        model="physics" if str(out.basis[i]) == "physics" else "hybrid",
+        model="physics" if basis == "physics" else "hybrid",
         inputs=inputs,
         **{q: num[q] for q in QUANTITIES},
-        **{f"{q}_interval": _interval(out, q, i, inputs.level) for q in QUANTITIES},
+        **{
+            f"{q}_interval": _interval(out, q, i, level=inputs.level, basis=basis)
+            for q in QUANTITIES
+        },
         in_flight=num["in_flight"],
         busy_fraction=num["busy_fraction"],
         capacity_qps=num["capacity_qps"],

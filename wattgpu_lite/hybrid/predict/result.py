@@ -73,6 +73,12 @@ def status_of(
     return _MEMBERS[np.where(cap < 1, no_fit, code)]
 
 
+def status_ok(status: np.ndarray) -> np.ndarray:
+    """Where ``status`` is OK (``status == Status.OK``, against an object, not a text, scalar)."""
+    return status == _OK
+
+
+_OK = np.array(Status.OK, dtype=object)
 _MEMBERS = np.array(list(Status), dtype=object)  # indexing keeps the members themselves
 _MEMBERS.flags.writeable = False
 # the codes status_of selects, in its order of priority

@@ -16,11 +16,11 @@ import numpy as np
 
 from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.energy.uniques import subset
-from wattgpu_lite.hybrid.predict import bounds, intervals, one_row
+from wattgpu_lite.hybrid.predict import bounds, intervals, one_config, one_row
 from wattgpu_lite.hybrid.predict.correction import load_features, pairs_of
 from wattgpu_lite.hybrid.predict.interval_steps import basis_step, bounded_intervals, intervals_step
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.result import Backbone, Status, StepResult, status_of
+from wattgpu_lite.hybrid.predict.result import Backbone, StepResult, status_of, status_ok
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 
@@ -64,7 +64,7 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, *, batch) 
     # capacity of the stand-in single sequence its physics is evaluated at
     capacity = np.where(cap >= 1, backbone.capacity_qps(rows, safe_cap, c), 0.0)
     status = status_of(cap, rate, batch, capacity)
-    ok = status == Status.OK
+    ok = status_ok(status)
     offline = np.isnan(rate)
     stand_in_rate = np.where(ok, rate, np.where(offline, np.nan, 1e-9))
     physics = physics_at(rows, safe_cap, stand_in_rate, np.where(ok, batch, 1.0), c=c)
@@ -92,7 +92,22 @@ def _floors_of_ok(
 
 def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
     """Rows the correction leaves alone: configurations the runs never cover, a GPU outside the
-    training support, or a model without correction."""
+    training support, or a model without correction (one row's kept per configuration,
+    :func:`one_config.kept_fact`: it reads the LLM, the GPU count, the always-read weights' bits
+    and the GPU's peaks alone)."""
+    if len(llms) == 1:
+        key = ("odd", llms[0], *(float(a[0]) for a in _read_by_physics_only(rows)))
+        return one_config.kept_fact(model, key, lambda: _physics_only(model, llms, rows))
+    return _physics_only(model, llms, rows)
+
+
+def _read_by_physics_only(rows: backbone.Rows) -> tuple[np.ndarray, ...]:
+    """The arrays of ``rows`` :func:`_physics_only` reads (the GPU's peaks: its support)."""
+    return rows.num_gpus, rows.model.always_bits, rows.bandwidth, rows.flops
+
+
+def _physics_only(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
+    """:func:`physics_only_rows` of any rows."""
     odd = intervals.physics_only(llms, rows.num_gpus, rows.model.always_bits)
     return (
         odd
@@ -134,9 +149,11 @@ def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarra
     """Step 4: the corrected values held inside the bounds — power in [P_idle, G · TDP] (the
     estimate never below the idle estimate, itself above the hard floor), ITL at least the step
     floor. Returns (power W, ITL s, floor s)."""
-    power = np.clip(
-        back.physics["power_w"] * factor["power"],
-        np.maximum(back.idle_power_w, back.power_floor_w),
+    power = np.minimum(  # np.clip's values, without its wrappers
+        np.maximum(
+            back.physics["power_w"] * factor["power"],
+            np.maximum(back.idle_power_w, back.power_floor_w),
+        ),
         rows.replica_tdp_w,
     )
     return power, np.maximum(back.physics["itl_s"] * factor["itl"], back.floor_s), back.floor_s
@@ -178,7 +195,7 @@ def predict_arrays(
         )
     rows, cap = built
     back = backbone_step(model, rows, cap, rate, batch=bat)
-    ok = back.status == Status.OK
+    ok = status_ok(back.status)
     odd = physics_only_rows(model, llms, rows)
     # a row that is not OK keeps none of its corrected values: the forests skip it (factor 1)
     factor = correction_step(model, llms, gpus, rows, back=back, odd=odd | ~ok)
@@ -186,8 +203,9 @@ def predict_arrays(
     basis = basis_step(model, llms, gpus, odd)
     half, widen, watched = intervals_step(model, rows, back, basis, level=level)
     values = bounded_intervals(rows, back, power, itl, floor=floor, half=half)
+    every = bool(ok.all())
     masked = {
-        f"{q}{s}": np.where(ok, v, np.nan)
+        f"{q}{s}": _where_ok(ok, v, every)
         for q, three in values.items()
         for s, v in zip(("", "_lo", "_hi"), three, strict=True)
     }
@@ -199,7 +217,7 @@ def predict_arrays(
         ("backbone_power_w", back.physics["power_w"]),
         ("widening", widen),
     ):
-        masked[key] = np.where(ok, value, np.nan)
+        masked[key] = _where_ok(ok, value, every)
     return StepResult(
         status=back.status,
         capacity_qps=back.capacity_qps,
@@ -212,3 +230,11 @@ def predict_arrays(
         watched=watched,
         **masked,
     )
+
+
+def _where_ok(ok: np.ndarray, value, every: bool) -> np.ndarray:
+    """``value`` on the ``ok`` rows, NaN on the others (a float copy of ``value`` when ``every``
+    row is OK and it has one value per row: the values np.where gives, without the mask)."""
+    if every and getattr(value, "shape", None) == ok.shape:
+        return np.array(value, dtype=float)
+    return np.where(ok, value, np.nan)
