@@ -51,6 +51,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   each): a single row's configuration facts (physics only, basis, the q at a level), read-only;
   hybrid.predict.intervals._text_of (≤ 512 GPUs and LLMs): each one's fingerprint, _ends (≤ 8):
   the training ranges' ends as arrays; energy.searches._pairs (≤ 16): each group list's pairs;
+  hybrid.predict.sla_rounds._levels_of (≤ 8 forests): where each correction's load features
+  jump (the SLA search's levels);
 - hybrid.fit.candidates.spec: the candidates file; hybrid.report.external.table, _predicted
   (≤ 8 (level, correction) pairs), hybrid.report.external_per_gpu.roofline_frame: the external
   check's rows, predictions and roofline;
@@ -128,6 +130,7 @@ _CACHES = (
     "hybrid.predict.one_row.setup", "hybrid.predict.one_config._kept",
     "hybrid.predict.one_config._facts_of", "hybrid.predict.intervals._text_of",
     "hybrid.predict.intervals._ends", "energy.searches._pairs", "selection.answers._currency",
+    "hybrid.predict.sla_rounds._levels_of",
     "hybrid.predict.model._pretrained", "hybrid.predict.correction._forest",
     "hybrid.fit.candidates.spec", "hybrid.report.external.table",
     "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",

@@ -111,7 +111,7 @@ def test_itl_and_rate_grow_with_the_load_the_premise_of_the_search():
     )
     idx = np.flatnonzero(rep.cap >= 1)
     load = np.geomspace(1e-6, 1.0, 400)[None, :] * np.maximum(rep.cap[idx], 1.0)[:, None]
-    itl, rate = sla.itl_at_load(model, rep, idx, load)
+    itl, rate, _ = sla.itl_at_load(model, rep, idx, load)
     assert np.all(np.diff(itl, axis=1) >= -1e-12 * itl[:, 1:])
     assert np.all(np.diff(rate, axis=1) > 0)
 

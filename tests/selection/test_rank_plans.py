@@ -97,21 +97,3 @@ def test_a_gpu_count_that_does_not_split_the_heads_is_refused_by_name():
     t = wl.rank_gpus(LLAMA, rate_qps=1, itl_sla_ms=50, candidates=["H100 SXM"], gpu_counts=(1, 3))
     three = t.set_index("num_gpus").loc[3]
     assert "must divide 32" in three["why_not"] and not three["meets_sla"]
-
-
-def test_the_secant_pair_closes_a_bracket_where_the_itl_is_one_line():
-    """Where ITL(L) is a line over [lo, hi], the pair straddles its crossing of the SLA, lies
-    strictly inside the bracket, and the bracket it leaves is narrower than LOAD_RTOL."""
-    from wattgpu_lite.hybrid.predict import sla
-
-    lo, hi = np.array([0.5, 3.0, 10.0]), np.array([40.0, 3.5, 1e4])
-    slope, at_zero, sla_s = np.array([5e-4, 7.5e-3, 1e-6]), np.array([0.01, 0.0, 0.02]), 0.025
-    root = (sla_s - at_zero) / slope
-    pair = sla._secant_pair(lo, hi, at_zero + slope * lo, at_zero + slope * hi, sla_s)
-    assert np.all(pair[:, 0] < root) and np.all(root < pair[:, 1])
-    assert np.all(pair[:, 0] > lo) and np.all(pair[:, 1] < hi)
-    assert np.all(pair[:, 1] - pair[:, 0] <= sla.LOAD_RTOL * pair[:, 1])
-    # a bracket already narrower than the pair: it stays inside
-    tight = sla._secant_pair(np.array([1.0]), np.array([1.0 + 1e-14]), np.array([0.0]),
-                             np.array([1.0]), 0.5)  # fmt: skip
-    assert 1.0 < tight[0, 0] <= tight[0, 1] < 1.0 + 1e-14

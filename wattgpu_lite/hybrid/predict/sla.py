@@ -8,11 +8,10 @@ At Poisson rate λ a replica holds L requests in flight, L = λ · T_out · s(mi
 increasing in L (s grows at most linearly with the batch), and the per-request ITL,
 max(s(min(1 + L, cap)) · e^f, s_floor), grows with L too (physics, and the correction's monotone
 constraints). So the largest rate whose ITL meets the SLA is λ(L*), L* the largest load that does:
-a search over L needs no root of Little's law, and each round evaluates K loads of every
-deployment in one call until the bracket is 1e-12 of L wide: K − 2 spread over the bracket
-(narrowing it (K − 1)-fold) and a pair astride where the line through the bracket's ends meets
-the SLA, which closes it at once where the ITL is one line there (one piece of the step, one leaf
-of the trees): 6–11 calls for the catalog instead of 13–14.
+a search over L needs no root of Little's law: rounds of K loads of every deployment in one call
+narrow each bracket to 1e-12 of L (:mod:`~wattgpu_lite.hybrid.predict.sla_rounds`: pairs astride
+where the ITL line meets the SLA and where a feature of the correction jumps, the rest spread):
+4-8 calls for the catalog instead of 13-14 by a plain grid.
 The ITL is the one ``wl.predict`` gives (:mod:`wattgpu_lite.hybrid.predict.steps`), from the same steps.
 A ranking asks it through :mod:`~wattgpu_lite.hybrid.predict.chain` (``replicas``, ``max_rate_under_sla``).
 """
@@ -24,15 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from wattgpu_lite.energy import backbone, backbone_rows, many_calls, physical
-from wattgpu_lite.hybrid.predict import bounds, intervals, steps
+from wattgpu_lite.hybrid.predict import bounds, intervals, sla_rounds, steps
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.trees import FixedCodes
 
 LIGHT_QPS = 1e-6  # the lightest load: a replica's ITL with no neighbours
-LOAD_RTOL = 1e-12  # the bracket on L* is narrowed to 1 part in 10^12
-POINTS_PER_CALL = 256  # loads evaluated per round over all deployments (the forest costs per load)
-MAX_ROUNDS = 60
 
 
 @dataclass(frozen=True)
@@ -123,8 +119,9 @@ def _per_row_matrix(physics: dict, n: int) -> tuple[np.ndarray, dict]:
 
 
 def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.ndarray):
-    """(ITL s, rate req/s) of the deployments ``idx`` at loads ``load`` (shape (len(idx), m)):
-    s(B)·e^f at least s_floor(B), B = min(1 + L, cap), and λ(L) (module docstring)."""
+    """(ITL s, rate req/s, bytes per FLOP) of the deployments ``idx`` at loads ``load`` (shape
+    (len(idx), m)): s(B)·e^f at least s_floor(B), B = min(1 + L, cap), λ(L) (module docstring)
+    and the step's bytes per FLOP (a load feature of the correction)."""
     row_of = np.repeat(idx, load.shape[1])
     t_out = rep.rows.t_out[row_of]
     flat = load.ravel()
@@ -155,7 +152,8 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         factor = np.exp(f)
         itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
     itl = np.maximum(itl, floor)
-    return itl.reshape(load.shape), (flat / (t_out * step)).reshape(load.shape)
+    rate = flat / (t_out * step)
+    return itl.reshape(load.shape), rate.reshape(load.shape), per_flop.reshape(load.shape)
 
 
 def max_rate_under_sla(
@@ -170,79 +168,31 @@ def max_rate_under_sla(
     idx = np.flatnonzero((rep.cap >= 1) & (LIGHT_QPS < rep.capacity_qps))
     if not len(idx):
         return r_max, light
-    load, itl = _light_and_top(model, rep, idx, top_qps[idx])
+    load, itl, bpf = _light_and_top(model, rep, idx, top_qps[idx])
     light[idx] = itl[:, 0]
     meets = itl[:, 0] <= sla_s
-    idx, itl, load = idx[meets], itl[meets], load[meets]
+    idx, itl, load, bpf = idx[meets], itl[meets], load[meets], bpf[meets]
     r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
-    search = itl[:, 1] > sla_s
-    if search.any():
-        bracket = (load[search, 0], load[search, 1], itl[search, 0], itl[search, 1])
-        r_max[idx[search]] = _largest_good_rate(model, rep, idx[search], bracket, sla_s=sla_s)
+    search = np.flatnonzero(itl[:, 1] > sla_s)
+    if len(search):
+        ends = (load[search, 0], load[search, 1], np.full(len(search), LIGHT_QPS),
+                itl[search, 0], itl[search, 1], bpf[search, 0], bpf[search, 1])  # fmt: skip
+        itl_at = lambda rows, loads: itl_at_load(model, rep, idx[search][rows], loads)  # noqa: E731
+        levels = sla_rounds.feature_levels(model.corrections.get("itl"))
+        r_max[idx[search]] = sla_rounds.largest_good_rate(itl_at, ends, sla_s=sla_s, levels=levels)
     return r_max, light
 
 
 def _light_and_top(model: HybridState, rep: Replicas, idx: np.ndarray, top_qps: np.ndarray):
-    """(loads L, ITLs s) of the deployments ``idx`` at the lightest rate ``LIGHT_QPS`` (column
-    0) and at ``top_qps`` (column 1): one solve of Little's law on the deployments' step pieces
-    (found once, each row's own: the same for its two rates), one evaluation."""
+    """(loads L, ITLs s, bytes per FLOP) of the deployments ``idx`` at the lightest rate
+    ``LIGHT_QPS`` (column 0) and at ``top_qps`` (column 1): one solve of Little's law on the
+    deployments' step pieces (found once, each row's own: the same for its two rates), one
+    evaluation."""
     rows, twice = rep.rows.take(idx), np.tile(np.arange(len(idx)), 2)
     pieces = backbone.step_pieces(rows, model.constants).take(twice)
     rate = np.concatenate([np.full(len(idx), LIGHT_QPS), top_qps])
     safe = np.maximum(rep.cap[idx[twice]], 1.0)
     load = backbone.in_flight_at_rate(rows.take(twice), rate, safe, model.constants, pieces=pieces)
     load = load.reshape(2, -1).T
-    return load, itl_at_load(model, rep, idx, load)[0]
-
-
-def _largest_good_rate(model, rep, idx, bracket, *, sla_s) -> np.ndarray:
-    """λ(L) at the largest load L in [lo, hi] whose ITL meets ``sla_s`` (lo meets it, hi does
-    not; ``bracket`` = (lo, hi, ITL at lo, ITL at hi)), by rounds of K loads inside each bracket:
-    K − 2 spread over it and two a hair either side of the load where the ITL line through the
-    bracket's ends meets the SLA (:func:`_secant_pair`). Where the ITL is one line over the
-    bracket (one piece of the step, one leaf of the trees) the pair closes it in one round;
-    elsewhere the spread points narrow it (K − 1)-fold, as a plain grid would."""
-    lo, hi, itl_lo, itl_hi = (np.array(v, dtype=float) for v in bracket)
-    rate_lo = np.full(len(idx), LIGHT_QPS)
-    for _ in range(MAX_ROUNDS):
-        todo = np.flatnonzero(hi - lo > LOAD_RTOL * hi)
-        if not len(todo):
-            break
-        k = max(4, POINTS_PER_CALL // len(todo))
-        spread = _interior(lo[todo], hi[todo], k - 2)
-        pair = _secant_pair(lo[todo], hi[todo], itl_lo[todo], itl_hi[todo], sla_s)
-        points = np.sort(np.concatenate([spread, pair], axis=1), axis=1)
-        itl, rate = itl_at_load(model, rep, idx[todo], points)
-        good = itl <= sla_s
-        first_bad = np.where(good.all(axis=1), k, np.argmin(good, axis=1))
-        row = np.arange(len(todo))
-        moved, short = first_bad > 0, first_bad < k
-        lo[todo[moved]] = points[row[moved], first_bad[moved] - 1]
-        itl_lo[todo[moved]] = itl[row[moved], first_bad[moved] - 1]
-        rate_lo[todo[moved]] = rate[row[moved], first_bad[moved] - 1]
-        hi[todo[short]] = points[row[short], first_bad[short]]
-        itl_hi[todo[short]] = itl[row[short], first_bad[short]]
-    return rate_lo
-
-
-def _secant_pair(lo, hi, itl_lo, itl_hi, sla_s: float) -> np.ndarray:
-    """(n, 2) loads 0.45·LOAD_RTOL either side (relative) of L_s = lo + (SLA − ITL_lo)·(hi − lo)
-    / (ITL_hi − ITL_lo), the load where the line through the bracket's ends meets the SLA, kept
-    strictly inside (lo, hi): if the ITL is that line, L* lies between the two and the bracket
-    they leave is narrower than LOAD_RTOL (regula falsi, verified by evaluating both); clipped
-    strictly inside the bracket."""
-    slope = np.maximum(itl_hi - itl_lo, np.finfo(float).tiny)
-    guess = lo + np.clip((sla_s - itl_lo) / slope, 0.0, 1.0) * (hi - lo)
-    half = 0.45 * LOAD_RTOL * guess
-    pair = np.stack([guess - half, guess + half], axis=1)
-    inside = np.nextafter(lo, np.inf)[:, None], np.nextafter(hi, -np.inf)[:, None]
-    return np.clip(pair, *inside)
-
-
-def _interior(lo: np.ndarray, hi: np.ndarray, k: int) -> np.ndarray:
-    """k loads strictly inside each (lo, hi): evenly spaced in ln L while hi > 4·lo, else in L."""
-    t = np.arange(1, k + 1) / (k + 1)
-    wide = hi > 4.0 * lo
-    geometric = np.exp(np.log(lo)[:, None] + t * np.log(hi / lo)[:, None])
-    linear = lo[:, None] + t * (hi - lo)[:, None]
-    return np.where(wide[:, None], geometric, linear)
+    itl, _, per_flop = itl_at_load(model, rep, idx, load)
+    return load, itl, per_flop
