@@ -4,6 +4,7 @@
     plain(cell)                           # a cell as Python (integral floats as int)
     or_message(check, args)               # check(*args), or its kit error's message
     tokens_messages(models, raw, rows, load, limit=..., known=...)   # check_tokens' messages
+    echo_tokens(frame, col, default, ok, checked=...)   # a token column as checked or given
 
 :mod:`~wattgpu_lite.hybrid.predict.frame_checks` checks every row of ``wl.predict_many``'s frame
 with these: a message is made once per distinct key of what it names, not once per row.
@@ -88,3 +89,19 @@ def cells_of(column: pd.Series) -> np.ndarray:
     if pd.api.types.is_extension_array_dtype(column.dtype):
         return column.to_numpy(dtype=object)
     return column.to_numpy()
+
+
+def echo_tokens(frame: pd.DataFrame, col: str, default, ok: np.ndarray, *, checked: np.ndarray):
+    """The token counts as checked (valid rows) or as given (invalid rows; NaN if not a number)."""
+    given = frame[col].to_numpy() if col in frame else np.full(len(frame), default)
+    out, bad = checked.copy(), np.flatnonzero(~ok)
+    if given.dtype.kind in "iuf":  # numbers: each is_real, float(x) as numpy casts it
+        out[bad] = given[bad]
+        return out
+    for i in bad:
+        out[i] = _as_float(given[i])
+    return out
+
+
+def _as_float(value) -> float:
+    return float(value) if checks.is_real(value) else np.nan

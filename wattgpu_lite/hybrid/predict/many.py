@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite import checks
 from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.uniques import Coded, subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import intervals, steps
+from wattgpu_lite.hybrid.predict.frame_cells import echo_tokens
 from wattgpu_lite.hybrid.predict.frame_checks import FrameRequests, frame_requests
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult, messages
@@ -47,8 +47,8 @@ def predict_frame(
     arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
     req = frame_requests(frame, llms, gpus)
     new = {
-        "t_in": _echo(frame, "t_in", DEFAULT_T_IN, req.ok, checked=req.t_in),
-        "t_out": _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, checked=req.t_out),
+        "t_in": echo_tokens(frame, "t_in", DEFAULT_T_IN, req.ok, checked=req.t_in),
+        "t_out": echo_tokens(frame, "t_out", DEFAULT_T_OUT, req.ok, checked=req.t_out),
     }
     valid, message = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame]), req.message
     del req
@@ -135,18 +135,22 @@ def categorical(code: np.ndarray, names: Sequence[str]) -> pd.Categorical:
     used = np.flatnonzero(np.bincount(code, minlength=len(names)))
     categories = sorted({names[k] for k in used})
     place = {name: i for i, name in enumerate(categories)}
-    remap = np.array([place.get(name, -1) for name in names], dtype=np.int64)
+    # the codes gathered at once in the width pandas keeps them (int8 below 127 categories, ...)
+    width = np.min_scalar_type(-len(categories) - 2)
+    remap = np.array([place.get(name, -1) for name in names], dtype=width)
     return pd.Categorical.from_codes(remap[code], categories=categories, validate=False)  # in range
 
 
 def _messages(message: np.ndarray, status: np.ndarray) -> pd.Categorical:
     """The messages (object array) as a :func:`categorical`, factorised on the rows that are
     not OK alone (``status``: codes into :data:`STATUS_NAMES`; an OK row's message is ""): a
-    hash table of those rows, not of every row."""
+    hash table of those rows, not of every row; of their distinct objects by identity first
+    (a message made once is shared by the rows it names), then of those by text."""
     rows = np.flatnonzero(status != STATUS_NAMES.index(Status.OK.value))
-    code, names = pd.factorize(message[rows])
+    distinct, by_object = unique_by_identity(message[rows])
+    code, names = pd.factorize(np.array(distinct, dtype=object))
     whole = np.zeros(len(message), dtype=np.int64)  # 0: ""
-    whole[rows] = code + 1
+    whole[rows] = code[by_object] + 1
     return categorical(whole, ["", *names])
 
 
@@ -163,13 +167,15 @@ def engine_columns(
     """The result's columns of every row: :data:`NUMERIC_COLUMNS`, and the codes of the basis
     and status (into :data:`BASIS_NAMES` and :data:`STATUS_NAMES`): the valid rows through the
     engine, ``chunk_rows`` at a time; an invalid row keeps NaN, basis "", its status and its
-    check's ``message`` (filled in place for the others)."""
+    check's ``message`` (filled in place for the others: the rows the engine refuses, once for
+    every chunk, :func:`_refused_messages`)."""
     n = len(message)
     keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
     codes = {
         "basis": np.zeros(n, dtype=np.int8),
         "status": np.full(n, STATUS_NAMES.index(Status.INVALID.value), dtype=np.int8),
     }
+    refused = []
     for s in range(0, len(valid.idx), chunk_rows):
         part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
         rows, cap = valid.built.rows(mine)
@@ -177,39 +183,46 @@ def engine_columns(
         chunk = {"t_out": rows.t_out, "rate_qps": rate_qps, "batch": batch, "built": (rows, cap)}
         models, devices = subset(llms, part), subset(gpus, part)
         out = steps.predict_arrays(model, models, devices, rows.t_in, **chunk, level=level)
-        _fill(keep, codes, message, out, part=part, llms=llms, gpus=gpus, load=(rate_qps, batch))
+        refused.append(_fill(keep, codes, out, part=part, load=(rate_qps, batch)))
+    if refused:
+        _refused_messages(message, refused, llms=llms, gpus=gpus)
     return keep, codes
 
 
 def _fill(
     keep: dict[str, np.ndarray],
     codes: dict[str, np.ndarray],
-    message: np.ndarray,
     out: StepResult,
     *,
     part: np.ndarray,
-    llms: Coded,
-    gpus: Coded,
     load: tuple[np.ndarray, np.ndarray],
-) -> None:
-    """Rows ``part`` of the numeric columns ``keep``, of the basis and status ``codes``
-    (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) and of ``message`` from the engine's result
-    ``out`` (``load``: their rates and batches); a row that is not OK gets its status's message
-    ("" when OK)."""
+) -> tuple[np.ndarray, ...]:
+    """Rows ``part`` of the numeric columns ``keep`` and of the basis and status ``codes``
+    (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) from the engine's result ``out`` (``load``:
+    their rates and batches); returns what the messages of its rows that are not OK read
+    (:func:`_refused_messages`)."""
     for k in NUMERIC_COLUMNS:
         keep[k][part] = getattr(out, k)
     codes["basis"][part] = out.basis_code + 1
     bad = np.flatnonzero(out.status != Status.OK)
     codes["status"][part] = STATUS_NAMES.index(Status.OK.value)
-    if len(bad):
-        rows, status = part[bad], out.status[bad]
-        for k, s in enumerate(Status):
-            codes["status"][rows[status == s]] = k
-        llm, gpu = (
-            np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]] for x in (llms, gpus)
-        )
-        limits = {"max_batch": out.max_batch[bad], "capacity_qps": out.capacity_qps[bad]}
-        message[rows] = messages(status, llm, gpu, load[0][bad], batch=load[1][bad], **limits)
+    rows, status = part[bad], out.status[bad]
+    for k, s in enumerate(Status):
+        codes["status"][rows[status == s]] = k
+    held, qps = out.max_batch[bad], out.capacity_qps[bad]
+    return rows, status, load[0][bad], load[1][bad], held, qps
+
+
+def _refused_messages(message: np.ndarray, refused: list[tuple], *, llms: Coded, gpus: Coded):
+    """The message of each row the engine does not answer (``refused``: each chunk's
+    :func:`_fill`), written into ``message`` in place: :func:`messages` of all of them at once,
+    each distinct text made once however many chunks name it."""
+    rows, status, rate, batch, held, qps = (np.concatenate(c) for c in zip(*refused, strict=True))
+    if len(rows):
+        names = [np.array([o.name for o in x.distinct], dtype=object) for x in (llms, gpus)]
+        llm, gpu = (a[x.code[rows]] for a, x in zip(names, (llms, gpus), strict=True))
+        limits = {"batch": batch, "max_batch": held, "capacity_qps": qps}
+        message[rows] = messages(status, llm, gpu, rate, **limits)
 
 
 def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
@@ -230,19 +243,3 @@ def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
     columns = {c: new[c] if c in new else base[c].copy() for c in base.columns}
     columns |= {c: v for c, v in new.items() if c not in columns}
     return pd.DataFrame(columns, copy=False)
-
-
-def _echo(frame: pd.DataFrame, col: str, default, ok: np.ndarray, *, checked: np.ndarray):
-    """The token counts as checked (valid rows) or as given (invalid rows; NaN if not a number)."""
-    given = frame[col].to_numpy() if col in frame else np.full(len(frame), default)
-    out, bad = checked.copy(), np.flatnonzero(~ok)
-    if given.dtype.kind in "iuf":  # numbers: each is_real, float(x) as numpy casts it
-        out[bad] = given[bad]
-        return out
-    for i in bad:
-        out[i] = _as_float(given[i])
-    return out
-
-
-def _as_float(value) -> float:
-    return float(value) if checks.is_real(value) else np.nan
