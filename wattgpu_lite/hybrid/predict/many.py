@@ -175,7 +175,6 @@ def engine_columns(
         "basis": np.zeros(n, dtype=np.int8),
         "status": np.full(n, STATUS_NAMES.index(Status.INVALID.value), dtype=np.int8),
     }
-    refused = []
     for s in range(0, len(valid.idx), chunk_rows):
         part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
         rows, cap = valid.built.rows(mine)
@@ -183,46 +182,45 @@ def engine_columns(
         chunk = {"t_out": rows.t_out, "rate_qps": rate_qps, "batch": batch, "built": (rows, cap)}
         models, devices = subset(llms, part), subset(gpus, part)
         out = steps.predict_arrays(model, models, devices, rows.t_in, **chunk, level=level)
-        refused.append(_fill(keep, codes, out, part=part, load=(rate_qps, batch)))
-    if refused:
-        _refused_messages(message, refused, llms=llms, gpus=gpus)
+        _fill(keep, codes, out, part=part)
+    _refused_messages(message, keep, codes["status"], valid=valid, names=(llms, gpus))
     return keep, codes
 
 
 def _fill(
-    keep: dict[str, np.ndarray],
-    codes: dict[str, np.ndarray],
-    out: StepResult,
-    *,
-    part: np.ndarray,
-    load: tuple[np.ndarray, np.ndarray],
-) -> tuple[np.ndarray, ...]:
+    keep: dict[str, np.ndarray], codes: dict[str, np.ndarray], out: StepResult, *, part: np.ndarray
+) -> None:
     """Rows ``part`` of the numeric columns ``keep`` and of the basis and status ``codes``
-    (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) from the engine's result ``out`` (``load``:
-    their rates and batches); returns what the messages of its rows that are not OK read
-    (:func:`_refused_messages`)."""
+    (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) from the engine's result ``out``."""
     for k in NUMERIC_COLUMNS:
         keep[k][part] = getattr(out, k)
     codes["basis"][part] = out.basis_code + 1
-    bad = np.flatnonzero(out.status != Status.OK)
     codes["status"][part] = STATUS_NAMES.index(Status.OK.value)
+    bad = np.flatnonzero(out.status != Status.OK)
     rows, status = part[bad], out.status[bad]
     for k, s in enumerate(Status):
         codes["status"][rows[status == s]] = k
-    held, qps = out.max_batch[bad], out.capacity_qps[bad]
-    return rows, status, load[0][bad], load[1][bad], held, qps
 
 
-def _refused_messages(message: np.ndarray, refused: list[tuple], *, llms: Coded, gpus: Coded):
-    """The message of each row the engine does not answer (``refused``: each chunk's
-    :func:`_fill`), written into ``message`` in place: :func:`messages` of all of them at once,
-    each distinct text made once however many chunks name it."""
-    rows, status, rate, batch, held, qps = (np.concatenate(c) for c in zip(*refused, strict=True))
-    if len(rows):
-        names = [np.array([o.name for o in x.distinct], dtype=object) for x in (llms, gpus)]
-        llm, gpu = (a[x.code[rows]] for a, x in zip(names, (llms, gpus), strict=True))
-        limits = {"batch": batch, "max_batch": held, "capacity_qps": qps}
-        message[rows] = messages(status, llm, gpu, rate, **limits)
+_STATUSES = np.array(list(Status), dtype=object)  # a status code's member
+
+
+def _refused_messages(
+    message: np.ndarray, keep: dict, status: np.ndarray, *, valid: Valid, names: tuple[Coded, Coded]
+) -> None:
+    """The message of each row the engine does not answer (its ``status`` code neither OK nor
+    invalid), written into ``message`` in place: :func:`messages` of all of them at once (each
+    distinct text made once for every chunk), from the columns filled (``keep``: the capacity
+    and KV sequences), the valid rows' loads and the LLMs' and GPUs' names (``names``)."""
+    ok_or_invalid = [STATUS_NAMES.index(s.value) for s in (Status.OK, Status.INVALID)]
+    rows = np.flatnonzero(~np.isin(status, ok_or_invalid))
+    if not len(rows):
+        return
+    at = np.searchsorted(valid.idx, rows)  # the rows' places among the valid ones
+    llm, gpu = (np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]] for x in names)
+    limits = {k: keep[k][rows] for k in ("max_batch", "capacity_qps")}
+    load = (valid.rate_qps[at], valid.batch[at])
+    message[rows] = messages(_STATUSES[status[rows]], llm, gpu, load[0], batch=load[1], **limits)
 
 
 def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
