@@ -22,11 +22,12 @@ from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.uniques import Coded, subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import intervals, steps
 from wattgpu_lite.hybrid.predict.frame_cells import echo_tokens
+from wattgpu_lite.hybrid.predict.frame_cells import with_workload as with_workload
 from wattgpu_lite.hybrid.predict.frame_checks import FrameRequests, frame_requests
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult, messages
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 SERVING = ("kv_cache", "engine", "max_num_seqs")  # the serving columns, passed when given
 
@@ -37,8 +38,9 @@ def predict_frame(
     """``wl.predict_many(frame)`` for a frame through ``check_columns`` (and
     :func:`with_workload`), a checked ``level`` and the hybrid (or backbone) ``model``;
     ``chunk_rows``: valid rows per engine call. The checked requests are dropped once their
-    valid rows are built (:func:`valid_rows`), those once the engine is done: only the output's
-    arrays grow with the rows."""
+    valid rows are built (:func:`valid_rows`), those once the engine is done and the token
+    columns echoed from them (:func:`_valid_tokens`: not held beside the engine's work): only
+    the output's arrays grow with the rows."""
     text = {c: text_codes(frame[c]) for c in ("llm", "gpu")}
     llms = resolved(frame["llm"], resolve_llm, text["llm"])
     gpus = resolved(frame["gpu"], resolve_gpu, text["gpu"])
@@ -46,15 +48,17 @@ def predict_frame(
     del text
     arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
     req = frame_requests(frame, llms, gpus)
-    new = {
-        "t_in": echo_tokens(frame, "t_in", DEFAULT_T_IN, req.ok, checked=req.t_in),
-        "t_out": echo_tokens(frame, "t_out", DEFAULT_T_OUT, req.ok, checked=req.t_out),
-    }
-    valid, message = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame]), req.message
+    ok, message = req.ok, req.message
+    valid = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame])
     del req
     numbers, codes = engine_columns(
         model, llms, gpus, valid, message=message, level=level, chunk_rows=chunk_rows
     )
+    del llms, gpus
+    new = {
+        c: echo_tokens(frame, c, default, ok, checked=_valid_tokens(valid, c, len(ok)))
+        for c, default in (("t_in", DEFAULT_T_IN), ("t_out", DEFAULT_T_OUT))
+    }
     del valid
     new |= numbers | {
         "basis": categorical(codes["basis"], BASIS_NAMES),
@@ -93,6 +97,15 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
             groups=group,
         )
     return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
+
+
+def _valid_tokens(valid: Valid, col: str, n: int) -> np.ndarray:
+    """The token column ``col`` ("t_in", "t_out") of the ``n`` rows as checked on the valid
+    ones (their built rows' own), NaN on the others (:func:`echo_tokens` writes those)."""
+    out = np.full(n, np.nan)
+    if valid.built is not None:
+        out[valid.idx] = getattr(valid.built, col)
+    return out
 
 
 def _rows(values: Coded | np.ndarray, idx: np.ndarray) -> Coded | np.ndarray:
@@ -221,16 +234,6 @@ def _refused_messages(
     limits = {k: keep[k][rows] for k in ("max_batch", "capacity_qps")}
     load = (valid.rate_qps[at], valid.batch[at])
     message[rows] = messages(_STATUSES[status[rows]], llm, gpu, load[0], batch=load[1], **limits)
-
-
-def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
-    """``frame`` with the named workload's ``t_in`` and ``t_out`` as the columns it lacks (a
-    column given, even with blanks, is kept as given: a blank cell is invalid, as without)."""
-    if name is None:
-        return frame
-    chosen = workload(name)
-    missing = {c: getattr(chosen, c) for c in ("t_in", "t_out") if c not in frame}
-    return frame.assign(**missing) if missing else frame
 
 
 def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
