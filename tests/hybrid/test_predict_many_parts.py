@@ -117,8 +117,8 @@ def test_categorical_codes_are_pandas_own_and_equal_messages_are_one_category():
     assert text.codes.dtype == own.codes.dtype == np.int16
     assert np.array_equal(text.codes, own.codes) and list(text.categories) == list(own.categories)
     twin = "".join(["refused ", "here"])  # another object with the text of the next one
-    message = np.array(["", "refused here", twin, "other", ""], dtype=object)
-    status = np.array([0, 1, 1, 1, 4])  # codes into STATUS_NAMES: ok, then not
-    out = many._messages(message, status)
+    said = (np.array([1, 2]), np.array(["refused here", "other"], dtype=object))
+    refused = (np.array([3, 0]), np.array([twin, "other"], dtype=object))
+    out = many._messages(5, [said, refused])  # row 4: ""
     assert list(out.categories) == ["", "other", "refused here"]
-    assert list(out.astype(str)) == ["", "refused here", "refused here", "other", ""]
+    assert list(out.astype(str)) == ["other", "refused here", "other", "refused here", ""]

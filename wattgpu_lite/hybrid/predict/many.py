@@ -48,11 +48,12 @@ def predict_frame(
     del text
     arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
     req = frame_requests(frame, llms, gpus)
-    ok, message = req.ok, req.message
+    ok = req.ok
+    said = np.flatnonzero(~ok), req.message[~ok]  # the checks' messages, of the rows refused
     valid = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame])
     del req
-    numbers, codes = engine_columns(
-        model, llms, gpus, valid, message=message, level=level, chunk_rows=chunk_rows
+    numbers, codes, refused = engine_columns(
+        model, llms, gpus, valid, level=level, chunk_rows=chunk_rows
     )
     del llms, gpus
     new = {
@@ -63,7 +64,7 @@ def predict_frame(
     new |= numbers | {
         "basis": categorical(codes["basis"], BASIS_NAMES),
         "status": categorical(codes["status"], STATUS_NAMES),
-        "message": _messages(message, codes["status"]),
+        "message": _messages(len(ok), [said, refused]),
     }
     return _with_columns(frame, {**names, "llm_architecture": arch, **new})
 
@@ -76,6 +77,7 @@ class Valid:
     rate_qps: np.ndarray  # req/s per valid row; NaN in batch mode
     batch: np.ndarray  # sequences per valid row; NaN at a rate
     built: backbone_rows.Built | None  # their configurations and KV capacities (None: no valid row)
+    n_rows: int  # the frame's rows, valid or not
 
 
 def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str]) -> Valid:
@@ -96,7 +98,7 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
             **{k: _rows(getattr(req, k), group) for k in serving},
             groups=group,
         )
-    return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
+    return Valid(idx, req.rate_qps[idx], req.batch[idx], built, n_rows=len(req.ok))
 
 
 def _valid_tokens(valid: Valid, col: str, n: int) -> np.ndarray:
@@ -154,15 +156,15 @@ def categorical(code: np.ndarray, names: Sequence[str]) -> pd.Categorical:
     return pd.Categorical.from_codes(remap[code], categories=categories, validate=False)  # in range
 
 
-def _messages(message: np.ndarray, status: np.ndarray) -> pd.Categorical:
-    """The messages (object array) as a :func:`categorical`, factorised on the rows that are
-    not OK alone (``status``: codes into :data:`STATUS_NAMES`; an OK row's message is ""): a
-    hash table of those rows, not of every row; of their distinct objects by identity first
-    (a message made once is shared by the rows it names), then of those by text."""
-    rows = np.flatnonzero(status != STATUS_NAMES.index(Status.OK.value))
-    distinct, by_object = unique_by_identity(message[rows])
+def _messages(n: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> pd.Categorical:
+    """The message of each of ``n`` rows as a :func:`categorical`: "" but on the rows of
+    ``parts``, each (rows, messages as an object array), factorised on those rows alone (a
+    hash table of them, not of every row): of their distinct objects by identity first (a
+    message made once is shared by the rows it names), then of those by text."""
+    rows = np.concatenate([p[0] for p in parts])
+    distinct, by_object = unique_by_identity(np.concatenate([p[1] for p in parts]))
     code, names = pd.factorize(np.array(distinct, dtype=object))
-    whole = np.zeros(len(message), dtype=np.int64)  # 0: ""
+    whole = np.zeros(n, dtype=np.int64)  # 0: ""
     whole[rows] = code[by_object] + 1
     return categorical(whole, ["", *names])
 
@@ -173,16 +175,14 @@ def engine_columns(
     gpus: Coded,
     valid: Valid,
     *,
-    message: np.ndarray,
     level: float,
     chunk_rows: int,
-) -> tuple[dict, dict]:
+) -> tuple[dict, dict, tuple[np.ndarray, np.ndarray]]:
     """The result's columns of every row: :data:`NUMERIC_COLUMNS`, and the codes of the basis
     and status (into :data:`BASIS_NAMES` and :data:`STATUS_NAMES`): the valid rows through the
-    engine, ``chunk_rows`` at a time; an invalid row keeps NaN, basis "", its status and its
-    check's ``message`` (filled in place for the others: the rows the engine refuses, once for
-    every chunk, :func:`_refused_messages`)."""
-    n = len(message)
+    engine, ``chunk_rows`` at a time (an invalid row keeps NaN, basis "" and its status); and
+    the (rows, messages) of the rows the engine refuses (:func:`_refused_messages`)."""
+    n = valid.n_rows
     keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
     codes = {
         "basis": np.zeros(n, dtype=np.int8),
@@ -196,8 +196,8 @@ def engine_columns(
         models, devices = subset(llms, part), subset(gpus, part)
         out = steps.predict_arrays(model, models, devices, rows.t_in, **chunk, level=level)
         _fill(keep, codes, out, part=part)
-    _refused_messages(message, keep, codes["status"], valid=valid, names=(llms, gpus))
-    return keep, codes
+    refused = _refused_messages(keep, codes["status"], valid=valid, names=(llms, gpus))
+    return keep, codes, refused
 
 
 def _fill(
@@ -219,21 +219,21 @@ _STATUSES = np.array(list(Status), dtype=object)  # a status code's member
 
 
 def _refused_messages(
-    message: np.ndarray, keep: dict, status: np.ndarray, *, valid: Valid, names: tuple[Coded, Coded]
-) -> None:
-    """The message of each row the engine does not answer (its ``status`` code neither OK nor
-    invalid), written into ``message`` in place: :func:`messages` of all of them at once (each
-    distinct text made once for every chunk), from the columns filled (``keep``: the capacity
-    and KV sequences), the valid rows' loads and the LLMs' and GPUs' names (``names``)."""
+    keep: dict, status: np.ndarray, *, valid: Valid, names: tuple[Coded, Coded]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, messages) of the rows the engine does not answer (their ``status`` codes neither
+    OK nor invalid): :func:`messages` of all of them at once (each distinct text made once for
+    every chunk), from the columns filled (``keep``: the capacity and KV sequences), the valid
+    rows' loads and the LLMs' and GPUs' names (``names``)."""
     ok_or_invalid = [STATUS_NAMES.index(s.value) for s in (Status.OK, Status.INVALID)]
     rows = np.flatnonzero(~np.isin(status, ok_or_invalid))
     if not len(rows):
-        return
+        return rows, np.empty(0, dtype=object)
     at = np.searchsorted(valid.idx, rows)  # the rows' places among the valid ones
     llm, gpu = (np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]] for x in names)
     limits = {k: keep[k][rows] for k in ("max_batch", "capacity_qps")}
     load = (valid.rate_qps[at], valid.batch[at])
-    message[rows] = messages(_STATUSES[status[rows]], llm, gpu, load[0], batch=load[1], **limits)
+    return rows, messages(_STATUSES[status[rows]], llm, gpu, load[0], batch=load[1], **limits)
 
 
 def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
