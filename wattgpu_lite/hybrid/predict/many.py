@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy import backbone_rows
-from wattgpu_lite.energy.uniques import Coded, subset, unique_by_identity
+from wattgpu_lite.energy.uniques import Coded, narrow, subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import intervals, steps
 from wattgpu_lite.hybrid.predict.frame_cells import echo_tokens
 from wattgpu_lite.hybrid.predict.frame_cells import with_workload as with_workload
@@ -52,6 +52,7 @@ def predict_frame(
     said = np.flatnonzero(~ok), req.message[~ok]  # the checks' messages, of the rows refused
     valid = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame])
     del req
+    llms, gpus = narrow(llms), narrow(gpus)  # held beside the engine's work: int32 codes
     numbers, codes, refused = engine_columns(
         model, llms, gpus, valid, level=level, chunk_rows=chunk_rows
     )
@@ -84,7 +85,7 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
     """The valid rows of ``req`` with their loads and configurations, built once per group of
     the checks (:func:`backbone_rows.build_once`; ``serving``: the serving columns the frame
     gives)."""
-    idx = np.flatnonzero(req.ok)
+    idx = np.flatnonzero(req.ok).astype(np.int32)  # a frame of fewer than 2^31 rows
     built = None
     if len(idx):
         group = req.group[idx]  # the layout, formats and engine: one entry per group
