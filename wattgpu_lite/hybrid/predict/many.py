@@ -58,7 +58,7 @@ def predict_frame(
     )
     del llms, gpus
     new = {
-        c: echo_tokens(frame, c, default, ok, checked=_valid_tokens(valid, c, len(ok)))
+        c: echo_tokens(frame, c, default, ok, checked=_valid_tokens(valid, c))
         for c, default in (("t_in", DEFAULT_T_IN), ("t_out", DEFAULT_T_OUT))
     }
     del valid
@@ -74,7 +74,7 @@ def predict_frame(
 class Valid:
     """The valid rows of a checked frame, as the engine reads them."""
 
-    idx: np.ndarray  # the valid rows of the frame
+    idx: np.ndarray  # the valid rows of the frame (int32)
     rate_qps: np.ndarray  # req/s per valid row; NaN in batch mode
     batch: np.ndarray  # sequences per valid row; NaN at a rate
     built: backbone_rows.Built | None  # their configurations and KV capacities (None: no valid row)
@@ -102,10 +102,10 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
     return Valid(idx, req.rate_qps[idx], req.batch[idx], built, n_rows=len(req.ok))
 
 
-def _valid_tokens(valid: Valid, col: str, n: int) -> np.ndarray:
-    """The token column ``col`` ("t_in", "t_out") of the ``n`` rows as checked on the valid
+def _valid_tokens(valid: Valid, col: str) -> np.ndarray:
+    """The token column ``col`` ("t_in", "t_out") of the frame's rows as checked on the valid
     ones (their built rows' own), NaN on the others (:func:`echo_tokens` writes those)."""
-    out = np.full(n, np.nan)
+    out = np.full(valid.n_rows, np.nan)
     if valid.built is not None:
         out[valid.idx] = getattr(valid.built, col)
     return out
