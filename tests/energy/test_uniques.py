@@ -10,6 +10,8 @@ from wattgpu_lite.energy.uniques import (
     Coded,
     Hashed,
     hashed_at,
+    narrow,
+    subset,
     take,
     unhashed,
     unique_by_identity,
@@ -91,3 +93,15 @@ def test_by_value_codes_equal_values_as_one_object():
     assert list(coded) == [None, Parallel(1), Parallel(1), Parallel(2), "fp8", Parallel(1)]
     assert coded.distinct == [Parallel(1), Parallel(2), "fp8", None] and coded[1] is coded[2]
     assert coded.distinct[0] is values[0] and coded.code.tolist() == [3, 0, 0, 1, 2, 0]
+
+
+def test_a_narrowed_coded_sequence_keeps_its_objects_and_int32_codes_through_subsets():
+    objects = [("a",), ("b",), ("c",)]
+    wide = Coded(objects, np.array([2, 0, 2, 1, 0]))
+    thin = narrow(wide)
+    assert wide.code.dtype == np.int64 and thin.code.dtype == np.int32
+    assert list(thin) == list(wide) and all(a is b for a, b in zip(thin, wide, strict=True))
+    part = subset(thin, np.array([4, 0]))
+    assert part.code.dtype == np.int32 and list(part) == [objects[0], objects[2]]
+    distinct, code = unique_by_identity(thin)
+    assert code.dtype == np.int64 and [distinct[k] for k in code] == list(wide)

@@ -103,3 +103,22 @@ def test_the_text_columns_are_categoricals_of_the_same_text():
     kept = wl.predict_many(pd.DataFrame({"llm": [LLAMA], "gpu": pd.Series([device], dtype=object),
                                          "batch": [8.0]}))  # fmt: skip
     assert kept["gpu"].dtype == object and kept["gpu"][0] == device
+
+
+def test_categorical_codes_are_pandas_own_and_equal_messages_are_one_category():
+    """Past 127 names the codes are as pandas keeps them (int16 here), equal to pandas' own
+    Categorical of the texts; two message objects of one text are one category (the messages
+    are factorised by object, then by text)."""
+    names = [f"name {k % 250:03d}" for k in range(300)]  # 250 texts, 50 named twice
+    codes = np.random.default_rng(0).integers(0, len(names), 5000)
+    text = many.categorical(codes, names)
+    used = [names[k] for k in codes]
+    own = pd.Categorical(used, categories=sorted(set(used)))
+    assert text.codes.dtype == own.codes.dtype == np.int16
+    assert np.array_equal(text.codes, own.codes) and list(text.categories) == list(own.categories)
+    twin = "".join(["refused ", "here"])  # another object with the text of the next one
+    said = (np.array([1, 2]), np.array(["refused here", "other"], dtype=object))
+    refused = (np.array([3, 0]), np.array([twin, "other"], dtype=object))
+    out = many._messages(5, [said, refused])  # row 4: ""
+    assert list(out.categories) == ["", "other", "refused here"]
+    assert list(out.astype(str)) == ["other", "refused here", "other", "refused here", ""]

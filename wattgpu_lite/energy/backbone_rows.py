@@ -178,7 +178,7 @@ def build_once(
     given = None if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
     limit = limit[code] if given is None else np.broadcast_to(given, (n,))
     cap = seqs_in(blocks[code], t_in, t_out, limit)
-    return Built(arrays, code, t_in, t_out, cap=cap)
+    return Built(arrays, code.astype(np.int32), t_in, t_out, cap=cap)  # < 2^31 configurations
 
 
 def _configured_once(configs: tuple[tuple, ...]) -> Stacked:

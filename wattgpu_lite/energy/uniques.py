@@ -15,10 +15,13 @@ FEW = 64  # objects: below this, unique_by_identity's dict loop beats pandas' fa
 class Coded(Sequence):
     """A long sequence of few distinct objects, held as the objects and each row's index into
     them (``distinct[code[i]]`` is row i): :func:`unique_by_identity` and :func:`subset` read
-    the codes, never a row's object."""
+    the codes, never a row's object. The codes are int64, or int32 when given so (a long
+    table's, held narrow: :func:`narrow`)."""
 
     def __init__(self, distinct: Sequence, code: np.ndarray) -> None:
-        self.distinct, self.code = list(distinct), np.asarray(code, dtype=np.int64)
+        code = np.asarray(code)
+        self.distinct = list(distinct)
+        self.code = code if code.dtype == np.int32 else np.asarray(code, dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.code)
@@ -30,6 +33,12 @@ class Coded(Sequence):
 
     def __iter__(self):
         return iter(take(self.distinct, self.code))
+
+
+def narrow(coded: Coded) -> Coded:
+    """``coded`` with int32 codes (half the memory of a long table's; fewer than 2^31 distinct
+    objects), the same objects row for row."""
+    return Coded(coded.distinct, coded.code.astype(np.int32))
 
 
 class Hashed(tuple):

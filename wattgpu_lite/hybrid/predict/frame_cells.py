@@ -4,6 +4,8 @@
     plain(cell)                           # a cell as Python (integral floats as int)
     or_message(check, args)               # check(*args), or its kit error's message
     tokens_messages(models, raw, rows, load, limit=..., known=...)   # check_tokens' messages
+    echo_tokens(frame, col, default, ok, checked=...)   # a token column as checked or given
+    with_workload(frame, name)            # a named workload's token columns the frame lacks
 
 :mod:`~wattgpu_lite.hybrid.predict.frame_checks` checks every row of ``wl.predict_many``'s frame
 with these: a message is made once per distinct key of what it names, not once per row.
@@ -18,7 +20,7 @@ from wattgpu_lite import checks
 from wattgpu_lite.energy.uniques import unique_rows
 from wattgpu_lite.errors import DataFileError, WattGPUError
 from wattgpu_lite.specs.frame import within
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
 
 
 def plain(value):
@@ -88,3 +90,29 @@ def cells_of(column: pd.Series) -> np.ndarray:
     if pd.api.types.is_extension_array_dtype(column.dtype):
         return column.to_numpy(dtype=object)
     return column.to_numpy()
+
+
+def echo_tokens(frame: pd.DataFrame, col: str, default, ok: np.ndarray, *, checked: np.ndarray):
+    """The token counts as checked (valid rows) or as given (invalid rows; NaN if not a number)."""
+    given = frame[col].to_numpy() if col in frame else np.full(len(frame), default)
+    out, bad = checked.copy(), np.flatnonzero(~ok)
+    if given.dtype.kind in "iuf":  # numbers: each is_real, float(x) as numpy casts it
+        out[bad] = given[bad]
+        return out
+    for i in bad:
+        out[i] = _as_float(given[i])
+    return out
+
+
+def _as_float(value) -> float:
+    return float(value) if checks.is_real(value) else np.nan
+
+
+def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
+    """``frame`` with the named workload's ``t_in`` and ``t_out`` as the columns it lacks (a
+    column given, even with blanks, is kept as given: a blank cell is invalid, as without)."""
+    if name is None:
+        return frame
+    chosen = workload(name)
+    missing = {c: getattr(chosen, c) for c in ("t_in", "t_out") if c not in frame}
+    return frame.assign(**missing) if missing else frame

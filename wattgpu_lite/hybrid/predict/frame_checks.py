@@ -107,10 +107,9 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     distinct, li = unique_by_identity(models)
     group, first = _layout_groups(raw, li, unique_by_identity(devices)[1])
     config = {c: v for c, v in raw.items() if c in CONFIG_COLUMNS}
-    pairs = zip(
-        *(uniques.hashed_at(x, first) for x in (models, devices)), first.tolist(), strict=True
-    )
-    checked = [_checked_once(m, g, _config_key(config, i)) for m, g, i in pairs]
+    hashed = (uniques.hashed_at(x, first) for x in (models, devices))
+    pairs = zip(*hashed, _config_keys(config, first), strict=True)
+    checked = [_checked_once(m, g, key) for m, g, key in pairs]
     good_group = np.array([not isinstance(c, str) for c in checked], dtype=bool)
     refusal = (None, None, None, None, np.nan)  # a group refused: no layout, formats, limit
     rows = [c if g else refusal for c, g in zip(checked, good_group, strict=True)]
@@ -146,12 +145,20 @@ def frame_requests(frame: pd.DataFrame, models, devices) -> FrameRequests:
     return FrameRequests(ok=ok, message=message, **coded, **numbers, max_num_seqs=limit, group=kept)
 
 
-def _config_key(config: dict[str, np.ndarray], i: int) -> tuple[tuple[str, str, object], ...]:
-    """Row ``i``'s cells of :data:`CONFIG_COLUMNS` (``config``: those the frame gives) as Python
-    values with their type (``True`` and ``1`` are equal, but not the same cell), each blank
-    float the one :data:`_NAN`: equal cells give equal keys."""
-    cells = ((c, plain(values[i])) for c, values in config.items())
-    return tuple((c, type(v).__name__, _NAN if checks.is_nan(v) else v) for c, v in cells)
+def _config_keys(config: dict[str, np.ndarray], rows: np.ndarray) -> list[tuple]:
+    """The cells of :data:`CONFIG_COLUMNS` of each row of ``rows`` (``config``: those the frame
+    gives; none: the empty key of every row) as Python values with their type (``True`` and
+    ``1`` are equal, but not the same cell), each blank float the one :data:`_NAN`: equal cells
+    give equal keys."""
+    if not config:
+        return [()] * len(rows)
+    columns = [[_cell(c, plain(v)) for v in values[rows].tolist()] for c, values in config.items()]
+    return list(zip(*columns, strict=True))
+
+
+def _cell(column: str, value) -> tuple[str, str, object]:
+    """One cell of a :func:`_config_keys` key: its column, its type's name and its value."""
+    return column, type(value).__name__, _NAN if checks.is_nan(value) else value
 
 
 def _checked_once(model, device, key: tuple) -> tuple | str:
@@ -166,7 +173,7 @@ def _checked_once(model, device, key: tuple) -> tuple | str:
 @lru_cache(maxsize=CHECKED_CACHED)
 def _checked(model, device, key: tuple) -> tuple | str:
     """The layout, served format, KV-cache format, engine and concurrency limit of a row of
-    ``model`` on ``device`` with the configuration cells ``key`` (:func:`_config_key`), as
+    ``model`` on ``device`` with the configuration cells ``key`` (:func:`_config_keys`), as
     :func:`_layout_and_format` checks them, or the message of the first check that fails (a
     broken shipped data file raises). Immutable: shared by every row and call that asks."""
     cells, pair = {c: v for c, _, v in key}, (uniques.unhashed(model), uniques.unhashed(device))

@@ -18,15 +18,16 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite import checks
 from wattgpu_lite.energy import backbone_rows
-from wattgpu_lite.energy.uniques import Coded, subset, unique_by_identity
+from wattgpu_lite.energy.uniques import Coded, narrow, subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import intervals, steps
+from wattgpu_lite.hybrid.predict.frame_cells import echo_tokens
+from wattgpu_lite.hybrid.predict.frame_cells import with_workload as with_workload
 from wattgpu_lite.hybrid.predict.frame_checks import FrameRequests, frame_requests
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult, messages
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 SERVING = ("kv_cache", "engine", "max_num_seqs")  # the serving columns, passed when given
 
@@ -37,8 +38,9 @@ def predict_frame(
     """``wl.predict_many(frame)`` for a frame through ``check_columns`` (and
     :func:`with_workload`), a checked ``level`` and the hybrid (or backbone) ``model``;
     ``chunk_rows``: valid rows per engine call. The checked requests are dropped once their
-    valid rows are built (:func:`valid_rows`), those once the engine is done: only the output's
-    arrays grow with the rows."""
+    valid rows are built (:func:`valid_rows`), those once the engine is done and the token
+    columns echoed from them (:func:`_valid_tokens`: not held beside the engine's work): only
+    the output's arrays grow with the rows."""
     text = {c: text_codes(frame[c]) for c in ("llm", "gpu")}
     llms = resolved(frame["llm"], resolve_llm, text["llm"])
     gpus = resolved(frame["gpu"], resolve_gpu, text["gpu"])
@@ -46,20 +48,24 @@ def predict_frame(
     del text
     arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
     req = frame_requests(frame, llms, gpus)
-    new = {
-        "t_in": _echo(frame, "t_in", DEFAULT_T_IN, req.ok, checked=req.t_in),
-        "t_out": _echo(frame, "t_out", DEFAULT_T_OUT, req.ok, checked=req.t_out),
-    }
-    valid, message = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame]), req.message
+    ok = req.ok
+    said = np.flatnonzero(~ok), req.message[~ok]  # the checks' messages, of the rows refused
+    valid = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame])
     del req
-    numbers, codes = engine_columns(
-        model, llms, gpus, valid, message=message, level=level, chunk_rows=chunk_rows
+    llms, gpus = narrow(llms), narrow(gpus)  # held beside the engine's work: int32 codes
+    numbers, codes, refused = engine_columns(
+        model, llms, gpus, valid, level=level, chunk_rows=chunk_rows
     )
+    del llms, gpus
+    new = {
+        c: echo_tokens(frame, c, default, ok, checked=_valid_tokens(valid, c))
+        for c, default in (("t_in", DEFAULT_T_IN), ("t_out", DEFAULT_T_OUT))
+    }
     del valid
     new |= numbers | {
         "basis": categorical(codes["basis"], BASIS_NAMES),
         "status": categorical(codes["status"], STATUS_NAMES),
-        "message": _messages(message, codes["status"]),
+        "message": _messages(len(ok), [said, refused]),
     }
     return _with_columns(frame, {**names, "llm_architecture": arch, **new})
 
@@ -68,17 +74,18 @@ def predict_frame(
 class Valid:
     """The valid rows of a checked frame, as the engine reads them."""
 
-    idx: np.ndarray  # the valid rows of the frame
+    idx: np.ndarray  # the valid rows of the frame (int32)
     rate_qps: np.ndarray  # req/s per valid row; NaN in batch mode
     batch: np.ndarray  # sequences per valid row; NaN at a rate
     built: backbone_rows.Built | None  # their configurations and KV capacities (None: no valid row)
+    n_rows: int  # the frame's rows, valid or not
 
 
 def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str]) -> Valid:
     """The valid rows of ``req`` with their loads and configurations, built once per group of
     the checks (:func:`backbone_rows.build_once`; ``serving``: the serving columns the frame
     gives)."""
-    idx = np.flatnonzero(req.ok)
+    idx = np.flatnonzero(req.ok).astype(np.int32)  # a frame of fewer than 2^31 rows
     built = None
     if len(idx):
         group = req.group[idx]  # the layout, formats and engine: one entry per group
@@ -92,7 +99,16 @@ def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str])
             **{k: _rows(getattr(req, k), group) for k in serving},
             groups=group,
         )
-    return Valid(idx, req.rate_qps[idx], req.batch[idx], built)
+    return Valid(idx, req.rate_qps[idx], req.batch[idx], built, n_rows=len(req.ok))
+
+
+def _valid_tokens(valid: Valid, col: str) -> np.ndarray:
+    """The token column ``col`` ("t_in", "t_out") of the frame's rows as checked on the valid
+    ones (their built rows' own), NaN on the others (:func:`echo_tokens` writes those)."""
+    out = np.full(valid.n_rows, np.nan)
+    if valid.built is not None:
+        out[valid.idx] = getattr(valid.built, col)
+    return out
 
 
 def _rows(values: Coded | np.ndarray, idx: np.ndarray) -> Coded | np.ndarray:
@@ -135,18 +151,22 @@ def categorical(code: np.ndarray, names: Sequence[str]) -> pd.Categorical:
     used = np.flatnonzero(np.bincount(code, minlength=len(names)))
     categories = sorted({names[k] for k in used})
     place = {name: i for i, name in enumerate(categories)}
-    remap = np.array([place.get(name, -1) for name in names], dtype=np.int64)
+    # the codes gathered at once in the width pandas keeps them (int8 below 127 categories, ...)
+    width = np.min_scalar_type(-len(categories) - 2)
+    remap = np.array([place.get(name, -1) for name in names], dtype=width)
     return pd.Categorical.from_codes(remap[code], categories=categories, validate=False)  # in range
 
 
-def _messages(message: np.ndarray, status: np.ndarray) -> pd.Categorical:
-    """The messages (object array) as a :func:`categorical`, factorised on the rows that are
-    not OK alone (``status``: codes into :data:`STATUS_NAMES`; an OK row's message is ""): a
-    hash table of those rows, not of every row."""
-    rows = np.flatnonzero(status != STATUS_NAMES.index(Status.OK.value))
-    code, names = pd.factorize(message[rows])
-    whole = np.zeros(len(message), dtype=np.int64)  # 0: ""
-    whole[rows] = code + 1
+def _messages(n: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> pd.Categorical:
+    """The message of each of ``n`` rows as a :func:`categorical`: "" but on the rows of
+    ``parts``, each (rows, messages as an object array), factorised on those rows alone (a
+    hash table of them, not of every row): of their distinct objects by identity first (a
+    message made once is shared by the rows it names), then of those by text."""
+    rows = np.concatenate([p[0] for p in parts])
+    distinct, by_object = unique_by_identity(np.concatenate([p[1] for p in parts]))
+    code, names = pd.factorize(np.array(distinct, dtype=object))
+    whole = np.zeros(n, dtype=np.int64)  # 0: ""
+    whole[rows] = code[by_object] + 1
     return categorical(whole, ["", *names])
 
 
@@ -156,15 +176,14 @@ def engine_columns(
     gpus: Coded,
     valid: Valid,
     *,
-    message: np.ndarray,
     level: float,
     chunk_rows: int,
-) -> tuple[dict, dict]:
+) -> tuple[dict, dict, tuple[np.ndarray, np.ndarray]]:
     """The result's columns of every row: :data:`NUMERIC_COLUMNS`, and the codes of the basis
     and status (into :data:`BASIS_NAMES` and :data:`STATUS_NAMES`): the valid rows through the
-    engine, ``chunk_rows`` at a time; an invalid row keeps NaN, basis "", its status and its
-    check's ``message`` (filled in place for the others)."""
-    n = len(message)
+    engine, ``chunk_rows`` at a time (an invalid row keeps NaN, basis "" and its status); and
+    the (rows, messages) of the rows the engine refuses (:func:`_refused_messages`)."""
+    n = valid.n_rows
     keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
     codes = {
         "basis": np.zeros(n, dtype=np.int8),
@@ -177,49 +196,45 @@ def engine_columns(
         chunk = {"t_out": rows.t_out, "rate_qps": rate_qps, "batch": batch, "built": (rows, cap)}
         models, devices = subset(llms, part), subset(gpus, part)
         out = steps.predict_arrays(model, models, devices, rows.t_in, **chunk, level=level)
-        _fill(keep, codes, message, out, part=part, llms=llms, gpus=gpus, load=(rate_qps, batch))
-    return keep, codes
+        _fill(keep, codes, out, part=part)
+    refused = _refused_messages(keep, codes["status"], valid=valid, names=(llms, gpus))
+    return keep, codes, refused
 
 
 def _fill(
-    keep: dict[str, np.ndarray],
-    codes: dict[str, np.ndarray],
-    message: np.ndarray,
-    out: StepResult,
-    *,
-    part: np.ndarray,
-    llms: Coded,
-    gpus: Coded,
-    load: tuple[np.ndarray, np.ndarray],
+    keep: dict[str, np.ndarray], codes: dict[str, np.ndarray], out: StepResult, *, part: np.ndarray
 ) -> None:
-    """Rows ``part`` of the numeric columns ``keep``, of the basis and status ``codes``
-    (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) and of ``message`` from the engine's result
-    ``out`` (``load``: their rates and batches); a row that is not OK gets its status's message
-    ("" when OK)."""
+    """Rows ``part`` of the numeric columns ``keep`` and of the basis and status ``codes``
+    (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) from the engine's result ``out``."""
     for k in NUMERIC_COLUMNS:
         keep[k][part] = getattr(out, k)
     codes["basis"][part] = out.basis_code + 1
-    bad = np.flatnonzero(out.status != Status.OK)
     codes["status"][part] = STATUS_NAMES.index(Status.OK.value)
-    if len(bad):
-        rows, status = part[bad], out.status[bad]
-        for k, s in enumerate(Status):
-            codes["status"][rows[status == s]] = k
-        llm, gpu = (
-            np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]] for x in (llms, gpus)
-        )
-        limits = {"max_batch": out.max_batch[bad], "capacity_qps": out.capacity_qps[bad]}
-        message[rows] = messages(status, llm, gpu, load[0][bad], batch=load[1][bad], **limits)
+    bad = np.flatnonzero(out.status != Status.OK)
+    rows, status = part[bad], out.status[bad]
+    for k, s in enumerate(Status):
+        codes["status"][rows[status == s]] = k
 
 
-def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
-    """``frame`` with the named workload's ``t_in`` and ``t_out`` as the columns it lacks (a
-    column given, even with blanks, is kept as given: a blank cell is invalid, as without)."""
-    if name is None:
-        return frame
-    chosen = workload(name)
-    missing = {c: getattr(chosen, c) for c in ("t_in", "t_out") if c not in frame}
-    return frame.assign(**missing) if missing else frame
+_STATUSES = np.array(list(Status), dtype=object)  # a status code's member
+
+
+def _refused_messages(
+    keep: dict, status: np.ndarray, *, valid: Valid, names: tuple[Coded, Coded]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, messages) of the rows the engine does not answer (their ``status`` codes neither
+    OK nor invalid): :func:`messages` of all of them at once (each distinct text made once for
+    every chunk), from the columns filled (``keep``: the capacity and KV sequences), the valid
+    rows' loads and the LLMs' and GPUs' names (``names``)."""
+    ok_or_invalid = [STATUS_NAMES.index(s.value) for s in (Status.OK, Status.INVALID)]
+    rows = np.flatnonzero(~np.isin(status, ok_or_invalid))
+    if not len(rows):
+        return rows, np.empty(0, dtype=object)
+    at = np.searchsorted(valid.idx, rows)  # the rows' places among the valid ones
+    llm, gpu = (np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]] for x in names)
+    limits = {k: keep[k][rows] for k in ("max_batch", "capacity_qps")}
+    load = (valid.rate_qps[at], valid.batch[at])
+    return rows, messages(_STATUSES[status[rows]], llm, gpu, load[0], batch=load[1], **limits)
 
 
 def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
@@ -230,19 +245,3 @@ def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
     columns = {c: new[c] if c in new else base[c].copy() for c in base.columns}
     columns |= {c: v for c, v in new.items() if c not in columns}
     return pd.DataFrame(columns, copy=False)
-
-
-def _echo(frame: pd.DataFrame, col: str, default, ok: np.ndarray, *, checked: np.ndarray):
-    """The token counts as checked (valid rows) or as given (invalid rows; NaN if not a number)."""
-    given = frame[col].to_numpy() if col in frame else np.full(len(frame), default)
-    out, bad = checked.copy(), np.flatnonzero(~ok)
-    if given.dtype.kind in "iuf":  # numbers: each is_real, float(x) as numpy casts it
-        out[bad] = given[bad]
-        return out
-    for i in bad:
-        out[i] = _as_float(given[i])
-    return out
-
-
-def _as_float(value) -> float:
-    return float(value) if checks.is_real(value) else np.nan
