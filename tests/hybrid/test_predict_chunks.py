@@ -67,3 +67,26 @@ def test_no_engine_call_holds_more_than_a_chunk(frame, monkeypatch):
     out = wl.predict_many(frame)
     valid = int((out["status"] != "invalid input").sum())
     assert max(sizes) == 50 and sum(sizes) == valid and len(sizes) == -(-valid // 50)
+
+
+MOES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1", "allenai/OLMoE-1B-7B-0924",
+        "Qwen/Qwen1.5-MoE-A2.7B-Chat", "microsoft/Phi-3.5-MoE-instruct", "openai/gpt-oss-20b")  # fmt: skip
+BIG_GPUS = ("H100 SXM", "A100 SXM4 80GB", "H200 NVL", "MI300X", "B200", "L40S")
+
+
+def test_a_moe_row_alone_is_the_row_among_others_to_the_last_bit():
+    """A MoE's curved pieces are solved by Newton steps; each row stops at its own last step, so
+    its numbers are the same alone and beside any rows (before, a row kept stepping until every
+    row of its call had converged: 8 of these 400 rows differed in their last bits)."""
+    rng = np.random.default_rng(3)
+    n = 400
+    frame = pd.DataFrame({"llm": rng.choice(MOES, n), "gpu": rng.choice(BIG_GPUS, n),
+                          "t_in": rng.integers(10, 3000, n), "t_out": rng.integers(10, 800, n)})  # fmt: skip
+    at_rate = rng.random(n) < 0.5
+    frame["rate_qps"] = np.where(at_rate, rng.uniform(0.05, 5, n), np.nan)
+    frame["batch"] = np.where(at_rate, np.nan, rng.integers(1, 256, n)).astype(float)
+    whole = wl.predict_many(frame)
+    alone = pd.concat([wl.predict_many(frame.iloc[[i]]) for i in range(n)], ignore_index=True)
+    numbers = [c for c in whole.columns if whole[c].dtype.kind == "f"]
+    assert (whole["status"] == "ok").sum() > n // 2
+    pd.testing.assert_frame_equal(alone[numbers], whole[numbers], check_exact=True)

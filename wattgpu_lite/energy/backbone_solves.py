@@ -43,7 +43,7 @@ def _stationary_peaks(
     inside = (_power_slope(rows, p, branch, a, c=c)[0] > 0) & (
         _power_slope(rows, p, branch, b, c=c)[0] < 0
     )
-    x = 0.5 * (a + b)
+    x, active = 0.5 * (a + b), inside.copy()  # a row stops at its own last step
     for _ in range(searches.NEWTON_STEPS):
         h, dh = _power_slope(rows, p, branch, x, c=c)
         a, b = np.where(h > 0, x, a), np.where(h > 0, b, x)
@@ -51,8 +51,9 @@ def _stationary_peaks(
             nxt = x - h / dh
         nxt = np.where((nxt > a) & (nxt < b), nxt, 0.5 * (a + b))
         done = np.abs(nxt - x) <= 4.0 * EPS * x
-        x = nxt
-        if np.all(done | ~inside):
+        x = np.where(active, nxt, x)
+        active &= ~done
+        if not active.any():
             break
     return np.where(inside, x, lo)
 

@@ -169,12 +169,14 @@ def _crossings(d0, d_b, d_u, rate, *, lo, hi) -> list[np.ndarray]:
         f_l, f_r = delta(left), delta(right)
         has = (f_l * f_r <= 0) & (right > left)
         x = np.where(f_l * np.sign(d_u) >= 0, left, right)
+        active = has.copy()  # a row stops at its own last step: its root, whatever its neighbours
         for _ in range(NEWTON_STEPS):
             with np.errstate(divide="ignore", invalid="ignore"):
                 step = delta(x) / delta(x, 1)
-            step = np.where(has & np.isfinite(step), step, 0.0)
+            step = np.where(active & np.isfinite(step), step, 0.0)
             x = np.clip(x - step, left, right)
-            if np.all(np.abs(step) <= 4.0 * np.finfo(float).eps * np.abs(x)):
+            active &= np.abs(step) > 4.0 * np.finfo(float).eps * np.abs(x)
+            if not active.any():
                 break
         roots.append(np.where(has, x, np.nan))
     return roots
