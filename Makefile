@@ -6,7 +6,12 @@ STAMP := $(VENV)/.installed
 LAB_STAMP := $(VENV)/.installed-lab
 NB := $(wildcard notebooks/*.ipynb)
 
-.PHONY: lab test test-fast pytest nbval lint dashboard bench binder-check browser-deps clean test-min mutation reproduce student
+.PHONY: lab test test-fast pytest nbval pytest-nbval lint dashboard bench binder-check browser-deps clean test-min mutation reproduce student
+
+# Python writes bytecode (__pycache__/, git-ignored) in every recipe, even where the shell sets
+# PYTHONDONTWRITEBYTECODE: else each process of a run compiles every module it imports (the
+# venv is installed without bytecode) and pytest rewrites each test module's asserts afresh.
+unexport PYTHONDONTWRITEBYTECODE
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -20,8 +25,10 @@ $(LAB_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[lab]'
 	touch $(LAB_STAMP)
 
+# --no-compile: pip byte-compiles none of the ~10,000 modules it installs (28 s of a 50 s install
+# on 2 cores); a run compiles the ones it imports, once, as it writes bytecode (above)
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[train,lab,test]'
+	$(BIN)/python -m pip install -q --no-compile -e '.[train,lab,test]'
 	touch $(STAMP) $(LAB_STAMP)
 
 # JupyterLab refuses to start as root unless told; containers and CI machines often run as root.
@@ -37,26 +44,38 @@ browser-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	fi
 
-test: $(STAMP) browser-deps lint pytest nbval
+# The install and Chromium (CI) at once (pip and apt each wait on files and the network much of
+# the time), then lint, then the tests and the notebooks in one pytest session.
+test:
+	$(MAKE) -j2 $(STAMP) browser-deps
+	$(MAKE) lint pytest-nbval
 
 lint: $(STAMP)
 	$(BIN)/ruff check wattgpu_lite tests benchmarks data/scripts conftest.py
 	$(BIN)/ruff format --check wattgpu_lite tests benchmarks data/scripts conftest.py
 
-# Both spread over the cores (pytest-xdist), a file on one worker (--dist loadfile): a module
-# fixture is computed once per run, a notebook runs in one kernel. Not in addopts: binder-check
-# runs nbval without pytest-xdist.
+# Spread over the cores (pytest-xdist), a file on one worker (--dist loadfile): a module fixture
+# is computed once per run, a notebook runs in one kernel. The files are handed out in
+# collection order (--no-loadscope-reorder), which conftest.py makes the longest first: xdist's
+# own order (most tests first) left the one-test files of a minute for the end, one worker idle.
+# Not in addopts: binder-check runs nbval without pytest-xdist.
+XDIST := -n auto --dist loadfile --no-loadscope-reorder
+NBVAL := --nbval --nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-current-env
 pytest: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --dist loadfile tests
+	$(BIN)/python -m pytest -q $(XDIST) -p no:nbval tests
 
 # Before every commit (under a minute on 2 cores): the tests outside tests/conftest.py's
 # SLOW_MODULES — no notebooks, no browser, no fresh venv. `make test` runs everything.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --dist loadfile -m "not slow and not install" tests
+	$(BIN)/python -m pytest -q $(XDIST) -p no:nbval -m "not slow and not install" tests
 
 nbval: $(STAMP)
-	$(BIN)/python -m pytest -q -n auto --dist loadfile --nbval \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg --nbval-current-env $(NB)
+	$(BIN)/python -m pytest -q $(XDIST) $(NBVAL) $(NB)
+
+# `make test`: both in one session, so the short files of either fill the end of the run (two
+# sessions each ended on one busy worker) and the workers start once.
+pytest-nbval: $(STAMP)
+	$(BIN)/python -m pytest -q $(XDIST) $(NBVAL) tests $(NB)
 
 # The student edition of the course in student/ (git-ignored): the committed notebooks are the
 # instructor edition; this writes them without solutions (each graded answer cell becomes a stub,

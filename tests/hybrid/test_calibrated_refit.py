@@ -1,8 +1,12 @@
 """One fold of data/hybrid/calibrated_rows.csv refitted fresh (four least-squares fits: slow).
 
-The fits stop at scipy's default tolerances (relative ~1e-8 on the cost) on well-conditioned
-constants, and the CSV keeps six significant figures: a fresh fold must give the stored
-predictions and interval ends to rtol 1e-4, no closer."""
+The fold refitted is the one holding out the source with the most rows (LLM-Inference-Bench's
+throughput data): each fit of a fold sees the other sources' values only, ~500 of the 1,548 for
+this fold against ~1,530 for the smallest source's, so its four fits are the cheapest (41 s of CPU
+against 87 s, 2026-12-06), and it compares the most rows. The fits stop at scipy's default
+tolerances (relative ~1e-8 on the cost) on well-conditioned constants, and the CSV keeps six
+significant figures: a fresh fold must give the stored predictions and interval ends to rtol 1e-4,
+no closer (this fold: within 5e-6)."""
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ COLUMNS = ["measured", "predicted_shipped", "predicted_calibrated", "lo", "hi"]
 
 def test_one_fold_refitted_fresh_gives_the_stored_rows():
     table = R.shipped()
-    source = min(table["source"].unique(), key=lambda s: (table["source"] == s).sum())
+    source = max(table["source"].unique(), key=lambda s: (table["source"] == s).sum())
     stored = table[table["source"] == source].reset_index(drop=True)
     fresh = F.held_out(source)
     assert len(fresh) == len(stored)

@@ -22,12 +22,13 @@ def _git(repo: Path, *args: str) -> None:
 
 @pytest.fixture
 def repo(tmp_path) -> Path:
-    """A git repository with one committed file and an ignored folder."""
+    """A git repository with one committed file and an ignored folder; bytecode is ignored, as in
+    the kit (a pytest run in it writes __pycache__/ unless the shell sets PYTHONDONTWRITEBYTECODE)."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     _git(tmp_path, "init", "-q")
     (tmp_path / "kept.txt").write_text("one\n")
-    (tmp_path / ".gitignore").write_text("ignored/\n")
+    (tmp_path / ".gitignore").write_text("ignored/\n__pycache__/\n")
     _git(tmp_path, "add", ".")
     _git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "start")
     return tmp_path
