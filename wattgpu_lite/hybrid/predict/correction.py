@@ -74,17 +74,20 @@ def llm_features(m: LLM) -> dict[str, float]:
     }
 
 
+def raw_load_features(out: dict[str, np.ndarray], bytes_per_flop: np.ndarray) -> dict:
+    """The load inputs of the correction before :func:`load_features` rounds them."""
+    return {"log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
+            "busy_fraction": out["busy_fraction"],
+            "log_bytes_per_flop": np.log(np.maximum(bytes_per_flop, 1e-300))}  # fmt: skip
+
+
 def load_features(out: dict[str, np.ndarray], bytes_per_flop: np.ndarray) -> dict[str, np.ndarray]:
     """The load inputs of the correction, physical quantities only: the sequences in flight and
     the share of time busy (the backbone's outputs), and the bytes per FLOP of the step a request
     sees (:func:`wattgpu_lite.hybrid.predict.bounds.bytes_per_flop`). No regime flag: batch mode and a
     rate differ in these quantities, and each target is corrected in its own unit. Each is rounded
     to :data:`TREE_DECIMALS` decimals (rounding keeps the order, so the monotone constraints hold)."""
-    raw = {
-        "log_in_flight": np.log(np.maximum(out["in_flight"], 1e-6)),
-        "busy_fraction": out["busy_fraction"],
-        "log_bytes_per_flop": np.log(np.maximum(bytes_per_flop, 1e-300)),
-    }
+    raw = raw_load_features(out, bytes_per_flop)
     return {k: np.asarray(v, dtype=float).round(TREE_DECIMALS) for k, v in raw.items()}
 
 

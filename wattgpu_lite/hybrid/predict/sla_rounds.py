@@ -25,19 +25,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from wattgpu_lite.hybrid.predict.correction import TREE_DECIMALS
+from wattgpu_lite.hybrid.predict.correction import TREE_DECIMALS, raw_load_features
 from wattgpu_lite.hybrid.predict.trees import Forest
 
 LOAD_RTOL = 1e-12  # the bracket on L* is narrowed to 1 part in 10^12
 POINTS_PER_CALL = 256  # loads evaluated per round over all deployments (the forest costs per load)
 MAX_ROUNDS = 60
 LOAD_COLUMNS = ("log_in_flight", "busy_fraction", "log_bytes_per_flop")
-
-
-def raw_load_features(load: np.ndarray, per_flop: np.ndarray) -> dict[str, np.ndarray]:
-    """The correction's load features before rounding (``correction.load_features``' raw)."""
-    return {"log_in_flight": np.log(np.maximum(load, 1e-6)), "busy_fraction": -np.expm1(-load),
-            "log_bytes_per_flop": np.log(np.maximum(per_flop, 1e-300))}  # fmt: skip
 
 
 def largest_good_rate(itl_at, bracket, *, sla_s: float, levels: dict) -> np.ndarray:
@@ -54,7 +48,8 @@ def largest_good_rate(itl_at, bracket, *, sla_s: float, levels: dict) -> np.ndar
         ends = lo[todo], hi[todo]
         slope = np.maximum(itl_hi[todo] - itl_lo[todo], np.finfo(float).tiny)
         guess = ends[0] + np.clip((sla_s - itl_lo[todo]) / slope, 0.0, 1.0) * (ends[1] - ends[0])
-        at_ends = raw_load_features(ends[0], bpf_lo[todo]), raw_load_features(ends[1], bpf_hi[todo])
+        at_ends = [raw_load_features({"in_flight": x, "busy_fraction": -np.expm1(-x)}, bpf)
+                   for x, bpf in ((ends[0], bpf_lo[todo]), (ends[1], bpf_hi[todo]))]  # fmt: skip
         jumps = [_level_load(v, (at_ends[0][c], at_ends[1][c]), ends, guess)
                  for c, v in levels.items()]  # fmt: skip
         pairs = _astride(np.column_stack([guess, *jumps]), ends)
