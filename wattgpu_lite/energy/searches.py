@@ -21,7 +21,7 @@ import numpy as np
 # --- solves on a function given in pieces (the backbone's step, energy.symbolic_step) ----------
 TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
 CUT_MAX = 2.0**20  # breakpoints are found on [1, CUT_MAX] once per table, then kept in range
-ROW_BLOCK = 1024  # rows per block of switched's (K, rows, m) expressions
+ROW_BLOCK = 8192  # rows per block of switched's (rows, m) expressions, one at a time
 LOG_TINY = float(np.log(TINY))  # log ρ at or below it: ρ = 0 (found once)
 NEWTON_STEPS = 40  # at most; a dense row's piece is affine (one step), a MoE's converges in ~5
 
@@ -41,37 +41,36 @@ class Pieces:
     def take(self, mask: np.ndarray) -> Pieces:
         """The rows ``mask``."""
         cuts = None if self.cuts is None else self.cuts[mask]
-        return Pieces(
-            np.ascontiguousarray(self.coef[:, :, mask]),
-            self.log_rho[mask],
-            self.t_in[mask],
-            self.groups,
-            cuts=cuts,
-        )
+        coef = np.ascontiguousarray(self.coef[:, :, mask])
+        return Pieces(coef, self.log_rho[mask], self.t_in[mask], self.groups, cuts=cuts)
 
     @cached_property
     def curved(self) -> np.ndarray:
-        """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine (found once
-        per Pieces: every solve asks; the record is frozen, its arrays never written)."""
+        """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine (found once per
+        Pieces, which every solve asks; the record is frozen, its arrays never written)."""
         return (self.coef[:, 2:] != 0).any(axis=(0, 1)) & (self.log_rho > LOG_TINY)
 
 
-def piece_values(p: Pieces, batch: np.ndarray, curved: bool | None = None) -> np.ndarray:
-    """Every expression at ``batch`` (n, m): (K, n, m) (the powers of ρ skipped where no row is
-    curved; ``curved``: whether any row of the whole call is, when ``p`` is a block of it)."""
-    a = p.coef[..., None]
-    out = a[:, 0] + a[:, 1] * batch
-    if p.curved.any() if curved is None else curved:
-        u_t = np.exp((p.log_rho * p.t_in)[:, None] * batch)
-        out += a[:, 2] * u_t + a[:, 3] * np.exp(p.log_rho[:, None] * batch)
+def powers(p: Pieces, batch: np.ndarray, curved: bool) -> tuple | None:
+    """(ρ^(T_in·B), ρ^B) at ``batch`` (n, m) if ``curved`` (any row of the whole call is)."""
+    u_t = np.exp((p.log_rho * p.t_in)[:, None] * batch) if curved else None
+    return None if u_t is None else (u_t, np.exp(p.log_rho[:, None] * batch))
+
+
+def piece_value(p: Pieces, k: int, batch: np.ndarray, u: tuple | None) -> np.ndarray:
+    """Expression k at ``batch`` (n, m): a_0 + a_B·B (+ a_T·ρ^(T_in·B) + a_1·ρ^B: ``u``)."""
+    a = p.coef[k][..., None]
+    out = a[0] + a[1] * batch
+    if u is not None:
+        out += a[2] * u[0] + a[3] * u[1]
     return out
 
 
 def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
     """Per group, the index (n, m) of its product that the max / min takes at ``batch``."""
-    values, out, start = piece_values(p, batch), [], 0
+    out, start, u = [], 0, powers(p, batch, bool(p.curved.any()))
     for op, size in p.groups:
-        part = values[start : start + size]
+        part = np.stack([piece_value(p, k, batch, u) for k in range(start, start + size)])
         out.append(start + (np.argmax(part, axis=0) if op == "max" else np.argmin(part, axis=0)))
         start += size
     return out
@@ -79,8 +78,8 @@ def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
 
 def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(W, N) at ``batch`` (n, m): every group's max / min taken where it is; :data:`ROW_BLOCK`
-    rows at a time (each value is its row's and point's alone: the same values, the (K, n, m)
-    expressions held for a block of rows, in cache, not for all)."""
+    rows at a time (each value is its row's and point's alone: the same values, a few (n, m)
+    expressions held for a block of rows, not for all)."""
     n, curved = len(batch), bool(p.curved.any())
     if n <= ROW_BLOCK:
         return _switched(p, batch, curved)
@@ -93,14 +92,17 @@ def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _switched(p: Pieces, batch: np.ndarray, curved: bool) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`switched` of one block of rows (``curved``: any row of the whole call is)."""
-    values, start = piece_values(p, batch, curved), 0
-    w = values[-2]
+    """:func:`switched` of one block (``curved``: any row of the call is): each expression folded
+    into its group's max / min as it is made (a max / min of the stacked values, in order)."""
+    u = powers(p, batch, curved)
+    w, start = piece_value(p, len(p.coef) - 2, batch, u), 0
     for op, size in p.groups:
-        part = values[start : start + size]
-        w = w + (part.max(axis=0) if op == "max" else part.min(axis=0))
+        fold, best = (np.maximum if op == "max" else np.minimum), piece_value(p, start, batch, u)
+        for k in range(start + 1, start + size):
+            fold(best, piece_value(p, k, batch, u), out=best)
+        w = w + best
         start += size
-    return w, values[-1]
+    return w, piece_value(p, len(p.coef) - 1, batch, u)
 
 
 def branch_of(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -139,8 +141,7 @@ def affine_branch(coef: list, groups: tuple[tuple[str, int], ...], batch: float)
 
 
 def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.ndarray:
-    """d^order e / dB^order at ``batch`` (n,) of the expressions ``coef`` (4, n) of the rows of
-    ``p`` (a branch of :func:`branch_of`)."""
+    """d^order e / dB^order at ``batch`` (n,) of ``coef`` (4, n): a branch of ``p`` (branch_of)."""
     rate_t, rate_1 = p.log_rho * p.t_in, p.log_rho
     u_t, u_1 = np.exp(rate_t * batch), np.exp(rate_1 * batch)
     a0, a_b, a_t, a_1 = coef
