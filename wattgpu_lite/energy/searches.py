@@ -195,34 +195,34 @@ def _pairs(groups: tuple[tuple[str, int], ...]) -> tuple[tuple[int, int], ...]:
 
 def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """(n, M) every B in [lo, hi] where two products of one group are equal (NaN elsewhere): the
-    ends of the pieces of W. A pair differs by δ = Δa_0 + Δa_B·B + Δa_T·ρ^(T_in·B) + Δa_1·ρ^B,
-    a line (its root in closed form) or, for a MoE, a line and one power (a group belongs to one
-    phase): :func:`_crossings` (two roots at most, the second set of columns). A pair with both
-    powers is refused (not of that shape)."""
+    ends of the pieces of W. A pair differs by δ = Δa_0 + Δa_B·B + Δa_T·ρ^(T_in·B) + Δa_1·ρ^B: a
+    line (its root in closed form), or for a MoE a line and one power (a group is of one phase),
+    :func:`_crossings` (two roots at most, a second set of columns); both powers: refused."""
     i, j = np.array(_pairs(p.groups)).T
-    d = p.coef[i] - p.coef[j]  # (pairs, 4, n)
-    if np.any((d[:, 2] != 0) & (d[:, 3] != 0)):
+    c, powered = p.coef, bool(p.coef[:, 2:].any())  # none: every pair a line (d_u = 0)
+    d = [c[i, k] - c[j, k] for k in range(4 if powered else 2)]  # Δa_0, Δa_B (, Δa_T, Δa_1)
+    if powered and np.any((d[2] != 0) & (d[3] != 0)):
         raise ValueError("a group mixes the prefill and decode powers of ρ")
-    d_u = d[:, 2] + d[:, 3]
-    rate = np.where(d[:, 2] != 0, p.log_rho * p.t_in, p.log_rho)
-    lo, hi = np.broadcast_to(lo, rate.shape), np.broadcast_to(hi, rate.shape)
+    lo, hi = np.broadcast_to(lo, d[0].shape), np.broadcast_to(hi, d[0].shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        line = -d[:, 0] / d[:, 1]
+        line = -d[0] / d[1]
     first = np.where((line >= lo) & (line <= hi), line, np.nan)
+    if not powered:
+        return first.T
+    d_u, rate = d[2] + d[3], np.where(d[2] != 0, p.log_rho * p.t_in, p.log_rho)
     curved = (d_u != 0) & (rate > LOG_TINY)
     if not curved.any():
         return first.T
     second = np.full(first.shape, np.nan)
     roots = _crossings(
-        d[:, 0][curved], d[:, 1][curved], d_u[curved], rate[curved], lo=lo[curved], hi=hi[curved]
+        d[0][curved], d[1][curved], d_u[curved], rate[curved], lo=lo[curved], hi=hi[curved]
     )
     first[curved], second[curved] = roots
     return np.concatenate([first, second]).T
 
 
 def with_cuts(p: Pieces) -> Pieces:
-    """``p`` with its breakpoints on [1, CUT_MAX] (:func:`breakpoints`) kept, for every solve
-    (one affine row's on its floats, :func:`affine_breakpoints`)."""
+    """``p`` with its :func:`breakpoints` on [1, CUT_MAX] kept (one affine row's on floats)."""
     n = len(p.t_in)
     if n == 1 and not p.curved[0]:
         return Pieces(p.coef, p.log_rho, p.t_in, p.groups, cuts=affine_breakpoints(p))
