@@ -5,10 +5,8 @@ The solves work on a function given in pieces (:class:`Pieces`, from
 a_0 + a_B·B + a_T·ρ^(T_in·B) + a_1·ρ^B. :func:`breakpoints` gives the B where two products of a
 group are equal (a line's root; for a MoE, Newton on one convex or concave exponential, from the
 side it cannot overshoot), :func:`switched` W and N at any B, :func:`branch_of` and :func:`curve`
-one piece's smooth branch and its derivatives, for Newton steps without a physics call.
-
-The bracketed searches these solves replaced (golden section, Illinois steps) are kept as the
-references of the tests, in tests/energy/reference_searches.py.
+one piece's smooth branch and its derivatives, for Newton steps without a physics call. (The
+bracketed searches they replaced: the tests' references, tests/energy/reference_searches.py.)
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-# --- solves on a function given in pieces (the backbone's step, energy.symbolic_step) ----------
 TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
 CUT_MAX = 2.0**20  # breakpoints are found on [1, CUT_MAX] once per table, then kept in range
 ROW_BLOCK = 8192  # rows per block of switched's (rows, m) expressions, one at a time
@@ -46,8 +43,7 @@ class Pieces:
 
     @cached_property
     def curved(self) -> np.ndarray:
-        """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine (found once per
-        Pieces, which every solve asks; the record is frozen, its arrays never written)."""
+        """(n,) rows with a power of ρ in some piece (a MoE), found once per (frozen) Pieces."""
         return (self.coef[:, 2:] != 0).any(axis=(0, 1)) & (self.log_rho > LOG_TINY)
 
 
@@ -78,8 +74,7 @@ def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
 
 def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(W, N) at ``batch`` (n, m): every group's max / min taken where it is; :data:`ROW_BLOCK`
-    rows at a time (each value is its row's and point's alone: the same values, a few (n, m)
-    expressions held for a block of rows, not for all)."""
+    rows at a time (each value is its row's and point's alone: the same values)."""
     n, curved = len(batch), bool(p.curved.any())
     if n <= ROW_BLOCK:
         return _switched(p, batch, curved)
@@ -93,14 +88,19 @@ def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _switched(p: Pieces, batch: np.ndarray, curved: bool) -> tuple[np.ndarray, np.ndarray]:
     """:func:`switched` of one block (``curved``: any row of the call is): each expression folded
-    into its group's max / min as it is made (a max / min of the stacked values, in order)."""
-    u = powers(p, batch, curved)
+    into its group's max / min as made (in order). A group 0 on every row (one node's
+    communication) adds +0 to W, never −0 (its callers add the host's time at once): skipped."""
+    u, zero = powers(p, batch, curved), ~p.coef.any(axis=(1, 2))
     w, start = piece_value(p, len(p.coef) - 2, batch, u), 0
     for op, size in p.groups:
-        fold, best = (np.maximum if op == "max" else np.minimum), piece_value(p, start, batch, u)
-        for k in range(start + 1, start + size):
-            fold(best, piece_value(p, k, batch, u), out=best)
-        w = w + best
+        if not zero[start : start + size].all():
+            fold, best = (
+                (np.maximum if op == "max" else np.minimum),
+                piece_value(p, start, batch, u),
+            )
+            for k in range(start + 1, start + size):
+                fold(best, piece_value(p, k, batch, u), out=best)
+            w = w + best
         start += size
     return w, piece_value(p, len(p.coef) - 1, batch, u)
 
