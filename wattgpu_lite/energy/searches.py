@@ -136,8 +136,7 @@ def affine_branch(coef: list, groups: tuple[tuple[str, int], ...], batch: float)
         a = coef[start + part.index(max(part) if op == "max" else min(part))]
         t0, t1, t2, t3 = t0 + a[0], t1 + a[1], t2 + a[2], t3 + a[3]
         start += size
-    r = coef[-2]
-    return [r[0] + t0, r[1] + t1, r[2] + t2, r[3] + t3]
+    return [coef[-2][0] + t0, coef[-2][1] + t1, coef[-2][2] + t2, coef[-2][3] + t3]  # R + sums
 
 
 def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.ndarray:
@@ -207,11 +206,10 @@ def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         line = -d[0] / d[1]
     first = np.where((line >= lo) & (line <= hi), line, np.nan)
-    if not powered:
-        return first.T
-    d_u, rate = d[2] + d[3], np.where(d[2] != 0, p.log_rho * p.t_in, p.log_rho)
+    d_u = d[2] + d[3] if powered else 0.0  # no power: no pair curved
+    rate = np.where(d[2] != 0, p.log_rho * p.t_in, p.log_rho) if powered else 0.0
     curved = (d_u != 0) & (rate > LOG_TINY)
-    if not curved.any():
+    if not np.any(curved):
         return first.T
     second = np.full(first.shape, np.nan)
     roots = _crossings(
@@ -245,6 +243,8 @@ def affine_breakpoints(p: Pieces) -> np.ndarray:
 
 
 def cuts_within(p: Pieces, hi: np.ndarray) -> np.ndarray:
-    """(n, M) the breakpoints of ``p`` in [1, hi] (per row), 1 elsewhere (a repeated end)."""
+    """(n, M') the breakpoints of ``p`` in [1, hi] (per row), 1 elsewhere (a repeated end; a
+    column 1 on every row is dropped: each caller gives the end 1 itself)."""
     cuts = p.cuts if p.cuts is not None else with_cuts(p).cuts
-    return np.where(cuts <= hi[:, None], cuts, 1.0)
+    inside = cuts <= hi[:, None]
+    return np.where(inside, cuts, 1.0)[:, inside.any(axis=0)]
