@@ -233,10 +233,12 @@ def check_tokens(t_in: Any, t_out: Any, context_length: Any = None) -> tuple[int
         fix=f"pass t_out as a whole number of generated tokens{within}, e.g. t_out=500",
     )
     if context_length is not None and t_in + t_out > limit:
-        raise _fail(
-            InvalidInputError,
-            "t_out",
-            f"+ t_in = {t_in + t_out:,} tokens exceeds the model's context length {limit:,}",
-            "shorten the prompt (t_in) or the output (t_out)",
-        )
+        raise beyond_context(t_in + t_out, limit)
     return t_in, t_out
+
+
+def beyond_context(total: int, limit: int) -> InvalidInputError:
+    """:func:`check_tokens`' error for whole t_in + t_out = ``total`` > the context ``limit``."""
+    problem = f"+ t_in = {total:,} tokens exceeds the model's context length {limit:,}"
+    fix = "shorten the prompt (t_in) or the output (t_out)"
+    return _fail(InvalidInputError, "t_out", problem, fix)

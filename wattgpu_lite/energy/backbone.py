@@ -172,9 +172,11 @@ def capacity_from_step(rows: Rows, cap: np.ndarray, step_s: np.ndarray) -> np.nd
 
 
 def at_batch(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
-    """A fixed batch (offline): ITL = s(B), time per token s(B)/B, power P_busy(B)."""
-    step, power = _steps_and_busy(rows, batch, batch, c, pieces=step_pieces(rows, c))
-    return batch_outputs(batch, step, power)
+    """A fixed batch (offline): ITL = s(B), time per token s(B)/B, power P_busy(B), from one
+    call of the physics at :func:`busy_points` but its first (the step's batch is B itself)."""
+    points = busy_points(rows, batch, batch, c, pieces=step_pieces(rows, c))[:, 1:]
+    step, power = step_and_power(rows, points, c)
+    return batch_outputs(batch, step[:, 0], np.max(power, axis=1))
 
 
 def batch_outputs(batch: np.ndarray, step: np.ndarray, power: np.ndarray) -> dict[str, np.ndarray]:

@@ -5,10 +5,8 @@ The solves work on a function given in pieces (:class:`Pieces`, from
 a_0 + a_B·B + a_T·ρ^(T_in·B) + a_1·ρ^B. :func:`breakpoints` gives the B where two products of a
 group are equal (a line's root; for a MoE, Newton on one convex or concave exponential, from the
 side it cannot overshoot), :func:`switched` W and N at any B, :func:`branch_of` and :func:`curve`
-one piece's smooth branch and its derivatives, for Newton steps without a physics call.
-
-The bracketed searches these solves replaced (golden section, Illinois steps) are kept as the
-references of the tests, in tests/energy/reference_searches.py.
+one piece's smooth branch and its derivatives, for Newton steps without a physics call. (The
+bracketed searches they replaced: the tests' references, tests/energy/reference_searches.py.)
 """
 
 from __future__ import annotations
@@ -18,10 +16,9 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
-# --- solves on a function given in pieces (the backbone's step, energy.symbolic_step) ----------
 TINY = 1e-300  # ρ = 0 (a dense model): log ρ read as log TINY, ρ^B = 0 to the last bit
 CUT_MAX = 2.0**20  # breakpoints are found on [1, CUT_MAX] once per table, then kept in range
-ROW_BLOCK = 1024  # rows per block of switched's (K, rows, m) expressions
+ROW_BLOCK = 8192  # rows per block of switched's (rows, m) expressions, one at a time
 LOG_TINY = float(np.log(TINY))  # log ρ at or below it: ρ = 0 (found once)
 NEWTON_STEPS = 40  # at most; a dense row's piece is affine (one step), a MoE's converges in ~5
 
@@ -41,37 +38,35 @@ class Pieces:
     def take(self, mask: np.ndarray) -> Pieces:
         """The rows ``mask``."""
         cuts = None if self.cuts is None else self.cuts[mask]
-        return Pieces(
-            np.ascontiguousarray(self.coef[:, :, mask]),
-            self.log_rho[mask],
-            self.t_in[mask],
-            self.groups,
-            cuts=cuts,
-        )
+        coef = np.ascontiguousarray(self.coef[:, :, mask])
+        return Pieces(coef, self.log_rho[mask], self.t_in[mask], self.groups, cuts=cuts)
 
     @cached_property
     def curved(self) -> np.ndarray:
-        """(n,) rows with a power of ρ in some piece (a MoE): not piecewise affine (found once
-        per Pieces: every solve asks; the record is frozen, its arrays never written)."""
+        """(n,) rows with a power of ρ in some piece (a MoE), found once per (frozen) Pieces."""
         return (self.coef[:, 2:] != 0).any(axis=(0, 1)) & (self.log_rho > LOG_TINY)
 
 
-def piece_values(p: Pieces, batch: np.ndarray, curved: bool | None = None) -> np.ndarray:
-    """Every expression at ``batch`` (n, m): (K, n, m) (the powers of ρ skipped where no row is
-    curved; ``curved``: whether any row of the whole call is, when ``p`` is a block of it)."""
-    a = p.coef[..., None]
-    out = a[:, 0] + a[:, 1] * batch
-    if p.curved.any() if curved is None else curved:
-        u_t = np.exp((p.log_rho * p.t_in)[:, None] * batch)
-        out += a[:, 2] * u_t + a[:, 3] * np.exp(p.log_rho[:, None] * batch)
+def powers(p: Pieces, batch: np.ndarray, curved: bool) -> tuple | None:
+    """(ρ^(T_in·B), ρ^B) at ``batch`` (n, m) if ``curved`` (any row of the whole call is)."""
+    u_t = np.exp((p.log_rho * p.t_in)[:, None] * batch) if curved else None
+    return None if u_t is None else (u_t, np.exp(p.log_rho[:, None] * batch))
+
+
+def piece_value(p: Pieces, k: int, batch: np.ndarray, u: tuple | None) -> np.ndarray:
+    """Expression k at ``batch`` (n, m): a_0 + a_B·B (+ a_T·ρ^(T_in·B) + a_1·ρ^B: ``u``)."""
+    a = p.coef[k][..., None]
+    out = a[0] + a[1] * batch
+    if u is not None:
+        out += a[2] * u[0] + a[3] * u[1]
     return out
 
 
 def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
     """Per group, the index (n, m) of its product that the max / min takes at ``batch``."""
-    values, out, start = piece_values(p, batch), [], 0
+    out, start, u = [], 0, powers(p, batch, bool(p.curved.any()))
     for op, size in p.groups:
-        part = values[start : start + size]
+        part = np.stack([piece_value(p, k, batch, u) for k in range(start, start + size)])
         out.append(start + (np.argmax(part, axis=0) if op == "max" else np.argmin(part, axis=0)))
         start += size
     return out
@@ -79,8 +74,7 @@ def active_branch(p: Pieces, batch: np.ndarray) -> list[np.ndarray]:
 
 def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(W, N) at ``batch`` (n, m): every group's max / min taken where it is; :data:`ROW_BLOCK`
-    rows at a time (each value is its row's and point's alone: the same values, the (K, n, m)
-    expressions held for a block of rows, in cache, not for all)."""
+    rows at a time (each value is its row's and point's alone: the same values)."""
     n, curved = len(batch), bool(p.curved.any())
     if n <= ROW_BLOCK:
         return _switched(p, batch, curved)
@@ -93,14 +87,22 @@ def switched(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _switched(p: Pieces, batch: np.ndarray, curved: bool) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`switched` of one block of rows (``curved``: any row of the whole call is)."""
-    values, start = piece_values(p, batch, curved), 0
-    w = values[-2]
+    """:func:`switched` of one block (``curved``: any row of the call is): each expression folded
+    into its group's max / min as made (in order). A group 0 on every row (one node's
+    communication) adds +0 to W, never −0 (its callers add the host's time at once): skipped."""
+    u, zero = powers(p, batch, curved), ~p.coef.any(axis=(1, 2))
+    w, start = piece_value(p, len(p.coef) - 2, batch, u), 0
     for op, size in p.groups:
-        part = values[start : start + size]
-        w = w + (part.max(axis=0) if op == "max" else part.min(axis=0))
+        if not zero[start : start + size].all():
+            fold, best = (
+                (np.maximum if op == "max" else np.minimum),
+                piece_value(p, start, batch, u),
+            )
+            for k in range(start + 1, start + size):
+                fold(best, piece_value(p, k, batch, u), out=best)
+            w = w + best
         start += size
-    return w, values[-1]
+    return w, piece_value(p, len(p.coef) - 1, batch, u)
 
 
 def branch_of(p: Pieces, batch: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -134,13 +136,11 @@ def affine_branch(coef: list, groups: tuple[tuple[str, int], ...], batch: float)
         a = coef[start + part.index(max(part) if op == "max" else min(part))]
         t0, t1, t2, t3 = t0 + a[0], t1 + a[1], t2 + a[2], t3 + a[3]
         start += size
-    r = coef[-2]
-    return [r[0] + t0, r[1] + t1, r[2] + t2, r[3] + t3]
+    return [coef[-2][0] + t0, coef[-2][1] + t1, coef[-2][2] + t2, coef[-2][3] + t3]  # R + sums
 
 
 def curve(p: Pieces, coef: np.ndarray, batch: np.ndarray, order: int = 0) -> np.ndarray:
-    """d^order e / dB^order at ``batch`` (n,) of the expressions ``coef`` (4, n) of the rows of
-    ``p`` (a branch of :func:`branch_of`)."""
+    """d^order e / dB^order at ``batch`` (n,) of ``coef`` (4, n): a branch of ``p`` (branch_of)."""
     rate_t, rate_1 = p.log_rho * p.t_in, p.log_rho
     u_t, u_1 = np.exp(rate_t * batch), np.exp(rate_1 * batch)
     a0, a_b, a_t, a_1 = coef
@@ -194,34 +194,33 @@ def _pairs(groups: tuple[tuple[str, int], ...]) -> tuple[tuple[int, int], ...]:
 
 def breakpoints(p: Pieces, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """(n, M) every B in [lo, hi] where two products of one group are equal (NaN elsewhere): the
-    ends of the pieces of W. A pair differs by δ = Δa_0 + Δa_B·B + Δa_T·ρ^(T_in·B) + Δa_1·ρ^B,
-    a line (its root in closed form) or, for a MoE, a line and one power (a group belongs to one
-    phase): :func:`_crossings` (two roots at most, the second set of columns). A pair with both
-    powers is refused (not of that shape)."""
+    ends of the pieces of W. A pair differs by δ = Δa_0 + Δa_B·B + Δa_T·ρ^(T_in·B) + Δa_1·ρ^B: a
+    line (its root in closed form), or for a MoE a line and one power (a group is of one phase),
+    :func:`_crossings` (two roots at most, a second set of columns); both powers: refused."""
     i, j = np.array(_pairs(p.groups)).T
-    d = p.coef[i] - p.coef[j]  # (pairs, 4, n)
-    if np.any((d[:, 2] != 0) & (d[:, 3] != 0)):
+    c, powered = p.coef, bool(p.coef[:, 2:].any())  # none: every pair a line (d_u = 0)
+    d = [c[i, k] - c[j, k] for k in range(4 if powered else 2)]  # Δa_0, Δa_B (, Δa_T, Δa_1)
+    if powered and np.any((d[2] != 0) & (d[3] != 0)):
         raise ValueError("a group mixes the prefill and decode powers of ρ")
-    d_u = d[:, 2] + d[:, 3]
-    rate = np.where(d[:, 2] != 0, p.log_rho * p.t_in, p.log_rho)
-    lo, hi = np.broadcast_to(lo, rate.shape), np.broadcast_to(hi, rate.shape)
+    lo, hi = np.broadcast_to(lo, d[0].shape), np.broadcast_to(hi, d[0].shape)
     with np.errstate(divide="ignore", invalid="ignore"):
-        line = -d[:, 0] / d[:, 1]
+        line = -d[0] / d[1]
     first = np.where((line >= lo) & (line <= hi), line, np.nan)
+    d_u = d[2] + d[3] if powered else 0.0  # no power: no pair curved
+    rate = np.where(d[2] != 0, p.log_rho * p.t_in, p.log_rho) if powered else 0.0
     curved = (d_u != 0) & (rate > LOG_TINY)
-    if not curved.any():
+    if not np.any(curved):
         return first.T
     second = np.full(first.shape, np.nan)
     roots = _crossings(
-        d[:, 0][curved], d[:, 1][curved], d_u[curved], rate[curved], lo=lo[curved], hi=hi[curved]
+        d[0][curved], d[1][curved], d_u[curved], rate[curved], lo=lo[curved], hi=hi[curved]
     )
     first[curved], second[curved] = roots
     return np.concatenate([first, second]).T
 
 
 def with_cuts(p: Pieces) -> Pieces:
-    """``p`` with its breakpoints on [1, CUT_MAX] (:func:`breakpoints`) kept, for every solve
-    (one affine row's on its floats, :func:`affine_breakpoints`)."""
+    """``p`` with its :func:`breakpoints` on [1, CUT_MAX] kept (one affine row's on floats)."""
     n = len(p.t_in)
     if n == 1 and not p.curved[0]:
         return Pieces(p.coef, p.log_rho, p.t_in, p.groups, cuts=affine_breakpoints(p))
@@ -244,6 +243,8 @@ def affine_breakpoints(p: Pieces) -> np.ndarray:
 
 
 def cuts_within(p: Pieces, hi: np.ndarray) -> np.ndarray:
-    """(n, M) the breakpoints of ``p`` in [1, hi] (per row), 1 elsewhere (a repeated end)."""
+    """(n, M') the breakpoints of ``p`` in [1, hi] (per row), 1 elsewhere (a repeated end; a
+    column 1 on every row is dropped: each caller gives the end 1 itself)."""
     cuts = p.cuts if p.cuts is not None else with_cuts(p).cuts
-    return np.where(cuts <= hi[:, None], cuts, 1.0)
+    inside = cuts <= hi[:, None]
+    return np.where(inside, cuts, 1.0)[:, inside.any(axis=0)]

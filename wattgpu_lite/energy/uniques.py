@@ -85,10 +85,12 @@ def unhashed(value):
 def by_value(values: Sequence, code: np.ndarray) -> Coded:
     """``Coded(values, code)`` with equal values (hashable ones) one object: a table's groups of
     rows each check their own layout and formats, mostly equal to the others', so a few distinct
-    objects reach what follows, not one per group."""
+    objects reach what follows, not one per group. The same object is hashed once
+    (:func:`unique_by_identity` first)."""
+    distinct, at = unique_by_identity(values)
     index: dict = {}
-    remap = np.array([index.setdefault(v, len(index)) for v in values], dtype=np.int64)
-    return Coded(list(index), remap[code])
+    remap = np.array([index.setdefault(v, len(index)) for v in distinct], dtype=np.int64)
+    return Coded(list(index), remap[at][code])
 
 
 def subset(objects: Sequence, rows: np.ndarray) -> Sequence:

@@ -50,17 +50,42 @@ def tokens_messages(
     is refused (not whole, or not from 1 to ``limit``; ``load``'s columns as floats), else
     t_out's where t_out is, else t_in + t_out (beyond the context length); each with the limit
     and whether the LLM gives it. A cell of a column that numpy does not hold as numbers (a
-    pandas NA) is its own key."""
+    pandas NA) is its own key. Two whole counts in range beyond a known context length (numbers
+    held by numpy) are refused for their sum: :func:`_beyond_context`, without the scalar
+    checks."""
     t_in, t_out, lim = load["t_in"][rows], load["t_out"][rows], limit[rows]
-    cells = [_token_cells(raw, c, rows) for c in ("t_in", "t_out")]
     in_ok, out_ok = within(t_in, 1, lim, whole=True), within(t_out, 1, lim, whole=True)
+    numeric = all(raw[c].dtype.kind in "iuf" for c in ("t_in", "t_out") if c in raw)
+    summed = in_ok & out_ok & known[rows] & numeric
+    out = np.empty(len(rows), dtype=object)
+    out[summed] = _beyond_context(t_in[summed] + t_out[summed], lim[summed])
+    rest = np.flatnonzero(~summed)
+    if not len(rest):
+        return out
+    rows, t_in, t_out, lim = rows[rest], t_in[rest], t_out[rest], lim[rest]
+    in_ok, out_ok = in_ok[rest], out_ok[rest]
+    cells = [_token_cells(raw, c, rows) for c in ("t_in", "t_out")]
     which = np.where(~in_ok, 0, np.where(~out_ok, 1, 2))
     named = np.where(~in_ok, cells[0], np.where(~out_ok, cells[1], pd.factorize(t_in + t_out)[0]))
     group, first = unique_rows([which, named, pd.factorize(lim)[0], known[rows]])
     made = np.empty(len(first), dtype=object)
     for k, i in enumerate(first):
         made[k] = _tokens_message(models[rows[i]], raw, rows[i])
-    return made[group]
+    out[rest] = made[group]
+    return out
+
+
+def _beyond_context(total: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """:func:`checks.beyond_context`'s text of each row (object array; whole token counts
+    ``total`` > the context lengths ``limit``), made once per distinct pair."""
+    made: dict[tuple, str] = {}
+    out = np.empty(len(total), dtype=object)
+    for k, pair in enumerate(zip(total.tolist(), limit.tolist(), strict=True)):
+        said = made.get(pair)
+        if said is None:
+            said = made[pair] = str(checks.beyond_context(int(pair[0]), int(pair[1])))
+        out[k] = said
+    return out
 
 
 def _token_cells(raw: dict[str, np.ndarray], col: str, rows: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ each row those refuse one by one, for its message (the same rows pass, with the 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -177,7 +178,16 @@ def _checked(model, device, key: tuple) -> tuple | str:
     :func:`_layout_and_format` checks them, or the message of the first check that fails (a
     broken shipped data file raises). Immutable: shared by every row and call that asks."""
     cells, pair = {c: v for c, _, v in key}, (uniques.unhashed(model), uniques.unhashed(device))
-    return or_message(_layout_and_format, (*pair, cells))
+    checked = or_message(_layout_and_format, (*pair, cells))
+    if isinstance(checked, str):
+        return checked
+    # equal layouts of equal field types, equal texts: one object each (hashed once a call)
+    layout, *texts, limit = checked
+    shared = _LAYOUTS.setdefault((type(layout.tp), layout.tp, type(layout.ep), layout.ep), layout)
+    return (shared, *(sys.intern(v) if type(v) is str else v for v in texts), limit)
+
+
+_LAYOUTS: dict[tuple, Parallel] = {}  # a few: whole tp, ep up to MAX_GPUS, of a few types
 
 
 def _layout_groups(raw: dict[str, np.ndarray], li: np.ndarray, gi: np.ndarray):

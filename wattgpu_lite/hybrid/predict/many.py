@@ -206,6 +206,7 @@ def _fill(
 ) -> None:
     """Rows ``part`` of the numeric columns ``keep`` and of the basis and status ``codes``
     (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) from the engine's result ``out``."""
+    part = part.astype(np.intp)  # numpy scatters by intp indices ~3x faster than by int32
     for k in NUMERIC_COLUMNS:
         keep[k][part] = getattr(out, k)
     codes["basis"][part] = out.basis_code + 1

@@ -26,27 +26,32 @@ from wattgpu_lite.specs.llm import LLM
 
 
 def physics_at(
-    rows: backbone.Rows, cap, rate, batch, *, c: backbone.Constants
+    rows: backbone.Rows, cap, rate, batch, *, c: backbone.Constants, ok: np.ndarray
 ) -> dict[str, np.ndarray]:
-    """Backbone outputs for mixed batch rows (rate NaN) and rate rows (each part's rows gathered
-    by index: one search of the mask, not one per array)."""
+    """Backbone outputs (:data:`PHYSICS`) for mixed batch rows (rate NaN) and rate rows, on the
+    ``ok`` rows alone, NaN on the others (each part's rows gathered by index: one search of the
+    mask, not one per array)."""
     off = np.isnan(rate)
-    out: dict[str, np.ndarray] = {}
+    out = {k: np.full(len(off), np.nan) for k in PHYSICS}
     for mask, fn in (
-        (off, lambda r, m: backbone.at_batch(r, batch[m], c)),
-        (~off, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c)),
+        (off & ok, lambda r, m: backbone.at_batch(r, batch[m], c)),
+        (~off & ok, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c)),
     ):
         if mask.any():
             idx = np.flatnonzero(mask)
             for key, value in fn(rows.take(idx), idx).items():
-                out.setdefault(key, np.full(len(off), np.nan))[idx] = value
+                out[key][idx] = value
     return out
 
 
+PHYSICS = ("in_flight", "itl_s", "time_per_token_s", "power_w", "busy_fraction")
+
+
 def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, *, batch) -> Backbone:
-    """Step 2: the status of each row, then the backbone at its load (rows that are not OK are
-    evaluated at a stand-in load, and masked later). One row (a single predict) takes
-    :func:`one_row.one_row_backbone`, the same values from fewer physics calls, when it is OK."""
+    """Step 2: the status of each row, then the backbone at its load (rows that are not OK get
+    NaN: every value the physics feeds is masked where a row is not OK). One row (a single
+    predict) takes :func:`one_row.one_row_backbone`, the same values from fewer physics calls,
+    when it is OK."""
     if len(rate) == 1:
         one = one_row.one_row_backbone(model, rows, cap, rate, batch=batch)
         if one is not None:
@@ -56,8 +61,9 @@ def backbone_step(model: HybridState, rows: backbone.Rows, cap, rate, *, batch) 
 
 def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, *, batch) -> Backbone:
     """:func:`backbone_step` for any rows, each status first (the capacity, one physics call),
-    then the backbone at each row's load (the pieces and one call), then the floor and bytes per
-    FLOP of the step a request sees (one call, on the OK rows: :func:`_floors_of_ok`)."""
+    then the backbone of the OK rows at their loads (the pieces and one call; the physics is
+    elementwise: an OK row's values are its own), then the floor and bytes per FLOP of the step
+    a request sees (one call, on the OK rows: :func:`_floors_of_ok`)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
     # a replica that holds no sequence (its weights do not fit) serves none: 0 q/s, not the
@@ -66,8 +72,7 @@ def rows_backbone(model: HybridState, rows: backbone.Rows, cap, rate, *, batch) 
     status = status_of(cap, rate, batch, capacity)
     ok = status_ok(status)
     offline = np.isnan(rate)
-    stand_in_rate = np.where(ok, rate, np.where(offline, np.nan, 1e-9))
-    physics = physics_at(rows, safe_cap, stand_in_rate, np.where(ok, batch, 1.0), c=c)
+    physics = physics_at(rows, safe_cap, rate, batch, c=c, ok=ok)
     step_batch = bounds.step_batch(physics["in_flight"], offline, safe_cap)
     floor, per_flop = _floors_of_ok(rows, step_batch, ok)
     found = {"status": status, "offline": offline, "capacity_qps": capacity, "physics": physics}
