@@ -1,5 +1,7 @@
-"""``wl.predict_many`` sends its rows to the engine in chunks of ``CHUNK_ROWS``: the same frame as
-one call, and no engine call ever holds more rows than a chunk. Every row's searches run to
+"""``wl.predict_many`` checks and builds its rows in blocks of ``BLOCK_ROWS`` and sends each
+block's valid rows to the engine in chunks of ``CHUNK_ROWS``: the same frame as one call, and no
+check holds more rows than a block, no engine call more than a chunk (the memory they hold does
+not grow with the frame). Every row's searches run to
 machine precision on that row alone (energy.searches), so a row's numbers do not depend on the
 rows beside it: text cells are equal, numbers within 1e-12 relative (the last bits of numpy's
 vector loops)."""
@@ -11,7 +13,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.hybrid.predict import api
+from wattgpu_lite.hybrid.predict import api, many
 from wattgpu_lite.hybrid.predict import steps as E
 
 LLMS = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct", "Qwen/Qwen3-30B-A3B",
@@ -46,48 +48,34 @@ def test_the_frame_has_every_kind_of_row(frame):
     assert (out["num_gpus"] > 1).any() and out["rate_qps"].isna().any()
 
 
-@pytest.mark.parametrize("chunk", [1, 7, 64])
-def test_chunks_give_the_one_call_frame_cell_for_cell(frame, chunk, monkeypatch):
+@pytest.mark.parametrize(("block", "chunk"), [(1, 1), (7, 7), (64, 64), (50, 7), (1000, 64)])
+def test_blocks_and_chunks_give_the_one_call_frame_cell_for_cell(frame, block, chunk, monkeypatch):
     whole = wl.predict_many(frame)
+    monkeypatch.setattr(api, "BLOCK_ROWS", block)
     monkeypatch.setattr(api, "CHUNK_ROWS", chunk)
     pd.testing.assert_frame_equal(wl.predict_many(frame), whole, check_exact=False, rtol=1e-12,
                                   atol=0.0)  # fmt: skip
 
 
-def test_no_engine_call_holds_more_than_a_chunk(frame, monkeypatch):
-    sizes = []
-    predict = E.predict_arrays
+def test_no_check_or_engine_call_holds_more_than_a_block(frame, monkeypatch):
+    checked, engine = [], []
+    requests, predict = many.frame_requests, E.predict_arrays
+
+    def counted_checks(block, *rest):
+        checked.append(len(block))
+        return requests(block, *rest)
 
     def counted(model, llms, *rest, **kw):
-        sizes.append(len(llms))
+        engine.append(len(llms))
         return predict(model, llms, *rest, **kw)
 
-    monkeypatch.setattr(api, "CHUNK_ROWS", 50)
+    monkeypatch.setattr(api, "BLOCK_ROWS", 50)
+    monkeypatch.setattr(api, "CHUNK_ROWS", 20)
+    monkeypatch.setattr(many, "frame_requests", counted_checks)
     monkeypatch.setattr(E, "predict_arrays", counted)
     out = wl.predict_many(frame)
-    valid = int((out["status"] != "invalid input").sum())
-    assert max(sizes) == 50 and sum(sizes) == valid and len(sizes) == -(-valid // 50)
-
-
-MOES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1", "allenai/OLMoE-1B-7B-0924",
-        "Qwen/Qwen1.5-MoE-A2.7B-Chat", "microsoft/Phi-3.5-MoE-instruct", "openai/gpt-oss-20b")  # fmt: skip
-BIG_GPUS = ("H100 SXM", "A100 SXM4 80GB", "H200 NVL", "MI300X", "B200", "L40S")
-
-
-def test_a_moe_row_alone_is_the_row_among_others_to_the_last_bit():
-    """A MoE's curved pieces are solved by Newton steps; each row stops at its own last step, so
-    its numbers are the same alone and beside any rows (before, a row kept stepping until every
-    row of its call had converged: 8 of these 400 rows differed in their last bits)."""
-    rng = np.random.default_rng(3)
-    n = 400
-    frame = pd.DataFrame({"llm": rng.choice(MOES, n), "gpu": rng.choice(BIG_GPUS, n),
-                          "t_in": rng.integers(10, 3000, n), "t_out": rng.integers(10, 800, n)})  # fmt: skip
-    at_rate = rng.random(n) < 0.5
-    frame["rate_qps"] = np.where(at_rate, rng.uniform(0.05, 5, n), np.nan)
-    frame["batch"] = np.where(at_rate, np.nan, rng.integers(1, 256, n)).astype(float)
-    whole = wl.predict_many(frame)
-    first = 120  # the first rows alone (two of the eight among them)
-    alone = pd.concat([wl.predict_many(frame.iloc[[i]]) for i in range(first)], ignore_index=True)
-    numbers = [c for c in whole.columns if whole[c].dtype.kind == "f"]
-    assert (whole["status"].iloc[:first] == "ok").sum() > first // 2
-    pd.testing.assert_frame_equal(alone[numbers], whole[numbers].iloc[:first], check_exact=True)
+    valid = (out["status"] != "invalid input").to_numpy()
+    per_block = [int(valid[k : k + 50].sum()) for k in range(0, len(frame), 50)]
+    chunks = [min(20, k - s) for k in per_block for s in range(0, k, 20)]  # each block's chunks
+    assert checked == [50] * (len(frame) // 50) + [len(frame) % 50]
+    assert engine == chunks and max(engine) == 20

@@ -11,8 +11,8 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy.uniques import Coded, subset, unique_by_identity
-from wattgpu_lite.hybrid.predict import api, many
-from wattgpu_lite.hybrid.predict.many import resolved
+from wattgpu_lite.hybrid.predict import api, frame_cells, many
+from wattgpu_lite.hybrid.predict.frame_cells import resolved
 from wattgpu_lite.hybrid.predict.result import Status, messages, status_text
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
 
@@ -65,8 +65,8 @@ def test_status_text_and_messages_are_each_rows_own():
     assert len(set(expected)) == 7  # another batch, another rate: other texts
 
 
-@pytest.mark.parametrize("chunk", [7, 100])
-def test_dense_rows_in_chunks_equal_the_frame_in_one_call_exactly(chunk, monkeypatch):
+@pytest.mark.parametrize(("block", "chunk"), [(7, 7), (100, 100), (150, 7)])
+def test_dense_rows_in_chunks_equal_the_frame_in_one_call_exactly(block, chunk, monkeypatch):
     rng = np.random.default_rng(3)
     n = 400
     at_rate = rng.random(n) < 0.5
@@ -78,6 +78,7 @@ def test_dense_rows_in_chunks_equal_the_frame_in_one_call_exactly(chunk, monkeyp
                           "num_gpus": rng.choice([1, 2, 3], n)})  # fmt: skip
     whole = wl.predict_many(frame)
     assert {"ok", "invalid input", "saturated"} <= set(whole["status"])
+    monkeypatch.setattr(api, "BLOCK_ROWS", block)
     monkeypatch.setattr(api, "CHUNK_ROWS", chunk)
     pd.testing.assert_frame_equal(wl.predict_many(frame), whole, check_exact=True)
 
@@ -88,7 +89,7 @@ def test_the_text_columns_are_categoricals_of_the_same_text():
     categories the texts used, sorted; a column of objects is echoed as it is."""
     codes = np.array([2, 0, 2, 3, 0, 1])
     names = ["physics", "cv", "", "cv", "new gpu"]  # a name twice (one category), one unused
-    text = many.categorical(codes, names)
+    text = frame_cells.categorical(codes, names)
     assert list(text.astype(str)) == [names[k] for k in codes]
     assert list(text.categories) == ["", "cv", "physics"]
     out = wl.predict_many(pd.DataFrame({"llm": [LLAMA, LLAMA, "microsoft/phi-2"],
@@ -111,7 +112,7 @@ def test_categorical_codes_are_pandas_own_and_equal_messages_are_one_category():
     are factorised by object, then by text)."""
     names = [f"name {k % 250:03d}" for k in range(300)]  # 250 texts, 50 named twice
     codes = np.random.default_rng(0).integers(0, len(names), 5000)
-    text = many.categorical(codes, names)
+    text = frame_cells.categorical(codes, names)
     used = [names[k] for k in codes]
     own = pd.Categorical(used, categories=sorted(set(used)))
     assert text.codes.dtype == own.codes.dtype == np.int16

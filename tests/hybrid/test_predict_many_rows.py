@@ -174,6 +174,36 @@ def test_predict_many_refuses_what_is_not_a_frame_of_rows(frame, fragment):
     assert fragment in str(err.value)
 
 
+def test_columns_keeps_the_result_columns_asked_for_with_the_same_values():
+    frame = pd.DataFrame([GOOD, GOOD | {"rate_qps": -1.0}, GOOD | {"rate_qps": 500.0}])
+    whole = wl.predict_many(frame)
+    some = wl.predict_many(frame, columns=["itl_s", "power_w"])  # kept in the result's order
+    always = [*frame.columns, "llm_architecture", "basis", "status", "message"]
+    assert set(some.columns) == {*always, "itl_s", "power_w"}
+    assert list(some.columns).index("power_w") < list(some.columns).index("itl_s")
+    pd.testing.assert_frame_equal(some, whole[list(some.columns)], check_exact=True)
+    assert list(some["status"]) == ["ok", "invalid input", "saturated"]
+    assert "capacity" in some["message"][2]  # a refused row is still told why
+    assert list(wl.predict_many(frame, columns="itl_s").columns)[-4:] == [
+        "itl_s", "basis", "status", "message"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("columns", "fragment"),
+    [
+        (["power"], "no result column 'power'; did you mean 'power_w'"),
+        (["itl_s", "ITL"], "no result column 'ITL'; did you mean 'itl_s'"),
+        (["status"], "no result column 'status'"),  # always returned, not a numeric column
+        (3, "takes a list of result column names, got 3"),
+        ([("power_w",)], "takes a list of result column names"),
+    ],
+)
+def test_columns_refuses_a_name_that_is_not_a_result_column(columns, fragment):
+    with pytest.raises(InvalidInputError) as err:
+        wl.predict_many(pd.DataFrame([GOOD]), columns=columns)
+    assert fragment in str(err.value)
+
+
 # ---- one row never gets another row's configuration -------------------------------------------
 
 

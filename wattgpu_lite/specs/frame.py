@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.errors import InvalidInputError, close_matches
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 NUMERIC_COLUMNS = ("rate_qps", "batch", "t_in", "t_out", "num_gpus", "tp", "ep", "max_num_seqs")
@@ -52,6 +52,31 @@ def check_column_names(frame: pd.DataFrame) -> None:
                 f"predict_many's frame has a column {col!r}, not an input column: did you mean "
                 f"{meant!r}? Rename it (inputs: {', '.join(INPUT_COLUMNS)}), or it would be ignored"
             )
+
+
+def check_result_columns(columns, known: tuple[str, ...]) -> tuple[str, ...]:
+    """The result columns ``columns`` (a name, or a list of names, of ``known``: predict_many's
+    numeric result columns) as a tuple in the order of ``known``, each once; None: all of
+    them. InvalidInputError for a name not among them (with its close matches) or a value that
+    is not text."""
+    if columns is None:
+        return known
+    names = [columns] if isinstance(columns, str) else columns
+    if not isinstance(names, list | tuple | pd.Index) or not all(isinstance(c, str) for c in names):
+        raise InvalidInputError(
+            f"predict_many's columns= takes a list of result column names, got {columns!r}; "
+            f"e.g. columns=['power_w', 'itl_s'] (names: {', '.join(known)})"
+        )
+    for name in names:
+        if name not in known:
+            near = close_matches(name, known, n=3)
+            raise InvalidInputError(
+                f"predict_many has no result column {name!r}"
+                + (f"; did you mean {' or '.join(map(repr, near))}?" if near else ".")
+                + f" Its numeric result columns: {', '.join(known)} (the frame's own columns, "
+                "llm_architecture, basis, status and message are always returned)"
+            )
+    return tuple(c for c in known if c in names)
 
 
 def blank(value) -> bool:

@@ -29,13 +29,15 @@ from wattgpu_lite.hybrid.predict.many import predict_frame, with_workload
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
 from wattgpu_lite.hybrid.predict.requests import check_request
-from wattgpu_lite.hybrid.predict.result import Status, StepResult
+from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
 from wattgpu_lite.specs.engine import check_serving
+from wattgpu_lite.specs.frame import check_result_columns
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 CHUNK_ROWS = 32_768  # rows predict_many sends to the engine at a time (~0.1 GB of work arrays)
+BLOCK_ROWS = 4 * CHUNK_ROWS  # rows it checks and builds at a time (~20 MB held above the output)
 DEFAULT_LEVEL = 0.8
 
 
@@ -216,6 +218,8 @@ def predict_many(
     correction: bool = True,
     workload: str | None = None,
     model: HybridState | None = None,
+    *,
+    columns: str | list[str] | None = None,
 ) -> pd.DataFrame:
     """One output row per input row of ``frame`` (columns ``llm``, ``gpu``, and any of
     ``rate_qps``, ``batch`` — one per row, the other empty — ``t_in``, ``t_out``, ``num_gpus``,
@@ -237,8 +241,9 @@ def predict_many(
     ``workload``: the named workload (data/workloads.csv) whose counts fill a ``t_in`` or
     ``t_out`` column the frame lacks (default: watt-counts, 15 in and 180 out). ``model``: the
     :class:`HybridState` to predict with (None: the shipped one), as in ``wl.predict``.
+    ``columns``: the numeric result columns returned (None: all, ~0.2 GB at 10^6 rows).
     """
     check_columns(frame)
-    frame = with_workload(frame, workload)
-    level = check_level(level)
-    return predict_frame(frame, level, _model(correction, _state(model)), CHUNK_ROWS)
+    kept, frame = check_result_columns(columns, NUMERIC_COLUMNS), with_workload(frame, workload)
+    hybrid, rows = _model(correction, _state(model)), (BLOCK_ROWS, CHUNK_ROWS)
+    return predict_frame(frame, check_level(level), hybrid, rows=rows, columns=kept)

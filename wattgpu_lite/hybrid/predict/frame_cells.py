@@ -6,6 +6,8 @@
     tokens_messages(models, raw, rows, load, limit=..., known=...)   # check_tokens' messages
     echo_tokens(frame, col, default, ok, checked=...)   # a token column as checked or given
     with_workload(frame, name)            # a named workload's token columns the frame lacks
+    resolved(column, resolve)             # a column of names resolved, as codes (Coded)
+    categorical(code, names)              # codes into names as a pandas Categorical
 
 :mod:`~wattgpu_lite.hybrid.predict.frame_checks` checks every row of ``wl.predict_many``'s frame
 with these: a message is made once per distinct key of what it names, not once per row.
@@ -13,13 +15,16 @@ with these: a message is made once per distinct key of what it names, not once p
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.uniques import unique_rows
+from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
 from wattgpu_lite.errors import DataFileError, WattGPUError
 from wattgpu_lite.specs.frame import within
+from wattgpu_lite.specs.resolve import resolve_each
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, workload
 
 
@@ -141,3 +146,40 @@ def with_workload(frame: pd.DataFrame, name: str | None) -> pd.DataFrame:
     chosen = workload(name)
     missing = {c: getattr(chosen, c) for c in ("t_in", "t_out") if c not in frame}
     return frame.assign(**missing) if missing else frame
+
+
+def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]] | None:
+    """A column of text only (no blank, no object) factorised by pandas (no Python loop over the
+    rows): each row's code into the distinct texts; None for any other column."""
+    if pd.api.types.infer_dtype(column, skipna=False) != "string":
+        return None
+    code, names = pd.factorize(column, use_na_sentinel=False)
+    return code, list(names)
+
+
+def resolved(column: pd.Series, resolve, text: tuple[np.ndarray, list[str]] | None = None) -> Coded:
+    """A column of names (or objects) resolved, each distinct value once (``resolve_each``),
+    as codes into the distinct objects. A column of text is factorised by pandas
+    (:func:`text_codes`, or ``text`` when the caller has it); objects that are not text are
+    keyed by identity."""
+    text = text_codes(column) if text is None else text
+    if text is not None:
+        code, names = text
+        objects = resolve_each(names, resolve)
+    else:
+        objects, code = resolve_each(column.tolist(), resolve), None
+    distinct, remap = unique_by_identity(objects)  # two names of one object: one code
+    return Coded(distinct, remap if code is None else remap[code])
+
+
+def categorical(code: np.ndarray, names: Sequence[str]) -> pd.Categorical:
+    """The text ``names[code[i]]`` of each row as a pandas Categorical: the same values (a
+    categorical compares with text as its text does), an integer code a row instead of a str;
+    its categories the names the rows use, each once, sorted (so it sorts as the text)."""
+    used = np.flatnonzero(np.bincount(code, minlength=len(names)))
+    categories = sorted({names[k] for k in used})
+    place = {name: i for i, name in enumerate(categories)}
+    # the codes gathered at once in the width pandas keeps them (int8 below 127 categories, ...)
+    width = np.min_scalar_type(-len(categories) - 2)
+    remap = np.array([place.get(name, -1) for name in names], dtype=width)
+    return pd.Categorical.from_codes(remap[code], categories=categories, validate=False)  # in range

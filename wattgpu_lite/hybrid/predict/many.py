@@ -1,18 +1,18 @@
 """``wl.predict_many``'s frame, row by row in arrays: resolve → check → build → engine → frame.
 
-    predict_frame(frame, level, model, chunk_rows)   # what wl.predict_many returns
+    predict_frame(frame, level, model, rows=(block, chunk), columns=...)   # wl.predict_many's
 
 The LLM and GPU columns are resolved once per distinct name and kept as codes
-(:class:`~wattgpu_lite.energy.uniques.Coded`); every row is checked
-(:func:`~wattgpu_lite.hybrid.predict.frame_checks.frame_requests`); the backbone's configurations
-and KV capacities are built once for the valid rows (:func:`backbone_rows.build_once`); the engine
-(:func:`steps.predict_arrays`) runs on ``chunk_rows`` valid rows at a time, its columns written
-into the output arrays, which become the frame's columns without a copy.
+(:class:`~wattgpu_lite.energy.uniques.Coded`); then the frame goes through in blocks of rows:
+each block's rows are checked (:func:`~wattgpu_lite.hybrid.predict.frame_checks.frame_requests`),
+its valid rows' configurations and KV capacities built once (:func:`backbone_rows.build_once`)
+and sent through the engine (:func:`steps.predict_arrays`) a chunk at a time, the columns
+written into the output arrays, which become the frame's columns without a copy: the memory a
+block holds does not grow with the frame.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,53 +21,123 @@ import pandas as pd
 from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.uniques import Coded, narrow, subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import intervals, steps
-from wattgpu_lite.hybrid.predict.frame_cells import echo_tokens
+from wattgpu_lite.hybrid.predict.frame_cells import categorical, echo_tokens, resolved, text_codes
 from wattgpu_lite.hybrid.predict.frame_cells import with_workload as with_workload
 from wattgpu_lite.hybrid.predict.frame_checks import FrameRequests, frame_requests
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult, messages
-from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
+from wattgpu_lite.hybrid.predict.result import Status, StepResult, messages
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 SERVING = ("kv_cache", "engine", "max_num_seqs")  # the serving columns, passed when given
 
 
 def predict_frame(
-    frame: pd.DataFrame, level: float, model: HybridState, chunk_rows: int
+    frame: pd.DataFrame, level: float, model: HybridState, *, rows: tuple[int, int], columns: tuple
 ) -> pd.DataFrame:
     """``wl.predict_many(frame)`` for a frame through ``check_columns`` (and
     :func:`with_workload`), a checked ``level`` and the hybrid (or backbone) ``model``;
-    ``chunk_rows``: valid rows per engine call. The checked requests are dropped once their
-    valid rows are built (:func:`valid_rows`), those once the engine is done and the token
-    columns echoed from them (:func:`_valid_tokens`: not held beside the engine's work): only
-    the output's arrays grow with the rows."""
+    ``columns``: the numeric columns returned (checked). The names are resolved once for the
+    whole frame; then each block of ``rows[0]`` rows is checked, built and sent through the
+    engine ``rows[1]`` valid rows at a time (:func:`predict_block`): what a block holds is
+    dropped before the next, and only the output's arrays grow with the rows."""
     text = {c: text_codes(frame[c]) for c in ("llm", "gpu")}
     llms = resolved(frame["llm"], resolve_llm, text["llm"])
     gpus = resolved(frame["gpu"], resolve_gpu, text["gpu"])
     names = {c: categorical(t[0], t[1]) for c, t in text.items() if t is not None}  # small codes
     del text
     arch = categorical(llms.code, [m.architecture_name for m in llms.distinct])
-    req = frame_requests(frame, llms, gpus)
-    ok = req.ok
-    said = np.flatnonzero(~ok), req.message[~ok]  # the checks' messages, of the rows refused
-    valid = valid_rows(req, llms, gpus, [k for k in SERVING if k in frame])
-    del req
     llms, gpus = narrow(llms), narrow(gpus)  # held beside the engine's work: int32 codes
-    numbers, codes, refused = engine_columns(
-        model, llms, gpus, valid, level=level, chunk_rows=chunk_rows
-    )
+    out = Output.empty(len(frame), columns)
+    serving = [k for k in SERVING if k in frame]
+    for start in range(0, len(frame), rows[0]):
+        part = slice(start, start + rows[0])
+        block = Block(frame.iloc[part], subset(llms, part), subset(gpus, part), start)
+        predict_block(model, block, out, level=level, serving=serving, chunk_rows=rows[1])
+    refused = _refused_messages(out.refused, names=(llms, gpus))
     del llms, gpus
-    new = {
-        c: echo_tokens(frame, c, default, ok, checked=_valid_tokens(valid, c))
-        for c, default in (("t_in", DEFAULT_T_IN), ("t_out", DEFAULT_T_OUT))
-    }
-    del valid
-    new |= numbers | {
-        "basis": categorical(codes["basis"], BASIS_NAMES),
-        "status": categorical(codes["status"], STATUS_NAMES),
-        "message": _messages(len(ok), [said, refused]),
+    new = {**out.tokens, **out.numbers}
+    new |= {
+        "basis": categorical(out.basis, BASIS_NAMES),
+        "status": categorical(out.status, STATUS_NAMES),
+        "message": _messages(len(frame), [*out.said, refused]),
     }
     return _with_columns(frame, {**names, "llm_architecture": arch, **new})
+
+
+@dataclass(frozen=True)
+class Output:
+    """predict_many's columns of every row, filled block by block (:func:`predict_block`)."""
+
+    numbers: dict[str, np.ndarray]  # the numeric result columns asked for (NaN: not answered)
+    tokens: dict[str, np.ndarray]  # t_in and t_out as checked (valid rows) or as given
+    basis: np.ndarray  # int8 codes into BASIS_NAMES ("" for a row not answered)
+    status: np.ndarray  # int8 codes into STATUS_NAMES
+    said: list[tuple[np.ndarray, np.ndarray]]  # (rows, messages) of the rows the checks refuse
+    refused: list[dict[str, np.ndarray]]  # what the messages of the rows the engine refuses name
+
+    @classmethod
+    def empty(cls, n: int, columns: tuple[str, ...]) -> Output:
+        """``n`` rows not answered yet: NaN values, basis "", status "invalid input"."""
+        invalid = STATUS_NAMES.index(Status.INVALID.value)
+        return cls(
+            numbers={k: np.full(n, np.nan) for k in columns},
+            tokens={k: np.full(n, np.nan) for k in ("t_in", "t_out")},
+            basis=np.zeros(n, dtype=np.int8),
+            status=np.full(n, invalid, dtype=np.int8),
+            said=[],
+            refused=[],
+        )
+
+
+@dataclass(frozen=True)
+class Block:
+    """A block of the frame's rows: its cells, its resolved LLMs and GPUs, its first row."""
+
+    frame: pd.DataFrame
+    llms: Coded
+    gpus: Coded
+    start: int  # the block's first row in the whole frame
+
+
+def predict_block(
+    model: HybridState,
+    block: Block,
+    out: Output,
+    *,
+    level: float,
+    serving: list[str],
+    chunk_rows: int,
+) -> None:
+    """The rows of ``block`` checked (:func:`frame_requests`), their valid rows built
+    (:func:`valid_rows`, with the ``serving`` columns the frame gives) and sent through the
+    engine ``chunk_rows`` at a time (:func:`steps.predict_arrays`), written into ``out`` at the
+    block's rows: the values, basis and status, the token counts, the messages of the rows
+    refused."""
+    req = frame_requests(block.frame, block.llms, block.gpus)
+    ok, at = req.ok, block.start
+    out.said.append((np.flatnonzero(~ok) + at, req.message[~ok]))  # the checks' messages
+    valid = valid_rows(req, block.llms, block.gpus, serving)
+    del req
+    for s in range(0, len(valid.idx), chunk_rows):
+        part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
+        rows, cap = valid.built.rows(mine)
+        loads = {"rate_qps": valid.rate_qps[mine], "batch": valid.batch[mine], "built": (rows, cap)}
+        models, devices = subset(block.llms, part), subset(block.gpus, part)
+        result = steps.predict_arrays(
+            model, models, devices, rows.t_in, t_out=rows.t_out, **loads, level=level
+        )
+        said = _fill(out, result, part=part + at)
+        mine = part[said]  # the refused rows' places in the block
+        out.refused.append({
+            "rows": mine + at, "status": result.status[said],
+            "llm": block.llms.code[mine], "gpu": block.gpus.code[mine],
+            "rate_qps": loads["rate_qps"][said], "batch": loads["batch"][said],
+            "max_batch": result.max_batch[said], "capacity_qps": result.capacity_qps[said],
+        })  # fmt: skip
+    for c, default in (("t_in", DEFAULT_T_IN), ("t_out", DEFAULT_T_OUT)):
+        checked = _valid_tokens(valid, c)
+        out.tokens[c][at : at + len(ok)] = echo_tokens(block.frame, c, default, ok, checked=checked)
 
 
 @dataclass(frozen=True)
@@ -116,45 +186,8 @@ def _rows(values: Coded | np.ndarray, idx: np.ndarray) -> Coded | np.ndarray:
     return subset(values, idx) if isinstance(values, Coded) else values[idx]
 
 
-def text_codes(column: pd.Series) -> tuple[np.ndarray, list[str]] | None:
-    """A column of text only (no blank, no object) factorised by pandas (no Python loop over the
-    rows): each row's code into the distinct texts; None for any other column."""
-    if pd.api.types.infer_dtype(column, skipna=False) != "string":
-        return None
-    code, names = pd.factorize(column, use_na_sentinel=False)
-    return code, list(names)
-
-
-def resolved(column: pd.Series, resolve, text: tuple[np.ndarray, list[str]] | None = None) -> Coded:
-    """A column of names (or objects) resolved, each distinct value once (``resolve_each``),
-    as codes into the distinct objects. A column of text is factorised by pandas
-    (:func:`text_codes`, or ``text`` when the caller has it); objects that are not text are
-    keyed by identity."""
-    text = text_codes(column) if text is None else text
-    if text is not None:
-        code, names = text
-        objects = resolve_each(names, resolve)
-    else:
-        objects, code = resolve_each(column.tolist(), resolve), None
-    distinct, remap = unique_by_identity(objects)  # two names of one object: one code
-    return Coded(distinct, remap if code is None else remap[code])
-
-
 BASIS_NAMES = ("", *intervals.BASES)  # an invalid row's basis is ""; code k + 1: BASES[k]
 STATUS_NAMES = tuple(s.value for s in Status)  # a status's code: its place in Status
-
-
-def categorical(code: np.ndarray, names: Sequence[str]) -> pd.Categorical:
-    """The text ``names[code[i]]`` of each row as a pandas Categorical: the same values (a
-    categorical compares with text as its text does), an integer code a row instead of a str;
-    its categories the names the rows use, each once, sorted (so it sorts as the text)."""
-    used = np.flatnonzero(np.bincount(code, minlength=len(names)))
-    categories = sorted({names[k] for k in used})
-    place = {name: i for i, name in enumerate(categories)}
-    # the codes gathered at once in the width pandas keeps them (int8 below 127 categories, ...)
-    width = np.min_scalar_type(-len(categories) - 2)
-    remap = np.array([place.get(name, -1) for name in names], dtype=width)
-    return pd.Categorical.from_codes(remap[code], categories=categories, validate=False)  # in range
 
 
 def _messages(n: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> pd.Categorical:
@@ -170,72 +203,38 @@ def _messages(n: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> pd.Categori
     return categorical(whole, ["", *names])
 
 
-def engine_columns(
-    model: HybridState,
-    llms: Coded,
-    gpus: Coded,
-    valid: Valid,
-    *,
-    level: float,
-    chunk_rows: int,
-) -> tuple[dict, dict, tuple[np.ndarray, np.ndarray]]:
-    """The result's columns of every row: :data:`NUMERIC_COLUMNS`, and the codes of the basis
-    and status (into :data:`BASIS_NAMES` and :data:`STATUS_NAMES`): the valid rows through the
-    engine, ``chunk_rows`` at a time (an invalid row keeps NaN, basis "" and its status); and
-    the (rows, messages) of the rows the engine refuses (:func:`_refused_messages`)."""
-    n = valid.n_rows
-    keep = {k: np.full(n, np.nan) for k in NUMERIC_COLUMNS}
-    codes = {
-        "basis": np.zeros(n, dtype=np.int8),
-        "status": np.full(n, STATUS_NAMES.index(Status.INVALID.value), dtype=np.int8),
-    }
-    for s in range(0, len(valid.idx), chunk_rows):
-        part, mine = valid.idx[s : s + chunk_rows], slice(s, s + chunk_rows)
-        rows, cap = valid.built.rows(mine)
-        rate_qps, batch = valid.rate_qps[mine], valid.batch[mine]
-        chunk = {"t_out": rows.t_out, "rate_qps": rate_qps, "batch": batch, "built": (rows, cap)}
-        models, devices = subset(llms, part), subset(gpus, part)
-        out = steps.predict_arrays(model, models, devices, rows.t_in, **chunk, level=level)
-        _fill(keep, codes, out, part=part)
-    refused = _refused_messages(keep, codes["status"], valid=valid, names=(llms, gpus))
-    return keep, codes, refused
-
-
-def _fill(
-    keep: dict[str, np.ndarray], codes: dict[str, np.ndarray], out: StepResult, *, part: np.ndarray
-) -> None:
-    """Rows ``part`` of the numeric columns ``keep`` and of the basis and status ``codes``
-    (:data:`BASIS_NAMES`, :data:`STATUS_NAMES`) from the engine's result ``out``."""
+def _fill(out: Output, result: StepResult, *, part: np.ndarray) -> np.ndarray:
+    """Rows ``part`` of the numeric columns, basis and status of ``out`` from the engine's
+    ``result``; returns the places in ``result`` of the rows it refuses (neither OK nor
+    invalid), whose messages name them."""
     part = part.astype(np.intp)  # numpy scatters by intp indices ~3x faster than by int32
-    for k in NUMERIC_COLUMNS:
-        keep[k][part] = getattr(out, k)
-    codes["basis"][part] = out.basis_code + 1
-    codes["status"][part] = STATUS_NAMES.index(Status.OK.value)
-    bad = np.flatnonzero(out.status != Status.OK)
-    rows, status = part[bad], out.status[bad]
+    for k, column in out.numbers.items():
+        column[part] = getattr(result, k)
+    out.basis[part] = result.basis_code + 1
+    out.status[part] = STATUS_NAMES.index(Status.OK.value)
+    bad = np.flatnonzero(result.status != Status.OK)
+    status = result.status[bad]
     for k, s in enumerate(Status):
-        codes["status"][rows[status == s]] = k
-
-
-_STATUSES = np.array(list(Status), dtype=object)  # a status code's member
+        out.status[part[bad[status == s]]] = k
+    return bad[status != Status.INVALID]
 
 
 def _refused_messages(
-    keep: dict, status: np.ndarray, *, valid: Valid, names: tuple[Coded, Coded]
+    refused: list[dict[str, np.ndarray]], *, names: tuple[Coded, Coded]
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, messages) of the rows the engine does not answer (their ``status`` codes neither
-    OK nor invalid): :func:`messages` of all of them at once (each distinct text made once for
-    every chunk), from the columns filled (``keep``: the capacity and KV sequences), the valid
-    rows' loads and the LLMs' and GPUs' names (``names``)."""
-    ok_or_invalid = [STATUS_NAMES.index(s.value) for s in (Status.OK, Status.INVALID)]
-    rows = np.flatnonzero(~np.isin(status, ok_or_invalid))
-    if not len(rows):
-        return rows, np.empty(0, dtype=object)
-    at = np.searchsorted(valid.idx, rows)  # the rows' places among the valid ones
-    llm, gpu = (np.array([o.name for o in x.distinct], dtype=object)[x.code[rows]] for x in names)
-    limits = {k: keep[k][rows] for k in ("max_batch", "capacity_qps")}
-    load = (valid.rate_qps[at], valid.batch[at])
-    return rows, messages(_STATUSES[status[rows]], llm, gpu, load[0], batch=load[1], **limits)
+    """(rows, messages) of the rows the engine does not answer, from what each chunk kept of
+    them (``refused``: their rows, statuses, LLM and GPU codes into ``names``, loads, capacity
+    and KV sequences): :func:`messages` of all of them at once (each distinct text made once)."""
+    if not refused:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=object)
+    kept = {k: np.concatenate([r[k] for r in refused]) for k in refused[0]}
+    llm, gpu = (
+        np.array([o.name for o in x.distinct], dtype=object)[kept[k]]
+        for x, k in zip(names, ("llm", "gpu"), strict=True)
+    )
+    limits = {k: kept[k] for k in ("max_batch", "capacity_qps")}
+    said = messages(kept["status"], llm, gpu, kept["rate_qps"], batch=kept["batch"], **limits)
+    return kept["rows"], said
 
 
 def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
