@@ -154,10 +154,38 @@ def configured_symbols(named: dict) -> dict:
     return dict(zip(_physical_generated.CONFIGURED, values, strict=True))
 
 
+class Flat(dict):
+    """:func:`configured_symbols`' values (not kept whole) when each is a float array of one
+    ``shape`` (n,) with n <= :data:`BLOCK`: :func:`evaluate_at_load` of loads of that shape
+    takes them as they are, without the broadcast of the arguments' shapes."""
+
+    __slots__ = ("shape",)
+
+
+def flat(configured: dict) -> dict:
+    """``configured`` (:func:`configured_symbols`') as a :class:`Flat` when it is one (every
+    value a float array of one shape (n,), n <= :data:`BLOCK`, not kept whole); else itself."""
+    shapes = {getattr(v, "shape", None) for v in configured.values()}
+    shape = shapes.pop() if len(shapes) == 1 else None
+    if "N_TP" in configured or shape is None or len(shape) != 1 or shape[0] > BLOCK:
+        return configured
+    if not all(type(v) is np.ndarray and v.dtype is _FLOAT for v in configured.values()):
+        return configured
+    out = Flat(configured)
+    out.shape = shape
+    return out
+
+
 def evaluate_at_load(configured: dict, loads: dict) -> tuple[dict, dict]:
     """:func:`evaluate_symbols` of a configuration's arguments, from its
     :func:`configured_symbols` and the :data:`LOADS` by name: the same values, from the
-    operations that read a load alone."""
+    operations that read a load alone (one call on a :class:`Flat` configuration and loads of
+    its shape, float arrays: the same values)."""
+    shape = getattr(configured, "shape", None)
+    if shape is not None and all(
+        type(v) is np.ndarray and v.dtype is _FLOAT and v.shape == shape for v in loads.values()
+    ):
+        return _named([_full(v, shape) for v in _physical_generated.at_load(**configured, **loads)])
     args = {**configured, **{k: np.asarray(v, dtype=float) for k, v in loads.items()}}
     shape = np.broadcast_shapes(*{np.shape(a) for a in args.values()})
     whole = "N_TP" in configured  # kept whole by configured_symbols: a replica over nodes

@@ -96,7 +96,7 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
         for call, into in zip(calls, named, strict=True):
             into.update(symbol_values(physical.as_record(name, call[name])))
     symbols = {k: _side_by_side([call[k] for call in named]) for k in named[0]}
-    configured = physical.configured_symbols(symbols)
+    configured = physical.flat(physical.configured_symbols(symbols))
     idle_w, floor_w = backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)
     for v in (*configured.values(), idle_w, floor_w):
         v.flags.writeable = False
