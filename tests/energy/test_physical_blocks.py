@@ -9,6 +9,7 @@ import numpy as np
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import float_twin
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
 from wattgpu_lite.energy.args import Workload
@@ -74,8 +75,8 @@ def test_a_flat_configuration_gives_the_general_calls_values():
         {k: np.asarray(v, dtype=float) * np.ones(2) for k, v in named.items()}
     )
     flat = P.flat(configured)
-    assert isinstance(flat, P.Flat) and flat.shape == (2,) and dict(flat) == configured
-    assert not isinstance(P.flat({**configured, "E": np.ones(3)}), P.Flat)
+    assert isinstance(flat, float_twin.Flat) and flat.shape == (2,) and dict(flat) == configured
+    assert not isinstance(P.flat({**configured, "E": np.ones(3)}), float_twin.Flat)
     for loads in ({"T_in": rng.uniform(1, 3000, 2), "T_out": rng.uniform(1, 900, 2), "B": rng.uniform(1, 300, 2)},
                   {"T_in": 500.0, "T_out": np.array([200, 900]), "B": rng.uniform(1, 300, 1)}):  # fmt: skip
         for one, other in zip(
