@@ -25,7 +25,7 @@ from wattgpu_lite.energy import backbone, physical
 from wattgpu_lite.energy.args import symbol_values
 from wattgpu_lite.hybrid.predict import bounds
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.result import Backbone, Status, status_of
+from wattgpu_lite.hybrid.predict.result import Backbone, Status
 
 COLUMNS = 5  # the request at its cap and at the four busy points (backbone.busy_points)
 SIZES = (1, 1, COLUMNS)  # elements of the floor's, the bytes per FLOP's and the request's calls
@@ -156,6 +156,14 @@ def filled_backbone(rows: backbone.Rows, c, cap, watts=None, **parts) -> Backbon
     )
 
 
+def _ok(cap, rate, batch, capacity) -> bool:
+    """Whether :func:`~wattgpu_lite.hybrid.predict.result.status_of` the one row is OK, on its
+    floats (the same comparisons): weights that fit, a batch within the KV cache's sequences,
+    a rate below the capacity."""
+    k, r, b, q = (float(a[0]) for a in (cap, rate, batch, capacity))
+    return not (k < 1 or (b > k if r != r else r >= q))
+
+
 def one_row_backbone(
     model: HybridState, rows: backbone.Rows, cap, rate, *, batch
 ) -> Backbone | None:
@@ -187,8 +195,7 @@ def one_row_backbone(
     floor, per_flop, found = evaluate(kept, rows, step_batch, loads)
     step, power = backbone.step_and_power_from(rows, loads, found, c, p_idle=kept.idle_w)
     capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
-    status = status_of(cap, rate, batch, capacity)
-    if status[0] is not Status.OK:
+    if not _ok(cap, rate, batch, capacity):
         return None
     step, power = backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
     physics = (
@@ -203,7 +210,7 @@ def one_row_backbone(
         c,
         cap,
         (kept.idle_w, kept.floor_w),
-        status=status,
+        status=np.array([Status.OK], dtype=object),
         offline=offline,
         capacity_qps=capacity,
         physics=physics,
