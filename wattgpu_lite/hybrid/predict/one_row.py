@@ -188,7 +188,7 @@ def one_row_backbone(
         load, busy, step_at, busy_batch = backbone.rate_loads(
             rows, rate, safe_cap, c, pieces=pieces
         )
-    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces=pieces)
+    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces=pieces, p_idle=kept.idle_w)
     step_batch = bounds.step_batch(load, offline, safe_cap)
     # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
