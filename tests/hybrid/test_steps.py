@@ -229,3 +229,31 @@ def test_status_ok_is_the_comparison_with_ok():
     status = _MEMBERS[np.array([0, 1, 2, 0, 3, 4])]
     assert status_ok(status).tolist() == (status == Status.OK).tolist()
     assert status_ok(status).tolist() == [s is Status.OK for s in status]
+
+
+def test_single_predicts_are_the_rows_of_predict_many_bit_for_bit():
+    """A single predict (its one-row paths: the physics on floats, the forest's one row, the
+    e-folds summed on floats) gives each value and interval end its row among many gives, at
+    rates and batches, short and long contexts (widened, one-sided) and on GPUs in and beyond
+    the training range."""
+    rng = np.random.default_rng(12)
+    n = 100
+    llms = rng.choice([LLAMA, "mistralai/Mistral-7B-Instruct-v0.3", "google/gemma-3-12b-it"], n)
+    at_rate = rng.random(n) < 0.5
+    frame = pd.DataFrame({"llm": llms, "gpu": rng.choice(["A30", "L40S", "H100 SXM", "L4"], n),
+                          "rate_qps": np.where(at_rate, rng.uniform(0.01, 0.4, n), np.nan),
+                          "batch": np.where(at_rate, np.nan, rng.integers(1, 24, n)),
+                          "t_in": rng.choice([15, 500, 3000, 9000], n), "t_out": rng.integers(10, 900, n)})  # fmt: skip
+    many = wl.predict_many(frame)
+    compared = 0
+    for i, row in frame.iterrows():
+        if many["status"].iloc[i] != "ok":
+            continue
+        load = {"rate_qps": row.rate_qps} if at_rate[i] else {"batch": row.batch}
+        one = wl.predict(row.llm, row.gpu, t_in=int(row.t_in), t_out=int(row.t_out), **load)
+        for q in ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j"):
+            interval = getattr(one, f"{q}_interval")
+            got = (getattr(one, q), interval.lo, interval.hi)
+            assert got == tuple(many[f"{q}{s}"].iloc[i] for s in ("", "_lo", "_hi")), (i, q)
+        compared += 1
+    assert compared > 50, compared

@@ -29,6 +29,7 @@ float32 sums. ``tests/hybrid/test_hybrid_trees.py`` checks both against XGBoost 
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -200,9 +201,10 @@ class Forest:
         """:meth:`_summed` of one row ``row`` of ``fixed`` (``values``: each column's one value):
         the same codes, leaves and float32 sum, on the row's (trees,) codes."""
         code = fixed.code[row]
-        for c in split:
-            steps = self.tables.steps[c]
-            code = code + steps.codes[steps.passed(values[c])[0]]
+        for c in split:  # ColumnSteps.passed of one value: the float32 thresholds at most it
+            steps, value = self.tables.steps[c], float(np.float32(values[c][0]))
+            j = bisect_right(steps.thresholds.tolist(), value) if value == value else -1
+            code = code + steps.codes[j]  # -1: the last row, a missing value's
         return self.tables.leaves_at(code).sum(dtype=np.float32)
 
     def walk(self, x: np.ndarray) -> np.ndarray:
