@@ -60,7 +60,7 @@ from wattgpu_lite.energy.backbone_step import raw_busy_power_w as raw_busy_power
 from wattgpu_lite.energy.backbone_step import request_terms as request_terms
 from wattgpu_lite.energy.backbone_step import step_arguments as step_arguments
 from wattgpu_lite.energy.backbone_step import step_from_times as step_from_times
-from wattgpu_lite.energy.float_twin import minimum
+from wattgpu_lite.energy.float_twin import maximum, minimum
 
 
 def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
@@ -213,6 +213,10 @@ def rate_loads(
     L in flight (:func:`in_flight_at_rate` on ``pieces``), u = 1 − e^(−L) the busy share."""
     load = in_flight_at_rate(rows, rate_qps, cap, c, pieces=pieces)
     busy = -np.expm1(-load)
+    if load.shape == (1,) and np.shape(cap) == (1,):  # one row: its floats, numpy's min and max
+        x, u = float(load[0]), float(busy[0])
+        at = [minimum(1.0 + x, float(cap[0])), maximum(x / maximum(u, 1e-300), 1.0)]
+        return load, busy, np.array(at[:1]), np.array(at[1:])
     return load, busy, np.minimum(1.0 + load, cap), np.maximum(load / np.maximum(busy, 1e-300), 1.0)
 
 

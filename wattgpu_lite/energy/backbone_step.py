@@ -220,9 +220,9 @@ def step_arguments(rows: Rows, c: Constants) -> dict:
     return values
 
 
-def pieces_from(rows: Rows, values: dict) -> searches.Pieces:
-    """:func:`step_pieces` from its arguments ``values`` (:func:`step_arguments`): one call of
-    the generated coefficients, then the breakpoints."""
+def pieces_from(rows: Rows, values: dict, log_rho: np.ndarray | None = None) -> searches.Pieces:
+    """:func:`step_pieces` from its arguments ``values`` (:func:`step_arguments`): one call of the
+    generated coefficients, then the breakpoints (``log_rho``: :func:`log_rho_of`'s, if kept)."""
     n = len(rows.t_in)
     out = physical.in_blocks(
         _step_generated.coefficients, values, (n,)
@@ -233,14 +233,15 @@ def pieces_from(rows: Rows, values: dict) -> searches.Pieces:
         coef = np.empty((len(out), n))
         for k, v in enumerate(out):
             coef[k] = v
-    rho = np.minimum(np.maximum(1.0 - rows.model.active_experts / rows.model.experts, 0.0), 1.0)
-    p = searches.Pieces(
-        coef.reshape(-1, 4, n),
-        np.log(np.maximum(rho, searches.TINY)),
-        rows.t_in,
-        _step_generated.GROUPS,
-    )
+    log_rho = log_rho_of(rows) if log_rho is None else log_rho
+    p = searches.Pieces(coef.reshape(-1, 4, n), log_rho, rows.t_in, _step_generated.GROUPS)
     return searches.with_cuts(p)
+
+
+def log_rho_of(rows: Rows) -> np.ndarray:
+    """log ρ per row, ρ = 1 − k/E clipped to [0, 1] (log TINY where ρ = 0: a dense model)."""
+    rho = np.minimum(np.maximum(1.0 - rows.model.active_experts / rows.model.experts, 0.0), 1.0)
+    return np.log(np.maximum(rho, searches.TINY))
 
 
 def terms_of(terms: dict, times: dict) -> tuple[np.ndarray, np.ndarray]:
