@@ -87,8 +87,16 @@ def _with_min_max(*, a, b):
     return [numpy.minimum(a, b), numpy.maximum(a, b), a / b]  # noqa: F821 (the twin's numpy)
 
 
-def _with_log(*, a):
-    return [numpy.log(a)]  # noqa: F821
+def _with_exp(*, a):
+    return [numpy.exp(a)]  # noqa: F821
+
+
+def _with_a_global(*, a):
+    return [a * EXACT]  # noqa: F821
+
+
+def _calling_another(*, a, b):
+    return [_with_min_max(a=a, b=b)[0], numpy.log(a)]  # noqa: F821
 
 
 def _of_a_sum(*, a, b):
@@ -105,7 +113,10 @@ def test_the_rewritten_operations_are_numpys():
     assert found.bases == {"x"}
     got = [found.function(x=a, y=b) for a, b in zip(x.tolist(), y.tolist(), strict=True)]
     assert [g[0] for g in got] == (x ** (-1.0)).tolist() and [g[1] for g in got] == (y**2).tolist()
-    assert float_twin.twin(_with_log) is None and float_twin.twin(_of_a_sum) is None
+    assert float_twin.twin(_with_exp) is None and float_twin.twin(_of_a_sum) is None
+    assert float_twin.twin(_with_a_global) is None  # a global that is no function of its module
+    both = float_twin.twin(_calling_another).function(a=0.3, b=0.5)
+    assert both == [0.3, float(np.log(0.3))] and type(both[1]) is float
 
 
 @pytest.mark.parametrize("a, b", [(0.0, -0.0), (-0.0, 0.0), (1.0, math.nan), (math.nan, 1.0),
@@ -132,3 +143,27 @@ def test_where_python_raises_the_caller_takes_the_arrays():
     assert float_twin.elements_of(_with_min_max, configured, ("c",)) is None  # not its arguments
     assert float_twin.elements_of(_reciprocal_and_square, {"x": np.array([0.5])}, ("y",)) is None
     assert float_twin.elements_of(_reciprocal_and_square, {"x": np.array([0.0, 1.0])}, ("y",))
+
+
+def test_the_step_coefficients_of_one_row_on_floats_are_the_arrays():
+    """One row's step coefficients (a single predict's: energy.backbone_step.pieces_from) from
+    the twin of the generated ``coefficients`` equal the arrays' call on many rows: dense and MoE
+    LLMs, one GPU and layouts over GPUs and nodes."""
+    from wattgpu_lite.energy import _step_generated as SG
+
+    rng = np.random.default_rng(5)
+    names = ["meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B", "openai/gpt-oss-20b",
+             "google/gemma-3-27b-it", "mistralai/Mistral-7B-Instruct-v0.3"]  # fmt: skip
+    layouts = [1, 2, 4, 8, 16, wl.Parallel(ep=4), wl.Parallel(tp=2, ep=2), wl.Parallel(ep=16)]
+    n = 120
+    rows, _ = R.build([wl.llm(names[i]) for i in rng.integers(0, len(names), n)], [wl.gpu("H100 SXM")] * n,
+                      rng.integers(1, 30000, n), rng.integers(1, 4000, n),
+                      num_gpus=[layouts[i] for i in rng.integers(0, len(layouts), n)])  # fmt: skip
+    arrays = S.step_arguments(rows, HybridState.pretrained().constants)
+    many = SG.coefficients(**arrays)
+    for i in range(n):
+        row = {k: float(np.broadcast_to(v, (n,))[i]) for k, v in arrays.items()}
+        one = float_twin.call(SG.coefficients, row)
+        assert one is not None
+        for k, (a, b) in enumerate(zip(one, many, strict=True)):
+            assert float(a) == float(np.broadcast_to(b, (n,))[i]), (i, k)

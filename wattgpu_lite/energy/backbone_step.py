@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import _step_generated, coefficients, physical, searches
+from wattgpu_lite.energy import _step_generated, coefficients, float_twin, physical, searches
 from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
 
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
@@ -223,10 +223,10 @@ def step_arguments(rows: Rows, c: Constants) -> dict:
 def pieces_from(rows: Rows, values: dict, log_rho: np.ndarray | None = None) -> searches.Pieces:
     """:func:`step_pieces` from its arguments ``values`` (:func:`step_arguments`): one call of the
     generated coefficients, then the breakpoints (``log_rho``: :func:`log_rho_of`'s, if kept)."""
-    n = len(rows.t_in)
-    out = physical.in_blocks(
-        _step_generated.coefficients, values, (n,)
-    )  # elementwise: in cache-sized blocks
+    fn, n = _step_generated.coefficients, len(rows.t_in)
+    out = float_twin.call(fn, values) if n == 1 else None  # one row's floats: on its twin
+    if out is None:
+        out = physical.in_blocks(fn, values, (n,))  # elementwise: in cache-sized blocks
     if n == 1:  # scalars: one array of them
         coef = np.array(out, dtype=float).reshape(-1, 1)
     else:

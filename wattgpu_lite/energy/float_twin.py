@@ -1,10 +1,11 @@
 """A generated function of the physics on Python floats, one element at a time: its twin.
 
 A single predict evaluates the physics at load (``_physical_generated.at_load``) on a few
-elements; on arrays that short every numpy operation costs its call, not its arithmetic. The twin
-is the same generated source, compiled once with each operation written as numpy computes it
-on float64 arrays, so each element gets the same IEEE operations in the same order, hence the
-same bits:
+elements, and the step's coefficients (``_step_generated.coefficients``) on one row; on arrays
+that short, or on numpy scalars, every operation costs its call, not its arithmetic. The twin is
+the same generated source, compiled once with each operation written as numpy computes it on
+float64 arrays, so each element gets the same IEEE operations in the same order, hence the same
+bits:
 
 - ``x + y``, ``x - y``, ``x * y``, ``x / y``: IEEE double in both (no fused operation);
 - ``x ** -1.0`` is numpy's reciprocal ``1.0 / x``, ``x ** 2`` its square ``x * x`` (numpy's
@@ -12,19 +13,22 @@ same bits:
   calls, may round them differently);
 - ``numpy.minimum(a, b)``, ``numpy.maximum(a, b)``: a NaN of either, else the smaller (larger),
   ``b`` when they are equal (numpy's choice between 0.0 and -0.0), :func:`minimum`, :func:`maximum`;
+  ``numpy.log``: numpy's value, as a float (:func:`log`); ``numpy.all``, ``numpy.where``: numpy's;
 - any other power ``x ** y`` is kept only when ``x`` is an argument of the function (its
   ``bases``): the caller takes the twin only where each such argument is 0.0 or 1.0, whose
   powers every ``pow`` gives exactly (numpy's own ``power`` of other bases may differ from C's
-  in the last bit).
+  in the last bit);
+- another function of the same module it calls is that one's twin (if it has one without
+  bases; else itself); any other global, or another numpy function, leaves it without a twin.
 
 Python raises where numpy gives inf or NaN (a division by zero, an overflowing power): then
-:func:`twin_values` returns None and the caller evaluates the arrays. Any other numpy function
-leaves the function without a twin (None).
+:func:`twin_values` and :func:`call` return None and the caller evaluates the arrays.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import inspect
 import types
 from collections.abc import Callable
@@ -46,11 +50,17 @@ def maximum(a, b):
     return a if a > b or a != a else b
 
 
-class _Numpy:
-    """The ``numpy`` a twin reads: its minimum and maximum alone."""
+def log(a) -> float:
+    """numpy.log's value as a Python float (numpy computes it; the float holds its bits)."""
+    return float(np.log(a))
 
-    minimum = staticmethod(minimum)
-    maximum = staticmethod(maximum)
+
+class _Numpy:
+    """The ``numpy`` a twin reads: minimum and maximum on floats, log's value as a float, and
+    numpy's own ``all`` and ``where`` (a branch for rows across nodes, on numpy's values)."""
+
+    minimum, maximum, log = staticmethod(minimum), staticmethod(maximum), staticmethod(log)
+    all, where = staticmethod(np.all), staticmethod(np.where)
 
 
 class Flat(dict):
@@ -139,11 +149,47 @@ def twin(fn: Callable) -> Twin | None:
         return None
     rewrite = _AsNumpy()
     tree = ast.fix_missing_locations(rewrite.visit(ast.Module(body=found, type_ignores=[])))
-    if rewrite.bases is None or not rewrite.numpy <= {"minimum", "maximum"}:
+    scope = _scope(fn, found[0])
+    if scope is None or rewrite.bases is None or not rewrite.numpy <= NUMPY:
         return None
-    scope = {"numpy": _Numpy}
     exec(compile(tree, f"<float twin of {fn.__qualname__}>", "exec"), scope)  # noqa: S102
     return Twin(scope[fn.__name__], frozenset(rewrite.bases))
+
+
+NUMPY = {"minimum", "maximum", "log", "all", "where"}  # the numpy functions a twin may read
+
+
+def _scope(fn: Callable, node: ast.FunctionDef) -> dict | None:
+    """The globals of ``fn``'s twin: :class:`_Numpy` as numpy, and each other function of its
+    module it calls (by name) as that one's twin where it has one without bases, else itself;
+    None when it reads any other global (a name that is not a builtin)."""
+    own = {a.arg for a in (*node.args.args, *node.args.kwonlyargs)}
+    own |= {
+        n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
+    scope: dict = {"numpy": _Numpy}
+    for name in {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - own - {"numpy"}:
+        g = fn.__globals__.get(name)
+        if name in vars(builtins) and g is None:
+            continue
+        if not (inspect.isfunction(g) and g.__module__ == fn.__module__ and g is not fn):
+            return None
+        found = twin(g)
+        scope[name] = found.function if found is not None and not found.bases else g
+    return scope
+
+
+def call(fn: Callable, values: dict) -> list | None:
+    """``fn(**values)`` of Python floats from its twin, when it has one without bases (module
+    docstring); None when it has none or Python raises (the caller's call gives numpy's
+    values, or raises as it does)."""
+    found = twin(fn)
+    if found is None or found.bases:
+        return None
+    try:
+        return found.function(**values)
+    except ArithmeticError:
+        return None
 
 
 def elements_of(fn: Callable, configured: dict, loads: tuple[str, ...]) -> list[Callable] | None:
