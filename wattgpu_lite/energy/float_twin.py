@@ -136,12 +136,12 @@ def _constant(node: ast.AST) -> float | None:
 def twin(fn: Callable) -> Twin | None:
     """The :class:`Twin` of the generated function ``fn`` (module docstring), None when it has
     none (another numpy function, a power of an expression, no source)."""
-    try:  # the function's lines alone: the def and the indented lines below it
-        with open(inspect.getfile(fn), encoding="utf-8") as f:
-            lines = f.read().splitlines()[fn.__code__.co_firstlineno - 1 :]
+    try:  # the function's lines alone (its module's source): the def and the lines indented below
+        lines, first = inspect.findsource(fn)
+        lines = [x.rstrip("\n") for x in lines[first:]]
         end = next((i for i, x in enumerate(lines) if i and x and not x[0].isspace()), None)
         found = ast.parse("\n".join(lines[:end])).body
-    except (OSError, TypeError, SyntaxError, UnicodeDecodeError):
+    except (OSError, TypeError, SyntaxError):
         return None
     if len(found) != 1 or not isinstance(found[0], ast.FunctionDef):
         return None
