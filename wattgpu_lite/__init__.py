@@ -46,7 +46,7 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   (≤ 256 lists of up to 64 (LLM, GPU) pairs): each pair list's read-only feature matrix
   and fixed forest codes; hybrid.predict.one_row.setup (≤ 256 (configuration, constants)): a
   single predict's physics arguments but its tokens and load, read-only; energy.float_twin.twin
-  (≤ 4 generated functions): each one's twin on Python floats, compiled from its source;
+  (≤ 8 generated functions): each one's twin on Python floats, compiled from its source;
   hybrid.predict.one_config._kept (≤ 256 configurations): a single predict's backbone row but its
   tokens, KV blocks and engine limit, read-only; one_config._facts_of (≤ 4 hybrids, ≤ 1024 facts
   each): a single row's configuration facts (physics only, basis, the q at a level), read-only;

@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 EXACT_BASES = (0.0, 1.0)  # a power of these is exact in every pow: 0 ** y, 1 ** y
+TWINS_CACHED = 8  # generated functions whose twins are kept (:func:`twin`; a predict uses 4)
 
 
 def minimum(a, b):
@@ -132,7 +133,7 @@ def _constant(node: ast.AST) -> float | None:
     return None
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=TWINS_CACHED)
 def twin(fn: Callable) -> Twin | None:
     """The :class:`Twin` of the generated function ``fn`` (module docstring), None when it has
     none (another numpy function, a power of an expression, no source)."""

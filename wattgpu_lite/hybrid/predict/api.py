@@ -40,7 +40,10 @@ DEFAULT_LEVEL = 0.8
 
 
 def check_level(level) -> float:
-    """A coverage level in [0.5, 0.999] (:func:`wattgpu_lite.checks.check_level`)."""
+    """A coverage level in [0.5, 0.999] (:func:`wattgpu_lite.checks.check_level`; a float in
+    range is that float, as there, without the message it would build)."""
+    if type(level) is float and checks.LEVEL[0] <= level <= checks.LEVEL[1]:
+        return level
     return checks.check_level(level)
 
 
