@@ -144,18 +144,16 @@ def busy_points(
     c: Constants,
     *,
     pieces: searches.Pieces | None,
-    p_idle: np.ndarray | None = None,
 ) -> np.ndarray:
     """The (n, 4) batches :func:`_steps_and_busy` evaluates: ``step_at``, ``batch``, 1 and the
-    peak batch on [1, ``batch``] (:func:`peak_batch`; ``p_idle``: the idle power when the
-    caller has it). One row: from its floats (numpy's minimum, :mod:`~.float_twin`)."""
+    peak batch on [1, ``batch``] (:func:`peak_batch`). One row: from its floats (numpy's
+    minimum, :mod:`~.float_twin`)."""
     n = len(rows.t_in)
     if n == 1 and np.shape(step_at) == (1,) and np.shape(batch) == (1,):
-        b = float(batch[0])
-        peak = peak_batch(rows, c, upper=batch, pieces=pieces, p_idle=p_idle)
+        b, peak = float(batch[0]), peak_batch(rows, c, upper=batch, pieces=pieces)
         return np.array([[float(step_at[0]), b, 1.0, minimum(float(peak[0]), b)]])
     batch = np.asarray(batch, dtype=float) * np.ones(n)
-    peak = np.minimum(peak_batch(rows, c, upper=batch, pieces=pieces, p_idle=p_idle), batch)
+    peak = np.minimum(peak_batch(rows, c, upper=batch, pieces=pieces), batch)
     out = np.empty((n, 4))  # the columns set one by one (np.stack's values, without its call)
     out[:, 0], out[:, 1], out[:, 2], out[:, 3] = step_at, batch, 1.0, peak
     return out

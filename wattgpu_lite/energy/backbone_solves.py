@@ -63,11 +63,7 @@ def _per_row(value, n: int) -> np.ndarray:
 
 
 def peak_batch(
-    rows: Rows,
-    c: Constants,
-    upper: float | np.ndarray = 1024.0,
-    pieces: Pieces | None = None,
-    p_idle: np.ndarray | None = None,
+    rows: Rows, c: Constants, upper: float | np.ndarray = 1024.0, pieces: Pieces | None = None
 ) -> np.ndarray:
     """Batch at which the raw busy power is highest on [1, upper] (``upper`` per row or one for
     all; at most 1024), from the step's pieces (:func:`step_pieces`, one call; ``pieces`` if
@@ -78,13 +74,12 @@ def peak_batch(
     Newton on dP/dB = 0 (analytic derivatives) on the pieces either side of it.
 
     The raw power rises while a step is memory-bound and may dip once it turns compute-bound;
-    with several local peaks (a roofline corner per phase), the best point is the highest one.
-    ``p_idle``: the idle power (:func:`idle_power_w`) when the caller has it."""
+    with several local peaks (a roofline corner per phase), the best point is the highest one."""
     n = len(rows.t_in)
     bound = np.minimum(np.maximum(_per_row(upper, n), 1.0), MAX_BATCH)  # np.clip's values
     p = backbone_step.step_pieces(rows, c) if pieces is None else pieces
     if n == 1 and not p.curved[0]:  # one dense row (a single predict's): on its floats
-        return one_row_solves.peak_affine(rows, p, float(bound[0]), c, p_idle=p_idle)
+        return one_row_solves.peak_affine(rows, p, float(bound[0]), c)
     ends = [np.ones((n, 1)), bound[:, None], searches.cuts_within(p, bound)]
     points = np.concatenate(ends, axis=1)
     curved, out = p.curved, np.empty(n)

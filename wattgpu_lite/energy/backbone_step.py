@@ -220,9 +220,9 @@ def step_arguments(rows: Rows, c: Constants) -> dict:
     return values
 
 
-def pieces_from(rows: Rows, values: dict, log_rho: np.ndarray | None = None) -> searches.Pieces:
+def pieces_from(rows: Rows, values: dict) -> searches.Pieces:
     """:func:`step_pieces` from its arguments ``values`` (:func:`step_arguments`): one call of the
-    generated coefficients, then the breakpoints (``log_rho``: :func:`log_rho_of`'s, if kept)."""
+    generated coefficients (one row's on its floats, :mod:`~.float_twin`), then the breakpoints."""
     fn, n = _step_generated.coefficients, len(rows.t_in)
     out = float_twin.call(fn, values) if n == 1 else None  # one row's floats: on its twin
     if out is None:
@@ -233,8 +233,7 @@ def pieces_from(rows: Rows, values: dict, log_rho: np.ndarray | None = None) -> 
         coef = np.empty((len(out), n))
         for k, v in enumerate(out):
             coef[k] = v
-    log_rho = log_rho_of(rows) if log_rho is None else log_rho
-    p = searches.Pieces(coef.reshape(-1, 4, n), log_rho, rows.t_in, _step_generated.GROUPS)
+    p = searches.Pieces(coef.reshape(-1, 4, n), log_rho_of(rows), rows.t_in, _step_generated.GROUPS)
     return searches.with_cuts(p)
 
 

@@ -17,15 +17,15 @@ from wattgpu_lite.energy.searches import Pieces
 EPS = float(np.finfo(float).eps)
 
 
-def peak_affine(rows: Rows, p: Pieces, bound: float, c: Constants, *, p_idle=None) -> np.ndarray:
+def peak_affine(rows: Rows, p: Pieces, bound: float, c: Constants) -> np.ndarray:
     """:func:`~.backbone_solves.peak_batch` of ONE row whose pieces are affine, in Python floats:
     the raw busy power (:func:`~.backbone_solves._pieces_power_w`, the same operations in the
     same order) at 1, ``bound`` and the breakpoints below it, the first best of them (numpy's
     argmax; a point repeated, as 1 is for every breakpoint above ``bound``, once: its power is
-    the same); ``p_idle``: the idle power (:func:`idle_power_w`) when the caller has it."""
+    the same)."""
     coef = p.coef[:, :, 0].tolist()
     points = list(dict.fromkeys([1.0, bound, *cuts_within_one(p, bound)]))
-    idle = float((idle_power_w(rows, c) if p_idle is None else p_idle)[0])
+    idle = float(idle_power_w(rows, c)[0])
     t_out = float(rows.t_out[0])
     tdp = float(rows.replica_tdp_w[0])
     power = []

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_step, physical
+from wattgpu_lite.energy import backbone, physical
 from wattgpu_lite.energy.args import symbol_values
 from wattgpu_lite.hybrid.predict import bounds
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -43,7 +43,6 @@ class Setup(NamedTuple):
     configured: dict[str, np.ndarray]  # the physics but its loads' part, of SIZES elements
     idle_w: np.ndarray  # the replica's idle power estimate (backbone.idle_power_w)
     floor_w: np.ndarray  # its hard power floor (backbone.power_floor_w)
-    log_rho: np.ndarray  # log ρ of its experts (backbone_step.log_rho_of)
 
 
 def config_of(rows: backbone.Rows) -> bytes:
@@ -99,10 +98,9 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
     symbols = {k: _side_by_side([call[k] for call in named]) for k in named[0]}
     configured = physical.flat(physical.configured_symbols(symbols))
     idle_w, floor_w = backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)
-    log_rho = backbone_step.log_rho_of(rows)
-    for v in (*configured.values(), idle_w, floor_w, log_rho):
+    for v in (*configured.values(), idle_w, floor_w):
         v.flags.writeable = False
-    return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w, log_rho=log_rho)
+    return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w)
 
 
 def _side_by_side(values: list) -> np.ndarray:
@@ -183,14 +181,14 @@ def one_row_backbone(
     safe_cap = np.maximum(cap, 1.0)
     offline = np.isnan(rate)
     kept = setup(config_of(rows), c)  # the configuration's arguments, laid out
-    pieces = backbone.pieces_from(rows, step_values(kept, rows), kept.log_rho)
+    pieces = backbone.pieces_from(rows, step_values(kept, rows))
     if offline[0]:
         load, step_at, busy_batch = batch, batch, batch
     else:
         load, busy, step_at, busy_batch = backbone.rate_loads(
             rows, rate, safe_cap, c, pieces=pieces
         )
-    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces=pieces, p_idle=kept.idle_w)
+    at = backbone.busy_points(rows, step_at, busy_batch, c, pieces=pieces)
     step_batch = bounds.step_batch(load, offline, safe_cap)
     # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
