@@ -16,12 +16,12 @@ element is the value the calls made one by one give.
 from __future__ import annotations
 
 from dataclasses import fields
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, physical
+from wattgpu_lite.energy import backbone, backbone_step, physical, searches
 from wattgpu_lite.energy.args import symbol_values
 from wattgpu_lite.hybrid.predict import bounds
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -43,6 +43,7 @@ class Setup(NamedTuple):
     configured: dict[str, np.ndarray]  # the physics but its loads' part, of SIZES elements
     idle_w: np.ndarray  # the replica's idle power estimate (backbone.idle_power_w)
     floor_w: np.ndarray  # its hard power floor (backbone.power_floor_w)
+    dense: bool  # no power of ρ in its step (ρ = 0: log ρ at most searches.LOG_TINY)
 
 
 def config_of(rows: backbone.Rows) -> bytes:
@@ -100,7 +101,8 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
     idle_w, floor_w = backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)
     for v in (*configured.values(), idle_w, floor_w):
         v.flags.writeable = False
-    return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w)
+    dense = bool(backbone_step.log_rho_of(rows)[0] <= searches.LOG_TINY)
+    return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w, dense=dense)
 
 
 def _side_by_side(values: list) -> np.ndarray:
@@ -119,6 +121,16 @@ def _side_by_side(values: list) -> np.ndarray:
 def step_values(s: Setup, rows: backbone.Rows) -> dict[str, float]:
     """:func:`~wattgpu_lite.energy.backbone.step_arguments` of the one row ``rows``."""
     return {**s.step_args, "T_in": float(rows.t_in[0]), "T_out": float(rows.t_out[0])}
+
+
+def _known_flat(p: searches.Pieces, dense: bool) -> searches.Pieces:
+    """``p``, its ``curved`` (a functools.cached_property of searches.Pieces, found by its first
+    reader) set to False when its configuration is ``dense``: the value it finds there whatever
+    the coefficients (log ρ ≤ LOG_TINY), without the arrays' test; as it is otherwise."""
+    found = getattr(p, "__dict__", None)
+    if dense and found is not None and isinstance(type(p).__dict__.get("curved"), cached_property):
+        found.setdefault("curved", np.zeros(1, dtype=bool))
+    return p
 
 
 def evaluate(
@@ -181,7 +193,7 @@ def one_row_backbone(
     safe_cap = np.maximum(cap, 1.0)
     offline = np.isnan(rate)
     kept = setup(config_of(rows), c)  # the configuration's arguments, laid out
-    pieces = backbone.pieces_from(rows, step_values(kept, rows))
+    pieces = _known_flat(backbone.pieces_from(rows, step_values(kept, rows)), kept.dense)
     if offline[0]:
         load, step_at, busy_batch = batch, batch, batch
     else:
