@@ -134,11 +134,8 @@ def test_where_python_raises_the_caller_takes_the_arrays():
     configured = {"a": np.array([1.0, 2.0])}
     elements = float_twin.elements_of(_with_min_max, configured, ("b",))
     assert elements is not None and len(elements) == 2
-    assert float_twin.twin_values(elements, {"b": np.array([4.0, 8.0])}) == [
-        (1.0, 2.0),
-        (4.0, 8.0),
-        (0.25, 0.25),
-    ]
+    got = float_twin.twin_values(elements, {"b": np.array([4.0, 8.0])})
+    assert got == [[1.0, 4.0, 0.25], [2.0, 8.0, 0.25]]  # min, max, a / b of each element
     assert float_twin.twin_values(elements, {"b": np.array([4.0, 0.0])}) is None  # 2 / 0
     assert float_twin.elements_of(_with_min_max, configured, ("c",)) is None  # not its arguments
     assert float_twin.elements_of(_reciprocal_and_square, {"x": np.array([0.5])}, ("y",)) is None

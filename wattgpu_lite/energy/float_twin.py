@@ -213,14 +213,15 @@ def elements_of(fn: Callable, configured: dict, loads: tuple[str, ...]) -> list[
     return out
 
 
-def twin_values(elements: list[Callable], loads: dict) -> list[tuple] | None:
+def twin_values(elements: list[Callable], loads: dict) -> list[list] | None:
     """The outputs of the twins ``elements`` (:func:`elements_of`) at ``loads`` (float arrays of
-    one value per element, by name): one tuple of every element's value per output; None where
-    Python raises (a division by zero, an overflow: numpy's inf or NaN there, the caller's
-    arrays)."""
-    columns = [(k, v.tolist()) for k, v in loads.items()]
+    one value per element, by name): one list of its outputs per element; None where Python
+    raises (a division by zero, an overflow: numpy's inf or NaN there, the caller's arrays)."""
+    names, columns = list(loads), zip(*(v.tolist() for v in loads.values()), strict=True)
     try:
-        rows = [one(**{k: v[i] for k, v in columns}) for i, one in enumerate(elements)]
+        return [
+            one(**dict(zip(names, at, strict=True)))
+            for one, at in zip(elements, columns, strict=True)
+        ]
     except ArithmeticError:
         return None
-    return list(zip(*rows, strict=True))

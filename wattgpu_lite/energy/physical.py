@@ -173,12 +173,9 @@ def evaluate_at_load(configured: dict, loads: dict) -> tuple[dict, dict]:
     ):
         elements = configured.elements  # type: ignore[attr-defined]  # a Flat's
         got = elements and float_twin.twin_values(elements, loads)
-        out = (
-            np.array(got, dtype=float)
-            if got
-            else _physical_generated.at_load(**configured, **loads)
-        )
-        return _named([_full(v, shape) for v in out])
+        if got:  # one float array of the elements per output
+            return _named(list(np.array(got, dtype=float).T))
+        return _named([_full(v, shape) for v in _physical_generated.at_load(**configured, **loads)])
     args = {**configured, **{k: np.asarray(v, dtype=float) for k, v in loads.items()}}
     shape = np.broadcast_shapes(*{np.shape(a) for a in args.values()})
     whole = "N_TP" in configured  # kept whole by configured_symbols: a replica over nodes
