@@ -257,3 +257,28 @@ def test_single_predicts_are_the_rows_of_predict_many_bit_for_bit():
             assert got == tuple(many[f"{q}{s}"].iloc[i] for s in ("", "_lo", "_hi")), (i, q)
         compared += 1
     assert compared > 50, compared
+
+
+def test_one_rows_steps_and_busy_power_on_floats_are_the_arrays():
+    """energy.one_row_solves.steps_and_busy (a single predict's s(cap), s and busy power from its
+    floats) gives the arrays' step_and_power_from and steps_and_busy_from, and None where a step
+    is 0 (numpy's inf there: the arrays' path)."""
+    from wattgpu_lite.energy import backbone as S
+    from wattgpu_lite.energy import one_row_solves
+
+    c = HybridState.pretrained().constants
+    rng = np.random.default_rng(13)
+    for gpu in ("A30", "H100 SXM", "L4"):
+        rows, _ = R.build([wl.llm(LLAMA)], [wl.gpu(gpu)], 500, 200)
+        for _ in range(50):
+            loads = rng.uniform(1, 300, 5)
+            found = (rng.uniform(1e-4, 1.0, 5), rng.uniform(1.0, 500.0, 5))
+            p_idle = S.idle_power_w(rows, c)
+            step, power = S.step_and_power_from(rows, loads, found, c, p_idle=p_idle)
+            want = (step[:1], *S.steps_and_busy_from(step[None, 1:], power[None, 1:]))
+            got = one_row_solves.steps_and_busy(rows, loads, found, c, p_idle=p_idle)
+            for a, b in zip(got, want, strict=True):
+                assert a.shape == (1,) and np.array_equal(a, b)
+    zero = dataclasses.replace(c, step_s=0.0, seq_s=0.0)
+    none = (np.zeros(5), np.ones(5))
+    assert one_row_solves.steps_and_busy(rows, np.ones(5), none, zero, p_idle=p_idle) is None

@@ -11,7 +11,7 @@ import numpy as np
 
 from wattgpu_lite.energy import searches
 from wattgpu_lite.energy.backbone_step import Constants, Rows, host_step_s, idle_power_w
-from wattgpu_lite.energy.float_twin import maximum
+from wattgpu_lite.energy.float_twin import maximum, minimum
 from wattgpu_lite.energy.searches import Pieces
 
 EPS = float(np.finfo(float).eps)
@@ -83,3 +83,24 @@ def smallest_root_affine(
         step = g / slope if slope != 0.0 else 0.0
         x = min(max(x - (step if math.isfinite(step) else 0.0), lo), hi)
     return np.array([b_max if saturated else x], dtype=float)
+
+
+def steps_and_busy(
+    rows: Rows, loads: np.ndarray, found: tuple, c: Constants, *, p_idle: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`~.backbone.step_and_power_from` of ONE row at its five ``loads`` (the KV cap, then
+    the four busy points of :func:`~.backbone.busy_points`), ``found`` = (t_req, dynamic) there,
+    then :func:`~.backbone.steps_and_busy_from` of the busy points, on its floats (the same
+    operations in the same order; numpy's minimum and maximum): (s(cap), s at the first busy
+    point, the largest raw power of the other three), arrays of one; None where a step is 0
+    (Python raises where numpy gives inf or NaN)."""
+    t_out, tdp, idle = (float(a[0]) for a in (rows.t_out, rows.replica_tdp_w, p_idle))
+    step, power = [], []
+    try:
+        for b, t_req, dynamic in zip(*(a.tolist() for a in (loads, *found)), strict=True):
+            step.append(b * t_req / t_out + host_step_s(b, c))
+            power.append(minimum(idle + dynamic * b / t_out / step[-1], tdp))
+    except ZeroDivisionError:
+        return None
+    busy = maximum(maximum(power[2], power[3]), power[4])
+    return np.array(step[:1]), np.array(step[1:2]), np.array([busy])

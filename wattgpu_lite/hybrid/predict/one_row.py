@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_step, physical, searches
+from wattgpu_lite.energy import backbone, backbone_step, one_row_solves, physical, searches
 from wattgpu_lite.energy.args import symbol_values
 from wattgpu_lite.hybrid.predict import bounds
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -205,11 +205,14 @@ def one_row_backbone(
     # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
     floor, per_flop, found = evaluate(kept, rows, step_batch, loads)
-    step, power = backbone.step_and_power_from(rows, loads, found, c, p_idle=kept.idle_w)
-    capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
+    got = one_row_solves.steps_and_busy(rows, loads, found, c, p_idle=kept.idle_w)
+    if got is None:  # a zero step: numpy's inf or NaN, from the arrays
+        step, power = backbone.step_and_power_from(rows, loads, found, c, p_idle=kept.idle_w)
+        got = step[:1], *backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
+    capacity = backbone.capacity_from_step(rows, safe_cap, got[0])
     if not _ok(cap, rate, batch, capacity):
         return None
-    step, power = backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
+    step, power = got[1:]
     physics = (
         backbone.batch_outputs(batch, step, power)
         if offline[0]
