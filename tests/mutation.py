@@ -92,7 +92,6 @@ EQUIVALENT: dict[str, str] = {
     "hybrid/predict/steps.py predict_arrays: `default 0.8` 0.8 x 1.1": "an unused default: every caller passes the level",
     "hybrid/predict/steps.py predict_arrays: `default 1` 1 x 1.1": "an unused default: every caller passes the layout (num_gpus)",
     "hybrid/predict/steps.py rows_backbone: `np.where(offline, np.nan, 1e-09)` 1e-09 x 1.1": "the stand-in rate of rows whose status is not ok: their numbers are NaN'd",
-    "hybrid/predict/one_row.py one_row_backbone: `power[None, 1:]` 1 x 1.1": "of P_raw(B), P_raw(1) and P_raw(B_peak) the last is the largest (the peak is the best of 1, B and the breakpoints), so the max of the last two is the same",
     "hybrid/predict/steps.py rows_backbone: `np.maximum(cap, 1.0)` 1.0 x 1.1": "the cap is a whole number of sequences: from 1 up the floor changes nothing; at 0 (the weights do not fit) the capacity is 0 and every number NaN",
     "hybrid/predict/steps.py rows_backbone: `np.where(ok, batch, 1.0)` 1.0 x 1.1": "the stand-in batch of rows whose status is not ok: their numbers are NaN'd",
     "hybrid/predict/interval_steps.py intervals_step: `rows.bandwidth / 1000000000.0` divisor + 1": "bandwidth / (1e9 + 1): a change of 1e-9, inside the support tolerance",

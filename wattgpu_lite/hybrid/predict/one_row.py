@@ -185,9 +185,10 @@ def one_row_backbone(
     :func:`bounds.floor_and_per_flop` and the request's call) of the floor and bytes per
     FLOP at the step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B)
     at the batches :func:`backbone.busy_points` names (the request's five batches). A dense
-    row's load and peak batch are solved on its floats (the same bits as the array solves).
-    The load is solved before the capacity is known, so this holds only when the row is OK (then
-    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the
+    row's load and peak batch, its steps and busy power are found on its floats (the same bits
+    as the arrays', :mod:`~wattgpu_lite.energy.one_row_solves`). The load is solved before the
+    capacity is known, so this holds only when the row is OK (then the load is the one
+    :func:`backbone_step` uses); None otherwise, or where a step is 0 (the caller takes the
     general path: its stand-in load, its values)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
@@ -206,9 +207,8 @@ def one_row_backbone(
     loads = np.concatenate([safe_cap, at[0]])
     floor, per_flop, found = evaluate(kept, rows, step_batch, loads)
     got = one_row_solves.steps_and_busy(rows, loads, found, c, p_idle=kept.idle_w)
-    if got is None:  # a zero step: numpy's inf or NaN, from the arrays
-        step, power = backbone.step_and_power_from(rows, loads, found, c, p_idle=kept.idle_w)
-        got = step[:1], *backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
+    if got is None:  # a zero step (numpy's inf or NaN there): the general path
+        return None
     capacity = backbone.capacity_from_step(rows, safe_cap, got[0])
     if not _ok(cap, rate, batch, capacity):
         return None
