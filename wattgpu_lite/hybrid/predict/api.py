@@ -181,6 +181,8 @@ def _raise_for_status(
 ) -> None:
     """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
     (asked only for a model that does not fit, :func:`fitting_hint`) when that gives one."""
+    if out.status[0] is Status.OK:  # no message ("" for OK): nothing to raise
+        return
     message = _message(out, 0, llm, gpu, rate=rate, batch=batch)
     hint = fit_hint() if message and Status(out.status[0]) is Status.NO_FIT else ""
     if hint:
