@@ -67,6 +67,8 @@ NAMED_TESTS: dict[str, tuple[str, ...]] = {}
 # module keeps the entry) -> why the mutant cannot change behaviour
 FAST_PATH = ("check_tokens' fast path: a pair it turns away goes on to check_count and the "
              "context test below, which return the same numbers or raise")  # fmt: skip
+ONE_ROW = ("a one-row path on the row's floats: a row that takes the arrays' path instead gets the "
+           "same values (the same operations in the same order), and many rows never take it")  # fmt: skip
 EQUIVALENT: dict[str, str] = {
     "checks.py check_tokens: `_within(t_in, 1, limit)` 1 x 1.1": FAST_PATH,
     "checks.py check_tokens: `_within(t_out, 1, limit)` 1 x 1.1": FAST_PATH,
@@ -77,12 +79,18 @@ EQUIVALENT: dict[str, str] = {
     "checks.py check_number: `lo <= number <= hi` LtE -> Lt": "reached only after _within refused the value; a finite real at exactly lo was accepted there",
     "wattgpu/metrics.py pearson_r: `len(t) < 2 or np.std(t) == 0 or np.std(p) == 0` Or -> And": "np.corrcoef of a constant input is NaN too, as the guard returns",
     "energy/backbone.py rate_loads: `np.maximum(busy, 1e-300)` 1e-300 x 1.1": "a guard against 0/0: where no request is in flight the busy share is 0 and P_busy drops out",
+    "energy/backbone.py rate_loads: `load.shape == (1,) and np.shape(cap) == (1,)` And -> Or": ONE_ROW,
+    "energy/backbone.py rate_loads: `load.shape == (1,)` Eq -> NotEq": ONE_ROW,
+    "energy/backbone.py rate_loads: `np.shape(cap) == (1,)` Eq -> NotEq": ONE_ROW,
+    "energy/backbone.py rate_loads: `load.shape == (1,)` 1 x 1.1": ONE_ROW,
+    "energy/backbone.py rate_loads: `np.shape(cap) == (1,)` 1 x 1.1": ONE_ROW,
+    "energy/backbone.py rate_loads: `maximum(u, 1e-300)` 1e-300 x 1.1": "a guard against 0/0 (one row's floats): where no request is in flight the busy share is 0 and P_busy drops out",
+    "hybrid/predict/intervals.py excess_efolds: `v.shape[1] == 1` 1 x 1.1": ONE_ROW,
     "hybrid/fit/conformal.py group_quantile: `1.0 / counts[codes]` 1.0 x 1.1": "scaling every weight by one factor leaves a weighted quantile where it is",
     "hybrid/fit/conformal.py weighted_quantile: `level * cum[-1] - 1e-12` 1e-12 x 1.1": "a rounding tolerance on the cumulative weight; 1.1e-12 picks the same score",
     "hybrid/fit/conformal.py weighted_quantile: `len(scores) - 1` Sub -> Add": "a guard: for level <= 1 the search index is already at most n - 1",
     "hybrid/predict/steps.py predict_arrays: `default 0.8` 0.8 x 1.1": "an unused default: every caller passes the level",
     "hybrid/predict/steps.py predict_arrays: `default 1` 1 x 1.1": "an unused default: every caller passes the layout (num_gpus)",
-    "hybrid/predict/one_row.py one_row_backbone: `power[None, 1:]` 1 x 1.1": "of P_raw(B), P_raw(1) and P_raw(B_peak) the last is the largest (the peak is the best of 1, B and the breakpoints), so the max of the last two is the same",
     "hybrid/predict/steps.py rows_backbone: `np.maximum(cap, 1.0)` 1.0 x 1.1": "the cap is a whole number of sequences: from 1 up the floor changes nothing; at 0 (the weights do not fit) the capacity is 0 and every number NaN",
     "hybrid/predict/interval_steps.py intervals_step: `rows.bandwidth / 1000000000.0` divisor + 1": "bandwidth / (1e9 + 1): a change of 1e-9, inside the support tolerance",
     "hybrid/predict/interval_steps.py intervals_step: `rows.flops / 1000000000000.0` divisor + 1": "FLOP/s / (1e12 + 1): a change of 1e-12, inside the support tolerance",

@@ -151,3 +151,4 @@ sla_verdict  # selection/verdict.py: public, the scalar SLA rule verdict_array a
 floor_step_s  # hybrid/predict/bounds.py: the named floor s_floor(B) of one decode step, the function the docs cite and the stacked floor_and_per_flop equals (used in tests test_accounting)
 all_folds  # hybrid/report/calibrated_folds.py: every fold of the nested intervals, run by data/scripts/build_calibrated_intervals.py
 goals  # hybrid/report/calibrated.py: public, the goal counts notebook A2 prints (used in tests test_calibrated)
+_.__kwdefaults__  # energy/float_twin.py: a function's keyword defaults, which Python reads at each call (elements_of binds each element's values to its twin)

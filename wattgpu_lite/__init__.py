@@ -45,7 +45,8 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   (≤ 8 forests): each correction's parsed numpy forest; hybrid.predict.correction._pair_codes
   (≤ 256 lists of up to 64 (LLM, GPU) pairs): each pair list's read-only feature matrix
   and fixed forest codes; hybrid.predict.one_row.setup (≤ 256 (configuration, constants)): a
-  single predict's physics arguments but its tokens and load, read-only;
+  single predict's physics arguments but its tokens and load, read-only; energy.float_twin.twin
+  (≤ 8 generated functions): each one's twin on Python floats, compiled from its source;
   hybrid.predict.one_config._kept (≤ 256 configurations): a single predict's backbone row but its
   tokens, KV blocks and engine limit, read-only; one_config._facts_of (≤ 4 hybrids, ≤ 1024 facts
   each): a single row's configuration facts (physics only, basis, the q at a level), read-only;
@@ -127,7 +128,7 @@ _CACHES = (
     "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
     "energy.backbone_rows._configured", "energy.backbone_rows._configured_one",
     "hybrid.predict.frame_checks._checked", "hybrid.predict.correction._pair_codes",
-    "hybrid.predict.one_row.setup", "hybrid.predict.one_config._kept",
+    "hybrid.predict.one_row.setup", "energy.float_twin.twin", "hybrid.predict.one_config._kept",
     "hybrid.predict.one_config._facts_of", "hybrid.predict.intervals._text_of",
     "hybrid.predict.intervals._ends", "energy.searches._pairs", "selection.answers._currency",
     "hybrid.predict.sla_rounds._levels_of",

@@ -163,7 +163,10 @@ def check_flag(
 
 
 def check_level(level: Any, field: str = "level") -> float:
-    """An interval coverage level with 0.5 <= level <= 0.999 (0.8 means 80 %)."""
+    """An interval coverage level with 0.5 <= level <= 0.999 (0.8 means 80 %); a float in range
+    is returned as it is, without the message :func:`check_number` would build."""
+    if type(level) is float and LEVEL[0] <= level <= LEVEL[1]:
+        return level
     return check_number(
         field,
         level,

@@ -232,7 +232,7 @@ def test_the_load_solves_littles_law_to_machine_precision(catalog_rows):
 
 def test_one_dense_row_solved_on_floats_equals_the_rows_solve(catalog_rows):
     """A single dense row's breakpoints (:func:`Z.affine_breakpoints`), peak batch
-    (:func:`V._peak_affine`) and load (:func:`V._smallest_root_affine`), on Python floats, are
+    (:func:`one_row_solves.peak_affine`) and load (:func:`one_row_solves.smallest_root_affine`), on Python floats, are
     the bits the array solves give the same row among many: at every upper batch and load share
     (saturated included)."""
     rows, cap, c = catalog_rows

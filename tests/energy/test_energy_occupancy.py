@@ -46,3 +46,30 @@ def test_weights_fit():
                        wl.gpu("H100 SXM"))  # fmt: skip
     est = wl.estimate_energy(m, "L4", t_in=500, t_out=500)
     assert any("do not fit" in n for n in est.notes)
+
+
+def test_one_rows_sequences_on_floats_are_the_arrays():
+    """seqs_in_one (a single predict's KV capacity on floats) gives seqs_in's bits wherever it
+    answers, and answers every row that holds at least one sequence."""
+    from wattgpu_lite.energy.occupancy import seqs_in, seqs_in_one
+
+    rng = np.random.default_rng(9)
+    n = 20000
+    blocks = np.floor(rng.choice([0.0, 1.0, 3.0, 1e3, 1e5, 1e7], n) * rng.uniform(0, 2, n))
+    t_in, t_out = (
+        rng.integers(1, 200_000, n).astype(float),
+        rng.integers(1, 40_000, n).astype(float),
+    )
+    limit = rng.choice([0.5, 1.0, 64.0, 256.0, 1024.0, np.inf], n)
+    arrays = seqs_in(blocks, t_in, t_out, limit)
+    answered = 0
+    for i in range(n):
+        one = seqs_in_one(
+            float(blocks[i]), t_in=float(t_in[i]), t_out=float(t_out[i]), limit=float(limit[i])
+        )
+        if one is not None:
+            answered += 1
+            assert one == arrays[i] and type(one) is float
+        else:
+            assert arrays[i] < 1 or blocks[i] < np.ceil((t_in[i] + t_out[i] / 2) / 16)
+    assert answered > n / 4

@@ -9,6 +9,7 @@ import numpy as np
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy import float_twin
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import searches as Z
 from wattgpu_lite.energy.args import Workload
@@ -56,3 +57,31 @@ def test_switched_in_row_blocks_gives_the_one_call_values(monkeypatch):
     monkeypatch.setattr(Z, "ROW_BLOCK", 256)
     for one, other in zip(whole, Z.switched(p, batch), strict=True):
         assert one.shape == (n, 5) and np.array_equal(one, other)
+
+
+def test_a_flat_configuration_gives_the_general_calls_values():
+    """A configuration laid out flat (physical.flat: every value a float array of one shape) is
+    evaluated at its loads in one call, as they are: the general call's values to the bit; loads
+    of another shape or dtype, and a configuration that is not flat, take the general call."""
+    rng = np.random.default_rng(7)
+    llms = [wl.llm(x) for x in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B")]
+    rows, _ = R.build(llms, [wl.gpu("L4"), wl.gpu("H100 SXM")], [500, 40], [200, 900])
+    c = HybridState.pretrained().constants
+    call = S.request_call(rows, np.ones(2), c)
+    named = {"kappa": np.full(2, call["kappa"])}
+    for name in ("model", "hardware", "deploy"):
+        named.update(P.symbol_values(P.as_record(name, call[name])))
+    configured = P.configured_symbols(
+        {k: np.asarray(v, dtype=float) * np.ones(2) for k, v in named.items()}
+    )
+    flat = P.flat(configured)
+    assert isinstance(flat, float_twin.Flat) and flat.shape == (2,) and dict(flat) == configured
+    assert not isinstance(P.flat({**configured, "E": np.ones(3)}), float_twin.Flat)
+    for loads in ({"T_in": rng.uniform(1, 3000, 2), "T_out": rng.uniform(1, 900, 2), "B": rng.uniform(1, 300, 2)},
+                  {"T_in": 500.0, "T_out": np.array([200, 900]), "B": rng.uniform(1, 300, 1)}):  # fmt: skip
+        for one, other in zip(
+            P.evaluate_at_load(flat, loads), P.evaluate_at_load(configured, loads), strict=True
+        ):
+            assert one.keys() == other.keys()
+            for key in one:
+                assert one[key].shape == (2,) and np.array_equal(one[key], other[key]), key

@@ -170,6 +170,27 @@ def test_fixed_codes_and_moving_columns_give_the_predictions_bit_for_bit(shipped
     assert replace(forest, tables=None).fixed_codes(base, moving) is None  # walked: no codes
 
 
+@pytest.mark.parametrize("name", SHIPPED[:2])
+def test_one_row_at_a_time_gives_the_many_rows_values_bit_for_bit(shipped, name):
+    """A single predict's row (``Forest.predict_at`` of one row: its codes as one row of trees,
+    their float32 sum) gives what the same row among many gives, at loads at and beside the
+    splits and missing."""
+    forest = Forest.from_json(shipped[name])
+    base = rows_at_the_splits(forest, 40, seed=10)
+    moving = [forest.n_features - 3, forest.n_features - 2, forest.n_features - 1]
+    fixed = forest.fixed_codes(base, moving)
+    rows = np.random.default_rng(11).integers(0, len(base), 400)
+    loads = rows_at_the_splits(forest, len(rows), seed=12)[:, moving].astype(float)
+    many = forest.predict_at(fixed, rows, {c: loads[:, k] for k, c in enumerate(moving)})
+    one = [
+        forest.predict_at(
+            fixed, rows[i : i + 1], {c: loads[i : i + 1, k] for k, c in enumerate(moving)}
+        )
+        for i in range(len(rows))
+    ]
+    assert np.array_equal(np.concatenate(one), many)
+
+
 def test_memory_is_a_chunks_not_the_rows(shipped):
     """Beyond its output (8 bytes a row) the evaluator holds one chunk's arrays: the traced peak
     of 200,000 rows is the peak of 20,000 rows plus the larger output."""

@@ -229,3 +229,56 @@ def test_status_ok_is_the_comparison_with_ok():
     status = _MEMBERS[np.array([0, 1, 2, 0, 3, 4])]
     assert status_ok(status).tolist() == (status == Status.OK).tolist()
     assert status_ok(status).tolist() == [s is Status.OK for s in status]
+
+
+def test_single_predicts_are_the_rows_of_predict_many_bit_for_bit():
+    """A single predict (its one-row paths: the physics on floats, the forest's one row, the
+    e-folds summed on floats) gives each value and interval end its row among many gives, at
+    rates and batches, short and long contexts (widened, one-sided) and on GPUs in and beyond
+    the training range."""
+    rng = np.random.default_rng(12)
+    n = 100
+    llms = rng.choice([LLAMA, "mistralai/Mistral-7B-Instruct-v0.3", "google/gemma-3-12b-it"], n)
+    at_rate = rng.random(n) < 0.5
+    frame = pd.DataFrame({"llm": llms, "gpu": rng.choice(["A30", "L40S", "H100 SXM", "L4"], n),
+                          "rate_qps": np.where(at_rate, rng.uniform(0.01, 0.4, n), np.nan),
+                          "batch": np.where(at_rate, np.nan, rng.integers(1, 24, n)),
+                          "t_in": rng.choice([15, 500, 3000, 9000], n), "t_out": rng.integers(10, 900, n)})  # fmt: skip
+    many = wl.predict_many(frame)
+    compared = 0
+    for i, row in frame.iterrows():
+        if many["status"].iloc[i] != "ok":
+            continue
+        load = {"rate_qps": row.rate_qps} if at_rate[i] else {"batch": row.batch}
+        one = wl.predict(row.llm, row.gpu, t_in=int(row.t_in), t_out=int(row.t_out), **load)
+        for q in ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j"):
+            interval = getattr(one, f"{q}_interval")
+            got = (getattr(one, q), interval.lo, interval.hi)
+            assert got == tuple(many[f"{q}{s}"].iloc[i] for s in ("", "_lo", "_hi")), (i, q)
+        compared += 1
+    assert compared > 50, compared
+
+
+def test_one_rows_steps_and_busy_power_on_floats_are_the_arrays():
+    """energy.one_row_solves.steps_and_busy (a single predict's s(cap), s and busy power from its
+    floats) gives the arrays' step_and_power_from and steps_and_busy_from, and None where a step
+    is 0 (numpy's inf there: the arrays' path)."""
+    from wattgpu_lite.energy import backbone as S
+    from wattgpu_lite.energy import one_row_solves
+
+    c = HybridState.pretrained().constants
+    rng = np.random.default_rng(13)
+    for gpu in ("A30", "H100 SXM", "L4"):
+        rows, _ = R.build([wl.llm(LLAMA)], [wl.gpu(gpu)], 500, 200)
+        for _ in range(50):
+            loads = rng.uniform(1, 300, 5)
+            found = (rng.uniform(1e-4, 1.0, 5), rng.uniform(1.0, 500.0, 5))
+            p_idle = S.idle_power_w(rows, c)
+            step, power = S.step_and_power_from(rows, loads, found, c, p_idle=p_idle)
+            want = (step[:1], *S.steps_and_busy_from(step[None, 1:], power[None, 1:]))
+            got = one_row_solves.steps_and_busy(rows, loads, found, c, p_idle=p_idle)
+            for a, b in zip(got, want, strict=True):
+                assert a.shape == (1,) and np.array_equal(a, b)
+    zero = dataclasses.replace(c, step_s=0.0, seq_s=0.0)
+    none = (np.zeros(5), np.ones(5))
+    assert one_row_solves.steps_and_busy(rows, np.ones(5), none, zero, p_idle=p_idle) is None

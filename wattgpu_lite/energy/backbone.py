@@ -60,6 +60,7 @@ from wattgpu_lite.energy.backbone_step import raw_busy_power_w as raw_busy_power
 from wattgpu_lite.energy.backbone_step import request_terms as request_terms
 from wattgpu_lite.energy.backbone_step import step_arguments as step_arguments
 from wattgpu_lite.energy.backbone_step import step_from_times as step_from_times
+from wattgpu_lite.energy.float_twin import maximum, minimum
 
 
 def decode_window(rows: Rows, batch: np.ndarray, c: Constants) -> dict[str, np.ndarray]:
@@ -145,8 +146,12 @@ def busy_points(
     pieces: searches.Pieces | None,
 ) -> np.ndarray:
     """The (n, 4) batches :func:`_steps_and_busy` evaluates: ``step_at``, ``batch``, 1 and the
-    peak batch on [1, ``batch``] (:func:`peak_batch`)."""
+    peak batch on [1, ``batch``] (:func:`peak_batch`). One row: from its floats (numpy's
+    minimum, :mod:`~.float_twin`)."""
     n = len(rows.t_in)
+    if n == 1 and np.shape(step_at) == (1,) and np.shape(batch) == (1,):
+        b, peak = float(batch[0]), peak_batch(rows, c, upper=batch, pieces=pieces)
+        return np.array([[float(step_at[0]), b, 1.0, minimum(float(peak[0]), b)]])
     batch = np.asarray(batch, dtype=float) * np.ones(n)
     peak = np.minimum(peak_batch(rows, c, upper=batch, pieces=pieces), batch)
     out = np.empty((n, 4))  # the columns set one by one (np.stack's values, without its call)
@@ -208,6 +213,10 @@ def rate_loads(
     L in flight (:func:`in_flight_at_rate` on ``pieces``), u = 1 − e^(−L) the busy share."""
     load = in_flight_at_rate(rows, rate_qps, cap, c, pieces=pieces)
     busy = -np.expm1(-load)
+    if load.shape == (1,) and np.shape(cap) == (1,):  # one row: its floats, numpy's min and max
+        x, u = float(load[0]), float(busy[0])
+        at = [minimum(1.0 + x, float(cap[0])), maximum(x / maximum(u, 1e-300), 1.0)]
+        return load, busy, np.array(at[:1]), np.array(at[1:])
     return load, busy, np.minimum(1.0 + load, cap), np.maximum(load / np.maximum(busy, 1e-300), 1.0)
 
 

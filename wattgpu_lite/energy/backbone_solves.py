@@ -1,20 +1,18 @@
 """The backbone's solves on the step's pieces: the peak batch and the load in flight at a rate,
-with their one-row twins on Python floats (the same bits); exact to the last bits
-(:mod:`~wattgpu_lite.energy.searches`)."""
+with their one-row twins on Python floats (the same bits, :mod:`~.one_row_solves`); exact to
+the last bits (:mod:`~wattgpu_lite.energy.searches`)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from wattgpu_lite.energy import backbone_step, searches
+from wattgpu_lite.energy import backbone_step, one_row_solves, searches
 from wattgpu_lite.energy.backbone_step import Constants, Rows, host_step_s, idle_power_w
+from wattgpu_lite.energy.one_row_solves import EPS
 from wattgpu_lite.energy.searches import Pieces
 
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
 PEAK_GRID_POINTS = 33  # ln B on [0, ln 1024] every 0.22: the global peak's neighbourhood
-EPS = float(np.finfo(float).eps)
 
 
 def _pieces_power_w(rows: Rows, p: Pieces, batch: np.ndarray, c: Constants) -> np.ndarray:
@@ -81,7 +79,7 @@ def peak_batch(
     bound = np.minimum(np.maximum(_per_row(upper, n), 1.0), MAX_BATCH)  # np.clip's values
     p = backbone_step.step_pieces(rows, c) if pieces is None else pieces
     if n == 1 and not p.curved[0]:  # one dense row (a single predict's): on its floats
-        return _peak_affine(rows, p, float(bound[0]), c)
+        return one_row_solves.peak_affine(rows, p, float(bound[0]), c)
     ends = [np.ones((n, 1)), bound[:, None], searches.cuts_within(p, bound)]
     points = np.concatenate(ends, axis=1)
     curved, out = p.curved, np.empty(n)
@@ -94,25 +92,6 @@ def peak_batch(
         sub, sub_p, at = _part(rows, p, curved, points)
         out[curved] = _curved_peak(sub, sub_p, at, bound[curved], c=c)
     return out
-
-
-def _peak_affine(rows: Rows, p: Pieces, bound: float, c: Constants) -> np.ndarray:
-    """:func:`peak_batch` of ONE row whose pieces are affine, in Python floats: the raw busy
-    power (:func:`_pieces_power_w`, the same operations in the same order) at 1, ``bound`` and
-    the breakpoints below it, the first best of them (numpy's argmax; a point repeated, as 1 is
-    for every breakpoint above ``bound``, once: its power is the same)."""
-    coef = p.coef[:, :, 0].tolist()
-    points = list(
-        dict.fromkeys([1.0, bound, *searches.cuts_within(p, np.array([bound]))[0].tolist()])
-    )
-    idle, t_out = float(idle_power_w(rows, c)[0]), float(rows.t_out[0])
-    tdp = float(rows.replica_tdp_w[0])
-    power = []
-    for b in points:
-        w = searches.affine_switched(coef, p.groups, b)
-        dyn = coef[-1][0] + coef[-1][1] * b
-        power.append(min(idle + dyn / (w + t_out * host_step_s(b, c)), tdp))
-    return np.array([points[max(range(len(points)), key=power.__getitem__)]])
 
 
 def _part(
@@ -164,7 +143,7 @@ def in_flight_at_rate(
     host = (rows.t_out * c.step_s, rows.t_out * c.seq_s)  # T_out·t_host(B) = a + b·B
     curved, out = p.curved, np.empty(n)
     if n == 1 and not curved[0]:  # one dense row (a single predict's): on its floats
-        return _smallest_root_affine(p, rate, cap, host)
+        return one_row_solves.smallest_root_affine(p, rate, cap, host)
     for part in (~curved, curved):  # a dense row's evaluations skip the powers of ρ
         if part.all():  # every row (a single predict's one): the arrays themselves
             return _smallest_root(p, rate, cap, host)
@@ -206,45 +185,3 @@ def _smallest_root(
             step = np.where(grows, g / slope, 0.0)
         x = np.clip(x - np.where(np.isfinite(step), step, 0.0), lo, hi)
     return np.where(saturated, cap, x)
-
-
-def _smallest_root_affine(
-    p: Pieces, rate: np.ndarray, cap: np.ndarray, host: tuple[np.ndarray, np.ndarray]
-) -> np.ndarray:
-    """:func:`_smallest_root` of ONE row whose pieces are affine (``p.curved`` false), on Python
-    floats: the same operations in the same order on each value (numpy's exp where that takes
-    it, :func:`searches.curve`), so the same bits, without a numpy call per operation
-    (tests/energy/test_backbone_searches.py holds the two equal)."""
-    lam, b_max = float(rate[0]), float(cap[0])
-    fixed, per_seq = float(host[0][0]), float(host[1][0])
-    coef = p.coef[:, :, 0].tolist()  # (K, 4): a_0, a_B, a_T, a_1 of each expression
-    cuts = (searches.cuts_within(p, np.maximum(cap, 1.0)) - 1.0)[0].tolist()
-    loads = sorted([0.0, b_max, max(b_max - 1.0, 0.0), *cuts])
-    k, saturated = 0, True
-    for j, load in enumerate(loads):  # the first load where g ≤ 0 (numpy's argmax)
-        if j and load == loads[j - 1]:  # a repeated load: g as at the one before, > 0
-            continue
-        batch = min(1.0 + load, b_max)
-        host_s = fixed + per_seq * batch
-        if lam * (searches.affine_switched(coef, p.groups, batch) + host_s) - load <= 0:
-            k, saturated = j, False
-            break
-    lo, hi = loads[max(k - 1, 0)], loads[k]
-    w = searches.affine_branch(coef, p.groups, min(1.0 + 0.5 * (lo + hi), b_max))
-    rate_t, rate_1 = float(p.log_rho[0] * p.t_in[0]), float(p.log_rho[0])
-    x, grows = hi, hi > lo
-    for _ in range(searches.NEWTON_STEPS):
-        batch = min(1.0 + x, b_max)
-        # ρ's powers, in [0, 1]; where their coefficient is ±0 (a dense row) 0 gives the same bits
-        u_t = np.exp(rate_t * batch) if w[2] != 0 else 0.0
-        u_1 = np.exp(rate_1 * batch) if w[3] != 0 else 0.0
-        demand = lam * (w[0] + w[1] * batch + w[2] * u_t + w[3] * u_1 + fixed + per_seq * batch)
-        g = demand - x
-        grew = float(1.0 + x < b_max)  # the batch still grows with x
-        slope = lam * (w[1] + w[2] * rate_t * u_t + w[3] * rate_1 * u_1 + per_seq) * grew - 1.0
-        grows = grows and abs(g) > 4.0 * EPS * (demand + x)
-        if not grows:
-            break
-        step = g / slope if slope != 0.0 else 0.0
-        x = min(max(x - (step if math.isfinite(step) else 0.0), lo), hi)
-    return np.array([b_max if saturated else x], dtype=float)

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import _step_generated, coefficients, physical, searches
+from wattgpu_lite.energy import _step_generated, coefficients, float_twin, physical, searches
 from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
 
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
@@ -221,26 +221,26 @@ def step_arguments(rows: Rows, c: Constants) -> dict:
 
 
 def pieces_from(rows: Rows, values: dict) -> searches.Pieces:
-    """:func:`step_pieces` from its arguments ``values`` (:func:`step_arguments`): one call of
-    the generated coefficients, then the breakpoints."""
-    n = len(rows.t_in)
-    out = physical.in_blocks(
-        _step_generated.coefficients, values, (n,)
-    )  # elementwise: in cache-sized blocks
+    """:func:`step_pieces` from its arguments ``values`` (:func:`step_arguments`): one call of the
+    generated coefficients (one row's on its floats, :mod:`~.float_twin`), then the breakpoints."""
+    fn, n = _step_generated.coefficients, len(rows.t_in)
+    out = float_twin.call(fn, values) if n == 1 else None  # one row's floats: on its twin
+    if out is None:
+        out = physical.in_blocks(fn, values, (n,))  # elementwise: in cache-sized blocks
     if n == 1:  # scalars: one array of them
         coef = np.array(out, dtype=float).reshape(-1, 1)
     else:
         coef = np.empty((len(out), n))
         for k, v in enumerate(out):
             coef[k] = v
-    rho = np.minimum(np.maximum(1.0 - rows.model.active_experts / rows.model.experts, 0.0), 1.0)
-    p = searches.Pieces(
-        coef.reshape(-1, 4, n),
-        np.log(np.maximum(rho, searches.TINY)),
-        rows.t_in,
-        _step_generated.GROUPS,
-    )
+    p = searches.Pieces(coef.reshape(-1, 4, n), log_rho_of(rows), rows.t_in, _step_generated.GROUPS)
     return searches.with_cuts(p)
+
+
+def log_rho_of(rows: Rows) -> np.ndarray:
+    """log ρ per row, ρ = 1 − k/E clipped to [0, 1] (log TINY where ρ = 0: a dense model)."""
+    rho = np.minimum(np.maximum(1.0 - rows.model.active_experts / rows.model.experts, 0.0), 1.0)
+    return np.log(np.maximum(rho, searches.TINY))
 
 
 def terms_of(terms: dict, times: dict) -> tuple[np.ndarray, np.ndarray]:

@@ -12,6 +12,8 @@ cache's format (``kv_cache``: "auto" 16 bits, "fp8" 8) scales the KV bytes per t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from wattgpu_lite.energy.precision import served_format, weight_bits
@@ -169,6 +171,20 @@ def seqs_in(blocks, t_in, t_out, limit):
     ``limit`` and at least 0 (:func:`kv_capacity_seqs`'s second half, elementwise)."""
     per_seq = np.ceil((np.asarray(t_in, float) + np.asarray(t_out, float) / 2) / KV_BLOCK_TOKENS)
     return np.clip(np.floor(blocks / per_seq), 0.0, limit)
+
+
+def seqs_in_one(blocks: float, *, t_in: float, t_out: float, limit: float) -> float | None:
+    """:func:`seqs_in` of one row on Python floats: the same operations (numpy's ceil and floor
+    of a finite float are math's, its clip min(max(x, 0), limit)); None where a value is not a
+    finite positive float or the limit is NaN (the caller's arrays give numpy's inf, NaN or
+    signed zero)."""
+    per_seq = (t_in + t_out / 2) / KV_BLOCK_TOKENS
+    if not (math.isfinite(per_seq) and per_seq > 0.0 and limit == limit):
+        return None
+    fits = blocks / math.ceil(per_seq)
+    if not (math.isfinite(fits) and fits >= 1.0):
+        return None
+    return min(float(math.floor(fits)), limit)
 
 
 def offline_in_flight(cap, n_requests):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy import _physical_generated, coefficients
+from wattgpu_lite.energy import _physical_generated, coefficients, float_twin
 from wattgpu_lite.energy.args import (
     SYMBOL_NAMES,
     Deployment,
@@ -154,10 +154,28 @@ def configured_symbols(named: dict) -> dict:
     return dict(zip(_physical_generated.CONFIGURED, values, strict=True))
 
 
+def flat(configured: dict) -> dict:
+    """``configured`` (:func:`configured_symbols`') as a :class:`~.float_twin.Flat` when it is one
+    (not kept whole; every value a float array of n <= :data:`BLOCK`); else itself."""
+    if "N_TP" in configured:  # kept whole: evaluate's arguments, not at_load's
+        return configured
+    return float_twin.flat(configured, _physical_generated.at_load, loads=LOADS, most=BLOCK)
+
+
 def evaluate_at_load(configured: dict, loads: dict) -> tuple[dict, dict]:
     """:func:`evaluate_symbols` of a configuration's arguments, from its
     :func:`configured_symbols` and the :data:`LOADS` by name: the same values, from the
-    operations that read a load alone."""
+    operations that read a load alone (a :class:`~.float_twin.Flat` one at float loads of its
+    shape: one call, or its elements on floats, the same values)."""
+    shape = getattr(configured, "shape", None)
+    if shape is not None and all(
+        type(v) is np.ndarray and v.dtype is _FLOAT and v.shape == shape for v in loads.values()
+    ):
+        elements = configured.elements  # type: ignore[attr-defined]  # a Flat's
+        got = elements and float_twin.twin_values(elements, loads)
+        if got:  # one float array of the elements per output
+            return _named(list(np.array(got, dtype=float).T))
+        return _named([_full(v, shape) for v in _physical_generated.at_load(**configured, **loads)])
     args = {**configured, **{k: np.asarray(v, dtype=float) for k, v in loads.items()}}
     shape = np.broadcast_shapes(*{np.shape(a) for a in args.values()})
     whole = "N_TP" in configured  # kept whole by configured_symbols: a replica over nodes

@@ -41,11 +41,6 @@ BLOCK_ROWS = 4 * CHUNK_ROWS  # rows it checks and builds at a time (~20 MB held 
 DEFAULT_LEVEL = 0.8
 
 
-def check_level(level) -> float:
-    """A coverage level in [0.5, 0.999] (:func:`wattgpu_lite.checks.check_level`)."""
-    return checks.check_level(level)
-
-
 def predict(
     llm,
     gpu,
@@ -102,7 +97,7 @@ def predict(
     )
     layout, fmt, rate, bat, offline = req.layout, req.weights, req.rate_qps, req.batch, req.offline
     t_in, t_out = req.t_in, req.t_out
-    level = check_level(level)
+    level = checks.check_level(level)
     deploy = {"num_gpus": layout, "weights": [fmt], **serving_args(req)}
     built = one_config.built_at(model, device, t_in, t_out, **deploy)  # its kept row, its tokens
     if offline:
@@ -180,6 +175,8 @@ def _raise_for_status(
 ) -> None:
     """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
     (asked only for a model that does not fit, :func:`fitting_hint`) when that gives one."""
+    if out.status[0] is Status.OK:  # no message ("" for OK): nothing to raise
+        return
     message = _message(out, 0, llm, gpu, rate=rate, batch=batch)
     hint = fit_hint() if message and Status(out.status[0]) is Status.NO_FIT else ""
     if hint:
@@ -246,4 +243,4 @@ def predict_many(
     check_columns(frame)
     kept, frame = check_result_columns(columns, NUMERIC_COLUMNS), with_workload(frame, workload)
     hybrid, rows = _model(correction, _state(model)), (BLOCK_ROWS, CHUNK_ROWS)
-    return predict_frame(frame, check_level(level), hybrid, rows=rows, columns=kept)
+    return predict_frame(frame, checks.check_level(level), hybrid, rows=rows, columns=kept)

@@ -24,6 +24,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.checks import check_level
 from wattgpu_lite.energy import backbone, backbone_rows, many_calls
 from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS, measured_boards
 from wattgpu_lite.energy.estimate import estimate_energy
@@ -31,7 +32,7 @@ from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not, rep
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.energy.result import EnergyEstimate
 from wattgpu_lite.hybrid.predict import sla, steps
-from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, check_level, predict
+from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
 from wattgpu_lite.hybrid.predict.explain import explain
 from wattgpu_lite.hybrid.predict.explanation import Explanation
 from wattgpu_lite.hybrid.predict.model import HybridState

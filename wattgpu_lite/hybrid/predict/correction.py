@@ -206,11 +206,12 @@ def _pair_codes_once(
     (LLMs and GPUs by value) when there are at most :data:`PAIRS_KEPT_UP_TO` pairs; more, or a
     pair that cannot be hashed, are coded afresh."""
     llms, gpus = tuple(llms), tuple(gpus)
-    try:
-        kept = len(llms) <= PAIRS_KEPT_UP_TO and hash((corr, forest, llms, gpus)) is not None
-    except TypeError:
-        kept = False
-    return (_pair_codes if kept else _pair_codes.__wrapped__)(corr, forest, llms, gpus)
+    if len(llms) <= PAIRS_KEPT_UP_TO:
+        try:  # kept; an unhashable pair is coded afresh (a TypeError of the coding raises again)
+            return _pair_codes(corr, forest, llms, gpus)
+        except TypeError:
+            pass
+    return _pair_codes.__wrapped__(corr, forest, llms, gpus)
 
 
 @lru_cache(maxsize=PAIRS_CACHED)

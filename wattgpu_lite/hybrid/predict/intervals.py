@@ -71,8 +71,7 @@ WATCHED = ("bandwidth_gbs", "fp16_tflops", "params_b", "in_flight", "context_tok
 
 
 def gpu_fingerprint(g: GPU) -> str:
-    """The spec values the predictor reads, as text: equal text = the same GPU to the model
-    (kept per GPU, :func:`_kept_text`)."""
+    """The spec values the predictor reads, as text: equal text, one GPU (:func:`_kept_text`)."""
     return _kept_text(_gpu_text, g)
 
 
@@ -209,10 +208,12 @@ def excess_efolds(model: HybridState, values: dict[str, np.ndarray]) -> np.ndarr
     input's e-folds in one (inputs, rows) expression, added up input by input in WATCHED's order."""
     lo, hi = _ends(tuple(tuple(model.ranges[name]) for name in WATCHED))
     v = np.maximum([values[name] for name in WATCHED], 1e-12)
-    total = np.zeros(v.shape[1])
-    for each in np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0):
+    efolds = np.maximum(np.log(v / hi), 0.0) + np.maximum(np.log(lo / v), 0.0)
+    one = v.shape[1] == 1  # one row: the same sum from 0, input by input, on its floats
+    total = 0.0 if one else np.zeros(v.shape[1])
+    for each in efolds[:, 0].tolist() if one else efolds:
         total += each
-    return total
+    return np.array([total]) if one else total
 
 
 @lru_cache(maxsize=8)

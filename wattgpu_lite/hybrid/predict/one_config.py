@@ -22,7 +22,7 @@ import numpy as np
 from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.backbone_step import Rows
 from wattgpu_lite.energy.config_rows import config_row
-from wattgpu_lite.energy.occupancy import seqs_in
+from wattgpu_lite.energy.occupancy import seqs_in, seqs_in_one
 from wattgpu_lite.specs.layout import as_layout
 
 CONFIGS_CACHED = 256  # configurations kept (:func:`_kept`)
@@ -82,10 +82,12 @@ def built_at(
         return backbone_rows.build(
             [llm], [gpu], t_in, t_out, num_gpus=num_gpus, weights=weights, **every
         )
-    tokens_in, tokens_out = np.full(1, t_in, dtype=float), np.full(1, t_out, dtype=float)
+    tokens_in, tokens_out = np.array([t_in], dtype=float), np.array([t_out], dtype=float)
     given = None if max_num_seqs is None else np.asarray(max_num_seqs, dtype=float)
     limit = kept.limit if given is None else np.broadcast_to(given, (1,))
-    cap = seqs_in(kept.blocks, tokens_in, tokens_out, limit)
+    ends = {"t_in": float(tokens_in[0]), "t_out": float(tokens_out[0]), "limit": float(limit[0])}
+    one = seqs_in_one(float(kept.blocks[0]), **ends)  # on floats; None: the arrays
+    cap = seqs_in(kept.blocks, tokens_in, tokens_out, limit) if one is None else np.array([one])
     return _with_tokens(kept.rows, tokens_in, tokens_out), cap
 
 

@@ -16,16 +16,16 @@ element is the value the calls made one by one give.
 from __future__ import annotations
 
 from dataclasses import fields
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, physical
+from wattgpu_lite.energy import backbone, backbone_step, one_row_solves, physical, searches
 from wattgpu_lite.energy.args import symbol_values
 from wattgpu_lite.hybrid.predict import bounds
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.result import Backbone, Status, status_of
+from wattgpu_lite.hybrid.predict.result import Backbone, Status
 
 COLUMNS = 5  # the request at its cap and at the four busy points (backbone.busy_points)
 SIZES = (1, 1, COLUMNS)  # elements of the floor's, the bytes per FLOP's and the request's calls
@@ -43,6 +43,7 @@ class Setup(NamedTuple):
     configured: dict[str, np.ndarray]  # the physics but its loads' part, of SIZES elements
     idle_w: np.ndarray  # the replica's idle power estimate (backbone.idle_power_w)
     floor_w: np.ndarray  # its hard power floor (backbone.power_floor_w)
+    dense: bool  # no power of ρ in its step (ρ = 0: log ρ at most searches.LOG_TINY)
 
 
 def config_of(rows: backbone.Rows) -> bytes:
@@ -96,11 +97,12 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
         for call, into in zip(calls, named, strict=True):
             into.update(symbol_values(physical.as_record(name, call[name])))
     symbols = {k: _side_by_side([call[k] for call in named]) for k in named[0]}
-    configured = physical.configured_symbols(symbols)
+    configured = physical.flat(physical.configured_symbols(symbols))
     idle_w, floor_w = backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)
     for v in (*configured.values(), idle_w, floor_w):
         v.flags.writeable = False
-    return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w)
+    dense = bool(backbone_step.log_rho_of(rows)[0] <= searches.LOG_TINY)
+    return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w, dense=dense)
 
 
 def _side_by_side(values: list) -> np.ndarray:
@@ -119,6 +121,16 @@ def _side_by_side(values: list) -> np.ndarray:
 def step_values(s: Setup, rows: backbone.Rows) -> dict[str, float]:
     """:func:`~wattgpu_lite.energy.backbone.step_arguments` of the one row ``rows``."""
     return {**s.step_args, "T_in": float(rows.t_in[0]), "T_out": float(rows.t_out[0])}
+
+
+def _known_flat(p: searches.Pieces, dense: bool) -> searches.Pieces:
+    """``p``, its ``curved`` (a functools.cached_property of searches.Pieces, found by its first
+    reader) set to False when its configuration is ``dense``: the value it finds there whatever
+    the coefficients (log ρ ≤ LOG_TINY), without the arrays' test; as it is otherwise."""
+    found = getattr(p, "__dict__", None)
+    if dense and found is not None and isinstance(type(p).__dict__.get("curved"), cached_property):
+        found.setdefault("curved", np.zeros(1, dtype=bool))
+    return p
 
 
 def evaluate(
@@ -156,6 +168,14 @@ def filled_backbone(rows: backbone.Rows, c, cap, watts=None, **parts) -> Backbon
     )
 
 
+def _ok(cap, rate, batch, capacity) -> bool:
+    """Whether :func:`~wattgpu_lite.hybrid.predict.result.status_of` the one row is OK, on its
+    floats (the same comparisons): weights that fit, a batch within the KV cache's sequences,
+    a rate below the capacity."""
+    k, r, b, q = (float(a[0]) for a in (cap, rate, batch, capacity))
+    return not (k < 1 or (b > k if r != r else r >= q))
+
+
 def one_row_backbone(
     model: HybridState, rows: backbone.Rows, cap, rate, *, batch
 ) -> Backbone | None:
@@ -165,15 +185,16 @@ def one_row_backbone(
     :func:`bounds.floor_and_per_flop` and the request's call) of the floor and bytes per
     FLOP at the step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B)
     at the batches :func:`backbone.busy_points` names (the request's five batches). A dense
-    row's load and peak batch are solved on its floats (the same bits as the array solves).
-    The load is solved before the capacity is known, so this holds only when the row is OK (then
-    the load is the one :func:`backbone_step` uses); None otherwise (the caller takes the
+    row's load and peak batch, its steps and busy power are found on its floats (the same bits
+    as the arrays', :mod:`~wattgpu_lite.energy.one_row_solves`). The load is solved before the
+    capacity is known, so this holds only when the row is OK (then the load is the one
+    :func:`backbone_step` uses); None otherwise, or where a step is 0 (the caller takes the
     general path: its stand-in load, its values)."""
     c = model.constants
     safe_cap = np.maximum(cap, 1.0)
     offline = np.isnan(rate)
     kept = setup(config_of(rows), c)  # the configuration's arguments, laid out
-    pieces = backbone.pieces_from(rows, step_values(kept, rows))
+    pieces = _known_flat(backbone.pieces_from(rows, step_values(kept, rows)), kept.dense)
     if offline[0]:
         load, step_at, busy_batch = batch, batch, batch
     else:
@@ -185,12 +206,13 @@ def one_row_backbone(
     # the request at cap and at the four busy points, beside the floor's two calls: one call
     loads = np.concatenate([safe_cap, at[0]])
     floor, per_flop, found = evaluate(kept, rows, step_batch, loads)
-    step, power = backbone.step_and_power_from(rows, loads, found, c, p_idle=kept.idle_w)
-    capacity = backbone.capacity_from_step(rows, safe_cap, step[:1])
-    status = status_of(cap, rate, batch, capacity)
-    if status[0] is not Status.OK:
+    got = one_row_solves.steps_and_busy(rows, loads, found, c, p_idle=kept.idle_w)
+    if got is None:  # a zero step (numpy's inf or NaN there): the general path
         return None
-    step, power = backbone.steps_and_busy_from(step[None, 1:], power[None, 1:])
+    capacity = backbone.capacity_from_step(rows, safe_cap, got[0])
+    if not _ok(cap, rate, batch, capacity):
+        return None
+    step, power = got[1:]
     physics = (
         backbone.batch_outputs(batch, step, power)
         if offline[0]
@@ -203,7 +225,7 @@ def one_row_backbone(
         c,
         cap,
         (kept.idle_w, kept.floor_w),
-        status=status,
+        status=np.array([Status.OK], dtype=object),
         offline=offline,
         capacity_qps=capacity,
         physics=physics,

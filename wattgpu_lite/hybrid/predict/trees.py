@@ -29,6 +29,7 @@ float32 sums. ``tests/hybrid/test_hybrid_trees.py`` checks both against XGBoost 
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -172,6 +173,10 @@ class Forest:
         than :data:`CHUNK_ROWS` rows are summed once per distinct such key and gathered (a long
         table's loads pass a few dozen thresholds: most rows share a key)."""
         split = [c for c in fixed.columns if len(self.tables.steps[c].thresholds)]  # others add 0
+        if len(rows) == 1:  # one row (a single predict's): its codes as one row of trees
+            return (
+                np.array([float(self._summed_one(fixed, rows[0], values, split))]) + self.base_score
+            )
         passed = {c: self.tables.steps[c].passed(values[c]) for c in split}
         if len(rows) <= CHUNK_ROWS:
             return self._summed(fixed, rows, passed) + self.base_score
@@ -191,6 +196,16 @@ class Forest:
                 code += self.tables.steps[c].codes[j[s : s + CHUNK_ROWS]]
             out[s : s + CHUNK_ROWS] = self.tables.leaves_at(code).sum(axis=1, dtype=np.float32)
         return out
+
+    def _summed_one(self, fixed: FixedCodes, row, values: dict, split: list) -> np.float32:
+        """:meth:`_summed` of one row ``row`` of ``fixed`` (``values``: each column's one value):
+        the same codes, leaves and float32 sum, on the row's (trees,) codes."""
+        code = fixed.code[row]
+        for c in split:  # ColumnSteps.passed of one value: the float32 thresholds at most it
+            steps, value = self.tables.steps[c], float(np.float32(values[c][0]))
+            j = bisect_right(steps.thresholds.tolist(), value) if value == value else -1
+            code = code + steps.codes[j]  # -1: the last row, a missing value's
+        return self.tables.leaves_at(code).sum(dtype=np.float32)
 
     def walk(self, x: np.ndarray) -> np.ndarray:
         """(rows, trees) float32 leaf values of the rows of ``x`` (float32), every row taking

@@ -19,10 +19,10 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.checks import check_level
 from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.energy.precision import canonical_format
 from wattgpu_lite.hybrid.predict import steps
-from wattgpu_lite.hybrid.predict.api import check_level
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.specs.resolve import resolve_each, resolve_gpu, resolve_llm
 
