@@ -140,6 +140,8 @@ def test_where_python_raises_the_caller_takes_the_arrays():
     assert float_twin.elements_of(_with_min_max, configured, ("c",)) is None  # not its arguments
     assert float_twin.elements_of(_reciprocal_and_square, {"x": np.array([0.5])}, ("y",)) is None
     assert float_twin.elements_of(_reciprocal_and_square, {"x": np.array([0.0, 1.0])}, ("y",))
+    # a power's base among the loads (its value not known here): no twin, not a KeyError
+    assert float_twin.elements_of(_reciprocal_and_square, {"y": np.array([1.0])}, ("x",)) is None
 
 
 def test_the_step_coefficients_of_one_row_on_floats_are_the_arrays():

@@ -197,12 +197,15 @@ def elements_of(fn: Callable, configured: dict, loads: tuple[str, ...]) -> list[
     """``fn``'s twin once per element of ``configured`` (float arrays of one length by argument
     name), each with that element's values as Python floats for keyword defaults, so it is
     called with the ``loads`` (the arguments ``configured`` lacks) alone; None when ``fn`` has
-    no twin, ``configured`` and ``loads`` are not its arguments, or a base is not 0.0 or 1.0."""
+    no twin, ``configured`` and ``loads`` are not its arguments, or a base is not one of
+    ``configured`` or not 0.0 or 1.0 there."""
     found = twin(fn)
     code = found and found.function.__code__
     if not code or set(code.co_varnames[: code.co_kwonlyargcount]) != {*configured, *loads}:
         return None
     columns = {k: v.tolist() for k, v in configured.items()}
+    if not found.bases <= set(columns):  # a power of a load or of a temporary: no twin here
+        return None
     if any(x not in EXACT_BASES for name in found.bases for x in columns[name]):
         return None
     out = []
