@@ -28,9 +28,8 @@ from wattgpu_lite.energy import backbone, backbone_rows
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.schema import LAMBDA_QPS
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, OFFLINE_PROMPTS
 
-OFFLINE_PROMPTS = 1000.0  # Watt Counts offline runs submit 1,000 prompts at once
 BOARDS = "measured_boards.csv"
 TARGETS = ("power", "itl")
 

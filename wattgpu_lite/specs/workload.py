@@ -28,6 +28,7 @@ from wattgpu_lite.errors import DataFileError, UnknownNameError
 
 DEFAULT_T_IN = 15  # tokens: Watt Counts prompts are short SQuAD questions (mean 14.9)
 DEFAULT_T_OUT = 180  # tokens: mean generated tokens per Watt Counts request (179.8; cap 256)
+OFFLINE_PROMPTS = 1000.0  # Watt Counts' offline scenario submits 1,000 prompts at once
 DEFAULT_WORKLOAD = "watt-counts"  # data/workloads.csv's row of DEFAULT_T_IN, DEFAULT_T_OUT
 WORKLOADS_FILE = "workloads.csv"
 WORKLOAD_COLUMNS = ("name", "t_in", "t_out", "statistic", "t_in_reported", "t_out_reported",

@@ -18,8 +18,6 @@ from collections.abc import Callable
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy import backbone_rows
-from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS
 from wattgpu_lite.energy.notes import serving_notes
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals, one_config, steps
@@ -28,7 +26,7 @@ from wattgpu_lite.hybrid.predict.frame_checks import check_columns
 from wattgpu_lite.hybrid.predict.many import predict_frame, with_workload
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
-from wattgpu_lite.hybrid.predict.requests import check_request
+from wattgpu_lite.hybrid.predict.requests import check_request, offline_batch
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
 from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.frame import check_result_columns
@@ -101,7 +99,7 @@ def predict(
     deploy = {"num_gpus": layout, "weights": [fmt], **serving_args(req)}
     built = one_config.built_at(model, device, t_in, t_out, **deploy)  # its kept row, its tokens
     if offline:
-        bat = float(backbone_rows.offline_in_flight(built[1], OFFLINE_PROMPTS)[0])
+        bat = float(offline_batch(built[1])[0])
     out = steps.predict_arrays(
         _model(correction, state),
         [model],

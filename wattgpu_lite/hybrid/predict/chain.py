@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.checks import check_level
-from wattgpu_lite.energy import backbone, backbone_rows, many_calls
-from wattgpu_lite.energy.backbone_runs import OFFLINE_PROMPTS, measured_boards
+from wattgpu_lite.energy import backbone, many_calls
+from wattgpu_lite.energy.backbone_runs import measured_boards
 from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not, replica_weight_bytes
 from wattgpu_lite.energy.precision import canonical_format, served_format
@@ -37,7 +37,7 @@ from wattgpu_lite.hybrid.predict.explain import explain
 from wattgpu_lite.hybrid.predict.explanation import Explanation
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
-from wattgpu_lite.hybrid.predict.requests import check_num_gpus, resolve_load
+from wattgpu_lite.hybrid.predict.requests import check_num_gpus, offline_batch, resolve_load
 from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.hybrid.predict.sla import plan_rows
 from wattgpu_lite.specs.catalog import GPU, gpu
@@ -68,13 +68,6 @@ def predict_plans(
         built=built,
         **(serving or {}),
     )
-
-
-def offline_batch(cap: np.ndarray) -> np.ndarray:
-    """Sequences in flight offline: the Watt Counts load (``OFFLINE_PROMPTS`` prompts at once) on
-    the ``cap`` sequences each replica holds
-    (:func:`~wattgpu_lite.energy.backbone_rows.offline_in_flight`)."""
-    return backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
 
 
 def replicas(llm, gpus, layouts, t_in, *, t_out, weights=None, serving=None) -> sla.Replicas:

@@ -15,13 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from wattgpu_lite import checks
+from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.args import check_deployment, deploy_args
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS
 from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.layout import MAX_GPUS, Parallel, layout_of
-from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
+from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, OFFLINE_PROMPTS
 
 
 @dataclass(frozen=True)
@@ -120,3 +121,11 @@ def check_request(
         engine=engine_name,
         max_num_seqs=seqs_limit,
     )
+
+
+def offline_batch(cap: np.ndarray) -> np.ndarray:
+    """Sequences in flight offline: the Watt Counts load (``OFFLINE_PROMPTS`` prompts at once) on
+    the ``cap`` sequences each replica holds
+    (:func:`~wattgpu_lite.energy.backbone_rows.offline_in_flight`): the one offline rule of
+    ``wl.predict``, the plans of ``wl.rank_gpus`` and the fit's runs."""
+    return backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
