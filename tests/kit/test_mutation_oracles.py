@@ -103,6 +103,13 @@ def test_the_default_token_counts_are_the_watt_counts_means():
     assert round(runs["generated_tokens"].mean()) == DEFAULT_T_OUT
 
 
+def test_offline_is_watt_counts_thousand_prompts_half_in_flight_when_all_fit():
+    # SGLang holds 2,048 sequences: all 1,000 prompts start at once and finish one by one, so
+    # on average half of them, 500, are in flight (continuous batching of n prompts on >= n slots)
+    out = wl.predict("Qwen/Qwen2.5-0.5B-Instruct", "H200 SXM", scenario="offline", engine="sglang")
+    assert out.max_batch == 2048 and out.in_flight == 500.0
+
+
 @pytest.mark.parametrize("bad", [True, False, 2.5, "500", 0, -3])
 def test_check_tokens_of_the_energy_model_refuses(bad):
     """The energy model checks tokens with the kit's one token check (checks.check_tokens)."""
