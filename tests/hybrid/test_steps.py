@@ -274,7 +274,7 @@ def test_one_rows_steps_and_busy_power_on_floats_are_the_arrays():
             loads = rng.uniform(1, 300, 5)
             found = (rng.uniform(1e-4, 1.0, 5), rng.uniform(1.0, 500.0, 5))
             p_idle = S.idle_power_w(rows, c)
-            step, power = S.step_and_power_from(rows, loads, found, c, p_idle=p_idle)
+            step, power = S.step_and_power_from(rows, loads, found, c)  # its own idle power
             want = (step[:1], *S.steps_and_busy_from(step[None, 1:], power[None, 1:]))
             got = one_row_solves.steps_and_busy(rows, loads, found, c, p_idle=p_idle)
             for a, b in zip(got, want, strict=True):

@@ -95,21 +95,16 @@ def step_and_power(rows: Rows, points: np.ndarray, c: Constants) -> tuple[np.nda
 
 
 def step_and_power_from(
-    rows: Rows,
-    batch: np.ndarray,
-    found: tuple[np.ndarray, np.ndarray],
-    c: Constants,
-    *,
-    p_idle: np.ndarray | None = None,
+    rows: Rows, batch: np.ndarray, found: tuple[np.ndarray, np.ndarray], c: Constants
 ) -> tuple[np.ndarray, np.ndarray]:
     """(s(B) = B · t_req / T_out + t_host(B) [s], raw busy power
     min(P_idle + dynamic · B / T_out / s(B), TDP) [W]) from ``found`` = (t_req, dynamic) of
-    :func:`terms_of` at ``batch`` (one value per row); ``p_idle``: :func:`idle_power_w` when
-    the caller has it."""
+    :func:`terms_of` at ``batch`` (one value per row)."""
     t_req, dynamic = found
     step = batch * t_req / rows.t_out + host_step_s(batch, c)
-    p_idle = idle_power_w(rows, c) if p_idle is None else p_idle
-    power = np.minimum(p_idle + dynamic * batch / rows.t_out / step, rows.replica_tdp_w)
+    power = np.minimum(
+        idle_power_w(rows, c) + dynamic * batch / rows.t_out / step, rows.replica_tdp_w
+    )
     return step, power
 
 
