@@ -30,6 +30,7 @@ from wattgpu_lite.energy.backbone_runs import measured_boards
 from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not, replica_weight_bytes
 from wattgpu_lite.energy.precision import canonical_format, served_format
+from wattgpu_lite.energy.request import check_num_gpus, offline_batch, resolve_load
 from wattgpu_lite.energy.result import EnergyEstimate
 from wattgpu_lite.hybrid.predict import sla, steps
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
@@ -37,7 +38,6 @@ from wattgpu_lite.hybrid.predict.explain import explain
 from wattgpu_lite.hybrid.predict.explanation import Explanation
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
-from wattgpu_lite.hybrid.predict.requests import check_num_gpus, offline_batch, resolve_load
 from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.hybrid.predict.sla import plan_rows
 from wattgpu_lite.specs.catalog import GPU, gpu
