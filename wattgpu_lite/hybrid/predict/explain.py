@@ -81,17 +81,8 @@ def explain(
     rate, bat = req.rate_qps, np.nan if p.inputs.batch is None else float(p.inputs.batch)
     llms, gpus = [model], [device]
     deploy = {"num_gpus": req.layout, "weights": [req.weights], **req.serving_args()}
-    out = steps.predict_arrays(
-        hm,
-        llms,
-        gpus,
-        req.t_in,
-        t_out=req.t_out,
-        rate_qps=rate,
-        batch=bat,
-        level=req.level,
-        **deploy,
-    )
+    asked = {"t_out": req.t_out, "rate_qps": rate, "batch": bat, "level": req.level}
+    out = steps.predict_arrays(hm, llms, gpus, req.t_in, **asked, **deploy)
     rows, cap = backbone_rows.build(llms, gpus, req.t_in, req.t_out, **deploy)
     c = hm.constants
     offline = np.isnan(np.array([rate]))
