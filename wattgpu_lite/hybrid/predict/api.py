@@ -217,7 +217,7 @@ def predict_many(
     ``kv_cache`` (blank: "auto"), ``engine`` (blank: "vllm"), ``max_num_seqs`` (blank: the
     engine's default)).
 
-    Every row goes through the checks of ``wl.predict`` (:func:`row_checks.check_request`).
+    Every row goes through the checks of ``wl.predict`` (:func:`~wattgpu_lite.energy.request.check_request`).
     Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
     and _hi), in_flight, capacity_qps, basis, ``status`` ('ok', 'saturated', 'does not fit in
     memory', 'invalid input', ...) and ``message`` (what is wrong and what to pass; "" when
