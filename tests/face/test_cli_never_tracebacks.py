@@ -110,7 +110,7 @@ def test_weights_in_another_case_are_read_as_the_library_reads_them(capsys, writ
 
 
 OPTION_PROBES = [
-    (["--weights", "fp9"], ["--weights", "'fp9'", "fp8"]),
+    (["--weights", "fp9"], ["weights 'fp9' is not a weight format", "fp8"]),  # the library's
     (["--mode", "Paper"], ["--mode", "'Paper'", "paper"]),
     (["--mode", "paper", "--weights", "fp8"], ["paper mode", "drop them"]),
     (["--tp", "3"], ["tp=3", "divide 32"]),

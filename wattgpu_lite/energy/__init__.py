@@ -15,6 +15,8 @@
 - :mod:`~wattgpu_lite.energy.estimate`: ``wl.estimate_energy`` -> :class:`~wattgpu_lite.energy.result.EnergyEstimate`
   (refusals and notes in :mod:`~wattgpu_lite.energy.notes`; tidy table in
   :mod:`~wattgpu_lite.energy.breakdown`);
+- :mod:`~wattgpu_lite.energy.request`: the one checked request (LLM, GPU, layout, formats, engine,
+  load, tokens, level) that ``wl.estimate_energy``, ``wl.predict`` and ``wl.rank_gpus`` build;
 - :mod:`~wattgpu_lite.energy.sweeps` (components over output length, batch, model size, GPU count) and
   :mod:`~wattgpu_lite.energy.traffic` (bytes before joules);
 - :mod:`~wattgpu_lite.energy.coefficients`: the constants, each with its source;

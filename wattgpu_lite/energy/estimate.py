@@ -27,7 +27,8 @@ from wattgpu_lite.energy.paper import (  # noqa: F401  (re-exported: the paper-m
     paper_request_j,
     paper_terms_j,
 )
-from wattgpu_lite.energy.precision import compute_peak_tflops, served_format, weight_bits
+from wattgpu_lite.energy.precision import compute_peak_tflops, weight_bits
+from wattgpu_lite.energy.request import Request, check_request, check_workload
 from wattgpu_lite.energy.result import EnergyEstimate
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.specs import catalog
@@ -84,20 +85,17 @@ def _paper(llm, gpu, work, n_layers, *, d_model, moe=False) -> EnergyEstimate:
     )
 
 
-def _physical(llm, gpu, work, layout: Parallel, *, weights, serving=None) -> EnergyEstimate:
+def _physical(req: Request, *, asked: bool) -> EnergyEstimate:
     """Physical mode: the backbone (one engine with ``wl.predict(..., correction=False)``) at
-    its shipped constants, split into the physical terms (:mod:`backbone_energy`); ``serving``:
-    the checked (KV-cache format, engine, concurrency limit), None at the defaults."""
-    fmt, c = served_format(llm, weights), backbone_energy.shipped_constants()
+    its shipped constants, split into the physical terms (:mod:`backbone_energy`), for the
+    checked request ``req``; ``asked``: its KV cache, engine or limit was given (else defaults)."""
+    llm, gpu, layout, fmt = req.llm, req.gpu, req.layout, req.weights
+    work, c = (req.t_in, req.t_out, req.batch), backbone_energy.shipped_constants()
     peak, which = compute_peak_tflops(gpu, fmt)
-    kv = (
-        {}
-        if serving is None
-        else dict(zip(("kv_cache", "engine", "max_num_seqs"), serving, strict=True))
-    )
-    rows, _ = backbone_rows.build(
-        [llm], [gpu], work[0], work[1], num_gpus=layout, weights=[fmt], **kv
-    )
+    kv = {"kv_cache": req.kv_cache, "engine": req.engine, "max_num_seqs": req.max_num_seqs}
+    serving = tuple(kv.values()) if asked else None  # the notes name what was asked
+    deploy = {"num_gpus": layout, "weights": [fmt], **(kv if asked else {})}
+    rows, _ = backbone_rows.build([llm], [gpu], work[0], work[1], **deploy)
     t, engine = backbone_energy.request_breakdown(rows, np.array([float(work[2])]), c)
     terms = tuple((ph, comp, float(v[0])) for (ph, comp), v in t.items())
     idle = float(engine["idle_power_w"][0]) / layout.num_gpus
@@ -194,12 +192,13 @@ def estimate_energy(
     ``max_num_seqs`` (None: the engine's default): physical mode only; the engine and its limit
     decide how many sequences fit at once (a note when ``batch`` is more).
     Energies are for the whole replica. Default tokens: the kit's one default (specs.workload).
-    Tokens and batch go through the kit's one token and batch checks (:mod:`wattgpu_lite.checks`,
-    as ``wl.predict``); ``batch`` is a float, as everywhere in the kit.
+    Physical mode builds the kit's one checked request
+    (:func:`~wattgpu_lite.energy.request.check_request`: the checks and messages of
+    ``wl.predict``, the load a batch); paper mode its load and token checks alone. ``batch`` is a
+    float, as everywhere in the kit.
     """
     if gpu is None:  # required, as --gpu is: no GPU is everyone's default
         raise InvalidInputError(GPU_REQUIRED)
-    work = (*checks.check_tokens(t_in, t_out), checks.check_batch(batch))
     if mode not in MODES:
         near = [m for m in MODES if isinstance(mode, str) and m == mode.strip().lower()]
         raise InvalidInputError(
@@ -207,31 +206,42 @@ def estimate_energy(
             f"mode={(near or ['physical'])[0]!r} (the kit's modes are lower "
             "case; 'physical' is the default)"
         )
-    layout = layout_of(num_gpus, parallel, expert_parallel)
-    serving = check_serving(kv_cache, engine, max_num_seqs)
-    asked = (kv_cache, engine, max_num_seqs) != (None, None, None)
-    if mode == "paper" and (
-        layout.num_gpus != 1 or weights is not None or expert_parallel or asked
-    ):
+    serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
+    work = {"batch": batch, "t_in": t_in, "t_out": t_out}
+    layout = {"num_gpus": num_gpus, "parallel": parallel, "expert_parallel": expert_parallel}
+    if mode == "paper":
+        return _paper_mode(llm, gpu, work, layout, asked={"weights": weights, **serving})
+    if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
+        bare_size_b(llm, mode)  # InvalidInputError: a bare size is paper mode's only
+    model, device = resolve(llm, gpu)
+    req = check_request(model, device, weights=weights, **layout, **work, **serving)
+    return _physical(req, asked=tuple(serving.values()) != (None, None, None))
+
+
+def _paper_mode(llm, gpu, work: dict, layout: dict, *, asked: dict) -> EnergyEstimate:
+    """Paper mode's own rules (one GPU at 16 bits, vLLM's defaults; a bare size in billions)
+    and the load and token checks of every request (:func:`check_workload`: ``work``'s batch
+    and tokens, within the model's context length when it has one)."""
+    lay = layout_of(**layout)
+    check_serving(asked["kv_cache"], asked["engine"], asked["max_num_seqs"])
+    if lay.num_gpus != 1 or layout["expert_parallel"] or any(v is not None for v in asked.values()):
         raise InvalidInputError(
             "paper mode models one GPU at 16 bits; num_gpus, weights, "
             "expert_parallel, kv_cache, engine and max_num_seqs apply to "
             "mode='physical': drop them, or pass mode='physical'"
         )
     if isinstance(llm, numbers.Real) and not isinstance(llm, bool):
-        size = bare_size_b(llm, mode)  # the GPU picks the paper's table, as for a named LLM
-        return _paper((f"{size:g}B (bare)", size), resolve_gpu(gpu).name, work, None, d_model=None)
+        size, name = bare_size_b(llm, "paper"), resolve_gpu(gpu).name  # it picks the table
+        _, bat, _, t_in, t_out = check_workload(None, **work)
+        return _paper((f"{size:g}B (bare)", size), name, (t_in, t_out, bat), None, d_model=None)
     llm, gpu = resolve(llm, gpu)
-    checks.check_tokens(work[0], work[1], llm.context_length)
-    if mode == "paper":
-        est = _paper(
-            (llm.name, llm.params_nominal_b),
-            gpu.name,
-            work,
-            llm.n_layers,
-            d_model=llm.hidden_size,
-            moe=llm.is_moe,
-        )
-        return replace(est, llm_architecture=llm.architecture_name)
-    notes.check_deployment(llm, layout, expert_parallel)
-    return _physical(llm, gpu, work, layout, weights=weights, serving=serving if asked else None)
+    _, bat, _, t_in, t_out = check_workload(llm.context_length, **work)
+    est = _paper(
+        (llm.name, llm.params_nominal_b),
+        gpu.name,
+        (t_in, t_out, bat),
+        llm.n_layers,
+        d_model=llm.hidden_size,
+        moe=llm.is_moe,
+    )
+    return replace(est, llm_architecture=llm.architecture_name)

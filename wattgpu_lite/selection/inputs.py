@@ -24,7 +24,7 @@ from wattgpu_lite.specs.resolve import resolve_gpu
 def scenario_load(scenario: str | None, rate_qps: float | None) -> tuple[str, float]:
     """(scenario, λ in req/s; NaN offline) for the Watt Counts sources, from exactly one of a
     scenario name or a rate, through the kit's one load resolver
-    (:func:`wattgpu_lite.hybrid.predict.requests.resolve_load`, no batch). A rate picks the
+    (:func:`wattgpu_lite.energy.request.resolve_load`, no batch). A rate picks the
     scenario nearest in log λ (:func:`runs.schema.scenario_for_rate`)."""
     rate, _, _ = resolve_load(scenario, rate_qps, None)
     return (scenario_for_rate(rate) if scenario is None else scenario), rate

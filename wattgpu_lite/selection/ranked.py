@@ -11,8 +11,7 @@ import pandas as pd
 
 from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.predict.chain import check_level, weight_format
-from wattgpu_lite.hybrid.predict.chain import resolve_load as resolve_hybrid_load
+from wattgpu_lite.hybrid.predict.chain import check_asked
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
@@ -35,7 +34,6 @@ from wattgpu_lite.selection.table import (
     with_rows,
 )
 from wattgpu_lite.selection.verdict import MEETS_AT_ESTIMATE, verdict_array
-from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.resolve import resolve_llm
 
 DEFAULT_GPU_COUNTS = (1, 2, 4, 8)  # GPUs per replica tried by the hybrid source
@@ -109,14 +107,13 @@ def _hybrid_columns(
     level,
 ) -> dict:
     """The 'hybrid' source: plans per (GPU, layout) (replicas at a rate), accounted, ordered
-    (the arguments are :func:`ranked_columns`', the load's and the plan's by name)."""
-    rate, bat, offline = resolve_hybrid_load(scenario, rate_qps, batch)
-    t_in, t_out = checks.check_tokens(t_in, t_out, model.context_length)
-    level = check_level(level)
-    fmt = weight_format(model, weights)
-    kv, eng, limit = check_serving(**(serving or {}))
-    given = {"kv_cache": kv, "engine": eng, "max_num_seqs": limit}
-    serving = {} if (kv, eng, limit) == check_serving() else given
+    (the arguments are :func:`ranked_columns`', the load's and the plan's by name). The request
+    is checked once, as every entry point's (:func:`~wattgpu_lite.energy.request.check_asked`:
+    formats, engine, load, tokens, level); each plan's GPU and layout by the plans."""
+    load = {"scenario": scenario, "rate_qps": rate_qps, "batch": batch, "level": level}
+    req = check_asked(model, weights=weights, t_in=t_in, t_out=t_out, **load, **(serving or {}))
+    rate, bat, offline, t_in, t_out = req.rate_qps, req.batch, req.offline, req.t_in, req.t_out
+    level, fmt, serving = req.level, req.weights, req.serving_args()
     plans, refused = deployments(model, devices, gpu_counts, layouts)
     asked = {"t_in": t_in, "t_out": t_out, "sla_s": sla_ms / 1e3, "level": level}
     asked |= {"weights": fmt, "serving": serving}

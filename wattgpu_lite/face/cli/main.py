@@ -4,8 +4,11 @@ Each command lives in ``wattgpu_lite/face/cli/<command>.py`` and exposes ``add_p
 registers its arguments and sets ``func`` (``args -> int`` exit code). Every failure is one line on
 stderr (control characters escaped): a mistake the kit recognises (a :class:`WattGPUError`, worded for the shell by
 :mod:`~wattgpu_lite.face.cli.messages`, or a bad option) exits with 2, anything
-unexpected with 1 (``--debug`` shows its traceback); a missing optional extra is named (exit 2). Numeric options are checked here, before any
-model loads, by the same checks the library uses (:mod:`wattgpu_lite.checks`).
+unexpected with 1 (``--debug`` shows its traceback); a missing optional extra is named (exit 2). The options of
+a request (its load, tokens, level, formats, engine: ``--scenario`` and ``--weights`` values too)
+are checked by the library's one check of a request (:mod:`wattgpu_lite.energy.request`), so a
+mistake reads as in Python; the others (the SLA, the wall's inputs, files) here, before any model
+loads, by the same checks the library uses (:mod:`wattgpu_lite.checks`).
 """
 
 from __future__ import annotations
@@ -30,15 +33,10 @@ from wattgpu_lite.face.cli.plot import check_plot
 
 # one module per command group, in the order `--help` lists them
 COMMAND_MODULES = ("catalogs", "rank", "compare", "estimate", "predict", "explain", "evaluate")
-# option dest -> the library's check of it (so `--level 0.9999` fails before any model loads)
+# option dest -> the library's check of it (so `--pue 9` fails before any model loads); a
+# request's options are the library's to check (energy.request), with its messages
 OPTION_CHECKS = {
-    "level": checks.check_level,
-    "rate": checks.check_rate_qps,
-    "rate_qps": checks.check_rate_qps,
-    "batch": checks.check_batch,
     "itl_sla_ms": checks.check_itl_sla_ms,
-    "t_in": lambda v, f: checks.check_count(f, v, 1, checks.TOKENS_MAX),
-    "t_out": lambda v, f: checks.check_count(f, v, 1, checks.TOKENS_MAX),
     "grid_gco2_per_kwh": lambda v, f: checks.check_number(f, v, 0, 5000, unit="gCO2e/kWh"),
     "price_per_kwh": lambda v, f: checks.check_number(f, v, 0, 100, unit="per kWh"),
     "output": lambda v, f: check_output(v),
@@ -48,6 +46,8 @@ OPTION_CHECKS = {
     "workload": lambda v, f: check_workload(v, f),
 }
 EXIT_USER, EXIT_BUG = 2, 1
+# options of a request whose choices (--help lists them) the library checks: its message, not argparse's
+REQUEST_CHOICES = ("scenario", "weights")
 
 
 def check_region(region: str, flag: str) -> str:
@@ -79,6 +79,12 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USER, f"error: {message} (see `{self.prog} --help`)\n")
+
+    def _check_value(self, action: argparse.Action, value) -> None:
+        """argparse's check of a value against the option's choices, but for a request's
+        options (:data:`REQUEST_CHOICES`), whose choices the library checks, with its message."""
+        if action.dest not in REQUEST_CHOICES:
+            super()._check_value(action, value)
 
 
 def version_text() -> str:

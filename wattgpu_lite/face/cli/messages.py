@@ -28,6 +28,10 @@ FOR_SHELL: tuple[tuple[str, str], ...] = (
     ("e.g. parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8).", "e.g. --tp 4 or --ep 8."),
     ("(or pass grid_gco2_per_kwh=, a grid intensity in gCO2e/kWh)",
      "(or pass --grid-gco2-per-kwh, a grid intensity in gCO2e/kWh)"),
+    # a request's checks (energy.request) name the keyword: the flag in the example instead
+    ("e.g. t_in=500", "e.g. --t-in 500"), ("e.g. t_out=500", "e.g. --t-out 500"),
+    ("e.g. batch=8", "e.g. --batch 8"), ("pass e.g. max_num_seqs=256", "pass e.g. --max-num-seqs 256"),
+    ("pass e.g. num_gpus=1, 2, 4 or 8", "pass e.g. --num-gpus 1, 2, 4 or 8"),
 )  # fmt: skip
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 
 from wattgpu_lite import checks
 from wattgpu_lite.energy.notes import serving_notes
+from wattgpu_lite.energy.request import Request, check_request
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals, one_config, steps
 from wattgpu_lite.hybrid.predict.fitting_hint import fitting_hint
@@ -26,9 +27,7 @@ from wattgpu_lite.hybrid.predict.frame_checks import check_columns
 from wattgpu_lite.hybrid.predict.many import predict_frame, with_workload
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
-from wattgpu_lite.hybrid.predict.requests import check_request, offline_batch
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
-from wattgpu_lite.specs.engine import check_serving
 from wattgpu_lite.specs.frame import check_result_columns
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
@@ -77,10 +76,9 @@ def predict(
     the capacity).
     """
     state = _state(model)  # before ``model`` names the LLM
-    model, device = resolve_llm(llm), resolve_gpu(gpu)
     req = check_request(
-        model,
-        device,
+        resolve_llm(llm),
+        resolve_gpu(gpu),
         num_gpus=num_gpus,
         parallel=parallel,
         weights=weights,
@@ -92,16 +90,21 @@ def predict(
         kv_cache=kv_cache,
         engine=engine,
         max_num_seqs=max_num_seqs,
+        level=level,
     )
-    layout, fmt, rate, bat, offline = req.layout, req.weights, req.rate_qps, req.batch, req.offline
-    t_in, t_out = req.t_in, req.t_out
-    level = checks.check_level(level)
-    deploy = {"num_gpus": layout, "weights": [fmt], **serving_args(req)}
+    return predict_request(req, state, correction=correction)
+
+
+def predict_request(req: Request, state: HybridState, *, correction: bool = True) -> Prediction:
+    """``wl.predict`` of a checked request (:func:`check_request`, ``level`` given) by the hybrid
+    ``state`` (its backbone alone with ``correction=False``)."""
+    hybrid, model, device, layout = _model(correction, state), req.llm, req.gpu, req.layout
+    fmt, rate, t_in, t_out, level = req.weights, req.rate_qps, req.t_in, req.t_out, req.level
+    deploy = {"num_gpus": layout, "weights": [fmt], **req.serving_args()}
     built = one_config.built_at(model, device, t_in, t_out, **deploy)  # its kept row, its tokens
-    if offline:
-        bat = float(offline_batch(built[1])[0])
+    bat = req.batch_at(built[1])
     out = steps.predict_arrays(
-        _model(correction, state),
+        hybrid,
         [model],
         [device],
         t_in,
@@ -136,14 +139,6 @@ def predict(
     )
     notes = _notes(state, out, 0) + serving_notes(req.kv_cache, req.engine)
     return prediction_of(out, 0, inputs, notes)
-
-
-def serving_args(req) -> dict:
-    """The KV cache, engine and concurrency limit of a checked request as keywords of
-    :func:`steps.predict_arrays` / :func:`backbone_rows.build`; empty at the defaults (vLLM,
-    "auto", 256), whose arrays are built as before."""
-    given = {"kv_cache": req.kv_cache, "engine": req.engine, "max_num_seqs": req.max_num_seqs}
-    return {} if tuple(given.values()) == check_serving() else given
 
 
 def _state(model: HybridState | None) -> HybridState:
@@ -222,7 +217,7 @@ def predict_many(
     ``kv_cache`` (blank: "auto"), ``engine`` (blank: "vllm"), ``max_num_seqs`` (blank: the
     engine's default)).
 
-    Every row goes through the checks of ``wl.predict`` (:func:`row_checks.check_request`).
+    Every row goes through the checks of ``wl.predict`` (:func:`~wattgpu_lite.energy.request.check_request`).
     Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
     and _hi), in_flight, capacity_qps, basis, ``status`` ('ok', 'saturated', 'does not fit in
     memory', 'invalid input', ...) and ``message`` (what is wrong and what to pass; "" when

@@ -10,8 +10,9 @@ replica, one per row — and for one request:
   prediction at a rate or a batch, the offline batch;
 - :func:`replicas`, :func:`max_rate_under_sla`: the SLA search over loads, the largest rate one
   replica serves within an ITL (:mod:`~wattgpu_lite.hybrid.predict.sla`);
-- :func:`step_shares`, :func:`weights_per_gpu_gb`: why one layout beats another; the checks and
-  formats a request goes through (memory fit, layout, level, load, weight format);
+- :func:`step_shares`, :func:`weights_per_gpu_gb`: why one layout beats another; the checks a
+  request goes through (memory fit; the layout per plan, :func:`check_num_gpus`; the rest once,
+  :func:`check_asked`: formats, engine, load, tokens, level — the kit's one checked request);
 - ``predict``, ``explain``, ``estimate_energy`` and their results, and :func:`predict_for_spec`
   (bring your own GPU: a spec sheet → a tidy table, the form of
   :func:`wattgpu_lite.face.widgets.byo_gpu_form`).
@@ -24,12 +25,11 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.checks import check_level
 from wattgpu_lite.energy import backbone, many_calls
 from wattgpu_lite.energy.backbone_runs import measured_boards
 from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not, replica_weight_bytes
-from wattgpu_lite.energy.precision import canonical_format, served_format
+from wattgpu_lite.energy.request import check_asked, check_num_gpus, offline_batch, resolve_load
 from wattgpu_lite.energy.result import EnergyEstimate
 from wattgpu_lite.hybrid.predict import sla, steps
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict
@@ -37,7 +37,6 @@ from wattgpu_lite.hybrid.predict.explain import explain
 from wattgpu_lite.hybrid.predict.explanation import Explanation
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
-from wattgpu_lite.hybrid.predict.requests import check_num_gpus, offline_batch, resolve_load
 from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.hybrid.predict.sla import plan_rows
 from wattgpu_lite.specs.catalog import GPU, gpu
@@ -125,12 +124,6 @@ def weights_per_gpu_gb(llm, layout: Parallel, weights) -> float:
     return replica_weight_bytes(llm, layout, weights) / layout.num_gpus / 1e9
 
 
-def weight_format(llm, weights: str | None) -> str:
-    """The format a replica serves ``llm``'s weights at: ``weights`` (any spelling, canonical),
-    else the model's own (:func:`~wattgpu_lite.energy.precision.served_format`)."""
-    return served_format(llm, None if weights is None else canonical_format(weights))
-
-
 # bring your own GPU: the spec fields the form shows (the predictor's GPU inputs), units in names
 FORM_FIELDS = ("name", "release_year", "architecture", "memory_gb", "memory_type",
                "bandwidth_gbs", "fp16_tflops", "tdp_w")  # fmt: skip
@@ -163,7 +156,7 @@ __all__ = [
     "Prediction",
     "Rows",
     "StepResult",
-    "check_level",
+    "check_asked",
     "check_num_gpus",
     "estimate_energy",
     "explain",
@@ -181,6 +174,5 @@ __all__ = [
     "resolve_load",
     "spec_template",
     "step_shares",
-    "weight_format",
     "weights_per_gpu_gb",
 ]

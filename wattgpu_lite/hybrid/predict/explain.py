@@ -32,8 +32,9 @@ import numpy as np
 
 from wattgpu_lite.energy import backbone, backbone_rows, physical
 from wattgpu_lite.energy.args import Workload, expert_flops_per_token
+from wattgpu_lite.energy.request import check_request
 from wattgpu_lite.hybrid.predict import intervals, steps
-from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict, serving_args
+from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict_request
 from wattgpu_lite.hybrid.predict.explanation import (
     BINDINGS,
     REL,
@@ -43,7 +44,6 @@ from wattgpu_lite.hybrid.predict.explanation import (
     parts_of,
 )
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.requests import check_request
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -74,19 +74,16 @@ def explain(
     load = {"scenario": scenario, "rate_qps": rate_qps, "batch": batch}
     tokens = {"t_in": t_in, "t_out": t_out}
     layout = {"num_gpus": num_gpus, "parallel": parallel, "weights": weights}
-    p = predict(llm, gpu, level=level, **load, **tokens, **layout, **serving)
+    hm = HybridState.pretrained()  # before ``model`` names the LLM, as in wl.predict
     model, device = resolve_llm(llm), resolve_gpu(gpu)
-    req = check_request(model, device, **load, **tokens, **layout, **serving)
-    i = p.inputs
-    rate = np.nan if i.rate_qps is None else float(i.rate_qps)
-    bat = np.nan if i.batch is None else float(i.batch)
-    hm = HybridState.pretrained()
+    req = check_request(model, device, level=level, **load, **tokens, **layout, **serving)
+    p = predict_request(req, hm)
+    rate, bat = req.rate_qps, np.nan if p.inputs.batch is None else float(p.inputs.batch)
     llms, gpus = [model], [device]
-    deploy = {"num_gpus": req.layout, "weights": [req.weights], **serving_args(req)}
-    out = steps.predict_arrays(
-        hm, llms, gpus, i.t_in, t_out=i.t_out, rate_qps=rate, batch=bat, level=i.level, **deploy
-    )
-    rows, cap = backbone_rows.build(llms, gpus, i.t_in, i.t_out, **deploy)
+    deploy = {"num_gpus": req.layout, "weights": [req.weights], **req.serving_args()}
+    asked = {"t_out": req.t_out, "rate_qps": rate, "batch": bat, "level": req.level}
+    out = steps.predict_arrays(hm, llms, gpus, req.t_in, **asked, **deploy)
+    rows, cap = backbone_rows.build(llms, gpus, req.t_in, req.t_out, **deploy)
     c = hm.constants
     offline = np.isnan(np.array([rate]))
     in_flight = out.in_flight

@@ -9,8 +9,8 @@ Both use the kit's one memory rule (:func:`~wattgpu_lite.energy.occupancy.kv_cap
 from __future__ import annotations
 
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs
+from wattgpu_lite.energy.request import check_num_gpus
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.predict.requests import check_num_gpus
 from wattgpu_lite.specs.layout import MAX_GPUS, Parallel
 
 

@@ -17,10 +17,10 @@ import pandas as pd
 
 from wattgpu_lite import checks
 from wattgpu_lite.energy import uniques
+from wattgpu_lite.energy.request import Request, check_request, resolve_load
 from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.predict.frame_cells import cells_of, or_message, plain, tokens_messages
-from wattgpu_lite.hybrid.predict.requests import Request, check_request, resolve_load
 from wattgpu_lite.specs.frame import NUMERIC_COLUMNS, TEXT_COLUMNS, blank, checked_loads
 from wattgpu_lite.specs.frame import check_columns as check_columns
 from wattgpu_lite.specs.layout import Parallel
@@ -70,7 +70,7 @@ def _row_request(model, device, cells: dict, checked: tuple) -> Request:
     tokens = {"t_in": t_in, "t_out": t_out}
     serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": limit}
     load = {"rate_qps": rate, "batch": bat, "offline": offline}
-    return Request(layout=layout, weights=fmt, **load, **tokens, **serving)
+    return Request(llm=model, gpu=device, layout=layout, weights=fmt, **load, **tokens, **serving)
 
 
 @dataclass(frozen=True)

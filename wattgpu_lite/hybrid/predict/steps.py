@@ -3,7 +3,7 @@
     rows → backbone → correction → bounds → intervals        (:func:`predict_arrays`)
 
 (the step before, resolve, turns names into LLMs and GPUs and checks each request:
-:mod:`~wattgpu_lite.hybrid.predict.requests`; the intervals' steps:
+:mod:`~wattgpu_lite.energy.request`; the intervals' steps:
 :mod:`~wattgpu_lite.hybrid.predict.interval_steps`). Rows are independent; every step is one numpy
 operation over all of them, and each returns a frozen record the next one reads.
 """
