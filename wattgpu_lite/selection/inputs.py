@@ -12,13 +12,23 @@ from wattgpu_lite import checks
 from wattgpu_lite.datafiles import data_dir, read_csv, restore_hint
 from wattgpu_lite.errors import DataFileError, InvalidInputError, NoFeasibleGPUError
 from wattgpu_lite.hybrid.predict.chain import resolve_load
+from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import MEASURED_GPUS
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.sources import SOURCES
 from wattgpu_lite.specs.catalog import catalog_gpus, gpu, gpus
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import MAX_GPUS
-from wattgpu_lite.specs.resolve import resolve_gpu
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
+
+
+def runs_tokens(llm) -> tuple[int, int]:
+    """(prompt, generated) tokens per request, the mean over the LLM's Watt Counts runs."""
+    runs = measurements.load()
+    mine = runs[runs["llm"] == resolve_llm(llm).name]
+    if mine.empty:
+        raise ValueError(f"no Watt Counts run of {resolve_llm(llm).name!r}")
+    return round(mine["prompt_tokens"].mean()), round(mine["generated_tokens"].mean())
 
 
 def scenario_load(scenario: str | None, rate_qps: float | None) -> tuple[str, float]:

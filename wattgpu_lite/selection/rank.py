@@ -31,7 +31,7 @@ from wattgpu_lite.selection.accounting import (
 )
 from wattgpu_lite.selection.answers import defaults_of, price_echo
 from wattgpu_lite.selection.inputs import is_measured
-from wattgpu_lite.selection.ranked import DEFAULT_GPU_COUNTS, ranked_columns
+from wattgpu_lite.selection.ranked import DEFAULT_GPU_COUNTS, check_source_tokens, ranked_columns
 from wattgpu_lite.selection.sources import SOURCES
 from wattgpu_lite.selection.table import Ranking, rank_table, vs_best_columns
 from wattgpu_lite.selection.verdict import pick_under_sla, sla_sweep
@@ -130,6 +130,7 @@ def rank_gpus(
     grid, grid_source = resolve_grid(region, grid_gco2_per_kwh)  # checked there
     pue = check_pue(default_pue() if pue is None else pue)
     price, _, _ = resolve_price(region, price_per_kwh)  # checked there; price_echo says where
+    check_source_tokens(llm, source, t_in=t_in, t_out=t_out, workload=workload)
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
     load = {"scenario": scenario, "rate_qps": rate_qps, "batch": batch}

@@ -17,6 +17,7 @@ from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     check_gpu_counts,
     no_fit_error,
+    runs_tokens,
     scenario_load,
 )
 from wattgpu_lite.selection.layouts import deployments, layout_why
@@ -38,6 +39,35 @@ from wattgpu_lite.specs.resolve import resolve_llm
 
 DEFAULT_GPU_COUNTS = (1, 2, 4, 8)  # GPUs per replica tried by the hybrid source
 PLANNED = ("gpu_counts", "weights", "layouts", "serving")  # a plan's names but the candidates
+#: the token counts a Watt Counts source answers at the runs' own only (their mean per request,
+#: :func:`~wattgpu_lite.selection.inputs.runs_tokens`): the runs' prompts are fixed, and the
+#: measured runs carry their own generated tokens (the predictors account energy for ``t_out``)
+RUNS_ONLY = {"measured": ("t_in", "t_out"), "paper": ("t_in",), "logo": ("t_in",)}
+
+
+def check_source_tokens(llm, source: str, *, t_in, t_out, workload) -> None:
+    """Refuse token inputs a Watt Counts source would answer for other tokens than asked: a
+    ``workload``, a count it cannot take (:data:`RUNS_ONLY`) other than the runs' own, and any
+    count that is no token count (InvalidInputError naming it; never a ranking silently for other
+    tokens, nor a negative energy per token)."""
+    if source not in RUNS_ONLY or (t_in, t_out, workload) == (None, None, None):
+        return
+    model = resolve_llm(llm)
+    given = {k: v for k, v in (("t_in", t_in), ("t_out", t_out)) if v is not None}
+    checks.check_tokens(given.get("t_in", 1), given.get("t_out", 1), model.context_length)
+    try:
+        runs = dict(zip(("t_in", "t_out"), runs_tokens(model), strict=True))
+    except ValueError:
+        return  # no run of the model: the source refuses it itself, by name
+    off = [f"{k}={given[k]}" for k in RUNS_ONLY[source] if k in given and given[k] != runs[k]]
+    off += [f"workload={workload!r}"] if workload is not None else []
+    if off:
+        raise InvalidInputError(
+            f"source {source!r} answers for the Watt Counts runs of {model.name} "
+            f"({runs['t_in']} prompt and {runs['t_out']} generated tokens per request, their "
+            f"mean), so it cannot take {', '.join(off)}; leave it out, or use source='hybrid' "
+            "for other token counts"
+        )
 
 
 def ranked_columns(

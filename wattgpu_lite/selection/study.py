@@ -16,25 +16,15 @@ import pandas as pd
 
 from wattgpu_lite.hybrid.predict.chain import measured_boards, predict
 from wattgpu_lite.metrics import mdape_pct
-from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import MEASURED_GPUS, SCENARIOS
+from wattgpu_lite.selection.inputs import runs_tokens
 from wattgpu_lite.selection.rank import rank_gpus
 from wattgpu_lite.selection.verdict import verdict_rank
 from wattgpu_lite.specs.layout import Parallel
-from wattgpu_lite.specs.resolve import resolve_llm
 
 READING_SOURCES: tuple[str, ...] = ("measured", "paper", "logo", "hybrid")
 COLUMNS = ["gpu", "fits", "meets_sla", "rank", "power_w", "itl_ms", "energy_per_1k_tokens_j",
            "why_not"]  # fmt: skip
-
-
-def runs_tokens(llm) -> tuple[int, int]:
-    """(prompt, generated) tokens per request, the mean over the LLM's Watt Counts runs."""
-    runs = measurements.load()
-    mine = runs[runs["llm"] == resolve_llm(llm).name]
-    if mine.empty:
-        raise ValueError(f"no Watt Counts run of {resolve_llm(llm).name!r}")
-    return round(mine["prompt_tokens"].mean()), round(mine["generated_tokens"].mean())
 
 
 def readings(

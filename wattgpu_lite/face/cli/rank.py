@@ -105,14 +105,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run_rank(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.rank import rank_gpus
 
-    tokens = {}
+    # the tokens go to every source: a Watt Counts source refuses those it cannot answer for
+    tokens = {"t_in": args.t_in, "t_out": args.t_out, "workload": args.workload}
     if args.source == "hybrid":
         counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
         layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
-        tokens = {
-            "t_in": args.t_in,
-            "t_out": args.t_out,
-            "workload": args.workload,
+        tokens |= {
             "gpu_counts": counts,
             "weights": args.weights,
             "layouts": None if layout is None else [layout],
