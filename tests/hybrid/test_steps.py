@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict import interval_steps, one_row
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -260,11 +260,11 @@ def test_single_predicts_are_the_rows_of_predict_many_bit_for_bit():
 
 
 def test_one_rows_steps_and_busy_power_on_floats_are_the_arrays():
-    """energy.one_row_solves.steps_and_busy (a single predict's s(cap), s and busy power from its
+    """energy.backbone.one_row_solves.steps_and_busy (a single predict's s(cap), s and busy power from its
     floats) gives the arrays' step_and_power_from and steps_and_busy_from, and None where a step
     is 0 (numpy's inf there: the arrays' path)."""
     from wattgpu_lite.energy import backbone as S
-    from wattgpu_lite.energy import one_row_solves
+    from wattgpu_lite.energy.backbone import one_row_solves
 
     c = HybridState.pretrained().constants
     rng = np.random.default_rng(13)

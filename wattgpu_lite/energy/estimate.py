@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy import backbone_energy, backbone_rows, notes
+from wattgpu_lite.energy import notes
+from wattgpu_lite.energy.backbone import energy_terms, row_arrays
 from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.estimate.*)
     COMPONENTS,
     J_PER_WH,
@@ -88,17 +89,15 @@ def _physical(llm, gpu, work, layout: Parallel, *, weights, serving=None) -> Ene
     """Physical mode: the backbone (one engine with ``wl.predict(..., correction=False)``) at
     its shipped constants, split into the physical terms (:mod:`backbone_energy`); ``serving``:
     the checked (KV-cache format, engine, concurrency limit), None at the defaults."""
-    fmt, c = served_format(llm, weights), backbone_energy.shipped_constants()
+    fmt, c = served_format(llm, weights), energy_terms.shipped_constants()
     peak, which = compute_peak_tflops(gpu, fmt)
     kv = (
         {}
         if serving is None
         else dict(zip(("kv_cache", "engine", "max_num_seqs"), serving, strict=True))
     )
-    rows, _ = backbone_rows.build(
-        [llm], [gpu], work[0], work[1], num_gpus=layout, weights=[fmt], **kv
-    )
-    t, engine = backbone_energy.request_breakdown(rows, np.array([float(work[2])]), c)
+    rows, _ = row_arrays.build([llm], [gpu], work[0], work[1], num_gpus=layout, weights=[fmt], **kv)
+    t, engine = energy_terms.request_breakdown(rows, np.array([float(work[2])]), c)
     terms = tuple((ph, comp, float(v[0])) for (ph, comp), v in t.items())
     idle = float(engine["idle_power_w"][0]) / layout.num_gpus
     basis = (

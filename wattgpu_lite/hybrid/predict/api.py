@@ -140,7 +140,7 @@ def predict(
 
 def serving_args(req) -> dict:
     """The KV cache, engine and concurrency limit of a checked request as keywords of
-    :func:`steps.predict_arrays` / :func:`backbone_rows.build`; empty at the defaults (vLLM,
+    :func:`steps.predict_arrays` / :func:`row_arrays.build`; empty at the defaults (vLLM,
     "auto", 256), whose arrays are built as before."""
     given = {"kv_cache": req.kv_cache, "engine": req.engine, "max_num_seqs": req.max_num_seqs}
     return {} if tuple(given.values()) == check_serving() else given

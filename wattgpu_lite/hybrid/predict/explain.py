@@ -12,10 +12,9 @@ the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
   the backbone's own accounting (:func:`wattgpu_lite.energy.physical.physical_evaluate` evaluated
   at unit energy coefficients, so each energy term is its bit or FLOP count);
 - the step-time terms: memory time Q/(G · η_bw · BW), compute time C/(G · η_f · F) and the power
-  limit's time; the largest of the three is the step's roofline. Backbone step time =
-  roofline + layout term (collectives, expert groups, replicated weights) + the prompt's share
-  (B · prefill time / T_out) + the fixed cost of a step c_step. These add up to the
-  backbone's ITL exactly;
+  limit's time; the largest of the three is the step's roofline. Backbone step time = roofline +
+  layout term (collectives, expert groups, replicated weights) + the prompt's share (B · prefill
+  time / T_out) + the step's fixed cost c_step; these add up to the backbone's ITL exactly;
 - the hard floor (:func:`wattgpu_lite.hybrid.predict.bounds.floor_step_s`), idle and busy power;
 - the learned correction per target (a factor on the backbone, 1 on "physics" rows) and why it
   applies or not; the final value = the backbone × the factor, held inside the bounds (ITL ≥ the
@@ -30,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_rows, physical
+from wattgpu_lite.energy import backbone, physical
 from wattgpu_lite.energy.args import Workload, expert_flops_per_token
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.hybrid.predict import intervals, steps
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict, serving_args
 from wattgpu_lite.hybrid.predict.explanation import (
@@ -86,7 +86,7 @@ def explain(
     out = steps.predict_arrays(
         hm, llms, gpus, i.t_in, t_out=i.t_out, rate_qps=rate, batch=bat, level=i.level, **deploy
     )
-    rows, cap = backbone_rows.build(llms, gpus, i.t_in, i.t_out, **deploy)
+    rows, cap = row_arrays.build(llms, gpus, i.t_in, i.t_out, **deploy)
     c = hm.constants
     offline = np.isnan(np.array([rate]))
     in_flight = out.in_flight

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.args import check_deployment, deploy_args
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS
@@ -128,4 +128,4 @@ def offline_batch(cap: np.ndarray) -> np.ndarray:
     the ``cap`` sequences each replica holds
     (:func:`~wattgpu_lite.energy.backbone_rows.offline_in_flight`): the one offline rule of
     ``wl.predict``, the plans of ``wl.rank_gpus`` and the fit's runs."""
-    return backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
+    return row_arrays.offline_in_flight(cap, OFFLINE_PROMPTS)

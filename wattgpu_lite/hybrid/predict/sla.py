@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_rows, many_calls, physical
+from wattgpu_lite.energy import backbone, many_calls, physical
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.hybrid.predict import bounds, intervals, sla_rounds, steps
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -55,9 +56,9 @@ def plan_rows(
 ) -> tuple[backbone.Rows, np.ndarray]:
     """(rows, KV capacity in sequences; < 1: the weights do not fit) of the deployments ``gpus``
     × ``layouts`` (one per row) of ``llm``; ``serving``: the KV-cache format, engine and
-    concurrency limit as keywords of :func:`~wattgpu_lite.energy.backbone_rows.build`."""
+    concurrency limit as keywords of :func:`~wattgpu_lite.energy.backbone.row_arrays.build`."""
     n = len(gpus)
-    return backbone_rows.build(
+    return row_arrays.build(
         [llm] * n, gpus, t_in, t_out, num_gpus=layouts, weights=[weights] * n, **(serving or {})
     )
 
@@ -66,7 +67,7 @@ def replicas(
     model: HybridState, llm, gpus, layouts, *, t_in, t_out, weights, serving=None
 ) -> Replicas:
     """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once (``serving``:
-    the KV-cache format, engine and concurrency limit as keywords of ``backbone_rows.build``)."""
+    the KV-cache format, engine and concurrency limit as keywords of ``row_arrays.build``)."""
     n = len(gpus)
     rows, cap = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights, serving=serving)
     odd = steps.physics_only_rows(model, [llm] * n, rows)

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.energy import backbone
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.uniques import subset
 from wattgpu_lite.hybrid.predict import bounds, intervals, one_config, one_row
 from wattgpu_lite.hybrid.predict.correction import load_features, pairs_of
@@ -187,7 +188,7 @@ def predict_arrays(
     per replica or a layout per row; ``weights``: the served weight format per row (None: the
     LLM's own); ``kv_cache``, ``engine``, ``max_num_seqs``: the KV-cache format, the serving
     engine and its concurrency limit, one value or one per row (None: "auto", vLLM, the engine's
-    default); ``built``: the rows and KV capacities of :func:`backbone_rows.build` for these
+    default); ``built``: the rows and KV capacities of :func:`row_arrays.build` for these
     arguments, when the caller has them already (a ranking builds them once). Rows beyond the
     replica's capacity or whose weights do not fit get their :class:`Status` and NaN values.
     """
@@ -195,7 +196,7 @@ def predict_arrays(
     rate, bat = np.full(n, rate_qps, dtype=float), np.full(n, batch, dtype=float)  # one or n
     if built is None:
         serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
-        built = backbone_rows.build(
+        built = row_arrays.build(
             llms, gpus, t_in, t_out, num_gpus=num_gpus, weights=weights, **serving
         )
     rows, cap = built
