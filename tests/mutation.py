@@ -60,7 +60,7 @@ NAMED = [
     ("specs/hf_config.py", 'return 1 if flag(cfg, "multi_query") in (True, None) else n_heads', "return n_heads", "multi_query ignored"),
     ("hybrid/fit/conformal.py", "return max(q_level, q_floor)", "return min(q_level, q_floor)", "interval floor max -> min (the successor of logo+lolo max)"),
     ("hybrid/predict/bounds.py", "value = power[0] * time[0]", "value = power[0] * time[2]", "energy from the upper time bound"),
-    ("hybrid/predict/interval_steps.py", "tpt = tuple(np.where(back.offline, v / back.physics[\"in_flight\"], fixed) for v in itl3)", "tpt = tuple(np.where(back.offline, v, fixed) for v in itl3)", "batch time per token not divided by the batch"),
+    ("hybrid/predict/interval_steps.py", "v / backbone_result.physics[\"in_flight\"], fixed)", "v, fixed)", "batch time per token not divided by the batch"),
 ]  # fmt: skip
 NAMED_TESTS: dict[str, tuple[str, ...]] = {}
 # mutant key (module function: `code` what; line numbers left out, so an edit elsewhere in the

@@ -70,18 +70,19 @@ def replicas(
     the KV-cache format, engine and concurrency limit as keywords of ``row_arrays.build``)."""
     n = len(gpus)
     rows, cap = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights, serving=serving)
-    odd = steps.physics_only_rows(model, [llm] * n, rows)
-    corr = model.corrections.get("itl")
-    idx = np.flatnonzero(~odd) if corr is not None else np.zeros(0, dtype=np.int64)
+    physics_only = steps.physics_only_rows(model, [llm] * n, rows)
+    correction = model.corrections.get("itl")
+    idx = np.flatnonzero(~physics_only) if correction is not None else np.zeros(0, dtype=np.int64)
     static, fixed = np.zeros((0, 0)), None
     if len(idx):
         zero = {
             k: np.zeros(len(idx)) for k in ("log_in_flight", "busy_fraction", "log_bytes_per_flop")
         }
+        corrected_gpus = [gpus[i] for i in idx]
         static = feature_matrix(
-            [llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns, families=corr.families
+            [llm] * len(idx), corrected_gpus, zero, correction.columns, families=correction.families
         )
-        fixed = corr.fixed_part(static)
+        fixed = correction.fixed_part(static)
     beyond = intervals.beyond_context(model, intervals.support_values(rows))
     batch = np.ones(n)  # each round's batch replaces it
     calls = [*bounds.floor_calls(rows, batch), backbone.request_call(rows, batch, model.constants)]
@@ -136,7 +137,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     static_of = rep.static_of[row_of]
     where = np.flatnonzero(static_of >= 0)
     if len(where):
-        corr = model.corrections["itl"]
+        correction = model.corrections["itl"]
         static_row = static_of[where]
         loads = load_features(
             {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
@@ -144,12 +145,12 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         )
         if rep.fixed is None:  # a walked forest: every column of every point
             x = rep.static[static_row]
-            for j, column in enumerate(corr.columns):
+            for j, column in enumerate(correction.columns):
                 if column in loads:
                     x[:, j] = loads[column]
-            f = corr.predict(x)
+            f = correction.predict(x)
         else:  # the load columns alone, beside the kept codes of the others
-            f = corr.predict_at_loads(rep.fixed, static_row, loads)
+            f = correction.predict_at_loads(rep.fixed, static_row, loads)
         factor = np.exp(f)
         itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
     itl = np.maximum(itl, floor)

@@ -88,8 +88,8 @@ def _astride(centres: np.ndarray, ends) -> np.ndarray:
     clipped strictly inside each bracket ``ends`` = (lo, hi): if L* lies between a pair, the bracket it leaves is
     narrower than LOAD_RTOL."""
     lo, hi = ends
-    half = 0.45 * LOAD_RTOL * centres
-    pairs = np.concatenate([centres - half, centres + half], axis=1)
+    either_side = 0.45 * LOAD_RTOL * centres
+    pairs = np.concatenate([centres - either_side, centres + either_side], axis=1)
     return np.clip(pairs, np.nextafter(lo, np.inf)[:, None], np.nextafter(hi, -np.inf)[:, None])
 
 
