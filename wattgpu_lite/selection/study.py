@@ -24,8 +24,16 @@ from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_llm
 
 READING_SOURCES: tuple[str, ...] = ("measured", "paper", "logo", "hybrid")
-COLUMNS = ["gpu", "fits", "meets_sla", "rank", "power_w", "itl_ms", "energy_per_1k_tokens_j",
-           "why_not"]  # fmt: skip
+COLUMNS = [
+    "gpu",
+    "fits",
+    "meets_sla",
+    "rank",
+    "power_w",
+    "itl_ms",
+    "energy_per_1k_tokens_j",
+    "why_not",
+]
 
 
 def runs_tokens(llm) -> tuple[int, int]:

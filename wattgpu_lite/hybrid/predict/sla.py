@@ -177,8 +177,15 @@ def max_rate_under_sla(
     r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
     search = np.flatnonzero(itl[:, 1] > sla_s)
     if len(search):
-        ends = (load[search, 0], load[search, 1], np.full(len(search), LIGHT_QPS),
-                itl[search, 0], itl[search, 1], bpf[search, 0], bpf[search, 1])  # fmt: skip
+        ends = (
+            load[search, 0],
+            load[search, 1],
+            np.full(len(search), LIGHT_QPS),
+            itl[search, 0],
+            itl[search, 1],
+            bpf[search, 0],
+            bpf[search, 1],
+        )
         itl_at = lambda rows, loads: itl_at_load(model, rep, idx[search][rows], loads)  # noqa: E731
         levels = sla_rounds.feature_levels(model.corrections.get("itl"))
         r_max[idx[search]] = sla_rounds.largest_good_rate(itl_at, ends, sla_s=sla_s, levels=levels)

@@ -44,10 +44,21 @@ from wattgpu_lite.hybrid.report import (
 LEVEL = 0.8
 #: the shipped table's columns: ``row`` indexes data/external_measurements.csv
 COLUMNS = [
-    "source", "chosen", "row", "quantity", "measured", "predicted_shipped",
-    "predicted_calibrated", "lo", "hi", "regime_depth", "gpu_seen", "replica", "batch_band",
+    "source",
+    "chosen",
+    "row",
+    "quantity",
+    "measured",
+    "predicted_shipped",
+    "predicted_calibrated",
+    "lo",
+    "hi",
+    "regime_depth",
+    "gpu_seen",
+    "replica",
+    "batch_band",
     "context_band",
-]  # fmt: skip
+]
 Fit = Callable[[str, training_runs.TrainingSet, calibration.Asked], Constants]
 
 
