@@ -32,7 +32,7 @@ MAX_MODULE_LINES = 250
 
 @dataclass(frozen=True)
 class Module:
-    path: str  # relative to the package folder, e.g. "energy/backbone.py"
+    path: str  # relative to the package folder, e.g. "energy/backbone/__init__.py"
     lines: int
     generated: bool
 

@@ -24,8 +24,8 @@ import pandas as pd
 from predict_speed import best_of  # benchmarks/ is on the path: the script's own folder
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict import steps as E
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"

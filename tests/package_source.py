@@ -15,7 +15,7 @@ PACKAGE = Path(wl.__file__).parent
 
 @cache
 def package_trees() -> dict[str, ast.Module]:
-    """Relative path (``energy/backbone.py``) -> the module's syntax tree, sorted by path."""
+    """Relative path (``energy/backbone/__init__.py``) -> the module's syntax tree, sorted by path."""
     paths = sorted(PACKAGE.rglob("*.py"))
     return {p.relative_to(PACKAGE).as_posix(): ast.parse(p.read_text(encoding="utf-8"))
             for p in paths}  # fmt: skip

@@ -11,7 +11,7 @@ __getattr__  # __init__.py: PEP 562 module attribute hook (the lazy public names
 __dir__  # __init__.py: PEP 562 module dir() hook
 ARG_NAMES  # energy/_paper_generated.py: the generated module's record of its argument order (energy/codegen writes it)
 ARG_NAMES  # energy/_physical_generated.py: the generated module's record of its argument order (energy/codegen writes it)
-raw_busy_power_w  # energy/backbone_step.py: public, the raw busy power at one batch (what peak_batch maximises), used in tests test_backbone_searches, reference_searches; a target of tests/mutation.py
+raw_busy_power_w  # energy/backbone/step_power.py: public, the raw busy power at one batch (what peak_batch maximises), used in tests test_backbone_searches, reference_searches; a target of tests/mutation.py
 table3_readings  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 reading_counts  # energy/audit.py: public, used in tests test_energy_paper, test_energy_readme; notebooks 01_energy_model_derivation
 table4_readings  # energy/audit.py: public, used in tests test_energy_paper; notebooks 01_energy_model_derivation
@@ -146,7 +146,7 @@ leave_one_source_out  # hybrid/report/calibration.py: the protocol's outer loop,
 per_source  # hybrid/report/external_per_gpu.py: public, the per-source table notebook A2 prints (used in tests test_external)
 source_labels  # hybrid/report/external_per_gpu.py: public, the sources' short labels notebook A2 prints (used in tests test_external)
 h200_harness_pairs  # hybrid/report/external_per_gpu.py: public, the H200 harness table notebook A2 prints (used in tests test_h200_decode_measurements)
-writeable  # energy/backbone_rows.py: numpy's flag (hybrid/predict/correction.py too), set False on the arrays a cache keeps (read-only, so no caller can change a cached entry)
+writeable  # energy/backbone/row_arrays.py: numpy's flag (hybrid/predict/correction.py too), set False on the arrays a cache keeps (read-only, so no caller can change a cached entry)
 sla_verdict  # selection/verdict.py: public, the scalar SLA rule verdict_array applies to a table at once (its reference in tests test_selection_verdict)
 floor_step_s  # hybrid/predict/bounds.py: the named floor s_floor(B) of one decode step, the function the docs cite and the stacked floor_and_per_flop equals (used in tests test_accounting)
 all_folds  # hybrid/report/calibrated_folds.py: every fold of the nested intervals, run by data/scripts/build_calibrated_intervals.py

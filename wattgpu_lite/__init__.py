@@ -31,10 +31,10 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
 - energy.coefficients.coefficients, paper_table3, paper_table4 (one each) and value (≤ 256
   (name, scope) pairs): the energy constants and the paper's tables;
 - energy.links._scaleout_gbps (one): the scale-out network of each GPU (data/scaleout_links.csv);
-- energy.backbone_energy.shipped_constants, energy.validation.logo_constants (one each): the
+- energy.backbone.energy_terms.shipped_constants, energy.validation.logo_constants (one each): the
   backbone's fitted constants, and those refitted without each GPU;
-- energy.backbone_runs.watt_counts, measured_boards: the training set and the measured boards;
-  energy.backbone_rows._configured (≤ 256 lists of up to 64 configurations): each configuration
+- energy.backbone.training_runs.watt_counts, measured_boards: the training set and the measured boards;
+  energy.backbone.row_arrays._configured (≤ 256 lists of up to 64 configurations): each configuration
   list's read-only arrays, KV blocks and engine limits (a predict's, a ranking's), and
   _configured_one (≤ 4096 configurations): each configuration's numbers, immutable (a long
   table's, gathered by ``predict_many``);
@@ -51,7 +51,7 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   tokens, KV blocks and engine limit, read-only; one_config._facts_of (≤ 4 hybrids, ≤ 1024 facts
   each): a single row's configuration facts (physics only, basis, the q at a level), read-only;
   hybrid.predict.intervals._text_of (≤ 512 GPUs and LLMs): each one's fingerprint, _ends (≤ 8):
-  the training ranges' ends as arrays; energy.searches._pairs (≤ 16): each group list's pairs;
+  the training ranges' ends as arrays; energy.backbone.searches._pairs (≤ 16): each group list's pairs;
   hybrid.predict.sla_rounds._levels_of (≤ 8 forests): where each correction's load features
   jump (the SLA search's levels);
 - hybrid.fit.candidates.spec: the candidates file; hybrid.report.external.table, _predicted
@@ -106,13 +106,23 @@ _EXPORTS: dict[str, str] = {
 }
 # wl.<name> -> module: the chapters (subpackages) and the modules the notebooks and README name
 _SUBMODULES: dict[str, str] = {
-    "specs": "specs", "runs": "runs", "energy": "energy", "wattgpu": "wattgpu", "hybrid": "hybrid",
-    "selection": "selection", "face": "face", "errors": "errors",
-    "catalog": "specs.catalog", "symbolic": "energy.symbolic",
-    "features": "wattgpu.features", "baselines": "wattgpu.baselines",
-    "predictors": "wattgpu.predictor", "evaluation": "wattgpu.evaluation",
-    "plots": "face.plots", "widgets": "face.widgets",
-}  # fmt: skip
+    "specs": "specs",
+    "runs": "runs",
+    "energy": "energy",
+    "wattgpu": "wattgpu",
+    "hybrid": "hybrid",
+    "selection": "selection",
+    "face": "face",
+    "errors": "errors",
+    "catalog": "specs.catalog",
+    "symbolic": "energy.symbolic",
+    "features": "wattgpu.features",
+    "baselines": "wattgpu.baselines",
+    "predictors": "wattgpu.predictor",
+    "evaluation": "wattgpu.evaluation",
+    "plots": "face.plots",
+    "widgets": "face.widgets",
+}
 
 
 # the public names: every export, every module alias, clear_caches (the stub __init__.pyi too)
@@ -120,28 +130,61 @@ __all__ = sorted({*_EXPORTS, *_SUBMODULES, "clear_caches"}, key=str.lower)
 
 # every functools cache of the kit, "module.function" (listed in the docstring above)
 _CACHES = (
-    "datafiles.verify_folder", "datafiles._manifest", "specs.catalog._gpu_entries",
-    "specs.catalog._llm_entries", "specs.catalog._alias_entries", "specs.catalog._gpu_index",
-    "specs.catalog._llm_index", "specs.workload._table", "specs.workload._by_key", "specs.engine._table", "specs.engine._by_key", "energy.coefficients.coefficients", "energy.coefficients.value",
-    "energy.coefficients.paper_table3", "energy.coefficients.paper_table4", "energy.links._scaleout_gbps",
-    "energy.backbone_energy.shipped_constants", "energy.validation.logo_constants",
-    "energy.backbone_runs.watt_counts", "energy.backbone_runs.measured_boards",
-    "energy.backbone_rows._configured", "energy.backbone_rows._configured_one",
-    "hybrid.predict.frame_checks._checked", "hybrid.predict.correction._pair_codes",
-    "hybrid.predict.one_row.setup", "energy.float_twin.twin", "hybrid.predict.one_config._kept",
-    "hybrid.predict.one_config._facts_of", "hybrid.predict.intervals._text_of",
-    "hybrid.predict.intervals._ends", "energy.searches._pairs", "selection.answers._currency",
+    "datafiles.verify_folder",
+    "datafiles._manifest",
+    "specs.catalog._gpu_entries",
+    "specs.catalog._llm_entries",
+    "specs.catalog._alias_entries",
+    "specs.catalog._gpu_index",
+    "specs.catalog._llm_index",
+    "specs.workload._table",
+    "specs.workload._by_key",
+    "specs.engine._table",
+    "specs.engine._by_key",
+    "energy.coefficients.coefficients",
+    "energy.coefficients.value",
+    "energy.coefficients.paper_table3",
+    "energy.coefficients.paper_table4",
+    "energy.links._scaleout_gbps",
+    "energy.backbone.energy_terms.shipped_constants",
+    "energy.validation.logo_constants",
+    "energy.backbone.training_runs.watt_counts",
+    "energy.backbone.training_runs.measured_boards",
+    "energy.backbone.row_arrays._configured",
+    "energy.backbone.row_arrays._configured_one",
+    "hybrid.predict.frame_checks._checked",
+    "hybrid.predict.correction._pair_codes",
+    "hybrid.predict.one_row.setup",
+    "energy.float_twin.twin",
+    "hybrid.predict.one_config._kept",
+    "hybrid.predict.one_config._facts_of",
+    "hybrid.predict.intervals._text_of",
+    "hybrid.predict.intervals._ends",
+    "energy.backbone.searches._pairs",
+    "selection.answers._currency",
     "hybrid.predict.sla_rounds._levels_of",
-    "hybrid.predict.model._pretrained", "hybrid.predict.correction._forest",
-    "hybrid.fit.candidates.spec", "hybrid.report.external.table",
-    "hybrid.report.external._predicted", "hybrid.report.external_per_gpu.roofline_frame",
-    "wattgpu.predictor._pretrained", "wattgpu.baselines.load_factors",
-    "wattgpu.paper_results._table", "wattgpu.features._paper_rows", "selection.accounting.electricity_factors", "selection.accounting.default_factor", "selection.wall.price_rows", "selection.wall.priced_at",
-    "selection.accounting.grid_intensities", "selection.sources.full_predictor",
-    "selection.sources.logo_predictor", "selection.sources.logo_table",
-    "selection.paired.shipped_pairs", "selection.paired.paired_half_width",
+    "hybrid.predict.model._pretrained",
+    "hybrid.predict.correction._forest",
+    "hybrid.fit.candidates.spec",
+    "hybrid.report.external.table",
+    "hybrid.report.external._predicted",
+    "hybrid.report.external_per_gpu.roofline_frame",
+    "wattgpu.predictor._pretrained",
+    "wattgpu.baselines.load_factors",
+    "wattgpu.paper_results._table",
+    "wattgpu.features._paper_rows",
+    "selection.accounting.electricity_factors",
+    "selection.accounting.default_factor",
+    "selection.wall.price_rows",
+    "selection.wall.priced_at",
+    "selection.accounting.grid_intensities",
+    "selection.sources.full_predictor",
+    "selection.sources.logo_predictor",
+    "selection.sources.logo_table",
+    "selection.paired.shipped_pairs",
+    "selection.paired.paired_half_width",
     "selection.layouts._deployments",
-)  # fmt: skip
+)
 
 
 def clear_caches() -> None:

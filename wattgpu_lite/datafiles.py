@@ -30,7 +30,7 @@ MAX_BYTES = 16 * 2**20  # the largest shipped file is ~1.4 MB; a config.json a f
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "1c3a66936b3ab8dc55d7ba245ac2ecfba5ca57816beddba49e27e86106308701"
+MANIFEST_SHA256 = "efff93266453d82435d295a7b11af00dbadd417de106e3abbedf0e2f3f74437f"
 
 
 def data_dir() -> Path:

@@ -97,11 +97,17 @@ class MissingExtraError(WattGPUError, ImportError):
 
 #: third-party module -> (the extra that installs it, its name on PyPI)
 MODULE_EXTRAS = {
-    "xgboost": ("train", "xgboost"), "sklearn": ("train", "scikit-learn"),
-    "scipy": ("train", "scipy"), "tqdm": ("train", "tqdm"), "joblib": ("train", "joblib"),
-    "sympy": ("lab", "sympy"), "matplotlib": ("lab", "matplotlib"), "seaborn": ("lab", "seaborn"),
-    "ipywidgets": ("lab", "ipywidgets"), "IPython": ("lab", "ipython"),
-}  # fmt: skip
+    "xgboost": ("train", "xgboost"),
+    "sklearn": ("train", "scikit-learn"),
+    "scipy": ("train", "scipy"),
+    "tqdm": ("train", "tqdm"),
+    "joblib": ("train", "joblib"),
+    "sympy": ("lab", "sympy"),
+    "matplotlib": ("lab", "matplotlib"),
+    "seaborn": ("lab", "seaborn"),
+    "ipywidgets": ("lab", "ipywidgets"),
+    "IPython": ("lab", "ipython"),
+}
 
 
 def missing_extra(what: str, err: ImportError) -> MissingExtraError | None:

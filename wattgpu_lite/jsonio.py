@@ -25,9 +25,27 @@ from wattgpu_lite.errors import InvalidInputError
 Number = Callable[[str, float], Any]
 JSON_DIGITS = 6  # significant figures of every number in to_json(), --json, .json, .csv, .parquet
 # fields that count things: an integral float there (a pandas column with gaps) is written as an int
-COUNT_KEYS = frozenset({"replicas", "num_gpus", "tp", "ep", "max_batch", "t_in", "t_out", "rank",
-                        "sm_count", "tensor_cores", "context_length", "vocab_size", "release_year",
-                        "hidden_size", "intermediate_size", "head_dim", "mla_kv_width"})  # fmt: skip
+COUNT_KEYS = frozenset(
+    {
+        "replicas",
+        "num_gpus",
+        "tp",
+        "ep",
+        "max_batch",
+        "t_in",
+        "t_out",
+        "rank",
+        "sm_count",
+        "tensor_cores",
+        "context_length",
+        "vocab_size",
+        "release_year",
+        "hidden_size",
+        "intermediate_size",
+        "head_dim",
+        "mla_kv_width",
+    }
+)
 COUNT_PREFIXES = ("n_", "num_")
 
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external as X
 from wattgpu_lite.specs.catalog import gpu, llm

@@ -26,8 +26,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from wattgpu_lite.energy.backbone_solves import MAX_BATCH, PEAK_GRID_POINTS
-from wattgpu_lite.energy.backbone_step import Constants, Rows, raw_busy_power_w, step_time_s
+from wattgpu_lite.energy.backbone.solves import MAX_BATCH, PEAK_GRID_POINTS
+from wattgpu_lite.energy.backbone.step_power import Constants, Rows, raw_busy_power_w, step_time_s
 
 GRID_POINTS = 24  # geometric grid over (0, cap] that brackets the load
 ROOT_RTOL = 4.0 * np.finfo(float).eps  # the load is narrowed until lo and hi are adjacent floats

@@ -17,9 +17,9 @@ import reference_searches as REF  # beside this file (pytest puts its folder on 
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.energy import backbone_solves as V
-from wattgpu_lite.energy import searches as Z
+from wattgpu_lite.energy.backbone import row_arrays as R
+from wattgpu_lite.energy.backbone import searches as Z
+from wattgpu_lite.energy.backbone import solves as V
 from wattgpu_lite.hybrid.predict.model import HybridState
 
 RTOL = 1e-7

@@ -1,4 +1,4 @@
-"""A long table's configurations are built once (backbone_rows.build_once) and any part of its
+"""A long table's configurations are built once (row_arrays.build_once) and any part of its
 rows gathered from them: the same Rows and KV capacities, to the bit, as building that part on its
 own."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.energy.uniques import Coded, unique_by_identity
 from wattgpu_lite.specs.layout import Parallel
 

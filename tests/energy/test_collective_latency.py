@@ -14,9 +14,9 @@ import sympy as sp
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_fit as F
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import symbolic_parallel as SPAR
+from wattgpu_lite.energy.backbone import constants_fit as F
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import calibration
 

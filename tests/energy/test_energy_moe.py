@@ -11,7 +11,7 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.energy.backbone_energy import shipped_constants
+from wattgpu_lite.energy.backbone.energy_terms import shipped_constants
 from wattgpu_lite.energy.notes import experts_per_step
 from wattgpu_lite.errors import InvalidInputError
 

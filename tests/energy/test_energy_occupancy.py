@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as rows
+from wattgpu_lite.energy.backbone import row_arrays as rows
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight, weights_fit
 
 
@@ -29,7 +29,7 @@ def test_offline_in_flight_is_continuous_batching(cap, n, mean):
 
 
 def test_the_hybrid_predictor_uses_these_very_definitions():
-    """energy.backbone_rows gathers its capacity from kv_capacity_seqs, per configuration."""
+    """energy.backbone.row_arrays gathers its capacity from kv_capacity_seqs, per configuration."""
     for name in ("meta-llama/Llama-2-7b-hf", "Qwen/Qwen2.5-14B", "Qwen/Qwen3-30B-A3B-FP8"):
         for gpu, n in (("A100 SXM4 40GB", 1), ("L4", 1), ("H100 SXM", 2)):
             m, g = wl.llm(name), wl.gpu(gpu)

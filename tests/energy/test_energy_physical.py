@@ -148,7 +148,7 @@ def test_physical_mode_and_the_uncorrected_predictor_are_one_engine(
 
 
 def test_physical_mode_reports_the_shipped_backbone_constants():
-    from wattgpu_lite.energy.backbone_energy import shipped_constants
+    from wattgpu_lite.energy.backbone.energy_terms import shipped_constants
 
     c, gpu = shipped_constants(), wl.gpu("A100 SXM4 40GB")
     est = wl.estimate_energy(LLAMA2, gpu, t_in=500, t_out=500, batch=8)

@@ -46,7 +46,7 @@ def test_offline_slots_are_vllm_capacity_and_batch_the_continuous_batching_mean(
 def test_each_gpu_is_predicted_by_constants_fitted_without_it(runs, logo):
     """Leave one GPU out: eight folds, each fitted on the other seven GPUs' runs only, each
     different from the shipped all-GPU fit, each physical (efficiencies in (0, 1])."""
-    from wattgpu_lite.energy.backbone_energy import shipped_constants
+    from wattgpu_lite.energy.backbone.energy_terms import shipped_constants
 
     folds, shipped = V.logo_constants(), shipped_constants()
     assert sorted(folds) == sorted(runs["gpu"].unique())
@@ -78,7 +78,7 @@ def test_mdape_table_shape_and_physical_beats_published_methods(logo):
 def test_mdape_medians_in_the_readme(logo):
     """The medians at the figures the README prints: physical mode's constants are refitted live
     in every fold, and the fit lands on the same constants to < 1e-7 on every machine
-    (energy.backbone_fit), so its median reads the same everywhere."""
+    (energy.backbone.constants_fit), so its median reads the same everywhere."""
     section = README.split("- **Tokens-to-Watt-hours, Table 3:**")[1].split(
         "- **WattGPU reproduced:**"
     )[0]

@@ -15,9 +15,9 @@ import pytest
 import wattgpu_lite as wl
 from wattgpu_lite.energy import _physical_generated as G
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import float_twin
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict import bounds
 from wattgpu_lite.hybrid.predict.model import HybridState
 
@@ -145,7 +145,7 @@ def test_where_python_raises_the_caller_takes_the_arrays():
 
 
 def test_the_step_coefficients_of_one_row_on_floats_are_the_arrays():
-    """One row's step coefficients (a single predict's: energy.backbone_step.pieces_from) from
+    """One row's step coefficients (a single predict's: energy.backbone.step_power.pieces_from) from
     the twin of the generated ``coefficients`` equal the arrays' call on many rows: dense and MoE
     LLMs, one GPU and layouts over GPUs and nodes."""
     from wattgpu_lite.energy import _step_generated as SG

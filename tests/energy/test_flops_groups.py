@@ -13,10 +13,10 @@ import pytest
 import sympy as sp
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy import symbolic_physical as SP
 from wattgpu_lite.energy.args import expert_flops_per_token, single_gpu
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.energy.precision import served_format, streamed_formats
 from wattgpu_lite.errors import InvalidInputError
 

@@ -14,10 +14,10 @@ import sympy as sp
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_fit as F
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import symbolic_step as SS
 from wattgpu_lite.energy.args import model_peak_kinds
+from wattgpu_lite.energy.backbone import constants_fit as F
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict.model import HybridState
 
 FP8_MODEL = "meta-llama/Llama-3.1-405B-FP8"

@@ -13,9 +13,9 @@ import sympy as sp
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_fit as F
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import symbolic_step as SS
+from wattgpu_lite.energy.backbone import constants_fit as F
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.energy.symbolic import B, T_out
 
 PER_SEQUENCE_S = 4e-5

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.energy.backbone_fit import LOWER, UPPER, WITH_HOST
+from wattgpu_lite.energy.backbone import row_arrays as R
+from wattgpu_lite.energy.backbone.constants_fit import LOWER, UPPER, WITH_HOST
 
 PAIRS = [(m, g) for m in ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen2.5-0.5B-Instruct",
                           "google/gemma-3-27b-it", "openai-community/gpt2")

@@ -8,12 +8,12 @@ import numpy as np
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import float_twin
 from wattgpu_lite.energy import physical as P
-from wattgpu_lite.energy import searches as Z
 from wattgpu_lite.energy.args import Workload
 from wattgpu_lite.energy.backbone import achieved_hw
+from wattgpu_lite.energy.backbone import row_arrays as R
+from wattgpu_lite.energy.backbone import searches as Z
 from wattgpu_lite.hybrid.predict.model import HybridState
 
 

@@ -8,8 +8,8 @@ import pandas as pd
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import physical as P
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external_predict as EP
 from wattgpu_lite.hybrid.report import external_scope as X

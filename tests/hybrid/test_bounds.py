@@ -172,7 +172,7 @@ def test_correction_false_is_the_backbone_alone_with_physics_intervals():
 
 def test_the_shipped_efficiencies_never_beat_the_peak():
     """η_bw and η_flops are achieved shares of the spec sheet's peaks: in (0, 1]."""
-    from wattgpu_lite.energy.backbone_fit import UPPER
+    from wattgpu_lite.energy.backbone.constants_fit import UPPER
     from wattgpu_lite.hybrid.predict.model import HybridState
 
     c = HybridState.pretrained().constants
@@ -214,7 +214,7 @@ def test_a_spec_just_beyond_the_training_range_is_physics_alone():
 def test_the_floor_at_a_rate_is_the_step_a_request_sees():
     """At a rate a request shares its step with the L others in flight: the floor is
     s_floor(1 + L), computed here from bounds.floor_step_s on the same row."""
-    from wattgpu_lite.energy import backbone_rows as R
+    from wattgpu_lite.energy.backbone import row_arrays as R
     from wattgpu_lite.hybrid.predict import bounds
 
     llm, gpu = wl.llm("meta-llama/Llama-3.1-8B-Instruct"), wl.gpu("H100 NVL")

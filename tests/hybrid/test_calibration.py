@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wattgpu_lite.energy.backbone_fit import LOWER, UPPER
+from wattgpu_lite.energy.backbone.constants_fit import LOWER, UPPER
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import calibration as C
 

@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("xgboost")
 
 from wattgpu_lite.datafiles import data_dir  # noqa: E402
-from wattgpu_lite.energy import backbone_runs as T  # noqa: E402
-from wattgpu_lite.energy.backbone_fit import (  # noqa: E402
+from wattgpu_lite.energy.backbone import training_runs as T  # noqa: E402
+from wattgpu_lite.energy.backbone.constants_fit import (  # noqa: E402
     LOSS_SCALE,
     NAMES,
     fit_constants,
@@ -77,7 +77,7 @@ def test_constants_fitted_on_two_gpus_are_physical(refit):
     assert c.step_s > 0 and c.idle_w >= 0 and 0 <= c.idle_fraction
 
 
-#: The fit's conditioning (energy.backbone_fit): perturbing the measurements by 1e-12 or reordering
+#: The fit's conditioning (energy.backbone.constants_fit): perturbing the measurements by 1e-12 or reordering
 #: the runs moves no constant by more than ~1e-8 (measured), on either BLAS kernel
 #: (OPENBLAS_CORETYPE=Haswell on AMD, or the default); the tests allow 1e-7.
 CONSTANT_RTOL = 1e-7

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.fit.candidates import candidates
 from wattgpu_lite.hybrid.predict import bounds as B
 from wattgpu_lite.hybrid.predict.correction import FEATURE_GROUPS, MONOTONE_DOWN, MONOTONE_UP

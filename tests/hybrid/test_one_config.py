@@ -1,6 +1,6 @@
 """What a single predict keeps of its configuration (hybrid.predict.one_config): the row built
 once per (LLM, GPU, layout, formats), each call's tokens and KV capacity added; the same Rows
-and capacity, to the bit, as backbone_rows.build of that one row."""
+and capacity, to the bit, as row_arrays.build of that one row."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.hybrid.predict import intervals, one_config
 from wattgpu_lite.specs.layout import Parallel
 
@@ -37,7 +37,7 @@ def test_the_kept_row_at_any_tokens_is_the_row_built_afresh(llm, gpu, layout, fm
     deploy = {"num_gpus": layout, "weights": [fmt], **serving}
     for t_in, t_out in ((15, 180), (4000, 900), (1, 1), (30_000, 2)):
         rows, cap = one_config.built_at(model, device, t_in, t_out, **deploy)
-        fresh_rows, fresh_cap = backbone_rows.build([model], [device], t_in, t_out, **deploy)
+        fresh_rows, fresh_cap = row_arrays.build([model], [device], t_in, t_out, **deploy)
         assert np.array_equal(cap, fresh_cap) and _same_rows(rows, fresh_rows)
         assert rows.t_in.tolist() == [t_in] and rows.t_out.tolist() == [t_out]
 

@@ -12,9 +12,9 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy import backbone as S
-from wattgpu_lite.energy import backbone_rows as R
-from wattgpu_lite.energy import backbone_runs as T
 from wattgpu_lite.energy import coefficients as D
+from wattgpu_lite.energy.backbone import row_arrays as R
+from wattgpu_lite.energy.backbone import training_runs as T
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external
 

@@ -2,7 +2,7 @@
 block's valid rows to the engine in chunks of ``CHUNK_ROWS``: the same frame as one call, and no
 check holds more rows than a block, no engine call more than a chunk (the memory they hold does
 not grow with the frame). Every row's searches run to
-machine precision on that row alone (energy.searches), so a row's numbers do not depend on the
+machine precision on that row alone (energy.backbone.searches), so a row's numbers do not depend on the
 rows beside it: text cells are equal, numbers within 1e-12 relative (the last bits of numpy's
 vector loops)."""
 

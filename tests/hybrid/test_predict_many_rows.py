@@ -230,7 +230,7 @@ def test_an_l4_row_keeps_its_power_beside_an_h100_row_with_many_gpus():
 
 
 def test_configuration_codes_name_each_rows_own_objects():
-    from wattgpu_lite.energy import backbone_rows as R
+    from wattgpu_lite.energy.backbone import row_arrays as R
     from wattgpu_lite.energy.uniques import unhashed
     from wattgpu_lite.specs.layout import Parallel
 

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict import interval_steps, one_row
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -37,14 +37,19 @@ def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
     rate, batch = np.array([0.2, np.nan, 0.05, np.nan]), np.array([np.nan, 32.0, np.nan, 8.0])
     out = E.predict_arrays(model, llms, gpus, 500, t_out=300, rate_qps=rate, batch=batch, level=0.8)
     rows, cap = R.build(llms, gpus, 500, 300)
-    back = E.backbone_step(model, rows, cap, rate, batch=batch)
-    odd = E.physics_only_rows(model, llms, rows)
-    power, itl, floor = E.bounds_step(rows, back, E.correction_step(model, llms, gpus, rows,
-                                                                     back=back, odd=odd))  # fmt: skip
-    half, _, _ = interval_steps.intervals_step(
-        model, rows, back, interval_steps.basis_step(model, llms, gpus, odd), level=0.8
+    backbone_result = E.backbone_step(model, rows, cap, rate, batch=batch)
+    physics_only = E.physics_only_rows(model, llms, rows)
+    factor = E.correction_step(
+        model, llms, gpus, rows, backbone_result=backbone_result, physics_only=physics_only
     )
-    values = interval_steps.bounded_intervals(rows, back, power, itl, floor=floor, half=half)
+    power, itl, floor = E.bounds_step(rows, backbone_result, factor)
+    basis = interval_steps.basis_step(model, llms, gpus, physics_only)
+    half_width_log, _, _ = interval_steps.intervals_step(
+        model, rows, backbone_result, basis, level=0.8
+    )
+    values = interval_steps.bounded_intervals(
+        rows, backbone_result, power, itl, floor=floor, half_width_log=half_width_log
+    )
     ok = out.ok
     # Llama-3.1-8B in bf16 does not fit a T4 with a KV cache
     assert list(ok) == [True, True, False, True]
@@ -219,8 +224,8 @@ def test_one_row_that_is_not_ok_takes_the_general_path():
     )
     above = one_row.one_row_backbone(model, rows, cap, np.array([np.nan]), batch=np.array([1e4]))
     assert saturated is None and above is None
-    back = E.backbone_step(model, rows, cap, np.array([1e3]), batch=np.array([np.nan]))
-    assert list(back.status) == [Status.SATURATED]
+    backbone_result = E.backbone_step(model, rows, cap, np.array([1e3]), batch=np.array([np.nan]))
+    assert list(backbone_result.status) == [Status.SATURATED]
 
 
 def test_status_ok_is_the_comparison_with_ok():
@@ -260,11 +265,11 @@ def test_single_predicts_are_the_rows_of_predict_many_bit_for_bit():
 
 
 def test_one_rows_steps_and_busy_power_on_floats_are_the_arrays():
-    """energy.one_row_solves.steps_and_busy (a single predict's s(cap), s and busy power from its
+    """energy.backbone.one_row_solves.steps_and_busy (a single predict's s(cap), s and busy power from its
     floats) gives the arrays' step_and_power_from and steps_and_busy_from, and None where a step
     is 0 (numpy's inf there: the arrays' path)."""
     from wattgpu_lite.energy import backbone as S
-    from wattgpu_lite.energy import one_row_solves
+    from wattgpu_lite.energy.backbone import one_row_solves
 
     c = HybridState.pretrained().constants
     rng = np.random.default_rng(13)

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.energy.backbone import training_runs as T
 from wattgpu_lite.hybrid.fit import protocol as PR
 from wattgpu_lite.hybrid.predict import intervals as E
 from wattgpu_lite.hybrid.predict.model import HybridState

@@ -214,7 +214,7 @@ def test_status_of_a_row_at_capacity_and_at_the_smallest_cache():
 
 def test_backbone_time_per_token_by_definition():
     from wattgpu_lite.energy import backbone as S
-    from wattgpu_lite.energy import backbone_rows as R
+    from wattgpu_lite.energy.backbone import row_arrays as R
 
     rows, cap = R.build(
         [wl.llm("meta-llama/Llama-3.1-8B-Instruct")] * 2, [wl.gpu("A30")] * 2, 15, 180
@@ -247,7 +247,7 @@ def test_status_boundaries_a_full_cache_and_a_single_sequence_are_served():
 
 def test_at_rate_itl_is_one_step_with_the_arriving_request_added():
     from wattgpu_lite.energy import backbone as S
-    from wattgpu_lite.energy import backbone_rows as R
+    from wattgpu_lite.energy.backbone import row_arrays as R
 
     rows, cap = R.build([wl.llm("meta-llama/Llama-3.1-8B-Instruct")], [wl.gpu("A30")], 15, 180)
     c = S.Constants()
@@ -282,7 +282,7 @@ def test_at_rate_power_is_the_busy_power_at_the_load_per_busy_share():
     """Poisson arrivals at λ with L in flight: the GPU is busy a share u = 1 − e^(−L) of the time,
     serving L / u sequences then, so the mean power is P_idle + u·(P_busy(L/u) − P_idle)."""
     from wattgpu_lite.energy import backbone as S
-    from wattgpu_lite.energy import backbone_rows as R
+    from wattgpu_lite.energy.backbone import row_arrays as R
 
     rows, cap = R.build([wl.llm("meta-llama/Llama-3.1-8B-Instruct")] * 3, [wl.gpu("A30")] * 3,
                         15, 180)  # fmt: skip

@@ -4,7 +4,7 @@ H200 SXM row; the catalog's "H200 NVL" is NVIDIA's H200 NVL, and the WattGPU rep
 the paper's own row (700 W, 4,890 GB/s) from data/paper_wattgpu_gpu_features.csv."""
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_runs as T
+from wattgpu_lite.energy.backbone import training_runs as T
 from wattgpu_lite.wattgpu.features import paper_gpu
 
 

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as R
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict import chain, sla
 from wattgpu_lite.hybrid.predict import steps as E
 from wattgpu_lite.hybrid.predict.model import HybridState

@@ -10,8 +10,8 @@ import pytest
 import sympy as sp
 
 import wattgpu_lite as wl
-from wattgpu_lite.energy import backbone_rows as R
 from wattgpu_lite.energy import symbolic_physical as SP
+from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.energy.traffic import bytes_table
 from wattgpu_lite.hybrid.predict import bounds
 

@@ -24,13 +24,13 @@
 - **one physics engine** :mod:`~wattgpu_lite.energy.backbone`: the serving model (step time at the
   achieved bandwidth and FLOP/s plus a fixed cost, Little's law at a rate, busy power between idle
   and TDP) that ``wl.estimate_energy`` (split into terms by
-  :mod:`~wattgpu_lite.energy.backbone_energy`) and the hybrid predictor share, with per-row arrays
-  from :mod:`~wattgpu_lite.energy.backbone_rows`, its training runs in
-  :mod:`~wattgpu_lite.energy.backbone_runs`, its six constants fitted by
-  :mod:`~wattgpu_lite.energy.backbone_fit`, and its vectorised solves on the step's pieces
-  (peak batch, load in flight) in :mod:`~wattgpu_lite.energy.backbone_solves` on
-  :mod:`~wattgpu_lite.energy.searches`, the step and its power in
-  :mod:`~wattgpu_lite.energy.backbone_step`;
+  :mod:`~wattgpu_lite.energy.backbone.energy_terms`) and the hybrid predictor share, with per-row arrays
+  from :mod:`~wattgpu_lite.energy.backbone.row_arrays`, its training runs in
+  :mod:`~wattgpu_lite.energy.backbone.training_runs`, its six constants fitted by
+  :mod:`~wattgpu_lite.energy.backbone.constants_fit`, and its vectorised solves on the step's pieces
+  (peak batch, load in flight) in :mod:`~wattgpu_lite.energy.backbone.solves` on
+  :mod:`~wattgpu_lite.energy.backbone.searches`, the step and its power in
+  :mod:`~wattgpu_lite.energy.backbone.step_power`;
 - :mod:`~wattgpu_lite.energy.validation`: every mode against the measured energy per token, physical
   mode's six constants refitted leave-one-GPU-out.
 

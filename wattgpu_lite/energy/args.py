@@ -88,13 +88,40 @@ class Deployment(NamedTuple):
 #: each record's fields and the sympy symbols they stand for, in the same order (a test holds
 #: them equal to ``symbolic_physical.MODEL``, ``WORKLOAD``, ``HARDWARE``, ``DEPLOY``)
 SYMBOL_NAMES: dict[type, tuple[str, ...]] = {
-    ModelRecord: ("N_act", "N_always", "E", "k", "n_moe", "N_e", "n_ell", "d", "d_q", "w_kv",
-                  "f_sw", "W_sw", "b_e", "b_w", "b_kv"),
+    ModelRecord: (
+        "N_act",
+        "N_always",
+        "E",
+        "k",
+        "n_moe",
+        "N_e",
+        "n_ell",
+        "d",
+        "d_q",
+        "w_kv",
+        "f_sw",
+        "W_sw",
+        "b_e",
+        "b_w",
+        "b_kv",
+    ),
     Workload: ("T_in", "T_out", "B"),
     Hardware: ("alpha_TC", "e_HBM", "F_peak", "BW_peak", "P_TDP", "P_static", "alpha_e", "F_e"),
-    Deployment: ("G", "n_TP", "n_EP", "BW_link", "t_0", "t_hop", "x_EP", "t_grp", "N_TP", "N_EP",
-                 "BW_net", "t_net"),
-}  # fmt: skip
+    Deployment: (
+        "G",
+        "n_TP",
+        "n_EP",
+        "BW_link",
+        "t_0",
+        "t_hop",
+        "x_EP",
+        "t_grp",
+        "N_TP",
+        "N_EP",
+        "BW_net",
+        "t_net",
+    ),
+}
 
 
 def symbol_values(record: NamedTuple) -> dict[str, Value]:

@@ -52,10 +52,17 @@ def prefill_buckets() -> list[tuple[float, float]]:
 
 # symbol of energy.symbolic -> row name of energy_coefficients.csv (paper scope)
 PAPER_SYMBOLS = {
-    "K": "flops_per_param_token", "b_w": "bits_per_weight", "b_kv": "bits_per_kv",
-    "N_0": "n0_params", "gamma_0": "gamma0", "beta_gamma": "gamma_exp", "c_s": "s_attn_coef",
-    "beta_s": "s_attn_exp", "c_eta": "eta_coef", "beta_eta": "eta_exp",
-}  # fmt: skip
+    "K": "flops_per_param_token",
+    "b_w": "bits_per_weight",
+    "b_kv": "bits_per_kv",
+    "N_0": "n0_params",
+    "gamma_0": "gamma0",
+    "beta_gamma": "gamma_exp",
+    "c_s": "s_attn_coef",
+    "beta_s": "s_attn_exp",
+    "c_eta": "eta_coef",
+    "beta_eta": "eta_exp",
+}
 
 
 def paper_constants() -> dict:

@@ -5,7 +5,7 @@
 
 A configuration's spec-sheet and config numbers (:mod:`wattgpu_lite.energy.args`) and KV blocks
 (:func:`~wattgpu_lite.energy.occupancy.kv_blocks`) depend on it alone, not on the tokens:
-:mod:`~wattgpu_lite.energy.backbone_rows` keeps them per configuration and gathers them by row.
+:mod:`~wattgpu_lite.energy.backbone.row_arrays` keeps them per configuration and gathers them by row.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from wattgpu_lite.energy import uniques
 from wattgpu_lite.energy.args import deploy_args, llm_args, model_gpu_args, model_peak_kinds
-from wattgpu_lite.energy.backbone_step import PEAK_KINDS
+from wattgpu_lite.energy.backbone.step_power import PEAK_KINDS
 from wattgpu_lite.energy.hardware import PHYSICAL_BASIS
 from wattgpu_lite.energy.occupancy import kv_blocks
 from wattgpu_lite.specs.engine import engine as engine_of

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy import backbone_energy, backbone_rows, notes
+from wattgpu_lite.energy import notes
+from wattgpu_lite.energy.backbone import energy_terms, row_arrays
 from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.estimate.*)
     COMPONENTS,
     J_PER_WH,
@@ -87,16 +88,17 @@ def _paper(llm, gpu, work, n_layers, *, d_model, moe=False) -> EnergyEstimate:
 
 def _physical(req: Request, *, asked: bool) -> EnergyEstimate:
     """Physical mode: the backbone (one engine with ``wl.predict(..., correction=False)``) at
-    its shipped constants, split into the physical terms (:mod:`backbone_energy`), for the
-    checked request ``req``; ``asked``: its KV cache, engine or limit was given (else defaults)."""
+    its shipped constants, split into the physical terms
+    (:mod:`~wattgpu_lite.energy.backbone.energy_terms`), for the checked request ``req``;
+    ``asked``: its KV cache, engine or limit was given (else defaults)."""
     llm, gpu, layout, fmt = req.llm, req.gpu, req.layout, req.weights
-    work, c = (req.t_in, req.t_out, req.batch), backbone_energy.shipped_constants()
+    work, c = (req.t_in, req.t_out, req.batch), energy_terms.shipped_constants()
     peak, which = compute_peak_tflops(gpu, fmt)
     kv = {"kv_cache": req.kv_cache, "engine": req.engine, "max_num_seqs": req.max_num_seqs}
     serving = tuple(kv.values()) if asked else None  # the notes name what was asked
     deploy = {"num_gpus": layout, "weights": [fmt], **(kv if asked else {})}
-    rows, _ = backbone_rows.build([llm], [gpu], work[0], work[1], **deploy)
-    t, engine = backbone_energy.request_breakdown(rows, np.array([float(work[2])]), c)
+    rows, _ = row_arrays.build([llm], [gpu], work[0], work[1], **deploy)
+    t, engine = energy_terms.request_breakdown(rows, np.array([float(work[2])]), c)
     terms = tuple((ph, comp, float(v[0])) for (ph, comp), v in t.items())
     idle = float(engine["idle_power_w"][0]) / layout.num_gpus
     basis = (

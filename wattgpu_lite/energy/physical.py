@@ -13,7 +13,7 @@ Energy coefficients: two bases (:mod:`wattgpu_lite.energy.hardware`) — ``"spec
 mode: alpha = TDP / the compute peak) and ``"antepara"`` (microbenchmarks; the low-level default,
 which the hybrid predictor's physics features use). This module evaluates the equations at any
 constants it is given: ``wl.estimate_energy`` passes the backbone's fitted ones
-(:mod:`wattgpu_lite.energy.backbone_energy`); :func:`defaults` reads the raw roofline's κ and
+(:mod:`wattgpu_lite.energy.backbone.energy_terms`); :func:`defaults` reads the raw roofline's κ and
 static share from ``energy_coefficients.csv`` for the low-level property tests and the sweep
 benchmark.
 """

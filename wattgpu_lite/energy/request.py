@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy import backbone_rows
 from wattgpu_lite.energy.args import check_deployment, deploy_args
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS
@@ -62,8 +62,8 @@ class Request:
 
     def serving_args(self) -> dict:
         """The KV cache, engine and concurrency limit as keywords of ``steps.predict_arrays`` /
-        :func:`backbone_rows.build`; empty at the defaults (vLLM, "auto", 256), whose arrays are
-        built as before."""
+        :func:`~wattgpu_lite.energy.backbone.row_arrays.build`; empty at the defaults (vLLM,
+        "auto", 256), whose arrays are built as before."""
         given = (self.kv_cache, self.engine, self.max_num_seqs)
         if given == check_serving():
             return {}
@@ -189,6 +189,6 @@ def check_asked(
 def offline_batch(cap: np.ndarray) -> np.ndarray:
     """Sequences in flight offline: the Watt Counts load (``OFFLINE_PROMPTS`` prompts at once) on
     the ``cap`` sequences each replica holds
-    (:func:`~wattgpu_lite.energy.backbone_rows.offline_in_flight`): the one offline rule of
+    (:func:`~wattgpu_lite.energy.backbone.row_arrays.offline_in_flight`): the one offline rule of
     ``wl.predict``, the plans of ``wl.rank_gpus`` and the fit's runs."""
-    return backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS)
+    return row_arrays.offline_in_flight(cap, OFFLINE_PROMPTS)

@@ -27,11 +27,24 @@ from wattgpu_lite.jsonio import dumps, json_safe, rounded
 from wattgpu_lite.specs.layout import Parallel
 
 # the inputs, under the names of wl.predict's Inputs (llm, gpu, t_in, t_out, batch, num_gpus, ...)
-INPUT_FIELDS = ("llm", "gpu", "t_in", "t_out", "batch", "num_gpus", "weights",
-                "llm_architecture", "tp", "ep")  # fmt: skip
+INPUT_FIELDS = (
+    "llm",
+    "gpu",
+    "t_in",
+    "t_out",
+    "batch",
+    "num_gpus",
+    "weights",
+    "llm_architecture",
+    "tp",
+    "ep",
+)
 # the breakdown's headers as a notebook shows them (the table itself keeps its raw, unit-suffixed names)
-HTML_HEADERS = {"energy_j": "energy (J)", "energy_wh": "energy (Wh)",
-                "energy_per_token_j": "energy per generated token (J)"}  # fmt: skip
+HTML_HEADERS = {
+    "energy_j": "energy (J)",
+    "energy_wh": "energy (Wh)",
+    "energy_per_token_j": "energy per generated token (J)",
+}
 
 
 @dataclass(frozen=True)

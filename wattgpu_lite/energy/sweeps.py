@@ -2,7 +2,7 @@
 
 Each function returns long data: one row per (sweep value, component), ``energy_per_token_j``
 (the component's J per generated token) summed over prefill and decode. Physical mode is the one engine (the backbone at its shipped
-constants, split into terms: :mod:`wattgpu_lite.energy.backbone_energy`) and takes ``num_gpus`` and ``weights`` (None: each model's own
+constants, split into terms: :mod:`wattgpu_lite.energy.backbone.energy_terms`) and takes ``num_gpus`` and ``weights`` (None: each model's own
 format) as :func:`wattgpu_lite.energy.estimate.estimate_energy` does; paper mode has neither.
 """
 
@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone_energy, backbone_rows, estimate
+from wattgpu_lite.energy import estimate
+from wattgpu_lite.energy.backbone import energy_terms, row_arrays
 from wattgpu_lite.energy.occupancy import weights_fit
 from wattgpu_lite.energy.precision import served_format
 from wattgpu_lite.specs.layout import layout_of
@@ -20,12 +21,12 @@ from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 def _physical(llms, gpu, workload, layouts, *, weights) -> dict[str, np.ndarray]:
     """Components (J per request, prefill + decode) from the one engine (the backbone split into
-    physical terms, :mod:`backbone_energy`), one row per sweep point: ``llms`` one or one per
+    physical terms, :mod:`~wattgpu_lite.energy.backbone.energy_terms`), one row per sweep point: ``llms`` one or one per
     point, ``layouts`` a GPU count or one per point; each model in ``weights`` or its own format."""
     t_in, t_out, batch = (np.atleast_1d(np.asarray(v, dtype=float)) for v in workload)
     n = max(len(llms), len(t_in), len(t_out), len(batch), np.size(layouts))
     models = list(llms) * n if len(llms) == 1 else list(llms)
-    rows, _ = backbone_rows.build(
+    rows, _ = row_arrays.build(
         models,
         [gpu] * n,
         np.broadcast_to(t_in, (n,)),
@@ -33,8 +34,8 @@ def _physical(llms, gpu, workload, layouts, *, weights) -> dict[str, np.ndarray]
         num_gpus=layouts,
         weights=[served_format(m, weights) for m in models],
     )
-    terms, _ = backbone_energy.request_breakdown(
-        rows, np.broadcast_to(batch, (n,)), backbone_energy.shipped_constants()
+    terms, _ = energy_terms.request_breakdown(
+        rows, np.broadcast_to(batch, (n,)), energy_terms.shipped_constants()
     )
     return {comp: terms["prefill", comp] + terms["decode", comp] for comp in estimate.COMPONENTS}
 

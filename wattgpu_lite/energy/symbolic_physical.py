@@ -72,8 +72,14 @@ HARDWARE = (alpha, e_mem, F_peak, BW_peak, P_tdp, P_static, alpha_e, F_e)
 DEPLOY = symbolic_parallel.DEPLOY  # G, n_TP, n_EP, BW_link, t_0, t_hop, x_EP, t_grp
 ARGS = (*MODEL, *WORKLOAD, *HARDWARE, kappa, *DEPLOY)
 PHASES = ("prefill", "decode")
-COMPONENTS = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static",
-              "communication")  # fmt: skip
+COMPONENTS = (
+    "compute",
+    "parameter_reads",
+    "kv_writes",
+    "attention_reads",
+    "static",
+    "communication",
+)
 
 
 def experts_touched(tokens: sp.Expr) -> sp.Expr:

@@ -12,9 +12,9 @@ Decisions (stated in notebook 01 too):
   per request. Paper mode and EcoLogits have no time or idle term, so they are compared as
   published.
 * physical mode is the one engine (:mod:`wattgpu_lite.energy.backbone`, split into terms by
-  :mod:`~wattgpu_lite.energy.backbone_energy`): "physical" has its six constants refitted
+  :mod:`~wattgpu_lite.energy.backbone.energy_terms`): "physical" has its six constants refitted
   leave-one-GPU-out — for each GPU on the other seven GPUs' ITL and power only
-  (:func:`~wattgpu_lite.energy.backbone_fit.fit_constants`) —, so its J/token is out of sample
+  (:func:`~wattgpu_lite.energy.backbone.constants_fit.fit_constants`) —, so its J/token is out of sample
   twice over (another GPU, and a target it was not fitted to); "physical_apriori" is the
   engine at the fit's starting constants (:class:`~wattgpu_lite.energy.backbone.Constants`
   defaults: 75 % of the bandwidth, 50 % of the FP16 peak, 1 ms + 20 µs per layer and step,
@@ -29,8 +29,9 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone, backbone_rows, backbone_runs, estimate
-from wattgpu_lite.energy.backbone_fit import fit_constants
+from wattgpu_lite.energy import backbone, estimate
+from wattgpu_lite.energy.backbone import row_arrays, training_runs
+from wattgpu_lite.energy.backbone.constants_fit import fit_constants
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, offline_in_flight
 from wattgpu_lite.energy.paper import ecologits_j_per_token
 from wattgpu_lite.metrics import ape_pct
@@ -48,7 +49,7 @@ def runs_frame(runs: pd.DataFrame | None = None) -> pd.DataFrame:
     df = runs[runs["dense"] & runs["scenario"].isin(SCENARIOS)].reset_index(drop=True)
     df = df[df["generated_tokens"] >= 2].reset_index(drop=True)
     llms = [catalog.llm(n) for n in df["llm"]]
-    gpus = [backbone_runs.board(n) for n in df["gpu"]]  # the measured board's spec row
+    gpus = [training_runs.board(n) for n in df["gpu"]]  # the measured board's spec row
     df["t_in"], df["t_out"] = df["prompt_tokens"], df["generated_tokens"]
     offline = (df["scenario"] == "offline").to_numpy()
     df["slots"] = [
@@ -66,7 +67,7 @@ def engine_j_per_token(df: pd.DataFrame, c: backbone.Constants) -> np.ndarray:
     P_busy(B)·s(B)/B at the run's mean in-flight batch; server_low the mean power at λ times the
     measured wall time per request, over its generated tokens."""
     t_in, t_out = (df[k].to_numpy(dtype=float) for k in ("t_in", "t_out"))
-    rows, cap = backbone_rows.build(df.attrs["llms"], df.attrs["gpus"], t_in, t_out)
+    rows, cap = row_arrays.build(df.attrs["llms"], df.attrs["gpus"], t_in, t_out)
     off = (df["scenario"] == "offline").to_numpy()
     out = np.empty(len(df))
     if off.any():
@@ -83,7 +84,7 @@ def engine_j_per_token(df: pd.DataFrame, c: backbone.Constants) -> np.ndarray:
 def logo_constants() -> dict[str, backbone.Constants]:
     """{held-out GPU: the six constants fitted on the other seven GPUs' runs} (cached: eight
     fits of a few seconds each, computed once per session)."""
-    ts = backbone_runs.watt_counts()
+    ts = training_runs.watt_counts()
     gpus = ts.frame["gpu"].to_numpy()
     return {g: fit_constants(ts.take(gpus != g)) for g in sorted(set(gpus))}
 

@@ -92,8 +92,11 @@ def weight_bits_cases() -> list[Case]:
 
 # dense models without sliding windows, in 16 bits: the whole traffic model is the arithmetic
 # of the exercise (notebook 02 §1)
-_TRAFFIC_LLMS = ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct",
-                 "Qwen/Qwen2.5-7B-Instruct")  # fmt: skip
+_TRAFFIC_LLMS = (
+    "meta-llama/Llama-3.1-8B-Instruct",
+    "meta-llama/Llama-3.1-70B-Instruct",
+    "Qwen/Qwen2.5-7B-Instruct",
+)
 _WORKLOADS = ((500, 500, 64), (500, 300, 1), (2000, 100, 8))
 
 

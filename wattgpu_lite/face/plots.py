@@ -42,8 +42,14 @@ from wattgpu_lite.face.style import (  # noqa: F401  (re-exported: the one figur
 )
 
 # --- energy model (issue 3) -----------------------------------------------------------------------
-ENERGY_COLORS = {"compute": "#4c72b0", "parameter_reads": "#dd8452", "kv_writes": "#55a868",
-                 "attention_reads": "#c44e52", "static": "#8c8c8c", "communication": "#8172b3"}  # fmt: skip
+ENERGY_COLORS = {
+    "compute": "#4c72b0",
+    "parameter_reads": "#dd8452",
+    "kv_writes": "#55a868",
+    "attention_reads": "#c44e52",
+    "static": "#8c8c8c",
+    "communication": "#8172b3",
+}
 
 
 # sweep axes named as the energy model names them (label() would read "t out")

@@ -21,8 +21,11 @@ ROLE_COLORS = {"train": "#e8e8e8", "test": "#1a1a1a"}
 MAX_PANEL_ROWS = 10  # a panel of more folds (LOLO: one per LLM) is drawn no taller than this
 READING_NAMES = {r: label(r) for r in ("all", "paper_7gpu", "paper")}
 # ours in black and dark grey, the paper in light grey: a GPU's blue here would read as that GPU
-READING_COLORS = {"ours, all GPUs": "#1a1a1a", "ours, paper's 7 GPUs": "#6e6e6e",
-                  "paper": "#c4c4c4"}  # fmt: skip
+READING_COLORS = {
+    "ours, all GPUs": "#1a1a1a",
+    "ours, paper's 7 GPUs": "#6e6e6e",
+    "paper": "#c4c4c4",
+}
 
 
 def _strip_image(matrix: pd.DataFrame) -> np.ndarray:

@@ -20,8 +20,11 @@ MISSES_MARK = Line2D([], [], marker="o", ls="", color="0.3", mfc="white", label=
 # with an ITL interval: filled, half-filled, hollow (selection.verdict names the rule); a plan
 # that does not fit has no dot (plan_bars leaves it out)
 FILL = {MEETS: "full", MAY_MEET: "left", MISSES: "none", DOES_NOT_FIT: "none"}
-VERDICT_LABELS = {MEETS: "meets (at the upper bound)", MAY_MEET: "may meet (at the estimate)",
-                  MISSES: "misses"}  # fmt: skip
+VERDICT_LABELS = {
+    MEETS: "meets (at the upper bound)",
+    MAY_MEET: "may meet (at the estimate)",
+    MISSES: "misses",
+}
 VERDICT_MARKS = [
     Line2D(
         [],

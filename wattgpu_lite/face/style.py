@@ -27,20 +27,46 @@ WIDE_FIGSIZE = (11.0, 4.0)  # two panels side by side; one panel is matplotlib's
 UNKNOWN_GPU_COLOR = "#7f7f7f"
 GPU_PALETTE: dict[str, str] = {
     # the eight measured GPUs (Watt Counts), by release year
-    "V100 SXM2 32GB": "#0173b2", "T4": "#882255", "A100 SXM4 40GB": "#029e73", "A30": "#d55e00",
-    "L40S": "#cc78bc", "L4": "#ca9161", "H100 NVL": "#56b4e9", "H200 NVL": "#6a3d9a",
+    "V100 SXM2 32GB": "#0173b2",
+    "T4": "#882255",
+    "A100 SXM4 40GB": "#029e73",
+    "A30": "#d55e00",
+    "L40S": "#cc78bc",
+    "L4": "#ca9161",
+    "H100 NVL": "#56b4e9",
+    "H200 NVL": "#6a3d9a",
     # siblings: lighter or darker shades of the measured board they resemble
-    "V100 PCIe 16GB": "#73b2d5", "V100 PCIe 32GB": "#014b74", "V100 SXM2 16GB": "#b3d5e8",
-    "A10": "#be85a2", "A10G": "#581637", "A40": "#a04e77",
-    "A100 PCIe 40GB": "#74cab2", "A100 PCIe 80GB": "#b3e2d5", "A100 SXM4 80GB": "#01674b",
-    "L40": "#e3b5da", "RTX 6000 Ada": "#854e7a", "H100 PCIe": "#387597", "H100 SXM": "#22485d",
-    "H200 SXM": "#ad94c7", "GH200": "#d2c5e1",
+    "V100 PCIe 16GB": "#73b2d5",
+    "V100 PCIe 32GB": "#014b74",
+    "V100 SXM2 16GB": "#b3d5e8",
+    "A10": "#be85a2",
+    "A10G": "#581637",
+    "A40": "#a04e77",
+    "A100 PCIe 40GB": "#74cab2",
+    "A100 PCIe 80GB": "#b3e2d5",
+    "A100 SXM4 80GB": "#01674b",
+    "L40": "#e3b5da",
+    "RTX 6000 Ada": "#854e7a",
+    "H100 PCIe": "#387597",
+    "H100 SXM": "#22485d",
+    "H200 SXM": "#ad94c7",
+    "GH200": "#d2c5e1",
     # families nobody measured: Blackwell reds, AMD greys and olives, consumer golds
-    "B100": "#fb9a99", "B200": "#e31a1c", "B300": "#99000d", "GB200": "#f768a1", "GB300": "#ae017e",
-    "MI210": "#d9d9d9", "MI250": "#bdbdbd", "MI250X": "#969696", "MI300X": "#636363",
-    "MI325X": "#252525", "MI350X": "#a1a000", "MI355X": "#5a5a00",
-    "RTX 3090": "#f0c808", "RTX 4090": "#b8860b",
-}  # fmt: skip
+    "B100": "#fb9a99",
+    "B200": "#e31a1c",
+    "B300": "#99000d",
+    "GB200": "#f768a1",
+    "GB300": "#ae017e",
+    "MI210": "#d9d9d9",
+    "MI250": "#bdbdbd",
+    "MI250X": "#969696",
+    "MI300X": "#636363",
+    "MI325X": "#252525",
+    "MI350X": "#a1a000",
+    "MI355X": "#5a5a00",
+    "RTX 3090": "#f0c808",
+    "RTX 4090": "#b8860b",
+}
 MEASURED_ORDER: tuple[str, ...] = tuple(list(GPU_PALETTE)[:8])
 
 _RC = {

@@ -47,19 +47,44 @@ ITL_SERVER_EXACT = "server: mean over requests of (e2e - TTFT)/(tokens - 1), as 
 
 # column -> kind ("str", "float", "int", "bool"), in the order of the CSV file
 COLUMNS: dict[str, str] = {
-    "llm": "str", "gpu": "str", "gpu_smi_name": "str", "scenario": "str", "lambda_qps": "float",
-    "block": "int", "rep": "int", "n_requests": "int", "prompt_tokens": "float",
-    "generated_tokens": "float", "power_w": "float", "duration_s": "float",
-    "e2e_latency_s": "float", "throughput_tps": "float", "tokens_per_j": "float",
-    "energy_per_token_j": "float", "itl_s": "float", "itl_definition": "str", "dense": "bool",
-}  # fmt: skip
+    "llm": "str",
+    "gpu": "str",
+    "gpu_smi_name": "str",
+    "scenario": "str",
+    "lambda_qps": "float",
+    "block": "int",
+    "rep": "int",
+    "n_requests": "int",
+    "prompt_tokens": "float",
+    "generated_tokens": "float",
+    "power_w": "float",
+    "duration_s": "float",
+    "e2e_latency_s": "float",
+    "throughput_tps": "float",
+    "tokens_per_j": "float",
+    "energy_per_token_j": "float",
+    "itl_s": "float",
+    "itl_definition": "str",
+    "dense": "bool",
+}
 
 # Columns an aggregate frame must carry for runs_table (per run, in the source's row order).
 AGGREGATE_COLUMNS: tuple[str, ...] = (
-    "llm", "gpu_smi_name", "lambda_qps", "n_requests", "prompt_tokens", "generated_tokens",
-    "power_w", "duration_s", "e2e_latency_s", "throughput_tps", "tokens_per_j", "itl_server_s",
-    "itl_server_definition", "dense",
-)  # fmt: skip
+    "llm",
+    "gpu_smi_name",
+    "lambda_qps",
+    "n_requests",
+    "prompt_tokens",
+    "generated_tokens",
+    "power_w",
+    "duration_s",
+    "e2e_latency_s",
+    "throughput_tps",
+    "tokens_per_j",
+    "itl_server_s",
+    "itl_server_definition",
+    "dense",
+)
 
 
 def scenario_for_rate(rate_qps):

@@ -26,9 +26,18 @@ DATA_NAME = "watt_counts_runs.csv"
 DATA_SHA256 = "c2bfae0de890e839d5bd9acb31c1d951898b093a32e99eef751519a6ce3a6b91"
 # columns that must be strictly positive in every row (NaN is checked separately)
 POSITIVE = (
-    "n_requests", "prompt_tokens", "generated_tokens", "power_w", "duration_s",
-    "throughput_tps", "tokens_per_j", "energy_per_token_j", "itl_s", "block", "rep",
-)  # fmt: skip
+    "n_requests",
+    "prompt_tokens",
+    "generated_tokens",
+    "power_w",
+    "duration_s",
+    "throughput_tps",
+    "tokens_per_j",
+    "energy_per_token_j",
+    "itl_s",
+    "block",
+    "rep",
+)
 _KIND_CHECK = {
     "str": pd.api.types.is_string_dtype,
     "float": pd.api.types.is_float_dtype,

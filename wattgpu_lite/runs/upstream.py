@@ -32,13 +32,20 @@ UPSTREAM_SHA256 = "280510e119b2ea75105f5fa46f4813930045cf90d027d3834813c02256874
 UPSTREAM_NAME = "watt_counts_subset.csv"
 UPSTREAM_MAX_BYTES = 512 * 2**20  # the per-request lists make it far larger than the shipped table
 LIST_COLUMNS = (
-    "time_to_first_token_seconds_events", "e2e_request_latency_seconds_events",
-    "request_generation_tokens", "request_prompt_tokens",
-)  # fmt: skip
+    "time_to_first_token_seconds_events",
+    "e2e_request_latency_seconds_events",
+    "request_generation_tokens",
+    "request_prompt_tokens",
+)
 SCALAR_COLUMNS = (
-    "model", "gpu_type", "lambda_qps", "generation_tokens_total", "measurement_duration",
-    "gpu_energy", "gpu_0_power_draw_watts_mean",
-)  # fmt: skip
+    "model",
+    "gpu_type",
+    "lambda_qps",
+    "generation_tokens_total",
+    "measurement_duration",
+    "gpu_energy",
+    "gpu_0_power_draw_watts_mean",
+)
 
 
 def parse_list(text: str) -> np.ndarray:

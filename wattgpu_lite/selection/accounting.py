@@ -98,8 +98,11 @@ def default_factor(quantity: str) -> float:
 # the defaults of data/electricity_factors.csv, read when first asked (importing reads no file):
 # DEFAULT_GRID_GCO2_PER_KWH (Ember, world 2025), DEFAULT_PRICE_PER_KWH (EIA, Virginia commercial,
 # USD), DEFAULT_PUE (Uptime Institute, industry average 2023)
-_DEFAULTS = {"DEFAULT_GRID_GCO2_PER_KWH": "grid_intensity",
-             "DEFAULT_PRICE_PER_KWH": "electricity_price", "DEFAULT_PUE": "pue"}  # fmt: skip
+_DEFAULTS = {
+    "DEFAULT_GRID_GCO2_PER_KWH": "grid_intensity",
+    "DEFAULT_PRICE_PER_KWH": "electricity_price",
+    "DEFAULT_PUE": "pue",
+}
 DEFAULT_REGION = "WORLD"
 
 

@@ -31,9 +31,24 @@ from wattgpu_lite.specs.workload import request_tokens
 SCHEMA_VERSION = 1
 NO_SLA_MS = 1e6  # the ranking's largest SLA: every plan is sized for the load alone
 JSON_DIGITS = 6  # significant figures in to_json, as every --json of the CLI
-ROW_FIELDS = ("gpu", "plan", "num_gpus", "replicas", "energy_per_token_j", "itl_s",
-              "energy_ratio", "energy_ratio_lo", "energy_ratio_hi", "itl_ratio", "itl_ratio_lo",
-              "itl_ratio_hi", "interval", "verdict", "itl_verdict", "note")  # fmt: skip
+ROW_FIELDS = (
+    "gpu",
+    "plan",
+    "num_gpus",
+    "replicas",
+    "energy_per_token_j",
+    "itl_s",
+    "energy_ratio",
+    "energy_ratio_lo",
+    "energy_ratio_hi",
+    "itl_ratio",
+    "itl_ratio_lo",
+    "itl_ratio_hi",
+    "interval",
+    "verdict",
+    "itl_verdict",
+    "note",
+)
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ PAIRED, UNPAIRED, REFERENCE, NONE = "paired", "unpaired", "reference", "none"
 CALIBRATED_BASIS = "cv"  # the LLM and GPU specs of the Watt Counts runs, one GPU, 16-bit weights
 NOT_CALIBRATED = {
     "physics": "a configuration the Watt Counts runs never cover (mixture-of-experts, weights "
-               "below 16 bits or several GPUs per replica): a physics-only answer",
+    "below 16 bits or several GPUs per replica): a physics-only answer",
     "new gpu": "a GPU that is not among the Watt Counts GPUs",
     "new llm": "an LLM that is not among the Watt Counts LLMs",
     "new gpu and llm": "a GPU and an LLM that are not among the Watt Counts runs'",
-}  # fmt: skip
+}
 
 
 def regime_of(rate_qps: float) -> str:

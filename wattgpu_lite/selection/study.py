@@ -23,8 +23,16 @@ from wattgpu_lite.selection.verdict import verdict_rank
 from wattgpu_lite.specs.layout import Parallel
 
 READING_SOURCES: tuple[str, ...] = ("measured", "paper", "logo", "hybrid")
-COLUMNS = ["gpu", "fits", "meets_sla", "rank", "power_w", "itl_ms", "energy_per_1k_tokens_j",
-           "why_not"]  # fmt: skip
+COLUMNS = [
+    "gpu",
+    "fits",
+    "meets_sla",
+    "rank",
+    "power_w",
+    "itl_ms",
+    "energy_per_1k_tokens_j",
+    "why_not",
+]
 
 
 def readings(

@@ -35,11 +35,21 @@ from wattgpu_lite.specs.quant import WeightFormat
 MODULES = {
     "attention": ("model.layers.1.self_attn.q_proj", "model.layers.1.self_attn.o_proj"),
     "dense_mlp": ("model.layers.0.mlp.gate_proj", "model.layers.0.mlp.down_proj"),
-    "shared": ("model.layers.1.mlp.shared_experts.down_proj", "model.layers.1.mlp.shared_expert.down_proj"),
-    "routed": ("model.layers.1.mlp.experts.0.down_proj", "model.layers.1.block_sparse_moe.experts.0.w2"),
-    "router": ("model.layers.1.mlp.gate", "model.layers.1.mlp.router", "transformer.blocks.1.ffn.router.layer"),
+    "shared": (
+        "model.layers.1.mlp.shared_experts.down_proj",
+        "model.layers.1.mlp.shared_expert.down_proj",
+    ),
+    "routed": (
+        "model.layers.1.mlp.experts.0.down_proj",
+        "model.layers.1.block_sparse_moe.experts.0.w2",
+    ),
+    "router": (
+        "model.layers.1.mlp.gate",
+        "model.layers.1.mlp.router",
+        "transformer.blocks.1.ffn.router.layer",
+    ),
     "lm_head": ("lm_head",),
-}  # fmt: skip
+}
 QUANTISABLE = ("attention", "dense_mlp", "shared", "routed", "router", "lm_head")
 
 

@@ -33,16 +33,31 @@ from wattgpu_lite.errors import DataFileError, InvalidInputError, UnknownNameErr
 DEFAULT_ENGINE = "vllm"  # the engine of the Watt Counts runs the constants were fitted on
 DEFAULT_KV_CACHE = "auto"
 ENGINES_FILE = "engines.csv"
-ENGINE_COLUMNS = ("engine", "max_num_seqs", "concurrency_arg", "chunked_prefill", "cuda_graphs",
-                  "kv_cache_dtype", "gpu_memory_share", "memory_share_of", "memory_arg",
-                  "version", "source")  # fmt: skip
+ENGINE_COLUMNS = (
+    "engine",
+    "max_num_seqs",
+    "concurrency_arg",
+    "chunked_prefill",
+    "cuda_graphs",
+    "kv_cache_dtype",
+    "gpu_memory_share",
+    "memory_share_of",
+    "memory_arg",
+    "version",
+    "source",
+)
 #: what an engine's memory share is a share of: the GPU's memory (vLLM, SGLang), or the memory
 #: left free after the weights (TensorRT-LLM's free_gpu_memory_fraction)
 MEMORY_SHARE_OF = ("total", "free")
 #: bits per cached K or V element of each KV-cache format ("auto": the model's 16-bit dtype)
 KV_CACHE_BITS = {"auto": 16.0, "bf16": 16.0, "fp16": 16.0, "fp8": 8.0}
-KV_CACHE_ALIASES = {"bfloat16": "bf16", "float16": "fp16", "half": "fp16", "fp8_e4m3": "fp8",
-                    "fp8_e5m2": "fp8"}  # fmt: skip
+KV_CACHE_ALIASES = {
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
+    "fp8_e4m3": "fp8",
+    "fp8_e5m2": "fp8",
+}
 MAX_NUM_SEQS_MAX = 65_536  # sequences in flight per replica: far beyond any engine's default
 
 

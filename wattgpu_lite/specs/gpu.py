@@ -23,12 +23,26 @@ from wattgpu_lite.specs.gpu_fields import (
     spec_error,
 )
 
-OPTIONAL_TEXT = {"vendor": "unknown", "architecture": "unknown", "form_factor": "unknown",
-                 "smi_name": "", "source": "user spec", "interconnect": "unknown",
-                 "interconnect_direction": "bidirectional", "source_fp8": "",
-                 "source_interconnect": ""}  # fmt: skip
-REQUIRED = ("name", "release_year", "memory_gb", "memory_type", "bandwidth_gbs", "tdp_w",
-            "fp16_tflops")  # fmt: skip
+OPTIONAL_TEXT = {
+    "vendor": "unknown",
+    "architecture": "unknown",
+    "form_factor": "unknown",
+    "smi_name": "",
+    "source": "user spec",
+    "interconnect": "unknown",
+    "interconnect_direction": "bidirectional",
+    "source_fp8": "",
+    "source_interconnect": "",
+}
+REQUIRED = (
+    "name",
+    "release_year",
+    "memory_gb",
+    "memory_type",
+    "bandwidth_gbs",
+    "tdp_w",
+    "fp16_tflops",
+)
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,21 @@ from wattgpu_lite.errors import SpecError, close_matches
 
 # numeric fields that may be NaN (unknown): value used when a spec leaves them out
 OPTIONAL_NUMBERS = (
-    "process_nm", "base_clock_mhz", "boost_clock_mhz", "bus_width_bits", "l2_cache_mb", "sm_count", "tensor_cores",
-    "transistors_m", "fp8_tflops", "fp4_tflops", "int8_tops", "interconnect_gbs", "idle_power_w",
+    "process_nm",
+    "base_clock_mhz",
+    "boost_clock_mhz",
+    "bus_width_bits",
+    "l2_cache_mb",
+    "sm_count",
+    "tensor_cores",
+    "transistors_m",
+    "fp8_tflops",
+    "fp4_tflops",
+    "int8_tops",
+    "interconnect_gbs",
+    "idle_power_w",
     "link_domain_gpus",
-)  # fmt: skip
+)
 INTEGERS = ("release_year", "bus_width_bits", "sm_count", "tensor_cores")
 # field -> (lowest, highest, unit): physical bounds ~10x outside any real accelerator, so a typo,
 # a unit slip (MB for GB, kW for W) or an overflow is caught, and a real spec sheet never is
@@ -40,18 +51,51 @@ BOUNDS: dict[str, tuple[float, float, str]] = {
 # memory technologies of accelerators (JEDEC names, as spec sheets write them); a spec's
 # memory_type is matched case-insensitively and stored in this spelling (the physics reads HBM3
 # vs HBM2 vs GDDR from it)
-MEMORY_TYPES = ("HBM", "HBM2", "HBM2e", "HBM3", "HBM3e", "HBM4", "HBM4e", "GDDR5", "GDDR5X",
-                "GDDR6", "GDDR6X", "GDDR7", "LPDDR4X", "LPDDR5", "LPDDR5X", "DDR4", "DDR5")  # fmt: skip
+MEMORY_TYPES = (
+    "HBM",
+    "HBM2",
+    "HBM2e",
+    "HBM3",
+    "HBM3e",
+    "HBM4",
+    "HBM4e",
+    "GDDR5",
+    "GDDR5X",
+    "GDDR6",
+    "GDDR6X",
+    "GDDR7",
+    "LPDDR4X",
+    "LPDDR5",
+    "LPDDR5X",
+    "DDR4",
+    "DDR5",
+)
 # GPU architectures the physics and the correction read by name (energy scope, flash
 # attention): one written in another case or spacing ("hopper", "CDNA3") is stored in this
 # spelling; a name not listed (a new architecture) is kept as written
-ARCHITECTURES = ("Pascal", "Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell",
-                 "Blackwell Ultra", "Rubin", "CDNA", "CDNA 2", "CDNA 3", "CDNA 4")  # fmt: skip
+ARCHITECTURES = (
+    "Pascal",
+    "Volta",
+    "Turing",
+    "Ampere",
+    "Ada Lovelace",
+    "Hopper",
+    "Blackwell",
+    "Blackwell Ultra",
+    "Rubin",
+    "CDNA",
+    "CDNA 2",
+    "CDNA 3",
+    "CDNA 4",
+)
 DIRECTIONS = ("bidirectional", "unidirectional")  # how interconnect_gbs is quoted
 # (lower, higher): a peak of a narrower format is never below the wider one's on hardware that
 # has both (tensor cores run FP8 at 2x the FP16 rate, FP4 at 2x FP8: H100, B200, MI300X, MI355X)
-PEAK_ORDER = (("fp16_tflops", "fp8_tflops"), ("fp8_tflops", "fp4_tflops"),
-              ("fp16_tflops", "fp4_tflops"))  # fmt: skip
+PEAK_ORDER = (
+    ("fp16_tflops", "fp8_tflops"),
+    ("fp8_tflops", "fp4_tflops"),
+    ("fp16_tflops", "fp4_tflops"),
+)
 
 
 def spec_error(field: str, problem: str) -> SpecError:

@@ -29,17 +29,37 @@ SPELLINGS: dict[str, tuple[str, ...]] = {
     "n_heads": ("num_attention_heads", "n_head", "num_heads", "n_heads"),
     "intermediate_size": ("intermediate_size", "n_inner", "ffn_hidden_size", "ffn_dim", "d_ff"),
     "vocab_size": ("vocab_size", "padded_vocab_size", "n_vocab"),
-    "context_length": ("max_position_embeddings", "n_positions", "seq_length", "n_ctx",
-                       "max_sequence_length", "max_seq_len"),
-}  # fmt: skip
+    "context_length": (
+        "max_position_embeddings",
+        "n_positions",
+        "seq_length",
+        "n_ctx",
+        "max_sequence_length",
+        "max_seq_len",
+    ),
+}
 # spellings that may differ from the others in a real config (the first present is read, as
 # before): the context keys but the first mean other lengths (Qwen-14B: max_position_embeddings
 # 8192 beside seq_length 2048, its training length); padded_vocab_size rounds vocab_size up
 UNCOMPARED = frozenset({*SPELLINGS["context_length"][1:], "padded_vocab_size"})
 KV_KEYS = ("num_key_value_heads", "num_kv_heads", "n_head_kv")  # GQA's spellings at the top level
-FLAGS = ("tie_word_embeddings", "attention_bias", "bias", "use_bias", "mlp_bias", "qkv_bias",
-         "add_qkv_bias", "use_qkv_bias", "new_decoder_architecture", "multi_query", "parallel_attn",
-         "multi_query_attention", "no_bias", "alibi", "is_encoder_decoder")  # fmt: skip
+FLAGS = (
+    "tie_word_embeddings",
+    "attention_bias",
+    "bias",
+    "use_bias",
+    "mlp_bias",
+    "qkv_bias",
+    "add_qkv_bias",
+    "use_qkv_bias",
+    "new_decoder_architecture",
+    "multi_query",
+    "parallel_attn",
+    "multi_query_attention",
+    "no_bias",
+    "alibi",
+    "is_encoder_decoder",
+)
 
 
 def load_config(path_or_dict: str | Path | dict[str, Any]) -> tuple[dict[str, Any], str]:

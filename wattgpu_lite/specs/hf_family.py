@@ -45,17 +45,25 @@ TRAINING_CONTEXT = {"bloom": 2048, "falcon": 2048, "RefinedWeb": 2048, "RefinedW
 CONTEXT_SOURCE = {
     "falcon": "transformers' own default (FalconConfig max_position_embeddings=2048)",
     "bloom": "BLOOM's published training length (ALiBi: neither the config nor transformers' "
-             "BloomConfig declares a maximum)",
+    "BloomConfig declares a maximum)",
     "RefinedWeb": "Falcon's published training length (the remote-code RWConfig declares none; "
-                  "transformers' FalconConfig defaults to the same 2048)",
+    "transformers' FalconConfig defaults to the same 2048)",
     "RefinedWebModel": "transformers' FalconConfig default max_position_embeddings=2048 (it reads "
-                       "Falcon-7B's remote-code RWConfig, which declares none; Falcon-7B was "
-                       "trained on 2,048-token sequences)",
-}  # fmt: skip
+    "Falcon-7B's remote-code RWConfig, which declares none; Falcon-7B was "
+    "trained on 2,048-token sequences)",
+}
 # model types whose spelling the kit checks (check_type_spelling): the families it counts, and
 # common ones counted like Llama
-COUNTED_LIKE_LLAMA = ("llama4", "llama4_text", "mistral", "mixtral", "deepseek_v2", "deepseek_v3",
-                      "phi3", "gemma3n")  # fmt: skip
+COUNTED_LIKE_LLAMA = (
+    "llama4",
+    "llama4_text",
+    "mistral",
+    "mixtral",
+    "deepseek_v2",
+    "deepseek_v3",
+    "phi3",
+    "gemma3n",
+)
 KNOWN_TYPES = frozenset({*FAMILIES, *TRAINING_CONTEXT, *TEXT_DEFAULTS, *COUNTED_LIKE_LLAMA})
 # where multimodal / omni wrappers nest the language model, in the order they are looked for
 LM_SECTIONS = ("text_config", "llm_config", "language_config", "thinker_config")

@@ -19,8 +19,16 @@ WEIGHT_FORMATS = frozenset(
 RECORD_MAX = 10**15  # largest count or size a catalog row may hold (params_b is in billions)
 # fields that echo how a checkpoint id was resolved, not columns of llms.csv (see specs/aliases.py)
 ECHO_FIELDS = ("architecture",)
-POSITIVE_INTS = ("n_layers", "hidden_size", "intermediate_size", "n_heads", "n_kv_heads",
-                 "head_dim", "vocab_size", "context_length")  # fmt: skip
+POSITIVE_INTS = (
+    "n_layers",
+    "hidden_size",
+    "intermediate_size",
+    "n_heads",
+    "n_kv_heads",
+    "head_dim",
+    "vocab_size",
+    "context_length",
+)
 
 
 def params_b_of(*, model_type: str, fam: Family | None = None, **arch: Any) -> float:

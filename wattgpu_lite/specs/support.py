@@ -20,10 +20,22 @@ from typing import Any
 
 from wattgpu_lite.errors import ConfigError, UnsupportedModelError
 
-ENCODER_TYPES = frozenset({
-    "bert", "roberta", "xlm-roberta", "distilbert", "albert", "electra", "deberta", "deberta-v2",
-    "camembert", "modernbert", "mpnet", "ernie",
-})  # fmt: skip
+ENCODER_TYPES = frozenset(
+    {
+        "bert",
+        "roberta",
+        "xlm-roberta",
+        "distilbert",
+        "albert",
+        "electra",
+        "deberta",
+        "deberta-v2",
+        "camembert",
+        "modernbert",
+        "mpnet",
+        "ernie",
+    }
+)
 ENC_DEC_TYPES = frozenset({
     "t5", "mt5", "umt5", "bart", "mbart", "pegasus", "marian", "whisper", "longt5", "switch_transformers",
     "blenderbot", "prophetnet", "m2m_100", "nllb_moe", "fsmt", "encoder-decoder",
@@ -31,10 +43,22 @@ ENC_DEC_TYPES = frozenset({
 RECURRENT_TYPES = frozenset(
     {"mamba", "mamba2", "rwkv", "rwkv5", "rwkv6", "recurrent_gemma", "xlstm"}
 )
-HYBRID_TYPES = frozenset({
-    "jamba", "zamba", "zamba2", "falcon_h1", "nemotron_h", "bamba", "granitemoehybrid", "lfm2",
-    "plamo2", "qwen3_next", "kimi_linear", "minimax",
-})  # fmt: skip
+HYBRID_TYPES = frozenset(
+    {
+        "jamba",
+        "zamba",
+        "zamba2",
+        "falcon_h1",
+        "nemotron_h",
+        "bamba",
+        "granitemoehybrid",
+        "lfm2",
+        "plamo2",
+        "qwen3_next",
+        "kimi_linear",
+        "minimax",
+    }
+)
 # families of transformers classes (class_family) that are encoders or encoder-decoders: a
 # config naming one (BertForMaskedLM, BertModel, RobertaForCausalLM, T5ForConditionalGeneration)
 # is refused whatever its model_type says
@@ -49,8 +73,9 @@ ENC_DEC_CLASSES = frozenset({
 })  # fmt: skip
 # families of recurrent and hybrid-recurrent classes (MambaForCausalLM, JambaForCausalLM): refused
 # whatever the model_type says, as the encoder classes are
-RECURRENT_CLASSES = frozenset({"mamba", "mamba2", "falconmamba", "rwkv", "rwkv5", "rwkv6",
-                               "recurrentgemma", "xlstm"})  # fmt: skip
+RECURRENT_CLASSES = frozenset(
+    {"mamba", "mamba2", "falconmamba", "rwkv", "rwkv5", "rwkv6", "recurrentgemma", "xlstm"}
+)
 HYBRID_CLASSES = frozenset({"jamba", "zamba", "zamba2", "falconh1", "nemotronh", "bamba",
                             "granitemoehybrid", "lfm2", "plamo2", "qwen3next", "kimilinear"})  # fmt: skip
 # vision and audio encoders (transformers' model types and class families): no token generation
@@ -71,17 +96,49 @@ MEDIA_CLASSES = frozenset(t.replace("-", "").replace("_", "") for t in MEDIA_TYP
     "blip",
     "blip2vision",
 }
-MEDIA_HEADS = ("ForImageClassification", "ForCTC", "ForAudioClassification", "ForObjectDetection",
-               "ForSemanticSegmentation", "ForDepthEstimation", "ForAudioFrameClassification",
-               "ForXVector", "ForMaskedImageModeling", "ForZeroShotImageClassification",
-               "ForImageSegmentation", "ForUniversalSegmentation", "ForMaskGeneration",
-               "ForVideoClassification", "ForZeroShotObjectDetection")  # fmt: skip
-SSM_KEYS = ("state_size", "ssm_state_size", "mamba_d_state", "d_state", "lru_width", "ssm_cfg",
-            "mamba_num_heads", "mamba_expand")  # fmt: skip
-HYBRID_KEYS = ("hybrid_override_pattern", "attn_layer_period", "layers_block_type", "block_types",
-               "layer_types_hybrid", "attn_layer_idx")  # fmt: skip
-ENCODER_HEADS = ("ForMaskedLM", "ForSequenceClassification", "ForTokenClassification",
-                 "ForQuestionAnswering", "ForPreTraining", "ForNextSentencePrediction")  # fmt: skip
+MEDIA_HEADS = (
+    "ForImageClassification",
+    "ForCTC",
+    "ForAudioClassification",
+    "ForObjectDetection",
+    "ForSemanticSegmentation",
+    "ForDepthEstimation",
+    "ForAudioFrameClassification",
+    "ForXVector",
+    "ForMaskedImageModeling",
+    "ForZeroShotImageClassification",
+    "ForImageSegmentation",
+    "ForUniversalSegmentation",
+    "ForMaskGeneration",
+    "ForVideoClassification",
+    "ForZeroShotObjectDetection",
+)
+SSM_KEYS = (
+    "state_size",
+    "ssm_state_size",
+    "mamba_d_state",
+    "d_state",
+    "lru_width",
+    "ssm_cfg",
+    "mamba_num_heads",
+    "mamba_expand",
+)
+HYBRID_KEYS = (
+    "hybrid_override_pattern",
+    "attn_layer_period",
+    "layers_block_type",
+    "block_types",
+    "layer_types_hybrid",
+    "attn_layer_idx",
+)
+ENCODER_HEADS = (
+    "ForMaskedLM",
+    "ForSequenceClassification",
+    "ForTokenClassification",
+    "ForQuestionAnswering",
+    "ForPreTraining",
+    "ForNextSentencePrediction",
+)
 DECODER_WORDS = "only decoder-only transformers with attention (and a KV cache) are described"
 
 

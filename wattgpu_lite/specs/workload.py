@@ -31,8 +31,18 @@ DEFAULT_T_OUT = 180  # tokens: mean generated tokens per Watt Counts request (17
 OFFLINE_PROMPTS = 1000.0  # Watt Counts' offline scenario submits 1,000 prompts at once
 DEFAULT_WORKLOAD = "watt-counts"  # data/workloads.csv's row of DEFAULT_T_IN, DEFAULT_T_OUT
 WORKLOADS_FILE = "workloads.csv"
-WORKLOAD_COLUMNS = ("name", "t_in", "t_out", "statistic", "t_in_reported", "t_out_reported",
-                    "requests", "population", "year", "source")  # fmt: skip
+WORKLOAD_COLUMNS = (
+    "name",
+    "t_in",
+    "t_out",
+    "statistic",
+    "t_in_reported",
+    "t_out_reported",
+    "requests",
+    "population",
+    "year",
+    "source",
+)
 STATISTICS = ("mean", "median")
 BUILT_IN, GIVEN = "built-in", "given"  # a default's source, as every result echoes it
 

@@ -65,8 +65,13 @@ def dataset(target: str) -> pd.DataFrame:
 
 # the kit's one fold builder's kinds: held-out group -> what it holds out (the hybrid's nested
 # protocol uses them too: logo/lolo outside, logo/llm5 inside, cv for its pooled intervals)
-FOLD_KINDS = {"cv": "5 folds grouped by (LLM, GPU) pair", "logo": "one GPU", "lolo": "one LLM",
-              "llm5": "5 folds grouped by LLM", LEAKY: "5 shuffled folds over runs (leaky)"}  # fmt: skip
+FOLD_KINDS = {
+    "cv": "5 folds grouped by (LLM, GPU) pair",
+    "logo": "one GPU",
+    "lolo": "one LLM",
+    "llm5": "5 folds grouped by LLM",
+    LEAKY: "5 shuffled folds over runs (leaky)",
+}
 
 
 def held_out_masks(frame: pd.DataFrame, kind: str) -> list[tuple[str, np.ndarray]]:
@@ -197,10 +202,21 @@ def evaluate(
 
 
 _COLUMNS = [
-    "model", "scenario", "strategy", "mdape_pct", "paper_mdape_pct", "pearson_r",
-    "paper_pearson_r", "gpu_tau", "paper_gpu_tau", "llm_tau", "paper_llm_tau",
-    "median_abs_error", "mean_abs_error", "n_runs",
-]  # fmt: skip
+    "model",
+    "scenario",
+    "strategy",
+    "mdape_pct",
+    "paper_mdape_pct",
+    "pearson_r",
+    "paper_pearson_r",
+    "gpu_tau",
+    "paper_gpu_tau",
+    "llm_tau",
+    "paper_llm_tau",
+    "median_abs_error",
+    "mean_abs_error",
+    "n_runs",
+]
 _UNITS = {
     "power": {"median_abs_error": "median_abs_error_w", "mean_abs_error": "mean_abs_error_w"},
     "itl": {"median_abs_error": "median_abs_error_s", "mean_abs_error": "mean_abs_error_s"},

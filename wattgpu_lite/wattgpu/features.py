@@ -33,24 +33,50 @@ from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
 
 # The power model's 11 inputs (target P/TDP), in the order of the authors' notebook.
 POWER_FEATURES: tuple[str, ...] = (
-    "scenario", "log_params_nominal_b", "model_type", "n_kv_heads", "n_layers",
-    "bandwidth_gbs", "boost_ratio", "transistors_m", "base_clock_mhz", "release_year",
+    "scenario",
+    "log_params_nominal_b",
+    "model_type",
+    "n_kv_heads",
+    "n_layers",
+    "bandwidth_gbs",
+    "boost_ratio",
+    "transistors_m",
+    "base_clock_mhz",
+    "release_year",
     "bandwidth_latency_s",
-)  # fmt: skip
+)
 # The ITL model's 14 inputs (target ln ITL).
 ITL_FEATURES: tuple[str, ...] = (
-    "scenario", "model_type", "params_nominal_b", "hidden_size", "n_heads", "n_kv_heads",
-    "n_layers", "bandwidth_gbs", "memory_gb", "memory_type", "fp16_tflops", "release_year",
-    "bandwidth_latency_s", "compute_latency_s",
-)  # fmt: skip
+    "scenario",
+    "model_type",
+    "params_nominal_b",
+    "hidden_size",
+    "n_heads",
+    "n_kv_heads",
+    "n_layers",
+    "bandwidth_gbs",
+    "memory_gb",
+    "memory_type",
+    "fp16_tflops",
+    "release_year",
+    "bandwidth_latency_s",
+    "compute_latency_s",
+)
 FEATURES: dict[str, tuple[str, ...]] = {"power": POWER_FEATURES, "itl": ITL_FEATURES}
 # text-valued inputs: most-frequent imputation + ordinal encoding (unknown -> -1)
 CATEGORICAL: tuple[str, ...] = ("scenario", "model_type", "memory_type")
 LLM_FIELDS = ("model_type", "params_nominal_b", "hidden_size", "n_heads", "n_kv_heads", "n_layers")
 GPU_FIELDS = (
-    "tdp_w", "base_clock_mhz", "boost_clock_mhz", "bandwidth_gbs", "memory_gb", "memory_type",
-    "fp16_tflops", "transistors_m", "release_year",
-)  # fmt: skip
+    "tdp_w",
+    "base_clock_mhz",
+    "boost_clock_mhz",
+    "bandwidth_gbs",
+    "memory_gb",
+    "memory_type",
+    "fp16_tflops",
+    "transistors_m",
+    "release_year",
+)
 
 
 def boost_ratio(base_clock_mhz, boost_clock_mhz):

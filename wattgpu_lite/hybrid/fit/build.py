@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 import wattgpu_lite
-from wattgpu_lite.energy import backbone_runs
+from wattgpu_lite.energy.backbone import training_runs
 from wattgpu_lite.errors import require
 from wattgpu_lite.hybrid.fit import conformal, fitting, protocol
 from wattgpu_lite.hybrid.fit.candidates import candidates
@@ -23,7 +23,7 @@ from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.runs import measurements
 
 
-def held_out_both(ts: backbone_runs.TrainingSet, progress: bool = False, seed: int = 0) -> dict:
+def held_out_both(ts: training_runs.TrainingSet, progress: bool = False, seed: int = 0) -> dict:
     """Held-out predictions where the GPU and the LLM of the test rows are both unseen: per GPU and
     per fifth of the LLMs, train without that GPU and without those LLMs (XGBoost's ``seed``)."""
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
@@ -36,16 +36,16 @@ def held_out_both(ts: backbone_runs.TrainingSet, progress: bool = False, seed: i
             out["group"][test] = g
             for cand in candidates():
                 pred = fitting.predict(fitted, ts.take(test), cand)
-                for target in backbone_runs.TARGETS:
+                for target in training_runs.TARGETS:
                     out.setdefault((cand.name, target), np.empty(len(gpu)))[test] = pred[target]
     return out
 
 
-def _scores(ts: backbone_runs.TrainingSet, oof: dict, name: str, target: str) -> np.ndarray:
+def _scores(ts: training_runs.TrainingSet, oof: dict, name: str, target: str) -> np.ndarray:
     return np.abs(np.log(ts.target(target) / oof[name, target]))
 
 
-def tables(ts: backbone_runs.TrainingSet, chosen: dict[str, str], oofs: dict[str, dict]) -> dict:
+def tables(ts: training_runs.TrainingSet, chosen: dict[str, str], oofs: dict[str, dict]) -> dict:
     """basis -> target -> regime -> level -> q."""
     reg = protocol.regime(ts)
     plan = {
@@ -53,24 +53,24 @@ def tables(ts: backbone_runs.TrainingSet, chosen: dict[str, str], oofs: dict[str
         "new gpu": ("logo", chosen, True),
         "new llm": ("llm5", chosen, True),
         "new gpu and llm": ("both", chosen, True),
-        "physics": ("logo", {t: "physics" for t in backbone_runs.TARGETS}, True),
+        "physics": ("logo", {t: "physics" for t in training_runs.TARGETS}, True),
     }
     out = {}
     for basis, (kind, names, floor) in plan.items():
         oof = oofs[kind]
         out[basis] = {
             t: conformal.table(_scores(ts, oof, names[t], t), oof["group"], reg, floor)
-            for t in backbone_runs.TARGETS
+            for t in training_runs.TARGETS
         }
     return out
 
 
 def ranges(
-    ts: backbone_runs.TrainingSet, fitted: fitting.Fitted, runs: pd.DataFrame
+    ts: training_runs.TrainingSet, fitted: fitting.Fitted, runs: pd.DataFrame
 ) -> dict[str, tuple]:
     """min and max over the training runs of each watched input (context: measured tokens);
     ``runs``: the dense runs ``ts`` was built from, row for row."""
-    load = backbone_runs.physics(ts, fitted.constants)["in_flight"]
+    load = training_runs.physics(ts, fitted.constants)["in_flight"]
     context = runs["prompt_tokens"] + runs["generated_tokens"]
     values = {
         "bandwidth_gbs": ts.rows.bandwidth / 1e9,
@@ -84,7 +84,7 @@ def ranges(
 
 def dense_runs(runs: pd.DataFrame) -> pd.DataFrame:
     """The dense rows of a runs table (all of them when it has no ``dense`` column), renumbered:
-    the rows :func:`~wattgpu_lite.energy.backbone_runs.from_runs` trains on, in its order."""
+    the rows :func:`~wattgpu_lite.energy.backbone.training_runs.from_runs` trains on, in its order."""
     keep = runs[runs["dense"]] if "dense" in runs else runs
     return keep.reset_index(drop=True)
 
@@ -95,16 +95,16 @@ def build(runs: pd.DataFrame | None = None, progress: bool = False, seed: int = 
     ``seed``: XGBoost's random state in every fit."""
     xgboost = require("xgboost", "train", "fitting the hybrid (hybrid.fit.build)")
     if runs is None:
-        ts, dense = backbone_runs.watt_counts(), measurements.load(dense_only=True)
+        ts, dense = training_runs.watt_counts(), measurements.load(dense_only=True)
     else:
         dense = dense_runs(runs)
-        ts = backbone_runs.from_runs(dense)
+        ts = training_runs.from_runs(dense)
     oofs = {k: protocol.held_out(ts, k, progress, seed) for k in ("logo", "llm5", "cv")}
     oofs["both"] = held_out_both(ts, progress, seed)
     chosen = protocol.choose(ts, oofs["logo"])
     cands = {c.name: c for c in candidates()}
     fitted = fitting.fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed)
-    corrections = {t: fitted.corrections[chosen[t], t] for t in backbone_runs.TARGETS}
+    corrections = {t: fitted.corrections[chosen[t], t] for t in training_runs.TARGETS}
     return HybridState(
         fitted.constants,
         corrections,

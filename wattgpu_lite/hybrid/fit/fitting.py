@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone_runs
-from wattgpu_lite.energy.backbone import Constants, idle_power_w
-from wattgpu_lite.energy.backbone_fit import fit_constants
+from wattgpu_lite.energy.backbone import Constants, idle_power_w, training_runs
+from wattgpu_lite.energy.backbone.constants_fit import fit_constants
 from wattgpu_lite.errors import require
 from wattgpu_lite.hybrid.fit.candidates import Candidate, candidates, xgb_params
 from wattgpu_lite.hybrid.predict import bounds, correction
@@ -50,7 +49,7 @@ class Fitted:
     corrections: dict[tuple[str, str], correction.Correction | None]
 
 
-def matrix(ts: backbone_runs.TrainingSet, out: dict, cand: Candidate, families=()) -> np.ndarray:
+def matrix(ts: training_runs.TrainingSet, out: dict, cand: Candidate, families=()) -> np.ndarray:
     """The correction's input matrix of a set of rows for one candidate."""
     batch = bounds.step_batch(out["in_flight"], ts.loads.offline, np.maximum(ts.loads.cap, 1.0))
     loads = correction.load_features(out, bounds.bytes_per_flop(ts.rows, batch))
@@ -58,20 +57,20 @@ def matrix(ts: backbone_runs.TrainingSet, out: dict, cand: Candidate, families=(
 
 
 def fit_all(
-    ts: backbone_runs.TrainingSet, cands: tuple[Candidate, ...] | None = None, seed: int = 0
+    ts: training_runs.TrainingSet, cands: tuple[Candidate, ...] | None = None, seed: int = 0
 ) -> Fitted:
     """Constants on ``ts`` (from the default start, never a warm one: a fold's constants depend
     on its own runs alone, not on the fold fitted before it), then each candidate's corrections
     on the log residuals (``seed``: XGBoost's random state)."""
     cands = candidates() if cands is None else cands
     const = fit_constants(ts)
-    out = backbone_runs.physics(ts, const)
-    phys = backbone_runs.paper_units(out, ts.loads.offline)
+    out = training_runs.physics(ts, const)
+    phys = training_runs.paper_units(out, ts.loads.offline)
     families = tuple(sorted({m.model_type for m in ts.llms}))
     fits: dict[tuple[str, str], correction.Correction | None] = {}
     for cand in cands:
         x = None if cand.physics_only else matrix(ts, out, cand, families)
-        for target in backbone_runs.TARGETS:
+        for target in training_runs.TARGETS:
             if x is None:
                 fits[cand.name, target] = None
                 continue
@@ -89,13 +88,13 @@ def fit_all(
 
 
 def predict(
-    fitted: Fitted, ts: backbone_runs.TrainingSet, cand: Candidate
+    fitted: Fitted, ts: training_runs.TrainingSet, cand: Candidate
 ) -> dict[str, np.ndarray]:
     """Predictions of ``cand`` for the rows of ``ts``, per target (targets' units)."""
-    out = backbone_runs.physics(ts, fitted.constants)
-    phys = backbone_runs.paper_units(out, ts.loads.offline)
+    out = training_runs.physics(ts, fitted.constants)
+    phys = training_runs.paper_units(out, ts.loads.offline)
     result = {}
-    for target in backbone_runs.TARGETS:
+    for target in training_runs.TARGETS:
         corr = fitted.corrections[cand.name, target]
         if corr is None:
             result[target] = phys[target]

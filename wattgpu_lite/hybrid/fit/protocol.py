@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone_runs
+from wattgpu_lite.energy.backbone import training_runs
 from wattgpu_lite.errors import require
 from wattgpu_lite.hybrid.fit import fitting
 from wattgpu_lite.hybrid.fit.candidates import candidates, select
@@ -30,12 +30,12 @@ WHAT = "fitting the hybrid (hybrid.fit)"  # tqdm, XGBoost and SciPy: the [train]
 INNER = {"logo": "logo", "lolo": "llm5"}
 
 
-def regime(ts: backbone_runs.TrainingSet) -> np.ndarray:
+def regime(ts: training_runs.TrainingSet) -> np.ndarray:
     """'offline' or 'server' per row (the Mondrian groups and the paper's scenario groups)."""
     return np.where(ts.loads.offline, "offline", "server")
 
 
-def folds(ts: backbone_runs.TrainingSet, kind: str) -> list[tuple[str, np.ndarray]]:
+def folds(ts: training_runs.TrainingSet, kind: str) -> list[tuple[str, np.ndarray]]:
     """(group name, held-out mask) per fold: 'logo' one GPU, 'lolo' one LLM, 'llm5' five folds
     grouped by LLM, 'cv' five folds grouped by (LLM, GPU) pair — the kit's one fold builder
     (:func:`wattgpu_lite.wattgpu.evaluation.held_out_masks`), on the training set's frame."""
@@ -43,7 +43,7 @@ def folds(ts: backbone_runs.TrainingSet, kind: str) -> list[tuple[str, np.ndarra
 
 
 def held_out(
-    ts: backbone_runs.TrainingSet, kind: str, progress: bool = False, seed: int = 0
+    ts: training_runs.TrainingSet, kind: str, progress: bool = False, seed: int = 0
 ) -> dict:
     """Out-of-fold predictions of every candidate: {"group": labels, (name, target): array}
     (``seed``: XGBoost's random state)."""
@@ -54,7 +54,7 @@ def held_out(
         out["group"][test] = name
         for cand in candidates():
             pred = fitting.predict(fitted, ts.take(test), cand)
-            for target in backbone_runs.TARGETS:
+            for target in training_runs.TARGETS:
                 out.setdefault((cand.name, target), np.empty(len(ts.frame)))[test] = pred[target]
     return out
 
@@ -64,16 +64,16 @@ def scenario_mdape(y_true, y_pred, reg) -> float:
     return float(np.mean([mdape_pct(y_true[reg == r], y_pred[reg == r]) for r in np.unique(reg)]))
 
 
-def choose(ts: backbone_runs.TrainingSet, oof: dict) -> dict[str, str]:
+def choose(ts: training_runs.TrainingSet, oof: dict) -> dict[str, str]:
     """The selection rule on inner held-out predictions: one candidate per target."""
     reg = regime(ts)
     return {
         t: select({c.name: scenario_mdape(ts.target(t), oof[c.name, t], reg) for c in candidates()})
-        for t in backbone_runs.TARGETS
+        for t in training_runs.TARGETS
     }
 
 
-def calibrate(ts: backbone_runs.TrainingSet, oof: dict, chosen: dict[str, str]) -> dict:
+def calibrate(ts: training_runs.TrainingSet, oof: dict, chosen: dict[str, str]) -> dict:
     """{(target, regime, level): q} from the chosen candidates' inner held-out residuals."""
     reg, table = regime(ts), {}
     for t, name in chosen.items():
@@ -86,11 +86,11 @@ def calibrate(ts: backbone_runs.TrainingSet, oof: dict, chosen: dict[str, str]) 
 
 
 def _outer_rows(
-    test: backbone_runs.TrainingSet, pred, chosen, table, *, group: str, away, physics
+    test: training_runs.TrainingSet, pred, chosen, table, *, group: str, away, physics
 ) -> list:
     """The held-out rows; those outside the support carry the physics candidate and its q."""
     reg, parts = regime(test), []
-    for t in backbone_runs.TARGETS:
+    for t in training_runs.TARGETS:
         y, yhat = test.target(t), pred[t]
         frame = test.frame[["llm", "gpu", "scenario"]].assign(
             target=t,
@@ -114,7 +114,7 @@ def _outer_rows(
 
 
 def nested(
-    ts: backbone_runs.TrainingSet | None = None,
+    ts: training_runs.TrainingSet | None = None,
     outer: str = "logo",
     progress: bool = False,
     groups: tuple[str, ...] | None = None,
@@ -122,7 +122,7 @@ def nested(
     """One row per held-out run and target: y_true, y_pred, the candidate chosen, the 80/90 %
     half-widths q80/q90 and whether each interval covered the measurement. ``groups``: only
     these outer folds (held-out GPU or LLM names), e.g. one fold run live in a notebook."""
-    ts = backbone_runs.watt_counts() if ts is None else ts
+    ts = training_runs.watt_counts() if ts is None else ts
     outer_folds = folds(ts, outer)
     if groups is not None:
         known = [name for name, _ in outer_folds]
@@ -137,14 +137,14 @@ def nested(
         oof = held_out(train, INNER[outer])
         chosen = choose(train, oof)
         table = calibrate(train, oof, chosen)
-        physics = calibrate(train, oof, {t: PHYSICS for t in backbone_runs.TARGETS})
+        physics = calibrate(train, oof, {t: PHYSICS for t in training_runs.TARGETS})
         cands = {c.name: c for c in candidates()}
         names = tuple(dict.fromkeys((*chosen.values(), PHYSICS)))
         fitted = fitting.fit_all(train, tuple(cands[n] for n in names))
         held = ts.take(test)
         away = outside_support(train, held)
         pred = {}
-        for t in backbone_runs.TARGETS:
+        for t in training_runs.TARGETS:
             learned = fitting.predict(fitted, held, cands[chosen[t]])[t]
             pred[t] = np.where(away, fitting.predict(fitted, held, cands[PHYSICS])[t], learned)
         parts += _outer_rows(held, pred, chosen, table, group=group, away=away, physics=physics)
@@ -155,7 +155,7 @@ PHYSICS = "physics"  # the backbone-alone candidate of candidates.json
 
 
 def outside_support(
-    train: backbone_runs.TrainingSet, test: backbone_runs.TrainingSet
+    train: training_runs.TrainingSet, test: training_runs.TrainingSet
 ) -> np.ndarray:
     """Rows of ``test`` whose GPU lies beyond the training GPUs' range of peak bandwidth or FP16
     FLOP/s: the shipped predictor answers them with the backbone alone

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy import backbone, many_calls
-from wattgpu_lite.energy.backbone_runs import measured_boards
+from wattgpu_lite.energy.backbone.training_runs import measured_boards
 from wattgpu_lite.energy.estimate import estimate_energy
 from wattgpu_lite.energy.occupancy import memory_need_bytes, memory_why_not, replica_weight_bytes
 from wattgpu_lite.energy.request import check_asked, check_num_gpus, offline_batch, resolve_load

@@ -12,10 +12,9 @@ the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
   the backbone's own accounting (:func:`wattgpu_lite.energy.physical.physical_evaluate` evaluated
   at unit energy coefficients, so each energy term is its bit or FLOP count);
 - the step-time terms: memory time Q/(G · η_bw · BW), compute time C/(G · η_f · F) and the power
-  limit's time; the largest of the three is the step's roofline. Backbone step time =
-  roofline + layout term (collectives, expert groups, replicated weights) + the prompt's share
-  (B · prefill time / T_out) + the fixed cost of a step c_step. These add up to the
-  backbone's ITL exactly;
+  limit's time; the largest of the three is the step's roofline. Backbone step time = roofline +
+  layout term (collectives, expert groups, replicated weights) + the prompt's share (B · prefill
+  time / T_out) + the step's fixed cost c_step; these add up to the backbone's ITL exactly;
 - the hard floor (:func:`wattgpu_lite.hybrid.predict.bounds.floor_step_s`), idle and busy power;
 - the learned correction per target (a factor on the backbone, 1 on "physics" rows) and why it
   applies or not; the final value = the backbone × the factor, held inside the bounds (ITL ≥ the
@@ -30,8 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_rows, physical
+from wattgpu_lite.energy import backbone, physical
 from wattgpu_lite.energy.args import Workload, expert_flops_per_token
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.request import check_request
 from wattgpu_lite.hybrid.predict import intervals, steps
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict_request
@@ -83,7 +83,7 @@ def explain(
     deploy = {"num_gpus": req.layout, "weights": [req.weights], **req.serving_args()}
     asked = {"t_out": req.t_out, "rate_qps": rate, "batch": bat, "level": req.level}
     out = steps.predict_arrays(hm, llms, gpus, req.t_in, **asked, **deploy)
-    rows, cap = backbone_rows.build(llms, gpus, req.t_in, req.t_out, **deploy)
+    rows, cap = row_arrays.build(llms, gpus, req.t_in, req.t_out, **deploy)
     c = hm.constants
     offline = np.isnan(np.array([rate]))
     in_flight = out.in_flight
@@ -126,8 +126,7 @@ def _step_parts(rows: backbone.Rows, batch: np.ndarray, c: backbone.Constants) -
     terms, times = physical.physical_evaluate(
         rows.model, workload, hw, kappa=c.kappa, deploy=backbone.achieved_deploy(rows, c)
     )
-    one = np.ones_like(rows.alpha)
-    # alpha, e, alpha_e = 1: the terms count FLOPs and bits
+    one = np.ones_like(rows.alpha)  # alpha, e, alpha_e = 1: the terms count FLOPs and bits
     unit_hw = hw._replace(alpha_j_per_flop=one, e_j_per_bit=one, expert_alpha_j_per_flop=one)
     counts, _ = physical.physical_evaluate(
         rows.model, workload, unit_hw, kappa=1.0, deploy=rows.deploy
@@ -187,10 +186,12 @@ def _learned(hm, llms, gpus, rows, *, cap, rate, bat, out) -> tuple[dict[str, fl
     if intervals.outside_support(hm, support)[0]:
         reasons.append(f"{device.name}'s bandwidth or FP16 peak lies outside the training GPUs'")
     beyond = intervals.beyond_context(hm, support)
+    rates, batches = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
+    backbone_result = steps.backbone_step(hm, rows, cap, rates, batch=batches)
     unlike_training = np.array([bool(reasons)])  # no correction where the runs hold nothing like it
-    rate_a, bat_a = np.array([rate]), np.array([1.0 if np.isnan(bat) else bat])
-    backbone_result = steps.backbone_step(hm, rows, cap, rate_a, batch=bat_a)
-    factors = steps.correction_step(hm, llms, gpus, rows, back=backbone_result, odd=unlike_training)
+    factors = steps.correction_step(
+        hm, llms, gpus, rows, backbone_result=backbone_result, physics_only=unlike_training
+    )
     learned = {t: float(v[0]) for t, v in factors.items()}
     if reasons:
         why = (
@@ -215,33 +216,30 @@ def _learned(hm, llms, gpus, rows, *, cap, rate, bat, out) -> tuple[dict[str, fl
 
 def _corrections(out, learned, why) -> dict[str, Correction]:
     applies = why.startswith("the learned")
-    res = {}
+    corrections_by_target = {}
     for target, key, final_key in (
         ("power", "backbone_power_w", "power_w"),
         ("itl", "backbone_itl_s", "itl_s"),
     ):
-        physics_only, final = float(getattr(out, key)[0]), float(getattr(out, final_key)[0])
-        raw = learned.get(target, 1.0)
+        backbone_value, final = float(getattr(out, key)[0]), float(getattr(out, final_key)[0])
+        raw_factor = learned.get(target, 1.0)
         bound = ""
-        if (
-            target == "itl"
-            and final <= float(out.itl_floor_s[0]) * (1 + REL)
-            and (physics_only * raw < final * (1 - REL))
-        ):
+        at_floor = final <= float(out.itl_floor_s[0]) * (1 + REL)
+        if target == "itl" and at_floor and backbone_value * raw_factor < final * (1 - REL):
             bound = "floor"
         if target == "power":
-            if physics_only * raw < final * (1 - REL):
+            if backbone_value * raw_factor < final * (1 - REL):
                 bound = "idle power"
-            elif physics_only * raw > final * (1 + REL):
+            elif backbone_value * raw_factor > final * (1 + REL):
                 bound = "TDP"
-        res[target] = Correction(
+        corrections_by_target[target] = Correction(
             target,
-            physics_only,
-            raw,
+            backbone_value,
+            raw_factor,
             final,
-            factor=final / physics_only,
+            factor=final / backbone_value,
             applies=applies,
             bound=bound,
             why=why,
         )
-    return res
+    return corrections_by_target

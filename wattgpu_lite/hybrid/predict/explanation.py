@@ -148,11 +148,14 @@ def parts_of(
     ]
     parts += [Part("bytes per step", k, v, "B") for k, v in step["bytes"].items()]
     parts += [Part("FLOPs per step", k, v, "FLOP") for k, v in step["flops"].items()]
-    notes = {"memory": "bytes / (G x eta_bw x peak B/s)",
-             "compute": "FLOPs / (G x eta_f x peak FLOP/s)",
-             "power limit": "dynamic J / (G x (TDP - static W))",
-             "layout": "collectives, expert groups, copies",
-             "prompt": "B x prefill time / output tokens", "fixed": "c0 + c1 x layers"}  # fmt: skip
+    notes = {
+        "memory": "bytes / (G x eta_bw x peak B/s)",
+        "compute": "FLOPs / (G x eta_f x peak FLOP/s)",
+        "power limit": "dynamic J / (G x (TDP - static W))",
+        "layout": "collectives, expert groups, copies",
+        "prompt": "B x prefill time / output tokens",
+        "fixed": "c0 + c1 x layers",
+    }
     for k, v in step["terms"].items():
         summed = k in ("layout", "prompt", "fixed") or k == step["roofline"]
         note = notes[k] + ("" if summed else " (not in the sum)")
@@ -192,9 +195,12 @@ def parts_of(
         name = "power" if c.target == "power" else "ITL"
         note = f"held at the {c.bound}" if c.bound else ("learned" if c.applies else "physics")
         parts.append(Part("correction", f"{name} factor", c.factor, "x", note=note))
-    quantities = (("power", "power_w", "W"), ("ITL", "itl_s", "s"),
-                  ("time per token", "time_per_token_s", "s"),
-                  ("energy per token", "energy_per_token_j", "J"))  # fmt: skip
+    quantities = (
+        ("power", "power_w", "W"),
+        ("ITL", "itl_s", "s"),
+        ("time per token", "time_per_token_s", "s"),
+        ("energy per token", "energy_per_token_j", "J"),
+    )
     for name, q, unit in quantities:
         iv: Interval = getattr(p, f"{q}_interval")
         parts.append(

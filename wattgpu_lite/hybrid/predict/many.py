@@ -5,7 +5,7 @@
 The LLM and GPU columns are resolved once per distinct name and kept as codes
 (:class:`~wattgpu_lite.energy.uniques.Coded`); then the frame goes through in blocks of rows:
 each block's rows are checked (:func:`~wattgpu_lite.hybrid.predict.frame_checks.frame_requests`),
-its valid rows' configurations and KV capacities built once (:func:`backbone_rows.build_once`)
+its valid rows' configurations and KV capacities built once (:func:`row_arrays.build_once`)
 and sent through the engine (:func:`steps.predict_arrays`) a chunk at a time, the columns
 written into the output arrays, which become the frame's columns without a copy: the memory a
 block holds does not grow with the frame.
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone_rows
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.uniques import Coded, narrow, subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import intervals, steps
 from wattgpu_lite.hybrid.predict.frame_cells import categorical, echo_tokens, resolved, text_codes
@@ -147,19 +147,19 @@ class Valid:
     idx: np.ndarray  # the valid rows of the frame (int32)
     rate_qps: np.ndarray  # req/s per valid row; NaN in batch mode
     batch: np.ndarray  # sequences per valid row; NaN at a rate
-    built: backbone_rows.Built | None  # their configurations and KV capacities (None: no valid row)
+    built: row_arrays.Built | None  # their configurations and KV capacities (None: no valid row)
     n_rows: int  # the frame's rows, valid or not
 
 
 def valid_rows(req: FrameRequests, llms: Coded, gpus: Coded, serving: list[str]) -> Valid:
     """The valid rows of ``req`` with their loads and configurations, built once per group of
-    the checks (:func:`backbone_rows.build_once`; ``serving``: the serving columns the frame
+    the checks (:func:`row_arrays.build_once`; ``serving``: the serving columns the frame
     gives)."""
     idx = np.flatnonzero(req.ok).astype(np.int32)  # a frame of fewer than 2^31 rows
     built = None
     if len(idx):
         group = req.group[idx]  # the layout, formats and engine: one entry per group
-        built = backbone_rows.build_once(
+        built = row_arrays.build_once(
             subset(llms, idx),
             subset(gpus, idx),
             req.t_in[idx],

@@ -3,7 +3,7 @@ formats), built once, so each call adds its tokens alone.
 
     rows, cap = built_at(llm, gpu, t_in, t_out, num_gpus=layout, weights=[fmt])
 
-:func:`~wattgpu_lite.energy.backbone_rows.build` of one row gathers the configuration's arrays
+:func:`~wattgpu_lite.energy.backbone.row_arrays.build` of one row gathers the configuration's arrays
 and computes its KV capacity cap = min(⌊blocks / ⌈(T_in + T_out/2) / 16⌉⌋, limit)
 (:func:`~wattgpu_lite.energy.occupancy.seqs_in`) at every call. Only the tokens change between
 warm calls: the row (every field but the tokens), the KV blocks and the engine's limit are kept
@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone_rows
-from wattgpu_lite.energy.backbone_step import Rows
+from wattgpu_lite.energy.backbone import row_arrays
+from wattgpu_lite.energy.backbone.step_power import Rows
 from wattgpu_lite.energy.config_rows import config_row
 from wattgpu_lite.energy.occupancy import seqs_in, seqs_in_one
 from wattgpu_lite.specs.layout import as_layout
@@ -32,7 +32,7 @@ class Kept(NamedTuple):
     """One configuration's row but its tokens, its KV blocks and its engine's default limit:
     arrays of one element, read-only."""
 
-    rows: Rows  # backbone_rows.build's row at one token of each kind
+    rows: Rows  # row_arrays.build's row at one token of each kind
     blocks: np.ndarray  # KV blocks of 16 tokens the replica holds beside its weights
     limit: np.ndarray  # the engine's default concurrency limit (max_num_seqs)
 
@@ -40,12 +40,12 @@ class Kept(NamedTuple):
 @lru_cache(maxsize=CONFIGS_CACHED)
 def _kept(config: tuple) -> Kept:
     """The :class:`Kept` of a configuration (LLM, GPU, layout, weights, KV cache, engine), from
-    :func:`backbone_rows.build_once` (the row) and
+    :func:`row_arrays.build_once` (the row) and
     :func:`~wattgpu_lite.energy.config_rows.config_row` (its blocks and limit, the values
     ``build_once`` reads)."""
     llm, gpu, layout, weights, kv_cache, engine = config
     serving = {"kv_cache": kv_cache, "engine": engine}
-    built = backbone_rows.build_once(
+    built = row_arrays.build_once(
         [llm], [gpu], 1.0, 1.0, num_gpus=layout, weights=[weights], **serving
     )
     rows = built.rows()[0]
@@ -71,7 +71,7 @@ def built_at(
     engine=None,
     max_num_seqs=None,
 ) -> tuple[Rows, np.ndarray]:
-    """:func:`backbone_rows.build` of one row (``weights``: a list of one format; the other
+    """:func:`row_arrays.build` of one row (``weights``: a list of one format; the other
     arguments as there): the same (Rows, capacity), from the configuration's kept row
     (:func:`_kept`) and its tokens; built afresh when the configuration cannot be hashed."""
     serving = {"kv_cache": kv_cache, "engine": engine}
@@ -79,7 +79,7 @@ def built_at(
         kept = _kept((llm, gpu, num_gpus, weights[0], kv_cache, engine))
     except TypeError:  # unhashable: built as build does (a TypeError of the build raises again)
         every = {**serving, "max_num_seqs": max_num_seqs}
-        return backbone_rows.build(
+        return row_arrays.build(
             [llm], [gpu], t_in, t_out, num_gpus=num_gpus, weights=weights, **every
         )
     tokens_in, tokens_out = np.array([t_in], dtype=float), np.array([t_out], dtype=float)

@@ -21,8 +21,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_step, one_row_solves, physical, searches
+from wattgpu_lite.energy import backbone, physical
 from wattgpu_lite.energy.args import symbol_values
+from wattgpu_lite.energy.backbone import one_row_solves, searches, step_power
 from wattgpu_lite.hybrid.predict import bounds
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Backbone, Status
@@ -101,7 +102,7 @@ def setup(config: bytes, c: backbone.Constants) -> Setup:
     idle_w, floor_w = backbone.idle_power_w(rows, c), backbone.power_floor_w(rows)
     for v in (*configured.values(), idle_w, floor_w):
         v.flags.writeable = False
-    dense = bool(backbone_step.log_rho_of(rows)[0] <= searches.LOG_TINY)
+    dense = bool(step_power.log_rho_of(rows)[0] <= searches.LOG_TINY)
     return Setup(step_args, configured, idle_w=idle_w, floor_w=floor_w, dense=dense)
 
 
@@ -186,7 +187,7 @@ def one_row_backbone(
     FLOP at the step's batch, s(cap) for the capacity cap / (T_out · s(cap)), and s(B), P_raw(B)
     at the batches :func:`backbone.busy_points` names (the request's five batches). A dense
     row's load and peak batch, its steps and busy power are found on its floats (the same bits
-    as the arrays', :mod:`~wattgpu_lite.energy.one_row_solves`). The load is solved before the
+    as the arrays', :mod:`~wattgpu_lite.energy.backbone.one_row_solves`). The load is solved before the
     capacity is known, so this holds only when the row is OK (then the load is the one
     :func:`backbone_step` uses); None otherwise, or where a step is 0 (the caller takes the
     general path: its stand-in load, its values)."""

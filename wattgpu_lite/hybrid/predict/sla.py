@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_rows, many_calls, physical
+from wattgpu_lite.energy import backbone, many_calls, physical
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.hybrid.predict import bounds, intervals, sla_rounds, steps
 from wattgpu_lite.hybrid.predict.correction import feature_matrix, load_features
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -55,9 +56,9 @@ def plan_rows(
 ) -> tuple[backbone.Rows, np.ndarray]:
     """(rows, KV capacity in sequences; < 1: the weights do not fit) of the deployments ``gpus``
     × ``layouts`` (one per row) of ``llm``; ``serving``: the KV-cache format, engine and
-    concurrency limit as keywords of :func:`~wattgpu_lite.energy.backbone_rows.build`."""
+    concurrency limit as keywords of :func:`~wattgpu_lite.energy.backbone.row_arrays.build`."""
     n = len(gpus)
-    return backbone_rows.build(
+    return row_arrays.build(
         [llm] * n, gpus, t_in, t_out, num_gpus=layouts, weights=[weights] * n, **(serving or {})
     )
 
@@ -66,21 +67,22 @@ def replicas(
     model: HybridState, llm, gpus, layouts, *, t_in, t_out, weights, serving=None
 ) -> Replicas:
     """The deployments ``gpus`` × ``layouts`` (one per row) of ``llm``, built once (``serving``:
-    the KV-cache format, engine and concurrency limit as keywords of ``backbone_rows.build``)."""
+    the KV-cache format, engine and concurrency limit as keywords of ``row_arrays.build``)."""
     n = len(gpus)
     rows, cap = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights, serving=serving)
-    odd = steps.physics_only_rows(model, [llm] * n, rows)
-    corr = model.corrections.get("itl")
-    idx = np.flatnonzero(~odd) if corr is not None else np.zeros(0, dtype=np.int64)
+    physics_only = steps.physics_only_rows(model, [llm] * n, rows)
+    correction = model.corrections.get("itl")
+    idx = np.flatnonzero(~physics_only) if correction is not None else np.zeros(0, dtype=np.int64)
     static, fixed = np.zeros((0, 0)), None
     if len(idx):
         zero = {
             k: np.zeros(len(idx)) for k in ("log_in_flight", "busy_fraction", "log_bytes_per_flop")
         }
+        corrected_gpus = [gpus[i] for i in idx]
         static = feature_matrix(
-            [llm] * len(idx), [gpus[i] for i in idx], zero, corr.columns, families=corr.families
+            [llm] * len(idx), corrected_gpus, zero, correction.columns, families=correction.families
         )
-        fixed = corr.fixed_part(static)
+        fixed = correction.fixed_part(static)
     beyond = intervals.beyond_context(model, intervals.support_values(rows))
     batch = np.ones(n)  # each round's batch replaces it
     calls = [*bounds.floor_calls(rows, batch), backbone.request_call(rows, batch, model.constants)]
@@ -135,7 +137,7 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     static_of = rep.static_of[row_of]
     where = np.flatnonzero(static_of >= 0)
     if len(where):
-        corr = model.corrections["itl"]
+        correction = model.corrections["itl"]
         static_row = static_of[where]
         loads = load_features(
             {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
@@ -143,12 +145,12 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
         )
         if rep.fixed is None:  # a walked forest: every column of every point
             x = rep.static[static_row]
-            for j, column in enumerate(corr.columns):
+            for j, column in enumerate(correction.columns):
                 if column in loads:
                     x[:, j] = loads[column]
-            f = corr.predict(x)
+            f = correction.predict(x)
         else:  # the load columns alone, beside the kept codes of the others
-            f = corr.predict_at_loads(rep.fixed, static_row, loads)
+            f = correction.predict_at_loads(rep.fixed, static_row, loads)
         factor = np.exp(f)
         itl[where] *= np.where(rep.one_sided[row_of[where]], np.maximum(factor, 1.0), factor)
     itl = np.maximum(itl, floor)
@@ -175,8 +177,15 @@ def max_rate_under_sla(
     r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
     search = np.flatnonzero(itl[:, 1] > sla_s)
     if len(search):
-        ends = (load[search, 0], load[search, 1], np.full(len(search), LIGHT_QPS),
-                itl[search, 0], itl[search, 1], bpf[search, 0], bpf[search, 1])  # fmt: skip
+        ends = (
+            load[search, 0],
+            load[search, 1],
+            np.full(len(search), LIGHT_QPS),
+            itl[search, 0],
+            itl[search, 1],
+            bpf[search, 0],
+            bpf[search, 1],
+        )
         itl_at = lambda rows, loads: itl_at_load(model, rep, idx[search][rows], loads)  # noqa: E731
         levels = sla_rounds.feature_levels(model.corrections.get("itl"))
         r_max[idx[search]] = sla_rounds.largest_good_rate(itl_at, ends, sla_s=sla_s, levels=levels)

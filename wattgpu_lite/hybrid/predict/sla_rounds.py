@@ -48,10 +48,13 @@ def largest_good_rate(itl_at, bracket, *, sla_s: float, levels: dict) -> np.ndar
         ends = lo[todo], hi[todo]
         slope = np.maximum(itl_hi[todo] - itl_lo[todo], np.finfo(float).tiny)
         guess = ends[0] + np.clip((sla_s - itl_lo[todo]) / slope, 0.0, 1.0) * (ends[1] - ends[0])
-        at_ends = [raw_load_features({"in_flight": x, "busy_fraction": -np.expm1(-x)}, bpf)
-                   for x, bpf in ((ends[0], bpf_lo[todo]), (ends[1], bpf_hi[todo]))]  # fmt: skip
-        jumps = [_level_load(v, (at_ends[0][c], at_ends[1][c]), ends, guess)
-                 for c, v in levels.items()]  # fmt: skip
+        at_ends = [
+            raw_load_features({"in_flight": x, "busy_fraction": -np.expm1(-x)}, bpf)
+            for x, bpf in ((ends[0], bpf_lo[todo]), (ends[1], bpf_hi[todo]))
+        ]
+        jumps = [
+            _level_load(v, (at_ends[0][c], at_ends[1][c]), ends, guess) for c, v in levels.items()
+        ]
         pairs = _astride(np.column_stack([guess, *jumps]), ends)
         k = max(pairs.shape[1] + 8, POINTS_PER_CALL // len(todo))
         points = np.sort(np.concatenate([_interior(ends, k - pairs.shape[1]), pairs], 1), 1)
@@ -63,7 +66,11 @@ def largest_good_rate(itl_at, bracket, *, sla_s: float, levels: dict) -> np.ndar
         below, above = (row[moved], first_bad[moved] - 1), (row[short], first_bad[short])
         lo[todo[moved]], itl_lo[todo[moved]] = points[below], itl[below]
         rate_lo[todo[moved]], bpf_lo[todo[moved]] = rate[below], bpf[below]
-        hi[todo[short]], itl_hi[todo[short]], bpf_hi[todo[short]] = points[above], itl[above], bpf[above]  # fmt: skip
+        hi[todo[short]], itl_hi[todo[short]], bpf_hi[todo[short]] = (
+            points[above],
+            itl[above],
+            bpf[above],
+        )
     return rate_lo
 
 
@@ -88,8 +95,8 @@ def _astride(centres: np.ndarray, ends) -> np.ndarray:
     clipped strictly inside each bracket ``ends`` = (lo, hi): if L* lies between a pair, the bracket it leaves is
     narrower than LOAD_RTOL."""
     lo, hi = ends
-    half = 0.45 * LOAD_RTOL * centres
-    pairs = np.concatenate([centres - half, centres + half], axis=1)
+    either_side = 0.45 * LOAD_RTOL * centres
+    pairs = np.concatenate([centres - either_side, centres + either_side], axis=1)
     return np.clip(pairs, np.nextafter(lo, np.inf)[:, None], np.nextafter(hi, -np.inf)[:, None])
 
 

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.energy import backbone
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.uniques import subset
 from wattgpu_lite.hybrid.predict import bounds, intervals, one_config, one_row
 from wattgpu_lite.hybrid.predict.correction import load_features, pairs_of
@@ -31,11 +32,11 @@ def physics_at(
     """Backbone outputs (:data:`PHYSICS`) for mixed batch rows (rate NaN) and rate rows, on the
     ``ok`` rows alone, NaN on the others (each part's rows gathered by index: one search of the
     mask, not one per array)."""
-    off = np.isnan(rate)
-    out = {k: np.full(len(off), np.nan) for k in PHYSICS}
+    offline = np.isnan(rate)
+    out = {k: np.full(len(offline), np.nan) for k in PHYSICS}
     for mask, fn in (
-        (off & ok, lambda r, m: backbone.at_batch(r, batch[m], c)),
-        (~off & ok, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c)),
+        (offline & ok, lambda r, m: backbone.at_batch(r, batch[m], c)),
+        (~offline & ok, lambda r, m: backbone.at_rate(r, rate[m], cap[m], c)),
     ):
         if mask.any():
             idx = np.flatnonzero(mask)
@@ -113,9 +114,9 @@ def _read_by_physics_only(rows: backbone.Rows) -> tuple[np.ndarray, ...]:
 
 def _physics_only(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
     """:func:`physics_only_rows` of any rows."""
-    odd = intervals.physics_only(llms, rows.num_gpus, rows.model.always_bits)
+    uncovered = intervals.physics_only(llms, rows.num_gpus, rows.model.always_bits)
     return (
-        odd
+        uncovered
         | intervals.outside_support(model, intervals.support_values(rows))
         | (not model.corrects)
     )
@@ -127,41 +128,42 @@ def correction_step(
     gpus: Sequence[GPU],
     rows: backbone.Rows,
     *,
-    back: Backbone,
-    odd: np.ndarray,
+    backbone_result: Backbone,
+    physics_only: np.ndarray,
 ) -> dict[str, np.ndarray]:
     """Step 3: exp(clipped correction) per target (1 on ``odd`` rows, at least 1 beyond the
     training runs' context: :func:`intervals.beyond_context`), from the load features and the
     bytes per FLOP of the step a request sees."""
-    loads = load_features(back.physics, back.bytes_per_flop)
-    idx = np.flatnonzero(~odd)
-    if 0 < len(idx) < len(odd):  # the rows corrected, their pairs found once for every target
+    loads = load_features(backbone_result.physics, backbone_result.bytes_per_flop)
+    idx = np.flatnonzero(~physics_only)
+    if 0 < len(idx) < len(physics_only):  # corrected rows: pairs found once, for every target
         llms, gpus = subset(llms, idx), subset(gpus, idx)
         loads = {k: v[idx] for k, v in loads.items()}
     pairs = pairs_of(llms, gpus) if len(idx) else None
     factors = {}
-    for target, corr in model.corrections.items():
-        f = np.zeros(len(odd))
-        if corr is not None and len(idx):
-            f[idx] = corr.predict_loads(llms, gpus, loads, pairs)
-        factors[target] = np.exp(f)
+    for target, correction in model.corrections.items():
+        log_factor = np.zeros(len(physics_only))
+        if correction is not None and len(idx):
+            log_factor[idx] = correction.predict_loads(llms, gpus, loads, pairs)
+        factors[target] = np.exp(log_factor)
     return intervals.one_sided(
         factors, intervals.beyond_context(model, intervals.support_values(rows))
     )
 
 
-def bounds_step(rows: backbone.Rows, back: Backbone, factor: dict[str, np.ndarray]):
+def bounds_step(rows: backbone.Rows, backbone_result: Backbone, factor: dict[str, np.ndarray]):
     """Step 4: the corrected values held inside the bounds — power in [P_idle, G · TDP] (the
     estimate never below the idle estimate, itself above the hard floor), ITL at least the step
     floor. Returns (power W, ITL s, floor s)."""
     power = np.minimum(  # np.clip's values, without its wrappers
         np.maximum(
-            back.physics["power_w"] * factor["power"],
-            np.maximum(back.idle_power_w, back.power_floor_w),
+            backbone_result.physics["power_w"] * factor["power"],
+            np.maximum(backbone_result.idle_power_w, backbone_result.power_floor_w),
         ),
         rows.replica_tdp_w,
     )
-    return power, np.maximum(back.physics["itl_s"] * factor["itl"], back.floor_s), back.floor_s
+    floor_s = backbone_result.floor_s
+    return power, np.maximum(backbone_result.physics["itl_s"] * factor["itl"], floor_s), floor_s
 
 
 def predict_arrays(
@@ -184,30 +186,33 @@ def predict_arrays(
     """Every quantity of a prediction, one value per row, from the named steps in order.
 
     ``rate_qps`` NaN = batch mode (``batch`` sequences), else Poisson arrivals. ``num_gpus``: GPUs
-    per replica or a layout per row; ``weights``: the served weight format per row (None: the
-    LLM's own); ``kv_cache``, ``engine``, ``max_num_seqs``: the KV-cache format, the serving
-    engine and its concurrency limit, one value or one per row (None: "auto", vLLM, the engine's
-    default); ``built``: the rows and KV capacities of :func:`backbone_rows.build` for these
-    arguments, when the caller has them already (a ranking builds them once). Rows beyond the
-    replica's capacity or whose weights do not fit get their :class:`Status` and NaN values.
-    """
-    n = len(llms)
-    rate, bat = np.full(n, rate_qps, dtype=float), np.full(n, batch, dtype=float)  # one or n
+    per replica or a layout per row; ``weights``: the served weight format per row (None: the LLM's
+    own); ``kv_cache``, ``engine``, ``max_num_seqs``: the KV-cache format, the serving engine and
+    its concurrency limit, one value or one per row (None: "auto", vLLM, the engine's default);
+    ``built``: the rows and KV capacities of :func:`row_arrays.build` for these arguments, when the
+    caller has them already (a ranking builds them once). Rows beyond the replica's capacity or
+    whose weights do not fit get their :class:`Status` and NaN values."""
+    rates, batches = (np.full(len(llms), v, dtype=float) for v in (rate_qps, batch))  # one or n
     if built is None:
         serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
-        built = backbone_rows.build(
+        built = row_arrays.build(
             llms, gpus, t_in, t_out, num_gpus=num_gpus, weights=weights, **serving
         )
     rows, cap = built
-    back = backbone_step(model, rows, cap, rate, batch=bat)
-    ok = status_ok(back.status)
-    odd = physics_only_rows(model, llms, rows)
-    # a row that is not OK keeps none of its corrected values: the forests skip it (factor 1)
-    factor = correction_step(model, llms, gpus, rows, back=back, odd=odd | ~ok)
-    power, itl, floor = bounds_step(rows, back, factor)
-    basis = basis_step(model, llms, gpus, odd)
-    half, widen, watched = intervals_step(model, rows, back, basis, level=level)
-    values = bounded_intervals(rows, back, power, itl, floor=floor, half=half)
+    backbone_result = backbone_step(model, rows, cap, rates, batch=batches)
+    ok = status_ok(backbone_result.status)
+    physics_only = physics_only_rows(model, llms, rows)
+    factor = correction_step(  # a row not OK keeps no corrected value: the forests skip it
+        model, llms, gpus, rows, backbone_result=backbone_result, physics_only=physics_only | ~ok
+    )
+    power, itl, floor = bounds_step(rows, backbone_result, factor)
+    basis = basis_step(model, llms, gpus, physics_only)
+    half_width_log, widen, watched_inputs = intervals_step(
+        model, rows, backbone_result, basis, level=level
+    )
+    values = bounded_intervals(
+        rows, backbone_result, power, itl, floor=floor, half_width_log=half_width_log
+    )
     every = bool(ok.all())
     masked = {
         f"{q}{s}": _where_ok(ok, v, every)
@@ -215,24 +220,24 @@ def predict_arrays(
         for s, v in zip(("", "_lo", "_hi"), three, strict=True)
     }
     for key, value in (
-        ("in_flight", back.physics["in_flight"]),
-        ("busy_fraction", back.physics["busy_fraction"]),
+        ("in_flight", backbone_result.physics["in_flight"]),
+        ("busy_fraction", backbone_result.physics["busy_fraction"]),
         ("itl_floor_s", floor),
-        ("backbone_itl_s", back.physics["itl_s"]),
-        ("backbone_power_w", back.physics["power_w"]),
+        ("backbone_itl_s", backbone_result.physics["itl_s"]),
+        ("backbone_power_w", backbone_result.physics["power_w"]),
         ("widening", widen),
     ):
         masked[key] = _where_ok(ok, value, every)
     return StepResult(
-        status=back.status,
-        capacity_qps=back.capacity_qps,
+        status=backbone_result.status,
+        capacity_qps=backbone_result.capacity_qps,
         max_batch=cap,
-        idle_power_w=back.idle_power_w,
-        power_floor_w=back.power_floor_w,
+        idle_power_w=backbone_result.idle_power_w,
+        power_floor_w=backbone_result.power_floor_w,
         replica_tdp_w=rows.replica_tdp_w,
         basis=intervals.BASIS_TEXT[basis],
         basis_code=basis,
-        watched=watched,
+        watched=watched_inputs,
         **masked,
     )
 

@@ -31,8 +31,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone_runs
-from wattgpu_lite.energy.backbone import Constants
+from wattgpu_lite.energy.backbone import Constants, training_runs
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import (
     calibration,
@@ -45,11 +44,22 @@ from wattgpu_lite.hybrid.report import (
 LEVEL = 0.8
 #: the shipped table's columns: ``row`` indexes data/external_measurements.csv
 COLUMNS = [
-    "source", "chosen", "row", "quantity", "measured", "predicted_shipped",
-    "predicted_calibrated", "lo", "hi", "regime_depth", "gpu_seen", "replica", "batch_band",
+    "source",
+    "chosen",
+    "row",
+    "quantity",
+    "measured",
+    "predicted_shipped",
+    "predicted_calibrated",
+    "lo",
+    "hi",
+    "regime_depth",
+    "gpu_seen",
+    "replica",
+    "batch_band",
     "context_band",
-]  # fmt: skip
-Fit = Callable[[str, backbone_runs.TrainingSet, calibration.Asked], Constants]
+]
+Fit = Callable[[str, training_runs.TrainingSet, calibration.Asked], Constants]
 
 
 def asked_rows() -> calibration.Asked:
@@ -74,7 +84,7 @@ def scored_rows(a: calibration.Asked, c: Constants) -> pd.DataFrame:
 
 
 def residual_pool(
-    ts: backbone_runs.TrainingSet,
+    ts: training_runs.TrainingSet,
     train: calibration.Asked,
     name: str,
     fit: Fit = calibration.candidate_constants,
@@ -115,7 +125,7 @@ def held_out(
 ) -> pd.DataFrame:
     """One fold (:data:`COLUMNS`): ``source``'s rows at the shipped and at the fold's calibrated
     constants, with the interval of the fold's inner residual pool (module docstring)."""
-    a, ts = asked_rows(), backbone_runs.watt_counts()
+    a, ts = asked_rows(), training_runs.watt_counts()
     name = (chosen_candidates() if chosen is None else chosen)[source]
     held = a.sources == source
     train = a.take(~held)

@@ -9,7 +9,7 @@ The protocol, written down before any score was seen (nothing in it is chosen by
 - **Candidates** (:data:`CANDIDATES`): ``watt_counts``, the six constants fitted on the Watt
   Counts runs alone (the shipped model's); ``pooled``, fitted on the runs plus every training
   source's ITL, power and throughput (log ratios, the same soft-L1 loss,
-  :func:`~wattgpu_lite.energy.backbone_fit.fit_by`), each source weighted so that the sources
+  :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source weighted so that the sources
   together count as much as the runs and each as much as another (w_s = √(residuals of the runs
   / (sources · residuals of s))). Each later candidate, added after the previous table had been
   read, frees a constant the runs cannot identify and other harnesses can: ``pooled_host`` the
@@ -39,8 +39,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.energy import backbone_fit, backbone_runs
-from wattgpu_lite.energy.backbone import Constants
+from wattgpu_lite.energy.backbone import Constants, constants_fit, training_runs
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external, external_predict, external_scope
 
@@ -49,10 +48,10 @@ INNER_FOLDS = 3
 CANDIDATES = ("watt_counts", "pooled", "pooled_host", "pooled_formats", "pooled_collectives")
 #: the constants each fitted candidate frees
 FREED = {
-    "pooled": backbone_fit.NAMES,
-    "pooled_host": backbone_fit.WITH_HOST,
-    "pooled_formats": backbone_fit.WITH_FORMATS,
-    "pooled_collectives": backbone_fit.WITH_COLLECTIVES,
+    "pooled": constants_fit.NAMES,
+    "pooled_host": constants_fit.WITH_HOST,
+    "pooled_formats": constants_fit.WITH_FORMATS,
+    "pooled_collectives": constants_fit.WITH_COLLECTIVES,
 }
 QUANTITIES = ("itl_s", "power_w", "throughput_tokens_per_s")  # fitted and scored (energy = P/thr)
 
@@ -99,7 +98,7 @@ def values_per_source(a: Asked) -> pd.Series:
 
 
 def fit_pooled(
-    ts: backbone_runs.TrainingSet, a: Asked, names: tuple[str, ...] = backbone_fit.NAMES
+    ts: training_runs.TrainingSet, a: Asked, names: tuple[str, ...] = constants_fit.NAMES
 ) -> Constants:
     """The ``pooled`` candidates (``names``: the constants freed, :data:`FREED`) on the runs ``ts``
     and the external rows ``a`` (the weights: the module docstring)."""
@@ -112,9 +111,9 @@ def fit_pooled(
 
     def residuals(c: Constants) -> np.ndarray:
         others = np.nan_to_num(log_ratios(a, c)[usable], nan=0.0, posinf=0.0, neginf=0.0)
-        return np.concatenate([backbone_fit.log_residuals(ts, c), weight * others])
+        return np.concatenate([constants_fit.log_residuals(ts, c), weight * others])
 
-    return backbone_fit.fit_by(residuals, names=names)
+    return constants_fit.fit_by(residuals, names=names)
 
 
 def inner_groups(sources: list[str], folds: int = INNER_FOLDS) -> list[list[str]]:
@@ -129,7 +128,7 @@ def score(a: Asked, c: Constants) -> float:
     return float(np.median(np.abs(r[np.isfinite(r)])))
 
 
-def candidate_constants(name: str, ts: backbone_runs.TrainingSet, a: Asked) -> Constants:
+def candidate_constants(name: str, ts: training_runs.TrainingSet, a: Asked) -> Constants:
     """A candidate's constants, fitted on the runs ``ts`` and the external rows ``a``."""
     if name not in CANDIDATES:
         raise ValueError(f"unknown candidate {name!r}; the candidates are {CANDIDATES}")
@@ -139,7 +138,7 @@ def candidate_constants(name: str, ts: backbone_runs.TrainingSet, a: Asked) -> C
 
 
 def choose(
-    ts: backbone_runs.TrainingSet, train: Asked, known: dict[str, float] | None = None
+    ts: training_runs.TrainingSet, train: Asked, known: dict[str, float] | None = None
 ) -> tuple[str, dict[str, float]]:
     """The candidate with the lower mean score over the inner folds of ``train``'s sources;
     ``known``: mean inner scores already computed (read from the shipped table), not refitted."""
@@ -200,7 +199,7 @@ def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataF
     inner folds of the others, refitted on them, and the held-out values at the chosen and the
     shipped constants. ``stored``: a table built before a candidate was added; where one of its
     candidates still wins, its rows stand and only the added candidates are fitted."""
-    a, ts = asked(), backbone_runs.watt_counts()
+    a, ts = asked(), training_runs.watt_counts()
     held = a.sources == source
     known = stored_inner(stored, source)
     name, inner = choose(ts, a.take(~held), known)

@@ -43,8 +43,10 @@ SAME_ARCHITECTURE = {
     "meta-llama/Llama-2-70b-chat-hf": "meta-llama/Llama-2-70b-hf",
     "mistralai/Mixtral-8x7B-Instruct-v0.1": "mistralai/Mixtral-8x7B-v0.1",
 }
-FORM_FACTOR_UNSTATED = {"H200 (form factor not stated)": "H200 SXM",
-                        "H100 (form factor not stated)": "H100 SXM"}  # fmt: skip
+FORM_FACTOR_UNSTATED = {
+    "H200 (form factor not stated)": "H200 SXM",
+    "H100 (form factor not stated)": "H100 SXM",
+}
 HARNESSES = ("fixed_batch", "decode_window", "all_at_once", "closed_loop", "poisson_rate")
 QUANTITIES = external_scope.MEASURED
 

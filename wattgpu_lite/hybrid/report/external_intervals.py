@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from wattgpu_lite.energy import backbone_runs
+from wattgpu_lite.energy.backbone import training_runs
 from wattgpu_lite.hybrid.report import external, external_predict, external_scope
 
 #: the regime keys, finest first; each later key is a coarser fallback
@@ -45,7 +45,7 @@ def regimes(ext: pd.DataFrame, pred: pd.DataFrame) -> pd.DataFrame:
     ``gpu_seen``, ``replica``, ``batch_band`` and ``context_band`` (``pred``: the asked rows'
     predictions, indexed like ``ext["ask"]``)."""
     at = ext["ask"].to_numpy()
-    boards = set(backbone_runs.measured_boards().values())
+    boards = set(training_runs.measured_boards().values())
     in_flight = pred["in_flight"].to_numpy(dtype=float)[at]
     tokens = (pred["t_in"] + pred["t_out"]).to_numpy(dtype=float)[at]
     gpus = ext["num_gpus"].to_numpy(dtype=float) / ext["replicas"].to_numpy(dtype=float)

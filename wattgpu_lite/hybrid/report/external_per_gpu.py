@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.energy import backbone_runs
+from wattgpu_lite.energy.backbone import training_runs
 from wattgpu_lite.hybrid.report import external, external_scope
 from wattgpu_lite.specs.catalog import gpu, llm
 
@@ -131,7 +131,7 @@ def per_gpu(level: float = 0.8) -> pd.DataFrame:
     SXM) and quantity, with whether training saw it: hybrid, backbone alone, roofline,
     EcoLogits (see the module docstring)."""
     table = _report("gpu_asked", level).rename(columns={"gpu_asked": "gpu"})
-    boards = set(backbone_runs.measured_boards().values())  # the spec rows the hybrid trained on
+    boards = set(training_runs.measured_boards().values())  # the spec rows the hybrid trained on
     trained = {name: name in boards for name in table["gpu"].unique()}
     return table.assign(in_training=table["gpu"].map(trained))
 

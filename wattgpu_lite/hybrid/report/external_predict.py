@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.checks import check_level
-from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.energy import backbone
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.precision import canonical_format
 from wattgpu_lite.hybrid.predict import steps
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -73,7 +74,7 @@ def decode_shares(
     times decode steps only (TPOT), so its ITL is the run's ITL × the first share. ``constants``:
     the backbone's (the shipped model's by default)."""
     a = _arguments(frame)
-    rows, _ = backbone_rows.build(
+    rows, _ = row_arrays.build(
         a["llms"], a["gpus"], a["t_in"], a["t_out"], num_gpus=a["num_gpus"], weights=a["weights"]
     )
     c = HybridState.pretrained().constants if constants is None else constants

@@ -20,8 +20,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-MEASURED = {"itl_s": "itl_ms", "power_w": "power_w", "energy_per_token_j": "energy_per_output_token_j",
-            "throughput_tokens_per_s": "throughput_tokens_per_s"}  # fmt: skip
+MEASURED = {
+    "itl_s": "itl_ms",
+    "power_w": "power_w",
+    "energy_per_token_j": "energy_per_output_token_j",
+    "throughput_tokens_per_s": "throughput_tokens_per_s",
+}
 
 
 def scope_factor(

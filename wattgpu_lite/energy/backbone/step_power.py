@@ -1,6 +1,6 @@
 """The backbone's step and its power: per-row arrays (:class:`Rows`), fitted constants, the
 achieved rates, the step time s(B) = B · t_req(B) / T_out + t_host(B) and the raw busy power, and
-the step's pieces (:func:`step_pieces`) the solves of :mod:`~wattgpu_lite.energy.backbone_solves`
+the step's pieces (:func:`step_pieces`) the solves of :mod:`~wattgpu_lite.energy.backbone.solves`
 work on. The serving model around it: :mod:`~wattgpu_lite.energy.backbone`.
 """
 
@@ -10,8 +10,9 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from wattgpu_lite.energy import _step_generated, coefficients, float_twin, physical, searches
+from wattgpu_lite.energy import _step_generated, coefficients, float_twin, physical
 from wattgpu_lite.energy.args import Deployment, Hardware, ModelRecord, Workload, symbol_values
+from wattgpu_lite.energy.backbone import searches
 
 IDLE_CAP = 0.8  # idle power is at most this share of the TDP
 PEAK_KINDS = ("fp16", "fp8", "fp4")  # the peaks a tensor group runs at (energy.precision)

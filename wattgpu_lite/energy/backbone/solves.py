@@ -1,15 +1,15 @@
 """The backbone's solves on the step's pieces: the peak batch and the load in flight at a rate,
 with their one-row twins on Python floats (the same bits, :mod:`~.one_row_solves`); exact to
-the last bits (:mod:`~wattgpu_lite.energy.searches`)."""
+the last bits (:mod:`~wattgpu_lite.energy.backbone.searches`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone_step, one_row_solves, searches
-from wattgpu_lite.energy.backbone_step import Constants, Rows, host_step_s, idle_power_w
-from wattgpu_lite.energy.one_row_solves import EPS
-from wattgpu_lite.energy.searches import Pieces
+from wattgpu_lite.energy.backbone import one_row_solves, searches, step_power
+from wattgpu_lite.energy.backbone.one_row_solves import EPS
+from wattgpu_lite.energy.backbone.searches import Pieces
+from wattgpu_lite.energy.backbone.step_power import Constants, Rows, host_step_s, idle_power_w
 
 MAX_BATCH = 1024.0  # the peak batch is searched on [1, 1024]
 PEAK_GRID_POINTS = 33  # ln B on [0, ln 1024] every 0.22: the global peak's neighbourhood
@@ -67,7 +67,7 @@ def peak_batch(
 ) -> np.ndarray:
     """Batch at which the raw busy power is highest on [1, upper] (``upper`` per row or one for
     all; at most 1024), from the step's pieces (:func:`step_pieces`, one call; ``pieces`` if
-    given). Between two breakpoints of s(B) (:func:`~wattgpu_lite.energy.searches.breakpoints`)
+    given). Between two breakpoints of s(B) (:func:`~wattgpu_lite.energy.backbone.searches.breakpoints`)
     a dense model's N and s are affine, so P = P_idle + N/(T_out·s) is monotone there: the peak is
     the best of 1, ``upper`` and the breakpoints, exactly. A MoE's pieces are curved (the experts
     a step touches): the best of those points and a grid of :data:`PEAK_GRID_POINTS` in ln B, then
@@ -77,7 +77,7 @@ def peak_batch(
     with several local peaks (a roofline corner per phase), the best point is the highest one."""
     n = len(rows.t_in)
     bound = np.minimum(np.maximum(_per_row(upper, n), 1.0), MAX_BATCH)  # np.clip's values
-    p = backbone_step.step_pieces(rows, c) if pieces is None else pieces
+    p = step_power.step_pieces(rows, c) if pieces is None else pieces
     if n == 1 and not p.curved[0]:  # one dense row (a single predict's): on its floats
         return one_row_solves.peak_affine(rows, p, float(bound[0]), c)
     ends = [np.ones((n, 1)), bound[:, None], searches.cuts_within(p, bound)]
@@ -139,7 +139,7 @@ def in_flight_at_rate(
     """
     n = len(rows.t_in)
     rate, cap = _per_row(rate_qps, n), _per_row(cap, n)
-    p = backbone_step.step_pieces(rows, c) if pieces is None else pieces
+    p = step_power.step_pieces(rows, c) if pieces is None else pieces
     host = (rows.t_out * c.step_s, rows.t_out * c.seq_s)  # T_out·t_host(B) = a + b·B
     curved, out = p.curved, np.empty(n)
     if n == 1 and not curved[0]:  # one dense row (a single predict's): on its floats

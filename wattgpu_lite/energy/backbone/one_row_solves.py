@@ -1,5 +1,5 @@
 """The backbone's solves of ONE dense row on its Python floats (a single predict's): the peak
-batch and the load in flight at a rate of :mod:`~wattgpu_lite.energy.backbone_solves`, the same
+batch and the load in flight at a rate of :mod:`~wattgpu_lite.energy.backbone.solves`, the same
 operations in the same order on each value, so the same bits
 (tests/energy/test_backbone_searches.py holds them equal to the rows' solves)."""
 
@@ -9,17 +9,17 @@ import math
 
 import numpy as np
 
-from wattgpu_lite.energy import searches
-from wattgpu_lite.energy.backbone_step import Constants, Rows, host_step_s, idle_power_w
+from wattgpu_lite.energy.backbone import searches
+from wattgpu_lite.energy.backbone.searches import Pieces
+from wattgpu_lite.energy.backbone.step_power import Constants, Rows, host_step_s, idle_power_w
 from wattgpu_lite.energy.float_twin import maximum, minimum
-from wattgpu_lite.energy.searches import Pieces
 
 EPS = float(np.finfo(float).eps)
 
 
 def peak_affine(rows: Rows, p: Pieces, bound: float, c: Constants) -> np.ndarray:
-    """:func:`~.backbone_solves.peak_batch` of ONE row whose pieces are affine, in Python floats:
-    the raw busy power (:func:`~.backbone_solves._pieces_power_w`, the same operations in the
+    """:func:`~.solves.peak_batch` of ONE row whose pieces are affine, in Python floats:
+    the raw busy power (:func:`~.solves._pieces_power_w`, the same operations in the
     same order) at 1, ``bound`` and the breakpoints below it, the first best of them (numpy's
     argmax; a point repeated, as 1 is for every breakpoint above ``bound``, once: its power is
     the same)."""
@@ -46,7 +46,7 @@ def cuts_within_one(p: Pieces, hi: float) -> list[float]:
 def smallest_root_affine(
     p: Pieces, rate: np.ndarray, cap: np.ndarray, host: tuple[np.ndarray, np.ndarray]
 ) -> np.ndarray:
-    """:func:`~.backbone_solves._smallest_root` of ONE row whose pieces are affine (``p.curved``
+    """:func:`~.solves._smallest_root` of ONE row whose pieces are affine (``p.curved``
     false), on Python floats: the same operations in the same order on each value (numpy's exp
     where that takes it, :func:`searches.curve`), so the same bits, without a numpy call per
     operation (tests/energy/test_backbone_searches.py holds the two equal)."""

@@ -8,7 +8,7 @@ flight and T_out the generated tokens:
 - step time  s(B) = B · t_req(B) / T_out + t_host(B),  t_req = prefill + decode time per request
   at the kernels' achieved bandwidth η_bw·BW and compute η_f·F; t_host(B) = c_step + c_seq·B the
   host's time per step (:func:`host_step_s`: a fixed cost — scheduling, kernel launches; a
-  per-layer share is not identifiable from the runs, :mod:`~wattgpu_lite.energy.backbone_fit` —
+  per-layer share is not identifiable from the runs, :mod:`~wattgpu_lite.energy.backbone.constants_fit` —
   and a cost per sequence in flight — batching its inputs, sampling, detokenising);
 - per-request ITL = s(1 + L) at a rate (a request sees its L neighbours, M/G/∞), s(B) at a batch;
   time per token (1/throughput) = s(B)/B in batch mode, 1/(λ·T_out) at a rate;
@@ -19,12 +19,12 @@ flight and T_out the generated tokens:
   request in flight.
 
 The step and its power (rows, constants, s(B), raw busy power) are in
-:mod:`~wattgpu_lite.energy.backbone_step`; the load and the peak batch are solved on the step's
-pieces (:func:`step_pieces`, one call) in :mod:`~wattgpu_lite.energy.backbone_solves`: s(B) is a
+:mod:`~wattgpu_lite.energy.backbone.step_power`; the load and the peak batch are solved on the step's
+pieces (:func:`step_pieces`, one call) in :mod:`~wattgpu_lite.energy.backbone.solves`: s(B) is a
 sum of maxes and mins of terms affine in B (a dense model; a MoE adds the experts a step touches,
 a concave term), so the load is a root of a line on the first piece where Little's law turns, and
 the peak the best breakpoint or end (Newton on dP/dB for a MoE's curved pieces): exact to the last
-bits (:mod:`~wattgpu_lite.energy.searches`). The bracketed searches they replaced are the
+bits (:mod:`~wattgpu_lite.energy.backbone.searches`). The bracketed searches they replaced are the
 references of the tests (tests/energy/reference_searches.py).
 
 Every function takes and returns numpy arrays (one value per row); all rows are computed at once.
@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy import physical, searches
+from wattgpu_lite.energy import physical
 from wattgpu_lite.energy.args import Workload
+from wattgpu_lite.energy.backbone import searches
 
 # the backbone's one namespace: its step's names (``x as x``: re-exported) and its solves'
-from wattgpu_lite.energy.backbone_solves import in_flight_at_rate, peak_batch
-from wattgpu_lite.energy.backbone_step import PEAK_KINDS as PEAK_KINDS
-from wattgpu_lite.energy.backbone_step import (
+from wattgpu_lite.energy.backbone.solves import in_flight_at_rate, peak_batch
+from wattgpu_lite.energy.backbone.step_power import PEAK_KINDS as PEAK_KINDS
+from wattgpu_lite.energy.backbone.step_power import (
     Constants,
     Rows,
     achieved_deploy,
@@ -52,14 +53,14 @@ from wattgpu_lite.energy.backbone_step import (
     step_time_s,
     terms_of,
 )
-from wattgpu_lite.energy.backbone_step import flops_share as flops_share
-from wattgpu_lite.energy.backbone_step import gpu_idle_power_w as gpu_idle_power_w
-from wattgpu_lite.energy.backbone_step import pieces_from as pieces_from
-from wattgpu_lite.energy.backbone_step import power_floor_w as power_floor_w
-from wattgpu_lite.energy.backbone_step import raw_busy_power_w as raw_busy_power_w
-from wattgpu_lite.energy.backbone_step import request_terms as request_terms
-from wattgpu_lite.energy.backbone_step import step_arguments as step_arguments
-from wattgpu_lite.energy.backbone_step import step_from_times as step_from_times
+from wattgpu_lite.energy.backbone.step_power import flops_share as flops_share
+from wattgpu_lite.energy.backbone.step_power import gpu_idle_power_w as gpu_idle_power_w
+from wattgpu_lite.energy.backbone.step_power import pieces_from as pieces_from
+from wattgpu_lite.energy.backbone.step_power import power_floor_w as power_floor_w
+from wattgpu_lite.energy.backbone.step_power import raw_busy_power_w as raw_busy_power_w
+from wattgpu_lite.energy.backbone.step_power import request_terms as request_terms
+from wattgpu_lite.energy.backbone.step_power import step_arguments as step_arguments
+from wattgpu_lite.energy.backbone.step_power import step_from_times as step_from_times
 from wattgpu_lite.energy.float_twin import maximum, minimum
 
 

@@ -24,7 +24,8 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
-from wattgpu_lite.energy import backbone, backbone_rows
+from wattgpu_lite.energy import backbone
+from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.schema import LAMBDA_QPS
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
@@ -80,7 +81,7 @@ class TrainingSet:
 def designed_loads(scenarios: pd.Series, cap: np.ndarray) -> Loads:
     """The load each Watt Counts scenario was designed with (rate, or the offline mean batch)."""
     rate = scenarios.map(LAMBDA_QPS).to_numpy(dtype=float)
-    batch = np.where(np.isnan(rate), backbone_rows.offline_in_flight(cap, OFFLINE_PROMPTS), np.nan)
+    batch = np.where(np.isnan(rate), row_arrays.offline_in_flight(cap, OFFLINE_PROMPTS), np.nan)
     return Loads(rate, batch, cap)
 
 
@@ -101,7 +102,7 @@ def from_runs(runs: pd.DataFrame) -> TrainingSet:
     runs = runs[runs["dense"]].reset_index(drop=True) if "dense" in runs else runs
     models = [llm(n) for n in runs["llm"]]
     devices = [board(n) for n in runs["gpu"]]
-    rows, cap = backbone_rows.build(models, devices, float(DEFAULT_T_IN), float(DEFAULT_T_OUT))
+    rows, cap = row_arrays.build(models, devices, float(DEFAULT_T_IN), float(DEFAULT_T_OUT))
     keep = ["llm", "gpu", "scenario", "power_w", "itl_s"]
     return TrainingSet(
         runs[keep].copy(),

@@ -17,7 +17,7 @@ import numpy as np
 
 from wattgpu_lite.energy import uniques
 from wattgpu_lite.energy.args import Deployment, ModelRecord
-from wattgpu_lite.energy.backbone_step import Rows
+from wattgpu_lite.energy.backbone.step_power import Rows
 from wattgpu_lite.energy.config_rows import ConfigRow, Stacked, config_row, stacked
 from wattgpu_lite.energy.occupancy import MEM_UTIL, offline_in_flight, seqs_in
 from wattgpu_lite.energy.uniques import Coded, take, unique_by_identity, unique_rows

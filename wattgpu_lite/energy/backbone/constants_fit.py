@@ -26,8 +26,7 @@ from dataclasses import fields, replace
 
 import numpy as np
 
-from wattgpu_lite.energy import backbone_runs
-from wattgpu_lite.energy.backbone import Constants
+from wattgpu_lite.energy.backbone import Constants, training_runs
 from wattgpu_lite.errors import require
 
 #: the constants the Watt Counts runs cannot identify, held at their defaults by the shipped fit
@@ -59,13 +58,13 @@ TOLERANCE = 1e-15  # ftol, xtol and gtol of the optimiser
 MAX_EVALUATIONS = 500  # a fit on every dense run takes about 10
 
 
-def log_residuals(ts: backbone_runs.TrainingSet, c: Constants) -> np.ndarray:
+def log_residuals(ts: training_runs.TrainingSet, c: Constants) -> np.ndarray:
     """ln(predicted / measured) of ITL then power, one per run each."""
-    pred = backbone_runs.paper_units(backbone_runs.physics(ts, c), ts.loads.offline)
+    pred = training_runs.paper_units(training_runs.physics(ts, c), ts.loads.offline)
     return np.concatenate([np.log(pred[t] / ts.target(t)) for t in ("itl", "power")])
 
 
-def fit_constants(ts: backbone_runs.TrainingSet, start: Constants | None = None) -> Constants:
+def fit_constants(ts: training_runs.TrainingSet, start: Constants | None = None) -> Constants:
     """The constants minimising the soft-L1 loss of :func:`log_residuals` on ``ts``."""
     return fit_by(lambda c: log_residuals(ts, c), start)
 
