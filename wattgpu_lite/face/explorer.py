@@ -1,6 +1,5 @@
-"""The GPU explorer's logic, free of widgets: control values in, ranking, readable table and
-message out (``widgets.gpu_explorer()`` reads its controls into an :class:`ExplorerControls` and
-calls :func:`explorer_view`; everything worth testing happens here)."""
+"""The GPU explorer's logic, free of widgets (``widgets.gpu_explorer()`` reads its controls into
+an :class:`ExplorerControls` and shows :func:`explorer_view`): everything worth testing is here."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from wattgpu_lite.face.prose import sig
 from wattgpu_lite.selection import accounting
 from wattgpu_lite.selection.accounting import DEFAULT_REGION, grid_intensities
 from wattgpu_lite.selection.rank import DEFAULT_GPU_COUNTS, rank_gpus
+from wattgpu_lite.selection.ranked import source_tokens
 from wattgpu_lite.selection.study import best_plans
 from wattgpu_lite.selection.verdict import MAY_MEET, MEETS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -39,7 +39,7 @@ MEASURED_NOTE = (
 @dataclass(frozen=True)
 class ExplorerControls:
     """What the controls hold; ``rate_qps`` is used only for a 'custom rate' load, the grid number
-    only for :data:`CUSTOM_GRID`, ``t_in``/``t_out`` by the hybrid source only."""
+    only for :data:`CUSTOM_GRID`, ``t_in``/``t_out`` where the source takes them."""
 
     llm: str
     gpus: tuple[str, ...] = ()
@@ -102,9 +102,10 @@ def explorer_ranking(c: ExplorerControls) -> pd.DataFrame:
     grid = {"grid_gco2_per_kwh": c.grid_gco2_per_kwh} if custom else {"region": c.region}
     best = c.gpus_per_replica == "best"
     counts = DEFAULT_GPU_COUNTS if best else (int(c.gpus_per_replica),)
-    same = ("itl_sla_ms", "t_in", "t_out", "pue", "price_per_kwh", "source")  # as the controls
-    options = {"candidates": list(c.gpus) or None, "gpu_counts": counts}
-    table = rank_gpus(c.llm, **load, **grid, **options, **{k: getattr(c, k) for k in same})
+    options = {"candidates": list(c.gpus) or None, "gpu_counts": counts, "source": c.source}
+    options |= source_tokens(c.source, t_in=c.t_in, t_out=c.t_out)  # the ones the source takes
+    same = {k: getattr(c, k) for k in ("itl_sla_ms", "pue", "price_per_kwh")}  # as the controls
+    table = rank_gpus(c.llm, **load, **grid, **options, **same)
     return best_plans(table) if best else table
 
 
@@ -236,8 +237,7 @@ def explorer_view(c: ExplorerControls) -> ExplorerView:
     try:
         table = explorer_ranking(c)
     except WattGPUError as err:
-        empty = pd.DataFrame()
-        return ExplorerView(empty, empty, f"error: {err}")
+        return ExplorerView(pd.DataFrame(), pd.DataFrame(), f"error: {err}")  # empty tables
     message, wall = summary(table, c.itl_sla_ms), wall_caption(table)
     verdicts = verdict_rule(table, c.itl_sla_ms)
     return ExplorerView(table, display_table(table), message, wall=wall, verdicts=verdicts)

@@ -45,6 +45,13 @@ PLANNED = ("gpu_counts", "weights", "layouts", "serving")  # a plan's names but 
 RUNS_ONLY = {"measured": ("t_in", "t_out"), "paper": ("t_in",), "logo": ("t_in",)}
 
 
+def source_tokens(source: str, **tokens) -> dict:
+    """The token counts of ``tokens`` that ``source`` takes (every one for the hybrid, ``t_out``
+    for paper and logo, none for measured): what a form whose token boxes serve every source
+    passes to :func:`~wattgpu_lite.selection.rank.rank_gpus`."""
+    return {k: v for k, v in tokens.items() if k not in RUNS_ONLY.get(source, ())}
+
+
 def check_source_tokens(llm, source: str, *, t_in, t_out, workload) -> None:
     """Refuse token inputs a Watt Counts source would answer for other tokens than asked: a
     ``workload``, a count it cannot take (:data:`RUNS_ONLY`) other than the runs' own, and any

@@ -12,10 +12,27 @@ from wattgpu_lite.face.cli import LLM_HELP, add_name_flag, add_output_flags, com
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 
 # columns of the readable tables (--json prints every field)
-GPU_TABLE = ["name", "memory_gb", "memory_type", "bandwidth_gbs", "fp16_tflops", "tdp_w",
-             "release_year", "measured"]  # fmt: skip
-LLM_TABLE = ["name", "model_type", "params_b", "params_nominal_b", "n_layers", "hidden_size",
-             "n_heads", "n_kv_heads", "in_wattgpu"]  # fmt: skip
+GPU_TABLE = [
+    "name",
+    "memory_gb",
+    "memory_type",
+    "bandwidth_gbs",
+    "fp16_tflops",
+    "tdp_w",
+    "release_year",
+    "measured",
+]
+LLM_TABLE = [
+    "name",
+    "model_type",
+    "params_b",
+    "params_nominal_b",
+    "n_layers",
+    "hidden_size",
+    "n_heads",
+    "n_kv_heads",
+    "in_wattgpu",
+]
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

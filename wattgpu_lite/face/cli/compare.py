@@ -34,9 +34,18 @@ from wattgpu_lite.face.cli.layout import (
 from wattgpu_lite.face.cli.output import Result, text_table, wrap_line
 from wattgpu_lite.face.cli.text import escape_controls
 
-SHOWN = {"gpu": "gpu", "plan": "plan", "energy_ratio": "energy ×", "energy_ratio_lo": "lo",
-         "energy_ratio_hi": "hi", "itl_ratio": "ITL ×", "itl_ratio_lo": "ITL lo",
-         "itl_ratio_hi": "ITL hi", "interval": "interval", "verdict": "verdict"}  # fmt: skip
+SHOWN = {
+    "gpu": "gpu",
+    "plan": "plan",
+    "energy_ratio": "energy ×",
+    "energy_ratio_lo": "lo",
+    "energy_ratio_hi": "hi",
+    "itl_ratio": "ITL ×",
+    "itl_ratio_lo": "ITL lo",
+    "itl_ratio_hi": "ITL hi",
+    "interval": "interval",
+    "verdict": "verdict",
+}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -77,6 +77,9 @@ def run_hybrid(args: argparse.Namespace, evaluation) -> int:
 
 def hybrid_text(tables: dict[str, pd.DataFrame], wide: bool = False) -> str:
     """The three tables under their titles."""
-    titles = {"pooled": "pooled", "per_group": "per held-out group",
-              "paper_reading": "beside the paper's GPUs"}  # fmt: skip
+    titles = {
+        "pooled": "pooled",
+        "per_group": "per held-out group",
+        "paper_reading": "beside the paper's GPUs",
+    }
     return "\n".join(f"== {titles[name]} ==\n{text_table(t, wide)}" for name, t in tables.items())

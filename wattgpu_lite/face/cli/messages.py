@@ -6,33 +6,47 @@ from __future__ import annotations
 
 # (what the library says, what a shell user reads), applied in order
 FOR_SHELL: tuple[tuple[str, str], ...] = (
-    ("See wl.gpus() for the catalog, or build one with wl.GPU.from_spec({...}).",
-     "Run `wattgpu-lite gpus` to list them, or pass a GPU spec file: --gpu path/to/spec.json."),
-    ("See wl.llms() for the catalog and wl.llm_aliases() for checkpoint ids; for any other model "
-     "pass its config.json: wl.LLM.from_hf_config('path/to/config.json') in Python, "
-     "--llm path/to/config.json on the command line.",
-     "Run `wattgpu-lite llms` to list them and `wattgpu-lite llms --aliases` for checkpoint ids; "
-     "for any other model pass its config.json: --llm path/to/config.json."),
-    ("use num_gpus=1 or build the GPU with wl.GPU.from_spec({..., 'interconnect_gbs': ...}).",
-     "use --num-gpus 1, or add \"interconnect_gbs\" to the GPU's spec file (--gpu path/to/spec.json)."),
-    ("Use wl.predict (the physics backbone answers for it, with wider intervals) or pick a dense "
-     "model from wl.llms().",
-     "Use `wattgpu-lite predict` (the physics backbone answers for it, with wider intervals) or "
-     "pick a dense model from `wattgpu-lite llms`."),
-    ("Pass a lower rate_qps, or use more replicas (wl.rank_gpus plans them).",
-     "Pass a lower --rate-qps, or use more replicas (`wattgpu-lite rank` plans them)."),
+    (
+        "See wl.gpus() for the catalog, or build one with wl.GPU.from_spec({...}).",
+        "Run `wattgpu-lite gpus` to list them, or pass a GPU spec file: --gpu path/to/spec.json.",
+    ),
+    (
+        "See wl.llms() for the catalog and wl.llm_aliases() for checkpoint ids; for any other model "
+        "pass its config.json: wl.LLM.from_hf_config('path/to/config.json') in Python, "
+        "--llm path/to/config.json on the command line.",
+        "Run `wattgpu-lite llms` to list them and `wattgpu-lite llms --aliases` for checkpoint ids; "
+        "for any other model pass its config.json: --llm path/to/config.json.",
+    ),
+    (
+        "use num_gpus=1 or build the GPU with wl.GPU.from_spec({..., 'interconnect_gbs': ...}).",
+        'use --num-gpus 1, or add "interconnect_gbs" to the GPU\'s spec file (--gpu path/to/spec.json).',
+    ),
+    (
+        "Use wl.predict (the physics backbone answers for it, with wider intervals) or pick a dense "
+        "model from wl.llms().",
+        "Use `wattgpu-lite predict` (the physics backbone answers for it, with wider intervals) or "
+        "pick a dense model from `wattgpu-lite llms`.",
+    ),
+    (
+        "Pass a lower rate_qps, or use more replicas (wl.rank_gpus plans them).",
+        "Pass a lower --rate-qps, or use more replicas (`wattgpu-lite rank` plans them).",
+    ),
     ("(wl.rank_gpus lists them)", "(`wattgpu-lite rank` lists them)"),
     ("; pass batch <= ", "; pass --batch <= "),
     ("; try num_gpus=", "; try --num-gpus "),
     ("(see GPU.from_spec's docstring)", "(`wattgpu-lite gpus --json` shows every field)"),
     ("e.g. parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8).", "e.g. --tp 4 or --ep 8."),
-    ("(or pass grid_gco2_per_kwh=, a grid intensity in gCO2e/kWh)",
-     "(or pass --grid-gco2-per-kwh, a grid intensity in gCO2e/kWh)"),
+    (
+        "(or pass grid_gco2_per_kwh=, a grid intensity in gCO2e/kWh)",
+        "(or pass --grid-gco2-per-kwh, a grid intensity in gCO2e/kWh)",
+    ),
     # a request's checks (energy.request) name the keyword: the flag in the example instead
-    ("e.g. t_in=500", "e.g. --t-in 500"), ("e.g. t_out=500", "e.g. --t-out 500"),
-    ("e.g. batch=8", "e.g. --batch 8"), ("pass e.g. max_num_seqs=256", "pass e.g. --max-num-seqs 256"),
+    ("e.g. t_in=500", "e.g. --t-in 500"),
+    ("e.g. t_out=500", "e.g. --t-out 500"),
+    ("e.g. batch=8", "e.g. --batch 8"),
+    ("pass e.g. max_num_seqs=256", "pass e.g. --max-num-seqs 256"),
     ("pass e.g. num_gpus=1, 2, 4 or 8", "pass e.g. --num-gpus 1, 2, 4 or 8"),
-)  # fmt: skip
+)
 
 
 def for_shell(message: str) -> str:

@@ -10,9 +10,14 @@ from wattgpu_lite.face.cli.output import TEXT_WIDTH, fit_width, wrap_line
 from wattgpu_lite.face.cli.text import escape_controls, escape_frame
 
 # the text view's columns left out first when the table is wider than 100 characters (not --wide)
-NARROW_DROPS = ("interval from", "electricity per million tokens (USD, wall)",
-                "g CO₂e per request (wall)", "wall energy per 1,000 tokens (J)", "power (W)",
-                "g CO₂e per 1,000 tokens (wall)")  # fmt: skip
+NARROW_DROPS = (
+    "interval from",
+    "electricity per million tokens (USD, wall)",
+    "g CO₂e per request (wall)",
+    "wall energy per 1,000 tokens (J)",
+    "power (W)",
+    "g CO₂e per 1,000 tokens (wall)",
+)
 # the columns the text view never leaves out, whatever the width: the plan, its verdict, the
 # sort column (face.explorer names them; short_headers drops the interval's level)
 ALWAYS_SHOWN = ("plan", "verdict", "energy per 1,000 tokens (J)")

@@ -93,8 +93,13 @@ def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
     the whole replica so no replicated weights)."""
     g = rows.deploy.num_gpus
     zero, inf = np.zeros_like(g), np.full_like(g, np.inf)
-    ideal = rows.deploy._replace(link_bytes_s=inf, collective_latency_s=zero, hop_latency_s=zero,
-                                 net_bytes_s=inf, net_hop_latency_s=zero)  # fmt: skip
+    ideal = rows.deploy._replace(
+        link_bytes_s=inf,
+        collective_latency_s=zero,
+        hop_latency_s=zero,
+        net_bytes_s=inf,
+        net_hop_latency_s=zero,
+    )
     if whole:
         ideal = ideal._replace(tp=g, expert_dispatch=zero, expert_group_s=zero)
     return replace(rows, deploy=ideal)
@@ -125,8 +130,16 @@ def weights_per_gpu_gb(llm, layout: Parallel, weights) -> float:
 
 
 # bring your own GPU: the spec fields the form shows (the predictor's GPU inputs), units in names
-FORM_FIELDS = ("name", "release_year", "architecture", "memory_gb", "memory_type",
-               "bandwidth_gbs", "fp16_tflops", "tdp_w")  # fmt: skip
+FORM_FIELDS = (
+    "name",
+    "release_year",
+    "architecture",
+    "memory_gb",
+    "memory_type",
+    "bandwidth_gbs",
+    "fp16_tflops",
+    "tdp_w",
+)
 UNITS = {"power_w": "W", "itl_s": "s", "time_per_token_s": "s", "energy_per_token_j": "J"}
 
 
