@@ -6,6 +6,8 @@ catalog."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 
 from wattgpu_lite import checks
@@ -138,6 +140,12 @@ def candidate_gpus(candidates, source: str) -> list:
         return [gpu(n) for n in MEASURED_CANDIDATES]
     if _one_candidate(candidates):
         candidates = [candidates]
+    if not isinstance(candidates, Iterable):  # a number, a bool: no GPU names
+        raise InvalidInputError(
+            f"candidates must be GPUs, got {checks.shown(candidates)} "
+            f"({type(candidates).__name__}); pass e.g. candidates=['L4', 'H100 NVL'], one GPU "
+            "('L4'), 'measured', 'all', or None for today's GPUs"
+        )
     found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())
     if not found:
         raise InvalidInputError(

@@ -13,6 +13,7 @@ from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.predict.chain import check_asked
 from wattgpu_lite.runs.schema import scenario_for_rate
+from wattgpu_lite.selection.accounting import WATT_COUNTS_CONTEXT_TOKENS
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     check_gpu_counts,
@@ -91,15 +92,22 @@ def ranked_columns(
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     gpu_counts, weights, layouts, serving = (plan[k] for k in PLANNED)
     if source == "hybrid":
+        if context_tokens != WATT_COUNTS_CONTEXT_TOKENS:  # it would be ignored
+            raise InvalidInputError(
+                f"context_tokens={context_tokens} sets the context the Watt Counts sources' "
+                "memory-fit check reserves; source='hybrid' checks each plan's fit at the "
+                "request's own t_in + t_out: pass those instead, or leave context_tokens out"
+            )
         asked = {"t_in": t_in, "t_out": t_out, "grid": grid, "price": price, "level": level}
         plans = {k: plan[k] for k in PLANNED}
         return _hybrid_columns(model, devices, sla_ms, **load, **plans, **asked)
     counts = check_gpu_counts(gpu_counts)
     served = serving and any(v is not None for v in serving.values())
-    if counts not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts or served:
+    planned = weights is not None or layouts is not None or served
+    if counts not in ((1,), DEFAULT_GPU_COUNTS) or planned:
         raise InvalidInputError(
             f"source {source!r} knows one GPU, 16-bit weights and vLLM's defaults only; use "
-            "source='hybrid' for gpu_counts, weights, kv_cache, engine or max_num_seqs"
+            "source='hybrid' for gpu_counts, layouts, weights, kv_cache, engine or max_num_seqs"
         )
     if load["batch"] is not None:
         raise InvalidInputError(

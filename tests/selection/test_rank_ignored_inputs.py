@@ -1,0 +1,56 @@
+"""``wl.rank_gpus`` refuses, by name, an input one of its sources would take and ignore, and a
+``candidates`` or ``layouts`` that is no collection (they once ended in a bare TypeError):
+
+- ``context_tokens`` is the context the Watt Counts sources' memory-fit check reserves; the
+  hybrid source checks each plan at the request's own t_in + t_out, so a context_tokens given
+  to it (``--context-tokens`` with ``--source hybrid``) once changed nothing, silently;
+- ``layouts`` given to a Watt Counts source (which knows one GPU) once passed when empty.
+"""
+
+import pytest
+
+import wattgpu_lite as wl
+from tests.cli_runner import one_error_line, run_cli
+from wattgpu_lite.errors import InvalidInputError
+
+LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
+ASK = {"scenario": "server_low", "itl_sla_ms": 50}
+
+
+@pytest.mark.parametrize("context_tokens", [100_000, 8])
+def test_hybrid_refuses_a_context_tokens_it_would_ignore(context_tokens):
+    with pytest.raises(InvalidInputError) as err:
+        wl.rank_gpus(LLAMA8, candidates=["L4"], context_tokens=context_tokens, **ASK)
+    message = str(err.value)
+    assert f"context_tokens={context_tokens}" in message and "t_in + t_out" in message
+
+
+def test_hybrid_at_the_default_context_tokens_answers_as_without_it():
+    given = wl.rank_gpus(LLAMA8, candidates=["L4"], context_tokens=1024, gpu_counts=(1,), **ASK)
+    plain = wl.rank_gpus(LLAMA8, candidates=["L4"], gpu_counts=(1,), **ASK)
+    assert given["energy_per_1k_tokens_j"].tolist() == plain["energy_per_1k_tokens_j"].tolist()
+
+
+def test_cli_context_tokens_with_the_hybrid_source_is_one_error_line(capsys):
+    argv = ["rank", "--llm", LLAMA8, "--itl-sla-ms", "50", "--scenario", "server_low",
+            "--gpus", "L4", "--context-tokens", "100000"]  # fmt: skip
+    one_error_line(*run_cli(argv, capsys), ["context_tokens=100000", "source='hybrid'"])
+
+
+@pytest.mark.parametrize("source", ["measured", "paper", "logo"])
+@pytest.mark.parametrize("layouts", [[], ()])
+def test_watt_counts_sources_refuse_any_layouts(source, layouts):
+    with pytest.raises(InvalidInputError, match="source='hybrid' for gpu_counts, layouts"):
+        wl.rank_gpus(LLAMA8, source=source, layouts=layouts, **ASK)
+
+
+@pytest.mark.parametrize("candidates", [True, 0, 2.5, float("nan")])
+def test_candidates_that_are_no_gpus_are_refused_by_name(candidates):
+    with pytest.raises(InvalidInputError, match=r"candidates must be GPUs, got .*candidates=\["):
+        wl.rank_gpus(LLAMA8, candidates=candidates, **ASK)
+
+
+@pytest.mark.parametrize("layouts", [wl.Parallel(tp=2), 2, "tp=2"])
+def test_layouts_that_are_no_list_are_refused_by_name(layouts):
+    with pytest.raises(InvalidInputError, match=r"layouts must be a list of wl.Parallel"):
+        wl.rank_gpus(LLAMA8, candidates=["L4"], layouts=layouts, **ASK)
