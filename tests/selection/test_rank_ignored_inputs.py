@@ -4,7 +4,10 @@
 - ``context_tokens`` is the context the Watt Counts sources' memory-fit check reserves; the
   hybrid source checks each plan at the request's own t_in + t_out, so a context_tokens given
   to it (``--context-tokens`` with ``--source hybrid``) once changed nothing, silently;
-- ``layouts`` given to a Watt Counts source (which knows one GPU) once passed when empty.
+- ``layouts`` given to a Watt Counts source (which knows one GPU) once passed when empty, and
+  the CLI dropped ``--weights``, ``--gpu-counts``, ``--tp``, ``--kv-cache``, ``--engine`` and
+  ``--max-num-seqs`` for those sources (the library refuses them);
+- ``gpu_counts`` beside ``layouts`` (which name the layouts tried) was ignored.
 """
 
 import pytest
@@ -54,3 +57,21 @@ def test_candidates_that_are_no_gpus_are_refused_by_name(candidates):
 def test_layouts_that_are_no_list_are_refused_by_name(layouts):
     with pytest.raises(InvalidInputError, match=r"layouts must be a list of wl.Parallel"):
         wl.rank_gpus(LLAMA8, candidates=["L4"], layouts=layouts, **ASK)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [["--weights", "fp8"], ["--gpu-counts", "2"], ["--tp", "2"], ["--kv-cache", "fp8"],
+     ["--engine", "sglang"], ["--max-num-seqs", "8"]],
+)  # fmt: skip
+def test_cli_plan_flags_reach_a_watt_counts_source_which_refuses_them(flags, capsys):
+    argv = ["rank", "--llm", LLAMA8, "--itl-sla-ms", "50", "--scenario", "server_low",
+            "--gpus", "L4", "--source", "measured", *flags]  # fmt: skip
+    one_error_line(*run_cli(argv, capsys), ["source 'measured'", "source='hybrid'"])
+
+
+def test_gpu_counts_beside_layouts_is_refused_not_ignored():
+    with pytest.raises(InvalidInputError, match=r"give layouts or gpu_counts, not both"):
+        wl.rank_gpus(LLAMA8, candidates=["L4"], layouts=[wl.Parallel(tp=2)], gpu_counts=(4,), **ASK)
+    plan = wl.rank_gpus(LLAMA8, candidates=["L4"], layouts=[wl.Parallel(tp=2)], **ASK)
+    assert plan["layout"].tolist() == ["TP2"]

@@ -71,6 +71,24 @@ def check_source_tokens(llm, source: str, *, t_in, t_out, workload) -> None:
         )
 
 
+def check_hybrid_plan(context_tokens: int, gpu_counts, layouts) -> None:
+    """Refuse what the hybrid source would ignore: a ``context_tokens`` (it checks each plan's
+    fit at the request's own tokens) and ``gpu_counts`` beside ``layouts`` (which name the
+    layouts tried), other than their defaults (InvalidInputError naming them)."""
+    if context_tokens != WATT_COUNTS_CONTEXT_TOKENS:
+        raise InvalidInputError(
+            f"context_tokens={context_tokens} sets the context the Watt Counts sources' "
+            "memory-fit check reserves; source='hybrid' checks each plan's fit at the "
+            "request's own t_in + t_out: pass those instead, or leave context_tokens out"
+        )
+    if layouts is not None and check_gpu_counts(gpu_counts) != DEFAULT_GPU_COUNTS:
+        raise InvalidInputError(
+            f"give layouts or gpu_counts, not both: layouts names each replica's layout, so "
+            f"gpu_counts={gpu_counts!r} would be ignored; drop gpu_counts (or layouts, to try "
+            "every layout of each count)"
+        )
+
+
 def ranked_columns(
     llm,
     source: str,
@@ -92,12 +110,7 @@ def ranked_columns(
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     gpu_counts, weights, layouts, serving = (plan[k] for k in PLANNED)
     if source == "hybrid":
-        if context_tokens != WATT_COUNTS_CONTEXT_TOKENS:  # it would be ignored
-            raise InvalidInputError(
-                f"context_tokens={context_tokens} sets the context the Watt Counts sources' "
-                "memory-fit check reserves; source='hybrid' checks each plan's fit at the "
-                "request's own t_in + t_out: pass those instead, or leave context_tokens out"
-            )
+        check_hybrid_plan(context_tokens, gpu_counts, layouts)
         asked = {"t_in": t_in, "t_out": t_out, "grid": grid, "price": price, "level": level}
         plans = {k: plan[k] for k in PLANNED}
         return _hybrid_columns(model, devices, sla_ms, **load, **plans, **asked)
