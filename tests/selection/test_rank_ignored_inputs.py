@@ -7,7 +7,8 @@
 - ``layouts`` given to a Watt Counts source (which knows one GPU) once passed when empty, and
   the CLI dropped ``--weights``, ``--gpu-counts``, ``--tp``, ``--kv-cache``, ``--engine`` and
   ``--max-num-seqs`` for those sources (the library refuses them);
-- ``gpu_counts`` beside ``layouts`` (which name the layouts tried) was ignored.
+- ``gpu_counts`` beside ``layouts`` (which name the layouts tried) was ignored;
+- a Watt Counts source gives no intervals: its ranking at ``level=0.95`` was the one at 0.8.
 """
 
 import pytest
@@ -75,3 +76,10 @@ def test_gpu_counts_beside_layouts_is_refused_not_ignored():
         wl.rank_gpus(LLAMA8, candidates=["L4"], layouts=[wl.Parallel(tp=2)], gpu_counts=(4,), **ASK)
     plan = wl.rank_gpus(LLAMA8, candidates=["L4"], layouts=[wl.Parallel(tp=2)], **ASK)
     assert plan["layout"].tolist() == ["TP2"]
+
+
+@pytest.mark.parametrize("source", ["measured", "paper", "logo"])
+def test_watt_counts_sources_refuse_a_level_they_have_no_interval_for(source):
+    with pytest.raises(InvalidInputError, match=r"gives no intervals, so level=0.95 would be"):
+        wl.rank_gpus(LLAMA8, source=source, level=0.95, **ASK)
+    assert len(wl.rank_gpus(LLAMA8, source=source, level=0.8, **ASK)) > 0

@@ -11,7 +11,7 @@ import pandas as pd
 
 from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.predict.chain import check_asked
+from wattgpu_lite.hybrid.predict.chain import DEFAULT_LEVEL, check_asked
 from wattgpu_lite.runs.schema import scenario_for_rate
 from wattgpu_lite.selection.accounting import WATT_COUNTS_CONTEXT_TOKENS
 from wattgpu_lite.selection.inputs import (
@@ -126,6 +126,11 @@ def ranked_columns(
         raise InvalidInputError(
             f"source {source!r} knows the Watt Counts scenarios only; use scenario= or "
             "rate_qps=, or source='hybrid' for a batch"
+        )
+    if checks.check_level(level) != DEFAULT_LEVEL:  # no interval to take it
+        raise InvalidInputError(
+            f"source {source!r} gives no intervals, so level={level!r} would be ignored; "
+            "leave level out, or use source='hybrid' for intervals at a level"
         )
     scenario, rate = scenario_load(load["scenario"], load["rate_qps"])
     table = fit_table(model, devices, context_tokens)
