@@ -119,6 +119,13 @@ def check_columns(frame) -> None:
             raise InvalidInputError(
                 f"predict_many needs a column {col!r}; got {list(frame.columns)}"
             )
+        empty = frame[col].isna().to_numpy()
+        if empty.any():  # None or NaN: no name to resolve (a frame's rows name their own)
+            row = frame.index[empty.argmax() :].tolist()[0]  # a label as Python writes it
+            raise InvalidInputError(
+                f"column {col!r} is blank in row {row!r}; give every row its {col.upper()} "
+                f"(a catalog name, as wl.{col}s() lists), or drop the row"
+            )
     for col in NUMERIC_COLUMNS:
         if col not in frame or numbers_only(frame[col].dtype):
             continue
