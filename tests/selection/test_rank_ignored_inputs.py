@@ -8,7 +8,8 @@
   the CLI dropped ``--weights``, ``--gpu-counts``, ``--tp``, ``--kv-cache``, ``--engine`` and
   ``--max-num-seqs`` for those sources (the library refuses them);
 - ``gpu_counts`` beside ``layouts`` (which name the layouts tried) was ignored;
-- a Watt Counts source gives no intervals: its ranking at ``level=0.95`` was the one at 0.8.
+- a Watt Counts source gives no intervals: its ranking at ``level=0.95`` was the one at 0.8;
+- two different GPU specs of one name in ``candidates``: the first was dropped.
 """
 
 import pytest
@@ -83,3 +84,15 @@ def test_watt_counts_sources_refuse_a_level_they_have_no_interval_for(source):
     with pytest.raises(InvalidInputError, match=r"gives no intervals, so level=0.95 would be"):
         wl.rank_gpus(LLAMA8, source=source, level=0.95, **ASK)
     assert len(wl.rank_gpus(LLAMA8, source=source, level=0.8, **ASK)) > 0
+
+
+SPEC = {"name": "Probe GPU", "release_year": 2024, "memory_gb": 48, "memory_type": "HBM3",
+        "bandwidth_gbs": 2000, "tdp_w": 300, "fp16_tflops": 400}  # fmt: skip
+
+
+def test_two_different_gpus_of_one_name_are_refused_not_one_dropped():
+    twins = [SPEC, {**SPEC, "bandwidth_gbs": 500}]
+    with pytest.raises(InvalidInputError, match=r"two different GPUs named 'Probe GPU'; give"):
+        wl.rank_gpus(LLAMA8, candidates=twins, gpu_counts=(1,), **ASK)
+    same = wl.rank_gpus(LLAMA8, candidates=[SPEC, dict(SPEC), "L4", "l4"], gpu_counts=(1,), **ASK)
+    assert sorted(same["gpu"]) == ["L4", "Probe GPU"]

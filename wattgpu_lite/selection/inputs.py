@@ -146,7 +146,14 @@ def candidate_gpus(candidates, source: str) -> list:
             f"({type(candidates).__name__}); pass e.g. candidates=['L4', 'H100 NVL'], one GPU "
             "('L4'), 'measured', 'all', or None for today's GPUs"
         )
-    found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())
+    named: dict[str, GPU] = {}
+    for device in (resolve_gpu(c) for c in candidates):  # each name once (the same GPU twice)
+        if named.setdefault(device.name, device) != device:  # one would be dropped
+            raise InvalidInputError(
+                f"candidates hold two different GPUs named {device.name!r}; give each spec a "
+                f"name of its own (name), e.g. {device.name + ' (2)'!r}"
+            )
+    found = list(named.values())
     if not found:
         raise InvalidInputError(
             "candidates is empty: give at least one GPU, None for today's "
