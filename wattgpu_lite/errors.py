@@ -38,12 +38,12 @@ class UnknownNameError(WattGPUError, KeyError):
     kind = "name"
     hint = ""
 
-    def __init__(self, name: str, choices: Iterable[str]):
+    def __init__(self, name: str, choices: Iterable[str], note: str = ""):
         self.name = name
         self.matches = close_matches(name, choices) if len(name) <= MAX_NAME else []
         near = ", ".join(repr(m) for m in self.matches) if self.matches else "none"
         shown = name if len(name) <= MAX_NAME else f"{name[:MAX_NAME]}…"
-        msg = f"unknown {self.kind} {shown!r}. Close matches: {near}. {self.hint}"
+        msg = f"unknown {self.kind} {shown!r}. {note}Close matches: {near}. {self.hint}"
         super().__init__(msg.strip())
 
 

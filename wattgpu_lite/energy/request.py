@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -30,6 +31,8 @@ from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import MAX_GPUS, Parallel, layout_of
 from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, OFFLINE_PROMPTS
+
+NO_LEVEL: Any = object()  # check_asked's level when no interval is asked (a None given is checked)
 
 
 @dataclass(frozen=True)
@@ -154,10 +157,11 @@ def check_asked(
     kv_cache=None,
     engine=None,
     max_num_seqs=None,
-    level=None,
+    level=NO_LEVEL,
 ) -> Request:
     """The checks that need no GPU nor layout — the weight format, KV cache, engine and its
-    concurrency limit, load, tokens, level (None: none asked) — and the :class:`Request`
+    concurrency limit, load, tokens, level (:data:`NO_LEVEL`: none asked; a None given is an
+    error, never an interval at no level) — and the :class:`Request`
     (``device`` and ``layout`` already checked, or None: a ranking's request)."""
     fmt = served_format(model, None if weights is None else canonical_format(weights))
     kv_format, engine_name, seqs_limit = check_serving(kv_cache, engine, max_num_seqs)
@@ -182,7 +186,7 @@ def check_asked(
         kv_cache=kv_format,
         engine=engine_name,
         max_num_seqs=seqs_limit,
-        level=None if level is None else checks.check_level(level),
+        level=None if level is NO_LEVEL else checks.check_level(level),
     )
 
 

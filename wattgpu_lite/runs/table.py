@@ -71,11 +71,13 @@ def check_columns(df: pd.DataFrame, name: str) -> None:
 
 
 def check_ranges(df: pd.DataFrame, name: str) -> None:
-    """Positivity, no NaN where a value is required, known scenarios, GPUs and rates."""
+    """Positivity (finite: no NaN nor inf where a value is required), known scenarios, GPUs
+    and rates."""
     for col in POSITIVE:
-        bad = df[col].isna() | ~(df[col] > 0)
+        bad = ~((df[col] > 0) & (df[col] < float("inf")))  # NaN and inf fail both
         if bad.any():
-            raise _fail(name, f"column {col!r} must be > 0; {int(bad.sum())} rows are not")
+            problem = f"must be > 0 and finite; {int(bad.sum())} rows are not"
+            raise _fail(name, f"column {col!r} {problem}")
     for col, allowed in (("scenario", SCENARIOS), ("gpu", MEASURED_GPUS)):
         unknown = sorted(set(df[col]) - set(allowed))
         if unknown:

@@ -25,6 +25,7 @@ from wattgpu_lite.jsonio import dumps, json_safe
 from wattgpu_lite.selection.paired import verdict
 from wattgpu_lite.selection.rank import rank_gpus
 from wattgpu_lite.selection.ratios import regime_of, vs_reference, why_not_calibrated
+from wattgpu_lite.specs.layout import layout_of
 from wattgpu_lite.specs.resolve import resolve_gpu
 from wattgpu_lite.specs.workload import request_tokens
 
@@ -112,7 +113,8 @@ def compare(
     given = {"t_in": t_in, "t_out": t_out}
     t_in, t_out, echo = request_tokens(t_in, t_out, workload)
     defaults = {k: v for k, v in echo.items() if given.get(k) is None}  # what the kit chose
-    layout = {"layouts": [parallel]} if parallel is not None else {"gpu_counts": (num_gpus,)}
+    lay = layout_of(num_gpus, parallel)  # checked by name, and given once (as wl.predict's)
+    layout = {"layouts": [lay]} if parallel is not None else {"gpu_counts": (lay.num_gpus,)}
     table = rank_gpus(
         llm,
         rate_qps=rate_qps,

@@ -6,6 +6,8 @@ catalog."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pandas as pd
 
 from wattgpu_lite import checks
@@ -138,7 +140,20 @@ def candidate_gpus(candidates, source: str) -> list:
         return [gpu(n) for n in MEASURED_CANDIDATES]
     if _one_candidate(candidates):
         candidates = [candidates]
-    found = list({d.name: d for d in (resolve_gpu(c) for c in candidates)}.values())
+    if not isinstance(candidates, Iterable):  # a number, a bool: no GPU names
+        raise InvalidInputError(
+            f"candidates must be GPUs, got {checks.shown(candidates)} "
+            f"({type(candidates).__name__}); pass e.g. candidates=['L4', 'H100 NVL'], one GPU "
+            "('L4'), 'measured', 'all', or None for today's GPUs"
+        )
+    named: dict[str, GPU] = {}
+    for device in (resolve_gpu(c) for c in candidates):  # each name once (the same GPU twice)
+        if named.setdefault(device.name, device) != device:  # one would be dropped
+            raise InvalidInputError(
+                f"candidates hold two different GPUs named {device.name!r}; give each spec a "
+                f"name of its own (name), e.g. {device.name + ' (2)'!r}"
+            )
+    found = list(named.values())
     if not found:
         raise InvalidInputError(
             "candidates is empty: give at least one GPU, None for today's "

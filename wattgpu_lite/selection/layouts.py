@@ -17,6 +17,7 @@ has one layout per count. The columns that say why one wins:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 import numpy as np
@@ -102,6 +103,11 @@ def _deployments(model, devices: tuple, tried: tuple) -> tuple[tuple, pd.DataFra
 def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
     """The layouts a ranking tries: those given, else every layout of every count."""
     if layouts is not None:
+        if isinstance(layouts, str) or not isinstance(layouts, Iterable):  # a lone Parallel
+            raise InvalidInputError(
+                f"layouts must be a list of wl.Parallel, got {layouts!r:.80} "
+                f"({type(layouts).__name__}); pass e.g. layouts=[wl.Parallel(tp=8)]"
+            )
         tried = [layout_of(parallel=p) for p in layouts]
         if not tried:
             raise InvalidInputError("layouts is empty: give e.g. [wl.Parallel(tp=8)]")

@@ -11,8 +11,9 @@ import pandas as pd
 
 from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.predict.chain import check_asked
+from wattgpu_lite.hybrid.predict.chain import DEFAULT_LEVEL, check_asked
 from wattgpu_lite.runs.schema import scenario_for_rate
+from wattgpu_lite.selection.accounting import WATT_COUNTS_CONTEXT_TOKENS
 from wattgpu_lite.selection.inputs import (
     candidate_gpus,
     check_gpu_counts,
@@ -77,6 +78,24 @@ def check_source_tokens(llm, source: str, *, t_in, t_out, workload) -> None:
         )
 
 
+def check_hybrid_plan(context_tokens: int, gpu_counts, layouts) -> None:
+    """Refuse what the hybrid source would ignore: a ``context_tokens`` (it checks each plan's
+    fit at the request's own tokens) and ``gpu_counts`` beside ``layouts`` (which name the
+    layouts tried), other than their defaults (InvalidInputError naming them)."""
+    if context_tokens != WATT_COUNTS_CONTEXT_TOKENS:
+        raise InvalidInputError(
+            f"context_tokens={context_tokens} sets the context the Watt Counts sources' "
+            "memory-fit check reserves; source='hybrid' checks each plan's fit at the "
+            "request's own t_in + t_out: pass those instead, or leave context_tokens out"
+        )
+    if layouts is not None and check_gpu_counts(gpu_counts) != DEFAULT_GPU_COUNTS:
+        raise InvalidInputError(
+            f"give layouts or gpu_counts, not both: layouts names each replica's layout, so "
+            f"gpu_counts={gpu_counts!r} would be ignored; drop gpu_counts (or layouts, to try "
+            "every layout of each count)"
+        )
+
+
 def ranked_columns(
     llm,
     source: str,
@@ -98,20 +117,27 @@ def ranked_columns(
     context_tokens = checks.check_count("context_tokens", context_tokens, 1, model.context_length)
     gpu_counts, weights, layouts, serving = (plan[k] for k in PLANNED)
     if source == "hybrid":
+        check_hybrid_plan(context_tokens, gpu_counts, layouts)
         asked = {"t_in": t_in, "t_out": t_out, "grid": grid, "price": price, "level": level}
         plans = {k: plan[k] for k in PLANNED}
         return _hybrid_columns(model, devices, sla_ms, **load, **plans, **asked)
     counts = check_gpu_counts(gpu_counts)
     served = serving and any(v is not None for v in serving.values())
-    if counts not in ((1,), DEFAULT_GPU_COUNTS) or weights is not None or layouts or served:
+    planned = weights is not None or layouts is not None or served
+    if counts not in ((1,), DEFAULT_GPU_COUNTS) or planned:
         raise InvalidInputError(
             f"source {source!r} knows one GPU, 16-bit weights and vLLM's defaults only; use "
-            "source='hybrid' for gpu_counts, weights, kv_cache, engine or max_num_seqs"
+            "source='hybrid' for gpu_counts, layouts, weights, kv_cache, engine or max_num_seqs"
         )
     if load["batch"] is not None:
         raise InvalidInputError(
             f"source {source!r} knows the Watt Counts scenarios only; use scenario= or "
             "rate_qps=, or source='hybrid' for a batch"
+        )
+    if checks.check_level(level) != DEFAULT_LEVEL:  # no interval to take it
+        raise InvalidInputError(
+            f"source {source!r} gives no intervals, so level={level!r} would be ignored; "
+            "leave level out, or use source='hybrid' for intervals at a level"
         )
     scenario, rate = scenario_load(load["scenario"], load["rate_qps"])
     table = fit_table(model, devices, context_tokens)

@@ -137,7 +137,9 @@ def gpu(name: str | GPU) -> GPU:
         return name
     hit = _gpu_index().get(_key(str(name)))
     if hit is None:
-        raise UnknownGPUError(str(name), [g.name for g, _ in _gpu_entries()])
+        other = _llm_index().get(str(name).strip().lower())  # an LLM where a GPU goes
+        note = "" if other is None else f"{other.name!r} is an LLM: {SWAPPED} "
+        raise UnknownGPUError(str(name), [g.name for g, _ in _gpu_entries()], note)
     return hit
 
 
@@ -170,5 +172,11 @@ def llm(name: str | LLM) -> LLM:
     hit = _llm_index().get(str(name).strip().lower())
     if hit is None:
         known = [m.name for m in _llm_entries()] + [a.alias for a in _alias_entries()]
-        raise UnknownLLMError(str(name), known)
+        other = _gpu_index().get(_key(str(name)))  # a GPU where an LLM goes
+        note = "" if other is None else f"{other.name!r} is a GPU: {SWAPPED} "
+        raise UnknownLLMError(str(name), known, note)
     return hit
+
+
+#: the fix when a GPU is given as the LLM or the other way round
+SWAPPED = "were the LLM and the GPU swapped? The LLM comes first: wl.predict(llm, gpu, ...)."

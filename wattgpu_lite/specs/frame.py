@@ -19,6 +19,8 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 NUMERIC_COLUMNS = ("rate_qps", "batch", "t_in", "t_out", "num_gpus", "tp", "ep", "max_num_seqs")
 TEXT_COLUMNS = ("weights", "kv_cache", "engine")
 INPUT_COLUMNS = ("llm", "gpu", *NUMERIC_COLUMNS, *TEXT_COLUMNS)
+#: predict_many's arguments that hold for the whole frame: a column so named would be ignored
+FRAME_ARGUMENTS = ("level", "correction", "workload")
 NEAR_MISS = 0.9  # difflib ratio from which an extra column reads as a misspelt input column
 
 
@@ -36,8 +38,9 @@ def misspelt_input(column: str) -> str | None:
 
 
 def check_column_names(frame: pd.DataFrame) -> None:
-    """InvalidInputError for a column name given twice, or one that reads as a misspelt input
-    column (which would be silently ignored, its values replaced by the defaults)."""
+    """InvalidInputError for a column name given twice, one that names an argument for the whole
+    frame (:data:`FRAME_ARGUMENTS`), or one that reads as a misspelt input column (which would be
+    silently ignored, its values replaced by the defaults)."""
     names = [str(c) for c in frame.columns]
     twice = sorted({c for c in names if names.count(c) > 1})
     if twice:
@@ -46,6 +49,13 @@ def check_column_names(frame: pd.DataFrame) -> None:
             "one is meant cannot be told)"
         )
     for col in names:
+        if col.strip().lower() in FRAME_ARGUMENTS:
+            arg = col.strip().lower()
+            raise InvalidInputError(
+                f"predict_many's frame has a column {col!r}, but {arg} is an argument for the "
+                f"whole frame, not a column (it would be ignored): pass predict_many(frame, "
+                f"{arg}=...), one call per {arg}, or rename the column"
+            )
         meant = None if col in INPUT_COLUMNS else misspelt_input(col)
         if meant is not None:
             raise InvalidInputError(
@@ -108,6 +118,13 @@ def check_columns(frame) -> None:
         if col not in frame:
             raise InvalidInputError(
                 f"predict_many needs a column {col!r}; got {list(frame.columns)}"
+            )
+        empty = frame[col].isna().to_numpy()
+        if empty.any():  # None or NaN: no name to resolve (a frame's rows name their own)
+            row = frame.index[empty.argmax() :].tolist()[0]  # a label as Python writes it
+            raise InvalidInputError(
+                f"column {col!r} is blank in row {row!r}; give every row its {col.upper()} "
+                f"(a catalog name, as wl.{col}s() lists), or drop the row"
             )
     for col in NUMERIC_COLUMNS:
         if col not in frame or numbers_only(frame[col].dtype):

@@ -137,10 +137,11 @@ def layout_of(num_gpus=1, parallel: Parallel | None = None, expert_parallel=Fals
             "parallel=wl.Parallel(tp=4) or wl.Parallel(ep=8)."
         )
     if num_gpus not in (1, parallel.num_gpus) or expert_parallel:
+        drop = "expert_parallel (the Parallel's ep says it)" if expert_parallel else "num_gpus"
         raise InvalidInputError(
             f"give the layout once: parallel={parallel!r} (num_gpus "
             f"{parallel.num_gpus}) with num_gpus={num_gpus!r} and "
-            f"expert_parallel={expert_parallel!r}; drop num_gpus."
+            f"expert_parallel={expert_parallel!r}; drop {drop}."
         )
     return parallel
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 
+from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.face.cli import LLM_HELP, add_name_flag, add_output_flags, command, deliver
 from wattgpu_lite.face.cli.output import Result, document, text_record, text_table
 
@@ -75,6 +76,15 @@ def run_llms(args: argparse.Namespace) -> int:
     from wattgpu_lite.specs.catalog import llm_aliases, llms
     from wattgpu_lite.specs.resolve import resolve_llm
 
+    if args.name is not None and args.llm is None:  # the listing would ignore it
+        raise InvalidInputError(
+            f"--name {args.name!r} names the model of --llm (a config.json): give --llm with "
+            "it, or drop --name"
+        )
+    if args.aliases and args.llm is not None:  # one model would be shown, not the aliases
+        raise InvalidInputError(
+            "--aliases lists the checkpoint aliases and --llm shows one model: give one of them"
+        )
     if args.llm is not None:
         model = resolve_llm(args.llm, args.name)
         understood = dict(model.__dict__) | {"kv_bytes_per_token": model.kv_bytes_per_token}

@@ -105,17 +105,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run_rank(args: argparse.Namespace) -> int:
     from wattgpu_lite.selection.rank import rank_gpus
 
-    # the tokens go to every source: a Watt Counts source refuses those it cannot answer for
+    # the tokens and the plan go to every source: a Watt Counts source refuses those it cannot
+    # answer for (it knows one GPU, 16-bit weights and vLLM's defaults)
     tokens = {"t_in": args.t_in, "t_out": args.t_out, "workload": args.workload}
-    if args.source == "hybrid":
-        counts = args.gpu_counts  # "1,2,4": checked by rank_gpus (a whole number each)
-        layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
-        tokens |= {
-            "gpu_counts": counts,
-            "weights": args.weights,
-            "layouts": None if layout is None else [layout],
-            **serving_inputs(args),
-        }
+    layout = layout_from(args)  # --tp/--ep: that one layout instead of every count's
+    tokens |= {
+        "gpu_counts": args.gpu_counts,  # "1,2,4": checked by rank_gpus (a whole number each)
+        "weights": args.weights,
+        "layouts": None if layout is None else [layout],
+        **serving_inputs(args),
+    }
     context = {} if args.context_tokens is None else {"context_tokens": args.context_tokens}
     gpus = None if args.gpus is None else [g.strip() for g in args.gpus.split(",") if g.strip()]
     if gpus is not None and len(gpus) == 1 and gpus[0].lower() in ("all", "measured"):
