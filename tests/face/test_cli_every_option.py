@@ -77,6 +77,12 @@ def _argv(command: str, option: str, choice: str) -> list[str]:
                 for flag in set(mate.option_strings) & set(words):
                     i = words.index(flag)
                     del words[i : i + 2]
+    if (command, option) == ("rank", "--source") and choice != "hybrid":
+        # a Watt Counts source refuses what it cannot answer: plans of several GPUs, and rates
+        # above the runs' highest (server_high's 0.33 req/s)
+        i = words.index("--gpu-counts")
+        del words[i : i + 2]
+        words[words.index("--rate-qps") + 1] = "0.33"
     return [command, *words, option, str(choice)]
 
 

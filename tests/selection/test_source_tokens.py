@@ -2,11 +2,13 @@
 tokens: a token count they cannot take is refused by name, a count that is no count is refused
 as everywhere, and none gives a ranking for other tokens than asked (nor a negative energy)."""
 
+import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
 from tests.cli_runner import run_cli
 from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.runs.schema import LAMBDA_QPS
 from wattgpu_lite.selection import study
 
 LLAMA8 = "meta-llama/Llama-3.1-8B-Instruct"
@@ -66,3 +68,17 @@ def test_the_cli_passes_the_tokens_to_every_source(capsys):
     argv = ["rank", "--llm", LLAMA8, "--scenario", "offline", "--itl-sla-ms", "50"]
     code, _, err = run_cli([*argv, "--source", "measured", "--t-in", "0"], capsys)
     assert code == 2 and "t_in must be from 1" in err
+
+
+@pytest.mark.parametrize("source", ["measured", "paper", "logo"])
+def test_a_rate_above_the_runs_is_refused_not_divided(source):
+    """measured at 1,000 req/s on one L4 once gave 0.28 J per 1,000 tokens (71 W / 180,000
+    tokens/s, a load no L4 serves): a Watt Counts source stops at the runs' highest rate."""
+    top = LAMBDA_QPS["server_high"]
+    ask = {k: v for k, v in ASK.items() if k != "scenario"}
+    with pytest.raises(InvalidInputError, match=r"rate_qps=1000: .* up to 0\.33 req/s"):
+        wl.rank_gpus(LLAMA8, source=source, rate_qps=1000, **ask)
+    at_top = wl.rank_gpus(LLAMA8, source=source, rate_qps=top, **ask)
+    named = wl.rank_gpus(LLAMA8, source=source, scenario="server_high", **ask)
+    keys = ["gpu", "power_w", "energy_per_1k_tokens_j"]
+    pd.testing.assert_frame_equal(at_top[keys], named[keys])

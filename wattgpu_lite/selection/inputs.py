@@ -16,7 +16,7 @@ from wattgpu_lite.errors import DataFileError, InvalidInputError, NoFeasibleGPUE
 from wattgpu_lite.hybrid.predict.chain import resolve_load
 from wattgpu_lite.runs import measurements
 from wattgpu_lite.runs.measurements import MEASURED_GPUS
-from wattgpu_lite.runs.schema import scenario_for_rate
+from wattgpu_lite.runs.schema import LAMBDA_QPS, scenario_for_rate
 from wattgpu_lite.selection.sources import SOURCES
 from wattgpu_lite.specs.catalog import catalog_gpus, gpu, gpus
 from wattgpu_lite.specs.gpu import GPU
@@ -37,8 +37,18 @@ def scenario_load(scenario: str | None, rate_qps: float | None) -> tuple[str, fl
     """(scenario, λ in req/s; NaN offline) for the Watt Counts sources, from exactly one of a
     scenario name or a rate, through the kit's one load resolver
     (:func:`wattgpu_lite.energy.request.resolve_load`, no batch). A rate picks the
-    scenario nearest in log λ (:func:`runs.schema.scenario_for_rate`)."""
+    scenario nearest in log λ (:func:`runs.schema.scenario_for_rate`), whose measured power
+    stands for it: below the runs' highest rate (server_high's), never above it, where the power
+    was never measured and one GPU may not serve the load at all (InvalidInputError)."""
     rate, _, _ = resolve_load(scenario, rate_qps, None)
+    top = LAMBDA_QPS["server_high"]
+    if scenario is None and rate > top:
+        raise InvalidInputError(
+            f"rate_qps={rate:g}: the Watt Counts sources know the power at the runs' rates, up "
+            f"to {top:g} req/s (server_high); above it the power was never measured and one "
+            "GPU may not serve the load; use source='hybrid' (it plans the replicas a rate "
+            f"needs), or a rate of at most {top:g} req/s"
+        )
     return (scenario_for_rate(rate) if scenario is None else scenario), rate
 
 
