@@ -148,7 +148,7 @@ def test_layout_and_format_are_checked_once_per_distinct_configuration(monkeypat
     )
     assert len(calls) == len(distinct) == len(set(map(str, calls)))
     assert calls[0][:2] == (frame["llm"][0], frame["gpu"][0])  # in the order rows first name them
-    assert set(out["status"]) <= {"ok", "invalid input", "batch above the KV-cache capacity"}
+    assert set(out["status"]) <= {"ok", "invalid input", "batch above the sequences a replica runs"}
 
 
 def test_a_configuration_checked_once_is_kept_for_the_next_call_until_caches_are_cleared(
@@ -185,8 +185,8 @@ def test_a_kept_check_is_never_another_cells():
         out = wl.predict_many(frame)
         for k in range(2):
             alone = wl.predict_many(frame.iloc[[k]])
-            assert out["status"][k] == alone["status"][0]
-            assert out["message"][k] == alone["message"][0]
+            assert out["status"][k] == alone["status"].iloc[0]
+            assert out["message"][k] == alone["message"].iloc[0]
         assert out["message"][0] != out["message"][1]
 
 
@@ -202,10 +202,21 @@ def test_the_answer_is_the_frame_with_its_columns_assigned_and_shares_nothing_wi
         "t_in",
         "t_out",
     ]
-    assert list(out.index) == [0, 1, 2] and (out["power_w"] > 0).all()
-    pd.testing.assert_frame_equal(
-        out, frame.reset_index(drop=True).assign(**{c: out[c] for c in out})
-    )
-    out.loc[0, "id"] = 99
-    out.loc[0, "batch"] = 5.0
+    assert list(out.index) == ["a", "b", "c"] and (out["power_w"] > 0).all()
+    pd.testing.assert_frame_equal(out, frame.assign(**{c: out[c] for c in out}))
+    out.loc["a", "id"] = 99
+    out.loc["a", "batch"] = 5.0
     assert frame["id"].tolist() == [7, 8, 9] and frame["batch"].tolist() == [1.0, 8.0, 2.0]
+
+
+def test_the_answer_keeps_the_caller_s_index_so_a_column_lands_on_its_row():
+    """A slice of a frame, assigned back: with the index reset, row "c"'s answer landed on no row
+    (NaN) and the others on the wrong ones. Repeated labels stay where they were."""
+    frame = pd.DataFrame({"llm": "Qwen/Qwen2.5-0.5B-Instruct", "gpu": ["A30", "T4", "L4", "T4"],
+                          "batch": [1.0, 8.0, 2.0, 4.0]}, index=[30, 10, 20, 10])  # fmt: skip
+    part = frame.iloc[[2, 0]].copy()
+    part["power_w"] = wl.predict_many(part)["power_w"]
+    alone = [wl.predict("Qwen/Qwen2.5-0.5B-Instruct", g, batch=b).power_w for g, b in
+             zip(part["gpu"], part["batch"], strict=True)]  # fmt: skip
+    assert part["power_w"].tolist() == alone
+    assert list(wl.predict_many(frame).index) == [30, 10, 20, 10]

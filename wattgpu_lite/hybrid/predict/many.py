@@ -238,10 +238,13 @@ def _refused_messages(
 
 
 def _with_columns(frame: pd.DataFrame, new: dict) -> pd.DataFrame:
-    """``frame.reset_index(drop=True).assign(**new)`` without copying the new arrays into blocks
-    (about 250 MB at 10^6 rows): the frame's columns (each copied, those replaced not at all: the
-    result never shares the caller's data) in their places, those in ``new`` replaced, then the rest of ``new`` in order."""
+    """``frame.assign(**new)`` without copying the new arrays into blocks (about 250 MB at 10^6
+    rows): the frame's index and columns (each copied, those replaced not at all: the result never
+    shares the caller's data) in their places, those in ``new`` replaced, then the rest of ``new``
+    in order. The index is the caller's, so ``sub["p"] = predict_many(sub)["power_w"]`` aligns."""
     base = frame.reset_index(drop=True)
     columns = {c: new[c] if c in new else base[c].copy() for c in base.columns}
     columns |= {c: v for c, v in new.items() if c not in columns}
-    return pd.DataFrame(columns, copy=False)
+    out = pd.DataFrame(columns, copy=False)
+    out.index = frame.index.copy()  # set, not aligned: a repeated label stays where it was
+    return out

@@ -23,7 +23,7 @@ class Status(str, Enum):
 
     OK = "ok"
     SATURATED = "saturated"
-    BATCH_ABOVE_KV = "batch above the KV-cache capacity"
+    BATCH_ABOVE_KV = "batch above the sequences a replica runs"
     NO_FIT = "does not fit in memory"
     INVALID = "invalid input"
 
@@ -53,10 +53,12 @@ class Status(str, Enum):
                 f"{llm} does not fit in 90 % of the {gpu}'s memory with a KV cache; "
                 "pick a GPU with more memory (wl.rank_gpus lists them)"
             )
-        if self is Status.BATCH_ABOVE_KV:
+        if self is Status.BATCH_ABOVE_KV:  # the fewer of the KV cache's and the engine's limit
             return (
-                f"batch {batch:g} is above the {cap} sequences the {gpu}'s KV cache holds "
-                f"for {llm} at these token counts; pass batch <= {cap}"
+                f"batch {batch:g} is above the {cap} sequences one {gpu} replica runs at once "
+                f"for {llm} at these token counts (the fewer of what its KV cache holds and the "
+                f"engine's max_num_seqs); pass batch <= {cap}, or a larger max_num_seqs where "
+                "the KV cache holds more"
             )
         return ""
 
