@@ -27,6 +27,7 @@ from wattgpu_lite.datafiles import data_dir, fix_for
 from wattgpu_lite.errors import DataFileError, UnsupportedModelError
 from wattgpu_lite.jsonfiles import read_json
 from wattgpu_lite.runs.measurements import LAMBDA_QPS
+from wattgpu_lite.runs.training import check_training_runs
 from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
@@ -69,6 +70,7 @@ class WattGPU:
 
     def fit(self, runs: pd.DataFrame) -> WattGPU:
         """Train both models on ``runs`` (a ``wl.measurements()`` table; MoE rows are dropped)."""
+        check_training_runs(runs, "WattGPU().fit")
         frame = run_features(runs[runs["dense"]]) if "dense" in runs else run_features(runs)
         for target in ("power", "itl"):
             rows = training_rows(frame, target)
