@@ -14,8 +14,10 @@ import wattgpu_lite as wl
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.training import check_training_runs
 
-FITS = {"WattGPU().fit": lambda runs: wl.WattGPU().fit(runs),
-        "HybridModel().fit": lambda runs: wl.HybridModel().fit(runs)}  # fmt: skip
+FITS = {
+    "WattGPU().fit": lambda runs: wl.WattGPU().fit(runs),
+    "HybridModel().fit": lambda runs: wl.HybridModel().fit(runs),
+}
 
 
 @pytest.fixture(scope="module")
@@ -27,17 +29,32 @@ def _bad(runs):
     first = runs.index[0]
     return {
         "no power_w": (runs.drop(columns=["power_w"]), r"lacks the column\(s\) \['power_w'\]"),
-        "text power": (runs.assign(power_w=runs["power_w"].astype(str)), r"'power_w' must hold numbers"),
-        "text dense": (runs.assign(dense=runs["dense"].astype(str)), r"'dense' must be True or False"),
-        "negative": (runs.assign(power_w=-runs["power_w"]), r"'power_w' must be > 0 and finite; 4748 rows"),
-        "nan itl": (runs.assign(itl_s=runs["itl_s"].where(runs.index != first, np.nan)), r"'itl_s' .* 1 rows are not \(rows \[0\]"),
+        "text power": (
+            runs.assign(power_w=runs["power_w"].astype(str)),
+            r"'power_w' must hold numbers",
+        ),
+        "text dense": (
+            runs.assign(dense=runs["dense"].astype(str)),
+            r"'dense' must be True or False",
+        ),
+        "negative": (
+            runs.assign(power_w=-runs["power_w"]),
+            r"'power_w' must be > 0 and finite; 4748 rows",
+        ),
+        "nan itl": (
+            runs.assign(itl_s=runs["itl_s"].where(runs.index != first, np.nan)),
+            r"'itl_s' .* 1 rows are not \(rows \[0\]",
+        ),
         "zero itl": (runs.assign(itl_s=0.0), r"'itl_s' must be > 0"),
         "scenario": (runs.assign(scenario="offlin"), r"\['offlin'\] \(did you mean 'offline'\?\)"),
-        "blank gpu": (runs.assign(gpu=runs["gpu"].where(runs.index != first, None)), r"'gpu' is not a name in rows \[0\]"),
+        "blank gpu": (
+            runs.assign(gpu=runs["gpu"].where(runs.index != first, None)),
+            r"'gpu' is not a name in rows \[0\]",
+        ),
         "empty": (runs.iloc[:0], r"no dense row"),
         "no dense": (runs[~runs["dense"]], r"no dense row"),
         "a list": ([1, 2], r"must be a DataFrame, got list"),
-    }  # fmt: skip
+    }
 
 
 @pytest.mark.parametrize("who", FITS)
