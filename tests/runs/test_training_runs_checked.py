@@ -68,3 +68,11 @@ def test_the_shipped_table_and_rows_of_it_pass_unchanged(runs):
     assert check_training_runs(runs, "fit") is runs
     one_gpu = runs[runs["gpu"] == "L4"]
     assert check_training_runs(one_gpu, "fit") is one_gpu
+
+
+def test_the_hybrid_says_how_many_gpus_and_llms_its_protocol_needs(runs):
+    one_gpu, llms = runs[runs["gpu"] == "L4"], runs["llm"].unique()
+    four_llms = runs[runs["llm"].isin(llms[:4])]
+    for frame, counts in ((one_gpu, r"of 1 GPU\(s\)"), (four_llms, r"GPU\(s\) and 4 LLM\(s\)")):
+        with pytest.raises(InvalidInputError, match=rf"{counts}.*2 GPUs or more and 5 LLMs"):
+            wl.HybridModel().fit(frame)

@@ -62,6 +62,13 @@ class HybridModel:
         the shipped model (a few minutes on two cores). XGBoost, SciPy and tqdm (the ``[train]``
         extra) are imported here, when first needed."""
         dense = dense_runs(check_training_runs(runs, "HybridModel().fit"))
+        gpus, llms = dense["gpu"].nunique(), dense["llm"].nunique()
+        if gpus < 2 or llms < 5:  # a one-GPU fit was a StopIteration, a one-LLM one sklearn's
+            protocol = "holds out one GPU at a time and a fifth of the LLMs"
+            raise InvalidInputError(
+                f"HybridModel().fit: runs has dense rows of {gpus} GPU(s) and {llms} LLM(s); its "
+                f"held-out protocol {protocol}: give runs of 2 GPUs or more and 5 LLMs or more"
+            )
         self.state = build(dense, progress=progress, seed=self.seed)
         return self
 
