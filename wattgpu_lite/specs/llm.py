@@ -204,12 +204,7 @@ class LLM:
         and quantised configs (fp8, mxfp4, awq, gptq, bitsandbytes, compressed-tensors, MLX):
         see :mod:`~wattgpu_lite.specs.llm_config`. Raises UnsupportedModelError for encoder,
         encoder-decoder and (hybrid) recurrent models, ConfigError for a missing or malformed field.
-        ``name``: 1 to 200 printable characters, as wl.predict's (5 was named '5').
         """
-        if name is not None:
-            from wattgpu_lite.specs.resolve import check_label  # resolve imports this module
-
-            name = check_label("name", name)
         return cls(**llm_fields(path_or_dict, name))
 
     @classmethod
