@@ -227,6 +227,11 @@ EXERCISES: dict[str, Exercise] = {
 
 def exercise(key: str) -> Exercise:
     """The exercise ``key`` ("04.1"); an unknown key raises with the close ones."""
+    if not isinstance(key, str):
+        got = f"got {key!r:.40} ({type(key).__name__}); write it in quotes as the check cell does"
+        raise InvalidInputError(
+            f"an exercise key is text like '04.1' (lesson 04, exercise 1), {got}"
+        )
     if key not in EXERCISES:
         close = difflib.get_close_matches(key, EXERCISES, n=3, cutoff=0.5)
         raise InvalidInputError(f"no graded exercise {key!r}; close: {close or sorted(EXERCISES)}")

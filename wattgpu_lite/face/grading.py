@@ -84,8 +84,11 @@ def _call(ex: Exercise, answer: Callable, case: Case) -> Any:
 
 
 def _show(value: Any) -> str:
-    text = np.array2string(np.asarray(value), precision=6, threshold=12) if np.ndim(value) else None
-    return text if text is not None else repr(value)
+    try:
+        ndim = np.ndim(value)
+    except ValueError:  # not one array: a ragged list ([[1, 2], [3]]) is shown as written
+        return repr(value)
+    return np.array2string(np.asarray(value), precision=6, threshold=12) if ndim else repr(value)
 
 
 def _same_numbers(expected: Any, got: Any, exact: bool) -> bool:
@@ -111,8 +114,16 @@ def _sympy_problem(ex: Exercise, case: Case, got: Any) -> str | None:
     unknown = sorted(map(str, got.free_symbols - case.expected.free_symbols))
     extra = f" It uses symbols the kit's does not: {unknown}." if unknown else ""
     expected = f"expected {float(case.expected.subs(at)):.6g}"
-    yours = float(got.subs(at)) if not unknown else "?"
+    yours = _number(got.subs(at)) if not unknown else "?"
     return f"yours − kit's = {sp.factor(difference)}.{extra}\nAt {at}: {expected}, got {yours}"
+
+
+def _number(value: sp.Expr) -> float | str:
+    """``value`` as a float where it is a real number, else as sympy writes it (zoo, 2*I)."""
+    try:
+        return float(value)
+    except TypeError:
+        return str(value)
 
 
 def grade(ex: Exercise, answer: Callable) -> Passed:

@@ -120,6 +120,32 @@ def dumps(nb: dict) -> str:
     return json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
+def check_replaceable(source: Path, dest: Path) -> None:
+    """ValueError unless ``dest`` may be emptied: a folder holding only a student edition of
+    ``source`` (the files a run writes, each notebook marked ``edition: student``), never a
+    folder that holds ``source`` (``dest='.'`` removed the repository) nor a file."""
+    fix = "pass a new folder, e.g. student (the default)"
+    if source.resolve().is_relative_to(dest.resolve()) or not dest.is_dir():
+        kind = "a file" if not dest.is_dir() else f"the folder that holds {source}"
+        raise ValueError(f"the student edition's folder {dest} is {kind}; {fix}")
+    ours = {p.name for p in source.iterdir() if p.is_file()}
+    for path in dest.iterdir():
+        if not (path.is_file() and path.name in ours and _student_or_copy(path)):
+            why = f"holds {path.name}, which no student edition of {source} writes"
+            raise ValueError(f"will not empty {dest}: it {why}; {fix}, or remove it yourself")
+
+
+def _student_or_copy(path: Path) -> bool:
+    """Whether ``path`` is a notebook of a student edition, or a file that is no notebook."""
+    if path.suffix != ".ipynb":
+        return True
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        return nb["metadata"][META]["edition"] == "student"
+    except (ValueError, KeyError, TypeError, OSError):
+        return False
+
+
 def write_student_edition(source: Path, dest: Path) -> list[Path]:
     """Write the student edition of every notebook in ``source`` to ``dest`` (emptied first),
     with the folder's other files copied; the paths of the notebooks written."""
@@ -129,6 +155,7 @@ def write_student_edition(source: Path, dest: Path) -> list[Path]:
     if dest.resolve() == source.resolve():
         raise ValueError(f"the student edition would overwrite the instructor edition in {source}")
     if dest.exists():
+        check_replaceable(source, dest)
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
     written = []
@@ -150,7 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("source", nargs="?", default="notebooks", help="default: notebooks")
     parser.add_argument("dest", nargs="?", default="student", help="default: student")
     args = parser.parse_args(argv)
-    written = write_student_edition(Path(args.source), Path(args.dest))
+    try:
+        written = write_student_edition(Path(args.source), Path(args.dest))
+    except (OSError, ValueError) as err:
+        parser.error(str(err))
     print(f"student edition: {len(written)} notebooks in {args.dest}/")
     return 0
 

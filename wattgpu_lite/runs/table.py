@@ -7,12 +7,14 @@ the work, so that :mod:`wattgpu_lite.runs.upstream` can validate what it builds 
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import pandas as pd
 
+from wattgpu_lite.checks import check_flag
 from wattgpu_lite.datafiles import as_path, data_dir, read_bytes, read_csv
-from wattgpu_lite.errors import DataFileError
+from wattgpu_lite.errors import DataFileError, InvalidInputError
 from wattgpu_lite.runs.schema import (
     COLUMNS,
     ITL_OFFLINE,
@@ -22,6 +24,7 @@ from wattgpu_lite.runs.schema import (
 )
 
 DATA_NAME = "watt_counts_runs.csv"
+RESTORE = f"Restore it with `git checkout data/{DATA_NAME}`."
 # sha256 of data/watt_counts_runs.csv as built by data/scripts/build_runs.py
 DATA_SHA256 = "c2bfae0de890e839d5bd9acb31c1d951898b093a32e99eef751519a6ce3a6b91"
 # columns that must be strictly positive in every row (NaN is checked separately)
@@ -63,7 +66,7 @@ def check_columns(df: pd.DataFrame, name: str) -> None:
         raise _fail(
             name,
             f"missing columns {missing}, unexpected columns {extra}; expected {list(COLUMNS)}. "
-            "Restore it with `git checkout data/watt_counts_runs.csv`.",
+            + (RESTORE if name == DATA_NAME else "Give the file these columns."),
         )
     for col, kind in COLUMNS.items():
         if not _KIND_CHECK[kind](df[col]):
@@ -116,8 +119,14 @@ def load(
     ``sha256``: the digest the file must have (default: the shipped table's, which is also the
     one in data/MANIFEST.sha256); pass ``None`` for a file of your own.
     """
+    check_flag("dense_only", dense_only, label="measurements: dense_only")  # "no" read as true
+    hexdigest = isinstance(sha256, str) and re.fullmatch(r"[0-9a-fA-F]{64}", sha256)
+    if sha256 is not None and not hexdigest:
+        got = f"got {sha256!r:.80}; pass the file's sha256sum, or None for a file of your own"
+        raise InvalidInputError(f"measurements: sha256 must be 64 hex digits, {got}")
     file = data_dir() / DATA_NAME if path is None else path
-    df = read_csv(file, what="runs table", sha256=sha256, keep_default_na=True)
+    digest = sha256.lower() if isinstance(sha256, str) else None
+    df = read_csv(file, what="runs table", sha256=digest, keep_default_na=True)
     df = validate(df, as_path(file).name if as_path(file) else str(file))
     return df[df["dense"]].reset_index(drop=True) if dense_only else df
 

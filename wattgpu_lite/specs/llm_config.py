@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from wattgpu_lite.errors import ConfigError, UnsupportedModelError
+from wattgpu_lite.errors import ConfigError, InvalidInputError, UnsupportedModelError
 from wattgpu_lite.specs import hf_family
 from wattgpu_lite.specs.count import active_params, count_groups, storage_bits, streamed_bits
 from wattgpu_lite.specs.hf_config import (
@@ -92,7 +92,8 @@ def llm_fields(path_or_dict: str | Path | dict[str, Any], name: str | None = Non
     inner_type = str(text.get("model_type") or fields["model_type"])
     window, sliding = read_window(text, inner_type, fields["n_layers"], fields["context_length"])
     check_finite(cfg)  # the rest: the fields read above named their own range
-    label = name or config_name(cfg) or "custom model"
+    named = None if name is None else check_label("name", name)  # as wl.predict's name=
+    label = named or config_name(cfg) or "custom model"
     extra = {
         # a dense model's is params_b − gathered, rounded as LLM.__post_init__ does it
         "params_active_b": round(active_params(groups, moe, gathered) / 1e9, 6) if moe else 0.0,
@@ -122,6 +123,16 @@ def llm_fields(path_or_dict: str | Path | dict[str, Any], name: str | None = Non
     notes = (where, *hf_family.default_notes(cfg), *moe_notes(text), *fmt.notes)
     ours = {"params_b": params_b, "params_nominal_b": params_b, "in_wattgpu": False}
     return {"name": str(label), **fields, **ours, "source": "; ".join(notes), **extra}
+
+
+def check_label(field: str, text: Any) -> str:
+    """A display name: text of 1 to 200 printable characters (InvalidInputError naming ``field``)."""
+    if not isinstance(text, str) or not text.strip() or len(text) > 200 or not text.isprintable():
+        raise InvalidInputError(
+            f"{field} must be a name of 1 to 200 printable characters, got "
+            f"{text!r:.80}; pass e.g. {field}='my-finetune'"
+        )
+    return text.strip()
 
 
 def is_hub_id(text: str) -> bool:

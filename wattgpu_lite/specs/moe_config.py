@@ -56,6 +56,7 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
     ffn = cfg.get("ffn_config") if isinstance(cfg.get("ffn_config"), dict) else {}
     experts = _first(cfg, EXPERT_KEYS) or _first(ffn, ("moe_num_experts",))
     if experts is None:
+        _no_expert_count(_first(cfg, TOPK_KEYS))
         return None
     n_experts = as_int(experts[0], experts[1], lo=0)
     topk = _first(cfg, TOPK_KEYS) or _first(ffn, ("moe_top_k",))
@@ -84,6 +85,17 @@ def read_moe(cfg: dict[str, Any], n_layers: int, dense_ff: int) -> MoE | None:
         shared_gate=gate,
         n_moe_layers=moe_layers(cfg, n_layers),
     )
+
+
+def _no_expert_count(topk: tuple[str, Any] | None) -> None:
+    """ConfigError for a top-k without an expert count: read as dense, a Mixtral missing
+    ``num_local_experts`` was a 7 B model (transformers fills in 8 experts, 47 B)."""
+    if topk is not None:
+        raise ConfigError(
+            f"config.json has {topk[0]} = {topk[1]!r:.20} but no expert count; looked for "
+            f"{', '.join(EXPERT_KEYS)}; add the routed experts per layer as the model's published "
+            f'config.json has them, e.g. "num_local_experts": 8 (a dense model: delete {topk[0]})'
+        )
 
 
 def moe_notes(cfg: dict[str, Any]) -> tuple[str, ...]:

@@ -133,7 +133,13 @@ def _compressed(method: str, q: dict[str, Any]) -> WeightFormat:
         shape = 'an object of named groups ({"group_0": {"weights": ...}})'
         got = f"got {type(groups).__name__}; write it as the checkpoint has it"
         raise ConfigError(f"{_label(method, 'config_groups')} must be {shape}, {got}")
-    weights = next((g.get("weights") for g in groups.values() if isinstance(g, dict)), None)
+    ws = {k: g.get("weights") for k, g in groups.items() if isinstance(g, dict)}
+    weights = next(iter(ws.values()), None)
+    fields = ("num_bits", "type", "group_size", "symmetric")  # how a group stores its weights
+    stored = {k: tuple(w.get(f) for f in fields) for k, w in ws.items() if isinstance(w, dict)}
+    if len(set(stored.values())) > 1:  # the first group's format was read for every layer
+        why = f"store weights differently {stored}: the kit counts one weight format per model"
+        raise ConfigError(f"{_label(method, 'config_groups')} {why}; give every group the same")
     keep = _names(method, q, "ignore")
     if "nvfp4" in str(q.get("format", "")):
         return WeightFormat("nvfp4", 4.5, keep)

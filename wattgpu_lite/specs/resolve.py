@@ -32,6 +32,7 @@ from wattgpu_lite.errors import (
 )
 from wattgpu_lite.jsonfiles import read_json
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
+from wattgpu_lite.specs.llm_config import check_label
 
 MAX_SPEC_BYTES = 2**20  # a GPU spec or a config.json is a few kB; 1 MiB is surely something else
 
@@ -201,16 +202,6 @@ def _is_catalog_llm(value: Any) -> bool:
         except UnknownLLMError:
             return False
     return isinstance(value, str) and _catalog_first(value, llm, "LLM") is not None
-
-
-def check_label(field: str, text: Any) -> str:
-    """A display name: text of 1 to 200 printable characters (InvalidInputError naming ``field``)."""
-    if not isinstance(text, str) or not text.strip() or len(text) > 200 or not text.isprintable():
-        raise InvalidInputError(
-            f"{field} must be a name of 1 to 200 printable characters, got "
-            f"{text!r:.80}; pass e.g. {field}='my-finetune'"
-        )
-    return text.strip()
 
 
 def resolve_gpu(value: Any) -> GPU:

@@ -24,13 +24,15 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, fix_for
-from wattgpu_lite.errors import DataFileError, UnsupportedModelError
+from wattgpu_lite.errors import DataFileError, InvalidInputError, UnsupportedModelError
 from wattgpu_lite.jsonfiles import read_json
 from wattgpu_lite.runs.measurements import LAMBDA_QPS
+from wattgpu_lite.runs.training import check_training_runs
 from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
 from wattgpu_lite.wattgpu.features import FEATURES, feature_frame, run_features
+from wattgpu_lite.wattgpu.inputs import check_features
 from wattgpu_lite.wattgpu.regressor import (
     XGBOOST_MIN,
     TargetModel,
@@ -58,8 +60,18 @@ class WattGPU:
     """Both predictors. ``fit(runs)`` trains on the dense rows of a runs table."""
 
     def __init__(self, params: Mapping[str, dict] | None = None, features=None, seed: int = 0):
+        for name, given in (("params", params), ("features", features)):  # by target, or refused
+            if given is not None and not (isinstance(given, Mapping) and set(given) <= {*FEATURES}):
+                got = f"got {given!r:.80}" if not isinstance(given, Mapping) else f"keys {[*given]}"
+                by_target = f"a dict by target, 'power' and/or 'itl' (e.g. {name}={{'itl': ...}})"
+                raise InvalidInputError(f"WattGPU: {name} must be {by_target}, {got}")
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise InvalidInputError(f"WattGPU: seed must be an integer, got {seed!r:.40}")
         self.params = {"power": POWER_PARAMS, "itl": ITL_PARAMS, **(params or {})}
-        self.features = {**FEATURES, **(features or {})}
+        self.features = {
+            **FEATURES,
+            **{t: check_features(t, f) for t, f in (features or {}).items()},
+        }
         self.seed = seed
         self.models: dict[str, TargetModel] = {}
 
@@ -69,6 +81,7 @@ class WattGPU:
 
     def fit(self, runs: pd.DataFrame) -> WattGPU:
         """Train both models on ``runs`` (a ``wl.measurements()`` table; MoE rows are dropped)."""
+        check_training_runs(runs, "WattGPU().fit")
         frame = run_features(runs[runs["dense"]]) if "dense" in runs else run_features(runs)
         for target in ("power", "itl"):
             rows = training_rows(frame, target)

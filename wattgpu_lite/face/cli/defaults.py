@@ -86,7 +86,6 @@ KEYS = (*BY_KEY, REGION)
 def add_config_flag(parser: argparse.ArgumentParser, top: bool = False) -> None:
     """``--config FILE`` on the main parser and on each command that uses a default (the command's
     wins: SUPPRESS keeps its absent flag from overwriting the main parser's value)."""
-    keys = ", ".join(KEYS)
     parser.add_argument(
         "--config",
         dest="config_file",
@@ -94,7 +93,7 @@ def add_config_flag(parser: argparse.ArgumentParser, top: bool = False) -> None:
         default=None if top else argparse.SUPPRESS,
         help=f'TOML file of defaults, one key per flag (its name, - as _: region = "FR", '
         f"num_gpus = 2; default: ./{CONFIG_NAME} if present); precedence: flag > "
-        f"{ENV_PREFIX}<KEY> environment variable ({keys}) > file > built-in",
+        f"{ENV_PREFIX}<KEY> environment variable ({', '.join(KEYS)}) > file > built-in",
     )
 
 
@@ -153,10 +152,13 @@ def fill_region(
     grid = getattr(args, "grid_gco2_per_kwh", None)
     if getattr(args, REGION, "") is not None or grid is not None:
         return None  # no such option, or a flag decides
+    grid_env = BY_KEY["grid_gco2_per_kwh"]
     if environ.get(REGION_ENV, "").strip():
+        if _from_env(grid_env, environ) is not None:  # one was dropped: refused, as in a file
+            raise InvalidInputError(f"{REGION_ENV} and {grid_env.env} are both set: unset one")
         args.region = check_region_text(environ[REGION_ENV], f"environment variable {REGION_ENV}")
         return {"value": args.region, "source": f"environment {REGION_ENV}"}
-    if REGION not in from_file or _from_env(BY_KEY["grid_gco2_per_kwh"], environ) is not None:
+    if REGION not in from_file or _from_env(grid_env, environ) is not None:
         return None
     args.region = from_file[REGION]
     return {"value": args.region, "source": f"config {path}"}
@@ -181,8 +183,7 @@ def config_path(args: argparse.Namespace, cwd: Path | None = None) -> Path | Non
         raise InvalidInputError(f"--config {given!r}: no such file; {fix}")
     if given is not None:
         return Path(given)
-    local = (cwd or Path.cwd()) / CONFIG_NAME
-    return local if local.is_file() else None
+    return local if (local := (cwd or Path.cwd()) / CONFIG_NAME).is_file() else None
 
 
 def _from_env(default: Default, environ: Mapping[str, str]) -> float | None:
@@ -244,7 +245,6 @@ def defaults_line(used: Mapping[str, Mapping[str, Any]]) -> str:
 
 def _shown(key: str, value: Any, source: str) -> str:
     """One default in the text view: its value (a number at ``:g``) and source."""
-    if value is None:
-        return f"{key} from {source}"
     number = isinstance(value, int | float) and not isinstance(value, bool)
-    return f"{key} {value:g} ({source})" if number else f"{key} {value} ({source})"
+    shown = f"{value:g}" if number else value
+    return f"{key} from {source}" if value is None else f"{key} {shown} ({source})"

@@ -43,6 +43,9 @@ OPTION_CHECKS = {
     "plot": lambda v, f: check_plot(v),
     "pue": lambda v, f: checks.check_number(f, v, 1.0, 3.0, unit="(facility / IT energy)"),
     "region": lambda v, f: check_region(v, f),
+    "top": lambda v, f: checks.check_count(
+        f, v, 1, 100_000, fix="show 1 plan or more, e.g. --top 10"
+    ),
     "workload": lambda v, f: check_workload(v, f),
 }
 EXIT_USER, EXIT_BUG = 2, 1

@@ -199,6 +199,9 @@ def check_output(path: str) -> None:
         raise InvalidInputError("--output .parquet needs pyarrow: pip install pyarrow")
     if not target.parent.is_dir():
         raise InvalidInputError(f"--output {path!r}: folder {str(target.parent)!r} does not exist")
+    if target.is_dir():
+        inside = str(target / f"result{suffix}")
+        raise InvalidInputError(f"--output {path!r} is a folder; name a file, e.g. {inside!r}")
 
 
 def _has_pyarrow() -> bool:
@@ -212,9 +215,14 @@ def _has_pyarrow() -> bool:
 def write_output(result: Result, path: str) -> None:
     """``result`` to ``path``: the JSON document (.json) or its rows (.csv, .parquet)."""
     suffix = Path(path).suffix.lower()
-    if suffix == ".json":
-        Path(path).write_text(json_text(result.doc) + "\n", encoding="utf-8")
-    elif suffix == ".csv":
-        result.file_table().to_csv(path, index=False)
-    else:
-        result.file_table().to_parquet(path, index=False)
+    try:
+        if suffix == ".json":
+            Path(path).write_text(json_text(result.doc) + "\n", encoding="utf-8")
+        elif suffix == ".csv":
+            result.file_table().to_csv(path, index=False)
+        else:
+            result.file_table().to_parquet(path, index=False)
+    except OSError as err:  # no permission, a full disk, a folder made since the check
+        raise InvalidInputError(
+            f"--output {path!r}: cannot write it ({err.strerror or err})"
+        ) from None

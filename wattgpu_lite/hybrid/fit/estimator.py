@@ -24,6 +24,7 @@ from wattgpu_lite.hybrid.fit.build import build, dense_runs
 from wattgpu_lite.hybrid.predict import api as hybrid_api
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
+from wattgpu_lite.runs.training import check_training_runs
 
 __all__ = ["HybridModel"]
 
@@ -60,13 +61,14 @@ class HybridModel:
         of it; MoE rows are dropped) and return ``self``. On every dense Watt Counts run this is
         the shipped model (a few minutes on two cores). XGBoost, SciPy and tqdm (the ``[train]``
         extra) are imported here, when first needed."""
-        if not isinstance(runs, pd.DataFrame):
+        dense = dense_runs(check_training_runs(runs, "HybridModel().fit"))
+        gpus, llms = dense["gpu"].nunique(), dense["llm"].nunique()
+        if gpus < 2 or llms < 5:  # a one-GPU fit was a StopIteration, a one-LLM one sklearn's
+            protocol = "holds out one GPU at a time and a fifth of the LLMs"
             raise InvalidInputError(
-                f"runs must be a DataFrame (wl.measurements()), got {type(runs).__name__}"
+                f"HybridModel().fit: runs has dense rows of {gpus} GPU(s) and {llms} LLM(s); its "
+                f"held-out protocol {protocol}: give runs of 2 GPUs or more and 5 LLMs or more"
             )
-        dense = dense_runs(runs)
-        if dense.empty:
-            raise InvalidInputError("runs has no dense row to fit on (wl.measurements() has them)")
         self.state = build(dense, progress=progress, seed=self.seed)
         return self
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from wattgpu_lite.checks import check_flag
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.report import results
 from wattgpu_lite.jsonio import document_frame
@@ -65,7 +66,7 @@ def _check_target(target: str) -> str:
 def evaluate(
     target: str | None = None,
     strategy: str = "logo",
-    progress: bool = True,
+    progress: bool | None = None,
     features: Sequence[str] | None = None,
     reading: str = "all",
     model: str = "wattgpu",
@@ -76,20 +77,27 @@ def evaluate(
     "power"), ``strategy`` ("cv", "logo", "lolo" or "all"), ``features`` and ``reading``.
     ``model="hybrid"``: :func:`hybrid_tables` of ``strategy`` ("logo" or "lolo") stacked
     (:func:`stacked`), ``target`` None for both targets; ``features``, ``reading`` and
-    ``progress`` are WattGPU's (a refit) and are refused when given with the hybrid.
+    ``progress`` (True or False; default: shown) are WattGPU's (a refit) and are refused when
+    given with the hybrid.
     """
     if model not in MODELS:
         raise InvalidInputError(f"model must be one of {MODELS}, got {model!r}")
+    if progress is not None:  # "no" was read as true
+        check_flag("progress", progress, label="evaluate: progress")
     if model == "wattgpu":
         table = wattgpu_evaluation.evaluate(
-            target or "power", strategy, progress=progress, features=features, reading=reading
+            target or "power",
+            strategy,
+            progress=progress is not False,
+            features=features,
+            reading=reading,
         )
         return document_frame(
             table, "evaluate", model="wattgpu", target=target or "power", strategy=strategy
         )
-    if features is not None or reading != "all":
+    if features is not None or reading != "all" or progress is not None:
         raise InvalidInputError(
-            "features= and reading= re-score WattGPU (model='wattgpu'); the "
+            "features=, reading= and progress= re-score WattGPU (model='wattgpu'); the "
             "hybrid's figures are its shipped nested results"
         )
     tables = hybrid_tables(strategy, target)
