@@ -4,6 +4,7 @@ can give (a pandas KeyError at fit), a seed that is no integer (XGBoost's 'expec
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import wattgpu_lite as wl
@@ -35,3 +36,8 @@ def test_fewer_inputs_still_fit_and_predict():
     model = wl.WattGPU(features={"itl": fewer}).fit(wl.measurements())
     assert model.features["itl"] == tuple(fewer)
     assert model.predict("meta-llama/Llama-3.1-8B-Instruct", "L4", "offline")["itl_s"] > 0
+
+
+def test_a_numpy_integer_is_a_seed():
+    """A seed drawn with numpy (np.int64) is an integer, as XGBoost takes it."""
+    assert wl.WattGPU(seed=np.int64(3)).seed == 3

@@ -16,6 +16,7 @@ without it the module imports, and fitting or loading a model says which extra i
 from __future__ import annotations
 
 import json
+import numbers
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
@@ -65,7 +66,7 @@ class WattGPU:
                 got = f"got {given!r:.80}" if not isinstance(given, Mapping) else f"keys {[*given]}"
                 by_target = f"a dict by target, 'power' and/or 'itl' (e.g. {name}={{'itl': ...}})"
                 raise InvalidInputError(f"WattGPU: {name} must be {by_target}, {got}")
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):  # numpy's too
             raise InvalidInputError(f"WattGPU: seed must be an integer, got {seed!r:.40}")
         self.params = {"power": POWER_PARAMS, "itl": ITL_PARAMS, **(params or {})}
         self.features = {
