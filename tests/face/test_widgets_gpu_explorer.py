@@ -236,3 +236,22 @@ def test_widget_region_and_pue_reach_the_table():
     expect = explorer_view(_with(MEASURED, gpus=("A30", "L4"), region=CUSTOM_GRID,
                                  grid_gco2_per_kwh=300.0, pue=1.2))  # fmt: skip
     assert expect.display.to_html(index=False, classes="wl-ranking-table") in table.value
+
+
+@pytest.mark.parametrize(
+    ("source", "said"),
+    [
+        ("measured", "own prompt and output tokens"),
+        ("paper", "own prompt tokens"),
+        ("hybrid", None),
+    ],
+)
+def test_the_view_says_which_token_boxes_a_source_does_not_take(source, said):
+    """The token boxes serve every source; a Watt Counts source answers at the runs' own counts
+    (the ones it is not passed), and the view says so rather than ignoring the boxes silently."""
+    view = explorer_view(_with(MEASURED, source=source, t_in=4000, t_out=700))
+    assert view.message.startswith("Pick:")
+    if said is None:
+        assert "Watt Counts runs' own" not in view.verdicts
+    else:
+        assert f"The {source} source answers at the Watt Counts runs' {said}" in view.verdicts

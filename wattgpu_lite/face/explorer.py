@@ -13,7 +13,7 @@ from wattgpu_lite.face.prose import sig
 from wattgpu_lite.selection import accounting
 from wattgpu_lite.selection.accounting import DEFAULT_REGION, grid_intensities
 from wattgpu_lite.selection.rank import DEFAULT_GPU_COUNTS, rank_gpus
-from wattgpu_lite.selection.ranked import source_tokens
+from wattgpu_lite.selection.ranked import source_tokens, source_tokens_note
 from wattgpu_lite.selection.study import best_plans
 from wattgpu_lite.selection.verdict import MAY_MEET, MEETS
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -239,7 +239,7 @@ def explorer_view(c: ExplorerControls) -> ExplorerView:
     except WattGPUError as err:
         return ExplorerView(pd.DataFrame(), pd.DataFrame(), f"error: {err}")  # empty tables
     message, wall = summary(table, c.itl_sla_ms), wall_caption(table)
-    verdicts = verdict_rule(table, c.itl_sla_ms)
+    verdicts = verdict_rule(table, c.itl_sla_ms) + source_tokens_note(c.source)
     return ExplorerView(table, display_table(table), message, wall=wall, verdicts=verdicts)
 
 

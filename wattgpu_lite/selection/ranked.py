@@ -53,6 +53,19 @@ def source_tokens(source: str, **tokens) -> dict:
     return {k: v for k, v in tokens.items() if k not in RUNS_ONLY.get(source, ())}
 
 
+def source_tokens_note(source: str) -> str:
+    """A sentence for a form whose token boxes serve every source, naming the counts ``source``
+    answers at the runs' own (:data:`RUNS_ONLY`; "" for the hybrid, which takes them all)."""
+    fixed = RUNS_ONLY.get(source, ())
+    if not fixed:
+        return ""
+    kinds = " and ".join({"t_in": "prompt", "t_out": "output"}[k] for k in fixed)
+    return (
+        f" The {source} source answers at the Watt Counts runs' own {kinds} tokens: the "
+        f"{kinds} tokens asked apply to the hybrid source."
+    )
+
+
 def check_source_tokens(llm, source: str, *, t_in, t_out, workload) -> None:
     """Refuse token inputs a Watt Counts source would answer for other tokens than asked: a
     ``workload``, a count it cannot take (:data:`RUNS_ONLY`) other than the runs' own, and any
