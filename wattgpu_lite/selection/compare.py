@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.errors import InvalidInputError, UnknownGPUError, close_matches
+from wattgpu_lite.errors import InvalidInputError, close_matches
 from wattgpu_lite.jsonio import dumps, json_safe
 from wattgpu_lite.selection.paired import verdict
 from wattgpu_lite.selection.rank import rank_gpus
@@ -155,23 +155,15 @@ KEYWORDS = ("all", "measured")  # rank_gpus' candidate sets, besides its default
 
 
 def check_gpus(gpus) -> list:
-    """Two or more distinct GPUs (a list, or one text "A,B"), as rank_gpus' candidates: a catalog
-    GPU by its name, a GPU of your own (a spec, its file) itself (by its name it was unknown);
+    """Two or more distinct GPUs (a list, or one text "A,B"), resolved (a catalog name, a spec, its
+    file), as rank_gpus' candidates, which take each once and refuse two specs of one name;
     InvalidInputError for fewer, UnknownGPUError (close matches) for a name no catalog knows."""
     items = gpus.split(",") if isinstance(gpus, str) else list(gpus)
     found = [resolve_gpu(g.strip() if isinstance(g, str) else g) for g in items]
     if len({g.name for g in found}) < 2:
         names = [g.name for g in found]
         raise InvalidInputError(f"gpus: give two or more different GPUs to compare, got {names}")
-    return list(dict.fromkeys(g.name if g == _catalog_gpu(g.name) else g for g in found))
-
-
-def _catalog_gpu(name: str):
-    """The catalog's GPU of ``name``, or None (a GPU of your own)."""
-    try:
-        return resolve_gpu(name)
-    except UnknownGPUError:
-        return None
+    return found
 
 
 def best_per_gpu(table: pd.DataFrame) -> pd.DataFrame:
