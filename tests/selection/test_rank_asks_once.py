@@ -181,10 +181,8 @@ def test_given_rows_give_the_prediction_built_rows_give():
     fresh, given = E.predict_arrays(*args, **named), E.predict_arrays(*args, **named, built=built)
     for key, value in fresh.columns().items():
         np.testing.assert_array_equal(given.columns()[key], value, err_msg=key)
-    shares = chain.step_shares(llm, gpus, lays, 500, t_out=300, batch=4.0, weights=None)
-    again = chain.step_shares(
-        llm, gpus, lays, 500, t_out=300, batch=4.0, weights=None, rows=built[0]
-    )
+    rows, _ = chain.plan_rows(llm, gpus, lays, 500, t_out=300, weights=None)
+    shares, again = chain.step_shares(rows, 4.0), chain.step_shares(built[0], 4.0)
     for key, value in shares.items():
         np.testing.assert_array_equal(again[key], value)
 

@@ -105,15 +105,12 @@ def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
     return replace(rows, deploy=ideal)
 
 
-def step_shares(
-    llm, gpus, layouts, t_in, *, t_out, batch, weights, rows: backbone.Rows | None = None
-) -> dict[str, np.ndarray]:
-    """Per plan, shares of one decode step at ``batch`` sequences: ``comm_share`` (collectives:
-    all-reduces, all-to-alls) and ``layout_share`` (the layout's whole term, with the expert
-    groups and replicated weights). ``rows``: the plans' backbone rows, if built already."""
+def step_shares(rows: backbone.Rows, batch) -> dict[str, np.ndarray]:
+    """Per plan (``rows``: the plans' backbone rows, a :class:`StepResult`'s), shares of one
+    decode step at ``batch`` sequences (NaN: 1): ``comm_share`` (collectives: all-reduces,
+    all-to-alls) and ``layout_share`` (the layout's whole term, with the expert groups and
+    replicated weights)."""
     constants = HybridState.pretrained().constants
-    if rows is None:
-        rows, _ = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights)
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
     three = (rows, ideal_links(rows), ideal_links(rows, whole=True))
     found = many_calls.physical_evaluate_each(
