@@ -8,7 +8,7 @@ of :mod:`wattgpu_lite.selection.layouts` say why one layout beats another.
 
 For a replica the per-request ITL grows with the rate it serves, so
 there is a largest per-replica rate r_max whose ITL stays within the SLA (found by a search over
-the replica's load, :func:`wattgpu_lite.hybrid.predict.chain.max_rate_under_sla`, below the
+the replica's load, :meth:`wattgpu_lite.hybrid.predict.sla.Replicas.max_rate_under_sla`, below the
 replica's capacity). The rate λ then needs R = ⌈λ / r_max⌉ replicas, each serving λ / R; the
 plan's GPU energy per generated token is R · P̄(λ/R) / (λ · T_out) — every replica held for the whole
 time —, which is one replica's own P̄(λ/R) / ((λ/R) · T_out). Fewer replicas mean less idle power, so the least R that meets the SLA is the plan.
@@ -98,7 +98,7 @@ def rate_plans(
         weights=weights,
         serving=serving,
     )
-    r_max, light_itl = chain.max_rate_under_sla(rep, sla_s)
+    r_max, light_itl = rep.max_rate_under_sla(sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
     needed = np.ceil(rate_qps / np.where(per_replica > 0, per_replica, np.inf))

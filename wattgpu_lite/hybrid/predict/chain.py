@@ -8,8 +8,8 @@ replica, one per row — and for one request:
 
 - :func:`plan_rows`, :func:`predict_plans`, :func:`offline_batch`: the plans' rows, their
   prediction at a rate or a batch, the offline batch;
-- :func:`replicas`, :func:`max_rate_under_sla`: the SLA search over loads, the largest rate one
-  replica serves within an ITL (:mod:`~wattgpu_lite.hybrid.predict.sla`);
+- :func:`replicas`, whose ``max_rate_under_sla(sla_s)`` is the SLA search over loads, the largest
+  rate one replica serves within an ITL (:mod:`~wattgpu_lite.hybrid.predict.sla`);
 - :func:`step_shares`, :func:`weights_per_gpu_gb`: why one layout beats another; the checks a
   request goes through (memory fit; the layout per plan, :func:`check_num_gpus`; the rest once,
   :func:`check_asked`: formats, engine, load, tokens, level — the kit's one checked request);
@@ -77,14 +77,6 @@ def replicas(llm, gpus, layouts, t_in, *, t_out, weights=None, serving=None) -> 
     return sla.replicas(
         model, llm, gpus, layouts, t_in=t_in, t_out=t_out, weights=weights, serving=serving
     )
-
-
-def max_rate_under_sla(rep: sla.Replicas, sla_s: float) -> tuple[np.ndarray, np.ndarray]:
-    """(r_max [req/s], ITL [s] at the lightest load) per deployment of ``rep``: the largest rate
-    one replica serves with ITL ≤ ``sla_s`` (0 if the lightest load misses it; NaN if the weights
-    do not fit), by a search over the replica's load
-    (:func:`~wattgpu_lite.hybrid.predict.sla.max_rate_under_sla`)."""
-    return sla.max_rate_under_sla(HybridState.pretrained(), rep, sla_s)
 
 
 def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
@@ -171,7 +163,6 @@ __all__ = [
     "estimate_energy",
     "explain",
     "ideal_links",
-    "max_rate_under_sla",
     "measured_boards",
     "memory_need_bytes",
     "memory_why_not",
