@@ -220,12 +220,12 @@ def predict_arrays(
         ("backbone_itl_s", backbone_result.physics["itl_s"]),
         ("backbone_power_w", backbone_result.physics["power_w"]),
         ("widening", widen),
-        ("step_batch", backbone_result.step_batch),
     ):
         masked[key] = _where_ok(ok, value, every)
     return StepResult(
         status=backbone_result.status,
         offline=backbone_result.offline,
+        step_batch=backbone_result.step_batch,  # NaN where not OK, as the in_flight it reads
         factor=factor,
         rows=rows,
         constants=model.constants,
