@@ -4,8 +4,8 @@
     x.table()            # one row per part: group, part, value, unit, note
     x.binding            # "bandwidth", "compute", "power limit", "fixed cost", "communication", ...
 
-The parts, for one decode step of B sequences (B = the batch a request sees: 1 + L at a rate,
-the batch offline; :mod:`wattgpu_lite.energy.backbone`) on a replica of G GPUs:
+The parts, read from the result ``wl.predict``'s steps fill (``StepResult.decode_step``: the
+step's own), of one decode step of B sequences (1 + L at a rate, the batch offline) on G GPUs:
 
 - bytes and FLOPs per step by tensor group: weights read, KV-cache reads (attention over the
   context), KV-cache writes; matrix FLOPs (2 · active parameters per token) and attention FLOPs —
