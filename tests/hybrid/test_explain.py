@@ -168,3 +168,39 @@ def test_the_waterfall_labels_its_floor_off_every_bar(case):
     bars = [p.get_window_extent() for p in left.patches if p.get_height() > 0]
     assert not any(box.overlaps(b) for b in bars)
     plt.close(fig)
+
+
+def test_it_runs_the_steps_once_and_reads_the_result_it_fills(monkeypatch):
+    from wattgpu_lite.energy.backbone import row_arrays
+    from wattgpu_lite.hybrid.predict import steps
+
+    calls: dict[str, list] = {}
+
+    def counted(module, name):
+        original = getattr(module, name)
+
+        def wrapped(*args, **kwargs):
+            calls.setdefault(name, []).append(original(*args, **kwargs))
+            return calls[name][-1]
+
+        monkeypatch.setattr(module, name, wrapped)
+
+    for name in ("predict_arrays", "backbone_step", "correction_step"):
+        counted(steps, name)
+    counted(row_arrays, "build")
+    x = explain(LLAMA, "A30", rate_qps=0.3, t_in=123)
+    assert [len(calls[k]) for k in ("predict_arrays", "backbone_step", "correction_step")] == [
+        1
+    ] * 3
+    assert len(calls.get("build", [])) <= 1  # a configuration not kept yet: built once
+    out = calls["predict_arrays"][0]
+    assert x.step_batch == float(out.step_batch[0]) and x.backbone_step_s == out.backbone_itl_s[0]
+    for target, c in x.corrections.items():
+        assert c.learned == float(out.factor[target][0])
+    assert x.busy_power_w == out.decode_step(0)["busy_power_w"]
+
+
+def test_the_result_fields_explain_reads_are_no_frame_columns():
+    frame = wl.predict_many(__import__("pandas").DataFrame({"llm": [LLAMA], "gpu": ["A30"]}))
+    for name in ("step_batch", "factor", "offline", "rows", "constants"):
+        assert name not in frame.columns

@@ -82,7 +82,7 @@ def search(llm, plans, t_in, t_out, sla_s, weights=None):
         t_out=t_out,
         weights=weights,
     )
-    return sla.max_rate_under_sla(model, rep, sla_s)
+    return rep.max_rate_under_sla(sla_s)
 
 
 @pytest.mark.parametrize(("llm_name", "t_in", "t_out", "sla_ms"), [
@@ -111,7 +111,7 @@ def test_itl_and_rate_grow_with_the_load_the_premise_of_the_search():
     )
     idx = np.flatnonzero(rep.cap >= 1)
     load = np.geomspace(1e-6, 1.0, 400)[None, :] * np.maximum(rep.cap[idx], 1.0)[:, None]
-    itl, rate, _ = sla.itl_at_load(model, rep, idx, load)
+    itl, rate, _ = sla.itl_at_load(rep, idx, load)
     assert np.all(np.diff(itl, axis=1) >= -1e-12 * itl[:, 1:])
     assert np.all(np.diff(rate, axis=1) > 0)
 
@@ -129,7 +129,7 @@ def test_the_ranked_table_is_the_one_the_rate_bisection_gave(question, monkeypat
     llm = ask.pop("llm")
     table = wl.rank_gpus(llm, **ask)
 
-    def reference(model, rep, sla_s):
+    def reference(rep, sla_s):
         return reference_search(wl.llm(llm), current["plans"], current["t_in"], current["t_out"],
                                 sla_s, 0.8, current["weights"])  # fmt: skip
 
@@ -140,7 +140,7 @@ def test_the_ranked_table_is_the_one_the_rate_bisection_gave(question, monkeypat
         current.update(plans=plans, t_in=t_in, t_out=t_out, weights=weights)
         return original(llm_, plans, rate, t_in, t_out, sla_s, level, weights, serving)
 
-    monkeypatch.setattr(sla, "max_rate_under_sla", reference)
+    monkeypatch.setattr(sla.Replicas, "max_rate_under_sla", reference)
     monkeypatch.setattr(PL, "rate_plans", remember)
     monkeypatch.setattr("wattgpu_lite.selection.ranked.rate_plans", remember)
     before = wl.rank_gpus(llm, **ask)
@@ -181,10 +181,8 @@ def test_given_rows_give_the_prediction_built_rows_give():
     fresh, given = E.predict_arrays(*args, **named), E.predict_arrays(*args, **named, built=built)
     for key, value in fresh.columns().items():
         np.testing.assert_array_equal(given.columns()[key], value, err_msg=key)
-    shares = chain.step_shares(llm, gpus, lays, 500, t_out=300, batch=4.0, weights=None)
-    again = chain.step_shares(
-        llm, gpus, lays, 500, t_out=300, batch=4.0, weights=None, rows=built[0]
-    )
+    rows, _ = chain.plan_rows(llm, gpus, lays, 500, t_out=300, weights=None)
+    shares, again = chain.step_shares(rows, 4.0), chain.step_shares(built[0], 4.0)
     for key, value in shares.items():
         np.testing.assert_array_equal(again[key], value)
 

@@ -17,7 +17,7 @@ LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 def max_rate_under_sla(gpu: str, sla_s: float) -> float:
     """The largest rate [req/s] one GPU serves LLAMA at (15, 180) tokens within ``sla_s``."""
     rep = chain.replicas(wl.llm(LLAMA), [wl.gpu(gpu)], [Parallel(tp=1)], 15, t_out=180)
-    return float(chain.max_rate_under_sla(rep, sla_s)[0][0])
+    return float(rep.max_rate_under_sla(sla_s)[0][0])
 
 
 @pytest.mark.parametrize(

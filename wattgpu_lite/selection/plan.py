@@ -8,7 +8,7 @@ of :mod:`wattgpu_lite.selection.layouts` say why one layout beats another.
 
 For a replica the per-request ITL grows with the rate it serves, so
 there is a largest per-replica rate r_max whose ITL stays within the SLA (found by a search over
-the replica's load, :func:`wattgpu_lite.hybrid.predict.chain.max_rate_under_sla`, below the
+the replica's load, :meth:`wattgpu_lite.hybrid.predict.sla.Replicas.max_rate_under_sla`, below the
 replica's capacity). The rate λ then needs R = ⌈λ / r_max⌉ replicas, each serving λ / R; the
 plan's GPU energy per generated token is R · P̄(λ/R) / (λ · T_out) — every replica held for the whole
 time —, which is one replica's own P̄(λ/R) / ((λ/R) · T_out). Fewer replicas mean less idle power, so the least R that meets the SLA is the plan.
@@ -98,7 +98,7 @@ def rate_plans(
         weights=weights,
         serving=serving,
     )
-    r_max, light_itl = chain.max_rate_under_sla(rep, sla_s)
+    r_max, light_itl = rep.max_rate_under_sla(sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
     needed = np.ceil(rate_qps / np.where(per_replica > 0, per_replica, np.inf))
@@ -126,7 +126,6 @@ def rate_plans(
         for w, d in zip(why, gpus, strict=True)
     ]
     cols = _columns(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
-    seen = np.minimum(1.0 + out.in_flight, np.maximum(out.max_batch, 1.0))
     # each replica serves λ/R, so its energy per token, P̄ / ((λ/R)·T_out), is already the
     # plan's: R·P̄ / (λ·T_out)
     more = {
@@ -134,11 +133,7 @@ def rate_plans(
         "max_rate_per_replica_qps": r_max,
         "rate_per_replica_qps": np.where(np.isfinite(shown), share, np.nan),
     }
-    return (
-        cols
-        | _explain(cols, llm, gpus, t_in, t_out=t_out, batch=seen, weights=weights, rows=rep.rows)
-        | more
-    )
+    return cols | _explain(cols, out, llm, gpus, weights=weights) | more
 
 
 def batch_plans(
@@ -172,19 +167,15 @@ def batch_plans(
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
     cols = _columns(gpus, out, np.where(out.status == "ok", 1.0, np.nan), why)
-    explain = _explain(
-        cols, llm, gpus, t_in, t_out=t_out, batch=out.in_flight, weights=weights, rows=rows
-    )
+    explain = _explain(cols, out, llm, gpus, weights=weights)
     return cols | explain | {"total_power_w": cols["power_w"]}
 
 
-def _explain(cols: Columns, llm, plans, t_in, *, t_out, batch, weights, rows) -> Columns:
+def _explain(cols: Columns, out: StepResult, llm, plans, *, weights) -> Columns:
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
-    layout's term at the plan's load, weights per GPU."""
-    lays = _layouts(plans)
-    shares = chain.step_shares(
-        llm, [g for g, _ in plans], lays, t_in, t_out=t_out, batch=batch, weights=weights, rows=rows
-    )
+    layout's term at the plan's load (the sequences in the step a request sees, and the rows,
+    of the plans' result ``out``), weights per GPU."""
+    lays, shares = _layouts(plans), chain.step_shares(out.rows, out.step_batch)
     ok = np.isfinite(cols["energy_per_token_j"])
     gb = {p: chain.weights_per_gpu_gb(llm, p, weights) for p in set(lays)}  # per layout
     return {

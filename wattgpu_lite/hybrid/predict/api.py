@@ -92,12 +92,15 @@ def predict(
         max_num_seqs=max_num_seqs,
         level=level,
     )
-    return predict_request(req, state, correction=correction)
+    return predict_request(req, state, correction=correction)[0]
 
 
-def predict_request(req: Request, state: HybridState, *, correction: bool = True) -> Prediction:
+def predict_request(
+    req: Request, state: HybridState, *, correction: bool = True
+) -> tuple[Prediction, StepResult]:
     """``wl.predict`` of a checked request (:func:`check_request`, ``level`` given) by the hybrid
-    ``state`` (its backbone alone with ``correction=False``)."""
+    ``state`` (its backbone alone with ``correction=False``), and the chain's result it is row 0
+    of (``wl.explain`` reads the rest of it)."""
     hybrid, model, device, layout = _model(correction, state), req.llm, req.gpu, req.layout
     fmt, rate, t_in, t_out, level = req.weights, req.rate_qps, req.t_in, req.t_out, req.level
     deploy = {"num_gpus": layout, "weights": [fmt], **req.serving_args()}
@@ -138,7 +141,7 @@ def predict_request(req: Request, state: HybridState, *, correction: bool = True
         ep=layout.ep,
     )
     notes = _notes(state, out, 0) + serving_notes(req.kv_cache, req.engine)
-    return prediction_of(out, 0, inputs, notes)
+    return prediction_of(out, 0, inputs, notes), out
 
 
 def _state(model: HybridState | None) -> HybridState:

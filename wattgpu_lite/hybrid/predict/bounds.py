@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy import many_calls, physical
-from wattgpu_lite.energy.args import Hardware, Workload
+from wattgpu_lite.energy import backbone, many_calls, physical
+from wattgpu_lite.energy.args import Hardware, Workload, expert_flops_per_token
 from wattgpu_lite.energy.backbone import Rows
 
 UNBOUNDED_W = 1e300  # a power limit no step reaches: the floor has no power ceiling
@@ -177,3 +177,58 @@ def energy_bounds(
     lo = np.minimum(np.maximum(value * np.exp(-half), power[1] * time[1]), value)
     hi = np.maximum(np.minimum(value * np.exp(half), power[2] * time[2]), value)
     return value, lo, hi
+
+
+def decode_parts(rows: Rows, batch: np.ndarray, c: backbone.Constants) -> dict:
+    """One decode step of ``batch`` sequences (row 0) taken apart: ``bytes`` [B] and ``flops``
+    [FLOP] per tensor group (the physics at unit energy coefficients counts bits and FLOPs), the
+    step-time ``terms`` [s] — memory Q/(G · η_bw · BW), compute C/(G · η_f · F), the power
+    limit's dynamic J/(G · (TDP − P_static)), layout, prompt B · t_prefill / T_out, fixed c_step —
+    and the ``roofline``, the largest of the first three."""
+    workload = Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
+    hw = backbone.achieved_hw(rows, c)
+    terms, times = physical.physical_evaluate(
+        rows.model, workload, hw, kappa=c.kappa, deploy=backbone.achieved_deploy(rows, c)
+    )
+    one = np.ones_like(rows.alpha)  # alpha, e, alpha_e = 1: the terms count FLOPs and bits
+    unit_hw = hw._replace(alpha_j_per_flop=one, e_j_per_bit=one, expert_alpha_j_per_flop=one)
+    counts, _ = physical.physical_evaluate(
+        rows.model, workload, unit_hw, kappa=1.0, deploy=rows.deploy
+    )
+    per_step = float(batch[0] / rows.t_out[0])  # per request over T_out steps -> per step of B
+    g = float(rows.num_gpus[0])
+    bits = {k: float(counts[("decode", k)][0]) * per_step for k in _BYTES}
+    flops = float(counts[("decode", "compute")][0]) * per_step
+    expert = float(expert_flops_per_token(rows.model)[0]) * float(batch[0])  # C_e, B tokens
+    matrix = 2.0 * float(rows.model.active_params[0]) * float(batch[0])  # 2·N_act/token, B tokens
+    # the energy terms drawn from TDP − P_static (the power limit's time)
+    dynamic = sum(float(terms[("decode", k)][0]) for k in ("compute", *_BYTES)) * per_step
+    p_static = float(hw.static_w[0])
+    time = {
+        "memory": sum(bits.values()) / 8.0 / (g * float(hw.bandwidth_bytes_s[0])),
+        "compute": (flops - expert) / (g * float(hw.peak_flops[0]))
+        + expert / (g * float(hw.expert_peak_flops[0])),
+        "power limit": dynamic / (g * (float(rows.tdp_w[0]) - p_static)),
+        "layout": 0.0,  # below: from its energy term, G · P_static · t_layout
+        "prompt": float(times["prefill"][0]) * per_step,
+        "fixed": float(backbone.host_step_s(float(batch[0]), c)),
+    }
+    roof = max(("memory", "compute", "power limit"), key=lambda k: time[k])
+    decode_s = float(times["decode"][0]) * per_step
+    comm_j = float(terms[("decode", "communication")][0]) * per_step
+    # t_layout from its energy term; with no static power (custom constants), decode − roofline
+    time["layout"] = comm_j / (g * p_static) if p_static > 0 else max(decode_s - time[roof], 0.0)
+    return {
+        "bytes": {name: bits[k] / 8.0 for k, name in _BYTES.items()},
+        "flops": {"matrix (2 x active params x B)": matrix, "attention": max(flops - matrix, 0.0)},
+        "terms": time,
+        "roofline": roof,
+    }
+
+
+# the decode terms that count bits, in the order of the sum of memory time, and their names
+_BYTES = {
+    "parameter_reads": "weights read",
+    "attention_reads": "KV-cache reads",
+    "kv_writes": "KV-cache writes",
+}

@@ -8,8 +8,8 @@ replica, one per row — and for one request:
 
 - :func:`plan_rows`, :func:`predict_plans`, :func:`offline_batch`: the plans' rows, their
   prediction at a rate or a batch, the offline batch;
-- :func:`replicas`, :func:`max_rate_under_sla`: the SLA search over loads, the largest rate one
-  replica serves within an ITL (:mod:`~wattgpu_lite.hybrid.predict.sla`);
+- :func:`replicas`, whose ``max_rate_under_sla(sla_s)`` is the SLA search over loads, the largest
+  rate one replica serves within an ITL (:mod:`~wattgpu_lite.hybrid.predict.sla`);
 - :func:`step_shares`, :func:`weights_per_gpu_gb`: why one layout beats another; the checks a
   request goes through (memory fit; the layout per plan, :func:`check_num_gpus`; the rest once,
   :func:`check_asked`: formats, engine, load, tokens, level — the kit's one checked request);
@@ -79,14 +79,6 @@ def replicas(llm, gpus, layouts, t_in, *, t_out, weights=None, serving=None) -> 
     )
 
 
-def max_rate_under_sla(rep: sla.Replicas, sla_s: float) -> tuple[np.ndarray, np.ndarray]:
-    """(r_max [req/s], ITL [s] at the lightest load) per deployment of ``rep``: the largest rate
-    one replica serves with ITL ≤ ``sla_s`` (0 if the lightest load misses it; NaN if the weights
-    do not fit), by a search over the replica's load
-    (:func:`~wattgpu_lite.hybrid.predict.sla.max_rate_under_sla`)."""
-    return sla.max_rate_under_sla(HybridState.pretrained(), rep, sla_s)
-
-
 def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
     """The same rows over ideal links (no latency, infinite bandwidth: no collective time);
     ``whole``: the layout's whole term set to zero (also no expert groups, attention split over
@@ -105,15 +97,12 @@ def ideal_links(rows: backbone.Rows, whole: bool = False) -> backbone.Rows:
     return replace(rows, deploy=ideal)
 
 
-def step_shares(
-    llm, gpus, layouts, t_in, *, t_out, batch, weights, rows: backbone.Rows | None = None
-) -> dict[str, np.ndarray]:
-    """Per plan, shares of one decode step at ``batch`` sequences: ``comm_share`` (collectives:
-    all-reduces, all-to-alls) and ``layout_share`` (the layout's whole term, with the expert
-    groups and replicated weights). ``rows``: the plans' backbone rows, if built already."""
+def step_shares(rows: backbone.Rows, batch) -> dict[str, np.ndarray]:
+    """Per plan (``rows``: the plans' backbone rows, a :class:`StepResult`'s), shares of one
+    decode step at ``batch`` sequences (NaN: 1): ``comm_share`` (collectives: all-reduces,
+    all-to-alls) and ``layout_share`` (the layout's whole term, with the expert groups and
+    replicated weights)."""
     constants = HybridState.pretrained().constants
-    if rows is None:
-        rows, _ = plan_rows(llm, gpus, layouts, t_in, t_out=t_out, weights=weights)
     b = np.maximum(np.nan_to_num(np.asarray(batch, dtype=float), nan=1.0), 1.0)
     three = (rows, ideal_links(rows), ideal_links(rows, whole=True))
     found = many_calls.physical_evaluate_each(
@@ -174,7 +163,6 @@ __all__ = [
     "estimate_energy",
     "explain",
     "ideal_links",
-    "max_rate_under_sla",
     "measured_boards",
     "memory_need_bytes",
     "memory_why_not",

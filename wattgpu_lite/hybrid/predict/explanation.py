@@ -132,16 +132,15 @@ def _row(part: Part) -> dict[str, Any]:
     return {"group": row.pop("group"), "part": row.pop("name"), **row}
 
 
-def parts_of(
-    p: Prediction, out: StepResult, step, corr, *, busy_w, busy, step_batch
-) -> tuple[Part, ...]:
-    """The rows of the table, in reading order."""
+def parts_of(p: Prediction, out: StepResult, step, corr) -> tuple[Part, ...]:
+    """The rows of the table, in reading order: row 0 of ``out``, its decode ``step``
+    (:meth:`StepResult.decode_step` and the ``binding``) and its corrections ``corr``."""
     i = p.inputs
     parts = [
         Part(
             "load",
             "sequences in a step",
-            step_batch,
+            float(out.step_batch[0]),
             "sequences",
             note="offline batch" if i.rate_qps is None else "1 + the mean in flight",
         )
@@ -180,8 +179,14 @@ def parts_of(
     )
     parts += [
         Part("power", "idle power", float(out.idle_power_w[0]), "W", note="the replica's"),
-        Part("power", "busy power", busy_w, "W", note="while a request is in flight"),
-        Part("power", "busy fraction", busy, "", note="share of time with a request"),
+        Part("power", "busy power", step["busy_power_w"], "W", note="while a request is in flight"),
+        Part(
+            "power",
+            "busy fraction",
+            float(out.busy_fraction[0]),
+            "",
+            note="share of time with a request",
+        ),
         Part(
             "power",
             "backbone power",

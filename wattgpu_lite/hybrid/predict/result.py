@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from enum import Enum
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from wattgpu_lite.energy import backbone
 from wattgpu_lite.energy.uniques import unique_rows
+from wattgpu_lite.hybrid.predict import bounds
 
 QUANTITIES = ("power_w", "itl_s", "time_per_token_s", "energy_per_token_j")
 
@@ -124,6 +127,12 @@ class StepResult:
     basis_code: np.ndarray  # the same as its index into intervals.BASES
     widening: np.ndarray  # log half-width added beyond the training range
     watched: dict[str, np.ndarray]  # the inputs whose training range widens the interval
+    # filled for wl.explain, not frame columns (:data:`NOT_COLUMNS`)
+    offline: np.ndarray  # batch mode (no rate), per row
+    step_batch: np.ndarray  # sequences in the decode step a request sees (physics step)
+    factor: dict[str, np.ndarray]  # exp(correction) per target, "power", "itl" (1: none)
+    rows: backbone.Rows  # the physics' inputs per row (the resolve step's)
+    constants: backbone.Constants  # the backbone's fitted constants
 
     def __len__(self) -> int:
         return len(self.status)
@@ -134,15 +143,24 @@ class StepResult:
         return self.status == Status.OK
 
     def columns(self) -> dict[str, np.ndarray]:
-        """The frame columns of ``predict_many``: every array but ``widening``, ``watched`` and
-        ``basis_code``, the status as its text."""
-        out = {
-            f.name: getattr(self, f.name)
-            for f in fields(self)
-            if f.name not in ("watched", "widening", "basis_code")
-        }
+        """The frame columns of ``predict_many``: every field but :data:`NOT_COLUMNS`, the
+        status as its text."""
+        out = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in NOT_COLUMNS}
         out["status"] = status_text(self.status)
         return out
+
+    def decode_step(self, i: int) -> dict[str, Any]:
+        """Row ``i``'s decode step taken apart, computed when asked (``wl.explain``): bytes and
+        FLOPs per tensor group, the step-time terms [s] and the roofline
+        (:func:`bounds.decode_parts`), and ``busy_power_w`` [W], the backbone's power while a
+        request is in flight (at the batch L / busy fraction at a rate, at least 1)."""
+        row, at = self.rows.take([i]), self.step_batch[i : i + 1]
+        in_flight, busy = self.in_flight[i : i + 1], float(self.busy_fraction[i])
+        busy_batch = (
+            in_flight if self.offline[i] else np.maximum(in_flight / max(busy, 1e-300), 1.0)
+        )
+        busy_w = float(backbone.busy_power_w(row, busy_batch, self.constants)[0])
+        return {**bounds.decode_parts(row, at, self.constants), "busy_power_w": busy_w}
 
 
 def status_text(status: np.ndarray) -> np.ndarray:
@@ -201,11 +219,11 @@ def _named(status: np.ndarray, llm, gpu, rate_qps, *, batch, max_batch, capacity
     return [code] + [pd.factorize(np.where(m, v, 0))[0] for v, m in columns]
 
 
+NOT_COLUMNS = ("watched", "widening", "basis_code", "offline", "step_batch", "factor", "rows")
+NOT_COLUMNS += ("constants",)
 # the result's numeric columns, for a frame none of whose rows reached the steps
 NUMERIC_COLUMNS = tuple(
-    f.name
-    for f in fields(StepResult)
-    if f.name not in ("status", "basis", "basis_code", "watched", "widening")
+    f.name for f in fields(StepResult) if f.name not in ("status", "basis", *NOT_COLUMNS)
 )
 
 

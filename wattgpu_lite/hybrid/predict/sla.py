@@ -13,7 +13,8 @@ narrow each bracket to 1e-12 of L (:mod:`~wattgpu_lite.hybrid.predict.sla_rounds
 where the ITL line meets the SLA and where a feature of the correction jumps, the rest spread):
 4-8 calls for the catalog instead of 13-14 by a plain grid.
 The ITL is the one ``wl.predict`` gives (:mod:`wattgpu_lite.hybrid.predict.steps`), from the same steps.
-A ranking asks it through :mod:`~wattgpu_lite.hybrid.predict.chain` (``replicas``, ``max_rate_under_sla``).
+A ranking asks it through :mod:`~wattgpu_lite.hybrid.predict.chain`: ``chain.replicas(...)``, then
+:meth:`Replicas.max_rate_under_sla`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,40 @@ class Replicas:
     physics: dict
     per_row: np.ndarray  # (values, rows): every per-row symbol's values
     slots: dict  # symbol -> its row (1-D symbols) or rows (a slice: stacked) of ``per_row``
+    model: HybridState  # the hybrid whose steps the search runs
+
+    def max_rate_under_sla(self, sla_s: float) -> tuple[np.ndarray, np.ndarray]:
+        """(r_max, ITL at the lightest load) per deployment: r_max the largest rate [req/s] one
+        replica serves with ITL ≤ ``sla_s``, below its capacity by 1 part in 10^9 (0 if even the
+        lightest load misses the SLA; NaN if the weights do not fit)."""
+        top_qps = self.capacity_qps * (1 - 1e-9)
+        r_max = np.where(self.cap >= 1, 0.0, np.nan)
+        light = np.full(len(self.cap), np.nan)
+        idx = np.flatnonzero((self.cap >= 1) & (LIGHT_QPS < self.capacity_qps))
+        if not len(idx):
+            return r_max, light
+        load, itl, bpf = _light_and_top(self, idx, top_qps[idx])
+        light[idx] = itl[:, 0]
+        meets = itl[:, 0] <= sla_s
+        idx, itl, load, bpf = idx[meets], itl[meets], load[meets], bpf[meets]
+        r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
+        search = np.flatnonzero(itl[:, 1] > sla_s)
+        if len(search):
+            ends = (
+                load[search, 0],
+                load[search, 1],
+                np.full(len(search), LIGHT_QPS),
+                itl[search, 0],
+                itl[search, 1],
+                bpf[search, 0],
+                bpf[search, 1],
+            )
+            itl_at = lambda rows, loads: itl_at_load(self, idx[search][rows], loads)  # noqa: E731
+            levels = sla_rounds.feature_levels(self.model.corrections.get("itl"))
+            r_max[idx[search]] = sla_rounds.largest_good_rate(
+                itl_at, ends, sla_s=sla_s, levels=levels
+            )
+        return r_max, light
 
 
 def plan_rows(
@@ -102,7 +137,7 @@ def replicas(
     found = {"rows": rows, "cap": cap, "capacity_qps": capacity, "static_of": static_of}
     corrected = {"one_sided": beyond, "static": static, "fixed": fixed}
     kept = {k: v for k, v in physics.items() if k not in slots}
-    return Replicas(**found, **corrected, physics=kept, per_row=per_row, slots=slots)
+    return Replicas(**found, **corrected, physics=kept, per_row=per_row, slots=slots, model=model)
 
 
 def _per_row_matrix(physics: dict, n: int) -> tuple[np.ndarray, dict]:
@@ -120,7 +155,7 @@ def _per_row_matrix(physics: dict, n: int) -> tuple[np.ndarray, dict]:
     return np.concatenate(parts) if parts else np.zeros((0, n)), slots
 
 
-def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.ndarray):
+def itl_at_load(rep: Replicas, idx: np.ndarray, load: np.ndarray):
     """(ITL s, rate req/s, bytes per FLOP) of the deployments ``idx`` at loads ``load`` (shape
     (len(idx), m)): s(B)·e^f at least s_floor(B), B = min(1 + L, cap), λ(L) (module docstring)
     and the step's bytes per FLOP (a load feature of the correction)."""
@@ -132,12 +167,12 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     args = rep.physics | {k: taken[at] for k, at in rep.slots.items()}
     found = many_calls.split_calls(physical.evaluate_at_load(args, {physical.BATCH: batch}), 3)
     floor, per_flop = bounds.floors_from(t_out, batch, found)
-    step = backbone.step_from_times(t_out, batch, found[2][1], model.constants)
+    step = backbone.step_from_times(t_out, batch, found[2][1], rep.model.constants)
     itl = step.copy()
     static_of = rep.static_of[row_of]
     where = np.flatnonzero(static_of >= 0)
     if len(where):
-        correction = model.corrections["itl"]
+        correction = rep.model.corrections["itl"]
         static_row = static_of[where]
         loads = load_features(
             {"in_flight": flat[where], "busy_fraction": -np.expm1(-flat[where])},
@@ -158,50 +193,18 @@ def itl_at_load(model: HybridState, rep: Replicas, idx: np.ndarray, load: np.nda
     return itl.reshape(load.shape), rate.reshape(load.shape), per_flop.reshape(load.shape)
 
 
-def max_rate_under_sla(
-    model: HybridState, rep: Replicas, sla_s: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """(r_max, ITL at the lightest load) per deployment: r_max the largest rate [req/s] one
-    replica serves with ITL ≤ ``sla_s``, below its capacity by 1 part in 10^9 (0 if even the
-    lightest load misses the SLA; NaN if the weights do not fit)."""
-    top_qps = rep.capacity_qps * (1 - 1e-9)
-    r_max = np.where(rep.cap >= 1, 0.0, np.nan)
-    light = np.full(len(rep.cap), np.nan)
-    idx = np.flatnonzero((rep.cap >= 1) & (LIGHT_QPS < rep.capacity_qps))
-    if not len(idx):
-        return r_max, light
-    load, itl, bpf = _light_and_top(model, rep, idx, top_qps[idx])
-    light[idx] = itl[:, 0]
-    meets = itl[:, 0] <= sla_s
-    idx, itl, load, bpf = idx[meets], itl[meets], load[meets], bpf[meets]
-    r_max[idx] = top_qps[idx]  # the SLA holds up to the capacity
-    search = np.flatnonzero(itl[:, 1] > sla_s)
-    if len(search):
-        ends = (
-            load[search, 0],
-            load[search, 1],
-            np.full(len(search), LIGHT_QPS),
-            itl[search, 0],
-            itl[search, 1],
-            bpf[search, 0],
-            bpf[search, 1],
-        )
-        itl_at = lambda rows, loads: itl_at_load(model, rep, idx[search][rows], loads)  # noqa: E731
-        levels = sla_rounds.feature_levels(model.corrections.get("itl"))
-        r_max[idx[search]] = sla_rounds.largest_good_rate(itl_at, ends, sla_s=sla_s, levels=levels)
-    return r_max, light
-
-
-def _light_and_top(model: HybridState, rep: Replicas, idx: np.ndarray, top_qps: np.ndarray):
+def _light_and_top(rep: Replicas, idx: np.ndarray, top_qps: np.ndarray):
     """(loads L, ITLs s, bytes per FLOP) of the deployments ``idx`` at the lightest rate
     ``LIGHT_QPS`` (column 0) and at ``top_qps`` (column 1): one solve of Little's law on the
     deployments' step pieces (found once, each row's own: the same for its two rates), one
     evaluation."""
     rows, twice = rep.rows.take(idx), np.tile(np.arange(len(idx)), 2)
-    pieces = backbone.step_pieces(rows, model.constants).take(twice)
+    pieces = backbone.step_pieces(rows, rep.model.constants).take(twice)
     rate = np.concatenate([np.full(len(idx), LIGHT_QPS), top_qps])
     safe = np.maximum(rep.cap[idx[twice]], 1.0)
-    load = backbone.in_flight_at_rate(rows.take(twice), rate, safe, model.constants, pieces=pieces)
+    load = backbone.in_flight_at_rate(
+        rows.take(twice), rate, safe, rep.model.constants, pieces=pieces
+    )
     load = load.reshape(2, -1).T
-    itl, _, per_flop = itl_at_load(model, rep, idx, load)
+    itl, _, per_flop = itl_at_load(rep, idx, load)
     return load, itl, per_flop

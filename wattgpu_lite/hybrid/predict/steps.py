@@ -102,14 +102,10 @@ def physics_only_rows(model: HybridState, llms: Sequence[LLM], rows: backbone.Ro
     :func:`one_config.kept_fact`: it reads the LLM, the GPU count, the always-read weights' bits
     and the GPU's peaks alone)."""
     if len(llms) == 1:
-        key = ("odd", llms[0], *(float(a[0]) for a in _read_by_physics_only(rows)))
+        read = (rows.num_gpus, rows.model.always_bits, rows.bandwidth, rows.flops)  # the support
+        key = ("odd", llms[0], *(float(a[0]) for a in read))
         return one_config.kept_fact(model, key, lambda: _physics_only(model, llms, rows))
     return _physics_only(model, llms, rows)
-
-
-def _read_by_physics_only(rows: backbone.Rows) -> tuple[np.ndarray, ...]:
-    """The arrays of ``rows`` :func:`_physics_only` reads (the GPU's peaks: its support)."""
-    return rows.num_gpus, rows.model.always_bits, rows.bandwidth, rows.flops
 
 
 def _physics_only(model: HybridState, llms: Sequence[LLM], rows: backbone.Rows) -> np.ndarray:
@@ -193,12 +189,10 @@ def predict_arrays(
     caller has them already (a ranking builds them once). Rows beyond the replica's capacity or
     whose weights do not fit get their :class:`Status` and NaN values."""
     rates, batches = (np.full(len(llms), v, dtype=float) for v in (rate_qps, batch))  # one or n
-    if built is None:
-        serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
-        built = row_arrays.build(
-            llms, gpus, t_in, t_out, num_gpus=num_gpus, weights=weights, **serving
-        )
-    rows, cap = built
+    serving = {"kv_cache": kv_cache, "engine": engine, "max_num_seqs": max_num_seqs}
+    rows, cap = built or row_arrays.build(
+        llms, gpus, t_in, t_out, num_gpus=num_gpus, weights=weights, **serving
+    )
     backbone_result = backbone_step(model, rows, cap, rates, batch=batches)
     ok = status_ok(backbone_result.status)
     physics_only = physics_only_rows(model, llms, rows)
@@ -230,6 +224,11 @@ def predict_arrays(
         masked[key] = _where_ok(ok, value, every)
     return StepResult(
         status=backbone_result.status,
+        offline=backbone_result.offline,
+        step_batch=backbone_result.step_batch,  # NaN where not OK, as the in_flight it reads
+        factor=factor,
+        rows=rows,
+        constants=model.constants,
         capacity_qps=backbone_result.capacity_qps,
         max_batch=cap,
         idle_power_w=backbone_result.idle_power_w,
