@@ -32,6 +32,7 @@ from wattgpu_lite.runs.training import check_training_runs
 from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
+from wattgpu_lite.wattgpu import physical_limits
 from wattgpu_lite.wattgpu.features import FEATURES, feature_frame, run_features
 from wattgpu_lite.wattgpu.inputs import check_features
 from wattgpu_lite.wattgpu.regressor import (
@@ -112,11 +113,14 @@ class WattGPU:
 
     def predict(self, llm, gpu, scenario: str) -> dict:
         """Prediction for one (LLM, GPU, scenario). ``llm``: LLM, catalog name, config dict or
-        path to a config.json; ``gpu``: GPU, catalog name, spec dict or path to a spec JSON."""
-        row = feature_frame([dense_only(resolve_llm(llm))], [resolve_gpu(gpu)], [scenario])
-        out = self.predict_frame(row).iloc[0]
+        path to a config.json; ``gpu``: GPU, catalog name, spec dict or path to a spec JSON.
+        ``notes``: a power outside [P_floor, TDP]; an ITL below the physical floor is refused
+        (:mod:`~wattgpu_lite.wattgpu.physical_limits`)."""
+        model, device = dense_only(resolve_llm(llm)), resolve_gpu(gpu)
+        out = self.predict_frame(feature_frame([model], [device], [scenario])).iloc[0]
         keys = ("llm", "gpu", "scenario", "tdp_w", "power_w", "itl_s", "energy_per_token_j")
-        return {k: out[k] if isinstance(out[k], str) else float(out[k]) for k in keys}
+        answer = {k: out[k] if isinstance(out[k], str) else float(out[k]) for k in keys}
+        return physical_limits.checked(answer, model, device)
 
     def save(self, folder: str | Path) -> Path:
         """Write power.json and itl.json (XGBoost JSON) and preprocessing.json to ``folder``."""
