@@ -1,0 +1,41 @@
+"""A ``WATTGPU_LITE_*`` variable the kit does not read is refused, not silently ignored: one line
+naming it, its close matches (or the config file, for a flag the environment does not set)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli_runner import one_error_line, run_cli
+
+ESTIMATE = ["estimate", "--llm", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "A30", "--json"]
+
+
+@pytest.fixture(autouse=True)
+def _in_a_clean_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("WATTGPU_LITE_TIN", ["WATTGPU_LITE_TIN", "did you mean WATTGPU_LITE_T_IN"]),
+        ("wattgpu_lite_t_in", ["wattgpu_lite_t_in", "did you mean WATTGPU_LITE_T_IN"]),
+        ("WATTGPU_LITE_DATADIR", ["WATTGPU_LITE_DATADIR", "did you mean WATTGPU_LITE_DATA"]),
+        ("WATTGPU_LITE_NUM_GPUS", ["--num-gpus", "num_gpus = ... in wattgpu-lite.toml"]),
+    ],
+)
+@pytest.mark.parametrize("argv", [ESTIMATE, ["gpus"]], ids=["estimate", "gpus"])
+def test_an_unknown_variable_is_refused(capsys, name, words, argv):
+    code, out, err = run_cli(argv, capsys, env={name: "500"})
+    one_error_line(code, out, err, [*words, "unset " + name])
+
+
+def test_the_known_variables_still_work(capsys):
+    code, out, err = run_cli(ESTIMATE, capsys, env={"WATTGPU_LITE_T_IN": "500"})
+    assert code == 0, err
+    assert '"source": "environment WATTGPU_LITE_T_IN"' in out
+
+
+def test_help_is_shown_whatever_the_environment(capsys):
+    code, out, _ = run_cli(["--help"], capsys, env={"WATTGPU_LITE_TIN": "500"})
+    assert code == 0 and "usage" in out
