@@ -67,6 +67,14 @@ def test_bad_arguments_are_refused():
         wl.predict(LLAMA, "A30", rate_qps=0.5, model=HybridModel.pretrained())
 
 
+@pytest.mark.parametrize("folder", [None, 3, ["models"], ""])
+def test_load_and_save_name_a_folder_that_is_no_path(folder):
+    for call, where in ((lambda: HybridModel.load(folder), "HybridModel.load"),
+                        (lambda: HybridModel.pretrained().save(folder), "HybridModel.save")):  # fmt: skip
+        with pytest.raises(wl.errors.InvalidInputError, match=rf"{where}: folder must be the path"):
+            call()
+
+
 def test_save_and_load_predict_identically(tmp_path):
     shipped = HybridModel.pretrained()
     back = HybridModel.load(shipped.save(tmp_path))

@@ -26,7 +26,7 @@ import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, fix_for
 from wattgpu_lite.errors import DataFileError, InvalidInputError, UnsupportedModelError
-from wattgpu_lite.jsonfiles import read_json
+from wattgpu_lite.jsonfiles import model_folder, read_json
 from wattgpu_lite.runs.measurements import LAMBDA_QPS
 from wattgpu_lite.runs.training import check_training_runs
 from wattgpu_lite.specs.llm import LLM
@@ -124,7 +124,7 @@ class WattGPU:
 
     def save(self, folder: str | Path) -> Path:
         """Write power.json and itl.json (XGBoost JSON) and preprocessing.json to ``folder``."""
-        folder = Path(folder)
+        folder = model_folder(folder, "WattGPU.save")
         folder.mkdir(parents=True, exist_ok=True)
         state = {
             "seed": self.seed,
@@ -143,7 +143,7 @@ class WattGPU:
     def load(cls, folder: str | Path) -> WattGPU:
         """Read a model written by :meth:`save` (shipped files are checked against
         data/MANIFEST.sha256); DataFileError names the file for any failure."""
-        folder = Path(folder)
+        folder = model_folder(folder, "WattGPU.load")
         state = read_json(folder / _STATE, what="model state")
         check_xgboost(state, str(folder / _STATE))
         try:

@@ -24,6 +24,7 @@ from wattgpu_lite.hybrid.fit.build import build, dense_runs
 from wattgpu_lite.hybrid.predict import api as hybrid_api
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
+from wattgpu_lite.jsonfiles import model_folder
 from wattgpu_lite.runs.training import check_training_runs
 
 __all__ = ["HybridModel"]
@@ -84,12 +85,12 @@ class HybridModel:
 
     def save(self, folder: str | Path) -> Path:
         """Write the state to ``folder`` (:meth:`HybridState.save`: JSON only) and return it."""
-        return self._state("save").save(folder)
+        return self._state("save").save(model_folder(folder, "HybridModel.save"))
 
     @classmethod
     def load(cls, folder: str | Path, seed: int = 0) -> HybridModel:
         """A model whose state is read from ``folder`` (inverse of :meth:`save`)."""
-        return cls._with(HybridState.load(folder), seed)
+        return cls._with(HybridState.load(model_folder(folder, "HybridModel.load")), seed)
 
     @classmethod
     def pretrained(cls) -> HybridModel:
