@@ -1,5 +1,6 @@
 """A ``WATTGPU_LITE_*`` variable the kit does not read is refused, not silently ignored: one line
-naming it, its close matches (or the config file, for a flag the environment does not set)."""
+naming it, its close matches (or the config file, for a flag the environment does not set). And a
+config file's [section], which the file does not take, is named as a section."""
 
 from __future__ import annotations
 
@@ -39,3 +40,14 @@ def test_the_known_variables_still_work(capsys):
 def test_help_is_shown_whatever_the_environment(capsys):
     code, out, _ = run_cli(["--help"], capsys, env={"WATTGPU_LITE_TIN": "500"})
     assert code == 0 and "usage" in out
+
+
+@pytest.mark.parametrize("text", ["[predict]\nrate_qps = 2\n", "predict.rate_qps = 2\n"])
+def test_a_config_section_is_named_as_one_with_what_the_file_takes(capsys, tmp_path, text):
+    """The file takes top-level keys only (README, --config's help): a [predict] section is said
+    to be a section, with its keys to move to the top — not a misspelt 'region'."""
+    (tmp_path / "wattgpu-lite.toml").write_text(text, encoding="utf-8")
+    code, out, err = run_cli(ESTIMATE, capsys)
+    words = ["[predict] is a section", "top-level keys only", "write rate_qps = 2 above"]
+    one_error_line(code, out, err, words)
+    assert "did you mean" not in err
