@@ -115,6 +115,18 @@ def test_load_and_save_name_a_folder_that_is_no_path(folder):
             call()
 
 
+@pytest.mark.parametrize("frame", [None, [1, 2], {"scenario": ["offline"]}])
+def test_predict_frame_takes_a_frame(frame):
+    with pytest.raises(InvalidInputError, match="predict_frame takes a feature frame"):
+        wl.WattGPU.pretrained().predict_frame(frame)
+
+
+def test_predict_frame_refuses_an_unknown_scenario(grid):
+    """Else its rows predict as no scenario (the offline power here) with energy NaN."""
+    with pytest.raises(InvalidInputError, match="unknown scenario 'server-low'"):
+        wl.WattGPU.pretrained().predict_frame(grid.assign(scenario="server-low"))
+
+
 def test_unfitted_model_says_what_to_do(grid):
     with pytest.raises(RuntimeError, match="pretrained"):
         wl.WattGPU().predict_frame(grid)

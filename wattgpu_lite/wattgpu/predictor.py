@@ -33,7 +33,7 @@ from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
 from wattgpu_lite.wattgpu import physical_limits
-from wattgpu_lite.wattgpu.features import FEATURES, feature_frame, run_features
+from wattgpu_lite.wattgpu.features import FEATURES, check_scenario, feature_frame, run_features
 from wattgpu_lite.wattgpu.inputs import check_features
 from wattgpu_lite.wattgpu.regressor import (
     XGBOOST_MIN,
@@ -103,6 +103,13 @@ class WattGPU:
         """
         if not self.models:
             raise RuntimeError("WattGPU is not fitted: call fit(runs) or WattGPU.pretrained()")
+        if not isinstance(frame, pd.DataFrame):
+            raise InvalidInputError(
+                f"WattGPU.predict_frame takes a feature frame (a DataFrame: wattgpu_lite.wattgpu."
+                f"features.feature_frame(llms, gpus, scenarios)), got {type(frame).__name__}"
+            )
+        for scenario in frame["scenario"].unique() if "scenario" in frame else ():
+            check_scenario(scenario)  # else its rows predict as no scenario, energy NaN
         out = frame.copy()
         out["power_w"] = self.models["power"].predict(frame)
         out["itl_s"] = self.models["itl"].predict(frame)
