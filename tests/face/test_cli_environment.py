@@ -51,3 +51,13 @@ def test_a_config_section_is_named_as_one_with_what_the_file_takes(capsys, tmp_p
     words = ["[predict] is a section", "top-level keys only", "write rate_qps = 2 above"]
     one_error_line(code, out, err, words)
     assert "did you mean" not in err
+
+
+@pytest.mark.parametrize(
+    ("text", "flag"), [("json = true\n", "--json"), ('output = "x.csv"\n', "--output")]
+)
+def test_a_flag_the_file_does_not_set_is_sent_to_the_command_line(capsys, tmp_path, text, flag):
+    (tmp_path / "wattgpu-lite.toml").write_text(text, encoding="utf-8")
+    code, out, err = run_cli(ESTIMATE, capsys)
+    one_error_line(code, out, err, [f"{flag} chooses what one run prints", "command line"])
+    assert "did you mean" not in err

@@ -21,6 +21,7 @@ from typing import Any
 
 from wattgpu_lite.datafiles import ENV_DATA
 from wattgpu_lite.errors import InvalidInputError, close_matches
+from wattgpu_lite.face.cli.config_keys import NOT_CONFIG
 from wattgpu_lite.face.cli.defaults import (
     BY_KEY,
     CONFIG_NAME,
@@ -31,8 +32,6 @@ from wattgpu_lite.face.cli.defaults import (
     read_config,
 )
 
-# flags no config file sets: what one run prints or saves, and the file itself
-NOT_CONFIG = ("help", "version", "debug", "config", "json", "output", "quiet", "wide", "plot")
 # commands that read no defaults file: they list the catalogs
 NO_CONFIG_COMMANDS = ("gpus", "llms")
 SWITCHES = (argparse._StoreTrueAction, argparse._StoreFalseAction)
