@@ -15,6 +15,7 @@ swapped, so two estimators predict side by side. XGBoost, SciPy and tqdm are imp
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 import pandas as pd
@@ -38,7 +39,7 @@ class HybridModel:
     """
 
     def __init__(self, seed: int = 0) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):  # numpy's too
             raise InvalidInputError(f"seed must be an integer, got {seed!r}")
         self.seed = seed
         self.state: HybridState | None = None
