@@ -1,16 +1,18 @@
-"""WattGPU.predict against physics: an ITL below the weights' bytes over the bandwidth is refused,
-a power outside [idle, TDP] is a note, and no measured (LLM, GPU, scenario) comes near either."""
+"""WattGPU.predict against physics: weights beyond the memory or an ITL below the weights' bytes
+over the bandwidth are refused, a power outside [idle, TDP] is a note, and no measured (LLM, GPU,
+scenario) comes near either."""
 
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy.backbone import row_arrays
-from wattgpu_lite.errors import UnsupportedModelError
+from wattgpu_lite.errors import CapacityError, UnsupportedModelError
 from wattgpu_lite.hybrid.predict.bounds import floor_step_s
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, OFFLINE_PROMPTS
@@ -37,9 +39,16 @@ def test_the_server_floor_is_the_weights_a_step_reads_over_the_bandwidth():
     )
 
 
-def test_a_large_model_on_a_small_gpu_is_refused():
-    with pytest.raises(UnsupportedModelError, match="below the physical floor"):
-        wl.WattGPU.pretrained().predict("meta-llama/Llama-3.1-405B", "T4", "server_low")
+@pytest.mark.parametrize(
+    ("llm", "gpu", "words"),
+    [
+        ("meta-llama/Llama-3.1-405B", "T4", "(812 GB) exceed its 16 GB"),  # below the floor too
+        ("meta-llama/Llama-3.1-70B-Instruct", "H100 NVL", "(141 GB) exceed its 94 GB"),  # not
+    ],
+)
+def test_a_model_whose_weights_exceed_the_memory_is_refused(llm, gpu, words):
+    with pytest.raises(CapacityError, match=re.escape(words) + ".*wl.predict with num_gpus="):
+        wl.WattGPU.pretrained().predict(llm, gpu, "server_low")
 
 
 def test_power_above_the_tdp_is_a_note():
@@ -83,6 +92,10 @@ def test_no_measured_query_comes_near_its_floor():
     frame = feature_frame(list(llms.values()), list(gpus.values()), SCENARIOS)
     out = wl.WattGPU.pretrained().predict_frame(frame).merge(triples)
     assert len(out) == len(triples)
+    assert all(
+        2 * llms[m].params_b <= 0.9 * gpus[g].memory_gb
+        for m, g in zip(out["llm"], out["gpu"], strict=True)
+    )
     floors = [
         itl_floor_s(llms[m], gpus[g], s)
         for m, g, s in zip(out["llm"], out["gpu"], out["scenario"], strict=True)

@@ -1,5 +1,5 @@
-"""Where an answer of WattGPU leaves physics: its ITL below the weights' bytes over the bandwidth,
-its power outside [idle, TDP].
+"""Where an answer of WattGPU leaves physics: weights beyond the GPU's memory, an ITL below the
+weights' bytes over the bandwidth, a power outside [idle, TDP].
 
 WattGPU's trees (the paper's model, kept as published) answer any spec sheet, also far beyond the
 training GPUs, where no split they learned lies and they answer as at the range's edge: a 20 GB/s
@@ -17,7 +17,9 @@ A looser bound than the kit's step floor (:func:`wattgpu_lite.hybrid.predict.bou
 which adds the KV cache and each format's peak; tests/wattgpu/test_physical_limits.py checks it
 never exceeds it), which wattgpu may not import (energy and wattgpu are peer chapters).
 
-An ITL below it is refused (UnsupportedModelError, as WattGPU refuses the models it does not
+A model whose 16-bit weights alone exceed the GPU's memory is refused first (CapacityError): no
+training run held a model larger than 0.9 of its GPU's memory, and WattGPU models one GPU.
+An ITL below the floor is refused (UnsupportedModelError, as WattGPU refuses the models it does not
 cover, :func:`~wattgpu_lite.wattgpu.predictor.dense_only`): the number is impossible, not merely
 uncertain, and ``wl.predict`` answers there from the physics. Every measured (LLM, GPU, scenario)
 predicts at least 1.1x its floor, so no answer on the training runs is refused. A power outside
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import math
 
-from wattgpu_lite.errors import UnsupportedModelError
+from wattgpu_lite.errors import CapacityError, UnsupportedModelError
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.workload import OFFLINE_PROMPTS
@@ -46,10 +48,18 @@ def itl_floor_s(llm: LLM, gpu: GPU, scenario: str) -> float:
 
 
 def checked(answer: dict, llm: LLM, gpu: GPU) -> dict:
-    """``answer`` (WattGPU.predict's dict) with ``notes``: refused (UnsupportedModelError) when its
-    ITL is below :func:`itl_floor_s`, a note when its power lies outside [idle, TDP]."""
+    """``answer`` (WattGPU.predict's dict) with ``notes``: refused when the weights do not fit
+    (CapacityError) or its ITL is below :func:`itl_floor_s` (UnsupportedModelError), a note when
+    its power lies outside [idle, TDP]."""
     floor_s = itl_floor_s(llm, gpu, answer["scenario"])
     where = f"{answer['llm']!r} on {answer['gpu']!r} ({answer['scenario']})"
+    if 2 * llm.params_b > gpu.memory_gb:  # 16-bit weights alone, GB
+        raise CapacityError(
+            f"{answer['llm']!r} does not fit on one {answer['gpu']}: its 16-bit weights alone "
+            f"({2 * llm.params_b:.3g} GB) exceed its {gpu.memory_gb:g} GB, and WattGPU models one "
+            "GPU holding the whole model, as in every training run. Use wl.predict with "
+            "num_gpus= (it says how many GPUs hold the model), or pick a GPU with more memory."
+        )
     if answer["itl_s"] < floor_s:
         raise UnsupportedModelError(
             f"WattGPU's trees answer ITL {answer['itl_s']:.4g} s for {where}, below the physical "
