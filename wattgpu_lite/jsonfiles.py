@@ -12,10 +12,11 @@ or Infinity, no key written twice in one object (:func:`unique_keys`), at most
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
-from wattgpu_lite.datafiles import FROM_MANIFEST, MAX_BYTES, read_bytes
-from wattgpu_lite.errors import DataFileError, WattGPUError
+from wattgpu_lite.datafiles import FROM_MANIFEST, MAX_BYTES, as_path, read_bytes
+from wattgpu_lite.errors import DataFileError, InvalidInputError, WattGPUError
 
 MAX_DEPTH = 64  # XGBoost trees are stored flat; nothing the kit reads nests deeper than ~6
 
@@ -103,3 +104,15 @@ def read_json(
     """A JSON file, read safely (see the module doc): ``error`` names the file and the fix."""
     data = read_bytes(path, sha256=sha256, what=what, error=error, max_bytes=max_bytes)
     return parse_json(data, f"{what} {path}", want=want, error=error, max_depth=max_depth)
+
+
+def model_folder(folder: Any, where: str) -> Path:
+    """``folder`` (a model's save or load argument) as a Path, or InvalidInputError naming
+    ``where`` (``"WattGPU.load"``) and what it got: None, a number or a list is no folder."""
+    path = as_path(folder)
+    if path is None:
+        raise InvalidInputError(
+            f"{where}: folder must be the path of a folder of the model's JSON files (a str or "
+            f"pathlib.Path), not {folder!r:.80}"
+        )
+    return path

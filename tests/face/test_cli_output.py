@@ -183,6 +183,16 @@ def test_output_without_quiet_prints_the_view_and_where_it_saved(capsys, tmp_pat
     assert main(["gpus", "--quiet"]) == 0 and capsys.readouterr() == ("", "")
 
 
+@pytest.mark.parametrize("name", ["gpus", "predict", "estimate"])
+def test_quiet_beside_json_still_prints_the_json(capsys, tmp_path, name):
+    """--json: the JSON is the output; --quiet silences only the rest (here, "saved to")."""
+    argv, _ = COMMANDS[name]
+    path = tmp_path / "out.json"
+    assert main([*argv, "--json", "--quiet", "--output", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == json.loads(path.read_text(encoding="utf-8")) and err == ""
+
+
 @pytest.mark.parametrize(
     ("target", "words"),
     [("out.txt", "unknown file type .txt; use one of .csv, .json, .parquet"),

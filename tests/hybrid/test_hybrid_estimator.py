@@ -61,10 +61,21 @@ def test_predicting_before_fit_names_fit_and_pretrained():
 def test_bad_arguments_are_refused():
     with pytest.raises(wl.errors.InvalidInputError, match="seed"):
         HybridModel(seed=1.5)
+    assert HybridModel(seed=np.int64(3)).seed == 3  # a numpy integer is a seed, as WattGPU's
     with pytest.raises(wl.errors.InvalidInputError, match="DataFrame"):
         HybridModel().fit([1, 2])
     with pytest.raises(wl.errors.InvalidInputError, match="HybridState"):
         wl.predict(LLAMA, "A30", rate_qps=0.5, model=HybridModel.pretrained())
+
+
+@pytest.mark.parametrize("folder", [None, 3, ["models"], ""])
+def test_load_and_save_name_a_folder_that_is_no_path(folder):
+    for call, where in ((lambda: HybridModel.load(folder), "HybridModel.load"),
+                        (lambda: HybridModel.pretrained().save(folder), "HybridModel.save"),
+                        (lambda: HybridState.load(folder), "HybridState.load"),
+                        (lambda: HybridState.pretrained().save(folder), "HybridState.save")):  # fmt: skip
+        with pytest.raises(wl.errors.InvalidInputError, match=rf"{where}: folder must be the path"):
+            call()
 
 
 def test_save_and_load_predict_identically(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -113,3 +114,22 @@ def test_preprocessor_json_round_trip_and_unknowns(fitted):
     names = again.feature_names
     assert x[names.index("memory_type")] == -1.0
     assert x[names.index("hidden_size")] == pytest.approx(0.0, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        ((LLAMA, ["L4"], ["offline"]), f"llms must be a list, not the single '{LLAMA}'"),
+        (
+            ([LLAMA], "L4", ["offline"]),
+            "gpus must be a list, not the single 'L4'; write gpus=['L4']",
+        ),
+        (([LLAMA], ["L4"], "offline"), "scenarios must be a list"),
+        (([], ["L4"], ["offline"]), "llms is empty"),
+        (([LLAMA], ["L4"], None), "scenarios must be a list, got NoneType"),
+    ],
+)
+def test_feature_frame_wants_lists(args, words):
+    """A bare name was read letter by letter (unknown LLM 'm'), an empty list was a KeyError."""
+    with pytest.raises(InvalidInputError, match=re.escape(words)):
+        feature_frame(*args)

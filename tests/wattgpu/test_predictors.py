@@ -107,6 +107,26 @@ def test_measured_moe_name_raises():
         wl.WattGPU.pretrained().predict("Qwen/Qwen1.5-MoE-A2.7B-Chat", "H100 NVL", "offline")
 
 
+@pytest.mark.parametrize("folder", [None, 3, ["models"], ""])
+def test_load_and_save_name_a_folder_that_is_no_path(folder):
+    for call, where in ((lambda: wl.WattGPU.load(folder), "WattGPU.load"),
+                        (lambda: wl.WattGPU.pretrained().save(folder), "WattGPU.save")):  # fmt: skip
+        with pytest.raises(InvalidInputError, match=rf"{where}: folder must be the path"):
+            call()
+
+
+@pytest.mark.parametrize("frame", [None, [1, 2], {"scenario": ["offline"]}])
+def test_predict_frame_takes_a_frame(frame):
+    with pytest.raises(InvalidInputError, match="predict_frame takes a feature frame"):
+        wl.WattGPU.pretrained().predict_frame(frame)
+
+
+def test_predict_frame_refuses_an_unknown_scenario(grid):
+    """Else its rows predict as no scenario (the offline power here) with energy NaN."""
+    with pytest.raises(InvalidInputError, match="unknown scenario 'server-low'"):
+        wl.WattGPU.pretrained().predict_frame(grid.assign(scenario="server-low"))
+
+
 def test_unfitted_model_says_what_to_do(grid):
     with pytest.raises(RuntimeError, match="pretrained"):
         wl.WattGPU().predict_frame(grid)

@@ -217,7 +217,8 @@ def estimate_energy(
         bare_size_b(llm, mode)  # InvalidInputError: a bare size is paper mode's only
     model, device = resolve(llm, gpu)
     req = check_request(model, device, weights=weights, **layout, **work, **serving)
-    return _physical(req, asked=tuple(serving.values()) != (None, None, None))
+    est = _physical(req, asked=tuple(serving.values()) != (None, None, None))
+    return replace(est, notes=est.notes + notes.weights_notes(model, weights, end="."))
 
 
 def _paper_mode(llm, gpu, work: dict, layout: dict, *, asked: dict) -> EnergyEstimate:

@@ -109,6 +109,20 @@ def serving_notes(kv_cache: str | None = None, engine: str | None = None) -> tup
     return tuple(out)
 
 
+def weights_notes(llm, weights: str | None = None, end: str = "") -> tuple[str, ...]:
+    """A note when the weights asked (``weights``, else the model's own format) are FP32, which
+    the kit serves in FP16 as vLLM serves an FP32 checkpoint
+    (:func:`~wattgpu_lite.energy.precision.canonical_format`); empty otherwise. ``wl.predict``
+    and ``wl.estimate_energy`` both add it (``end``: "." for the estimate's sentences)."""
+    asked = llm.weight_format if weights is None else str(weights).lower()
+    if asked != "fp32":
+        return ()
+    return (
+        "weights fp32 are served as fp16, as vLLM serves an FP32 checkpoint: the numbers are "
+        f"16-bit serving's (half the weight bytes), not FP32 kernels'{end}",
+    )
+
+
 def group_peaks_note(llm, gpu, fmt: str) -> tuple[str, ...]:
     """A note when the always-read weights (with attention) and the routed experts run at
     different compute peaks (gpt-oss on a GPU with FP4 tensor cores); empty otherwise."""

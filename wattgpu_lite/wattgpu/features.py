@@ -158,11 +158,33 @@ def feature_frame(
     Names are looked up in the catalogs; a GPU the paper measured, by name or as its catalog row,
     takes the paper's values (:func:`paper_gpu`); other GPU and LLM objects are used as is.
     """
-    models = pd.DataFrame([llm_columns(m if isinstance(m, LLM) else llm(m)) for m in llms])
-    devices = pd.DataFrame([gpu_columns(paper_gpu(g)) for g in gpus])
-    loads = pd.DataFrame({"scenario": [check_scenario(s) for s in scenarios]})
+    models = pd.DataFrame(
+        [llm_columns(m if isinstance(m, LLM) else llm(m)) for m in several("llms", llms)]
+    )
+    devices = pd.DataFrame([gpu_columns(paper_gpu(g)) for g in several("gpus", gpus)])
+    loads = pd.DataFrame({"scenario": [check_scenario(s) for s in several("scenarios", scenarios)]})
     grid = models.merge(devices, how="cross").merge(loads, how="cross")
     return engineer(grid)
+
+
+def several(axis: str, values: Iterable) -> list:
+    """``values`` as a list of one or more, or InvalidInputError naming ``axis``: a bare name would
+    be read letter by letter (``'L4'`` as GPUs 'L' and '4'), a bare LLM or GPU is not a list."""
+    if isinstance(values, str | LLM | GPU):
+        bare = values if isinstance(values, str) else values.name
+        raise InvalidInputError(
+            f"feature_frame: {axis} must be a list, not the single {bare!r:.80}; write "
+            f"{axis}=[{bare!r:.80}]"
+        )
+    try:
+        items = list(values)
+    except TypeError:
+        raise InvalidInputError(
+            f"feature_frame: {axis} must be a list, got {type(values).__name__}"
+        ) from None
+    if not items:
+        raise InvalidInputError(f"feature_frame: {axis} is empty; give at least one")
+    return items
 
 
 def run_features(runs: pd.DataFrame) -> pd.DataFrame:

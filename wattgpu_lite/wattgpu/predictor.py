@@ -26,13 +26,14 @@ import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, fix_for
 from wattgpu_lite.errors import DataFileError, InvalidInputError, UnsupportedModelError
-from wattgpu_lite.jsonfiles import read_json
+from wattgpu_lite.jsonfiles import model_folder, read_json
 from wattgpu_lite.runs.measurements import LAMBDA_QPS
 from wattgpu_lite.runs.training import check_training_runs
 from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
-from wattgpu_lite.wattgpu.features import FEATURES, feature_frame, run_features
+from wattgpu_lite.wattgpu import physical_limits
+from wattgpu_lite.wattgpu.features import FEATURES, check_scenario, feature_frame, run_features
 from wattgpu_lite.wattgpu.inputs import check_features
 from wattgpu_lite.wattgpu.regressor import (
     XGBOOST_MIN,
@@ -102,6 +103,13 @@ class WattGPU:
         """
         if not self.models:
             raise RuntimeError("WattGPU is not fitted: call fit(runs) or WattGPU.pretrained()")
+        if not isinstance(frame, pd.DataFrame):
+            raise InvalidInputError(
+                f"WattGPU.predict_frame takes a feature frame (a DataFrame: wattgpu_lite.wattgpu."
+                f"features.feature_frame(llms, gpus, scenarios)), got {type(frame).__name__}"
+            )
+        for scenario in frame["scenario"].unique() if "scenario" in frame else ():
+            check_scenario(scenario)  # else its rows predict as no scenario, energy NaN
         out = frame.copy()
         out["power_w"] = self.models["power"].predict(frame)
         out["itl_s"] = self.models["itl"].predict(frame)
@@ -112,15 +120,18 @@ class WattGPU:
 
     def predict(self, llm, gpu, scenario: str) -> dict:
         """Prediction for one (LLM, GPU, scenario). ``llm``: LLM, catalog name, config dict or
-        path to a config.json; ``gpu``: GPU, catalog name, spec dict or path to a spec JSON."""
-        row = feature_frame([dense_only(resolve_llm(llm))], [resolve_gpu(gpu)], [scenario])
-        out = self.predict_frame(row).iloc[0]
+        path to a config.json; ``gpu``: GPU, catalog name, spec dict or path to a spec JSON.
+        ``notes``: a power outside [P_floor, TDP]; an ITL below the physical floor is refused
+        (:mod:`~wattgpu_lite.wattgpu.physical_limits`)."""
+        model, device = dense_only(resolve_llm(llm)), resolve_gpu(gpu)
+        out = self.predict_frame(feature_frame([model], [device], [scenario])).iloc[0]
         keys = ("llm", "gpu", "scenario", "tdp_w", "power_w", "itl_s", "energy_per_token_j")
-        return {k: out[k] if isinstance(out[k], str) else float(out[k]) for k in keys}
+        answer = {k: out[k] if isinstance(out[k], str) else float(out[k]) for k in keys}
+        return physical_limits.checked(answer, model, device)
 
     def save(self, folder: str | Path) -> Path:
         """Write power.json and itl.json (XGBoost JSON) and preprocessing.json to ``folder``."""
-        folder = Path(folder)
+        folder = model_folder(folder, "WattGPU.save")
         folder.mkdir(parents=True, exist_ok=True)
         state = {
             "seed": self.seed,
@@ -139,7 +150,7 @@ class WattGPU:
     def load(cls, folder: str | Path) -> WattGPU:
         """Read a model written by :meth:`save` (shipped files are checked against
         data/MANIFEST.sha256); DataFileError names the file for any failure."""
-        folder = Path(folder)
+        folder = model_folder(folder, "WattGPU.load")
         state = read_json(folder / _STATE, what="model state")
         check_xgboost(state, str(folder / _STATE))
         try:

@@ -89,7 +89,10 @@ def add_output_flags(parser: argparse.ArgumentParser) -> None:
         f"{', '.join(FILE_TYPES)} (.parquet needs pyarrow)",
     )
     parser.add_argument(
-        "--quiet", action="store_true", help="print nothing on success (errors still go to stderr)"
+        "--quiet",
+        action="store_true",
+        help="no text view, no 'saved to' line, no progress bar (errors still go to stderr); "
+        "with --json the JSON is still printed: it is the output",
     )
     parser.add_argument(
         "--wide",
@@ -100,8 +103,9 @@ def add_output_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def deliver(result: Result, args: argparse.Namespace) -> int:
-    """Save ``result`` to ``--output`` if given; unless ``--quiet``, print it as JSON (``--json``)
-    or as its text view, and say on stderr where it was saved. Exit code 0. The defaults the
+    """Save ``result`` to ``--output`` if given; print it as JSON (``--json``: the output, even
+    with ``--quiet``) or, unless ``--quiet``, as its text view, and unless ``--quiet`` say on
+    stderr where it was saved. Exit code 0. The defaults the
     command used (``args.defaults_used``, each value and its source) go into the document as
     ``"defaults"`` and end the text view in one line."""
     used = getattr(args, "defaults_used", None) or {}
@@ -114,10 +118,9 @@ def deliver(result: Result, args: argparse.Namespace) -> int:
     )
     if args.output:
         write_output(result, args.output)
-    if args.quiet:
-        return 0
-    print(json_text(result.doc) if args.json else result.text)
-    if args.output:
+    if args.json or not args.quiet:
+        print(json_text(result.doc) if args.json else result.text)
+    if args.output and not args.quiet:
         print(f"saved to {args.output}", file=sys.stderr)
     return 0
 

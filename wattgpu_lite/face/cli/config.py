@@ -15,15 +15,23 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from wattgpu_lite.datafiles import ENV_DATA
 from wattgpu_lite.errors import InvalidInputError, close_matches
-from wattgpu_lite.face.cli.defaults import BY_KEY, REGION, config_path, read_config
+from wattgpu_lite.face.cli.config_keys import NOT_CONFIG
+from wattgpu_lite.face.cli.defaults import (
+    BY_KEY,
+    CONFIG_NAME,
+    ENV_PREFIX,
+    REGION,
+    REGION_ENV,
+    config_path,
+    read_config,
+)
 
-# flags no config file sets: what one run prints or saves, and the file itself
-NOT_CONFIG = ("help", "version", "debug", "config", "json", "output", "quiet", "wide", "plot")
 # commands that read no defaults file: they list the catalogs
 NO_CONFIG_COMMANDS = ("gpus", "llms")
 SWITCHES = (argparse._StoreTrueAction, argparse._StoreFalseAction)
@@ -179,3 +187,24 @@ def with_config(
     extra, used = file_words(sub, from_file, set(vars(typed)), path, environ=environ)
     i = _command_index(words, command) + 1
     return words[:i] + extra + words[i:], used, from_file
+
+
+def check_environment(environ: Mapping[str, str], config_keys: Collection[str] = ()) -> None:
+    """InvalidInputError for a ``WATTGPU_LITE_*`` variable (any case) the kit does not read: a
+    typo (``WATTGPU_LITE_TIN``) or a flag the environment does not set (``WATTGPU_LITE_NUM_GPUS``,
+    a key of ``config_keys``: the config file sets it) would otherwise leave the default in place
+    without a word. Names the variable, the closest ones the kit reads, and all of them."""
+    known = (*(d.env for d in BY_KEY.values()), REGION_ENV, ENV_DATA)
+    for name in sorted(environ):
+        if not name.upper().startswith(ENV_PREFIX) or name in known:
+            continue
+        key = name[len(ENV_PREFIX) :].lower()  # matched without the prefix all of them share
+        near = close_matches(key, [k[len(ENV_PREFIX) :].lower() for k in known], n=2)
+        hint = f" (did you mean {' or '.join(ENV_PREFIX + k.upper() for k in near)}?)" * bool(near)
+        if key in config_keys and name.upper() not in known:  # not a known name in lower case
+            flag = f"--{key.replace('_', '-')}"
+            hint = f" (the config file sets {flag}: {key} = ... in {CONFIG_NAME})"
+        raise InvalidInputError(
+            f"environment variable {name} is not one the kit reads{hint}; it reads "
+            f"{', '.join(known)}. Rename or unset it (unset {name})"
+        )

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from wattgpu_lite import checks
-from wattgpu_lite.errors import InvalidInputError, close_matches
+from wattgpu_lite.errors import InvalidInputError
+from wattgpu_lite.face.cli.config_keys import unknown_key
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -91,8 +92,8 @@ def add_config_flag(parser: argparse.ArgumentParser, top: bool = False) -> None:
         dest="config_file",
         metavar="FILE",
         default=None if top else argparse.SUPPRESS,
-        help=f'TOML file of defaults, one key per flag (its name, - as _: region = "FR", '
-        f"num_gpus = 2; default: ./{CONFIG_NAME} if present); precedence: flag > "
+        help=f"TOML file of defaults, top-level keys only, one per flag (its name, - as _: "
+        f'region = "FR", num_gpus = 2; default: ./{CONFIG_NAME} if present); precedence: flag > '
         f"{ENV_PREFIX}<KEY> environment variable ({', '.join(KEYS)}) > file > built-in",
     )
 
@@ -117,10 +118,7 @@ def read_config(path: Path, known: Collection[str] = ()) -> dict[str, Any]:
         elif key in keys:
             out[key] = BY_KEY[key].check(value, where) if key in BY_KEY else value
         else:
-            near = close_matches(key.replace("-", "_"), keys)
-            hint = f" (did you mean {near[0]!r}?)" if near else ""
-            known_keys = f"known keys (the flags' names, - as _): {', '.join(keys)}"
-            raise InvalidInputError(f"{where}: unknown key {key!r}{hint}; {known_keys}")
+            raise unknown_key(where, key, value, keys)
     if REGION in out and "grid_gco2_per_kwh" in out:
         raise InvalidInputError(
             f"{where}: sets both region and grid_gco2_per_kwh; keep one (a region names its grid)"

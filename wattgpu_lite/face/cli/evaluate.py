@@ -48,7 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--no-progress",
         action="store_true",
-        help="hide the progress bar on stderr (default: shown)",
+        help="hide the progress bar on stderr (default: shown; --quiet hides it too)",
     )
     add_output_flags(p)
     p.set_defaults(func=run)
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.model == "hybrid":
         return run_hybrid(args, evaluation)
     table = evaluation.evaluate(
-        args.target or "power", args.strategy, progress=not args.no_progress
+        args.target or "power", args.strategy, progress=not (args.no_progress or args.quiet)
     )
     # its to_document() is the JSON: wl.evaluate(...).to_json() is `evaluate --json`
     return deliver(Result(table.to_document(), text_table(table, args.wide)), args)

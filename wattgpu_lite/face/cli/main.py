@@ -25,7 +25,7 @@ from importlib import metadata
 from wattgpu_lite import checks
 from wattgpu_lite.errors import InvalidInputError, WattGPUError, missing_extra
 from wattgpu_lite.face.cli import text
-from wattgpu_lite.face.cli.config import with_config
+from wattgpu_lite.face.cli.config import check_environment, known_keys, with_config
 from wattgpu_lite.face.cli.defaults import add_config_flag, apply_defaults
 from wattgpu_lite.face.cli.messages import for_shell
 from wattgpu_lite.face.cli.output import check_output
@@ -179,6 +179,7 @@ def _main(argv: list[str] | None) -> int:
         return user_error(err)
     args = parser.parse_args(words)
     try:  # flag > environment > config file > built-in
+        check_environment(os.environ, known_keys(parser))  # after --help: it needs none
         args.defaults_used = apply_defaults(args, from_file=from_file or None) | from_config
         check_options(args)
         with notes_on_stderr():

@@ -15,6 +15,7 @@ swapped, so two estimators predict side by side. XGBoost, SciPy and tqdm are imp
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 
 import pandas as pd
@@ -24,6 +25,7 @@ from wattgpu_lite.hybrid.fit.build import build, dense_runs
 from wattgpu_lite.hybrid.predict import api as hybrid_api
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
+from wattgpu_lite.jsonfiles import model_folder
 from wattgpu_lite.runs.training import check_training_runs
 
 __all__ = ["HybridModel"]
@@ -37,7 +39,7 @@ class HybridModel:
     """
 
     def __init__(self, seed: int = 0) -> None:
-        if isinstance(seed, bool) or not isinstance(seed, int):
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):  # numpy's too
             raise InvalidInputError(f"seed must be an integer, got {seed!r}")
         self.seed = seed
         self.state: HybridState | None = None
@@ -84,12 +86,12 @@ class HybridModel:
 
     def save(self, folder: str | Path) -> Path:
         """Write the state to ``folder`` (:meth:`HybridState.save`: JSON only) and return it."""
-        return self._state("save").save(folder)
+        return self._state("save").save(model_folder(folder, "HybridModel.save"))
 
     @classmethod
     def load(cls, folder: str | Path, seed: int = 0) -> HybridModel:
         """A model whose state is read from ``folder`` (inverse of :meth:`save`)."""
-        return cls._with(HybridState.load(folder), seed)
+        return cls._with(HybridState.load(model_folder(folder, "HybridModel.load")), seed)
 
     @classmethod
     def pretrained(cls) -> HybridModel:

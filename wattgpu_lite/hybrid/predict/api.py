@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.notes import serving_notes
+from wattgpu_lite.energy.notes import serving_notes, weights_notes
 from wattgpu_lite.energy.request import Request, check_request
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals, one_config, steps
@@ -92,7 +93,8 @@ def predict(
         max_num_seqs=max_num_seqs,
         level=level,
     )
-    return predict_request(req, state, correction=correction)[0]
+    p, fp32 = predict_request(req, state, correction=correction)[0], weights_notes(req.llm, weights)
+    return replace(p, notes=p.notes + fp32) if fp32 else p  # fp32 weights, served as fp16
 
 
 def predict_request(

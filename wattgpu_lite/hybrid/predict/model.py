@@ -22,7 +22,7 @@ from pathlib import Path
 from wattgpu_lite.datafiles import data_dir, read_bytes
 from wattgpu_lite.energy.backbone import Constants
 from wattgpu_lite.hybrid.predict.correction import Correction
-from wattgpu_lite.jsonfiles import read_json
+from wattgpu_lite.jsonfiles import model_folder, read_json
 
 HYBRID_DIR = "models/wattgpu_hybrid"
 SCHEMA_VERSION = 2
@@ -43,7 +43,7 @@ class HybridState:
 
     def save(self, folder: str | Path) -> Path:
         """state.json (everything but the forests) and <target>.json (XGBoost JSON) per target."""
-        folder = Path(folder)
+        folder = model_folder(folder, "HybridState.save")
         folder.mkdir(parents=True, exist_ok=True)
         corr = {}
         for target, c in self.corrections.items():
@@ -71,7 +71,7 @@ class HybridState:
     @classmethod
     def load(cls, folder: str | Path) -> HybridState:
         """Inverse of :meth:`save`."""
-        folder = Path(folder)
+        folder = model_folder(folder, "HybridState.load")
         s = read_json(folder / "state.json", what="hybrid model state")
         corr: dict[str, Correction | None] = {t: None for t in ("power", "itl")}
         for target, c in s["corrections"].items():
