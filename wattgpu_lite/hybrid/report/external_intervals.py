@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy.backbone import training_runs
-from wattgpu_lite.hybrid.report import external, external_predict, external_scope
+from wattgpu_lite.hybrid.report import external, external_scope
 
 #: the regime keys, finest first; each later key is a coarser fallback
 REGIME_KEYS = (
@@ -123,7 +123,7 @@ def loso_intervals(
     ext = external.compare(level) if ext is None else ext
     keep, frame = external.asked()
     rows = external.table().iloc[keep].reset_index(drop=True)
-    pred = external_predict.predict_rows(frame, level=level)
+    pred = external_scope.predict_rows(frame, level=level)
     ext = regimes(ext, pred).join(physical_limits(ext, pred, rows))
     bands = pd.concat(
         [held_out_bands(ext, s, level, min_rows) for s in ext["source_title"].unique()]
