@@ -152,3 +152,10 @@ floor_step_s  # hybrid/predict/bounds.py: the named floor s_floor(B) of one deco
 all_folds  # hybrid/report/calibrated_folds.py: every fold of the nested intervals, run by data/scripts/build_calibrated_intervals.py
 goals  # hybrid/report/calibrated.py: public, the goal counts notebook A2 prints (used in tests test_calibrated)
 _.__kwdefaults__  # energy/float_twin.py: a function's keyword defaults, which Python reads at each call (elements_of binds each element's values to its twin)
+engines  # specs/engine.py: public, the engines table its errors point to (data/SOURCES.md; used in tests test_serving_inputs)
+engine_allreduce_s  # energy/symbolic_parallel.py: the engine's all-reduce term of the derivation, cited by energy/backbone/step_power.py (used in tests test_collective_latency)
+achieved_flops  # energy/symbolic_step.py: the achieved FLOP/s term of the derivation, cited by energy/backbone/step_power.py (used in tests test_format_share)
+step_time  # energy/symbolic_step.py: one step's time of the derivation (used in tests test_host_time)
+per_regime  # hybrid/report/calibrated.py: public, the per-regime table notebook A2 prints (used in tests test_calibrated)
+per_regime  # hybrid/report/external_intervals.py: public, the per-regime table notebook A2 prints (used in tests test_external_intervals)
+per_quantity  # hybrid/report/external_intervals.py: public, the per-quantity table notebook A2 prints (used in tests test_external_intervals)

@@ -197,16 +197,3 @@ def per_regime(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
     keys = ["quantity", "regime", "band"]
     errors = long.groupby(keys).agg(mdape_pct=("ape_pct", "median"), ratio=("ratio", "median"))
     return _scores(long.assign(measured=long["ratio"]), keys).merge(errors.reset_index(), on=keys)
-
-
-__all__ = [
-    "REGIME_KEYS",
-    "bounded",
-    "held_out_bands",
-    "loso_intervals",
-    "per_quantity",
-    "per_regime",
-    "per_source",
-    "physical_limits",
-    "regimes",
-]
