@@ -141,7 +141,7 @@ expert_group_s  # energy/args.py: a physics record's field, read by name through
 tp_nodes  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 ep_nodes  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
 net_bytes_s  # energy/args.py: a physics record's field, read by name through symbol_values (each field binds one sympy symbol of the generated functions)
-check_pick  # face/lab_sheet.py: public, the check of the dashboard lab sheet (notebooks/dashboard_lab.md; used in tests test_exercises)
+check_pick  # face/grading.py: public, the check of the dashboard lab sheet (notebooks/dashboard_lab.md; used in tests test_exercises)
 leave_one_source_out  # hybrid/report/calibration.py: the protocol's outer loop, run by data/scripts/build_loso_calibration.py (used in tests test_calibration)
 per_source  # hybrid/report/external_per_gpu.py: public, the per-source table notebook A2 prints (used in tests test_external)
 source_labels  # hybrid/report/external_per_gpu.py: public, the sources' short labels notebook A2 prints (used in tests test_external)
