@@ -11,7 +11,6 @@ from wattgpu_lite.energy import backbone as S
 from wattgpu_lite.energy import physical as P
 from wattgpu_lite.energy.backbone import row_arrays as R
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.report import external_predict as EP
 from wattgpu_lite.hybrid.report import external_scope as X
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -54,10 +53,10 @@ def test_the_prefill_share_grows_with_the_prompt():
     frame = pd.DataFrame({"llm": LLAMA, "gpu": "H200 SXM", "num_gpus": 1, "weights": "bf16",
                           "t_in": [64, 2048, 8192], "t_out": 128, "batch": 32.0,
                           "rate_qps": np.nan})  # fmt: skip
-    share = EP.decode_shares(frame)["decode_itl_share"]
+    share = X.decode_shares(frame)["decode_itl_share"]
     assert (share < 1).all() and (np.diff(share) < 0).all()
     rate = frame.assign(batch=np.nan, rate_qps=0.5)
-    assert np.isnan(EP.decode_shares(rate)["decode_itl_share"]).all()
+    assert np.isnan(X.decode_shares(rate)["decode_itl_share"]).all()
 
 
 def test_only_static_harnesses_are_read_as_decode_steps():

@@ -13,7 +13,7 @@ import sympy as sp
 from wattgpu_lite import metrics
 from wattgpu_lite.energy import symbolic as S
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.face import exercises, lab_sheet
+from wattgpu_lite.face import exercises, grading
 from wattgpu_lite.face.exercises import ExerciseError
 from wattgpu_lite.selection.rank import DEFAULT_GPU_COUNTS, rank_gpus
 from wattgpu_lite.selection.study import best_plans
@@ -119,7 +119,7 @@ LAB = Path(__file__).resolve().parents[2] / "notebooks" / "dashboard_lab.md"
 
 
 def test_the_lab_sheet_asks_the_question_its_check_answers_and_the_course_page_links_it():
-    sheet, q = LAB.read_text(), lab_sheet.PLAN_QUESTIONS["lab.1"]
+    sheet, q = LAB.read_text(), grading.PLAN_QUESTIONS["lab.1"]
     assert f"`{q.llm}`" in sheet
     assert f"SLA of {q.itl_sla_ms:g} ms at {q.rate_qps:g} requests per second" in sheet
     assert 'exercises.check_pick("lab.1", gpu=' in sheet
@@ -127,7 +127,7 @@ def test_the_lab_sheet_asks_the_question_its_check_answers_and_the_course_page_l
 
 
 def test_the_lab_check_accepts_the_plan_rank_gpus_puts_first_and_no_other():
-    q = lab_sheet.PLAN_QUESTIONS["lab.1"]
+    q = grading.PLAN_QUESTIONS["lab.1"]
     table = best_plans(
         rank_gpus(
             q.llm, rate_qps=q.rate_qps, itl_sla_ms=q.itl_sla_ms, gpu_counts=DEFAULT_GPU_COUNTS

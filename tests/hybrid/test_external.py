@@ -12,7 +12,6 @@ from wattgpu_lite.datafiles import data_dir
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.hybrid.report import external as X
 from wattgpu_lite.hybrid.report import external_per_gpu as R
-from wattgpu_lite.hybrid.report import external_predict as P
 from wattgpu_lite.hybrid.report import external_scope as S
 from wattgpu_lite.specs.catalog import gpu, gpus
 
@@ -93,7 +92,7 @@ def test_batch_beyond_the_kv_cache_runs_in_waves():
     frame = pd.DataFrame([{"llm": "meta-llama/Llama-2-7b-hf", "gpu": "MI300X", "num_gpus": 1,
                            "weights": "bf16", "t_in": 2048, "t_out": 2048, "batch": 256.0,
                            "rate_qps": np.nan}])  # fmt: skip
-    out = P.predict_rows(frame)
+    out = S.predict_rows(frame)
     assert out["status"][0] == "ok" and out["batch"][0] == out["max_batch"][0] < 256
     assert out["requested"][0] == 256
 

@@ -22,7 +22,7 @@ from wattgpu_lite.energy.backbone.constants_fit import (  # noqa: E402
     fit_constants,
     log_residuals,
 )
-from wattgpu_lite.hybrid.fit import fitting as F  # noqa: E402
+from wattgpu_lite.hybrid.fit import candidates as F  # noqa: E402
 from wattgpu_lite.hybrid.fit.candidates import candidates, select, xgb_params  # noqa: E402
 from wattgpu_lite.hybrid.predict.model import HYBRID_DIR, HybridState  # noqa: E402
 

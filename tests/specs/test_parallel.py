@@ -169,12 +169,6 @@ def test_a_moe_ranking_tries_every_layout_of_every_count():
     assert table.loc[table["layout"] == "TP1", "comm_share"].iloc[0] == pytest.approx(0, abs=1e-12)
 
 
-def test_the_derivation_shown_in_a_notebook_is_the_evaluated_term():
-    terms = SPAR.derivation()
-    assert sp.simplify(terms["t_layout"] - SPAR.parallel_step_s(S.B, TOUCHED)) == 0
-    assert wl.Parallel is Parallel
-
-
 def test_predict_many_takes_a_layout_per_row():
     frame = pd.DataFrame({"llm": [QWEN_MOE] * 3, "gpu": ["L40S"] * 3, "batch": [128.0] * 3,
                           "tp": [8, 8, 1], "ep": [1, 8, 8]})  # fmt: skip

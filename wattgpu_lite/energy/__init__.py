@@ -3,8 +3,7 @@
 - :mod:`~wattgpu_lite.energy.symbolic`: the paper's equations once, as sympy expressions (the
   derivation); :mod:`~wattgpu_lite.energy.symbolic_physical` physical mode's (active-parameter FLOPs,
   the experts a batch touches, precision), :mod:`~wattgpu_lite.energy.symbolic_parallel` what a
-  replica's layout adds to a step (collectives, expert groups; its ``derivation()`` for display);
-  symbols, units and meanings in
+  replica's layout adds to a step (collectives, expert groups); symbols, units and meanings in
   :mod:`~wattgpu_lite.energy.glossary`;
 - :mod:`~wattgpu_lite.energy.paper`: the printed equations, lambdified, constants as arguments;
 - :mod:`~wattgpu_lite.energy.physical`: ONE generated function for all physical terms; argument tuples

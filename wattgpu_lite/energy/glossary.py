@@ -186,9 +186,7 @@ def equation(name: str, expr: sp.Expr) -> str:
 
 def glossary_markdown(symbols=None) -> str:
     """The glossary as a Markdown table (symbols in LaTeX), for ``display(Markdown(...))``."""
-    df = glossary_frame(symbols)
-    rows = [f"| {r.symbol} | {r.unit} | {r.meaning} |" for r in df.itertuples()]
-    return "\n".join(["| symbol | unit | meaning |", "|---|---|---|", *rows])
+    return _markdown(glossary_frame(symbols))
 
 
 def glossary_frame(symbols=None) -> pd.DataFrame:
@@ -223,11 +221,11 @@ def paper_constants_frame(hardware: str = "H100") -> pd.DataFrame:
 
 def paper_constants_markdown(hardware: str = "H100") -> str:
     """:func:`paper_constants_frame` as a Markdown table, for ``display(Markdown(...))``."""
-    df = paper_constants_frame(hardware)
-    rows = [
-        f"| {r.symbol} | {r.value:g} | {r.unit} | {r.source} | {r.confidence} |"
-        for r in df.itertuples()
-    ]
-    return "\n".join(
-        ["| symbol | value | unit | source | confidence |", "|---|---|---|---|---|", *rows]
-    )
+    return _markdown(paper_constants_frame(hardware))
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    """``df`` as a Markdown table, floats as ``:g``."""
+    rows = [[f"{v:g}" if isinstance(v, float) else v for v in r] for r in df.itertuples(False)]
+    lines = ["| " + " | ".join(map(str, cells)) + " |" for cells in [df.columns, *rows]]
+    return "\n".join([lines[0], "|---" * len(df.columns) + "|", *lines[1:]])

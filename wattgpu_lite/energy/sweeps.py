@@ -76,11 +76,12 @@ def _terms(llms, gpu, workload, mode: str, *, num_gpus: int = 1, weights=None):
     return _physical(llms, gpu, workload, num_gpus, weights=weights)
 
 
-def _one_model(x_name: str, x, llm, gpu, *, workload, mode: str, num_gpus: int, weights):
-    """Tidy breakdown of one model on one GPU along ``x`` (one of the workload's arrays)."""
+def _one_model(x_name: str, llm, gpu, workload, *, mode: str, num_gpus: int, weights):
+    """Tidy breakdown of one model on one GPU along ``x_name``, one of the workload's arrays."""
     comps = _terms(
         [resolve_llm(llm)], resolve_gpu(gpu), workload, mode, num_gpus=num_gpus, weights=weights
     )
+    x = dict(zip(("t_in", "t_out", "batch"), workload, strict=True))[x_name]
     return _tidy(x_name, x, comps, workload[1])
 
 
@@ -95,17 +96,8 @@ def vs_output_tokens(
     weights=None,
 ):
     """Breakdown (J per generated token) against T_out (an array)."""
-    t_out = np.asarray(t_out, dtype=float)
-    return _one_model(
-        "t_out",
-        t_out,
-        llm,
-        gpu,
-        workload=(t_in, t_out, batch),
-        mode=mode,
-        num_gpus=num_gpus,
-        weights=weights,
-    )
+    workload = (t_in, np.asarray(t_out, dtype=float), batch)
+    return _one_model("t_out", llm, gpu, workload, mode=mode, num_gpus=num_gpus, weights=weights)
 
 
 def vs_batch(
@@ -119,17 +111,8 @@ def vs_batch(
     weights=None,
 ):
     """Breakdown (J per generated token) against the batch size (an array)."""
-    batch = np.asarray(batch, dtype=float)
-    return _one_model(
-        "batch",
-        batch,
-        llm,
-        gpu,
-        workload=(t_in, t_out, batch),
-        mode=mode,
-        num_gpus=num_gpus,
-        weights=weights,
-    )
+    workload = (t_in, t_out, np.asarray(batch, dtype=float))
+    return _one_model("batch", llm, gpu, workload, mode=mode, num_gpus=num_gpus, weights=weights)
 
 
 def vs_model(

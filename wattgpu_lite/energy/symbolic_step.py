@@ -109,22 +109,3 @@ def affine_form(expr: sp.Expr) -> tuple[sp.Expr, sp.Expr, sp.Expr, sp.Expr]:
     if any(x.has(v) for x in (*slopes, const) for v in (B, u_T, u_1)):
         raise ValueError(f"not affine in B, u_T and u_1: {expr}")
     return const, *slopes
-
-
-__all__ = [
-    "OPS",
-    "RHO",
-    "achieved_flops",
-    "affine_form",
-    "batch_dynamic",
-    "batch_time",
-    "c_seq",
-    "c_step",
-    "eta_f",
-    "host_time",
-    "step_time",
-    "switches",
-    "r_fmt",
-    "u_1",
-    "u_T",
-]

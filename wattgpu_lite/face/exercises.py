@@ -22,8 +22,7 @@ from collections.abc import Callable
 from wattgpu_lite.energy import symbolic
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.face import exercise_cases
-from wattgpu_lite.face.grading import Exercise, ExerciseError, Passed, grade  # noqa: F401
-from wattgpu_lite.face.lab_sheet import check_pick  # noqa: F401  (the lab sheet calls it here)
+from wattgpu_lite.face.grading import Exercise, ExerciseError, Passed, check_pick, grade  # noqa: F401
 from wattgpu_lite.wattgpu import features
 
 _SUMMATION = "sum over the steps with sp.summation(term, (symbolic.j, 0, symbolic.T_out - 1))"

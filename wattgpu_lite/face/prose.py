@@ -44,11 +44,6 @@ def ratio_sentence(what: str, a: float, a_label: str, b: float, b_label: str, un
     )
 
 
-def _cell_name(row: pd.Series, keys) -> str:
-    names = (label(row[k]) for k in keys if k in row and str(row[k]) != "none")
-    return " · ".join(str(n) for n in names)
-
-
 def furthest_from_paper(
     table: pd.DataFrame,
     ours: str = "mdape_pct",
@@ -64,9 +59,10 @@ def furthest_from_paper(
         raise ValueError(f"no row has both {ours!r} and {paper!r}")
     factor = (rows[ours] / rows[paper]).map(lambda r: max(r, 1 / r))
     worst = rows.loc[factor.idxmax()]
+    cell = " · ".join(str(label(worst[k])) for k in keys if k in worst and str(worst[k]) != "none")
     return (
         f"All {len(rows)} cells are within {times(factor.max(), 1)} of the paper's; the "
-        f"furthest is {_cell_name(worst, keys)}: {sig(worst[ours])}{unit} against the paper's "
+        f"furthest is {cell}: {sig(worst[ours])}{unit} against the paper's "
         f"{sig(worst[paper])}{unit}."
     )
 

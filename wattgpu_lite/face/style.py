@@ -165,10 +165,9 @@ class _OneFormat(mpl.ticker.Formatter):
         return _power_of_ten(value)
 
 
-def _plain_number(value: float, _pos=None) -> str:
-    """1e-3 -> "0.001", 2e4 -> "20,000"; outside 1e-4 .. 1e6 mantissa × a power of ten."""
-    if value <= 0:
-        return ""
+def _plain_number(value: float) -> str:
+    """1e-3 -> "0.001", 2e4 -> "20,000"; outside 1e-4 .. 1e6 mantissa × a power of ten; "" at or
+    below 0 (:func:`_power_of_ten`)."""
     if _plain_range(value):
         return f"{value:,.6f}".rstrip("0").rstrip(".")
     return _power_of_ten(value)

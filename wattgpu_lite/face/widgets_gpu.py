@@ -36,6 +36,7 @@ _WIDE = {"description_width": "130px"}
 def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
     names = sorted(llms()["name"])  # dense and mixture-of-experts models alike
     text = {"style": _WIDE, "layout": ipywidgets.Layout(width="300px")}
+    wide = {"style": _WIDE, "layout": ipywidgets.Layout(width="520px")}
     return {
         "llm": ipywidgets.Combobox(
             value=llm,
@@ -43,8 +44,7 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
             ensure_option=True,
             description="LLM",
             placeholder="type to search",
-            style=_WIDE,
-            layout=ipywidgets.Layout(width="520px"),
+            **wide,
         ),
         "gpus": ipywidgets.SelectMultiple(
             options=list(gpus()["name"]),
@@ -69,8 +69,7 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
             max=200.0,
             step=1.0,
             description="ITL SLA (ms)",
-            style=_WIDE,
-            layout=ipywidgets.Layout(width="520px"),
+            **wide,
         ),
         "gpus_per_replica": ipywidgets.Dropdown(
             options=GPUS_PER_REPLICA, value="best", description="GPUs per replica", **text
@@ -85,8 +84,7 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
             options=region_options(),
             value=DEFAULT_REGION,
             description="grid region",
-            style=_WIDE,
-            layout=ipywidgets.Layout(width="520px"),
+            **wide,
         ),
         "grid_gco2_per_kwh": ipywidgets.FloatSlider(
             value=accounting.DEFAULT_GRID_GCO2_PER_KWH,
@@ -94,9 +92,8 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
             max=1000.0,
             step=1.0,
             description="grid (gCO₂e/kWh)",
-            style=_WIDE,
             disabled=True,
-            layout=ipywidgets.Layout(width="520px"),
+            **wide,
         ),
         "pue": ipywidgets.FloatSlider(
             value=accounting.DEFAULT_PUE,
@@ -104,8 +101,7 @@ def _controls(llm: str, candidates, itl_sla_ms: float) -> dict:
             max=3.0,
             step=0.01,
             description="PUE",
-            style=_WIDE,
-            layout=ipywidgets.Layout(width="520px"),
+            **wide,
         ),
     }
 

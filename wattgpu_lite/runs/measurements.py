@@ -32,37 +32,11 @@ from wattgpu_lite.runs.schema import (
 from wattgpu_lite.runs.table import (
     DATA_SHA256,
     POSITIVE,
-    check_columns,
-    check_ranges,
-    check_sha256,
     data_path,
     load,
-    sha256_of,
     validate,
 )
 from wattgpu_lite.runs.upstream import download_upstream, parse_upstream
-
-__all__ = [
-    "COLUMNS",
-    "DATA_SHA256",
-    "ITL_OFFLINE",
-    "LAMBDA_QPS",
-    "MEASURED_GPUS",
-    "POSITIVE",
-    "SCENARIOS",
-    "SMI_TO_CATALOG",
-    "check_columns",
-    "check_ranges",
-    "check_sha256",
-    "data_path",
-    "download_upstream",
-    "load",
-    "measurements",
-    "parse_upstream",
-    "scenario_group",
-    "sha256_of",
-    "validate",
-]
 
 
 class Measurements:

@@ -6,14 +6,13 @@ the work, so that :mod:`wattgpu_lite.runs.upstream` can validate what it builds 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import Path
 
 import pandas as pd
 
 from wattgpu_lite.checks import check_flag
-from wattgpu_lite.datafiles import as_path, data_dir, read_bytes, read_csv
+from wattgpu_lite.datafiles import as_path, data_dir, read_csv
 from wattgpu_lite.errors import DataFileError, InvalidInputError
 from wattgpu_lite.runs.schema import (
     COLUMNS,
@@ -47,11 +46,6 @@ _KIND_CHECK = {
     "int": pd.api.types.is_integer_dtype,
     "bool": pd.api.types.is_bool_dtype,
 }
-
-
-def sha256_of(path: Path) -> str:
-    """Hex sha256 of a file's bytes."""
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def _fail(name: str, problem: str) -> DataFileError:
@@ -101,11 +95,6 @@ def validate(df: pd.DataFrame, name: str = "measurements") -> pd.DataFrame:
     check_columns(df, name)
     check_ranges(df, name)
     return df
-
-
-def check_sha256(path: Path, expected: str) -> None:
-    """Raise DataFileError (naming the file and the fix) if its sha256 is not ``expected``."""
-    read_bytes(path, sha256=expected, what="runs table")
 
 
 def load(

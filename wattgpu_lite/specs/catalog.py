@@ -32,7 +32,6 @@ from wattgpu_lite.specs.aliases import Alias, aliases_frame, read_aliases, resol
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.llm import ECHO_FIELDS, LLM
 
-__all__ = ["GPU", "LLM", "gpu", "gpus", "llm", "llms", "llm_aliases", "data_dir"]
 GPU_COLUMNS = [f.name for f in fields(GPU)] + ["aliases"]
 LLM_COLUMNS = [f.name for f in fields(LLM) if f.name not in ECHO_FIELDS]
 

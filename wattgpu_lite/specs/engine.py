@@ -227,21 +227,3 @@ def check_serving(kv_cache=None, engine=None, max_num_seqs=None) -> tuple[str, s
     engine's default); InvalidInputError naming the value and the allowed ones."""
     chosen = _engine_named(engine)
     return canonical_kv_cache(kv_cache), chosen.name, check_max_num_seqs(max_num_seqs, chosen)
-
-
-__all__ = [
-    "DEFAULT_ENGINE",
-    "DEFAULT_KV_CACHE",
-    "ENGINE_COLUMNS",
-    "KV_CACHE_BITS",
-    "MAX_NUM_SEQS_MAX",
-    "Engine",
-    "UnknownEngineError",
-    "canonical_kv_cache",
-    "check_max_num_seqs",
-    "check_serving",
-    "engine",
-    "engines",
-    "kv_bytes_scale",
-    "kv_cache_bits",
-]

@@ -144,6 +144,3 @@ def layout_of(num_gpus=1, parallel: Parallel | None = None, expert_parallel=Fals
             f"expert_parallel={expert_parallel!r}; drop {drop}."
         )
     return parallel
-
-
-__all__ = ["MAX_GPUS", "Parallel", "as_layout", "layout_of"]

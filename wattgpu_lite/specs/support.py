@@ -181,11 +181,6 @@ def check_string_list(cfg: dict[str, Any], field: str, what: str, fix: str) -> N
         )
 
 
-def _architectures(cfg: dict[str, Any]) -> list[str]:
-    archs = cfg.get("architectures")
-    return [str(a) for a in archs] if isinstance(archs, list) else []
-
-
 def class_family(arch: str) -> str:
     """The family of a transformers class name, lower case: ``BertForMaskedLM`` → ``bert``,
     ``XLMRobertaModel`` → ``xlmroberta``, ``Ernie4_5ForCausalLM`` → ``ernie4_5``."""
@@ -198,7 +193,8 @@ def check_supported(cfg: dict[str, Any]) -> None:
     check_names(cfg)
     model_type = str(cfg.get("model_type") or "")
     kind = model_type.lower()  # transformers' types are lower case: "BERT" is still BERT
-    archs = _architectures(cfg)
+    archs = cfg.get("architectures")
+    archs = [str(a) for a in archs] if isinstance(archs, list) else []
     hybrid = [k for k in HYBRID_KEYS if _stated(cfg, k)]
     hybrid += [a for a in archs if class_family(a) in HYBRID_CLASSES]
     if kind in HYBRID_TYPES or hybrid:

@@ -54,11 +54,9 @@ from wattgpu_lite.energy.backbone.step_power import (
     terms_of,
 )
 from wattgpu_lite.energy.backbone.step_power import flops_share as flops_share
-from wattgpu_lite.energy.backbone.step_power import gpu_idle_power_w as gpu_idle_power_w
 from wattgpu_lite.energy.backbone.step_power import pieces_from as pieces_from
 from wattgpu_lite.energy.backbone.step_power import power_floor_w as power_floor_w
 from wattgpu_lite.energy.backbone.step_power import raw_busy_power_w as raw_busy_power_w
-from wattgpu_lite.energy.backbone.step_power import request_terms as request_terms
 from wattgpu_lite.energy.backbone.step_power import step_arguments as step_arguments
 from wattgpu_lite.energy.backbone.step_power import step_from_times as step_from_times
 from wattgpu_lite.energy.float_twin import maximum, minimum

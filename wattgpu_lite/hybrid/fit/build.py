@@ -16,28 +16,22 @@ import pandas as pd
 import wattgpu_lite
 from wattgpu_lite.energy.backbone import training_runs
 from wattgpu_lite.errors import require
-from wattgpu_lite.hybrid.fit import conformal, fitting, protocol
-from wattgpu_lite.hybrid.fit.candidates import candidates
+from wattgpu_lite.hybrid.fit import conformal, protocol
+from wattgpu_lite.hybrid.fit.candidates import Fitted, candidates, fit_all
 from wattgpu_lite.hybrid.predict.intervals import gpu_fingerprint, llm_fingerprint
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.runs import measurements
 
 
-def held_out_both(ts: training_runs.TrainingSet, progress: bool = False, seed: int = 0) -> dict:
+def held_out_both(ts: training_runs.TrainingSet, seed: int = 0) -> dict:
     """Held-out predictions where the GPU and the LLM of the test rows are both unseen: per GPU and
     per fifth of the LLMs, train without that GPU and without those LLMs (XGBoost's ``seed``)."""
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
     gpu = ts.frame["gpu"].to_numpy()
     for _, llm_fold in protocol.folds(ts, "llm5"):
         for g in sorted(set(gpu)):
-            test = llm_fold & (gpu == g)
-            train = ~llm_fold & (gpu != g)
-            fitted = fitting.fit_all(ts.take(train), seed=seed)
-            out["group"][test] = g
-            for cand in candidates():
-                pred = fitting.predict(fitted, ts.take(test), cand)
-                for target in training_runs.TARGETS:
-                    out.setdefault((cand.name, target), np.empty(len(gpu)))[test] = pred[target]
+            test, train = llm_fold & (gpu == g), ~llm_fold & (gpu != g)
+            protocol.fill_fold(out, ts, train, test, group=g, seed=seed)
     return out
 
 
@@ -65,9 +59,7 @@ def tables(ts: training_runs.TrainingSet, chosen: dict[str, str], oofs: dict[str
     return out
 
 
-def ranges(
-    ts: training_runs.TrainingSet, fitted: fitting.Fitted, runs: pd.DataFrame
-) -> dict[str, tuple]:
+def ranges(ts: training_runs.TrainingSet, fitted: Fitted, runs: pd.DataFrame) -> dict[str, tuple]:
     """min and max over the training runs of each watched input (context: measured tokens);
     ``runs``: the dense runs ``ts`` was built from, row for row."""
     load = training_runs.physics(ts, fitted.constants)["in_flight"]
@@ -100,10 +92,10 @@ def build(runs: pd.DataFrame | None = None, progress: bool = False, seed: int = 
         dense = dense_runs(runs)
         ts = training_runs.from_runs(dense)
     oofs = {k: protocol.held_out(ts, k, progress, seed) for k in ("logo", "llm5", "cv")}
-    oofs["both"] = held_out_both(ts, progress, seed)
+    oofs["both"] = held_out_both(ts, seed)
     chosen = protocol.choose(ts, oofs["logo"])
     cands = {c.name: c for c in candidates()}
-    fitted = fitting.fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed)
+    fitted = fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed)
     corrections = {t: fitted.corrections[chosen[t], t] for t in training_runs.TARGETS}
     return HybridState(
         fitted.constants,

@@ -28,8 +28,6 @@ from wattgpu_lite.hybrid.predict.prediction import Prediction
 from wattgpu_lite.jsonfiles import model_folder
 from wattgpu_lite.runs.training import check_training_runs
 
-__all__ = ["HybridModel"]
-
 
 class HybridModel:
     """The hybrid predictor (backbone + bounded correction + intervals) as an estimator:

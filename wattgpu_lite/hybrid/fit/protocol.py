@@ -19,8 +19,7 @@ import pandas as pd
 
 from wattgpu_lite.energy.backbone import training_runs
 from wattgpu_lite.errors import require
-from wattgpu_lite.hybrid.fit import fitting
-from wattgpu_lite.hybrid.fit.candidates import candidates, select
+from wattgpu_lite.hybrid.fit.candidates import candidates, fit_all, predict_fitted, select
 from wattgpu_lite.hybrid.fit.conformal import group_quantile
 from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.wattgpu.evaluation import held_out_masks
@@ -50,13 +49,21 @@ def held_out(
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
     tqdm = require("tqdm.auto", "train", WHAT).tqdm
     for name, test in tqdm(folds(ts, kind), desc=f"folds {kind}", disable=not progress):
-        fitted = fitting.fit_all(ts.take(~test), seed=seed)
-        out["group"][test] = name
-        for cand in candidates():
-            pred = fitting.predict(fitted, ts.take(test), cand)
-            for target in training_runs.TARGETS:
-                out.setdefault((cand.name, target), np.empty(len(ts.frame)))[test] = pred[target]
+        fill_fold(out, ts, ~test, test, group=name, seed=seed)
     return out
+
+
+def fill_fold(
+    out: dict, ts: training_runs.TrainingSet, train, test, *, group: str, seed: int
+) -> None:
+    """Fit every candidate on the ``train`` rows and write its predictions of the ``test`` rows
+    and their ``group`` label into ``out`` (:func:`held_out`'s dict)."""
+    fitted = fit_all(ts.take(train), seed=seed)
+    out["group"][test] = group
+    for cand in candidates():
+        pred = predict_fitted(fitted, ts.take(test), cand)
+        for target in training_runs.TARGETS:
+            out.setdefault((cand.name, target), np.empty(len(ts.frame)))[test] = pred[target]
 
 
 def scenario_mdape(y_true, y_pred, reg) -> float:
@@ -140,13 +147,13 @@ def nested(
         physics = calibrate(train, oof, {t: PHYSICS for t in training_runs.TARGETS})
         cands = {c.name: c for c in candidates()}
         names = tuple(dict.fromkeys((*chosen.values(), PHYSICS)))
-        fitted = fitting.fit_all(train, tuple(cands[n] for n in names))
+        fitted = fit_all(train, tuple(cands[n] for n in names))
         held = ts.take(test)
         away = outside_support(train, held)
         pred = {}
         for t in training_runs.TARGETS:
-            learned = fitting.predict(fitted, held, cands[chosen[t]])[t]
-            pred[t] = np.where(away, fitting.predict(fitted, held, cands[PHYSICS])[t], learned)
+            learned = predict_fitted(fitted, held, cands[chosen[t]])[t]
+            pred[t] = np.where(away, predict_fitted(fitted, held, cands[PHYSICS])[t], learned)
         parts += _outer_rows(held, pred, chosen, table, group=group, away=away, physics=physics)
     return pd.concat(parts, ignore_index=True)
 

@@ -33,13 +33,7 @@ import pandas as pd
 
 from wattgpu_lite.energy.backbone import Constants, training_runs
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.report import (
-    calibration,
-    external,
-    external_intervals,
-    external_predict,
-    external_scope,
-)
+from wattgpu_lite.hybrid.report import calibration, external, external_intervals, external_scope
 
 LEVEL = 0.8
 #: the shipped table's columns: ``row`` indexes data/external_measurements.csv
@@ -75,7 +69,7 @@ def scored_rows(a: calibration.Asked, c: Constants) -> pd.DataFrame:
     """Per (row of ``a``, quantity) measured and answered, the backbone at constants ``c`` in the
     measurement's scope (:func:`~wattgpu_lite.hybrid.report.external.long_form`'s columns), the
     row's regime and physical limits; ``ask`` and ``row`` the indices of :func:`asked_rows`."""
-    pred = external_predict.at_constants(a.frame, c)
+    pred = external_scope.at_constants(a.frame, c)
     local = external.long_form(a.rows, a.frame, external_scope.in_scope(a.rows, pred))
     limits = external_intervals.physical_limits(local, pred, a.rows)
     local = external_intervals.regimes(local, pred).join(limits)

@@ -41,7 +41,7 @@ import pandas as pd
 from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy.backbone import Constants, constants_fit, training_runs
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.report import external, external_predict, external_scope
+from wattgpu_lite.hybrid.report import external, external_scope
 
 MIN_ROWS = 20  # values a source needs to be held out and scored alone
 INNER_FOLDS = 3
@@ -80,13 +80,13 @@ def asked() -> Asked:
     rows = external.table().iloc[keep].reset_index(drop=True)
     measured = {q: rows[external.QUANTITIES[q]].to_numpy(dtype=float) for q in QUANTITIES}
     measured["itl_s"] = measured["itl_s"] / 1e3  # ms in the table
-    return Asked(rows, external_predict.capped(frame).reset_index(drop=True), measured)
+    return Asked(rows, external_scope.capped(frame).reset_index(drop=True), measured)
 
 
 def log_ratios(a: Asked, c: Constants) -> np.ndarray:
     """ln(predicted / measured) per quantity then row (NaN where the source gives no value or the
     kit no answer), the backbone at constants ``c`` asked each row as its harness ran."""
-    scoped = external_scope.in_scope(a.rows, external_predict.at_constants(a.frame, c))
+    scoped = external_scope.in_scope(a.rows, external_scope.at_constants(a.frame, c))
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.concatenate([np.log(scoped[q]["predicted"] / a.measured[q]) for q in QUANTITIES])
 

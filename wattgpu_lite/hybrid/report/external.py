@@ -35,7 +35,7 @@ from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy.paper import ecologits_j_per_token
 from wattgpu_lite.errors import WattGPUError
 from wattgpu_lite.hybrid.report import external_scope
-from wattgpu_lite.hybrid.report.external_predict import predict_rows
+from wattgpu_lite.hybrid.report.external_scope import predict_rows
 from wattgpu_lite.specs.catalog import gpu, llm
 
 SAME_ARCHITECTURE = {

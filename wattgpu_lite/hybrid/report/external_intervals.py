@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy.backbone import training_runs
-from wattgpu_lite.hybrid.report import external, external_predict, external_scope
+from wattgpu_lite.hybrid.report import external, external_scope
 
 #: the regime keys, finest first; each later key is a coarser fallback
 REGIME_KEYS = (
@@ -89,11 +89,6 @@ def physical_limits(ext: pd.DataFrame, pred: pd.DataFrame, rows: pd.DataFrame) -
     return pd.DataFrame({"limit_lo": lo, "limit_hi": hi}, index=ext.index)
 
 
-def _quantiles(z: np.ndarray, level: float) -> tuple[float, float]:
-    """The (1 − level)/2 and (1 + level)/2 quantiles of the log residuals ``z``."""
-    return tuple(np.quantile(z, [(1 - level) / 2, (1 + level) / 2]))
-
-
 def held_out_bands(ext: pd.DataFrame, source: str, level: float, min_rows: int) -> pd.DataFrame:
     """Log-residual quantiles ``z_lo``, ``z_hi`` and the regime key used (``regime_depth``: 0 the
     finest) for the rows of ``source``, from the other sources' rows only."""
@@ -101,12 +96,13 @@ def held_out_bands(ext: pd.DataFrame, source: str, level: float, min_rows: int) 
     others = ext[~mine]
     z = np.log(others["measured"] / others["predicted"])
     out = pd.DataFrame(index=ext.index[mine], columns=["z_lo", "z_hi", "regime_depth"], dtype=float)
+    ends = [(1 - level) / 2, (1 + level) / 2]  # the quantiles of the log residuals
     for depth, key in enumerate(REGIME_KEYS):
         todo = out["z_lo"].isna()
         if not todo.any():
             break
         groups = z.groupby([others[k] for k in key])
-        sizes, bands = groups.size(), groups.apply(lambda g: _quantiles(g.to_numpy(), level))
+        sizes, bands = groups.size(), groups.apply(lambda g: tuple(np.quantile(g.to_numpy(), ends)))
         cells = ext.loc[out.index[todo], list(key)]
         for idx, cell in zip(cells.index, map(tuple, cells.to_numpy()), strict=True):
             cell = cell[0] if len(key) == 1 else cell
@@ -123,7 +119,7 @@ def loso_intervals(
     ext = external.compare(level) if ext is None else ext
     keep, frame = external.asked()
     rows = external.table().iloc[keep].reset_index(drop=True)
-    pred = external_predict.predict_rows(frame, level=level)
+    pred = external_scope.predict_rows(frame, level=level)
     ext = regimes(ext, pred).join(physical_limits(ext, pred, rows))
     bands = pd.concat(
         [held_out_bands(ext, s, level, min_rows) for s in ext["source_title"].unique()]
@@ -197,16 +193,3 @@ def per_regime(level: float = 0.8, min_rows: int = MIN_ROWS) -> pd.DataFrame:
     keys = ["quantity", "regime", "band"]
     errors = long.groupby(keys).agg(mdape_pct=("ape_pct", "median"), ratio=("ratio", "median"))
     return _scores(long.assign(measured=long["ratio"]), keys).merge(errors.reset_index(), on=keys)
-
-
-__all__ = [
-    "REGIME_KEYS",
-    "bounded",
-    "held_out_bands",
-    "loso_intervals",
-    "per_quantity",
-    "per_regime",
-    "per_source",
-    "physical_limits",
-    "regimes",
-]
