@@ -8,7 +8,7 @@ physics fixes a sign, XGBoost's ``monotone_constraints`` hold it: the correction
 load rises, so neither does the prediction. The clip bounds how far data may pull physics.
 
 This module predicts with numpy (:mod:`trees`); fitting, which needs XGBoost, is in
-:func:`wattgpu_lite.hybrid.fit.fitting.fit_correction`, so a prediction never imports XGBoost.
+:func:`wattgpu_lite.hybrid.fit.candidates.fit_correction`, so a prediction never imports XGBoost.
 """
 
 from __future__ import annotations
