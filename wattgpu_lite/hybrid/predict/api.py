@@ -22,7 +22,6 @@ from wattgpu_lite.energy.notes import serving_notes
 from wattgpu_lite.energy.request import Request, check_request
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals, one_config, steps
-from wattgpu_lite.hybrid.predict.fitting_hint import fitting_hint
 from wattgpu_lite.hybrid.predict.frame_checks import check_columns
 from wattgpu_lite.hybrid.predict.many import predict_frame, with_workload
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -118,14 +117,7 @@ def predict_request(
         built=built,
         **deploy,
     )
-    _raise_for_status(
-        out,
-        model.name,
-        device.name,
-        rate,
-        batch=bat,
-        fit_hint=lambda: fitting_hint(model, device, layout, fmt, t_in=t_in, t_out=t_out, req=req),
-    )
+    _raise_for_status(out, model.name, device.name, rate, batch=bat, fit_hint=req.fitting_hint)
     inputs = Inputs(
         model.name,
         device.name,
@@ -170,7 +162,7 @@ def _raise_for_status(
     fit_hint: Callable[[], str] = lambda: "",
 ) -> None:
     """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
-    (asked only for a model that does not fit, :func:`fitting_hint`) when that gives one."""
+    (asked only for a model that does not fit, ``Request.fitting_hint``) when that gives one."""
     if out.status[0] is Status.OK:  # no message ("" for OK): nothing to raise
         return
     message = _message(out, 0, llm, gpu, rate=rate, batch=batch)
