@@ -25,6 +25,8 @@ step's own), of one decode step of B sequences (1 + L at a rate, the batch offli
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from wattgpu_lite.energy.request import check_request
 from wattgpu_lite.hybrid.predict import intervals
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict_request
@@ -76,7 +78,7 @@ def explain(
     summed = {k: step["terms"][k] for k in (step["roofline"], "layout", "prompt", "fixed")}
     step["binding"] = BINDINGS[max(summed, key=lambda k: summed[k])]
     corrections = _corrections(out, _why(hm, out, device.name, is_moe=model.is_moe))
-    return Explanation(
+    x = Explanation(
         prediction=p,
         step_batch=float(out.step_batch[0]),
         bytes_per_step=step["bytes"],
@@ -94,8 +96,9 @@ def explain(
         corrections=corrections,
         basis=str(out.basis[0]),
         widening=float(out.widening[0]),
-        parts=parts_of(p, out, step, corrections),
+        parts=(),
     )
+    return replace(x, parts=parts_of(x))
 
 
 def _why(hm: HybridState, out: StepResult, gpu: str, *, is_moe: bool) -> str:
