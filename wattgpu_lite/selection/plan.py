@@ -80,7 +80,8 @@ def rate_plans(
         else w
         for w, d in zip(why, gpus, strict=True)
     ]
-    cols = _columns(gpus, lays, out, np.where(np.isfinite(replicas), replicas, shown), why)
+    count = np.where(np.isfinite(replicas), replicas, shown)
+    cols = _columns(gpus, lays, out, replicas=count, why=why)
     # each replica serves λ/R, so its energy per token, P̄ / ((λ/R)·T_out), is already the
     # plan's: R·P̄ / (λ·T_out)
     more = {
@@ -110,7 +111,7 @@ def batch_plans(
             why.append(str(status))
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
-    cols = _columns(gpus, lays, out, np.where(out.status == "ok", 1.0, np.nan), why)
+    cols = _columns(gpus, lays, out, replicas=np.where(out.status == "ok", 1.0, np.nan), why=why)
     explain = _explain(cols, out, llm, lays, weights=weights)
     return cols | explain | {"total_power_w": cols["power_w"]}
 
@@ -152,7 +153,7 @@ def _why_not(replicas: float, r_max: float, light_itl: float, sla_s: float) -> s
     return ""
 
 
-def _columns(gpus, lays: list[Parallel], out: StepResult, replicas, why) -> Columns:
+def _columns(gpus, lays: list[Parallel], out: StepResult, *, replicas, why) -> Columns:
     """The plans' columns (numpy arrays, text as objects) from one prediction of every plan
     (``lays``: their layouts)."""
     cols = {q: getattr(out, q) for q in QUANTITIES}

@@ -35,7 +35,6 @@ from wattgpu_lite.hybrid.predict.explanation import (
     REL,
     Correction,
     Explanation,
-    Part,
     parts_of,
 )
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -43,8 +42,6 @@ from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
-
-__all__ = ["BINDINGS", "Correction", "Explanation", "Part", "explain"]
 
 
 def explain(

@@ -17,8 +17,6 @@ import pandas as pd
 from wattgpu_lite.hybrid.predict.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
 from wattgpu_lite.jsonio import dumps, rounded
 
-__all__ = ["BINDINGS", "Correction", "Explanation", "Part", "parts_of"]
-
 # the step-time terms that add up to the backbone step time, and what binds when each is largest
 BINDINGS = {
     "memory": "bandwidth",
@@ -165,7 +163,7 @@ def parts_of(x: Explanation) -> tuple[Part, ...]:
         ),
         ("power", "replica TDP", x.replica_tdp_w, "W", "hard bound: G x TDP"),
     )
-    parts += [Part(*row[:4], note=row[4]) for row in bounds_and_power]
+    parts += [Part(g, n, v, u, note=note) for g, n, v, u, note in bounds_and_power]
     for c in x.corrections.values():
         name = "power" if c.target == "power" else "ITL"
         note = f"held at the {c.bound}" if c.bound else ("learned" if c.applies else "physics")
