@@ -13,7 +13,6 @@ models on one GPU; anything else gets the backbone alone with wider, "physics" i
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import pandas as pd
 
@@ -117,7 +116,7 @@ def predict_request(
         built=built,
         **deploy,
     )
-    _raise_for_status(out, model.name, device.name, rate, batch=bat, fit_hint=req.fitting_hint)
+    _raise_for_status(out, req, batch=bat)
     inputs = Inputs(
         model.name,
         device.name,
@@ -152,37 +151,20 @@ def _model(correction: bool, state: HybridState) -> HybridState:
     return state if correction else state.backbone_only()
 
 
-def _raise_for_status(
-    out: StepResult,
-    llm: str,
-    gpu: str,
-    rate: float,
-    *,
-    batch: float,
-    fit_hint: Callable[[], str] = lambda: "",
-) -> None:
-    """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
-    (asked only for a model that does not fit, ``Request.fitting_hint``) when that gives one."""
-    if out.status[0] is Status.OK:  # no message ("" for OK): nothing to raise
+def _raise_for_status(out: StepResult, req: Request, *, batch: float) -> None:
+    """CapacityError when row 0 is not OK, its status's message (at ``batch``, the batch row 0
+    ran at) with the request's hint (``Request.fitting_hint``, asked only for a model that does
+    not fit) when that gives one."""
+    status = Status(out.status[0])
+    if status is Status.OK:  # no message ("" for OK): nothing to raise
         return
-    message = _message(out, 0, llm, gpu, rate=rate, batch=batch)
-    hint = fit_hint() if message and Status(out.status[0]) is Status.NO_FIT else ""
+    held = {"max_batch": float(out.max_batch[0]), "capacity_qps": float(out.capacity_qps[0])}
+    message = status.message(req.llm.name, req.gpu.name, req.rate_qps, batch, **held)
+    hint = req.fitting_hint() if message and status is Status.NO_FIT else ""
     if hint:
         message = message.replace("; pick a GPU", f"; {hint}, or pick a GPU", 1)
     if message:
         raise CapacityError(message)
-
-
-def _message(out: StepResult, i: int, llm: str, gpu: str, *, rate: float, batch: float) -> str:
-    """Why row ``i`` has no answer ("" when OK)."""
-    return Status(out.status[i]).message(
-        llm,
-        gpu,
-        rate,
-        batch,
-        max_batch=float(out.max_batch[i]),
-        capacity_qps=float(out.capacity_qps[i]),
-    )
 
 
 def _notes(model: HybridState, out: StepResult, i: int) -> tuple[str, ...]:
