@@ -22,12 +22,11 @@ from wattgpu_lite.energy.request import Request, check_request
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals, one_config, steps
 from wattgpu_lite.hybrid.predict.frame_cells import with_workload
-from wattgpu_lite.hybrid.predict.frame_checks import check_columns
 from wattgpu_lite.hybrid.predict.many import predict_frame
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
-from wattgpu_lite.specs.frame import check_result_columns
+from wattgpu_lite.specs.frame import check_columns, check_result_columns
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
