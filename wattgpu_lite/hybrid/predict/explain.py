@@ -25,8 +25,6 @@ step's own), of one decode step of B sequences (1 + L at a rate, the batch offli
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from wattgpu_lite.energy.request import check_request
 from wattgpu_lite.hybrid.predict import intervals
 from wattgpu_lite.hybrid.predict.api import DEFAULT_LEVEL, predict_request
@@ -35,7 +33,6 @@ from wattgpu_lite.hybrid.predict.explanation import (
     REL,
     Correction,
     Explanation,
-    parts_of,
 )
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import StepResult
@@ -75,7 +72,7 @@ def explain(
     summed = {k: step["terms"][k] for k in (step["roofline"], "layout", "prompt", "fixed")}
     step["binding"] = BINDINGS[max(summed, key=lambda k: summed[k])]
     corrections = _corrections(out, _why(hm, out, device.name, is_moe=model.is_moe))
-    x = Explanation(
+    return Explanation(
         prediction=p,
         step_batch=float(out.step_batch[0]),
         bytes_per_step=step["bytes"],
@@ -93,9 +90,7 @@ def explain(
         corrections=corrections,
         basis=str(out.basis[0]),
         widening=float(out.widening[0]),
-        parts=(),
     )
-    return replace(x, parts=parts_of(x))
 
 
 def _why(hm: HybridState, out: StepResult, gpu: str, *, is_moe: bool) -> str:

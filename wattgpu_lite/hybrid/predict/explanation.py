@@ -1,8 +1,9 @@
 """What ``wl.explain`` returns: the parts of one prediction, as typed records and a table.
 
 :class:`Explanation` holds the :class:`Prediction` of ``wl.predict`` and the :class:`Part` rows
-(:func:`parts_of` puts them in reading order, from the other fields); :class:`Correction` says, per target, what the
-learned part did and which bound held it (:mod:`wattgpu_lite.hybrid.predict.explain`).
+(:func:`parts_of` puts them in reading order, from its other fields); :class:`Correction` says,
+per target, what the learned part did and which bound held it
+(:mod:`wattgpu_lite.hybrid.predict.explain`).
 """
 
 from __future__ import annotations
@@ -80,8 +81,12 @@ class Explanation:
     corrections: dict[str, Correction]
     basis: str
     widening: float
-    parts: tuple[Part, ...]
+    parts: tuple[Part, ...] = ()  # none given: filled from the fields above (:func:`parts_of`)
     kind: ClassVar[str] = "explain"
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            object.__setattr__(self, "parts", parts_of(self))
 
     @property
     def inputs(self) -> Inputs:
