@@ -31,7 +31,7 @@ PKG = "wattgpu_lite"
 # module -> (functions to mutate, "*" for module-level constants too; the tests that cover them)
 TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "specs/workload.py": (("*", "server_time_per_token_s"), ("tests/kit/test_mutation_oracles.py", "tests/wattgpu/test_predictors.py::test_predictions_are_physical", "tests/kit/test_golden.py")),
-    "energy/breakdown.py": (("breakdown_frame", "components_j"), ("tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py")),
+    "energy/breakdown.py": (("breakdown_frame",), ("tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py")),
     "metrics.py": (("ape_pct", "mdape_pct"), ("tests/kit/test_mutation_oracles.py", "tests/kit/test_each_concept_once.py")),
     "wattgpu/metrics.py": (("pearson_r",), ("tests/kit/test_mutation_oracles.py",)),
     "wattgpu/evaluation.py": (("folds",), ("tests/kit/test_mutation_oracles.py",)),

@@ -28,7 +28,7 @@ UNIT_HW = (0.0, 1.0, 1e30, 1e30, 1e30, 0.0, 0.0, 1e30)  # energy terms are bit c
 
 
 def _bits(llm, batch, t_out=100, weights=None):
-    return P.physical_terms_j(P.llm_args(llm, weights), (50, t_out, batch), UNIT_HW, kappa=1.0)
+    return P.physical_evaluate(P.llm_args(llm, weights), (50, t_out, batch), UNIT_HW, kappa=1.0)[0]
 
 
 def test_batch_of_one_reads_the_active_parameters_per_step():
@@ -47,8 +47,8 @@ def test_a_large_batch_reads_every_expert_and_shares_it():
 def test_flops_follow_the_active_parameters():
     dense = dataclasses.replace(MIXTRAL, name="dense", n_experts=0, n_experts_active=0,
                                 n_moe_layers=0, params_expert_b=0.0, params_active_b=0.0)  # fmt: skip
-    per_token = {m.name: float(P.physical_terms_j(P.llm_args(m), (1, 1, 1), (1.0, 0, 1e30, 1e30,
-                 1e30, 0.0, 1.0, 1e30), kappa=1.0)["decode", "compute"]) for m in (MIXTRAL, dense)}  # fmt: skip
+    per_token = {m.name: float(P.physical_evaluate(P.llm_args(m), (1, 1, 1), (1.0, 0, 1e30, 1e30,
+                 1e30, 0.0, 1.0, 1e30), kappa=1.0)[0]["decode", "compute"]) for m in (MIXTRAL, dense)}  # fmt: skip
     attention = 4 * 32 * 4096 * 1  # one token attending to the one-token prompt
     assert per_token[MIXTRAL.name] == pytest.approx(2 * MIXTRAL.params_active_b * 1e9 + attention)
     assert per_token[MIXTRAL.name] < per_token["dense"] / 3
@@ -63,7 +63,7 @@ def test_every_expert_active_is_the_dense_model_numerically():
     dense[2:6] = [1.0, 1.0, 0.0, 0.0]
     hw = P.gpu_args(wl.gpu("H100 SXM"), 0.19, "spec")
     for batch in (1, 7, 256):
-        a, b = (P.physical_terms_j(x, (500, 300, batch), hw, kappa=1.4) for x in (moe, dense))
+        a, b = (P.physical_evaluate(x, (500, 300, batch), hw, kappa=1.4)[0] for x in (moe, dense))
         # one closed-form expression, no fit: the two argument tuples differ only by rounding
         assert all(np.isclose(float(a[k]), float(b[k]), rtol=1e-12) for k in a)
 

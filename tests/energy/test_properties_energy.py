@@ -53,9 +53,9 @@ def test_physical_energy_grows_with_model_size(llm, gpu, t_in, t_out, batch, fac
     model = list(P.llm_args(wl.llm(llm)))
     hw = P.gpu_args(wl.gpu(gpu), P.defaults()["static_fraction"])
     work, kappa = (t_in, t_out, batch), P.defaults()["kappa"]
-    small = sum(P.physical_terms_j(model, work, hw, kappa=kappa).values())
+    small = sum(P.physical_evaluate(model, work, hw, kappa=kappa)[0].values())
     model[0] *= factor  # N: more parameters, same attention shape
-    assert sum(P.physical_terms_j(model, work, hw, kappa=kappa).values()) > small
+    assert sum(P.physical_evaluate(model, work, hw, kappa=kappa)[0].values()) > small
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
@@ -75,7 +75,7 @@ def test_the_generated_function_equals_the_sympy_expressions(llm, gpu, t_in, t_o
               1.0 + (g == 8 and not ep), 1.0 + (g == 8 and ep), 5e10, 2.7e-6)  # fmt: skip
     kappa = P.defaults()["kappa"]
     values = (*model, t_in, t_out, batch, *hw, kappa, *deploy)
-    numeric = P.physical_terms_j(model, (t_in, t_out, batch), hw, kappa=kappa, deploy=deploy)
+    numeric = P.physical_evaluate(model, (t_in, t_out, batch), hw, kappa=kappa, deploy=deploy)[0]
     subs = {k: sp.Float(v, 30) for k, v in zip(CG.ARGS, values, strict=True)}
     for key, expr in EXPRESSIONS.items():
         exact = float(expr.xreplace(subs).evalf(20))

@@ -69,9 +69,9 @@ def test_fp8_halves_the_kv_traffic_terms_and_nothing_else_moves_at_a_memory_boun
     m, g = wl.llm(LLAMA), wl.gpu(H100)
     hw = model_gpu_args(m, g, 0.1, "antepara")
     work = (2000.0, 1000.0, 8.0)
-    auto = P.physical_terms_j(llm_args(m), work, hw, kappa=1.0, deploy=single_gpu())
-    fp8 = P.physical_terms_j(llm_args(m, kv_cache="fp8"), work, hw, kappa=1.0,
-                             deploy=single_gpu())  # fmt: skip
+    auto = P.physical_evaluate(llm_args(m), work, hw, kappa=1.0, deploy=single_gpu())[0]
+    fp8 = P.physical_evaluate(llm_args(m, kv_cache="fp8"), work, hw, kappa=1.0,
+                             deploy=single_gpu())[0]  # fmt: skip
     for (phase, comp), value in auto.items():
         if comp in KV_TERMS:
             assert float(fp8[(phase, comp)]) == pytest.approx(0.5 * float(value), rel=1e-15)

@@ -33,8 +33,8 @@ def test_the_decode_window_is_the_run_step_less_its_prefill_share():
             run = S.step_time_s(rows, batch, c)
             window = S.decode_window(rows, batch, c)["itl_s"]
             workload = S.Workload(t_in=rows.t_in, t_out=rows.t_out, batch=batch)
-            prefill = P.phase_time_s("prefill", rows.model, workload, S.achieved_hw(rows, c),
-                                     kappa=c.kappa, deploy=rows.deploy)  # fmt: skip
+            prefill = P.physical_evaluate(rows.model, workload, S.achieved_hw(rows, c),
+                                          kappa=c.kappa, deploy=rows.deploy)[1]["prefill"]  # fmt: skip
             np.testing.assert_allclose(run - window, batch * prefill / rows.t_out, rtol=1e-9)
             assert (window < run).all()
 

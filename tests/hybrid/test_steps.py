@@ -50,7 +50,7 @@ def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
     values = interval_steps.bounded_intervals(
         rows, backbone_result, power, itl, floor=floor, half_width_log=half_width_log
     )
-    ok = out.ok
+    ok = out.status == Status.OK
     # Llama-3.1-8B in bf16 does not fit a T4 with a KV cache
     assert list(ok) == [True, True, False, True]
     for q, (v, lo, hi) in values.items():
@@ -72,7 +72,7 @@ def test_the_result_is_frozen_and_its_status_an_enum():
         out.power_w = np.zeros(2)  # type: ignore[misc]
     assert list(out.status) == [Status.OK, Status.SATURATED]
     assert np.isnan(out.power_w[1]) and np.isfinite(out.capacity_qps[1])
-    assert list(out.ok) == [True, False]
+    assert list(out.status == Status.OK) == [True, False]
 
 
 def test_status_priority_no_fit_over_batch_over_saturation():

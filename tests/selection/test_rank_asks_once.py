@@ -38,10 +38,16 @@ def assert_rates_match(r_max, ref, capacity_qps) -> None:
     assert np.all(gap <= 2 * RESOLUTION * capacity_qps[both] + RTOL * ref[both])
 
 
+def predict_plans(llm, plans, t_in, t_out, **asked):
+    """The chain's prediction of every plan (a GPU and a layout each)."""
+    gpus, lays = [g for g, _ in plans], PL._layouts(plans)
+    return chain.predict_plans(llm, gpus, lays, t_in, t_out=t_out, **asked)
+
+
 def reference_search(llm, plans, t_in, t_out, sla_s, level, weights=None):
     """(r_max, ITL at 1e-6 req/s) as the ranking found them before: bisection on the rate, 40
     steps, each step a full prediction of every plan."""
-    light = PL._predict(
+    light = predict_plans(
         llm, plans, t_in, t_out, rate=1e-6, batch=np.nan, level=level, weights=weights
     )
     capacity = light.capacity_qps
@@ -49,7 +55,7 @@ def reference_search(llm, plans, t_in, t_out, sla_s, level, weights=None):
     lo, hi = np.zeros(len(plans)), np.where(ok, capacity * (1 - 1e-9), 0.0)
     for _ in range(40):
         mid = 0.5 * (lo + hi)
-        out = PL._predict(
+        out = predict_plans(
             llm,
             plans,
             t_in,
@@ -100,7 +106,7 @@ def test_the_load_search_finds_the_rates_the_rate_bisection_found(llm_name, t_in
 
 
 def capacity(llm, plans, t_in, t_out):
-    return PL._predict(llm, plans, t_in, t_out, rate=1e-6, batch=np.nan, level=0.8).capacity_qps
+    return predict_plans(llm, plans, t_in, t_out, rate=1e-6, batch=np.nan, level=0.8).capacity_qps
 
 
 def test_itl_and_rate_grow_with_the_load_the_premise_of_the_search():
@@ -149,7 +155,7 @@ def test_the_ranked_table_is_the_one_the_rate_bisection_gave(question, monkeypat
     for column in table.columns:
         new, old = table[column], before[column]
         if column == "max_rate_per_replica_qps":
-            top = PL._predict(wl.llm(llm), current["plans"], current["t_in"], current["t_out"],
+            top = predict_plans(wl.llm(llm), current["plans"], current["t_in"], current["t_out"],
                               rate=1e-6, batch=np.nan, level=0.8, weights=current["weights"]).capacity_qps  # fmt: skip
             order = [_plan_index(current["plans"], row) for row in table.itertuples()]
             assert_rates_match(new.to_numpy(float), old.to_numpy(float),

@@ -11,9 +11,9 @@ import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs
+from wattgpu_lite.energy.request import fewest_gpus_that_fit
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.face.cli.main import main
-from wattgpu_lite.hybrid.predict.fitting_hint import fewest_gpus_that_fit
 from wattgpu_lite.specs.llm_config import is_hub_id
 from wattgpu_lite.specs.resolve import resolve_llm
 

@@ -25,10 +25,3 @@ def breakdown_frame(terms: dict[tuple[str, str], float], t_out: int) -> pd.DataF
     df["energy_wh"] = df["energy_j"] / J_PER_WH
     df["energy_per_token_j"] = df["energy_j"] / t_out
     return df
-
-
-def components_j(breakdown: pd.DataFrame) -> dict[str, float]:
-    """The components (J per request, prefill + decode) and their total."""
-    by = breakdown.groupby("component", sort=False)["energy_j"].sum()
-    out = {c: float(by.get(c, 0.0)) for c in COMPONENTS}
-    return out | {"total": sum(out.values())}

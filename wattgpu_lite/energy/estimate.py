@@ -16,12 +16,7 @@ import numpy as np
 from wattgpu_lite import checks
 from wattgpu_lite.energy import notes
 from wattgpu_lite.energy.backbone import energy_terms, row_arrays
-from wattgpu_lite.energy.breakdown import (  # noqa: F401  (re-exported: energy.estimate.*)
-    COMPONENTS,
-    J_PER_WH,
-    breakdown_frame,
-    components_j,
-)
+from wattgpu_lite.energy.breakdown import COMPONENTS  # noqa: F401  (re-exported)
 from wattgpu_lite.energy.paper import (  # noqa: F401  (re-exported: the paper-mode API)
     paper_in_per_token_j,
     paper_out_per_token_j,

@@ -1,7 +1,6 @@
-"""What an energy estimate should tell its reader: refused deployments and notes on the result.
+"""What an energy estimate should tell its reader: notes on the result (the deployments it
+refuses, :func:`wattgpu_lite.energy.args.check_deployment`, never get this far).
 
-Refused (InvalidInputError): a tensor-parallel degree that does not divide the attention heads
-(vLLM checks the same), expert parallelism without routed experts or over more GPUs than experts.
 Noted: weights that do not fit, a batch beyond the KV cache, a precision without its own tensor
 cores (the peak used), tensor groups that run at different peaks, the experts a decode step
 touches.
@@ -11,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from wattgpu_lite.energy.args import check_deployment  # noqa: F401  (re-exported)
 from wattgpu_lite.energy.occupancy import kv_capacity_seqs, weight_bytes, weights_fit
 from wattgpu_lite.energy.precision import compute_peak_tflops, streamed_formats
 from wattgpu_lite.specs.engine import DEFAULT_ENGINE, kv_bytes_scale, kv_cache_bits

@@ -46,7 +46,6 @@ __all__ = [
     "PHASES",
     "PHYSICAL_BASIS",
     "RECORDS",
-    "active_time_s",
     "as_record",
     "configured_symbols",
     "defaults",
@@ -57,10 +56,8 @@ __all__ = [
     "gpu_coefficients_j",
     "llm_args",
     "model_gpu_args",
-    "phase_time_s",
     "physical_evaluate",
     "physical_reduced",
-    "physical_terms_j",
     "single_gpu",
 ]
 COMPONENTS, PHASES, KEYS = (
@@ -220,19 +217,3 @@ def _full(value, shape: tuple) -> np.ndarray:
     if isinstance(value, np.ndarray) and value.shape == shape and value.dtype is _FLOAT:
         return value
     return np.broadcast_to(np.asarray(value, dtype=float), shape)
-
-
-def physical_terms_j(model, workload, hardware, *, kappa, deploy=None) -> dict:
-    """{(phase, component): J per request for the whole replica}; workload = (t_in, t_out, batch)."""
-    return physical_evaluate(model, workload, hardware, kappa=kappa, deploy=deploy)[0]
-
-
-def phase_time_s(phase: str, model, workload, hardware, *, kappa, deploy=None):
-    """Time of ``phase`` per request (s): the batch's roofline + communication time / B."""
-    return physical_evaluate(model, workload, hardware, kappa=kappa, deploy=deploy)[1][phase]
-
-
-def active_time_s(model, workload, hardware, *, kappa, deploy=None):
-    """Time per request (s), prefill + decode (the batch's time divided by B)."""
-    times = physical_evaluate(model, workload, hardware, kappa=kappa, deploy=deploy)[1]
-    return times["prefill"] + times["decode"]

@@ -23,6 +23,7 @@ import numpy as np
 from wattgpu_lite import checks
 from wattgpu_lite.energy.args import check_deployment, deploy_args
 from wattgpu_lite.energy.backbone import row_arrays
+from wattgpu_lite.energy.occupancy import kv_capacity_seqs
 from wattgpu_lite.energy.precision import canonical_format, served_format
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.schema import LAMBDA_QPS, SCENARIOS
@@ -71,6 +72,20 @@ class Request:
         if given == check_serving():
             return {}
         return dict(zip(("kv_cache", "engine", "max_num_seqs"), given, strict=True))
+
+    def fitting_hint(self) -> str:
+        """The hint a CapacityError of ``wl.predict`` adds: "try num_gpus=N" when N GPUs of the
+        request's GPU hold what its layout does not (:func:`fewest_gpus_that_fit`), or ""."""
+        model, device, t_in, t_out = self.llm, self.gpu, self.t_in, self.t_out
+        serving = {"kv_cache": self.kv_cache, "engine": self.engine}
+        layout = {"num_gpus": self.layout, "weights": self.weights}
+        if kv_capacity_seqs(model, device, t_in, t_out, **layout, **serving) >= 1:
+            return ""
+        start = self.layout.num_gpus
+        n = fewest_gpus_that_fit(
+            model, device, self.weights, t_in, t_out=t_out, start=start, **serving
+        )
+        return "" if n is None else f"try num_gpus={n} ({n} × {device.name}, tensor parallel)"
 
 
 def resolve_load(scenario, rate_qps, batch) -> tuple[float, float, bool]:
@@ -123,6 +138,25 @@ def check_num_gpus(num_gpus, model, device, *, expert_parallel: bool = False):
     if num_gpus > 1:  # one GPU has no link (deploy_args builds its record without reading one)
         deploy_args(device, int(num_gpus))  # InvalidInputError when the link bandwidth is unknown
     return int(num_gpus)
+
+
+def fewest_gpus_that_fit(
+    model, device, weights: str, t_in: int, *, t_out: int, start=1, kv_cache=None, engine=None
+) -> int | None:
+    """The fewest tensor-parallel GPUs above ``start`` (and at most MAX_GPUS) on which ``model``
+    runs at all, by the kit's one memory rule: the KV cache of the replica (at ``kv_cache``, in
+    the ``engine``'s share of memory) holds at least one sequence of ``t_in`` + ``t_out`` tokens
+    beside the weights (:func:`~wattgpu_lite.energy.occupancy.kv_capacity_seqs` ≥ 1), and the
+    layout splits the heads evenly (:func:`check_num_gpus`); None when no count does."""
+    serving = {"weights": weights, "kv_cache": kv_cache, "engine": engine}
+    for n in range(start + 1, MAX_GPUS + 1):
+        try:
+            check_num_gpus(n, model, device)
+        except InvalidInputError:
+            continue
+        if kv_capacity_seqs(model, device, t_in, t_out, num_gpus=n, **serving) >= 1:
+            return n
+    return None
 
 
 def check_request(

@@ -23,7 +23,6 @@ import pandas as pd
 from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import DataFileError
 from wattgpu_lite.hybrid.predict.chain import memory_need_bytes, memory_why_not
-from wattgpu_lite.selection import regions
 from wattgpu_lite.selection.regions import find_region, grid_table
 
 J_PER_KWH = 3.6e6
@@ -131,9 +130,3 @@ def grid_region(region: str) -> pd.Series:
     """The grid row of a code (``FR``, ``fr``, ``world``), an ISO alpha-3 code (``FRA``) or a name
     (``France``); InvalidInputError with the close matches otherwise."""
     return find_region(grid_intensities(), region)
-
-
-def unknown_region_message(region: str) -> str:
-    """Why ``region`` is no grid region, its close matches and the way out
-    (:func:`wattgpu_lite.selection.regions.unknown_region_message`)."""
-    return regions.unknown_region_message(grid_intensities(), region)

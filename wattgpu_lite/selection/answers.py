@@ -44,8 +44,6 @@ from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import BUILT_IN, GIVEN, request_tokens
 
-__all__ = ["defaults_of", "estimate_energy", "explain", "predict", "price_echo"]
-
 
 def price_echo(region: str | None, price_per_kwh: float | None) -> dict[str, str]:
     """The price's ``currency`` (the table's: a price you give is read in it, as every cost

@@ -114,6 +114,3 @@ def _tried_layouts(model, gpu_counts, layouts) -> list[Parallel]:
         return tried
     counts = check_gpu_counts(gpu_counts)
     return [lay for n in counts for lay in layouts_for(model, as_layout(n).num_gpus)]
-
-
-__all__ = ["deployments", "layout_why", "layouts_for"]

@@ -49,35 +49,6 @@ def _layout(n: Parallel | int) -> Parallel:
     return as_layout(int(n) if isinstance(n, np.integer) else n)
 
 
-def _predict(
-    llm: LLM,
-    plans: Sequence[Deployment],
-    t_in,
-    t_out,
-    *,
-    rate,
-    batch,
-    level,
-    weights=None,
-    built=None,
-    serving=None,
-) -> StepResult:
-    gpus, lays = [g for g, _ in plans], _layouts(plans)
-    return chain.predict_plans(
-        llm,
-        gpus,
-        lays,
-        t_in,
-        t_out=t_out,
-        rate=rate,
-        batch=batch,
-        level=level,
-        weights=weights,
-        built=built,
-        serving=serving,
-    )
-
-
 def rate_plans(
     llm, gpus, rate_qps, t_in, t_out, sla_s, level, weights=None, serving=None
 ) -> Columns:
@@ -89,15 +60,9 @@ def rate_plans(
     ``serving``: the KV-cache format, engine and concurrency limit (keywords of
     :func:`~wattgpu_lite.hybrid.predict.chain.plan_rows`; None: the defaults).
     """
-    rep = chain.replicas(
-        llm,
-        [g for g, _ in gpus],
-        _layouts(gpus),
-        t_in,
-        t_out=t_out,
-        weights=weights,
-        serving=serving,
-    )
+    devices, lays, planned = [g for g, _ in gpus], _layouts(gpus), {"weights": weights}
+    planned |= {"t_out": t_out, "serving": serving}
+    rep = chain.replicas(llm, devices, lays, t_in, **planned)
     r_max, light_itl = rep.max_rate_under_sla(sla_s)
     feasible = np.isfinite(r_max) & (r_max > 0)
     per_replica = np.where(feasible, r_max, 0.9 * rep.capacity_qps)
@@ -106,18 +71,8 @@ def rate_plans(
     replicas = np.where(feasible, shown, np.nan)
     shown = np.where(np.isnan(r_max), np.nan, shown)  # a replica that does not fit has no count
     share = rate_qps / np.where(np.isfinite(shown), shown, 1.0)
-    out = _predict(
-        llm,
-        gpus,
-        t_in,
-        t_out,
-        rate=share,
-        batch=np.nan,
-        level=level,
-        weights=weights,
-        built=(rep.rows, rep.cap),
-        serving=serving,
-    )
+    built, at = (rep.rows, rep.cap), {"rate": share, "batch": np.nan, "level": level}
+    out = chain.predict_plans(llm, devices, lays, t_in, built=built, **at, **planned)
     why = [_why_not(r, m, lt, sla_s) for r, m, lt in zip(replicas, r_max, light_itl, strict=True)]
     why = [
         deployment_why_not(llm, d, t_in, t_out, weights=weights, serving=serving)
@@ -125,7 +80,8 @@ def rate_plans(
         else w
         for w, d in zip(why, gpus, strict=True)
     ]
-    cols = _columns(gpus, out, np.where(np.isfinite(replicas), replicas, shown), why)
+    count = np.where(np.isfinite(replicas), replicas, shown)
+    cols = _columns(gpus, lays, out, replicas=count, why=why)
     # each replica serves λ/R, so its energy per token, P̄ / ((λ/R)·T_out), is already the
     # plan's: R·P̄ / (λ·T_out)
     more = {
@@ -133,7 +89,7 @@ def rate_plans(
         "max_rate_per_replica_qps": r_max,
         "rate_per_replica_qps": np.where(np.isfinite(shown), share, np.nan),
     }
-    return cols | _explain(cols, out, llm, gpus, weights=weights) | more
+    return cols | _explain(cols, out, llm, lays, weights=weights) | more
 
 
 def batch_plans(
@@ -141,23 +97,12 @@ def batch_plans(
 ) -> Columns:
     """One plan per deployment at a fixed batch (None: the Watt Counts offline load, 1,000
     prompts at once on the sequences the replica holds); ``serving`` as :func:`rate_plans`'."""
-    devices = [g for g, _ in gpus]
-    rows, cap = chain.plan_rows(
-        llm, devices, _layouts(gpus), t_in, t_out=t_out, weights=weights, serving=serving
-    )
+    devices, lays, planned = [g for g, _ in gpus], _layouts(gpus), {"weights": weights}
+    planned |= {"t_out": t_out, "serving": serving}
+    rows, cap = chain.plan_rows(llm, devices, lays, t_in, **planned)
     b = chain.offline_batch(cap) if batch is None else np.full(len(gpus), batch)
-    out = _predict(
-        llm,
-        gpus,
-        t_in,
-        t_out,
-        rate=np.nan,
-        batch=np.where(cap >= 1, b, 1.0),
-        level=level,
-        weights=weights,
-        built=(rows, cap),
-        serving=serving,
-    )
+    at = {"rate": np.nan, "batch": np.where(cap >= 1, b, 1.0), "level": level}
+    out = chain.predict_plans(llm, devices, lays, t_in, built=(rows, cap), **at, **planned)
     why = []
     for status, itl, d in zip(out.status, out.itl_s, gpus, strict=True):
         if status == "does not fit in memory":
@@ -166,16 +111,16 @@ def batch_plans(
             why.append(str(status))
         else:
             why.append("" if itl <= sla_s else f"ITL {itl * 1e3:.1f} ms > SLA {sla_s * 1e3:g} ms")
-    cols = _columns(gpus, out, np.where(out.status == "ok", 1.0, np.nan), why)
-    explain = _explain(cols, out, llm, gpus, weights=weights)
+    cols = _columns(gpus, lays, out, replicas=np.where(out.status == "ok", 1.0, np.nan), why=why)
+    explain = _explain(cols, out, llm, lays, weights=weights)
     return cols | explain | {"total_power_w": cols["power_w"]}
 
 
-def _explain(cols: Columns, out: StepResult, llm, plans, *, weights) -> Columns:
+def _explain(cols: Columns, out: StepResult, llm, lays: list[Parallel], *, weights) -> Columns:
     """The layout columns (:mod:`wattgpu_lite.selection.layouts`): share of a step in the
     layout's term at the plan's load (the sequences in the step a request sees, and the rows,
-    of the plans' result ``out``), weights per GPU."""
-    lays, shares = _layouts(plans), chain.step_shares(out.rows, out.step_batch)
+    of the plans' result ``out``), weights per GPU; ``lays``: the plans' layouts."""
+    shares = chain.step_shares(out.rows, out.step_batch)
     ok = np.isfinite(cols["energy_per_token_j"])
     gb = {p: chain.weights_per_gpu_gb(llm, p, weights) for p in set(lays)}  # per layout
     return {
@@ -208,11 +153,11 @@ def _why_not(replicas: float, r_max: float, light_itl: float, sla_s: float) -> s
     return ""
 
 
-def _columns(gpus, out: StepResult, replicas, why) -> Columns:
-    """The plans' columns (numpy arrays, text as objects) from one prediction of every plan."""
+def _columns(gpus, lays: list[Parallel], out: StepResult, *, replicas, why) -> Columns:
+    """The plans' columns (numpy arrays, text as objects) from one prediction of every plan
+    (``lays``: their layouts)."""
     cols = {q: getattr(out, q) for q in QUANTITIES}
     cols |= {f"{q}_{e}": getattr(out, f"{q}_{e}") for q in QUANTITIES for e in ("lo", "hi")}
-    lays = _layouts(gpus)
     return {
         "gpu": _text([g.name for g, _ in gpus]),
         "num_gpus": np.array([p.num_gpus for p in lays]),

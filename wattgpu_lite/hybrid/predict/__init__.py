@@ -6,8 +6,8 @@ reads its configuration's physics arguments, kept (:mod:`~wattgpu_lite.hybrid.pr
 
 - :mod:`~wattgpu_lite.hybrid.predict.api`: ``wl.predict`` and ``wl.predict_many``
   (:mod:`~wattgpu_lite.hybrid.predict.many`: its frame through the steps, a chunk at a time);
-  :mod:`~wattgpu_lite.energy.request`: the checked request every entry point and frame row builds;
-  :mod:`~wattgpu_lite.hybrid.predict.fitting_hint`: the GPUs a model that does not fit needs;
+  :mod:`~wattgpu_lite.energy.request`: the checked request every entry point and frame row builds
+  (and the GPUs a model that does not fit needs);
 - :mod:`~wattgpu_lite.hybrid.predict.model`: the shipped state (constants, trees, ranges, tables);
 - :mod:`~wattgpu_lite.hybrid.predict.correction`, :mod:`~wattgpu_lite.hybrid.predict.trees`: the
   bounded, monotone correction in log space, its trees evaluated with numpy

@@ -13,7 +13,6 @@ models on one GPU; anything else gets the backbone alone with wider, "physics" i
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import replace
 
 import pandas as pd
@@ -23,13 +22,12 @@ from wattgpu_lite.energy.notes import serving_notes, weights_notes
 from wattgpu_lite.energy.request import Request, check_request
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals, one_config, steps
-from wattgpu_lite.hybrid.predict.fitting_hint import fitting_hint
-from wattgpu_lite.hybrid.predict.frame_checks import check_columns
-from wattgpu_lite.hybrid.predict.many import predict_frame, with_workload
+from wattgpu_lite.hybrid.predict.frame_cells import with_workload
+from wattgpu_lite.hybrid.predict.many import predict_frame
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Inputs, Prediction, prediction_of
 from wattgpu_lite.hybrid.predict.result import NUMERIC_COLUMNS, Status, StepResult
-from wattgpu_lite.specs.frame import check_result_columns
+from wattgpu_lite.specs.frame import check_columns, check_result_columns
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
@@ -120,14 +118,7 @@ def predict_request(
         built=built,
         **deploy,
     )
-    _raise_for_status(
-        out,
-        model.name,
-        device.name,
-        rate,
-        batch=bat,
-        fit_hint=lambda: fitting_hint(model, device, layout, fmt, t_in=t_in, t_out=t_out, req=req),
-    )
+    _raise_for_status(out, req, batch=bat)
     inputs = Inputs(
         model.name,
         device.name,
@@ -162,37 +153,20 @@ def _model(correction: bool, state: HybridState) -> HybridState:
     return state if correction else state.backbone_only()
 
 
-def _raise_for_status(
-    out: StepResult,
-    llm: str,
-    gpu: str,
-    rate: float,
-    *,
-    batch: float,
-    fit_hint: Callable[[], str] = lambda: "",
-) -> None:
-    """CapacityError when row 0 is not OK, its message (:func:`_message`) with ``fit_hint()``
-    (asked only for a model that does not fit, :func:`fitting_hint`) when that gives one."""
-    if out.status[0] is Status.OK:  # no message ("" for OK): nothing to raise
+def _raise_for_status(out: StepResult, req: Request, *, batch: float) -> None:
+    """CapacityError when row 0 is not OK, its status's message (at ``batch``, the batch row 0
+    ran at) with the request's hint (``Request.fitting_hint``, asked only for a model that does
+    not fit) when that gives one."""
+    status = Status(out.status[0])
+    if status is Status.OK:  # no message ("" for OK): nothing to raise
         return
-    message = _message(out, 0, llm, gpu, rate=rate, batch=batch)
-    hint = fit_hint() if message and Status(out.status[0]) is Status.NO_FIT else ""
+    held = {"max_batch": float(out.max_batch[0]), "capacity_qps": float(out.capacity_qps[0])}
+    message = status.message(req.llm.name, req.gpu.name, req.rate_qps, batch, **held)
+    hint = req.fitting_hint() if message and status is Status.NO_FIT else ""
     if hint:
         message = message.replace("; pick a GPU", f"; {hint}, or pick a GPU", 1)
     if message:
         raise CapacityError(message)
-
-
-def _message(out: StepResult, i: int, llm: str, gpu: str, *, rate: float, batch: float) -> str:
-    """Why row ``i`` has no answer ("" when OK)."""
-    return Status(out.status[i]).message(
-        llm,
-        gpu,
-        rate,
-        batch,
-        max_batch=float(out.max_batch[i]),
-        capacity_qps=float(out.capacity_qps[i]),
-    )
 
 
 def _notes(model: HybridState, out: StepResult, i: int) -> tuple[str, ...]:

@@ -42,8 +42,6 @@ from wattgpu_lite.hybrid.predict.sla import plan_rows
 from wattgpu_lite.specs.catalog import GPU, gpu
 from wattgpu_lite.specs.layout import Parallel
 
-Rows = tuple[backbone.Rows, np.ndarray]  # the plans' backbone rows, their KV capacity (sequences)
-
 
 def predict_plans(
     llm, gpus, layouts, t_in, *, t_out, rate, batch, level, weights=None, built=None, serving=None
@@ -156,13 +154,11 @@ __all__ = [
     "FORM_FIELDS",
     "HybridState",
     "Prediction",
-    "Rows",
     "StepResult",
     "check_asked",
     "check_num_gpus",
     "estimate_energy",
     "explain",
-    "ideal_links",
     "measured_boards",
     "memory_need_bytes",
     "memory_why_not",

@@ -33,16 +33,12 @@ from wattgpu_lite.hybrid.predict.explanation import (
     REL,
     Correction,
     Explanation,
-    Part,
-    parts_of,
 )
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
-
-__all__ = ["BINDINGS", "Correction", "Explanation", "Part", "explain"]
 
 
 def explain(
@@ -94,7 +90,6 @@ def explain(
         corrections=corrections,
         basis=str(out.basis[0]),
         widening=float(out.widening[0]),
-        parts=parts_of(p, out, step, corrections),
     )
 
 
@@ -131,31 +126,26 @@ def _why(hm: HybridState, out: StepResult, gpu: str, *, is_moe: bool) -> str:
 
 def _corrections(out: StepResult, why: str) -> dict[str, Correction]:
     """Per target, the backbone value of row 0, its learned factor (the correction step's) and
-    the final value, and the bound that holds it."""
-    applies = why.startswith("the learned")
+    the final value, and the bound that holds it: the one below when backbone × factor lies
+    under the final value, the one above when over (the ITL's floor only where it holds)."""
+    at_floor = float(out.itl_s[0]) <= float(out.itl_floor_s[0]) * (1 + REL)
+    held_by = {"power": ("idle power", "TDP"), "itl": ("floor" if at_floor else "", "")}
     corrections_by_target = {}
-    for target, key, final_key in (
-        ("power", "backbone_power_w", "power_w"),
-        ("itl", "backbone_itl_s", "itl_s"),
-    ):
-        backbone_value, final = float(getattr(out, key)[0]), float(getattr(out, final_key)[0])
-        raw_factor = float(out.factor[target][0])
-        bound = ""
-        at_floor = final <= float(out.itl_floor_s[0]) * (1 + REL)
-        if target == "itl" and at_floor and backbone_value * raw_factor < final * (1 - REL):
-            bound = "floor"
-        if target == "power":
-            if backbone_value * raw_factor < final * (1 - REL):
-                bound = "idle power"
-            elif backbone_value * raw_factor > final * (1 + REL):
-                bound = "TDP"
+    for target, key in (("power", "power_w"), ("itl", "itl_s")):
+        backbone_value = float(getattr(out, f"backbone_{key}")[0])
+        final, raw_factor = float(getattr(out, key)[0]), float(out.factor[target][0])
+        below, above = held_by[target]
+        learned = backbone_value * raw_factor
+        bound = (
+            below if learned < final * (1 - REL) else above if learned > final * (1 + REL) else ""
+        )
         corrections_by_target[target] = Correction(
             target,
             backbone_value,
             raw_factor,
             final,
             factor=final / backbone_value,
-            applies=applies,
+            applies=why.startswith("the learned"),
             bound=bound,
             why=why,
         )

@@ -1,8 +1,9 @@
 """What ``wl.explain`` returns: the parts of one prediction, as typed records and a table.
 
 :class:`Explanation` holds the :class:`Prediction` of ``wl.predict`` and the :class:`Part` rows
-(:func:`parts_of` puts them in reading order); :class:`Correction` says, per target, what the
-learned part did and which bound held it (:mod:`wattgpu_lite.hybrid.predict.explain`).
+(:func:`parts_of` puts them in reading order, from its other fields); :class:`Correction` says,
+per target, what the learned part did and which bound held it
+(:mod:`wattgpu_lite.hybrid.predict.explain`).
 """
 
 from __future__ import annotations
@@ -15,10 +16,7 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from wattgpu_lite.hybrid.predict.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
-from wattgpu_lite.hybrid.predict.result import StepResult
 from wattgpu_lite.jsonio import dumps, rounded
-
-__all__ = ["BINDINGS", "Correction", "Explanation", "Part", "parts_of"]
 
 # the step-time terms that add up to the backbone step time, and what binds when each is largest
 BINDINGS = {
@@ -83,8 +81,12 @@ class Explanation:
     corrections: dict[str, Correction]
     basis: str
     widening: float
-    parts: tuple[Part, ...]
+    parts: tuple[Part, ...] = ()  # none given: filled from the fields above (:func:`parts_of`)
     kind: ClassVar[str] = "explain"
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            object.__setattr__(self, "parts", parts_of(self))
 
     @property
     def inputs(self) -> Inputs:
@@ -132,21 +134,13 @@ def _row(part: Part) -> dict[str, Any]:
     return {"group": row.pop("group"), "part": row.pop("name"), **row}
 
 
-def parts_of(p: Prediction, out: StepResult, step, corr) -> tuple[Part, ...]:
-    """The rows of the table, in reading order: row 0 of ``out``, its decode ``step``
-    (:meth:`StepResult.decode_step` and the ``binding``) and its corrections ``corr``."""
-    i = p.inputs
-    parts = [
-        Part(
-            "load",
-            "sequences in a step",
-            float(out.step_batch[0]),
-            "sequences",
-            note="offline batch" if i.rate_qps is None else "1 + the mean in flight",
-        )
-    ]
-    parts += [Part("bytes per step", k, v, "B") for k, v in step["bytes"].items()]
-    parts += [Part("FLOPs per step", k, v, "FLOP") for k, v in step["flops"].items()]
+def parts_of(x: Explanation) -> tuple[Part, ...]:
+    """The rows of the table of ``x`` (its ``parts`` aside), in reading order."""
+    p, i = x.prediction, x.prediction.inputs
+    load_note = "offline batch" if i.rate_qps is None else "1 + the mean in flight"
+    parts = [Part("load", "sequences in a step", x.step_batch, "sequences", note=load_note)]
+    parts += [Part("bytes per step", k, v, "B") for k, v in x.bytes_per_step.items()]
+    parts += [Part("FLOPs per step", k, v, "FLOP") for k, v in x.flops_per_step.items()]
     notes = {
         "memory": "bytes / (G x eta_bw x peak B/s)",
         "compute": "FLOPs / (G x eta_f x peak FLOP/s)",
@@ -155,48 +149,27 @@ def parts_of(p: Prediction, out: StepResult, step, corr) -> tuple[Part, ...]:
         "prompt": "B x prefill time / output tokens",
         "fixed": "c0 + c1 x layers",
     }
-    for k, v in step["terms"].items():
-        summed = k in ("layout", "prompt", "fixed") or k == step["roofline"]
+    for k, v in x.step_terms_s.items():
+        summed = k in ("layout", "prompt", "fixed") or k == x.roofline
         note = notes[k] + ("" if summed else " (not in the sum)")
         parts.append(Part("step time", k, v, "s", note=note, in_sum=summed))
-    parts.append(
-        Part(
-            "step time",
-            "backbone step time",
-            float(out.backbone_itl_s[0]),
-            "s",
-            note=f"the sum; binds: {step['binding']}",
-        )
-    )
-    parts.append(
-        Part(
-            "step time",
-            "ITL floor",
-            float(out.itl_floor_s[0]),
-            "s",
-            note="hard bound: at peak B/s and FLOP/s",
-        )
-    )
-    parts += [
-        Part("power", "idle power", float(out.idle_power_w[0]), "W", note="the replica's"),
-        Part("power", "busy power", step["busy_power_w"], "W", note="while a request is in flight"),
-        Part(
-            "power",
-            "busy fraction",
-            float(out.busy_fraction[0]),
-            "",
-            note="share of time with a request",
-        ),
-        Part(
+    bounds_and_power = (  # (group, name, value, unit, note)
+        ("step time", "backbone step time", x.backbone_step_s, "s", f"the sum; binds: {x.binding}"),
+        ("step time", "ITL floor", x.floor_s, "s", "hard bound: at peak B/s and FLOP/s"),
+        ("power", "idle power", x.idle_power_w, "W", "the replica's"),
+        ("power", "busy power", x.busy_power_w, "W", "while a request is in flight"),
+        ("power", "busy fraction", x.busy_fraction, "", "share of time with a request"),
+        (
             "power",
             "backbone power",
-            float(out.backbone_power_w[0]),
+            x.backbone_power_w,
             "W",
-            note="idle + busy fraction x (busy - idle)",
+            "idle + busy fraction x (busy - idle)",
         ),
-        Part("power", "replica TDP", float(out.replica_tdp_w[0]), "W", note="hard bound: G x TDP"),
-    ]
-    for c in corr.values():
+        ("power", "replica TDP", x.replica_tdp_w, "W", "hard bound: G x TDP"),
+    )
+    parts += [Part(g, n, v, u, note=note) for g, n, v, u, note in bounds_and_power]
+    for c in x.corrections.values():
         name = "power" if c.target == "power" else "ITL"
         note = f"held at the {c.bound}" if c.bound else ("learned" if c.applies else "physics")
         parts.append(Part("correction", f"{name} factor", c.factor, "x", note=note))
@@ -208,34 +181,12 @@ def parts_of(p: Prediction, out: StepResult, step, corr) -> tuple[Part, ...]:
     )
     for name, q, unit in quantities:
         iv: Interval = getattr(p, f"{q}_interval")
-        parts.append(
-            Part(
-                "prediction",
-                name,
-                getattr(p, q),
-                unit,
-                note=f"{iv.level:.0%} interval, basis {iv.basis}",
-                lo=iv.lo,
-                hi=iv.hi,
-            )
-        )
-    parts.append(
-        Part(
-            "prediction",
-            "energy per request",
-            p.energy_per_token_j * i.t_out,
-            "J",
-            note=f"energy per token x {i.t_out} generated tokens",
-        )
-    )
-    if math.isfinite(float(out.widening[0])) and float(out.widening[0]) > 0:
-        parts.append(
-            Part(
-                "interval",
-                "widening",
-                float(out.widening[0]),
-                "log units",
-                note="beyond the training range",
-            )
-        )
+        note = f"{iv.level:.0%} interval, basis {iv.basis}"
+        parts.append(Part("prediction", name, getattr(p, q), unit, note=note, lo=iv.lo, hi=iv.hi))
+    per_request = p.energy_per_token_j * i.t_out
+    note = f"energy per token x {i.t_out} generated tokens"
+    parts.append(Part("prediction", "energy per request", per_request, "J", note=note))
+    if math.isfinite(x.widening) and x.widening > 0:
+        note = "beyond the training range"
+        parts.append(Part("interval", "widening", x.widening, "log units", note=note))
     return tuple(parts)

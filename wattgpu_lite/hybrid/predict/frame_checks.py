@@ -22,7 +22,6 @@ from wattgpu_lite.energy.uniques import Coded, unique_by_identity, unique_rows
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.predict.frame_cells import cells_of, or_message, plain, tokens_messages
 from wattgpu_lite.specs.frame import NUMERIC_COLUMNS, TEXT_COLUMNS, blank, checked_loads
-from wattgpu_lite.specs.frame import check_columns as check_columns
 from wattgpu_lite.specs.layout import Parallel
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 

@@ -22,7 +22,6 @@ from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.uniques import Coded, narrow, subset, unique_by_identity
 from wattgpu_lite.hybrid.predict import intervals, steps
 from wattgpu_lite.hybrid.predict.frame_cells import categorical, echo_tokens, resolved, text_codes
-from wattgpu_lite.hybrid.predict.frame_cells import with_workload as with_workload
 from wattgpu_lite.hybrid.predict.frame_checks import FrameRequests, frame_requests
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Status, StepResult, messages

@@ -147,24 +147,15 @@ def _interval(out: StepResult, key: str, i: int, *, level: float, basis: str) ->
 def prediction_of(out: StepResult, i: int, inputs: Inputs, notes: tuple[str, ...]) -> Prediction:
     """Row ``i`` of the steps' result (:mod:`~wattgpu_lite.hybrid.predict.result`) as a
     Prediction: "physics" when its basis is the backbone alone, else "hybrid"."""
-    num = {
-        k: float(getattr(out, k)[i])
-        for k in (*QUANTITIES, "in_flight", "busy_fraction", "capacity_qps", "idle_power_w")
-    }
+    numbers = (*QUANTITIES, "in_flight", "busy_fraction", "capacity_qps", "idle_power_w")
     rate, basis = inputs.rate_qps, str(out.basis[i])
+    at = {"level": inputs.level, "basis": basis}
     return Prediction(
         model="physics" if basis == "physics" else "hybrid",
         inputs=inputs,
-        **{q: num[q] for q in QUANTITIES},
-        **{
-            f"{q}_interval": _interval(out, q, i, level=inputs.level, basis=basis)
-            for q in QUANTITIES
-        },
-        in_flight=num["in_flight"],
-        busy_fraction=num["busy_fraction"],
-        capacity_qps=num["capacity_qps"],
+        **{k: float(getattr(out, k)[i]) for k in numbers},
+        **{f"{q}_interval": _interval(out, q, i, **at) for q in QUANTITIES},
         max_batch=int(out.max_batch[i]),
-        idle_power_w=num["idle_power_w"],
         scenario="offline" if rate is None else scenario_for_rate(rate),
         notes=notes,
     )

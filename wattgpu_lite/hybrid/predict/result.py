@@ -137,11 +137,6 @@ class StepResult:
     def __len__(self) -> int:
         return len(self.status)
 
-    @property
-    def ok(self) -> np.ndarray:
-        """True where the row has an answer."""
-        return self.status == Status.OK
-
     def columns(self) -> dict[str, np.ndarray]:
         """The frame columns of ``predict_many``: every field but :data:`NOT_COLUMNS`, the
         status as its text."""
