@@ -117,7 +117,7 @@ def _physical(req: Request, *, asked: bool) -> EnergyEstimate:
         kappa=c.kappa,
         static_fraction=idle / gpu.tdp_w,
         terms=terms,
-        notes=notes.physical_notes(llm, gpu, work, layout, fmt=fmt, peak=which, serving=serving)
+        notes=notes.physical_notes(llm, gpu, work, layout, fmt=fmt, serving=serving)
         + notes.scale_note(float(engine["dynamic_scale"][0])),
         llm_architecture=llm.architecture_name,
         tp=layout.tp,

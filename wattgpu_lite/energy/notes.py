@@ -25,7 +25,7 @@ def experts_per_step(llm, batch: float) -> float:
     return float(n * (1 - (1 - active / n) ** batch))
 
 
-def physical_notes(llm, gpu, work, num_gpus, *, fmt, peak, serving=None) -> tuple[str, ...]:
+def physical_notes(llm, gpu, work, num_gpus, *, fmt, serving=None) -> tuple[str, ...]:
     """Notes on a physical-mode estimate (see the module docstring); ``serving``: the checked
     (KV-cache format, engine, concurrency limit), None at the defaults (vLLM, "auto", 256)."""
     t_in, t_out, batch = work
@@ -61,7 +61,23 @@ def physical_notes(llm, gpu, work, num_gpus, *, fmt, peak, serving=None) -> tupl
             f"batch {batch} exceeds the {cap:.0f} sequences {name} runs at once here (KV "
             f"cache at {t_in}/{t_out} tokens, at most {most}): it would queue the rest."
         )
-    if fmt in ("fp8", "mxfp4", "nvfp4") and peak == "fp16":
+    out.extend(layout_notes(llm, gpu, lay, fmt))
+    if llm.is_moe:
+        out.append(
+            f"a decode step of {batch} tokens reads {experts_per_step(llm, batch):.1f} of "
+            f"{llm.n_experts} routed experts per MoE layer (top-{llm.n_experts_active})."
+        )
+    out.extend(f"{note}." for note in serving_notes(kv, eng))
+    return tuple(out)
+
+
+def layout_notes(llm, gpu, num_gpus, fmt: str) -> tuple[str, ...]:
+    """Notes on how the deployment runs, for every answer of one (``wl.predict``,
+    ``wl.explain``, ``wl.estimate_energy``): a format without its own tensor cores (the FP16
+    peak used), tensor groups at different peaks, the KV cache a tensor-parallel group
+    copies (MLA latents; KV heads fewer than the GPUs)."""
+    lay, out = as_layout(num_gpus), []
+    if fmt in ("fp8", "mxfp4", "nvfp4") and compute_peak_tflops(gpu, fmt)[1] == "fp16":
         out.append(
             f"{gpu.name} has no {fmt[-3:].upper()} tensor cores: the {fmt} weights run "
             "weight-only (dequantised to 16 bits) at the FP16 peak."
@@ -78,12 +94,6 @@ def physical_notes(llm, gpu, work, num_gpus, *, fmt, peak, serving=None) -> tupl
             f"tp={lay.tp} > {llm.n_kv_heads} KV heads: vLLM replicates KV heads; the KV "
             "capacity counts it, the KV traffic once (a lower bound)."
         )
-    if llm.is_moe:
-        out.append(
-            f"a decode step of {batch} tokens reads {experts_per_step(llm, batch):.1f} of "
-            f"{llm.n_experts} routed experts per MoE layer (top-{llm.n_experts_active})."
-        )
-    out.extend(f"{note}." for note in serving_notes(kv, eng))
     return tuple(out)
 
 

@@ -18,7 +18,7 @@ from dataclasses import replace
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.energy.notes import serving_notes, weights_notes
+from wattgpu_lite.energy.notes import layout_notes, serving_notes, weights_notes
 from wattgpu_lite.energy.request import Request, check_request
 from wattgpu_lite.errors import CapacityError, InvalidInputError
 from wattgpu_lite.hybrid.predict import intervals, one_config, steps
@@ -133,7 +133,9 @@ def predict_request(
         tp=layout.tp,
         ep=layout.ep,
     )
-    notes = _notes(state, out, 0) + serving_notes(req.kv_cache, req.engine)
+    deployment = layout_notes(model, device, layout, fmt)  # the estimate's words, no full stop
+    notes = _notes(state, out, 0) + tuple(n.rstrip(".") for n in deployment)
+    notes += serving_notes(req.kv_cache, req.engine)
     return prediction_of(out, 0, inputs, notes), out
 
 
