@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.wattgpu.features import ITL_FEATURES
+from wattgpu_lite.errors import InvalidInputError, SpecError
+from wattgpu_lite.wattgpu.features import ITL_FEATURES, feature_frame
 
 
 @pytest.mark.parametrize(
@@ -41,3 +41,17 @@ def test_fewer_inputs_still_fit_and_predict():
 def test_a_numpy_integer_is_a_seed():
     """A seed drawn with numpy (np.int64) is an integer, as XGBoost takes it."""
     assert wl.WattGPU(seed=np.int64(3)).seed == 3
+
+
+def test_an_unfitted_model_is_not_saved(tmp_path):
+    """It wrote a folder that load() then refused ('targets []')."""
+    with pytest.raises(RuntimeError, match="not fitted, so there is nothing to save"):
+        wl.WattGPU().save(tmp_path / "model")
+    assert not (tmp_path / "model").exists()
+
+
+@pytest.mark.parametrize(("gpus", "error"), [([None], SpecError), ([{"name": "x"}], SpecError)])
+def test_feature_frame_reads_a_gpu_as_predict_does(gpus, error):
+    """A GPU that is no name and no GPU was an AttributeError ('NoneType' has no 'name')."""
+    with pytest.raises(error, match="GPU|spec"):
+        feature_frame(["meta-llama/Llama-3.1-8B-Instruct"], gpus, ["offline"])

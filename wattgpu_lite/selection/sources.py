@@ -18,6 +18,7 @@ from wattgpu_lite.runs import measurements
 from wattgpu_lite.specs.catalog import llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT
 from wattgpu_lite.wattgpu.features import feature_frame
+from wattgpu_lite.wattgpu.physical_limits import limited
 from wattgpu_lite.wattgpu.predictor import WattGPU, dense_only
 
 SOURCES: tuple[str, ...] = ("hybrid", "measured", "paper", "logo")
@@ -77,7 +78,11 @@ def logo_rows(llm, gpu, scenario: str) -> pd.DataFrame:
     key = (llm.name, gpu.name, scenario)
     if llm == _catalog_llm(llm.name) and key in logo_table().index:
         row = logo_table().loc[key]
-        return pd.DataFrame({"gpu": [gpu.name], "power_w": row["power_w"], "itl_s": row["itl_s"]})
+        said = {"power_w": [row["power_w"]], "itl_s": [row["itl_s"]], "message": [""]}
+        runs = measurements.load()[["llm", "gpu", "scenario"]]
+        if key not in pd.MultiIndex.from_frame(runs):  # a measured run's LOGO row is the paper's
+            said = limited(feature_frame([llm], [gpu], [scenario]), said["power_w"], said["itl_s"])
+        return pd.DataFrame({"gpu": [gpu.name], **said}).drop(columns="status", errors="ignore")
     return _predict_rows(logo_predictor(gpu.name), llm, [gpu], scenario)
 
 
@@ -91,7 +96,7 @@ def _catalog_llm(name: str):
 def _predict_rows(predictor, llm, gpus: list, scenario: str) -> pd.DataFrame:
     """power_w, itl_s (and any *_lo/*_hi intervals) of ``llm`` on each GPU."""
     out = predictor.predict_frame(feature_frame([llm], gpus, [scenario]))
-    keep = ["gpu", "power_w", "itl_s", *[c for c in _INTERVAL_COLUMNS if c in out]]
+    keep = ["gpu", "power_w", "itl_s", *[c for c in (*_INTERVAL_COLUMNS, "message") if c in out]]
     return out[keep].reset_index(drop=True)
 
 

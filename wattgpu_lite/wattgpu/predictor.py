@@ -100,6 +100,10 @@ class WattGPU:
         or not, for the whole interval, so P̄ / (λ · T_out) with T_out = ``DEFAULT_T_OUT``
         generated tokens per request (the Watt Counts mean). P̄ · ITL alone would charge only the
         time a token is being produced and miss the idle power between requests.
+
+        ``status`` says per row whether it is answered ("ok") or refused (:func:`~wattgpu_lite.
+        wattgpu.physical_limits.row_limits`: weights beyond the memory, an ITL below the floor, an
+        input that is no number), ``message`` why; a refused row's numbers are NaN.
         """
         if not self.models:
             raise RuntimeError("WattGPU is not fitted: call fit(runs) or WattGPU.pretrained()")
@@ -111,11 +115,14 @@ class WattGPU:
         for scenario in frame["scenario"].unique() if "scenario" in frame else ():
             check_scenario(scenario)  # else its rows predict as no scenario, energy NaN
         out = frame.copy()
-        out["power_w"] = self.models["power"].predict(frame)
-        out["itl_s"] = self.models["itl"].predict(frame)
+        power_w, itl_s = (self.models[t].predict(frame) for t in ("power", "itl"))
+        numeric = [c for m in self.models.values() for c in m.preprocessor.numeric]
+        answers = physical_limits.limited(frame, power_w, itl_s, numeric=numeric)
+        out["power_w"], out["itl_s"] = answers["power_w"], answers["itl_s"]
         server_s = server_time_per_token_s(frame["scenario"].map(LAMBDA_QPS), DEFAULT_T_OUT)
         per_token_s = np.where(frame["scenario"] == "offline", out["itl_s"], server_s)
         out["energy_per_token_j"] = out["power_w"] * per_token_s
+        out["status"], out["message"] = answers["status"], answers["message"]
         return out
 
     def predict(self, llm, gpu, scenario: str) -> dict:
@@ -127,11 +134,14 @@ class WattGPU:
         out = self.predict_frame(feature_frame([model], [device], [scenario])).iloc[0]
         keys = ("llm", "gpu", "scenario", "tdp_w", "power_w", "itl_s", "energy_per_token_j")
         answer = {k: out[k] if isinstance(out[k], str) else float(out[k]) for k in keys}
-        return physical_limits.checked(answer, model, device)
+        answer |= {"status": out["status"], "message": out["message"]}
+        return physical_limits.checked(answer, device.idle_power_w)
 
     def save(self, folder: str | Path) -> Path:
         """Write power.json and itl.json (XGBoost JSON) and preprocessing.json to ``folder``."""
         folder = model_folder(folder, "WattGPU.save")
+        if not self.models:  # else a folder load() refuses
+            raise RuntimeError("WattGPU is not fitted, so there is nothing to save: call fit(runs)")
         folder.mkdir(parents=True, exist_ok=True)
         state = {
             "seed": self.seed,
