@@ -38,6 +38,7 @@ from wattgpu_lite.wattgpu.inputs import check_features
 from wattgpu_lite.wattgpu.regressor import (
     XGBOOST_MIN,
     TargetModel,
+    check_xgb_params,
     check_xgboost,
     fit_target,
     training_rows,
@@ -69,7 +70,11 @@ class WattGPU:
                 raise InvalidInputError(f"WattGPU: {name} must be {by_target}, {got}")
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):  # numpy's too
             raise InvalidInputError(f"WattGPU: seed must be an integer, got {seed!r:.40}")
-        self.params = {"power": POWER_PARAMS, "itl": ITL_PARAMS, **(params or {})}
+        given = {
+            t: check_xgb_params(p, f"WattGPU(params={{{t!r}: ...}})")
+            for t, p in (params or {}).items()
+        }
+        self.params = {"power": POWER_PARAMS, "itl": ITL_PARAMS, **given}
         self.features = {
             **FEATURES,
             **{t: check_features(t, f) for t, f in (features or {}).items()},
@@ -166,7 +171,7 @@ class WattGPU:
         try:
             self = cls(params=state["params"], seed=state["seed"])
             targets = state["targets"].items()
-        except (KeyError, TypeError, AttributeError) as err:
+        except (KeyError, TypeError, AttributeError, InvalidInputError) as err:
             raise DataFileError(
                 f"model state {folder / _STATE}: lacks or mistypes {err}; "
                 f"{fix_for(folder / _STATE)}"
