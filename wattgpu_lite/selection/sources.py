@@ -65,12 +65,14 @@ def logo_predictor(held_out_gpu: str):
 
 @cache
 def logo_table() -> pd.DataFrame:
-    """The precomputed LOGO predictions (empty if the file is absent), indexed by llm/gpu/scenario."""
+    """The precomputed LOGO predictions (empty if the file is absent), indexed by llm/gpu/scenario;
+    ``measured``: a run measured the key."""
     path = logo_path()
     if not path.is_file():
-        return pd.DataFrame(columns=["power_w", "itl_s"])
-    table = read_csv(path)  # the checked reader: digest, size
-    return table.set_index(["llm", "gpu", "scenario"])[["power_w", "itl_s"]]
+        return pd.DataFrame(columns=["power_w", "itl_s", "measured"])
+    table = read_csv(path).set_index(["llm", "gpu", "scenario"])  # the checked reader
+    runs = pd.MultiIndex.from_frame(measurements.load()[["llm", "gpu", "scenario"]])
+    return table.assign(measured=table.index.isin(runs))[["power_w", "itl_s", "measured"]]
 
 
 def logo_rows(llm, gpu, scenario: str) -> pd.DataFrame:
@@ -79,10 +81,11 @@ def logo_rows(llm, gpu, scenario: str) -> pd.DataFrame:
     if llm == _catalog_llm(llm.name) and key in logo_table().index:
         row = logo_table().loc[key]
         said = {"power_w": [row["power_w"]], "itl_s": [row["itl_s"]], "message": [""]}
-        runs = measurements.load()[["llm", "gpu", "scenario"]]
-        if key not in pd.MultiIndex.from_frame(runs):  # a measured run's LOGO row is the paper's
+        if not row["measured"]:  # a measured run's LOGO row is the paper's reproduction: kept
             said = limited(feature_frame([llm], [gpu], [scenario]), said["power_w"], said["itl_s"])
-        return pd.DataFrame({"gpu": [gpu.name], **said}).drop(columns="status", errors="ignore")
+        return pd.DataFrame(
+            {"gpu": [gpu.name], **{k: said[k] for k in ("power_w", "itl_s", "message")}}
+        )
     return _predict_rows(logo_predictor(gpu.name), llm, [gpu], scenario)
 
 

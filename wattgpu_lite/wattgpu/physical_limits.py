@@ -79,12 +79,10 @@ def row_limits(
             f"WattGPU.predict_frame: the frame lacks {missing}, which the physical limits read; "
             "build it with wattgpu_lite.wattgpu.features.feature_frame(llms, gpus, scenarios)"
         )
-    cols = {
-        c: pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float) for c in LIMIT_COLUMNS
-    }
+    cols = {c: _numbers(frame[c]) for c in LIMIT_COLUMNS}
     bad = {c: ~(np.isfinite(v) & (v > 0)) for c, v in cols.items()}
     for c in dict.fromkeys(c for c in numeric if c not in bad):
-        values = pd.to_numeric(frame[c], errors="coerce").to_numpy(dtype=float)
+        values = _numbers(frame[c])  # text is NaN here, and a value in the frame
         bad[c] = np.isinf(values) | (np.isnan(values) & frame[c].notna().to_numpy())
     invalid = np.logical_or.reduce(list(bad.values()))
     offline = (frame["scenario"] == "offline").to_numpy()
@@ -93,9 +91,10 @@ def row_limits(
     below = ~invalid & ~no_fit & (itl_s < floors_s)
     status = np.select([invalid, no_fit, below], [INVALID, NO_FIT, BELOW_FLOOR], OK).astype(object)
     messages = [""] * len(frame)
+    names = [frame[c].to_numpy(dtype=object) for c in ("llm", "gpu", "scenario")]
     for i in np.flatnonzero(invalid | no_fit | below):
         row = {c: v[i] for c, v in cols.items()}
-        where = (frame["llm"].iat[i], frame["gpu"].iat[i], frame["scenario"].iat[i])
+        where = (names[0][i], names[1][i], names[2][i])
         if invalid[i]:
             col = next(c for c, rows in bad.items() if rows[i])
             what = "positive number" if col in LIMIT_COLUMNS else "finite number"
@@ -108,6 +107,13 @@ def row_limits(
         else:
             messages[i] = _below(where, row, itl_s[i], floors_s[i])
     return status, messages
+
+
+def _numbers(column: pd.Series) -> np.ndarray:
+    """``column`` as floats (text: NaN); a numeric column as it is, without pd.to_numeric."""
+    if pd.api.types.is_numeric_dtype(column.dtype):
+        return column.to_numpy(dtype=float)
+    return pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
 
 
 def limited(
