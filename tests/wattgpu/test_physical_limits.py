@@ -163,3 +163,15 @@ def test_text_or_inf_in_a_models_input_makes_the_row_invalid(column, value):
         out.loc[1, "message"].startswith(f"{column} {value!r} of")
         and "no finite" in out.loc[1, "message"]
     )
+
+
+def test_a_model_wattgpu_does_not_cover_is_an_invalid_row():
+    """WattGPU.predict refuses a mixture-of-experts or sub-16-bit model (dense_only); its row in
+    a frame was answered with a number (Mixtral on an H200 NVL: 668 W)."""
+    llms = ["mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B-FP8", LLAMA]
+    out = wl.WattGPU.pretrained().predict_frame(feature_frame(llms, ["H200 NVL"], ["offline"]))
+    assert list(out["status"]) == ["invalid input", "invalid input", "ok"]
+    assert out["power_w"].isna().tolist() == [True, True, False]
+    with pytest.raises(UnsupportedModelError) as err:
+        wl.WattGPU.pretrained().predict(llms[0], "H200 NVL", "offline")
+    assert out.loc[0, "message"] == str(err.value)

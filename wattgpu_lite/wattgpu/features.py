@@ -130,10 +130,25 @@ def check_scenario(scenario: str) -> str:
     return scenario
 
 
+def unsupported(model: LLM) -> str:
+    """Why WattGPU does not answer for ``model`` ("" if it does): its features and training runs
+    assume a dense model, every parameter used for every token, stored in 16 bits."""
+    if not (model.is_moe or model.weight_bits < 16):
+        return ""
+    kind = "a mixture-of-experts" if model.is_moe else f"a {model.weight_format}-weight"
+    return (
+        f"{model.name!r} is {kind} model: WattGPU is trained and evaluated on dense models "
+        "only, with 16-bit weights on one GPU. Use wl.predict (the physics backbone answers "
+        "for it, with wider intervals) or pick a dense model from wl.llms()."
+    )
+
+
 def llm_columns(model: LLM) -> dict:
     """The LLM's raw inputs, keyed by feature column name, and what the physical limits read
-    (no input: :mod:`~wattgpu_lite.wattgpu.physical_limits`): params_b, params_always_b."""
+    (no input: :mod:`~wattgpu_lite.wattgpu.physical_limits`): params_b, params_always_b, and
+    why WattGPU does not cover the model ("" when it does)."""
     limits = {"params_b": model.params_b, "params_always_b": model.params_always_b}
+    limits["unsupported"] = unsupported(model)  # "" for a dense 16-bit model
     return {"llm": model.name, **{f: getattr(model, f) for f in LLM_FIELDS}, **limits}
 
 

@@ -69,11 +69,14 @@ def itl_floor_s(llm: LLM, gpu: GPU, scenario: str) -> float:
 def row_limits(
     frame: pd.DataFrame, itl_s: np.ndarray, numeric: Sequence[str] = ()
 ) -> tuple[np.ndarray, list[str]]:
-    """Each row's status (INVALID: a column read here is no positive number, or a model's
+    """Each row's status (INVALID: a model WattGPU does not cover (:func:`~wattgpu_lite.wattgpu.features.unsupported`), a
+    column read here that is no positive number, or a model's
     ``numeric`` input holds text or ±inf; NO_FIT: 16-bit weights 2 N > memory; BELOW_FLOOR:
     ``itl_s`` < :func:`floor_s`; else OK) and message ("" for OK), for a feature frame and its
     predicted ITLs."""
-    missing = [c for c in (*LIMIT_COLUMNS, "scenario", "llm", "gpu") if c not in frame]
+    missing = [
+        c for c in (*LIMIT_COLUMNS, "unsupported", "scenario", "llm", "gpu") if c not in frame
+    ]
     if missing:
         raise InvalidInputError(
             f"WattGPU.predict_frame: the frame lacks {missing}, which the physical limits read; "
@@ -84,6 +87,8 @@ def row_limits(
     for c in dict.fromkeys(c for c in numeric if c not in bad):
         values = _numbers(frame[c])  # text is NaN here, and a value in the frame
         bad[c] = np.isinf(values) | (np.isnan(values) & frame[c].notna().to_numpy())
+    said = frame["unsupported"].fillna("").to_numpy(dtype=object)  # llm_columns: dense_only's
+    bad = {"unsupported": said != "", **bad}
     invalid = np.logical_or.reduce(list(bad.values()))
     offline = (frame["scenario"] == "offline").to_numpy()
     floors_s = floor_s(cols["params_always_b"], cols["bandwidth_gbs"], cols["fp16_tflops"], offline)
@@ -95,7 +100,9 @@ def row_limits(
     for i in np.flatnonzero(invalid | no_fit | below):
         row = {c: v[i] for c, v in cols.items()}
         where = (names[0][i], names[1][i], names[2][i])
-        if invalid[i]:
+        if bad["unsupported"][i]:
+            messages[i] = said[i]
+        elif invalid[i]:
             col = next(c for c, rows in bad.items() if rows[i])
             what = "positive number" if col in LIMIT_COLUMNS else "finite number"
             messages[i] = (

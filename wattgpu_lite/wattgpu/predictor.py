@@ -33,7 +33,13 @@ from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
 from wattgpu_lite.wattgpu import physical_limits
-from wattgpu_lite.wattgpu.features import FEATURES, check_scenario, feature_frame, run_features
+from wattgpu_lite.wattgpu.features import (
+    FEATURES,
+    check_scenario,
+    feature_frame,
+    run_features,
+    unsupported,
+)
 from wattgpu_lite.wattgpu.inputs import check_features
 from wattgpu_lite.wattgpu.regressor import (
     XGBOOST_MIN,
@@ -195,13 +201,8 @@ class WattGPU:
 def dense_only(model: LLM) -> LLM:
     """``model`` if it is a dense 16-bit LLM, else UnsupportedModelError: WattGPU's features and
     training runs assume every parameter is used for every token, stored in 16 bits."""
-    if model.is_moe or model.weight_bits < 16:
-        kind = "a mixture-of-experts" if model.is_moe else f"a {model.weight_format}-weight"
-        raise UnsupportedModelError(
-            f"{model.name!r} is {kind} model: WattGPU is trained and evaluated on dense models "
-            "only, with 16-bit weights on one GPU. Use wl.predict (the physics backbone answers "
-            "for it, with wider intervals) or pick a dense model from wl.llms()."
-        )
+    if unsupported(model):
+        raise UnsupportedModelError(unsupported(model))
     return model
 
 
