@@ -31,8 +31,12 @@ def test_table_matches_a_fresh_refit_without_the_l4():
     fresh = model.predict_frame(feature_frame(names, ["L4"], SCENARIOS))
     keys = fresh[["llm", "gpu", "scenario"]].itertuples(index=False, name=None)
     stored = logo_table().loc[list(keys)]
-    assert fresh["power_w"].to_numpy() == pytest.approx(stored["power_w"].to_numpy(), rel=1e-6)
-    assert fresh["itl_s"].to_numpy() == pytest.approx(stored["itl_s"].to_numpy(), rel=1e-6)
+    ok = (fresh["status"] == "ok").to_numpy()  # predict_frame refuses an ITL below the floor:
+    # Llama 8B's at server rates on L4 (the table keeps them: the paper's LOGO of measured runs)
+    assert list(fresh.loc[~ok, "scenario"]) == ["server_low", "server_high"]
+    assert set(fresh.loc[~ok, "llm"]) == {LLAMA8}
+    for col in ("power_w", "itl_s"):
+        assert fresh[col].to_numpy()[ok] == pytest.approx(stored[col].to_numpy()[ok], rel=1e-6)
 
 
 def test_logo_picks_the_a30_like_the_measurements():

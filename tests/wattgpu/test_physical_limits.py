@@ -8,11 +8,12 @@ import dataclasses
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
 from wattgpu_lite.energy.backbone import row_arrays
-from wattgpu_lite.errors import CapacityError, UnsupportedModelError
+from wattgpu_lite.errors import CapacityError, InvalidInputError, UnsupportedModelError
 from wattgpu_lite.hybrid.predict.bounds import floor_step_s
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT, OFFLINE_PROMPTS
@@ -101,3 +102,76 @@ def test_no_measured_query_comes_near_its_floor():
         for m, g, s in zip(out["llm"], out["gpu"], out["scenario"], strict=True)
     ]
     assert (out["itl_s"] > 1.1 * np.array(floors)).all()
+
+
+def test_predict_frame_marks_each_refused_row_and_answers_the_rest():
+    """One rule for one answer and a frame: the row below the floor and the row whose weights
+    exceed the memory get their own status and message, NaN numbers; the L4 row its number."""
+    frame = feature_frame([LLAMA], ["L4", SLOW, "T4"], ["server_low"])
+    out = wl.WattGPU.pretrained().predict_frame(frame).set_index("gpu")
+    assert list(out["status"]) == ["ok", "below the physical floor", "does not fit in memory"]
+    assert (
+        out.loc["L4", "power_w"]
+        == wl.WattGPU.pretrained().predict(LLAMA, "L4", "server_low")["power_w"]
+    )
+    refused = out.drop(index="L4")
+    assert refused[["power_w", "itl_s", "energy_per_token_j"]].isna().all().all()
+    assert "below the physical floor 0.75" in out.loc[SLOW.name, "message"]
+    assert "(16.1 GB) exceed its 16 GB" in out.loc["T4", "message"]
+    assert out.loc["L4", "message"] == ""
+
+
+def test_predict_frame_names_the_columns_the_limits_read():
+    frame = feature_frame([LLAMA], ["L4"], ["offline"]).drop(columns="params_always_b")
+    with pytest.raises(InvalidInputError, match=r"lacks \['params_always_b'\].*feature_frame"):
+        wl.WattGPU.pretrained().predict_frame(frame)
+
+
+@pytest.mark.parametrize("source", ["paper", "logo"])
+def test_rank_says_why_a_gpu_below_the_floor_is_out(source):
+    """gemma-7b on L4 at server_low: the trees (and the LOGO table) answer an ITL below the 17 GB
+    of weights over 300 GB/s; the ranking leaves L4 unranked and says why, not 'no data'."""
+    table = wl.rank_gpus("google/gemma-7b", scenario="server_low", itl_sla_ms=200, source=source)
+    row = pd.DataFrame(table).set_index("gpu").loc["L4"]
+    assert pd.isna(row["rank"]) and np.isnan(row["itl_s"]) and not row["meets_sla"]
+    assert (
+        row["why_not"].startswith("WattGPU's trees answer ITL")
+        and "floor 0.0569 s" in row["why_not"]
+    )
+
+
+@pytest.mark.parametrize("bandwidth_gbs", [np.nan, -300.0, "fast"])
+def test_a_row_whose_spec_is_no_positive_number_is_invalid(bandwidth_gbs):
+    """The trees impute a NaN and answer any sign; the row says what is wrong instead."""
+    frame = feature_frame([LLAMA], ["L4", "A30"], ["offline"])
+    frame["bandwidth_gbs"] = frame["bandwidth_gbs"].astype(object)
+    frame.loc[0, "bandwidth_gbs"] = bandwidth_gbs
+    out = wl.WattGPU.pretrained().predict_frame(frame)
+    assert list(out["status"]) == ["invalid input", "ok"]
+    assert np.isnan(out.loc[0, "power_w"]) and out.loc[1, "power_w"] > 0
+    assert out.loc[0, "message"].startswith(f"bandwidth_gbs {bandwidth_gbs!r} of")
+
+
+@pytest.mark.parametrize(("column", "value"), [("n_layers", "many"), ("release_year", np.inf)])
+def test_text_or_inf_in_a_models_input_makes_the_row_invalid(column, value):
+    """Text crashed the preprocessing (ValueError: could not convert string to float)."""
+    frame = feature_frame([LLAMA], ["L4", "A30"], ["offline"]).astype({column: object})
+    frame.loc[1, column] = value
+    out = wl.WattGPU.pretrained().predict_frame(frame)
+    assert list(out["status"]) == ["ok", "invalid input"] and np.isnan(out.loc[1, "itl_s"])
+    assert (
+        out.loc[1, "message"].startswith(f"{column} {value!r} of")
+        and "no finite" in out.loc[1, "message"]
+    )
+
+
+def test_a_model_wattgpu_does_not_cover_is_an_invalid_row():
+    """WattGPU.predict refuses a mixture-of-experts or sub-16-bit model (dense_only); its row in
+    a frame was answered with a number (Mixtral on an H200 NVL: 668 W)."""
+    llms = ["mistralai/Mixtral-8x7B-v0.1", "Qwen/Qwen3-30B-A3B-FP8", LLAMA]
+    out = wl.WattGPU.pretrained().predict_frame(feature_frame(llms, ["H200 NVL"], ["offline"]))
+    assert list(out["status"]) == ["invalid input", "invalid input", "ok"]
+    assert out["power_w"].isna().tolist() == [True, True, False]
+    with pytest.raises(UnsupportedModelError) as err:
+        wl.WattGPU.pretrained().predict(llms[0], "H200 NVL", "offline")
+    assert out.loc[0, "message"] == str(err.value)

@@ -53,6 +53,11 @@ def test_predictions_are_physical(grid):
     token accounted with the Watt Counts constants written out here (λ = 0.017 / 0.33 req/s,
     180 generated tokens per request), not the code's own names for them."""
     out = wl.WattGPU.pretrained().predict_frame(grid)
+    refused = out[out["status"] != "ok"]  # 16-bit weights beyond the memory (physical_limits)
+    assert set(refused["status"]) == {"does not fit in memory"}
+    assert (2 * refused["params_b"] > refused["memory_gb"]).all()
+    assert refused[["power_w", "itl_s", "energy_per_token_j"]].isna().all().all()
+    out = out[out["status"] == "ok"]
     assert (out["power_w"] > 0).all() and (out["power_w"] <= 1.05 * out["tdp_w"]).all()
     assert (out["itl_s"] > 0).all() and (out["itl_s"] < 10).all()
     off = out["scenario"] == "offline"

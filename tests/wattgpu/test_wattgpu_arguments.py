@@ -1,6 +1,7 @@
 """wl.WattGPU(params=, features=, seed=) refuses what it would ignore or fail on later: a target
 key other than 'power' and 'itl' (params={'pwr': ...} was dropped silently), an input no user
-can give (a pandas KeyError at fit), a seed that is no integer (XGBoost's 'expect long')."""
+can give (a pandas KeyError at fit), a seed that is no integer (XGBoost's 'expect long'), a
+parameter XGBoost's regressor does not take (it only warns, and fits without it)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import numpy as np
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.wattgpu.features import ITL_FEATURES
+from wattgpu_lite.errors import InvalidInputError, SpecError
+from wattgpu_lite.wattgpu.features import ITL_FEATURES, feature_frame
 
 
 @pytest.mark.parametrize(
@@ -22,6 +23,12 @@ from wattgpu_lite.wattgpu.features import ITL_FEATURES
             {"features": {"energy": ["scenario"]}},
             r"features must be a dict by target.*\['energy'\]",
         ),
+        (
+            {"params": {"itl": {"max_depht": 3}}},  # XGBoost only warns, and fits without it
+            r"'max_depht' is not a parameter of XGBoost's regressor; did you mean max_depth",
+        ),
+        ({"params": {"itl": 3}}, r"parameters must be a dict such as \{'max_depth': 5\}, got 3"),
+        ({"params": {"power": {"random_state": 1}}}, r"'random_state' is the kit's.*seed="),
         ({"seed": "x"}, r"WattGPU: seed must be an integer, got 'x'"),
         ({"seed": True}, r"WattGPU: seed must be an integer, got True"),
     ],
@@ -41,3 +48,27 @@ def test_fewer_inputs_still_fit_and_predict():
 def test_a_numpy_integer_is_a_seed():
     """A seed drawn with numpy (np.int64) is an integer, as XGBoost takes it."""
     assert wl.WattGPU(seed=np.int64(3)).seed == 3
+
+
+def test_the_parameters_named_are_the_installed_xgboosts():
+    """The list the refusal gives is read from the installed xgboost, not copied by hand."""
+    xgboost = pytest.importorskip("xgboost")
+    with pytest.raises(InvalidInputError) as err:
+        wl.WattGPU(params={"power": {"n_estimator": 5}})
+    taken = set(xgboost.XGBRegressor().get_params()) - {"random_state", "n_jobs"}
+    assert set(str(err.value).split("It takes: ")[1].split(", ")) == taken
+    assert wl.WattGPU(params={"itl": {"subsample": 0.5}}).params["itl"] == {"subsample": 0.5}
+
+
+def test_an_unfitted_model_is_not_saved(tmp_path):
+    """It wrote a folder that load() then refused ('targets []')."""
+    with pytest.raises(RuntimeError, match="not fitted, so there is nothing to save"):
+        wl.WattGPU().save(tmp_path / "model")
+    assert not (tmp_path / "model").exists()
+
+
+@pytest.mark.parametrize(("gpus", "error"), [([None], SpecError), ([{"name": "x"}], SpecError)])
+def test_feature_frame_reads_a_gpu_as_predict_does(gpus, error):
+    """A GPU that is no name and no GPU was an AttributeError ('NoneType' has no 'name')."""
+    with pytest.raises(error, match="GPU|spec"):
+        feature_frame(["meta-llama/Llama-3.1-8B-Instruct"], gpus, ["offline"])

@@ -160,6 +160,9 @@ def ranked_columns(
     metrics = gpu_metrics(model, fitting, scenario, source, t_out=t_out)
     table = table.merge(metrics, on="gpu", how="left")
     table = apply_sla(add_energy(table, rate, grid, price), sla_ms, scenario)
+    if "message" in table:  # paper, logo: a refused row's own reason, not "no data"
+        said = table.pop("message").fillna("")
+        table["why_not"] = table["why_not"].where(said == "", said)
     head = {"llm": model.name, "llm_architecture": model.architecture_name, "scenario": scenario}
     return columns_of(order(table)) | head | {"rate_qps": rate, "source": source}
 

@@ -18,6 +18,7 @@ from wattgpu_lite.runs import measurements
 from wattgpu_lite.specs.catalog import llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT
 from wattgpu_lite.wattgpu.features import feature_frame
+from wattgpu_lite.wattgpu.physical_limits import limited
 from wattgpu_lite.wattgpu.predictor import WattGPU, dense_only
 
 SOURCES: tuple[str, ...] = ("hybrid", "measured", "paper", "logo")
@@ -64,12 +65,14 @@ def logo_predictor(held_out_gpu: str):
 
 @cache
 def logo_table() -> pd.DataFrame:
-    """The precomputed LOGO predictions (empty if the file is absent), indexed by llm/gpu/scenario."""
+    """The precomputed LOGO predictions (empty if the file is absent), indexed by llm/gpu/scenario;
+    ``measured``: a run measured the key."""
     path = logo_path()
     if not path.is_file():
-        return pd.DataFrame(columns=["power_w", "itl_s"])
-    table = read_csv(path)  # the checked reader: digest, size
-    return table.set_index(["llm", "gpu", "scenario"])[["power_w", "itl_s"]]
+        return pd.DataFrame(columns=["power_w", "itl_s", "measured"])
+    table = read_csv(path).set_index(["llm", "gpu", "scenario"])  # the checked reader
+    runs = pd.MultiIndex.from_frame(measurements.load()[["llm", "gpu", "scenario"]])
+    return table.assign(measured=table.index.isin(runs))[["power_w", "itl_s", "measured"]]
 
 
 def logo_rows(llm, gpu, scenario: str) -> pd.DataFrame:
@@ -77,7 +80,12 @@ def logo_rows(llm, gpu, scenario: str) -> pd.DataFrame:
     key = (llm.name, gpu.name, scenario)
     if llm == _catalog_llm(llm.name) and key in logo_table().index:
         row = logo_table().loc[key]
-        return pd.DataFrame({"gpu": [gpu.name], "power_w": row["power_w"], "itl_s": row["itl_s"]})
+        said = {"power_w": [row["power_w"]], "itl_s": [row["itl_s"]], "message": [""]}
+        if not row["measured"]:  # a measured run's LOGO row is the paper's reproduction: kept
+            said = limited(feature_frame([llm], [gpu], [scenario]), said["power_w"], said["itl_s"])
+        return pd.DataFrame(
+            {"gpu": [gpu.name], **{k: said[k] for k in ("power_w", "itl_s", "message")}}
+        )
     return _predict_rows(logo_predictor(gpu.name), llm, [gpu], scenario)
 
 
@@ -91,7 +99,7 @@ def _catalog_llm(name: str):
 def _predict_rows(predictor, llm, gpus: list, scenario: str) -> pd.DataFrame:
     """power_w, itl_s (and any *_lo/*_hi intervals) of ``llm`` on each GPU."""
     out = predictor.predict_frame(feature_frame([llm], gpus, [scenario]))
-    keep = ["gpu", "power_w", "itl_s", *[c for c in _INTERVAL_COLUMNS if c in out]]
+    keep = ["gpu", "power_w", "itl_s", *[c for c in (*_INTERVAL_COLUMNS, "message") if c in out]]
     return out[keep].reset_index(drop=True)
 
 

@@ -30,6 +30,7 @@ from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.runs.measurements import SCENARIOS
 from wattgpu_lite.specs.catalog import GPU, LLM, gpu, llm
+from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 
 # The power model's 11 inputs (target P/TDP), in the order of the authors' notebook.
 POWER_FEATURES: tuple[str, ...] = (
@@ -129,9 +130,26 @@ def check_scenario(scenario: str) -> str:
     return scenario
 
 
+def unsupported(model: LLM) -> str:
+    """Why WattGPU does not answer for ``model`` ("" if it does): its features and training runs
+    assume a dense model, every parameter used for every token, stored in 16 bits."""
+    if not (model.is_moe or model.weight_bits < 16):
+        return ""
+    kind = "a mixture-of-experts" if model.is_moe else f"a {model.weight_format}-weight"
+    return (
+        f"{model.name!r} is {kind} model: WattGPU is trained and evaluated on dense models "
+        "only, with 16-bit weights on one GPU. Use wl.predict (the physics backbone answers "
+        "for it, with wider intervals) or pick a dense model from wl.llms()."
+    )
+
+
 def llm_columns(model: LLM) -> dict:
-    """The LLM's raw inputs, keyed by feature column name."""
-    return {"llm": model.name, **{f: getattr(model, f) for f in LLM_FIELDS}}
+    """The LLM's raw inputs, keyed by feature column name, and what the physical limits read
+    (no input: :mod:`~wattgpu_lite.wattgpu.physical_limits`): params_b, params_always_b, and
+    why WattGPU does not cover the model ("" when it does)."""
+    limits = {"params_b": model.params_b, "params_always_b": model.params_always_b}
+    limits["unsupported"] = unsupported(model)  # "" for a dense 16-bit model
+    return {"llm": model.name, **{f: getattr(model, f) for f in LLM_FIELDS}, **limits}
 
 
 def gpu_columns(device: GPU) -> dict:
@@ -156,12 +174,14 @@ def feature_frame(
     """One tidy row per (LLM, GPU, scenario): identifiers, tdp_w, raw and engineered inputs.
 
     Names are looked up in the catalogs; a GPU the paper measured, by name or as its catalog row,
-    takes the paper's values (:func:`paper_gpu`); other GPU and LLM objects are used as is.
+    takes the paper's values (:func:`paper_gpu`); other GPU and LLM objects are used as is, and
+    anything else is read as ``wl.predict`` reads it (a spec or config dict, a path), or refused.
     """
     models = pd.DataFrame(
-        [llm_columns(m if isinstance(m, LLM) else llm(m)) for m in several("llms", llms)]
+        [llm_columns(m if isinstance(m, LLM) else resolve_llm(m)) for m in several("llms", llms)]
     )
-    devices = pd.DataFrame([gpu_columns(paper_gpu(g)) for g in several("gpus", gpus)])
+    devices = [g if isinstance(g, str | GPU) else resolve_gpu(g) for g in several("gpus", gpus)]
+    devices = pd.DataFrame([gpu_columns(paper_gpu(g)) for g in devices])
     loads = pd.DataFrame({"scenario": [check_scenario(s) for s in several("scenarios", scenarios)]})
     grid = models.merge(devices, how="cross").merge(loads, how="cross")
     return engineer(grid)

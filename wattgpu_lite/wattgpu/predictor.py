@@ -33,11 +33,18 @@ from wattgpu_lite.specs.llm import LLM
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_OUT, server_time_per_token_s
 from wattgpu_lite.wattgpu import physical_limits
-from wattgpu_lite.wattgpu.features import FEATURES, check_scenario, feature_frame, run_features
+from wattgpu_lite.wattgpu.features import (
+    FEATURES,
+    check_scenario,
+    feature_frame,
+    run_features,
+    unsupported,
+)
 from wattgpu_lite.wattgpu.inputs import check_features
 from wattgpu_lite.wattgpu.regressor import (
     XGBOOST_MIN,
     TargetModel,
+    check_xgb_params,
     check_xgboost,
     fit_target,
     training_rows,
@@ -69,7 +76,11 @@ class WattGPU:
                 raise InvalidInputError(f"WattGPU: {name} must be {by_target}, {got}")
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):  # numpy's too
             raise InvalidInputError(f"WattGPU: seed must be an integer, got {seed!r:.40}")
-        self.params = {"power": POWER_PARAMS, "itl": ITL_PARAMS, **(params or {})}
+        given = {
+            t: check_xgb_params(p, f"WattGPU(params={{{t!r}: ...}})")
+            for t, p in (params or {}).items()
+        }
+        self.params = {"power": POWER_PARAMS, "itl": ITL_PARAMS, **given}
         self.features = {
             **FEATURES,
             **{t: check_features(t, f) for t, f in (features or {}).items()},
@@ -100,6 +111,10 @@ class WattGPU:
         or not, for the whole interval, so P̄ / (λ · T_out) with T_out = ``DEFAULT_T_OUT``
         generated tokens per request (the Watt Counts mean). P̄ · ITL alone would charge only the
         time a token is being produced and miss the idle power between requests.
+
+        ``status`` says per row whether it is answered ("ok") or refused (:func:`~wattgpu_lite.
+        wattgpu.physical_limits.row_limits`: weights beyond the memory, an ITL below the floor, an
+        input that is no number), ``message`` why; a refused row's numbers are NaN.
         """
         if not self.models:
             raise RuntimeError("WattGPU is not fitted: call fit(runs) or WattGPU.pretrained()")
@@ -111,11 +126,14 @@ class WattGPU:
         for scenario in frame["scenario"].unique() if "scenario" in frame else ():
             check_scenario(scenario)  # else its rows predict as no scenario, energy NaN
         out = frame.copy()
-        out["power_w"] = self.models["power"].predict(frame)
-        out["itl_s"] = self.models["itl"].predict(frame)
+        power_w, itl_s = (self.models[t].predict(frame) for t in ("power", "itl"))
+        numeric = [c for m in self.models.values() for c in m.preprocessor.numeric]
+        answers = physical_limits.limited(frame, power_w, itl_s, numeric=numeric)
+        out["power_w"], out["itl_s"] = answers["power_w"], answers["itl_s"]
         server_s = server_time_per_token_s(frame["scenario"].map(LAMBDA_QPS), DEFAULT_T_OUT)
         per_token_s = np.where(frame["scenario"] == "offline", out["itl_s"], server_s)
         out["energy_per_token_j"] = out["power_w"] * per_token_s
+        out["status"], out["message"] = answers["status"], answers["message"]
         return out
 
     def predict(self, llm, gpu, scenario: str) -> dict:
@@ -127,11 +145,14 @@ class WattGPU:
         out = self.predict_frame(feature_frame([model], [device], [scenario])).iloc[0]
         keys = ("llm", "gpu", "scenario", "tdp_w", "power_w", "itl_s", "energy_per_token_j")
         answer = {k: out[k] if isinstance(out[k], str) else float(out[k]) for k in keys}
-        return physical_limits.checked(answer, model, device)
+        answer |= {"status": out["status"], "message": out["message"]}
+        return physical_limits.checked(answer, device.idle_power_w)
 
     def save(self, folder: str | Path) -> Path:
         """Write power.json and itl.json (XGBoost JSON) and preprocessing.json to ``folder``."""
         folder = model_folder(folder, "WattGPU.save")
+        if not self.models:  # else a folder load() refuses
+            raise RuntimeError("WattGPU is not fitted, so there is nothing to save: call fit(runs)")
         folder.mkdir(parents=True, exist_ok=True)
         state = {
             "seed": self.seed,
@@ -156,7 +177,7 @@ class WattGPU:
         try:
             self = cls(params=state["params"], seed=state["seed"])
             targets = state["targets"].items()
-        except (KeyError, TypeError, AttributeError) as err:
+        except (KeyError, TypeError, AttributeError, InvalidInputError) as err:
             raise DataFileError(
                 f"model state {folder / _STATE}: lacks or mistypes {err}; "
                 f"{fix_for(folder / _STATE)}"
@@ -180,13 +201,8 @@ class WattGPU:
 def dense_only(model: LLM) -> LLM:
     """``model`` if it is a dense 16-bit LLM, else UnsupportedModelError: WattGPU's features and
     training runs assume every parameter is used for every token, stored in 16 bits."""
-    if model.is_moe or model.weight_bits < 16:
-        kind = "a mixture-of-experts" if model.is_moe else f"a {model.weight_format}-weight"
-        raise UnsupportedModelError(
-            f"{model.name!r} is {kind} model: WattGPU is trained and evaluated on dense models "
-            "only, with 16-bit weights on one GPU. Use wl.predict (the physics backbone answers "
-            "for it, with wider intervals) or pick a dense model from wl.llms()."
-        )
+    if unsupported(model):
+        raise UnsupportedModelError(unsupported(model))
     return model
 
 

@@ -87,8 +87,12 @@ class Preprocessor:
                 f"feature frame lacks columns {missing}; build it with "
                 "wattgpu_lite.wattgpu.features.feature_frame(...)"
             )
-        x = frame[list(self.numeric)].to_numpy(dtype=float, copy=True)
-        x = np.where(np.isnan(x), np.asarray(self.impute_numeric), x)
+        numbers = frame[list(self.numeric)]
+        if any(map(pd.api.types.is_object_dtype, numbers.dtypes)):  # text: NaN (predict_frame
+            # marks the rows invalid)
+            numbers = numbers.apply(pd.to_numeric, errors="coerce")
+        x = numbers.to_numpy(dtype=float, copy=True)
+        x = np.where(np.isfinite(x), x, np.asarray(self.impute_numeric))
         x -= np.asarray(self.means)
         x /= np.asarray(self.scales)
         codes = [self._codes(frame[c], i) for i, c in enumerate(self.categorical)]

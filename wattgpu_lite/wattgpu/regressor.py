@@ -9,8 +9,9 @@ loaded (:func:`xgb`), so the core install imports this module without them.
 
 from __future__ import annotations
 
+import difflib
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import fix_for, read_bytes
-from wattgpu_lite.errors import DataFileError, require
+from wattgpu_lite.errors import DataFileError, InvalidInputError, require
 from wattgpu_lite.wattgpu.features import CATEGORICAL
 from wattgpu_lite.wattgpu.preprocessing import Preprocessor
 
@@ -38,10 +39,38 @@ def xgb() -> Any:
     return require("xgboost", "train", WHAT)
 
 
+def check_xgb_params(params, where: str) -> dict:
+    """``params`` if it is a dict of keyword arguments XGBRegressor takes (read from the
+    installed xgboost: ``XGBRegressor().get_params()``), else InvalidInputError naming the key and
+    close matches: XGBoost only warns about a key it does not use, and fits without it.
+    random_state and n_jobs are the kit's (``seed=``; one thread)."""
+    if not isinstance(params, Mapping):
+        raise InvalidInputError(
+            f"{where}: XGBoost's parameters must be a dict such as {{'max_depth': 5}}, got "
+            f"{params!r:.80}"
+        )
+    taken = sorted(set(xgb().XGBRegressor().get_params()) - {"random_state", "n_jobs"})
+    for key in params:
+        if key in {"random_state", "n_jobs", "seed"}:
+            raise InvalidInputError(
+                f"{where}: {key!r} is the kit's to set: WattGPU(seed=) sets XGBoost's "
+                "random_state, and the kit fits on one thread (n_jobs=1)"
+            )
+        if key not in taken:
+            close = difflib.get_close_matches(str(key), taken, n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise InvalidInputError(
+                f"{where}: {key!r} is not a parameter of XGBoost's regressor{hint} "
+                f"It takes: {', '.join(taken)}"
+            )
+    return dict(params)
+
+
 def make_regressor(kind: str = "xgb", params: dict | None = None, seed: int = 0):
     """An unfitted regressor: XGBoost (the paper's), or the linear ones it was compared with."""
     if kind == "xgb":
-        return xgb().XGBRegressor(**(params or {}), random_state=seed, n_jobs=N_JOBS)
+        params = check_xgb_params(params or {}, "XGBRegressor")
+        return xgb().XGBRegressor(**params, random_state=seed, n_jobs=N_JOBS)
     if kind in ("linear", "elastic_net"):
         linear = require("sklearn.linear_model", "train", WHAT)
         if kind == "linear":
