@@ -33,3 +33,12 @@ def test_estimate_energy_notes_fp32():
     est = wl.estimate_energy(LLAMA, "A30", weights="fp32")
     assert est.weights == "fp16" and est.notes[-1].startswith(NOTE) and est.notes[-1].endswith(".")
     assert not any(NOTE in n for n in wl.estimate_energy(LLAMA, "A30", weights="bf16").notes)
+
+
+@pytest.mark.parametrize("weights", ["fp32", None])
+def test_explain_carries_the_predictions_fp32_note(weights):
+    """wl.explain reads the checked request's asked format (Request.weights_asked), as predict."""
+    model = _fp32_llama() if weights is None else LLAMA
+    x = wl.explain(model, "A30", rate_qps=0.1, weights=weights)
+    assert sum(n.startswith(NOTE) for n in x.prediction.notes) == 1
+    assert x.prediction.notes == wl.predict(model, "A30", rate_qps=0.1, weights=weights).notes

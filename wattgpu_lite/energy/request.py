@@ -58,6 +58,7 @@ class Request:
     engine: str  # a name of data/engines.csv
     max_num_seqs: int  # the engine's concurrency limit
     level: float | None = None
+    weights_asked: str | None = None  # the format asked, None: the model's own (notes read it)
 
     def batch_at(self, cap: np.ndarray) -> float:
         """The batch the request runs at: its own, or offline :func:`offline_batch` on the
@@ -198,6 +199,7 @@ def check_asked(
     error, never an interval at no level) — and the :class:`Request`
     (``device`` and ``layout`` already checked, or None: a ranking's request)."""
     fmt = served_format(model, None if weights is None else canonical_format(weights))
+    asked = None if weights is None else str(weights).lower()  # fp32 stays fp32 here
     kv_format, engine_name, seqs_limit = check_serving(kv_cache, engine, max_num_seqs)
     rate, bat, offline, t_in, t_out = check_workload(
         model.context_length,
@@ -221,6 +223,7 @@ def check_asked(
         engine=engine_name,
         max_num_seqs=seqs_limit,
         level=None if level is NO_LEVEL else checks.check_level(level),
+        weights_asked=asked,
     )
 
 

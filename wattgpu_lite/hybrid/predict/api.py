@@ -13,7 +13,6 @@ models on one GPU; anything else gets the backbone alone with wider, "physics" i
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import pandas as pd
 
@@ -91,8 +90,7 @@ def predict(
         max_num_seqs=max_num_seqs,
         level=level,
     )
-    p, fp32 = predict_request(req, state, correction=correction)[0], weights_notes(req.llm, weights)
-    return replace(p, notes=p.notes + fp32) if fp32 else p  # fp32 weights, served as fp16
+    return predict_request(req, state, correction=correction)[0]
 
 
 def predict_request(
@@ -135,7 +133,7 @@ def predict_request(
     )
     deployment = layout_notes(model, device, layout, fmt)  # the estimate's words, no full stop
     notes = _notes(state, out, 0) + tuple(n.rstrip(".") for n in deployment)
-    notes += serving_notes(req.kv_cache, req.engine)
+    notes += weights_notes(model, req.weights_asked) + serving_notes(req.kv_cache, req.engine)
     return prediction_of(out, 0, inputs, notes), out
 
 
