@@ -76,13 +76,18 @@ def logo_table() -> pd.DataFrame:
 
 
 def logo_rows(llm, gpu, scenario: str) -> pd.DataFrame:
-    """LOGO power/ITL of a catalog LLM on ``gpu`` from the table; refitted when not in it."""
+    """LOGO power/ITL of a catalog LLM on ``gpu`` from the table; refitted when not in it.
+
+    These are answers (rank_gpus, compare, study readings with source "logo"), so a row whose ITL
+    lies below the physical floor is refused (NaN, ``message`` why; :func:`~wattgpu_lite.wattgpu.
+    physical_limits.limited`), measured run or not. The evaluation of the published model
+    (``wl.evaluate``, notebooks 04, A3) scores its raw out-of-fold predictions instead, and the
+    table itself keeps the trees' raw output (data/scripts/build_logo_predictions.py)."""
     key = (llm.name, gpu.name, scenario)
     if llm == _catalog_llm(llm.name) and key in logo_table().index:
         row = logo_table().loc[key]
-        said = {"power_w": [row["power_w"]], "itl_s": [row["itl_s"]], "message": [""]}
-        if not row["measured"]:  # a measured run's LOGO row is the paper's reproduction: kept
-            said = limited(feature_frame([llm], [gpu], [scenario]), said["power_w"], said["itl_s"])
+        # an answer, measured run or not: below the floor refused as predict_frame refuses it
+        said = limited(feature_frame([llm], [gpu], [scenario]), [row["power_w"]], [row["itl_s"]])
         return pd.DataFrame(
             {"gpu": [gpu.name], **{k: said[k] for k in ("power_w", "itl_s", "message")}}
         )
