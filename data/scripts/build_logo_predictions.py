@@ -20,11 +20,15 @@ from wattgpu_lite.wattgpu.features import feature_frame
 
 def held_out_rows(gpu_name: str) -> pd.DataFrame:
     """Predictions for every dense 16-bit catalog LLM (what WattGPU knows) and scenario on
-    ``gpu_name``, fitted without it."""
+    ``gpu_name``, fitted without it: the trees' raw output, the published model's as it is.
+
+    Not ``predict_frame``, which refuses an ITL below the physical floor (NaN): the table keeps
+    every prediction, and ``selection.sources.logo_rows`` refuses such a row when it answers."""
     dense = wl.llms().query("n_experts == 0 and weight_bits == 16")
     frame = feature_frame(list(dense["name"]), [gpu_name], SCENARIOS)
-    out = logo_predictor(gpu_name).predict_frame(frame)
-    return out[["llm", "gpu", "scenario", "power_w", "itl_s"]].assign(source=LOGO_SOURCE)
+    models = logo_predictor(gpu_name).models
+    raw = {"power_w": models["power"].predict(frame), "itl_s": models["itl"].predict(frame)}
+    return frame[["llm", "gpu", "scenario"]].assign(**raw, source=LOGO_SOURCE)
 
 
 def main() -> None:

@@ -77,8 +77,9 @@ def pick(table: pd.DataFrame):
 
 def claims(r: pd.DataFrame, expected: str = "A30", slow: str = "L4", small: str = "T4"):
     """Per (source, scenario): the pick, and the case study's claims as True/False — the
-    ``expected`` GPU is picked, ``slow`` holds the model but misses the SLA, ``small`` cannot
-    hold the model."""
+    ``expected`` GPU is picked, ``slow`` holds the model and is answered too slow (a source that
+    refuses to answer for it, an ITL below the physical floor, does not make the claim),
+    ``small`` cannot hold the model."""
     rows = []
     for (source, scenario), t in r.groupby(["source", "scenario"], sort=False):
         g = t.set_index("gpu")
@@ -89,7 +90,9 @@ def claims(r: pd.DataFrame, expected: str = "A30", slow: str = "L4", small: str 
                 "pick": pick(t),
                 f"{expected} picked": pick(t) == expected,
                 f"{slow} misses the SLA": bool(
-                    g.loc[slow, "fits"] and not g.loc[slow, "meets_sla"]
+                    g.loc[slow, "fits"]
+                    and pd.notna(g.loc[slow, "itl_ms"])
+                    and not g.loc[slow, "meets_sla"]
                 ),
                 f"{small} cannot hold it": not bool(g.loc[small, "fits"]),
             }
@@ -99,17 +102,23 @@ def claims(r: pd.DataFrame, expected: str = "A30", slow: str = "L4", small: str 
 
 def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
     """Each source beside ``reference`` per scenario, over the GPUs both hold: same pick, how
-    many GPUs get the same SLA verdict, MdAPE of power and of the runs' ITL (%). The readings are
+    many of them the source answers (``answered``), how many of those get the same SLA verdict,
+    MdAPE of power and of the runs' ITL (%) over those answered. The readings are
     the Watt Counts sources (measured, paper, logo), which carry no ITL interval: their verdicts
     (``meets_sla``) are at the ITL itself, the paper's rule, which the one verdict rule reduces
-    to without an interval (:mod:`wattgpu_lite.selection.verdict`)."""
+    to without an interval (:mod:`wattgpu_lite.selection.verdict`).
+
+    The readings are answers (``rank_gpus`` tables), so a row a source refuses (logo's ITL below
+    the physical floor) is not answered and leaves the errors: this compares what a user is told,
+    not the published model's raw output, which ``wl.evaluate`` scores."""
     ref = r[r["source"] == reference].set_index(["scenario", "gpu"])
     rows = []
     for (source, scenario), t in r[r["source"] != reference].groupby(
         ["source", "scenario"], sort=False
     ):
         g = t.set_index(["scenario", "gpu"])
-        both = g.index[g["fits"] & ref.loc[g.index, "fits"]]
+        held = g.index[g["fits"] & ref.loc[g.index, "fits"]]
+        both = held[g.loc[held, "itl_ms"].notna().to_numpy()]  # answered: not refused
         verdicts = g.loc[both, "meets_sla"] == ref.loc[both, "meets_sla"]
         power = mdape_pct(ref.loc[both, "power_w"], g.loc[both, "power_w"])
         itl = mdape_pct(ref.loc[both, "runs_itl_ms"], g.loc[both, "runs_itl_ms"])
@@ -119,6 +128,7 @@ def agreement(r: pd.DataFrame, reference: str = "measured") -> pd.DataFrame:
                 "scenario": scenario,
                 "pick": pick(t),
                 "reference_pick": pick(ref.loc[scenario].reset_index()),
+                "answered": f"{len(both)} of {len(held)}",
                 "same_verdicts": f"{int(verdicts.sum())} of {len(both)}",
                 "power_mdape_pct": power,
                 "itl_mdape_pct": itl,

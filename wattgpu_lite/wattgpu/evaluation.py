@@ -11,6 +11,10 @@ notebook did: its TDP lookup drops duplicate TDP *values*, so the H100 NVL (400 
 gets no TDP, its predictions become NaN in watts and it leaves every power metric, while the
 models still train on all eight GPUs. The paper's ITL figures are on all eight GPUs.
 
+An evaluation of the published model, not an answer: the predictions are the trees' raw output,
+an ITL below the physical floor included (:mod:`~wattgpu_lite.wattgpu.physical_limits`; the
+LOGO source of ``rank_gpus`` refuses those rows).
+
     wl.evaluate(target="power", strategy="logo")                        # ours beside the paper's
     wl.evaluate("power", "logo", reading="paper_7gpu")                  # the paper's reading
     wl.evaluate("itl", "logo", features=[...])                          # any inputs, re-scored

@@ -24,7 +24,11 @@ training run held a model larger than 0.9 of its GPU's memory, and WattGPU model
 An ITL below the floor is refused (UnsupportedModelError, or the status ``BELOW_FLOOR``; as WattGPU
 refuses the models it does not cover, :func:`~wattgpu_lite.wattgpu.predictor.dense_only`): the number is impossible, not merely
 uncertain, and ``wl.predict`` answers there from the physics. Every measured (LLM, GPU, scenario)
-predicts at least 1.1x its floor, so no answer on the training runs is refused. A power outside
+predicts at least 1.1x its floor, so no answer on the training runs is refused; refitted without
+their GPU (LOGO), 27 measured rows (21 L4, 6 L40S) lie below it, and the LOGO source's answers
+refuse them too (:func:`wattgpu_lite.selection.sources.logo_rows`). The evaluation of the published
+model (:mod:`~wattgpu_lite.wattgpu.evaluation`, ``wl.evaluate``, notebooks 04 and A3) scores its raw
+out-of-fold predictions instead, as the paper did: it measures the model, it answers no user. A power outside
 [idle, TDP] (idle: the spec's published idle draw, where it gives one) is a note beside the answer
 instead: the published trees predict up to 4.8 % above TDP on measured GPUs
 (tests/wattgpu/test_predictors.py), a flaw the course teaches; refusing would refuse the paper's
