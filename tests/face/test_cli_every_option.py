@@ -118,8 +118,12 @@ def _check_numbers(command: str, doc: dict) -> None:
         fitting = [row for row in doc["rows"] if row.get("fits")]
         assert fitting, "no plan fits"
         for row in fitting:
+            if row["itl_ms"] is None:  # the paper's trees below the physical floor: refused
+                assert "physical floor" in row["why_not"], row
+                continue
             for key in ("power_w", "itl_ms", "energy_per_1k_tokens_j", "energy_per_request_j"):
                 _positive(row[key], f"{row['gpu']}: {key}")
+        assert any(row["itl_ms"] is not None for row in fitting), "no plan answered"
     elif command == "evaluate":
         rows = doc["pooled"] if doc["model"] == "hybrid" else doc["rows"]
         assert rows
