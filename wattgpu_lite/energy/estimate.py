@@ -118,7 +118,8 @@ def _physical(req: Request, *, asked: bool) -> EnergyEstimate:
         static_fraction=idle / gpu.tdp_w,
         terms=terms,
         notes=notes.physical_notes(llm, gpu, work, layout, fmt=fmt, serving=serving)
-        + notes.scale_note(float(engine["dynamic_scale"][0])),
+        + notes.scale_note(float(engine["dynamic_scale"][0]))
+        + notes.weights_notes(llm, req.weights_asked, end="."),
         llm_architecture=llm.architecture_name,
         tp=layout.tp,
         ep=layout.ep,
@@ -212,8 +213,7 @@ def estimate_energy(
         bare_size_b(llm, mode)  # InvalidInputError: a bare size is paper mode's only
     model, device = resolve(llm, gpu)
     req = check_request(model, device, weights=weights, **layout, **work, **serving)
-    est = _physical(req, asked=tuple(serving.values()) != (None, None, None))
-    return replace(est, notes=est.notes + notes.weights_notes(model, weights, end="."))
+    return _physical(req, asked=tuple(serving.values()) != (None, None, None))
 
 
 def _paper_mode(llm, gpu, work: dict, layout: dict, *, asked: dict) -> EnergyEstimate:
