@@ -1,8 +1,13 @@
 """Run the nested protocol of the hybrid predictor and write its per-run results (minutes).
 
-    .venv/bin/python benchmarks/hybrid_protocol.py [logo|lolo ...]
+    .venv/bin/python benchmarks/hybrid_protocol.py [logo|lolo ...] [--workers N]
 
-Writes data/hybrid/nested_<strategy>.csv (one row per held-out run and target; notebook 06 and
+The backbone's constants are the shipped model's candidate (calibrated across sources, chosen on
+the external sources' inner folds: ``calibrated_folds.shipped_choice``), refitted in every outer
+and inner fold on its training runs and the rows of other harnesses less those of the held-out
+GPU or LLM (``calibrated_folds.constants_without``): nothing of a held-out GPU or LLM touches a
+fit. The outer folds run in ``--workers`` processes (the same table: the parts are joined in the
+folds' order). Writes data/hybrid/nested_<strategy>.csv (one row per held-out run and target; notebook 06 and
 ``evaluate --model hybrid`` read them) and prints the pooled and per-group tables.
 """
 
@@ -12,10 +17,13 @@ import json
 import platform
 import sys
 import time
+from functools import partial
 from importlib.metadata import version
 
 from wattgpu_lite.datafiles import data_dir
+from wattgpu_lite.energy.backbone import training_runs
 from wattgpu_lite.hybrid.fit import protocol
+from wattgpu_lite.hybrid.report import calibrated_folds, calibration
 from wattgpu_lite.hybrid.report import results as report
 
 PACKAGES = ("numpy", "scipy", "pandas", "xgboost-cpu", "scikit-learn")
@@ -36,10 +44,20 @@ def environment() -> dict[str, str]:
             "blas": "; ".join(sorted(blas))}  # fmt: skip
 
 
-def main(strategies: list[str]) -> None:
+def one_fold(group: str, strategy: str, name: str):
+    """The nested protocol's rows of one outer fold, constants by candidate ``name``."""
+    by = partial(calibrated_folds.constants_without, name=name)
+    return protocol.nested(outer=strategy, groups=(group,), constants_by=by)
+
+
+def main(strategies: list[str], workers: int = 1) -> None:
+    name, _ = calibrated_folds.shipped_choice()
+    print(f"constants: {name}")
     for strategy in strategies:
         start = time.perf_counter()
-        res = protocol.nested(outer=strategy, progress=True)
+        groups = [g for g, _ in protocol.folds(training_runs.watt_counts(), strategy)]
+        fold = partial(one_fold, strategy=strategy, name=name)
+        res = calibration.map_folds(fold, groups, workers)
         path = data_dir() / "hybrid" / f"nested_{strategy}.csv"
         res.to_csv(path, index=False, float_format="%.6g")
         env = path.with_name(f"nested_{strategy}_environment.json")
@@ -50,4 +68,6 @@ def main(strategies: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["logo", "lolo"])
+    args = sys.argv[1:]
+    n = int(args.pop(args.index("--workers") + 1)) if "--workers" in args else 1
+    main([a for a in args if a != "--workers"] or ["logo", "lolo"], workers=n)

@@ -87,7 +87,7 @@ def test_the_per_row_predictions_give_the_loso_tables_scores(table):
     at the chosen and at the shipped constants, from the rows (the CSVs keep six figures)."""
     rows = R.with_errors(table)
     loso = C.shipped().set_index(["source", "quantity", "basis"])
-    for basis, tag in (("chosen", "after"), ("shipped", "before")):
+    for basis, tag in (("chosen", "after"), ("watt_counts", "before")):
         mine = rows.dropna(subset=[f"ape_{tag}"]).groupby(["source", "quantity"])
         theirs = loso.xs(basis, level="basis")
         # rows the calibrated constants do not answer are not in the table: one (source,
@@ -104,7 +104,7 @@ def _hand_made() -> pd.DataFrame:
     return pd.DataFrame({
         "source": ["a"] * 4 + ["b"] * 2, "row": range(6), "quantity": "itl_s",
         "measured": [1.0, 2.0, 4.0, 1.0, 1.0, 1.0],
-        "predicted_shipped": [2.0, 2.0, 2.0, 2.0, 1.5, 1.0],
+        "predicted_watt_counts": [2.0, 2.0, 2.0, 2.0, 1.5, 1.0],
         "predicted_calibrated": [1.0, 1.0, 1.0, 1.0, 1.0, 1.1],
         "lo": [0.5, 0.5, 0.5, 0.9, 0.8, 1.05], "hi": [2.0, 2.0, 2.0, 1.8, 1.6, 1.2],
         "replica": "one GPU", "batch_band": ["≤ 16"] * 3 + ["> 16"] * 3, "context_band": "≤ 1024",

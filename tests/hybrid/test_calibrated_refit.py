@@ -16,7 +16,7 @@ import pandas as pd
 from wattgpu_lite.hybrid.report import calibrated as R
 from wattgpu_lite.hybrid.report import calibrated_folds as F
 
-COLUMNS = ["measured", "predicted_shipped", "predicted_calibrated", "lo", "hi"]
+COLUMNS = ["measured", "predicted_watt_counts", "predicted_calibrated", "lo", "hi"]
 
 
 def test_one_fold_refitted_fresh_gives_the_stored_rows():

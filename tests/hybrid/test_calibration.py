@@ -7,8 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from wattgpu_lite.energy.backbone import training_runs
 from wattgpu_lite.energy.backbone.constants_fit import LOWER, UPPER
 from wattgpu_lite.hybrid.predict.model import HybridState
+from wattgpu_lite.hybrid.report import calibrated_folds as F
 from wattgpu_lite.hybrid.report import calibration as C
 
 
@@ -47,7 +49,7 @@ def test_every_source_with_enough_values_is_held_out_once(table):
     assert set(table["source"]) == set(counts[counts >= C.MIN_ROWS].index)
     assert set(table["chosen"]) <= set(C.CANDIDATES)
     assert (table.groupby("source")["chosen"].nunique() == 1).all()
-    assert set(table["basis"]) == {"chosen", "shipped"}
+    assert set(table["basis"]) == {"chosen", "watt_counts"}
     # the host time per sequence, the FP8 share and the collectives' ratio are fitted only by the
     # candidates that free them, within their bounds; the FP4 share is never freed
     host = table["chosen"].isin(["pooled_host", "pooled_formats", "pooled_collectives"])
@@ -63,13 +65,13 @@ def test_every_source_with_enough_values_is_held_out_once(table):
     assert (table["chosen_fp4_ratio"] == 1).all()
 
 
-def test_the_shipped_constants_rows_are_current(table):
-    """A fresh evaluation of the shipped constants on each held-out source (no fit: a change of
-    the external table or of the physics that was not rebuilt fails here)."""
-    a, shipped = C.asked(), HybridState.pretrained().constants
-    for source, part in table[table["basis"] == "shipped"].groupby("source"):
-        fresh = C.held_out_table(a.take(a.sources == source), shipped, shipped)
-        fresh = fresh[fresh["basis"] == "shipped"].set_index("quantity")
+def test_the_watt_counts_constants_rows_are_current(table):
+    """A fresh evaluation of the Watt Counts constants on each held-out source (one fit on the
+    runs alone: a change of the external table or of the physics that was not rebuilt fails)."""
+    a, before = C.asked(), C.watt_counts_constants()
+    for source, part in table[table["basis"] == "watt_counts"].groupby("source"):
+        fresh = C.held_out_table(a.take(a.sources == source), before, before)
+        fresh = fresh[fresh["basis"] == "watt_counts"].set_index("quantity")
         part = part.set_index("quantity")
         assert list(part.index) == list(fresh.index), source
         np.testing.assert_array_equal(part["values"], fresh["values"])
@@ -127,3 +129,18 @@ def test_a_stored_fold_whose_candidate_still_wins_stands_and_only_the_added_one_
         out["inner_pooled_collectives"] > 0
     ).all()
     assert list(out.columns) == list(table.columns)
+
+
+@pytest.mark.parametrize(
+    ("column", "name"),
+    [("gpu", "A100 SXM4 40GB"), ("llm", "mistralai/Mistral-7B-Instruct-v0.3")],
+)
+def test_a_fold_without_a_gpu_or_llm_fits_none_of_its_external_rows(column, name):
+    """The shipped model's constants see the other harnesses' rows; a fold that holds a Watt
+    Counts GPU or LLM out must hold out its external rows too, and only those."""
+    a, ts = C.asked(), training_runs.watt_counts()
+    assert F.rows_without(ts, a).all()
+    on_it = (a.frame[column] == name).to_numpy()
+    assert on_it.sum() >= 5  # both tables hold it
+    kept = F.rows_without(ts.take(ts.frame[column].to_numpy() != name), a)
+    np.testing.assert_array_equal(kept, ~on_it)

@@ -15,15 +15,18 @@ import pandas as pd
 
 import wattgpu_lite
 from wattgpu_lite.energy.backbone import training_runs
+from wattgpu_lite.energy.backbone.constants_fit import fit_constants
 from wattgpu_lite.errors import require
 from wattgpu_lite.hybrid.fit import conformal, protocol
-from wattgpu_lite.hybrid.fit.candidates import Fitted, candidates, fit_all
+from wattgpu_lite.hybrid.fit.candidates import ConstantsBy, Fitted, candidates, fit_all
 from wattgpu_lite.hybrid.predict.intervals import gpu_fingerprint, llm_fingerprint
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.runs import measurements
 
 
-def held_out_both(ts: training_runs.TrainingSet, seed: int = 0) -> dict:
+def held_out_both(
+    ts: training_runs.TrainingSet, seed: int = 0, constants_by: ConstantsBy = fit_constants
+) -> dict:
     """Held-out predictions where the GPU and the LLM of the test rows are both unseen: per GPU and
     per fifth of the LLMs, train without that GPU and without those LLMs (XGBoost's ``seed``)."""
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
@@ -31,7 +34,7 @@ def held_out_both(ts: training_runs.TrainingSet, seed: int = 0) -> dict:
     for _, llm_fold in protocol.folds(ts, "llm5"):
         for g in sorted(set(gpu)):
             test, train = llm_fold & (gpu == g), ~llm_fold & (gpu != g)
-            protocol.fill_fold(out, ts, train, test, group=g, seed=seed)
+            protocol.fill_fold(out, ts, train, test, group=g, seed=seed, constants_by=constants_by)
     return out
 
 
@@ -81,21 +84,32 @@ def dense_runs(runs: pd.DataFrame) -> pd.DataFrame:
     return keep.reset_index(drop=True)
 
 
-def build(runs: pd.DataFrame | None = None, progress: bool = False, seed: int = 0) -> HybridState:
+def build(
+    runs: pd.DataFrame | None = None,
+    progress: bool = False,
+    seed: int = 0,
+    constants_by: ConstantsBy = fit_constants,
+) -> HybridState:
     """The hybrid model fitted on the dense rows of ``runs`` (a ``wl.measurements()`` table), or by
-    default the shipped model, from every dense Watt Counts run (a few minutes on two cores).
-    ``seed``: XGBoost's random state in every fit."""
+    default on every dense Watt Counts run (a few minutes on two cores). ``seed``: XGBoost's random
+    state in every fit; ``constants_by``: the backbone's constants of a set of runs, in every fold
+    and the final fit (the runs' own by default; the shipped model's are calibrated across
+    sources, :func:`~wattgpu_lite.hybrid.report.calibrated_folds.constants_without`)."""
     xgboost = require("xgboost", "train", "fitting the hybrid (hybrid.fit.build)")
     if runs is None:
         ts, dense = training_runs.watt_counts(), measurements.load(dense_only=True)
     else:
         dense = dense_runs(runs)
         ts = training_runs.from_runs(dense)
-    oofs = {k: protocol.held_out(ts, k, progress, seed) for k in ("logo", "llm5", "cv")}
-    oofs["both"] = held_out_both(ts, seed)
+    oofs = {
+        k: protocol.held_out(ts, k, progress, seed, constants_by) for k in ("logo", "llm5", "cv")
+    }
+    oofs["both"] = held_out_both(ts, seed, constants_by)
     chosen = protocol.choose(ts, oofs["logo"])
     cands = {c.name: c for c in candidates()}
-    fitted = fit_all(ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed)
+    fitted = fit_all(
+        ts, tuple(cands[n] for n in dict.fromkeys(chosen.values())), seed, constants_by
+    )
     corrections = {t: fitted.corrections[chosen[t], t] for t in training_runs.TARGETS}
     return HybridState(
         fitted.constants,

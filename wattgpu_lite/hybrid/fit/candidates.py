@@ -9,7 +9,7 @@ module needs numpy only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -112,14 +112,22 @@ def matrix(ts: training_runs.TrainingSet, out: dict, cand: Candidate, families=(
     return correction.feature_matrix(ts.llms, ts.gpus, loads, cand.columns, families=families)
 
 
+#: the constants of a set of runs: :func:`fit_constants` (the runs alone) by default; the shipped
+#: model's also fit other harnesses' rows (data/scripts/build_hybrid_model.py)
+ConstantsBy = Callable[[training_runs.TrainingSet], Constants]
+
+
 def fit_all(
-    ts: training_runs.TrainingSet, cands: tuple[Candidate, ...] | None = None, seed: int = 0
+    ts: training_runs.TrainingSet,
+    cands: tuple[Candidate, ...] | None = None,
+    seed: int = 0,
+    constants_by: ConstantsBy = fit_constants,
 ) -> Fitted:
-    """Constants on ``ts`` (from the default start, never a warm one: a fold's constants depend
-    on its own runs alone, not on the fold fitted before it), then each candidate's corrections
-    on the log residuals (``seed``: XGBoost's random state)."""
+    """Constants on ``ts`` by ``constants_by`` (from the default start, never a warm one: a fold's
+    constants depend on its own runs alone, not on the fold fitted before it), then each
+    candidate's corrections on the log residuals (``seed``: XGBoost's random state)."""
     cands = candidates() if cands is None else cands
-    const = fit_constants(ts)
+    const = constants_by(ts)
     out = training_runs.physics(ts, const)
     phys = training_runs.paper_units(out, ts.loads.offline)
     families = tuple(sorted({m.model_type for m in ts.llms}))

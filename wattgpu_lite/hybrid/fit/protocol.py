@@ -18,8 +18,15 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy.backbone import training_runs
+from wattgpu_lite.energy.backbone.constants_fit import fit_constants
 from wattgpu_lite.errors import require
-from wattgpu_lite.hybrid.fit.candidates import candidates, fit_all, predict_fitted, select
+from wattgpu_lite.hybrid.fit.candidates import (
+    ConstantsBy,
+    candidates,
+    fit_all,
+    predict_fitted,
+    select,
+)
 from wattgpu_lite.hybrid.fit.conformal import group_quantile
 from wattgpu_lite.metrics import mdape_pct
 from wattgpu_lite.wattgpu.evaluation import held_out_masks
@@ -42,23 +49,34 @@ def folds(ts: training_runs.TrainingSet, kind: str) -> list[tuple[str, np.ndarra
 
 
 def held_out(
-    ts: training_runs.TrainingSet, kind: str, progress: bool = False, seed: int = 0
+    ts: training_runs.TrainingSet,
+    kind: str,
+    progress: bool = False,
+    seed: int = 0,
+    constants_by: ConstantsBy = fit_constants,
 ) -> dict:
     """Out-of-fold predictions of every candidate: {"group": labels, (name, target): array}
-    (``seed``: XGBoost's random state)."""
+    (``seed``: XGBoost's random state; ``constants_by``: :func:`fit_all`'s)."""
     out: dict = {"group": np.empty(len(ts.frame), dtype=object)}
     tqdm = require("tqdm.auto", "train", WHAT).tqdm
     for name, test in tqdm(folds(ts, kind), desc=f"folds {kind}", disable=not progress):
-        fill_fold(out, ts, ~test, test, group=name, seed=seed)
+        fill_fold(out, ts, ~test, test, group=name, seed=seed, constants_by=constants_by)
     return out
 
 
 def fill_fold(
-    out: dict, ts: training_runs.TrainingSet, train, test, *, group: str, seed: int
+    out: dict,
+    ts: training_runs.TrainingSet,
+    train,
+    test,
+    *,
+    group: str,
+    seed: int,
+    constants_by: ConstantsBy = fit_constants,
 ) -> None:
     """Fit every candidate on the ``train`` rows and write its predictions of the ``test`` rows
     and their ``group`` label into ``out`` (:func:`held_out`'s dict)."""
-    fitted = fit_all(ts.take(train), seed=seed)
+    fitted = fit_all(ts.take(train), seed=seed, constants_by=constants_by)
     out["group"][test] = group
     for cand in candidates():
         pred = predict_fitted(fitted, ts.take(test), cand)
@@ -125,6 +143,7 @@ def nested(
     outer: str = "logo",
     progress: bool = False,
     groups: tuple[str, ...] | None = None,
+    constants_by: ConstantsBy = fit_constants,
 ):
     """One row per held-out run and target: y_true, y_pred, the candidate chosen, the 80/90 %
     half-widths q80/q90 and whether each interval covered the measurement. ``groups``: only
@@ -141,13 +160,13 @@ def nested(
     tqdm = require("tqdm.auto", "train", WHAT).tqdm
     for group, test in tqdm(outer_folds, desc=f"outer {outer}", disable=not progress):
         train = ts.take(~test)
-        oof = held_out(train, INNER[outer])
+        oof = held_out(train, INNER[outer], constants_by=constants_by)
         chosen = choose(train, oof)
         table = calibrate(train, oof, chosen)
         physics = calibrate(train, oof, {t: PHYSICS for t in training_runs.TARGETS})
         cands = {c.name: c for c in candidates()}
         names = tuple(dict.fromkeys((*chosen.values(), PHYSICS)))
-        fitted = fit_all(train, tuple(cands[n] for n in names))
+        fitted = fit_all(train, tuple(cands[n] for n in names), constants_by=constants_by)
         held = ts.take(test)
         away = outside_support(train, held)
         pred = {}

@@ -47,7 +47,7 @@ def with_errors(rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` with each row's ratios predicted / measured and absolute percentage errors before
     and after, whether its interval covers the measurement and its width hi / lo."""
     measured = rows["measured"].to_numpy(dtype=float)
-    before = rows["predicted_shipped"].to_numpy(dtype=float) / measured
+    before = rows["predicted_watt_counts"].to_numpy(dtype=float) / measured
     after = rows["predicted_calibrated"].to_numpy(dtype=float) / measured
     return rows.assign(
         ratio_before=before,

@@ -32,7 +32,6 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy.backbone import Constants, training_runs
-from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import calibration, external, external_intervals, external_scope
 
 LEVEL = 0.8
@@ -43,7 +42,7 @@ COLUMNS = [
     "row",
     "quantity",
     "measured",
-    "predicted_shipped",
+    "predicted_watt_counts",
     "predicted_calibrated",
     "lo",
     "hi",
@@ -117,7 +116,7 @@ def chosen_candidates() -> dict[str, str]:
 def held_out(
     source: str, chosen: dict[str, str] | None = None, fit: Fit = calibration.candidate_constants
 ) -> pd.DataFrame:
-    """One fold (:data:`COLUMNS`): ``source``'s rows at the shipped and at the fold's calibrated
+    """One fold (:data:`COLUMNS`): ``source``'s rows at the Watt Counts and at the fold's calibrated
     constants, with the interval of the fold's inner residual pool (module docstring)."""
     a, ts = asked_rows(), training_runs.watt_counts()
     name = (chosen_candidates() if chosen is None else chosen)[source]
@@ -125,13 +124,13 @@ def held_out(
     train = a.take(~held)
     outer = scored_rows(a.take(held), fit(name, ts, train))
     x = fold_intervals(residual_pool(ts, train, name, fit), outer, source)
-    shipped = scored_rows(a.take(held), HybridState.pretrained().constants)
-    before = shipped.set_index(["row", "quantity"])["predicted"]
+    watt_counts = scored_rows(a.take(held), calibration.watt_counts_constants())
+    before = watt_counts.set_index(["row", "quantity"])["predicted"]
     at = pd.MultiIndex.from_frame(x[["row", "quantity"]])
     return x.assign(
         source=source,
         chosen=name,
-        predicted_shipped=before.reindex(at).to_numpy(),
+        predicted_watt_counts=before.reindex(at).to_numpy(),
         predicted_calibrated=x["predicted"],
         lo=x["lo_x"],
         hi=x["hi_x"],
@@ -144,3 +143,27 @@ def all_folds(workers: int = 1, only: list[str] | None = None) -> pd.DataFrame:
     sources = scored if only is None else [s for s in scored if s in only]
     fold = partial(held_out, chosen=chosen_candidates())
     return calibration.map_folds(fold, sources, workers)
+
+
+def shipped_choice() -> tuple[str, dict[str, float]]:
+    """The candidate of the shipped model's constants and the mean inner scores: chosen as each
+    outer fold chooses (:func:`~wattgpu_lite.hybrid.report.calibration.choose`), on the inner
+    folds of every source, none held out. The scores are the external sources' alone: no Watt
+    Counts GPU or LLM is scored in the choice."""
+    return calibration.choose(training_runs.watt_counts(), calibration.asked())
+
+
+def rows_without(ts: training_runs.TrainingSet, a: calibration.Asked) -> np.ndarray:
+    """Which external rows ``a`` a fit on the runs ``ts`` may see: none on a Watt Counts GPU or
+    LLM that ``ts`` lacks (A100 SXM4 40GB and Mistral-7B-Instruct-v0.3 are in both tables)."""
+    every = training_runs.watt_counts().frame
+    gone = [set(every[c]) - set(ts.frame[c]) for c in ("gpu", "llm")]
+    return (~a.frame["gpu"].isin(gone[0]) & ~a.frame["llm"].isin(gone[1])).to_numpy()
+
+
+def constants_without(ts: training_runs.TrainingSet, name: str) -> Constants:
+    """Candidate ``name``'s constants on the runs ``ts`` and the external rows :func:`rows_without`
+    keeps: a fold that holds a GPU or an LLM out holds its rows of other harnesses out too. The
+    shipped model's fit and its nested protocol's (``constants_by``)."""
+    a = calibration.asked()
+    return calibration.candidate_constants(name, ts, a.take(rows_without(ts, a)))

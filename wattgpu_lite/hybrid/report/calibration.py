@@ -1,46 +1,44 @@
 """Calibration across sources: the backbone's constants fitted on the Watt Counts runs plus
-published measurements from other harnesses, scored leave-one-source-out.
-
-The protocol, written down before any score was seen (nothing in it is chosen by a held-out source):
+published measurements from other harnesses, scored leave-one-source-out, by a protocol written
+down before any score was seen (nothing in it is chosen by a held-out source):
 
 - **Sources scored**: each ``source_title`` of ``data/external_measurements.csv`` with at least
   :data:`MIN_ROWS` values the kit can ask (ITL, power or throughput, in the source's own scope:
   :mod:`~wattgpu_lite.hybrid.report.external_scope`); smaller ones only train every fold.
-- **Candidates** (:data:`CANDIDATES`): ``watt_counts``, the six constants fitted on the Watt
-  Counts runs alone (the shipped model's); ``pooled``, fitted on the runs plus every training
-  source's ITL, power and throughput (log ratios, the same soft-L1 loss,
-  :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source weighted so that the sources
-  together count as much as the runs and each as much as another (w_s = √(residuals of the runs
-  / (sources · residuals of s))). Each later candidate, added after the previous table had been
-  read, frees a constant the runs cannot identify and other harnesses can: ``pooled_host`` the
-  host's time per sequence in flight c_seq (t_host = c_step + c_seq·B,
-  :func:`~wattgpu_lite.energy.backbone.host_step_s`), ``pooled_formats`` beside it the FP8
-  peak's share relative to the 16-bit one (``fp8_ratio``; the FP4 share stays 1), and
-  ``pooled_collectives`` beside c_seq the collectives' latency over NCCL's tuning model
-  (``collective_ratio``; the FP8 share fitted, 0.2, stood for something the 8-GPU rows lack).
-  All are chosen by the inner folds alone; a later one is scored with the earlier ones' inner
-  scores and held-out rows read from the shipped table (``stored``: every fit is deterministic).
+- **Candidates** (:data:`CANDIDATES`): ``watt_counts``, the constants fitted on the Watt Counts
+  runs alone (:func:`watt_counts_constants`); ``pooled``, fitted on the runs plus every training
+  source's ITL, power and throughput (log ratios, the soft-L1 loss of
+  :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source weighted so that the
+  sources together count as much as the runs and each as much as another (w_s = √(residuals of
+  the runs / (sources · residuals of s))). Each later candidate, added after the previous table
+  had been read, frees a constant the runs cannot identify and other harnesses can:
+  ``pooled_host`` the host's time per sequence in flight c_seq (t_host = c_step + c_seq·B,
+  :func:`~wattgpu_lite.energy.backbone.host_step_s`), ``pooled_formats`` beside it the FP8 peak's
+  share relative to the 16-bit one (the FP4 share stays 1), ``pooled_collectives`` beside c_seq
+  the collectives' latency over NCCL's tuning model (``collective_ratio``). All are chosen by
+  the inner folds alone; a later one is scored with the earlier ones' inner scores and held-out
+  rows read from the shipped table (``stored``: every fit is deterministic).
 - **Inner folds**: the training sources, sorted by title, dealt round robin into
   :data:`INNER_FOLDS` groups; each candidate is fitted without a group and scored on it (the median
   |ln predicted/measured| of its values); the lower mean inner score is chosen.
 - **Outer**: the chosen candidate, refitted on all the training sources, predicts the held-out one.
 
-The learned correction is not refitted, so every number is the backbone's. Run by
-``data/scripts/build_loso_calibration.py``; the shipped table is ``data/hybrid/loso_sources.csv``.
+The correction is not refitted: every number is the backbone's. Built by
+``data/scripts/build_loso_calibration.py`` into ``data/hybrid/loso_sources.csv``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
 
 import numpy as np
 import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy.backbone import Constants, constants_fit, training_runs
-from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import external, external_scope
 
 MIN_ROWS = 20  # values a source needs to be held out and scored alone
@@ -83,6 +81,12 @@ def asked() -> Asked:
     return Asked(rows, external_scope.capped(frame).reset_index(drop=True), measured)
 
 
+@cache
+def watt_counts_constants() -> Constants:
+    """Fitted on the Watt Counts runs alone: the ``watt_counts`` candidate, every table's before."""
+    return constants_fit.fit_constants(training_runs.watt_counts())
+
+
 def log_ratios(a: Asked, c: Constants) -> np.ndarray:
     """ln(predicted / measured) per quantity then row (NaN where the source gives no value or the
     kit no answer), the backbone at constants ``c`` asked each row as its harness ran."""
@@ -102,7 +106,7 @@ def fit_pooled(
 ) -> Constants:
     """The ``pooled`` candidates (``names``: the constants freed, :data:`FREED`) on the runs ``ts``
     and the external rows ``a`` (the weights: the module docstring)."""
-    base = log_ratios(a, HybridState.pretrained().constants)
+    base = log_ratios(a, watt_counts_constants())
     usable = np.isfinite(base)
     sources = np.tile(a.sources, len(QUANTITIES))[usable]
     counts = pd.Series(sources).value_counts()
@@ -133,7 +137,7 @@ def candidate_constants(name: str, ts: training_runs.TrainingSet, a: Asked) -> C
     if name not in CANDIDATES:
         raise ValueError(f"unknown candidate {name!r}; the candidates are {CANDIDATES}")
     if name == "watt_counts":
-        return HybridState.pretrained().constants
+        return constants_fit.fit_constants(ts)
     return fit_pooled(ts, a, FREED[name])
 
 
@@ -155,12 +159,12 @@ def choose(
     return min(CANDIDATES, key=lambda n: (means[n], CANDIDATES.index(n))), means
 
 
-def held_out_table(a: Asked, c: Constants, shipped: Constants) -> pd.DataFrame:
+def held_out_table(a: Asked, c: Constants, before: Constants) -> pd.DataFrame:
     """Per quantity of held-out rows ``a``: values, MdAPE, median predicted/measured at ``c`` and
-    at ``shipped``."""
+    at ``before`` (the Watt Counts constants)."""
     out = []
     n = len(a.rows)
-    for tag, constants in (("chosen", c), ("shipped", shipped)):
+    for tag, constants in (("chosen", c), ("watt_counts", before)):
         r = log_ratios(a, constants)
         for k, q in enumerate(QUANTITIES):
             part = np.exp(r[k * n : (k + 1) * n])
@@ -186,18 +190,17 @@ def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
 
 def fold_columns(chosen: Constants) -> dict[str, float]:
     """The constants a fold reports beside its candidate: µs per sequence, format, collectives."""
+    ratios = ("fp8_ratio", "fp4_ratio", "collective_ratio")
     return {
         "chosen_seq_us": 1e6 * chosen.seq_s,
-        "chosen_fp8_ratio": chosen.fp8_ratio,
-        "chosen_fp4_ratio": chosen.fp4_ratio,
-        "chosen_collective_ratio": chosen.collective_ratio,
+        **{f"chosen_{n}": getattr(chosen, n) for n in ratios},
     }
 
 
 def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataFrame:
     """One outer fold (independent of the others): ``source`` held out, the candidate chosen on the
     inner folds of the others, refitted on them, and the held-out values at the chosen and the
-    shipped constants. ``stored``: a table built before a candidate was added; where one of its
+    Watt Counts constants. ``stored``: a table built before a candidate was added; where one of its
     candidates still wins, its rows stand and only the added candidates are fitted."""
     a, ts = asked(), training_runs.watt_counts()
     held = a.sources == source
@@ -212,7 +215,7 @@ def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataF
         kept = rows.loc[:, "quantity":"chosen_fp4_ratio"]
         return kept.assign(chosen_collective_ratio=Constants().collective_ratio, **scores)
     chosen = candidate_constants(name, ts, a.take(~held))
-    table = held_out_table(a.take(held), chosen, HybridState.pretrained().constants)
+    table = held_out_table(a.take(held), chosen, watt_counts_constants())
     return table.assign(source=source, chosen=name, **fold_columns(chosen), **scores)
 
 
@@ -225,7 +228,7 @@ def leave_one_source_out(
     """The outer loop: per held-out source (``only``: a subset) and quantity, the chosen candidate,
     its inner scores, the constants it fitted (:func:`fold_columns`: µs per sequence, 0 unless
     freed; the FP8, FP4 and collective ratios, 1 unless freed) and the held-out values at the
-    chosen and the shipped constants. ``workers`` > 1: the folds in that many processes (the same
+    chosen and the Watt Counts constants. ``workers`` > 1: the folds in that many processes (the same
     table: the parts are joined in the sources' order). ``stored``: :func:`held_out_source`."""
     scored = scored_sources(asked(), min_rows)
     sources = scored if only is None else [s for s in scored if s in only]
@@ -237,8 +240,6 @@ def map_folds(
 ) -> pd.DataFrame:
     """``fold`` per source, in ``workers`` processes (> 1), the parts joined in ``sources``' order."""
     if workers > 1 and len(sources) > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
         with ProcessPoolExecutor(max_workers=workers) as pool:
             return pd.concat(list(pool.map(fold, sources)), ignore_index=True)
     return pd.concat([fold(s) for s in sources], ignore_index=True)

@@ -59,10 +59,35 @@ def _arguments(frame: pd.DataFrame) -> dict:
     }
 
 
+_ASKED = ("llm", "gpu", "t_in", "t_out", "num_gpus", "weights")
+_BUILT: dict[bytes, tuple[dict, tuple[backbone.Rows, np.ndarray]]] = {}
+
+
+def _built(frame: pd.DataFrame) -> tuple[dict, tuple[backbone.Rows, np.ndarray]]:
+    """:func:`_arguments` of ``frame`` and their rows and KV capacities
+    (:func:`row_arrays.build`), kept for the last few tables asked: a fit asks the same rows at
+    a few hundred sets of constants, and the rows do not depend on the constants."""
+    key = pd.util.hash_pandas_object(frame[list(_ASKED)], index=False).to_numpy().tobytes()
+    if key not in _BUILT:
+        if len(_BUILT) >= 4:
+            _BUILT.clear()
+        a = _arguments(frame)
+        built = row_arrays.build(
+            a["llms"],
+            a["gpus"],
+            a["t_in"],
+            a["t_out"],
+            num_gpus=a["num_gpus"],
+            weights=a["weights"],
+        )
+        _BUILT[key] = (a, built)
+    return _BUILT[key]
+
+
 def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.DataFrame:
     """``model``'s predictions for the rows of ``frame`` (columns as ``predict_many``'s, each row
     a run a source measured)."""
-    a = _arguments(frame)
+    a, built = _built(frame)
     out = steps.predict_arrays(
         model,
         a["llms"],
@@ -74,6 +99,7 @@ def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.Dat
         level=check_level(level),
         num_gpus=a["num_gpus"],
         weights=a["weights"],
+        built=built,
     )
     return frame.reset_index(drop=True).assign(**out.columns())
 
@@ -87,10 +113,7 @@ def decode_shares(
     ``decode_power_share`` = P_dec(B) / P_busy(B); NaN on rate rows. A static-batch harness
     times decode steps only (TPOT), so its ITL is the run's ITL × the first share. ``constants``:
     the backbone's (the shipped model's by default)."""
-    a = _arguments(frame)
-    rows, _ = row_arrays.build(
-        a["llms"], a["gpus"], a["t_in"], a["t_out"], num_gpus=a["num_gpus"], weights=a["weights"]
-    )
+    rows = _built(frame)[1][0]
     c = HybridState.pretrained().constants if constants is None else constants
     batch = frame["batch"].to_numpy(dtype=float)
     is_batch = ~np.isnan(batch)
