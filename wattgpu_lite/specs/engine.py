@@ -9,7 +9,8 @@ the defaults the kit reads from it:
     check_max_num_seqs(64)    # 64; a positive whole number, or InvalidInputError
 
 ``vllm`` is the default: the kit's constants were fitted on the Watt Counts runs, served by vLLM
-(``max_num_seqs`` 256, ``gpu_memory_utilization`` 0.9). Another engine changes what the kit takes
+(``max_num_seqs`` 256, ``gpu_memory_utilization`` 0.9), and on published rows of other harnesses,
+most of them served by vLLM too. Another engine changes what the kit takes
 from its defaults — the concurrency limit and the memory share its KV cache gets — not the speed
 of its kernels, which the kit does not model (a prediction's notes say so).
 

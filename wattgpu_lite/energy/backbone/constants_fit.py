@@ -29,12 +29,12 @@ import numpy as np
 from wattgpu_lite.energy.backbone import Constants, training_runs
 from wattgpu_lite.errors import require
 
-#: the constants the Watt Counts runs cannot identify, held at their defaults by the shipped fit
-#: and freed only across harnesses: c_seq (``seq_s``, the host's time per sequence in flight: the
+#: the constants the Watt Counts runs cannot identify, held at their defaults by a fit on runs
+#: alone and freed only across harnesses (the shipped model's candidate frees some): c_seq (``seq_s``, the host's time per sequence in flight: the
 #: runs hold a few sequences), the FP8 and FP4 peaks' shares (the runs are all 16-bit) and the
 #: collectives' latency over NCCL's model (the runs are all on one GPU)
 ACROSS_HARNESSES = ("seq_s", "fp8_ratio", "fp4_ratio", "collective_ratio")
-#: the six constants the shipped fit frees
+#: the six constants a fit on runs alone frees
 NAMES = tuple(f.name for f in fields(Constants) if f.name not in ACROSS_HARNESSES)
 WITH_HOST = (*NAMES, "seq_s")
 #: with the FP8 peak's share too; the FP4 share stays 1 (no external row the kit asks runs at an

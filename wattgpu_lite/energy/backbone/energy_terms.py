@@ -1,8 +1,9 @@
 """One physics engine: the backbone's step time and power, split into physical mode's energy terms.
 
 Physical mode (``wl.estimate_energy``) and the hybrid predictor's backbone
-(``wl.predict(..., correction=False)``) are one model with one set of constants: the six the
-backbone fits on every dense Watt Counts run (:func:`shipped_constants`). For ``B`` sequences
+(``wl.predict(..., correction=False)``) are one model with one set of constants: the shipped
+model's, fitted on every dense Watt Counts run and other harnesses' published rows
+(:func:`shipped_constants`). For ``B`` sequences
 sharing each step (:mod:`wattgpu_lite.energy.backbone`):
 
 - time per request       t = T_out · s(B) / B,  s(B) = B · t_req(B) / T_out + c_step;
@@ -35,8 +36,9 @@ DYNAMIC = ("compute", "parameter_reads", "kv_writes", "attention_reads")
 
 @lru_cache(maxsize=1)
 def shipped_constants() -> backbone.Constants:
-    """The backbone's six constants fitted on every dense Watt Counts run (the shipped
-    ``state.json``; one cached read): physical mode and the hybrid predictor both use them."""
+    """The backbone's constants as the shipped ``state.json`` holds them (fitted on every dense
+    Watt Counts run and other harnesses' rows; one cached read): physical mode and the hybrid
+    predictor both use them."""
     state = read_json(data_dir() / SHIPPED_MODEL_DIR / "state.json", what="hybrid model state")
     return backbone.Constants(**state["constants"])
 

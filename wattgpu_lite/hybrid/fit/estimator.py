@@ -20,8 +20,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from wattgpu_lite.energy.backbone.constants_fit import fit_constants
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.fit.build import build, dense_runs
+from wattgpu_lite.hybrid.fit.candidates import ConstantsBy
 from wattgpu_lite.hybrid.predict import api as hybrid_api
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
@@ -56,11 +58,16 @@ class HybridModel:
         """Whether the model has a state (from :meth:`fit`, :meth:`pretrained` or :meth:`load`)."""
         return self.state is not None
 
-    def fit(self, runs: pd.DataFrame, progress: bool = False) -> HybridModel:
+    def fit(
+        self, runs: pd.DataFrame, progress: bool = False, constants_by: ConstantsBy = fit_constants
+    ) -> HybridModel:
         """Build the state from the dense rows of ``runs`` (a ``wl.measurements()`` table, or rows
-        of it; MoE rows are dropped) and return ``self``. On every dense Watt Counts run this is
-        the shipped model (a few minutes on two cores). XGBoost, SciPy and tqdm (the ``[train]``
-        extra) are imported here, when first needed."""
+        of it; MoE rows are dropped) and return ``self`` (a few minutes on two cores). The
+        backbone's constants are fitted on ``runs`` alone unless ``constants_by`` says otherwise:
+        the shipped model's also fit other harnesses' rows (``constants_by=partial(
+        calibrated_folds.constants_without, name=m.state.built_with["constants"])`` with
+        ``wattgpu_lite.hybrid.report.calibrated_folds`` rebuilds it from every dense Watt Counts
+        run). XGBoost, SciPy and tqdm (the ``[train]`` extra) are imported when first needed."""
         dense = dense_runs(check_training_runs(runs, "HybridModel().fit"))
         gpus, llms = dense["gpu"].nunique(), dense["llm"].nunique()
         if gpus < 2 or llms < 5:  # a one-GPU fit was a StopIteration, a one-LLM one sklearn's
@@ -69,7 +76,7 @@ class HybridModel:
                 f"HybridModel().fit: runs has dense rows of {gpus} GPU(s) and {llms} LLM(s); its "
                 f"held-out protocol {protocol}: give runs of 2 GPUs or more and 5 LLMs or more"
             )
-        self.state = build(dense, progress=progress, seed=self.seed)
+        self.state = build(dense, progress=progress, seed=self.seed, constants_by=constants_by)
         return self
 
     def predict(self, llm, gpu, **kw) -> Prediction:
