@@ -48,6 +48,10 @@ FOR_SHELL: tuple[tuple[str, str], ...] = (
     ("e.g. batch=8", "e.g. --batch 8"),
     ("pass e.g. max_num_seqs=256", "pass e.g. --max-num-seqs 256"),
     ("pass e.g. num_gpus=1, 2, 4 or 8", "pass e.g. --num-gpus 1, 2, 4 or 8"),
+    (  # --level 80 (a percentage) is the usual slip
+        "pass level from 0.5 to 0.999, e.g. 0.8 or 0.9",
+        "pass --level from 0.5 to 0.999, a fraction: --level 0.8 for an 80 % interval",
+    ),
 )
 
 
