@@ -93,7 +93,13 @@ def test_weights_lists_every_format_once(name):
        "--itl-sla-ms", "50", "--source", "paper"],
       "Use `wattgpu-lite predict` (the physics backbone answers for it, with wider intervals)"),
      (["estimate", "--llm", LLAMA, "--gpu", str(FIXTURES / "gpu_rtx5090_spec.json"),
-       "--num-gpus", "2"], "use --num-gpus 1, or add \"interconnect_gbs\" to the GPU's spec file")],
+       "--num-gpus", "2"], "use --num-gpus 1, or add \"interconnect_gbs\" to the GPU's spec file"),
+     (["rank", "--llm", LLAMA, "--rate-qps", "1", "--itl-sla-ms", "50", "--level", "80"],
+      "pass --level from 0.5 to 0.999, a fraction: --level 0.8 for an 80 % interval"),
+     (["compare", "--llm", LLAMA, "--rate-qps", "1", "--gpus", "A30,L4", "--level", "80"],
+      "a fraction: --level 0.8"),
+     (["predict", "--llm", LLAMA, "--gpu", "A30", "--rate-qps", "1", "--level", "80"],
+      "a fraction: --level 0.8")],
 )  # fmt: skip
 def test_errors_name_commands_and_flags_not_python(capsys, argv, words):
     assert main(argv) == 2

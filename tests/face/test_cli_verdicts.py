@@ -2,7 +2,7 @@
 
 The shipped model is refitted now and then, so no ITL value is pinned: the tests hold the rule
 (meets ⇒ upper bound ≤ SLA; may meet ⇒ estimate ≤ SLA < upper bound; misses ⇒ estimate above
-the SLA or the plan cannot be served), the order, and the columns the text view always shows.
+the SLA or the plan cannot be served; not answered ⇒ no ITL and a reason), the order, and the columns the text view always shows.
 """
 
 from __future__ import annotations
@@ -15,7 +15,14 @@ import wattgpu_lite as wl
 from wattgpu_lite.__main__ import main
 from wattgpu_lite.face.cli.rank_view import ALWAYS_SHOWN, text_view
 from wattgpu_lite.face.explorer import ENERGY_HEADER, PLAN, VERDICT
-from wattgpu_lite.selection.verdict import DOES_NOT_FIT, MAY_MEET, MEETS, MISSES, VERDICTS
+from wattgpu_lite.selection.verdict import (
+    DOES_NOT_FIT,
+    MAY_MEET,
+    MEETS,
+    MISSES,
+    NOT_ANSWERED,
+    VERDICTS,
+)
 
 GPT_OSS = ["rank", "--llm", "openai/gpt-oss-120b", "--rate-qps", "20", "--itl-sla-ms", "50",
            "--gpus", "H100 SXM,H200 SXM,B200,MI300X", "--json"]  # fmt: skip
@@ -40,11 +47,13 @@ def _check_rule(rows: list[dict], sla: float) -> None:
         elif v == MAY_MEET:
             assert itl <= sla < hi, r
         elif v == MISSES:
-            assert itl is None or itl > sla or r["why_not"], r
+            assert itl is not None and (itl > sla or r["why_not"]), r
+        elif v == NOT_ANSWERED:
+            assert itl is None and r["energy_per_1k_tokens_j"] is None and r["why_not"], r
 
 
 def _check_order(rows: list[dict]) -> None:
-    """Meets first, then may meet, misses, does not fit; by energy within each; rank 1, 2, ...
+    """Meets first, then may meet, misses, not answered, does not fit; by energy within each; rank 1, 2, ...
     over the plans whose estimate meets the SLA, confident ones first."""
     keys = [VERDICTS.index(r["verdict"]) for r in rows]
     assert keys == sorted(keys)

@@ -80,6 +80,25 @@ def test_logo_picks_the_a30_like_the_measurements():
     assert logo["gpu"].iloc[0] == measured["gpu"].iloc[0] == "A30"
     l4 = logo.set_index("gpu").loc["L4"]
     assert not l4["meets_sla"] and "below the physical floor" in l4["why_not"]  # not answered
+    assert l4["verdict"] == "not answered"  # refused: it has no ITL to miss the SLA with
+
+
+@pytest.mark.parametrize("source", ["paper", "logo"])
+def test_a_refused_row_is_not_answered_in_the_frame_the_json_and_the_cli_table(capsys, source):
+    # gemma-7b at server_low: the trees answer the L4 below its physical floor, so it is refused
+    from wattgpu_lite.__main__ import main
+
+    ask = {"scenario": "server_low", "itl_sla_ms": 100, "source": source}
+    t = selection.rank_gpus("gemma-7b", **ask)
+    l4 = t.set_index("gpu").loc["L4"]
+    assert pd.isna(l4["itl_ms"]) and pd.isna(l4["rank"]) and "physical floor" in l4["why_not"]
+    assert l4["verdict"] == "not answered" and not l4["meets_sla"]
+    rows = {r["gpu"]: r for r in t.to_document()["rows"]}
+    assert rows["L4"]["verdict"] == "not answered" and rows["L4"]["itl_ms"] is None
+    argv = ["rank", "--llm", "gemma-7b", "--scenario", "server_low", "--itl-sla-ms", "100"]
+    assert main([*argv, "--source", source]) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines() if " L4* " in ln)
+    assert "not answered" in line and "misses" not in line
 
 
 class _IntervalPredictor:

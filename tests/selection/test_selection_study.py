@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import wattgpu_lite as wl
-from wattgpu_lite.face import plots, prose
+from wattgpu_lite.face import labels, plots, prose
 from wattgpu_lite.selection import rank as selection
 from wattgpu_lite.selection import study
 from wattgpu_lite.selection.verdict import VERDICTS
@@ -46,6 +46,28 @@ def test_the_paper_story_holds_at_both_server_loads_from_every_source(readings):
     offline = c[c["scenario"] == "offline"]
     assert set(offline["pick"]) == {"H100 NVL"}  # kept busy, the fast GPU wins
     assert offline["T4 cannot hold it"].all()
+
+
+# one-word columns that are their own readable label (a raw name with no unit, no abbreviation)
+OWN_LABELS = {"source", "scenario", "pick", "strategy"}
+
+
+def _unlabelled(columns) -> list[str]:
+    """The columns a displayed table would print raw: a snake_case name left after labelling
+    (labels.raw_names), or a one-word name labels.label leaves as it is, outside OWN_LABELS —
+    raw_names alone cannot see that one (no underscore), which is how ``answered`` slipped by.
+    A name with a space is already words (claims' "A30 picked")."""
+    named = {c: labels.label(c) for c in columns}
+    one_word = {c for c, t in named.items() if t == c and " " not in c and c not in OWN_LABELS}
+    return [c for c, t in named.items() if labels.raw_names([t]) or c in one_word]
+
+
+def test_every_column_of_the_case_study_tables_has_a_readable_label(readings):
+    # notebook A2 shows study.agreement with readable_columns, notebook 05 study.claims
+    tables = {"agreement": study.agreement(readings), "claims": study.claims(readings)}
+    for name, table in tables.items():
+        assert _unlabelled(table.columns) == [], name
+    assert labels.label("answered") == "GPUs answered"
 
 
 def test_agreement_by_hand_for_one_cell(readings):

@@ -1,5 +1,5 @@
 """The one SLA verdict: meets at the upper ITL bound, may meet at the estimate
-only, misses, does not fit; a ranking orders by it, then by energy."""
+only, misses, not answered (no ITL), does not fit; a ranking orders by it, then by energy."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from wattgpu_lite.selection.verdict import (
     MAY_MEET,
     MEETS,
     MISSES,
+    NOT_ANSWERED,
     VERDICTS,
     sla_verdict,
     sla_verdicts,
@@ -26,7 +27,7 @@ from wattgpu_lite.selection.verdict import (
 @pytest.mark.parametrize(
     ("itl", "hi", "verdict"),
     [(8.9, 33.7, MEETS), (34.5, 130.0, MAY_MEET), (50.0, 50.0, MEETS), (49.7, 186.0, MAY_MEET),
-     (50.01, 60.0, MISSES), (40.0, math.nan, MEETS), (math.nan, math.nan, MISSES)],
+     (50.01, 60.0, MISSES), (40.0, math.nan, MEETS), (math.nan, math.nan, NOT_ANSWERED)],
 )  # fmt: skip
 def test_the_verdict_of_one_plan_at_a_50_ms_sla(itl, hi, verdict):
     assert sla_verdict(itl, hi, 50.0) == verdict
@@ -37,8 +38,15 @@ def test_a_plan_that_does_not_fit_or_cannot_be_served_never_meets():
     assert sla_verdict(10.0, 20.0, 50.0, served=False) == MISSES
 
 
+def test_a_fitting_plan_without_an_itl_is_not_answered_never_said_to_miss():
+    # a source that refuses a row (below the physical floor) or has no run leaves its ITL NaN:
+    # it was not answered, so it cannot have missed the SLA
+    assert sla_verdict(math.nan, math.nan, 50.0, served=False) == NOT_ANSWERED
+    assert sla_verdict(math.nan, math.nan, 50.0, fits=False) == DOES_NOT_FIT
+
+
 def test_the_verdicts_in_a_rankings_order():
-    assert VERDICTS == ("meets", "may meet", "misses", "does not fit")
+    assert VERDICTS == ("meets", "may meet", "misses", "not answered", "does not fit")
 
 
 def test_verdicts_of_a_table_keep_its_index_and_need_no_interval():
@@ -47,11 +55,12 @@ def test_verdicts_of_a_table_keep_its_index_and_need_no_interval():
 
 
 def test_verdicts_of_a_ranking_read_fits_and_the_rankings_own_refusal():
-    table = pd.DataFrame({"itl_ms": [10.0, 10.0, 10.0, math.nan],
-                          "itl_ms_hi": [20.0, 80.0, 20.0, math.nan],
-                          "fits": [True, True, True, False],
-                          "meets_sla": [True, True, False, False]})  # fmt: skip
-    assert list(sla_verdicts(table, 50.0)) == [MEETS, MAY_MEET, MISSES, DOES_NOT_FIT]
+    table = pd.DataFrame({"itl_ms": [10.0, 10.0, 10.0, math.nan, math.nan],
+                          "itl_ms_hi": [20.0, 80.0, 20.0, math.nan, math.nan],
+                          "fits": [True, True, True, True, False],
+                          "meets_sla": [True, True, False, False, False]})  # fmt: skip
+    verdicts = [MEETS, MAY_MEET, MISSES, NOT_ANSWERED, DOES_NOT_FIT]
+    assert list(sla_verdicts(table, 50.0)) == verdicts
 
 
 @pytest.mark.parametrize("sla", [0.0, -5.0, math.nan])

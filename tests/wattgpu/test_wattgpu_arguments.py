@@ -57,7 +57,29 @@ def test_the_parameters_named_are_the_installed_xgboosts():
         wl.WattGPU(params={"power": {"n_estimator": 5}})
     taken = set(xgboost.XGBRegressor().get_params()) - {"random_state", "n_jobs"}
     assert set(str(err.value).split("It takes: ")[1].split(", ")) == taken
-    assert wl.WattGPU(params={"itl": {"subsample": 0.5}}).params["itl"] == {"subsample": 0.5}
+    assert wl.WattGPU(params={"itl": {"subsample": 0.5}}).params["itl"]["subsample"] == 0.5
+
+
+def test_params_override_the_papers_key_by_key_and_the_rest_stay():
+    """params={'itl': {'max_depth': 3}} dropped every other paper parameter of the ITL model:
+    it fitted with XGBoost's reg_lambda 1 instead of the paper's 100, without a word."""
+    from wattgpu_lite.wattgpu.predictor import ITL_PARAMS, POWER_PARAMS
+
+    model = wl.WattGPU(params={"itl": {"max_depth": 3}})
+    assert model.params == {"power": POWER_PARAMS, "itl": {**ITL_PARAMS, "max_depth": 3}}
+    assert model.params["itl"]["reg_lambda"] == 100 and ITL_PARAMS["max_depth"] == 5
+    model.params["power"]["max_depth"] = 1  # a copy: the module's defaults stay the paper's
+    assert POWER_PARAMS["max_depth"] == 6 and wl.WattGPU().params["power"] == POWER_PARAMS
+
+
+def test_the_fitted_regressors_use_the_merged_params_and_a_saved_model_keeps_them(tmp_path):
+    few = {"n_estimators": 3}
+    model = wl.WattGPU(params={"power": few, "itl": few}).fit(wl.measurements())
+    itl = model.models["itl"].regressor.get_params()
+    power = model.models["power"].regressor.get_params()
+    assert (itl["max_depth"], itl["reg_lambda"], itl["n_estimators"]) == (5, 100, 3)
+    assert (power["max_depth"], power["reg_lambda"], power["n_estimators"]) == (6, 150, 3)
+    assert wl.WattGPU.load(model.save(tmp_path / "m")).params == model.params
 
 
 def test_an_unfitted_model_is_not_saved(tmp_path):

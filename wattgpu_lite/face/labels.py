@@ -73,6 +73,7 @@ LABELS = {
     "kg_co2e_per_mtok": "kg CO₂e per million tokens",
     "cost_per_mtok": "electricity cost per million tokens",
     "runs_itl_ms": "ITL as the runs define it (ms)",
+    "answered": "GPUs answered",  # of those both sources hold, e.g. "6 of 7" (study.agreement)
     "same_verdicts": "same SLA verdict",
     "meets_sla": "meets SLA",
     "verdict": "SLA verdict",

@@ -12,14 +12,21 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from wattgpu_lite.face.explorer import plan_labels
 from wattgpu_lite.face.style import WIDE_FIGSIZE, gpu_color, log_ticks, takeaway
-from wattgpu_lite.selection.verdict import DOES_NOT_FIT, MAY_MEET, MEETS, MISSES, sla_verdicts
+from wattgpu_lite.selection.verdict import (
+    DOES_NOT_FIT,
+    MAY_MEET,
+    MEETS,
+    MISSES,
+    NOT_ANSWERED,
+    sla_verdicts,
+)
 
 LOG_SPAN = 20.0  # an axis whose values span more than this factor is drawn on a log scale
 MEETS_MARK = Line2D([], [], marker="o", ls="", color="0.3", label="meets the SLA")
 MISSES_MARK = Line2D([], [], marker="o", ls="", color="0.3", mfc="white", label="misses the SLA")
 # with an ITL interval: filled, half-filled, hollow (selection.verdict names the rule); a plan
-# that does not fit has no dot (plan_bars leaves it out)
-FILL = {MEETS: "full", MAY_MEET: "left", MISSES: "none", DOES_NOT_FIT: "none"}
+# that does not fit or is not answered has no dot (plan_bars leaves it out)
+FILL = {MEETS: "full", MAY_MEET: "left", MISSES: "none", NOT_ANSWERED: "none", DOES_NOT_FIT: "none"}
 VERDICT_LABELS = {
     MEETS: "meets (at the upper bound)",
     MAY_MEET: "may meet (at the estimate)",

@@ -14,13 +14,14 @@ contains 1).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
 from wattgpu_lite import checks
-from wattgpu_lite.errors import InvalidInputError, close_matches
+from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.jsonio import dumps, json_safe
 from wattgpu_lite.selection.paired import verdict
 from wattgpu_lite.selection.rank import rank_gpus
@@ -158,8 +159,14 @@ def check_gpus(gpus) -> list:
     """Two or more distinct GPUs (a list, or one text "A,B"), resolved (a catalog name, a spec, its
     file), as rank_gpus' candidates, which take each once and refuse two specs of one name;
     InvalidInputError for fewer, UnknownGPUError (close matches) for a name no catalog knows."""
+    if not isinstance(gpus, str | Iterable) or isinstance(gpus, dict):  # one spec: one GPU
+        raise InvalidInputError(
+            f"gpus must be two or more GPUs, got {gpus!r:.60}; pass e.g. gpus=['A30', 'L4'] or "
+            "'A30,L4', 'all', 'measured', or None for today's GPUs"
+        )
     items = gpus.split(",") if isinstance(gpus, str) else list(gpus)
-    found = [resolve_gpu(g.strip() if isinstance(g, str) else g) for g in items]
+    named = [g.strip() if isinstance(g, str) else g for g in items]
+    found = [resolve_gpu(g) for g in named if not (isinstance(g, str) and g == "")]
     if len({g.name for g in found}) < 2:
         names = [g.name for g in found]
         raise InvalidInputError(f"gpus: give two or more different GPUs to compare, got {names}")
@@ -185,11 +192,11 @@ def _reference(plans: pd.DataFrame, reference: str | None) -> str:
     if reference is None:
         return str(served["energy_per_token_j"].idxmin())
     name = resolve_gpu(reference).name
-    if name not in served.index:
-        near = close_matches(name, served.index)
+    if name not in served.index:  # compared but refused (its why_not), or not compared at all
+        why = plans.loc[name, "why_not"] if name in plans.index else "it is not among gpus"
         raise InvalidInputError(
             f"reference {reference!r} is not a GPU compared here that serves "
-            f"the load; pass one of {near or list(served.index)}"
+            f"the load ({why}); pass one of {list(served.index)}"
         )
     return name
 

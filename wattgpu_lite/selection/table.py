@@ -197,7 +197,7 @@ def order(table: pd.DataFrame) -> pd.DataFrame:
 
 def order_index(table) -> np.ndarray:
     """Positions of the rows of ``table`` (a frame or a dict of columns) in ranking order: by
-    verdict — meets, may meet, misses, does not fit (:data:`~wattgpu_lite.selection.verdict.
+    verdict — meets, may meet, misses, not answered, does not fit (:data:`~wattgpu_lite.selection.verdict.
     VERDICTS`) —, then by energy, then by name (and by GPU count, when plans have one)."""
     gpu = np.unique(np.asarray(table["gpu"], dtype=object), return_inverse=True)[1]
     keys = [verdict_rank(table["verdict"]), np.asarray(table["energy_per_1k_tokens_j"]), gpu]

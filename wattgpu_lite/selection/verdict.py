@@ -2,6 +2,7 @@
 interval and at its estimate (``rank_gpus``' ``verdict`` column, the CLI, the dashboard, the plot).
 
     verdict = "does not fit"  if the plan cannot hold the model (``fits`` is False)
+              "not answered"  if it has no ITL (NaN: the source refused it, or has no data)
               "misses"        if itl > SLA, or the ranking cannot serve the plan at all
               "meets"         if itl_hi ≤ SLA          (the whole interval is within)
               "may meet"      if itl ≤ SLA < itl_hi    (the estimate is, the upper bound is not)
@@ -25,8 +26,9 @@ from wattgpu_lite.checks import check_itl_sla_ms
 MEETS = "meets"
 MAY_MEET = "may meet"
 MISSES = "misses"
+NOT_ANSWERED = "not answered"  # no number: the row's why_not says why
 DOES_NOT_FIT = "does not fit"
-VERDICTS: tuple[str, ...] = (MEETS, MAY_MEET, MISSES, DOES_NOT_FIT)  # a ranking's order
+VERDICTS: tuple[str, ...] = (MEETS, MAY_MEET, MISSES, NOT_ANSWERED, DOES_NOT_FIT)  # the order
 MEETS_AT_ESTIMATE: tuple[str, ...] = (MEETS, MAY_MEET)  # the verdicts where meets_sla is True
 
 
@@ -36,11 +38,14 @@ def sla_verdict(
     """The verdict of one plan (see the module docstring). ``itl_ms``: its ITL estimate,
     ``itl_ms_hi``: the upper end of its ITL interval (NaN: no interval, the estimate decides),
     both in ms; ``fits``: it holds the model; ``served``: the ranking can serve it (False for no
-    data, more than the replicas allowed, beyond capacity: it misses whatever its ITL)."""
+    data, more than the replicas allowed, beyond capacity: it misses whatever its ITL); a plan
+    that fits without an ITL (NaN) is not answered."""
     sla = check_itl_sla_ms(itl_sla_ms)
     if not fits:
         return DOES_NOT_FIT
-    if not served or math.isnan(itl_ms) or itl_ms > sla:
+    if math.isnan(itl_ms):
+        return NOT_ANSWERED
+    if not served or itl_ms > sla:
         return MISSES
     hi = itl_ms if math.isnan(itl_ms_hi) else itl_ms_hi
     return MEETS if hi <= sla else MAY_MEET
@@ -63,14 +68,14 @@ def verdict_array(table, itl_sla_ms: float) -> np.ndarray:
     hi = np.asarray(table["itl_ms_hi"] if "itl_ms_hi" in table else itl, dtype=float)
     fits = np.asarray(table["fits"], dtype=bool) if "fits" in table else True
     served = np.asarray(table["meets_sla"], dtype=bool) if "meets_sla" in table else True
-    misses = ~np.asarray(served) | np.isnan(itl) | (itl > sla)
-    within = np.where(np.isnan(hi), itl, hi) <= sla
-    picked = np.select([~np.asarray(fits), misses, within], [DOES_NOT_FIT, MISSES, MEETS], MAY_MEET)
+    kinds = [~np.asarray(fits), np.isnan(itl), ~np.asarray(served) | (itl > sla)]
+    kinds.append(np.where(np.isnan(hi), itl, hi) <= sla)
+    picked = np.select(kinds, [DOES_NOT_FIT, NOT_ANSWERED, MISSES, MEETS], MAY_MEET)
     return np.broadcast_to(picked, itl.shape).astype(object)
 
 
 def verdict_rank(verdicts: pd.Series) -> np.ndarray:
-    """The position of each verdict in :data:`VERDICTS` (0 = meets ... 3 = does not fit), the
+    """The position of each verdict in :data:`VERDICTS` (0 = meets ... 4 = does not fit), the
     first key of a ranking's order; an unknown verdict is a ValueError naming it."""
     unknown = sorted(set(verdicts) - set(VERDICTS))
     if unknown:

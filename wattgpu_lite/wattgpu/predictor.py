@@ -66,7 +66,12 @@ _STATE = "preprocessing.json"
 
 
 class WattGPU:
-    """Both predictors. ``fit(runs)`` trains on the dense rows of a runs table."""
+    """Both predictors. ``fit(runs)`` trains on the dense rows of a runs table.
+
+    ``params``, by target (``{"itl": {"max_depth": 3}}``), overrides XGBoost parameters key by
+    key over the paper's (:data:`POWER_PARAMS`, :data:`ITL_PARAMS`): the keys not given keep the
+    paper's values, never XGBoost's own defaults (``reg_lambda`` 1, not 100). A key XGBoost's
+    regressor does not take is refused by name. ``features``, by target, replaces the inputs."""
 
     def __init__(self, params: Mapping[str, dict] | None = None, features=None, seed: int = 0):
         for name, given in (("params", params), ("features", features)):  # by target, or refused
@@ -80,7 +85,8 @@ class WattGPU:
             t: check_xgb_params(p, f"WattGPU(params={{{t!r}: ...}})")
             for t, p in (params or {}).items()
         }
-        self.params = {"power": POWER_PARAMS, "itl": ITL_PARAMS, **given}
+        defaults = {"power": POWER_PARAMS, "itl": ITL_PARAMS}
+        self.params = {t: {**p, **given.get(t, {})} for t, p in defaults.items()}
         self.features = {
             **FEATURES,
             **{t: check_features(t, f) for t, f in (features or {}).items()},
@@ -176,6 +182,7 @@ class WattGPU:
         check_xgboost(state, str(folder / _STATE))
         try:
             self = cls(params=state["params"], seed=state["seed"])
+            self.params |= {t: dict(p) for t, p in state["params"].items()}  # as trained
             targets = state["targets"].items()
         except (KeyError, TypeError, AttributeError, InvalidInputError) as err:
             raise DataFileError(

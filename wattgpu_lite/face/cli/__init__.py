@@ -32,6 +32,7 @@ def command(
         description=summary,
         epilog=f"example:\n  {example}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        allow_abbrev=False,  # a mistyped long option is an error, never another option
     )
 
 

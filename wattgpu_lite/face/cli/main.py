@@ -27,7 +27,7 @@ from wattgpu_lite.errors import InvalidInputError, WattGPUError, missing_extra
 from wattgpu_lite.face.cli import text
 from wattgpu_lite.face.cli.config import check_environment, known_keys, with_config
 from wattgpu_lite.face.cli.defaults import add_config_flag, apply_defaults
-from wattgpu_lite.face.cli.messages import for_shell
+from wattgpu_lite.face.cli.messages import for_shell, unrecognized
 from wattgpu_lite.face.cli.output import check_output
 from wattgpu_lite.face.cli.plot import check_plot
 
@@ -78,7 +78,24 @@ def check_workload(name: str, flag: str) -> str:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, but a bad option is one line on stderr (exit 2), not usage + error."""
+    """argparse, but a bad option is one line on stderr (exit 2), not usage + error, and no long
+    option is read from a prefix of it (``allow_abbrev=False``, for every subcommand's parser too:
+    they are of this class): ``--model`` is an unknown option with its close match, never
+    ``--model-dir``."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        """argparse's, but words no option takes are refused by the command's own parser (its
+        ``--help`` named), with the close matches of a mistyped long option."""
+        known, extra = self.parse_known_args(args, namespace)
+        if extra:
+            commands = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+            choices = commands[0].choices if commands else {}
+            sub = choices.get(getattr(known, "command", None), self)
+            sub.error(unrecognized(extra, [o for a in sub._actions for o in a.option_strings]))
+        return known
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(EXIT_USER, f"error: {message} (see `{self.prog} --help`)\n")

@@ -4,6 +4,8 @@ instead. The library stays as it is; each phrase below is replaced where it appe
 
 from __future__ import annotations
 
+import difflib
+
 # (what the library says, what a shell user reads), applied in order
 FOR_SHELL: tuple[tuple[str, str], ...] = (
     (
@@ -46,6 +48,10 @@ FOR_SHELL: tuple[tuple[str, str], ...] = (
     ("e.g. batch=8", "e.g. --batch 8"),
     ("pass e.g. max_num_seqs=256", "pass e.g. --max-num-seqs 256"),
     ("pass e.g. num_gpus=1, 2, 4 or 8", "pass e.g. --num-gpus 1, 2, 4 or 8"),
+    (  # --level 80 (a percentage) is the usual slip
+        "pass level from 0.5 to 0.999, e.g. 0.8 or 0.9",
+        "pass --level from 0.5 to 0.999, a fraction: --level 0.8 for an 80 % interval",
+    ),
 )
 
 
@@ -54,3 +60,16 @@ def for_shell(message: str) -> str:
     for python, shell in FOR_SHELL:
         message = message.replace(python, shell)
     return message
+
+
+def unrecognized(words: list[str], options: list[str]) -> str:
+    """argparse's message for ``words`` that no option of the command takes, with the close
+    matches (difflib) of each mistyped long option among the command's own ``options``: argparse
+    reads no prefix of an option (``allow_abbrev=False``), so ``--model`` gets its close match
+    ``--model-dir`` named instead of being read as it."""
+    hints = []
+    for word in words:
+        flag = word.split("=", 1)[0]
+        near = difflib.get_close_matches(flag, options, n=2, cutoff=0.7) * flag.startswith("--")
+        hints += [f"{flag}: did you mean {' or '.join(near)}?"] if near else []
+    return f"unrecognized arguments: {' '.join(words)}" + "".join(f" ({h})" for h in hints)

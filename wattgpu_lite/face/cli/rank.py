@@ -9,7 +9,7 @@ python -m wattgpu_lite rank --llm meta-llama/Llama-3.1-8B-Instruct --rate-qps 2 
 --json prints exactly ``wl.rank_gpus(...).to_json()`` with the same arguments: every column of
 the ranking under ``rows`` (no NaN), the defaults it used under ``defaults``. The text view is the dashboard's table:
 the pick in one sentence, the best ``--top`` plans with units and intervals, then why each shown plan
-that misses was turned down.
+that misses, is not answered (the source refused it: no number) or does not fit was turned down.
 """
 
 from __future__ import annotations
