@@ -56,7 +56,9 @@ Caches (what each holds; ``wl.clear_caches()`` empties them all, e.g. after edit
   jump (the SLA search's levels);
 - hybrid.fit.candidates.spec: the candidates file; hybrid.report.external.table, _predicted
   (≤ 8 (level, correction) pairs), hybrid.report.external_per_gpu.roofline_frame: the external
-  check's rows, predictions and roofline;
+  check's rows, predictions and roofline; hybrid.report.external_scope._built_of (≤ 4 tables):
+  the asked rows' arrays, read-only; hybrid.report.calibration.watt_counts_constants (one): the
+  constants fitted on the runs alone;
 - wattgpu.predictor._pretrained, wattgpu.baselines.load_factors, wattgpu.paper_results._table,
   wattgpu.features._paper_rows: the shipped WattGPU models, the load factors, the paper's results
   and its GPU rows; wattgpu.evaluation's
@@ -169,6 +171,8 @@ _CACHES = (
     "hybrid.report.external.table",
     "hybrid.report.external._predicted",
     "hybrid.report.external_per_gpu.roofline_frame",
+    "hybrid.report.external_scope._built_of",
+    "hybrid.report.calibration.watt_counts_constants",
     "wattgpu.predictor._pretrained",
     "wattgpu.baselines.load_factors",
     "wattgpu.paper_results._table",

@@ -102,7 +102,8 @@ def build(
         dense = dense_runs(runs)
         ts = training_runs.from_runs(dense)
     oofs = {
-        k: protocol.held_out(ts, k, progress, seed, constants_by) for k in ("logo", "llm5", "cv")
+        k: protocol.held_out(ts, k, progress, seed, constants_by=constants_by)
+        for k in ("logo", "llm5", "cv")
     }
     oofs["both"] = held_out_both(ts, seed, constants_by)
     chosen = protocol.choose(ts, oofs["logo"])

@@ -1,27 +1,24 @@
 """The external check's predictions, asked as each source's harness ran and put in its scope.
 
-Asking. A batch harness asks for B (or N, or c) sequences; a replica holds at most its KV-cache
-capacity B_max at a time, and runs the rest in later waves, so the question asked is min(B, B_max)
-(B_max from a first, batch-1 call). ``correction=False`` answers with the backbone alone: the
-shipped model with its corrections removed (same constants, same interval tables — the tables were
-calibrated on the corrected hybrid, so the backbone's coverage is only indicative).
-
-The questions go to the engine, not through ``predict_many``'s per-row checks: they are runs a
-source measured, and eight Splitwise rows ran Llama-2-70B at 4,224 and 8,320 tokens, beyond the
-4,096 of its config, which ``wl.predict`` and ``wl.predict_many`` refuse for a user's request.
+Asking. A batch harness asks for B sequences; a replica holds at most its KV-cache capacity B_max
+(from a batch-1 call) and runs the rest in later waves, so it is asked min(B, B_max).
+``correction=False`` answers with the backbone alone (the shipped model without its corrections;
+its interval tables were calibrated on the corrected hybrid: its coverage is only indicative). The
+questions go to the engine, not through ``predict_many``'s checks: they are runs a source measured
+(eight Splitwise rows ran Llama-2-70B at 4,224 and 8,320 tokens, beyond the 4,096 of its config,
+which ``wl.predict`` refuses for a user's request).
 
 Scope. A replica's prediction, put in the scope a published measurement has:
-- ITL is per request: the replica's ITL as it is.
-- Throughput covers the ``replicas`` copies: replicas / time per token of one replica.
-- Power scope ``all_gpus`` sums every GPU measured: replicas × replica power; ``gpu0`` is one GPU of
-  a replica: replica power / G; ``node`` (wall power with CPUs, fans and supplies the kit does not
-  model) and an unstated scope are not compared.
+- ITL is per request; throughput covers the ``replicas`` copies (replicas / time per token).
+- Power scope ``all_gpus`` sums every GPU measured (replicas × replica power), ``gpu0`` is one GPU
+  of a replica (replica power / G); ``node`` (wall power with CPUs, fans and supplies the kit does
+  not model) and an unstated scope are not compared.
 - A power window holding ``idle_in_window_s`` seconds of idle around a run of T seconds averages
-  P̄ = (T·P + t_idle·P_idle) / (T + t_idle), with T the run's measured duration (sequences × T_out /
-  measured throughput: the window is a fact of the harness, not a prediction) where the source gives
-  the throughput, else the predicted sequences × T_out × time per token. P_idle is the fitted idle
-  estimate for the answer and the interval's high end, the hard power floor for its low end (a
-  measured idle may lie below the estimate, never below the floor), as for the busy seconds.
+  P̄ = (T·P + t_idle·P_idle) / (T + t_idle), T the run's measured duration (sequences × T_out /
+  measured throughput: a fact of the harness) where the source gives the throughput, else the
+  predicted one. P_idle is the fitted idle estimate for the answer and the interval's high end,
+  the hard power floor for its low end (a measured idle may lie below the estimate, never below
+  the floor).
 - Energy per output token is the in-scope power over the in-scope throughput, its interval the
   kit's energy interval in ratio.
 """
@@ -29,6 +26,7 @@ Scope. A replica's prediction, put in the scope a published measurement has:
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -47,41 +45,28 @@ def backbone_model() -> HybridState:
     return HybridState.pretrained().backbone_only()
 
 
-def _arguments(frame: pd.DataFrame) -> dict:
-    """The LLMs, GPUs, token counts, layouts and weight formats of ``frame``'s rows."""
-    return {
-        "llms": resolve_each(frame["llm"], resolve_llm),
-        "gpus": resolve_each(frame["gpu"], resolve_gpu),
-        "t_in": frame["t_in"].to_numpy(dtype=float),
-        "t_out": frame["t_out"].to_numpy(dtype=float),
-        "num_gpus": frame["num_gpus"].to_numpy(dtype=np.int64),
-        "weights": [canonical_format(w) for w in frame["weights"]],
-    }
-
-
 _ASKED = ("llm", "gpu", "t_in", "t_out", "num_gpus", "weights")
-_BUILT: dict[bytes, tuple[dict, tuple[backbone.Rows, np.ndarray]]] = {}
 
 
 def _built(frame: pd.DataFrame) -> tuple[dict, tuple[backbone.Rows, np.ndarray]]:
-    """:func:`_arguments` of ``frame`` and their rows and KV capacities
-    (:func:`row_arrays.build`), kept for the last few tables asked: a fit asks the same rows at
-    a few hundred sets of constants, and the rows do not depend on the constants."""
-    key = pd.util.hash_pandas_object(frame[list(_ASKED)], index=False).to_numpy().tobytes()
-    if key not in _BUILT:
-        if len(_BUILT) >= 4:
-            _BUILT.clear()
-        a = _arguments(frame)
-        built = row_arrays.build(
-            a["llms"],
-            a["gpus"],
-            a["t_in"],
-            a["t_out"],
-            num_gpus=a["num_gpus"],
-            weights=a["weights"],
-        )
-        _BUILT[key] = (a, built)
-    return _BUILT[key]
+    """The LLMs, GPUs, token counts, layouts and weight formats of ``frame``'s rows, and their rows
+    and KV capacities (:func:`row_arrays.build`), kept for the last few tables asked: a fit asks
+    the same rows at a few hundred sets of constants, and the rows do not depend on them."""
+    return _built_of(tuple(frame[list(_ASKED)].itertuples(index=False, name=None)))
+
+
+@lru_cache(maxsize=4)
+def _built_of(asked: tuple[tuple, ...]) -> tuple[dict, tuple[backbone.Rows, np.ndarray]]:
+    f = pd.DataFrame(list(asked), columns=list(_ASKED))
+    a = {
+        "llms": resolve_each(f["llm"], resolve_llm),
+        "gpus": resolve_each(f["gpu"], resolve_gpu),
+        **{k: f[k].to_numpy(dtype=float) for k in ("t_in", "t_out")},
+        "num_gpus": f["num_gpus"].to_numpy(dtype=np.int64),
+        "weights": [canonical_format(w) for w in f["weights"]],
+    }
+    named = {k: a[k] for k in ("t_in", "t_out", "num_gpus", "weights")}
+    return a, row_arrays.build(a["llms"], a["gpus"], **named)
 
 
 def engine_many(frame: pd.DataFrame, level: float, model: HybridState) -> pd.DataFrame:
@@ -253,19 +238,12 @@ def in_scope(rows: pd.DataFrame, pred: pd.DataFrame) -> dict[str, dict[str, np.n
     tags = {"basis": pred["basis"].to_numpy(), "status": pred["status"].to_numpy()}
     itl = {k: pred[f"itl_s{k}"].to_numpy(dtype=float) for k in ("", "_lo", "_hi")}
     power = {k: _power(pred, rows, "power_scope", f"power_w{k}") for k in ("", "_lo", "_hi")}
+    ends = {
+        "itl_s": (itl[""], itl["_lo"], itl["_hi"]),
+        "power_w": (power[""], power["_lo"], power["_hi"]),
+        "energy_per_token_j": (energy, energy * ratio["_lo"], energy * ratio["_hi"]),
+        "throughput_tokens_per_s": (thr, reps / tpt["_hi"], reps / tpt["_lo"]),
+    }
     return {
-        "itl_s": {"predicted": itl[""], "lo": itl["_lo"], "hi": itl["_hi"], **tags},
-        "power_w": {"predicted": power[""], "lo": power["_lo"], "hi": power["_hi"], **tags},
-        "energy_per_token_j": {
-            "predicted": energy,
-            "lo": energy * ratio["_lo"],
-            "hi": energy * ratio["_hi"],
-            **tags,
-        },
-        "throughput_tokens_per_s": {
-            "predicted": thr,
-            "lo": reps / tpt["_hi"],
-            "hi": reps / tpt["_lo"],
-            **tags,
-        },
+        q: dict(zip(("predicted", "lo", "hi"), v, strict=True), **tags) for q, v in ends.items()
     }
