@@ -30,7 +30,7 @@ MAX_BYTES = 16 * 2**20  # the largest shipped file is ~1.4 MB; a config.json a f
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "f88c1bbe67e1e9e51f21ba7aa22d715e372c5b72263a323a32ceddddc27fff22"
+MANIFEST_SHA256 = "b6bf898f84cdc4d6759e9d0f5a96155788cb71748dfe9bfaeaa15e1d86daa2fa"
 
 
 def data_dir() -> Path:

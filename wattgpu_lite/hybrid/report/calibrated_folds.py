@@ -12,10 +12,12 @@ Per scored source s (nothing here is chosen or tuned on s):
   (:func:`~wattgpu_lite.hybrid.report.calibration.inner_groups`), the same candidate fitted without
   g predicts g's rows; z = ln(measured / predicted) on those out-of-sample rows is the fold's pool
   (s's own rows are never in it).
-- **Interval**: per regime, the (1 ∓ 0.8)/2 quantiles of the pool, with the regime keys, the
-  fallbacks and the physics clipping of :mod:`~wattgpu_lite.hybrid.report.external_intervals`
-  (:func:`~wattgpu_lite.hybrid.report.interval_methods.bands`' ``pooled``), the prediction kept
-  inside.
+- **Interval**: per regime, the 10 % and 90 % quantiles of a distribution of the pool's
+  residuals, with the regime keys, the fallbacks and the physics clipping of
+  :mod:`~wattgpu_lite.hybrid.report.external_intervals`, the prediction kept inside. Which
+  distribution (the pooled rows, every source alike, or a source offset plus a within-source
+  residual) is chosen per fold on the pool alone, each pool source judged by the rest
+  (:func:`~wattgpu_lite.hybrid.report.interval_methods.choose`): ``interval`` in the table.
 
 Four least-squares fits a source (one outer, three inner; 10-15 s each). Run by
 ``data/scripts/build_calibrated_intervals.py``; the shipped table is
@@ -44,6 +46,7 @@ from wattgpu_lite.hybrid.report import (
 COLUMNS = [
     "source",
     "chosen",
+    "interval",
     "row",
     "quantity",
     "measured",
@@ -126,9 +129,11 @@ def fold_parts(
 
 def fold_table(source: str, name: str, outer: pd.DataFrame, pool: pd.DataFrame) -> pd.DataFrame:
     """:data:`COLUMNS` of ``source``'s rows ``outer`` (:func:`scored_rows` at candidate ``name``'s
-    constants) with the pooled interval of the fold's ``pool`` (:func:`fold_intervals`), beside
-    the same rows at the Watt Counts constants."""
-    x = fold_intervals(pool, outer, source)
+    constants) with the interval of the method the fold's ``pool`` alone chooses
+    (:func:`~wattgpu_lite.hybrid.report.interval_methods.choose`), beside the same rows at the Watt
+    Counts constants."""
+    method, _ = interval_methods.choose(pool)
+    x = fold_intervals(pool, outer, source, method)
     a = asked_rows()
     watt_counts = scored_rows(a.take(a.sources == source), calibration.watt_counts_constants())
     before = watt_counts.set_index(["row", "quantity"])["predicted"]
@@ -136,6 +141,7 @@ def fold_table(source: str, name: str, outer: pd.DataFrame, pool: pd.DataFrame) 
     return x.assign(
         source=source,
         chosen=name,
+        interval=method,
         predicted_watt_counts=before.reindex(at).to_numpy(),
         predicted_calibrated=x["predicted"],
         lo=x["lo_x"],
@@ -148,7 +154,8 @@ def held_out(
 ) -> pd.DataFrame:
     """One fold (:data:`COLUMNS`): ``source``'s rows at the Watt Counts and at the fold's calibrated
     constants, with the interval of the fold's inner residual pool (module docstring)."""
-    return fold_table(source, *fold_parts(source, chosen, fit))
+    name, outer, pool = fold_parts(source, chosen, fit)
+    return fold_table(source, name, outer, pool)
 
 
 def all_folds(workers: int = 1, only: list[str] | None = None) -> pd.DataFrame:
