@@ -12,6 +12,7 @@ from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.report import calibrated as R
 from wattgpu_lite.hybrid.report import calibrated_folds as F
 from wattgpu_lite.hybrid.report import calibration as C
+from wattgpu_lite.hybrid.report import interval_methods
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +77,9 @@ def test_the_table_holds_every_scored_source_with_the_chosen_candidate(table):
     assert sorted(table["source"].unique()) == answered
     assert len(answered) == len(C.scored_sources(C.asked())) - 1
     assert (table["chosen"] == table["source"].map(chosen)).all()
+    # one interval method a fold, chosen on its pool (hybrid.report.interval_methods)
+    assert table.groupby("source")["interval"].nunique().eq(1).all()
+    assert set(table["interval"]) <= set(interval_methods.CANDIDATES)
     assert not table.duplicated(["source", "row", "quantity"]).any()
     assert set(table["quantity"]) == {
         "itl_s", "power_w", "throughput_tokens_per_s", "energy_per_token_j"

@@ -12,10 +12,12 @@ Per scored source s (nothing here is chosen or tuned on s):
   (:func:`~wattgpu_lite.hybrid.report.calibration.inner_groups`), the same candidate fitted without
   g predicts g's rows; z = ln(measured / predicted) on those out-of-sample rows is the fold's pool
   (s's own rows are never in it).
-- **Interval**: per regime, the (1 ∓ 0.8)/2 quantiles of the pool, with the regime keys, the
-  fallbacks and the physics clipping of :mod:`~wattgpu_lite.hybrid.report.external_intervals`
-  (:func:`~wattgpu_lite.hybrid.report.external_intervals.held_out_bands`,
-  :func:`~wattgpu_lite.hybrid.report.external_intervals.bounded`), the prediction kept inside.
+- **Interval**: per regime, the 10 % and 90 % quantiles of a distribution of the pool's
+  residuals, with the regime keys, the fallbacks and the physics clipping of
+  :mod:`~wattgpu_lite.hybrid.report.external_intervals`, the prediction kept inside. Which
+  distribution (the pooled rows, every source alike, or a source offset plus a within-source
+  residual) is chosen per fold on the pool alone, each pool source judged by the rest
+  (:func:`~wattgpu_lite.hybrid.report.interval_methods.choose`): ``interval`` in the table.
 
 Four least-squares fits a source (one outer, three inner; 10-15 s each). Run by
 ``data/scripts/build_calibrated_intervals.py``; the shipped table is
@@ -32,13 +34,19 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.energy.backbone import Constants, training_runs
-from wattgpu_lite.hybrid.report import calibration, external, external_intervals, external_scope
+from wattgpu_lite.hybrid.report import (
+    calibration,
+    external,
+    external_intervals,
+    external_scope,
+    interval_methods,
+)
 
-LEVEL = 0.8
 #: the shipped table's columns: ``row`` indexes data/external_measurements.csv
 COLUMNS = [
     "source",
     "chosen",
+    "interval",
     "row",
     "quantity",
     "measured",
@@ -92,20 +100,14 @@ def residual_pool(
 
 
 def fold_intervals(
-    pool: pd.DataFrame,
-    outer: pd.DataFrame,
-    source: str,
-    level: float = LEVEL,
-    min_rows: int = external_intervals.MIN_ROWS,
+    pool: pd.DataFrame, outer: pd.DataFrame, source: str, method: str = "pooled"
 ) -> pd.DataFrame:
     """``outer`` (``source``'s rows) with the interval ``lo_x``, ``hi_x`` from the residuals of
-    ``pool`` alone (another source's rows: ``ValueError``), per regime, clipped to physics."""
+    ``pool`` alone (another source's rows: ``ValueError``) by the interval candidate ``method``
+    (:mod:`~wattgpu_lite.hybrid.report.interval_methods`), per regime, clipped to physics."""
     if (pool["source_title"] == source).any():
         raise ValueError(f"the residual pool of {source!r} holds its own rows")
-    ext = pd.concat([pool, outer], ignore_index=True)
-    mine = (ext["source_title"] == source).to_numpy()
-    bands = external_intervals.held_out_bands(ext, source, level, min_rows)
-    return external_intervals.bounded(ext[mine], bands).reset_index(drop=True)
+    return interval_methods.intervals(pool, outer, method).reset_index(drop=True)
 
 
 def chosen_candidates() -> dict[str, str]:
@@ -113,28 +115,47 @@ def chosen_candidates() -> dict[str, str]:
     return calibration.shipped().groupby("source")["chosen"].first().to_dict()
 
 
-def held_out(
+def fold_parts(
     source: str, chosen: dict[str, str] | None = None, fit: Fit = calibration.candidate_constants
-) -> pd.DataFrame:
-    """One fold (:data:`COLUMNS`): ``source``'s rows at the Watt Counts and at the fold's calibrated
-    constants, with the interval of the fold's inner residual pool (module docstring)."""
+) -> tuple[str, pd.DataFrame, pd.DataFrame]:
+    """One fold's fits: the candidate, ``source``'s rows at the fold's constants
+    (:func:`scored_rows`) and the fold's inner residual pool (:func:`residual_pool`)."""
     a, ts = asked_rows(), training_runs.watt_counts()
     name = (chosen_candidates() if chosen is None else chosen)[source]
-    held = a.sources == source
-    train = a.take(~held)
-    outer = scored_rows(a.take(held), fit(name, ts, train))
-    x = fold_intervals(residual_pool(ts, train, name, fit), outer, source)
-    watt_counts = scored_rows(a.take(held), calibration.watt_counts_constants())
+    train = a.take(a.sources != source)
+    outer = scored_rows(a.take(a.sources == source), fit(name, ts, train))
+    return name, outer, residual_pool(ts, train, name, fit)
+
+
+def fold_table(source: str, name: str, outer: pd.DataFrame, pool: pd.DataFrame) -> pd.DataFrame:
+    """:data:`COLUMNS` of ``source``'s rows ``outer`` (:func:`scored_rows` at candidate ``name``'s
+    constants) with the interval of the method the fold's ``pool`` alone chooses
+    (:func:`~wattgpu_lite.hybrid.report.interval_methods.choose`), beside the same rows at the Watt
+    Counts constants."""
+    method, _ = interval_methods.choose(pool)
+    x = fold_intervals(pool, outer, source, method)
+    a = asked_rows()
+    watt_counts = scored_rows(a.take(a.sources == source), calibration.watt_counts_constants())
     before = watt_counts.set_index(["row", "quantity"])["predicted"]
     at = pd.MultiIndex.from_frame(x[["row", "quantity"]])
     return x.assign(
         source=source,
         chosen=name,
+        interval=method,
         predicted_watt_counts=before.reindex(at).to_numpy(),
         predicted_calibrated=x["predicted"],
         lo=x["lo_x"],
         hi=x["hi_x"],
     )[COLUMNS]
+
+
+def held_out(
+    source: str, chosen: dict[str, str] | None = None, fit: Fit = calibration.candidate_constants
+) -> pd.DataFrame:
+    """One fold (:data:`COLUMNS`): ``source``'s rows at the Watt Counts and at the fold's calibrated
+    constants, with the interval of the fold's inner residual pool (module docstring)."""
+    name, outer, pool = fold_parts(source, chosen, fit)
+    return fold_table(source, name, outer, pool)
 
 
 def all_folds(workers: int = 1, only: list[str] | None = None) -> pd.DataFrame:
