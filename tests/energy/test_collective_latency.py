@@ -55,8 +55,9 @@ def test_a_tensor_parallel_step_grows_by_the_all_reduces_times_the_added_latency
     2·n_layers all-reduces of megabytes take the ring (t_0 + 2·(4 − 1)·t_hop each); a ratio r
     adds (r − 1) times those latencies while each collective keeps its algorithm. Past r ≈ 1.9
     the prefill's all-reduce of one 500-token prompt takes recursive doubling instead (fewer
-    hops): the step then grows by less, never by more."""
-    shipped = HybridState.pretrained().constants
+    hops): the step then grows by less, never by more (r relative to NCCL's model, r = 1; the
+    shipped constants' own ratio is fitted across harnesses)."""
+    shipped = replace(HybridState.pretrained().constants, collective_ratio=1.0)
     rows, batch = _rows(4), np.array([1.0, 16.0])
     before = S.step_time_s(rows, batch, shipped)
     d = rows.deploy
@@ -84,9 +85,12 @@ def test_a_one_gpu_step_and_its_power_never_move(ratio):
     )
 
 
-def test_the_shipped_fit_holds_the_ratio_and_only_the_fifth_candidate_frees_it():
-    shipped = HybridState.pretrained().constants
-    assert shipped.collective_ratio == 1.0
+def test_only_the_fifth_candidate_frees_the_ratio_and_the_shipped_model_is_that_candidate():
+    """The runs alone (one GPU each) cannot identify the ratio: it is freed across harnesses,
+    by the candidate the shipped model's constants were chosen as (``built_with``)."""
+    state = HybridState.pretrained()
+    assert state.built_with["constants"] == "pooled_collectives"
+    assert state.constants.collective_ratio != 1.0
     assert "collective_ratio" in F.ACROSS_HARNESSES and "collective_ratio" not in F.NAMES
     assert F.WITH_COLLECTIVES == (*F.WITH_HOST, "collective_ratio")
     assert F.LOWER["collective_ratio"] < 1.0 < F.UPPER["collective_ratio"]

@@ -167,9 +167,9 @@ def test_plan_bars_draw_the_sla_and_keep_each_gpus_colour():
 
 
 def test_replica_sweep_charges_every_replica_held():
-    sweep = study.replica_sweep("openai/gpt-oss-120b", "B200", 2, 8.0, [1, 2, 4], 1024, 1024)
+    sweep = study.replica_sweep("openai/gpt-oss-120b", "B200", 2, 4.0, [1, 2, 4], 1024, 1024)
     for r in sweep.itertuples():
-        p = wl.predict("openai/gpt-oss-120b", "B200", rate_qps=8.0 / r.replicas, t_in=1024,
+        p = wl.predict("openai/gpt-oss-120b", "B200", rate_qps=4.0 / r.replicas, t_in=1024,
                        t_out=1024, num_gpus=2)  # fmt: skip
         assert r.total_power_w == pytest.approx(r.replicas * p.power_w)
         # R · P(λ/R) / (λ · T_out) is one replica's own P(λ/R) / ((λ/R) · T_out)

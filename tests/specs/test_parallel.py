@@ -149,14 +149,15 @@ def _best(gpu: str, batch: int):
 
 
 def test_the_link_decides_between_tp_and_dp_attention_experts():
-    """Qwen3-30B-A3B on 8 GPUs at 256 sequences: over NVLink (H100 SXM) the TP·EP all-reduces are
-    cheap and TP8·EP8 uses less energy per token; over PCIe (L40S) they take a third of the step
-    and the all-to-alls of DP8·EP8 win. At one sequence TP8·EP8 wins on both (no replicated
-    attention weights to read). The table says why."""
+    """Qwen3-30B-A3B on 8 GPUs at 256 sequences: over NVLink (H100 SXM) TP8·EP8 uses less energy
+    per token; over PCIe (L40S) its all-reduces cost more than DP8·EP8's all-to-alls, and DP8·EP8
+    wins. At one sequence TP8·EP8 wins on both (no replicated attention weights to read). The
+    table says why. (Since the collectives' latency is fitted across harnesses, 16x NCCL's model,
+    communication is half the step or more on every layout here.)"""
     nvlink, pcie = _best("H100 SXM", 256), _best("L40S", 256)
     assert nvlink.index[0] == "TP8·EP8" and pcie.index[0] == "DP8·EP8"
-    assert pcie.loc["TP8·EP8", "comm_share"] > 0.3 > nvlink.loc["TP8·EP8", "comm_share"]
     assert pcie.loc["TP8·EP8", "comm_share"] > pcie.loc["DP8·EP8", "comm_share"]
+    assert nvlink.loc["TP8·EP8", "comm_share"] < nvlink.loc["DP8·EP8", "comm_share"]
     assert pcie.loc["DP8·EP8", "layout_why"].startswith("DP8·EP8 beats TP8·EP8")
     assert _best("L40S", 1).index[0] == "TP8·EP8"
 

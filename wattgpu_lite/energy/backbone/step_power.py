@@ -104,7 +104,7 @@ def flops_share(peak_kind: np.ndarray, c: Constants) -> np.ndarray:
     achieved_flops`). A low-precision kernel need not reach the same share of its (doubled) peak
     as a 16-bit one: vLLM documents FP8 W8A8 as "up to a 1.6x improvement in throughput" on a
     GPU whose FP8 peak is twice its FP16 peak (data/SOURCES.md). r_fmt = 1 (the shipped
-    constants) gives one η_f for every format; no share exceeds the peak."""
+    constants' FP8 and FP4 shares) gives one η_f for every format; no share exceeds the peak."""
     ratio = np.array([1.0, c.fp8_ratio, c.fp4_ratio])[np.asarray(peak_kind, dtype=np.int64)]
     return np.minimum(c.eta_flops * ratio, 1.0)
 
@@ -129,8 +129,7 @@ def achieved_deploy(rows: Rows, c: Constants) -> Deployment:
     and per-hop latencies of NCCL's tuning model times ``collective_ratio``
     (:func:`~wattgpu_lite.energy.symbolic_parallel.engine_allreduce_s`). The engine pays more
     per all-reduce than the bare collective (its kernel launches and the synchronisation around
-    it); ratio 1 (the shipped constants) is NCCL's model, and one GPU has no collective to
-    scale."""
+    it); ratio 1 is NCCL's model (the shipped ratio is fitted across harnesses); one GPU has none."""
     d = rows.deploy
     ratio = c.collective_ratio
     return d._replace(
@@ -164,9 +163,10 @@ def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:
     the next step's sequences, samples and detokenises each; the GPU waits meanwhile unless the
     engine overlaps it). vLLM's profile of Llama 3 8B on one H100 put 29 % of the time in
     scheduling and 33 % in the API server, against 38 % on the GPU (vLLM blog, "vLLM v0.6.0: 2.7x
-    Throughput Improvement and 5x Latency Reduction", 2024-09-05: data/SOURCES.md). The shipped
-    constants fit c_step only (c_seq = 0: the runs' few sequences in flight cannot tell it from
-    c_step); :mod:`~wattgpu_lite.hybrid.report.calibration` fits c_seq across harnesses."""
+    Throughput Improvement and 5x Latency Reduction", 2024-09-05: data/SOURCES.md). A fit on the
+    Watt Counts runs alone holds c_seq = 0 (their few sequences in flight cannot tell it from
+    c_step); the shipped constants fit it across harnesses
+    (:mod:`~wattgpu_lite.hybrid.report.calibration`)."""
     return c.step_s + c.seq_s * batch
 
 
