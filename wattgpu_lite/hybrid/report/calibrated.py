@@ -5,8 +5,8 @@ each source's rows predicted by its leave-one-source-out fold's constants, with 
 fold's inner out-of-sample residuals) and scores it per source and per regime:
 
 - MdAPE = median |predicted / measured − 1| · 100 and the median predicted / measured, *before*
-  (the backbone at the constants fitted on the Watt Counts runs alone) and *after* (the fold's calibrated
-  constants);
+  (the backbone at the constants fitted on the Watt Counts runs alone) and *after* (the fold's
+  calibrated constants);
 - coverage80 = the share of rows with lo ≤ measured ≤ hi, and the median width hi / lo;
 - beside them the plain roofline's and EcoLogits' MdAPE on the same rows
   (:mod:`~wattgpu_lite.hybrid.report.external_per_gpu`).
