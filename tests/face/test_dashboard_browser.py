@@ -106,10 +106,10 @@ def test_dashboard_reranks_when_the_controls_change(voila_url, tmp_path):
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(voila_url, wait_until="domcontentloaded", timeout=UPDATE_TIMEOUT_MS)
             _wait_message(page, "Pick: H100 PCIe")  # today's GPUs by default
-            # Llama-3.1-8B at server_low, 30 ms, the best count per GPU: four L4s can serve it
+            # Llama-3.1-8B at server_low, 30 ms, the best count per GPU: eight L4s meet it at the bound
             first = _table_text(page)
             assert "energy per 1,000 tokens (J), 80 % interval" in first and "<NA>" not in first
-            assert "L4* ×4" in first and "physics alone" in first  # * : a measured GPU
+            assert "L4* ×8" in first and "physics alone" in first  # * : a measured GPU
             assert "B200" in first and "MI300X" in first and "* measured" in first
             rate = _control(page, "widget-text", "rate (req/s)").locator("input")
             assert rate.is_disabled()  # only a custom rate uses it
