@@ -73,10 +73,12 @@ def fit_by(
     residuals: Callable[[Constants], np.ndarray],
     start: Constants | None = None,
     names: tuple[str, ...] = NAMES,
+    ftol: float = TOLERANCE,
 ) -> Constants:
     """The constants minimising the soft-L1 loss of ``residuals(constants)`` (log ratios, weighted
     or not), the constants ``names`` freed (the others kept at ``start``'s), each scaled to order
-    1 and bounded as :data:`LOWER` / :data:`UPPER` say."""
+    1 and bounded as :data:`LOWER` / :data:`UPPER` say; it stops when a step lowers the loss by
+    less than ``ftol`` of itself (or moves the constants by less than :data:`TOLERANCE`)."""
     start = Constants() if start is None else start
     scale = np.array([SCALE[n] for n in names])
     lo = np.array([LOWER[n] for n in names]) / scale
@@ -99,7 +101,7 @@ def fit_by(
         loss="soft_l1",
         f_scale=LOSS_SCALE,
         diff_step=DIFF_STEP,
-        ftol=TOLERANCE,
+        ftol=ftol,
         xtol=TOLERANCE,
         gtol=TOLERANCE,
         max_nfev=MAX_EVALUATIONS,
