@@ -74,11 +74,13 @@ def fit_by(
     start: Constants | None = None,
     names: tuple[str, ...] = NAMES,
     ftol: float = TOLERANCE,
+    max_evaluations: int = MAX_EVALUATIONS,
 ) -> Constants:
     """The constants minimising the soft-L1 loss of ``residuals(constants)`` (log ratios, weighted
     or not), the constants ``names`` freed (the others kept at ``start``'s), each scaled to order
     1 and bounded as :data:`LOWER` / :data:`UPPER` say; it stops when a step lowers the loss by
-    less than ``ftol`` of itself (or moves the constants by less than :data:`TOLERANCE`)."""
+    less than ``ftol`` of itself, moves the constants by less than :data:`TOLERANCE` or has
+    evaluated the residuals ``max_evaluations`` times."""
     start = Constants() if start is None else start
     scale = np.array([SCALE[n] for n in names])
     lo = np.array([LOWER[n] for n in names]) / scale
@@ -104,6 +106,6 @@ def fit_by(
         ftol=ftol,
         xtol=TOLERANCE,
         gtol=TOLERANCE,
-        max_nfev=MAX_EVALUATIONS,
+        max_nfev=max_evaluations,
     )
     return replace(start, **{n: float(v) for n, v in zip(names, fit.x * scale, strict=True)})

@@ -52,13 +52,17 @@ FREED = {
     "pooled_collectives": constants_fit.WITH_COLLECTIVES,
 }
 QUANTITIES = ("itl_s", "power_w", "throughput_tokens_per_s")  # fitted and scored (energy = P/thr)
-#: the pooled fits stop when a step lowers the loss by less than this share of it. The runs'
-#: loss is smooth and a fit on them alone reaches the 1e-15 of ``constants_fit.TOLERANCE``; the
-#: pooled loss has kinks (a step bound by FLOPs on one row, by bytes at the next constants; power
-#: at the TDP), and near its minimum some folds crawl along one by steps of 1e-8 that lower the
-#: loss by 1e-11 of itself until the 500 evaluations run out (3 minutes a fit, every constant
-#: already within 1e-7 of where it stops).
+#: the pooled fits stop when a step lowers the loss by less than this share of it, or after
+#: :data:`POOLED_EVALUATIONS` evaluations. The runs' loss is smooth and a fit on them alone reaches
+#: the 1e-15 of ``constants_fit.TOLERANCE`` in some 20. The pooled loss has kinks: a run's step
+#: bound by bytes at some constants and by the power ceiling at the next (the max of the two), and
+#: near its minimum some folds' fits sit on one and crawl along it by steps of 1e-5 that lower the
+#: loss by 1e-7 of itself. Left to 500 evaluations such a fit took 3 minutes and ended where the
+#: last bits of the linear algebra led it (its constants 1.7e-5 apart between two BLAS kernels);
+#: stopped at 60, within 7e-9 (notebook 06's A30 fold: its other seven fits stop within 35
+#: evaluations, the shipped model's in 44).
 POOLED_FTOL = 1e-10
+POOLED_EVALUATIONS = 60
 
 
 @dataclass(frozen=True)
@@ -124,7 +128,9 @@ def fit_pooled(
         others = np.nan_to_num(log_ratios(a, c)[usable], nan=0.0, posinf=0.0, neginf=0.0)
         return np.concatenate([constants_fit.log_residuals(ts, c), weight * others])
 
-    return constants_fit.fit_by(residuals, names=names, ftol=POOLED_FTOL)
+    return constants_fit.fit_by(
+        residuals, names=names, ftol=POOLED_FTOL, max_evaluations=POOLED_EVALUATIONS
+    )
 
 
 def inner_groups(sources: list[str], folds: int = INNER_FOLDS) -> list[list[str]]:
