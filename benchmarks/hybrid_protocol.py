@@ -5,10 +5,9 @@
 The backbone's constants are the shipped model's candidate (calibrated across sources, chosen on
 the external sources' inner folds: ``calibrated_folds.shipped_choice``), fitted on the training
 runs and the rows of other harnesses less those of the held-out GPU or LLM
-(``calibrated_folds.constants_without``): nothing of a held-out GPU or LLM touches a fit. Leave
-one GPU out refits them in every outer and inner fold (64 fits); leave one LLM out fits them once
-per outer fold (:data:`ONCE`), and its inner folds, which choose the corrections and calibrate the
-intervals, reuse them: refitting there would cost 210 more fits of some 8 s each. The outer folds
+(``calibrated_folds.constants_without``): nothing of a held-out GPU or LLM touches a fit. They
+are refitted in every outer and inner fold (64 fits leaving one GPU out, 252 leaving one LLM
+out, some 8 s each). The outer folds
 run in ``--workers`` processes (the same table: the parts are joined in the folds' order). Writes data/hybrid/nested_<strategy>.csv (one row per held-out run and target; notebook 06 and
 ``evaluate --model hybrid`` read them) and prints the pooled and per-group tables.
 """
@@ -46,16 +45,9 @@ def environment() -> dict[str, str]:
             "blas": "; ".join(sorted(blas))}  # fmt: skip
 
 
-ONCE = ("lolo",)  # strategies whose constants are fitted once per outer fold (the docstring)
-
-
 def one_fold(group: str, strategy: str, name: str):
     """The nested protocol's rows of one outer fold, constants by candidate ``name``."""
     by = partial(calibrated_folds.constants_without, name=name)
-    if strategy in ONCE:
-        ts = training_runs.watt_counts()
-        constants = by(ts.take(~dict(protocol.folds(ts, strategy))[group]))
-        return protocol.nested(outer=strategy, groups=(group,), constants_by=lambda _: constants)
     return protocol.nested(outer=strategy, groups=(group,), constants_by=by)
 
 

@@ -30,7 +30,7 @@ MAX_BYTES = 16 * 2**20  # the largest shipped file is ~1.4 MB; a config.json a f
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "990ee3ce8e98cfa8a4c02ac93b4f71b4fd33b602d164a0f955e179fdf8cebef4"
+MANIFEST_SHA256 = "1e7547aab6591f06c6c5614f49b4248b16e978510525e1257e3cee4314736a39"
 
 
 def data_dir() -> Path:
