@@ -7,17 +7,15 @@ down before any score was seen (nothing in it is chosen by a held-out source):
   :mod:`~wattgpu_lite.hybrid.report.external_scope`); smaller ones only train every fold.
 - **Candidates** (:data:`CANDIDATES`): ``watt_counts``, the constants fitted on the Watt Counts
   runs alone (:func:`watt_counts_constants`); ``pooled``, fitted on the runs plus every training
-  source's ITL, power and throughput (log ratios, the soft-L1 loss of
+  source's ITL, power and throughput (log ratios, soft-L1 loss of
   :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source weighted so that the
   sources together count as much as the runs and each as much as another (w_s = √(residuals of
-  the runs / (sources · residuals of s))). Each later candidate, added after the previous table
-  had been read, frees a constant the runs cannot identify and other harnesses can:
-  ``pooled_host`` the host's time per sequence in flight c_seq (t_host = c_step + c_seq·B,
-  :func:`~wattgpu_lite.energy.backbone.host_step_s`), ``pooled_formats`` beside it the FP8 peak's
-  share relative to the 16-bit one (the FP4 share stays 1), ``pooled_collectives`` beside c_seq
-  the collectives' latency over NCCL's tuning model (``collective_ratio``). All are chosen by
-  the inner folds alone; a later one is scored with the earlier ones' inner scores and held-out
-  rows read from the shipped table (``stored``: every fit is deterministic).
+  the runs / (sources · residuals of s))). Each later one, added after the previous table had been
+  read, frees a constant the runs cannot identify and other harnesses can: ``pooled_host`` the
+  host's time per sequence c_seq (t_host = c_step + c_seq·B), ``pooled_formats`` beside it the FP8
+  peak's share relative to the 16-bit one, ``pooled_collectives`` beside c_seq the collectives'
+  latency over NCCL's tuning model. A later one is scored with the earlier ones' inner scores and
+  held-out rows read from the shipped table (``stored``: every fit is deterministic).
 - **Inner folds**: the training sources, sorted by title, dealt round robin into
   :data:`INNER_FOLDS` groups; each candidate is fitted without a group and scored on it (the median
   |ln predicted/measured| of its values); the lower mean inner score is chosen.
@@ -53,14 +51,10 @@ FREED = {
 }
 QUANTITIES = ("itl_s", "power_w", "throughput_tokens_per_s")  # fitted and scored (energy = P/thr)
 #: the pooled fits stop when a step lowers the loss by less than this share of it, or after
-#: :data:`POOLED_EVALUATIONS` evaluations. The runs' loss is smooth and a fit on them alone reaches
-#: the 1e-15 of ``constants_fit.TOLERANCE`` in some 20. The pooled loss has kinks: a run's step
-#: bound by bytes at some constants and by the power ceiling at the next (the max of the two), and
-#: near its minimum some folds' fits sit on one and crawl along it by steps of 1e-5 that lower the
-#: loss by 1e-7 of itself. Left to 500 evaluations such a fit took 3 minutes and ended where the
-#: last bits of the linear algebra led it (its constants 1.7e-5 apart between two BLAS kernels);
-#: stopped at 60, within 7e-9 (notebook 06's A30 fold: its other seven fits stop within 35
-#: evaluations, the shipped model's in 44).
+#: :data:`POOLED_EVALUATIONS` evaluations. The pooled loss has kinks (a run's step bound by bytes at
+#: some constants, by the power ceiling at the next) and some folds' fits crawl along one by 1e-5
+#: steps: left to 500 evaluations (3 minutes) they end 1.7e-5 apart between two BLAS kernels,
+#: stopped at 60 within 7e-9 (the shipped model's fit stops in 44).
 POOLED_FTOL = 1e-10
 POOLED_EVALUATIONS = 60
 
@@ -175,8 +169,7 @@ def choose(
 def held_out_table(a: Asked, c: Constants, before: Constants) -> pd.DataFrame:
     """Per quantity of held-out rows ``a``: values, MdAPE, median predicted/measured at ``c`` and
     at ``before`` (the Watt Counts constants)."""
-    out = []
-    n = len(a.rows)
+    out, n = [], len(a.rows)
     for tag, constants in (("chosen", c), ("watt_counts", before)):
         r = log_ratios(a, constants)
         for k, q in enumerate(QUANTITIES):
@@ -190,8 +183,7 @@ def held_out_table(a: Asked, c: Constants, before: Constants) -> pd.DataFrame:
 
 def scored_sources(a: Asked, min_rows: int = MIN_ROWS) -> list[str]:
     """The sources held out in turn: those with at least ``min_rows`` measured values, sorted."""
-    counts = values_per_source(a)
-    return sorted(counts[counts >= min_rows].index)
+    return sorted(values_per_source(a).loc[lambda counts: counts >= min_rows].index)
 
 
 def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
@@ -204,17 +196,16 @@ def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
 def fold_columns(chosen: Constants) -> dict[str, float]:
     """The constants a fold reports beside its candidate: µs per sequence, format, collectives."""
     ratios = ("fp8_ratio", "fp4_ratio", "collective_ratio")
-    return {
-        "chosen_seq_us": 1e6 * chosen.seq_s,
-        **{f"chosen_{n}": getattr(chosen, n) for n in ratios},
-    }
+    return dict(
+        chosen_seq_us=1e6 * chosen.seq_s, **{f"chosen_{n}": getattr(chosen, n) for n in ratios}
+    )
 
 
 def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One outer fold (independent of the others): ``source`` held out, the candidate chosen on the
-    inner folds of the others, refitted on them, and the held-out values at the chosen and the
-    Watt Counts constants. ``stored``: a table built before a candidate was added; where one of its
-    candidates still wins, its rows stand and only the added candidates are fitted."""
+    """One outer fold: ``source`` held out, the candidate chosen on the inner folds of the others,
+    refitted on them, and the held-out values at the chosen and the Watt Counts constants.
+    ``stored``: a table built before a candidate was added; where one of its candidates still
+    wins, its rows stand and only the added candidates are fitted."""
     a, ts = asked(), training_runs.watt_counts()
     held = a.sources == source
     known = stored_inner(stored, source)
@@ -239,12 +230,10 @@ def leave_one_source_out(
     stored: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The outer loop: per held-out source (``only``: a subset) and quantity, the chosen candidate,
-    its inner scores, the constants it fitted (:func:`fold_columns`: µs per sequence, 0 unless
-    freed; the FP8, FP4 and collective ratios, 1 unless freed) and the held-out values at the
-    chosen and the Watt Counts constants. ``workers`` > 1: the folds in that many processes (the same
-    table: the parts are joined in the sources' order). ``stored``: :func:`held_out_source`."""
-    scored = scored_sources(asked(), min_rows)
-    sources = scored if only is None else [s for s in scored if s in only]
+    its inner scores, the constants it fitted (:func:`fold_columns`) and the held-out values at the
+    chosen and the Watt Counts constants. ``workers`` > 1: the folds in that many processes (the
+    same table). ``stored``: :func:`held_out_source`."""
+    sources = [s for s in scored_sources(asked(), min_rows) if only is None or s in only]
     return map_folds(partial(held_out_source, stored=stored), sources, workers)
 
 
