@@ -62,6 +62,14 @@ def test_memory_time_is_bytes_over_the_achieved_bandwidth(case):
     assert math.isclose(x.step_terms_s["memory"], expected, rel_tol=1e-9)
 
 
+def test_host_time_is_the_step_cost_plus_one_per_sequence_in_the_step(case):
+    x, _ = case
+    c = wl.HybridState.pretrained().constants
+    part = next(part for part in x.parts if part.name == "fixed")
+    assert math.isclose(part.value, c.step_s + c.seq_s * x.step_batch, rel_tol=1e-9)
+    assert part.note == "host: c_step + c_seq x B" and c.seq_s > 0  # no per-layer term
+
+
 def test_backbone_times_the_factor_is_the_final_value_unless_a_bound_binds(case):
     x, p = case
     power, itl = x.corrections["power"], x.corrections["itl"]

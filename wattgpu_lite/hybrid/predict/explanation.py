@@ -147,7 +147,7 @@ def parts_of(x: Explanation) -> tuple[Part, ...]:
         "power limit": "dynamic J / (G x (TDP - static W))",
         "layout": "collectives, expert groups, copies",
         "prompt": "B x prefill time / output tokens",
-        "fixed": "c0 + c1 x layers",
+        "fixed": "host: c_step + c_seq x B",
     }
     for k, v in x.step_terms_s.items():
         summed = k in ("layout", "prompt", "fixed") or k == x.roofline
