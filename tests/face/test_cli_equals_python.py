@@ -39,6 +39,8 @@ TABLES = {
     "llms --aliases": (["llms", "--aliases"], lambda: wl.llm_aliases()),
     "evaluate hybrid": (["evaluate", "--model", "hybrid", "--strategy", "lolo"],
                         lambda: wl.evaluate(model="hybrid", strategy="lolo")),
+    "evaluate loso": (["evaluate", "--model", "hybrid", "--strategy", "loso", "--target", "itl"],
+                      lambda: wl.evaluate("itl", "loso", model="hybrid")),
     "evaluate wattgpu": (["evaluate", "--target", "itl", "--strategy", "logo", "--no-progress"],
                          lambda: wl.evaluate("itl", "logo", progress=False)),
 }  # fmt: skip

@@ -83,6 +83,8 @@ def _argv(command: str, option: str, choice: str) -> list[str]:
         i = words.index("--gpu-counts")
         del words[i : i + 2]
         words[words.index("--rate-qps") + 1] = "0.33"
+    if (command, option, choice) == ("evaluate", "--strategy", "loso"):
+        words.extend(["--model", "hybrid"])  # one source of another harness out: the hybrid's
     return [command, *words, option, str(choice)]
 
 
@@ -127,8 +129,8 @@ def _check_numbers(command: str, doc: dict) -> None:
     elif command == "evaluate":
         rows = doc["pooled"] if doc["model"] == "hybrid" else doc["rows"]
         assert rows
-        for row in rows:
-            _positive(row["mdape_pct"], "mdape_pct")
+        for row in rows:  # the nested tables' MdAPE; the LOSO table's, after calibration
+            _positive(row.get("mdape_pct", row.get("mdape_after")), "MdAPE")
     else:  # the catalogs
         assert doc["rows"]
 

@@ -125,8 +125,10 @@ def test_wl_evaluate_hybrid_keeps_one_target_and_refuses_what_only_wattgpu_has()
     power = wl.evaluate("power", model="hybrid")
     assert set(power["target"]) == {"power"} and set(wl.evaluate(model="hybrid")["target"]) == {
         "power", "itl"}  # fmt: skip
-    with pytest.raises(InvalidInputError, match="'logo' or 'lolo'"):
+    with pytest.raises(InvalidInputError, match="'logo', 'lolo' .* or 'loso'"):
         wl.evaluate(model="hybrid", strategy="cv")
+    with pytest.raises(InvalidInputError, match="only the hybrid's backbone is calibrated across"):
+        wl.evaluate(strategy="loso")  # WattGPU predicts the runs' harness only
     with pytest.raises(InvalidInputError, match="re-score WattGPU"):
         wl.evaluate(model="hybrid", reading="paper_7gpu")
     with pytest.raises(InvalidInputError, match="model must be one of"):
@@ -141,3 +143,30 @@ def test_wl_evaluate_of_wattgpu_is_the_chapters_function():
     pd.testing.assert_frame_equal(
         wl.evaluate("itl", "logo", progress=False), evaluate("itl", "logo", progress=False)
     )
+
+
+def test_wl_evaluate_loso_is_the_calibrated_tables_and_counts_the_goals_they_meet(capsys):
+    import json
+
+    from wattgpu_lite.face.cli.main import main
+    from wattgpu_lite.hybrid.report import calibrated
+
+    frame = wl.evaluate(model="hybrid", strategy="loso")
+    parts = ["pooled", "per_source", "per_regime", "goals_per_source", "goals_per_regime"]
+    assert list(frame["table"].unique()) == parts
+    by_source = frame[frame["table"] == "per_source"]
+    expect = calibrated.per_source()
+    assert by_source["source"].tolist() == expect["source"].tolist()
+    assert by_source["mdape_after"].tolist() == pytest.approx(expect["mdape_after"].tolist())
+    goals = frame[frame["table"] == "goals_per_source"].set_index("quantity")
+    big = expect[(expect["quantity"] == "itl_s") & (expect["rows"] >= calibrated.MIN_ROWS)]
+    assert goals.loc["itl_s", "cells"] == len(big) > 0
+    assert goals.loc["itl_s", "mdape_ok"] == int((big["mdape_after"] <= 20.0).sum())
+    power = wl.evaluate("power", "loso", model="hybrid")
+    assert set(power["quantity"].dropna()) == {"power_w"}
+    assert main(["evaluate", "--model", "hybrid", "--strategy", "loso", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["per_source"][0]["source"] == expect["source"].iloc[0]  # the JSON: whole titles
+    assert main(["evaluate", "--model", "hybrid", "--strategy", "loso"]) == 0
+    text = capsys.readouterr().out
+    assert "== per held-out source ==" in text and expect["source"].iloc[0] not in text

@@ -7,8 +7,11 @@ The WattGPU model is :func:`wattgpu_lite.wattgpu.evaluation.evaluate` (cross-val
 hybrid's figures come from its nested protocol (data/hybrid/nested_<strategy>.csv, LOGO or LOLO):
 :func:`hybrid_tables` gives the three tables (pooled with a GPU-bootstrap 90 % interval, per
 held-out group, the paper's 7-GPU reading of power beside our 8); ``evaluate(model="hybrid")``
-stacks them in one frame whose first column, ``table``, names each row's table. It lives here,
-in the hybrid's report, because that is the one layer that may read both models.
+stacks them in one frame whose first column, ``table``, names each row's table. Strategy "loso"
+is the backbone's calibration across harnesses, one published source held out at a time
+(:mod:`~wattgpu_lite.hybrid.report.calibrated`: pooled, per source, per regime, and how many
+cells meet issue 28's goals). It lives here, in the hybrid's report, because that is the one
+layer that may read both models.
 """
 
 from __future__ import annotations
@@ -19,29 +22,51 @@ import pandas as pd
 
 from wattgpu_lite.checks import check_flag
 from wattgpu_lite.errors import InvalidInputError
-from wattgpu_lite.hybrid.report import results
+from wattgpu_lite.hybrid.report import calibrated, results
 from wattgpu_lite.jsonio import document_frame
 from wattgpu_lite.wattgpu import evaluation as wattgpu_evaluation
 
 MODELS = ("wattgpu", "hybrid")
-HYBRID_STRATEGIES = ("logo", "lolo")  # the nested protocol holds out one GPU or one LLM
+#: the nested protocol holds out one GPU or one LLM; "loso" one published source (other harnesses)
+HYBRID_STRATEGIES = ("logo", "lolo", "loso")
 TARGETS = ("power", "itl")
+QUANTITY = {"power": "power_w", "itl": "itl_s"}  # a target's quantity in the LOSO tables
 
 
 def check_hybrid_strategy(strategy: str) -> str:
-    """``strategy`` if the hybrid's nested protocol has it (LOGO, LOLO), else InvalidInputError."""
+    """``strategy`` if the hybrid has it (LOGO, LOLO, LOSO), else InvalidInputError."""
     if strategy not in HYBRID_STRATEGIES:
         raise InvalidInputError(
-            f"the hybrid is evaluated by strategy 'logo' or 'lolo' (its nested "
-            f"protocol), got {strategy!r}"
+            f"the hybrid is evaluated by strategy 'logo', 'lolo' (its nested protocol) or "
+            f"'loso' (one published source held out), got {strategy!r}"
         )
     return strategy
+
+
+def loso_tables(target: str | None = None) -> dict[str, pd.DataFrame]:
+    """The backbone's leave-one-source-out tables (:mod:`~wattgpu_lite.hybrid.report.calibrated`,
+    data/hybrid/calibrated_rows.csv): pooled, per source (beside the plain roofline and
+    EcoLogits), per regime, and the goals met per source and per regime; ``target`` ("power" or
+    "itl") keeps that quantity's rows only (None: ITL, power, throughput and J/token)."""
+    rows = calibrated.shipped()
+    if target is not None:
+        rows = rows[rows["quantity"] == QUANTITY[_check_target(target)]]
+    by_source, by_regime = calibrated.per_source(rows), calibrated.per_regime(rows)
+    return {
+        "pooled": calibrated.pooled(rows),
+        "per_source": by_source,
+        "per_regime": by_regime,
+        "goals_per_source": calibrated.goals(by_source),
+        "goals_per_regime": calibrated.goals(by_regime),
+    }
 
 
 def hybrid_tables(strategy: str = "logo", target: str | None = None) -> dict[str, pd.DataFrame]:
     """The hybrid's three evaluation tables (:data:`TABLES`) from the shipped nested results of
     ``strategy``; ``target`` ("power" or "itl") keeps its rows only (None: both)."""
-    res = results.shipped(check_hybrid_strategy(strategy))
+    if check_hybrid_strategy(strategy) == "loso":
+        return loso_tables(target)
+    res = results.shipped(strategy)
     if target is not None:
         res = res[res["target"] == _check_target(target)]
     return {
@@ -75,7 +100,7 @@ def evaluate(
 
     ``model="wattgpu"``: :func:`wattgpu_lite.wattgpu.evaluation.evaluate` of ``target`` (default
     "power"), ``strategy`` ("cv", "logo", "lolo" or "all"), ``features`` and ``reading``.
-    ``model="hybrid"``: :func:`hybrid_tables` of ``strategy`` ("logo" or "lolo") stacked
+    ``model="hybrid"``: :func:`hybrid_tables` of ``strategy`` ("logo", "lolo" or "loso") stacked
     (:func:`stacked`), ``target`` None for both targets; ``features``, ``reading`` and
     ``progress`` (True or False; default: shown) are WattGPU's (a refit) and are refused when
     given with the hybrid.
@@ -84,6 +109,12 @@ def evaluate(
         raise InvalidInputError(f"model must be one of {MODELS}, got {model!r}")
     if progress is not None:  # "no" was read as true
         check_flag("progress", progress, label="evaluate: progress")
+    if model == "wattgpu" and strategy == "loso":
+        raise InvalidInputError(
+            "strategy 'loso' holds out one published source of another harness; only the "
+            "hybrid's backbone is calibrated across harnesses: use model='hybrid' "
+            "(CLI: --model hybrid --strategy loso)"
+        )
     if model == "wattgpu":
         table = wattgpu_evaluation.evaluate(
             target or "power",
