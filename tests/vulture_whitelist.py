@@ -155,6 +155,7 @@ _.__kwdefaults__  # energy/float_twin.py: a function's keyword defaults, which P
 engines  # specs/engine.py: public, the engines table its errors point to (data/SOURCES.md; used in tests test_serving_inputs)
 engine_allreduce_s  # energy/symbolic_parallel.py: the engine's all-reduce term of the derivation, cited by energy/backbone/step_power.py (used in tests test_collective_latency)
 achieved_flops  # energy/symbolic_step.py: the achieved FLOP/s term of the derivation, cited by energy/backbone/step_power.py (used in tests test_format_share)
+achieved_bandwidth  # energy/symbolic_step.py: the achieved bandwidth term of the derivation (r_stack), cited by energy/backbone/step_power.py (used in tests test_stack_share)
 step_time  # energy/symbolic_step.py: one step's time of the derivation (used in tests test_host_time)
 per_regime  # hybrid/report/calibrated.py: public, the per-regime table notebook A2 prints (used in tests test_calibrated)
 per_regime  # hybrid/report/external_intervals.py: public, the per-regime table notebook A2 prints (used in tests test_external_intervals)

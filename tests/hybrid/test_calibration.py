@@ -50,16 +50,19 @@ def test_every_source_with_enough_values_is_held_out_once(table):
     assert set(table["chosen"]) <= set(C.CANDIDATES)
     assert (table.groupby("source")["chosen"].nunique() == 1).all()
     assert set(table["basis"]) == {"chosen", "watt_counts"}
-    # the host time per sequence, the FP8 share and the collectives' ratio are fitted only by the
-    # candidates that free them, within their bounds; the FP4 share is never freed
-    host = table["chosen"].isin(["pooled_host", "pooled_formats", "pooled_collectives"])
+    # the host time per sequence, the FP8 share, the collectives' ratio and ROCm's share are
+    # fitted only by the candidates that free them, within their bounds; FP4's is never freed
+    host = table["chosen"].isin(
+        ["pooled_host", "pooled_formats", "pooled_collectives", "pooled_stack"]
+    )
     assert (table.loc[~host, "chosen_seq_us"] == 0).all()
     assert table["chosen_seq_us"].between(0, 1e6 * UPPER["seq_s"]).all()
-    for name, column in (
-        ("pooled_formats", "fp8_ratio"),
-        ("pooled_collectives", "collective_ratio"),
+    for names, column in (
+        (["pooled_formats"], "fp8_ratio"),
+        (["pooled_collectives", "pooled_stack"], "collective_ratio"),
+        (["pooled_stack"], "rocm_ratio"),
     ):
-        freed = table["chosen"] == name
+        freed = table["chosen"].isin(names)
         assert (table.loc[~freed, f"chosen_{column}"] == 1).all()
         assert table[f"chosen_{column}"].between(LOWER[column], UPPER[column]).all()
     assert (table["chosen_fp4_ratio"] == 1).all()
@@ -107,9 +110,9 @@ def test_known_inner_scores_are_not_refitted(monkeypatch):
 def test_a_stored_fold_whose_candidate_still_wins_stands_and_only_the_added_one_is_fitted(
     monkeypatch, table
 ):
-    """A table as built before the fifth candidate (its column and scores dropped), whose fold
-    chose ``watt_counts`` at an inner score no fit can beat: the added candidate alone is fitted
-    on the inner folds, never refitted, and the fold keeps its stored rows."""
+    """A table as built before the fifth candidate (the added ones' columns and scores dropped),
+    whose fold chose ``watt_counts`` at an inner score no fit can beat: the added candidates alone
+    are fitted on the inner folds, never refitted, and the fold keeps its stored rows."""
     fitted: list[tuple[str, ...]] = []
 
     def recording_fit(ts, a, names=None):
@@ -118,17 +121,33 @@ def test_a_stored_fold_whose_candidate_still_wins_stands_and_only_the_added_one_
 
     monkeypatch.setattr(C, "fit_pooled", recording_fit)
     source = sorted(table["source"].unique())[0]
-    old = table.drop(columns=["chosen_collective_ratio", "inner_pooled_collectives"]).assign(
+    added = ["chosen_collective_ratio", "chosen_rocm_ratio", "inner_pooled_collectives"]
+    old = table.drop(columns=[*added, "inner_pooled_stack"]).assign(
         chosen="watt_counts", chosen_seq_us=0.0, chosen_fp8_ratio=1.0, inner_watt_counts=0.0
     )
     out = C.held_out_source(source, stored=old)
-    assert fitted == [C.FREED["pooled_collectives"]] * C.INNER_FOLDS  # no refit
+    pair = [C.FREED["pooled_collectives"], C.FREED["pooled_stack"]]
+    assert fitted == pair * C.INNER_FOLDS  # no refit
     before = old[old["source"] == source].reset_index(drop=True)
     pd.testing.assert_frame_equal(out[before.columns], before)
-    assert (out["chosen_collective_ratio"] == 1.0).all() and (
-        out["inner_pooled_collectives"] > 0
-    ).all()
+    assert (out["chosen_collective_ratio"] == 1.0).all() and (out["chosen_rocm_ratio"] == 1.0).all()
+    assert (out[["inner_pooled_collectives", "inner_pooled_stack"]] > 0).all().all()
     assert list(out.columns) == list(table.columns)
+
+
+def test_a_stored_fold_keeps_the_constants_its_candidate_fitted(monkeypatch, table):
+    """A fold that chose ``pooled_collectives`` before ``pooled_stack`` was written down, and still
+    wins: its fitted collectives' ratio stands (not reset to the default) and ROCm's share, which
+    it did not free, reads 1."""
+    monkeypatch.setattr(C, "fit_pooled", lambda ts, a, names=None: C.watt_counts_constants())
+    kept = table[table["chosen"] == "pooled_collectives"]
+    source = sorted(kept["source"].unique())[0]
+    old = table.drop(columns=["chosen_rocm_ratio", "inner_pooled_stack"])
+    old.loc[old["source"] == source, "inner_pooled_collectives"] = 0.0  # no fit can beat it
+    out = C.held_out_source(source, stored=old)
+    fitted = kept.loc[kept["source"] == source, "chosen_collective_ratio"].to_numpy()
+    assert out["chosen_collective_ratio"].tolist() == fitted.tolist() and fitted[0] > 1
+    assert (out["chosen_rocm_ratio"] == 1.0).all() and list(out.columns) == list(table.columns)
 
 
 @pytest.mark.parametrize(

@@ -104,6 +104,9 @@ def test_external_figures_held_out_per_source():
     ix = "SemiAnalysisAI/InferenceX issue #828"
     assert f"Splitwise's tensor-parallel ITL at {ratios('Splitwise', 'itl_s')}" in README
     assert f"batches at {ratios(lib, 'throughput_tokens_per_s', ' their throughput')}" in README
+    stack = loso.loc[loso["chosen"] == "pooled_stack", "chosen_rocm_ratio"].unique()
+    assert len(stack) == 1 and "the one fold whose inner folds chose ROCm's own share" in README
+    assert f"of the peaks, {stack[0]:.2f} of CUDA's" in README
     assert f"H100s at {ratios(ix, 'itl_s', ' their ITL')}" in README
     fast = by.loc[(fp8, "throughput_tokens_per_s", "chosen")]
     assert f"FP8 rows still {fast:.2f}× too fast" in README

@@ -37,6 +37,7 @@ class ConfigRow(NamedTuple):
     num_gpus: float
     idle_spec_w: float
     peak_kind: tuple[int, int]  # PEAK_KINDS index of each tensor group's peak
+    rocm: float  # 1.0 on a ROCm GPU (an AMD one), else 0.0
     blocks: float  # kv_blocks: the replica's KV blocks
     limit: float  # the engine's default concurrency limit
     flat: bytes  # every number above in order, as float64 bytes (:func:`stacked` joins them)
@@ -50,7 +51,8 @@ def config_row(config: tuple) -> ConfigRow:
     deploy, numbers = tuple(deploy_args(g, count)), (m.n_layers, m.params_b, count.num_gpus)
     kinds = tuple(PEAK_KINDS.index(k) for k in model_peak_kinds(m, g, w))
     blocks, limit = kv_blocks(m, g, count, w, kv_cache=kv, engine=eng), engine_of(eng).max_num_seqs
-    parts = (model, hw, deploy, *numbers, g.idle_power_w, kinds, blocks, limit)
+    rocm = float(g.vendor == "AMD")
+    parts = (model, hw, deploy, *numbers, g.idle_power_w, kinds, rocm, blocks, limit)
     flat = np.array([x for p in parts for x in (p if isinstance(p, tuple) else (p,))], dtype=float)
     return ConfigRow._make((*parts, flat.tobytes()))
 

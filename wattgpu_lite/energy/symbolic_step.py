@@ -54,17 +54,27 @@ def host_time() -> sp.Expr:
     return c_step + c_seq * B
 
 
-#: the achieved share of the FP16 peak and a format's ratio to it (FP8 or FP4 kernels)
-eta_f, r_fmt = sp.symbols("eta_f r_fmt", positive=True)
+#: the achieved share of the FP16 peak and a format's ratio to it (FP8 or FP4 kernels); the
+#: software stack's ratio to CUDA's (ROCm's kernels), on the FLOP/s and the bandwidth alike
+eta_f, r_fmt, r_stack = sp.symbols("eta_f r_fmt r_stack", positive=True)
+eta_bw = sp.Symbol("eta_bw", positive=True)
 
 
 def achieved_flops(peak: sp.Expr) -> sp.Expr:
-    """F_achieved = min(η_f · r_fmt, 1) · F_peak [FLOP/s]: the compute rate a tensor group's
-    kernels reach at its format's peak ``peak``, r_fmt = 1 on the FP16 peak (and on any format
-    the shipped constants see): the FP8 or FP4 kernels' share relative to the 16-bit ones,
-    never above the peak (:func:`wattgpu_lite.energy.backbone.flops_share`). r_fmt → 1 gives
-    the one share η_f of today's model."""
-    return sp.Min(eta_f * r_fmt, 1) * peak
+    """F_achieved = min(η_f · r_fmt · r_stack, 1) · F_peak [FLOP/s]: the compute rate a tensor
+    group's kernels reach at its format's peak ``peak``, r_fmt = 1 on the FP16 peak: the FP8 or
+    FP4 kernels' share relative to the 16-bit ones; r_stack = 1 on CUDA, the ROCm kernels' share
+    relative to CUDA's on an AMD GPU; never above the peak
+    (:func:`wattgpu_lite.energy.backbone.flops_share`). r_fmt, r_stack → 1 give the one share η_f
+    of the model before either."""
+    return sp.Min(eta_f * r_fmt * r_stack, 1) * peak
+
+
+def achieved_bandwidth(peak: sp.Expr) -> sp.Expr:
+    """BW_achieved = min(η_bw · r_stack, 1) · BW_peak [B/s]: the bandwidth the kernels reach, at
+    r_stack on ROCm as on the FLOP/s (:func:`wattgpu_lite.energy.backbone.achieved_hw`), never
+    above the datasheet's; r_stack → 1 gives η_bw · BW_peak (CUDA, and the model before it)."""
+    return sp.Min(eta_bw * r_stack, 1) * peak
 
 
 def step_time() -> sp.Expr:

@@ -30,10 +30,11 @@ from wattgpu_lite.energy.backbone import Constants, training_runs
 from wattgpu_lite.errors import require
 
 #: the constants the Watt Counts runs cannot identify, held at their defaults by a fit on runs
-#: alone and freed only across harnesses (the shipped model's candidate frees some): c_seq (``seq_s``, the host's time per sequence in flight: the
-#: runs hold a few sequences), the FP8 and FP4 peaks' shares (the runs are all 16-bit) and the
-#: collectives' latency over NCCL's model (the runs are all on one GPU)
-ACROSS_HARNESSES = ("seq_s", "fp8_ratio", "fp4_ratio", "collective_ratio")
+#: alone and freed only across harnesses (the shipped model's candidate frees some): c_seq
+#: (``seq_s``, the host's time per sequence in flight: the runs hold a few sequences), the FP8 and
+#: FP4 peaks' shares (the runs are all 16-bit), the collectives' latency over NCCL's model (the
+#: runs are all on one GPU) and ROCm's share over CUDA's (the runs are all on NVIDIA GPUs)
+ACROSS_HARNESSES = ("seq_s", "fp8_ratio", "fp4_ratio", "collective_ratio", "rocm_ratio")
 #: the six constants a fit on runs alone frees
 NAMES = tuple(f.name for f in fields(Constants) if f.name not in ACROSS_HARNESSES)
 WITH_HOST = (*NAMES, "seq_s")
@@ -42,15 +43,17 @@ WITH_HOST = (*NAMES, "seq_s")
 WITH_FORMATS = (*WITH_HOST, "fp8_ratio")
 #: with the collectives' latency ratio (energy.backbone.achieved_deploy) instead
 WITH_COLLECTIVES = (*WITH_HOST, "collective_ratio")
+#: with ROCm's share of the peaks over CUDA's too (energy.backbone.achieved_hw)
+WITH_STACK = (*WITH_COLLECTIVES, "rocm_ratio")
 LOWER = {"eta_bw": 0.05, "eta_flops": 0.02, "step_s": 1e-6, "kappa": 0.05, "idle_w": 0.0,
          "idle_fraction": 0.0, "seq_s": 0.0, "fp8_ratio": 0.1, "fp4_ratio": 0.1,
-         "collective_ratio": 0.1}  # fmt: skip
+         "collective_ratio": 0.1, "rocm_ratio": 0.1}  # fmt: skip
 UPPER = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 0.05, "kappa": 10.0, "idle_w": 200.0,
          "idle_fraction": 0.8, "seq_s": 1e-3, "fp8_ratio": 2.0, "fp4_ratio": 2.0,
-         "collective_ratio": 30.0}  # fmt: skip
+         "collective_ratio": 30.0, "rocm_ratio": 2.0}  # fmt: skip
 SCALE = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 1e-3, "kappa": 1.0, "idle_w": 10.0,
          "idle_fraction": 0.1, "seq_s": 1e-5, "fp8_ratio": 1.0, "fp4_ratio": 1.0,
-         "collective_ratio": 1.0}  # fmt: skip  # the typical size of each constant
+         "collective_ratio": 1.0, "rocm_ratio": 1.0}  # fmt: skip  # each constant's typical size
 LOSS_SCALE = 0.1  # soft-L1: quadratic below ~10 % error, linear above
 DIFF_STEP = 1e-7  # finite-difference step, relative to SCALE
 JACOBIAN = "2-point"  # forward differences (central ones cost twice as much for the same answer)

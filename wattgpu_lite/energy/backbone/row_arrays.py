@@ -123,7 +123,7 @@ class Built:
         model, hw, deploy = (np.take(a[k].T, code, axis=1) for k in ("model", "hw", "deploy"))
         rows = Rows(
             model=ModelRecord._make(model),
-            **{k: a[k][code] for k in ("n_layers", "num_gpus", "params_b", "idle_spec_w")},
+            **{k: a[k][code] for k in ("n_layers", "num_gpus", "params_b", "idle_spec_w", "rocm")},
             **{k: hw[j] for j, k in enumerate(HW_FIELDS) if k},
             t_in=self.t_in[part].copy(),
             t_out=self.t_out[part].copy(),

@@ -29,6 +29,7 @@ class Constants:
     fp8_ratio: float = 1.0  # achieved share of the FP8 peak over eta_flops (flops_share)
     fp4_ratio: float = 1.0  # achieved share of the FP4 peak over eta_flops (flops_share)
     collective_ratio: float = 1.0  # a collective's latency over NCCL's model (achieved_deploy)
+    rocm_ratio: float = 1.0  # achieved share of the peaks on ROCm over CUDA's (achieved_hw)
     kappa: float = 1.0  # dynamic-energy factor on alpha and e
     idle_w: float = 20.0  # idle power: idle_w + idle_fraction · TDP
     idle_fraction: float = 0.15
@@ -58,6 +59,7 @@ class Rows:
     idle_spec_w: np.ndarray  # one GPU's idle power from its spec, W (NaN: the spec gives none)
     peak_kind: np.ndarray  # which peak ``flops`` is: PEAK_KINDS index (0 FP16, 1 FP8, 2 FP4)
     peak_kind_expert: np.ndarray  # which peak ``flops_expert`` is (PEAK_KINDS index)
+    rocm: np.ndarray  # 1 where the GPU runs ROCm (an AMD GPU), else 0
 
     def take(self, mask: np.ndarray) -> Rows:
         """The rows ``mask`` of every array."""
@@ -97,30 +99,30 @@ def power_floor_w(rows: Rows) -> np.ndarray:
     return rows.num_gpus * one
 
 
-def flops_share(peak_kind: np.ndarray, c: Constants) -> np.ndarray:
-    """The achieved share of a tensor group's peak FLOP/s, per row: η_f · r_fmt, at most 1,
-    with r_fmt = 1 on the FP16 peak, ``fp8_ratio`` on the FP8 peak and ``fp4_ratio`` on the FP4
-    peak (``peak_kind`` indexes :data:`PEAK_KINDS`; :func:`~wattgpu_lite.energy.symbolic_step.
-    achieved_flops`). A low-precision kernel need not reach the same share of its (doubled) peak
-    as a 16-bit one: vLLM documents FP8 W8A8 as "up to a 1.6x improvement in throughput" on a
-    GPU whose FP8 peak is twice its FP16 peak (data/SOURCES.md). r_fmt = 1 (the shipped
-    constants' FP8 and FP4 shares) gives one η_f for every format; no share exceeds the peak."""
+def flops_share(peak_kind: np.ndarray, c: Constants, stack: np.ndarray | float = 1.0) -> np.ndarray:
+    """A tensor group's achieved share of its peak FLOP/s, per row: min(η_f · r_fmt · r_stack, 1),
+    r_fmt = 1 on FP16, ``fp8_ratio`` on FP8, ``fp4_ratio`` on FP4 (``peak_kind``: a PEAK_KINDS
+    index; symbolic_step.achieved_flops), r_stack = ``stack`` (:func:`achieved_hw`). vLLM documents
+    FP8 W8A8 as "up to a 1.6x improvement in throughput" at twice the peak (data/SOURCES.md)."""
     ratio = np.array([1.0, c.fp8_ratio, c.fp4_ratio])[np.asarray(peak_kind, dtype=np.int64)]
-    return np.minimum(c.eta_flops * ratio, 1.0)
+    return np.minimum(c.eta_flops * ratio * stack, 1.0)
 
 
 def achieved_hw(rows: Rows, c: Constants) -> Hardware:
-    """energy.args.gpu_args at the achieved rates (each group's peak at its format's share
-    :func:`flops_share`, η_bw on the bandwidth), with one GPU's idle draw as static power."""
+    """energy.args.gpu_args at the achieved rates, one GPU's idle draw as static power: each group
+    at its share :func:`flops_share` of its peak, min(η_bw · r_stack, 1) of the bandwidth, r_stack
+    = ``rocm_ratio`` on ROCm, 1 on CUDA (symbolic_step.achieved_bandwidth: another software
+    stack's kernels reach another share of the datasheet, data/SOURCES.md)."""
+    stack = np.where(rows.rocm > 0, c.rocm_ratio, 1.0)
     return Hardware(
         alpha_j_per_flop=rows.alpha,
         e_j_per_bit=rows.e_bit,
-        peak_flops=flops_share(rows.peak_kind, c) * rows.flops,
-        bandwidth_bytes_s=c.eta_bw * rows.bandwidth,
+        peak_flops=flops_share(rows.peak_kind, c, stack) * rows.flops,
+        bandwidth_bytes_s=np.minimum(c.eta_bw * stack, 1.0) * rows.bandwidth,
         tdp_w=rows.tdp_w,
         static_w=gpu_idle_power_w(rows, c),
         expert_alpha_j_per_flop=rows.alpha_expert,
-        expert_peak_flops=flops_share(rows.peak_kind_expert, c) * rows.flops_expert,
+        expert_peak_flops=flops_share(rows.peak_kind_expert, c, stack) * rows.flops_expert,
     )
 
 
@@ -159,13 +161,11 @@ def request_terms(rows: Rows, batch: np.ndarray, c: Constants) -> tuple[np.ndarr
 
 def host_step_s(batch: float | np.ndarray, c: Constants) -> float | np.ndarray:
     """The host's time per decode step [s]: t_host(B) = c_step + c_seq · B, a fixed cost and a
-    cost per sequence in flight (the engine gathers the last step's tokens, schedules and batches
-    the next step's sequences, samples and detokenises each; the GPU waits meanwhile unless the
-    engine overlaps it). vLLM's profile of Llama 3 8B on one H100 put 29 % of the time in
-    scheduling and 33 % in the API server, against 38 % on the GPU (vLLM blog, "vLLM v0.6.0: 2.7x
-    Throughput Improvement and 5x Latency Reduction", 2024-09-05: data/SOURCES.md). A fit on the
-    Watt Counts runs alone holds c_seq = 0 (their few sequences in flight cannot tell it from
-    c_step); the shipped constants fit it across harnesses
+    cost per sequence in flight (the engine schedules and batches the sequences, samples and
+    detokenises each; the GPU waits unless the engine overlaps it). vLLM's profile of Llama 3 8B
+    on one H100: 29 % of the time scheduling, 33 % the API server, 38 % the GPU (vLLM blog, v0.6.0,
+    2024-09-05: data/SOURCES.md). A fit on the Watt Counts runs alone holds c_seq = 0 (their few
+    sequences in flight cannot tell it from c_step); the shipped constants fit it across harnesses
     (:mod:`~wattgpu_lite.hybrid.report.calibration`)."""
     return c.step_s + c.seq_s * batch
 

@@ -5,17 +5,17 @@ down before any score was seen (nothing in it is chosen by a held-out source):
 - **Sources scored**: each ``source_title`` of ``data/external_measurements.csv`` with at least
   :data:`MIN_ROWS` values the kit can ask (ITL, power or throughput, in the source's own scope:
   :mod:`~wattgpu_lite.hybrid.report.external_scope`); smaller ones only train every fold.
-- **Candidates** (:data:`CANDIDATES`): ``watt_counts``, the constants fitted on the Watt Counts
-  runs alone (:func:`watt_counts_constants`); ``pooled``, fitted on the runs plus every training
-  source's ITL, power and throughput (log ratios, soft-L1 loss of
-  :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source weighted so that the
-  sources together count as much as the runs and each as much as another (w_s = √(residuals of
-  the runs / (sources · residuals of s))). Each later one, added after the previous table had been
-  read, frees a constant the runs cannot identify and other harnesses can: ``pooled_host`` the
-  host's time per sequence c_seq (t_host = c_step + c_seq·B), ``pooled_formats`` beside it the FP8
-  peak's share relative to the 16-bit one, ``pooled_collectives`` beside c_seq the collectives'
-  latency over NCCL's tuning model. A later one is scored with the earlier ones' inner scores and
-  held-out rows read from the shipped table (``stored``: every fit is deterministic).
+- **Candidates** (:data:`CANDIDATES`): ``watt_counts``, fitted on the Watt Counts runs alone;
+  ``pooled``, on the runs plus every training source's ITL, power and throughput (log ratios,
+  soft-L1 loss of :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source
+  weighted so that the sources together count as much as the runs and each as much as another
+  (w_s = √(residuals of the runs / (sources · residuals of s))). Each later one, added after the
+  previous table had been read, frees a constant the runs cannot identify: ``pooled_host`` the
+  host's time per sequence c_seq, ``pooled_formats`` beside it the FP8 peak's share over the
+  16-bit one, ``pooled_collectives`` beside c_seq the collectives' latency over NCCL's model,
+  ``pooled_stack`` beside those ROCm's share of the peaks over CUDA's (after every MI300X source's
+  throughput read too high). A later one is scored with the earlier ones' inner scores and held-out
+  rows read from the shipped table (``stored``: every fit is deterministic).
 - **Inner folds**: the training sources, sorted by title, dealt round robin into
   :data:`INNER_FOLDS` groups; each candidate is fitted without a group and scored on it (the median
   |ln predicted/measured| of its values); the lower mean inner score is chosen.
@@ -41,20 +41,20 @@ from wattgpu_lite.hybrid.report import external, external_scope
 
 MIN_ROWS = 20  # values a source needs to be held out and scored alone
 INNER_FOLDS = 3
-CANDIDATES = ("watt_counts", "pooled", "pooled_host", "pooled_formats", "pooled_collectives")
 #: the constants each fitted candidate frees
 FREED = {
     "pooled": constants_fit.NAMES,
     "pooled_host": constants_fit.WITH_HOST,
     "pooled_formats": constants_fit.WITH_FORMATS,
     "pooled_collectives": constants_fit.WITH_COLLECTIVES,
+    "pooled_stack": constants_fit.WITH_STACK,
 }
+CANDIDATES = ("watt_counts", *FREED)  # in the order they were written down
 QUANTITIES = ("itl_s", "power_w", "throughput_tokens_per_s")  # fitted and scored (energy = P/thr)
 #: the pooled fits stop when a step lowers the loss by less than this share of it, or after
-#: :data:`POOLED_EVALUATIONS` evaluations. The pooled loss has kinks (a run's step bound by bytes at
-#: some constants, by the power ceiling at the next) and some folds' fits crawl along one by 1e-5
-#: steps: left to 500 evaluations (3 minutes) they end 1.7e-5 apart between two BLAS kernels,
-#: stopped at 60 within 7e-9 (the shipped model's fit stops in 44).
+#: :data:`POOLED_EVALUATIONS`. The pooled loss has kinks (a run's step bound by bytes at some
+#: constants, by the power ceiling at the next): left to 500 evaluations some folds' fits crawl
+#: along one and end 1.7e-5 apart between two BLAS kernels; stopped at 60, within 7e-9.
 POOLED_FTOL = 1e-10
 POOLED_EVALUATIONS = 60
 
@@ -195,10 +195,8 @@ def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
 
 def fold_columns(chosen: Constants) -> dict[str, float]:
     """The constants a fold reports beside its candidate: µs per sequence, format, collectives."""
-    ratios = ("fp8_ratio", "fp4_ratio", "collective_ratio")
-    return dict(
-        chosen_seq_us=1e6 * chosen.seq_s, **{f"chosen_{n}": getattr(chosen, n) for n in ratios}
-    )
+    ratios = {f"chosen_{n}": getattr(chosen, n) for n in constants_fit.ACROSS_HARNESSES[1:]}
+    return {"chosen_seq_us": 1e6 * chosen.seq_s, **ratios}
 
 
 def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -216,8 +214,8 @@ def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataF
         if not rows["chosen"].eq(name).all():
             why = f"{source!r} chose {rows['chosen'].iloc[0]!r}, not {name!r}"
             raise ValueError(f"the stored fold of {why}: rebuild the table without `stored`")
-        kept = rows.loc[:, "quantity":"chosen_fp4_ratio"]
-        return kept.assign(chosen_collective_ratio=Constants().collective_ratio, **scores)
+        missing = {k: v for k, v in fold_columns(Constants()).items() if k not in rows}
+        return rows.drop(columns=list(scores), errors="ignore").assign(**missing, **scores)
     chosen = candidate_constants(name, ts, a.take(~held))
     table = held_out_table(a.take(held), chosen, watt_counts_constants())
     return table.assign(source=source, chosen=name, **fold_columns(chosen), **scores)
