@@ -85,15 +85,16 @@ def test_a_one_gpu_step_and_its_power_never_move(ratio):
     )
 
 
-def test_only_the_fifth_candidate_frees_the_ratio_and_the_shipped_model_is_that_candidate():
+def test_the_fifth_candidate_frees_the_ratio_and_the_shipped_model_is_that_candidate():
     """The runs alone (one GPU each) cannot identify the ratio: it is freed across harnesses,
-    by the candidate the shipped model's constants were chosen as (``built_with``)."""
+    by the candidate the shipped model's constants were chosen as (``built_with``), and by the
+    sixth, written down after it, which frees ROCm's share beside it."""
     state = HybridState.pretrained()
     assert state.built_with["constants"] == "pooled_collectives"
     assert state.constants.collective_ratio != 1.0
     assert "collective_ratio" in F.ACROSS_HARNESSES and "collective_ratio" not in F.NAMES
     assert F.WITH_COLLECTIVES == (*F.WITH_HOST, "collective_ratio")
     assert F.LOWER["collective_ratio"] < 1.0 < F.UPPER["collective_ratio"]
-    assert calibration.CANDIDATES[-1] == "pooled_collectives"
+    assert calibration.CANDIDATES[-2:] == ("pooled_collectives", "pooled_stack")
     freeing = [n for n, names in calibration.FREED.items() if "collective_ratio" in names]
-    assert freeing == ["pooled_collectives"]
+    assert freeing == ["pooled_collectives", "pooled_stack"]

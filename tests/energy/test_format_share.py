@@ -26,7 +26,7 @@ BF16_MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 
 def test_the_share_is_one_for_every_format_in_the_limit_and_never_above_the_peak():
     peak = sp.Symbol("F_peak", positive=True)
-    achieved = SS.achieved_flops(peak)
+    achieved = SS.achieved_flops(peak).subs(SS.r_stack, 1)  # on CUDA (test_stack_share: ROCm)
     assert (
         sp.simplify(achieved.subs({SS.r_fmt: 1, SS.eta_f: sp.Rational(7, 20)}) - 0.35 * peak) == 0
     )
