@@ -295,6 +295,41 @@ def test_at_rate_power_is_the_busy_power_at_the_load_per_busy_share():
     assert out["busy_fraction"] == pytest.approx(busy, rel=1e-12)
 
 
+def test_one_rows_power_at_a_light_rate_is_the_busy_power_at_the_load_per_busy_share():
+    """The one-row path (a single predict: its floats) at a load under 0.2 in flight, where the
+    busy batch L / u = L / (1 − e^(−L)) lies between 1 and 1.1 sequences: the same power rule."""
+    from wattgpu_lite.energy import backbone as S
+    from wattgpu_lite.energy.backbone import row_arrays as R
+
+    rows, cap = R.build([wl.llm("meta-llama/Llama-3.1-8B-Instruct")], [wl.gpu("A30")], 15, 180)
+    c = S.Constants()
+    out = S.at_rate(rows, np.array([0.02]), cap, c)
+    load = out["in_flight"]
+    busy = 1.0 - np.exp(-load)
+    assert 1.0 < (load / busy)[0] < 1.1
+    idle = S.idle_power_w(rows, c)
+    expected = idle + busy * (S.busy_power_w(rows, load / busy, c) - idle)
+    assert out["power_w"] == pytest.approx(expected, rel=1e-9)
+
+
+def test_a_correction_below_the_idle_estimate_is_held_at_it_not_at_the_hard_floor():
+    """bounds_step: power in [max(P_idle estimate, hard floor), G · TDP]; the fitted idle lies
+    above the floor, so a factor that would sink the power below it stops at the idle estimate."""
+    from types import SimpleNamespace
+
+    from wattgpu_lite.hybrid.predict.steps import bounds_step
+
+    physics = {"power_w": np.array([100.0, 100.0, 100.0]), "itl_s": np.array([0.02, 0.02, 0.02])}
+    result = SimpleNamespace(physics=physics, idle_power_w=np.array([60.0, 60.0, 60.0]),
+                             power_floor_w=np.array([40.0, 40.0, 40.0]),
+                             floor_s=np.array([0.01, 0.01, 0.01]))  # fmt: skip
+    rows = SimpleNamespace(replica_tdp_w=np.array([300.0, 300.0, 300.0]))
+    factor = {"power": np.array([0.5, 0.2, 5.0]), "itl": np.array([1.0, 0.25, 1.0])}
+    power, itl, floor_s = bounds_step(rows, result, factor)
+    assert power.tolist() == [60.0, 60.0, 300.0]  # held at the idle estimate, and at the TDP
+    assert itl.tolist() == [0.02, 0.01, 0.02] and floor_s.tolist() == [0.01] * 3
+
+
 def test_a_truth_at_the_zero_threshold_has_no_percentage_error():
     """|true| at or below ZERO_TRUTH has no percentage error; just above it, it has one."""
     from wattgpu_lite import metrics as kit_metrics
