@@ -1,7 +1,7 @@
 """The library passes records and keywords, not long rows of positional values, and imports
-modules by names a reader can follow (issue 29, items 3 and 4): no call passes more than four
-values by position (a ``*splat`` counts as many, since a tuple of the wrong length shifts every
-later value), and no module is imported under an alias of one to four capital letters."""
+modules by names a reader can follow: no call passes more than four values by position (a
+``*splat`` counts as many, since a tuple of the wrong length shifts every later value), and no
+module is imported under an alias of one to four capital letters."""
 
 from __future__ import annotations
 
