@@ -161,3 +161,37 @@ def take(values: Sequence, codes: np.ndarray) -> list:
     for k, v in enumerate(values):
         box[k] = v
     return box[codes].tolist()
+
+
+def frame_key(frame: pd.DataFrame, columns: Sequence[str]) -> tuple:
+    """``frame``'s ``columns`` as an exact, hashable key that holds their values (a cache's key
+    a frame can be rebuilt from, :func:`key_frame`): a number column's bytes, a text column's
+    lengths and its joined text (a fraction of a millisecond for 1,500 rows, where a tuple of the
+    rows takes 7); a table with any other column: its rows as tuples."""
+    parts = []
+    for col in columns:
+        values = frame[col].to_numpy()
+        texts = values.tolist() if values.dtype.kind == "O" else None
+        if values.dtype.kind in "biuf":
+            parts.append((values.dtype.str, values.tobytes()))
+        elif texts is not None and all(type(t) is str for t in texts):
+            lengths = np.array([len(t) for t in texts], dtype=np.int64)
+            parts.append(("text", lengths.tobytes(), "".join(texts)))
+        else:
+            return ("rows", tuple(frame[list(columns)].itertuples(index=False, name=None)))
+    return ("columns", tuple(parts))
+
+
+def key_frame(key: tuple, columns: Sequence[str]) -> pd.DataFrame:
+    """The frame of ``columns`` a :func:`frame_key` key holds (index 0 to n − 1)."""
+    if key[0] == "rows":
+        return pd.DataFrame(list(key[1]), columns=list(columns))
+    out = {}
+    for col, (kind, data, *text) in zip(columns, key[1], strict=True):
+        if kind == "text":
+            ends = np.cumsum(np.frombuffer(data, dtype=np.int64)).tolist()
+            starts = [0, *ends][:-1]
+            out[col] = [text[0][a:b] for a, b in zip(starts, ends, strict=True)]
+        else:
+            out[col] = np.frombuffer(data, dtype=np.dtype(kind))
+    return pd.DataFrame(out)

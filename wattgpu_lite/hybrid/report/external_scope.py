@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from wattgpu_lite.checks import check_level
-from wattgpu_lite.energy import backbone
+from wattgpu_lite.energy import backbone, uniques
 from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.precision import canonical_format
 from wattgpu_lite.hybrid.predict import steps
@@ -52,12 +52,12 @@ def _built(frame: pd.DataFrame) -> tuple[dict, tuple[backbone.Rows, np.ndarray]]
     """The LLMs, GPUs, token counts, layouts and weight formats of ``frame``'s rows, and their rows
     and KV capacities (:func:`row_arrays.build`), kept for the last few tables asked: a fit asks
     the same rows at a few hundred sets of constants, and the rows do not depend on them."""
-    return _built_of(tuple(frame[list(_ASKED)].itertuples(index=False, name=None)))
+    return _built_of(uniques.frame_key(frame, _ASKED))
 
 
 @lru_cache(maxsize=4)
-def _built_of(asked: tuple[tuple, ...]) -> tuple[dict, tuple[backbone.Rows, np.ndarray]]:
-    f = pd.DataFrame(list(asked), columns=list(_ASKED))
+def _built_of(key: tuple) -> tuple[dict, tuple[backbone.Rows, np.ndarray]]:
+    f = uniques.key_frame(key, _ASKED)
     a = {
         "llms": resolve_each(f["llm"], resolve_llm),
         "gpus": resolve_each(f["gpu"], resolve_gpu),
