@@ -30,7 +30,7 @@ MAX_BYTES = 16 * 2**20  # the largest shipped file is ~1.4 MB; a config.json a f
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "ee916d18ec2c17d7bef677507ea0c2541d2ad710f37d041e6fc296b788717a99"
+MANIFEST_SHA256 = "82d8371bc5ed876f9fb8a7298ced16de3ba84716f9ee27b219ac3ef158ce4e26"
 
 
 def data_dir() -> Path:

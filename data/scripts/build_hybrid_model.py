@@ -7,7 +7,8 @@ its backbone's constants calibrated across sources, with its interval tables
 The constants' candidate is chosen as each leave-one-source-out fold chooses, on the inner folds
 of every external source (:func:`~wattgpu_lite.hybrid.report.calibrated_folds.shipped_choice`);
 it is then refitted in every fold of the build (the intervals' held-out residuals) and on every
-run, with the external rows (less those of a GPU or an LLM the fold holds out).
+run, with the external rows (less those of a GPU or an LLM the fold holds out). Its
+cross-source interval table is built last (data/scripts/build_cross_source_intervals.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ def main() -> None:
     state = build(
         progress=True, constants_by=partial(calibrated_folds.constants_without, name=name)
     )
-    state = replace(state, built_with=state.built_with | {"constants": name})
+    cross_source = calibrated_folds.shipped_cross_source(name)  # build_cross_source_intervals.py
+    state = replace(
+        state, built_with=state.built_with | {"constants": name}, cross_source=cross_source
+    )
     folder = data_dir() / HYBRID_DIR
     for old in folder.glob("*.json"):
         old.unlink()

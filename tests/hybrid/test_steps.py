@@ -44,11 +44,14 @@ def test_the_steps_in_order_give_exactly_what_predict_arrays_gives():
     )
     power, itl, floor = E.bounds_step(rows, backbone_result, factor)
     basis = interval_steps.basis_step(model, llms, gpus, physics_only)
-    half_width_log, _, _ = interval_steps.intervals_step(
-        model, rows, backbone_result, basis, level=0.8
+    cells = interval_steps.cell_step(
+        model, llms, gpus, rows, backbone_result=backbone_result, basis=basis
+    )
+    widths, _, _ = interval_steps.intervals_step(
+        model, rows, backbone_result, basis, level=0.8, cells=cells
     )
     values = interval_steps.bounded_intervals(
-        rows, backbone_result, power, itl, floor=floor, half_width_log=half_width_log
+        rows, backbone_result, power, itl, floor=floor, widths=widths
     )
     ok = out.status == Status.OK
     # Llama-3.1-8B in bf16 does not fit a T4 with a KV cache

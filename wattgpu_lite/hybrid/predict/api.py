@@ -20,7 +20,7 @@ from wattgpu_lite import checks
 from wattgpu_lite.energy.notes import layout_notes, serving_notes, weights_notes
 from wattgpu_lite.energy.request import Request, check_request
 from wattgpu_lite.errors import CapacityError, InvalidInputError
-from wattgpu_lite.hybrid.predict import intervals, one_config, steps
+from wattgpu_lite.hybrid.predict import interval_steps, intervals, one_config, steps
 from wattgpu_lite.hybrid.predict.frame_cells import with_workload
 from wattgpu_lite.hybrid.predict.many import predict_frame
 from wattgpu_lite.hybrid.predict.model import HybridState
@@ -172,6 +172,8 @@ def _raise_for_status(out: StepResult, req: Request, *, batch: float) -> None:
 def _notes(model: HybridState, out: StepResult, i: int) -> tuple[str, ...]:
     """Row ``i``'s notes: inputs beyond the training range, and the floor when it holds the ITL."""
     notes = tuple(intervals.notes_for(model, out.watched, i))
+    if out.cell[i] >= 0:
+        notes += (interval_steps.cell_note(model, int(out.cell[i])),)
     if out.itl_s[i] <= out.itl_floor_s[i] * (1 + 1e-12):
         notes += (
             f"ITL held at the physical floor {1e3 * out.itl_floor_s[i]:.4g} ms (bytes per "

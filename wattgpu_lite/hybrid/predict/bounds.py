@@ -168,14 +168,19 @@ def bounded(
 
 
 def energy_bounds(
-    power: tuple[np.ndarray, ...], time: tuple[np.ndarray, ...], half: np.ndarray
+    power: tuple[np.ndarray, ...],
+    time: tuple[np.ndarray, ...],
+    below: np.ndarray,
+    above: np.ndarray | None = None,
 ) -> tuple[np.ndarray, ...]:
-    """(E, E_lo, E_hi) per token: E = power × time per token; the bounds E·e^(∓half) held inside
+    """(E, E_lo, E_hi) per token: E = power × time per token; the bounds E·e^(−below) and
+    E·e^(+above) (``above`` None: ``below``, a symmetric half-width) held inside
     [P_lo · t_lo, P_hi · t_hi], the products of the bounded power and time bounds, so no energy
     bound implies a power outside [P_floor, G · TDP] or a time faster than the floor."""
+    above = below if above is None else above
     value = power[0] * time[0]
-    lo = np.minimum(np.maximum(value * np.exp(-half), power[1] * time[1]), value)
-    hi = np.maximum(np.minimum(value * np.exp(half), power[2] * time[2]), value)
+    lo = np.minimum(np.maximum(value * np.exp(-below), power[1] * time[1]), value)
+    hi = np.maximum(np.minimum(value * np.exp(above), power[2] * time[2]), value)
     return value, lo, hi
 
 

@@ -15,7 +15,7 @@ numpy only (no XGBoost, no scikit-learn). ``wl.HybridModel``
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
@@ -40,6 +40,9 @@ class HybridState:
     seen_gpus: frozenset[str]  # spec fingerprints of the training GPUs
     seen_llms: frozenset[str]  # architecture fingerprints of the training LLMs
     built_with: dict[str, str]  # versions (xgboost, kit) the model was built with
+    #: the physics rows' log-residual quantiles across sources, per target and regime cell (empty:
+    #: none, every interval from ``tables``; :mod:`~wattgpu_lite.hybrid.predict.interval_steps`)
+    cross_source: dict = field(default_factory=dict)
 
     def save(self, folder: str | Path) -> Path:
         """state.json (everything but the forests) and <target>.json (XGBoost JSON) per target."""
@@ -64,6 +67,7 @@ class HybridState:
             "seen_gpus": sorted(self.seen_gpus),
             "seen_llms": sorted(self.seen_llms),
             "built_with": self.built_with,
+            "cross_source": self.cross_source,
         }
         (folder / "state.json").write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
         return folder
@@ -88,6 +92,7 @@ class HybridState:
             seen_gpus=frozenset(s["seen_gpus"]),
             seen_llms=frozenset(s["seen_llms"]),
             built_with=s["built_with"],
+            cross_source=s.get("cross_source", {}),
         )
 
     def backbone_only(self) -> HybridState:

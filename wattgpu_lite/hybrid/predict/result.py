@@ -126,6 +126,7 @@ class StepResult:
     basis: np.ndarray  # the interval's calibration basis per row (intervals.BASES)
     basis_code: np.ndarray  # the same as its index into intervals.BASES
     widening: np.ndarray  # log half-width added beyond the training range
+    cell: np.ndarray  # the cross-source regime cell of the interval, -1 none (interval_steps)
     watched: dict[str, np.ndarray]  # the inputs whose training range widens the interval
     # filled for wl.explain, not frame columns (:data:`NOT_COLUMNS`)
     offline: np.ndarray  # batch mode (no rate), per row
@@ -214,8 +215,8 @@ def _named(status: np.ndarray, llm, gpu, rate_qps, *, batch, max_batch, capacity
     return [code] + [pd.factorize(np.where(m, v, 0))[0] for v, m in columns]
 
 
-NOT_COLUMNS = ("watched", "widening", "basis_code", "offline", "step_batch", "factor", "rows")
-NOT_COLUMNS += ("constants",)
+NOT_COLUMNS = ("watched", "widening", "cell", "basis_code", "offline", "step_batch", "factor")
+NOT_COLUMNS += ("rows", "constants")
 # the result's numeric columns, for a frame none of whose rows reached the steps
 NUMERIC_COLUMNS = tuple(
     f.name for f in fields(StepResult) if f.name not in ("status", "basis", *NOT_COLUMNS)

@@ -2,10 +2,10 @@
 
     rows → backbone → correction → bounds → intervals        (:func:`predict_arrays`)
 
-(the step before, resolve, turns names into LLMs and GPUs and checks each request:
+(resolve, before them, turns names into LLMs and GPUs and checks each request:
 :mod:`~wattgpu_lite.energy.request`; the intervals' steps:
-:mod:`~wattgpu_lite.hybrid.predict.interval_steps`). Rows are independent; every step is one numpy
-operation over all of them, and each returns a frozen record the next one reads.
+:mod:`~wattgpu_lite.hybrid.predict.interval_steps`). Rows are independent; each step is one
+numpy operation over all of them and returns a frozen record.
 """
 
 from __future__ import annotations
@@ -17,9 +17,8 @@ import numpy as np
 from wattgpu_lite.energy import backbone
 from wattgpu_lite.energy.backbone import row_arrays
 from wattgpu_lite.energy.uniques import subset
-from wattgpu_lite.hybrid.predict import bounds, intervals, one_config, one_row
+from wattgpu_lite.hybrid.predict import bounds, interval_steps, intervals, one_config, one_row
 from wattgpu_lite.hybrid.predict.correction import load_features, pairs_of
-from wattgpu_lite.hybrid.predict.interval_steps import basis_step, bounded_intervals, intervals_step
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.result import Backbone, StepResult, status_of, status_ok
 from wattgpu_lite.specs.gpu import GPU
@@ -200,12 +199,12 @@ def predict_arrays(
         model, llms, gpus, rows, backbone_result=backbone_result, physics_only=physics_only | ~ok
     )
     power, itl, floor = bounds_step(rows, backbone_result, factor)
-    basis = basis_step(model, llms, gpus, physics_only)
-    half_width_log, widen, watched_inputs = intervals_step(
-        model, rows, backbone_result, basis, level=level
+    basis = interval_steps.basis_step(model, llms, gpus, physics_only)
+    cells, widths, widen, watched = interval_steps.cells_and_widths(
+        model, llms, gpus, rows, backbone_result=backbone_result, basis=basis, level=level
     )
-    values = bounded_intervals(
-        rows, backbone_result, power, itl, floor=floor, half_width_log=half_width_log
+    values = interval_steps.bounded_intervals(
+        rows, backbone_result, power, itl, floor=floor, widths=widths
     )
     every = bool(ok.all())
     masked = {
@@ -236,7 +235,8 @@ def predict_arrays(
         replica_tdp_w=rows.replica_tdp_w,
         basis=intervals.BASIS_TEXT[basis],
         basis_code=basis,
-        watched=watched_inputs,
+        cell=cells,
+        watched=watched,
         **masked,
     )
 

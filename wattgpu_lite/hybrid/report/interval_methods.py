@@ -30,13 +30,19 @@ the earlier in :data:`CANDIDATES`. The held-out source is never in the pool, so 
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from wattgpu_lite.hybrid.predict import intervals as predictor_intervals
 from wattgpu_lite.hybrid.report import external_intervals
 
 LEVEL = 0.8
+MIN_SOURCES = 3  # sources of >= MIN_ROWS values a quantity's pool needs to ship its intervals
+TARGETS = {"itl_s": "itl", "power_w": "power"}  # the predictor's targets by quantity
+REGIME = ("gpu_seen", "replica", "batch_band", "context_band")  # a cell's labels
 CANDIDATES = ("pooled", "source_weighted", "two_level", "two_level_shrunk")
 NODES = 25  # normal quantile nodes of the shrunk offset distribution
 PRIOR_SOURCES = 3.0  # K0: pseudo-sources of the pooled offset spread
@@ -164,3 +170,67 @@ def choose(pool: pd.DataFrame) -> tuple[str, dict[str, float]]:
     """The candidate with the lowest :func:`inner_scores` (ties: the earlier), and the scores."""
     scores = inner_scores(pool)
     return min(CANDIDATES, key=lambda m: (scores[m], CANDIDATES.index(m))), scores
+
+
+def regime_cells(quantity: str) -> pd.DataFrame:
+    """The 16 regime cells of ``quantity`` in the predictor's order
+    (:func:`~wattgpu_lite.hybrid.predict.interval_steps.cell_step`): GPU seen, then not; one GPU,
+    then several; in flight up to the batch split, then above; context up to its split, then above."""
+    batch, context = external_intervals.BATCH_SPLIT, external_intervals.CONTEXT_SPLIT
+    cells = itertools.product(
+        (True, False),
+        ("one GPU", "several GPUs"),
+        (f"≤ {batch}", f"> {batch}"),
+        (f"≤ {context}", f"> {context}"),
+    )
+    return pd.DataFrame(list(cells), columns=list(REGIME)).assign(
+        quantity=quantity, source_title=""
+    )
+
+
+def cross_source_table(
+    pool: pd.DataFrame, method: str, levels=predictor_intervals.LEVEL_GRID
+) -> dict:
+    """Per target whose quantity the ``pool`` holds from at least :data:`MIN_SOURCES` sources of
+    ``MIN_ROWS`` values: each regime cell's log-residual quantiles z_lo, z_hi at (1 ∓ level) / 2
+    for every level of ``levels`` by interval ``method``
+    (:func:`bands`), with the cell's fallback depth,
+    rows and sources; ValueError if a cell has no quantile."""
+    targets = {}
+    for quantity, target in TARGETS.items():
+        own = pool[pool["quantity"] == quantity]
+        if (own["source_title"].value_counts() >= external_intervals.MIN_ROWS).sum() < MIN_SOURCES:
+            continue
+        cells = regime_cells(quantity)
+        per_level = [bands(pool, cells, method, level) for level in levels]
+        if any(b["z_lo"].isna().any() for b in per_level):
+            raise ValueError(f"a regime cell of {quantity} has no residuals to read")
+        out = []
+        for k, cell in cells.iterrows():
+            depth = int(per_level[0].loc[k, "regime_depth"])
+            key = list(external_intervals.REGIME_KEYS[depth])[1:]  # the quantity's rows: own
+            like = (own[key] == cell[key]).all(axis=1)
+            labels = {c: cell[c].item() if hasattr(cell[c], "item") else cell[c] for c in REGIME}
+            out.append(
+                {
+                    **labels,
+                    "regime_depth": depth,
+                    "rows": int(like.sum()),
+                    "sources": int(own.loc[like, "source_title"].nunique()),
+                    "z_lo": [float(b.loc[k, "z_lo"]) for b in per_level],
+                    "z_hi": [float(b.loc[k, "z_hi"]) for b in per_level],
+                }
+            )
+        targets[target] = {"quantity": quantity, "levels": list(levels), "cells": out}
+    return {
+        "about": "log-residual quantiles ln(measured / predicted) of the backbone on other "
+        "harnesses' measurements, per regime cell (hybrid.report.calibrated_folds)",
+        "method": method,
+        "splits": {
+            "batch": external_intervals.BATCH_SPLIT,
+            "context": external_intervals.CONTEXT_SPLIT,
+        },
+        "min_sources": MIN_SOURCES,
+        "min_rows": external_intervals.MIN_ROWS,
+        "targets": targets,
+    }

@@ -1,0 +1,182 @@
+"""The shipped model's ITL intervals on rows the runs never cover: the quantiles of the backbone's
+errors on other harnesses' measurements, per regime cell (hybrid.report.interval_methods builds
+the table, hybrid.predict.interval_steps reads it). The table on a synthetic pool derived by hand,
+the shipped table's invariants, and the predictor reading the right cell at the right level while
+every other interval stays as the runs calibrated it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import wattgpu_lite as wl
+from wattgpu_lite.hybrid.predict import interval_steps, intervals
+from wattgpu_lite.hybrid.predict.model import HybridState
+from wattgpu_lite.hybrid.report import external_intervals, interval_methods
+
+GPT_OSS, LLAMA = "openai/gpt-oss-120b", "meta-llama/Llama-3.1-8B-Instruct"
+#: (source, z = ln(measured / predicted), rows) of the synthetic pool: every row in the cell
+#: (GPU not seen, several GPUs, <= 16 in flight, > 1024 tokens)
+POOL = (("a", -0.3, 20), ("b", 0.1, 20), ("c", 0.5, 20))
+
+
+def _rows(source: str, z: float, n: int, quantity: str = "itl_s") -> pd.DataFrame:
+    return pd.DataFrame({
+        "source_title": source, "quantity": quantity, "gpu_seen": False, "replica": "several GPUs",
+        "batch_band": "≤ 16", "context_band": "> 1024", "predicted": 1.0,
+        "measured": np.exp(np.full(n, z)),
+    })  # fmt: skip
+
+
+def _pool(sources=POOL, quantity: str = "itl_s") -> pd.DataFrame:
+    return pd.concat([_rows(s, z, n, quantity) for s, z, n in sources], ignore_index=True)
+
+
+def test_a_cell_of_the_table_is_the_source_weighted_quantile_of_its_rows():
+    """Three sources of 20 rows at z = -0.3, 0.1, 0.5, each row weighing 1/60: the k-th sorted
+    row sits at the cumulative midpoint (k − 0.5)/60. At level 0.8 the 10 % and 90 % quantiles
+    fall inside the first and last sources' rows: -0.3 and 0.5. At level 1/3, the ends 1/3 and
+    2/3 lie halfway between rows 20 and 21 (19.5/60, 20.5/60) and rows 40 and 41: -0.1 and 0.3."""
+    levels = (1 / 3, 0.8)
+    table = interval_methods.cross_source_table(_pool(), "source_weighted", levels=levels)
+    assert set(table["targets"]) == {"itl"}
+    cells = table["targets"]["itl"]["cells"]
+    assert len(cells) == 16
+    cell = cells[13]  # 8 · (not seen) + 4 · (several GPUs) + 2 · 0 + 1 · (> 1024)
+    labels = tuple(cell[c] for c in interval_methods.REGIME)
+    assert labels == (False, "several GPUs", "≤ 16", "> 1024")
+    assert (cell["regime_depth"], cell["rows"], cell["sources"]) == (0, 60, 3)
+    assert cell["z_lo"] == pytest.approx([-0.1, -0.3])
+    assert cell["z_hi"] == pytest.approx([0.3, 0.5])
+    # a cell with no row of its own falls back to the quantity alone (depth 4): the same rows
+    assert cells[0]["regime_depth"] == len(external_intervals.REGIME_KEYS) - 1
+    assert cells[0]["z_lo"] == pytest.approx(cell["z_lo"])
+
+
+def test_a_quantity_needs_three_sources_of_twenty_values():
+    """Power from two sources of 20 values and one of 19: no table (its between-source spread is
+    unknown); ITL beside it keeps its own."""
+    power = _pool((("a", 0.0, 20), ("b", 0.1, 20), ("c", 0.2, 19)), quantity="power_w")
+    table = interval_methods.cross_source_table(pd.concat([_pool(), power]), "source_weighted")
+    assert set(table["targets"]) == {"itl"}
+    assert table["targets"]["itl"]["levels"] == list(intervals.LEVEL_GRID)
+    alone = interval_methods.cross_source_table(power, "source_weighted")
+    assert alone["targets"] == {}
+
+
+def test_an_unknown_method_is_refused_with_the_candidates():
+    with pytest.raises(ValueError, match="unknown interval method 'no such method'.*pooled"):
+        interval_methods.cross_source_table(_pool(), "no such method")
+
+
+def test_the_shipped_table_holds_itl_alone_in_nested_cells():
+    model = HybridState.pretrained()
+    table = model.cross_source
+    assert table["constants"] == model.built_with["constants"]
+    assert table["method"] in interval_methods.CANDIDATES
+    assert table["splits"] == {
+        "batch": external_intervals.BATCH_SPLIT,
+        "context": external_intervals.CONTEXT_SPLIT,
+    }
+    assert set(table["targets"]) == {"itl"}  # power: one source of >= 20 values (the H200 steps)
+    itl = table["targets"]["itl"]
+    assert itl["levels"] == list(intervals.LEVEL_GRID)
+    expected = interval_methods.regime_cells("itl_s")
+    for k, cell in enumerate(itl["cells"]):
+        labels = [cell[c] for c in interval_methods.REGIME]
+        assert labels == list(expected.loc[k, list(interval_methods.REGIME)])
+        assert cell["rows"] >= external_intervals.MIN_ROWS
+        lo, hi = np.array(cell["z_lo"]), np.array(cell["z_hi"])
+        # a higher level reaches further out on both sides, and no end crosses the other
+        assert (np.diff(lo) <= 1e-12).all() and (np.diff(hi) >= -1e-12).all()
+        assert (lo <= hi).all()
+
+
+def _itl(p) -> tuple[float, float, float]:
+    return p.itl_s, p.itl_s_interval.lo, p.itl_s_interval.hi
+
+
+def test_a_tensor_parallel_row_reads_its_cell_at_the_level():
+    """gpt-oss-120b on 8 H100 SXM (no Watt Counts board) at batch 4, 1,024 + 1,024 tokens: cell
+    8 + 4 + 0 + 1 = 13. Its ITL interval is the prediction times e^z_lo and e^z_hi at 0.8 (the
+    step floor below), unwidened; the power interval is the one the runs calibrate, the same as
+    a model without the table's."""
+    model = HybridState.pretrained()
+    ask = dict(num_gpus=8, batch=4, t_in=1024, t_out=1024)
+    p = wl.predict(GPT_OSS, "H100 SXM", **ask)
+    itl = model.cross_source["targets"]["itl"]
+    at = itl["levels"].index(0.8)
+    z_lo, z_hi = itl["cells"][13]["z_lo"][at], itl["cells"][13]["z_hi"][at]
+    value, lo, hi = _itl(p)
+    assert lo == pytest.approx(max(value * np.exp(z_lo), 0.0), rel=1e-12)
+    assert hi == pytest.approx(value * np.exp(z_hi), rel=1e-12)
+    assert any("spread of the backbone's errors" in n for n in p.notes)
+    runs_only = wl.predict(GPT_OSS, "H100 SXM", model=replace(model, cross_source={}), **ask)
+    assert p.power_w_interval == runs_only.power_w_interval
+    assert (runs_only.itl_s_interval.hi / runs_only.itl_s_interval.lo) > (hi / lo)
+    # energy per token: inside the products of the power and time-per-token ends
+    e, t = p.energy_per_token_j_interval, p.time_per_token_s_interval
+    assert p.power_w_interval.lo * t.lo * (1 - 1e-12) <= e.lo <= e.hi
+    assert e.hi <= p.power_w_interval.hi * t.hi * (1 + 1e-12)
+
+
+def test_the_cross_source_interval_does_not_depend_on_the_correction_and_nests_in_level():
+    ask = dict(num_gpus=4, rate_qps=1.0, t_in=2000, t_out=500)
+    p = wl.predict(GPT_OSS, "H200 SXM", **ask)
+    assert _itl(p) == _itl(wl.predict(GPT_OSS, "H200 SXM", correction=False, **ask))
+    wide = wl.predict(GPT_OSS, "H200 SXM", level=0.9, **ask)
+    assert wide.itl_s_interval.lo <= p.itl_s_interval.lo <= p.itl_s <= p.itl_s_interval.hi
+    assert p.itl_s_interval.hi <= wide.itl_s_interval.hi
+
+
+def test_configurations_the_runs_cover_keep_the_runs_intervals():
+    """A dense 16-bit model on one GPU, corrected or not — on a Watt Counts GPU (the A30) or on
+    one beyond every training GPU's bandwidth (the B200: basis 'physics', the runs' intervals
+    for new GPUs, widened) — has no cell: the same intervals as a model without the table."""
+    model = HybridState.pretrained()
+    without = replace(model, cross_source={})
+    for gpu, correction in (("A30", True), ("A30", False), ("B200", True)):
+        ask = dict(rate_qps=0.5, t_in=500, t_out=300, correction=correction)
+        p, q = wl.predict(LLAMA, gpu, **ask), wl.predict(LLAMA, gpu, model=without, **ask)
+        assert (p.itl_s_interval, p.power_w_interval) == (q.itl_s_interval, q.power_w_interval)
+        assert not any("spread of the backbone's errors" in n for n in p.notes)
+    assert wl.predict(LLAMA, "B200", rate_qps=0.5).itl_s_interval.basis == "physics"
+
+
+def test_predict_many_reads_the_same_cells_as_predict():
+    frame = pd.DataFrame(
+        {"llm": [GPT_OSS, GPT_OSS, LLAMA], "gpu": ["H100 SXM", "B200", "A30"], "t_in": 1024}
+    ).assign(num_gpus=[8, 1, 1], batch=[64.0, 4.0, 8.0], t_out=256)
+    many = wl.predict_many(frame)
+    for k, row in frame.iterrows():
+        ask = dict(num_gpus=int(row["num_gpus"]), batch=row["batch"], t_in=1024, t_out=256)
+        p = wl.predict(row["llm"], row["gpu"], **ask)
+        got = many.loc[k, ["itl_s", "itl_s_lo", "itl_s_hi"]].to_numpy(dtype=float)
+        np.testing.assert_allclose(got, _itl(p), rtol=1e-12)
+
+
+def test_the_cell_codes_follow_the_regime_order():
+    """cell_step by hand on three rows: gpt-oss-120b on 8 H100 SXM at batch 64 with 1,280
+    tokens (8 + 4 + 2 + 1 = 15); on one B200 at batch 4 (8 + 0 + 0 + 1 = 9); Llama-3.1-8B on an
+    A30, which the runs cover (-1)."""
+    from wattgpu_lite.hybrid.predict import steps
+
+    model = HybridState.pretrained()
+    llms = [wl.llm(GPT_OSS), wl.llm(GPT_OSS), wl.llm(LLAMA)]
+    gpus = [wl.gpu("H100 SXM"), wl.gpu("B200"), wl.gpu("A30")]
+    batch, num_gpus = np.array([64.0, 4.0, 8.0]), np.array([8, 1, 1])
+    out = steps.predict_arrays(
+        model,
+        llms,
+        gpus,
+        1024,
+        t_out=256,
+        rate_qps=np.full(3, np.nan),
+        batch=batch,
+        num_gpus=num_gpus,
+    )
+    assert out.cell.tolist() == [15, 9, -1]
+    assert interval_steps.cross_targets(replace(model, cross_source={})) == {}
