@@ -145,3 +145,21 @@ def test_goals_count_the_cells_that_meet_them():
     # throughput has no width goal: neither met nor missed
     assert np.isnan(g.loc["throughput_tokens_per_s", "width_ok"])
     assert g.loc["throughput_tokens_per_s", "mdape_ok"] == 1
+
+
+def test_the_configurations_the_runs_never_cover_are_moe_low_bits_or_several_gpus(table):
+    """Splitwise's Llama-2-70B on 8 GPUs, every FP8 row and every MoE row are configurations the
+    runs never cover; a covered row is a dense model on one GPU (some of our H200 decode steps);
+    the per-configuration table splits every held-out value between the two."""
+    label = pd.Series(R.configurations(table), index=table.index)
+    ext = pd.read_csv(R.data_dir() / "external_measurements.csv").loc[table["row"]]
+    ext.index = table.index
+    never = label == "the runs never cover it"
+    assert never[table["source"].str.startswith("Splitwise")].all()
+    assert never[ext["precision"].str.startswith("FP8") | (ext["row_class"] != "dense")].all()
+    covered = ~never
+    assert covered[table["source"].str.startswith("wattgpu_lite H200 decode steps")].any()
+    assert (ext.loc[covered, "num_gpus"] == ext.loc[covered, "replicas"]).all()
+    split = R.per_configuration(table).groupby("quantity")["rows"].sum()
+    pooled = R.pooled(table).set_index("quantity")["rows"]
+    pd.testing.assert_series_equal(split.sort_index(), pooled.sort_index(), check_names=False)

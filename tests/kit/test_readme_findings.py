@@ -115,6 +115,25 @@ def test_external_figures_held_out_per_source():
     assert f"worse than the backbone alone by a hair on the H100 SXM's throughput {worse}" in README
 
 
+def test_the_shipped_cross_source_itl_intervals_held_out():
+    """The ITL intervals of configurations the runs never cover, judged leave one source out (the
+    calibrated folds' intervals, built as the shipped table is), as README and A2 state them."""
+    from wattgpu_lite.hybrid.report import calibrated
+
+    by = calibrated.per_configuration().set_index(["quantity", "configuration"])
+    never = by.loc[("itl_s", "the runs never cover it")]
+    said = f"cover {never['coverage80']:.2f} of such rows at a median high / low of {never['width']:.2f}"
+    assert said in README
+    sources = " ".join(
+        (Path(__file__).resolve().parents[2] / "data" / "SOURCES.md").read_text().split()
+    )
+    rows = int(never["rows"])
+    assert (
+        f"cover {never['coverage80']:.3f} of {rows} values at a median high / low of {never['width']:.2f}"
+        in sources
+    )
+
+
 def test_paired_comparisons():
     """The case study's runner-up against the pick (paired) and the 2026 plan's runner-up
     (unpaired), as notebook 05 prints them."""
@@ -136,6 +155,9 @@ def test_paired_comparisons():
                                                  "L4"])  # fmt: skip
     best = study.best_plans(plans)
     assert best.iloc[0]["gpu"] == "B200" and best.iloc[1]["gpu"] == "GB200"
+    pick = best.iloc[0]
+    assert (pick["num_gpus"], pick["replicas"], pick["verdict"]) == (2, 3, "meets")
+    assert "the pick, three replicas of two B200s each, meets the SLA" in README
     row = best.iloc[1]
     assert row["vs_best_interval"] == "unpaired"
     assert (

@@ -124,8 +124,9 @@ def cell_step(
     cells = np.full(len(basis), -1)
     if not cross_targets(model):
         return cells
-    uncovered = intervals.physics_only(llms, rows.num_gpus, rows.model.always_bits)
-    at = (basis == intervals.BASES.index("physics")) & uncovered
+    at = basis == intervals.BASES.index("physics")
+    if at.any():
+        at &= intervals.physics_only(llms, rows.num_gpus, rows.model.always_bits)
     if not at.any():
         return cells
     devices, gpu_of_row = unique_by_identity(gpus)

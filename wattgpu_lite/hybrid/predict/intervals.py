@@ -17,8 +17,8 @@ the spec values and architecture it was given, never by a name:
 - ``new gpu``: the GPU is new (scores of leave one GPU out, grouped by GPU);
 - ``new llm``: the LLM is new (five folds grouped by LLM, grouped by LLM);
 - ``new gpu and llm``: both are new (folds holding out one GPU and a fifth of the LLMs at once);
-- ``physics``: a configuration the runs never cover (mixture-of-experts, weights below 16 bits,
-  several GPUs): the backbone alone, with the 'physics' candidate's leave-one-GPU-out scores.
+- ``physics``: the backbone alone, with the 'physics' candidate's leave-one-GPU-out scores; on a
+  configuration the runs never cover, the ITL's from other harnesses (interval_steps.cell_step).
 
 Each table maps a basis, target and scenario group to the half-width q at a grid of levels.
 """

@@ -22,6 +22,7 @@ import pandas as pd
 
 from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy.paper import ecologits_j_per_token
+from wattgpu_lite.energy.precision import streamed_bits
 from wattgpu_lite.hybrid.report import external, external_per_gpu
 from wattgpu_lite.specs.catalog import llm
 
@@ -106,6 +107,27 @@ def per_regime(table: pd.DataFrame | None = None) -> pd.DataFrame:
         value_name="band",
     )
     return scores(long, ["quantity", "regime", "band"])
+
+
+def configurations(rows: pd.DataFrame) -> np.ndarray:
+    """Per row (``row``: its index in the external table), whether the Watt Counts runs cover its
+    configuration — a dense model, 16-bit weights, one GPU a replica — or never do: the rows whose
+    shipped ITL interval is the cross-source one (:func:`~wattgpu_lite.hybrid.predict.interval_steps.cell_step`)."""
+    keep, frame = external.asked()
+    asked = frame.iloc[pd.Index(keep).get_indexer(rows["row"])]
+    never = [
+        llm(name).is_moe or streamed_bits(llm(name), weights)[0] < 16 or gpus > 1
+        for name, weights, gpus in zip(
+            asked["llm"], asked["weights"], asked["num_gpus"], strict=True
+        )
+    ]
+    return np.where(never, "the runs never cover it", "the runs cover it")
+
+
+def per_configuration(table: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per quantity and :func:`configurations`' label: :func:`scores`."""
+    rows = with_errors(shipped() if table is None else table)
+    return scores(rows.assign(configuration=configurations(rows)), ["quantity", "configuration"])
 
 
 def _met(table: pd.DataFrame, quantity: str) -> dict[str, float]:
