@@ -88,6 +88,14 @@ def _wait_message(page, text: str) -> None:
     )  # fmt: skip
 
 
+def _wait_table(page, text: str) -> None:
+    page.wait_for_function(
+        "t => (document.querySelector('.wl-ranking') || {}).textContent?.includes(t)",
+        arg=text,
+        timeout=UPDATE_TIMEOUT_MS,
+    )
+
+
 def _control(page, kind: str, description: str):
     """The input of the ipywidget of CSS class ``kind`` whose description is ``description``."""
     return page.locator(f".{kind}", has_text=description)
@@ -106,10 +114,11 @@ def test_dashboard_reranks_when_the_controls_change(voila_url, tmp_path):
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.goto(voila_url, wait_until="domcontentloaded", timeout=UPDATE_TIMEOUT_MS)
             _wait_message(page, "Pick: H100 PCIe")  # today's GPUs by default
-            # Llama-3.1-8B at server_low, 30 ms, the best count per GPU: eight L4s meet it at the bound
+            # Llama-3.1-8B at server_low, 30 ms, the best count per GPU: no L4 layout meets it at
+            # the bound (several GPUs: ITL intervals from other harnesses), four L4s may meet it
             first = _table_text(page)
             assert "energy per 1,000 tokens (J), 80 % interval" in first and "<NA>" not in first
-            assert "L4* ×8" in first and "physics alone" in first  # * : a measured GPU
+            assert "L4* ×4" in first and "physics alone" in first  # * : a measured GPU
             assert "B200" in first and "MI300X" in first and "* measured" in first
             rate = _control(page, "widget-text", "rate (req/s)").locator("input")
             assert rate.is_disabled()  # only a custom rate uses it
@@ -129,7 +138,8 @@ def test_dashboard_reranks_when_the_controls_change(voila_url, tmp_path):
 
             count = _control(page, "widget-dropdown", "GPUs per replica").locator("select")
             count.select_option(label="1")  # one GPU each: the paper's question
-            _wait_message(page, "12 of 13 GPUs meet 30 ms")
+            _wait_message(page, "12 of 13 GPUs meet 30 ms")  # as with the best count: 4 L4s may
+            _wait_table(page, "> SLA 30 ms")  # the table is redrawn after the message
             one = _table_text(page)
             assert "> SLA 30 ms" in one and "—" in one  # one L4 is too slow: no rank
 

@@ -180,3 +180,11 @@ def test_the_cell_codes_follow_the_regime_order():
     )
     assert out.cell.tolist() == [15, 9, -1]
     assert interval_steps.cross_targets(replace(model, cross_source={})) == {}
+
+
+def test_explain_says_the_widening_is_the_power_intervals_where_the_itl_is_cross_source():
+    ask = dict(num_gpus=8, batch=4, t_in=1024, t_out=1024)
+    table = wl.explain(GPT_OSS, "H100 SXM", **ask).table().set_index("part")
+    assert table.loc["widening", "note"].endswith("(power: the ITL's is from other harnesses)")
+    dense = wl.explain(LLAMA, "B200", rate_qps=0.5).table().set_index("part")
+    assert dense.loc["widening", "note"] == "beyond the training range"

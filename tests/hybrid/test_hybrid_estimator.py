@@ -104,6 +104,7 @@ def test_a_fit_on_two_gpus_predicts_inside_the_physical_bounds(small):
     assert small.fitted and "fitted on 2 GPUs" in repr(small)
     assert len(small.state.seen_gpus) == len(SUBSET)
     assert small.state != HybridState.pretrained()
+    assert small.state.cross_source == {}  # from other harnesses' rows: not refitted from runs
     for llm, gpu, kw in CASES:
         p = small.predict(llm, gpu, **kw)
         tdp = wl.gpu(gpu).tdp_w * kw.get("num_gpus", 1)

@@ -7,9 +7,11 @@
     m.save(folder); wl.HybridModel.load(folder)      # the state's JSON files
 
 What it fits and holds is a :class:`~wattgpu_lite.hybrid.predict.model.HybridState` (``state``):
-:func:`wattgpu_lite.hybrid.fit.build.build` on the runs given. Predicting passes that state to
-the hybrid's ``predict`` / ``predict_many`` (their ``model`` keyword): no global model is
-swapped, so two estimators predict side by side. XGBoost, SciPy and tqdm are imported when
+:func:`wattgpu_lite.hybrid.fit.build.build` on the runs given — without the shipped model's
+cross-source ITL table (built from other harnesses' rows, not from runs), so a refitted model
+gives every configuration the runs never cover its runs-calibrated 'physics' intervals.
+Predicting passes that state to the hybrid's ``predict`` / ``predict_many`` (their ``model``
+keyword): no global model is swapped, so two estimators predict side by side. XGBoost, SciPy and tqdm are imported when
 :meth:`HybridModel.fit` first needs them: importing this module needs numpy and pandas only.
 """
 

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import pandas as pd
 
+from wattgpu_lite.hybrid.predict.interval_steps import CROSS_SOURCE_NOTE
 from wattgpu_lite.hybrid.predict.prediction import SCHEMA_VERSION, Inputs, Interval, Prediction
 from wattgpu_lite.jsonio import dumps, rounded
 
@@ -187,6 +188,9 @@ def parts_of(x: Explanation) -> tuple[Part, ...]:
     note = f"energy per token x {i.t_out} generated tokens"
     parts.append(Part("prediction", "energy per request", per_request, "J", note=note))
     if math.isfinite(x.widening) and x.widening > 0:
-        note = "beyond the training range"
+        cross = any(n.startswith(CROSS_SOURCE_NOTE) for n in p.notes)  # interval_steps.cell_note
+        note = "beyond the training range" + (
+            " (power: the ITL's is from other harnesses)" if cross else ""
+        )
         parts.append(Part("interval", "widening", x.widening, "log units", note=note))
     return tuple(parts)

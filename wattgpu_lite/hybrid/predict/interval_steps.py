@@ -156,6 +156,9 @@ def cross_source_widths(
     return below, np.where(at, np.maximum(z[1][k], 0.0), half)
 
 
+CROSS_SOURCE_NOTE = "the ITL interval is the spread of the backbone's errors on"
+
+
 def cell_note(model: HybridState, cell: int) -> str:
     """What a row's cross-source ITL interval rests on (``cell``: :func:`cell_step`'s), in words."""
     table = cross_targets(model)["itl"]
@@ -165,7 +168,7 @@ def cell_note(model: HybridState, cell: int) -> str:
         + [f"{c['batch_band']} in flight", f"{c['context_band']} tokens of context"]
     )
     return (
-        f"the ITL interval is the spread of the backbone's errors on {c['rows']} published "
+        f"{CROSS_SOURCE_NOTE} {c['rows']} published "
         f"measurements from {c['sources']} sources ({regime}; data/external_measurements.csv), "
         "not widened; the power interval is calibrated on the Watt Counts runs"
     )
