@@ -96,6 +96,7 @@ EQUIVALENT: dict[str, str] = {
     "hybrid/predict/interval_steps.py intervals_step: `rows.flops / 1000000000000.0` divisor + 1": "FLOP/s / (1e12 + 1): a change of 1e-12, inside the support tolerance",
     "hybrid/predict/interval_steps.py intervals_step: `len(code) > 1` Gt -> GtE": "a shortcut: np.unique of one code is that code",
     "hybrid/predict/interval_steps.py intervals_step: `len(code) > 1` 1 x 1.1": "a shortcut: a code named twice is looked up twice, the same q",
+    "hybrid/predict/interval_steps.py cell_step: `rows.num_gpus > 1` 1 x 1.1": "GPUs per replica are whole numbers: > 1 and > 1.1 hold for the same counts",
     "hybrid/predict/interval_steps.py intervals_step: `len(code) == 1` Eq -> NotEq": "a memo: the q table kept (one_config.kept_fact, keyed by the codes and the level) or made afresh is the same table",
     "hybrid/predict/interval_steps.py intervals_step: `len(code) == 1` 1 x 1.1": "a memo: the q table kept (one_config.kept_fact, keyed by the codes and the level) or made afresh is the same table",
     "hybrid/predict/interval_steps.py _q_of: `2 * len(intervals.BASES)` 2 x 1.1": "a longer table of half-widths: the codes index the same entries",

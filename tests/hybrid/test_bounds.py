@@ -265,3 +265,17 @@ def test_an_energy_lower_bound_is_held_at_the_lower_power_times_the_lower_time()
     time = (np.array([1.0]), np.array([0.99]), np.array([1.2]))
     value, lo, hi = bounds.energy_bounds(power, time, np.array([0.2]))
     assert (value[0], lo[0], hi[0]) == pytest.approx((100.0, 89.1, 100.0 * np.exp(0.2)))
+
+
+def test_energy_bounds_take_their_own_width_on_each_side():
+    """Asymmetric log widths (the cross-source ITL intervals): E = 100 J, below 0.1 and above
+    0.3, inside products of 45 and 220 J: E·e^−0.1 = 90.48 J and E·e^0.3 = 134.99 J; one width
+    (``above`` None) is the symmetric interval."""
+    from wattgpu_lite.hybrid.predict import bounds
+
+    power = (np.array([100.0]), np.array([90.0]), np.array([110.0]))
+    time = (np.array([1.0]), np.array([0.5]), np.array([2.0]))
+    _, lo, hi = bounds.energy_bounds(power, time, np.array([0.1]), np.array([0.3]))
+    assert (lo[0], hi[0]) == pytest.approx((100 * np.exp(-0.1), 100 * np.exp(0.3)), rel=1e-12)
+    _, lo, hi = bounds.energy_bounds(power, time, np.array([0.1]))
+    assert (lo[0], hi[0]) == pytest.approx((100 * np.exp(-0.1), 100 * np.exp(0.1)), rel=1e-12)

@@ -188,3 +188,48 @@ def test_explain_says_the_widening_is_the_power_intervals_where_the_itl_is_cross
     assert table.loc["widening", "note"].endswith("(power: the ITL's is from other harnesses)")
     dense = wl.explain(LLAMA, "B200", rate_qps=0.5).table().set_index("part")
     assert dense.loc["widening", "note"] == "beyond the training range"
+
+
+def _cells(llm: str, gpu: str, *, batch: float, t_in: int, t_out: int, num_gpus: int = 1,
+           weights: str | None = None):  # fmt: skip
+    from wattgpu_lite.hybrid.predict import steps
+
+    out = steps.predict_arrays(HybridState.pretrained(), [wl.llm(llm)], [wl.gpu(gpu)], t_in,
+                               t_out=t_out, rate_qps=np.array([np.nan]), batch=np.array([batch]),
+                               num_gpus=np.array([num_gpus]), weights=[weights])  # fmt: skip
+    return out
+
+
+def test_the_bands_split_where_the_report_splits_them():
+    """The report's bands (hybrid.report.external_intervals): 16 in flight and 1,024 tokens of
+    context are the lower bands ('≤'), one more is the upper. gpt-oss-120b on 2 H100 SXM, offline
+    (in flight = the batch): cell 8 + 4 = 12, plus 2 above 16 in flight, plus 1 above 1,024."""
+    at = {(b, t): _cells(GPT_OSS, "H100 SXM", batch=b, t_in=t - 24, t_out=24, num_gpus=2)
+          for b in (16.0, 17.0) for t in (1024, 1025)}  # fmt: skip
+    assert {k: int(v.cell[0]) for k, v in at.items()} == {
+        (16.0, 1024): 12, (16.0, 1025): 13, (17.0, 1024): 14, (17.0, 1025): 15
+    }  # fmt: skip
+    assert at[16.0, 1024].in_flight[0] == 16.0
+
+
+def test_cell_zero_is_read_and_a_covered_row_has_no_cell():
+    """FP8 Llama-3.1-8B on the A30 (a GPU of the runs, one GPU, batch 4, 200 tokens): cell 0,
+    whose quantiles at 0.8 set the ITL interval (its low end held at the FP8 step's floor); the
+    same model in BF16 (the runs cover it): -1."""
+    model = HybridState.pretrained()
+    p = wl.predict(LLAMA, "A30", batch=4, t_in=100, t_out=100, weights="fp8")
+    itl = model.cross_source["targets"]["itl"]
+    at = itl["levels"].index(0.8)
+    z_lo, z_hi = itl["cells"][0]["z_lo"][at], itl["cells"][0]["z_hi"][at]
+    fp8 = _cells(LLAMA, "A30", batch=4, t_in=100, t_out=100, weights="fp8")
+    assert fp8.cell.tolist() == [0]
+    cell = itl["cells"][0]
+    said = (f"on {cell['rows']} published measurements from {cell['sources']} source"
+            f"{'s' if cell['sources'] > 1 else ''} (a GPU of the runs, one GPU, ≤ 16 in flight, "
+            "≤ 1024 tokens of context;")  # fmt: skip
+    assert any(said in n for n in p.notes)
+    low = max(p.itl_s * np.exp(min(z_lo, 0)), fp8.itl_floor_s[0])
+    assert p.itl_s_interval.hi == pytest.approx(p.itl_s * np.exp(max(z_hi, 0)), rel=1e-12)
+    assert p.itl_s_interval.lo == pytest.approx(low, rel=1e-12)
+    covered = _cells(LLAMA, "A30", batch=4, t_in=100, t_out=100)
+    assert covered.cell.tolist() == [-1] and covered.cell.dtype.kind == "i"

@@ -169,7 +169,8 @@ def cell_note(model: HybridState, cell: int) -> str:
     )
     return (
         f"{CROSS_SOURCE_NOTE} {c['rows']} published "
-        f"measurements from {c['sources']} sources ({regime}; data/external_measurements.csv), "
+        f"measurements from {c['sources']} source{'s' if c['sources'] > 1 else ''} ({regime}; "
+        "data/external_measurements.csv), "
         "not widened; the power interval is calibrated on the Watt Counts runs"
     )
 
