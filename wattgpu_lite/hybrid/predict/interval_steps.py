@@ -196,11 +196,11 @@ def _q_of(model: HybridState, named: list[int], level: float) -> np.ndarray:
 
 def bounded_intervals(rows: backbone.Rows, backbone_result: Backbone, power, itl, *, floor, widths):
     """The intervals at the log ``widths`` (below, above) per target, held inside the hard bounds
-    (:mod:`bounds`): ITL and its ends
-    at least the floor, power and its ends in [P_floor, G · TDP] (the hard power floor, not the
-    idle estimate: a measurement may lie below the estimate); time per token ITL / B in batch
-    mode (exactly 1 / (λ · T_out) at a steady rate); energy per token power × time per token,
-    its ends inside the products of theirs. Returns {quantity: (value, lo, hi)}."""
+    (:mod:`bounds`): ITL and its ends at least the floor, power and its ends in [P_floor, G · TDP]
+    (the hard power floor, not the idle estimate: a measurement may lie below the estimate);
+    time per token ITL / B in batch mode (exactly 1 / (λ · T_out) at a steady rate); energy per
+    token power × time per token, its ends inside the products of theirs. Returns {quantity:
+    (value, lo, hi)}."""
     (itl_below, itl_above), (power_below, power_above) = widths["itl"], widths["power"]
     itl_with_ends = bounds.bounded(itl, itl * np.exp(-itl_below), itl * np.exp(itl_above), floor)
     power_with_ends = bounds.bounded(
