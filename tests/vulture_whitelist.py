@@ -161,6 +161,5 @@ per_regime  # hybrid/report/calibrated.py: public, the per-regime table notebook
 per_regime  # hybrid/report/external_intervals.py: public, the per-regime table notebook A2 prints (used in tests test_external_intervals)
 per_quantity  # hybrid/report/external_intervals.py: public, the per-quantity table notebook A2 prints (used in tests test_external_intervals)
 shipped_choice  # hybrid/report/calibrated_folds.py: the shipped constants' candidate, chosen by data/scripts/build_hybrid_model.py and benchmarks/hybrid_protocol.py
-per_configuration  # hybrid/report/calibrated.py: public, used in tests test_calibrated; notebooks A2_other_harnesses_and_new_hardware
 shipped_cross_source  # hybrid/report/calibrated_folds.py: the shipped model's cross-source interval table, built by data/scripts/build_cross_source_intervals.py and build_hybrid_model.py
 constants_without  # hybrid/report/calibrated_folds.py: the constants_by of the shipped build and its nested protocol (the scripts above, notebook 06; used in tests test_fit_small)

@@ -152,7 +152,8 @@ def test_wl_evaluate_loso_is_the_calibrated_tables_and_counts_the_goals_they_mee
     from wattgpu_lite.hybrid.report import calibrated
 
     frame = wl.evaluate(model="hybrid", strategy="loso")
-    parts = ["pooled", "per_source", "per_regime", "goals_per_source", "goals_per_regime"]
+    parts = ["pooled", "per_source", "per_regime", "per_configuration", "goals_per_source"]
+    parts += ["goals_per_regime"]
     assert list(frame["table"].unique()) == parts
     by_source = frame[frame["table"] == "per_source"]
     expect = calibrated.per_source()
@@ -170,3 +171,8 @@ def test_wl_evaluate_loso_is_the_calibrated_tables_and_counts_the_goals_they_mee
     assert main(["evaluate", "--model", "hybrid", "--strategy", "loso"]) == 0
     text = capsys.readouterr().out
     assert "== per held-out source ==" in text and expect["source"].iloc[0] not in text
+    assert "== per configuration (where the runs never cover one, the shipped ITL" in text
+    never = frame[(frame["table"] == "per_configuration") & (frame["quantity"] == "itl_s")]
+    shown = never.set_index("configuration").loc["the runs never cover it", "coverage80"]
+    assert shown == calibrated.per_configuration().set_index(["quantity", "configuration"]).loc[
+        ("itl_s", "the runs never cover it"), "coverage80"]  # fmt: skip

@@ -46,7 +46,8 @@ def check_hybrid_strategy(strategy: str) -> str:
 def loso_tables(target: str | None = None) -> dict[str, pd.DataFrame]:
     """The backbone's leave-one-source-out tables (:mod:`~wattgpu_lite.hybrid.report.calibrated`,
     data/hybrid/calibrated_rows.csv): pooled, per source (beside the plain roofline and
-    EcoLogits), per regime, and the goals met per source and per regime; ``target`` ("power" or
+    EcoLogits), per regime, per configuration (the runs' or not: where the shipped ITL intervals
+    are built this way), and the goals met per source and per regime; ``target`` ("power" or
     "itl") keeps that quantity's rows only (None: ITL, power, throughput and J/token)."""
     rows = calibrated.shipped()
     if target is not None:
@@ -56,6 +57,7 @@ def loso_tables(target: str | None = None) -> dict[str, pd.DataFrame]:
         "pooled": calibrated.pooled(rows),
         "per_source": by_source,
         "per_regime": by_regime,
+        "per_configuration": calibrated.per_configuration(rows),
         "goals_per_source": calibrated.goals(by_source),
         "goals_per_regime": calibrated.goals(by_regime),
     }
