@@ -32,15 +32,19 @@ def basis_step(model: HybridState, llms, gpus, physics_only: np.ndarray) -> np.n
 
 def _basis(model: HybridState, llms, gpus, physics_only: np.ndarray) -> np.ndarray:
     """:func:`basis_step` of any rows."""
-    devices, gpu_of_row = unique_by_identity(gpus)
     models, llm_of_row = unique_by_identity(llms)
-    gpu_seen = np.array(
-        [intervals.gpu_fingerprint(g) in model.seen_gpus for g in devices], dtype=bool
-    )[gpu_of_row]
+    gpu_seen = gpus_seen(model, gpus)
     llm_seen = np.array(
         [intervals.llm_fingerprint(m) in model.seen_llms for m in models], dtype=bool
     )[llm_of_row]
     return intervals.basis_code_of(llm_seen, gpu_seen, physics_only)
+
+
+def gpus_seen(model: HybridState, gpus) -> np.ndarray:
+    """Per row, whether its GPU's spec values are a training GPU's (fingerprint, never name)."""
+    devices, gpu_of_row = unique_by_identity(gpus)
+    seen = [intervals.gpu_fingerprint(g) in model.seen_gpus for g in devices]
+    return np.array(seen, dtype=bool)[gpu_of_row]
 
 
 def intervals_step(
@@ -129,8 +133,7 @@ def cell_step(
         at &= intervals.physics_only(llms, rows.num_gpus, rows.model.always_bits)
     if not at.any():
         return cells
-    devices, gpu_of_row = unique_by_identity(gpus)
-    seen = np.array([intervals.gpu_fingerprint(g) in model.seen_gpus for g in devices])[gpu_of_row]
+    seen = gpus_seen(model, gpus)
     splits = model.cross_source["splits"]
     in_flight = backbone_result.physics["in_flight"]
     code = (

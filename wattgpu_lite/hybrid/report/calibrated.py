@@ -23,6 +23,7 @@ import pandas as pd
 from wattgpu_lite.datafiles import data_dir, read_csv
 from wattgpu_lite.energy.paper import ecologits_j_per_token
 from wattgpu_lite.energy.precision import streamed_bits
+from wattgpu_lite.hybrid.predict.intervals import physics_only
 from wattgpu_lite.hybrid.report import external, external_per_gpu
 from wattgpu_lite.specs.catalog import llm
 
@@ -111,16 +112,14 @@ def per_regime(table: pd.DataFrame | None = None) -> pd.DataFrame:
 
 def configurations(rows: pd.DataFrame) -> np.ndarray:
     """Per row (``row``: its index in the external table), whether the Watt Counts runs cover its
-    configuration — a dense model, 16-bit weights, one GPU a replica — or never do: the rows whose
-    shipped ITL interval is the cross-source one (:func:`~wattgpu_lite.hybrid.predict.interval_steps.cell_step`)."""
+    configuration or never do, by the predictor's own rule
+    (:func:`~wattgpu_lite.hybrid.predict.intervals.physics_only`: MoE, weights below 16 bits or
+    several GPUs a replica): the rows whose shipped ITL interval is the cross-source one."""
     keep, frame = external.asked()
     asked = frame.iloc[pd.Index(keep).get_indexer(rows["row"])]
-    never = [
-        llm(name).is_moe or streamed_bits(llm(name), weights)[0] < 16 or gpus > 1
-        for name, weights, gpus in zip(
-            asked["llm"], asked["weights"], asked["num_gpus"], strict=True
-        )
-    ]
+    llms = [llm(name) for name in asked["llm"]]
+    bits = [streamed_bits(m, w)[0] for m, w in zip(llms, asked["weights"], strict=True)]
+    never = physics_only(llms, asked["num_gpus"].to_numpy(), np.array(bits))
     return np.where(never, "the runs never cover it", "the runs cover it")
 
 

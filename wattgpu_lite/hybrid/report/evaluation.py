@@ -23,6 +23,7 @@ import pandas as pd
 from wattgpu_lite.checks import check_flag
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.report import calibrated, results
+from wattgpu_lite.hybrid.report.interval_methods import QUANTITY
 from wattgpu_lite.jsonio import document_frame
 from wattgpu_lite.wattgpu import evaluation as wattgpu_evaluation
 
@@ -30,7 +31,6 @@ MODELS = ("wattgpu", "hybrid")
 #: the nested protocol holds out one GPU or one LLM; "loso" one published source (other harnesses)
 HYBRID_STRATEGIES = ("logo", "lolo", "loso")
 TARGETS = ("power", "itl")
-QUANTITY = {"power": "power_w", "itl": "itl_s"}  # a target's quantity in the LOSO tables
 
 
 def check_hybrid_strategy(strategy: str) -> str:

@@ -49,12 +49,18 @@ def regimes(ext: pd.DataFrame, pred: pd.DataFrame) -> pd.DataFrame:
     in_flight = pred["in_flight"].to_numpy(dtype=float)[at]
     tokens = (pred["t_in"] + pred["t_out"]).to_numpy(dtype=float)[at]
     gpus = ext["num_gpus"].to_numpy(dtype=float) / ext["replicas"].to_numpy(dtype=float)
+    (few, many), (short, long) = band_labels(BATCH_SPLIT), band_labels(CONTEXT_SPLIT)
     return ext.assign(
         gpu_seen=ext["gpu_asked"].isin(boards),
         replica=np.where(gpus > 1, "several GPUs", "one GPU"),
-        batch_band=np.where(in_flight > BATCH_SPLIT, f"> {BATCH_SPLIT}", f"≤ {BATCH_SPLIT}"),
-        context_band=np.where(tokens > CONTEXT_SPLIT, f"> {CONTEXT_SPLIT}", f"≤ {CONTEXT_SPLIT}"),
+        batch_band=np.where(in_flight > BATCH_SPLIT, many, few),
+        context_band=np.where(tokens > CONTEXT_SPLIT, long, short),
     )
+
+
+def band_labels(split: int) -> tuple[str, str]:
+    """The lower and upper band's labels of a regime split: ("≤ split", "> split")."""
+    return f"≤ {split}", f"> {split}"
 
 
 def physical_limits(ext: pd.DataFrame, pred: pd.DataFrame, rows: pd.DataFrame) -> pd.DataFrame:

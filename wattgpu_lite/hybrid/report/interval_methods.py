@@ -41,7 +41,7 @@ from wattgpu_lite.hybrid.report import external_intervals
 
 LEVEL = 0.8
 MIN_SOURCES = 3  # sources of >= MIN_ROWS values a quantity's pool needs to ship its intervals
-TARGETS = {"itl_s": "itl", "power_w": "power"}  # the predictor's targets by quantity
+QUANTITY = {"power": "power_w", "itl": "itl_s"}  # a predictor target's quantity in the tables
 REGIME = ("gpu_seen", "replica", "batch_band", "context_band")  # a cell's labels
 CANDIDATES = ("pooled", "source_weighted", "two_level", "two_level_shrunk")
 NODES = 25  # normal quantile nodes of the shrunk offset distribution
@@ -180,8 +180,8 @@ def regime_cells(quantity: str) -> pd.DataFrame:
     cells = itertools.product(
         (True, False),
         ("one GPU", "several GPUs"),
-        (f"≤ {batch}", f"> {batch}"),
-        (f"≤ {context}", f"> {context}"),
+        external_intervals.band_labels(batch),
+        external_intervals.band_labels(context),
     )
     return pd.DataFrame(list(cells), columns=list(REGIME)).assign(
         quantity=quantity, source_title=""
@@ -197,7 +197,7 @@ def cross_source_table(
     (:func:`bands`), with the cell's fallback depth,
     rows and sources; ValueError if a cell has no quantile."""
     targets = {}
-    for quantity, target in TARGETS.items():
+    for target, quantity in QUANTITY.items():
         own = pool[pool["quantity"] == quantity]
         if (own["source_title"].value_counts() >= external_intervals.MIN_ROWS).sum() < MIN_SOURCES:
             continue
