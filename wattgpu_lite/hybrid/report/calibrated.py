@@ -38,6 +38,7 @@ GOALS = {
     },
 }  # fmt: skip
 REGIMES = ("replica", "batch_band", "context_band")
+QUANTITY = {"power": "power_w", "itl": "itl_s"}  # a predictor target's quantity in the tables
 
 
 def shipped() -> pd.DataFrame:

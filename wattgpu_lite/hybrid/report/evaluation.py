@@ -23,7 +23,7 @@ import pandas as pd
 from wattgpu_lite.checks import check_flag
 from wattgpu_lite.errors import InvalidInputError
 from wattgpu_lite.hybrid.report import calibrated, results
-from wattgpu_lite.hybrid.report.interval_methods import QUANTITY
+from wattgpu_lite.hybrid.report.calibrated import QUANTITY
 from wattgpu_lite.jsonio import document_frame
 from wattgpu_lite.wattgpu import evaluation as wattgpu_evaluation
 

@@ -38,10 +38,10 @@ from scipy.stats import norm
 
 from wattgpu_lite.hybrid.predict import intervals as predictor_intervals
 from wattgpu_lite.hybrid.report import external_intervals
+from wattgpu_lite.hybrid.report.calibrated import QUANTITY
 
 LEVEL = 0.8
 MIN_SOURCES = 3  # sources of >= MIN_ROWS values a quantity's pool needs to ship its intervals
-QUANTITY = {"power": "power_w", "itl": "itl_s"}  # a predictor target's quantity in the tables
 REGIME = ("gpu_seen", "replica", "batch_band", "context_band")  # a cell's labels
 CANDIDATES = ("pooled", "source_weighted", "two_level", "two_level_shrunk")
 NODES = 25  # normal quantile nodes of the shrunk offset distribution
