@@ -160,11 +160,21 @@ def test_a_fixed_gpu_count_and_the_token_counts_reach_the_ranking():
     assert long_["energy_per_1k_tokens_j"][0] < short["energy_per_1k_tokens_j"][0]
 
 
-def test_mixture_of_experts_models_rest_on_physics_alone():
+def test_mixture_of_experts_models_rest_on_physics_alone_with_itl_intervals_from_other_harnesses():
     view = explorer_view(_with(HYBRID, llm=GPT_OSS, itl_sla_ms=50))
     assert view.message.startswith("Pick: ")
     fits = view.table["fits"]
-    assert set(view.display.loc[fits, "interval from"]) == {"physics alone"}
+    # the runs hold no mixture of experts: the prediction is physics alone, and its ITL interval
+    # is the spread of other harnesses' errors (a cross-source cell), which the column says
+    shown = {"ITL: other harnesses; power: physics alone"}
+    assert set(view.display.loc[fits, "interval from"]) == shown
+    assert set(view.table.loc[fits, "itl_interval_from"]) == {"other harnesses"}
+    assert view.table.loc[~fits, "itl_interval_from"].isna().all()  # no interval, no source
+    assert set(view.display.loc[~fits, "interval from"]) <= {DASH}
+    # a dense 16-bit model on the runs' GPUs: the runs' own errors, the learned basis's words
+    dense = explorer_view(_with(HYBRID, gpus=("A30", "H100 PCIe"), gpus_per_replica=1))
+    assert set(dense.table["itl_interval_from"].dropna()) == {"the runs"}
+    assert "ITL: other harnesses" not in " ".join(dense.display["interval from"])
 
 
 @pytest.mark.parametrize(

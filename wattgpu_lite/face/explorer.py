@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from wattgpu_lite.errors import WattGPUError
+from wattgpu_lite.face.labels import DASH, interval_from
 from wattgpu_lite.face.prose import sig
 from wattgpu_lite.selection import accounting
 from wattgpu_lite.selection.accounting import DEFAULT_REGION, grid_intensities
@@ -20,10 +21,6 @@ from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
 LOADS: tuple[str, ...] = ("server_low", "server_high", "offline", "custom rate")
 GPUS_PER_REPLICA: tuple = ("best", 1, 2, 4, 8)  # "best": each GPU type's least-energy count
-DASH = "—"  # shown where a value does not exist (no rank, a plan that does not fit)
-BASIS = {"cv": "learned, GPU and LLM seen", "new gpu": "learned, new GPU",
-         "new llm": "learned, new LLM", "new gpu and llm": "learned, new GPU and LLM",
-         "physics": "physics alone"}  # fmt: skip
 # the columns every view shows; the ITL and energy headers gain ", 80 % interval"
 PLAN, VERDICT = "plan", "verdict"
 ITL_HEADER, ENERGY_HEADER = "ITL (ms)", "energy per 1,000 tokens (J)"
@@ -164,8 +161,8 @@ def display_table(table: pd.DataFrame) -> pd.DataFrame:
         "electricity per million tokens (USD, wall)": _values(table["wall_cost_per_mtok"]),
     }
     if table["basis"].notna().any():  # the hybrid's intervals (the Watt Counts sources have none)
-        pairs = zip(table["basis"], table["fits"], strict=True)
-        out["interval from"] = [BASIS.get(b, DASH) if f else DASH for b, f in pairs]
+        rows = zip(table["basis"], table["fits"], table["itl_interval_from"], strict=True)
+        out["interval from"] = [interval_from(b, f, source) for b, f, source in rows]
     out["why not"] = list(table["why_not"].fillna(""))
     return pd.DataFrame(out)
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from wattgpu_lite.hybrid.predict.chain import ITL_FROM_OTHERS
+
 UNITS = {
     "pct": "%",
     "w": "W",
@@ -145,3 +147,19 @@ def raw_names(texts: Iterable[str]) -> list[str]:
     """The raw column names (``snake_case`` identifiers) left in figure ``texts``: a title,
     legend or axis label should read ``label(name)`` instead. Empty list: none."""
     return [m.group(0) for text in texts for m in RAW_NAME.finditer(str(text))]
+
+
+DASH = "—"  # shown where a value does not exist (no rank, a plan that does not fit)
+# the hybrid predictor's interval bases (intervals.BASES) in words
+BASIS = {"cv": "learned, GPU and LLM seen", "new gpu": "learned, new GPU",
+         "new llm": "learned, new LLM", "new gpu and llm": "learned, new GPU and LLM",
+         "physics": "physics alone"}  # fmt: skip
+
+
+def interval_from(basis: str, fits: bool, itl_from: str | None) -> str:
+    """A plan's "interval from" cell: its basis (:data:`BASIS`), the ITL's source first where it
+    is other harnesses' errors (a cross-source cell); "—" for a plan that does not fit."""
+    if not fits:
+        return DASH
+    power = BASIS.get(basis, DASH)
+    return f"ITL: {ITL_FROM_OTHERS}; power: {power}" if itl_from == ITL_FROM_OTHERS else power

@@ -15,8 +15,7 @@ import textwrap
 import matplotlib.pyplot as plt
 
 from wattgpu_lite.energy.result import EnergyEstimate
-from wattgpu_lite.face.explorer import BASIS
-from wattgpu_lite.face.labels import label
+from wattgpu_lite.face.labels import BASIS, label
 from wattgpu_lite.face.style import WIDE_FIGSIZE
 from wattgpu_lite.hybrid.predict.explain import Explanation
 from wattgpu_lite.hybrid.predict.prediction import Prediction

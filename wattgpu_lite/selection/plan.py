@@ -169,6 +169,7 @@ def _columns(gpus, lays: list[Parallel], out: StepResult, *, replicas, why) -> C
         "in_flight": out.in_flight,
         "max_batch": out.max_batch,
         "basis": out.basis.astype(object),
+        "itl_interval_from": out.itl_interval_from(),
         "meets_sla": np.array([w == "" for w in why], dtype=bool),
         "why_not": _text(why),
         "tdp_w": np.array([g.tdp_w for g, _ in gpus]),

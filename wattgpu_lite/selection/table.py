@@ -37,17 +37,18 @@ RANK_COLUMNS: tuple[str, ...] = (
     "gpu", "measured", "num_gpus", "layout", "tp", "ep", "replicas", "power_w", "itl_s",
     "time_per_token_s", "energy_per_token_j", "power_w_lo", "power_w_hi", "itl_s_lo", "itl_s_hi",
     "time_per_token_s_lo", "time_per_token_s_hi", "energy_per_token_j_lo", "energy_per_token_j_hi",
-    "in_flight", "max_batch", "basis", "verdict", "meets_sla", "why_not", "tdp_w", "memory_gb",
-    "memory_need_gb", "fp16_tflops_per_w", "comm_share", "layout_share", "weights_per_gpu_gb",
-    "total_power_w", "max_rate_per_replica_qps", "rate_per_replica_qps", "fits", "layout_why",
-    "itl_ms", "itl_ms_lo", "itl_ms_hi", "tokens_per_request", "energy_per_request_j",
-    "energy_per_1k_tokens_j", "energy_per_1k_tokens_j_lo", "energy_per_1k_tokens_j_hi",
-    "kg_co2e_per_mtok", "cost_per_mtok", "rank", "llm", "llm_architecture", "weights", "scenario",
-    "rate_qps", "batch", "t_in", "t_out", "source", "level", "pue", "wall_energy_per_request_j",
-    "wall_energy_per_1k_tokens_j", "g_co2e_per_request", "g_co2e_per_1k_tokens",
-    "wall_cost_per_request", "wall_cost_per_1k_tokens", "wall_cost_per_mtok",
-    "grid_gco2_per_kwh", "grid_source", "price_per_kwh", "currency", "price_region", "price_note",
-    "vs_best_energy_ratio", "vs_best_energy_ratio_lo", "vs_best_energy_ratio_hi", "vs_best_interval",
+    "in_flight", "max_batch", "basis", "itl_interval_from", "verdict", "meets_sla", "why_not",
+    "tdp_w", "memory_gb", "memory_need_gb", "fp16_tflops_per_w", "comm_share", "layout_share",
+    "weights_per_gpu_gb", "total_power_w", "max_rate_per_replica_qps", "rate_per_replica_qps",
+    "fits", "layout_why", "itl_ms", "itl_ms_lo", "itl_ms_hi", "tokens_per_request",
+    "energy_per_request_j", "energy_per_1k_tokens_j", "energy_per_1k_tokens_j_lo",
+    "energy_per_1k_tokens_j_hi", "kg_co2e_per_mtok", "cost_per_mtok", "rank", "llm",
+    "llm_architecture", "weights", "scenario", "rate_qps", "batch", "t_in", "t_out", "source",
+    "level", "pue", "wall_energy_per_request_j", "wall_energy_per_1k_tokens_j",
+    "g_co2e_per_request", "g_co2e_per_1k_tokens", "wall_cost_per_request",
+    "wall_cost_per_1k_tokens", "wall_cost_per_mtok", "grid_gco2_per_kwh", "grid_source",
+    "price_per_kwh", "currency", "price_region", "price_note", "vs_best_energy_ratio",
+    "vs_best_energy_ratio_lo", "vs_best_energy_ratio_hi", "vs_best_interval",
 )  # fmt: skip
 SCHEMA_VERSION = 1  # of Ranking.to_json, as every result's
 ONE_GPU = {"num_gpus": 1, "layout": "TP1", "tp": 1, "ep": 1, "replicas": 1.0}
@@ -97,9 +98,8 @@ def rank_table(table) -> Ranking:
 
 
 def _column(value: Any, n: int) -> Any:
-    """A column of a ranking: a text given once as ``n`` copies in an object array (pandas reads
-    it as the same text column, a quarter faster than broadcasting the text itself), any other
-    value as it is."""
+    """A column of a ranking: a text given once as ``n`` copies in an object array (a quarter
+    faster than pandas broadcasting the text itself), any other value as it is."""
     return np.full(n, value, dtype=object) if isinstance(value, str) else value
 
 

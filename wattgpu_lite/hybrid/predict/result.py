@@ -138,6 +138,12 @@ class StepResult:
     def __len__(self) -> int:
         return len(self.status)
 
+    def itl_interval_from(self) -> np.ndarray:
+        """Whose errors each row's ITL interval spreads: the runs', other harnesses' or None."""
+        out = np.where(self.cell >= 0, ITL_FROM_OTHERS, ITL_FROM_RUNS).astype(object)
+        out[~np.isfinite(self.itl_s_lo)] = None
+        return out
+
     def columns(self) -> dict[str, np.ndarray]:
         """The frame columns of ``predict_many``: every field but :data:`NOT_COLUMNS`, the
         status as its text."""
@@ -215,6 +221,7 @@ def _named(status: np.ndarray, llm, gpu, rate_qps, *, batch, max_batch, capacity
     return [code] + [pd.factorize(np.where(m, v, 0))[0] for v, m in columns]
 
 
+ITL_FROM_RUNS, ITL_FROM_OTHERS = "the runs", "other harnesses"  # StepResult.itl_interval_from
 NOT_COLUMNS = ("watched", "widening", "cell", "basis_code", "offline", "step_batch", "factor")
 NOT_COLUMNS += ("rows", "constants")
 # the result's numeric columns, for a frame none of whose rows reached the steps
