@@ -156,6 +156,19 @@ def test_predict_many_reads_the_same_cells_as_predict():
         p = wl.predict(row["llm"], row["gpu"], **ask)
         got = many.loc[k, ["itl_s", "itl_s_lo", "itl_s_hi"]].to_numpy(dtype=float)
         np.testing.assert_allclose(got, _itl(p), rtol=1e-12)
+        # the frame says whose errors the interval spreads, as the prediction's note does
+        crossed = any("spread of the backbone's errors" in n for n in p.notes)
+        assert many.loc[k, "itl_interval_from"] == ("other harnesses" if crossed else "the runs")
+    assert list(many["itl_interval_from"]) == ["other harnesses", "other harnesses", "the runs"]
+
+
+def test_a_row_without_an_interval_names_no_source():
+    """An invalid row and one that does not fit have no ITL interval, so no source ("")."""
+    frame = pd.DataFrame({"llm": [GPT_OSS, GPT_OSS, GPT_OSS], "gpu": ["H100 SXM", "A30", "B200"]})
+    many = wl.predict_many(frame.assign(num_gpus=[8, 1, 1], batch=[4.0, 4.0, -1.0]))
+    assert list(many["status"]) == ["ok", "does not fit in memory", "invalid input"]
+    assert list(many["itl_interval_from"]) == ["other harnesses", "", ""]
+    assert many["itl_s_lo"].isna().tolist() == [False, True, True]
 
 
 def test_the_cell_codes_follow_the_regime_order():

@@ -178,14 +178,14 @@ def test_columns_keeps_the_result_columns_asked_for_with_the_same_values():
     frame = pd.DataFrame([GOOD, GOOD | {"rate_qps": -1.0}, GOOD | {"rate_qps": 500.0}])
     whole = wl.predict_many(frame)
     some = wl.predict_many(frame, columns=["itl_s", "power_w"])  # kept in the result's order
-    always = [*frame.columns, "llm_architecture", "basis", "status", "message"]
+    always = [*frame.columns, "llm_architecture", "basis", "itl_interval_from", "status", "message"]
     assert set(some.columns) == {*always, "itl_s", "power_w"}
     assert list(some.columns).index("power_w") < list(some.columns).index("itl_s")
     pd.testing.assert_frame_equal(some, whole[list(some.columns)], check_exact=True)
     assert list(some["status"]) == ["ok", "invalid input", "saturated"]
     assert "capacity" in some["message"][2]  # a refused row is still told why
-    assert list(wl.predict_many(frame, columns="itl_s").columns)[-4:] == [
-        "itl_s", "basis", "status", "message"]  # fmt: skip
+    assert list(wl.predict_many(frame, columns="itl_s").columns)[-5:] == [
+        "itl_s", "basis", "itl_interval_from", "status", "message"]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from wattgpu_lite.hybrid.predict import chain
-from wattgpu_lite.hybrid.predict.chain import StepResult
+from wattgpu_lite.hybrid.predict.chain import ITL_FROM, StepResult
 from wattgpu_lite.specs.gpu import GPU
 from wattgpu_lite.specs.layout import Parallel, as_layout
 from wattgpu_lite.specs.llm import LLM
@@ -169,7 +169,7 @@ def _columns(gpus, lays: list[Parallel], out: StepResult, *, replicas, why) -> C
         "in_flight": out.in_flight,
         "max_batch": out.max_batch,
         "basis": out.basis.astype(object),
-        "itl_interval_from": out.itl_interval_from(),
+        "itl_interval_from": _text([ITL_FROM[k] or None for k in out.itl_interval_codes()]),
         "meets_sla": np.array([w == "" for w in why], dtype=bool),
         "why_not": _text(why),
         "tdp_w": np.array([g.tdp_w for g, _ in gpus]),

@@ -37,7 +37,7 @@ from wattgpu_lite.hybrid.predict.explain import explain
 from wattgpu_lite.hybrid.predict.explanation import Explanation
 from wattgpu_lite.hybrid.predict.model import HybridState
 from wattgpu_lite.hybrid.predict.prediction import Prediction
-from wattgpu_lite.hybrid.predict.result import ITL_FROM_OTHERS, StepResult
+from wattgpu_lite.hybrid.predict.result import ITL_FROM, ITL_FROM_OTHERS, StepResult
 from wattgpu_lite.hybrid.predict.sla import plan_rows
 from wattgpu_lite.specs.catalog import GPU, gpu
 from wattgpu_lite.specs.layout import Parallel
@@ -153,6 +153,7 @@ __all__ = [
     "Explanation",
     "FORM_FIELDS",
     "HybridState",
+    "ITL_FROM",
     "ITL_FROM_OTHERS",
     "Prediction",
     "StepResult",

@@ -24,7 +24,7 @@ from wattgpu_lite.hybrid.predict import intervals, steps
 from wattgpu_lite.hybrid.predict.frame_cells import categorical, echo_tokens, resolved, text_codes
 from wattgpu_lite.hybrid.predict.frame_checks import FrameRequests, frame_requests
 from wattgpu_lite.hybrid.predict.model import HybridState
-from wattgpu_lite.hybrid.predict.result import Status, StepResult, messages
+from wattgpu_lite.hybrid.predict.result import ITL_FROM, Status, StepResult, messages
 from wattgpu_lite.specs.resolve import resolve_gpu, resolve_llm
 from wattgpu_lite.specs.workload import DEFAULT_T_IN, DEFAULT_T_OUT
 
@@ -56,8 +56,8 @@ def predict_frame(
     refused = _refused_messages(out.refused, names=(llms, gpus))
     del llms, gpus
     new = {**out.tokens, **out.numbers}
+    new |= {k: categorical(out.codes[k], names) for k, names in CODED.items()}
     new |= {
-        "basis": categorical(out.basis, BASIS_NAMES),
         "status": categorical(out.status, STATUS_NAMES),
         "message": _messages(len(frame), [*out.said, refused]),
     }
@@ -70,19 +70,19 @@ class Output:
 
     numbers: dict[str, np.ndarray]  # the numeric result columns asked for (NaN: not answered)
     tokens: dict[str, np.ndarray]  # t_in and t_out as checked (valid rows) or as given
-    basis: np.ndarray  # int8 codes into BASIS_NAMES ("" for a row not answered)
+    codes: dict[str, np.ndarray]  # int8 codes of the coded text columns into CODED's names
     status: np.ndarray  # int8 codes into STATUS_NAMES
     said: list[tuple[np.ndarray, np.ndarray]]  # (rows, messages) of the rows the checks refuse
     refused: list[dict[str, np.ndarray]]  # what the messages of the rows the engine refuses name
 
     @classmethod
     def empty(cls, n: int, columns: tuple[str, ...]) -> Output:
-        """``n`` rows not answered yet: NaN values, basis "", status "invalid input"."""
+        """``n`` rows not answered yet: NaN values, coded columns "", status "invalid input"."""
         invalid = STATUS_NAMES.index(Status.INVALID.value)
         return cls(
             numbers={k: np.full(n, np.nan) for k in columns},
             tokens={k: np.full(n, np.nan) for k in ("t_in", "t_out")},
-            basis=np.zeros(n, dtype=np.int8),
+            codes={k: np.zeros(n, dtype=np.int8) for k in CODED},
             status=np.full(n, invalid, dtype=np.int8),
             said=[],
             refused=[],
@@ -111,8 +111,7 @@ def predict_block(
     """The rows of ``block`` checked (:func:`frame_requests`), their valid rows built
     (:func:`valid_rows`, with the ``serving`` columns the frame gives) and sent through the
     engine ``chunk_rows`` at a time (:func:`steps.predict_arrays`), written into ``out`` at the
-    block's rows: the values, basis and status, the token counts, the messages of the rows
-    refused."""
+    block's rows (:func:`_fill`; the token counts, the messages of the rows refused)."""
     req = frame_requests(block.frame, block.llms, block.gpus)
     ok, at = req.ok, block.start
     out.said.append((np.flatnonzero(~ok) + at, req.message[~ok]))  # the checks' messages
@@ -185,7 +184,8 @@ def _rows(values: Coded | np.ndarray, idx: np.ndarray) -> Coded | np.ndarray:
     return subset(values, idx) if isinstance(values, Coded) else values[idx]
 
 
-BASIS_NAMES = ("", *intervals.BASES)  # an invalid row's basis is ""; code k + 1: BASES[k]
+# the text columns kept as codes (an invalid row's: ""); a basis's code k + 1 is BASES[k]
+CODED = {"basis": ("", *intervals.BASES), "itl_interval_from": ITL_FROM}
 STATUS_NAMES = tuple(s.value for s in Status)  # a status's code: its place in Status
 
 
@@ -203,13 +203,14 @@ def _messages(n: int, parts: list[tuple[np.ndarray, np.ndarray]]) -> pd.Categori
 
 
 def _fill(out: Output, result: StepResult, *, part: np.ndarray) -> np.ndarray:
-    """Rows ``part`` of the numeric columns, basis and status of ``out`` from the engine's
+    """Rows ``part`` of the numeric columns, coded columns and status of ``out`` from the engine's
     ``result``; returns the places in ``result`` of the rows it refuses (neither OK nor
     invalid), whose messages name them."""
     part = part.astype(np.intp)  # numpy scatters by intp indices ~3x faster than by int32
     for k, column in out.numbers.items():
         column[part] = getattr(result, k)
-    out.basis[part] = result.basis_code + 1
+    out.codes["basis"][part] = result.basis_code + 1
+    out.codes["itl_interval_from"][part] = result.itl_interval_codes()
     out.status[part] = STATUS_NAMES.index(Status.OK.value)
     bad = np.flatnonzero(result.status != Status.OK)
     status = result.status[bad]

@@ -138,11 +138,10 @@ class StepResult:
     def __len__(self) -> int:
         return len(self.status)
 
-    def itl_interval_from(self) -> np.ndarray:
-        """Whose errors each row's ITL interval spreads: the runs', other harnesses' or None."""
-        out = np.where(self.cell >= 0, ITL_FROM_OTHERS, ITL_FROM_RUNS).astype(object)
-        out[~np.isfinite(self.itl_s_lo)] = None
-        return out
+    def itl_interval_codes(self) -> np.ndarray:
+        """Whose errors each row's ITL interval spreads, as codes into :data:`ITL_FROM`."""
+        runs_or_others = np.where(self.cell >= 0, 2, 1)
+        return np.where(np.isfinite(self.itl_s_lo), runs_or_others, 0).astype(np.int8)
 
     def columns(self) -> dict[str, np.ndarray]:
         """The frame columns of ``predict_many``: every field but :data:`NOT_COLUMNS`, the
@@ -221,7 +220,8 @@ def _named(status: np.ndarray, llm, gpu, rate_qps, *, batch, max_batch, capacity
     return [code] + [pd.factorize(np.where(m, v, 0))[0] for v, m in columns]
 
 
-ITL_FROM_RUNS, ITL_FROM_OTHERS = "the runs", "other harnesses"  # StepResult.itl_interval_from
+ITL_FROM_RUNS, ITL_FROM_OTHERS = "the runs", "other harnesses"  # whose errors an interval spreads
+ITL_FROM = ("", ITL_FROM_RUNS, ITL_FROM_OTHERS)  # StepResult.itl_interval_codes' names; "": none
 NOT_COLUMNS = ("watched", "widening", "cell", "basis_code", "offline", "step_batch", "factor")
 NOT_COLUMNS += ("rows", "constants")
 # the result's numeric columns, for a frame none of whose rows reached the steps
