@@ -201,14 +201,15 @@ def predict_many(
     Every row goes through the checks of ``wl.predict`` (:func:`~wattgpu_lite.energy.request.check_request`).
     Returns the inputs with power_w, itl_s, time_per_token_s, energy_per_token_j (each with _lo
     and _hi), in_flight, capacity_qps, basis, ``itl_interval_from`` (whose errors the ITL
-    interval spreads: 'the runs', 'other harnesses'; '' without one), ``status`` ('ok', 'saturated', 'does not fit in
-    memory', 'invalid input', ...) and ``message`` (what is wrong and what to pass; "" when
-    'ok'); rows that are not 'ok' carry NaN values, never an exception. Its text columns
-    (llm_architecture, basis, itl_interval_from, status, message, and llm and gpu when given as text) are pandas
-    categoricals: the same text (a comparison with a str works as on text), a small code a row,
-    their categories sorted. A blank cell of a numeric column is invalid (a blank ``rate_qps``
-    or ``batch`` means the other load). Only the frame itself raises: InvalidInputError when it is not a DataFrame, is empty, lacks ``llm`` or
-    ``gpu`` or holds text in a numeric column; UnknownLLMError/UnknownGPUError for a name no
+    interval spreads: 'the runs', 'other harnesses'; '' without one), ``status`` ('ok',
+    'saturated', 'does not fit in memory', 'invalid input', ...) and ``message`` (what is wrong
+    and what to pass; "" when 'ok'); rows that are not 'ok' carry NaN values, never an
+    exception. Its text columns (llm_architecture, basis, itl_interval_from, status, message,
+    and llm and gpu when given as text) are pandas categoricals: the same text (a comparison
+    with a str works as on text), a small code a row, their categories sorted. A blank cell of
+    a numeric column is invalid (a blank ``rate_qps`` or ``batch`` means the other load). Only
+    the frame itself raises: InvalidInputError when it is not a DataFrame, is empty, lacks
+    ``llm`` or ``gpu`` or holds text in a numeric column; UnknownLLMError/UnknownGPUError for a name no
     catalog knows. ``correction=False``: the physics backbone alone, as in ``wl.predict``.
     ``workload``: the named workload (data/workloads.csv) whose counts fill a ``t_in`` or
     ``t_out`` column the frame lacks (default: watt-counts, 15 in and 180 out). ``model``: the

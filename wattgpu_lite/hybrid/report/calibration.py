@@ -21,7 +21,9 @@ down before any score was seen (nothing in it is chosen by a held-out source):
   |ln predicted/measured| of its values); the lower mean inner score is chosen.
 - **Outer**: the chosen candidate, refitted on all the training sources, predicts the held-out one.
 
-The correction is not refitted: every number is the backbone's. Built by
+Not refitted: the correction (every number is the backbone's) and the expert-group time t_grp,
+chosen once on the external mixture-of-experts rows (``data/scripts/fit_expert_group.py``; its
+``--loso`` and data/SOURCES.md say whose held-out score that flatters). Built by
 ``data/scripts/build_loso_calibration.py`` into ``data/hybrid/loso_sources.csv``.
 """
 
@@ -61,8 +63,8 @@ POOLED_EVALUATIONS = 60
 
 @dataclass(frozen=True)
 class Asked:
-    """The external rows the kit can ask: the rows, their questions (batch capped at the KV
-    capacity, ``requested`` the uncapped load) and, per quantity, the measured values."""
+    """The external rows the kit can ask, their questions (the batch capped at the KV capacity,
+    ``requested`` the uncapped load) and, per quantity, the measured values."""
 
     rows: pd.DataFrame
     frame: pd.DataFrame
@@ -202,8 +204,7 @@ def fold_columns(chosen: Constants) -> dict[str, float]:
 def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataFrame:
     """One outer fold: ``source`` held out, the candidate chosen on the inner folds of the others,
     refitted on them, and the held-out values at the chosen and the Watt Counts constants.
-    ``stored``: a table built before a candidate was added; where one of its candidates still
-    wins, its rows stand and only the added candidates are fitted."""
+    ``stored``: an older table; where its candidate still wins, its rows stand."""
     a, ts = asked(), training_runs.watt_counts()
     held = a.sources == source
     known = stored_inner(stored, source)
@@ -229,8 +230,7 @@ def leave_one_source_out(
 ) -> pd.DataFrame:
     """The outer loop: per held-out source (``only``: a subset) and quantity, the chosen candidate,
     its inner scores, the constants it fitted (:func:`fold_columns`) and the held-out values at the
-    chosen and the Watt Counts constants. ``workers`` > 1: the folds in that many processes (the
-    same table). ``stored``: :func:`held_out_source`."""
+    chosen and the Watt Counts constants; ``workers`` > 1: as many processes (the same table)."""
     sources = [s for s in scored_sources(asked(), min_rows) if only is None or s in only]
     return map_folds(partial(held_out_source, stored=stored), sources, workers)
 
