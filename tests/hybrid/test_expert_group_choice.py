@@ -6,25 +6,19 @@ without each source in turn moves it for one source only, by the figures SOURCES
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
+import data_scripts
 import numpy as np
 import pytest
 
 from wattgpu_lite.energy import coefficients
 from wattgpu_lite.hybrid.report.external_per_gpu import source_labels
 
-SCRIPT = Path(__file__).resolve().parents[2] / "data" / "scripts" / "fit_expert_group.py"
 MOVED = "dstack, dstackai/benchmarks Deepseek-R1"  # the one source whose leave-out choice differs
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("fit_expert_group", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return data_scripts.load("fit_expert_group")
 
 
 @pytest.fixture(scope="module")

@@ -4,10 +4,9 @@ the rows of data/external_measurements.csv built from them are exactly what the 
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
-from pathlib import Path
 
+import data_scripts
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,15 +14,10 @@ import pytest
 from wattgpu_lite.datafiles import data_dir, read_bytes, read_csv
 from wattgpu_lite.specs.catalog import gpu, llm
 
-SCRIPT = Path(__file__).resolve().parents[2] / "data" / "scripts" / "build_h200_tables.py"
-
 
 @pytest.fixture(scope="module")
 def build():
-    spec = importlib.util.spec_from_file_location("build_h200_tables", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return data_scripts.load("build_h200_tables")
 
 
 @pytest.fixture(scope="module")
