@@ -47,7 +47,7 @@ TARGETS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "hybrid/predict/interval_steps.py": (("intervals_step", "_q_of", "bounded_intervals", "cell_step", "cross_source_widths", "_cell_quantiles"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/hybrid/test_cross_source_intervals.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
     "hybrid/predict/one_row.py": (("one_row_backbone",), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_steps.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned", "tests/hybrid/test_bounds.py")),
     "hybrid/predict/intervals.py": (("basis_code_of", "q_at", "excess_efolds", "outside_support"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_hybrid_conformal.py", "tests/kit/test_mutation_oracles.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
-    "hybrid/predict/result.py": (("status_of",), ("tests/hybrid/test_predict_api.py", "tests/kit/test_mutation_oracles.py")),
+    "hybrid/predict/result.py": (("status_of", "itl_interval_codes"), ("tests/hybrid/test_predict_api.py", "tests/hybrid/test_cross_source_intervals.py", "tests/kit/test_mutation_oracles.py")),
     "hybrid/predict/bounds.py": (("*", "floor_step_s", "bounded", "energy_bounds"), ("tests/hybrid/test_bounds.py", "tests/kit/test_golden.py::test_hybrid_predictions_are_pinned")),
     "hybrid/report/results.py": (("width_hi_lo", "interval_score"), ("tests/hybrid/test_interval_scores.py", "tests/kit/test_readme_findings.py")),
 }  # fmt: skip

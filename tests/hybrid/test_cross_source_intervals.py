@@ -246,3 +246,5 @@ def test_cell_zero_is_read_and_a_covered_row_has_no_cell():
     assert p.itl_s_interval.lo == pytest.approx(low, rel=1e-12)
     covered = _cells(LLAMA, "A30", batch=4, t_in=100, t_out=100)
     assert covered.cell.tolist() == [-1] and covered.cell.dtype.kind == "i"
+    # whose errors each interval spreads: cell 0 is other harnesses', no cell the runs'
+    assert (fp8.itl_interval_codes().tolist(), covered.itl_interval_codes().tolist()) == ([2], [1])
