@@ -114,7 +114,11 @@ def test_a_tensor_parallel_row_reads_its_cell_at_the_level():
     assert lo == pytest.approx(max(value * np.exp(z_lo), 0.0), rel=1e-12)
     assert hi == pytest.approx(value * np.exp(z_hi), rel=1e-12)
     assert any("spread of the backbone's errors" in n for n in p.notes)
+    # beyond the runs' ranges only the power interval widens: the ITL's is never widened
+    beyond = [n for n in p.notes if "the training range" in n]
+    assert beyond and all(n.endswith(": the power interval is widened") for n in beyond)
     runs_only = wl.predict(GPT_OSS, "H100 SXM", model=replace(model, cross_source={}), **ask)
+    assert any(n.endswith(": the interval is widened") for n in runs_only.notes)
     assert p.power_w_interval == runs_only.power_w_interval
     assert (runs_only.itl_s_interval.hi / runs_only.itl_s_interval.lo) > (hi / lo)
     # energy per token: inside the products of the power and time-per-token ends

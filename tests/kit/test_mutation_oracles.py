@@ -193,12 +193,12 @@ def test_extrapolation_counts_e_folds_beyond_the_training_range():
 
     model = HybridState.pretrained()
     inside = {n: np.array([math.sqrt(model.ranges[n][0] * model.ranges[n][1])]) for n in WATCHED}
-    assert excess_efolds(model, inside)[0] == 0.0 and notes_for(model, inside, 0) == []
+    assert excess_efolds(model, inside)[0] == 0.0 and notes_for(model, inside, 0, "it") == []
     lo, hi = model.ranges["params_b"]
     for value, efolds in ((hi * math.e, 1.0), (lo / math.e**2, 2.0), (hi * 1.5, math.log(1.5))):
         out = dict(inside, params_b=np.array([value]))
         assert excess_efolds(model, out)[0] == pytest.approx(efolds)
-        assert len(notes_for(model, out, 0)) == 1
+        assert len(notes_for(model, out, 0, "the interval")) == 1
 
 
 def test_status_of_a_row_at_capacity_and_at_the_smallest_cache():

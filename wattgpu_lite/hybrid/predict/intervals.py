@@ -1,12 +1,10 @@
 """Where the learned correction has data, and the interval each prediction gets.
 
-**Support.**
-
-- a row the runs never cover (mixture-of-experts, weights below 16 bits, several GPUs) or whose
-  GPU lies outside the training GPUs' peak bandwidth or FP16 FLOP/s gets the physics backbone alone;
-- beyond the training range of a watched input, the interval widens by ``WIDEN_PER_EFOLD`` per
-  e-fold, at most ``WIDEN_MAX`` (data/models/wattgpu_hybrid/candidates.json);
-- a GPU or LLM counts as seen by its spec values (fingerprint), never by its name.
+**Support.** A row the runs never cover (mixture-of-experts, weights below 16 bits, several GPUs)
+or whose GPU lies outside the training GPUs' peak bandwidth or FP16 FLOP/s gets the physics backbone
+alone; beyond the training range of a watched input, the interval widens by ``WIDEN_PER_EFOLD`` per
+e-fold, at most ``WIDEN_MAX`` (data/models/wattgpu_hybrid/candidates.json); a GPU or LLM counts as
+seen by its spec values (fingerprint), never by its name.
 
 **Basis.** A prediction's *basis* says which situation its interval was calibrated on, decided by
 the spec values and architecture it was given, never by a name:
@@ -224,8 +222,9 @@ def _ends(ranges: tuple[tuple[float, float], ...]) -> np.ndarray:
     return out
 
 
-def notes_for(model: HybridState, values: dict[str, np.ndarray], i: int) -> list[str]:
-    """Readable notes for row ``i``: which inputs lie beyond the training range."""
+def notes_for(model: HybridState, values: dict[str, np.ndarray], i: int, what: str) -> list[str]:
+    """Readable notes for row ``i``: which inputs lie beyond the training range (``what``: the
+    interval that widens, "the interval", or "the power interval" beside a cross-source ITL)."""
     out = []
     for name in WATCHED:
         lo, hi = model.ranges[name]
@@ -234,7 +233,7 @@ def notes_for(model: HybridState, values: dict[str, np.ndarray], i: int) -> list
             side = "above" if v > hi else "below"
             out.append(
                 f"{name} = {v:.4g} is {side} the training range [{lo:.4g}, {hi:.4g}]: "
-                "the interval is widened"
+                f"{what} is widened"
             )
             if name in SUPPORT:
                 out.append(
