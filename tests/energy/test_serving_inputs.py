@@ -204,7 +204,10 @@ def test_another_engine_uses_its_defaults_and_says_so():
     assert got == pytest.approx(expected, abs=1.0)  # rounding of weights + share · rest
     p = wl.predict(LLAMA, H100, rate_qps=0.5, engine="sglang")
     note = next(n for n in p.notes if n.startswith("engine 'sglang'"))
-    assert "fitted on vLLM runs" in note and "max_running_requests 2048" in note
+    assert (
+        "one set of constants serves every engine" in note and "max_running_requests 2048" in note
+    )
+    assert "other harnesses' published rows, most of them vLLM's" in note
     assert "its own speed is not modelled" in note
     assert not any(n.startswith("engine") for n in wl.predict(LLAMA, H100, rate_qps=0.5).notes)
     est = wl.estimate_energy(LLAMA, H100, engine="tensorrt-llm")

@@ -98,21 +98,22 @@ def layout_notes(llm, gpu, num_gpus, fmt: str) -> tuple[str, ...]:
 
 
 def serving_notes(kv_cache: str | None = None, engine: str | None = None) -> tuple[str, ...]:
-    """Notes on how a request is served when it is not how the kit's constants were fitted (vLLM,
-    a 16-bit KV cache): the engine whose defaults are used, an 8-bit KV cache; empty at the
-    defaults. ``wl.predict`` and ``wl.estimate_energy`` both add them."""
+    """Notes on how a request is served when it is not how most of the rows the kit's constants
+    were fitted on ran (vLLM, a 16-bit KV cache): the engine whose defaults are used, an 8-bit KV
+    cache; empty at the defaults. ``wl.predict`` and ``wl.estimate_energy`` both add them."""
     who, out = engine_of(engine), []
     if who.name != DEFAULT_ENGINE:
         out.append(
-            f"engine {who.name!r}: the kit's constants were fitted on vLLM runs (Watt "
-            f"Counts); {who.name}'s documented defaults ({who.defaults_text()}; "
-            "data/engines.csv) are used, its own speed is not modelled"
+            f"engine {who.name!r}: one set of constants serves every engine, fitted on the Watt "
+            "Counts vLLM runs and other harnesses' published rows, most of them vLLM's; "
+            f"{who.name}'s documented defaults ({who.defaults_text()}; data/engines.csv) are "
+            "used, its own speed is not modelled"
         )
     if kv_bytes_scale(kv_cache) != 1.0:
         out.append(
             f"KV cache {kv_cache}: {kv_cache_bits(kv_cache):g} bits per cached K or V "
             "element (half the KV bytes written and read per token, twice the tokens the "
-            "cache holds); the kit's constants were fitted on 16-bit KV caches"
+            "cache holds); the kit's constants were fitted almost only on 16-bit KV caches"
         )
     return tuple(out)
 
