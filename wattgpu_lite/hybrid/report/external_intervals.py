@@ -1,8 +1,9 @@
 """Intervals from cross-source residuals, per regime, judged leave one source out.
 
-The kit's 80 % intervals were calibrated on Watt Counts alone; on the published measurements they
-cover by being wide (median ITL hi/lo about 6). Here each held-out source gets intervals built only
-from the *other* sources' residuals in its regime:
+The 80 % intervals calibrated on Watt Counts alone cover the published measurements by being wide
+(median ITL hi/lo about 6). Here each held-out source gets intervals built only from the *other*
+sources' residuals in its regime (the shipped ITL intervals where the runs never reach are built
+so from every source: hybrid.predict.interval_steps):
 
     z = ln(measured / predicted)        on every other source's rows of the same quantity and regime
     [lo, hi] = predicted · exp(Q_z((1 − level)/2)), predicted · exp(Q_z((1 + level)/2))
