@@ -1,6 +1,8 @@
 """Readable names for raw columns, with units: ``mdape_pct`` -> "MdAPE (%)", ``power_w`` ->
 "power (W)". For legends, axis labels and displayed tables (``readable_columns(table)``); the data
 keeps its raw, unit-suffixed names. Part of the figure style (:mod:`wattgpu_lite.face.style`).
+Also an interval's basis in words (:data:`BASIS`) and a plan's "interval from" cell
+(:func:`interval_from`), which the rank tables and the explanation figures show.
 """
 
 from __future__ import annotations
