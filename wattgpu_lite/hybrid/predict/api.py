@@ -171,9 +171,8 @@ def _raise_for_status(out: StepResult, req: Request, *, batch: float) -> None:
 
 def _notes(model: HybridState, out: StepResult, i: int) -> tuple[str, ...]:
     """Row ``i``'s notes: inputs beyond the training range, and the floor when it holds the ITL."""
-    crossed = out.cell[i] >= 0  # the ITL interval is other harnesses' errors, never widened
-    what = "the power interval" if crossed else "the interval"
-    notes = tuple(intervals.notes_for(model, out.watched, i, what))
+    crossed = bool(out.cell[i] >= 0)  # the ITL interval is other harnesses' errors, not widened
+    notes = tuple(intervals.notes_for(model, out.watched, i, interval_steps.WIDENED[crossed]))
     if crossed:
         notes += (interval_steps.cell_note(model, int(out.cell[i])),)
     if out.itl_s[i] <= out.itl_floor_s[i] * (1 + 1e-12):

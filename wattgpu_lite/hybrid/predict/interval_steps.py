@@ -160,6 +160,8 @@ def cross_source_widths(
 
 
 CROSS_SOURCE_NOTE = "the ITL interval is the spread of the backbone's errors on"
+#: what widens beyond the training range: every interval, or the power's beside a cross-source ITL
+WIDENED = {False: "the interval", True: "the power interval"}
 
 
 def cell_note(model: HybridState, cell: int) -> str:
