@@ -30,6 +30,7 @@ class Constants:
     fp4_ratio: float = 1.0  # achieved share of the FP4 peak over eta_flops (flops_share)
     collective_ratio: float = 1.0  # a collective's latency over NCCL's model (achieved_deploy)
     rocm_ratio: float = 1.0  # achieved share of the peaks on ROCm over CUDA's (achieved_hw)
+    expert_group_s: float = 0.0  # t_grp: time per further expert group a step reads, s (0: none)
     kappa: float = 1.0  # dynamic-energy factor on alpha and e
     idle_w: float = 20.0  # idle power: idle_w + idle_fraction · TDP
     idle_fraction: float = 0.15
@@ -138,6 +139,7 @@ def achieved_deploy(rows: Rows, c: Constants) -> Deployment:
         collective_latency_s=ratio * d.collective_latency_s,
         hop_latency_s=ratio * d.hop_latency_s,
         net_hop_latency_s=ratio * d.net_hop_latency_s,
+        expert_group_s=np.zeros_like(d.num_gpus) + c.expert_group_s,
     )
 
 

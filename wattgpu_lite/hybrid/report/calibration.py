@@ -45,7 +45,7 @@ MIN_ROWS = 20  # values a source needs to be held out and scored alone
 INNER_FOLDS = 3
 #: the constants each fitted candidate frees
 FREED = {
-    "pooled": constants_fit.NAMES,
+    "pooled": constants_fit.POOLED,
     "pooled_host": constants_fit.WITH_HOST,
     "pooled_formats": constants_fit.WITH_FORMATS,
     "pooled_collectives": constants_fit.WITH_COLLECTIVES,
@@ -109,7 +109,7 @@ def values_per_source(a: Asked) -> pd.Series:
 
 
 def fit_pooled(
-    ts: training_runs.TrainingSet, a: Asked, names: tuple[str, ...] = constants_fit.NAMES
+    ts: training_runs.TrainingSet, a: Asked, names: tuple[str, ...] = constants_fit.POOLED
 ) -> Constants:
     """The ``pooled`` candidates (``names``: the constants freed, :data:`FREED`) on the runs ``ts``
     and the external rows ``a`` (the weights: the module docstring)."""
@@ -196,9 +196,11 @@ def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
 
 
 def fold_columns(chosen: Constants) -> dict[str, float]:
-    """The constants a fold reports beside its candidate: µs per sequence, format, collectives."""
-    ratios = {f"chosen_{n}": getattr(chosen, n) for n in constants_fit.ACROSS_HARNESSES[1:]}
-    return {"chosen_seq_us": 1e6 * chosen.seq_s, **ratios}
+    """The constants a fold reports beside its candidate: µs per sequence and per expert group,
+    the format, collective and stack ratios."""
+    ratios = {f"chosen_{n}": getattr(chosen, n) for n in constants_fit.ACROSS_HARNESSES[2:]}
+    times = {"chosen_seq_us": 1e6 * chosen.seq_s, "chosen_group_us": 1e6 * chosen.expert_group_s}
+    return {**times, **ratios}
 
 
 def held_out_source(source: str, stored: pd.DataFrame | None = None) -> pd.DataFrame:
