@@ -103,7 +103,8 @@ def test_experts_on_the_tensor_parallel_gpus_change_only_the_expert_groups_term(
     same = ("compute", "parameter_reads", "kv_writes", "attention_reads", "static")
     assert all(ep.components_j[c] == pytest.approx(tp.components_j[c]) for c in same)
     c = shipped_constants()  # the replica idles at 8 × (idle_w + idle_fraction · TDP)
-    t_grp, p_replica = 4e-6, 8 * (c.idle_w + c.idle_fraction * 700)  # expert_group_us
+    t_grp, p_replica = c.expert_group_s, 8 * (c.idle_w + c.idle_fraction * 700)
+    assert t_grp > 1e-7  # the shipped constants carry an expert-group time
     touched = {n: 8 * (1 - (1 - 2 / 8) ** n) for n in (64, 64 * 500)}
     per_step = {n: 32 * t_grp * (e - 2) * (1 - 1 / 8) for n, e in touched.items()}
     saved_s = 300 * per_step[64] / 64 + per_step[64 * 500] / 64

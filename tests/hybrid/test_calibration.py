@@ -57,6 +57,11 @@ def test_every_source_with_enough_values_is_held_out_once(table):
     )
     assert (table.loc[~host, "chosen_seq_us"] == 0).all()
     assert table["chosen_seq_us"].between(0, 1e6 * UPPER["seq_s"]).all()
+    # t_grp: every pooled candidate fits it in its fold (0 on the runs alone, which are dense)
+    pooled = table["chosen"] != "watt_counts"
+    assert (table.loc[~pooled, "chosen_group_us"] == 0).all()
+    assert table.loc[pooled, "chosen_group_us"].between(0, 1e6 * UPPER["expert_group_s"]).all()
+    assert table.loc[pooled, "chosen_group_us"].nunique() > 1  # refitted per fold, not one value
     for names, column in (
         (["pooled_formats"], "fp8_ratio"),
         (["pooled_collectives", "pooled_stack"], "collective_ratio"),

@@ -150,9 +150,9 @@ def test_beyond_the_training_context_the_correction_only_raises_the_answer():
     assert learned.sum() >= 20
     for q in ("itl_s", "power_w"):
         assert (hybrid[q][learned] >= bare[q][learned] * (1 - 1e-12)).all(), q
-        # the rule is exercised: some factors above 1 are kept (ITL at most x1.009 since the
-        # calibrated constants, power up to x1.17)
-        assert (hybrid[q][learned] > bare[q][learned] * 1.001).sum() >= 10, q
+    # the rule is exercised: power's factors above 1 are kept (up to x1.17); ITL's factor is 1 on
+    # every such row since the expert-group time is fitted (no factor above 1 to keep)
+    assert (hybrid["power_w"][learned] > bare["power_w"][learned] * 1.001).sum() >= 10
 
 
 def test_roofline_is_a_floor_that_splits_over_gpus():

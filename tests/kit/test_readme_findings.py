@@ -85,13 +85,10 @@ def test_external_figures_held_out_per_source():
     assert f"Over the {loso['source'].nunique()} held-out sources" in README
     assert f"the ITL error is {pct('itl_s')} with the runs-alone constants)" in README
     assert f"throughput's {pct('throughput_tokens_per_s')})" in README
-    assert f"power's {pct('power_w')}: worse)" in README
-    assert (
-        med.loc[("power_w", "chosen"), "mdape_pct"]
-        > med.loc[("power_w", "watt_counts"), "mdape_pct"]
-    )
+    assert f"power's {pct('power_w')})" in README
     itl = med.loc["itl_s", "ratio"]
-    assert f"predicted / measured ITL {itl['chosen']:.2f} ({itl['watt_counts']:.2f})" in README
+    said = f"predicted / measured ITL {itl['chosen']:.2f} ({itl['watt_counts']:.2f}; the runs, all dense,"
+    assert said in README
     by = loso.assign(label=lambda t: t["source"].map(per.source_labels(t["source"])))
     by = by.set_index(["label", "quantity", "basis"])["ratio"]
 
@@ -104,15 +101,15 @@ def test_external_figures_held_out_per_source():
     ix = "SemiAnalysisAI/InferenceX issue #828"
     assert f"Splitwise's tensor-parallel ITL at {ratios('Splitwise', 'itl_s')}" in README
     assert f"batches at {ratios(lib, 'throughput_tokens_per_s', ' their throughput')}" in README
-    stack = loso.loc[loso["chosen"] == "pooled_stack", "chosen_rocm_ratio"].unique()
-    assert len(stack) == 1 and "the one fold whose inner folds chose ROCm's own share" in README
-    assert f"of the peaks, {stack[0]:.2f} of CUDA's" in README
     assert f"H100s at {ratios(ix, 'itl_s', ' their ITL')}" in README
     fast = by.loc[(fp8, "throughput_tokens_per_s", "chosen")]
     assert f"FP8 rows still {fast:.2f}× too fast" in README
     h100 = per.per_gpu().set_index(["gpu", "quantity"]).loc[("H100 SXM", "throughput_tokens_per_s")]
     worse = f"({h100['mdape_hybrid']:.1f} % against {h100['mdape_backbone']:.1f} %)"
-    assert f"worse than the backbone alone by a hair on the H100 SXM's throughput {worse}" in README
+    assert (
+        f"worse than the backbone alone by under a point on the H100 SXM's throughput {worse}"
+        in README
+    )
 
 
 def test_the_shipped_cross_source_itl_intervals_held_out():
@@ -154,14 +151,14 @@ def test_paired_comparisons():
                                                  "B200", "GB200", "MI300X", "MI325X", "L40S",
                                                  "L4"])  # fmt: skip
     best = study.best_plans(plans)
-    assert best.iloc[0]["gpu"] == "B200" and best.iloc[1]["gpu"] == "GB200"
-    pick = best.iloc[0]
-    assert (pick["num_gpus"], pick["replicas"], pick["verdict"]) == (2, 3, "meets")
-    assert "the pick, three replicas of two B200s each, meets the SLA" in README
-    row = best.iloc[1]
+    assert best.iloc[0]["gpu"] == "MI300X" and best.iloc[1]["gpu"] == "B200"
+    pick, row = best.iloc[0], best.iloc[1]
+    assert (pick["num_gpus"], pick["replicas"], pick["verdict"]) == (4, 2, "meets")
+    assert (row["num_gpus"], row["replicas"]) == (2, 3)
+    assert "the pick, two replicas of four MI300X each, meets the SLA" in README
     assert row["vs_best_interval"] == "unpaired"
     assert (
-        f"at {row['vs_best_energy_ratio']:.2f}× the B200 pick's with an unpaired interval of "
+        f"is at {row['vs_best_energy_ratio']:.2f}× the MI300X pick's with an unpaired interval of "
         f"{row['vs_best_energy_ratio_lo']:.2f}–{row['vs_best_energy_ratio_hi']:.2f}"
     ) in README
     assert row["vs_best_energy_ratio_lo"] < 1 < row["vs_best_energy_ratio_hi"]  # within the noise

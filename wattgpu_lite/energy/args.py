@@ -203,17 +203,17 @@ def model_peak_kinds(llm, gpu, weights: str | None = None) -> tuple[str, str]:
 
 def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
     """The deployment record (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link
-    B/s, NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp (s per expert
-    group), and the nodes crossed: N_TP, N_EP, the scale-out B/s and latency per hop
+    B/s, NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp = 0 (s per expert
+    group: no datasheet gives it; the backbone's fitted ``Constants.expert_group_s`` sets it,
+    :func:`~wattgpu_lite.energy.backbone.achieved_deploy`), and the nodes crossed: N_TP, N_EP, the scale-out B/s and latency per hop
     (:func:`wattgpu_lite.energy.links.node_split`; one node: no network, the terms are 0).
 
     ``num_gpus``: a GPU count (tensor parallel; ``expert_parallel`` puts whole experts on the same
     GPUs) or a :class:`~wattgpu_lite.specs.layout.Parallel`; one GPU has no collective (t_0 = 0).
     Latencies: NCCL's tuning model (``allreduce_base_latency_us``, ``link_hop_latency_us``)."""
     lay = as_layout(num_gpus, expert_parallel)
-    t_grp = coefficients.value("expert_group_us", "physical") * 1e-6
     sizes = {"num_gpus": float(lay.num_gpus), "tp": float(lay.tp), "ep": float(lay.ep)}
-    sizes |= {"expert_dispatch": float(lay.ep > 1 and lay.dp_attention), "expert_group_s": t_grp}
+    sizes |= {"expert_dispatch": float(lay.ep > 1 and lay.dp_attention), "expert_group_s": 0.0}
     if lay.num_gpus == 1:
         return Deployment(
             **sizes, link_bytes_s=1.0, collective_latency_s=0.0, hop_latency_s=0.0, **links.ONE_NODE
@@ -226,7 +226,8 @@ def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
 
 
 def single_gpu() -> Deployment:
-    """The deployment record of one GPU (no collective; the expert-group time still applies)."""
+    """The deployment record of one GPU (no collective; the backbone's expert-group time still
+    applies)."""
     return deploy_args(None, 1)
 
 

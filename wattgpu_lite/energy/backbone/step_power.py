@@ -128,13 +128,11 @@ def achieved_hw(rows: Rows, c: Constants) -> Hardware:
 
 
 def achieved_deploy(rows: Rows, c: Constants) -> Deployment:
-    """energy.args.deploy_args with each collective's latency as the engine reaches it: the base
-    and per-hop latencies of NCCL's tuning model times ``collective_ratio``
-    (:func:`~wattgpu_lite.energy.symbolic_parallel.engine_allreduce_s`). The engine pays more
-    per all-reduce than the bare collective (its kernel launches and the synchronisation around
-    it); ratio 1 is NCCL's model (the shipped ratio is fitted across harnesses); one GPU has none."""
-    d = rows.deploy
-    ratio = c.collective_ratio
+    """energy.args.deploy_args as the engine reaches it: NCCL's latencies times ``collective_ratio``
+    (:func:`~wattgpu_lite.energy.symbolic_parallel.engine_allreduce_s`: the engine's launches and
+    syncs cost more than the bare call; 1: NCCL's model) and t_grp = ``expert_group_s`` (no
+    datasheet gives it; 0 on the dense runs alone). Both fitted across harnesses."""
+    d, ratio = rows.deploy, c.collective_ratio
     return d._replace(
         collective_latency_s=ratio * d.collective_latency_s,
         hop_latency_s=ratio * d.hop_latency_s,

@@ -83,7 +83,7 @@ def hybrid_text(tables: dict[str, pd.DataFrame], wide: bool = False) -> str:
         "pooled": "pooled",
         "per_group": "per held-out group",
         "paper_reading": "beside the paper's GPUs",
-        "per_source": "per held-out source (each constant refitted without it, but t_grp: data/SOURCES.md)",
+        "per_source": "per held-out source (every constant refitted without it)",
         "per_regime": "per regime",
         "per_configuration": "per configuration (where the runs never cover one, the shipped ITL interval is built so)",
         "goals_per_source": "issue 28's goals met, per source (cells of >= 20 rows)",

@@ -5,8 +5,8 @@ down before any score was seen (nothing in it is chosen by a held-out source):
 - **Sources scored**: each ``source_title`` of ``data/external_measurements.csv`` with at least
   :data:`MIN_ROWS` values the kit can ask (ITL, power or throughput, in the source's own scope:
   :mod:`~wattgpu_lite.hybrid.report.external_scope`); smaller ones only train every fold.
-- **Candidates** (:data:`CANDIDATES`): ``watt_counts``, fitted on the Watt Counts runs alone;
-  ``pooled``, on the runs plus every training source's ITL, power and throughput (log ratios,
+- **Candidates** (:data:`CANDIDATES`): ``watt_counts``, fitted on the Watt Counts runs alone
+  (t_grp = 0: the runs are dense); ``pooled``, the same six constants and t_grp on the runs plus every training source's ITL, power and throughput (log ratios,
   soft-L1 loss of :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source
   weighted so that the sources together count as much as the runs and each as much as another
   (w_s = √(residuals of the runs / (sources · residuals of s))). Each later one, added after the
@@ -21,9 +21,8 @@ down before any score was seen (nothing in it is chosen by a held-out source):
   |ln predicted/measured| of its values); the lower mean inner score is chosen.
 - **Outer**: the chosen candidate, refitted on all the training sources, predicts the held-out one.
 
-Not refitted: the correction (every number is the backbone's) and the expert-group time t_grp,
-chosen once on the external mixture-of-experts rows (``data/scripts/fit_expert_group.py``; its
-``--loso`` and data/SOURCES.md say whose held-out score that flatters). Built by
+Every freed constant is refitted in every fold, t_grp too (until this table's last rebuild it was
+chosen once on every source's rows: data/SOURCES.md). Not refitted: the correction. Built by
 ``data/scripts/build_loso_calibration.py`` into ``data/hybrid/loso_sources.csv``.
 """
 
@@ -196,8 +195,7 @@ def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
 
 
 def fold_columns(chosen: Constants) -> dict[str, float]:
-    """The constants a fold reports beside its candidate: µs per sequence and per expert group,
-    the format, collective and stack ratios."""
+    """The constants a fold reports beside its candidate: µs per sequence and expert group, ratios."""
     ratios = {f"chosen_{n}": getattr(chosen, n) for n in constants_fit.ACROSS_HARNESSES[2:]}
     times = {"chosen_seq_us": 1e6 * chosen.seq_s, "chosen_group_us": 1e6 * chosen.expert_group_s}
     return {**times, **ratios}
