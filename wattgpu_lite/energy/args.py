@@ -205,8 +205,9 @@ def deploy_args(gpu, num_gpus=1, expert_parallel: bool = False) -> Deployment:
     """The deployment record (energy.symbolic_parallel.DEPLOY): G, n_TP, n_EP, per-direction link
     B/s, NCCL base and per-hop latency (s), x_EP (all-to-all dispatch), t_grp = 0 (s per expert
     group: no datasheet gives it; the backbone's fitted ``Constants.expert_group_s`` sets it,
-    :func:`~wattgpu_lite.energy.backbone.achieved_deploy`), and the nodes crossed: N_TP, N_EP, the scale-out B/s and latency per hop
-    (:func:`wattgpu_lite.energy.links.node_split`; one node: no network, the terms are 0).
+    :func:`~wattgpu_lite.energy.backbone.achieved_deploy`), and the nodes crossed: N_TP, N_EP,
+    the scale-out B/s and latency per hop (:func:`wattgpu_lite.energy.links.node_split`; one
+    node: no network, the terms are 0).
 
     ``num_gpus``: a GPU count (tensor parallel; ``expert_parallel`` puts whole experts on the same
     GPUs) or a :class:`~wattgpu_lite.specs.layout.Parallel`; one GPU has no collective (t_0 = 0).

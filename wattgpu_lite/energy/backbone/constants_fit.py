@@ -58,9 +58,10 @@ LOWER = {"eta_bw": 0.05, "eta_flops": 0.02, "step_s": 1e-6, "kappa": 0.05, "idle
 UPPER = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 0.05, "kappa": 10.0, "idle_w": 200.0,
          "idle_fraction": 0.8, "seq_s": 1e-3, "fp8_ratio": 2.0, "fp4_ratio": 2.0,
          "collective_ratio": 30.0, "rocm_ratio": 2.0, "expert_group_s": 1e-4}  # fmt: skip
+# each constant's typical size
 SCALE = {"eta_bw": 1.0, "eta_flops": 1.0, "step_s": 1e-3, "kappa": 1.0, "idle_w": 10.0,
          "idle_fraction": 0.1, "seq_s": 1e-5, "fp8_ratio": 1.0, "fp4_ratio": 1.0,
-         "collective_ratio": 1.0, "rocm_ratio": 1.0, "expert_group_s": 1e-6}  # fmt: skip  # each constant's typical size
+         "collective_ratio": 1.0, "rocm_ratio": 1.0, "expert_group_s": 1e-6}  # fmt: skip
 LOSS_SCALE = 0.1  # soft-L1: quadratic below ~10 % error, linear above
 DIFF_STEP = 1e-7  # finite-difference step, relative to SCALE
 JACOBIAN = "2-point"  # forward differences (central ones cost twice as much for the same answer)

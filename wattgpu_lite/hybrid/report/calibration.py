@@ -6,24 +6,24 @@ down before any score was seen (nothing in it is chosen by a held-out source):
   :data:`MIN_ROWS` values the kit can ask (ITL, power or throughput, in the source's own scope:
   :mod:`~wattgpu_lite.hybrid.report.external_scope`); smaller ones only train every fold.
 - **Candidates** (:data:`CANDIDATES`): ``watt_counts``, fitted on the Watt Counts runs alone
-  (t_grp = 0: the runs are dense); ``pooled``, the same six constants and t_grp on the runs plus every training source's ITL, power and throughput (log ratios,
-  soft-L1 loss of :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source
-  weighted so that the sources together count as much as the runs and each as much as another
-  (w_s = √(residuals of the runs / (sources · residuals of s))). Each later one, added after the
+  (t_grp = 0: the runs are dense); ``pooled``, those six and t_grp on the runs plus every
+  training source's ITL, power and throughput (log ratios, soft-L1 loss of
+  :func:`~wattgpu_lite.energy.backbone.constants_fit.fit_by`), each source weighted so that the
+  sources together count as much as the runs and each as much as another (w_s = √(residuals of
+  the runs / (sources · residuals of s))). Each later one, added after the
   previous table had been read, frees a constant the runs cannot identify: ``pooled_host`` the
   host's time per sequence c_seq, ``pooled_formats`` beside it the FP8 peak's share over the
   16-bit one, ``pooled_collectives`` beside c_seq the collectives' latency over NCCL's model,
   ``pooled_stack`` beside those ROCm's share of the peaks over CUDA's (after every MI300X source's
-  throughput read too high). A later one is scored with the earlier ones' inner scores and held-out
-  rows read from the shipped table (``stored``: every fit is deterministic).
+  throughput read too high). A later one may be scored with the earlier ones' inner scores and
+  held-out rows read from the shipped table (``stored``: every fit is deterministic).
 - **Inner folds**: the training sources, sorted by title, dealt round robin into
   :data:`INNER_FOLDS` groups; each candidate is fitted without a group and scored on it (the median
   |ln predicted/measured| of its values); the lower mean inner score is chosen.
 - **Outer**: the chosen candidate, refitted on all the training sources, predicts the held-out one.
 
-Every freed constant is refitted in every fold, t_grp too (until this table's last rebuild it was
-chosen once on every source's rows: data/SOURCES.md). Not refitted: the correction. Built by
-``data/scripts/build_loso_calibration.py`` into ``data/hybrid/loso_sources.csv``.
+Every freed constant is refitted in every fold, t_grp too (until 2026-12-07 chosen once on every
+source's rows: SOURCES.md); not the correction. Built by data/scripts/build_loso_calibration.py.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def stored_inner(stored: pd.DataFrame | None, source: str) -> dict[str, float]:
 
 
 def fold_columns(chosen: Constants) -> dict[str, float]:
-    """The constants a fold reports beside its candidate: µs per sequence and expert group, ratios."""
+    """A fold's constants beside its candidate: µs per sequence and expert group, the ratios."""
     ratios = {f"chosen_{n}": getattr(chosen, n) for n in constants_fit.ACROSS_HARNESSES[2:]}
     times = {"chosen_seq_us": 1e6 * chosen.seq_s, "chosen_group_us": 1e6 * chosen.expert_group_s}
     return {**times, **ratios}
