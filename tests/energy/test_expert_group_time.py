@@ -70,3 +70,29 @@ def test_the_runs_alone_leave_it_at_zero_and_every_fit_across_harnesses_frees_it
     assert F.LOWER["expert_group_s"] == 0.0 < F.SCALE["expert_group_s"] < F.UPPER["expert_group_s"]
     shipped = HybridState.pretrained().constants.expert_group_s
     assert 0.0 < shipped < F.UPPER["expert_group_s"]  # fitted, inside its bounds
+
+
+def test_sources_md_states_the_fitted_values():
+    """data/SOURCES.md's figures for t_grp, recomputed: the range over the folds, the shipped
+    value and the held-out ITL of the source the old in-sample constant flattered."""
+    from pathlib import Path
+
+    from wattgpu_lite.hybrid.report.external_per_gpu import source_labels
+
+    sources = " ".join(
+        (Path(__file__).resolve().parents[2] / "data" / "SOURCES.md").read_text().split()
+    )
+    table = calibration.shipped()
+    folds = table.groupby("source")["chosen_group_us"].first()
+    said = f"{folds.min():.2f} to {folds.max():.2f} µs over the {len(folds)} folds"
+    shipped = HybridState.pretrained().constants.expert_group_s * 1e6
+    assert said in sources and f"{shipped:.2f} µs in the shipped constants" in sources
+    labels = table["source"].map(source_labels(table["source"]))
+    row = table[
+        (labels == "dstack, dstackai/benchmarks Deepseek-R1") & (table["quantity"] == "itl_s")
+    ]
+    row = row.set_index("basis").loc["chosen"]
+    assert (
+        f"{row['mdape_pct']:.1f} % off at a median predicted / measured {row['ratio']:.2f} "
+        f"(t_grp {row['chosen_group_us']:.2f} µs in its fold)"
+    ) in sources
