@@ -148,13 +148,9 @@ def test_the_manifest_is_pinned_by_the_code():
 
 
 def test_update_manifest_rewrites_the_pin_only():
-    import importlib.util
+    import data_scripts
 
-    spec = importlib.util.spec_from_file_location(
-        "update_manifest", ROOT / "data/scripts/update_manifest.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = data_scripts.load("update_manifest")
     digest = hashlib.sha256(b"x\n").hexdigest()
     code = module.pin("x\n")
     assert f'MANIFEST_SHA256 = "{digest}"' in code

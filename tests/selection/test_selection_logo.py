@@ -5,9 +5,7 @@ runs for Llama-3.1-8B at low load."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
+import data_scripts
 import pandas as pd
 import pytest
 
@@ -31,11 +29,7 @@ def test_table_covers_every_measured_gpu_llm_and_scenario():
 
 
 def _build_script():
-    path = Path(__file__).resolve().parents[2] / "data/scripts/build_logo_predictions.py"
-    spec = importlib.util.spec_from_file_location("build_logo_predictions", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return data_scripts.load("build_logo_predictions")
 
 
 def test_the_build_script_reproduces_the_shipped_l4_rows_raw():
