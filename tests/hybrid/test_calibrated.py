@@ -70,12 +70,12 @@ def test_the_shipped_intervals_hold_their_predictions_above_the_physics_floor(ta
 
 def test_the_table_holds_every_scored_source_with_the_chosen_candidate(table):
     chosen = F.chosen_candidates()
-    # a scored source the kit answers at its fold's calibrated constants (the LOSO table's
-    # "chosen" rows); dstack's 8xH100 sweep is answered only at the shipped ones (2 of 72 values)
+    # every scored source is answered at its fold's calibrated constants (the LOSO table's
+    # "chosen" rows; until dstack's Poisson runs that fell behind their arrivals were left out,
+    # its 8xH100 sweep was answered at none)
     loso = C.shipped()
     answered = sorted(loso.loc[loso["basis"] == "chosen", "source"].unique())
-    assert sorted(table["source"].unique()) == answered
-    assert len(answered) == len(C.scored_sources(C.asked())) - 1
+    assert sorted(table["source"].unique()) == answered == C.scored_sources(C.asked())
     assert (table["chosen"] == table["source"].map(chosen)).all()
     # one interval method a fold, chosen on its pool (hybrid.report.interval_methods)
     assert table.groupby("source")["interval"].nunique().eq(1).all()

@@ -87,6 +87,19 @@ def test_the_watt_counts_constants_rows_are_current(table):
         np.testing.assert_allclose(part["mdape_pct"], fresh["mdape_pct"], rtol=1e-4, atol=1e-4)
 
 
+def test_no_fitted_constants_escape_a_value_by_leaving_it_unanswered(table):
+    """The pooled loss counts a value the constants leave unanswered (a rate they call saturated)
+    as 0: each fold's chosen constants and the shipped ones answer every value the runs-alone
+    constants answer (until 2026-12-08 a source of Poisson runs that fell behind their arrivals
+    was asked at rates no constants could carry, and its fold answered none of its values)."""
+    per_basis = table.pivot_table("values", ["source", "quantity"], "basis")
+    np.testing.assert_array_equal(per_basis["chosen"], per_basis["watt_counts"])
+    a = C.asked()
+    base = np.isfinite(C.log_ratios(a, C.watt_counts_constants()))
+    shipped = np.isfinite(C.log_ratios(a, HybridState.pretrained().constants))
+    np.testing.assert_array_equal(shipped, base)
+
+
 def test_the_folds_in_separate_processes_give_the_same_table(monkeypatch):
     """The outer folds are independent: run in two processes they give the one-process table
     (a stand-in for the least-squares fit keeps it fast; the processes are forked with it)."""

@@ -80,6 +80,22 @@ def test_whole_server_mlperf_rows_are_replicas(table):
     assert (q["num_gpus"], q["rate_qps"]) == (2, pytest.approx(row["request_rate_qps"] / 4))
 
 
+def test_a_poisson_run_that_fell_behind_its_arrivals_is_left_out_not_asked_at_its_rate(table):
+    rate = table[table["harness"] == "poisson_rate"].dropna(subset=["throughput_tokens_per_s"])
+    share = rate.apply(X.completed_share, axis=1)
+    behind = rate["source_title"].str.startswith("dstack")  # 1,000 requests at 16 to 1,000 req/s
+    assert share[behind].max() < 0.63 and share[~behind].min() > 0.94  # MLPerf's Server runs
+    dstack = rate[behind].iloc[0].copy()  # 16 req/s offered, 3.9 completed (TTFT 52 s)
+    assert X.question(dstack) == X.FELL_BEHIND
+    kept_up = dstack.copy()
+    kept_up["throughput_tokens_per_s"] = 0.95 * dstack["request_rate_qps"] * dstack["output_tokens"]
+    assert X.question(kept_up)["rate_qps"] == kept_up["request_rate_qps"]
+    unstated = dstack.copy()
+    unstated["throughput_tokens_per_s"] = np.nan  # no throughput: nothing says it fell behind
+    assert X.question(unstated)["rate_qps"] == dstack["request_rate_qps"]
+    assert (X.left_out()["reason"] == X.FELL_BEHIND).sum() == behind.sum() == 48
+
+
 def test_unknown_harness_and_missing_layout_are_named(table):
     row = table.iloc[0].copy()
     with pytest.raises(WattGPUError, match="harness 'batchy'"):

@@ -85,4 +85,5 @@ def test_bootstrap_interval_is_the_median_of_each_draw_stacked():
     stats = [np.median(np.concatenate([ape[labels == n] for n in rng.choice(names, len(names))]))
              for _ in range(report.BOOTSTRAP)]  # fmt: skip
     want = np.quantile(stats, [0.05, 0.95])
-    assert report.bootstrap_mdape(res) == (want[0], want[1])
+    # the same order statistics; the quantiles' interpolation may round apart in the last bit
+    assert report.bootstrap_mdape(res) == pytest.approx((want[0], want[1]), rel=1e-12)

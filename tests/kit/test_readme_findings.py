@@ -70,7 +70,7 @@ def test_external_figures_held_out_per_source():
     """The honest out-of-source figures: each source predicted at constants refitted without it
     (data/hybrid/loso_sources.csv), beside the runs-alone constants; the shipped model's own
     figures on those rows are labelled in-sample for its constants."""
-    from wattgpu_lite.hybrid.report import calibration
+    from wattgpu_lite.hybrid.report import calibration, external
     from wattgpu_lite.hybrid.report import external_per_gpu as per
 
     assert "Against published measurements it never saw" not in README
@@ -104,6 +104,8 @@ def test_external_figures_held_out_per_source():
     assert f"H100s at {ratios(ix, 'itl_s', ' their ITL')}" in README
     fast = by.loc[(fp8, "throughput_tokens_per_s", "chosen")]
     assert f"FP8 rows still {fast:.2f}× too fast" in README
+    behind = external.left_out()["reason"] == external.FELL_BEHIND
+    assert f"(dstack's {behind.sum()} online rows:" in README
     h100 = per.per_gpu().set_index(["gpu", "quantity"]).loc[("H100 SXM", "throughput_tokens_per_s")]
     worse = f"({h100['mdape_hybrid']:.1f} % against {h100['mdape_backbone']:.1f} %)"
     assert (

@@ -21,7 +21,13 @@ Mapping rules (each stated, none tuned):
   min(B or N, the KV-cache capacity) sequences at a time (the rest wait for a later wave; an
   engine's own max-sequences limit is not stated by the sources and not modelled);
   ``closed_loop`` keeps its concurrency c in flight (a batch of c, capped likewise);
-  ``poisson_rate`` is a Poisson arrival rate λ (Little's law in the backbone).
+  ``poisson_rate`` is a Poisson arrival rate λ (Little's law in the backbone);
+- a Poisson run that completed under :data:`KEPT_UP` of the requests it was offered per second
+  (measured throughput / T_out against λ) fell behind its arrivals: its queue grew and the engine
+  held what its admission let in (max-num-seqs, KV cache, chunked-prefill budget, scheduler
+  steps), a number the row does not state; it is left out, not asked at λ. A finite run of N
+  requests keeping up completes N / (N/λ + its last latency), within a tenth of λ while that
+  latency is under a ninth of the arrival window.
 """
 
 from __future__ import annotations
@@ -48,6 +54,11 @@ FORM_FACTOR_UNSTATED = {
     "H100 (form factor not stated)": "H100 SXM",
 }
 HARNESSES = ("fixed_batch", "decode_window", "all_at_once", "closed_loop", "poisson_rate")
+KEPT_UP = 0.8  # completed / offered requests per second below which a Poisson run fell behind
+FELL_BEHIND = (
+    f"fell behind its arrivals (completed under {KEPT_UP} of the offered rate): the engine held "
+    "what its admission let in, which the row does not state"
+)
 QUANTITIES = external_scope.MEASURED
 
 
@@ -103,6 +114,8 @@ def question(row: pd.Series, missing: dict[tuple[str, str], str] | None = None) 
     seqs, reps = requests_of(row), float(row["replicas"])
     if np.isnan(seqs) and pd.isna(row["request_rate_qps"]):
         return "no load stated (a rate harness without its rate)"
+    if np.isnan(seqs) and completed_share(row) < KEPT_UP:
+        return FELL_BEHIND
     load = (
         {"batch": seqs / reps, "rate_qps": np.nan}
         if not np.isnan(seqs)
@@ -117,6 +130,13 @@ def question(row: pd.Series, missing: dict[tuple[str, str], str] | None = None) 
         "t_out": int(round(row["output_tokens"])),
         **load,
     }
+
+
+def completed_share(row: pd.Series) -> float:
+    """Requests a rate harness completed per second over those it offered: throughput / T_out / λ
+    (both for the whole server; NaN where the source gives no throughput)."""
+    done_qps = float(row["throughput_tokens_per_s"]) / float(row["output_tokens"])
+    return done_qps / float(row["request_rate_qps"])
 
 
 def not_in_catalog(name: str, device: str) -> str:
