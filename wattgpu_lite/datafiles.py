@@ -30,7 +30,7 @@ MAX_BYTES = 16 * 2**20  # the largest shipped file is ~1.4 MB; a config.json a f
 NAME_MAX, PATH_MAX = 255, 4096  # bytes: POSIX limits of one path part and of a whole path
 LEFT_OUT = ("scripts",)  # parts of data/ a wheel leaves out (hatch_build.py): never read by the kit
 # sha256 of data/MANIFEST.sha256, written by data/scripts/update_manifest.py; do not edit by hand
-MANIFEST_SHA256 = "a8fcf81822c3420563d12494b3465e0cd04b0a73a18d302cb274f076f65a900a"
+MANIFEST_SHA256 = "86707dd63acff7dd498ed995c83490beb09c7074a6f4c900605501f6619403b8"
 
 
 def data_dir() -> Path:
