@@ -200,3 +200,18 @@ def test_external_figures_per_source():
     h200 = read_csv(data_dir() / "h200_decode_measurements.csv")
     eager = h200.loc[(h200["harness"] == "transformers_eager") & (h200["status"] == "ok"), "itl_ms"]
     assert f"take {eager.min():.0f}–{eager.max():.0f} ms a step" in README
+
+
+def test_the_shipped_constants_and_the_all_reduce_share_in_the_opening():
+    """The host cost per sequence and the collectives' ratio of the shipped constants, and the
+    all-reduces' share of Llama-3.3-70B's energy on 8 H100 SXM at batch 1, 500/500 (notebook A1)."""
+    from wattgpu_lite.energy import sweeps
+    from wattgpu_lite.hybrid.predict.model import HybridState
+
+    c = HybridState.pretrained().constants
+    assert f"host cost per sequence in flight ({1e6 * c.seq_s:.1f} µs)" in README
+    assert f"each collective's latency, {c.collective_ratio:.1f}× NCCL's model" in README
+    tidy = sweeps.vs_num_gpus("meta-llama/Llama-3.3-70B-Instruct", "H100 SXM", [8], batch=1)
+    share = tidy.set_index("component")["energy_per_token_j"]
+    said = f"the all-reduces are {100 * share['communication'] / share.sum():.1f} % of Llama-3.3-70B's"
+    assert said in README
