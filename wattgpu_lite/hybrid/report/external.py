@@ -19,7 +19,7 @@ Mapping rules (each stated, none tuned):
   :func:`~wattgpu_lite.hybrid.report.external_scope.static_batch_view`);
 - the harness sets the load of one replica: ``fixed_batch`` B and ``all_at_once`` N requests run
   min(B or N, the KV-cache capacity) sequences at a time (the rest wait for a later wave; an
-  engine's own max-sequences limit is not stated by the sources and not modelled);
+  engine's own max-sequences limit, stated only in some sources' notes, is not modelled);
   ``closed_loop`` keeps its concurrency c in flight (a batch of c, capped likewise);
   ``poisson_rate`` is a Poisson arrival rate λ (Little's law in the backbone);
 - a Poisson run that completed under :data:`KEPT_UP` of the requests it was offered per second
