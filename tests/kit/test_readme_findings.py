@@ -213,5 +213,5 @@ def test_the_shipped_constants_and_the_all_reduce_share_in_the_opening():
     assert f"each collective's latency, {c.collective_ratio:.1f}× NCCL's model" in README
     tidy = sweeps.vs_num_gpus("meta-llama/Llama-3.3-70B-Instruct", "H100 SXM", [8], batch=1)
     share = tidy.set_index("component")["energy_per_token_j"]
-    said = f"the all-reduces are {100 * share['communication'] / share.sum():.1f} % of Llama-3.3-70B's"
-    assert said in README
+    comm = 100 * share["communication"] / share.sum()
+    assert f"the all-reduces are {comm:.1f} % of Llama-3.3-70B's" in README
